@@ -1,0 +1,81 @@
+# comet build. `make run` installs Debian packages if missing, builds and
+# runs the main job; `make test` builds and runs the whole test suite.
+# `make SAN=1 test` does the same under ASan+UBSan in build-san/.
+
+CC      ?= cc
+SAN     ?= 0
+ifeq ($(SAN),1)
+B       ?= build-san
+OPT     = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+else
+B       ?= build
+OPT     = -O2 -g
+endif
+CFLAGS_ALL = -std=c11 -Wall -Wextra -Werror -Wshadow -Wvla -D_POSIX_C_SOURCE=200809L \
+             -Iinclude $(OPT) $(CFLAGS)
+LDLIBS_ALL = -lyaml -lm $(LDLIBS)
+
+LIB_SRC   := $(sort $(wildcard src/*/*.c))
+LIB_OBJ   := $(LIB_SRC:%.c=$(B)/%.o) $(B)/gen/presets_data.o
+CLI_SRC   := $(sort $(wildcard cli/*.c))
+CLI_OBJ   := $(CLI_SRC:%.c=$(B)/%.o)
+TEST_SRC  := $(sort $(wildcard tests/*.c))
+TEST_OBJ  := $(TEST_SRC:%.c=$(B)/%.o)
+PRESETS   := $(sort $(wildcard presets/models/*.yaml presets/systems/*.yaml))
+HEADERS   := $(wildcard include/comet/*.h src/*/*.h tests/*.h cli/*.h)
+
+.PHONY: all run test test-san bench fuzz deps clean
+all: $(B)/comet
+
+deps:
+	@scripts/install-deps.sh
+
+run: deps all
+	$(B)/comet estimate --model gpt3-175b --system a100-80g-selene \
+	    --tp 8 --pp 8 --dp 1 --mb 1 --gbs 64 --interleave 3 --recompute selective --sp
+
+test: deps $(B)/comet $(B)/comet_tests
+	@COMET_BIN=$(B)/comet COMET_TESTS_DIR=tests $(B)/comet_tests
+
+test-san:
+	@$(MAKE) --no-print-directory SAN=1 test
+
+$(B)/%.o: %.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -c $< -o $@
+
+$(B)/tools/embed: tools/embed.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -Wall -Wextra -Werror -O1 $< -o $@
+
+$(B)/gen/presets_data.c: $(B)/tools/embed $(PRESETS)
+	@mkdir -p $(dir $@)
+	$(B)/tools/embed $@ $(PRESETS)
+
+$(B)/gen/presets_data.o: $(B)/gen/presets_data.c
+	$(CC) $(CFLAGS_ALL) -c $< -o $@
+
+$(B)/libcomet.a: $(LIB_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(B)/comet: $(CLI_OBJ) $(B)/libcomet.a
+	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LDLIBS_ALL)
+
+$(B)/comet_tests: $(TEST_OBJ) $(B)/libcomet.a
+	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LDLIBS_ALL) -lcmocka
+
+$(B)/bench_estimate: bench/estimate.c $(B)/libcomet.a
+	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LDLIBS_ALL)
+
+bench: $(B)/bench_estimate
+	$(B)/bench_estimate
+
+# libFuzzer target for the config reader (needs clang and libclang-rt-dev).
+fuzz:
+	@mkdir -p build-fuzz
+	clang -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -D_POSIX_C_SOURCE=200809L -Iinclude \
+	    fuzz/fuzz_config.c $(LIB_SRC) $(B)/gen/presets_data.c -o build-fuzz/fuzz_config -lyaml -lm
+	build-fuzz/fuzz_config -max_total_time=$${FUZZ_SECONDS:-60} fuzz/corpus
+
+clean:
+	rm -rf build build-san build-fuzz

@@ -1,0 +1,89 @@
+/* The analytical model of one training step: time, its breakdown, the
+ * memory footprint per tier with feasibility, utilization and cost. */
+#ifndef COMET_ESTIMATE_H
+#define COMET_ESTIMATE_H
+
+#include <stdbool.h>
+#include "comet/error.h"
+#include "comet/model.h"
+#include "comet/strategy.h"
+#include "comet/system.h"
+
+typedef enum comet_mem_kind {
+    COMET_MEM_WEIGHTS = 0,
+    COMET_MEM_GRADIENTS,
+    COMET_MEM_OPTIMIZER,
+    COMET_MEM_ACTIVATIONS,
+    COMET_MEM_KIND_COUNT
+} comet_mem_kind;
+
+typedef enum comet_tier {
+    COMET_TIER_HBM = 0,
+    COMET_TIER_EXPANSION,
+    COMET_TIER_COUNT
+} comet_tier;
+
+typedef enum comet_infeasible {
+    COMET_FITS = 0,
+    COMET_NO_FIT_HBM,
+    COMET_NO_FIT_EXPANSION,
+    COMET_NO_EXPANSION_TIER     /* offload asked for, but the system has no expansion tier */
+} comet_infeasible;
+
+typedef struct comet_result {
+    /* Time of one step, seconds, and where it goes. The parts add up to
+     * step_time: forward + backward + recompute + optimizer + bubble +
+     * tp_exposed + pp_exposed + dp_exposed + offload_exposed. */
+    double step_time;
+    double forward;
+    double backward;
+    double recompute;
+    double optimizer;
+    double bubble;
+    double tp_exposed;
+    double pp_exposed;
+    double dp_exposed;
+    double offload_exposed;
+
+    /* Communication volume and raw (unhidden) time for context. */
+    double tp_comm_time;
+    double pp_comm_time;
+    double dp_comm_time;
+    double offload_time;
+
+    /* Memory per NPU per tier, bytes. */
+    double mem[COMET_TIER_COUNT][COMET_MEM_KIND_COUNT];
+    double mem_total[COMET_TIER_COUNT];
+    double mem_capacity[COMET_TIER_COUNT];
+    bool feasible;
+    comet_infeasible infeasible;
+
+    /* Work and rates. */
+    int64_t npus;
+    int64_t microbatches;          /* per pipeline per step */
+    double model_flops;            /* per step, whole cluster, no recompute */
+    double hardware_flops;         /* per step, whole cluster, with recompute */
+    double mfu;                    /* model FLOPs / (step_time * npus * peak) */
+    double hfu;
+    double tokens_per_s;
+    double tflops_per_npu;         /* model TFLOP/s per NPU */
+    double params;                 /* model parameters */
+
+    /* Cost (0 when the system gives none). */
+    double cost;                   /* capital cost of the cluster */
+    double cost_per_mtoken_s;      /* cost / (tokens/s / 1e6) */
+} comet_result;
+
+/* Estimate one step. The strategy is resolved (placement filled) in a
+ * copy; errors (bad strategy for this model/system) name the key. An
+ * infeasible memory footprint is not an error: result->feasible says it. */
+comet_status comet_estimate(const comet_model *m, const comet_system *sys,
+                            const comet_strategy *s, comet_result *out, comet_error *err);
+
+/* One line saying why a result does not fit, e.g. "HBM: 93.1 GiB needed, 80.0 GiB available". */
+const char *comet_result_reason(const comet_result *r, char *out, size_t cap);
+
+const char *comet_mem_kind_name(comet_mem_kind k);
+const char *comet_tier_name(comet_tier t);
+
+#endif

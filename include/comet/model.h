@@ -1,0 +1,102 @@
+/* The workload description: a decoder-only Transformer given by its shape,
+ * or a generic list of layers with their own FLOPs, bytes, parameters,
+ * activations and communication (DLRM-like or CNN models). */
+#ifndef COMET_MODEL_H
+#define COMET_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef enum comet_dtype {
+    COMET_DTYPE_FP32 = 0,
+    COMET_DTYPE_TF32,
+    COMET_DTYPE_FP16,
+    COMET_DTYPE_BF16,
+    COMET_DTYPE_FP8,
+    COMET_DTYPE_COUNT
+} comet_dtype;
+
+/* Bytes per element of a datatype (TF32 is stored as 4 bytes). */
+double comet_dtype_bytes(comet_dtype dt);
+const char *comet_dtype_name(comet_dtype dt);
+/* Returns 0 and sets *out, or -1 for an unknown name. */
+int comet_dtype_parse(const char *name, comet_dtype *out);
+
+typedef enum comet_model_kind {
+    COMET_MODEL_TRANSFORMER = 0,
+    COMET_MODEL_LAYERS = 1
+} comet_model_kind;
+
+/* Which parallel group a generic layer's own communication runs over. */
+typedef enum comet_group {
+    COMET_GROUP_TP = 0,
+    COMET_GROUP_PP = 1,
+    COMET_GROUP_DP = 2,
+    COMET_GROUP_COUNT
+} comet_group;
+
+typedef enum comet_collective {
+    COMET_COLL_NONE = 0,
+    COMET_COLL_ALL_REDUCE,
+    COMET_COLL_REDUCE_SCATTER,
+    COMET_COLL_ALL_GATHER,
+    COMET_COLL_ALL_TO_ALL,
+    COMET_COLL_COUNT
+} comet_collective;
+
+const char *comet_collective_name(comet_collective c);
+int comet_collective_parse(const char *name, comet_collective *out);
+const char *comet_group_name(comet_group g);
+int comet_group_parse(const char *name, comet_group *out);
+
+#define COMET_MAX_LAYER_KINDS 32
+#define COMET_NAME_LEN 64
+
+/* One entry of a generic layer list. All per-sample quantities are for one
+ * sample of the microbatch on one replica before tensor parallelism; the
+ * estimator divides FLOPs, bytes, parameters and activations by TP when the
+ * layer is marked tp_sharded. */
+typedef struct comet_layer {
+    char name[COMET_NAME_LEN];
+    int64_t count;             /* how many identical layers in a row */
+    double fwd_flops;          /* forward FLOPs per sample */
+    double fwd_bytes;          /* forward memory traffic per sample, bytes */
+    double params;             /* parameters (elements) */
+    double act_bytes;          /* activation bytes stashed per sample */
+    double out_bytes;          /* bytes of the layer output per sample (pipeline p2p, TP reduce) */
+    bool tp_sharded;           /* split across the TP group (with one all-reduce of out_bytes fwd and bwd) */
+    comet_collective comm;     /* the layer's own communication, forward (mirrored in backward) */
+    comet_group comm_group;
+    double comm_bytes;         /* per sample */
+} comet_layer;
+
+typedef struct comet_model {
+    char name[COMET_NAME_LEN];
+    comet_model_kind kind;
+    comet_dtype dtype;         /* datatype of weights and activations in compute */
+
+    /* Transformer shape (kind == COMET_MODEL_TRANSFORMER). */
+    int64_t layers;
+    int64_t hidden;
+    int64_t heads;
+    int64_t kv_heads;          /* == heads for MHA, 1 for MQA, between for GQA */
+    int64_t ffn;               /* MLP inner size */
+    int64_t seq;
+    int64_t vocab;
+    bool gated_mlp;            /* SwiGLU style: three MLP matrices */
+    bool tied_embeddings;      /* LM head shares the input embedding */
+
+    /* Generic layer list (kind == COMET_MODEL_LAYERS). */
+    int n_layer_kinds;
+    comet_layer layer_list[COMET_MAX_LAYER_KINDS];
+    int64_t sample_tokens;     /* tokens per sample for tokens/s (1 if unset) */
+} comet_model;
+
+/* Total parameter count, embeddings and LM head included. */
+double comet_model_params(const comet_model *m);
+/* Number of layers the pipeline can split (transformer layers or the sum of counts). */
+int64_t comet_model_depth(const comet_model *m);
+/* Tokens in one sample (seq for transformers). */
+int64_t comet_model_tokens_per_sample(const comet_model *m);
+
+#endif

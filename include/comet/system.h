@@ -1,0 +1,93 @@
+/* The cluster description: accelerator compute, memory tiers (HBM and an
+ * optional expansion tier such as CXL-attached DRAM) and a network given as
+ * a list of dimensions, each with its own topology and collective algorithm. */
+#ifndef COMET_SYSTEM_H
+#define COMET_SYSTEM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "comet/model.h"
+
+#define COMET_MAX_EFF_POINTS 16
+#define COMET_MAX_DIMS 8
+
+/* GEMM efficiency as a function of the operation's FLOPs: linear
+ * interpolation in log10(flops) between points, clamped at the ends. */
+typedef struct comet_eff_point {
+    double flops;
+    double efficiency;
+} comet_eff_point;
+
+typedef struct comet_compute {
+    double matrix_flops[COMET_DTYPE_COUNT];   /* peak FLOP/s, 0 = unsupported */
+    double vector_flops[COMET_DTYPE_COUNT];
+    int n_gemm_eff;
+    comet_eff_point gemm_eff[COMET_MAX_EFF_POINTS];
+    double vector_efficiency;                 /* of vector peak */
+} comet_compute;
+
+typedef enum comet_attach {
+    COMET_ATTACH_PER_NPU = 0,
+    COMET_ATTACH_PER_NODE,   /* shared and contended by the NPUs of one node */
+    COMET_ATTACH_POOL        /* one pool shared by the whole cluster */
+} comet_attach;
+
+typedef struct comet_mem_tier {
+    bool present;
+    double capacity;      /* bytes per NPU (per_npu) or per node / pool */
+    double bandwidth;     /* bytes/s per NPU (per_npu) or per node / pool */
+    double efficiency;    /* achievable fraction of bandwidth */
+    double latency;       /* seconds per access burst */
+    comet_attach attach;
+    int64_t shared_by;    /* NPUs sharing one node device (per_node) */
+} comet_mem_tier;
+
+typedef enum comet_topology {
+    COMET_TOPO_RING = 0,
+    COMET_TOPO_FULLY_CONNECTED,
+    COMET_TOPO_SWITCH
+} comet_topology;
+
+typedef enum comet_algorithm {
+    COMET_ALGO_RING = 0,
+    COMET_ALGO_DIRECT,
+    COMET_ALGO_HALVING_DOUBLING,
+    COMET_ALGO_DOUBLE_BINARY_TREE,
+    COMET_ALGO_COUNT
+} comet_algorithm;
+
+const char *comet_topology_name(comet_topology t);
+int comet_topology_parse(const char *name, comet_topology *out);
+const char *comet_algorithm_name(comet_algorithm a);
+int comet_algorithm_parse(const char *name, comet_algorithm *out);
+
+typedef struct comet_net_dim {
+    char name[32];
+    int64_t size;              /* NPUs along this dimension; 0 = as many as needed (outermost only) */
+    comet_topology topology;
+    comet_algorithm algorithm;
+    double bandwidth;          /* bytes/s per NPU, one direction */
+    double latency;            /* seconds per message hop */
+    double efficiency;         /* achievable fraction of bandwidth */
+    bool in_network_reduction; /* switch reduces: all-reduce moves half the data */
+    double cost_per_gbps;      /* cost per GB/s per NPU on this dimension (0 = none) */
+} comet_net_dim;
+
+typedef struct comet_system {
+    char name[COMET_NAME_LEN];
+    comet_compute compute;
+    comet_mem_tier hbm;
+    comet_mem_tier expansion;
+    int n_dims;
+    comet_net_dim dims[COMET_MAX_DIMS];   /* innermost first */
+    int64_t collective_chunks;            /* chunks pipelined across dimensions (>= 1) */
+    /* costs (0 = not given) */
+    double cost_per_npu;
+    double cost_per_gib_hbm;
+    double cost_per_gib_expansion;
+} comet_system;
+
+/* GEMM efficiency for an operation of this many FLOPs (1.0 if no curve). */
+double comet_gemm_efficiency(const comet_compute *c, double flops);
+
+#endif

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs the Debian packages comet needs to build and test, only if missing.
+# Used by `make run`, `make test` and .ci/run, so a fresh machine needs nothing else.
+set -euo pipefail
+need=(gcc make pkg-config libyaml-dev libcmocka-dev)
+missing=()
+for p in "${need[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "install-deps: installing ${missing[*]}" >&2
+sudo_cmd=()
+[ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

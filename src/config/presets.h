@@ -1,0 +1,17 @@
+/* Internal: the table of presets embedded by tools/embed.c at build time. */
+#ifndef COMET_CONFIG_PRESETS_H
+#define COMET_CONFIG_PRESETS_H
+
+#include <stddef.h>
+
+typedef struct comet_embedded_preset {
+    const char *kind;   /* "models" or "systems" */
+    const char *name;   /* file name without .yaml */
+    const char *text;
+    size_t len;
+} comet_embedded_preset;
+
+extern const comet_embedded_preset comet_embedded_presets[];
+extern const size_t comet_embedded_preset_count;
+
+#endif

@@ -1,0 +1,69 @@
+/* Growable text buffer used by the report renderers, so the library can
+ * produce text without printing it. */
+#include "comet/buf.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void comet_buf_init(comet_buf *b)
+{
+    memset(b, 0, sizeof *b);
+}
+
+void comet_buf_free(comet_buf *b)
+{
+    free(b->data);
+    memset(b, 0, sizeof *b);
+}
+
+static int reserve(comet_buf *b, size_t extra)
+{
+    if (b->failed)
+        return -1;
+    size_t need = b->len + extra + 1;
+    if (need <= b->cap)
+        return 0;
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < need)
+        cap *= 2;
+    char *p = realloc(b->data, cap);
+    if (!p) {
+        b->failed = 1;
+        return -1;
+    }
+    b->data = p;
+    b->cap = cap;
+    return 0;
+}
+
+void comet_buf_append(comet_buf *b, const char *text, size_t n)
+{
+    if (reserve(b, n))
+        return;
+    memcpy(b->data + b->len, text, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+}
+
+void comet_buf_printf(comet_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char small[512];
+    int w = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (w < 0)
+        return;
+    if ((size_t)w < sizeof small) {
+        comet_buf_append(b, small, (size_t)w);
+        return;
+    }
+    if (reserve(b, (size_t)w))
+        return;
+    va_start(ap, fmt);
+    vsnprintf(b->data + b->len, (size_t)w + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)w;
+}

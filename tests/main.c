@@ -1,0 +1,19 @@
+/* Test runner: runs every suite and closes with one "N passed, M failed"
+ * line so CI and people read the result the same way. */
+#include <stdio.h>
+
+#include "tests.h"
+
+int main(void)
+{
+    test_tally t = {0, 0};
+    suite_core(&t);
+    suite_config(&t);
+    suite_network(&t);
+    suite_workload(&t);
+    suite_estimate(&t);
+    suite_validation(&t);
+    suite_cli(&t);
+    printf("\ncomet tests: %d passed, %d failed\n", t.passed, t.failed);
+    return t.failed ? 1 : 0;
+}

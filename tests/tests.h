@@ -1,0 +1,44 @@
+/* Shared declarations for the cmocka test suites. Every suite file defines
+ * one suite_NAME(test_tally *) that runs its group and adds to the tally;
+ * tests/main.c runs them all and prints the closing "N passed, M failed". */
+#ifndef COMET_TESTS_H
+#define COMET_TESTS_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+typedef struct test_tally {
+    int passed;
+    int failed;
+} test_tally;
+
+#define RUN_GROUP(tally, group)                                                          \
+    do {                                                                                 \
+        int failed_ = cmocka_run_group_tests_name(#group, group, NULL, NULL);            \
+        int count_ = (int)(sizeof(group) / sizeof((group)[0]));                          \
+        (tally)->failed += failed_;                                                      \
+        (tally)->passed += count_ - failed_;                                             \
+    } while (0)
+
+/* assert |actual - expected| <= rel * |expected| */
+#define assert_close(actual, expected, rel)                                              \
+    do {                                                                                 \
+        double a_ = (actual), e_ = (expected);                                           \
+        double d_ = a_ > e_ ? a_ - e_ : e_ - a_;                                         \
+        double m_ = (e_ < 0 ? -e_ : e_) * (rel);                                         \
+        if (!(d_ <= m_))                                                                 \
+            fail_msg("%s = %.9g, expected %.9g (rel tol %g)", #actual, a_, e_, (double)(rel)); \
+    } while (0)
+
+void suite_core(test_tally *t);
+void suite_config(test_tally *t);
+void suite_network(test_tally *t);
+void suite_workload(test_tally *t);
+void suite_estimate(test_tally *t);
+void suite_validation(test_tally *t);
+void suite_cli(test_tally *t);
+
+#endif
