@@ -85,6 +85,9 @@ typedef struct comet_model {
     int64_t vocab;
     bool gated_mlp;            /* SwiGLU style: three MLP matrices */
     bool tied_embeddings;      /* LM head shares the input embedding */
+    bool learned_positions;    /* learned position embedding table (GPT) vs rotary (Llama) */
+    bool biases;               /* linear layers carry biases (GPT) or not (Llama) */
+    bool dropout;              /* dropout layers present (their masks are stashed) */
 
     /* Generic layer list (kind == COMET_MODEL_LAYERS). */
     int n_layer_kinds;

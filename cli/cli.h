@@ -1,0 +1,25 @@
+/* Shared helpers of the comet command-line front end. */
+#ifndef COMET_CLI_H
+#define COMET_CLI_H
+
+#include <stdint.h>
+#include "comet/comet.h"
+
+/* Exit codes: 0 success, 1 runtime failure (I/O), 2 bad input. */
+enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
+
+/* Print "comet: <error line>" to stderr and return the exit code for it. */
+int cli_report_error(const char *command, const comet_error *err);
+
+/* Write text to path atomically (temporary file + rename), or to stdout
+ * when path is NULL or "-". Returns 0 or fills err. */
+comet_status cli_write_output(const char *path, const char *text, size_t len, comet_error *err);
+
+/* Strict integer parsing of a flag value within [min, max]. */
+comet_status cli_parse_int(const char *flag, const char *text, int64_t min, int64_t max,
+                           int64_t *out, comet_error *err);
+
+int cli_estimate(int argc, char **argv);
+int cli_presets(int argc, char **argv);
+
+#endif

@@ -1,0 +1,42 @@
+/* comet: the command-line front end. A thin dispatcher over libcomet; each
+ * subcommand lives in its own file. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "comet %s - cluster design-space explorer for distributed training\n\n"
+            "usage: comet <command> [options]\n\n"
+            "commands:\n"
+            "  estimate   predict one training step: time, breakdown, memory, MFU, cost\n"
+            "  presets    list the embedded presets, or print one: comet presets show NAME\n"
+            "  version    print the version\n\n"
+            "Run 'comet estimate --help' for the estimate options.\n",
+            COMET_VERSION);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return CLI_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "estimate") == 0)
+        return cli_estimate(argc - 1, argv + 1);
+    if (strcmp(cmd, "presets") == 0)
+        return cli_presets(argc - 1, argv + 1);
+    if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
+        printf("comet %s\n", COMET_VERSION);
+        return CLI_OK;
+    }
+    if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+        usage(stdout);
+        return CLI_OK;
+    }
+    fprintf(stderr, "comet: unknown command \"%s\" (try 'comet help')\n", cmd);
+    return CLI_USAGE;
+}

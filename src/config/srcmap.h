@@ -1,0 +1,16 @@
+/* Internal: recording and finding key positions in a comet_srcmap. */
+#ifndef COMET_CONFIG_SRCMAP_H
+#define COMET_CONFIG_SRCMAP_H
+
+#include "comet/config.h"
+
+/* Start a map for file: entries of another file are dropped. */
+void cfg_srcmap_use_file(comet_srcmap *m, const char *file);
+/* Record (or move) key; silently ignored when the map is full. */
+void cfg_srcmap_add(comet_srcmap *m, const char *key, int line, int column);
+/* Remove key and every key below it ("model" removes "model.layers"). */
+void cfg_srcmap_drop(comet_srcmap *m, const char *key);
+/* The entry of key or of its nearest recorded parent, or NULL. */
+const comet_srcmap_entry *cfg_srcmap_find(const comet_srcmap *m, const char *key);
+
+#endif

@@ -1,0 +1,152 @@
+/* Unit parsing for config quantities. Sizes, rates and times are written
+ * with their units so that "GB" versus "GiB" or bytes versus bits is never
+ * a guess: GB = 1e9 bytes, GiB = 2^30, "Gb/s" is gigabits. Everything is
+ * converted to SI base values (bytes, bytes/s, s, FLOP/s, FLOP) here, once. */
+#include "units.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct unit_def {
+    const char *name;
+    double scale;
+} unit_def;
+
+#define KI 1024.0
+#define END {NULL, 0}
+
+static const unit_def bytes_units[] = {
+    {"B", 1},           {"KB", 1e3},           {"MB", 1e6},
+    {"GB", 1e9},        {"TB", 1e12},          {"KiB", KI},
+    {"MiB", KI * KI},   {"GiB", KI * KI * KI}, {"TiB", KI * KI * KI * KI},
+    END,
+};
+
+static const unit_def bandwidth_units[] = {
+    {"B/s", 1},           {"KB/s", 1e3},          {"MB/s", 1e6},  {"GB/s", 1e9},
+    {"TB/s", 1e12},       {"KiB/s", KI},          {"MiB/s", KI * KI},
+    {"GiB/s", KI * KI * KI},                      {"TiB/s", KI * KI * KI * KI},
+    {"b/s", 1.0 / 8},     {"Kb/s", 1e3 / 8},      {"Mb/s", 1e6 / 8},
+    {"Gb/s", 1e9 / 8},    {"Tb/s", 1e12 / 8},     END,
+};
+
+static const unit_def time_units[] = {
+    {"ns", 1e-9}, {"us", 1e-6}, {"\xc2\xb5s", 1e-6}, {"ms", 1e-3}, {"s", 1}, END,
+};
+
+static const unit_def flop_rate_units[] = {
+    {"FLOPS", 1},     {"KFLOPS", 1e3},  {"MFLOPS", 1e6}, {"GFLOPS", 1e9},
+    {"TFLOPS", 1e12}, {"PFLOPS", 1e15}, END,
+};
+
+static const unit_def flops_units[] = {
+    {"FLOP", 1},     {"KFLOP", 1e3},  {"MFLOP", 1e6}, {"GFLOP", 1e9},
+    {"TFLOP", 1e12}, {"PFLOP", 1e15}, END,
+};
+
+typedef struct unit_family {
+    const unit_def *units;
+    const char *accepted;
+    const char *example;
+    const char *noun;
+} unit_family;
+
+static const unit_family families[CFG_UNIT_COUNT] = {
+    [CFG_UNIT_BYTES] = {bytes_units, "B, KB, MB, GB, TB, KiB, MiB, GiB, TiB", "80 GiB", "size"},
+    [CFG_UNIT_BANDWIDTH] = {bandwidth_units,
+                            "B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s, TiB/s, "
+                            "b/s, Kb/s, Mb/s, Gb/s, Tb/s",
+                            "300 GB/s", "bandwidth"},
+    [CFG_UNIT_TIME] = {time_units, "ns, us, ms, s", "500 ns", "time"},
+    [CFG_UNIT_FLOP_RATE] = {flop_rate_units, "FLOPS, KFLOPS, MFLOPS, GFLOPS, TFLOPS, PFLOPS",
+                            "312 TFLOPS", "FLOP rate"},
+    [CFG_UNIT_FLOPS] = {flops_units, "FLOP, KFLOP, MFLOP, GFLOP, TFLOP, PFLOP", "2 GFLOP",
+                        "FLOP count"},
+};
+
+static size_t digits(const char *s)
+{
+    size_t n = 0;
+    while (isdigit((unsigned char)s[n]))
+        n++;
+    return n;
+}
+
+size_t cfg_number_span(const char *s)
+{
+    size_t i = (s[0] == '+' || s[0] == '-') ? 1 : 0;
+    size_t whole = digits(s + i);
+    i += whole;
+    size_t frac = 0;
+    if (s[i] == '.') {
+        frac = digits(s + i + 1);
+        if (whole || frac)
+            i += 1 + frac;
+    }
+    if (!whole && !frac)
+        return 0;
+    if (s[i] == 'e' || s[i] == 'E') {
+        size_t j = i + 1 + ((s[i + 1] == '+' || s[i + 1] == '-') ? 1 : 0);
+        size_t exp = digits(s + j);
+        if (exp)
+            i = j + exp;
+    }
+    return i;
+}
+
+static const char *skip_space(const char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    return s;
+}
+
+/* Does the unit text [u, end-of-string minus trailing blanks) equal name? */
+static int unit_matches(const char *u, const char *name)
+{
+    size_t n = strlen(name);
+    return strncmp(u, name, n) == 0 && *skip_space(u + n) == '\0';
+}
+
+cfg_unit_status cfg_units_parse(const char *text, cfg_unit_kind kind, double *out,
+                                const char **unit_at)
+{
+    const char *s = skip_space(text);
+    size_t span = cfg_number_span(s);
+    if (unit_at)
+        *unit_at = s + span;
+    if (!span)
+        return CFG_UNITS_NOT_NUMBER;
+    const char *u = skip_space(s + span);
+    if (unit_at)
+        *unit_at = u;
+    if (*u == '\0')
+        return CFG_UNITS_NO_UNIT;
+    for (const unit_def *d = families[kind].units; d->name; d++) {
+        if (!unit_matches(u, d->name))
+            continue;
+        double v = strtod(s, NULL) * d->scale;
+        if (!isfinite(v))
+            return CFG_UNITS_RANGE;
+        *out = v;
+        return CFG_UNITS_OK;
+    }
+    return CFG_UNITS_BAD_UNIT;
+}
+
+const char *cfg_units_accepted(cfg_unit_kind kind)
+{
+    return families[kind].accepted;
+}
+
+const char *cfg_units_example(cfg_unit_kind kind)
+{
+    return families[kind].example;
+}
+
+const char *cfg_units_noun(cfg_unit_kind kind)
+{
+    return families[kind].noun;
+}

@@ -1,0 +1,42 @@
+/* Internal: quantities with explicit units ("80 GiB", "300 GB/s", "1.5 us",
+ * "312 TFLOPS", "2 GFLOP"), converted to SI base values: bytes, bytes/s,
+ * seconds, FLOP/s and FLOP. */
+#ifndef COMET_CONFIG_UNITS_H
+#define COMET_CONFIG_UNITS_H
+
+#include <stddef.h>
+
+typedef enum cfg_unit_kind {
+    CFG_UNIT_BYTES = 0,
+    CFG_UNIT_BANDWIDTH,
+    CFG_UNIT_TIME,
+    CFG_UNIT_FLOP_RATE,
+    CFG_UNIT_FLOPS,
+    CFG_UNIT_COUNT
+} cfg_unit_kind;
+
+typedef enum cfg_unit_status {
+    CFG_UNITS_OK = 0,
+    CFG_UNITS_NOT_NUMBER,  /* no number where the text starts */
+    CFG_UNITS_NO_UNIT,     /* a bare number */
+    CFG_UNITS_BAD_UNIT,    /* a unit not of this kind */
+    CFG_UNITS_RANGE        /* the value overflows a double */
+} cfg_unit_status;
+
+/* Parse "NUMBER UNIT" (spaces optional) into SI; *unit_at points to where
+ * the unit text starts (for messages), when unit_at is non-NULL. */
+cfg_unit_status cfg_units_parse(const char *text, cfg_unit_kind kind, double *out,
+                                const char **unit_at);
+
+/* Comma-separated accepted units, e.g. "B, KB, MB, ...". */
+const char *cfg_units_accepted(cfg_unit_kind kind);
+/* An example value such as "80 GiB". */
+const char *cfg_units_example(cfg_unit_kind kind);
+/* What the quantity is called in messages: "size", "bandwidth", ... */
+const char *cfg_units_noun(cfg_unit_kind kind);
+
+/* Length of the decimal number at the start of s ([+-]digits[.digits][e[+-]digits]),
+ * 0 if there is none. No hex, inf or nan. */
+size_t cfg_number_span(const char *s);
+
+#endif

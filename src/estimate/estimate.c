@@ -1,0 +1,212 @@
+/* The analytical step-time model (the fast path). It prices the busiest
+ * pipeline stage's work from the workload builder on the accelerator's
+ * roofline and the network's collective formulas, then composes one step:
+ * 1F1B (optionally interleaved) pipeline with its bubble, exposed tensor-,
+ * pipeline- and data-parallel communication, the optimizer step and
+ * expansion-memory traffic. Equations and sources: docs/model.md. */
+#include "comet/estimate.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "comet/network.h"
+#include "footprint.h"
+#include "../hardware/hardware.h"
+#include "../workload/workload.h"
+
+/* Time of one microbatch on the busiest stage, split by kind. */
+typedef struct stage_time {
+    double fwd, bwd, recompute;          /* compute */
+    double gemm_fwd;                     /* GEMM part of fwd, for TP overlap */
+    double tp_comm;                      /* all TP communication of the microbatch */
+    double tp_exposed;
+    double other_comm;                   /* layers' own collectives on PP/DP groups */
+    double fwd_flops, recompute_flops;   /* per NPU */
+} stage_time;
+
+static double comm_time(const comet_system *sys, const comet_strategy *s, const work_comm *c)
+{
+    return comet_collective_time(sys, s->place[c->group], c->collective, c->bytes);
+}
+
+static void time_layer(const work_layer *l, const hw_rates *r, const comet_system *sys,
+                       const comet_strategy *s, stage_time *st)
+{
+    double n = (double)l->count;
+    double fwd = 0.0, gemm = 0.0, core = 0.0, flops = 0.0, core_flops = 0.0;
+    for (int i = 0; i < l->n_ops; i++) {
+        const work_op *op = &l->ops[i];
+        double t = op->kind == WORK_GEMM ? hw_gemm_time(r, op->flops, op->bytes)
+                                         : hw_vector_time(r, op->flops, op->bytes);
+        fwd += t;
+        flops += op->flops;
+        if (op->kind == WORK_GEMM)
+            gemm += t;
+        if (op->attention_core) {
+            core += t;
+            core_flops += op->flops;
+        }
+    }
+    double rc = 0.0, rc_flops = 0.0;
+    if (s->recompute == COMET_RECOMPUTE_FULL) {
+        rc = fwd;
+        rc_flops = flops;
+    } else if (s->recompute == COMET_RECOMPUTE_SELECTIVE) {
+        rc = core;
+        rc_flops = core_flops;
+    }
+    double tp = 0.0, other = 0.0;
+    for (int i = 0; i < l->n_comms; i++) {
+        const work_comm *c = &l->comms[i];
+        double t = comm_time(sys, s, c);
+        double passes = 1.0 + (c->in_backward ? 1.0 : 0.0) +
+                        (c->recomputed && s->recompute == COMET_RECOMPUTE_FULL ? 1.0 : 0.0);
+        if (c->group == COMET_GROUP_TP)
+            tp += t * passes;
+        else
+            other += t * passes;
+    }
+    /* Overlapped TP communication hides behind the GEMMs of the same
+     * passes (forward, backward = 2x forward GEMMs, recompute). */
+    double gemm_window = gemm * (3.0 + (s->recompute == COMET_RECOMPUTE_FULL ? 1.0 : 0.0));
+    double tp_exposed = s->overlap_tp ? fmax(0.0, tp - gemm_window) : tp;
+
+    st->fwd += n * fwd;
+    st->bwd += n * 2.0 * fwd;
+    st->recompute += n * rc;
+    st->gemm_fwd += n * gemm;
+    st->tp_comm += n * tp;
+    st->tp_exposed += n * tp_exposed;
+    st->other_comm += n * other;
+    st->fwd_flops += n * flops;
+    st->recompute_flops += n * rc_flops;
+}
+
+/* Data-parallel gradient (and ZeRO weight) communication per step. */
+static void time_data_parallel(const comet_system *sys, const comet_strategy *s,
+                               const work_stage *w, const stage_time *st, double micro,
+                               double elem, comet_result *out)
+{
+    if (s->dp <= 1)
+        return;
+    const int64_t *span = s->place[COMET_GROUP_DP];
+    double grad_bytes = w->params_npu * (s->grad_fp32 ? 4.0 : elem);
+    double weight_bytes = w->params_npu * elem;
+    double sync, after = 0.0, per_micro = 0.0;
+    if (s->zero_stage == 0) {
+        sync = comet_collective_time(sys, span, COMET_COLL_ALL_REDUCE, grad_bytes);
+    } else {
+        sync = comet_collective_time(sys, span, COMET_COLL_REDUCE_SCATTER, grad_bytes);
+        after = comet_collective_time(sys, span, COMET_COLL_ALL_GATHER, weight_bytes);
+    }
+    if (s->zero_stage == 3) {
+        /* Weights are gathered for every microbatch's forward and backward. */
+        double gather = comet_collective_time(sys, span, COMET_COLL_ALL_GATHER, weight_bytes);
+        per_micro = s->overlap_dp ? fmax(0.0, gather - st->fwd) + fmax(0.0, gather - st->bwd)
+                                  : 2.0 * gather;
+        out->dp_comm_time += 2.0 * gather * micro;
+        after = 0.0;
+    }
+    out->dp_comm_time += sync + after;
+    /* Gradient reduction overlaps the backward pass of the last microbatch. */
+    double exposed_sync = s->overlap_dp ? fmax(0.0, sync - st->bwd) : sync;
+    out->dp_exposed = exposed_sync + after + per_micro * micro;
+}
+
+static double optimizer_bytes_per_param(const comet_strategy *s, double elem)
+{
+    /* Adam: read gradient, read+write fp32 master weight, m and v, write
+     * the low-precision weight copy. */
+    return (s->grad_fp32 ? 4.0 : elem) + 2.0 * 12.0 + elem;
+}
+
+static void fill_rates(const comet_model *m, const comet_system *sys, const comet_strategy *s,
+                       const work_stage *w, const stage_time *st, double peak, comet_result *out)
+{
+    double replicas = (double)s->global_batch / (double)s->microbatch;
+    out->model_flops = 3.0 * w->fwd_flops_model * replicas;
+    double rc_share = st->fwd_flops > 0.0 ? st->recompute_flops / st->fwd_flops : 0.0;
+    out->hardware_flops = out->model_flops + rc_share * w->fwd_flops_model * replicas;
+    double npus = (double)out->npus;
+    out->mfu = out->model_flops / (out->step_time * npus * peak);
+    out->hfu = out->hardware_flops / (out->step_time * npus * peak);
+    out->tokens_per_s = (double)s->global_batch * (double)comet_model_tokens_per_sample(m) /
+                        out->step_time;
+    out->tflops_per_npu = out->model_flops / out->step_time / npus / 1e12;
+    out->params = w->params_total;
+
+    const double gib = 1073741824.0;
+    double per_npu = sys->cost_per_npu + sys->hbm.capacity / gib * sys->cost_per_gib_hbm;
+    for (int d = 0; d < sys->n_dims; d++)
+        per_npu += sys->dims[d].bandwidth / 1e9 * sys->dims[d].cost_per_gbps;
+    out->cost = per_npu * npus;
+    if (sys->expansion.present)
+        out->cost += hw_expansion_capacity(&sys->expansion, out->npus) * npus / gib *
+                     sys->cost_per_gib_expansion;
+    out->cost_per_mtoken_s = out->cost > 0.0 ? out->cost / (out->tokens_per_s / 1e6) : 0.0;
+}
+
+comet_status comet_estimate(const comet_model *m, const comet_system *sys,
+                            const comet_strategy *s_in, comet_result *out, comet_error *err)
+{
+    comet_strategy s = *s_in;
+    comet_status status = comet_strategy_resolve(m, sys, &s, NULL, err);
+    if (status)
+        return status;
+    memset(out, 0, sizeof *out);
+
+    work_stage w;
+    work_build(m, &s, &w);
+    hw_rates r;
+    hw_rates_init(&r, sys, m->dtype);
+    double elem = comet_dtype_bytes(m->dtype);
+
+    stage_time st;
+    memset(&st, 0, sizeof st);
+    for (int i = 0; i < w.n_layers; i++)
+        time_layer(&w.layers[i], &r, sys, &s, &st);
+
+    double micro = (double)(s.global_batch / (s.microbatch * s.dp));
+    double p = (double)s.pp, v = (double)s.interleave;
+    out->npus = comet_strategy_npus(&s);
+    out->microbatches = (int64_t)micro;
+
+    out->forward = micro * st.fwd;
+    out->backward = micro * st.bwd;
+    out->recompute = micro * st.recompute;
+    out->tp_comm_time = micro * st.tp_comm;
+    out->tp_exposed = micro * (st.tp_exposed + st.other_comm);
+    double per_micro = st.fwd + st.bwd + st.recompute + st.tp_exposed + st.other_comm;
+    out->bubble = (p - 1.0) / v * per_micro;
+
+    if (s.pp > 1) {
+        double hop = comet_p2p_time(sys, s.place[COMET_GROUP_PP], w.p2p_bytes);
+        out->pp_comm_time = micro * 2.0 * v * hop;
+        out->pp_exposed = out->pp_comm_time;
+    }
+    time_data_parallel(sys, &s, &w, &st, micro, elem, out);
+
+    footprint fp;
+    footprint_compute(m, sys, &s, &w, micro, &fp, out);
+
+    double opt_params = w.params_npu / (s.zero_stage >= 1 ? (double)s.dp : 1.0);
+    double opt_bytes = opt_params * optimizer_bytes_per_param(&s, elem);
+    out->optimizer = opt_bytes * (1.0 - fp.optimizer_offloaded) / r.hbm;
+
+    /* Expansion-tier traffic: the optimizer step on offloaded state is
+     * serial; streamed weights and activations prefetch behind compute. */
+    double exp_bw = hw_expansion_bandwidth(&sys->expansion, out->npus);
+    if (exp_bw > 0.0) {
+        double serial = opt_bytes * fp.optimizer_offloaded / exp_bw;
+        double streamed = fp.streamed_bytes / exp_bw;
+        double window = out->forward + out->backward + out->recompute;
+        out->offload_time = serial + streamed;
+        out->offload_exposed = serial + fmax(0.0, streamed - window);
+    }
+
+    out->step_time = out->forward + out->backward + out->recompute + out->optimizer + out->bubble +
+                     out->tp_exposed + out->pp_exposed + out->dp_exposed + out->offload_exposed;
+    double peak = r.matrix;
+    fill_rates(m, sys, &s, &w, &st, peak, out);
+    return COMET_OK;
+}

@@ -1,0 +1,155 @@
+/* Memory footprint per NPU: weights, gradients, optimizer state (mixed
+ * precision Adam, sharded by ZeRO) and stashed activations (Korthikanti
+ * 2022, with the 1F1B in-flight count and the interleaving factor), placed
+ * on HBM and, when present, the expansion tier. */
+#include "footprint.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../hardware/hardware.h"
+
+static double layer_act(const work_layer *l, comet_recompute rc)
+{
+    return rc == COMET_RECOMPUTE_FULL ? l->act_bytes_full
+         : rc == COMET_RECOMPUTE_SELECTIVE ? l->act_bytes_selective
+                                           : l->act_bytes;
+}
+
+/* Activations held by the stage that holds the most: the first stage keeps
+ * up to p microbatches in flight under 1F1B (more with interleaving), the
+ * last stage keeps one plus the LM head's logits. Recomputation needs one
+ * layer's full activations as working space during backward. */
+static double activation_bytes(const comet_strategy *s, const work_stage *w, double micro,
+                               double *per_micro)
+{
+    double p = (double)s->pp, v = (double)s->interleave;
+    double in_flight = s->pp > 1 ? fmin(micro, p) : 1.0;
+    if (s->interleave > 1)
+        in_flight *= 1.0 + (p - 1.0) / (p * v);
+    double at[3] = {0.0, 0.0, 0.0}; /* indexed by work_where */
+    double work = 0.0;
+    for (int i = 0; i < w->n_layers; i++) {
+        const work_layer *l = &w->layers[i];
+        at[l->where] += layer_act(l, s->recompute) * (double)l->count;
+        if (l->act_bytes > work)
+            work = l->act_bytes;
+    }
+    double recompute_work = s->recompute == COMET_RECOMPUTE_NONE ? 0.0 : work;
+    double every = at[WORK_EVERY_STAGE], first = at[WORK_FIRST_STAGE], last = at[WORK_LAST_STAGE];
+    *per_micro = every + first + last;
+    if (s->pp == 1)
+        return *per_micro + recompute_work;
+    return fmax((every + first) * in_flight, every + last) + recompute_work;
+}
+
+static void place_kind(comet_result *out, comet_mem_kind k, double bytes, double offloaded)
+{
+    out->mem[COMET_TIER_HBM][k] = bytes * (1.0 - offloaded);
+    out->mem[COMET_TIER_EXPANSION][k] = bytes * offloaded;
+}
+
+void footprint_compute(const comet_model *m, const comet_system *sys, const comet_strategy *s,
+                       const work_stage *w, double micro, footprint *fp, comet_result *out)
+{
+    double elem = comet_dtype_bytes(m->dtype);
+    double dp = (double)s->dp;
+    double bytes[COMET_MEM_KIND_COUNT];
+    bytes[COMET_MEM_WEIGHTS] = w->params_npu * elem / (s->zero_stage >= 3 ? dp : 1.0);
+    bytes[COMET_MEM_GRADIENTS] =
+        w->params_npu * (s->grad_fp32 ? 4.0 : elem) / (s->zero_stage >= 2 ? dp : 1.0);
+    bytes[COMET_MEM_OPTIMIZER] = w->params_npu * 12.0 / (s->zero_stage >= 1 ? dp : 1.0);
+    double act_per_micro = 0.0;
+    bytes[COMET_MEM_ACTIVATIONS] = activation_bytes(s, w, micro, &act_per_micro);
+
+    double off[COMET_MEM_KIND_COUNT] = {0};
+    off[COMET_MEM_OPTIMIZER] = s->offload_optimizer ? 1.0 : 0.0;
+    off[COMET_MEM_WEIGHTS] = s->offload_weights ? 1.0 : 0.0;
+    off[COMET_MEM_ACTIVATIONS] = s->offload_activations ? 1.0 : 0.0;
+
+    double hbm_cap = sys->hbm.capacity;
+    double exp_cap = hw_expansion_capacity(&sys->expansion, comet_strategy_npus(s));
+    double in_hbm = 0.0;
+    for (int k = 0; k < COMET_MEM_KIND_COUNT; k++)
+        in_hbm += bytes[k] * (1.0 - off[k]);
+
+    /* Spill order: optimizer state, weights, activations. */
+    static const comet_mem_kind spill[] = {COMET_MEM_OPTIMIZER, COMET_MEM_WEIGHTS,
+                                           COMET_MEM_ACTIVATIONS};
+    for (size_t i = 0; i < sizeof spill / sizeof spill[0] && sys->expansion.present; i++) {
+        comet_mem_kind k = spill[i];
+        double over = in_hbm - hbm_cap;
+        if (over <= 0.0 || bytes[k] <= 0.0)
+            break;
+        double resident = bytes[k] * (1.0 - off[k]);
+        double move = fmin(over, resident);
+        off[k] += move / bytes[k];
+        in_hbm -= move;
+    }
+
+    for (int k = 0; k < COMET_MEM_KIND_COUNT; k++)
+        place_kind(out, (comet_mem_kind)k, bytes[k], off[k]);
+    out->mem_total[COMET_TIER_HBM] = 0.0;
+    out->mem_total[COMET_TIER_EXPANSION] = 0.0;
+    for (int k = 0; k < COMET_MEM_KIND_COUNT; k++) {
+        out->mem_total[COMET_TIER_HBM] += out->mem[COMET_TIER_HBM][k];
+        out->mem_total[COMET_TIER_EXPANSION] += out->mem[COMET_TIER_EXPANSION][k];
+    }
+    out->mem_capacity[COMET_TIER_HBM] = hbm_cap;
+    out->mem_capacity[COMET_TIER_EXPANSION] = exp_cap;
+    out->feasible = true;
+    out->infeasible = COMET_FITS;
+    if (out->mem_total[COMET_TIER_HBM] > hbm_cap * (1.0 + 1e-12)) {
+        out->feasible = false;
+        out->infeasible = COMET_NO_FIT_HBM;
+    } else if (out->mem_total[COMET_TIER_EXPANSION] > exp_cap * (1.0 + 1e-12)) {
+        out->feasible = false;
+        out->infeasible = COMET_NO_FIT_EXPANSION;
+    }
+
+    fp->optimizer_offloaded = off[COMET_MEM_OPTIMIZER];
+    fp->weights_offloaded = off[COMET_MEM_WEIGHTS];
+    fp->activations_offloaded = off[COMET_MEM_ACTIVATIONS];
+    /* Offloaded weights are read in every microbatch's forward and backward
+     * (and written once after the update); offloaded activations are
+     * written in forward and read back in backward. */
+    double w_off = bytes[COMET_MEM_WEIGHTS] * off[COMET_MEM_WEIGHTS];
+    fp->streamed_bytes = w_off * (2.0 * micro + 1.0) +
+                         2.0 * micro * act_per_micro * off[COMET_MEM_ACTIVATIONS];
+}
+
+const char *comet_result_reason(const comet_result *r, char *out, size_t cap)
+{
+    const double gib = 1073741824.0;
+    switch (r->infeasible) {
+    case COMET_NO_FIT_HBM:
+        snprintf(out, cap, "HBM: %.1f GiB needed, %.1f GiB available",
+                 r->mem_total[COMET_TIER_HBM] / gib, r->mem_capacity[COMET_TIER_HBM] / gib);
+        break;
+    case COMET_NO_FIT_EXPANSION:
+        snprintf(out, cap, "expansion memory: %.1f GiB needed, %.1f GiB available",
+                 r->mem_total[COMET_TIER_EXPANSION] / gib,
+                 r->mem_capacity[COMET_TIER_EXPANSION] / gib);
+        break;
+    case COMET_NO_EXPANSION_TIER:
+        snprintf(out, cap, "offload asked for, but the system has no expansion tier");
+        break;
+    case COMET_FITS:
+    default:
+        snprintf(out, cap, "fits");
+        break;
+    }
+    return out;
+}
+
+const char *comet_mem_kind_name(comet_mem_kind k)
+{
+    static const char *const names[] = {"weights", "gradients", "optimizer", "activations"};
+    return (unsigned)k < COMET_MEM_KIND_COUNT ? names[k] : "?";
+}
+
+const char *comet_tier_name(comet_tier t)
+{
+    return t == COMET_TIER_HBM ? "hbm" : t == COMET_TIER_EXPANSION ? "expansion" : "?";
+}

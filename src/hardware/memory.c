@@ -1,0 +1,35 @@
+/* Memory tiers: what one NPU gets of an expansion tier (CXL-attached DRAM
+ * and the like) depending on how it is attached. A per-NPU device is
+ * private; a per-node device is shared by the NPUs of a node; a pool is
+ * shared by the whole job, so capacity and bandwidth divide. */
+#include "hardware.h"
+
+static double sharers(const comet_mem_tier *t, int64_t npus)
+{
+    switch (t->attach) {
+    case COMET_ATTACH_PER_NODE: {
+        int64_t n = t->shared_by > 0 ? t->shared_by : 1;
+        return (double)(n < npus ? n : npus);
+    }
+    case COMET_ATTACH_POOL:
+        return (double)(npus > 0 ? npus : 1);
+    case COMET_ATTACH_PER_NPU:
+    default:
+        return 1.0;
+    }
+}
+
+double hw_expansion_bandwidth(const comet_mem_tier *t, int64_t npus)
+{
+    if (!t->present)
+        return 0.0;
+    double eff = t->efficiency > 0.0 ? t->efficiency : 1.0;
+    return t->bandwidth * eff / sharers(t, npus);
+}
+
+double hw_expansion_capacity(const comet_mem_tier *t, int64_t npus)
+{
+    if (!t->present)
+        return 0.0;
+    return t->capacity / sharers(t, npus);
+}

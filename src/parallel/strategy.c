@@ -1,0 +1,223 @@
+/* Strategy defaults and resolution: checks that a strategy can run a model
+ * on a system (divisibility, NPU count, batch) and lays its parallel groups
+ * onto the network dimensions. Every error names the strategy key, so the
+ * config layer can point it at a file position. */
+#include "comet/strategy.h"
+
+#include <string.h>
+
+/* Sanity limits; past these, inputs are typos and counters overflow. */
+#define MAX_NPUS 262144
+#define MAX_BATCH 2147483648LL
+
+void comet_strategy_defaults(comet_strategy *s)
+{
+    memset(s, 0, sizeof *s);
+    s->tp = s->pp = s->dp = 1;
+    s->global_batch = 1;
+    s->microbatch = 1;
+    s->interleave = 1;
+    s->recompute = COMET_RECOMPUTE_NONE;
+    s->overlap_dp = true;
+    s->overlap_tp = false;
+    s->order[0] = COMET_GROUP_TP;
+    s->order[1] = COMET_GROUP_DP;
+    s->order[2] = COMET_GROUP_PP;
+}
+
+int64_t comet_strategy_npus(const comet_strategy *s)
+{
+    return s->tp * s->pp * s->dp;
+}
+
+#define BAD(err, key, ...) comet_error_set((err), COMET_EINPUT, NULL, 0, 0, (key), __VA_ARGS__)
+
+static comet_status check_positive(const comet_strategy *s, comet_error *err)
+{
+    struct { const char *key; int64_t v; int64_t max; } f[] = {
+        {"strategy.tp", s->tp, MAX_NPUS},
+        {"strategy.pp", s->pp, MAX_NPUS},
+        {"strategy.dp", s->dp, MAX_NPUS},
+        {"strategy.global_batch", s->global_batch, MAX_BATCH},
+        {"strategy.microbatch", s->microbatch, MAX_BATCH},
+        {"strategy.interleave", s->interleave, 4096},
+    };
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+        if (f[i].v < 1)
+            return BAD(err, f[i].key, "must be a positive integer, got %lld",
+                       (long long)f[i].v);
+        if (f[i].v > f[i].max)
+            return BAD(err, f[i].key, "%lld is past comet's limit of %lld", (long long)f[i].v,
+                       (long long)f[i].max);
+    }
+    if (s->zero_stage < 0 || s->zero_stage > 3)
+        return BAD(err, "strategy.zero", "must be 0, 1, 2 or 3, got %d", s->zero_stage);
+    /* tp*pp*dp could overflow before the limit check. */
+    if ((double)s->tp * (double)s->pp * (double)s->dp > MAX_NPUS)
+        return BAD(err, "strategy.dp", "tp*pp*dp = %.0f NPUs is past comet's limit of %d",
+                   (double)s->tp * (double)s->pp * (double)s->dp, MAX_NPUS);
+    return COMET_OK;
+}
+
+static comet_status check_model(const comet_model *m, const comet_strategy *s, comet_error *err)
+{
+    if (m->kind == COMET_MODEL_TRANSFORMER) {
+        if (m->heads % s->tp)
+            return BAD(err, "strategy.tp", "%lld does not divide heads (%lld)", (long long)s->tp,
+                       (long long)m->heads);
+        if (m->kv_heads % s->tp && s->tp % m->kv_heads)
+            return BAD(err, "strategy.tp", "%lld and kv_heads (%lld) do not divide each other",
+                       (long long)s->tp, (long long)m->kv_heads);
+        if (m->ffn % s->tp)
+            return BAD(err, "strategy.tp", "%lld does not divide ffn (%lld)", (long long)s->tp,
+                       (long long)m->ffn);
+        if (m->vocab % s->tp)
+            return BAD(err, "strategy.tp", "%lld does not divide vocab (%lld)", (long long)s->tp,
+                       (long long)m->vocab);
+    }
+    int64_t depth = comet_model_depth(m);
+    if (depth % (s->pp * s->interleave)) {
+        if (s->interleave > 1)
+            return BAD(err, "strategy.interleave",
+                       "pp*interleave = %lld does not divide the %lld layers",
+                       (long long)(s->pp * s->interleave), (long long)depth);
+        return BAD(err, "strategy.pp", "%lld does not divide the %lld layers", (long long)s->pp,
+                   (long long)depth);
+    }
+    if (s->interleave > 1 && s->pp == 1)
+        return BAD(err, "strategy.interleave", "%lld needs pipeline parallelism (pp > 1)",
+                   (long long)s->interleave);
+    if (s->global_batch % (s->microbatch * s->dp))
+        return BAD(err, "strategy.global_batch",
+                   "%lld is not a multiple of microbatch*dp (%lld)", (long long)s->global_batch,
+                   (long long)(s->microbatch * s->dp));
+    int64_t micro = s->global_batch / (s->microbatch * s->dp);
+    if (s->interleave > 1 && micro % s->pp)
+        return BAD(err, "strategy.global_batch",
+                   "interleaved schedule needs microbatches (%lld) to be a multiple of pp (%lld)",
+                   (long long)micro, (long long)s->pp);
+    return COMET_OK;
+}
+
+/* Effective size of each dimension for npus NPUs, innermost first. */
+static comet_status size_dims(const comet_system *sys, int64_t npus, int64_t sizes[COMET_MAX_DIMS],
+                              comet_error *err)
+{
+    int64_t left = npus;
+    for (int d = 0; d < COMET_MAX_DIMS; d++)
+        sizes[d] = 1;
+    for (int d = 0; d < sys->n_dims; d++) {
+        int64_t size = sys->dims[d].size;
+        if (size == 0 || left <= size) {
+            if (size != 0 && size % left)
+                return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "strategy.dp",
+                                       "%lld NPUs do not fill network dimension %s (size %lld) evenly",
+                                       (long long)npus, sys->dims[d].name, (long long)size);
+            sizes[d] = left;
+            left = 1;
+            continue;
+        }
+        if (left % size)
+            return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "strategy.dp",
+                                   "%lld NPUs are not a multiple of network dimension %s (size %lld)",
+                                   (long long)npus, sys->dims[d].name, (long long)size);
+        sizes[d] = size;
+        left /= size;
+    }
+    if (left != 1)
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "strategy.dp",
+                               "strategy needs %lld NPUs but system %s has only %lld",
+                               (long long)npus, sys->name, (long long)(npus / left));
+    return COMET_OK;
+}
+
+static int64_t gcd64(int64_t a, int64_t b)
+{
+    while (b) {
+        int64_t r = a % b;
+        a = b;
+        b = r;
+    }
+    return a;
+}
+
+static int64_t group_size(const comet_strategy *s, comet_group g)
+{
+    return g == COMET_GROUP_TP ? s->tp : g == COMET_GROUP_PP ? s->pp : s->dp;
+}
+
+/* Fill dimensions innermost first, taking groups in s->order. */
+static comet_status place_auto(comet_strategy *s, const int64_t sizes[COMET_MAX_DIMS], int n_dims,
+                               comet_error *err)
+{
+    int64_t room[COMET_MAX_DIMS];
+    memcpy(room, sizes, sizeof room);
+    memset(s->place, 0, sizeof s->place);
+    for (int gi = 0; gi < COMET_GROUP_COUNT; gi++) {
+        comet_group g = s->order[gi];
+        int64_t left = group_size(s, g);
+        for (int d = 0; d < COMET_MAX_DIMS; d++) {
+            int64_t span = d < n_dims ? gcd64(left, room[d]) : 1;
+            s->place[g][d] = span;
+            left /= span;
+            room[d] /= span;
+        }
+        if (left != 1)
+            return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "strategy.order",
+                                   "cannot lay the %s group (%lld NPUs) onto the network dimensions",
+                                   comet_group_name(g), (long long)group_size(s, g));
+    }
+    return COMET_OK;
+}
+
+static comet_status check_placement(const comet_strategy *s, const int64_t sizes[COMET_MAX_DIMS],
+                                    int n_dims, comet_error *err)
+{
+    static const char *const keys[COMET_GROUP_COUNT] = {
+        "strategy.placement.tp", "strategy.placement.pp", "strategy.placement.dp"};
+    for (int g = 0; g < COMET_GROUP_COUNT; g++) {
+        int64_t prod = 1;
+        for (int d = 0; d < COMET_MAX_DIMS; d++) {
+            if (s->place[g][d] < 1 || (d >= n_dims && s->place[g][d] != 1))
+                return BAD(err, keys[g], "span %lld on dimension %lld is not possible",
+                           (long long)s->place[g][d], (long long)d);
+            prod *= s->place[g][d];
+        }
+        if (prod != group_size(s, (comet_group)g))
+            return BAD(err, keys[g], "spans multiply to %lld but the group has %lld NPUs",
+                       (long long)prod, (long long)group_size(s, (comet_group)g));
+    }
+    for (int d = 0; d < n_dims; d++) {
+        int64_t prod = s->place[0][d] * s->place[1][d] * s->place[2][d];
+        if (prod != sizes[d])
+            return BAD(err, "strategy.placement", "groups use %lld NPUs of a dimension of size %lld",
+                       (long long)prod, (long long)sizes[d]);
+    }
+    return COMET_OK;
+}
+
+comet_status comet_strategy_resolve(const comet_model *m, const comet_system *sys,
+                                    comet_strategy *s, int64_t dim_sizes[COMET_MAX_DIMS],
+                                    comet_error *err)
+{
+    comet_status st = check_positive(s, err);
+    if (!st)
+        st = check_model(m, s, err);
+    if (st)
+        return st;
+    if ((s->offload_optimizer || s->offload_weights || s->offload_activations) &&
+        !sys->expansion.present)
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "strategy.offload",
+                               "system %s has no expansion memory tier to offload to", sys->name);
+    int64_t sizes[COMET_MAX_DIMS];
+    st = size_dims(sys, comet_strategy_npus(s), sizes, err);
+    if (st)
+        return st;
+    st = s->placement_given ? check_placement(s, sizes, sys->n_dims, err)
+                            : place_auto(s, sizes, sys->n_dims, err);
+    if (st)
+        return st;
+    if (dim_sizes)
+        memcpy(dim_sizes, sizes, sizeof sizes);
+    return COMET_OK;
+}

@@ -1,0 +1,241 @@
+/* Renders one estimate for people (an aligned table with a bar per time
+ * component and memory per tier) and for machines (JSON and CSV with the
+ * same fields, SI units: seconds, bytes, FLOP). */
+#include "comet/report.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#define GIB 1073741824.0
+
+typedef struct time_part {
+    const char *name;
+    double seconds;
+} time_part;
+
+static int time_parts(const comet_result *r, time_part parts[10])
+{
+    const time_part all[] = {
+        {"forward", r->forward},         {"backward", r->backward},
+        {"recompute", r->recompute},     {"optimizer", r->optimizer},
+        {"pipeline bubble", r->bubble},  {"TP comm (exposed)", r->tp_exposed},
+        {"PP comm (exposed)", r->pp_exposed}, {"DP comm (exposed)", r->dp_exposed},
+        {"expansion memory (exposed)", r->offload_exposed},
+    };
+    int n = 0;
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        parts[n++] = all[i];
+    return n;
+}
+
+static void bar(comet_buf *b, double share)
+{
+    int cells = (int)lround(share * 30.0);
+    for (int i = 0; i < cells; i++)
+        comet_buf_append(b, "#", 1);
+}
+
+static void strategy_line(comet_buf *b, const comet_strategy *s)
+{
+    comet_buf_printf(b, "tp %lld  pp %lld  dp %lld  sp %s  microbatch %lld  global batch %lld  "
+                        "interleave %lld  recompute %s  zero %d",
+                     (long long)s->tp, (long long)s->pp, (long long)s->dp, s->sp ? "on" : "off",
+                     (long long)s->microbatch, (long long)s->global_batch,
+                     (long long)s->interleave, comet_recompute_name(s->recompute), s->zero_stage);
+    if (s->offload_optimizer || s->offload_weights || s->offload_activations)
+        comet_buf_printf(b, "  offload%s%s%s", s->offload_optimizer ? " optimizer" : "",
+                         s->offload_weights ? " weights" : "",
+                         s->offload_activations ? " activations" : "");
+}
+
+void comet_report_text(comet_buf *b, const comet_model *m, const comet_system *sys,
+                       const comet_strategy *s, const comet_result *r)
+{
+    comet_buf_printf(b, "%s on %s, %lld NPUs, %.1f B parameters\n", m->name, sys->name,
+                     (long long)r->npus, r->params / 1e9);
+    strategy_line(b, s);
+    comet_buf_printf(b, "\n\nstep time %.3f s   %.0f tokens/s   MFU %.1f %%   HFU %.1f %%   "
+                        "%.1f TFLOP/s per NPU\n",
+                     r->step_time, r->tokens_per_s, 100.0 * r->mfu, 100.0 * r->hfu,
+                     r->tflops_per_npu);
+    if (r->cost > 0.0)
+        comet_buf_printf(b, "cluster cost %.3g   cost per (Mtoken/s) %.3g\n", r->cost,
+                         r->cost_per_mtoken_s);
+
+    time_part parts[10];
+    int n = time_parts(r, parts);
+    comet_buf_printf(b, "\n%-28s %10s %7s\n", "where the time goes", "seconds", "share");
+    for (int i = 0; i < n; i++) {
+        double share = r->step_time > 0.0 ? parts[i].seconds / r->step_time : 0.0;
+        comet_buf_printf(b, "  %-26s %10.3f %6.1f%%  ", parts[i].name, parts[i].seconds,
+                         100.0 * share);
+        bar(b, share);
+        comet_buf_append(b, "\n", 1);
+    }
+    comet_buf_printf(b, "  %-26s %10.3f %6.1f%%\n", "step", r->step_time, 100.0);
+
+    comet_buf_printf(b, "\n%-28s %10s", "memory per NPU (GiB)", "HBM");
+    bool exp = sys->expansion.present;
+    if (exp)
+        comet_buf_printf(b, " %10s", "expansion");
+    comet_buf_append(b, "\n", 1);
+    for (int k = 0; k < COMET_MEM_KIND_COUNT; k++) {
+        comet_buf_printf(b, "  %-26s %10.2f", comet_mem_kind_name((comet_mem_kind)k),
+                         r->mem[COMET_TIER_HBM][k] / GIB);
+        if (exp)
+            comet_buf_printf(b, " %10.2f", r->mem[COMET_TIER_EXPANSION][k] / GIB);
+        comet_buf_append(b, "\n", 1);
+    }
+    comet_buf_printf(b, "  %-26s %10.2f", "total", r->mem_total[COMET_TIER_HBM] / GIB);
+    if (exp)
+        comet_buf_printf(b, " %10.2f", r->mem_total[COMET_TIER_EXPANSION] / GIB);
+    comet_buf_printf(b, "\n  %-26s %10.2f", "capacity", r->mem_capacity[COMET_TIER_HBM] / GIB);
+    if (exp)
+        comet_buf_printf(b, " %10.2f", r->mem_capacity[COMET_TIER_EXPANSION] / GIB);
+    char reason[160];
+    comet_buf_printf(b, "\n\n%s\n",
+                     r->feasible ? "fits in memory"
+                                 : comet_result_reason(r, reason, sizeof reason));
+}
+
+/* The machine-readable fields, in one table used by both JSON and CSV. */
+typedef struct field {
+    const char *name;
+    double value;
+} field;
+
+static int result_fields(const comet_result *r, field f[40])
+{
+    int n = 0;
+#define F(name_, v_) f[n++] = (field){name_, (double)(v_)}
+    F("step_time_s", r->step_time);
+    F("forward_s", r->forward);
+    F("backward_s", r->backward);
+    F("recompute_s", r->recompute);
+    F("optimizer_s", r->optimizer);
+    F("bubble_s", r->bubble);
+    F("tp_exposed_s", r->tp_exposed);
+    F("pp_exposed_s", r->pp_exposed);
+    F("dp_exposed_s", r->dp_exposed);
+    F("offload_exposed_s", r->offload_exposed);
+    F("tp_comm_s", r->tp_comm_time);
+    F("pp_comm_s", r->pp_comm_time);
+    F("dp_comm_s", r->dp_comm_time);
+    F("offload_s", r->offload_time);
+    F("hbm_weights_bytes", r->mem[COMET_TIER_HBM][COMET_MEM_WEIGHTS]);
+    F("hbm_gradients_bytes", r->mem[COMET_TIER_HBM][COMET_MEM_GRADIENTS]);
+    F("hbm_optimizer_bytes", r->mem[COMET_TIER_HBM][COMET_MEM_OPTIMIZER]);
+    F("hbm_activations_bytes", r->mem[COMET_TIER_HBM][COMET_MEM_ACTIVATIONS]);
+    F("hbm_total_bytes", r->mem_total[COMET_TIER_HBM]);
+    F("hbm_capacity_bytes", r->mem_capacity[COMET_TIER_HBM]);
+    F("expansion_weights_bytes", r->mem[COMET_TIER_EXPANSION][COMET_MEM_WEIGHTS]);
+    F("expansion_gradients_bytes", r->mem[COMET_TIER_EXPANSION][COMET_MEM_GRADIENTS]);
+    F("expansion_optimizer_bytes", r->mem[COMET_TIER_EXPANSION][COMET_MEM_OPTIMIZER]);
+    F("expansion_activations_bytes", r->mem[COMET_TIER_EXPANSION][COMET_MEM_ACTIVATIONS]);
+    F("expansion_total_bytes", r->mem_total[COMET_TIER_EXPANSION]);
+    F("expansion_capacity_bytes", r->mem_capacity[COMET_TIER_EXPANSION]);
+    F("npus", r->npus);
+    F("microbatches", r->microbatches);
+    F("params", r->params);
+    F("model_flops", r->model_flops);
+    F("hardware_flops", r->hardware_flops);
+    F("mfu", r->mfu);
+    F("hfu", r->hfu);
+    F("tokens_per_s", r->tokens_per_s);
+    F("tflops_per_npu", r->tflops_per_npu);
+    F("cost", r->cost);
+    F("cost_per_mtoken_s", r->cost_per_mtoken_s);
+#undef F
+    return n;
+}
+
+/* JSON has no NaN/inf; the estimator never produces them, but a result
+ * must stay valid JSON whatever happens. */
+static void json_number(comet_buf *b, double v)
+{
+    if (isfinite(v))
+        comet_buf_printf(b, "%.10g", v);
+    else
+        comet_buf_printf(b, "null");
+}
+
+/* A JSON string literal; names come from user files and may hold anything. */
+static void json_string(comet_buf *b, const char *text)
+{
+    comet_buf_append(b, "\"", 1);
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            comet_buf_printf(b, "\\%c", *p);
+        else if (*p < 0x20)
+            comet_buf_printf(b, "\\u%04x", *p);
+        else
+            comet_buf_append(b, (const char *)p, 1);
+    }
+    comet_buf_append(b, "\"", 1);
+}
+
+void comet_report_json(comet_buf *b, const comet_model *m, const comet_system *sys,
+                       const comet_strategy *s, const comet_result *r)
+{
+    comet_buf_printf(b, "{\n  \"model\": ");
+    json_string(b, m->name);
+    comet_buf_printf(b, ",\n  \"system\": ");
+    json_string(b, sys->name);
+    comet_buf_printf(b, ",\n");
+    comet_buf_printf(b,
+                     "  \"strategy\": {\"tp\": %lld, \"pp\": %lld, \"dp\": %lld, \"sp\": %s, "
+                     "\"microbatch\": %lld, \"global_batch\": %lld, \"interleave\": %lld, "
+                     "\"recompute\": \"%s\", \"zero\": %d, \"offload_optimizer\": %s, "
+                     "\"offload_weights\": %s, \"offload_activations\": %s, "
+                     "\"overlap_dp\": %s, \"overlap_tp\": %s},\n",
+                     (long long)s->tp, (long long)s->pp, (long long)s->dp,
+                     s->sp ? "true" : "false", (long long)s->microbatch,
+                     (long long)s->global_batch, (long long)s->interleave,
+                     comet_recompute_name(s->recompute), s->zero_stage,
+                     s->offload_optimizer ? "true" : "false",
+                     s->offload_weights ? "true" : "false",
+                     s->offload_activations ? "true" : "false", s->overlap_dp ? "true" : "false",
+                     s->overlap_tp ? "true" : "false");
+    char reason[160];
+    comet_buf_printf(b, "  \"feasible\": %s,\n  \"reason\": \"%s\",\n",
+                     r->feasible ? "true" : "false", comet_result_reason(r, reason, sizeof reason));
+    field f[40];
+    int n = result_fields(r, f);
+    for (int i = 0; i < n; i++) {
+        comet_buf_printf(b, "  \"%s\": ", f[i].name);
+        json_number(b, f[i].value);
+        comet_buf_printf(b, "%s\n", i + 1 < n ? "," : "");
+    }
+    comet_buf_printf(b, "}\n");
+}
+
+void comet_report_csv_header(comet_buf *b)
+{
+    comet_result zero = {0};
+    field f[40];
+    int n = result_fields(&zero, f);
+    comet_buf_printf(b, "model,system,tp,pp,dp,sp,microbatch,global_batch,interleave,recompute,"
+                        "zero,feasible");
+    for (int i = 0; i < n; i++)
+        comet_buf_printf(b, ",%s", f[i].name);
+    comet_buf_append(b, "\n", 1);
+}
+
+void comet_report_csv_row(comet_buf *b, const comet_model *m, const comet_system *sys,
+                          const comet_strategy *s, const comet_result *r)
+{
+    comet_buf_printf(b, "%s,%s,%lld,%lld,%lld,%d,%lld,%lld,%lld,%s,%d,%d", m->name, sys->name,
+                     (long long)s->tp, (long long)s->pp, (long long)s->dp, s->sp ? 1 : 0,
+                     (long long)s->microbatch, (long long)s->global_batch,
+                     (long long)s->interleave, comet_recompute_name(s->recompute), s->zero_stage,
+                     r->feasible ? 1 : 0);
+    field f[40];
+    int n = result_fields(r, f);
+    for (int i = 0; i < n; i++) {
+        if (isfinite(f[i].value))
+            comet_buf_printf(b, ",%.10g", f[i].value);
+        else
+            comet_buf_append(b, ",", 1);
+    }
+    comet_buf_append(b, "\n", 1);
+}

@@ -1,0 +1,72 @@
+/* Workload builder for generic layer lists (DLRM-like, CNNs, anything
+ * described layer by layer): each layer's forward FLOPs and bytes become
+ * one roofline op, its own collective is kept, and TP-sharded layers get a
+ * tensor-parallel all-reduce of their output. The pipeline splits the
+ * layer list evenly: each stage carries 1/pp of every layer kind, so the
+ * stage is the average stage (docs/model.md says so). */
+#include "workload.h"
+
+static void build_one(const comet_layer *src, const comet_strategy *s, double per_stage,
+                      work_layer *l)
+{
+    double b = (double)s->microbatch;
+    double shard = src->tp_sharded ? (double)s->tp : 1.0;
+    l->n_ops = 1;
+    l->ops[0].kind = WORK_GEMM;
+    l->ops[0].flops = b * src->fwd_flops / shard;
+    l->ops[0].bytes = b * src->fwd_bytes / shard;
+    l->ops[0].attention_core = false;
+    l->n_comms = 0;
+    if (src->tp_sharded && s->tp > 1) {
+        work_comm *c = &l->comms[l->n_comms++];
+        c->collective = COMET_COLL_ALL_REDUCE;
+        c->group = COMET_GROUP_TP;
+        c->bytes = b * src->out_bytes;
+        c->in_backward = true;
+        c->recomputed = true;
+    }
+    if (src->comm != COMET_COLL_NONE && src->comm_bytes > 0.0) {
+        work_comm *c = &l->comms[l->n_comms++];
+        c->collective = src->comm;
+        c->group = src->comm_group;
+        c->bytes = b * src->comm_bytes;
+        c->in_backward = true;
+        c->recomputed = false;
+    }
+    /* Per-stage share of this layer kind folded into the per-layer numbers
+     * so that count stays 1 and fractions of layers are exact. */
+    for (int i = 0; i < l->n_ops; i++) {
+        l->ops[i].flops *= per_stage;
+        l->ops[i].bytes *= per_stage;
+    }
+    for (int i = 0; i < l->n_comms; i++)
+        l->comms[i].bytes *= per_stage;
+    l->count = 1;
+    l->where = WORK_EVERY_STAGE;
+    l->params = per_stage * src->params / shard;
+    l->act_bytes = per_stage * b * src->act_bytes / shard;
+    l->act_bytes_selective = l->act_bytes;
+    l->act_bytes_full = per_stage * b * src->out_bytes;
+}
+
+void work_build_layers(const comet_model *m, const comet_strategy *s, work_stage *out)
+{
+    double b = (double)s->microbatch;
+    double pp = (double)s->pp;
+    double depth = 0.0, out_sum = 0.0, flops = 0.0;
+    out->n_layers = 0;
+    out->params_npu = 0.0;
+    for (int i = 0; i < m->n_layer_kinds; i++) {
+        const comet_layer *src = &m->layer_list[i];
+        work_layer *l = &out->layers[out->n_layers++];
+        build_one(src, s, (double)src->count / pp, l);
+        out->params_npu += l->params;
+        depth += (double)src->count;
+        out_sum += (double)src->count * src->out_bytes;
+        flops += (double)src->count * src->fwd_flops;
+    }
+    out->p2p_bytes = depth > 0.0 ? b * out_sum / depth : 0.0;
+    out->fwd_flops_model = b * flops;
+    out->params_total = comet_model_params(m);
+    out->act_extra = 0.0;
+}

@@ -1,0 +1,39 @@
+/* Whole-model facts derived from a model description: parameter count,
+ * pipeline depth and tokens per sample. */
+#include "workload.h"
+
+double comet_model_params(const comet_model *m)
+{
+    if (m->kind == COMET_MODEL_TRANSFORMER)
+        return (double)m->layers * work_transformer_block_params(m)
+             + work_transformer_embedding_params(m);
+    double total = 0.0;
+    for (int i = 0; i < m->n_layer_kinds; i++)
+        total += (double)m->layer_list[i].count * m->layer_list[i].params;
+    return total;
+}
+
+int64_t comet_model_depth(const comet_model *m)
+{
+    if (m->kind == COMET_MODEL_TRANSFORMER)
+        return m->layers;
+    int64_t depth = 0;
+    for (int i = 0; i < m->n_layer_kinds; i++)
+        depth += m->layer_list[i].count;
+    return depth;
+}
+
+int64_t comet_model_tokens_per_sample(const comet_model *m)
+{
+    if (m->kind == COMET_MODEL_TRANSFORMER)
+        return m->seq;
+    return m->sample_tokens > 0 ? m->sample_tokens : 1;
+}
+
+void work_build(const comet_model *m, const comet_strategy *s, work_stage *out)
+{
+    if (m->kind == COMET_MODEL_TRANSFORMER)
+        work_build_transformer(m, s, out);
+    else
+        work_build_layers(m, s, out);
+}

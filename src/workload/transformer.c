@@ -1,0 +1,230 @@
+/* Workload builder for decoder-only Transformers: the forward GEMMs, vector
+ * ops, tensor-parallel collectives, parameters and stashed activations of
+ * one block, the embedding and the LM head, per NPU and per microbatch.
+ * FLOP counts follow Narayanan et al. 2021; activation bytes follow
+ * Korthikanti et al. 2022 (Sec. 4), generalised to GQA and gated MLPs.
+ * Equations are written out in docs/model.md. */
+#include <math.h>
+
+#include "workload.h"
+
+/* Per-NPU shape under tensor parallelism. */
+typedef struct block_shape {
+    double b, s, h, f, t;
+    double tokens;          /* b*s */
+    double tokens_rep;      /* tokens seen by replicated ops: b*s, or b*s/t with SP */
+    double heads_local;     /* a/t */
+    double kv_width_local;  /* width of K (and of V) per NPU: head_dim * kv heads held */
+    double q_width_local;   /* h/t */
+    double elem;            /* bytes per element of activations/weights */
+    double mlp_mats;        /* 2 or 3 matrices */
+} block_shape;
+
+static block_shape shape_of(const comet_model *m, const comet_strategy *s)
+{
+    block_shape x;
+    x.b = (double)s->microbatch;
+    x.s = (double)m->seq;
+    x.h = (double)m->hidden;
+    x.f = (double)m->ffn;
+    x.t = (double)s->tp;
+    x.tokens = x.b * x.s;
+    x.tokens_rep = s->sp ? x.tokens / x.t : x.tokens;
+    x.heads_local = (double)m->heads / x.t;
+    double head_dim = x.h / (double)m->heads;
+    /* KV heads are split by TP when there are enough, else replicated. */
+    double kv_local = (double)m->kv_heads >= x.t ? (double)m->kv_heads / x.t : 1.0;
+    x.kv_width_local = head_dim * kv_local;
+    x.q_width_local = x.h / x.t;
+    x.elem = comet_dtype_bytes(m->dtype);
+    x.mlp_mats = m->gated_mlp ? 3.0 : 2.0;
+    return x;
+}
+
+static void add_op(work_layer *l, work_op_kind kind, double flops, double bytes, bool core)
+{
+    work_op *op = &l->ops[l->n_ops++];
+    op->kind = kind;
+    op->flops = flops;
+    op->bytes = bytes;
+    op->attention_core = core;
+}
+
+/* A GEMM of (M x K) by (K x N): 2MNK FLOPs, reads both inputs, writes the output. */
+static void add_gemm(work_layer *l, double mdim, double ndim, double kdim, double elem, bool core)
+{
+    add_op(l, WORK_GEMM, 2.0 * mdim * ndim * kdim, elem * (mdim * kdim + kdim * ndim + mdim * ndim),
+           core);
+}
+
+static void add_comm(work_layer *l, comet_collective c, comet_group g, double bytes)
+{
+    work_comm *cm = &l->comms[l->n_comms++];
+    cm->collective = c;
+    cm->group = g;
+    cm->bytes = bytes;
+    cm->in_backward = true;
+    cm->recomputed = true;
+}
+
+/* The two TP synchronisation points of a block (after attention and after
+ * the MLP, Megatron's f/g operators): an all-reduce each, or with sequence
+ * parallelism an all-gather before and a reduce-scatter after. */
+static void add_tp_sync(work_layer *l, const block_shape *x, bool sp)
+{
+    if (x->t <= 1.0)
+        return;
+    double bytes = x->tokens * x->h * x->elem;
+    if (sp) {
+        add_comm(l, COMET_COLL_ALL_GATHER, COMET_GROUP_TP, bytes);
+        add_comm(l, COMET_COLL_REDUCE_SCATTER, COMET_GROUP_TP, bytes);
+    } else {
+        add_comm(l, COMET_COLL_ALL_REDUCE, COMET_GROUP_TP, bytes);
+    }
+}
+
+double work_transformer_block_params(const comet_model *m)
+{
+    double h = (double)m->hidden, f = (double)m->ffn;
+    double kv = 2.0 * h * (double)m->kv_heads / (double)m->heads; /* K and V widths */
+    double mats = m->gated_mlp ? 3.0 : 2.0;
+    double weights = h * (h + kv) + h * h + mats * h * f;
+    double biases = m->biases ? (h + kv) + h + (m->gated_mlp ? 2.0 * f : f) + h : 0.0;
+    double norms = m->biases ? 4.0 * h : 2.0 * h; /* LayerNorm: gain+bias; RMSNorm: gain */
+    return weights + biases + norms;
+}
+
+double work_transformer_embedding_params(const comet_model *m)
+{
+    double h = (double)m->hidden, v = (double)m->vocab;
+    double table = v * h;
+    double head = m->tied_embeddings ? 0.0 : v * h;
+    double pos = m->learned_positions ? (double)m->seq * h : 0.0;
+    double final_norm = m->biases ? 2.0 * h : h;
+    return table + head + pos + final_norm;
+}
+
+static void build_block(const comet_model *m, const comet_strategy *s, const block_shape *x,
+                        work_layer *l)
+{
+    double e = x->elem, h = x->h, T = x->tokens, Tr = x->tokens_rep;
+    double scores = x->b * x->heads_local * x->s * x->s; /* attention matrix elements */
+    double qkv_width = x->q_width_local + 2.0 * x->kv_width_local;
+    double mask = m->dropout ? 1.0 : 0.0;                /* 1-byte dropout masks */
+    double ffn_local = x->f / x->t;
+
+    l->n_ops = 0;
+    l->n_comms = 0;
+    add_op(l, WORK_VECTOR, 5.0 * Tr * h, 2.0 * e * Tr * h, false);            /* norm 1 */
+    add_gemm(l, T, qkv_width, h, e, false);                                   /* QKV */
+    add_op(l, WORK_GEMM, 2.0 * scores * (h / (double)m->heads),               /* Q K^T */
+           e * (T * x->q_width_local + T * x->kv_width_local + scores), true);
+    add_op(l, WORK_VECTOR, 5.0 * scores, 2.0 * e * scores, true);             /* scale+mask+softmax */
+    if (m->dropout)
+        add_op(l, WORK_VECTOR, scores, (2.0 * e + 1.0) * scores, true);       /* attention dropout */
+    add_op(l, WORK_GEMM, 2.0 * scores * (h / (double)m->heads),               /* scores x V */
+           e * (scores + T * x->kv_width_local + T * x->q_width_local), true);
+    add_gemm(l, T, h, x->q_width_local, e, false);                            /* projection */
+    add_op(l, WORK_VECTOR, 2.0 * Tr * h, (3.0 * e + mask) * Tr * h, false);   /* dropout+residual */
+    add_op(l, WORK_VECTOR, 5.0 * Tr * h, 2.0 * e * Tr * h, false);            /* norm 2 */
+    add_gemm(l, T, (x->mlp_mats - 1.0) * ffn_local, h, e, false);             /* MLP in (and gate) */
+    add_op(l, WORK_VECTOR, 8.0 * T * ffn_local,                               /* GeLU or SwiGLU */
+           (m->gated_mlp ? 3.0 : 2.0) * e * T * ffn_local, false);
+    add_gemm(l, T, h, ffn_local, e, false);                                   /* MLP out */
+    add_op(l, WORK_VECTOR, 2.0 * Tr * h, (3.0 * e + mask) * Tr * h, false);   /* dropout+residual */
+    add_tp_sync(l, x, s->sp);
+    add_tp_sync(l, x, s->sp);
+
+    l->params = work_transformer_block_params(m) / x->t;
+
+    /* Stashed activations (Korthikanti 2022 Sec. 4.1, bytes per microbatch):
+     * replicated ops keep 2 norm inputs, the QKV and MLP inputs and two
+     * dropout masks; TP-sharded ops keep Q, K, V, the projection input and
+     * the MLP intermediates; the attention core keeps softmax output,
+     * its dropout mask and dropout output. */
+    double replicated = Tr * h * (4.0 * e + 2.0 * mask);
+    double sharded = T * (e * x->q_width_local + 2.0 * e * x->kv_width_local) /* Q, K, V */
+                   + T * e * x->q_width_local                                 /* projection in */
+                   + T * ffn_local * e * (m->gated_mlp ? 3.0 : 2.0);          /* MLP intermediates */
+    double core = scores * (2.0 * e + (m->dropout ? 1.0 + 2.0 * e : 0.0));
+    l->act_bytes = replicated + sharded + core;
+    l->act_bytes_selective = replicated + sharded;
+    l->act_bytes_full = Tr * h * e;
+}
+
+/* Input embedding: a table lookup (vocabulary-parallel under TP, one
+ * all-reduce or reduce-scatter) and, with learned positions, an add. */
+static void build_embedding(const comet_model *m, const comet_strategy *s, const block_shape *x,
+                            work_layer *l)
+{
+    l->count = 1;
+    l->where = WORK_FIRST_STAGE;
+    l->n_ops = 0;
+    l->n_comms = 0;
+    add_op(l, WORK_VECTOR, x->tokens * x->h, 3.0 * x->elem * x->tokens * x->h, false);
+    if (x->t > 1.0) {
+        add_comm(l, s->sp ? COMET_COLL_REDUCE_SCATTER : COMET_COLL_ALL_REDUCE, COMET_GROUP_TP,
+                 x->tokens * x->h * x->elem);
+        l->comms[0].recomputed = false;
+    }
+    double h = x->h;
+    l->params = ((double)m->vocab * h) / x->t + (m->learned_positions ? (double)m->seq * h : 0.0);
+    l->act_bytes = m->dropout ? x->tokens_rep * h : 0.0;
+    l->act_bytes_selective = l->act_bytes;
+    l->act_bytes_full = l->act_bytes;
+}
+
+/* Final norm, LM head GEMM over the vocabulary shard and the fused
+ * softmax cross-entropy, whose fp32 logits are kept for backward. */
+static void build_head(const comet_model *m, const comet_strategy *s, const block_shape *x,
+                       work_layer *l)
+{
+    double v_local = (double)m->vocab / x->t;
+    l->count = 1;
+    l->where = WORK_LAST_STAGE;
+    l->n_ops = 0;
+    l->n_comms = 0;
+    add_op(l, WORK_VECTOR, 5.0 * x->tokens_rep * x->h, 2.0 * x->elem * x->tokens_rep * x->h, false);
+    add_gemm(l, x->tokens, v_local, x->h, x->elem, false);
+    add_op(l, WORK_VECTOR, 5.0 * x->tokens * v_local, (x->elem + 4.0) * x->tokens * v_local, false);
+    /* The LM head holds its own copy of the table: untied, or tied with
+     * the embedding on another stage (Megatron keeps both in sync). */
+    double norm = (m->biases ? 2.0 : 1.0) * x->h;
+    bool shares_table = m->tied_embeddings && s->pp == 1;
+    l->params = (shares_table ? 0.0 : (double)m->vocab * x->h / x->t) + norm;
+    l->act_bytes = 4.0 * x->tokens * v_local + x->elem * x->tokens_rep * x->h;
+    l->act_bytes_selective = l->act_bytes;
+    l->act_bytes_full = l->act_bytes;
+}
+
+void work_build_transformer(const comet_model *m, const comet_strategy *s, work_stage *out)
+{
+    block_shape x = shape_of(m, s);
+    double layers_per_stage = (double)m->layers / (double)s->pp;
+
+    out->n_layers = 0;
+    work_layer *block = &out->layers[out->n_layers++];
+    build_block(m, s, &x, block);
+    block->count = (int64_t)layers_per_stage;
+    block->where = WORK_EVERY_STAGE;
+
+    /* The busiest stage holds the LM head (the last stage; with one stage
+     * also the embedding). Its GEMM dwarfs the embedding lookup. */
+    build_head(m, s, &x, &out->layers[out->n_layers++]);
+    if (s->pp == 1)
+        build_embedding(m, s, &x, &out->layers[out->n_layers++]);
+
+    out->p2p_bytes = x.tokens * x.h * x.elem / (s->sp ? x.t : 1.0);
+
+    /* Model FLOPs of one microbatch forward over all NPUs (no recompute):
+     * every GEMM of every block plus the LM head, unsharded. */
+    double T = x.tokens, h = x.h, a = (double)m->heads;
+    double kv = h * (double)m->kv_heads / a;
+    double block_flops = 2.0 * T * h * (h + 2.0 * kv) + 4.0 * x.b * x.s * x.s * h
+                       + 2.0 * T * h * h + 2.0 * x.mlp_mats * T * h * x.f;
+    out->fwd_flops_model = (double)m->layers * block_flops + 2.0 * T * h * (double)m->vocab;
+    out->params_total = comet_model_params(m);
+    out->params_npu = block->params * (double)block->count + out->layers[1].params
+                    + (s->pp == 1 ? out->layers[2].params : 0.0);
+    out->act_extra = 0.0;
+}

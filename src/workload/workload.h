@@ -1,0 +1,84 @@
+/* Internal: the work of one training step as the workload builder sees it,
+ * shared by the estimator (and later the simulator) so every FLOP, byte and
+ * collective is counted in one place.
+ *
+ * Quantities are per NPU and per microbatch, for one pipeline stage, under
+ * a resolved strategy. Backward work is derived from forward work by the
+ * consumers (two GEMMs of the forward's size per forward GEMM, twice the
+ * bytes for vector ops). */
+#ifndef COMET_WORKLOAD_H
+#define COMET_WORKLOAD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "comet/model.h"
+#include "comet/strategy.h"
+
+#define WORK_MAX_OPS 24
+#define WORK_MAX_COMMS 8
+
+typedef enum work_op_kind {
+    WORK_GEMM = 0,     /* matrix engine, efficiency from the GEMM curve */
+    WORK_VECTOR = 1    /* elementwise / reduction, usually memory bound */
+} work_op_kind;
+
+typedef struct work_op {
+    double flops;
+    double bytes;          /* HBM traffic */
+    work_op_kind kind;
+    bool attention_core;   /* recomputed under selective recompute */
+} work_op;
+
+typedef struct work_comm {
+    comet_collective collective;
+    comet_group group;
+    double bytes;          /* per NPU buffer size */
+    bool in_backward;      /* mirrored in backward */
+    bool recomputed;       /* repeated by full recompute */
+} work_comm;
+
+/* Which pipeline stages hold a layer. */
+typedef enum work_where {
+    WORK_EVERY_STAGE = 0,
+    WORK_FIRST_STAGE,      /* input embedding */
+    WORK_LAST_STAGE        /* LM head */
+} work_where;
+
+/* One kind of layer, repeated `count` times on the stage. */
+typedef struct work_layer {
+    int64_t count;
+    work_where where;
+    int n_ops;
+    work_op ops[WORK_MAX_OPS];          /* forward */
+    int n_comms;
+    work_comm comms[WORK_MAX_COMMS];    /* forward */
+    double params;                      /* per NPU, per layer */
+    double act_bytes;                   /* stashed per microbatch per layer, no recompute */
+    double act_bytes_selective;         /* ... with selective recompute */
+    double act_bytes_full;              /* ... with full recompute */
+} work_layer;
+
+/* Work of the busiest pipeline stage for one microbatch. */
+typedef struct work_stage {
+    int n_layers;
+    work_layer layers[4 + COMET_MAX_LAYER_KINDS];
+    double p2p_bytes;        /* activation sent per stage boundary per microbatch */
+    double fwd_flops_model;  /* model FLOPs of one microbatch forward, whole model, all NPUs */
+    double params_total;     /* whole model */
+    double params_npu;       /* parameters held by one NPU of the busiest stage (before ZeRO) */
+    double act_extra;        /* activations outside the layers (embeddings, logits) per microbatch */
+} work_stage;
+
+/* Build the stage work for a model under a resolved strategy. The
+ * strategy must have been checked by comet_strategy_resolve. */
+void work_build(const comet_model *m, const comet_strategy *s, work_stage *out);
+
+/* Transformer and generic-layer builders used by work_build. */
+void work_build_transformer(const comet_model *m, const comet_strategy *s, work_stage *out);
+void work_build_layers(const comet_model *m, const comet_strategy *s, work_stage *out);
+
+/* Parameters of one transformer block and of the embedding/LM head. */
+double work_transformer_block_params(const comet_model *m);
+double work_transformer_embedding_params(const comet_model *m);
+
+#endif

@@ -1,0 +1,141 @@
+/* Closed-form checks of the Transformer workload builder: parameter counts
+ * (GPT-3 175B, Llama 2 70B), Megatron's FLOP formula, Korthikanti's
+ * activation formulas for every parallel / recompute mode. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "comet/comet.h"
+#include "../src/workload/workload.h"
+#include "tests.h"
+
+static void gpt(comet_model *m, int64_t l, int64_t h, int64_t a)
+{
+    memset(m, 0, sizeof *m);
+    m->kind = COMET_MODEL_TRANSFORMER;
+    m->dtype = COMET_DTYPE_BF16;
+    m->layers = l;
+    m->hidden = h;
+    m->heads = m->kv_heads = a;
+    m->ffn = 4 * h;
+    m->seq = 2048;
+    m->vocab = 51200;
+    m->tied_embeddings = m->learned_positions = m->biases = m->dropout = true;
+}
+
+static void test_gpt3_params(void **state)
+{
+    (void)state;
+    comet_model m;
+    gpt(&m, 96, 12288, 96);
+    /* 12 l h^2 + 13 l h + V h + s h + 2 h (final norm) */
+    double h = 12288, l = 96;
+    double expect = 12 * l * h * h + 13 * l * h + 51200 * h + 2048 * h + 2 * h;
+    assert_close(comet_model_params(&m), expect, 1e-15);
+    assert_close(comet_model_params(&m), 174.6e9, 0.001);
+}
+
+static void test_llama2_params(void **state)
+{
+    (void)state;
+    comet_model m;
+    memset(&m, 0, sizeof m);
+    m.kind = COMET_MODEL_TRANSFORMER;
+    m.dtype = COMET_DTYPE_BF16;
+    m.layers = 80;
+    m.hidden = 8192;
+    m.heads = 64;
+    m.kv_heads = 8;
+    m.ffn = 28672;
+    m.seq = 4096;
+    m.vocab = 32000;
+    m.gated_mlp = true;
+    /* Meta reports 68.98 B (69 B) for Llama 2 70B */
+    assert_close(comet_model_params(&m), 68.98e9, 0.001);
+}
+
+static void test_megatron_flops(void **state)
+{
+    (void)state;
+    comet_model m;
+    gpt(&m, 96, 12288, 96);
+    comet_strategy s;
+    comet_strategy_defaults(&s);
+    s.tp = 8;
+    s.microbatch = 1;
+    work_stage w;
+    work_build(&m, &s, &w);
+    /* Narayanan 2021 Eq. 3 without recompute: forward = 24 B s l h^2 (1 + s/6h + V/(16 l h)) */
+    double B = 1, sq = 2048, l = 96, h = 12288, V = 51200;
+    double fwd = 24 * B * sq * l * h * h * (1 + sq / (6 * h) + V / (16 * l * h));
+    assert_close(w.fwd_flops_model, fwd, 1e-12);
+    /* Per NPU the block's GEMM FLOPs are 1/t of the model's. */
+    double block = 0;
+    for (int i = 0; i < w.layers[0].n_ops; i++)
+        if (w.layers[0].ops[i].kind == WORK_GEMM)
+            block += w.layers[0].ops[i].flops;
+    assert_close(block, (24 * sq * h * h + 4 * sq * sq * h) / 8, 1e-12);
+}
+
+/* Korthikanti 2022 Table 2, bytes per layer per microbatch. */
+static void test_activation_formulas(void **state)
+{
+    (void)state;
+    comet_model m;
+    gpt(&m, 96, 12288, 96);
+    comet_strategy s;
+    comet_strategy_defaults(&s);
+    double sb = 2048.0 * 2, h = 12288, a = 96, t = 8, sq = 2048;
+    s.microbatch = 2;
+    work_stage w;
+
+    s.tp = 1;
+    work_build(&m, &s, &w);
+    assert_close(w.layers[0].act_bytes, sb * h * (34 + 5 * a * sq / h), 1e-12);
+
+    s.tp = 8;
+    work_build(&m, &s, &w);
+    assert_close(w.layers[0].act_bytes, sb * h * (10 + 24 / t + 5 * a * sq / (h * t)), 1e-12);
+    assert_close(w.layers[0].act_bytes_selective, sb * h * (10 + 24 / t), 1e-12);
+    assert_close(w.layers[0].act_bytes_full, sb * h * 2, 1e-12);
+
+    s.sp = true;
+    work_build(&m, &s, &w);
+    assert_close(w.layers[0].act_bytes, sb * h / t * (34 + 5 * a * sq / h), 1e-12);
+    assert_close(w.layers[0].act_bytes_selective, sb * h / t * 34, 1e-12);
+    assert_close(w.layers[0].act_bytes_full, sb * h * 2 / t, 1e-12);
+}
+
+static void test_tp_collectives(void **state)
+{
+    (void)state;
+    comet_model m;
+    gpt(&m, 96, 12288, 96);
+    comet_strategy s;
+    comet_strategy_defaults(&s);
+    s.tp = 8;
+    work_stage w;
+    work_build(&m, &s, &w);
+    /* two all-reduces of b s h 16-bit elements per layer forward */
+    assert_int_equal(w.layers[0].n_comms, 2);
+    assert_int_equal(w.layers[0].comms[0].collective, COMET_COLL_ALL_REDUCE);
+    assert_close(w.layers[0].comms[0].bytes, 2048.0 * 12288 * 2, 1e-15);
+    s.sp = true;
+    work_build(&m, &s, &w);
+    /* sequence parallel: each becomes an all-gather and a reduce-scatter */
+    assert_int_equal(w.layers[0].n_comms, 4);
+    assert_int_equal(w.layers[0].comms[0].collective, COMET_COLL_ALL_GATHER);
+    assert_int_equal(w.layers[0].comms[1].collective, COMET_COLL_REDUCE_SCATTER);
+    /* pipeline message b s h / t with scatter-gather */
+    assert_close(w.p2p_bytes, 2048.0 * 12288 * 2 / 8, 1e-15);
+}
+
+void suite_workload(test_tally *t)
+{
+    const struct CMUnitTest workload[] = {
+        cmocka_unit_test(test_gpt3_params),         cmocka_unit_test(test_llama2_params),
+        cmocka_unit_test(test_megatron_flops),      cmocka_unit_test(test_activation_formulas),
+        cmocka_unit_test(test_tp_collectives),
+    };
+    RUN_GROUP(t, workload);
+}
