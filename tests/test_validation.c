@@ -50,7 +50,7 @@ static int read_rows(validation_row *rows, int cap)
 static void row_model(const validation_row *r, comet_model *m)
 {
     memset(m, 0, sizeof *m);
-    snprintf(m->name, sizeof m->name, "%s", r->model);
+    snprintf(m->name, sizeof m->name, "%.60s", r->model);
     m->kind = COMET_MODEL_TRANSFORMER;
     m->dtype = COMET_DTYPE_FP16;
     m->layers = r->layers;

@@ -122,11 +122,15 @@ static void test_tp_collectives(void **state)
     assert_close(w.layers[0].comms[0].bytes, 2048.0 * 12288 * 2, 1e-15);
     s.sp = true;
     work_build(&m, &s, &w);
-    /* sequence parallel: each becomes an all-gather and a reduce-scatter */
-    assert_int_equal(w.layers[0].n_comms, 4);
+    /* sequence parallel: each becomes an all-gather and a reduce-scatter,
+     * plus the backward-only re-gather of the input */
+    assert_int_equal(w.layers[0].n_comms, 6);
     assert_int_equal(w.layers[0].comms[0].collective, COMET_COLL_ALL_GATHER);
     assert_int_equal(w.layers[0].comms[1].collective, COMET_COLL_REDUCE_SCATTER);
-    /* pipeline message b s h / t with scatter-gather */
+    assert_int_equal(w.layers[0].comms[2].collective, COMET_COLL_ALL_GATHER);
+    assert_false(w.layers[0].comms[2].in_forward);
+    assert_true(w.layers[0].comms[2].in_backward);
+    /* pipeline message b s h / t with scatter-gather, with or without SP */
     assert_close(w.p2p_bytes, 2048.0 * 12288 * 2 / 8, 1e-15);
 }
 

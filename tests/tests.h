@@ -15,9 +15,10 @@ typedef struct test_tally {
     int failed;
 } test_tally;
 
-#define RUN_GROUP(tally, group)                                                          \
+#define RUN_GROUP(tally, group) RUN_GROUP_WITH(tally, group, NULL, NULL)
+#define RUN_GROUP_WITH(tally, group, setup, teardown)                                    \
     do {                                                                                 \
-        int failed_ = cmocka_run_group_tests_name(#group, group, NULL, NULL);            \
+        int failed_ = cmocka_run_group_tests_name(#group, group, setup, teardown);       \
         int count_ = (int)(sizeof(group) / sizeof((group)[0]));                          \
         (tally)->failed += failed_;                                                      \
         (tally)->passed += count_ - failed_;                                             \

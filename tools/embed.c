@@ -49,6 +49,19 @@ static void split_path(const char *path, char *kind, size_t kcap, char *name, si
     }
 }
 
+/* NULL-terminated list of the names of one kind, for comet_preset_names. */
+static void emit_names(FILE *out, int argc, char **argv, const char *kind, const char *array)
+{
+    fprintf(out, "const char *const %s[] = {", array);
+    for (int i = 2; i < argc; i++) {
+        char k[64], name[256];
+        split_path(argv[i], k, sizeof k, name, sizeof name);
+        if (strcmp(k, kind) == 0)
+            fprintf(out, "\"%s\", ", name);
+    }
+    fputs("NULL};\n", out);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -78,6 +91,8 @@ int main(int argc, char **argv)
                 kind, name, i - 2, i - 2);
     }
     fprintf(out, "};\nconst size_t comet_embedded_preset_count = %d;\n", argc - 2);
+    emit_names(out, argc, argv, "models", "comet_embedded_model_names");
+    emit_names(out, argc, argv, "systems", "comet_embedded_system_names");
     if (fclose(out) != 0 || rename(tmp, argv[1]) != 0) {
         fprintf(stderr, "embed: cannot write %s\n", argv[1]);
         return 1;

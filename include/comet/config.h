@@ -13,7 +13,9 @@
 #include "comet/strategy.h"
 #include "comet/system.h"
 
-#define COMET_SRCMAP_MAX 96
+/* Enough for a full inline system with 8 network dimensions plus model and
+ * strategy; further keys are not recorded (errors then point at a parent). */
+#define COMET_SRCMAP_MAX 256
 
 /* Where each key of a read document was, so that errors found later (for
  * example by comet_strategy_resolve, which names "strategy.tp") can be

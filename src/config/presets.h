@@ -13,5 +13,8 @@ typedef struct comet_embedded_preset {
 
 extern const comet_embedded_preset comet_embedded_presets[];
 extern const size_t comet_embedded_preset_count;
+/* NULL-terminated names of each kind, in file-name order. */
+extern const char *const comet_embedded_model_names[];
+extern const char *const comet_embedded_system_names[];
 
 #endif

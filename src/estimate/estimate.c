@@ -59,7 +59,7 @@ static void time_layer(const work_layer *l, const hw_rates *r, const comet_syste
     for (int i = 0; i < l->n_comms; i++) {
         const work_comm *c = &l->comms[i];
         double t = comm_time(sys, s, c);
-        double passes = 1.0 + (c->in_backward ? 1.0 : 0.0) +
+        double passes = (c->in_forward ? 1.0 : 0.0) + (c->in_backward ? 1.0 : 0.0) +
                         (c->recomputed && s->recompute == COMET_RECOMPUTE_FULL ? 1.0 : 0.0);
         if (c->group == COMET_GROUP_TP)
             tp += t * passes;
@@ -115,9 +115,13 @@ static void time_data_parallel(const comet_system *sys, const comet_strategy *s,
 
 static double optimizer_bytes_per_param(const comet_strategy *s, double elem)
 {
-    /* Adam: read gradient, read+write fp32 master weight, m and v, write
-     * the low-precision weight copy. */
-    return (s->grad_fp32 ? 4.0 : elem) + 2.0 * 12.0 + elem;
+    /* Mixed-precision Adam as Megatron runs it, per parameter: read the
+     * low-precision gradient and write it as an fp32 main gradient (skipped
+     * when gradients are already fp32), read it for the global norm, then
+     * Adam reads gradient, master weight, m and v and writes the last three
+     * (7 x 4 bytes), and the master weight is cast back (read 4, write elem). */
+    double grad = s->grad_fp32 ? 4.0 : elem + 4.0;
+    return grad + 4.0 + 28.0 + 4.0 + elem;
 }
 
 static void fill_rates(const comet_model *m, const comet_system *sys, const comet_strategy *s,

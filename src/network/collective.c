@@ -161,7 +161,7 @@ double comet_collective_time_1d(comet_collective c, const comet_link *link, doub
     if (c <= COMET_COLL_NONE || c >= COMET_COLL_COUNT)
         return 0.0;
     if (!(link->bandwidth > 0.0))
-        return INFINITY;
+        return (double)INFINITY;
     double n = (double)link->n;
     double a = link->latency > 0.0 ? link->latency : 0.0;
     double x = bytes / link->bandwidth;

@@ -93,8 +93,8 @@ double comet_collective_time(const comet_system *sys, const int64_t span[COMET_M
     default:
         return 0.0;
     }
-    if (!(sum < INFINITY))
-        return INFINITY;
+    if (!(sum < (double)INFINITY))
+        return (double)INFINITY;
     return k > 1.0 ? sum + (k - 1.0) * mx : sum;
 }
 
@@ -108,7 +108,7 @@ double comet_p2p_time(const comet_system *sys, const int64_t span[COMET_MAX_DIMS
         comet_link l;
         dim_link(&sys->dims[d], span[d], &l);
         if (!(l.bandwidth > 0.0))
-            return INFINITY;
+            return (double)INFINITY;
         double a = l.latency > 0.0 ? l.latency : 0.0;
         return a + bytes / l.bandwidth;
     }

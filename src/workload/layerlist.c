@@ -22,6 +22,7 @@ static void build_one(const comet_layer *src, const comet_strategy *s, double pe
         c->collective = COMET_COLL_ALL_REDUCE;
         c->group = COMET_GROUP_TP;
         c->bytes = b * src->out_bytes;
+        c->in_forward = true;
         c->in_backward = true;
         c->recomputed = true;
     }
@@ -30,6 +31,7 @@ static void build_one(const comet_layer *src, const comet_strategy *s, double pe
         c->collective = src->comm;
         c->group = src->comm_group;
         c->bytes = b * src->comm_bytes;
+        c->in_forward = true;
         c->in_backward = true;
         c->recomputed = false;
     }

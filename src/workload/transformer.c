@@ -57,19 +57,24 @@ static void add_gemm(work_layer *l, double mdim, double ndim, double kdim, doubl
            core);
 }
 
-static void add_comm(work_layer *l, comet_collective c, comet_group g, double bytes)
+static work_comm *add_comm(work_layer *l, comet_collective c, comet_group g, double bytes)
 {
     work_comm *cm = &l->comms[l->n_comms++];
     cm->collective = c;
     cm->group = g;
     cm->bytes = bytes;
+    cm->in_forward = true;
     cm->in_backward = true;
     cm->recomputed = true;
+    return cm;
 }
 
 /* The two TP synchronisation points of a block (after attention and after
  * the MLP, Megatron's f/g operators): an all-reduce each, or with sequence
- * parallelism an all-gather before and a reduce-scatter after. */
+ * parallelism an all-gather before and a reduce-scatter after. Under
+ * sequence parallelism the backward pass gathers the sharded input once
+ * more for the weight gradient instead of keeping it (Korthikanti 2022,
+ * Sec. 4.2.2), so backward has one extra all-gather per point. */
 static void add_tp_sync(work_layer *l, const block_shape *x, bool sp)
 {
     if (x->t <= 1.0)
@@ -78,6 +83,9 @@ static void add_tp_sync(work_layer *l, const block_shape *x, bool sp)
     if (sp) {
         add_comm(l, COMET_COLL_ALL_GATHER, COMET_GROUP_TP, bytes);
         add_comm(l, COMET_COLL_REDUCE_SCATTER, COMET_GROUP_TP, bytes);
+        work_comm *regather = add_comm(l, COMET_COLL_ALL_GATHER, COMET_GROUP_TP, bytes);
+        regather->in_forward = false;
+        regather->recomputed = false;
     } else {
         add_comm(l, COMET_COLL_ALL_REDUCE, COMET_GROUP_TP, bytes);
     }
@@ -214,7 +222,9 @@ void work_build_transformer(const comet_model *m, const comet_strategy *s, work_
     if (s->pp == 1)
         build_embedding(m, s, &x, &out->layers[out->n_layers++]);
 
-    out->p2p_bytes = x.tokens * x.h * x.elem / (s->sp ? x.t : 1.0);
+    /* Megatron's scatter/gather optimisation: each TP rank sends 1/t of the
+     * boundary activation over its own NIC (Narayanan 2021, Sec. 4.1). */
+    out->p2p_bytes = x.tokens * x.h * x.elem / x.t;
 
     /* Model FLOPs of one microbatch forward over all NPUs (no recompute):
      * every GEMM of every block plus the LM head, unsharded. */

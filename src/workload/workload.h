@@ -33,6 +33,7 @@ typedef struct work_comm {
     comet_collective collective;
     comet_group group;
     double bytes;          /* per NPU buffer size */
+    bool in_forward;       /* issued in forward */
     bool in_backward;      /* mirrored in backward */
     bool recomputed;       /* repeated by full recompute */
 } work_comm;

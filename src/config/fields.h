@@ -1,0 +1,67 @@
+/* Internal: reading a mapping into a struct from a table of fields, so
+ * each section of the schema is a table rather than a chain of strcmp. */
+#ifndef COMET_CONFIG_FIELDS_H
+#define COMET_CONFIG_FIELDS_H
+
+#include <stddef.h>
+#include "read.h"
+
+typedef enum cfg_type {
+    CFG_T_INT,       /* int64_t or int in [lo, hi] */
+    CFG_T_REAL,      /* double >= 0, a plain number */
+    CFG_T_FRACTION,  /* double in (0, 1] */
+    CFG_T_BOOL,
+    CFG_T_NAME,      /* char array */
+    CFG_T_ENUM,      /* enum (int-sized) from a names table */
+    CFG_T_QTY,       /* double with a unit; positive unless .nonneg */
+    CFG_T_SUB,       /* nested mapping read with .sub at base + offset */
+    CFG_T_CUSTOM,    /* .custom(ctx, node, path, base) */
+    CFG_T_SKIP       /* allowed here, read by the caller */
+} cfg_type;
+
+typedef comet_status (*cfg_custom_fn)(cfg_ctx *c, const cfg_node *n, const char *path,
+                                      void *base);
+
+typedef struct cfg_field {
+    const char *key;        /* NULL ends a table */
+    cfg_type type;
+    size_t offset, size;
+    int64_t lo, hi;
+    bool nonneg;
+    cfg_unit_kind unit;
+    const char *const *names;
+    const struct cfg_field *sub;
+    cfg_custom_fn custom;
+} cfg_field;
+
+#define CFG_AT(k, ty, T, m) .key = (k), .type = (ty), .offset = offsetof(T, m), \
+                            .size = sizeof(((T *)0)->m)
+#define CFG_INT(k, T, m, lo_, hi_) {CFG_AT(k, CFG_T_INT, T, m), .lo = (lo_), .hi = (hi_)}
+#define CFG_REAL(k, T, m) {CFG_AT(k, CFG_T_REAL, T, m)}
+#define CFG_FRACTION(k, T, m) {CFG_AT(k, CFG_T_FRACTION, T, m)}
+#define CFG_BOOL(k, T, m) {CFG_AT(k, CFG_T_BOOL, T, m)}
+#define CFG_NAME(k, T, m) {CFG_AT(k, CFG_T_NAME, T, m)}
+#define CFG_ENUM(k, T, m, names_) {CFG_AT(k, CFG_T_ENUM, T, m), .names = (names_)}
+#define CFG_QTY(k, T, m, unit_) {CFG_AT(k, CFG_T_QTY, T, m), .unit = (unit_)}
+#define CFG_QTY0(k, T, m, unit_) {CFG_AT(k, CFG_T_QTY, T, m), .unit = (unit_), .nonneg = true}
+#define CFG_SUB(k, T, m, sub_) {CFG_AT(k, CFG_T_SUB, T, m), .sub = (sub_)}
+/* Keys grouped under k that live in the same struct (strategy.offload.*). */
+#define CFG_GROUP(k, sub_) {.key = (k), .type = CFG_T_SUB, .sub = (sub_)}
+#define CFG_CUSTOM(k, fn_) {.key = (k), .type = CFG_T_CUSTOM, .custom = (fn_)}
+#define CFG_SKIP(k) {.key = (k), .type = CFG_T_SKIP}
+#define CFG_END {.key = NULL}
+
+/* Read every key of mapping n (at key path `path`) into base; unknown keys
+ * are errors that suggest the nearest allowed key. Records each key's
+ * position in the source map. */
+comet_status cfg_fields_read(cfg_ctx *c, const cfg_node *n, const char *path,
+                             const cfg_field *fields, void *base);
+
+/* Read a list whose items are read by item(ctx, node, "path[i]", i, out)
+ * after checking it has at most max items; *count gets the number read. */
+typedef comet_status (*cfg_item_fn)(cfg_ctx *c, const cfg_node *n, const char *path, size_t i,
+                                    void *out);
+comet_status cfg_list_read(cfg_ctx *c, const cfg_node *n, const char *path, size_t max,
+                           cfg_item_fn item, void *out, int *count);
+
+#endif

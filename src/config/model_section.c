@@ -1,0 +1,156 @@
+/* The `model:` section: a Transformer given by its shape, or a generic
+ * list of layers. Besides types and ranges this checks what can be checked
+ * on the model alone (heads divisible by kv_heads, a parameter count comet
+ * can handle); checks that need the strategy too live in src/parallel. */
+#include <stdio.h>
+#include <string.h>
+
+#include "names.h"
+#include "sections.h"
+
+#define MAX_LAYERS 65536
+#define MAX_WIDTH 1048576
+#define MAX_HEADS 65536
+#define MAX_TOKENS 16777216
+#define MAX_PARAMS 4e12
+
+static const cfg_field layer_fields[] = {
+    CFG_NAME("name", comet_layer, name),
+    CFG_INT("count", comet_layer, count, 1, MAX_LAYERS),
+    CFG_QTY0("fwd_flops", comet_layer, fwd_flops, CFG_UNIT_FLOPS),
+    CFG_QTY0("fwd_bytes", comet_layer, fwd_bytes, CFG_UNIT_BYTES),
+    CFG_REAL("params", comet_layer, params),
+    CFG_QTY0("act_bytes", comet_layer, act_bytes, CFG_UNIT_BYTES),
+    CFG_QTY0("out_bytes", comet_layer, out_bytes, CFG_UNIT_BYTES),
+    CFG_BOOL("tp_sharded", comet_layer, tp_sharded),
+    CFG_ENUM("comm", comet_layer, comm, cfg_collective_names),
+    CFG_ENUM("comm_group", comet_layer, comm_group, cfg_group_names),
+    CFG_QTY0("comm_bytes", comet_layer, comm_bytes, CFG_UNIT_BYTES),
+    CFG_END,
+};
+
+static comet_status read_layer(cfg_ctx *c, const cfg_node *n, const char *path, size_t i,
+                               void *out)
+{
+    comet_layer *l = (comet_layer *)out + i;
+    memset(l, 0, sizeof *l);
+    l->count = 1;
+    l->comm_group = COMET_GROUP_DP;
+    CFG_TRY(cfg_fields_read(c, n, path, layer_fields, l));
+    if (!l->name[0])
+        return cfg_missing(c, path, "name");
+    if (l->comm != COMET_COLL_NONE && l->comm_bytes <= 0)
+        return cfg_fail_key(c, path, "comm is %s but comm_bytes is not set",
+                            comet_collective_name(l->comm));
+    return COMET_OK;
+}
+
+static comet_status read_layer_list(cfg_ctx *c, const cfg_node *n, const char *path, void *base)
+{
+    comet_model *m = base;
+    memset(m->layer_list, 0, sizeof m->layer_list);
+    return cfg_list_read(c, n, path, COMET_MAX_LAYER_KINDS, read_layer, m->layer_list,
+                         &m->n_layer_kinds);
+}
+
+static const cfg_field model_fields[] = {
+    CFG_SKIP("preset"),
+    CFG_NAME("name", comet_model, name),
+    CFG_ENUM("kind", comet_model, kind, cfg_model_kind_names),
+    CFG_INT("layers", comet_model, layers, 1, MAX_LAYERS),
+    CFG_INT("hidden", comet_model, hidden, 1, MAX_WIDTH),
+    CFG_INT("heads", comet_model, heads, 1, MAX_HEADS),
+    CFG_INT("kv_heads", comet_model, kv_heads, 1, MAX_HEADS),
+    CFG_INT("ffn", comet_model, ffn, 1, MAX_WIDTH),
+    CFG_INT("seq", comet_model, seq, 1, MAX_TOKENS),
+    CFG_INT("vocab", comet_model, vocab, 1, MAX_TOKENS),
+    CFG_BOOL("gated_mlp", comet_model, gated_mlp),
+    CFG_BOOL("tied_embeddings", comet_model, tied_embeddings),
+    CFG_ENUM("dtype", comet_model, dtype, cfg_dtype_names),
+    CFG_INT("sample_tokens", comet_model, sample_tokens, 1, MAX_TOKENS),
+    CFG_CUSTOM("layer_list", read_layer_list),
+    CFG_END,
+};
+
+static void model_defaults(void *obj)
+{
+    comet_model *m = obj;
+    memset(m, 0, sizeof *m);
+    snprintf(m->name, sizeof m->name, "custom");
+    m->kind = COMET_MODEL_TRANSFORMER;
+    m->dtype = COMET_DTYPE_BF16;
+    m->sample_tokens = 1;
+}
+
+/* Before keys override a preset: sizes that followed the shape (kv_heads =
+ * heads, ffn = 4 hidden) follow the new shape unless they are set too. */
+static void model_loosen(void *obj)
+{
+    comet_model *m = obj;
+    if (m->kv_heads == m->heads)
+        m->kv_heads = 0;
+    if (m->ffn == 4 * m->hidden)
+        m->ffn = 0;
+}
+
+static comet_status check_transformer(cfg_ctx *c, const char *path, comet_model *m)
+{
+    static const char *const required[] = {"layers", "hidden", "heads", "seq", "vocab"};
+    const int64_t given[] = {m->layers, m->hidden, m->heads, m->seq, m->vocab};
+    for (size_t i = 0; i < sizeof given / sizeof given[0]; i++)
+        if (given[i] <= 0)
+            return cfg_missing(c, path, required[i]);
+    if (m->kv_heads == 0)
+        m->kv_heads = m->heads;
+    if (m->ffn == 0)
+        m->ffn = 4 * m->hidden;
+    char key[CFG_PATH_LEN];
+    if (m->heads % m->kv_heads) {
+        cfg_path_key(key, sizeof key, path, "kv_heads");
+        return cfg_fail_key(c, key, "heads (%lld) must be a multiple of kv_heads (%lld)",
+                            (long long)m->heads, (long long)m->kv_heads);
+    }
+    if (m->hidden % m->heads) {
+        cfg_path_key(key, sizeof key, path, "heads");
+        return cfg_fail_key(c, key, "hidden (%lld) must be a multiple of heads (%lld)",
+                            (long long)m->hidden, (long long)m->heads);
+    }
+    return COMET_OK;
+}
+
+static comet_status check_layers(cfg_ctx *c, const char *path, const comet_model *m)
+{
+    if (m->n_layer_kinds == 0)
+        return cfg_missing(c, path, "layer_list");
+    int64_t depth = 0;
+    for (int i = 0; i < m->n_layer_kinds; i++)
+        depth += m->layer_list[i].count;
+    if (depth > MAX_LAYERS) {
+        char key[CFG_PATH_LEN];
+        cfg_path_key(key, sizeof key, path, "layer_list");
+        return cfg_fail_key(c, key, "counts add up to %lld layers; comet's limit is %d",
+                            (long long)depth, MAX_LAYERS);
+    }
+    return COMET_OK;
+}
+
+static comet_status model_check(cfg_ctx *c, const char *path, void *obj)
+{
+    comet_model *m = obj;
+    if (m->kind == COMET_MODEL_TRANSFORMER)
+        CFG_TRY(check_transformer(c, path, m));
+    else
+        CFG_TRY(check_layers(c, path, m));
+    double params = comet_model_params(m);
+    if (!(params <= MAX_PARAMS))
+        return cfg_fail_key(c, path, "model has %.1e parameters; comet's limit is 4e12", params);
+    return COMET_OK;
+}
+
+const cfg_section cfg_model_section = {
+    .kind = "models",
+    .fields = model_fields,
+    .defaults = model_defaults,
+    .loosen = model_loosen,
+    .check = model_check,
+};

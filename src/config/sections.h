@@ -1,0 +1,35 @@
+/* Internal: the readers of the three sections of a config document and
+ * the pieces they share (presets, whole documents). */
+#ifndef COMET_CONFIG_SECTIONS_H
+#define COMET_CONFIG_SECTIONS_H
+
+#include "fields.h"
+
+/* How a section is read: a preset name (when kind is non-NULL), or a
+ * mapping that may start from `preset: NAME` and then sets keys. */
+typedef struct cfg_section {
+    const char *kind;                       /* "models", "systems" or NULL */
+    const cfg_field *fields;
+    void (*defaults)(void *obj);
+    void (*loosen)(void *obj);              /* before overriding a preset (may be NULL) */
+    comet_status (*check)(cfg_ctx *c, const char *path, void *obj);  /* may be NULL */
+} cfg_section;
+
+comet_status cfg_section_read(cfg_ctx *c, const cfg_node *n, const char *path,
+                              const cfg_section *sec, void *obj);
+
+extern const cfg_section cfg_model_section;
+extern const cfg_section cfg_system_section;
+extern const cfg_section cfg_strategy_section;
+
+/* Fill out (a comet_model or comet_system, by kind) from the preset named
+ * by scalar n; an unknown name is an error at n (or without a position
+ * when n is NULL and the name is given instead). */
+comet_status cfg_preset_load(const cfg_ctx *c, const cfg_node *n, const char *name,
+                             const char *path, const char *kind, void *out);
+
+/* Read one document into job (all or nothing). */
+comet_status cfg_read_document(const char *text, size_t len, const char *file, int preset_depth,
+                               comet_job *job, comet_error *err);
+
+#endif

@@ -1,0 +1,235 @@
+/* The `system:` section: accelerator compute (peaks per datatype and a
+ * GEMM efficiency curve), memory tiers (HBM and an optional expansion tier)
+ * and the network as a list of dimensions, innermost first. Lists replace
+ * a preset's lists; mappings merge into a preset's values. */
+#include <stdio.h>
+#include <string.h>
+
+#include "names.h"
+#include "sections.h"
+
+#define MAX_DIM_SIZE 16777216
+#define MAX_CHUNKS 1024
+#define MAX_SHARED 65536
+
+#define PEAK(k, dt)                                                                     \
+    {.key = (k), .type = CFG_T_QTY, .offset = (dt) * sizeof(double),                    \
+     .size = sizeof(double), .nonneg = true, .unit = CFG_UNIT_FLOP_RATE}
+
+/* Keys of a double[COMET_DTYPE_COUNT] of peaks. */
+static const cfg_field peak_fields[] = {
+    PEAK("fp32", COMET_DTYPE_FP32), PEAK("tf32", COMET_DTYPE_TF32),
+    PEAK("fp16", COMET_DTYPE_FP16), PEAK("bf16", COMET_DTYPE_BF16),
+    PEAK("fp8", COMET_DTYPE_FP8),   CFG_END,
+};
+
+static const cfg_field point_fields[] = {
+    CFG_QTY("size", comet_eff_point, flops, CFG_UNIT_FLOPS),
+    CFG_FRACTION("efficiency", comet_eff_point, efficiency),
+    CFG_END,
+};
+
+static comet_status read_point(cfg_ctx *c, const cfg_node *n, const char *path, size_t i,
+                               void *out)
+{
+    comet_eff_point *p = (comet_eff_point *)out + i;
+    memset(p, 0, sizeof *p);
+    CFG_TRY(cfg_fields_read(c, n, path, point_fields, p));
+    if (p->flops <= 0)
+        return cfg_missing(c, path, "size");
+    if (p->efficiency <= 0)
+        return cfg_missing(c, path, "efficiency");
+    if (i > 0 && p->flops <= p[-1].flops) {
+        char key[CFG_PATH_LEN];
+        cfg_path_key(key, sizeof key, path, "size");
+        return cfg_fail_key(c, key, "sizes must increase (the point before has %g FLOP)",
+                            p[-1].flops);
+    }
+    return COMET_OK;
+}
+
+static comet_status read_gemm_curve(cfg_ctx *c, const cfg_node *n, const char *path,
+                                    void *base)
+{
+    comet_compute *cc = base;
+    return cfg_list_read(c, n, path, COMET_MAX_EFF_POINTS, read_point, cc->gemm_eff,
+                         &cc->n_gemm_eff);
+}
+
+static const cfg_field compute_fields[] = {
+    CFG_SUB("matrix", comet_compute, matrix_flops, peak_fields),
+    CFG_SUB("vector", comet_compute, vector_flops, peak_fields),
+    CFG_CUSTOM("gemm_efficiency", read_gemm_curve),
+    CFG_FRACTION("vector_efficiency", comet_compute, vector_efficiency),
+    CFG_END,
+};
+
+static const cfg_field hbm_fields[] = {
+    CFG_QTY("capacity", comet_mem_tier, capacity, CFG_UNIT_BYTES),
+    CFG_QTY("bandwidth", comet_mem_tier, bandwidth, CFG_UNIT_BANDWIDTH),
+    CFG_FRACTION("efficiency", comet_mem_tier, efficiency),
+    CFG_QTY0("latency", comet_mem_tier, latency, CFG_UNIT_TIME),
+    CFG_END,
+};
+
+static const cfg_field expansion_fields[] = {
+    CFG_QTY("capacity", comet_mem_tier, capacity, CFG_UNIT_BYTES),
+    CFG_QTY("bandwidth", comet_mem_tier, bandwidth, CFG_UNIT_BANDWIDTH),
+    CFG_FRACTION("efficiency", comet_mem_tier, efficiency),
+    CFG_QTY0("latency", comet_mem_tier, latency, CFG_UNIT_TIME),
+    CFG_ENUM("attach", comet_mem_tier, attach, cfg_attach_names),
+    CFG_INT("shared_by", comet_mem_tier, shared_by, 1, MAX_SHARED),
+    CFG_END,
+};
+
+static void tier_defaults(comet_mem_tier *t)
+{
+    memset(t, 0, sizeof *t);
+    t->efficiency = 1.0;
+    t->attach = COMET_ATTACH_PER_NPU;
+    t->shared_by = 1;
+}
+
+/* `expansion: none` (or null) removes a preset's expansion tier. */
+static comet_status read_expansion(cfg_ctx *c, const cfg_node *n, const char *path, void *base)
+{
+    comet_mem_tier *t = &((comet_system *)base)->expansion;
+    if (cfg_is_null(n) || (n->kind == CFG_SCALAR && strcmp(n->text, "none") == 0)) {
+        tier_defaults(t);
+        return COMET_OK;
+    }
+    if (!t->present)
+        tier_defaults(t);
+    t->present = true;
+    return cfg_fields_read(c, n, path, expansion_fields, t);
+}
+
+/* size: a count, or "auto" (stored as 0) for as many as needed. */
+static comet_status read_dim_size(cfg_ctx *c, const cfg_node *n, const char *path, void *base)
+{
+    comet_net_dim *d = base;
+    if (n->kind == CFG_SCALAR && strcmp(n->text, "auto") == 0) {
+        d->size = 0;
+        return COMET_OK;
+    }
+    return cfg_read_int(c, n, path, 0, MAX_DIM_SIZE, &d->size);
+}
+
+static const cfg_field dim_fields[] = {
+    CFG_NAME("name", comet_net_dim, name),
+    CFG_CUSTOM("size", read_dim_size),
+    CFG_ENUM("topology", comet_net_dim, topology, cfg_topology_names),
+    CFG_ENUM("algorithm", comet_net_dim, algorithm, cfg_algorithm_names),
+    CFG_QTY("bandwidth", comet_net_dim, bandwidth, CFG_UNIT_BANDWIDTH),
+    CFG_QTY0("latency", comet_net_dim, latency, CFG_UNIT_TIME),
+    CFG_FRACTION("efficiency", comet_net_dim, efficiency),
+    CFG_BOOL("in_network_reduction", comet_net_dim, in_network_reduction),
+    CFG_REAL("cost_per_gbps", comet_net_dim, cost_per_gbps),
+    CFG_END,
+};
+
+static comet_status read_dim(cfg_ctx *c, const cfg_node *n, const char *path, size_t i,
+                             void *out)
+{
+    comet_net_dim *d = (comet_net_dim *)out + i;
+    memset(d, 0, sizeof *d);
+    snprintf(d->name, sizeof d->name, "dim%u", (unsigned)i);
+    d->size = -1;
+    d->topology = COMET_TOPO_SWITCH;
+    d->algorithm = COMET_ALGO_RING;
+    d->efficiency = 1.0;
+    CFG_TRY(cfg_fields_read(c, n, path, dim_fields, d));
+    if (d->size < 0)
+        return cfg_missing(c, path, "size");
+    if (d->bandwidth <= 0)
+        return cfg_missing(c, path, "bandwidth");
+    return COMET_OK;
+}
+
+static comet_status read_network(cfg_ctx *c, const cfg_node *n, const char *path, void *base)
+{
+    comet_system *s = base;
+    memset(s->dims, 0, sizeof s->dims);
+    CFG_TRY(cfg_list_read(c, n, path, COMET_MAX_DIMS, read_dim, s->dims, &s->n_dims));
+    if (s->n_dims == 0)
+        return cfg_fail(c, n, path, "needs at least one dimension");
+    for (int i = 0; i + 1 < s->n_dims; i++) {
+        if (s->dims[i].size > 0)
+            continue;
+        char key[CFG_PATH_LEN];
+        snprintf(key, sizeof key, "%s[%d].size", path, i);
+        return cfg_fail_key(c, key, "only the outermost (last) dimension may be auto");
+    }
+    return COMET_OK;
+}
+
+static const cfg_field cost_fields[] = {
+    CFG_REAL("per_npu", comet_system, cost_per_npu),
+    CFG_REAL("per_gib_hbm", comet_system, cost_per_gib_hbm),
+    CFG_REAL("per_gib_expansion", comet_system, cost_per_gib_expansion),
+    CFG_END,
+};
+
+static const cfg_field system_fields[] = {
+    CFG_SKIP("preset"),
+    CFG_NAME("name", comet_system, name),
+    CFG_SUB("compute", comet_system, compute, compute_fields),
+    CFG_SUB("hbm", comet_system, hbm, hbm_fields),
+    CFG_CUSTOM("expansion", read_expansion),
+    CFG_CUSTOM("network", read_network),
+    CFG_INT("collective_chunks", comet_system, collective_chunks, 1, MAX_CHUNKS),
+    CFG_GROUP("cost", cost_fields),
+    CFG_END,
+};
+
+static void system_defaults(void *obj)
+{
+    comet_system *s = obj;
+    memset(s, 0, sizeof *s);
+    snprintf(s->name, sizeof s->name, "custom");
+    s->compute.vector_efficiency = 1.0;
+    tier_defaults(&s->hbm);
+    tier_defaults(&s->expansion);
+    s->collective_chunks = 4;
+}
+
+static comet_status check_tier(cfg_ctx *c, const char *path, const char *name,
+                               const comet_mem_tier *t)
+{
+    char key[CFG_PATH_LEN];
+    cfg_path_key(key, sizeof key, path, name);
+    if (t->capacity <= 0 && t->bandwidth <= 0)
+        return cfg_missing(c, path, name);
+    if (t->capacity <= 0)
+        return cfg_missing(c, key, "capacity");
+    if (t->bandwidth <= 0)
+        return cfg_missing(c, key, "bandwidth");
+    return COMET_OK;
+}
+
+static comet_status system_check(cfg_ctx *c, const char *path, void *obj)
+{
+    comet_system *s = obj;
+    int peaks = 0;
+    for (int i = 0; i < COMET_DTYPE_COUNT; i++)
+        peaks += s->compute.matrix_flops[i] > 0;
+    char key[CFG_PATH_LEN];
+    if (!peaks) {
+        cfg_path_key(key, sizeof key, path, "compute");
+        return cfg_fail_key(c, key, "needs a matrix peak, e.g. matrix: {bf16: \"312 TFLOPS\"}");
+    }
+    CFG_TRY(check_tier(c, path, "hbm", &s->hbm));
+    s->hbm.present = true;
+    if (s->expansion.present)
+        CFG_TRY(check_tier(c, path, "expansion", &s->expansion));
+    if (s->n_dims == 0)
+        return cfg_missing(c, path, "network");
+    return COMET_OK;
+}
+
+const cfg_section cfg_system_section = {
+    .kind = "systems",
+    .fields = system_fields,
+    .defaults = system_defaults,
+    .check = system_check,
+};

@@ -1,0 +1,225 @@
+/* End-to-end checks of the comet binary: the default job runs, outputs are
+ * what they claim (table, JSON, CSV, -o file), and bad input of every kind
+ * gives exactly one clear line on stderr and exit code 2. */
+#define _XOPEN_SOURCE 700 /* realpath, mkdtemp */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tests.h"
+
+typedef struct cli_run {
+    int status;
+    char out[65536];
+    char err[4096];
+} cli_run;
+
+static char workdir[256];
+static char binary[4096];
+
+static void slurp(const char *path, char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    size_t n = fread(buf, 1, cap - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+}
+
+static void run(cli_run *r, const char *args)
+{
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd, "cd %s && %s %s >out.txt 2>err.txt", workdir, binary, args);
+    int st = system(cmd);
+    r->status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    char path[512];
+    snprintf(path, sizeof path, "%s/out.txt", workdir);
+    slurp(path, r->out, sizeof r->out);
+    snprintf(path, sizeof path, "%s/err.txt", workdir);
+    slurp(path, r->err, sizeof r->err);
+}
+
+static void write_file(const char *name, const char *text)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", workdir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static int lines(const char *text)
+{
+    int n = 0;
+    for (; *text; text++)
+        n += *text == '\n';
+    return n;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    const char *bin = getenv("COMET_BIN");
+    if (!realpath(bin ? bin : "build/comet", binary))
+        return -1;
+    snprintf(workdir, sizeof workdir, "/tmp/comet-cli-XXXXXX");
+    return mkdtemp(workdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", workdir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+/* The error must be exactly this one line, with exit code 2. */
+static void expect_error(const char *args, const char *line)
+{
+    cli_run r;
+    run(&r, args);
+    char want[1024];
+    snprintf(want, sizeof want, "%s\n", line);
+    if (r.status != 2 || strcmp(r.err, want) != 0)
+        fail_msg("comet %s\n  exit %d, stderr: %s  expected exit 2, stderr: %s", args, r.status,
+                 r.err, want);
+    assert_int_equal(lines(r.err), 1);
+    assert_string_equal(r.out, "");
+}
+
+static void test_default_job(void **state)
+{
+    (void)state;
+    cli_run r;
+    run(&r, "estimate");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "gpt3-175b on a100-80g-selene, 64 NPUs"));
+    assert_non_null(strstr(r.out, "pipeline bubble"));
+    assert_non_null(strstr(r.out, "fits in memory"));
+    assert_string_equal(r.err, "");
+}
+
+static void test_json_and_csv(void **state)
+{
+    (void)state;
+    cli_run r;
+    run(&r, "estimate --model gpt3-175b --system a100-80g-selene --tp 8 --pp 8 --gbs 64 --json");
+    assert_int_equal(r.status, 0);
+    assert_true(r.out[0] == '{');
+    assert_non_null(strstr(r.out, "\"step_time_s\": "));
+    assert_non_null(strstr(r.out, "\"feasible\": true"));
+    run(&r, "estimate --tp 8 --pp 8 --gbs 64 --csv");
+    assert_int_equal(r.status, 0);
+    assert_int_equal(lines(r.out), 2);
+    assert_int_equal(strncmp(r.out, "model,system,tp,pp,dp,", 22), 0);
+}
+
+static void test_output_file(void **state)
+{
+    (void)state;
+    cli_run r, again;
+    run(&r, "estimate --json -o result.json");
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.out, "");
+    char path[512], text[65536];
+    snprintf(path, sizeof path, "%s/result.json", workdir);
+    slurp(path, text, sizeof text);
+    run(&again, "estimate --json");
+    assert_string_equal(text, again.out);
+}
+
+static void test_strategy_file_errors_point_at_the_key(void **state)
+{
+    (void)state;
+    write_file("gpt.yaml", "model: gpt3-175b\nsystem: a100-80g-selene\nstrategy:\n  pp: 8\n"
+                           "  global_batch: 64\n  tp: 6\n");
+    expect_error("estimate gpt.yaml", "comet estimate: gpt.yaml:6:7: strategy.tp: 6 does not "
+                                      "divide heads (96)");
+    /* the same mistake made on the command line names the flag */
+    expect_error("estimate gpt.yaml --tp 6",
+                 "comet estimate: --tp: 6 does not divide heads (96)");
+}
+
+static void test_bad_flags(void **state)
+{
+    (void)state;
+    expect_error("estimate --tp abc", "comet estimate: --tp: expected an integer, got \"abc\"");
+    expect_error("estimate --tp -3", "comet estimate: --tp: -3 is out of range [1, 262144]");
+    expect_error("estimate --dp 1000000",
+                 "comet estimate: --dp: 1000000 is out of range [1, 262144]");
+    expect_error("estimate --tp 8 --pp 8 --gbs 64 --dp 4096",
+                 "comet estimate: --dp: tp*pp*dp = 262144 NPUs is past comet's limit of 262144");
+    expect_error("estimate --recompute most",
+                 "comet estimate: --recompute: expected none, selective or full, got \"most\"");
+    expect_error("estimate --frobnicate 3",
+                 "comet estimate: unknown option \"--frobnicate\" (see 'comet estimate --help')");
+    expect_error("estimate --model gpt5",
+                 "comet estimate: unknown model preset \"gpt5\" (known: gpt3-175b, llama2-70b, "
+                 "llama3-405b, megatron-1t, megatron-22b, transformer-1t, turing-530b)");
+}
+
+static void test_bad_files(void **state)
+{
+    (void)state;
+    write_file("neg.yaml", "model:\n  preset: gpt3-175b\n  layers: -4\n");
+    cli_run r;
+    run(&r, "estimate neg.yaml");
+    assert_int_equal(r.status, 2);
+    assert_int_equal(lines(r.err), 1);
+    assert_non_null(strstr(r.err, "neg.yaml:3:11: model.layers: "));
+
+    write_file("huge.yaml", "model:\n  preset: gpt3-175b\n  layers: 65536\n  hidden: 1048576\n");
+    run(&r, "estimate huge.yaml");
+    assert_int_equal(r.status, 2);
+    assert_int_equal(lines(r.err), 1);
+    assert_non_null(strstr(r.err, "huge.yaml:"));
+    assert_non_null(strstr(r.err, "parameters"));
+
+    write_file("typo.yaml", "strategy:\n  tp: 8\n  pipeline: 8\n");
+    run(&r, "estimate typo.yaml");
+    assert_int_equal(r.status, 2);
+    assert_int_equal(lines(r.err), 1);
+    assert_non_null(strstr(r.err, "typo.yaml:3:3: strategy.pipeline: unknown key"));
+
+    run(&r, "estimate missing.yaml");
+    assert_int_equal(r.status, 2);
+    assert_int_equal(lines(r.err), 1);
+    assert_non_null(strstr(r.err, "missing.yaml"));
+
+    write_file("bad.json", "{\"strategy\": {\"tp\": 8, \"pp\": \"eight\"}}");
+    run(&r, "estimate bad.json");
+    assert_int_equal(r.status, 2);
+    assert_int_equal(lines(r.err), 1);
+    assert_non_null(strstr(r.err, "bad.json:1:33: strategy.pp: "));
+}
+
+static void test_no_fit_is_a_result(void **state)
+{
+    (void)state;
+    cli_run r;
+    /* gpt3-175b on 8 NPUs cannot hold 2.6 TB of training state */
+    run(&r, "estimate --tp 8 --pp 1 --gbs 8");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "HBM: "));
+    assert_non_null(strstr(r.out, "GiB needed, 80.0 GiB available"));
+}
+
+void suite_cli(test_tally *t)
+{
+    const struct CMUnitTest cli[] = {
+        cmocka_unit_test(test_default_job),
+        cmocka_unit_test(test_json_and_csv),
+        cmocka_unit_test(test_output_file),
+        cmocka_unit_test(test_strategy_file_errors_point_at_the_key),
+        cmocka_unit_test(test_bad_flags),
+        cmocka_unit_test(test_bad_files),
+        cmocka_unit_test(test_no_fit_is_a_result),
+    };
+    RUN_GROUP_WITH(t, cli, setup, teardown);
+}
