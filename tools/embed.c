@@ -1,8 +1,10 @@
-/* Build-time tool: turns presets/{models,systems}/NAME.yaml into a C table
- * so the presets are inside the binary and need no install path. Usage:
+/* Build-time tool: turns presets/{models,systems,strategies}/NAME.yaml into
+ * a C table so the presets are inside the binary and need no install path.
+ * Usage:
  *   embed OUT.c presets/models/a.yaml presets/systems/b.yaml ...
  * The kind is the name of the file's parent directory, the name is the
- * file name without ".yaml". */
+ * file name without ".yaml". It also writes one NULL-terminated name list
+ * per kind for comet_preset_names. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +95,7 @@ int main(int argc, char **argv)
     fprintf(out, "};\nconst size_t comet_embedded_preset_count = %d;\n", argc - 2);
     emit_names(out, argc, argv, "models", "comet_embedded_model_names");
     emit_names(out, argc, argv, "systems", "comet_embedded_system_names");
+    emit_names(out, argc, argv, "strategies", "comet_embedded_strategy_names");
     if (fclose(out) != 0 || rename(tmp, argv[1]) != 0) {
         fprintf(stderr, "embed: cannot write %s\n", argv[1]);
         return 1;

@@ -43,7 +43,8 @@ typedef struct comet_strategy {
 } comet_strategy;
 
 /* Megatron-like defaults: tp=pp=dp=1, microbatch 1, global batch 1,
- * interleave 1, no recompute, ZeRO 0, overlap of DP and TP on, order tp,dp,pp. */
+ * interleave 1, no recompute, ZeRO 0, DP overlap on, TP overlap off (as
+ * Megatron-LM runs), order tp,dp,pp. */
 void comet_strategy_defaults(comet_strategy *s);
 
 /* Total NPUs = tp*pp*dp. */

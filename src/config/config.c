@@ -50,12 +50,10 @@ static const cfg_field document_fields[] = {
 /* With system and placement in one document, one span per dimension. */
 static comet_status check_placement(cfg_ctx *c, const cfg_node *root, const comet_job *job)
 {
-    if (!cfg_map_find(root, "system") || !cfg_map_find(root, "strategy") ||
-        !job->strategy.placement_given)
+    const cfg_node *placement = cfg_map_find(cfg_map_find(root, "strategy"), "placement");
+    if (!placement || !cfg_map_find(root, "system"))
         return COMET_OK;
-    int spans = 0;
-    while (spans < COMET_MAX_DIMS && job->strategy.place[COMET_GROUP_TP][spans] > 0)
-        spans++;
+    int spans = cfg_placement_dims(placement);
     if (spans == job->system.n_dims)
         return COMET_OK;
     return cfg_fail_key(c, "strategy.placement", "gives %d spans per group but the system has "
@@ -103,12 +101,15 @@ comet_status comet_config_read_text(const char *text, size_t len, const char *fi
                              0, job, err);
 }
 
-static comet_status io_error(const char *path, int errnum, comet_error *err)
+/* A file that cannot be opened is bad input (the user named it); one that
+ * fails while being read is an I/O failure. */
+static comet_status read_error(const char *path, comet_status status, int errnum,
+                               comet_error *err)
 {
     char reason[128];
     if (strerror_r(errnum, reason, sizeof reason) != 0)
         snprintf(reason, sizeof reason, "error %d", errnum);
-    return comet_error_set(err, COMET_EIO, path, 0, 0, NULL, "cannot read: %s", reason);
+    return comet_error_set(err, status, path, 0, 0, NULL, "cannot read: %s", reason);
 }
 
 /* Whole file into a NUL-terminated heap buffer, at most CFG_MAX_TEXT bytes. */
@@ -133,7 +134,7 @@ static comet_status read_stream(FILE *f, const char *path, char **out, size_t *l
     if (ferror(f)) {
         int saved = errno ? errno : EIO;
         free(buf);
-        return io_error(path, saved, err);
+        return read_error(path, COMET_EIO, saved, err);
     }
     if (n > CFG_MAX_TEXT) {
         free(buf);
@@ -150,9 +151,9 @@ comet_status comet_config_read_file(const char *path, comet_job *job, comet_erro
 {
     FILE *f = fopen(path, "rb");
     if (!f)
-        return io_error(path, errno, err);
-    char *text;
-    size_t len;
+        return read_error(path, COMET_EINPUT, errno, err);
+    char *text = NULL;
+    size_t len = 0;
     comet_status st = read_stream(f, path, &text, &len, err);
     fclose(f);
     if (st)

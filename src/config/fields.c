@@ -99,8 +99,9 @@ comet_status cfg_fields_read(cfg_ctx *c, const cfg_node *n, const char *path,
         const cfg_field *f = find_field(fields, key->text);
         if (!f)
             return unknown_key(c, key, kpath, fields);
-        cfg_record(c, kpath, key);
-        CFG_TRY(read_field(c, f, cfg_map_value(n, i), kpath, base));
+        const cfg_node *value = cfg_map_value(n, i);
+        cfg_record(c, kpath, value->kind == CFG_SCALAR ? value : key);
+        CFG_TRY(read_field(c, f, value, kpath, base));
     }
     return COMET_OK;
 }

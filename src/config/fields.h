@@ -52,8 +52,9 @@ typedef struct cfg_field {
 #define CFG_END {.key = NULL}
 
 /* Read every key of mapping n (at key path `path`) into base; unknown keys
- * are errors that suggest the nearest allowed key. Records each key's
- * position in the source map. */
+ * are errors that suggest the nearest allowed key. Records in the source
+ * map where each key's value is (a scalar) or where the key is (a list or
+ * mapping), which is where a later error about it should point. */
 comet_status cfg_fields_read(cfg_ctx *c, const cfg_node *n, const char *path,
                              const cfg_field *fields, void *base);
 

@@ -110,11 +110,6 @@ static comet_status check_transformer(cfg_ctx *c, const char *path, comet_model 
         return cfg_fail_key(c, key, "heads (%lld) must be a multiple of kv_heads (%lld)",
                             (long long)m->heads, (long long)m->kv_heads);
     }
-    if (m->hidden % m->heads) {
-        cfg_path_key(key, sizeof key, path, "heads");
-        return cfg_fail_key(c, key, "hidden (%lld) must be a multiple of heads (%lld)",
-                            (long long)m->hidden, (long long)m->heads);
-    }
     return COMET_OK;
 }
 

@@ -22,10 +22,17 @@ static const comet_embedded_preset *find_preset(const char *kind, const char *na
 
 const char *const *comet_preset_names(const char *kind)
 {
-    if (kind && strcmp(kind, "models") == 0)
-        return comet_embedded_model_names;
-    if (kind && strcmp(kind, "systems") == 0)
-        return comet_embedded_system_names;
+    static const struct {
+        const char *kind;
+        const char *const *names;
+    } lists[] = {
+        {"models", comet_embedded_model_names},
+        {"systems", comet_embedded_system_names},
+        {"strategies", comet_embedded_strategy_names},
+    };
+    for (size_t i = 0; kind && i < sizeof lists / sizeof lists[0]; i++)
+        if (strcmp(lists[i].kind, kind) == 0)
+            return lists[i].names;
     return NULL;
 }
 
@@ -85,7 +92,9 @@ comet_status cfg_preset_load(const cfg_ctx *c, const cfg_node *n, const char *na
 comet_status cfg_section_read(cfg_ctx *c, const cfg_node *n, const char *path,
                               const cfg_section *sec, void *obj)
 {
-    if (sec->kind && n->kind == CFG_SCALAR) {
+    if (sec->kind && cfg_is_null(n)) {
+        return cfg_fail(c, n, path, "expected a preset name or a mapping, got nothing");
+    } else if (sec->kind && n->kind == CFG_SCALAR) {
         CFG_TRY(cfg_preset_load(c, n, NULL, path, sec->kind, obj));
     } else {
         CFG_TRY(cfg_expect(c, n, path, CFG_MAP));

@@ -1,11 +1,12 @@
-/* Internal: the table of presets embedded by tools/embed.c at build time. */
+/* Internal: the table of presets embedded by tools/embed.c at build time
+ * from presets/{models,systems,strategies}/NAME.yaml. */
 #ifndef COMET_CONFIG_PRESETS_H
 #define COMET_CONFIG_PRESETS_H
 
 #include <stddef.h>
 
 typedef struct comet_embedded_preset {
-    const char *kind;   /* "models" or "systems" */
+    const char *kind;   /* "models", "systems" or "strategies" */
     const char *name;   /* file name without .yaml */
     const char *text;
     size_t len;
@@ -16,5 +17,6 @@ extern const size_t comet_embedded_preset_count;
 /* NULL-terminated names of each kind, in file-name order. */
 extern const char *const comet_embedded_model_names[];
 extern const char *const comet_embedded_system_names[];
+extern const char *const comet_embedded_strategy_names[];
 
 #endif

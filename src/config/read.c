@@ -87,6 +87,15 @@ comet_status cfg_expect(const cfg_ctx *c, const cfg_node *n, const char *path,
     return n->kind == kind ? COMET_OK : fail_expected(c, n, path, what[kind]);
 }
 
+/* Case-insensitive equality of two ASCII strings. */
+static bool same_ascii_nocase(const char *a, const char *b)
+{
+    for (; *a && *b; a++, b++)
+        if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
+            return false;
+    return *a == *b;
+}
+
 typedef enum int_parse { INT_OK, INT_BAD, INT_HUGE } int_parse;
 
 /* Plain decimal integer with optional sign; INT_HUGE when it does not fit
@@ -138,11 +147,24 @@ comet_status cfg_read_int(const cfg_ctx *c, const cfg_node *n, const char *path,
     if (r == INT_BAD || v < lo)
         return fail_expected(c, n, path, what);
     if (v > hi && hi >= SMALL_RANGE)
-        return cfg_fail(c, n, path, "%s is above comet's limit of %lld", n->text, (long long)hi);
+        return cfg_fail(c, n, path, "%.40s is above comet's limit of %lld", n->text,
+                        (long long)hi);
     if (v > hi)
         return fail_expected(c, n, path, what);
     *out = v;
     return COMET_OK;
+}
+
+/* YAML's and C's spellings of infinity and not-a-number. */
+static bool names_nonfinite(const char *s)
+{
+    static const char *const words[] = {"inf", "infinity", "nan", NULL};
+    s += (*s == '+' || *s == '-');
+    s += (*s == '.');
+    for (size_t i = 0; words[i]; i++)
+        if (same_ascii_nocase(s, words[i]))
+            return true;
+    return false;
 }
 
 /* A plain decimal number (no hex, inf or nan); may overflow to inf. */
@@ -160,12 +182,12 @@ static int parse_real(const cfg_node *n, double *out)
 comet_status cfg_read_real(const cfg_ctx *c, const cfg_node *n, const char *path,
                            bool positive, double *out)
 {
-    const char *what = positive ? "a positive number" : "a non-negative number";
-    double v;
-    if (!parse_real(n, &v) || v < 0 || (positive && v == 0))
-        return fail_expected(c, n, path, what);
-    if (!isfinite(v))
+    double v = 0;
+    int ok = parse_real(n, &v);
+    if ((ok && !isfinite(v)) || (n->kind == CFG_SCALAR && names_nonfinite(n->text)))
         return fail_expected(c, n, path, "a finite number");
+    if (!ok || v < 0 || (positive && v == 0))
+        return fail_expected(c, n, path, positive ? "a positive number" : "a non-negative number");
     *out = v;
     return COMET_OK;
 }

@@ -22,6 +22,9 @@ extern const cfg_section cfg_model_section;
 extern const cfg_section cfg_system_section;
 extern const cfg_section cfg_strategy_section;
 
+/* Spans per group a strategy.placement mapping lists (0 when none). */
+int cfg_placement_dims(const cfg_node *placement);
+
 /* Fill out (a comet_model or comet_system, by kind) from the preset named
  * by scalar n; an unknown name is an error at n (or without a position
  * when n is NULL and the name is given instead). */

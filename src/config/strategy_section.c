@@ -84,37 +84,39 @@ static const cfg_field placement_fields[] = {
     CFG_END,
 };
 
-static int span_count(const int64_t *spans)
+int cfg_placement_dims(const cfg_node *placement)
 {
-    int n = 0;
-    while (n < COMET_MAX_DIMS && spans[n] > 0)
-        n++;
-    return n;
+    size_t dims = 0;
+    for (int g = 0; g < COMET_GROUP_COUNT; g++) {
+        const cfg_node *spans = cfg_map_find(placement, cfg_group_names[g]);
+        if (spans && spans->kind == CFG_SEQ && spans->n > dims)
+            dims = spans->n;
+    }
+    return (int)dims;
 }
 
 /* placement: {tp: [8, 1], pp: [1, 8], dp: [1, 1]}, one span per network
- * dimension for each group; a group left out spans 1 on every dimension. */
+ * dimension for each group; a group left out spans 1 on every dimension,
+ * as does every group on dimensions past the lists. */
 static comet_status read_placement(cfg_ctx *c, const cfg_node *n, const char *path, void *base)
 {
     comet_strategy *s = base;
-    memset(s->place, 0, sizeof s->place);
-    CFG_TRY(cfg_fields_read(c, n, path, placement_fields, s));
-    int dims = 0;
     for (int g = 0; g < COMET_GROUP_COUNT; g++)
-        if (span_count(s->place[g]) > dims)
-            dims = span_count(s->place[g]);
+        for (int d = 0; d < COMET_MAX_DIMS; d++)
+            s->place[g][d] = 1;
+    CFG_TRY(cfg_fields_read(c, n, path, placement_fields, s));
+    int dims = cfg_placement_dims(n);
     if (dims == 0)
         return cfg_fail(c, n, path, "needs spans for tp, pp and dp, e.g. "
                         "{tp: [8, 1], pp: [1, 8], dp: [1, 1]}");
     for (int g = 0; g < COMET_GROUP_COUNT; g++) {
-        int have = span_count(s->place[g]);
+        const cfg_node *spans = cfg_map_find(n, cfg_group_names[g]);
+        if (!spans || (int)spans->n == dims)
+            continue;
         char key[CFG_PATH_LEN];
         cfg_path_key(key, sizeof key, path, cfg_group_names[g]);
-        if (have && have != dims)
-            return cfg_fail_key(c, key, "has %d spans but another group has %d; give one span "
-                                "per network dimension", have, dims);
-        for (int d = have; d < dims; d++)
-            s->place[g][d] = 1;
+        return cfg_fail(c, spans, key, "lists %d span%s but another group lists %d; give one "
+                        "span per network dimension", (int)spans->n, spans->n == 1 ? "" : "s", dims);
     }
     s->placement_given = true;
     return COMET_OK;

@@ -157,7 +157,7 @@ static comet_status on_scalar(builder *b, const yaml_event_t *ev)
     const char *value = (const char *)ev->data.scalar.value;
     if (memchr(value, '\0', len))
         return fail_at(b, MARK(ev->start_mark), "text contains a NUL character");
-    cfg_node *n;
+    cfg_node *n = NULL;
     if ((st = new_node(b, CFG_SCALAR, ev->start_mark, &n)))
         return st;
     n->plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
@@ -182,7 +182,7 @@ static comet_status on_open(builder *b, const yaml_event_t *ev, cfg_node_kind ki
         return st;
     if (b->depth == CFG_MAX_DEPTH)
         return fail_at(b, MARK(ev->start_mark), "nesting deeper than %d levels", CFG_MAX_DEPTH);
-    cfg_node *n;
+    cfg_node *n = NULL;
     if ((st = new_node(b, kind, ev->start_mark, &n)) || (st = attach(b, n)))
         return st;
     b->stack[b->depth++] = n;

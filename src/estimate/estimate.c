@@ -16,12 +16,10 @@
 
 /* Time of one microbatch on the busiest stage, split by kind. */
 typedef struct stage_time {
-    double fwd, bwd, recompute;          /* compute */
-    double gemm_fwd;                     /* GEMM part of fwd, for TP overlap */
-    double tp_comm;                      /* all TP communication of the microbatch */
-    double tp_exposed;
-    double other_comm;                   /* layers' own collectives on PP/DP groups */
-    double fwd_flops, recompute_flops;   /* per NPU */
+    double fwd, bwd, recompute;                   /* compute */
+    double comm[COMET_GROUP_COUNT];               /* layer collectives per group */
+    double exposed[COMET_GROUP_COUNT];            /* ... not hidden behind compute */
+    double fwd_flops, recompute_flops;            /* per NPU */
 } stage_time;
 
 static double comm_time(const comet_system *sys, const comet_strategy *s, const work_comm *c)
@@ -29,10 +27,15 @@ static double comm_time(const comet_system *sys, const comet_strategy *s, const 
     return comet_collective_time(sys, s->place[c->group], c->collective, c->bytes);
 }
 
+/* Adds one layer kind's forward, backward (2x forward), recompute and
+ * collectives. Only transformer blocks (every-stage layers) are
+ * recomputed; the embedding and LM head are not. The embedding sits on
+ * the first stage, which is not the busiest once there is a pipeline. */
 static void time_layer(const work_layer *l, const hw_rates *r, const comet_system *sys,
                        const comet_strategy *s, stage_time *st)
 {
-    double n = (double)l->count;
+    if (l->where == WORK_FIRST_STAGE && s->pp > 1)
+        return;
     double fwd = 0.0, gemm = 0.0, core = 0.0, flops = 0.0, core_flops = 0.0;
     for (int i = 0; i < l->n_ops; i++) {
         const work_op *op = &l->ops[i];
@@ -47,37 +50,37 @@ static void time_layer(const work_layer *l, const hw_rates *r, const comet_syste
             core_flops += op->flops;
         }
     }
+    bool recomputed = l->where == WORK_EVERY_STAGE;
+    bool full = recomputed && s->recompute == COMET_RECOMPUTE_FULL;
     double rc = 0.0, rc_flops = 0.0;
-    if (s->recompute == COMET_RECOMPUTE_FULL) {
+    if (full) {
         rc = fwd;
         rc_flops = flops;
-    } else if (s->recompute == COMET_RECOMPUTE_SELECTIVE) {
+    } else if (recomputed && s->recompute == COMET_RECOMPUTE_SELECTIVE) {
         rc = core;
         rc_flops = core_flops;
     }
-    double tp = 0.0, other = 0.0;
-    for (int i = 0; i < l->n_comms; i++) {
-        const work_comm *c = &l->comms[i];
-        double t = comm_time(sys, s, c);
-        double passes = (c->in_forward ? 1.0 : 0.0) + (c->in_backward ? 1.0 : 0.0) +
-                        (c->recomputed && s->recompute == COMET_RECOMPUTE_FULL ? 1.0 : 0.0);
-        if (c->group == COMET_GROUP_TP)
-            tp += t * passes;
-        else
-            other += t * passes;
-    }
     /* Overlapped TP communication hides behind the GEMMs of the same
      * passes (forward, backward = 2x forward GEMMs, recompute). */
-    double gemm_window = gemm * (3.0 + (s->recompute == COMET_RECOMPUTE_FULL ? 1.0 : 0.0));
-    double tp_exposed = s->overlap_tp ? fmax(0.0, tp - gemm_window) : tp;
-
+    double gemm_window = gemm * (3.0 + (full ? 1.0 : 0.0));
+    double comm[COMET_GROUP_COUNT] = {0.0, 0.0, 0.0};
+    for (int i = 0; i < l->n_comms; i++) {
+        const work_comm *c = &l->comms[i];
+        double passes = (c->in_forward ? 1.0 : 0.0) + (c->in_backward ? 1.0 : 0.0) +
+                        (c->recomputed && full ? 1.0 : 0.0);
+        comm[c->group] += comm_time(sys, s, c) * passes;
+    }
+    double n = l->count;
+    for (int g = 0; g < COMET_GROUP_COUNT; g++) {
+        double exposed = comm[g];
+        if (g == COMET_GROUP_TP && s->overlap_tp)
+            exposed = fmax(0.0, comm[g] - gemm_window);
+        st->comm[g] += n * comm[g];
+        st->exposed[g] += n * exposed;
+    }
     st->fwd += n * fwd;
     st->bwd += n * 2.0 * fwd;
     st->recompute += n * rc;
-    st->gemm_fwd += n * gemm;
-    st->tp_comm += n * tp;
-    st->tp_exposed += n * tp_exposed;
-    st->other_comm += n * other;
     st->fwd_flops += n * flops;
     st->recompute_flops += n * rc_flops;
 }
@@ -120,8 +123,8 @@ static double optimizer_bytes_per_param(const comet_strategy *s, double elem)
      * when gradients are already fp32), read it for the global norm, then
      * Adam reads gradient, master weight, m and v and writes the last three
      * (7 x 4 bytes), and the master weight is cast back (read 4, write elem). */
-    double grad = s->grad_fp32 ? 4.0 : elem + 4.0;
-    return grad + 4.0 + 28.0 + 4.0 + elem;
+    double cast_grad = s->grad_fp32 ? 0.0 : elem + 4.0;
+    return cast_grad + 4.0 + 28.0 + 4.0 + elem;
 }
 
 static void fill_rates(const comet_model *m, const comet_system *sys, const comet_strategy *s,
@@ -178,17 +181,24 @@ comet_status comet_estimate(const comet_model *m, const comet_system *sys,
     out->forward = micro * st.fwd;
     out->backward = micro * st.bwd;
     out->recompute = micro * st.recompute;
-    out->tp_comm_time = micro * st.tp_comm;
-    out->tp_exposed = micro * (st.tp_exposed + st.other_comm);
-    double per_micro = st.fwd + st.bwd + st.recompute + st.tp_exposed + st.other_comm;
+    out->tp_comm_time = micro * st.comm[COMET_GROUP_TP];
+    out->tp_exposed = micro * st.exposed[COMET_GROUP_TP];
+    double per_micro = st.fwd + st.bwd + st.recompute + st.exposed[COMET_GROUP_TP] +
+                       st.exposed[COMET_GROUP_PP] + st.exposed[COMET_GROUP_DP];
     out->bubble = (p - 1.0) / v * per_micro;
 
+    /* Layers' own collectives on the PP and DP groups (e.g. a DLRM
+     * embedding all-to-all) run inside every microbatch. */
+    out->pp_comm_time = micro * st.comm[COMET_GROUP_PP];
+    out->pp_exposed = micro * st.exposed[COMET_GROUP_PP];
     if (s.pp > 1) {
         double hop = comet_p2p_time(sys, s.place[COMET_GROUP_PP], w.p2p_bytes);
-        out->pp_comm_time = micro * 2.0 * v * hop;
-        out->pp_exposed = out->pp_comm_time;
+        out->pp_comm_time += micro * 2.0 * v * hop;
+        out->pp_exposed += micro * 2.0 * v * hop;
     }
     time_data_parallel(sys, &s, &w, &st, micro, elem, out);
+    out->dp_comm_time += micro * st.comm[COMET_GROUP_DP];
+    out->dp_exposed += micro * st.exposed[COMET_GROUP_DP];
 
     footprint fp;
     footprint_compute(m, sys, &s, &w, micro, &fp, out);

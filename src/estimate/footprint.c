@@ -33,7 +33,7 @@ static double activation_bytes(const comet_strategy *s, const work_stage *w, dou
     for (int i = 0; i < w->n_layers; i++) {
         const work_layer *l = &w->layers[i];
         at[l->where] += layer_act(l, s->recompute) * (double)l->count;
-        if (l->act_bytes > work)
+        if (l->where == WORK_EVERY_STAGE && l->act_bytes > work)
             work = l->act_bytes;
     }
     double recompute_work = s->recompute == COMET_RECOMPUTE_NONE ? 0.0 : work;
@@ -80,8 +80,10 @@ void footprint_compute(const comet_model *m, const comet_system *sys, const come
     for (size_t i = 0; i < sizeof spill / sizeof spill[0] && sys->expansion.present; i++) {
         comet_mem_kind k = spill[i];
         double over = in_hbm - hbm_cap;
-        if (over <= 0.0 || bytes[k] <= 0.0)
+        if (over <= 0.0)
             break;
+        if (bytes[k] <= 0.0)
+            continue;
         double resident = bytes[k] * (1.0 - off[k]);
         double move = fmin(over, resident);
         off[k] += move / bytes[k];

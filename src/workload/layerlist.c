@@ -2,8 +2,8 @@
  * described layer by layer): each layer's forward FLOPs and bytes become
  * one roofline op, its own collective is kept, and TP-sharded layers get a
  * tensor-parallel all-reduce of their output. The pipeline splits the
- * layer list evenly: each stage carries 1/pp of every layer kind, so the
- * stage is the average stage (docs/model.md says so). */
+ * layer list evenly: each stage carries 1/pp of every layer kind (a
+ * fractional count), so the stage is the average stage (docs/model.md). */
 #include "workload.h"
 
 static void build_one(const comet_layer *src, const comet_strategy *s, double per_stage,
@@ -35,20 +35,12 @@ static void build_one(const comet_layer *src, const comet_strategy *s, double pe
         c->in_backward = true;
         c->recomputed = false;
     }
-    /* Per-stage share of this layer kind folded into the per-layer numbers
-     * so that count stays 1 and fractions of layers are exact. */
-    for (int i = 0; i < l->n_ops; i++) {
-        l->ops[i].flops *= per_stage;
-        l->ops[i].bytes *= per_stage;
-    }
-    for (int i = 0; i < l->n_comms; i++)
-        l->comms[i].bytes *= per_stage;
-    l->count = 1;
+    l->count = per_stage;
     l->where = WORK_EVERY_STAGE;
-    l->params = per_stage * src->params / shard;
-    l->act_bytes = per_stage * b * src->act_bytes / shard;
+    l->params = src->params / shard;
+    l->act_bytes = b * src->act_bytes / shard;
     l->act_bytes_selective = l->act_bytes;
-    l->act_bytes_full = per_stage * b * src->out_bytes;
+    l->act_bytes_full = b * src->out_bytes;
 }
 
 void work_build_layers(const comet_model *m, const comet_strategy *s, work_stage *out)
@@ -62,7 +54,7 @@ void work_build_layers(const comet_model *m, const comet_strategy *s, work_stage
         const comet_layer *src = &m->layer_list[i];
         work_layer *l = &out->layers[out->n_layers++];
         build_one(src, s, (double)src->count / pp, l);
-        out->params_npu += l->params;
+        out->params_npu += l->params * l->count;
         depth += (double)src->count;
         out_sum += (double)src->count * src->out_bytes;
         flops += (double)src->count * src->fwd_flops;

@@ -154,7 +154,7 @@ static void build_block(const comet_model *m, const comet_strategy *s, const blo
     double sharded = T * (e * x->q_width_local + 2.0 * e * x->kv_width_local) /* Q, K, V */
                    + T * e * x->q_width_local                                 /* projection in */
                    + T * ffn_local * e * (m->gated_mlp ? 3.0 : 2.0);          /* MLP intermediates */
-    double core = scores * (2.0 * e + (m->dropout ? 1.0 + 2.0 * e : 0.0));
+    double core = scores * (e + (m->dropout ? 1.0 + e : 0.0)); /* softmax out, mask, dropout out */
     l->act_bytes = replicated + sharded + core;
     l->act_bytes_selective = replicated + sharded;
     l->act_bytes_full = Tr * h * e;
@@ -213,14 +213,14 @@ void work_build_transformer(const comet_model *m, const comet_strategy *s, work_
     out->n_layers = 0;
     work_layer *block = &out->layers[out->n_layers++];
     build_block(m, s, &x, block);
-    block->count = (int64_t)layers_per_stage;
+    block->count = layers_per_stage;
     block->where = WORK_EVERY_STAGE;
 
     /* The busiest stage holds the LM head (the last stage; with one stage
-     * also the embedding). Its GEMM dwarfs the embedding lookup. */
+     * also the embedding). Its GEMM dwarfs the embedding lookup, so with a
+     * pipeline the embedding counts towards the first stage's memory only. */
     build_head(m, s, &x, &out->layers[out->n_layers++]);
-    if (s->pp == 1)
-        build_embedding(m, s, &x, &out->layers[out->n_layers++]);
+    build_embedding(m, s, &x, &out->layers[out->n_layers++]);
 
     /* Megatron's scatter/gather optimisation: each TP rank sends 1/t of the
      * boundary activation over its own NIC (Narayanan 2021, Sec. 4.1). */
@@ -234,7 +234,7 @@ void work_build_transformer(const comet_model *m, const comet_strategy *s, work_
                        + 2.0 * T * h * h + 2.0 * x.mlp_mats * T * h * x.f;
     out->fwd_flops_model = (double)m->layers * block_flops + 2.0 * T * h * (double)m->vocab;
     out->params_total = comet_model_params(m);
-    out->params_npu = block->params * (double)block->count + out->layers[1].params
+    out->params_npu = block->params * block->count + out->layers[1].params
                     + (s->pp == 1 ? out->layers[2].params : 0.0);
     out->act_extra = 0.0;
 }

@@ -45,9 +45,10 @@ typedef enum work_where {
     WORK_LAST_STAGE        /* LM head */
 } work_where;
 
-/* One kind of layer, repeated `count` times on the stage. */
+/* One kind of layer, repeated `count` times on the stage (a fraction for
+ * layer lists whose kinds do not split evenly over the pipeline). */
 typedef struct work_layer {
-    int64_t count;
+    double count;
     work_where where;
     int n_ops;
     work_op ops[WORK_MAX_OPS];          /* forward */

@@ -1,0 +1,852 @@
+/* Config reader: units, YAML and JSON documents, presets, and the exact
+ * one-line errors (file:line:col: key: message) users see for bad input,
+ * including positions attached later through the source map. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "comet/comet.h"
+#include "tests.h"
+#include "../src/config/units.h"
+
+/* ---- helpers ---------------------------------------------------------- */
+
+static comet_job *new_job(void)
+{
+    comet_job *job = malloc(sizeof *job);
+    assert_non_null(job);
+    comet_job_init(job);
+    return job;
+}
+
+static comet_job *read_ok(const char *text, const char *file)
+{
+    comet_job *job = new_job();
+    comet_error err;
+    comet_error_clear(&err);
+    comet_status st = comet_config_read_text(text, strlen(text), file, job, &err);
+    if (st != COMET_OK) {
+        char line[600];
+        fail_msg("unexpected error: %s", comet_error_format(&err, line, sizeof line));
+    }
+    return job;
+}
+
+/* Read text as file and check the rendered error line. */
+static void expect_error(const char *file, const char *text, const char *expected)
+{
+    comet_job *job = new_job();
+    comet_error err;
+    comet_error_clear(&err);
+    assert_int_equal(comet_config_read_text(text, strlen(text), file, job, &err), COMET_EINPUT);
+    char line[600];
+    assert_string_equal(comet_error_format(&err, line, sizeof line), expected);
+    free(job);
+}
+
+static double unit(const char *text, cfg_unit_kind kind)
+{
+    double v = -1;
+    assert_int_equal(cfg_units_parse(text, kind, &v, NULL), CFG_UNITS_OK);
+    return v;
+}
+
+static const char *repo_path(char *out, size_t cap, const char *rel)
+{
+    const char *dir = getenv("COMET_TESTS_DIR");
+    snprintf(out, cap, "%s/../%s", dir ? dir : "tests", rel);
+    return out;
+}
+
+/* ---- units -------------------------------------------------------------- */
+
+static void test_units_bytes(void **state)
+{
+    (void)state;
+    assert_true(unit("80 GiB", CFG_UNIT_BYTES) == 85899345920.0);
+    assert_true(unit("40 GB", CFG_UNIT_BYTES) == 40e9);
+    assert_true(unit("512 MiB", CFG_UNIT_BYTES) == 536870912.0);
+    assert_true(unit("1 KiB", CFG_UNIT_BYTES) == 1024.0);
+    assert_true(unit("1 TiB", CFG_UNIT_BYTES) == 1099511627776.0);
+    assert_true(unit("3 B", CFG_UNIT_BYTES) == 3.0);
+    assert_true(unit("2 KB", CFG_UNIT_BYTES) == 2e3);
+    assert_true(unit("1.5 MB", CFG_UNIT_BYTES) == 1.5e6);
+    assert_true(unit("2 TB", CFG_UNIT_BYTES) == 2e12);
+    assert_true(unit("80GiB", CFG_UNIT_BYTES) == 85899345920.0);
+    assert_true(unit("  4 GB  ", CFG_UNIT_BYTES) == 4e9);
+}
+
+static void test_units_bandwidth(void **state)
+{
+    (void)state;
+    assert_true(unit("300 GB/s", CFG_UNIT_BANDWIDTH) == 300e9);
+    assert_true(unit("25 GiB/s", CFG_UNIT_BANDWIDTH) == 25.0 * 1073741824.0);
+    assert_true(unit("200 Gb/s", CFG_UNIT_BANDWIDTH) == 25e9);
+    assert_true(unit("400 Gb/s", CFG_UNIT_BANDWIDTH) == 50e9);
+    assert_true(unit("2 TB/s", CFG_UNIT_BANDWIDTH) == 2e12);
+    assert_true(unit("100 MB/s", CFG_UNIT_BANDWIDTH) == 1e8);
+    assert_close(unit("3.35 TB/s", CFG_UNIT_BANDWIDTH), 3.35e12, 1e-12);
+}
+
+static void test_units_time(void **state)
+{
+    (void)state;
+    assert_close(unit("500 ns", CFG_UNIT_TIME), 500e-9, 1e-12);
+    assert_close(unit("1.5 us", CFG_UNIT_TIME), 1.5e-6, 1e-12);
+    assert_close(unit("1.5 \xc2\xb5s", CFG_UNIT_TIME), 1.5e-6, 1e-12);
+    assert_close(unit("2 ms", CFG_UNIT_TIME), 2e-3, 1e-12);
+    assert_true(unit("1 s", CFG_UNIT_TIME) == 1.0);
+}
+
+static void test_units_flops(void **state)
+{
+    (void)state;
+    assert_true(unit("312 TFLOPS", CFG_UNIT_FLOP_RATE) == 312e12);
+    assert_true(unit("1 PFLOPS", CFG_UNIT_FLOP_RATE) == 1e15);
+    assert_close(unit("19.5 TFLOPS", CFG_UNIT_FLOP_RATE), 19.5e12, 1e-12);
+    assert_true(unit("5 GFLOPS", CFG_UNIT_FLOP_RATE) == 5e9);
+    assert_true(unit("1 GFLOP", CFG_UNIT_FLOPS) == 1e9);
+    assert_close(unit("2.5 TFLOP", CFG_UNIT_FLOPS), 2.5e12, 1e-12);
+    assert_true(unit("1e9 FLOP", CFG_UNIT_FLOPS) == 1e9);
+    assert_true(unit("100 MFLOP", CFG_UNIT_FLOPS) == 1e8);
+}
+
+static void test_units_rejects(void **state)
+{
+    (void)state;
+    double v = 7;
+    const char *at = NULL;
+    assert_int_equal(cfg_units_parse("80", CFG_UNIT_BYTES, &v, NULL), CFG_UNITS_NO_UNIT);
+    assert_int_equal(cfg_units_parse("80 GiBs", CFG_UNIT_BYTES, &v, &at), CFG_UNITS_BAD_UNIT);
+    assert_string_equal(at, "GiBs");
+    assert_int_equal(cfg_units_parse("GiB", CFG_UNIT_BYTES, &v, NULL), CFG_UNITS_NOT_NUMBER);
+    assert_int_equal(cfg_units_parse("80 GB/s", CFG_UNIT_BYTES, &v, NULL), CFG_UNITS_BAD_UNIT);
+    assert_int_equal(cfg_units_parse("80 GB", CFG_UNIT_BANDWIDTH, &v, NULL), CFG_UNITS_BAD_UNIT);
+    assert_int_equal(cfg_units_parse("1 TFLOP", CFG_UNIT_FLOP_RATE, &v, NULL), CFG_UNITS_BAD_UNIT);
+    assert_int_equal(cfg_units_parse("1e400 GB", CFG_UNIT_BYTES, &v, NULL), CFG_UNITS_RANGE);
+    assert_int_equal(cfg_units_parse("0x10 GB", CFG_UNIT_BYTES, &v, NULL), CFG_UNITS_BAD_UNIT);
+    assert_int_equal(cfg_units_parse("inf GB", CFG_UNIT_BYTES, &v, NULL), CFG_UNITS_NOT_NUMBER);
+    assert_int_equal(cfg_units_parse("", CFG_UNIT_TIME, &v, NULL), CFG_UNITS_NOT_NUMBER);
+    assert_true(v == 7);   /* untouched on failure */
+}
+
+/* ---- documents ---------------------------------------------------------- */
+
+static const char full_yaml[] =
+    "model:\n"
+    "  name: gpt3-175b\n"
+    "  kind: transformer\n"
+    "  layers: 96\n"
+    "  hidden: 12288\n"
+    "  heads: 96\n"
+    "  kv_heads: 96\n"
+    "  ffn: 49152\n"
+    "  seq: 2048\n"
+    "  vocab: 51200\n"
+    "  gated_mlp: false\n"
+    "  tied_embeddings: true\n"
+    "  dtype: bf16\n"
+    "system:\n"
+    "  name: a100-80g-selene\n"
+    "  compute:\n"
+    "    matrix: {fp16: \"312 TFLOPS\", bf16: \"312 TFLOPS\", tf32: \"156 TFLOPS\"}\n"
+    "    vector: {fp16: \"78 TFLOPS\", fp32: \"19.5 TFLOPS\"}\n"
+    "    gemm_efficiency:\n"
+    "      - {size: \"1 GFLOP\", efficiency: 0.55}\n"
+    "      - {size: \"100 GFLOP\", efficiency: 0.80}\n"
+    "    vector_efficiency: 0.8\n"
+    "  hbm: {capacity: \"80 GiB\", bandwidth: \"2039 GB/s\", efficiency: 0.85}\n"
+    "  expansion:\n"
+    "    capacity: \"512 GiB\"\n"
+    "    bandwidth: \"64 GB/s\"\n"
+    "    latency: \"300 ns\"\n"
+    "    efficiency: 0.9\n"
+    "    attach: per_node\n"
+    "    shared_by: 8\n"
+    "  network:\n"
+    "    - name: nvlink\n"
+    "      size: 8\n"
+    "      topology: switch\n"
+    "      algorithm: ring\n"
+    "      bandwidth: \"300 GB/s\"\n"
+    "      latency: \"1 us\"\n"
+    "      efficiency: 0.8\n"
+    "      in_network_reduction: true\n"
+    "      cost_per_gbps: 0\n"
+    "    - name: ib\n"
+    "      size: auto\n"
+    "      topology: fully_connected\n"
+    "      algorithm: halving_doubling\n"
+    "      bandwidth: \"200 Gb/s\"\n"
+    "  collective_chunks: 2\n"
+    "  cost: {per_npu: 15000, per_gib_hbm: 0, per_gib_expansion: 5}\n"
+    "strategy:\n"
+    "  tp: 8\n"
+    "  pp: 8\n"
+    "  dp: 1\n"
+    "  sp: true\n"
+    "  global_batch: 64\n"
+    "  microbatch: 1\n"
+    "  interleave: 3\n"
+    "  recompute: selective\n"
+    "  zero: 1\n"
+    "  offload: {optimizer: true, weights: false, activations: false}\n"
+    "  overlap: {dp: true, tp: false}\n"
+    "  grad_fp32: true\n"
+    "  order: [tp, pp, dp]\n"
+    "  placement: {tp: [8, 1], pp: [1, 8], dp: [1, 1]}\n";
+
+static const char full_json[] =
+    "{\n"
+    "\t\"model\": {\"name\": \"gpt3-175b\", \"kind\": \"transformer\", \"layers\": 96,\n"
+    "\t\t\"hidden\": 12288, \"heads\": 96, \"kv_heads\": 96, \"ffn\": 49152, \"seq\": 2048,\n"
+    "\t\t\"vocab\": 51200, \"gated_mlp\": false, \"tied_embeddings\": true, \"dtype\": \"bf16\"},\n"
+    "\t\"system\": {\n"
+    "\t\t\"name\": \"a100-80g-selene\",\n"
+    "\t\t\"compute\": {\n"
+    "\t\t\t\"matrix\": {\"fp16\": \"312 TFLOPS\", \"bf16\": \"312 TFLOPS\", \"tf32\": \"156 TFLOPS\"},\n"
+    "\t\t\t\"vector\": {\"fp16\": \"78 TFLOPS\", \"fp32\": \"19.5 TFLOPS\"},\n"
+    "\t\t\t\"gemm_efficiency\": [{\"size\": \"1 GFLOP\", \"efficiency\": 0.55},\n"
+    "\t\t\t                    {\"size\": \"100 GFLOP\", \"efficiency\": 0.80}],\n"
+    "\t\t\t\"vector_efficiency\": 0.8},\n"
+    "\t\t\"hbm\": {\"capacity\": \"80 GiB\", \"bandwidth\": \"2039 GB/s\", \"efficiency\": 0.85},\n"
+    "\t\t\"expansion\": {\"capacity\": \"512 GiB\", \"bandwidth\": \"64 GB/s\", \"latency\": \"300 ns\",\n"
+    "\t\t\t\"efficiency\": 0.9, \"attach\": \"per_node\", \"shared_by\": 8},\n"
+    "\t\t\"network\": [\n"
+    "\t\t\t{\"name\": \"nvlink\", \"size\": 8, \"topology\": \"switch\", \"algorithm\": \"ring\",\n"
+    "\t\t\t \"bandwidth\": \"300 GB/s\", \"latency\": \"1 us\", \"efficiency\": 0.8,\n"
+    "\t\t\t \"in_network_reduction\": true, \"cost_per_gbps\": 0},\n"
+    "\t\t\t{\"name\": \"ib\", \"size\": \"auto\", \"topology\": \"fully_connected\",\n"
+    "\t\t\t \"algorithm\": \"halving_doubling\", \"bandwidth\": \"200 Gb/s\"}\n"
+    "\t\t],\n"
+    "\t\t\"collective_chunks\": 2,\n"
+    "\t\t\"cost\": {\"per_npu\": 15000, \"per_gib_hbm\": 0, \"per_gib_expansion\": 5}\n"
+    "\t},\n"
+    "\t\"strategy\": {\"tp\": 8, \"pp\": 8, \"dp\": 1, \"sp\": true, \"global_batch\": 64,\n"
+    "\t\t\"microbatch\": 1, \"interleave\": 3, \"recompute\": \"selective\", \"zero\": 1,\n"
+    "\t\t\"offload\": {\"optimizer\": true, \"weights\": false, \"activations\": false},\n"
+    "\t\t\"overlap\": {\"dp\": true, \"tp\": false}, \"grad_fp32\": true,\n"
+    "\t\t\"order\": [\"tp\", \"pp\", \"dp\"],\n"
+    "\t\t\"placement\": {\"tp\": [8, 1], \"pp\": [1, 8], \"dp\": [1, 1]}}\n"
+    "}\n";
+
+static void test_full_document(void **state)
+{
+    (void)state;
+    comet_job *job = read_ok(full_yaml, "full.yaml");
+    assert_true(job->has_model && job->has_system && job->has_strategy);
+    const comet_model *m = &job->model;
+    assert_string_equal(m->name, "gpt3-175b");
+    assert_int_equal(m->kind, COMET_MODEL_TRANSFORMER);
+    assert_int_equal(m->layers, 96);
+    assert_int_equal(m->hidden, 12288);
+    assert_int_equal(m->kv_heads, 96);
+    assert_int_equal(m->ffn, 49152);
+    assert_int_equal(m->vocab, 51200);
+    assert_true(m->tied_embeddings && !m->gated_mlp);
+    assert_int_equal(m->dtype, COMET_DTYPE_BF16);
+    const comet_system *s = &job->system;
+    assert_true(s->compute.matrix_flops[COMET_DTYPE_BF16] == 312e12);
+    assert_true(s->compute.matrix_flops[COMET_DTYPE_TF32] == 156e12);
+    assert_true(s->compute.matrix_flops[COMET_DTYPE_FP32] == 0);
+    assert_close(s->compute.vector_flops[COMET_DTYPE_FP32], 19.5e12, 1e-12);
+    assert_int_equal(s->compute.n_gemm_eff, 2);
+    assert_true(s->compute.gemm_eff[1].flops == 100e9);
+    assert_close(s->compute.gemm_eff[1].efficiency, 0.80, 1e-12);
+    assert_close(s->compute.vector_efficiency, 0.8, 1e-12);
+    assert_true(s->hbm.present && s->hbm.capacity == 85899345920.0);
+    assert_true(s->hbm.bandwidth == 2039e9);
+    assert_true(s->expansion.present);
+    assert_int_equal(s->expansion.attach, COMET_ATTACH_PER_NODE);
+    assert_int_equal(s->expansion.shared_by, 8);
+    assert_close(s->expansion.latency, 300e-9, 1e-12);
+    assert_int_equal(s->n_dims, 2);
+    assert_string_equal(s->dims[0].name, "nvlink");
+    assert_int_equal(s->dims[0].size, 8);
+    assert_true(s->dims[0].in_network_reduction);
+    assert_int_equal(s->dims[1].size, 0);
+    assert_int_equal(s->dims[1].topology, COMET_TOPO_FULLY_CONNECTED);
+    assert_int_equal(s->dims[1].algorithm, COMET_ALGO_HALVING_DOUBLING);
+    assert_true(s->dims[1].bandwidth == 25e9);
+    assert_close(s->dims[1].efficiency, 1.0, 0);   /* default */
+    assert_int_equal(s->collective_chunks, 2);
+    assert_true(s->cost_per_npu == 15000 && s->cost_per_gib_expansion == 5);
+    const comet_strategy *st = &job->strategy;
+    assert_int_equal(st->tp, 8);
+    assert_int_equal(st->pp, 8);
+    assert_int_equal(st->global_batch, 64);
+    assert_int_equal(st->interleave, 3);
+    assert_true(st->sp && st->grad_fp32 && st->offload_optimizer && !st->offload_weights);
+    assert_true(st->overlap_dp && !st->overlap_tp);
+    assert_int_equal(st->recompute, COMET_RECOMPUTE_SELECTIVE);
+    assert_int_equal(st->zero_stage, 1);
+    assert_int_equal(st->order[1], COMET_GROUP_PP);
+    assert_true(st->placement_given);
+    assert_int_equal(st->place[COMET_GROUP_TP][0], 8);
+    assert_int_equal(st->place[COMET_GROUP_PP][1], 8);
+    assert_int_equal(st->place[COMET_GROUP_DP][0], 1);
+    assert_int_equal(st->place[COMET_GROUP_TP][5], 1);   /* unused dimensions span 1 */
+    free(job);
+}
+
+static void test_json_equals_yaml(void **state)
+{
+    (void)state;
+    comet_job *y = read_ok(full_yaml, "full.yaml");
+    comet_job *j = read_ok(full_json, "full.json");
+    assert_memory_equal(&y->model, &j->model, sizeof y->model);
+    assert_memory_equal(&y->system, &j->system, sizeof y->system);
+    assert_memory_equal(&y->strategy, &j->strategy, sizeof y->strategy);
+    assert_string_equal(j->srcmap.file, "full.json");
+    free(y);
+    free(j);
+}
+
+static void test_layer_list_model(void **state)
+{
+    (void)state;
+    comet_job *job = read_ok("model:\n"
+                             "  kind: layers\n"
+                             "  sample_tokens: 1\n"
+                             "  layer_list:\n"
+                             "    - {name: emb, fwd_bytes: \"2 MB\", params: 1.2e9, comm: all_to_all,\n"
+                             "       comm_group: dp, comm_bytes: \"1 MB\"}\n"
+                             "    - {name: mlp0, count: 4, fwd_flops: \"2 GFLOP\", fwd_bytes: \"1 MB\",\n"
+                             "       params: 1000000, act_bytes: \"64 KB\", out_bytes: \"4 KB\",\n"
+                             "       tp_sharded: true}\n",
+                             "dlrm.yaml");
+    const comet_model *m = &job->model;
+    assert_int_equal(m->kind, COMET_MODEL_LAYERS);
+    assert_int_equal(m->n_layer_kinds, 2);
+    assert_string_equal(m->layer_list[0].name, "emb");
+    assert_int_equal(m->layer_list[0].count, 1);
+    assert_true(m->layer_list[0].params == 1.2e9);
+    assert_int_equal(m->layer_list[0].comm, COMET_COLL_ALL_TO_ALL);
+    assert_true(m->layer_list[0].comm_bytes == 1e6);
+    assert_int_equal(m->layer_list[1].count, 4);
+    assert_true(m->layer_list[1].fwd_flops == 2e9);
+    assert_true(m->layer_list[1].act_bytes == 64e3);
+    assert_true(m->layer_list[1].tp_sharded);
+    assert_int_equal(m->layer_list[1].comm, COMET_COLL_NONE);
+    free(job);
+}
+
+/* An error leaves the job exactly as it was. */
+static void test_all_or_nothing(void **state)
+{
+    (void)state;
+    comet_job *job = read_ok("strategy: {tp: 4}\n", "a.yaml");
+    comet_job *before = malloc(sizeof *before);
+    assert_non_null(before);
+    memcpy(before, job, sizeof *job);
+    const char bad[] = "strategy: {tp: 2, pp: 0}\n";
+    comet_error err;
+    assert_int_equal(comet_config_read_text(bad, strlen(bad), "b.yaml", job, &err), COMET_EINPUT);
+    assert_memory_equal(before, job, sizeof *job);
+    /* a later document replaces only the sections it has */
+    const char more[] = "model: gpt3-175b\n";
+    assert_int_equal(comet_config_read_text(more, strlen(more), "a.yaml", job, &err), COMET_OK);
+    assert_int_equal(job->strategy.tp, 4);
+    assert_int_equal(job->model.layers, 96);
+    free(before);
+    free(job);
+}
+
+static void test_read_file(void **state)
+{
+    (void)state;
+    char path[512];
+    comet_job *job = new_job();
+    comet_error err;
+    comet_error_clear(&err);
+    repo_path(path, sizeof path, "presets/strategies/gpt3-175b-selene.yaml");
+    assert_int_equal(comet_config_read_file(path, job, &err), COMET_OK);
+    assert_true(job->has_strategy && !job->has_model);
+    assert_int_equal(job->strategy.tp, 8);
+    assert_int_equal(job->strategy.pp, 8);
+    assert_int_equal(job->strategy.interleave, 3);
+    assert_true(job->strategy.sp);
+    assert_int_equal(job->strategy.recompute, COMET_RECOMPUTE_SELECTIVE);
+    assert_string_equal(job->srcmap.file, path);
+    assert_int_equal(comet_config_read_file("no/such/file.yaml", job, &err), COMET_EINPUT);
+    char line[600];
+    assert_string_equal(comet_error_format(&err, line, sizeof line),
+                        "no/such/file.yaml: cannot read: No such file or directory");
+    free(job);
+}
+
+/* ---- presets ------------------------------------------------------------ */
+
+typedef struct model_expect {
+    const char *name;
+    int64_t layers, hidden, heads, kv_heads, ffn, seq, vocab;
+    bool gated, tied;
+    double params;
+} model_expect;
+
+static void test_model_presets(void **state)
+{
+    (void)state;
+    static const model_expect want[] = {
+        {"megatron-22b", 48, 6144, 64, 64, 24576, 2048, 51200, false, true, 22e9},
+        {"gpt3-175b", 96, 12288, 96, 96, 49152, 2048, 51200, false, true, 175e9},
+        {"turing-530b", 105, 20480, 128, 128, 81920, 2048, 51200, false, true, 530e9},
+        {"megatron-1t", 128, 25600, 160, 160, 102400, 2048, 51200, false, true, 1.0e12},
+        {"transformer-1t", 128, 25600, 160, 160, 102400, 2048, 51200, false, true, 1.0e12},
+        {"llama2-70b", 80, 8192, 64, 8, 28672, 4096, 32000, true, false, 69e9},
+        {"llama3-405b", 126, 16384, 128, 8, 53248, 8192, 128256, true, false, 405e9},
+    };
+    comet_error err;
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        comet_model m;
+        assert_int_equal(comet_preset_model(want[i].name, &m, &err), COMET_OK);
+        assert_string_equal(m.name, want[i].name);
+        assert_int_equal(m.kind, COMET_MODEL_TRANSFORMER);
+        assert_int_equal(m.layers, want[i].layers);
+        assert_int_equal(m.hidden, want[i].hidden);
+        assert_int_equal(m.heads, want[i].heads);
+        assert_int_equal(m.kv_heads, want[i].kv_heads);
+        assert_int_equal(m.ffn, want[i].ffn);
+        assert_int_equal(m.seq, want[i].seq);
+        assert_int_equal(m.vocab, want[i].vocab);
+        assert_int_equal(m.gated_mlp, want[i].gated);
+        assert_int_equal(m.tied_embeddings, want[i].tied);
+        assert_int_equal(m.dtype, COMET_DTYPE_BF16);
+        assert_close(comet_model_params(&m), want[i].params, 0.03);
+    }
+}
+
+static void test_system_presets(void **state)
+{
+    (void)state;
+    comet_error err;
+    comet_system a, h;
+    assert_int_equal(comet_preset_system("a100-80g-selene", &a, &err), COMET_OK);
+    assert_true(a.compute.matrix_flops[COMET_DTYPE_BF16] == 312e12);
+    assert_true(a.compute.matrix_flops[COMET_DTYPE_TF32] == 156e12);
+    assert_close(a.compute.matrix_flops[COMET_DTYPE_FP32], 19.5e12, 1e-12);
+    assert_true(a.compute.matrix_flops[COMET_DTYPE_FP8] == 0);
+    assert_true(a.compute.vector_flops[COMET_DTYPE_FP16] == 78e12);
+    assert_true(a.compute.n_gemm_eff >= 2);
+    assert_true(a.hbm.capacity == 80.0 * 1073741824.0);
+    assert_true(a.hbm.bandwidth == 2039e9);
+    assert_false(a.expansion.present);
+    assert_int_equal(a.n_dims, 2);
+    assert_int_equal(a.dims[0].size, 8);
+    assert_true(a.dims[0].bandwidth == 300e9);
+    assert_int_equal(a.dims[1].size, 0);
+    assert_true(a.dims[1].bandwidth == 25e9);
+    assert_true(a.cost_per_npu > 0);
+
+    assert_int_equal(comet_preset_system("h100-80g-dgx", &h, &err), COMET_OK);
+    assert_true(h.compute.matrix_flops[COMET_DTYPE_BF16] == 989e12);
+    assert_true(h.compute.matrix_flops[COMET_DTYPE_FP8] == 1979e12);
+    assert_close(h.hbm.bandwidth, 3.35e12, 1e-12);
+    assert_true(h.dims[0].bandwidth == 450e9);
+    assert_true(h.dims[1].bandwidth == 50e9);
+    assert_int_equal(h.collective_chunks, 4);
+}
+
+static void test_preset_registry(void **state)
+{
+    (void)state;
+    const char *const *models = comet_preset_names("models");
+    assert_non_null(models);
+    int n = 0;
+    while (models[n])
+        n++;
+    assert_int_equal(n, 7);
+    assert_non_null(comet_preset_names("systems"));
+    assert_string_equal(comet_preset_names("strategies")[0], "gpt3-175b-selene");
+    assert_null(comet_preset_names("nope"));
+    assert_non_null(strstr(comet_preset_text("models", "gpt3-175b"), "hidden: 12288"));
+    assert_null(comet_preset_text("models", "gpt5"));
+    assert_null(comet_preset_text("systems", "gpt3-175b"));
+
+    comet_model m;
+    comet_error err;
+    char line[600];
+    assert_int_equal(comet_preset_model("gpt5", &m, &err), COMET_EINPUT);
+    assert_string_equal(comet_error_format(&err, line, sizeof line),
+                        "unknown model preset \"gpt5\" (known: gpt3-175b, llama2-70b, "
+                        "llama3-405b, megatron-1t, megatron-22b, transformer-1t, turing-530b)");
+    comet_system s;
+    assert_int_equal(comet_preset_system("tpu", &s, &err), COMET_EINPUT);
+    assert_string_equal(comet_error_format(&err, line, sizeof line),
+                        "unknown system preset \"tpu\" (known: a100-80g-selene, h100-80g-dgx)");
+}
+
+static void test_preset_in_document(void **state)
+{
+    (void)state;
+    comet_job *job = read_ok("model: {preset: gpt3-175b, layers: 48, heads: 64}\n"
+                             "system:\n"
+                             "  preset: a100-80g-selene\n"
+                             "  hbm: {capacity: \"40 GiB\"}\n"
+                             "  expansion: {capacity: \"1 TiB\", bandwidth: \"64 GB/s\"}\n",
+                             "mix.yaml");
+    assert_int_equal(job->model.layers, 48);
+    assert_int_equal(job->model.hidden, 12288);
+    assert_int_equal(job->model.heads, 64);
+    assert_int_equal(job->model.kv_heads, 64);   /* MHA follows the new head count */
+    assert_int_equal(job->model.ffn, 49152);
+    assert_true(job->system.hbm.capacity == 40.0 * 1073741824.0);
+    assert_true(job->system.hbm.bandwidth == 2039e9);   /* kept from the preset */
+    assert_true(job->system.expansion.present);
+    assert_int_equal(job->system.expansion.attach, COMET_ATTACH_PER_NPU);
+    free(job);
+
+    job = read_ok("{\"model\": \"llama2-70b\", \"system\": \"h100-80g-dgx\"}", "names.json");
+    assert_int_equal(job->model.kv_heads, 8);
+    assert_int_equal(job->system.n_dims, 2);
+    free(job);
+
+    expect_error("p.yaml", "model: gpt5\n",
+                 "p.yaml:1:8: model: unknown model preset \"gpt5\" (known: gpt3-175b, "
+                 "llama2-70b, llama3-405b, megatron-1t, megatron-22b, transformer-1t, "
+                 "turing-530b)");
+    expect_error("p.yaml", "system:\nmodel: gpt3-175b\n",
+                 "p.yaml:1:8: system: expected a preset name or a mapping, got nothing");
+    expect_error("p.yaml", "system:\n  preset: [a100]\n",
+                 "p.yaml:2:11: system.preset: expected a name, got a list");
+    expect_error("p.yaml", "strategy: gpt3-175b-selene\n",
+                 "p.yaml:1:11: strategy: expected a mapping, got \"gpt3-175b-selene\"");
+}
+
+/* ---- errors ------------------------------------------------------------- */
+
+static void test_error_unknown_key(void **state)
+{
+    (void)state;
+    expect_error("x.yaml", "# a model\nmodel:\n  hiden: 5\n",
+                 "x.yaml:3:3: model.hiden: unknown key (did you mean \"hidden\"?)");
+    expect_error("x.yaml", "strategy:\n  tp: 2\n  pipeline: 4\n",
+                 "x.yaml:3:3: strategy.pipeline: unknown key (allowed: tp, pp, dp, sp, "
+                 "global_batch, microbatch, interleave, recompute, zero, offload, overlap, "
+                 "grad_fp32, order, placement)");
+    expect_error("x.yaml", "modle: gpt3-175b\n",
+                 "x.yaml:1:1: modle: unknown key (did you mean \"model\"?)");
+    expect_error("x.yaml", "system:\n  network:\n    - {size: 8, bandwith: \"1 GB/s\"}\n",
+                 "x.yaml:3:17: system.network[0].bandwith: unknown key (did you mean "
+                 "\"bandwidth\"?)");
+}
+
+static void test_error_types(void **state)
+{
+    (void)state;
+    expect_error("gpt.yaml", "strategy:\n  tp: abc\n",
+                 "gpt.yaml:2:7: strategy.tp: expected a positive integer, got \"abc\"");
+    expect_error("gpt.yaml", "strategy:\n  tp: [8]\n",
+                 "gpt.yaml:2:7: strategy.tp: expected a positive integer, got a list");
+    expect_error("gpt.yaml", "strategy:\n  sp: yes\n",
+                 "gpt.yaml:2:7: strategy.sp: expected true or false, got \"yes\"");
+    expect_error("gpt.yaml", "strategy:\n  offload: true\n",
+                 "gpt.yaml:2:12: strategy.offload: expected a mapping, got \"true\"");
+    expect_error("gpt.yaml", "strategy:\n  tp:\n",
+                 "gpt.yaml:2:6: strategy.tp: expected a positive integer, got nothing");
+    expect_error("gpt.yaml", "- model\n",
+                 "gpt.yaml:1:1: expected a mapping with model:, system: or strategy:");
+    expect_error("gpt.yaml", "system: {preset: a100-80g-selene, network: {size: 8}}\n",
+                 "gpt.yaml:1:44: system.network: expected a list, got a mapping");
+}
+
+static void test_error_sizes(void **state)
+{
+    (void)state;
+    expect_error("s.yaml", "system:\n  preset: a100-80g-selene\n  hbm: {capacity: \"-80 GiB\"}\n",
+                 "s.yaml:3:19: system.hbm.capacity: expected a positive size, got \"-80 GiB\"");
+    expect_error("s.yaml", "system:\n  preset: a100-80g-selene\n  hbm: {bandwidth: 0 GB/s}\n",
+                 "s.yaml:3:20: system.hbm.bandwidth: expected a positive bandwidth, got "
+                 "\"0 GB/s\"");
+    expect_error("s.yaml", "strategy: {tp: 8, pp: 0}\n",
+                 "s.yaml:1:23: strategy.pp: expected a positive integer, got \"0\"");
+    expect_error("s.yaml", "strategy: {dp: -2}\n",
+                 "s.yaml:1:16: strategy.dp: expected a positive integer, got \"-2\"");
+    expect_error("s.yaml", "model: {preset: gpt3-175b, layers: 1.5}\n",
+                 "s.yaml:1:36: model.layers: expected a positive integer, got \"1.5\"");
+    expect_error("s.yaml", "model: {preset: gpt3-175b, layers: 99999999999999999999}\n",
+                 "s.yaml:1:36: model.layers: 99999999999999999999 is above comet's limit of "
+                 "65536");
+    expect_error("s.yaml", "model: {preset: gpt3-175b, hidden: 2000000}\n",
+                 "s.yaml:1:36: model.hidden: 2000000 is above comet's limit of 1048576");
+    expect_error("s.yaml", "strategy: {tp: 300000}\n",
+                 "s.yaml:1:16: strategy.tp: 300000 is above comet's limit of 262144");
+    expect_error("s.yaml", "strategy: {zero: 4}\n",
+                 "s.yaml:1:18: strategy.zero: expected an integer from 0 to 3, got \"4\"");
+    expect_error("s.yaml", "system: {preset: a100-80g-selene, cost: {per_npu: -1}}\n",
+                 "s.yaml:1:51: system.cost.per_npu: expected a non-negative number, got \"-1\"");
+    expect_error("s.yaml", "system: {preset: a100-80g-selene, cost: {per_npu: .inf}}\n",
+                 "s.yaml:1:51: system.cost.per_npu: expected a finite number, got \".inf\"");
+    expect_error("s.yaml", "system: {preset: a100-80g-selene, cost: {per_npu: 1e999}}\n",
+                 "s.yaml:1:51: system.cost.per_npu: expected a finite number, got \"1e999\"");
+    expect_error("s.yaml", "system: {preset: a100-80g-selene, hbm: {efficiency: 1.2}}\n",
+                 "s.yaml:1:53: system.hbm.efficiency: expected a number in (0, 1], got \"1.2\"");
+}
+
+static void test_error_units(void **state)
+{
+    (void)state;
+    expect_error("u.yaml", "system:\n  preset: a100-80g-selene\n  hbm:\n    capacity: 80\n",
+                 "u.yaml:4:15: system.hbm.capacity: needs a unit, e.g. \"80 GiB\" (units: B, KB, "
+                 "MB, GB, TB, KiB, MiB, GiB, TiB)");
+    expect_error("u.yaml", "system:\n  preset: a100-80g-selene\n  hbm:\n    capacity: 80 GiBs\n",
+                 "u.yaml:4:15: system.hbm.capacity: unknown unit \"GiBs\" (units: B, KB, MB, GB, "
+                 "TB, KiB, MiB, GiB, TiB)");
+    expect_error("u.yaml", "system:\n  preset: a100-80g-selene\n  hbm:\n    bandwidth: 2 ms\n",
+                 "u.yaml:4:16: system.hbm.bandwidth: unknown unit \"ms\" (units: B/s, KB/s, MB/s, "
+                 "GB/s, TB/s, KiB/s, MiB/s, GiB/s, TiB/s, b/s, Kb/s, Mb/s, Gb/s, Tb/s)");
+    expect_error("u.yaml", "system: {preset: a100-80g-selene, hbm: {capacity: lots}}\n",
+                 "u.yaml:1:51: system.hbm.capacity: expected a size like \"80 GiB\", got "
+                 "\"lots\"");
+    expect_error("u.yaml", "system: {preset: a100-80g-selene, hbm: {bandwidth: 1e999 GB/s}}\n",
+                 "u.yaml:1:52: system.hbm.bandwidth: expected a finite quantity, got "
+                 "\"1e999 GB/s\"");
+}
+
+static void test_error_enums(void **state)
+{
+    (void)state;
+    expect_error("e.yaml", "strategy:\n  recompute: ful\n",
+                 "e.yaml:2:14: strategy.recompute: unknown value \"ful\" (did you mean "
+                 "\"full\"?)");
+    expect_error("e.yaml", "strategy:\n  recompute: everything\n",
+                 "e.yaml:2:14: strategy.recompute: unknown value \"everything\" (expected one of "
+                 "none, selective, full)");
+    expect_error("e.yaml", "model: {preset: gpt3-175b, dtype: int8}\n",
+                 "e.yaml:1:35: model.dtype: unknown value \"int8\" (expected one of fp32, tf32, "
+                 "fp16, bf16, fp8)");
+    expect_error("e.yaml", "strategy: {order: [tp, pp, tp]}\n",
+                 "e.yaml:1:28: strategy.order[2]: tp is listed twice");
+    expect_error("e.yaml", "strategy: {order: [tp, pp]}\n",
+                 "e.yaml:1:19: strategy.order: must list tp, pp and dp once each");
+}
+
+static void test_error_yaml(void **state)
+{
+    (void)state;
+    expect_error("d.yaml", "strategy:\n  tp: 2\n  pp: 2\n  tp: 4\n",
+                 "d.yaml:4:3: strategy.tp: duplicate key (first at line 2)");
+    expect_error("d.yaml", "system:\n  network:\n    - {size: 8, size: 4}\n",
+                 "d.yaml:3:17: system.network[0].size: duplicate key (first at line 3)");
+    expect_error("d.yaml", "a: &x 1\nb: *x\n",
+                 "d.yaml:1:4: anchors (&x) are not supported; write the values out");
+    expect_error("d.yaml", "model: *x\n", "d.yaml:1:8: aliases (*x) are not supported");
+    expect_error("d.yaml", "model: !!str gpt3-175b\n",
+                 "d.yaml:1:8: tags (tag:yaml.org,2002:str) are not supported");
+    expect_error("d.yaml", "strategy: {tp: 1}\n---\nstrategy: {tp: 2}\n",
+                 "d.yaml:2:1: only one document per file is allowed");
+    expect_error("d.yaml", "model: [1, 2\n",
+                 "d.yaml:2:1: did not find expected ',' or ']' while parsing a flow sequence");
+    expect_error("d.yaml", "model:\n\tlayers: 2\n",
+                 "d.yaml:2:1: found character that cannot start any token while scanning for "
+                 "the next token");
+    expect_error("d.yaml", "", "d.yaml: empty document; expected model:, system: or strategy:");
+    expect_error("d.yaml", "# nothing\n",
+                 "d.yaml: empty document; expected model:, system: or strategy:");
+    expect_error("d.yaml", "model: {name: \"a\\0b\"}\n", "d.yaml:1:15: text contains a NUL character");
+    expect_error("d.yaml", "model: x\xff\n",
+                 "d.yaml:1:9: invalid leading UTF-8 octet");
+
+    char deep[200];
+    memset(deep, '[', 70);
+    memset(deep + 70, ']', 70);
+    deep[140] = '\0';
+    expect_error("d.yaml", deep, "d.yaml:1:65: nesting deeper than 64 levels");
+}
+
+static void test_error_checks(void **state)
+{
+    (void)state;
+    expect_error("c.yaml", "model:\n  preset: gpt3-175b\n  kv_heads: 7\n",
+                 "c.yaml:3:13: model.kv_heads: heads (96) must be a multiple of kv_heads (7)");
+    expect_error("c.yaml", "model:\n  layers: 2\n  hidden: 64\n  heads: 4\n  seq: 8\n",
+                 "c.yaml:1:1: model: missing key \"vocab\"");
+    expect_error("c.yaml",
+                 "system:\n  preset: a100-80g-selene\n  network:\n"
+                 "    - {size: auto, bandwidth: \"1 GB/s\"}\n"
+                 "    - {size: 8, bandwidth: \"1 GB/s\"}\n",
+                 "c.yaml:4:14: system.network[0].size: only the outermost (last) dimension may "
+                 "be auto");
+    expect_error("c.yaml", "system:\n  preset: a100-80g-selene\n  network:\n    - {size: 8}\n",
+                 "c.yaml:4:7: system.network[0]: missing key \"bandwidth\"");
+    expect_error("c.yaml", "system:\n  preset: a100-80g-selene\n  network: []\n",
+                 "c.yaml:3:12: system.network: needs at least one dimension");
+    expect_error("c.yaml",
+                 "system:\n  preset: a100-80g-selene\n  compute:\n    gemm_efficiency:\n"
+                 "      - {size: \"2 GFLOP\", efficiency: 0.5}\n"
+                 "      - {size: \"1 GFLOP\", efficiency: 0.6}\n",
+                 "c.yaml:6:16: system.compute.gemm_efficiency[1].size: sizes must increase (the "
+                 "point before has 2e+09 FLOP)");
+    expect_error("c.yaml", "system:\n  preset: a100-80g-selene\n  expansion: {capacity: 1 TiB}\n",
+                 "c.yaml:3:3: system.expansion: missing key \"bandwidth\"");
+    expect_error("c.yaml",
+                 "system: a100-80g-selene\n"
+                 "strategy:\n  placement: {tp: [8, 1, 1], pp: [1, 1, 1]}\n",
+                 "c.yaml:3:3: strategy.placement: gives 3 spans per group but the system has 2 "
+                 "network dimensions");
+    expect_error("c.yaml", "strategy:\n  placement: {tp: [8, 1], pp: [1]}\n",
+                 "c.yaml:2:31: strategy.placement.pp: lists 1 span but another group lists 2; "
+                 "give one span per network dimension");
+    expect_error("c.yaml",
+                 "model:\n  kind: layers\n  layer_list:\n    - {name: a, comm: all_reduce}\n",
+                 "c.yaml:4:7: model.layer_list[0]: comm is all_reduce but comm_bytes is not set");
+}
+
+static void test_error_params_limit(void **state)
+{
+    (void)state;
+    const char text[] = "model: {layers: 1000, hidden: 1000000, heads: 1000, seq: 8, vocab: 8}\n";
+    comet_model m;
+    memset(&m, 0, sizeof m);
+    m.kind = COMET_MODEL_TRANSFORMER;
+    m.layers = 1000;
+    m.hidden = 1000000;
+    m.heads = m.kv_heads = 1000;
+    m.ffn = 4000000;
+    m.seq = 8;
+    m.vocab = 8;
+    m.dtype = COMET_DTYPE_BF16;
+    m.sample_tokens = 1;
+    char expected[200];
+    snprintf(expected, sizeof expected,
+             "big.yaml:1:1: model: model has %.1e parameters; comet's limit is 4e12",
+             comet_model_params(&m));
+    assert_true(comet_model_params(&m) > 4e12);
+    expect_error("big.yaml", text, expected);
+}
+
+/* ---- source map --------------------------------------------------------- */
+
+static const char located_doc[] = "model: gpt3-175b\n"
+                                  "system: a100-80g-selene\n"
+                                  "strategy:\n"
+                                  "  pp: 8\n"
+                                  "  tp: 5\n"
+                                  "  placement:\n"
+                                  "    tp: [8, 1]\n";
+
+static void test_srcmap_locate(void **state)
+{
+    (void)state;
+    comet_job *job = read_ok(located_doc, "job.yaml");
+    comet_error err;
+    char line[600];
+    comet_error_set(&err, COMET_EINPUT, NULL, 0, 0, "strategy.tp", "5 does not divide heads (96)");
+    comet_srcmap_locate(&job->srcmap, &err);
+    assert_string_equal(comet_error_format(&err, line, sizeof line),
+                        "job.yaml:5:7: strategy.tp: 5 does not divide heads (96)");
+    /* a key from a preset is placed where the preset was named */
+    comet_error_set(&err, COMET_EINPUT, NULL, 0, 0, "model.heads", "x");
+    comet_srcmap_locate(&job->srcmap, &err);
+    assert_int_equal(err.line, 1);
+    assert_int_equal(err.column, 8);
+    /* list items have their own place; lists and mappings are placed at their key */
+    comet_error_set(&err, COMET_EINPUT, NULL, 0, 0, "strategy.placement.tp[1]", "x");
+    comet_srcmap_locate(&job->srcmap, &err);
+    assert_int_equal(err.line, 7);
+    assert_int_equal(err.column, 13);
+    comet_error_set(&err, COMET_EINPUT, NULL, 0, 0, "strategy.placement.tp[5]", "x");
+    comet_srcmap_locate(&job->srcmap, &err);
+    assert_int_equal(err.line, 7);
+    assert_int_equal(err.column, 5);
+    /* keys the document never set and errors that already have a place stay as they are */
+    comet_error_set(&err, COMET_EINPUT, NULL, 0, 0, "--tp", "x");
+    comet_srcmap_locate(&job->srcmap, &err);
+    assert_int_equal(err.line, 0);
+    assert_string_equal(err.file, "");
+    comet_error_set(&err, COMET_EINPUT, "other.yaml", 9, 9, "strategy.tp", "x");
+    comet_srcmap_locate(&job->srcmap, &err);
+    assert_string_equal(err.file, "other.yaml");
+    assert_int_equal(err.line, 9);
+    free(job);
+
+    job = read_ok(full_yaml, "full.yaml");
+    comet_error_set(&err, COMET_EINPUT, NULL, 0, 0, "system.network[1].size", "x");
+    comet_srcmap_locate(&job->srcmap, &err);
+    assert_int_equal(err.line, 42);
+    assert_int_equal(err.column, 13);
+    free(job);
+}
+
+/* An error found after reading, by the strategy resolver, gets its place. */
+static void test_srcmap_after_resolve(void **state)
+{
+    (void)state;
+    comet_job *job = read_ok(located_doc, "job.yaml");
+    comet_error err;
+    comet_error_clear(&err);
+    int64_t sizes[COMET_MAX_DIMS];
+    assert_int_equal(comet_strategy_resolve(&job->model, &job->system, &job->strategy, sizes,
+                                            &err),
+                     COMET_EINPUT);
+    assert_string_equal(err.key, "strategy.tp");
+    comet_srcmap_locate(&job->srcmap, &err);
+    assert_string_equal(err.file, "job.yaml");
+    assert_int_equal(err.line, 5);
+    assert_int_equal(err.column, 7);
+    free(job);
+}
+
+/* ---- names -------------------------------------------------------------- */
+
+/* parse(text) succeeds and name() gives text back */
+#define ROUND_TRIP(type, parse, name, text)                                    \
+    do {                                                                      \
+        type v_;                                                              \
+        assert_int_equal(parse(text, &v_), 0);                                \
+        assert_string_equal(name(v_), text);                                  \
+    } while (0)
+
+static void test_names(void **state)
+{
+    (void)state;
+    comet_dtype dt = COMET_DTYPE_FP32;
+    assert_int_equal(comet_dtype_parse("bf16", &dt), 0);
+    assert_int_equal(dt, COMET_DTYPE_BF16);
+    assert_int_equal(comet_dtype_parse("int4", &dt), -1);
+    assert_int_equal(dt, COMET_DTYPE_BF16);
+    assert_true(comet_dtype_bytes(COMET_DTYPE_TF32) == 4);
+    assert_true(comet_dtype_bytes(COMET_DTYPE_FP8) == 1);
+    assert_string_equal(comet_dtype_name(COMET_DTYPE_FP16), "fp16");
+    assert_string_equal(comet_dtype_name((comet_dtype)99), "?");
+    ROUND_TRIP(comet_collective, comet_collective_parse, comet_collective_name, "reduce_scatter");
+    ROUND_TRIP(comet_group, comet_group_parse, comet_group_name, "pp");
+    ROUND_TRIP(comet_topology, comet_topology_parse, comet_topology_name, "fully_connected");
+    ROUND_TRIP(comet_algorithm, comet_algorithm_parse, comet_algorithm_name, "double_binary_tree");
+    ROUND_TRIP(comet_recompute, comet_recompute_parse, comet_recompute_name, "selective");
+    comet_recompute r = COMET_RECOMPUTE_FULL;
+    assert_int_equal(comet_recompute_parse(NULL, &r), -1);
+}
+
+void suite_config(test_tally *t)
+{
+    static const struct CMUnitTest config_tests[] = {
+        cmocka_unit_test(test_units_bytes),
+        cmocka_unit_test(test_units_bandwidth),
+        cmocka_unit_test(test_units_time),
+        cmocka_unit_test(test_units_flops),
+        cmocka_unit_test(test_units_rejects),
+        cmocka_unit_test(test_full_document),
+        cmocka_unit_test(test_json_equals_yaml),
+        cmocka_unit_test(test_layer_list_model),
+        cmocka_unit_test(test_all_or_nothing),
+        cmocka_unit_test(test_read_file),
+        cmocka_unit_test(test_model_presets),
+        cmocka_unit_test(test_system_presets),
+        cmocka_unit_test(test_preset_registry),
+        cmocka_unit_test(test_preset_in_document),
+        cmocka_unit_test(test_error_unknown_key),
+        cmocka_unit_test(test_error_types),
+        cmocka_unit_test(test_error_sizes),
+        cmocka_unit_test(test_error_units),
+        cmocka_unit_test(test_error_enums),
+        cmocka_unit_test(test_error_yaml),
+        cmocka_unit_test(test_error_checks),
+        cmocka_unit_test(test_error_params_limit),
+        cmocka_unit_test(test_srcmap_locate),
+        cmocka_unit_test(test_srcmap_after_resolve),
+        cmocka_unit_test(test_names),
+    };
+    RUN_GROUP(t, config_tests);
+}
