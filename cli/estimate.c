@@ -29,8 +29,9 @@ static void help(void)
            "Inputs (files hold model:, system: and strategy: sections; later inputs win):\n"
            "  --model NAME|FILE      model preset or file (default " DEFAULT_MODEL ")\n"
            "  --system NAME|FILE     system preset or file (default " DEFAULT_SYSTEM ")\n"
-           "  --strategy NAME|FILE   strategy preset or file (default " DEFAULT_STRATEGY
-           " when no input is given)\n"
+           "  --strategy NAME|FILE   strategy preset or file (default: " DEFAULT_STRATEGY
+           " when no input\n"
+           "                         and no knob is given, else tp=pp=dp=1, batch 1)\n"
            "Strategy knobs:\n"
            "  --tp N --pp N --dp N   tensor, pipeline, data parallel sizes\n"
            "  --mb N, --gbs N        microbatch and global batch (samples)\n"
@@ -178,7 +179,9 @@ static void set_int(comet_strategy *s, size_t which, int64_t v)
     }
 }
 
-/* Inputs first (so flags override them whatever their order), then knobs. */
+/* Inputs first (so flags override them whatever their order), then knobs.
+ * With no input and no knob at all, the default job runs: the default
+ * model and system with the default strategy preset. */
 static comet_status parse_inputs(int argc, char **argv, estimate_args *a, comet_error *err)
 {
     bool any = false;
@@ -202,6 +205,10 @@ static comet_status parse_inputs(int argc, char **argv, estimate_args *a, comet_
                     strcmp(arg, "--json") && strcmp(arg, "--csv") && strcmp(arg, "--grad-fp32") &&
                     strcmp(arg, "--help"))) {
             i++; /* a knob with a value: handled in parse_knobs */
+            any = any || (strcmp(arg, "-o") && strcmp(arg, "--output"));
+        } else if (strcmp(arg, "--sp") == 0 || strcmp(arg, "--no-sp") == 0 ||
+                   strcmp(arg, "--grad-fp32") == 0) {
+            any = true;
         }
         if (st)
             return st;

@@ -14,6 +14,6 @@ int main(void)
     suite_estimate(&t);
     suite_validation(&t);
     suite_cli(&t);
-    printf("\ncomet tests: %d passed, %d failed\n", t.passed, t.failed);
+    printf("\ntests: %d passed, %d failed\n", t.passed, t.failed);
     return t.failed ? 1 : 0;
 }

@@ -109,7 +109,8 @@ static void test_json_and_csv(void **state)
 {
     (void)state;
     cli_run r;
-    run(&r, "estimate --model gpt3-175b --system a100-80g-selene --tp 8 --pp 8 --gbs 64 --json");
+    run(&r, "estimate --model gpt3-175b --system a100-80g-selene --tp 8 --pp 8 --gbs 64 "
+              "--recompute selective --sp --json");
     assert_int_equal(r.status, 0);
     assert_true(r.out[0] == '{');
     assert_non_null(strstr(r.out, "\"step_time_s\": "));
@@ -138,12 +139,12 @@ static void test_strategy_file_errors_point_at_the_key(void **state)
 {
     (void)state;
     write_file("gpt.yaml", "model: gpt3-175b\nsystem: a100-80g-selene\nstrategy:\n  pp: 8\n"
-                           "  global_batch: 64\n  tp: 6\n");
-    expect_error("estimate gpt.yaml", "comet estimate: gpt.yaml:6:7: strategy.tp: 6 does not "
+                           "  global_batch: 64\n  tp: 5\n");
+    expect_error("estimate gpt.yaml", "comet estimate: gpt.yaml:6:7: strategy.tp: 5 does not "
                                       "divide heads (96)");
     /* the same mistake made on the command line names the flag */
-    expect_error("estimate gpt.yaml --tp 6",
-                 "comet estimate: --tp: 6 does not divide heads (96)");
+    expect_error("estimate gpt.yaml --tp 7",
+                 "comet estimate: --tp: 7 does not divide heads (96)");
 }
 
 static void test_bad_flags(void **state)
@@ -153,8 +154,8 @@ static void test_bad_flags(void **state)
     expect_error("estimate --tp -3", "comet estimate: --tp: -3 is out of range [1, 262144]");
     expect_error("estimate --dp 1000000",
                  "comet estimate: --dp: 1000000 is out of range [1, 262144]");
-    expect_error("estimate --tp 8 --pp 8 --gbs 64 --dp 4096",
-                 "comet estimate: --dp: tp*pp*dp = 262144 NPUs is past comet's limit of 262144");
+    expect_error("estimate --tp 8 --pp 8 --gbs 65536 --dp 8192",
+                 "comet estimate: --dp: tp*pp*dp = 524288 NPUs is past comet's limit of 262144");
     expect_error("estimate --recompute most",
                  "comet estimate: --recompute: expected none, selective or full, got \"most\"");
     expect_error("estimate --frobnicate 3",
@@ -196,7 +197,7 @@ static void test_bad_files(void **state)
     run(&r, "estimate bad.json");
     assert_int_equal(r.status, 2);
     assert_int_equal(lines(r.err), 1);
-    assert_non_null(strstr(r.err, "bad.json:1:33: strategy.pp: "));
+    assert_non_null(strstr(r.err, "bad.json:1:30: strategy.pp: "));
 }
 
 static void test_no_fit_is_a_result(void **state)

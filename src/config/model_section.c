@@ -66,6 +66,9 @@ static const cfg_field model_fields[] = {
     CFG_INT("vocab", comet_model, vocab, 1, MAX_TOKENS),
     CFG_BOOL("gated_mlp", comet_model, gated_mlp),
     CFG_BOOL("tied_embeddings", comet_model, tied_embeddings),
+    CFG_BOOL("learned_positions", comet_model, learned_positions),
+    CFG_BOOL("biases", comet_model, biases),
+    CFG_BOOL("dropout", comet_model, dropout),
     CFG_ENUM("dtype", comet_model, dtype, cfg_dtype_names),
     CFG_INT("sample_tokens", comet_model, sample_tokens, 1, MAX_TOKENS),
     CFG_CUSTOM("layer_list", read_layer_list),
@@ -80,6 +83,7 @@ static void model_defaults(void *obj)
     m->kind = COMET_MODEL_TRANSFORMER;
     m->dtype = COMET_DTYPE_BF16;
     m->sample_tokens = 1;
+    m->biases = true;
 }
 
 /* Before keys override a preset: sizes that followed the shape (kv_heads =

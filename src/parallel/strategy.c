@@ -71,9 +71,6 @@ static comet_status check_model(const comet_model *m, const comet_strategy *s, c
         if (m->ffn % s->tp)
             return BAD(err, "strategy.tp", "%lld does not divide ffn (%lld)", (long long)s->tp,
                        (long long)m->ffn);
-        if (m->vocab % s->tp)
-            return BAD(err, "strategy.tp", "%lld does not divide vocab (%lld)", (long long)s->tp,
-                       (long long)m->vocab);
     }
     int64_t depth = comet_model_depth(m);
     if (depth % (s->pp * s->interleave)) {

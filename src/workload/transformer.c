@@ -187,7 +187,8 @@ static void build_embedding(const comet_model *m, const comet_strategy *s, const
 static void build_head(const comet_model *m, const comet_strategy *s, const block_shape *x,
                        work_layer *l)
 {
-    double v_local = (double)m->vocab / x->t;
+    /* Megatron pads the vocabulary to a multiple of the TP degree. */
+    double v_local = ceil((double)m->vocab / x->t);
     l->count = 1;
     l->where = WORK_LAST_STAGE;
     l->n_ops = 0;
