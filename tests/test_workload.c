@@ -54,17 +54,24 @@ static void test_llama2_params(void **state)
     assert_close(comet_model_params(&m), 68.98e9, 0.001);
 }
 
-static void test_megatron_flops(void **state)
+/* The work of one GPT-3 175B stage (pp 1) under tensor parallelism tp. */
+static void gpt3_work(int64_t tp, bool sp, int64_t microbatch, work_stage *w)
 {
-    (void)state;
     comet_model m;
     gpt(&m, 96, 12288, 96);
     comet_strategy s;
     comet_strategy_defaults(&s);
-    s.tp = 8;
-    s.microbatch = 1;
+    s.tp = tp;
+    s.sp = sp;
+    s.microbatch = microbatch;
+    work_build(&m, &s, w);
+}
+
+static void test_megatron_flops(void **state)
+{
+    (void)state;
     work_stage w;
-    work_build(&m, &s, &w);
+    gpt3_work(8, false, 1, &w);
     /* Narayanan 2021 Eq. 3 counts blocks 4x (with recompute) and the LM
      * head 3x: 96 B s l h^2 (1 + s/6h + V/16lh). One forward is therefore
      * 24 B s l h^2 (1 + s/6h + V/12lh). */
@@ -79,30 +86,22 @@ static void test_megatron_flops(void **state)
     assert_close(block, (24 * sq * h * h + 4 * sq * sq * h) / 8, 1e-12);
 }
 
-/* Korthikanti 2022 Table 2, bytes per layer per microbatch. */
+/* Korthikanti 2022 Table 2, bytes per layer per microbatch (b = 2). */
 static void test_activation_formulas(void **state)
 {
     (void)state;
-    comet_model m;
-    gpt(&m, 96, 12288, 96);
-    comet_strategy s;
-    comet_strategy_defaults(&s);
     double sb = 2048.0 * 2, h = 12288, a = 96, t = 8, sq = 2048;
-    s.microbatch = 2;
     work_stage w;
 
-    s.tp = 1;
-    work_build(&m, &s, &w);
+    gpt3_work(1, false, 2, &w);
     assert_close(w.layers[0].act_bytes, sb * h * (34 + 5 * a * sq / h), 1e-12);
 
-    s.tp = 8;
-    work_build(&m, &s, &w);
+    gpt3_work(8, false, 2, &w);
     assert_close(w.layers[0].act_bytes, sb * h * (10 + 24 / t + 5 * a * sq / (h * t)), 1e-12);
     assert_close(w.layers[0].act_bytes_selective, sb * h * (10 + 24 / t), 1e-12);
     assert_close(w.layers[0].act_bytes_full, sb * h * 2, 1e-12);
 
-    s.sp = true;
-    work_build(&m, &s, &w);
+    gpt3_work(8, true, 2, &w);
     assert_close(w.layers[0].act_bytes, sb * h / t * (34 + 5 * a * sq / h), 1e-12);
     assert_close(w.layers[0].act_bytes_selective, sb * h / t * 34, 1e-12);
     assert_close(w.layers[0].act_bytes_full, sb * h * 2 / t, 1e-12);
@@ -111,19 +110,13 @@ static void test_activation_formulas(void **state)
 static void test_tp_collectives(void **state)
 {
     (void)state;
-    comet_model m;
-    gpt(&m, 96, 12288, 96);
-    comet_strategy s;
-    comet_strategy_defaults(&s);
-    s.tp = 8;
     work_stage w;
-    work_build(&m, &s, &w);
+    gpt3_work(8, false, 1, &w);
     /* two all-reduces of b s h 16-bit elements per layer forward */
     assert_int_equal(w.layers[0].n_comms, 2);
     assert_int_equal(w.layers[0].comms[0].collective, COMET_COLL_ALL_REDUCE);
     assert_close(w.layers[0].comms[0].bytes, 2048.0 * 12288 * 2, 1e-15);
-    s.sp = true;
-    work_build(&m, &s, &w);
+    gpt3_work(8, true, 1, &w);
     /* sequence parallel: each becomes an all-gather and a reduce-scatter,
      * plus the backward-only re-gather of the input */
     assert_int_equal(w.layers[0].n_comms, 6);

@@ -35,6 +35,18 @@ static inline int n_dims_of(const comet_system *sys)
     return nd > COMET_MAX_DIMS ? COMET_MAX_DIMS : nd;
 }
 
+/* Running sum and maximum of phase times, for the chunk pipeline. */
+typedef struct phases {
+    double sum;
+    double max;
+} phases;
+
+static inline void add_phase(phases *p, double t)
+{
+    p->sum += t;
+    p->max = t > p->max ? t : p->max;
+}
+
 double comet_collective_time(const comet_system *sys, const int64_t span[COMET_MAX_DIMS],
                              comet_collective c, double bytes)
 {
@@ -52,22 +64,16 @@ double comet_collective_time(const comet_system *sys, const int64_t span[COMET_M
 
     double k = sys->collective_chunks > 1 ? (double)sys->collective_chunks : 1.0;
     double s = bytes / k;   /* one chunk, as it enters the first phase */
-    double sum = 0.0, mx = 0.0, t;
+    phases ph = {0.0, 0.0};
 
     switch (c) {
     case COMET_COLL_ALL_REDUCE:
         for (int i = 0; i < m; i++) {
             if (i == m - 1) {
-                t = comet_collective_time_1d(COMET_COLL_ALL_REDUCE, &links[i], s);
-                sum += t;
-                mx = t > mx ? t : mx;
+                add_phase(&ph, comet_collective_time_1d(COMET_COLL_ALL_REDUCE, &links[i], s));
             } else {
-                t = comet_collective_time_1d(COMET_COLL_REDUCE_SCATTER, &links[i], s);
-                sum += t;
-                mx = t > mx ? t : mx;
-                t = comet_collective_time_1d(COMET_COLL_ALL_GATHER, &links[i], s);
-                sum += t;
-                mx = t > mx ? t : mx;
+                add_phase(&ph, comet_collective_time_1d(COMET_COLL_REDUCE_SCATTER, &links[i], s));
+                add_phase(&ph, comet_collective_time_1d(COMET_COLL_ALL_GATHER, &links[i], s));
                 s /= (double)links[i].n;
             }
         }
@@ -77,25 +83,20 @@ double comet_collective_time(const comet_system *sys, const int64_t span[COMET_M
         /* all-gather mirrors reduce-scatter: the same phases in reverse
          * order, so the same sizes and the same sum and max */
         for (int i = 0; i < m; i++) {
-            t = comet_collective_time_1d(c, &links[i], s);
-            sum += t;
-            mx = t > mx ? t : mx;
+            add_phase(&ph, comet_collective_time_1d(c, &links[i], s));
             s /= (double)links[i].n;
         }
         break;
     case COMET_COLL_ALL_TO_ALL:
-        for (int i = 0; i < m; i++) {
-            t = comet_collective_time_1d(c, &links[i], s);
-            sum += t;
-            mx = t > mx ? t : mx;
-        }
+        for (int i = 0; i < m; i++)
+            add_phase(&ph, comet_collective_time_1d(c, &links[i], s));
         break;
     default:
         return 0.0;
     }
-    if (!(sum < (double)INFINITY))
+    if (!(ph.sum < (double)INFINITY))
         return (double)INFINITY;
-    return k > 1.0 ? sum + (k - 1.0) * mx : sum;
+    return k > 1.0 ? ph.sum + (k - 1.0) * ph.max : ph.sum;
 }
 
 double comet_p2p_time(const comet_system *sys, const int64_t span[COMET_MAX_DIMS], double bytes)
