@@ -31,8 +31,7 @@ deps:
 	@scripts/install-deps.sh
 
 run: deps all
-	$(B)/comet estimate --model gpt3-175b --system a100-80g-selene \
-	    --tp 8 --pp 8 --dp 1 --mb 1 --gbs 64 --interleave 3 --recompute selective --sp
+	$(B)/comet estimate
 
 test: deps $(B)/comet $(B)/comet_tests
 	@COMET_BIN=$(B)/comet COMET_TESTS_DIR=tests $(B)/comet_tests
@@ -71,7 +70,8 @@ bench: $(B)/bench_estimate
 	$(B)/bench_estimate
 
 # libFuzzer target for the config reader (needs clang and libclang-rt-dev).
-fuzz:
+fuzz: $(B)/gen/presets_data.c
+	@scripts/install-deps.sh fuzz
 	@mkdir -p build-fuzz
 	clang -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -D_POSIX_C_SOURCE=200809L -Iinclude \
 	    fuzz/fuzz_config.c $(LIB_SRC) $(B)/gen/presets_data.c -o build-fuzz/fuzz_config -lyaml -lm

@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # Installs the Debian packages comet needs to build and test, only if missing.
 # Used by `make run`, `make test` and .ci/run, so a fresh machine needs nothing else.
+# `install-deps.sh fuzz` adds clang and its libFuzzer runtime for `make fuzz`.
 set -euo pipefail
-need=(gcc make pkg-config libyaml-dev libcmocka-dev)
+need=(gcc make libc6-dev libyaml-dev libcmocka-dev)
+if [ "${1:-}" = fuzz ]; then
+    need+=(clang libclang-rt-dev)
+fi
 missing=()
 for p in "${need[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -28,6 +28,18 @@ static int time_parts(const comet_result *r, time_part parts[10])
     return n;
 }
 
+/* 1.79e6 -> "1.79 M": costs are read by people, not parsed. */
+static void money(comet_buf *b, double v)
+{
+    static const char *const suffix[] = {"", " k", " M", " B", " T"};
+    int i = 0;
+    while (v >= 1000.0 && i < 4) {
+        v /= 1000.0;
+        i++;
+    }
+    comet_buf_printf(b, "%.3g%s", v, suffix[i]);
+}
+
 static void bar(comet_buf *b, double share)
 {
     int cells = (int)lround(share * 30.0);
@@ -58,9 +70,13 @@ void comet_report_text(comet_buf *b, const comet_model *m, const comet_system *s
                         "%.1f TFLOP/s per NPU\n",
                      r->step_time, r->tokens_per_s, 100.0 * r->mfu, 100.0 * r->hfu,
                      r->tflops_per_npu);
-    if (r->cost > 0.0)
-        comet_buf_printf(b, "cluster cost %.3g   cost per (Mtoken/s) %.3g\n", r->cost,
-                         r->cost_per_mtoken_s);
+    if (r->cost > 0.0) {
+        comet_buf_printf(b, "cluster cost ");
+        money(b, r->cost);
+        comet_buf_printf(b, "   cost per 1M tokens/s of throughput ");
+        money(b, r->cost_per_mtoken_s);
+        comet_buf_append(b, "\n", 1);
+    }
 
     time_part parts[10];
     int n = time_parts(r, parts);
