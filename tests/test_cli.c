@@ -18,6 +18,7 @@ typedef struct cli_run {
 
 static char workdir[256];
 static char binary[4096];
+static char examples[4096];
 
 static void slurp(const char *path, char *buf, size_t cap)
 {
@@ -65,7 +66,7 @@ static int setup(void **state)
 {
     (void)state;
     const char *bin = getenv("COMET_BIN");
-    if (!realpath(bin ? bin : "build/comet", binary))
+    if (!realpath(bin ? bin : "build/comet", binary) || !realpath("examples", examples))
         return -1;
     snprintf(workdir, sizeof workdir, "/tmp/comet-cli-XXXXXX");
     return mkdtemp(workdir) ? 0 : -1;
@@ -211,6 +212,24 @@ static void test_no_fit_is_a_result(void **state)
     assert_non_null(strstr(r.out, "GiB needed, 80.0 GiB available"));
 }
 
+/* A CNN described as a layer list runs with no code of its own. */
+static void test_layer_list_example(void **state)
+{
+    (void)state;
+    cli_run r;
+    char args[4200];
+    snprintf(args, sizeof args, "estimate %s/resnet50.yaml", examples);
+    run(&r, args);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "resnet50 on a100-80g-selene, 64 NPUs, 25.6 M parameters"));
+    assert_non_null(strstr(r.out, " samples/s "));
+    assert_non_null(strstr(r.out, "fits in memory"));
+    snprintf(args, sizeof args, "estimate %s/resnet50.yaml --dp 32 --json", examples);
+    run(&r, args);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "\"npus\": 32,"));
+}
+
 void suite_cli(test_tally *t)
 {
     const struct CMUnitTest cli[] = {
@@ -221,6 +240,7 @@ void suite_cli(test_tally *t)
         cmocka_unit_test(test_bad_flags),
         cmocka_unit_test(test_bad_files),
         cmocka_unit_test(test_no_fit_is_a_result),
+        cmocka_unit_test(test_layer_list_example),
     };
     RUN_GROUP_WITH(t, cli, setup, teardown);
 }

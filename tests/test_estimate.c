@@ -218,7 +218,18 @@ static void test_strategy_errors(void **state)
     t->s.dp = 8;
     t->s.global_batch = 16;
     assert_int_equal(comet_estimate(&t->m, &t->sys, &t->s, &t->r, &t->err), COMET_EINPUT);
-    assert_string_equal(t->err.message, "strategy needs 16 NPUs but system toy has only 8");
+    assert_string_equal(t->err.message, "tp*pp*dp = 16 NPUs, but system toy has 8 (all its "
+                                        "network dimensions have fixed sizes)");
+    /* ... and fewer than it has is just as wrong */
+    t->s.dp = 2;
+    t->s.global_batch = 4;
+    assert_int_equal(comet_estimate(&t->m, &t->sys, &t->s, &t->r, &t->err), COMET_EINPUT);
+    assert_string_equal(t->err.key, "strategy");
+    /* an open outer dimension grows to fit: 4 NPUs use part of an 8-wide inner one */
+    t->sys.n_dims = 2;
+    t->sys.dims[1] = t->sys.dims[0];
+    t->sys.dims[1].size = 0;
+    assert_int_equal(comet_estimate(&t->m, &t->sys, &t->s, &t->r, &t->err), COMET_OK);
 }
 
 static void test_placement(void **state)

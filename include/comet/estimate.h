@@ -66,6 +66,7 @@ typedef struct comet_result {
     double mfu;                    /* model FLOPs / (step_time * npus * peak) */
     double hfu;
     double tokens_per_s;
+    double samples_per_s;
     double tflops_per_npu;         /* model TFLOP/s per NPU */
     double params;                 /* model parameters */
 

@@ -139,6 +139,7 @@ static void fill_rates(const comet_model *m, const comet_system *sys, const come
     out->hfu = out->hardware_flops / (out->step_time * npus * peak);
     out->tokens_per_s = (double)s->global_batch * (double)comet_model_tokens_per_sample(m) /
                         out->step_time;
+    out->samples_per_s = (double)s->global_batch / out->step_time;
     out->tflops_per_npu = out->model_flops / out->step_time / npus / 1e12;
     out->params = w->params_total;
 

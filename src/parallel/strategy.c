@@ -96,10 +96,31 @@ static comet_status check_model(const comet_model *m, const comet_strategy *s, c
     return COMET_OK;
 }
 
+/* A system whose dimensions all have fixed sizes is a cluster of exactly
+ * their product; one with an open (auto) outermost dimension grows to fit. */
+static comet_status check_fixed_size(const comet_system *sys, int64_t npus, comet_error *err)
+{
+    double total = 1.0;
+    for (int d = 0; d < sys->n_dims; d++) {
+        if (sys->dims[d].size == 0)
+            return COMET_OK;
+        total *= (double)sys->dims[d].size;
+    }
+    if ((double)npus == total)
+        return COMET_OK;
+    return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "strategy",
+                           "tp*pp*dp = %lld NPUs, but system %s has %.0f (all its network "
+                           "dimensions have fixed sizes)",
+                           (long long)npus, sys->name, total);
+}
+
 /* Effective size of each dimension for npus NPUs, innermost first. */
 static comet_status size_dims(const comet_system *sys, int64_t npus, int64_t sizes[COMET_MAX_DIMS],
                               comet_error *err)
 {
+    comet_status st = check_fixed_size(sys, npus, err);
+    if (st)
+        return st;
     int64_t left = npus;
     for (int d = 0; d < COMET_MAX_DIMS; d++)
         sizes[d] = 1;

@@ -60,15 +60,30 @@ static void strategy_line(comet_buf *b, const comet_strategy *s)
                          s->offload_activations ? " activations" : "");
 }
 
+/* 174.6e9 -> "174.6 B", 25.6e6 -> "25.6 M". */
+static void count(comet_buf *b, double v)
+{
+    if (v >= 1e9)
+        comet_buf_printf(b, "%.1f B", v / 1e9);
+    else if (v >= 1e6)
+        comet_buf_printf(b, "%.1f M", v / 1e6);
+    else
+        comet_buf_printf(b, "%.0f", v);
+}
+
 void comet_report_text(comet_buf *b, const comet_model *m, const comet_system *sys,
                        const comet_strategy *s, const comet_result *r)
 {
-    comet_buf_printf(b, "%s on %s, %lld NPUs, %.1f B parameters\n", m->name, sys->name,
-                     (long long)r->npus, r->params / 1e9);
+    comet_buf_printf(b, "%s on %s, %lld NPUs, ", m->name, sys->name, (long long)r->npus);
+    count(b, r->params);
+    comet_buf_printf(b, " parameters\n");
     strategy_line(b, s);
-    comet_buf_printf(b, "\n\nstep time %.3f s   %.0f tokens/s   MFU %.1f %%   HFU %.1f %%   "
+    /* Layer-list models without a token count are measured in samples. */
+    bool samples = m->kind == COMET_MODEL_LAYERS && comet_model_tokens_per_sample(m) == 1;
+    comet_buf_printf(b, "\n\nstep time %.3f s   %.0f %s/s   MFU %.1f %%   HFU %.1f %%   "
                         "%.1f TFLOP/s per NPU\n",
-                     r->step_time, r->tokens_per_s, 100.0 * r->mfu, 100.0 * r->hfu,
+                     r->step_time, samples ? r->samples_per_s : r->tokens_per_s,
+                     samples ? "samples" : "tokens", 100.0 * r->mfu, 100.0 * r->hfu,
                      r->tflops_per_npu);
     if (r->cost > 0.0) {
         comet_buf_printf(b, "cluster cost ");
@@ -158,6 +173,7 @@ static int result_fields(const comet_result *r, field f[40])
     F("mfu", r->mfu);
     F("hfu", r->hfu);
     F("tokens_per_s", r->tokens_per_s);
+    F("samples_per_s", r->samples_per_s);
     F("tflops_per_npu", r->tflops_per_npu);
     F("cost", r->cost);
     F("cost_per_mtoken_s", r->cost_per_mtoken_s);
