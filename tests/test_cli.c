@@ -143,6 +143,12 @@ static void test_strategy_file_errors_point_at_the_key(void **state)
                            "  global_batch: 64\n  tp: 5\n");
     expect_error("estimate gpt.yaml", "comet estimate: gpt.yaml:6:7: strategy.tp: 5 does not "
                                       "divide heads (96)");
+    /* the position survives other inputs read after the file */
+    write_file("strat.yaml", "strategy:\n  pp: 8\n  global_batch: 64\n  tp: 5\n");
+    expect_error("estimate strat.yaml --model gpt3-175b",
+                 "comet estimate: strat.yaml:4:7: strategy.tp: 5 does not divide heads (96)");
+    expect_error("estimate --model gpt3-175b strat.yaml --system h100-80g-dgx",
+                 "comet estimate: strat.yaml:4:7: strategy.tp: 5 does not divide heads (96)");
     /* the same mistake made on the command line names the flag */
     expect_error("estimate gpt.yaml --tp 7",
                  "comet estimate: --tp: 7 does not divide heads (96)");

@@ -298,7 +298,7 @@ static void test_json_equals_yaml(void **state)
     assert_memory_equal(&y->model, &j->model, sizeof y->model);
     assert_memory_equal(&y->system, &j->system, sizeof y->system);
     assert_memory_equal(&y->strategy, &j->strategy, sizeof y->strategy);
-    assert_string_equal(j->srcmap.file, "full.json");
+    assert_string_equal(j->srcmap.files[j->srcmap.current], "full.json");
     free(y);
     free(j);
 }
@@ -368,7 +368,7 @@ static void test_read_file(void **state)
     assert_int_equal(job->strategy.interleave, 3);
     assert_true(job->strategy.sp);
     assert_int_equal(job->strategy.recompute, COMET_RECOMPUTE_SELECTIVE);
-    assert_string_equal(job->srcmap.file, path);
+    assert_string_equal(job->srcmap.files[job->srcmap.current], path);
     assert_int_equal(comet_config_read_file("no/such/file.yaml", job, &err), COMET_EINPUT);
     char line[600];
     assert_string_equal(comet_error_format(&err, line, sizeof line),

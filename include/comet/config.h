@@ -16,18 +16,23 @@
 /* Enough for a full inline system with 8 network dimensions plus model and
  * strategy; further keys are not recorded (errors then point at a parent). */
 #define COMET_SRCMAP_MAX 256
+#define COMET_SRCMAP_FILES 8
 
-/* Where each key of a read document was, so that errors found later (for
- * example by comet_strategy_resolve, which names "strategy.tp") can be
- * pointed at the file position. */
+/* Where each key of the read documents was, so that errors found later
+ * (for example by comet_strategy_resolve, which names "strategy.tp") can
+ * be pointed at the file position. Several files may contribute: each
+ * entry names the file it came from. */
 typedef struct comet_srcmap_entry {
     char key[96];
     int line;
     int column;
+    int file;          /* index into comet_srcmap.files */
 } comet_srcmap_entry;
 
 typedef struct comet_srcmap {
-    char file[256];
+    int n_files;
+    int current;       /* file the reader is recording now */
+    char files[COMET_SRCMAP_FILES][256];
     int n;
     comet_srcmap_entry entries[COMET_SRCMAP_MAX];
 } comet_srcmap;

@@ -43,6 +43,8 @@ comet_status cfg_fail_key(const cfg_ctx *c, const char *path, const char *fmt, .
     va_start(ap, fmt);
     comet_status st = fail_v(c, e ? e->line : 0, e ? e->column : 0, path, fmt, ap);
     va_end(ap);
+    if (e && c->err)
+        snprintf(c->err->file, sizeof c->err->file, "%s", cfg_srcmap_file(c->map, e));
     return st;
 }
 

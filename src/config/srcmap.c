@@ -2,20 +2,42 @@
  * reading (for example by comet_strategy_resolve, which only knows the key
  * "strategy.tp") are pointed back at file:line:col through it. A key that
  * is not recorded (it came from a preset, say) is placed at its nearest
- * recorded parent, such as the "model:" line that named the preset. */
+ * recorded parent, such as the "model:" line that named the preset. Keys
+ * of several files live side by side, each naming its file; reading a
+ * section again drops the old section's keys (config.c). */
 #include "srcmap.h"
 
 #include <stdio.h>
 #include <string.h>
 
+static void drop_file(comet_srcmap *m, int file)
+{
+    int kept = 0;
+    for (int i = 0; i < m->n; i++)
+        if (m->entries[i].file != file)
+            m->entries[kept++] = m->entries[i];
+    m->n = kept;
+}
+
 void cfg_srcmap_use_file(comet_srcmap *m, const char *file)
 {
-    char name[sizeof m->file];
+    char name[sizeof m->files[0]];
     snprintf(name, sizeof name, "%s", file ? file : "");
-    if (strcmp(name, m->file) == 0)
-        return;
-    memcpy(m->file, name, sizeof name);
-    m->n = 0;
+    for (int i = 0; i < m->n_files; i++)
+        if (strcmp(name, m->files[i]) == 0) {
+            m->current = i;
+            return;
+        }
+    int slot = m->n_files;
+    if (slot < COMET_SRCMAP_FILES) {
+        m->n_files++;
+    } else {
+        /* table full: reuse the slot after the current one */
+        slot = (m->current + 1) % COMET_SRCMAP_FILES;
+        drop_file(m, slot);
+    }
+    memcpy(m->files[slot], name, sizeof name);
+    m->current = slot;
 }
 
 static int index_of(const comet_srcmap *m, const char *key)
@@ -37,6 +59,7 @@ void cfg_srcmap_add(comet_srcmap *m, const char *key, int line, int column)
     }
     m->entries[i].line = line;
     m->entries[i].column = column;
+    m->entries[i].file = m->current;
 }
 
 /* Is key equal to prefix or below it ("prefix.x", "prefix[3]")? */
@@ -78,7 +101,12 @@ void comet_srcmap_locate(const comet_srcmap *map, comet_error *err)
     const comet_srcmap_entry *e = cfg_srcmap_find(map, err->key);
     if (!e)
         return;
-    snprintf(err->file, sizeof err->file, "%s", map->file);
+    snprintf(err->file, sizeof err->file, "%s", cfg_srcmap_file(map, e));
     err->line = e->line;
     err->column = e->column;
+}
+
+const char *cfg_srcmap_file(const comet_srcmap *m, const comet_srcmap_entry *e)
+{
+    return e->file >= 0 && e->file < m->n_files ? m->files[e->file] : "";
 }

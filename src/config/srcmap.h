@@ -4,7 +4,8 @@
 
 #include "comet/config.h"
 
-/* Start a map for file: entries of another file are dropped. */
+/* Record the following keys as coming from file (entries of other files
+ * stay; with more than COMET_SRCMAP_FILES files the oldest slot is reused). */
 void cfg_srcmap_use_file(comet_srcmap *m, const char *file);
 /* Record (or move) key; silently ignored when the map is full. */
 void cfg_srcmap_add(comet_srcmap *m, const char *key, int line, int column);
@@ -12,5 +13,7 @@ void cfg_srcmap_add(comet_srcmap *m, const char *key, int line, int column);
 void cfg_srcmap_drop(comet_srcmap *m, const char *key);
 /* The entry of key or of its nearest recorded parent, or NULL. */
 const comet_srcmap_entry *cfg_srcmap_find(const comet_srcmap *m, const char *key);
+/* The file an entry came from. */
+const char *cfg_srcmap_file(const comet_srcmap *m, const comet_srcmap_entry *e);
 
 #endif
