@@ -61,7 +61,7 @@ $(B)/comet: $(CLI_OBJ) $(B)/libcomet.a
 	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LDLIBS_ALL)
 
 $(B)/comet_tests: $(TEST_OBJ) $(B)/libcomet.a
-	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LDLIBS_ALL) -lcmocka
+	$(CC) $(CFLAGS_ALL) -pthread $^ -o $@ $(LDLIBS_ALL) -lcmocka
 
 $(B)/bench_estimate: bench/estimate.c $(B)/libcomet.a
 	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LDLIBS_ALL)

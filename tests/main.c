@@ -14,6 +14,7 @@ int main(void)
     suite_estimate(&t);
     suite_validation(&t);
     suite_cli(&t);
+    suite_threads(&t);
     printf("\ntests: %d passed, %d failed\n", t.passed, t.failed);
     return t.failed ? 1 : 0;
 }

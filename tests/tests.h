@@ -41,5 +41,6 @@ void suite_workload(test_tally *t);
 void suite_estimate(test_tally *t);
 void suite_validation(test_tally *t);
 void suite_cli(test_tally *t);
+void suite_threads(test_tally *t);
 
 #endif
