@@ -143,6 +143,16 @@ static void test_zero_shards(void **state)
         assert_close(t->r.mem[COMET_TIER_HBM][COMET_MEM_GRADIENTS], z >= 2 ? g / 2 : g, 1e-12);
         assert_close(t->r.mem[COMET_TIER_HBM][COMET_MEM_WEIGHTS], z >= 3 ? w / 2 : w, 1e-12);
     }
+    /* Communication, no overlap, 4 microbatches, 2 replicas at 100 GB/s:
+     * RS of 8 GB gradients = AG of 8 GB weights = 8e9 / (2 * 100e9) = 0.04 s.
+     * ZeRO 0: all-reduce 0.08; 1: RS + AG; 2: RS per microbatch + AG;
+     * 3: RS and two AG per microbatch. */
+    const double expect[4] = {0.08, 0.08, 4 * 0.04 + 0.04, 4 * 0.04 + 8 * 0.04};
+    for (int z = 0; z <= 3; z++) {
+        t->s.zero_stage = z;
+        assert_int_equal(comet_estimate(&t->m, &t->sys, &t->s, &t->r, &t->err), COMET_OK);
+        assert_close(t->r.dp_exposed, expect[z], 1e-12);
+    }
 }
 
 static void test_interleave_bubble(void **state)
@@ -183,6 +193,37 @@ static void test_spill_to_expansion(void **state)
     double frac = spilled / 48e9;
     assert_close(t->r.offload_exposed, 4e9 * 44.0 * frac / 50e9, 1e-9);
     assert_close(t->r.optimizer, 4e9 * 44.0 * (1 - frac) / 1e12, 1e-9);
+}
+
+/* A per-node expansion device is shared by the node's NPUs: by default the
+ * innermost network dimension (4 here), so each NPU gets a quarter. */
+static void test_per_node_expansion_is_shared(void **state)
+{
+    toy *t = *state;
+    t->sys.n_dims = 2;
+    t->sys.dims[1] = t->sys.dims[0];
+    t->sys.dims[0].size = 4;
+    t->sys.expansion.present = true;
+    t->sys.expansion.attach = COMET_ATTACH_PER_NODE;
+    t->sys.expansion.capacity = 400e9;
+    t->sys.expansion.bandwidth = 40e9;
+    t->s.offload_optimizer = true;
+    assert_int_equal(comet_estimate(&t->m, &t->sys, &t->s, &t->r, &t->err), COMET_OK);
+    assert_close(t->r.mem_capacity[COMET_TIER_EXPANSION], 100e9, 1e-12);
+    /* the optimizer step streams 4e9 params * 44 B at 40/4 GB/s */
+    assert_close(t->r.offload_exposed, 4e9 * 44.0 / 10e9, 1e-12);
+    t->sys.expansion.shared_by = 2;
+    assert_int_equal(comet_estimate(&t->m, &t->sys, &t->s, &t->r, &t->err), COMET_OK);
+    assert_close(t->r.mem_capacity[COMET_TIER_EXPANSION], 200e9, 1e-12);
+}
+
+static void test_dtype_needs_a_peak(void **state)
+{
+    toy *t = *state;
+    t->m.dtype = COMET_DTYPE_FP8;
+    assert_int_equal(comet_estimate(&t->m, &t->sys, &t->s, &t->r, &t->err), COMET_EINPUT);
+    assert_string_equal(t->err.key, "model.dtype");
+    assert_string_equal(t->err.message, "system toy gives no matrix peak for fp8");
 }
 
 static void test_offload_needs_tier(void **state)
@@ -269,6 +310,8 @@ void suite_estimate(test_tally *t)
         TOY_TEST(test_interleave_bubble),
         TOY_TEST(test_spill_to_expansion),
         TOY_TEST(test_offload_needs_tier),
+        TOY_TEST(test_dtype_needs_a_peak),
+        TOY_TEST(test_per_node_expansion_is_shared),
         TOY_TEST(test_strategy_errors),
         TOY_TEST(test_placement),
     };

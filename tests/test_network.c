@@ -434,6 +434,27 @@ static void test_chunk_pipelining(void **state)
                  24.0 * (5e-6 + 268435456.0 / 80e9), EXACT);
 }
 
+/* The reduce-scatter and the all-gather of an inner dimension share its
+ * links, so they form one pipeline stage: an all-reduce over 4 x 4 equal
+ * dimensions can never beat the all-reduce over the first 4 alone. With
+ * k = 4, x = S/B: stage dim0 = RS + AG on S/4 = 2 (3/4) x/4 = 0.375 x,
+ * stage dim1 = AR on S/16 = 0.09375 x, total = 0.46875 x + 3 (0.375 x). */
+static void test_inner_dimension_is_one_stage(void **state)
+{
+    (void)state;
+    comet_system s;
+    memset(&s, 0, sizeof s);
+    set_dim(&s, 0, 4, COMET_TOPO_SWITCH, COMET_ALGO_RING, 100e9, 1.0, 0.0);
+    set_dim(&s, 1, 4, COMET_TOPO_SWITCH, COMET_ALGO_RING, 100e9, 1.0, 0.0);
+    s.collective_chunks = 4;
+    int64_t both[COMET_MAX_DIMS] = {4, 4, 1, 1, 1, 1, 1, 1};
+    int64_t inner[COMET_MAX_DIMS] = {4, 1, 1, 1, 1, 1, 1, 1};
+    double x = GIB / 100e9;
+    double two = comet_collective_time(&s, both, COMET_COLL_ALL_REDUCE, GIB);
+    assert_close(two, 1.59375 * x, EXACT);
+    assert_true(two >= comet_collective_time(&s, inner, COMET_COLL_ALL_REDUCE, GIB));
+}
+
 /* ---- point to point ------------------------------------------------------------ */
 
 static void test_p2p(void **state)
@@ -519,6 +540,7 @@ void suite_network(test_tally *t)
         cmocka_unit_test(test_hierarchical_three_dims),
         cmocka_unit_test(test_spans_skipped),
         cmocka_unit_test(test_chunk_pipelining),
+        cmocka_unit_test(test_inner_dimension_is_one_stage),
         cmocka_unit_test(test_p2p),
         cmocka_unit_test(test_astra_sim_reference),
     };

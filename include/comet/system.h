@@ -39,7 +39,8 @@ typedef struct comet_mem_tier {
     double efficiency;    /* achievable fraction of bandwidth */
     double latency;       /* seconds per access burst */
     comet_attach attach;
-    int64_t shared_by;    /* NPUs sharing one node device (per_node) */
+    int64_t shared_by;    /* NPUs sharing one node device (per_node); 0 = the
+                             size of the innermost network dimension */
 } comet_mem_tier;
 
 typedef enum comet_topology {

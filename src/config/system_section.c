@@ -87,7 +87,7 @@ static void tier_defaults(comet_mem_tier *t)
     memset(t, 0, sizeof *t);
     t->efficiency = 1.0;
     t->attach = COMET_ATTACH_PER_NPU;
-    t->shared_by = 1;
+    t->shared_by = 0; /* per_node: the NPUs of a node (innermost dimension) */
 }
 
 /* `expansion: none` (or null) removes a preset's expansion tier. */

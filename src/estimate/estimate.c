@@ -85,7 +85,21 @@ static void time_layer(const work_layer *l, const hw_rates *r, const comet_syste
     st->recompute_flops += n * rc_flops;
 }
 
-/* Data-parallel gradient (and ZeRO weight) communication per step. */
+/* Exposed part of a collective that may hide behind `window` of compute. */
+static double exposed(bool overlap, double comm, double window)
+{
+    return overlap ? fmax(0.0, comm - window) : comm;
+}
+
+/* Data-parallel gradient (and ZeRO weight) communication per step.
+ * ZeRO 0: one all-reduce of the gradients after the last microbatch.
+ * ZeRO 1: one reduce-scatter, then an all-gather of the updated weights.
+ * ZeRO 2 and 3 keep only a shard of the gradients, so every microbatch's
+ * gradients are reduce-scattered as its backward ends (DeepSpeed's
+ * behaviour); ZeRO 3 also gathers the weights for every microbatch's
+ * forward and backward instead of once after the step. Reductions hide
+ * behind one microbatch's backward and gathers behind its forward (or
+ * backward) when overlap_dp is on. */
 static void time_data_parallel(const comet_system *sys, const comet_strategy *s,
                                const work_stage *w, const stage_time *st, double micro,
                                double elem, comet_result *out)
@@ -95,25 +109,25 @@ static void time_data_parallel(const comet_system *sys, const comet_strategy *s,
     const int64_t *span = s->place[COMET_GROUP_DP];
     double grad_bytes = w->params_npu * (s->grad_fp32 ? 4.0 : elem);
     double weight_bytes = w->params_npu * elem;
-    double sync, after = 0.0, per_micro = 0.0;
+    bool ov = s->overlap_dp;
     if (s->zero_stage == 0) {
-        sync = comet_collective_time(sys, span, COMET_COLL_ALL_REDUCE, grad_bytes);
-    } else {
-        sync = comet_collective_time(sys, span, COMET_COLL_REDUCE_SCATTER, grad_bytes);
-        after = comet_collective_time(sys, span, COMET_COLL_ALL_GATHER, weight_bytes);
+        double ar = comet_collective_time(sys, span, COMET_COLL_ALL_REDUCE, grad_bytes);
+        out->dp_comm_time += ar;
+        out->dp_exposed += exposed(ov, ar, st->bwd);
+        return;
     }
+    double rs = comet_collective_time(sys, span, COMET_COLL_REDUCE_SCATTER, grad_bytes);
+    double ag = comet_collective_time(sys, span, COMET_COLL_ALL_GATHER, weight_bytes);
+    double reductions = s->zero_stage >= 2 ? micro : 1.0;
+    out->dp_comm_time += reductions * rs;
+    out->dp_exposed += reductions * exposed(ov, rs, st->bwd);
     if (s->zero_stage == 3) {
-        /* Weights are gathered for every microbatch's forward and backward. */
-        double gather = comet_collective_time(sys, span, COMET_COLL_ALL_GATHER, weight_bytes);
-        per_micro = s->overlap_dp ? fmax(0.0, gather - st->fwd) + fmax(0.0, gather - st->bwd)
-                                  : 2.0 * gather;
-        out->dp_comm_time += 2.0 * gather * micro;
-        after = 0.0;
+        out->dp_comm_time += 2.0 * micro * ag;
+        out->dp_exposed += micro * (exposed(ov, ag, st->fwd) + exposed(ov, ag, st->bwd));
+    } else {
+        out->dp_comm_time += ag;
+        out->dp_exposed += ag;
     }
-    out->dp_comm_time += sync + after;
-    /* Gradient reduction overlaps the backward pass of the last microbatch. */
-    double exposed_sync = s->overlap_dp ? fmax(0.0, sync - st->bwd) : sync;
-    out->dp_exposed = exposed_sync + after + per_micro * micro;
 }
 
 static double optimizer_bytes_per_param(const comet_strategy *s, double elem)
@@ -149,7 +163,7 @@ static void fill_rates(const comet_model *m, const comet_system *sys, const come
         per_npu += sys->dims[d].bandwidth / 1e9 * sys->dims[d].cost_per_gbps;
     out->cost = per_npu * npus;
     if (sys->expansion.present)
-        out->cost += hw_expansion_capacity(&sys->expansion, out->npus) * npus / gib *
+        out->cost += hw_expansion_capacity(sys, out->npus) * npus / gib *
                      sys->cost_per_gib_expansion;
     out->cost_per_mtoken_s = out->cost > 0.0 ? out->cost / (out->tokens_per_s / 1e6) : 0.0;
 }
@@ -210,7 +224,7 @@ comet_status comet_estimate(const comet_model *m, const comet_system *sys,
 
     /* Expansion-tier traffic: the optimizer step on offloaded state is
      * serial; streamed weights and activations prefetch behind compute. */
-    double exp_bw = hw_expansion_bandwidth(&sys->expansion, out->npus);
+    double exp_bw = hw_expansion_bandwidth(sys, out->npus);
     if (exp_bw > 0.0) {
         double serial = opt_bytes * fp.optimizer_offloaded / exp_bw;
         double streamed = fp.streamed_bytes / exp_bw;

@@ -19,8 +19,9 @@ static double layer_act(const work_layer *l, comet_recompute rc)
 
 /* Activations held by the stage that holds the most: the first stage keeps
  * up to p microbatches in flight under 1F1B (more with interleaving), the
- * last stage keeps one plus the LM head's logits. Recomputation needs one
- * layer's full activations as working space during backward. */
+ * last stage keeps one plus the LM head's logits. Recomputation needs what
+ * one layer rebuilds as working space during backward: the whole layer
+ * under full recompute, its attention core under selective. */
 static double activation_bytes(const comet_strategy *s, const work_stage *w, double micro,
                                double *per_micro)
 {
@@ -33,10 +34,16 @@ static double activation_bytes(const comet_strategy *s, const work_stage *w, dou
     for (int i = 0; i < w->n_layers; i++) {
         const work_layer *l = &w->layers[i];
         at[l->where] += layer_act(l, s->recompute) * (double)l->count;
-        if (l->where == WORK_EVERY_STAGE && l->act_bytes > work)
-            work = l->act_bytes;
+        /* what one recomputed layer rebuilds: all of it under full
+         * recompute, its attention core under selective */
+        double rebuilt = s->recompute == COMET_RECOMPUTE_FULL ? l->act_bytes
+                       : s->recompute == COMET_RECOMPUTE_SELECTIVE
+                           ? l->act_bytes - l->act_bytes_selective
+                           : 0.0;
+        if (l->where == WORK_EVERY_STAGE && rebuilt > work)
+            work = rebuilt;
     }
-    double recompute_work = s->recompute == COMET_RECOMPUTE_NONE ? 0.0 : work;
+    double recompute_work = work;
     double every = at[WORK_EVERY_STAGE], first = at[WORK_FIRST_STAGE], last = at[WORK_LAST_STAGE];
     *per_micro = every + first + last;
     if (s->pp == 1)
@@ -69,7 +76,7 @@ void footprint_compute(const comet_model *m, const comet_system *sys, const come
     off[COMET_MEM_ACTIVATIONS] = s->offload_activations ? 1.0 : 0.0;
 
     double hbm_cap = sys->hbm.capacity;
-    double exp_cap = hw_expansion_capacity(&sys->expansion, comet_strategy_npus(s));
+    double exp_cap = hw_expansion_capacity(sys, comet_strategy_npus(s));
     double in_hbm = 0.0;
     for (int k = 0; k < COMET_MEM_KIND_COUNT; k++)
         in_hbm += bytes[k] * (1.0 - off[k]);

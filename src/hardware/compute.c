@@ -26,12 +26,15 @@ double comet_gemm_efficiency(const comet_compute *c, double flops)
 void hw_rates_init(hw_rates *r, const comet_system *sys, comet_dtype dt)
 {
     r->compute = &sys->compute;
-    r->matrix = sys->compute.matrix_flops[dt];
-    if (r->matrix <= 0.0)
-        r->matrix = sys->compute.matrix_flops[COMET_DTYPE_FP32];
+    r->matrix = sys->compute.matrix_flops[dt]; /* > 0: comet_strategy_resolve checks */
+    /* Element-wise work on narrow types (fp8) runs on 16-bit vector units. */
     r->vector = sys->compute.vector_flops[dt];
     if (r->vector <= 0.0)
+        r->vector = sys->compute.vector_flops[COMET_DTYPE_FP16];
+    if (r->vector <= 0.0)
         r->vector = sys->compute.vector_flops[COMET_DTYPE_FP32];
+    if (r->vector <= 0.0)
+        r->vector = r->matrix;
     double veff = sys->compute.vector_efficiency > 0.0 ? sys->compute.vector_efficiency : 1.0;
     r->vector *= veff;
     double heff = sys->hbm.efficiency > 0.0 ? sys->hbm.efficiency : 1.0;

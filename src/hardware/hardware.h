@@ -20,9 +20,9 @@ double hw_vector_time(const hw_rates *r, double flops, double bytes);
 /* Achievable expansion-tier bandwidth seen by one NPU when `active` NPUs
  * use the tier at once (per_node devices are shared by shared_by NPUs,
  * a pool by every NPU of the job). 0 when there is no tier. */
-double hw_expansion_bandwidth(const comet_mem_tier *t, int64_t npus);
+double hw_expansion_bandwidth(const comet_system *sys, int64_t npus);
 
 /* Expansion-tier capacity available to one NPU. */
-double hw_expansion_capacity(const comet_mem_tier *t, int64_t npus);
+double hw_expansion_capacity(const comet_system *sys, int64_t npus);
 
 #endif

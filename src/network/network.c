@@ -5,8 +5,9 @@
  * all-reduce on the outermost, all-gather back down; all-to-all runs once per
  * dimension on the full buffer. The buffer is cut into
  * sys->collective_chunks chunks that flow through these phases as a
- * pipeline, so the total is sum_i T_i + (k-1) * max_i T_i with every phase
- * time T_i taken for one chunk. Called in the inner loop of the strategy
+ * pipeline, so the total is sum_i T_i + (k-1) * max_i T_i with every stage
+ * time T_i taken for one chunk; a stage is one dimension (an inner
+ * dimension's reduce-scatter and all-gather share its links). Called in the inner loop of the strategy
  * search: fixed-size arrays on the stack, no allocation.
  * Formulas and sources: docs/collectives.md. */
 #include "comet/network.h"
@@ -72,8 +73,10 @@ double comet_collective_time(const comet_system *sys, const int64_t span[COMET_M
             if (i == m - 1) {
                 add_phase(&ph, comet_collective_time_1d(COMET_COLL_ALL_REDUCE, &links[i], s));
             } else {
-                add_phase(&ph, comet_collective_time_1d(COMET_COLL_REDUCE_SCATTER, &links[i], s));
-                add_phase(&ph, comet_collective_time_1d(COMET_COLL_ALL_GATHER, &links[i], s));
+                /* RS and AG on one dimension share its links: the pipeline's
+                 * steady state is bounded by each dimension's busy time. */
+                add_phase(&ph, comet_collective_time_1d(COMET_COLL_REDUCE_SCATTER, &links[i], s) +
+                                   comet_collective_time_1d(COMET_COLL_ALL_GATHER, &links[i], s));
                 s /= (double)links[i].n;
             }
         }

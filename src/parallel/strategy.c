@@ -223,6 +223,10 @@ comet_status comet_strategy_resolve(const comet_model *m, const comet_system *sy
         st = check_model(m, s, err);
     if (st)
         return st;
+    if (!(sys->compute.matrix_flops[m->dtype] > 0.0))
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "model.dtype",
+                               "system %s gives no matrix peak for %s", sys->name,
+                               comet_dtype_name(m->dtype));
     if ((s->offload_optimizer || s->offload_weights || s->offload_activations) &&
         !sys->expansion.present)
         return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "strategy.offload",
