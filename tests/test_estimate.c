@@ -237,10 +237,12 @@ static void test_offload_needs_tier(void **state)
 static void test_strategy_errors(void **state)
 {
     toy *t = *state;
-    t->s.pp = 3;
+    t->s.pp = 16;
+    t->s.dp = 1;
+    t->s.global_batch = 16;
     assert_int_equal(comet_estimate(&t->m, &t->sys, &t->s, &t->r, &t->err), COMET_EINPUT);
     assert_string_equal(t->err.key, "strategy.pp");
-    assert_string_equal(t->err.message, "3 does not divide the 8 layers");
+    assert_string_equal(t->err.message, "16 stages for only 8 layers");
     toy_strategy(&t->s);
     t->s.global_batch = 7;
     assert_int_equal(comet_estimate(&t->m, &t->sys, &t->s, &t->r, &t->err), COMET_EINPUT);

@@ -129,12 +129,35 @@ static void test_tp_collectives(void **state)
     assert_close(w.p2p_bytes, 2048.0 * 12288 * 2 / 8, 1e-15);
 }
 
+/* Uneven pipelines: the busiest stage holds ceil(l / (p v)) layers per
+ * model chunk. */
+static void test_uneven_stages(void **state)
+{
+    (void)state;
+    comet_model m;
+    gpt(&m, 96, 12288, 96);
+    comet_strategy s;
+    comet_strategy_defaults(&s);
+    work_stage w;
+    s.pp = 7;
+    work_build(&m, &s, &w);
+    assert_close(w.layers[0].count, 14.0, 0.0);
+    s.pp = 8;
+    s.interleave = 5;
+    work_build(&m, &s, &w);
+    assert_close(w.layers[0].count, 15.0, 0.0);
+    s.interleave = 3;
+    work_build(&m, &s, &w);
+    assert_close(w.layers[0].count, 12.0, 0.0);
+}
+
 void suite_workload(test_tally *t)
 {
     const struct CMUnitTest workload[] = {
         cmocka_unit_test(test_gpt3_params),         cmocka_unit_test(test_llama2_params),
         cmocka_unit_test(test_megatron_flops),      cmocka_unit_test(test_activation_formulas),
         cmocka_unit_test(test_tp_collectives),
+        cmocka_unit_test(test_uneven_stages),
     };
     RUN_GROUP(t, workload);
 }

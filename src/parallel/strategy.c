@@ -72,13 +72,15 @@ static comet_status check_model(const comet_model *m, const comet_strategy *s, c
             return BAD(err, "strategy.tp", "%lld does not divide ffn (%lld)", (long long)s->tp,
                        (long long)m->ffn);
     }
+    /* Stages may hold unequal numbers of layers (Llama 3 405B ran 126
+     * layers on 16 stages); every stage needs at least one. */
     int64_t depth = comet_model_depth(m);
-    if (depth % (s->pp * s->interleave)) {
+    if (depth < s->pp * s->interleave) {
         if (s->interleave > 1)
             return BAD(err, "strategy.interleave",
-                       "pp*interleave = %lld does not divide the %lld layers",
+                       "pp*interleave = %lld model chunks for only %lld layers",
                        (long long)(s->pp * s->interleave), (long long)depth);
-        return BAD(err, "strategy.pp", "%lld does not divide the %lld layers", (long long)s->pp,
+        return BAD(err, "strategy.pp", "%lld stages for only %lld layers", (long long)s->pp,
                    (long long)depth);
     }
     if (s->interleave > 1 && s->pp == 1)

@@ -209,7 +209,10 @@ static void build_head(const comet_model *m, const comet_strategy *s, const bloc
 void work_build_transformer(const comet_model *m, const comet_strategy *s, work_stage *out)
 {
     block_shape x = shape_of(m, s);
-    double layers_per_stage = (double)m->layers / (double)s->pp;
+    /* The busiest stage: with uneven stages some hold one more layer per
+     * model chunk (ceil over pp * interleave chunks). */
+    double chunks = (double)(s->pp * s->interleave);
+    double layers_per_stage = ceil((double)m->layers / chunks) * (double)s->interleave;
 
     out->n_layers = 0;
     work_layer *block = &out->layers[out->n_layers++];
