@@ -43,6 +43,7 @@ static void help(void)
            "  --overlap-dp on|off    overlap DP gradient communication with backward\n"
            "  --overlap-tp on|off    overlap TP communication with compute\n"
            "  --grad-fp32            keep 4-byte gradients\n"
+           "  --flash-attention      fused attention (no score matrix in memory)\n"
            "  --order LIST           auto placement order, innermost first (default tp,dp,pp)\n"
            "Output:\n"
            "  --json | --csv         machine-readable output (default: a table)\n"
@@ -203,11 +204,12 @@ static comet_status parse_inputs(int argc, char **argv, estimate_args *a, comet_
         } else if (strcmp(arg, "-o") == 0 || strcmp(arg, "--output") == 0 ||
                    (strncmp(arg, "--", 2) == 0 && strcmp(arg, "--sp") && strcmp(arg, "--no-sp") &&
                     strcmp(arg, "--json") && strcmp(arg, "--csv") && strcmp(arg, "--grad-fp32") &&
+                    strcmp(arg, "--flash-attention") &&
                     strcmp(arg, "--help"))) {
             i++; /* a knob with a value: handled in parse_knobs */
             any = any || (strcmp(arg, "-o") && strcmp(arg, "--output"));
         } else if (strcmp(arg, "--sp") == 0 || strcmp(arg, "--no-sp") == 0 ||
-                   strcmp(arg, "--grad-fp32") == 0) {
+                   strcmp(arg, "--grad-fp32") == 0 || strcmp(arg, "--flash-attention") == 0) {
             any = true;
         }
         if (st)
@@ -249,6 +251,10 @@ static comet_status parse_knob(int argc, char **argv, int *i, estimate_args *a, 
     }
     if (strcmp(arg, "--grad-fp32") == 0) {
         s->grad_fp32 = true;
+        return COMET_OK;
+    }
+    if (strcmp(arg, "--flash-attention") == 0) {
+        s->flash_attention = true;
         return COMET_OK;
     }
     if (strcmp(arg, "--json") == 0 || strcmp(arg, "--csv") == 0) {

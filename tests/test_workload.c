@@ -129,6 +129,36 @@ static void test_tp_collectives(void **state)
     assert_close(w.p2p_bytes, 2048.0 * 12288 * 2 / 8, 1e-15);
 }
 
+/* Fused (flash) attention: the same FLOPs, but the score matrix never
+ * reaches HBM and only the fp32 softmax max and sum (8 bytes per row) are
+ * stashed instead of 5as/h sbh. */
+static void test_flash_attention(void **state)
+{
+    (void)state;
+    comet_model m;
+    gpt(&m, 96, 12288, 96);
+    comet_strategy s;
+    comet_strategy_defaults(&s);
+    s.tp = 8;
+    work_stage plain, flash;
+    work_build(&m, &s, &plain);
+    s.flash_attention = true;
+    work_build(&m, &s, &flash);
+    double rows = 1.0 * (96 / 8) * 2048;
+    assert_close(flash.layers[0].act_bytes, flash.layers[0].act_bytes_selective + 8 * rows, 1e-12);
+    assert_close(flash.layers[0].act_bytes_selective, plain.layers[0].act_bytes_selective, 1e-15);
+    double flops_plain = 0, flops_flash = 0, core_bytes = 0, scores = rows * 2048;
+    for (int i = 0; i < flash.layers[0].n_ops; i++) {
+        flops_plain += plain.layers[0].ops[i].flops;
+        flops_flash += flash.layers[0].ops[i].flops;
+        if (plain.layers[0].ops[i].attention_core)
+            core_bytes += plain.layers[0].ops[i].bytes - flash.layers[0].ops[i].bytes;
+    }
+    assert_close(flops_flash, flops_plain, 1e-15);
+    /* plain attention moves the scores 2 (QK^T out) + 4 (softmax) + 5 (dropout) + 2 (x V in) bytes */
+    assert_close(core_bytes, 13 * scores, 1e-12);
+}
+
 /* Uneven pipelines: the busiest stage holds ceil(l / (p v)) layers per
  * model chunk. */
 static void test_uneven_stages(void **state)
@@ -158,6 +188,7 @@ void suite_workload(test_tally *t)
         cmocka_unit_test(test_megatron_flops),      cmocka_unit_test(test_activation_formulas),
         cmocka_unit_test(test_tp_collectives),
         cmocka_unit_test(test_uneven_stages),
+        cmocka_unit_test(test_flash_attention),
     };
     RUN_GROUP(t, workload);
 }

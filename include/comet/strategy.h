@@ -33,6 +33,8 @@ typedef struct comet_strategy {
     bool overlap_dp;               /* DP gradient communication overlaps backward */
     bool overlap_tp;               /* TP communication overlaps compute */
     bool grad_fp32;                /* 4-byte gradient accumulation buffers */
+    bool flash_attention;          /* fused attention: no score matrix in HBM,
+                                      the core is recomputed in backward (Dao 2022) */
 
     /* Placement: which network dimensions each group occupies, innermost
      * first. If placement_given is false, comet_strategy_resolve fills

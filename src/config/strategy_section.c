@@ -135,6 +135,7 @@ static const cfg_field strategy_fields[] = {
     CFG_GROUP("offload", offload_fields),
     CFG_GROUP("overlap", overlap_fields),
     CFG_BOOL("grad_fp32", comet_strategy, grad_fp32),
+    CFG_BOOL("flash_attention", comet_strategy, flash_attention),
     CFG_CUSTOM("order", read_order),
     CFG_CUSTOM("placement", read_placement),
     CFG_END,

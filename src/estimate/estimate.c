@@ -56,7 +56,9 @@ static void time_layer(const work_layer *l, const hw_rates *r, const comet_syste
     if (full) {
         rc = fwd;
         rc_flops = flops;
-    } else if (recomputed && s->recompute == COMET_RECOMPUTE_SELECTIVE) {
+    } else if (recomputed && (s->recompute == COMET_RECOMPUTE_SELECTIVE || s->flash_attention)) {
+        /* selective recompute, and fused attention's own backward, rebuild
+         * the attention core */
         rc = core;
         rc_flops = core_flops;
     }

@@ -125,13 +125,17 @@ static void build_block(const comet_model *m, const comet_strategy *s, const blo
     l->n_comms = 0;
     add_op(l, WORK_VECTOR, 5.0 * Tr * h, 2.0 * e * Tr * h, false);            /* norm 1 */
     add_gemm(l, T, qkv_width, h, e, false);                                   /* QKV */
+    /* The attention core. Fused (flash) attention keeps the score matrix
+     * on chip: the same FLOPs, no HBM traffic for it, no dropout mask. */
+    bool flash = s->flash_attention;
+    double score_bytes = flash ? 0.0 : scores;
     add_op(l, WORK_GEMM, 2.0 * scores * (h / (double)m->heads),               /* Q K^T */
-           e * (T * x->q_width_local + T * x->kv_width_local + scores), true);
-    add_op(l, WORK_VECTOR, 5.0 * scores, 2.0 * e * scores, true);             /* scale+mask+softmax */
+           e * (T * x->q_width_local + T * x->kv_width_local + score_bytes), true);
+    add_op(l, WORK_VECTOR, 5.0 * scores, 2.0 * e * score_bytes, true);        /* scale+mask+softmax */
     if (m->dropout)
-        add_op(l, WORK_VECTOR, scores, (2.0 * e + 1.0) * scores, true);       /* attention dropout */
+        add_op(l, WORK_VECTOR, scores, (2.0 * e + 1.0) * score_bytes, true);  /* attention dropout */
     add_op(l, WORK_GEMM, 2.0 * scores * (h / (double)m->heads),               /* scores x V */
-           e * (scores + T * x->kv_width_local + T * x->q_width_local), true);
+           e * (score_bytes + T * x->kv_width_local + T * x->q_width_local), true);
     add_gemm(l, T, h, x->q_width_local, e, false);                            /* projection */
     add_op(l, WORK_VECTOR, 2.0 * Tr * h, (3.0 * e + mask) * Tr * h, false);   /* dropout+residual */
     add_op(l, WORK_VECTOR, 5.0 * Tr * h, 2.0 * e * Tr * h, false);            /* norm 2 */
@@ -154,7 +158,10 @@ static void build_block(const comet_model *m, const comet_strategy *s, const blo
     double sharded = T * (e * x->q_width_local + 2.0 * e * x->kv_width_local) /* Q, K, V */
                    + T * e * x->q_width_local                                 /* projection in */
                    + T * ffn_local * e * (m->gated_mlp ? 3.0 : 2.0);          /* MLP intermediates */
-    double core = scores * (e + (m->dropout ? 1.0 + e : 0.0)); /* softmax out, mask, dropout out */
+    /* softmax out, mask, dropout out; fused attention keeps only the fp32
+     * row maximum and sum of the softmax (Dao et al. 2022). */
+    double rows = x->b * x->heads_local * x->s;
+    double core = flash ? 8.0 * rows : scores * (e + (m->dropout ? 1.0 + e : 0.0));
     l->act_bytes = replicated + sharded + core;
     l->act_bytes_selective = replicated + sharded;
     l->act_bytes_full = Tr * h * e;
