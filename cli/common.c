@@ -1,12 +1,16 @@
 /* CLI helpers shared by the subcommands: rendering errors as one line,
  * strict flag parsing, and atomic output files (temporary file + rename,
  * so a reader never sees a half-written result). */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "cli.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int cli_report_error(const char *command, const comet_error *err)
@@ -17,26 +21,56 @@ int cli_report_error(const char *command, const comet_error *err)
     return err->status == COMET_EINPUT ? CLI_USAGE : CLI_FAIL;
 }
 
+/* Write all of text to an open stream; 0 on success. */
+static int write_all(FILE *f, const char *text, size_t len)
+{
+    return fwrite(text, 1, len, f) != len || fflush(f) != 0;
+}
+
 comet_status cli_write_output(const char *path, const char *text, size_t len, comet_error *err)
 {
     if (!path || strcmp(path, "-") == 0) {
-        if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0)
+        if (write_all(stdout, text, len))
             return comet_error_set(err, COMET_EIO, "<stdout>", 0, 0, NULL, "write failed: %s",
                                    strerror(errno));
         return COMET_OK;
     }
-    char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp)
-        return comet_error_set(err, COMET_EINPUT, path, 0, 0, NULL, "path too long");
+    /* A symbolic link is followed, so the file it names is replaced, not
+     * the link; a device or a pipe is written to as it is (it cannot be
+     * half-written in the sense a file can, and must not be replaced). */
+    char target[4096];
+    struct stat st;
+    if (realpath(path, target) == NULL) {
+        if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+            return comet_error_set(err, COMET_EINPUT, path, 0, 0, NULL,
+                                   "cannot write: dangling symbolic link");
+        if (errno != ENOENT || snprintf(target, sizeof target, "%s", path) >= (int)sizeof target)
+            return comet_error_set(err, COMET_EINPUT, path, 0, 0, NULL, "cannot write: %s",
+                                   strerror(errno));
+    } else if (stat(target, &st) == 0 && !S_ISREG(st.st_mode)) {
+        if (S_ISDIR(st.st_mode))
+            return comet_error_set(err, COMET_EINPUT, path, 0, 0, NULL,
+                                   "cannot write: is a directory");
+        FILE *dev = fopen(target, "wb");
+        if (!dev)
+            return comet_error_set(err, COMET_EINPUT, path, 0, 0, NULL, "cannot write: %s",
+                                   strerror(errno));
+        int failed = write_all(dev, text, len);
+        int e = errno;
+        if (fclose(dev) != 0 || failed)
+            return comet_error_set(err, COMET_EIO, path, 0, 0, NULL, "write failed: %s",
+                                   strerror(failed ? e : errno));
+        return COMET_OK;
+    }
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", target, (long)getpid());
     FILE *f = fopen(tmp, "wb");
     if (!f)
-        return comet_error_set(err, COMET_EIO, path, 0, 0, NULL, "cannot write: %s",
+        return comet_error_set(err, COMET_EINPUT, path, 0, 0, NULL, "cannot write: %s",
                                strerror(errno));
-    size_t wrote = fwrite(text, 1, len, f);
-    int flushed = fflush(f);
-    int synced = fsync(fileno(f));
+    int failed = write_all(f, text, len) || fsync(fileno(f)) != 0;
     int closed = fclose(f);
-    if (wrote != len || flushed || synced || closed || rename(tmp, path) != 0) {
+    if (failed || closed || rename(tmp, target) != 0) {
         int e = errno;
         remove(tmp);
         return comet_error_set(err, COMET_EIO, path, 0, 0, NULL, "cannot write: %s", strerror(e));
@@ -49,8 +83,11 @@ comet_status cli_parse_int(const char *flag, const char *text, int64_t min, int6
 {
     char *end = NULL;
     errno = 0;
-    long long v = text ? strtoll(text, &end, 10) : 0;
-    if (!text || !*text || *end || errno == ERANGE)
+    /* digits with an optional minus sign, nothing else (no spaces, no '+') */
+    bool plain = text && (isdigit((unsigned char)text[0]) ||
+                          (text[0] == '-' && isdigit((unsigned char)text[1])));
+    long long v = plain ? strtoll(text, &end, 10) : 0;
+    if (!plain || *end || errno == ERANGE)
         return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, flag,
                                "expected an integer, got \"%s\"", text ? text : "");
     if (v < min || v > max)

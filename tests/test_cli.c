@@ -172,6 +172,53 @@ static void test_bad_flags(void **state)
                  "llama3-405b, megatron-1t, megatron-22b, transformer-1t, turing-530b)");
 }
 
+/* Paths the user got wrong are bad input (exit 2) and are named. */
+static void test_bad_paths(void **state)
+{
+    (void)state;
+    char line[512];
+    snprintf(line, sizeof line, "comet estimate: %s: cannot read: Is a directory", workdir);
+    char args[600];
+    snprintf(args, sizeof args, "estimate %s", workdir);
+    expect_error(args, line);
+    snprintf(line, sizeof line, "comet estimate: %s: cannot write: is a directory", workdir);
+    snprintf(args, sizeof args, "estimate -o %s", workdir);
+    expect_error(args, line);
+    expect_error("estimate -o /nonexistent/x.json",
+                 "comet estimate: /nonexistent/x.json: cannot write: No such file or directory");
+    expect_error("estimate -o ''", "comet estimate: -o: needs a value");
+    expect_error("estimate --tp ' 8'", "comet estimate: --tp: expected an integer, got \" 8\"");
+    expect_error("estimate --tp +8", "comet estimate: --tp: expected an integer, got \"+8\"");
+    expect_error("estimate --tp", "comet estimate: --tp: needs a value");
+    expect_error("estimate --offload ,",
+                 "comet estimate: --offload: expected none or a list of optimizer, weights, "
+                 "activations");
+    write_file("only-strategy.yaml", "strategy:\n  tp: 8\n");
+    expect_error("estimate --system only-strategy.yaml",
+                 "comet estimate: only-strategy.yaml: has no system: section");
+    /* a multi-line value stays on one escaped line */
+    write_file("nl.yaml", "strategy:\n  tp: \"1\\n2\"\n");
+    cli_run r;
+    run(&r, "estimate nl.yaml");
+    assert_int_equal(r.status, 2);
+    assert_int_equal(lines(r.err), 1);
+    assert_non_null(strstr(r.err, "1\\n2"));
+}
+
+/* Names with commas and quotes are quoted in CSV, escaped in JSON. */
+static void test_output_quoting(void **state)
+{
+    (void)state;
+    write_file("named.yaml", "model:\n  preset: gpt3-175b\n  name: 'a,b\"c'\n");
+    cli_run r;
+    run(&r, "estimate named.yaml --tp 8 --pp 8 --gbs 64 --csv");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "\n\"a,b\"\"c\",a100-80g-selene,8,8,1,"));
+    run(&r, "estimate named.yaml --tp 8 --pp 8 --gbs 64 --json");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "\"model\": \"a,b\\\"c\","));
+}
+
 static void test_bad_files(void **state)
 {
     (void)state;
@@ -182,7 +229,8 @@ static void test_bad_files(void **state)
     assert_int_equal(lines(r.err), 1);
     assert_non_null(strstr(r.err, "neg.yaml:3:11: model.layers: "));
 
-    write_file("huge.yaml", "model:\n  preset: gpt3-175b\n  layers: 65536\n  hidden: 1048576\n");
+    write_file("huge.yaml", "model:\n  preset: gpt3-175b\n  layers: 65536\n  hidden: 1048576\n"
+                            "  heads: 128\n");
     run(&r, "estimate huge.yaml");
     assert_int_equal(r.status, 2);
     assert_int_equal(lines(r.err), 1);
@@ -245,6 +293,8 @@ void suite_cli(test_tally *t)
         cmocka_unit_test(test_strategy_file_errors_point_at_the_key),
         cmocka_unit_test(test_bad_flags),
         cmocka_unit_test(test_bad_files),
+        cmocka_unit_test(test_bad_paths),
+        cmocka_unit_test(test_output_quoting),
         cmocka_unit_test(test_no_fit_is_a_result),
         cmocka_unit_test(test_layer_list_example),
     };

@@ -516,6 +516,26 @@ static void test_preset_in_document(void **state)
 
 /* ---- errors ------------------------------------------------------------- */
 
+/* Values that would overflow the model into inf or NaN are refused where
+ * they are written. */
+static void test_error_ranges(void **state)
+{
+    (void)state;
+    expect_error("r.yaml", "system:\n  preset: a100-80g-selene\n  hbm: {bandwidth: \"1e-300 B/s\"}\n",
+                 "r.yaml:3:20: system.hbm.bandwidth: 1e-300 B/s is outside the sane range "
+                 "1 KB/s to 10 PB/s");
+    expect_error("r.yaml", "system:\n  preset: a100-80g-selene\n  cost: {per_npu: 1e308}\n",
+                 "r.yaml:3:19: system.cost.per_npu: expected a number up to 1e15, got \"1e308\"");
+    expect_error("r.yaml", "system:\n  preset: a100-80g-selene\n  hbm: {efficiency: 1e-310}\n",
+                 "r.yaml:3:21: system.hbm.efficiency: expected a number from 0.001 to 1, got "
+                 "\"1e-310\"");
+    expect_error("r.yaml", "model:\n  kind: layers\n  layer_list: [{name: a}]\n",
+                 "r.yaml:3:3: model.layer_list: every layer has zero fwd_flops and fwd_bytes: "
+                 "nothing to time");
+    expect_error("r.yaml", "model:\n  preset: gpt3-175b\n  hidden: 1000\n",
+                 "r.yaml:3:11: model.hidden: 1000 is not a multiple of heads (96)");
+}
+
 static void test_error_unknown_key(void **state)
 {
     (void)state;
@@ -581,7 +601,7 @@ static void test_error_sizes(void **state)
     expect_error("s.yaml", "system: {preset: a100-80g-selene, cost: {per_npu: 1e999}}\n",
                  "s.yaml:1:51: system.cost.per_npu: expected a finite number, got \"1e999\"");
     expect_error("s.yaml", "system: {preset: a100-80g-selene, hbm: {efficiency: 1.2}}\n",
-                 "s.yaml:1:53: system.hbm.efficiency: expected a number in (0, 1], got \"1.2\"");
+                 "s.yaml:1:53: system.hbm.efficiency: expected a number from 0.001 to 1, got \"1.2\"");
 }
 
 static void test_error_units(void **state)
@@ -837,6 +857,7 @@ void suite_config(test_tally *t)
         cmocka_unit_test(test_preset_registry),
         cmocka_unit_test(test_preset_in_document),
         cmocka_unit_test(test_error_unknown_key),
+        cmocka_unit_test(test_error_ranges),
         cmocka_unit_test(test_error_types),
         cmocka_unit_test(test_error_sizes),
         cmocka_unit_test(test_error_units),

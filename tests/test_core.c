@@ -17,6 +17,10 @@ static void test_error_format(void **state)
     assert_string_equal(comet_error_format(&err, line, sizeof line), "--tp: bad");
     comet_error_set(&err, COMET_EIO, "x.yaml", 0, 0, NULL, "cannot read");
     assert_string_equal(comet_error_format(&err, line, sizeof line), "x.yaml: cannot read");
+    /* control characters are escaped: an error is always one line */
+    comet_error_set(&err, COMET_EINPUT, "a\nb.yaml", 1, 2, "strategy.t\tp", "got \"1\n2\x1b[31m\"");
+    assert_string_equal(comet_error_format(&err, line, sizeof line),
+                        "a\\nb.yaml:1:2: strategy.t\\tp: got \"1\\n2\\x1b[31m\"");
     /* truncation never overruns */
     char tiny[8];
     comet_error_format(&err, tiny, sizeof tiny);

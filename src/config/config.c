@@ -134,7 +134,7 @@ static comet_status read_stream(FILE *f, const char *path, char **out, size_t *l
     if (ferror(f)) {
         int saved = errno ? errno : EIO;
         free(buf);
-        return read_error(path, COMET_EIO, saved, err);
+        return read_error(path, saved == EISDIR ? COMET_EINPUT : COMET_EIO, saved, err);
     }
     if (n > CFG_MAX_TEXT) {
         free(buf);

@@ -109,6 +109,11 @@ static comet_status check_transformer(cfg_ctx *c, const char *path, comet_model 
     if (m->ffn == 0)
         m->ffn = 4 * m->hidden;
     char key[CFG_PATH_LEN];
+    if (m->hidden % m->heads) {
+        cfg_path_key(key, sizeof key, path, "hidden");
+        return cfg_fail_key(c, key, "%lld is not a multiple of heads (%lld)", (long long)m->hidden,
+                            (long long)m->heads);
+    }
     if (m->heads % m->kv_heads) {
         cfg_path_key(key, sizeof key, path, "kv_heads");
         return cfg_fail_key(c, key, "heads (%lld) must be a multiple of kv_heads (%lld)",
@@ -122,8 +127,16 @@ static comet_status check_layers(cfg_ctx *c, const char *path, const comet_model
     if (m->n_layer_kinds == 0)
         return cfg_missing(c, path, "layer_list");
     int64_t depth = 0;
-    for (int i = 0; i < m->n_layer_kinds; i++)
+    double work = 0.0;
+    for (int i = 0; i < m->n_layer_kinds; i++) {
         depth += m->layer_list[i].count;
+        work += m->layer_list[i].fwd_flops + m->layer_list[i].fwd_bytes;
+    }
+    if (work <= 0.0) {
+        char key[CFG_PATH_LEN];
+        cfg_path_key(key, sizeof key, path, "layer_list");
+        return cfg_fail_key(c, key, "every layer has zero fwd_flops and fwd_bytes: nothing to time");
+    }
     if (depth > MAX_LAYERS) {
         char key[CFG_PATH_LEN];
         cfg_path_key(key, sizeof key, path, "layer_list");

@@ -190,6 +190,8 @@ comet_status cfg_read_real(const cfg_ctx *c, const cfg_node *n, const char *path
         return fail_expected(c, n, path, "a finite number");
     if (!ok || v < 0 || (positive && v == 0))
         return fail_expected(c, n, path, positive ? "a positive number" : "a non-negative number");
+    if (v > 1e15)
+        return fail_expected(c, n, path, "a number up to 1e15");
     *out = v;
     return COMET_OK;
 }
@@ -198,8 +200,8 @@ comet_status cfg_read_fraction(const cfg_ctx *c, const cfg_node *n, const char *
                                double *out)
 {
     double v;
-    if (!parse_real(n, &v) || !(v > 0 && v <= 1))
-        return fail_expected(c, n, path, "a number in (0, 1]");
+    if (!parse_real(n, &v) || !(v >= 1e-3 && v <= 1))
+        return fail_expected(c, n, path, "a number from 0.001 to 1");
     *out = v;
     return COMET_OK;
 }
@@ -283,6 +285,17 @@ comet_status cfg_read_quantity(const cfg_ctx *c, const cfg_node *n, const char *
                  cfg_units_noun(unit));
         return fail_expected(c, n, path, like);
     }
+    /* Sane ranges: values outside them are typos, and would overflow the
+     * model's arithmetic into inf or NaN. */
+    static const double lo[CFG_UNIT_COUNT] = {1.0, 1e3, 1e-12, 1e6, 1.0};
+    static const double hi[CFG_UNIT_COUNT] = {1e18, 1e16, 1e3, 1e19, 1e21};
+    static const char *const lo_text[CFG_UNIT_COUNT] = {"1 B", "1 KB/s", "1 ps", "1 MFLOPS",
+                                                        "1 FLOP"};
+    static const char *const hi_text[CFG_UNIT_COUNT] = {"1 EB", "10 PB/s", "1000 s",
+                                                        "10 EFLOPS", "1 ZFLOP"};
+    if (v != 0 && (v < lo[unit] || v > hi[unit]))
+        return cfg_fail(c, n, path, "%s is outside the sane range %s to %s", n->text,
+                        lo_text[unit], hi_text[unit]);
     *out = v;
     return COMET_OK;
 }

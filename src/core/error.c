@@ -30,30 +30,50 @@ comet_status comet_error_set(comet_error *err, comet_status status, const char *
     return status;
 }
 
+/* Append text with control characters escaped (\n, \t, \xNN), so an error
+ * stays one line and cannot drive the terminal, whatever the input held. */
+static size_t append_escaped(char *out, size_t n, size_t cap, const char *text)
+{
+    for (const unsigned char *p = (const unsigned char *)text; *p && n + 1 < cap; p++) {
+        if (*p >= 0x20 && *p != 0x7f) {
+            out[n++] = (char)*p;
+            continue;
+        }
+        char esc[8];
+        int w = *p == '\n' ? snprintf(esc, sizeof esc, "\\n")
+              : *p == '\t' ? snprintf(esc, sizeof esc, "\\t")
+                           : snprintf(esc, sizeof esc, "\\x%02x", *p);
+        for (int i = 0; i < w && n + 1 < cap; i++)
+            out[n++] = esc[i];
+    }
+    out[n] = '\0';
+    return n;
+}
+
 const char *comet_error_format(const comet_error *err, char *out, size_t cap)
 {
     size_t n = 0;
     if (!cap)
         return out;
     out[0] = '\0';
-#define APPEND(...)                                                           \
-    do {                                                                      \
-        if (n < cap) {                                                        \
-            int w = snprintf(out + n, cap - n, __VA_ARGS__);                  \
-            n += w > 0 ? (size_t)w : 0;                                       \
-        }                                                                     \
-    } while (0)
+    char num[32];
     if (err->file[0]) {
-        APPEND("%s:", err->file);
-        if (err->line > 0)
-            APPEND("%d:", err->line);
-        if (err->line > 0 && err->column > 0)
-            APPEND("%d:", err->column);
-        APPEND(" ");
+        n = append_escaped(out, n, cap, err->file);
+        n = append_escaped(out, n, cap, ":");
+        if (err->line > 0) {
+            snprintf(num, sizeof num, "%d:", err->line);
+            n = append_escaped(out, n, cap, num);
+            if (err->column > 0) {
+                snprintf(num, sizeof num, "%d:", err->column);
+                n = append_escaped(out, n, cap, num);
+            }
+        }
+        n = append_escaped(out, n, cap, " ");
     }
-    if (err->key[0])
-        APPEND("%s: ", err->key);
-    APPEND("%s", err->message);
-#undef APPEND
+    if (err->key[0]) {
+        n = append_escaped(out, n, cap, err->key);
+        n = append_escaped(out, n, cap, ": ");
+    }
+    append_escaped(out, n, cap, err->message);
     return out;
 }

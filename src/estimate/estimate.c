@@ -239,5 +239,13 @@ comet_status comet_estimate(const comet_model *m, const comet_system *sys,
                      out->tp_exposed + out->pp_exposed + out->dp_exposed + out->offload_exposed;
     double peak = r.matrix;
     fill_rates(m, sys, &s, &w, &st, peak, out);
+    /* The readers bound every input, so this only trips on combinations
+     * of extremes; an answer of inf or NaN is never returned. */
+    if (!(isfinite(out->step_time) && out->step_time > 0.0 && isfinite(out->cost) &&
+          isfinite(out->mem_total[COMET_TIER_HBM]) && isfinite(out->mfu)))
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
+                               "these inputs put the step time or memory outside what a double "
+                               "holds (step time %g s); check the sizes and rates",
+                               out->step_time);
     return COMET_OK;
 }

@@ -130,7 +130,7 @@ static comet_status size_dims(const comet_system *sys, int64_t npus, int64_t siz
         int64_t size = sys->dims[d].size;
         if (size == 0 || left <= size) {
             if (size != 0 && size % left)
-                return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "strategy.dp",
+                return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "strategy",
                                        "%lld NPUs do not fill network dimension %s (size %lld) evenly",
                                        (long long)npus, sys->dims[d].name, (long long)size);
             sizes[d] = left;
@@ -138,14 +138,14 @@ static comet_status size_dims(const comet_system *sys, int64_t npus, int64_t siz
             continue;
         }
         if (left % size)
-            return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "strategy.dp",
+            return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "strategy",
                                    "%lld NPUs are not a multiple of network dimension %s (size %lld)",
                                    (long long)npus, sys->dims[d].name, (long long)size);
         sizes[d] = size;
         left /= size;
     }
     if (left != 1)
-        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "strategy.dp",
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "strategy",
                                "strategy needs %lld NPUs but system %s has only %lld",
                                (long long)npus, sys->name, (long long)(npus / left));
     return COMET_OK;
@@ -198,10 +198,11 @@ static comet_status check_placement(const comet_strategy *s, const int64_t sizes
     for (int g = 0; g < COMET_GROUP_COUNT; g++) {
         int64_t prod = 1;
         for (int d = 0; d < COMET_MAX_DIMS; d++) {
-            if (s->place[g][d] < 1 || (d >= n_dims && s->place[g][d] != 1))
+            int64_t span = s->place[g][d];
+            if (span < 1 || (d >= n_dims && span != 1) || span > sizes[d])
                 return BAD(err, keys[g], "span %lld on dimension %lld is not possible",
-                           (long long)s->place[g][d], (long long)d);
-            prod *= s->place[g][d];
+                           (long long)span, (long long)d);
+            prod *= span; /* <= product of dimension sizes <= MAX_NPUS: no overflow */
         }
         if (prod != group_size(s, (comet_group)g))
             return BAD(err, keys[g], "spans multiply to %lld but the group has %lld NPUs",

@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #define GIB 1073741824.0
 
@@ -134,12 +135,13 @@ void comet_report_text(comet_buf *b, const comet_model *m, const comet_system *s
 }
 
 /* The machine-readable fields, in one table used by both JSON and CSV. */
+#define RESULT_FIELDS_MAX 48
 typedef struct field {
     const char *name;
     double value;
 } field;
 
-static int result_fields(const comet_result *r, field f[40])
+static int result_fields(const comet_result *r, field f[RESULT_FIELDS_MAX])
 {
     int n = 0;
 #define F(name_, v_) f[n++] = (field){name_, (double)(v_)}
@@ -235,7 +237,7 @@ void comet_report_json(comet_buf *b, const comet_model *m, const comet_system *s
     char reason[160];
     comet_buf_printf(b, "  \"feasible\": %s,\n  \"reason\": \"%s\",\n",
                      r->feasible ? "true" : "false", comet_result_reason(r, reason, sizeof reason));
-    field f[40];
+    field f[RESULT_FIELDS_MAX];
     int n = result_fields(r, f);
     for (int i = 0; i < n; i++) {
         comet_buf_printf(b, "  \"%s\": ", f[i].name);
@@ -248,7 +250,7 @@ void comet_report_json(comet_buf *b, const comet_model *m, const comet_system *s
 void comet_report_csv_header(comet_buf *b)
 {
     comet_result zero = {0};
-    field f[40];
+    field f[RESULT_FIELDS_MAX];
     int n = result_fields(&zero, f);
     comet_buf_printf(b, "model,system,tp,pp,dp,sp,microbatch,global_batch,interleave,recompute,"
                         "zero,feasible");
@@ -257,15 +259,35 @@ void comet_report_csv_header(comet_buf *b)
     comet_buf_append(b, "\n", 1);
 }
 
+/* One CSV field, quoted the RFC 4180 way when it holds a comma, a quote or
+ * a line break. */
+static void csv_field(comet_buf *b, const char *text)
+{
+    if (!strpbrk(text, ",\"\r\n")) {
+        comet_buf_append(b, text, strlen(text));
+        return;
+    }
+    comet_buf_append(b, "\"", 1);
+    for (const char *p = text; *p; p++) {
+        if (*p == '"')
+            comet_buf_append(b, "\"", 1);
+        comet_buf_append(b, p, 1);
+    }
+    comet_buf_append(b, "\"", 1);
+}
+
 void comet_report_csv_row(comet_buf *b, const comet_model *m, const comet_system *sys,
                           const comet_strategy *s, const comet_result *r)
 {
-    comet_buf_printf(b, "%s,%s,%lld,%lld,%lld,%d,%lld,%lld,%lld,%s,%d,%d", m->name, sys->name,
+    csv_field(b, m->name);
+    comet_buf_append(b, ",", 1);
+    csv_field(b, sys->name);
+    comet_buf_printf(b, ",%lld,%lld,%lld,%d,%lld,%lld,%lld,%s,%d,%d",
                      (long long)s->tp, (long long)s->pp, (long long)s->dp, s->sp ? 1 : 0,
                      (long long)s->microbatch, (long long)s->global_batch,
                      (long long)s->interleave, comet_recompute_name(s->recompute), s->zero_stage,
                      r->feasible ? 1 : 0);
-    field f[40];
+    field f[RESULT_FIELDS_MAX];
     int n = result_fields(r, f);
     for (int i = 0; i < n; i++) {
         if (isfinite(f[i].value))
