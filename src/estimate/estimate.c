@@ -11,6 +11,7 @@
 
 #include "comet/network.h"
 #include "footprint.h"
+#include "prepared.h"
 #include "../hardware/hardware.h"
 #include "../workload/workload.h"
 
@@ -177,23 +178,38 @@ comet_status comet_estimate(const comet_model *m, const comet_system *sys,
     comet_status status = comet_strategy_resolve(m, sys, &s, NULL, err);
     if (status)
         return status;
-    memset(out, 0, sizeof *out);
-
     work_stage w;
     work_build(m, &s, &w);
+    return estimate_prepared(m, sys, &s, &w, false, out, err);
+}
+
+comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
+                               const comet_strategy *resolved, const work_stage *work,
+                               bool stop_if_no_fit, comet_result *out, comet_error *err)
+{
+    const comet_strategy s = *resolved;
+    memset(out, 0, sizeof *out);
+    double micro = (double)(s.global_batch / (s.microbatch * s.dp));
+    out->npus = comet_strategy_npus(&s);
+    out->microbatches = (int64_t)micro;
+
+    /* Memory first: a strategy that does not fit needs no timing when the
+     * caller (the strategy search) only ranks the ones that do. */
+    footprint fp;
+    footprint_compute(m, sys, &s, work, micro, &fp, out);
+    if (stop_if_no_fit && !out->feasible)
+        return COMET_OK;
+
     hw_rates r;
     hw_rates_init(&r, sys, m->dtype);
     double elem = comet_dtype_bytes(m->dtype);
 
     stage_time st;
     memset(&st, 0, sizeof st);
-    for (int i = 0; i < w.n_layers; i++)
-        time_layer(&w.layers[i], &r, sys, &s, &st);
+    for (int i = 0; i < work->n_layers; i++)
+        time_layer(&work->layers[i], &r, sys, &s, &st);
 
-    double micro = (double)(s.global_batch / (s.microbatch * s.dp));
     double p = (double)s.pp, v = (double)s.interleave;
-    out->npus = comet_strategy_npus(&s);
-    out->microbatches = (int64_t)micro;
 
     out->forward = micro * st.fwd;
     out->backward = micro * st.bwd;
@@ -209,18 +225,15 @@ comet_status comet_estimate(const comet_model *m, const comet_system *sys,
     out->pp_comm_time = micro * st.comm[COMET_GROUP_PP];
     out->pp_exposed = micro * st.exposed[COMET_GROUP_PP];
     if (s.pp > 1) {
-        double hop = comet_p2p_time(sys, s.place[COMET_GROUP_PP], w.p2p_bytes);
+        double hop = comet_p2p_time(sys, s.place[COMET_GROUP_PP], work->p2p_bytes);
         out->pp_comm_time += micro * 2.0 * v * hop;
         out->pp_exposed += micro * 2.0 * v * hop;
     }
-    time_data_parallel(sys, &s, &w, &st, micro, elem, out);
+    time_data_parallel(sys, &s, work, &st, micro, elem, out);
     out->dp_comm_time += micro * st.comm[COMET_GROUP_DP];
     out->dp_exposed += micro * st.exposed[COMET_GROUP_DP];
 
-    footprint fp;
-    footprint_compute(m, sys, &s, &w, micro, &fp, out);
-
-    double opt_params = w.params_npu / (s.zero_stage >= 1 ? (double)s.dp : 1.0);
+    double opt_params = work->params_npu / (s.zero_stage >= 1 ? (double)s.dp : 1.0);
     double opt_bytes = opt_params * optimizer_bytes_per_param(&s, elem);
     out->optimizer = opt_bytes * (1.0 - fp.optimizer_offloaded) / r.hbm;
 
@@ -238,7 +251,7 @@ comet_status comet_estimate(const comet_model *m, const comet_system *sys,
     out->step_time = out->forward + out->backward + out->recompute + out->optimizer + out->bubble +
                      out->tp_exposed + out->pp_exposed + out->dp_exposed + out->offload_exposed;
     double peak = r.matrix;
-    fill_rates(m, sys, &s, &w, &st, peak, out);
+    fill_rates(m, sys, &s, work, &st, peak, out);
     /* The readers bound every input, so this only trips on combinations
      * of extremes; an answer of inf or NaN is never returned. */
     if (!(isfinite(out->step_time) && out->step_time > 0.0 && isfinite(out->cost) &&
