@@ -11,9 +11,9 @@ else
 B       ?= build
 OPT     = -O2 -g
 endif
-CFLAGS_ALL = -std=c11 -Wall -Wextra -Werror -Wshadow -Wvla -D_POSIX_C_SOURCE=200809L \
+CFLAGS_ALL = -std=c11 -Wall -Wextra -Werror -Wshadow -Wvla -D_POSIX_C_SOURCE=200809L -pthread \
              -Iinclude $(OPT) $(CFLAGS)
-LDLIBS_ALL = -lyaml -lm $(LDLIBS)
+LDLIBS_ALL = -lyaml -lm -pthread $(LDLIBS)
 
 LIB_SRC   := $(sort $(wildcard src/*/*.c))
 LIB_OBJ   := $(LIB_SRC:%.c=$(B)/%.o) $(B)/gen/presets_data.o
@@ -61,7 +61,7 @@ $(B)/comet: $(CLI_OBJ) $(B)/libcomet.a
 	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LDLIBS_ALL)
 
 $(B)/comet_tests: $(TEST_OBJ) $(B)/libcomet.a
-	$(CC) $(CFLAGS_ALL) -pthread $^ -o $@ $(LDLIBS_ALL) -lcmocka
+	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LDLIBS_ALL) -lcmocka
 
 $(B)/bench_estimate: bench/estimate.c $(B)/libcomet.a
 	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LDLIBS_ALL)

@@ -15,6 +15,7 @@ int main(void)
     suite_validation(&t);
     suite_cli(&t);
     suite_threads(&t);
+    suite_search(&t);
     printf("\ntests: %d passed, %d failed\n", t.passed, t.failed);
     return t.failed ? 1 : 0;
 }

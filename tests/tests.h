@@ -42,5 +42,6 @@ void suite_estimate(test_tally *t);
 void suite_validation(test_tally *t);
 void suite_cli(test_tally *t);
 void suite_threads(test_tally *t);
+void suite_search(test_tally *t);
 
 #endif

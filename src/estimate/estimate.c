@@ -64,8 +64,12 @@ static void time_layer(const work_layer *l, const hw_rates *r, const comet_syste
         rc_flops = core_flops;
     }
     /* Overlapped TP communication hides behind the GEMMs of the same
-     * passes (forward, backward = 2x forward GEMMs, recompute). */
+     * passes (forward, backward = 2x forward GEMMs, recompute). A TP
+     * collective sits between the GEMM producing its input and the one
+     * consuming its output, so it can only hide by splitting both into
+     * chunks (collective matmul): the first chunk's share stays exposed. */
     double gemm_window = gemm * (3.0 + (full ? 1.0 : 0.0));
+    double chunks = sys->collective_chunks > 1 ? (double)sys->collective_chunks : 1.0;
     double comm[COMET_GROUP_COUNT] = {0.0, 0.0, 0.0};
     for (int i = 0; i < l->n_comms; i++) {
         const work_comm *c = &l->comms[i];
@@ -77,7 +81,7 @@ static void time_layer(const work_layer *l, const hw_rates *r, const comet_syste
     for (int g = 0; g < COMET_GROUP_COUNT; g++) {
         double exposed = comm[g];
         if (g == COMET_GROUP_TP && s->overlap_tp)
-            exposed = fmax(0.0, comm[g] - gemm_window);
+            exposed = fmax(comm[g] / chunks, comm[g] - gemm_window);
         st->comm[g] += n * comm[g];
         st->exposed[g] += n * exposed;
     }

@@ -197,6 +197,68 @@ static void json_number(comet_buf *b, double v)
         comet_buf_printf(b, "null");
 }
 
+/* The strategy's knobs, in one table used by both JSON and CSV. */
+#define STRATEGY_FIELDS_MAX 24
+
+typedef struct strategy_field {
+    const char *name;
+    long long value;
+    bool boolean;
+    const char *text;       /* non-NULL for text fields */
+    char buf[96];
+} strategy_field;
+
+/* "tp:8x1 pp:1x8 dp:1x1": each group's span on each network dimension. */
+static void placement_text(const comet_strategy *s, char *out, size_t cap)
+{
+    static const char *const names[COMET_GROUP_COUNT] = {"tp", "pp", "dp"};
+    int last = 0;
+    for (int d = 0; d < COMET_MAX_DIMS; d++)
+        for (int g = 0; g < COMET_GROUP_COUNT; g++)
+            if (s->place[g][d] > 1)
+                last = d;
+    size_t n = 0;
+    out[0] = '\0';
+    for (int g = 0; g < COMET_GROUP_COUNT && n < cap; g++) {
+        n += (size_t)snprintf(out + n, cap - n, "%s%s:", g ? " " : "", names[g]);
+        for (int d = 0; d <= last && n < cap; d++)
+            n += (size_t)snprintf(out + n, cap - n, "%s%lld", d ? "x" : "",
+                                  (long long)(s->place[g][d] > 0 ? s->place[g][d] : 1));
+    }
+}
+
+static int strategy_fields(const comet_strategy *s, strategy_field f[STRATEGY_FIELDS_MAX])
+{
+    int n = 0;
+#define I(name_, v_) f[n++] = (strategy_field){.name = name_, .value = (long long)(v_)}
+#define B(name_, v_) f[n++] = (strategy_field){.name = name_, .value = (v_) ? 1 : 0, .boolean = true}
+    I("tp", s->tp);
+    I("pp", s->pp);
+    I("dp", s->dp);
+    B("sp", s->sp);
+    I("microbatch", s->microbatch);
+    I("global_batch", s->global_batch);
+    I("interleave", s->interleave);
+    f[n++] = (strategy_field){.name = "recompute", .text = comet_recompute_name(s->recompute)};
+    I("zero", s->zero_stage);
+    B("flash_attention", s->flash_attention);
+    B("grad_fp32", s->grad_fp32);
+    B("offload_optimizer", s->offload_optimizer);
+    B("offload_weights", s->offload_weights);
+    B("offload_activations", s->offload_activations);
+    B("overlap_dp", s->overlap_dp);
+    B("overlap_tp", s->overlap_tp);
+#undef I
+#undef B
+    f[n].name = "placement";
+    f[n].value = 0;
+    f[n].boolean = false;
+    placement_text(s, f[n].buf, sizeof f[n].buf);
+    f[n].text = f[n].buf;
+    n++;
+    return n;
+}
+
 /* A JSON string literal; names come from user files and may hold anything. */
 static void json_string(comet_buf *b, const char *text)
 {
@@ -220,20 +282,19 @@ void comet_report_json(comet_buf *b, const comet_model *m, const comet_system *s
     comet_buf_printf(b, ",\n  \"system\": ");
     json_string(b, sys->name);
     comet_buf_printf(b, ",\n");
-    comet_buf_printf(b,
-                     "  \"strategy\": {\"tp\": %lld, \"pp\": %lld, \"dp\": %lld, \"sp\": %s, "
-                     "\"microbatch\": %lld, \"global_batch\": %lld, \"interleave\": %lld, "
-                     "\"recompute\": \"%s\", \"zero\": %d, \"offload_optimizer\": %s, "
-                     "\"offload_weights\": %s, \"offload_activations\": %s, "
-                     "\"overlap_dp\": %s, \"overlap_tp\": %s},\n",
-                     (long long)s->tp, (long long)s->pp, (long long)s->dp,
-                     s->sp ? "true" : "false", (long long)s->microbatch,
-                     (long long)s->global_batch, (long long)s->interleave,
-                     comet_recompute_name(s->recompute), s->zero_stage,
-                     s->offload_optimizer ? "true" : "false",
-                     s->offload_weights ? "true" : "false",
-                     s->offload_activations ? "true" : "false", s->overlap_dp ? "true" : "false",
-                     s->overlap_tp ? "true" : "false");
+    strategy_field sf[STRATEGY_FIELDS_MAX];
+    int ns = strategy_fields(s, sf);
+    comet_buf_printf(b, "  \"strategy\": {");
+    for (int i = 0; i < ns; i++) {
+        comet_buf_printf(b, "%s\"%s\": ", i ? ", " : "", sf[i].name);
+        if (sf[i].text)
+            json_string(b, sf[i].text);
+        else if (sf[i].boolean)
+            comet_buf_printf(b, "%s", sf[i].value ? "true" : "false");
+        else
+            comet_buf_printf(b, "%lld", sf[i].value);
+    }
+    comet_buf_printf(b, "},\n");
     char reason[160];
     comet_buf_printf(b, "  \"feasible\": %s,\n  \"reason\": \"%s\",\n",
                      r->feasible ? "true" : "false", comet_result_reason(r, reason, sizeof reason));
@@ -252,8 +313,14 @@ void comet_report_csv_header(comet_buf *b)
     comet_result zero = {0};
     field f[RESULT_FIELDS_MAX];
     int n = result_fields(&zero, f);
-    comet_buf_printf(b, "model,system,tp,pp,dp,sp,microbatch,global_batch,interleave,recompute,"
-                        "zero,feasible");
+    comet_strategy none;
+    comet_strategy_defaults(&none);
+    strategy_field sf[STRATEGY_FIELDS_MAX];
+    int ns = strategy_fields(&none, sf);
+    comet_buf_printf(b, "model,system");
+    for (int i = 0; i < ns; i++)
+        comet_buf_printf(b, ",%s", sf[i].name);
+    comet_buf_printf(b, ",feasible");
     for (int i = 0; i < n; i++)
         comet_buf_printf(b, ",%s", f[i].name);
     comet_buf_append(b, "\n", 1);
@@ -282,11 +349,16 @@ void comet_report_csv_row(comet_buf *b, const comet_model *m, const comet_system
     csv_field(b, m->name);
     comet_buf_append(b, ",", 1);
     csv_field(b, sys->name);
-    comet_buf_printf(b, ",%lld,%lld,%lld,%d,%lld,%lld,%lld,%s,%d,%d",
-                     (long long)s->tp, (long long)s->pp, (long long)s->dp, s->sp ? 1 : 0,
-                     (long long)s->microbatch, (long long)s->global_batch,
-                     (long long)s->interleave, comet_recompute_name(s->recompute), s->zero_stage,
-                     r->feasible ? 1 : 0);
+    strategy_field sf[STRATEGY_FIELDS_MAX];
+    int ns = strategy_fields(s, sf);
+    for (int i = 0; i < ns; i++) {
+        comet_buf_append(b, ",", 1);
+        if (sf[i].text)
+            csv_field(b, sf[i].text);
+        else
+            comet_buf_printf(b, "%lld", sf[i].value);
+    }
+    comet_buf_printf(b, ",%d", r->feasible ? 1 : 0);
     field f[RESULT_FIELDS_MAX];
     int n = result_fields(r, f);
     for (int i = 0; i < n; i++) {

@@ -1,0 +1,54 @@
+/* The command line shared by the subcommands that read a job: input files,
+ * presets, strategy knobs, output options, and each command's own flags,
+ * all in one table. */
+#ifndef COMET_CLI_INPUTS_H
+#define COMET_CLI_INPUTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "comet/comet.h"
+#include "comet/search.h"
+
+typedef enum cli_command {
+    CMD_ESTIMATE = 1,
+    CMD_SEARCH = 2
+} cli_command;
+
+typedef enum out_format { OUT_TEXT, OUT_JSON, OUT_CSV } out_format;
+
+#define CLI_MAX_FLAG_KEYS 32
+
+typedef struct cli_inputs {
+    comet_job job;
+    out_format format;
+    const char *output;
+    /* search */
+    int64_t npus;
+    int64_t max_global_batch;
+    int64_t max_microbatch;
+    int64_t top;
+    int64_t threads;            /* 0 = all cores */
+    comet_objective objective;
+    bool keep_dominated;
+    bool no_flash;
+    bool no_offload;
+    bool quiet;
+    /* strategy keys set by flags (one slot per key): errors name the flag */
+    int n_flag_keys;
+    const char *flag_key[CLI_MAX_FLAG_KEYS];
+    const char *flag_name[CLI_MAX_FLAG_KEYS];
+} cli_inputs;
+
+/* True when --help or -h stands as an option (not as a flag's value). */
+bool cli_wants_help(int argc, char **argv, cli_command cmd);
+
+/* Parse argv (argv[0] is the command name) into in, which must be zeroed.
+ * Inputs are read in order; strategy knobs then override them. With no
+ * input and no knob, estimate runs the default job. */
+comet_status cli_inputs_parse(int argc, char **argv, cli_command cmd, cli_inputs *in,
+                              comet_error *err);
+
+/* Point an error about a strategy key at the flag or the file that set it. */
+void cli_inputs_locate(const cli_inputs *in, comet_error *err);
+
+#endif

@@ -1,0 +1,405 @@
+/* Strategy search over one cluster: enumerates every valid combination of
+ * TP x PP x DP factorization, placement of the groups on the network
+ * dimensions, microbatch, interleaving, sequence parallelism, fused
+ * attention, recomputation, ZeRO stage, offloads and overlap, prices each
+ * with the analytical model and keeps the best k.
+ *
+ * Work is split into "units" (global batch, tp, pp, placement order); a
+ * unit's placement is resolved and checked once, its workload built once
+ * per (microbatch, interleave, SP, fused attention), and the cheap knobs
+ * are varied innermost. Every point has a fixed index, (unit << 32) +
+ * position inside the unit, whether it is evaluated or pruned, so rankings
+ * (ties broken by index) do not depend on how the units are sharded over
+ * threads or processes. Memory is checked before time; overlap off is
+ * never faster than overlap on in the model, so it is pruned as dominated
+ * unless asked for. */
+#include "comet/search.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../estimate/prepared.h"
+#include "../workload/workload.h"
+
+#define MAX_DIVISORS 512
+
+const char *comet_objective_name(comet_objective o)
+{
+    static const char *const names[] = {"time", "throughput", "cost"};
+    return (unsigned)o <= COMET_OBJECTIVE_COST ? names[o] : "?";
+}
+
+int comet_objective_parse(const char *name, comet_objective *out)
+{
+    for (int i = 0; i <= COMET_OBJECTIVE_COST; i++)
+        if (strcmp(name, comet_objective_name((comet_objective)i)) == 0) {
+            *out = (comet_objective)i;
+            return 0;
+        }
+    return -1;
+}
+
+void comet_search_space_defaults(comet_search_space *sp)
+{
+    memset(sp, 0, sizeof *sp);
+    comet_strategy_defaults(&sp->base);
+    sp->vary_flash = true;
+    sp->vary_offload = true;
+}
+
+/* Divisors of n in increasing order, at most cap of them. */
+static int divisors(int64_t n, int64_t *out, int cap)
+{
+    int count = 0;
+    int64_t high[MAX_DIVISORS];
+    int n_high = 0;
+    for (int64_t d = 1; d * d <= n && count < cap; d++) {
+        if (n % d)
+            continue;
+        out[count++] = d;
+        if (d != n / d && n_high < MAX_DIVISORS)
+            high[n_high++] = n / d;
+    }
+    while (n_high > 0 && count < cap)
+        out[count++] = high[--n_high];
+    return count;
+}
+
+/* ---- the top-k list: a max-heap on (score, index), worst at the root ---- */
+
+static bool better(const comet_ranked *a, const comet_ranked *b)
+{
+    return a->score < b->score || (a->score == b->score && a->index < b->index);
+}
+
+static void sift_down(comet_ranked *h, int n, int i)
+{
+    for (;;) {
+        int worst = i, l = 2 * i + 1, r = l + 1;
+        if (l < n && better(&h[worst], &h[l]))
+            worst = l;
+        if (r < n && better(&h[worst], &h[r]))
+            worst = r;
+        if (worst == i)
+            return;
+        comet_ranked t = h[i];
+        h[i] = h[worst];
+        h[worst] = t;
+        i = worst;
+    }
+}
+
+static void sift_up(comet_ranked *h, int i)
+{
+    while (i > 0) {
+        int parent = (i - 1) / 2;
+        if (!better(&h[parent], &h[i]))
+            return;
+        comet_ranked t = h[i];
+        h[i] = h[parent];
+        h[parent] = t;
+        i = parent;
+    }
+}
+
+typedef struct top_list {
+    comet_ranked *heap;
+    int n, k;
+} top_list;
+
+/* Would a point with this score and index enter the list? */
+static bool admits(const top_list *t, double score, uint64_t index)
+{
+    if (t->n < t->k)
+        return true;
+    comet_ranked probe = {.score = score, .index = index};
+    return better(&probe, &t->heap[0]);
+}
+
+static void offer(top_list *t, const comet_ranked *r)
+{
+    if (t->n < t->k) {
+        t->heap[t->n] = *r;
+        sift_up(t->heap, t->n++);
+    } else if (better(r, &t->heap[0])) {
+        t->heap[0] = *r;
+        sift_down(t->heap, t->n, 0);
+    }
+}
+
+static int rank_order(const void *a, const void *b)
+{
+    const comet_ranked *x = a, *y = b;
+    return better(x, y) ? -1 : better(y, x) ? 1 : 0;
+}
+
+void comet_search_merge(comet_ranked *a, int *n_a, int k, const comet_ranked *b, int n_b)
+{
+    top_list t = {a, 0, k};
+    int have = *n_a;
+    for (int i = 0; i < have; i++) /* rebuild as a heap */
+        offer(&t, &a[i]);
+    for (int i = 0; i < n_b; i++)
+        offer(&t, &b[i]);
+    qsort(a, (size_t)t.n, sizeof a[0], rank_order);
+    *n_a = t.n;
+}
+
+void comet_search_stats_add(comet_search_stats *into, const comet_search_stats *from)
+{
+    into->enumerated += from->enumerated;
+    into->evaluated += from->evaluated;
+    into->feasible += from->feasible;
+    into->no_fit_hbm += from->no_fit_hbm;
+    into->no_fit_expansion += from->no_fit_expansion;
+    into->dominated += from->dominated;
+    into->invalid += from->invalid;
+    into->invalid_tp += from->invalid_tp;
+    into->invalid_batch += from->invalid_batch;
+    into->invalid_layout += from->invalid_layout;
+}
+
+static double score_of(comet_objective o, const comet_result *r)
+{
+    switch (o) {
+    case COMET_OBJECTIVE_THROUGHPUT:
+        return -r->tokens_per_s;
+    case COMET_OBJECTIVE_COST:
+        return r->cost > 0.0 ? -r->tokens_per_s / r->cost : -r->tokens_per_s;
+    case COMET_OBJECTIVE_TIME:
+    default:
+        return r->step_time;
+    }
+}
+
+/* ---- enumeration ---------------------------------------------------------- */
+
+typedef struct search_run {
+    const comet_search_request *req;
+    top_list top;
+    comet_search_stats *stats;
+    uint64_t next_unit;     /* number of the next unit in the enumeration */
+    uint64_t unit;          /* the unit being searched */
+    uint64_t position;      /* next point's position inside the unit */
+    comet_error scratch;
+} search_run;
+
+static void count_invalid(search_run *run, const comet_error *e)
+{
+    run->stats->invalid++;
+    if (strcmp(e->key, "strategy.tp") == 0)
+        run->stats->invalid_tp++;
+    else if (strcmp(e->key, "strategy.global_batch") == 0 ||
+             strcmp(e->key, "strategy.interleave") == 0)
+        run->stats->invalid_batch++;
+    else
+        run->stats->invalid_layout++;
+}
+
+/* The cheap knobs, innermost: offloads, then overlaps. */
+static void evaluate_knobs(search_run *run, comet_strategy *s, const work_stage *w)
+{
+    const comet_search_request *req = run->req;
+    bool offload = req->space.vary_offload && req->system->expansion.present;
+    int n_offload = offload ? 8 : 1;
+    bool dp_choice = s->dp > 1, tp_choice = s->tp > 1;
+    for (int off = 0; off < n_offload; off++) {
+        if (offload) {
+            s->offload_optimizer = off & 1;
+            s->offload_weights = (off >> 1) & 1;
+            s->offload_activations = (off >> 2) & 1;
+        }
+        for (int ovdp = 0; ovdp < (dp_choice ? 2 : 1); ovdp++) {
+            for (int ovtp = 0; ovtp < (tp_choice ? 2 : 1); ovtp++) {
+                uint64_t index = (run->unit << 32) | run->position++;
+                run->stats->enumerated++;
+                if (dp_choice)
+                    s->overlap_dp = ovdp == 0;
+                if (tp_choice)
+                    s->overlap_tp = ovtp == 0;
+                /* overlap never makes a step slower: off is dominated */
+                if ((ovdp || ovtp) && !req->space.keep_dominated) {
+                    run->stats->dominated++;
+                    continue;
+                }
+                comet_ranked r;
+                run->stats->evaluated++;
+                if (estimate_prepared(req->model, req->system, s, w, true, &r.result,
+                                      &run->scratch))
+                    continue;
+                if (!r.result.feasible) {
+                    if (r.result.infeasible == COMET_NO_FIT_HBM)
+                        run->stats->no_fit_hbm++;
+                    else
+                        run->stats->no_fit_expansion++;
+                    continue;
+                }
+                run->stats->feasible++;
+                r.score = score_of(req->objective, &r.result);
+                r.index = index;
+                if (!admits(&run->top, r.score, index))
+                    continue;
+                r.strategy = *s;
+                offer(&run->top, &r);
+            }
+        }
+    }
+}
+
+/* Recompute and ZeRO over one built workload. */
+static void evaluate_workload(search_run *run, comet_strategy *s, const work_stage *w)
+{
+    for (int rc = 0; rc <= COMET_RECOMPUTE_FULL; rc++) {
+        s->recompute = (comet_recompute)rc;
+        for (int zero = 0; zero <= (s->dp > 1 ? 3 : 0); zero++) {
+            s->zero_stage = zero;
+            evaluate_knobs(run, s, w);
+        }
+    }
+}
+
+/* Points one workload stands for, so a rejected layout still uses up its
+ * indices and the numbering stays the same in every shard. */
+static uint64_t points_per_workload(const comet_search_request *req, const comet_strategy *s)
+{
+    uint64_t n = 3 * (s->dp > 1 ? 4 : 1);
+    if (req->space.vary_offload && req->system->expansion.present)
+        n *= 8;
+    return n * (s->dp > 1 ? 2 : 1) * (s->tp > 1 ? 2 : 1);
+}
+
+static void search_unit(search_run *run, comet_strategy *unit)
+{
+    const comet_search_request *req = run->req;
+    const comet_model *m = req->model;
+    int64_t depth = comet_model_depth(m);
+    int64_t per_replica = unit->global_batch / unit->dp;
+    int64_t mbs[MAX_DIVISORS];
+    int n_mb = divisors(per_replica, mbs, MAX_DIVISORS);
+    bool transformer = m->kind == COMET_MODEL_TRANSFORMER;
+    for (int i = 0; i < n_mb; i++) {
+        if (req->space.max_microbatch > 0 && mbs[i] > req->space.max_microbatch)
+            break;
+        for (int64_t v = 1; v * unit->pp <= depth; v++) {
+            if (v > 1 && (unit->pp == 1 || depth % (unit->pp * v)))
+                continue;
+            for (int sp = 0; sp < (unit->tp > 1 ? 2 : 1); sp++) {
+                for (int fa = 0; fa < (transformer && req->space.vary_flash ? 2 : 1); fa++) {
+                    comet_strategy s = *unit;
+                    s.microbatch = mbs[i];
+                    s.interleave = v;
+                    s.sp = sp == 1;
+                    if (transformer && req->space.vary_flash)
+                        s.flash_attention = fa == 1;
+                    if (comet_strategy_resolve(m, req->system, &s, NULL, &run->scratch)) {
+                        count_invalid(run, &run->scratch);
+                        run->position += points_per_workload(req, &s);
+                        continue;
+                    }
+                    work_stage w;
+                    work_build(m, &s, &w);
+                    evaluate_workload(run, &s, &w);
+                }
+            }
+        }
+    }
+}
+
+static const comet_group orders[6][COMET_GROUP_COUNT] = {
+    {COMET_GROUP_TP, COMET_GROUP_DP, COMET_GROUP_PP}, {COMET_GROUP_TP, COMET_GROUP_PP, COMET_GROUP_DP},
+    {COMET_GROUP_DP, COMET_GROUP_TP, COMET_GROUP_PP}, {COMET_GROUP_DP, COMET_GROUP_PP, COMET_GROUP_TP},
+    {COMET_GROUP_PP, COMET_GROUP_TP, COMET_GROUP_DP}, {COMET_GROUP_PP, COMET_GROUP_DP, COMET_GROUP_TP},
+};
+
+/* Does an earlier placement order give the same layout as s? Then s is
+ * the same point and is skipped (by whichever shard owns it). */
+static bool seen_before(search_run *run, const comet_strategy *s, int order)
+{
+    for (int p = 0; p < order; p++) {
+        comet_strategy q = *s;
+        memcpy(q.order, orders[p], sizeof q.order);
+        q.placement_given = false;
+        if (!comet_strategy_resolve(run->req->model, run->req->system, &q, NULL, &run->scratch) &&
+            memcmp(q.place, s->place, sizeof s->place) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* One (global batch, tp, pp) with its distinct placements. */
+static void search_factorization(search_run *run, int64_t gbs, int64_t tp, int64_t pp)
+{
+    const comet_search_request *req = run->req;
+    for (int o = 0; o < 6; o++) {
+        uint64_t unit = run->next_unit++;
+        if ((int64_t)(unit % (uint64_t)req->shards) != req->shard)
+            continue;
+        comet_strategy s = req->space.base;
+        s.tp = tp;
+        s.pp = pp;
+        s.dp = req->space.npus / (tp * pp);
+        s.global_batch = gbs;
+        s.microbatch = 1;
+        s.interleave = 1;
+        s.placement_given = false;
+        memcpy(s.order, orders[o], sizeof s.order);
+        if (comet_strategy_resolve(req->model, req->system, &s, NULL, &run->scratch)) {
+            count_invalid(run, &run->scratch);
+            continue;
+        }
+        if (seen_before(run, &s, o))
+            continue;
+        s.placement_given = true;
+        run->unit = unit;
+        run->position = 0;
+        search_unit(run, &s);
+    }
+}
+
+comet_status comet_search(const comet_search_request *req, comet_ranked *top, int *n_top,
+                          comet_search_stats *stats, comet_error *err)
+{
+    *n_top = 0;
+    memset(stats, 0, sizeof *stats);
+    const comet_search_space *sp = &req->space;
+    if (req->top_k < 1 || req->top_k > COMET_SEARCH_MAX_TOP)
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--top",
+                               "must be from 1 to %d, got %d", COMET_SEARCH_MAX_TOP, req->top_k);
+    if (req->shards < 1 || req->shard < 0 || req->shard >= req->shards)
+        return comet_error_set(err, COMET_EINTERNAL, NULL, 0, 0, NULL, "bad shard %d of %d",
+                               req->shard, req->shards);
+    if (sp->npus < 1 || sp->npus > 262144)
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--npus",
+                               "must be from 1 to 262144, got %lld", (long long)sp->npus);
+    int64_t max_gbs = sp->max_global_batch > 0 ? sp->max_global_batch : sp->global_batch;
+    if (max_gbs < 1 || max_gbs > 2147483648LL)
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--gbs",
+                               "must be from 1 to 2147483648, got %lld", (long long)max_gbs);
+
+    search_run run = {.req = req, .top = {top, 0, req->top_k}, .stats = stats};
+    int64_t tps[MAX_DIVISORS], pps[MAX_DIVISORS];
+    int n_tp = divisors(sp->npus, tps, MAX_DIVISORS);
+    /* Global batches: the one given, or dp * 2^k up to the maximum, taken
+     * per factorization below; batches are enumerated outermost. */
+    int n_batches = 1;
+    if (sp->max_global_batch > 0)
+        for (int64_t g = 1; g * 2 <= sp->max_global_batch; g *= 2)
+            n_batches++;
+    for (int bi = 0; bi < n_batches; bi++) {
+        for (int i = 0; i < n_tp; i++) {
+            int n_pp = divisors(sp->npus / tps[i], pps, MAX_DIVISORS);
+            for (int j = 0; j < n_pp; j++) {
+                int64_t dp = sp->npus / (tps[i] * pps[j]);
+                int64_t gbs = sp->max_global_batch > 0 ? dp << bi : sp->global_batch;
+                if (sp->max_global_batch > 0 && gbs > sp->max_global_batch) {
+                    run.next_unit += 6; /* keep the numbering */
+                    continue;
+                }
+                search_factorization(&run, gbs, tps[i], pps[j]);
+            }
+        }
+    }
+    qsort(top, (size_t)run.top.n, sizeof top[0], rank_order);
+    *n_top = run.top.n;
+    return COMET_OK;
+}

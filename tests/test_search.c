@@ -1,0 +1,221 @@
+/* Strategy search: the best point equals a brute-force minimum over the
+ * same space computed with comet_estimate directly; rankings are sorted
+ * and identical at 1, 2 and 3 threads and across merged shards; the
+ * counts add up. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "comet/comet.h"
+#include "comet/search.h"
+#include "tests.h"
+
+/* A small GPT on 8 NPUs of two 4-wide dimensions, so the whole space can
+ * be walked by hand. */
+static void small_job(comet_model *m, comet_system *sys)
+{
+    memset(m, 0, sizeof *m);
+    snprintf(m->name, sizeof m->name, "tiny");
+    m->kind = COMET_MODEL_TRANSFORMER;
+    m->dtype = COMET_DTYPE_BF16;
+    m->layers = 8;
+    m->hidden = 1024;
+    m->heads = 16;
+    m->kv_heads = 16;
+    m->ffn = 4096;
+    m->seq = 1024;
+    m->vocab = 32000;
+    m->biases = m->dropout = true;
+    memset(sys, 0, sizeof *sys);
+    snprintf(sys->name, sizeof sys->name, "two-by-four");
+    sys->compute.matrix_flops[COMET_DTYPE_BF16] = 300e12;
+    sys->compute.vector_flops[COMET_DTYPE_BF16] = 60e12;
+    sys->compute.vector_efficiency = 1.0;
+    sys->compute.n_gemm_eff = 2;
+    sys->compute.gemm_eff[0] = (comet_eff_point){1e9, 0.4};
+    sys->compute.gemm_eff[1] = (comet_eff_point){1e12, 0.8};
+    sys->hbm.present = true;
+    sys->hbm.capacity = 2.0 * 1073741824.0; /* tight, so memory prunes */
+    sys->hbm.bandwidth = 2e12;
+    sys->hbm.efficiency = 0.8;
+    sys->n_dims = 2;
+    for (int d = 0; d < 2; d++) {
+        snprintf(sys->dims[d].name, sizeof sys->dims[d].name, "d%d", d);
+        sys->dims[d].size = 4;
+        sys->dims[d].topology = COMET_TOPO_SWITCH;
+        sys->dims[d].algorithm = COMET_ALGO_RING;
+        sys->dims[d].bandwidth = d == 0 ? 200e9 : 25e9;
+        sys->dims[d].latency = 2e-6;
+        sys->dims[d].efficiency = 0.8;
+    }
+    sys->collective_chunks = 2;
+    sys->cost_per_npu = 1000;
+}
+
+static void request(comet_search_request *req, const comet_model *m, const comet_system *sys,
+                    int k)
+{
+    memset(req, 0, sizeof *req);
+    req->model = m;
+    req->system = sys;
+    comet_search_space_defaults(&req->space);
+    req->space.npus = 16;
+    req->space.global_batch = 32;
+    req->objective = COMET_OBJECTIVE_TIME;
+    req->top_k = k;
+    req->shards = 1;
+}
+
+/* An independent walk over the same space with the public estimator. */
+static double brute_force_best(const comet_model *m, const comet_system *sys)
+{
+    static const comet_group orders[6][3] = {
+        {0, 2, 1}, {0, 1, 2}, {2, 0, 1}, {2, 1, 0}, {1, 0, 2}, {1, 2, 0}};
+    double best = INFINITY;
+    for (int64_t tp = 1; tp <= 16; tp *= 2)
+        for (int64_t pp = 1; tp * pp <= 16; pp *= 2)
+            for (int o = 0; o < 6; o++)
+                for (int64_t mb = 1; mb <= 32; mb++)
+                    for (int64_t v = 1; v <= 8; v++)
+                        for (int sp = 0; sp < 2; sp++)
+                            for (int fa = 0; fa < 2; fa++)
+                                for (int rc = 0; rc < 3; rc++)
+                                    for (int z = 0; z < 4; z++) {
+                                        comet_strategy s;
+                                        comet_strategy_defaults(&s);
+                                        s.tp = tp;
+                                        s.pp = pp;
+                                        s.dp = 16 / (tp * pp);
+                                        s.global_batch = 32;
+                                        s.microbatch = mb;
+                                        s.interleave = v;
+                                        s.sp = sp;
+                                        s.flash_attention = fa;
+                                        s.recompute = (comet_recompute)rc;
+                                        s.zero_stage = z;
+                                        s.overlap_dp = s.overlap_tp = true;
+                                        memcpy(s.order, orders[o], sizeof s.order);
+                                        if (v > 1 && m->layers % (pp * v))
+                                            continue;
+                                        comet_result r;
+                                        comet_error err;
+                                        if (comet_estimate(m, sys, &s, &r, &err) || !r.feasible)
+                                            continue;
+                                        if (r.step_time < best)
+                                            best = r.step_time;
+                                    }
+    return best;
+}
+
+static void test_best_matches_brute_force(void **state)
+{
+    (void)state;
+    comet_model m;
+    comet_system sys;
+    small_job(&m, &sys);
+    comet_search_request req;
+    request(&req, &m, &sys, 50);
+    comet_ranked top[50];
+    int n = 0;
+    comet_search_stats st;
+    comet_error err;
+    assert_int_equal(comet_search(&req, top, &n, &st, &err), COMET_OK);
+    assert_int_equal(n, 50);
+    assert_true(st.no_fit_hbm > 0);
+    assert_close(top[0].score, brute_force_best(&m, &sys), 1e-12);
+    for (int i = 1; i < n; i++)
+        assert_true(top[i - 1].score < top[i].score ||
+                    (top[i - 1].score == top[i].score && top[i - 1].index < top[i].index));
+    /* each entry is what comet_estimate says about its strategy */
+    comet_result again;
+    assert_int_equal(comet_estimate(&m, &sys, &top[7].strategy, &again, &err), COMET_OK);
+    assert_close(again.step_time, top[7].result.step_time, 1e-15);
+    /* the counts add up */
+    assert_int_equal(st.enumerated, st.evaluated + st.dominated);
+    assert_int_equal(st.evaluated, st.feasible + st.no_fit_hbm + st.no_fit_expansion);
+    assert_int_equal(st.invalid, st.invalid_tp + st.invalid_batch + st.invalid_layout);
+}
+
+static void test_threads_and_shards_agree(void **state)
+{
+    (void)state;
+    comet_model m;
+    comet_system sys;
+    small_job(&m, &sys);
+    comet_search_request req;
+    request(&req, &m, &sys, 40);
+    req.space.keep_dominated = true;
+    comet_ranked one[40], many[40], merged[40], part[40];
+    int n_one, n_many, n_merged = 0, n_part;
+    comet_search_stats s_one, s_many, s_merged, s_part;
+    comet_error err;
+    assert_int_equal(comet_search(&req, one, &n_one, &s_one, &err), COMET_OK);
+    for (int threads = 2; threads <= 3; threads++) {
+        assert_int_equal(comet_search_threads(&req, threads, many, &n_many, &s_many, &err),
+                         COMET_OK);
+        assert_int_equal(n_many, n_one);
+        assert_memory_equal(many, one, sizeof one[0] * (size_t)n_one);
+        assert_memory_equal(&s_many, &s_one, sizeof s_one);
+    }
+    /* four shards run one by one (as four processes would) and merged */
+    memset(&s_merged, 0, sizeof s_merged);
+    req.shards = 4;
+    for (int shard = 0; shard < 4; shard++) {
+        req.shard = shard;
+        assert_int_equal(comet_search(&req, part, &n_part, &s_part, &err), COMET_OK);
+        comet_search_merge(merged, &n_merged, 40, part, n_part);
+        comet_search_stats_add(&s_merged, &s_part);
+    }
+    assert_int_equal(n_merged, n_one);
+    assert_memory_equal(merged, one, sizeof one[0] * (size_t)n_one);
+    assert_memory_equal(&s_merged, &s_one, sizeof s_one);
+    /* keeping dominated points never changes the best */
+    comet_ranked pruned[1];
+    int n_pruned;
+    req.shards = 1;
+    req.shard = 0;
+    req.top_k = 1;
+    req.space.keep_dominated = false;
+    assert_int_equal(comet_search(&req, pruned, &n_pruned, &s_part, &err), COMET_OK);
+    assert_close(pruned[0].score, one[0].score, 0.0);
+    assert_true(s_part.dominated > 0);
+}
+
+static void test_bad_requests(void **state)
+{
+    (void)state;
+    comet_model m;
+    comet_system sys;
+    small_job(&m, &sys);
+    comet_search_request req;
+    comet_ranked top[1];
+    int n;
+    comet_search_stats st;
+    comet_error err;
+    request(&req, &m, &sys, 1);
+    req.top_k = 0;
+    assert_int_equal(comet_search(&req, top, &n, &st, &err), COMET_EINPUT);
+    assert_string_equal(err.key, "--top");
+    request(&req, &m, &sys, 1);
+    req.space.npus = 0;
+    assert_int_equal(comet_search(&req, top, &n, &st, &err), COMET_EINPUT);
+    /* 16 NPUs on a 4 x 4 cluster: 5 NPUs cannot be laid out at all */
+    request(&req, &m, &sys, 1);
+    req.space.npus = 5;
+    req.space.global_batch = 5;
+    assert_int_equal(comet_search(&req, top, &n, &st, &err), COMET_OK);
+    assert_int_equal(n, 0);
+    assert_true(st.invalid > 0);
+    assert_int_equal(st.enumerated, 0);
+}
+
+void suite_search(test_tally *t)
+{
+    const struct CMUnitTest search[] = {
+        cmocka_unit_test(test_best_matches_brute_force),
+        cmocka_unit_test(test_threads_and_shards_agree),
+        cmocka_unit_test(test_bad_requests),
+    };
+    RUN_GROUP(t, search);
+}
