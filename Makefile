@@ -66,8 +66,12 @@ $(B)/comet_tests: $(TEST_OBJ) $(B)/libcomet.a
 $(B)/bench_estimate: bench/estimate.c $(B)/libcomet.a
 	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LDLIBS_ALL)
 
-bench: $(B)/bench_estimate
+$(B)/bench_search: bench/search.c $(B)/libcomet.a
+	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LDLIBS_ALL)
+
+bench: $(B)/bench_estimate $(B)/bench_search
 	$(B)/bench_estimate
+	$(B)/bench_search
 
 # libFuzzer target for the config reader (needs clang and libclang-rt-dev).
 fuzz: $(B)/gen/presets_data.c

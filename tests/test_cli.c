@@ -284,6 +284,39 @@ static void test_layer_list_example(void **state)
     assert_non_null(strstr(r.out, "\"npus\": 32,"));
 }
 
+static void test_search(void **state)
+{
+    (void)state;
+    cli_run r;
+    run(&r, "search --model gpt3-175b --system a100-80g-selene --npus 64 --gbs 64 --top 3 -j 2");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "gpt3-175b on a100-80g-selene: 64 NPUs, global batch 64, "
+                                  "ranked by time"));
+    assert_non_null(strstr(r.out, "\n   3 "));
+    assert_null(strstr(r.out, "\n   4 "));
+    assert_non_null(strstr(r.out, " points enumerated in "));
+    assert_non_null(strstr(r.out, "best strategy:\ngpt3-175b on a100-80g-selene, 64 NPUs"));
+    /* the same ranking at 1 and 2 threads, in machine-readable form */
+    cli_run one, two;
+    run(&one, "search --npus 64 --gbs 64 --top 5 -j 1 --csv");
+    run(&two, "search --npus 64 --gbs 64 --top 5 -j 2 --csv");
+    assert_int_equal(one.status, 0);
+    assert_string_equal(one.out, two.out);
+    assert_int_equal(lines(one.out), 6);
+    assert_int_equal(strncmp(one.out, "rank,model,system,tp,pp,dp,", 27), 0);
+    run(&r, "search --npus 64 --gbs 64 --top 2 --json");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "\"top\": [\n{\"rank\": 1, \"score\": "));
+    /* bad input */
+    expect_error("search --gbs 64", "comet search: --npus: is required: how many NPUs to search "
+                                    "over");
+    expect_error("search --npus 64 --gbs 64 --tp 8",
+                 "comet search: unknown option \"--tp\" (see 'comet search --help')");
+    expect_error("search --npus 64 --gbs 64 --objective speed",
+                 "comet search: --objective: expected time, throughput or cost, got \"speed\"");
+    expect_error("search --npus 0 --gbs 64", "comet search: --npus: 0 is out of range [1, 262144]");
+}
+
 void suite_cli(test_tally *t)
 {
     const struct CMUnitTest cli[] = {
@@ -297,6 +330,7 @@ void suite_cli(test_tally *t)
         cmocka_unit_test(test_output_quoting),
         cmocka_unit_test(test_no_fit_is_a_result),
         cmocka_unit_test(test_layer_list_example),
+        cmocka_unit_test(test_search),
     };
     RUN_GROUP_WITH(t, cli, setup, teardown);
 }

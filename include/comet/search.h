@@ -66,6 +66,9 @@ typedef struct comet_search_request {
     int top_k;                  /* 1..COMET_SEARCH_MAX_TOP */
     int shard;                  /* this worker, 0..shards-1 */
     int shards;                 /* workers splitting the space (>= 1) */
+    /* Threads of one process share this shard's units dynamically through
+     * a counter (comet_search_threads sets it); NULL = take them all. */
+    struct comet_unit_claim *claim;
 } comet_search_request;
 
 #define COMET_SEARCH_MAX_TOP 1000

@@ -15,8 +15,11 @@
  * unless asked for. */
 #include "comet/search.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "claim.h"
 
 #include "../estimate/prepared.h"
 #include "../workload/workload.h"
@@ -181,8 +184,27 @@ typedef struct search_run {
     uint64_t next_unit;     /* number of the next unit in the enumeration */
     uint64_t unit;          /* the unit being searched */
     uint64_t position;      /* next point's position inside the unit */
+    uint64_t claimed;       /* with a shared counter: the next of this shard's units we own */
+    uint64_t shard_units;   /* this shard's units seen so far */
     comet_error scratch;
 } search_run;
+
+/* Is the unit ours? Units of this shard are numbered 0, 1, ... in
+ * enumeration order; with a claim counter, each thread takes the next
+ * unclaimed one when it reaches the one it holds. */
+static bool owns_unit(search_run *run, uint64_t unit)
+{
+    const comet_search_request *req = run->req;
+    if ((int64_t)(unit % (uint64_t)req->shards) != req->shard)
+        return false;
+    uint64_t mine = run->shard_units++;
+    if (!req->claim)
+        return true;
+    if (mine != run->claimed)
+        return false;
+    run->claimed = atomic_fetch_add(&req->claim->next, 1);
+    return true;
+}
 
 static void count_invalid(search_run *run, const comet_error *e)
 {
@@ -332,7 +354,7 @@ static void search_factorization(search_run *run, int64_t gbs, int64_t tp, int64
     const comet_search_request *req = run->req;
     for (int o = 0; o < 6; o++) {
         uint64_t unit = run->next_unit++;
-        if ((int64_t)(unit % (uint64_t)req->shards) != req->shard)
+        if (!owns_unit(run, unit))
             continue;
         comet_strategy s = req->space.base;
         s.tp = tp;
@@ -377,6 +399,8 @@ comet_status comet_search(const comet_search_request *req, comet_ranked *top, in
                                "must be from 1 to 2147483648, got %lld", (long long)max_gbs);
 
     search_run run = {.req = req, .top = {top, 0, req->top_k}, .stats = stats};
+    if (req->claim)
+        run.claimed = atomic_fetch_add(&req->claim->next, 1);
     int64_t tps[MAX_DIVISORS], pps[MAX_DIVISORS];
     int n_tp = divisors(sp->npus, tps, MAX_DIVISORS);
     /* Global batches: the one given, or dp * 2^k up to the maximum, taken

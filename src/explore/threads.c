@@ -1,9 +1,12 @@
-/* Runs one strategy search on several threads: thread t of T takes the
- * units t, t+T, ... of this process's shard (shard r of R becomes shards
- * r*T+t of R*T), and the per-thread top lists are merged. Because every
- * point keeps its global index, the merged ranking is the one a single
- * thread would produce, byte for byte. */
+/* Runs one strategy search on several threads: the threads take the
+ * units of this process's shard one at a time from a shared counter, so a
+ * thread that drew small units takes more of them, and the per-thread top
+ * lists are merged. Because every point keeps its global index, which
+ * thread evaluated it does not matter: the merged ranking is the one a
+ * single thread would produce, byte for byte. */
 #include "comet/search.h"
+
+#include "claim.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -45,11 +48,12 @@ comet_status comet_search_threads(const comet_search_request *req, int threads,
         free(ids);
         return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
     }
+    struct comet_unit_claim claim;
+    atomic_init(&claim.next, 0);
     int started = 0;
     for (int t = 0; t < threads; t++) {
         jobs[t].req = *req;
-        jobs[t].req.shard = req->shard * threads + t;
-        jobs[t].req.shards = req->shards * threads;
+        jobs[t].req.claim = &claim;
         jobs[t].top = tops + (size_t)t * (size_t)(req->top_k > 0 ? req->top_k : 1);
         if (pthread_create(&ids[t], NULL, search_thread, &jobs[t]) != 0)
             break;

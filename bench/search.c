@@ -1,0 +1,79 @@
+/* Benchmark: strategy search points per second through the real search
+ * path (enumeration, placement, workload build, memory check, timing,
+ * top-k ranking) for gpt3-175b on 64 NPUs of a100-80g-selene, global
+ * batch 64, the full space. Reports medians over repeated runs, for one
+ * thread with dominated points pruned, one thread evaluating every point,
+ * and two threads. Usage: bench_search [runs] */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "comet/comet.h"
+#include "comet/search.h"
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static int measure(const char *label, comet_search_request *req, int threads, int runs)
+{
+    double enumerated[64], evaluated[64];
+    comet_ranked top[10];
+    comet_search_stats st;
+    comet_error err;
+    int n;
+    for (int r = 0; r < runs; r++) {
+        double t0 = now();
+        if (comet_search_threads(req, threads, top, &n, &st, &err))
+            return 1;
+        double dt = now() - t0;
+        enumerated[r] = (double)st.enumerated / dt;
+        evaluated[r] = (double)st.evaluated / dt;
+    }
+    qsort(enumerated, (size_t)runs, sizeof(double), cmp_double);
+    qsort(evaluated, (size_t)runs, sizeof(double), cmp_double);
+    printf("  %-34s %9llu points, %9llu evaluated: median %.2f M points/s, %.2f M evaluated/s"
+           " (best step %.3f s)\n",
+           label, (unsigned long long)st.enumerated, (unsigned long long)st.evaluated,
+           enumerated[runs / 2] / 1e6, evaluated[runs / 2] / 1e6, n ? top[0].result.step_time : 0);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int runs = argc > 1 ? atoi(argv[1]) : 7;
+    if (runs < 1 || runs > 64) {
+        fprintf(stderr, "usage: bench_search [runs 1..64]\n");
+        return 2;
+    }
+    comet_model m;
+    comet_system sys;
+    comet_error err;
+    if (comet_preset_model("gpt3-175b", &m, &err) ||
+        comet_preset_system("a100-80g-selene", &sys, &err)) {
+        char line[512];
+        fprintf(stderr, "bench_search: %s\n", comet_error_format(&err, line, sizeof line));
+        return 1;
+    }
+    comet_search_request req = {.model = &m, .system = &sys, .top_k = 10, .shards = 1};
+    comet_search_space_defaults(&req.space);
+    req.space.npus = 64;
+    req.space.global_batch = 64;
+    req.space.base.grad_fp32 = true;
+    printf("bench_search: gpt3-175b on a100-80g-selene, 64 NPUs, global batch 64, %d runs\n",
+           runs);
+    int rc = measure("1 thread, dominated pruned", &req, 1, runs);
+    req.space.keep_dominated = true;
+    rc |= measure("1 thread, every point evaluated", &req, 1, runs);
+    rc |= measure("2 threads, every point evaluated", &req, 2, runs);
+    return rc;
+}
