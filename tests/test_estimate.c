@@ -212,6 +212,10 @@ static void test_per_node_expansion_is_shared(void **state)
     assert_close(t->r.mem_capacity[COMET_TIER_EXPANSION], 100e9, 1e-12);
     /* the optimizer step streams 4e9 params * 44 B at 40/4 GB/s */
     assert_close(t->r.offload_exposed, 4e9 * 44.0 / 10e9, 1e-12);
+    /* the tier's latency is paid once per transfer: one optimizer pass */
+    t->sys.expansion.latency = 1e-3;
+    assert_int_equal(comet_estimate(&t->m, &t->sys, &t->s, &t->r, &t->err), COMET_OK);
+    assert_close(t->r.offload_exposed, 4e9 * 44.0 / 10e9 + 1e-3, 1e-12);
     t->sys.expansion.shared_by = 2;
     assert_int_equal(comet_estimate(&t->m, &t->sys, &t->s, &t->r, &t->err), COMET_OK);
     assert_close(t->r.mem_capacity[COMET_TIER_EXPANSION], 200e9, 1e-12);

@@ -245,8 +245,10 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
      * serial; streamed weights and activations prefetch behind compute. */
     double exp_bw = hw_expansion_bandwidth(sys, out->npus);
     if (exp_bw > 0.0) {
-        double serial = opt_bytes * fp.optimizer_offloaded / exp_bw;
-        double streamed = fp.streamed_bytes / exp_bw;
+        double latency = sys->expansion.latency > 0.0 ? sys->expansion.latency : 0.0;
+        double serial = opt_bytes * fp.optimizer_offloaded / exp_bw +
+                        (fp.optimizer_offloaded > 0.0 ? latency : 0.0);
+        double streamed = fp.streamed_bytes / exp_bw + fp.streamed_transfers * latency;
         double window = out->forward + out->backward + out->recompute;
         out->offload_time = serial + streamed;
         out->offload_exposed = serial + fmax(0.0, streamed - window);

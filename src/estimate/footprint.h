@@ -10,6 +10,7 @@ typedef struct footprint {
     double weights_offloaded;
     double activations_offloaded;
     double streamed_bytes;        /* expansion traffic per step that can prefetch behind compute */
+    double streamed_transfers;    /* how many transfers that traffic comes in (one per layer pass) */
 } footprint;
 
 /* Fill out->mem, mem_total, mem_capacity, feasible and infeasible, and fp.
