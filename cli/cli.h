@@ -21,6 +21,7 @@ comet_status cli_parse_int(const char *flag, const char *text, int64_t min, int6
 
 int cli_estimate(int argc, char **argv);
 int cli_search(int argc, char **argv);
+int cli_sweep(int argc, char **argv);
 int cli_presets(int argc, char **argv);
 
 #endif

@@ -81,6 +81,10 @@ typedef struct comet_result {
 comet_status comet_estimate(const comet_model *m, const comet_system *sys,
                             const comet_strategy *s, comet_result *out, comet_error *err);
 
+/* Capital cost of npus NPUs of this system: NPUs, HBM, expansion memory
+ * and network bandwidth at the system's unit costs (0 when none given). */
+double comet_system_cost(const comet_system *sys, int64_t npus);
+
 /* One line saying why a result does not fit, e.g. "HBM: 93.1 GiB needed, 80.0 GiB available". */
 const char *comet_result_reason(const comet_result *r, char *out, size_t cap);
 

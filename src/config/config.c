@@ -147,15 +147,21 @@ static comet_status read_stream(FILE *f, const char *path, char **out, size_t *l
     return COMET_OK;
 }
 
-comet_status comet_config_read_file(const char *path, comet_job *job, comet_error *err)
+comet_status cfg_load_file(const char *path, char **text, size_t *len, comet_error *err)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
         return read_error(path, COMET_EINPUT, errno, err);
+    comet_status st = read_stream(f, path, text, len, err);
+    fclose(f);
+    return st;
+}
+
+comet_status comet_config_read_file(const char *path, comet_job *job, comet_error *err)
+{
     char *text = NULL;
     size_t len = 0;
-    comet_status st = read_stream(f, path, &text, &len, err);
-    fclose(f);
+    comet_status st = cfg_load_file(path, &text, &len, err);
     if (st)
         return st;
     st = cfg_read_document(text, len, path, 0, job, err);

@@ -15,6 +15,7 @@ const char *const cfg_topology_names[] = {"ring", "fully_connected", "switch", N
 const char *const cfg_algorithm_names[] = {"ring", "direct", "halving_doubling",
                                            "double_binary_tree", NULL};
 const char *const cfg_attach_names[] = {"per_npu", "per_node", "pool", NULL};
+const char *const cfg_objective_names[] = {"time", "throughput", "cost", NULL};
 const char *const cfg_recompute_names[] = {"none", "selective", "full", NULL};
 
 int cfg_name_index(const char *const *names, const char *name)

@@ -16,6 +16,7 @@ extern const char *const cfg_topology_names[];
 extern const char *const cfg_algorithm_names[];
 extern const char *const cfg_attach_names[];
 extern const char *const cfg_recompute_names[];
+extern const char *const cfg_objective_names[];
 
 /* Index of name in a NULL-terminated table, or -1. */
 int cfg_name_index(const char *const *names, const char *name);

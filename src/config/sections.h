@@ -31,6 +31,9 @@ int cfg_placement_dims(const cfg_node *placement);
 comet_status cfg_preset_load(const cfg_ctx *c, const cfg_node *n, const char *name,
                              const char *path, const char *kind, void *out);
 
+/* A whole file into a NUL-terminated heap buffer (bounded size). */
+comet_status cfg_load_file(const char *path, char **text, size_t *len, comet_error *err);
+
 /* Read one document into job (all or nothing). */
 comet_status cfg_read_document(const char *text, size_t len, const char *file, int preset_depth,
                                comet_job *job, comet_error *err);

@@ -148,6 +148,19 @@ static double optimizer_bytes_per_param(const comet_strategy *s, double elem)
     return cast_grad + 4.0 + 28.0 + 4.0 + elem;
 }
 
+double comet_system_cost(const comet_system *sys, int64_t npus)
+{
+    const double gib = 1073741824.0;
+    double per_npu = sys->cost_per_npu + sys->hbm.capacity / gib * sys->cost_per_gib_hbm;
+    for (int d = 0; d < sys->n_dims; d++)
+        per_npu += sys->dims[d].bandwidth / 1e9 * sys->dims[d].cost_per_gbps;
+    double cost = per_npu * (double)npus;
+    if (sys->expansion.present)
+        cost += hw_expansion_capacity(sys, npus) * (double)npus / gib *
+                sys->cost_per_gib_expansion;
+    return cost;
+}
+
 static void fill_rates(const comet_model *m, const comet_system *sys, const comet_strategy *s,
                        const work_stage *w, const stage_time *st, double peak, comet_result *out)
 {
@@ -164,14 +177,7 @@ static void fill_rates(const comet_model *m, const comet_system *sys, const come
     out->tflops_per_npu = out->model_flops / out->step_time / npus / 1e12;
     out->params = w->params_total;
 
-    const double gib = 1073741824.0;
-    double per_npu = sys->cost_per_npu + sys->hbm.capacity / gib * sys->cost_per_gib_hbm;
-    for (int d = 0; d < sys->n_dims; d++)
-        per_npu += sys->dims[d].bandwidth / 1e9 * sys->dims[d].cost_per_gbps;
-    out->cost = per_npu * npus;
-    if (sys->expansion.present)
-        out->cost += hw_expansion_capacity(sys, out->npus) * npus / gib *
-                     sys->cost_per_gib_expansion;
+    out->cost = comet_system_cost(sys, out->npus);
     out->cost_per_mtoken_s = out->cost > 0.0 ? out->cost / (out->tokens_per_s / 1e6) : 0.0;
 }
 

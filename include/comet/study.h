@@ -1,0 +1,80 @@
+/* A study: the COMET cluster-design sweep. One or more models, a base
+ * system, axes of resources to vary (compute, HBM, expansion memory,
+ * network bandwidth and shape, NPU count) and constraints (a fixed NPU
+ * count or a budget). Every point of the product of the axes is a cluster
+ * design; the sweep finds the best strategy for each. */
+#ifndef COMET_STUDY_H
+#define COMET_STUDY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "comet/config.h"
+#include "comet/error.h"
+#include "comet/model.h"
+#include "comet/search.h"
+#include "comet/strategy.h"
+#include "comet/system.h"
+
+#define COMET_STUDY_MAX_MODELS 8
+#define COMET_STUDY_MAX_AXES 16
+#define COMET_STUDY_MAX_VALUES 64
+
+typedef enum comet_axis_kind {
+    COMET_AXIS_NPUS = 0,
+    COMET_AXIS_PEAK_COMPUTE,        /* matrix peak for the model's datatype (others scale along) */
+    COMET_AXIS_HBM_CAPACITY,
+    COMET_AXIS_HBM_BANDWIDTH,
+    COMET_AXIS_EXPANSION_CAPACITY,  /* 0 = no expansion tier */
+    COMET_AXIS_EXPANSION_BANDWIDTH,
+    COMET_AXIS_DIM_BANDWIDTH,       /* of network dimension `dim` */
+    COMET_AXIS_DIM_SIZE,
+    COMET_AXIS_DIM_LATENCY
+} comet_axis_kind;
+
+typedef struct comet_axis {
+    comet_axis_kind kind;
+    int dim;                        /* network dimension for the DIM_* kinds */
+    char name[64];                  /* "hbm_capacity", "network.nvlink.bandwidth", ... */
+    int n;
+    double values[COMET_STUDY_MAX_VALUES];   /* SI units; NPU counts and sizes as numbers */
+} comet_axis;
+
+typedef struct comet_study {
+    char name[COMET_NAME_LEN];
+    int n_models;
+    comet_model models[COMET_STUDY_MAX_MODELS];
+    comet_system system;            /* the base system */
+    comet_strategy base;            /* fixed knobs for every search (e.g. grad_fp32) */
+    int64_t npus;                   /* fixed count (when there is no npus axis) */
+    int64_t global_batch;           /* per step, or ... */
+    int64_t max_global_batch;       /* > 0: searched up to this */
+    double budget;                  /* > 0: designs costing more are skipped */
+    comet_objective objective;
+    int64_t max_microbatch;
+    bool vary_flash;
+    bool vary_offload;
+    int n_axes;
+    comet_axis axes[COMET_STUDY_MAX_AXES];
+    comet_srcmap srcmap;
+} comet_study;
+
+/* Read a study file (a document with one `study:` section). Everything is
+ * checked before any work starts: empty axes, unknown resources or network
+ * dimensions, contradictory constraints, NPU counts the network cannot
+ * hold; errors name file:line:column and the key. */
+comet_status comet_study_read_file(const char *path, comet_study *study, comet_error *err);
+comet_status comet_study_read_text(const char *text, size_t len, const char *filename,
+                                   comet_study *study, comet_error *err);
+
+/* An axis value for people: "80 GiB", "300 GB/s", "none", "256". */
+const char *comet_axis_format(const comet_axis *axis, double value, char *out, size_t cap);
+
+/* Points: models x the product of the axes' values. */
+uint64_t comet_study_points(const comet_study *study);
+
+/* The design of point `index`: which model, the system with the axis
+ * values applied, the NPU count, and the axis values (in axis order). */
+void comet_study_point(const comet_study *study, uint64_t index, int *model,
+                       comet_system *system, int64_t *npus, double values[COMET_STUDY_MAX_AXES]);
+
+#endif

@@ -1,0 +1,369 @@
+/* Study files for comet sweep: one `study:` section with the models, the
+ * base system, the axes to vary and the constraints. The models, system
+ * and base strategy reuse the ordinary section readers; this file reads
+ * the axes and constraints and checks the whole study before any work
+ * starts, so a mistake costs a one-line error, not a half-run sweep. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "comet/study.h"
+#include "names.h"
+#include "sections.h"
+#include "srcmap.h"
+
+#define MAX_NPUS 262144
+#define UNIT_INTEGER CFG_UNIT_COUNT /* plain integers, not a quantity */
+
+/* A list of quantities (or integers when unit is UNIT_INTEGER); "none"
+ * is allowed as 0 when allow_none. */
+static comet_status read_values(cfg_ctx *c, const cfg_node *n, const char *path, int unit,
+                                bool allow_none, comet_axis *axis)
+{
+    CFG_TRY(cfg_expect(c, n, path, CFG_SEQ));
+    if (n->n == 0)
+        return cfg_fail(c, n, path, "is empty: give at least one value");
+    if (n->n > COMET_STUDY_MAX_VALUES)
+        return cfg_fail(c, n, path, "has %zu values; at most %d", n->n, COMET_STUDY_MAX_VALUES);
+    for (size_t i = 0; i < n->n; i++) {
+        const cfg_node *item = cfg_seq_item(n, i);
+        char ipath[CFG_PATH_LEN];
+        cfg_path_index(ipath, sizeof ipath, path, i);
+        double v;
+        if (allow_none && item->kind == CFG_SCALAR && strcmp(item->text, "none") == 0) {
+            v = 0.0;
+        } else if (unit == UNIT_INTEGER) {
+            int64_t k;
+            CFG_TRY(cfg_read_int(c, item, ipath, 1, MAX_NPUS, &k));
+            v = (double)k;
+        } else {
+            CFG_TRY(cfg_read_quantity(c, item, ipath, (cfg_unit_kind)unit, true, &v));
+        }
+        for (size_t j = 0; j < i; j++)
+            if (axis->values[j] == v)
+                return cfg_fail(c, item, ipath, "repeats an earlier value");
+        axis->values[i] = v;
+    }
+    axis->n = (int)n->n;
+    return COMET_OK;
+}
+
+static comet_status add_axis(cfg_ctx *c, comet_study *st, const cfg_node *n, const char *path,
+                             const char *name, comet_axis_kind kind, int dim, int unit,
+                             bool allow_none)
+{
+    if (st->n_axes == COMET_STUDY_MAX_AXES)
+        return cfg_fail(c, n, path, "too many axes; at most %d", COMET_STUDY_MAX_AXES);
+    comet_axis *a = &st->axes[st->n_axes];
+    memset(a, 0, sizeof *a);
+    a->kind = kind;
+    a->dim = dim;
+    snprintf(a->name, sizeof a->name, "%s", name);
+    CFG_TRY(read_values(c, n, path, unit, allow_none, a));
+    st->n_axes++;
+    return COMET_OK;
+}
+
+/* axes.network.DIM: {bandwidth: [...], size: [...], latency: [...]} */
+static comet_status read_dim_axes(cfg_ctx *c, comet_study *st, const cfg_node *n,
+                                  const char *path, int dim)
+{
+    static const char *const keys[] = {"bandwidth", "size", "latency", NULL};
+    CFG_TRY(cfg_expect(c, n, path, CFG_MAP));
+    for (size_t i = 0; i < n->n; i++) {
+        const cfg_node *k = cfg_map_key(n, i), *v = cfg_map_value(n, i);
+        char kpath[CFG_PATH_LEN], name[64];
+        cfg_path_key(kpath, sizeof kpath, path, k->text);
+        snprintf(name, sizeof name, "network.%s.%s", st->system.dims[dim].name, k->text);
+        if (strcmp(k->text, "bandwidth") == 0)
+            CFG_TRY(add_axis(c, st, v, kpath, name, COMET_AXIS_DIM_BANDWIDTH, dim,
+                             CFG_UNIT_BANDWIDTH, false));
+        else if (strcmp(k->text, "size") == 0)
+            CFG_TRY(add_axis(c, st, v, kpath, name, COMET_AXIS_DIM_SIZE, dim, UNIT_INTEGER,
+                             false));
+        else if (strcmp(k->text, "latency") == 0)
+            CFG_TRY(add_axis(c, st, v, kpath, name, COMET_AXIS_DIM_LATENCY, dim, CFG_UNIT_TIME,
+                             false));
+        else {
+            const char *near = cfg_suggest(k->text, keys);
+            return cfg_fail(c, k, kpath, near ? "unknown resource (did you mean \"%s\"?)"
+                                              : "unknown resource (allowed: bandwidth, size, "
+                                                "latency)%s",
+                            near ? near : "");
+        }
+    }
+    return COMET_OK;
+}
+
+static comet_status read_network_axes(cfg_ctx *c, comet_study *st, const cfg_node *n,
+                                      const char *path)
+{
+    CFG_TRY(cfg_expect(c, n, path, CFG_MAP));
+    for (size_t i = 0; i < n->n; i++) {
+        const cfg_node *k = cfg_map_key(n, i);
+        char kpath[CFG_PATH_LEN];
+        cfg_path_key(kpath, sizeof kpath, path, k->text);
+        int dim = -1;
+        for (int d = 0; d < st->system.n_dims; d++)
+            if (strcmp(st->system.dims[d].name, k->text) == 0)
+                dim = d;
+        if (dim < 0) {
+            char known[256] = "";
+            for (int d = 0; d < st->system.n_dims; d++)
+                snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s",
+                         d ? ", " : "", st->system.dims[d].name);
+            return cfg_fail(c, k, kpath, "system %s has no network dimension named so (it has: %s)",
+                            st->system.name, known);
+        }
+        CFG_TRY(read_dim_axes(c, st, cfg_map_value(n, i), kpath, dim));
+    }
+    return COMET_OK;
+}
+
+static comet_status read_axes(cfg_ctx *c, comet_study *st, const cfg_node *n, const char *path)
+{
+    static const struct {
+        const char *key;
+        comet_axis_kind kind;
+        int unit;
+        bool none;
+    } simple[] = {
+        {"npus", COMET_AXIS_NPUS, UNIT_INTEGER, false},
+        {"peak_compute", COMET_AXIS_PEAK_COMPUTE, CFG_UNIT_FLOP_RATE, false},
+        {"hbm_capacity", COMET_AXIS_HBM_CAPACITY, CFG_UNIT_BYTES, false},
+        {"hbm_bandwidth", COMET_AXIS_HBM_BANDWIDTH, CFG_UNIT_BANDWIDTH, false},
+        {"expansion_capacity", COMET_AXIS_EXPANSION_CAPACITY, CFG_UNIT_BYTES, true},
+        {"expansion_bandwidth", COMET_AXIS_EXPANSION_BANDWIDTH, CFG_UNIT_BANDWIDTH, false},
+    };
+    static const char *const keys[] = {"npus", "peak_compute", "hbm_capacity", "hbm_bandwidth",
+                                       "expansion_capacity", "expansion_bandwidth", "network",
+                                       NULL};
+    CFG_TRY(cfg_expect(c, n, path, CFG_MAP));
+    for (size_t i = 0; i < n->n; i++) {
+        const cfg_node *k = cfg_map_key(n, i), *v = cfg_map_value(n, i);
+        char kpath[CFG_PATH_LEN];
+        cfg_path_key(kpath, sizeof kpath, path, k->text);
+        cfg_record(c, kpath, k);
+        if (strcmp(k->text, "network") == 0) {
+            CFG_TRY(read_network_axes(c, st, v, kpath));
+            continue;
+        }
+        size_t j = 0;
+        while (j < sizeof simple / sizeof simple[0] && strcmp(simple[j].key, k->text))
+            j++;
+        if (j == sizeof simple / sizeof simple[0]) {
+            const char *near = cfg_suggest(k->text, keys);
+            if (near)
+                return cfg_fail(c, k, kpath, "unknown resource (did you mean \"%s\"?)", near);
+            return cfg_fail(c, k, kpath,
+                            "unknown resource (allowed: npus, peak_compute, hbm_capacity, "
+                            "hbm_bandwidth, expansion_capacity, expansion_bandwidth, network)");
+        }
+        CFG_TRY(add_axis(c, st, v, kpath, simple[j].key, simple[j].kind, -1, simple[j].unit,
+                         simple[j].none));
+    }
+    return COMET_OK;
+}
+
+static comet_status read_models(cfg_ctx *c, comet_study *st, const cfg_node *n,
+                                const char *path)
+{
+    CFG_TRY(cfg_expect(c, n, path, CFG_SEQ));
+    if (n->n == 0)
+        return cfg_fail(c, n, path, "is empty: give at least one model");
+    if (n->n > COMET_STUDY_MAX_MODELS)
+        return cfg_fail(c, n, path, "has %zu models; at most %d", n->n, COMET_STUDY_MAX_MODELS);
+    for (size_t i = 0; i < n->n; i++) {
+        char ipath[CFG_PATH_LEN];
+        cfg_path_index(ipath, sizeof ipath, path, i);
+        CFG_TRY(cfg_section_read(c, cfg_seq_item(n, i), ipath, &cfg_model_section,
+                                 &st->models[i]));
+    }
+    st->n_models = (int)n->n;
+    return COMET_OK;
+}
+
+/* The key order inside `study:` must not matter: read the system before
+ * the axes that name its dimensions. */
+static comet_status read_study(cfg_ctx *c, comet_study *st, const cfg_node *n)
+{
+    static const char *const keys[] = {"name", "models", "system", "strategy", "npus",
+                                       "global_batch", "max_global_batch", "axes",
+                                       "constraints", "search", NULL};
+    CFG_TRY(cfg_expect(c, n, "study", CFG_MAP));
+    for (size_t i = 0; i < n->n; i++) {
+        const cfg_node *k = cfg_map_key(n, i);
+        bool known = false;
+        for (int j = 0; keys[j]; j++)
+            known = known || strcmp(keys[j], k->text) == 0;
+        if (!known) {
+            char kpath[CFG_PATH_LEN];
+            cfg_path_key(kpath, sizeof kpath, "study", k->text);
+            const char *near = cfg_suggest(k->text, keys);
+            return near ? cfg_fail(c, k, kpath, "unknown key (did you mean \"%s\"?)", near)
+                        : cfg_fail(c, k, kpath, "unknown key");
+        }
+    }
+    const cfg_node *v;
+    if ((v = cfg_map_find(n, "name")))
+        CFG_TRY(cfg_read_name(c, v, "study.name", st->name, sizeof st->name));
+    if (!(v = cfg_map_find(n, "models")))
+        return cfg_fail(c, n, "study", "missing key \"models\"");
+    CFG_TRY(read_models(c, st, v, "study.models"));
+    if (!(v = cfg_map_find(n, "system")))
+        return cfg_fail(c, n, "study", "missing key \"system\"");
+    CFG_TRY(cfg_section_read(c, v, "study.system", &cfg_system_section, &st->system));
+    if ((v = cfg_map_find(n, "strategy")))
+        CFG_TRY(cfg_section_read(c, v, "study.strategy", &cfg_strategy_section, &st->base));
+    if ((v = cfg_map_find(n, "npus")))
+        CFG_TRY(cfg_read_int(c, v, "study.npus", 1, MAX_NPUS, &st->npus));
+    if ((v = cfg_map_find(n, "global_batch")))
+        CFG_TRY(cfg_read_int(c, v, "study.global_batch", 1, 2147483648LL, &st->global_batch));
+    if ((v = cfg_map_find(n, "max_global_batch")))
+        CFG_TRY(cfg_read_int(c, v, "study.max_global_batch", 1, 2147483648LL,
+                             &st->max_global_batch));
+    if ((v = cfg_map_find(n, "axes")))
+        CFG_TRY(read_axes(c, st, v, "study.axes"));
+    if ((v = cfg_map_find(n, "constraints"))) {
+        static const cfg_field constraint_fields[] = {
+            CFG_INT("npus", comet_study, npus, 1, MAX_NPUS),
+            CFG_REAL("budget", comet_study, budget),
+            CFG_END,
+        };
+        CFG_TRY(cfg_fields_read(c, v, "study.constraints", constraint_fields, st));
+    }
+    if ((v = cfg_map_find(n, "search"))) {
+        static const cfg_field search_fields[] = {
+            CFG_ENUM("objective", comet_study, objective, cfg_objective_names),
+            CFG_INT("max_microbatch", comet_study, max_microbatch, 1, 2147483648LL),
+            CFG_BOOL("flash_attention", comet_study, vary_flash),
+            CFG_BOOL("offload", comet_study, vary_offload),
+            CFG_END,
+        };
+        CFG_TRY(cfg_fields_read(c, v, "study.search", search_fields, st));
+    }
+    return COMET_OK;
+}
+
+static const comet_axis *find_axis(const comet_study *st, comet_axis_kind kind)
+{
+    for (int i = 0; i < st->n_axes; i++)
+        if (st->axes[i].kind == kind)
+            return &st->axes[i];
+    return NULL;
+}
+
+/* Every NPU count must fit the base system's network (every value of a
+ * dimension-size axis is tried with it). */
+static comet_status check_npus(cfg_ctx *c, const comet_study *st)
+{
+    const comet_axis *npus_axis = find_axis(st, COMET_AXIS_NPUS);
+    int n = npus_axis ? npus_axis->n : 1;
+    for (int i = 0; i < n; i++) {
+        int64_t npus = npus_axis ? (int64_t)npus_axis->values[i] : st->npus;
+        comet_strategy s;
+        comet_strategy_defaults(&s);
+        s.dp = npus;
+        s.global_batch = npus;
+        comet_system sys = st->system;
+        for (int a = 0; a < st->n_axes; a++)
+            if (st->axes[a].kind == COMET_AXIS_DIM_SIZE)
+                sys.dims[st->axes[a].dim].size = (int64_t)st->axes[a].values[0];
+        comet_model m = st->models[0];
+        comet_error e;
+        if (comet_strategy_resolve(&m, &sys, &s, NULL, &e) == COMET_OK)
+            continue;
+        char path[64];
+        if (npus_axis)
+            snprintf(path, sizeof path, "study.axes.npus[%d]", i);
+        else
+            snprintf(path, sizeof path, "study.npus");
+        return cfg_fail_key(c, path, "%lld NPUs do not fit system %s: %s", (long long)npus,
+                            st->system.name, e.message);
+    }
+    return COMET_OK;
+}
+
+static comet_status check_study(cfg_ctx *c, comet_study *st, const cfg_node *root)
+{
+    bool npus_axis = find_axis(st, COMET_AXIS_NPUS) != NULL;
+    if (npus_axis && st->npus > 0)
+        return cfg_fail_key(c, "study.constraints.npus",
+                            "contradicts the npus axis: fix the NPU count or vary it, not both");
+    if (!npus_axis && st->npus <= 0)
+        return cfg_fail(c, root, "study", "needs npus (a fixed count) or an npus axis");
+    if (st->global_batch <= 0 && st->max_global_batch <= 0)
+        return cfg_fail(c, root, "study", "needs global_batch or max_global_batch");
+    if (st->global_batch > 0 && st->max_global_batch > 0)
+        return cfg_fail_key(c, "study.max_global_batch",
+                            "contradicts global_batch: give one of the two");
+    if (st->budget > 0.0 && st->system.cost_per_npu <= 0.0)
+        return cfg_fail_key(c, "study.constraints.budget",
+                            "system %s gives no costs (cost.per_npu), so no design can be priced",
+                            st->system.name);
+    bool has_expansion = st->system.expansion.present || find_axis(st, COMET_AXIS_EXPANSION_CAPACITY);
+    if (find_axis(st, COMET_AXIS_EXPANSION_CAPACITY) && !st->system.expansion.present &&
+        !find_axis(st, COMET_AXIS_EXPANSION_BANDWIDTH))
+        return cfg_fail_key(c, "study.axes.expansion_capacity",
+                            "system %s has no expansion tier to take its bandwidth from; add "
+                            "expansion_bandwidth values",
+                            st->system.name);
+    if (find_axis(st, COMET_AXIS_EXPANSION_BANDWIDTH) && !has_expansion)
+        return cfg_fail_key(c, "study.axes.expansion_bandwidth",
+                            "system %s has no expansion tier; add expansion_capacity values",
+                            st->system.name);
+    for (int a = 0; a < st->n_axes; a++)
+        for (int b = 0; b < a; b++)
+            if (st->axes[a].kind == st->axes[b].kind && st->axes[a].dim == st->axes[b].dim)
+                return cfg_fail_key(c, "study.axes", "%s is given twice", st->axes[a].name);
+    if (comet_study_points(st) > (uint64_t)1 << 40)
+        return cfg_fail_key(c, "study.axes", "%llu design points is too many",
+                            (unsigned long long)comet_study_points(st));
+    return check_npus(c, st);
+}
+
+comet_status comet_study_read_text(const char *text, size_t len, const char *filename,
+                                   comet_study *study, comet_error *err)
+{
+    const char *file = filename ? filename : "<study>";
+    cfg_node *root;
+    CFG_TRY(cfg_tree_parse(text ? text : "", text ? len : 0, file, &root, err));
+    comet_study *st = calloc(1, sizeof *st);
+    if (!st) {
+        cfg_tree_free(root);
+        return comet_error_set(err, COMET_ENOMEM, file, 0, 0, NULL, "out of memory");
+    }
+    comet_strategy_defaults(&st->base);
+    snprintf(st->name, sizeof st->name, "study");
+    st->vary_flash = true;
+    st->vary_offload = true;
+    cfg_srcmap_use_file(&st->srcmap, file);
+    cfg_ctx c = {.file = file, .err = err, .map = &st->srcmap};
+    comet_status status;
+    if (!root || root->kind != CFG_MAP || root->n != 1 || !cfg_map_find(root, "study"))
+        status = root ? cfg_fail(&c, root, NULL, "expected a document with one study: section")
+                      : comet_error_set(err, COMET_EINPUT, file, 0, 0, NULL,
+                                        "empty document; expected a study: section");
+    else
+        status = read_study(&c, st, cfg_map_find(root, "study"));
+    if (!status)
+        status = check_study(&c, st, cfg_map_find(root, "study"));
+    if (!status)
+        *study = *st;
+    free(st);
+    cfg_tree_free(root);
+    return status;
+}
+
+comet_status comet_study_read_file(const char *path, comet_study *study, comet_error *err)
+{
+    char *text = NULL;
+    size_t len = 0;
+    comet_status st = cfg_load_file(path, &text, &len, err);
+    if (st)
+        return st;
+    st = comet_study_read_text(text, len, path, study, err);
+    free(text);
+    return st;
+}

@@ -1,0 +1,113 @@
+/* Design points of a study: point i is a model and one value from every
+ * axis (mixed radix, the first axis varying slowest after the model), and
+ * the system it describes is the base system with those values applied. */
+#include "comet/study.h"
+
+#include <stdio.h>
+#include <string.h>
+
+const char *comet_axis_format(const comet_axis *axis, double v, char *out, size_t cap)
+{
+    switch (axis->kind) {
+    case COMET_AXIS_PEAK_COMPUTE:
+        snprintf(out, cap, "%.4g TFLOPS", v / 1e12);
+        break;
+    case COMET_AXIS_HBM_CAPACITY:
+    case COMET_AXIS_EXPANSION_CAPACITY:
+        if (v == 0.0)
+            snprintf(out, cap, "none");
+        else
+            snprintf(out, cap, "%.4g GiB", v / 1073741824.0);
+        break;
+    case COMET_AXIS_HBM_BANDWIDTH:
+    case COMET_AXIS_EXPANSION_BANDWIDTH:
+    case COMET_AXIS_DIM_BANDWIDTH:
+        snprintf(out, cap, "%.4g GB/s", v / 1e9);
+        break;
+    case COMET_AXIS_DIM_LATENCY:
+        snprintf(out, cap, "%.4g us", v * 1e6);
+        break;
+    case COMET_AXIS_NPUS:
+    case COMET_AXIS_DIM_SIZE:
+    default:
+        snprintf(out, cap, "%.0f", v);
+        break;
+    }
+    return out;
+}
+
+uint64_t comet_study_points(const comet_study *study)
+{
+    uint64_t n = (uint64_t)study->n_models;
+    for (int a = 0; a < study->n_axes; a++)
+        n *= (uint64_t)study->axes[a].n;
+    return n;
+}
+
+static void scale_peaks(double peaks[COMET_DTYPE_COUNT], double factor)
+{
+    for (int d = 0; d < COMET_DTYPE_COUNT; d++)
+        peaks[d] *= factor;
+}
+
+static void apply(const comet_axis *axis, double v, comet_dtype dtype, comet_system *sys,
+                  int64_t *npus)
+{
+    switch (axis->kind) {
+    case COMET_AXIS_NPUS:
+        *npus = (int64_t)v;
+        break;
+    case COMET_AXIS_PEAK_COMPUTE: {
+        /* the model's datatype gets v; every other peak scales with it */
+        double base = sys->compute.matrix_flops[dtype];
+        double factor = base > 0.0 ? v / base : 1.0;
+        scale_peaks(sys->compute.matrix_flops, factor);
+        scale_peaks(sys->compute.vector_flops, factor);
+        sys->compute.matrix_flops[dtype] = v;
+        break;
+    }
+    case COMET_AXIS_HBM_CAPACITY:
+        sys->hbm.capacity = v;
+        break;
+    case COMET_AXIS_HBM_BANDWIDTH:
+        sys->hbm.bandwidth = v;
+        break;
+    case COMET_AXIS_EXPANSION_CAPACITY:
+        sys->expansion.present = v > 0.0;
+        sys->expansion.capacity = v;
+        if (sys->expansion.efficiency <= 0.0)
+            sys->expansion.efficiency = 1.0;
+        break;
+    case COMET_AXIS_EXPANSION_BANDWIDTH:
+        sys->expansion.bandwidth = v;
+        break;
+    case COMET_AXIS_DIM_BANDWIDTH:
+        sys->dims[axis->dim].bandwidth = v;
+        break;
+    case COMET_AXIS_DIM_SIZE:
+        sys->dims[axis->dim].size = (int64_t)v;
+        break;
+    case COMET_AXIS_DIM_LATENCY:
+        sys->dims[axis->dim].latency = v;
+        break;
+    }
+}
+
+void comet_study_point(const comet_study *study, uint64_t index, int *model,
+                       comet_system *system, int64_t *npus, double values[COMET_STUDY_MAX_AXES])
+{
+    int digit[COMET_STUDY_MAX_AXES];
+    for (int a = study->n_axes - 1; a >= 0; a--) {
+        uint64_t n = (uint64_t)study->axes[a].n;
+        digit[a] = (int)(index % n);
+        index /= n;
+    }
+    *model = (int)index;
+    *system = study->system;
+    *npus = study->npus;
+    comet_dtype dtype = study->models[*model].dtype;
+    for (int a = 0; a < study->n_axes; a++) {
+        values[a] = study->axes[a].values[digit[a]];
+        apply(&study->axes[a], values[a], dtype, system, npus);
+    }
+}

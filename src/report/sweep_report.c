@@ -1,0 +1,65 @@
+/* Sweep rows for machines: one CSV line and one JSON line per design
+ * point, with the point's index, status, design cost, axis values and NPU
+ * count ahead of the best strategy's usual estimate fields. */
+#include "comet/sweep.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "comet/report.h"
+
+void comet_sweep_csv_header(comet_buf *b, const comet_study *study)
+{
+    comet_buf_printf(b, "index,status,design_cost");
+    for (int a = 0; a < study->n_axes; a++)
+        comet_buf_printf(b, ",%s", study->axes[a].name);
+    comet_buf_printf(b, ",npus,");
+    comet_report_csv_header(b);
+}
+
+void comet_sweep_csv_row(comet_buf *b, const comet_study *study, const comet_sweep_row *row)
+{
+    comet_buf_printf(b, "%llu,%s,%.10g", (unsigned long long)row->index,
+                     comet_point_status_name(row->status), row->cost);
+    for (int a = 0; a < study->n_axes; a++)
+        comet_buf_printf(b, ",%.10g", row->values[a]);
+    comet_buf_printf(b, ",%lld,", (long long)row->npus);
+    comet_system sys;
+    int model;
+    int64_t npus;
+    double values[COMET_STUDY_MAX_AXES];
+    comet_study_point(study, row->index, &model, &sys, &npus, values);
+    comet_report_csv_row(b, &study->models[row->model], &sys, &row->best.strategy,
+                         &row->best.result);
+}
+
+void comet_sweep_jsonl_row(comet_buf *b, const comet_study *study, const comet_sweep_row *row)
+{
+    comet_buf_printf(b, "{\"index\": %llu, \"status\": \"%s\", \"design_cost\": %.10g, \"npus\": %lld, "
+                        "\"axes\": {",
+                     (unsigned long long)row->index, comet_point_status_name(row->status),
+                     row->cost, (long long)row->npus);
+    for (int a = 0; a < study->n_axes; a++)
+        comet_buf_printf(b, "%s\"%s\": %.10g", a ? ", " : "", study->axes[a].name,
+                         row->values[a]);
+    comet_buf_printf(b, "}, \"enumerated\": %llu, \"feasible\": %llu, \"best\": ",
+                     (unsigned long long)row->stats.enumerated,
+                     (unsigned long long)row->stats.feasible);
+    if (row->status != COMET_POINT_OK) {
+        comet_buf_printf(b, "null}\n");
+        return;
+    }
+    comet_system sys;
+    int model;
+    int64_t npus;
+    double values[COMET_STUDY_MAX_AXES];
+    comet_study_point(study, row->index, &model, &sys, &npus, values);
+    /* the estimate's JSON object, folded onto this one line */
+    size_t start = b->len;
+    comet_report_json(b, &study->models[row->model], &sys, &row->best.strategy,
+                      &row->best.result);
+    for (size_t i = start; i < b->len && b->data; i++)
+        if (b->data[i] == '\n')
+            b->data[i] = ' ';
+    comet_buf_printf(b, "}\n");
+}
