@@ -16,6 +16,7 @@ int main(void)
     suite_cli(&t);
     suite_threads(&t);
     suite_search(&t);
+    suite_sweep(&t);
     printf("\ntests: %d passed, %d failed\n", t.passed, t.failed);
     return t.failed ? 1 : 0;
 }

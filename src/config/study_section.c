@@ -30,6 +30,7 @@ static comet_status read_values(cfg_ctx *c, const cfg_node *n, const char *path,
         const cfg_node *item = cfg_seq_item(n, i);
         char ipath[CFG_PATH_LEN];
         cfg_path_index(ipath, sizeof ipath, path, i);
+        cfg_record(c, ipath, item);
         double v;
         if (allow_none && item->kind == CFG_SCALAR && strcmp(item->text, "none") == 0) {
             v = 0.0;

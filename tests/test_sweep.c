@@ -1,0 +1,262 @@
+/* Studies and sweeps: design points decode to the right systems, bad
+ * studies are refused with file:line:col and key before any work, the
+ * summaries are right on known rows, and the sweep command gives the same
+ * bytes at 1 and 2 threads and after a crash (a torn line) and --resume. */
+#define _XOPEN_SOURCE 700 /* mkdtemp */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "comet/comet.h"
+#include "comet/study.h"
+#include "comet/sweep.h"
+#include "tests.h"
+
+static const char small_study[] =
+    "study:\n"
+    "  name: small\n"
+    "  models: [megatron-22b]\n"
+    "  system: a100-80g-selene\n"
+    "  npus: 16\n"
+    "  global_batch: 16\n"
+    "  axes:\n"
+    "    hbm_capacity: [\"40 GiB\", \"80 GiB\"]\n"
+    "    network:\n"
+    "      infiniband:\n"
+    "        bandwidth: [\"12.5 GB/s\", \"25 GB/s\", \"50 GB/s\"]\n"
+    "  search: {max_microbatch: 4, offload: false}\n";
+
+static void test_points_decode(void **state)
+{
+    (void)state;
+    comet_study st;
+    comet_error err;
+    assert_int_equal(comet_study_read_text(small_study, strlen(small_study), "s.yaml", &st, &err),
+                     COMET_OK);
+    assert_int_equal(st.n_axes, 2);
+    assert_int_equal(comet_study_points(&st), 6);
+    assert_string_equal(st.axes[1].name, "network.infiniband.bandwidth");
+    /* point 4 = hbm value 1 (80 GiB), bandwidth value 1 (25 GB/s) */
+    int model;
+    comet_system sys;
+    int64_t npus;
+    double values[COMET_STUDY_MAX_AXES];
+    comet_study_point(&st, 4, &model, &sys, &npus, values);
+    assert_int_equal(model, 0);
+    assert_int_equal(npus, 16);
+    assert_close(sys.hbm.capacity, 80.0 * 1073741824.0, 0.0);
+    assert_close(sys.dims[1].bandwidth, 25e9, 0.0);
+    assert_close(values[1], 25e9, 0.0);
+    char text[32];
+    assert_string_equal(comet_axis_format(&st.axes[0], values[0], text, sizeof text), "80 GiB");
+    /* a point's row: same answer as an independent search of that design */
+    comet_sweep_row row;
+    assert_int_equal(comet_sweep_point(&st, 4, &row, &err), COMET_OK);
+    assert_int_equal(row.status, COMET_POINT_OK);
+    assert_close(row.cost, comet_system_cost(&sys, 16), 0.0);
+    comet_result again;
+    assert_int_equal(comet_estimate(&st.models[0], &sys, &row.best.strategy, &again, &err),
+                     COMET_OK);
+    assert_close(again.step_time, row.best.result.step_time, 1e-15);
+}
+
+static void expect_study_error(const char *text, const char *expected)
+{
+    comet_study *st = malloc(sizeof *st);
+    comet_error err;
+    assert_int_equal(comet_study_read_text(text, strlen(text), "bad.yaml", st, &err),
+                     COMET_EINPUT);
+    char line[600];
+    assert_string_equal(comet_error_format(&err, line, sizeof line), expected);
+    free(st);
+}
+
+static void test_bad_studies(void **state)
+{
+    (void)state;
+    expect_study_error("study:\n  models: [gpt3-175b]\n  system: a100-80g-selene\n  npus: 64\n"
+                       "  global_batch: 64\n  axes:\n    hbm_capacity: []\n",
+                       "bad.yaml:7:19: study.axes.hbm_capacity: is empty: give at least one value");
+    expect_study_error("study:\n  models: [gpt3-175b]\n  system: a100-80g-selene\n"
+                       "  global_batch: 64\n  axes:\n    npus: [64, 128]\n"
+                       "  constraints: {npus: 64}\n",
+                       "bad.yaml:7:23: study.constraints.npus: contradicts the npus axis: fix the "
+                       "NPU count or vary it, not both");
+    expect_study_error("study:\n  models: [gpt3-175b]\n  system: a100-80g-selene\n  npus: 64\n"
+                       "  global_batch: 64\n  axes:\n    hbm_capacty: [\"80 GiB\"]\n",
+                       "bad.yaml:7:5: study.axes.hbm_capacty: unknown resource (did you mean "
+                       "\"hbm_capacity\"?)");
+    expect_study_error("study:\n  models: [gpt3-175b]\n  system: a100-80g-selene\n  npus: 64\n"
+                       "  global_batch: 64\n  axes:\n    network:\n      ethernet:\n"
+                       "        bandwidth: [\"1 GB/s\"]\n",
+                       "bad.yaml:8:7: study.axes.network.ethernet: system a100-80g-selene has no "
+                       "network dimension named so (it has: nvlink, infiniband)");
+    expect_study_error("study:\n  models: [gpt3-175b]\n  system: a100-80g-selene\n"
+                       "  global_batch: 64\n  axes:\n    npus: [64, 12]\n",
+                       "bad.yaml:6:16: study.axes.npus[1]: 12 NPUs do not fit system "
+                       "a100-80g-selene: 12 NPUs are not a multiple of network dimension nvlink "
+                       "(size 8)");
+    expect_study_error("study:\n  models: [gpt3-175b]\n  system: a100-80g-selene\n  npus: 64\n",
+                       "bad.yaml:2:3: study: needs global_batch or max_global_batch");
+}
+
+/* Two designs on one front: (1 s, $3) and (2 s, $1); (2 s, $4) is not. */
+static void test_summary(void **state)
+{
+    (void)state;
+    comet_study *st = calloc(1, sizeof *st);
+    comet_error err;
+    assert_int_equal(comet_study_read_text(small_study, strlen(small_study), "s.yaml", st, &err),
+                     COMET_OK);
+    comet_summary *sum = malloc(sizeof *sum);
+    comet_summary_init(sum, st);
+    double v[COMET_STUDY_MAX_AXES];
+    v[0] = st->axes[0].values[0];
+    v[1] = st->axes[1].values[0];
+    comet_summary_add(sum, 0, 0, v, COMET_POINT_OK, 2.0, 1.0);
+    v[1] = st->axes[1].values[1];
+    comet_summary_add(sum, 0, 1, v, COMET_POINT_OK, 2.0, 4.0);
+    v[0] = st->axes[0].values[1];
+    comet_summary_add(sum, 0, 4, v, COMET_POINT_OK, 1.0, 3.0);
+    comet_summary_add(sum, 0, 5, v, COMET_POINT_NO_FIT, 0.0, 3.0);
+    comet_buf b;
+    comet_buf_init(&b);
+    comet_summary_pareto_csv(&b, sum);
+    assert_string_equal(b.data, "model,index,design_cost,step_time_s\n"
+                                "megatron-22b,0,1,2\nmegatron-22b,4,3,1\n");
+    comet_buf_free(&b);
+    comet_buf_init(&b);
+    comet_summary_text(&b, sum);
+    /* HBM: geometric means 2 s (40 GiB: 2, 2) and 1 s (80 GiB): ratio 2 */
+    assert_non_null(strstr(b.data, "megatron-22b: 4 design points, 3 with a strategy that fits, "
+                                   "2 on the Pareto front"));
+    assert_non_null(strstr(b.data, "hbm_capacity                           2.00x   fastest at "
+                                   "80 GiB (1.000 s), slowest at 40 GiB (2.000 s)"));
+    comet_buf_free(&b);
+    free(sum);
+    free(st);
+}
+
+/* ---- the sweep command ------------------------------------------------------ */
+
+static char dir[256];
+
+static int run_cmd(const char *fmt, const char *arg)
+{
+    char cmd[2048], bin[1024];
+    const char *b = getenv("COMET_BIN");
+    snprintf(bin, sizeof bin, "%s", b ? b : "build/comet");
+    snprintf(cmd, sizeof cmd, fmt, bin, arg);
+    int st = system(cmd);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = calloc(1, (size_t)n + 1);
+    if (fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        free(buf);
+        buf = NULL;
+    }
+    fclose(f);
+    return buf;
+}
+
+static void expect_same_file(const char *a_dir, const char *b_dir, const char *name)
+{
+    char a[512], b[512];
+    snprintf(a, sizeof a, "%s/%s", a_dir, name);
+    snprintf(b, sizeof b, "%s/%s", b_dir, name);
+    char *x = slurp(a), *y = slurp(b);
+    assert_non_null(x);
+    assert_non_null(y);
+    assert_string_equal(x, y);
+    free(x);
+    free(y);
+}
+
+static int sweep_setup(void **state)
+{
+    (void)state;
+    snprintf(dir, sizeof dir, "/tmp/comet-sweep-XXXXXX");
+    if (!mkdtemp(dir))
+        return -1;
+    char path[512];
+    snprintf(path, sizeof path, "%s/small.yaml", dir);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fputs(small_study, f);
+    fclose(f);
+    return 0;
+}
+
+static int sweep_teardown(void **state)
+{
+    (void)state;
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void test_sweep_threads_and_resume(void **state)
+{
+    (void)state;
+    char args[1024];
+    /* uninterrupted, 1 thread */
+    snprintf(args, sizeof args, "%s/small.yaml -o %s/one -j 1 --quiet >/dev/null", dir, dir);
+    assert_int_equal(run_cmd("%s sweep %s", args), 0);
+    /* 2 threads: the same bytes */
+    snprintf(args, sizeof args, "%s/small.yaml -o %s/two -j 2 --quiet >/dev/null", dir, dir);
+    assert_int_equal(run_cmd("%s sweep %s", args), 0);
+    char one[300], two[300], crash[300];
+    snprintf(one, sizeof one, "%s/one", dir);
+    snprintf(two, sizeof two, "%s/two", dir);
+    snprintf(crash, sizeof crash, "%s/crash", dir);
+    expect_same_file(one, two, "results.csv");
+    expect_same_file(one, two, "results.jsonl");
+    expect_same_file(one, two, "pareto.csv");
+    expect_same_file(one, two, "summary.txt");
+    /* killed mid-write after 2 rows, leaving torn lines: exit by SIGKILL */
+    snprintf(args, sizeof args, "%s/small.yaml -o %s/crash -j 2 --quiet >/dev/null 2>&1", dir, dir);
+    assert_int_not_equal(run_cmd("COMET_SWEEP_CRASH_AFTER=2 %s sweep %s", args), 0);
+    char path[512];
+    snprintf(path, sizeof path, "%s/results.jsonl", crash);
+    char *torn = slurp(path);
+    assert_non_null(torn);
+    assert_non_null(strstr(torn, "{\"index\": 999999, \"sta"));
+    free(torn);
+    /* a fresh run refuses to overwrite it */
+    snprintf(args, sizeof args, "%s/small.yaml -o %s/crash --quiet >/dev/null 2>&1", dir, dir);
+    assert_int_equal(run_cmd("%s sweep %s", args), 2);
+    /* --resume drops the torn lines and finishes: identical to the uninterrupted run */
+    snprintf(args, sizeof args, "%s/small.yaml -o %s/crash -j 2 --resume --quiet >/dev/null", dir,
+             dir);
+    assert_int_equal(run_cmd("%s sweep %s", args), 0);
+    expect_same_file(one, crash, "results.csv");
+    expect_same_file(one, crash, "results.jsonl");
+    expect_same_file(one, crash, "summary.txt");
+    /* resuming a finished sweep changes nothing */
+    assert_int_equal(run_cmd("%s sweep %s", args), 0);
+    expect_same_file(one, crash, "results.csv");
+}
+
+void suite_sweep(test_tally *t)
+{
+    const struct CMUnitTest sweep[] = {
+        cmocka_unit_test(test_points_decode),
+        cmocka_unit_test(test_bad_studies),
+        cmocka_unit_test(test_summary),
+        cmocka_unit_test_setup_teardown(test_sweep_threads_and_resume, sweep_setup,
+                                        sweep_teardown),
+    };
+    RUN_GROUP(t, sweep);
+}
