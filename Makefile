@@ -15,6 +15,15 @@ CFLAGS_ALL = -std=c11 -Wall -Wextra -Werror -Wshadow -Wvla -D_POSIX_C_SOURCE=200
              -Iinclude $(OPT) $(CFLAGS)
 LDLIBS_ALL = -lyaml -lm -pthread $(LDLIBS)
 
+# OpenMPI is optional: with mpicc on the PATH (and MPI unset or 1) the CLI
+# is built with MPI so `mpirun -n K comet sweep` splits a sweep; the
+# library never uses MPI.
+MPI       ?= $(if $(shell command -v mpicc 2>/dev/null),1,0)
+ifeq ($(MPI),1)
+MPI_CFLAGS := -DCOMET_HAVE_MPI $(shell mpicc --showme:compile 2>/dev/null)
+MPI_LIBS   := $(shell mpicc --showme:link 2>/dev/null)
+endif
+
 LIB_SRC   := $(sort $(wildcard src/*/*.c))
 LIB_OBJ   := $(LIB_SRC:%.c=$(B)/%.o) $(B)/gen/presets_data.o
 CLI_SRC   := $(sort $(wildcard cli/*.c))
@@ -43,6 +52,10 @@ $(B)/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -c $< -o $@
 
+$(B)/cli/cluster.o: cli/cluster.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(MPI_CFLAGS) -c $< -o $@
+
 $(B)/tools/embed: tools/embed.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -Wall -Wextra -Werror -O1 $< -o $@
@@ -58,7 +71,7 @@ $(B)/libcomet.a: $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
 $(B)/comet: $(CLI_OBJ) $(B)/libcomet.a
-	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LDLIBS_ALL)
+	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LDLIBS_ALL) $(MPI_LIBS)
 
 $(B)/comet_tests: $(TEST_OBJ) $(B)/libcomet.a
 	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LDLIBS_ALL) -lcmocka

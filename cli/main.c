@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cluster.h"
 
 static void usage(FILE *out)
 {
@@ -36,7 +37,8 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "presets") == 0)
         return cli_presets(argc - 1, argv + 1);
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
-        printf("comet %s\n", COMET_VERSION);
+        printf("comet %s (%s)\n", COMET_VERSION,
+               cli_cluster_available() ? "built with MPI" : "single process, no MPI");
         return CLI_OK;
     }
     if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {

@@ -4,6 +4,9 @@
 # `install-deps.sh fuzz` adds clang and its libFuzzer runtime for `make fuzz`.
 set -euo pipefail
 need=(gcc make libc6-dev libyaml-dev libcmocka-dev)
+# OpenMPI is optional for the build (comet sweep then runs single-process);
+# it is installed so that `mpirun -n K comet sweep` and its test work.
+need+=(libopenmpi-dev openmpi-bin)
 if [ "${1:-}" = fuzz ]; then
     need+=(clang libclang-rt-dev)
 fi

@@ -249,6 +249,35 @@ static void test_sweep_threads_and_resume(void **state)
     expect_same_file(one, crash, "results.csv");
 }
 
+/* The same sweep split over 2 and 3 MPI ranks (oversubscribed on this
+ * machine) writes the same bytes as one process. */
+static void test_sweep_mpi(void **state)
+{
+    (void)state;
+    char args[1024];
+    if (run_cmd("%s version %s", "| grep -q 'built with MPI'") != 0 ||
+        system("command -v mpirun >/dev/null 2>&1") != 0)
+        skip();
+    snprintf(args, sizeof args, "%s/small.yaml -o %s/one -j 1 --quiet >/dev/null", dir, dir);
+    assert_int_equal(run_cmd("%s sweep %s", args), 0);
+    char one[300], many[300];
+    snprintf(one, sizeof one, "%s/one", dir);
+    for (int ranks = 2; ranks <= 3; ranks++) {
+        snprintf(many, sizeof many, "%s/mpi%d", dir, ranks);
+        char cmd[1400];
+        snprintf(cmd, sizeof cmd,
+                 "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+                 "ASAN_OPTIONS=detect_leaks=0 mpirun --oversubscribe -n %d %%s sweep %s/small.yaml "
+                 "-o %s -j 1 --quiet >/dev/null 2>&1",
+                 ranks, dir, many);
+        assert_int_equal(run_cmd(cmd, ""), 0);
+        expect_same_file(one, many, "results.csv");
+        expect_same_file(one, many, "results.jsonl");
+        expect_same_file(one, many, "pareto.csv");
+        expect_same_file(one, many, "summary.txt");
+    }
+}
+
 void suite_sweep(test_tally *t)
 {
     const struct CMUnitTest sweep[] = {
@@ -257,6 +286,7 @@ void suite_sweep(test_tally *t)
         cmocka_unit_test(test_summary),
         cmocka_unit_test_setup_teardown(test_sweep_threads_and_resume, sweep_setup,
                                         sweep_teardown),
+        cmocka_unit_test_setup_teardown(test_sweep_mpi, sweep_setup, sweep_teardown),
     };
     RUN_GROUP(t, sweep);
 }

@@ -1,0 +1,236 @@
+/* The files of a sweep: checking and trimming results for --resume,
+ * appending rows, and the summaries computed from results.csv at the end
+ * (written atomically). */
+#define _XOPEN_SOURCE 700
+#include "sweep_files.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+void sweep_join(char *out, size_t cap, const char *dir, const char *name)
+{
+    snprintf(out, cap, "%s/%s", dir, name);
+}
+
+/* Complete lines of a file: the length up to the last '\n', and how many
+ * lines that is. A missing file has none. */
+static comet_status complete_lines(const char *path, long *bytes, uint64_t *lines,
+                                   comet_error *err)
+{
+    *bytes = 0;
+    *lines = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return errno == ENOENT ? COMET_OK
+                               : comet_error_set(err, COMET_EIO, path, 0, 0, NULL,
+                                                 "cannot read: %s", strerror(errno));
+    long pos = 0;
+    int c;
+    while ((c = fgetc(f)) != EOF) {
+        pos++;
+        if (c == '\n') {
+            *bytes = pos;
+            (*lines)++;
+        }
+    }
+    fclose(f);
+    return COMET_OK;
+}
+
+/* Keep the first `lines` lines of a file (dropping a torn last line). */
+static comet_status keep_lines(const char *path, uint64_t lines, comet_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return comet_error_set(err, COMET_EIO, path, 0, 0, NULL, "cannot read: %s",
+                               strerror(errno));
+    long pos = 0;
+    uint64_t seen = 0;
+    int c;
+    while (seen < lines && (c = fgetc(f)) != EOF) {
+        pos++;
+        if (c == '\n')
+            seen++;
+    }
+    fclose(f);
+    if (truncate(path, pos) != 0)
+        return comet_error_set(err, COMET_EIO, path, 0, 0, NULL, "cannot truncate: %s",
+                               strerror(errno));
+    return COMET_OK;
+}
+
+/* The header line results.csv must start with, for this study. */
+char *sweep_csv_header(const comet_study *study)
+{
+    comet_buf b;
+    comet_buf_init(&b);
+    comet_sweep_csv_header(&b, study);
+    return b.data;
+}
+
+/* Where to start: 0 for a fresh sweep, else the rows both files hold. */
+comet_status sweep_prepare_outputs(const char *dir, bool resume, bool force,
+                                   const comet_study *study, const char *csv, const char *jsonl,
+                                   uint64_t *start, comet_error *err)
+{
+    *start = 0;
+    long csv_bytes, jsonl_bytes;
+    uint64_t csv_lines, jsonl_lines;
+    if (complete_lines(csv, &csv_bytes, &csv_lines, err) ||
+        complete_lines(jsonl, &jsonl_bytes, &jsonl_lines, err))
+        return err->status;
+    bool exists = access(csv, F_OK) == 0 || access(jsonl, F_OK) == 0;
+    if (!resume) {
+        if (exists && !force)
+            return comet_error_set(err, COMET_EINPUT, dir, 0, 0, NULL,
+                                   "already holds sweep results; use --resume to continue or "
+                                   "--force to start over");
+        remove(csv);
+        remove(jsonl);
+        return COMET_OK;
+    }
+    if (!exists || csv_lines == 0)
+        return COMET_OK; /* nothing to resume: a fresh start */
+    char *header = sweep_csv_header(study);
+    FILE *f = fopen(csv, "rb");
+    char *line = NULL;
+    size_t cap = 0;
+    bool same = f && getline(&line, &cap, f) > 0 && header && strcmp(line, header) == 0;
+    if (f)
+        fclose(f);
+    free(line);
+    free(header);
+    if (!same)
+        return comet_error_set(err, COMET_EINPUT, csv, 1, 1, NULL,
+                               "was written for a different study (its columns differ); "
+                               "use --force to start over");
+    uint64_t rows = csv_lines - 1 < jsonl_lines ? csv_lines - 1 : jsonl_lines;
+    if (keep_lines(csv, rows + 1, err) || keep_lines(jsonl, rows, err))
+        return err->status;
+    *start = rows;
+    return COMET_OK;
+}
+
+comet_status sweep_append_line(FILE *f, const char *path, const char *text, size_t len,
+                                comet_error *err)
+{
+    if (fwrite(text, 1, len, f) != len || fflush(f) != 0)
+        return comet_error_set(err, COMET_EIO, path, 0, 0, NULL, "write failed: %s",
+                               strerror(errno));
+    return COMET_OK;
+}
+
+/* Field `col` of a CSV line (RFC 4180 quotes honoured) into out. */
+static void csv_field_at(const char *line, int col, char *out, size_t cap)
+{
+    int c = 0;
+    size_t n = 0;
+    bool quoted = false;
+    for (const char *p = line; *p && *p != '\n'; p++) {
+        if (quoted) {
+            if (*p == '"' && p[1] == '"')
+                p++;
+            else if (*p == '"') {
+                quoted = false;
+                continue;
+            }
+        } else if (*p == '"') {
+            quoted = true;
+            continue;
+        } else if (*p == ',') {
+            c++;
+            continue;
+        }
+        if (c == col && n + 1 < cap)
+            out[n++] = *p;
+    }
+    out[n] = '\0';
+}
+
+static int header_column(const char *header, const char *name)
+{
+    char field[128];
+    for (int col = 0; col < 256; col++) {
+        csv_field_at(header, col, field, sizeof field);
+        if (strcmp(field, name) == 0)
+            return col;
+        if (!field[0])
+            break;
+    }
+    return -1;
+}
+
+static comet_status summarize(const comet_study *study, const char *csv, comet_summary *sum,
+                              comet_error *err)
+{
+    comet_summary_init(sum, study);
+    FILE *f = fopen(csv, "rb");
+    if (!f)
+        return comet_error_set(err, COMET_EIO, csv, 0, 0, NULL, "cannot read: %s",
+                               strerror(errno));
+    char *line = NULL;
+    size_t cap = 0;
+    int time_col = -1;
+    bool first = true;
+    while (getline(&line, &cap, f) > 0) {
+        if (first) {
+            time_col = header_column(line, "step_time_s");
+            first = false;
+            continue;
+        }
+        char field[64];
+        csv_field_at(line, 0, field, sizeof field);
+        uint64_t index = strtoull(field, NULL, 10);
+        csv_field_at(line, 1, field, sizeof field);
+        comet_point_status status = strcmp(field, "ok") == 0 ? COMET_POINT_OK : COMET_POINT_NO_FIT;
+        csv_field_at(line, 2, field, sizeof field);
+        double cost = strtod(field, NULL);
+        csv_field_at(line, time_col, field, sizeof field);
+        double step = strtod(field, NULL);
+        int model;
+        comet_system sys;
+        int64_t npus;
+        double values[COMET_STUDY_MAX_AXES];
+        comet_study_point(study, index, &model, &sys, &npus, values);
+        comet_summary_add(sum, model, index, values, status, step, cost);
+    }
+    free(line);
+    fclose(f);
+    return COMET_OK;
+}
+
+int sweep_finish(const comet_study *study, const char *dir, const char *csv_path)
+{
+    comet_error err;
+    comet_summary *sum = malloc(sizeof *sum);
+    if (!sum) {
+        comet_error_set(&err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+        return cli_report_error("sweep", &err);
+    }
+    comet_status st = summarize(study, csv_path, sum, &err);
+    comet_buf pareto, text;
+    comet_buf_init(&pareto);
+    comet_buf_init(&text);
+    if (!st) {
+        comet_summary_pareto_csv(&pareto, sum);
+        comet_summary_text(&text, sum);
+        char path[4096];
+        sweep_join(path, sizeof path, dir, "pareto.csv");
+        st = cli_write_output(path, pareto.data, pareto.len, &err);
+        sweep_join(path, sizeof path, dir, "summary.txt");
+        if (!st)
+            st = cli_write_output(path, text.data, text.len, &err);
+        if (!st)
+            fputs(text.data, stdout);
+    }
+    comet_buf_free(&pareto);
+    comet_buf_free(&text);
+    free(sum);
+    return st ? cli_report_error("sweep", &err) : CLI_OK;
+}
+
