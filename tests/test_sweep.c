@@ -249,6 +249,58 @@ static void test_sweep_threads_and_resume(void **state)
     expect_same_file(one, crash, "results.csv");
 }
 
+/* SIGTERM mid-sweep: exit 130, whole lines only, CSV and JSONL agreeing;
+ * --resume then finishes with the bytes of an uninterrupted run. */
+static void test_sweep_sigterm(void **state)
+{
+    (void)state;
+    char path[512];
+    snprintf(path, sizeof path, "%s/mid.yaml", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("study:\n  name: mid\n  models: [megatron-22b]\n  system: a100-80g-selene\n"
+          "  npus: 64\n  global_batch: 512\n  axes:\n"
+          "    hbm_capacity: [\"40 GiB\", \"48 GiB\", \"64 GiB\", \"80 GiB\"]\n"
+          "    hbm_bandwidth: [\"1.5 TB/s\", \"2 TB/s\", \"2.5 TB/s\", \"3 TB/s\"]\n"
+          "    network:\n      infiniband:\n"
+          "        bandwidth: [\"12.5 GB/s\", \"25 GB/s\", \"50 GB/s\", \"100 GB/s\"]\n"
+          "      nvlink:\n        bandwidth: [\"150 GB/s\", \"300 GB/s\", \"600 GB/s\"]\n"
+          "  search: {max_microbatch: 8, offload: false}\n",
+          f);
+    fclose(f);
+    char args[1024];
+    snprintf(args, sizeof args, "%s/mid.yaml -o %s/full -j 2 --quiet >/dev/null", dir, dir);
+    assert_int_equal(run_cmd("%s sweep %s", args), 0);
+    snprintf(args, sizeof args, "%s/mid.yaml -o %s/cut -j 1 --quiet >/dev/null 2>&1", dir, dir);
+    assert_int_equal(run_cmd("timeout --preserve-status -s TERM 0.5 %s sweep %s", args), 130);
+    char csv_path[512], jsonl_path[512];
+    snprintf(csv_path, sizeof csv_path, "%s/cut/results.csv", dir);
+    snprintf(jsonl_path, sizeof jsonl_path, "%s/cut/results.jsonl", dir);
+    char *csv = slurp(csv_path), *jsonl = slurp(jsonl_path);
+    assert_non_null(csv);
+    assert_non_null(jsonl);
+    size_t nc = strlen(csv), nj = strlen(jsonl);
+    assert_true(nc > 0 && csv[nc - 1] == '\n');
+    assert_true(nj == 0 || jsonl[nj - 1] == '\n');
+    int csv_lines = 0, jsonl_lines = 0;
+    for (size_t i = 0; i < nc; i++)
+        csv_lines += csv[i] == '\n';
+    for (size_t i = 0; i < nj; i++)
+        jsonl_lines += jsonl[i] == '\n';
+    assert_int_equal(csv_lines - 1, jsonl_lines);
+    assert_true(jsonl_lines < 192);
+    free(csv);
+    free(jsonl);
+    snprintf(args, sizeof args, "%s/mid.yaml -o %s/cut -j 2 --resume --quiet >/dev/null", dir, dir);
+    assert_int_equal(run_cmd("%s sweep %s", args), 0);
+    char full[300], cut[300];
+    snprintf(full, sizeof full, "%s/full", dir);
+    snprintf(cut, sizeof cut, "%s/cut", dir);
+    expect_same_file(full, cut, "results.csv");
+    expect_same_file(full, cut, "results.jsonl");
+    expect_same_file(full, cut, "summary.txt");
+}
+
 /* The same sweep split over 2 and 3 MPI ranks (oversubscribed on this
  * machine) writes the same bytes as one process. */
 static void test_sweep_mpi(void **state)
@@ -286,6 +338,7 @@ void suite_sweep(test_tally *t)
         cmocka_unit_test(test_summary),
         cmocka_unit_test_setup_teardown(test_sweep_threads_and_resume, sweep_setup,
                                         sweep_teardown),
+        cmocka_unit_test_setup_teardown(test_sweep_sigterm, sweep_setup, sweep_teardown),
         cmocka_unit_test_setup_teardown(test_sweep_mpi, sweep_setup, sweep_teardown),
     };
     RUN_GROUP(t, sweep);
