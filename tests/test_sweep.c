@@ -26,6 +26,7 @@ static const char small_study[] =
     "    network:\n"
     "      infiniband:\n"
     "        bandwidth: [\"12.5 GB/s\", \"25 GB/s\", \"50 GB/s\"]\n"
+    "        topology: [switch]\n"
     "  search: {max_microbatch: 4, offload: false}\n";
 
 static void test_points_decode(void **state)
@@ -35,7 +36,9 @@ static void test_points_decode(void **state)
     comet_error err;
     assert_int_equal(comet_study_read_text(small_study, strlen(small_study), "s.yaml", &st, &err),
                      COMET_OK);
-    assert_int_equal(st.n_axes, 2);
+    assert_int_equal(st.n_axes, 3);
+    assert_string_equal(st.axes[2].name, "network.infiniband.topology");
+    assert_close(st.axes[2].values[0], (double)COMET_TOPO_SWITCH, 0.0);
     assert_int_equal(comet_study_points(&st), 6);
     assert_string_equal(st.axes[1].name, "network.infiniband.bandwidth");
     /* point 4 = hbm value 1 (80 GiB), bandwidth value 1 (25 GB/s) */
@@ -115,6 +118,7 @@ static void test_summary(void **state)
     double v[COMET_STUDY_MAX_AXES];
     v[0] = st->axes[0].values[0];
     v[1] = st->axes[1].values[0];
+    v[2] = st->axes[2].values[0];
     comet_summary_add(sum, 0, 0, v, COMET_POINT_OK, 2.0, 1.0);
     v[1] = st->axes[1].values[1];
     comet_summary_add(sum, 0, 1, v, COMET_POINT_OK, 2.0, 4.0);

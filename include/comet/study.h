@@ -28,7 +28,8 @@ typedef enum comet_axis_kind {
     COMET_AXIS_EXPANSION_BANDWIDTH,
     COMET_AXIS_DIM_BANDWIDTH,       /* of network dimension `dim` */
     COMET_AXIS_DIM_SIZE,
-    COMET_AXIS_DIM_LATENCY
+    COMET_AXIS_DIM_LATENCY,
+    COMET_AXIS_DIM_TOPOLOGY         /* values are comet_topology numbers */
 } comet_axis_kind;
 
 typedef struct comet_axis {

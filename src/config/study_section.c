@@ -15,6 +15,7 @@
 
 #define MAX_NPUS 262144
 #define UNIT_INTEGER CFG_UNIT_COUNT /* plain integers, not a quantity */
+#define UNIT_TOPOLOGY (CFG_UNIT_COUNT + 1) /* topology names */
 
 /* A list of quantities (or integers when unit is UNIT_INTEGER); "none"
  * is allowed as 0 when allow_none. */
@@ -34,6 +35,10 @@ static comet_status read_values(cfg_ctx *c, const cfg_node *n, const char *path,
         double v;
         if (allow_none && item->kind == CFG_SCALAR && strcmp(item->text, "none") == 0) {
             v = 0.0;
+        } else if (unit == UNIT_TOPOLOGY) {
+            int t;
+            CFG_TRY(cfg_read_enum(c, item, ipath, cfg_topology_names, &t));
+            v = (double)t;
         } else if (unit == UNIT_INTEGER) {
             int64_t k;
             CFG_TRY(cfg_read_int(c, item, ipath, 1, MAX_NPUS, &k));
@@ -70,7 +75,7 @@ static comet_status add_axis(cfg_ctx *c, comet_study *st, const cfg_node *n, con
 static comet_status read_dim_axes(cfg_ctx *c, comet_study *st, const cfg_node *n,
                                   const char *path, int dim)
 {
-    static const char *const keys[] = {"bandwidth", "size", "latency", NULL};
+    static const char *const keys[] = {"bandwidth", "size", "latency", "topology", NULL};
     CFG_TRY(cfg_expect(c, n, path, CFG_MAP));
     for (size_t i = 0; i < n->n; i++) {
         const cfg_node *k = cfg_map_key(n, i), *v = cfg_map_value(n, i);
@@ -86,11 +91,14 @@ static comet_status read_dim_axes(cfg_ctx *c, comet_study *st, const cfg_node *n
         else if (strcmp(k->text, "latency") == 0)
             CFG_TRY(add_axis(c, st, v, kpath, name, COMET_AXIS_DIM_LATENCY, dim, CFG_UNIT_TIME,
                              false));
+        else if (strcmp(k->text, "topology") == 0)
+            CFG_TRY(add_axis(c, st, v, kpath, name, COMET_AXIS_DIM_TOPOLOGY, dim, UNIT_TOPOLOGY,
+                             false));
         else {
             const char *near = cfg_suggest(k->text, keys);
             return cfg_fail(c, k, kpath, near ? "unknown resource (did you mean \"%s\"?)"
                                               : "unknown resource (allowed: bandwidth, size, "
-                                                "latency)%s",
+                                                "latency, topology)%s",
                             near ? near : "");
         }
     }

@@ -27,6 +27,9 @@ const char *comet_axis_format(const comet_axis *axis, double v, char *out, size_
     case COMET_AXIS_DIM_LATENCY:
         snprintf(out, cap, "%.4g us", v * 1e6);
         break;
+    case COMET_AXIS_DIM_TOPOLOGY:
+        snprintf(out, cap, "%s", comet_topology_name((comet_topology)(int)v));
+        break;
     case COMET_AXIS_NPUS:
     case COMET_AXIS_DIM_SIZE:
     default:
@@ -89,6 +92,9 @@ static void apply(const comet_axis *axis, double v, comet_dtype dtype, comet_sys
         break;
     case COMET_AXIS_DIM_LATENCY:
         sys->dims[axis->dim].latency = v;
+        break;
+    case COMET_AXIS_DIM_TOPOLOGY:
+        sys->dims[axis->dim].topology = (comet_topology)(int)v;
         break;
     }
 }
