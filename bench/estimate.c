@@ -4,22 +4,9 @@
  * prints the median. Usage: bench_estimate [evaluations per run] [runs] */
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
+#include "bench.h"
 #include "comet/comet.h"
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 int main(int argc, char **argv)
 {
@@ -52,16 +39,16 @@ int main(int argc, char **argv)
     double rates[101];
     double checksum = 0.0;
     for (int r = 0; r < runs; r++) {
-        double t0 = now();
+        double t0 = bench_now();
         for (long i = 0; i < evals; i++) {
             comet_result res;
             if (comet_estimate(&m, &sys, &set[i & 7], &res, &err))
                 return 1;
             checksum += res.step_time;
         }
-        rates[r] = (double)evals / (now() - t0);
+        rates[r] = (double)evals / (bench_now() - t0);
     }
-    qsort(rates, (size_t)runs, sizeof rates[0], cmp_double);
+    bench_median(rates, runs);
     printf("bench_estimate: gpt3-175b on a100-80g-selene, %ld evaluations x %d runs, 1 thread\n",
            evals, runs);
     printf("  median %.0f evaluations/s (min %.0f, max %.0f)  [checksum %.6g]\n",

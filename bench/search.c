@@ -6,23 +6,10 @@
  * and two threads. Usage: bench_search [runs] */
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
+#include "bench.h"
 #include "comet/comet.h"
 #include "comet/search.h"
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 static int measure(const char *label, comet_search_request *req, int threads, int runs)
 {
@@ -32,15 +19,15 @@ static int measure(const char *label, comet_search_request *req, int threads, in
     comet_error err;
     int n;
     for (int r = 0; r < runs; r++) {
-        double t0 = now();
+        double t0 = bench_now();
         if (comet_search_threads(req, threads, top, &n, &st, &err))
             return 1;
-        double dt = now() - t0;
+        double dt = bench_now() - t0;
         enumerated[r] = (double)st.enumerated / dt;
         evaluated[r] = (double)st.evaluated / dt;
     }
-    qsort(enumerated, (size_t)runs, sizeof(double), cmp_double);
-    qsort(evaluated, (size_t)runs, sizeof(double), cmp_double);
+    bench_median(enumerated, runs);
+    bench_median(evaluated, runs);
     printf("  %-34s %9llu points, %9llu evaluated: median %.2f M points/s, %.2f M evaluated/s"
            " (best step %.3f s)\n",
            label, (unsigned long long)st.enumerated, (unsigned long long)st.evaluated,

@@ -19,6 +19,9 @@ comet_status cli_write_output(const char *path, const char *text, size_t len, co
 comet_status cli_parse_int(const char *flag, const char *text, int64_t min, int64_t max,
                            int64_t *out, comet_error *err);
 
+/* Seconds on a monotonic clock. */
+double cli_now(void);
+
 int cli_estimate(int argc, char **argv);
 int cli_search(int argc, char **argv);
 int cli_sweep(int argc, char **argv);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 int cli_report_error(const char *command, const comet_error *err)
@@ -96,4 +97,11 @@ comet_status cli_parse_int(const char *flag, const char *text, int64_t min, int6
                                (long long)max);
     *out = (int64_t)v;
     return COMET_OK;
+}
+
+double cli_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }

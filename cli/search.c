@@ -35,13 +35,6 @@ static void help(void)
            "Exit status: 0 ok, 1 I/O failure, 2 bad input.\n");
 }
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static void offload_text(const comet_strategy *s, char *out, size_t cap)
 {
     snprintf(out, cap, "%s%s%s", s->offload_optimizer ? "o" : "", s->offload_weights ? "w" : "",
@@ -195,9 +188,9 @@ int cli_search(int argc, char **argv)
     }
     int n = 0;
     comet_search_stats stats;
-    double t0 = now();
+    double t0 = cli_now();
     comet_status st = comet_search_threads(&req, threads, top, &n, &stats, &err);
-    double seconds = now() - t0;
+    double seconds = cli_now() - t0;
     if (st) {
         free(top);
         cli_inputs_locate(&in, &err);

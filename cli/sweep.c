@@ -171,18 +171,11 @@ static comet_status parse_args(int argc, char **argv, sweep_args *a, comet_error
     return COMET_OK;
 }
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static void progress(bool show, uint64_t done, uint64_t total, uint64_t start, double t0)
 {
     if (!show)
         return;
-    double elapsed = now() - t0;
+    double elapsed = cli_now() - t0;
     double rate = elapsed > 0 ? (double)(done - start) / elapsed : 0.0;
     double eta = rate > 0 ? (double)(total - done) / rate : 0.0;
     fprintf(stderr, "\r%llu/%llu design points  %.1f/s  ETA %.0f s   ", (unsigned long long)done,
@@ -227,7 +220,7 @@ static comet_status write_all(sweep_state *s, const cli_cluster *cl, const sweep
     comet_buf_init(&t.csv);
     comet_buf_init(&t.jsonl);
     bool show = !a->quiet && isatty(STDERR_FILENO);
-    double t0 = now();
+    double t0 = cli_now();
     comet_status st = COMET_OK;
     for (uint64_t i = start; i < s->total && !st; i++) {
         int owner = (int)(i % (uint64_t)cl->size);
