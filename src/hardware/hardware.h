@@ -8,6 +8,7 @@
  * size-dependent GEMM efficiency, applied per operation). */
 typedef struct hw_rates {
     const comet_compute *compute;
+    double log_flops[COMET_MAX_EFF_POINTS];  /* log of each GEMM efficiency point's size */
     double matrix;   /* peak matrix FLOP/s */
     double vector;   /* achievable vector FLOP/s */
     double hbm;      /* achievable HBM bytes/s */
