@@ -25,6 +25,7 @@ double cli_now(void);
 int cli_estimate(int argc, char **argv);
 int cli_search(int argc, char **argv);
 int cli_sweep(int argc, char **argv);
+int cli_simulate(int argc, char **argv);
 int cli_presets(int argc, char **argv);
 
 #endif

@@ -15,6 +15,7 @@ static void usage(FILE *out)
             "  estimate   predict one training step: time, breakdown, memory, MFU, cost\n"
             "  search     rank every parallelization strategy for one model on one cluster\n"
             "  sweep      the best strategy for every cluster design of a study file\n"
+            "  simulate   event-driven simulation of a collective on the network\n"
             "  presets    list the embedded presets, or print one: comet presets show NAME\n"
             "  version    print the version\n\n"
             "Run 'comet estimate --help' for the estimate options.\n",
@@ -34,6 +35,8 @@ int main(int argc, char **argv)
         return cli_search(argc - 1, argv + 1);
     if (strcmp(cmd, "sweep") == 0)
         return cli_sweep(argc - 1, argv + 1);
+    if (strcmp(cmd, "simulate") == 0)
+        return cli_simulate(argc - 1, argv + 1);
     if (strcmp(cmd, "presets") == 0)
         return cli_presets(argc - 1, argv + 1);
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {

@@ -17,6 +17,7 @@ int main(void)
     suite_threads(&t);
     suite_search(&t);
     suite_sweep(&t);
+    suite_simulate(&t);
     printf("\ntests: %d passed, %d failed\n", t.passed, t.failed);
     return t.failed ? 1 : 0;
 }

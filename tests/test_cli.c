@@ -317,6 +317,38 @@ static void test_search(void **state)
     expect_error("search --npus 0 --gbs 64", "comet search: --npus: 0 is out of range [1, 262144]");
 }
 
+static void test_simulate_collective(void **state)
+{
+    (void)state;
+    cli_run r;
+    char args[4400];
+    snprintf(args, sizeof args,
+             "simulate --system %s/astra-ring8.yaml --collective all-reduce --size '1 GiB' "
+             "--splits 4 --endpoint-delay '10 ns' --local-mem-bw '1600 GB/s' --astra-rounding",
+             examples);
+    run(&r, args);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "simulated   36.790164 ms  (4 chunks, "));
+    snprintf(args, sizeof args,
+             "simulate --system %s/net-16k.yaml --collective all-reduce --size '1 GiB' --json",
+             examples);
+    run(&r, args);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "\"npus\": 16384,"));
+    expect_error("simulate --size '1 GiB'",
+                 "comet simulate: --collective: is required (this release simulates single "
+                 "collectives)");
+    expect_error("simulate --collective all-reduce --size 1",
+                 "comet simulate: --size: needs a unit, e.g. \"80 GiB\" (units: B, KB, MB, GB, "
+                 "TB, KiB, MiB, GiB, TiB)");
+    expect_error("simulate --collective broadcast --size '1 GiB' --npus 8",
+                 "comet simulate: --collective: expected all-reduce, reduce-scatter, all-gather or "
+                 "all-to-all, got \"broadcast\"");
+    expect_error("simulate --collective all-reduce --size '1 GiB'",
+                 "comet simulate: --npus: is needed: system a100-80g-selene grows to fit (its "
+                 "outermost dimension is auto)");
+}
+
 void suite_cli(test_tally *t)
 {
     const struct CMUnitTest cli[] = {
@@ -331,6 +363,7 @@ void suite_cli(test_tally *t)
         cmocka_unit_test(test_no_fit_is_a_result),
         cmocka_unit_test(test_layer_list_example),
         cmocka_unit_test(test_search),
+        cmocka_unit_test(test_simulate_collective),
     };
     RUN_GROUP_WITH(t, cli, setup, teardown);
 }

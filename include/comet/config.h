@@ -62,6 +62,20 @@ const char *const *comet_preset_names(const char *kind);
 /* Source text of a preset, or NULL. */
 const char *comet_preset_text(const char *kind, const char *name);
 
+/* Kinds of quantity a text like "1 GiB" or "50 GB/s" may hold. */
+typedef enum comet_unit_kind {
+    COMET_UNIT_BYTES = 0,
+    COMET_UNIT_BANDWIDTH,
+    COMET_UNIT_TIME,
+    COMET_UNIT_FLOP_RATE,
+    COMET_UNIT_FLOPS
+} comet_unit_kind;
+
+/* Parse a quantity with its unit into SI (bytes, bytes/s, s, FLOP/s,
+ * FLOP), as config files do; `what` names it in errors (e.g. "--size"). */
+comet_status comet_parse_quantity(const char *text, comet_unit_kind kind, const char *what,
+                                  double *out, comet_error *err);
+
 /* Fill in an error's file/line/column from the source map when it names a
  * key the document set and has no position yet. */
 void comet_srcmap_locate(const comet_srcmap *map, comet_error *err);

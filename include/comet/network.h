@@ -19,6 +19,10 @@ typedef struct comet_link {
     bool in_network_reduction;
 } comet_link;
 
+/* The link parameters of dimension d for a group of n NPUs along it
+ * (efficiency applied to the bandwidth; 0 efficiency counts as 1). */
+void comet_link_of(const comet_net_dim *d, int64_t n, comet_link *l);
+
 /* Time of collective c of `bytes` per NPU (the full buffer each NPU holds
  * before a reduce-scatter / after an all-gather / the all-reduce buffer)
  * on one dimension. Returns 0 for n <= 1 or bytes <= 0. */

@@ -49,6 +49,12 @@ typedef struct comet_strategy {
  * Megatron-LM runs), order tp,dp,pp. */
 void comet_strategy_defaults(comet_strategy *s);
 
+/* How npus NPUs fill the system's network dimensions (innermost first;
+ * an auto-sized outermost dimension takes what is left). Errors name the
+ * key "strategy". */
+comet_status comet_system_layout(const comet_system *sys, int64_t npus,
+                                 int64_t sizes[COMET_MAX_DIMS], comet_error *err);
+
 /* Total NPUs = tp*pp*dp. */
 int64_t comet_strategy_npus(const comet_strategy *s);
 

@@ -4,6 +4,8 @@
  * converted to SI base values (bytes, bytes/s, s, FLOP/s, FLOP) here, once. */
 #include "units.h"
 
+#include "comet/config.h"
+
 #include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
@@ -149,4 +151,30 @@ const char *cfg_units_example(cfg_unit_kind kind)
 const char *cfg_units_noun(cfg_unit_kind kind)
 {
     return families[kind].noun;
+}
+
+comet_status comet_parse_quantity(const char *text, comet_unit_kind kind, const char *what,
+                                  double *out, comet_error *err)
+{
+    cfg_unit_kind k = (cfg_unit_kind)kind;
+    const char *unit = NULL;
+    switch (cfg_units_parse(text ? text : "", k, out, &unit)) {
+    case CFG_UNITS_OK:
+        if (*out > 0.0)
+            return COMET_OK;
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, what, "must be positive, got \"%s\"",
+                               text);
+    case CFG_UNITS_NO_UNIT:
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, what,
+                               "needs a unit, e.g. \"%s\" (units: %s)", cfg_units_example(k),
+                               cfg_units_accepted(k));
+    case CFG_UNITS_BAD_UNIT:
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, what,
+                               "unknown unit \"%.20s\" (units: %s)", unit ? unit : "",
+                               cfg_units_accepted(k));
+    default:
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, what,
+                               "expected a quantity like \"%s\", got \"%s\"",
+                               cfg_units_example(k), text ? text : "");
+    }
 }

@@ -17,7 +17,7 @@
 /* The one-dimension view of dims[d] for a group of n NPUs along it. An
  * efficiency of 0 means "not given" and counts as 1, as elsewhere in the
  * library. */
-static inline void dim_link(const comet_net_dim *d, int64_t n, comet_link *l)
+void comet_link_of(const comet_net_dim *d, int64_t n, comet_link *l)
 {
     double eff = d->efficiency > 0.0 ? d->efficiency : 1.0;
     l->n = n;
@@ -59,7 +59,7 @@ double comet_collective_time(const comet_system *sys, const int64_t span[COMET_M
     int nd = n_dims_of(sys);
     for (int d = 0; d < nd; d++)
         if (span[d] > 1)
-            dim_link(&sys->dims[d], span[d], &links[m++]);
+            comet_link_of(&sys->dims[d], span[d], &links[m++]);
     if (m == 0)
         return 0.0;
 
@@ -110,7 +110,7 @@ double comet_p2p_time(const comet_system *sys, const int64_t span[COMET_MAX_DIMS
         if (span[d] <= 1)
             continue;
         comet_link l;
-        dim_link(&sys->dims[d], span[d], &l);
+        comet_link_of(&sys->dims[d], span[d], &l);
         if (!(l.bandwidth > 0.0))
             return (double)INFINITY;
         double a = l.latency > 0.0 ? l.latency : 0.0;

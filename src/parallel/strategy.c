@@ -117,8 +117,8 @@ static comet_status check_fixed_size(const comet_system *sys, int64_t npus, come
 }
 
 /* Effective size of each dimension for npus NPUs, innermost first. */
-static comet_status size_dims(const comet_system *sys, int64_t npus, int64_t sizes[COMET_MAX_DIMS],
-                              comet_error *err)
+comet_status comet_system_layout(const comet_system *sys, int64_t npus,
+                                 int64_t sizes[COMET_MAX_DIMS], comet_error *err)
 {
     comet_status st = check_fixed_size(sys, npus, err);
     if (st)
@@ -235,7 +235,7 @@ comet_status comet_strategy_resolve(const comet_model *m, const comet_system *sy
         return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "strategy.offload",
                                "system %s has no expansion memory tier to offload to", sys->name);
     int64_t sizes[COMET_MAX_DIMS];
-    st = size_dims(sys, comet_strategy_npus(s), sizes, err);
+    st = comet_system_layout(sys, comet_strategy_npus(s), sizes, err);
     if (st)
         return st;
     st = s->placement_given ? check_placement(s, sizes, sys->n_dims, err)

@@ -1,0 +1,216 @@
+/* comet simulate: the event-driven engine. This release runs the single
+ * collective microbenchmark: one collective over all NPUs of a system,
+ * chunk by chunk on every network dimension, with the fidelity and the
+ * chunk scheduler chosen by flag, next to the analytical model's answer. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "comet/simulate.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: comet simulate --collective KIND --size SIZE [options]\n\n"
+            "Simulates one collective over all NPUs of a system, event by event.\n"
+            "  --collective all-reduce|reduce-scatter|all-gather|all-to-all\n"
+            "  --size SIZE            buffer per NPU, e.g. \"1 GiB\"\n"
+            "  --system NAME|FILE     system preset or file (default a100-80g-selene)\n"
+            "  --npus N               NPUs (default: all of a fixed-size system; needed when\n"
+            "                         its outermost dimension is auto)\n"
+            "  --splits K             chunks (default: the system's collective_chunks)\n"
+            "  --active-chunks A      chunks a dimension works on at once (default 1)\n"
+            "  --scheduler baseline|themis   order of dimensions per chunk (default baseline)\n"
+            "  --congestion           phases on one dimension share its bandwidth\n"
+            "  --endpoint-delay TIME  per message sent, e.g. \"10 ns\"\n"
+            "  --local-mem-bw BW      memory bandwidth for reductions, e.g. \"1600 GB/s\"\n"
+            "  --astra-rounding       whole nanoseconds per memory pass, as ASTRA-sim\n"
+            "  --json                 machine-readable output\n"
+            "Exit status: 0 ok, 1 failure, 2 bad input.\n");
+}
+
+typedef struct sim_args {
+    const char *system;
+    comet_collective collective;
+    double size;
+    int64_t npus;
+    comet_sim_options opt;
+    bool json;
+} sim_args;
+
+static comet_status parse_collective(const char *v, comet_collective *out, comet_error *err)
+{
+    char name[32];
+    snprintf(name, sizeof name, "%s", v);
+    for (char *p = name; *p; p++)
+        if (*p == '-')
+            *p = '_';
+    if (comet_collective_parse(name, out) || *out == COMET_COLL_NONE)
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--collective",
+                               "expected all-reduce, reduce-scatter, all-gather or all-to-all, "
+                               "got \"%s\"",
+                               v);
+    return COMET_OK;
+}
+
+static comet_status parse_args(int argc, char **argv, sim_args *a, comet_error *err)
+{
+    memset(a, 0, sizeof a[0]);
+    a->system = "a100-80g-selene";
+    comet_sim_options_defaults(&a->opt);
+    for (int i = 1; i < argc; i++) {
+        const char *f = argv[i];
+        bool flag_only = strcmp(f, "--congestion") == 0 || strcmp(f, "--astra-rounding") == 0 ||
+                         strcmp(f, "--json") == 0;
+        if (flag_only) {
+            if (f[2] == 'c')
+                a->opt.fidelity = COMET_SIM_CONGESTION;
+            else if (f[2] == 'a')
+                a->opt.astra_rounding = true;
+            else
+                a->json = true;
+            continue;
+        }
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!v || !v[0])
+            return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, f,
+                                   f[0] == '-' ? "needs a value" : "is not an option");
+        i++;
+        comet_status st = COMET_OK;
+        int64_t n;
+        if (strcmp(f, "--collective") == 0)
+            st = parse_collective(v, &a->collective, err);
+        else if (strcmp(f, "--size") == 0)
+            st = comet_parse_quantity(v, COMET_UNIT_BYTES, f, &a->size, err);
+        else if (strcmp(f, "--system") == 0)
+            a->system = v;
+        else if (strcmp(f, "--npus") == 0)
+            st = cli_parse_int(f, v, 1, 1 << 30, &a->npus, err);
+        else if (strcmp(f, "--splits") == 0 && !(st = cli_parse_int(f, v, 1, 65536, &n, err)))
+            a->opt.splits = n;
+        else if (strcmp(f, "--active-chunks") == 0 &&
+                 !(st = cli_parse_int(f, v, 1, 64, &n, err)))
+            a->opt.active_chunks = (int)n;
+        else if (strcmp(f, "--scheduler") == 0) {
+            if (strcmp(v, "baseline") == 0)
+                a->opt.scheduler = COMET_SCHED_BASELINE;
+            else if (strcmp(v, "themis") == 0)
+                a->opt.scheduler = COMET_SCHED_THEMIS;
+            else
+                st = comet_error_set(err, COMET_EINPUT, NULL, 0, 0, f,
+                                     "expected baseline or themis, got \"%s\"", v);
+        } else if (strcmp(f, "--endpoint-delay") == 0)
+            st = comet_parse_quantity(v, COMET_UNIT_TIME, f, &a->opt.endpoint_delay, err);
+        else if (strcmp(f, "--local-mem-bw") == 0)
+            st = comet_parse_quantity(v, COMET_UNIT_BANDWIDTH, f, &a->opt.local_mem_bw, err);
+        else if (strcmp(f, "--splits") && strcmp(f, "--active-chunks"))
+            st = comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
+                                 "unknown option \"%s\" (see 'comet simulate --help')", f);
+        if (st)
+            return st;
+    }
+    if (a->collective == COMET_COLL_NONE)
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--collective",
+                               "is required (this release simulates single collectives)");
+    if (!(a->size > 0.0))
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--size", "is required");
+    return COMET_OK;
+}
+
+static comet_status load_system(const char *arg, comet_system *sys, comet_error *err)
+{
+    if (comet_preset_text("systems", arg))
+        return comet_preset_system(arg, sys, err);
+    static comet_job job;
+    comet_job_init(&job);
+    comet_status st = comet_config_read_file(arg, &job, err);
+    if (!st && !job.has_system)
+        st = comet_error_set(err, COMET_EINPUT, arg, 0, 0, NULL, "has no system: section");
+    if (!st)
+        *sys = job.system;
+    return st;
+}
+
+static void render(comet_buf *b, const sim_args *a, const comet_system *sys,
+                   const int64_t sizes[COMET_MAX_DIMS], int64_t npus,
+                   const comet_sim_collective_result *r, double analytic, double seconds)
+{
+    const char *name = comet_collective_name(a->collective);
+    if (a->json) {
+        comet_buf_printf(b, "{\"collective\": \"%s\", \"bytes\": %.10g, \"npus\": %lld, "
+                            "\"time_s\": %.10g, \"analytic_s\": %.10g, \"chunks\": %llu, "
+                            "\"events\": %llu, \"dims\": [",
+                         name, a->size, (long long)npus, r->time, analytic,
+                         (unsigned long long)r->chunks, (unsigned long long)r->events);
+        for (int d = 0; d < sys->n_dims; d++)
+            comet_buf_printf(b, "%s{\"name\": \"%s\", \"size\": %lld, \"busy_s\": %.10g, "
+                                "\"utilization\": %.6f}",
+                             d ? ", " : "", sys->dims[d].name, (long long)sizes[d], r->busy[d],
+                             r->utilization[d]);
+        comet_buf_printf(b, "]}\n");
+        return;
+    }
+    comet_buf_printf(b, "%s of %.6g GiB per NPU on %lld NPUs of %s (", name,
+                     a->size / 1073741824.0, (long long)npus, sys->name);
+    for (int d = 0; d < sys->n_dims; d++)
+        comet_buf_printf(b, "%s%lld", d ? "x" : "", (long long)sizes[d]);
+    comet_buf_printf(b, "), %s, %s scheduler\n\n",
+                     a->opt.fidelity == COMET_SIM_CONGESTION ? "congestion-aware"
+                                                             : "congestion-unaware",
+                     a->opt.scheduler == COMET_SCHED_THEMIS ? "Themis" : "baseline");
+    comet_buf_printf(b, "simulated   %.6f ms  (%llu chunks, %llu events, %.3f s to simulate)\n",
+                     r->time * 1e3, (unsigned long long)r->chunks, (unsigned long long)r->events,
+                     seconds);
+    comet_buf_printf(b, "analytical  %.6f ms\n\n%-16s %6s %12s %12s\n", analytic * 1e3,
+                     "dimension", "NPUs", "busy ms", "utilization");
+    for (int d = 0; d < sys->n_dims; d++)
+        comet_buf_printf(b, "%-16s %6lld %12.6f %11.1f%%\n", sys->dims[d].name,
+                         (long long)sizes[d], r->busy[d] * 1e3, 100.0 * r->utilization[d]);
+}
+
+int cli_simulate(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            usage(stdout);
+            return CLI_OK;
+        }
+    comet_error err;
+    comet_error_clear(&err);
+    sim_args a;
+    static comet_system sys;
+    if (parse_args(argc, argv, &a, &err) || load_system(a.system, &sys, &err))
+        return cli_report_error("simulate", &err);
+    int64_t npus = a.npus;
+    if (npus == 0) {
+        npus = 1;
+        for (int d = 0; d < sys.n_dims; d++)
+            npus *= sys.dims[d].size;
+        if (npus == 0) {
+            comet_error_set(&err, COMET_EINPUT, NULL, 0, 0, "--npus",
+                            "is needed: system %s grows to fit (its outermost dimension is auto)",
+                            sys.name);
+            return cli_report_error("simulate", &err);
+        }
+    }
+    int64_t sizes[COMET_MAX_DIMS];
+    if (comet_system_layout(&sys, npus, sizes, &err)) {
+        snprintf(err.key, sizeof err.key, "--npus");
+        return cli_report_error("simulate", &err);
+    }
+    comet_sim_collective_result r;
+    double t0 = cli_now();
+    if (comet_sim_collective(&sys, sizes, a.collective, a.size, &a.opt, &r, &err))
+        return cli_report_error("simulate", &err);
+    double seconds = cli_now() - t0;
+    comet_system chunked = sys;
+    chunked.collective_chunks = a.opt.splits > 0 ? a.opt.splits : sys.collective_chunks;
+    double analytic = comet_collective_time(&chunked, sizes, a.collective, a.size);
+    comet_buf out;
+    comet_buf_init(&out);
+    render(&out, &a, &sys, sizes, npus, &r, analytic, seconds);
+    comet_status st = cli_write_output(NULL, out.data, out.len, &err);
+    comet_buf_free(&out);
+    return st ? cli_report_error("simulate", &err) : CLI_OK;
+}

@@ -1,0 +1,53 @@
+/* Event-driven simulation. This first part simulates one collective on a
+ * multi-dimensional network, chunk by chunk and dimension by dimension,
+ * with a choice of fidelity (congestion-unaware or shared links) and of
+ * chunk scheduling across dimensions (fixed order, or Themis-style
+ * least-loaded-first). Every NPU of a collective does the same work, so
+ * one representative NPU is simulated: the cost does not grow with the
+ * number of NPUs. */
+#ifndef COMET_SIMULATE_H
+#define COMET_SIMULATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "comet/error.h"
+#include "comet/model.h"
+#include "comet/system.h"
+
+typedef enum comet_sim_fidelity {
+    COMET_SIM_UNAWARE = 0,     /* each transfer costs latency + size/bandwidth, alone */
+    COMET_SIM_CONGESTION       /* transfers on one dimension share its bandwidth */
+} comet_sim_fidelity;
+
+typedef enum comet_sim_scheduler {
+    COMET_SCHED_BASELINE = 0,  /* every chunk visits the dimensions in order */
+    COMET_SCHED_THEMIS         /* each chunk's largest phase goes to the least-loaded dimension */
+} comet_sim_scheduler;
+
+typedef struct comet_sim_options {
+    comet_sim_fidelity fidelity;
+    comet_sim_scheduler scheduler;
+    int64_t splits;            /* chunks of the buffer; 0 = system collective_chunks */
+    int active_chunks;         /* chunks a dimension works on at once (>= 1) */
+    double endpoint_delay;     /* seconds per message sent (0 = none) */
+    double local_mem_bw;       /* bytes/s for the reductions' memory passes (0 = free) */
+    bool astra_rounding;       /* whole nanoseconds per memory pass, as ASTRA-sim */
+} comet_sim_options;
+
+void comet_sim_options_defaults(comet_sim_options *o);
+
+typedef struct comet_sim_collective_result {
+    double time;                          /* seconds until the last chunk is done */
+    double busy[COMET_MAX_DIMS];          /* seconds each dimension was working */
+    double utilization[COMET_MAX_DIMS];   /* busy / time */
+    uint64_t events;
+    uint64_t chunks;
+} comet_sim_collective_result;
+
+/* Simulate collective c of `bytes` per NPU over a group spanning span[d]
+ * NPUs of each dimension d of sys. */
+comet_status comet_sim_collective(const comet_system *sys, const int64_t span[COMET_MAX_DIMS],
+                                  comet_collective c, double bytes, const comet_sim_options *o,
+                                  comet_sim_collective_result *out, comet_error *err);
+
+#endif

@@ -1,0 +1,360 @@
+/* Event-driven simulation of one collective on a multi-dimensional
+ * network. The buffer is cut into chunks; each chunk runs a list of
+ * phases, one per dimension (reduce-scatter up the dimensions, all-reduce
+ * on the last, all-gather back down; or one all-to-all per dimension), and
+ * each dimension works on at most `active_chunks` phases at once, in
+ * arrival order. A phase costs its algorithm's latency terms, endpoint
+ * delays and reduction memory passes (fixed) plus its bandwidth term; with
+ * congestion the phases running on one dimension share its bandwidth
+ * (processor sharing), without it each runs as if alone. The baseline
+ * sends every chunk through the dimensions in order; Themis gives each
+ * chunk's largest phase to the dimension with the least work assigned so
+ * far (Rashidi et al. 2022). All NPUs of a collective do the same work, so
+ * one representative NPU is simulated, whatever the NPU count. */
+#include "comet/simulate.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "comet/network.h"
+
+#define MAX_SPLITS 65536
+#define MAX_PHASES (2 * COMET_MAX_DIMS)
+
+void comet_sim_options_defaults(comet_sim_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->fidelity = COMET_SIM_UNAWARE;
+    o->scheduler = COMET_SCHED_BASELINE;
+    o->active_chunks = 1;
+}
+
+typedef struct phase {
+    int dim;              /* index into the spanned links */
+    double fixed;         /* seconds not shared: latency, endpoint, memory passes */
+    double bw;            /* seconds of bandwidth at full rate */
+} phase;
+
+typedef struct chunk {
+    int n_phases, next;   /* phases and the next one to run */
+    phase phases[MAX_PHASES];
+} chunk;
+
+typedef struct job {
+    int chunk;
+    double fixed_until;   /* absolute time its fixed part ends */
+    double remaining;     /* bandwidth seconds left (at full rate) */
+} job;
+
+typedef struct dim_state {
+    comet_link link;
+    int running;
+    job jobs[64];         /* running, at most active_chunks */
+    int *queue;           /* waiting chunks, FIFO */
+    int head, tail;
+    double load;          /* work assigned so far (Themis) */
+    double busy;
+} dim_state;
+
+/* Messages one NPU sends in a phase on n NPUs with this algorithm. */
+static double sends(comet_algorithm a, comet_collective c, int64_t n)
+{
+    double steps = (a == COMET_ALGO_HALVING_DOUBLING || a == COMET_ALGO_DOUBLE_BINARY_TREE)
+                       ? ceil(log2((double)n))
+                       : (double)(n - 1);
+    return c == COMET_COLL_ALL_REDUCE ? 2.0 * steps : steps;
+}
+
+/* Seconds of one reduction memory pass (read two, write one = 3 passes of
+ * the message), per reduce step; ASTRA-sim keeps whole nanoseconds. */
+static double memory_time(const comet_sim_options *o, comet_collective c, const comet_link *l,
+                          double bytes)
+{
+    if (o->local_mem_bw <= 0.0 || (c != COMET_COLL_ALL_REDUCE && c != COMET_COLL_REDUCE_SCATTER) ||
+        l->in_network_reduction)
+        return 0.0;
+    double steps = (double)(l->n - 1);
+    double pass = bytes / (double)l->n / o->local_mem_bw;
+    if (o->astra_rounding)
+        pass = floor(pass * 1e9) * 1e-9;
+    return steps * 3.0 * pass;
+}
+
+static phase make_phase(const comet_sim_options *o, int dim, const comet_link *l,
+                        comet_collective c, double bytes)
+{
+    comet_link no_latency = *l;
+    no_latency.latency = 0.0;
+    double total = comet_collective_time_1d(c, l, bytes);
+    double bw = comet_collective_time_1d(c, &no_latency, bytes);
+    phase p = {.dim = dim, .bw = bw};
+    p.fixed = (total - bw) + memory_time(o, c, l, bytes) +
+              (o->endpoint_delay > 0.0 ? (sends(l->algorithm, c, l->n) + 1.0) * o->endpoint_delay
+                                       : 0.0);
+    return p;
+}
+
+/* The phases of one chunk visiting the spanned dimensions in `order`. */
+static void plan_chunk(const comet_sim_options *o, const dim_state *dims, const int *order,
+                       int m, comet_collective c, double bytes, chunk *ch)
+{
+    ch->n_phases = 0;
+    ch->next = 0;
+    double s = bytes;
+    if (c == COMET_COLL_ALL_TO_ALL) {
+        for (int i = 0; i < m; i++)
+            ch->phases[ch->n_phases++] = make_phase(o, order[i], &dims[order[i]].link, c, s);
+        return;
+    }
+    if (c == COMET_COLL_ALL_REDUCE) {
+        double sizes[COMET_MAX_DIMS];
+        for (int i = 0; i < m - 1; i++) {
+            sizes[i] = s;
+            ch->phases[ch->n_phases++] =
+                make_phase(o, order[i], &dims[order[i]].link, COMET_COLL_REDUCE_SCATTER, s);
+            s /= (double)dims[order[i]].link.n;
+        }
+        ch->phases[ch->n_phases++] =
+            make_phase(o, order[m - 1], &dims[order[m - 1]].link, COMET_COLL_ALL_REDUCE, s);
+        for (int i = m - 2; i >= 0; i--)
+            ch->phases[ch->n_phases++] =
+                make_phase(o, order[i], &dims[order[i]].link, COMET_COLL_ALL_GATHER, sizes[i]);
+        return;
+    }
+    for (int i = 0; i < m; i++) { /* reduce-scatter, or all-gather (same sizes, as the model) */
+        ch->phases[ch->n_phases++] = make_phase(o, order[i], &dims[order[i]].link, c, s);
+        s /= (double)dims[order[i]].link.n;
+    }
+}
+
+/* Themis: the order of dimensions for the next chunk that keeps the most
+ * loaded dimension least loaded once the chunk's phases are added (so the
+ * chunk's big first phase goes where there is room). All orders are tried
+ * for up to five dimensions; beyond that, dimensions are taken least
+ * loaded first. Ties keep the earlier (baseline-like) order. */
+static void themis_order(const comet_sim_options *o, const dim_state *dims, int m,
+                         comet_collective c, double bytes, int *order)
+{
+    for (int i = 0; i < m; i++)
+        order[i] = i;
+    if (m > 5) {
+        for (int i = 1; i < m; i++)
+            for (int j = i; j > 0 && dims[order[j]].load < dims[order[j - 1]].load; j--) {
+                int t = order[j];
+                order[j] = order[j - 1];
+                order[j - 1] = t;
+            }
+        return;
+    }
+    int perm[COMET_MAX_DIMS], best[COMET_MAX_DIMS];
+    for (int i = 0; i < m; i++)
+        perm[i] = best[i] = i;
+    double best_peak = INFINITY;
+    for (;;) {
+        chunk trial;
+        plan_chunk(o, dims, perm, m, c, bytes, &trial);
+        double load[COMET_MAX_DIMS];
+        for (int d = 0; d < m; d++)
+            load[d] = dims[d].load;
+        for (int p = 0; p < trial.n_phases; p++)
+            load[trial.phases[p].dim] += trial.phases[p].fixed + trial.phases[p].bw;
+        double peak = 0.0;
+        for (int d = 0; d < m; d++)
+            peak = load[d] > peak ? load[d] : peak;
+        if (peak < best_peak * (1.0 - 1e-12)) {
+            best_peak = peak;
+            memcpy(best, perm, sizeof(int) * (size_t)m);
+        }
+        /* next permutation in lexicographic order */
+        int i = m - 2;
+        while (i >= 0 && perm[i] > perm[i + 1])
+            i--;
+        if (i < 0)
+            break;
+        int j = m - 1;
+        while (perm[j] < perm[i])
+            j--;
+        int t = perm[i];
+        perm[i] = perm[j];
+        perm[j] = t;
+        for (int l = i + 1, r = m - 1; l < r; l++, r--) {
+            t = perm[l];
+            perm[l] = perm[r];
+            perm[r] = t;
+        }
+    }
+    memcpy(order, best, sizeof(int) * (size_t)m);
+}
+
+typedef struct sim {
+    const comet_sim_options *o;
+    int m;
+    dim_state dims[COMET_MAX_DIMS];
+    chunk *chunks;
+    int64_t n_chunks, done;
+    double now;
+    uint64_t events;
+} sim;
+
+static void start_jobs(sim *s, int d)
+{
+    dim_state *ds = &s->dims[d];
+    while (ds->running < s->o->active_chunks && ds->head < ds->tail) {
+        int c = ds->queue[ds->head++];
+        const phase *p = &s->chunks[c].phases[s->chunks[c].next];
+        ds->jobs[ds->running++] = (job){c, s->now + p->fixed, p->bw};
+    }
+}
+
+static void enqueue(sim *s, int c)
+{
+    chunk *ch = &s->chunks[c];
+    if (ch->next >= ch->n_phases) {
+        s->done++;
+        return;
+    }
+    dim_state *ds = &s->dims[ch->phases[ch->next].dim];
+    ds->queue[ds->tail++] = c;
+}
+
+/* Rate at which a job's bandwidth work proceeds on dimension d. */
+static double rate(const sim *s, int d)
+{
+    if (s->o->fidelity == COMET_SIM_UNAWARE)
+        return 1.0;
+    int sharing = 0;
+    for (int j = 0; j < s->dims[d].running; j++)
+        sharing += s->dims[d].jobs[j].fixed_until <= s->now ? 1 : 0;
+    return sharing > 0 ? 1.0 / sharing : 1.0;
+}
+
+/* Advance to the next completion (or end of a fixed part); false when
+ * nothing is running. */
+static bool step(sim *s)
+{
+    double next = INFINITY;
+    for (int d = 0; d < s->m; d++) {
+        double r = rate(s, d);
+        for (int j = 0; j < s->dims[d].running; j++) {
+            const job *jb = &s->dims[d].jobs[j];
+            double t = jb->fixed_until > s->now ? jb->fixed_until : s->now + jb->remaining / r;
+            next = t < next ? t : next;
+        }
+    }
+    if (next == INFINITY)
+        return false;
+    double dt = next - s->now;
+    for (int d = 0; d < s->m; d++) {
+        double r = rate(s, d);
+        dim_state *ds = &s->dims[d];
+        if (ds->running > 0)
+            ds->busy += dt;
+        for (int j = 0; j < ds->running; j++)
+            if (ds->jobs[j].fixed_until <= s->now)
+                ds->jobs[j].remaining -= dt * r;
+    }
+    s->now = next;
+    s->events++;
+    /* finish what is done (tolerance for rounding), in chunk order */
+    for (int d = 0; d < s->m; d++) {
+        dim_state *ds = &s->dims[d];
+        int kept = 0;
+        int finished[64], n_finished = 0;
+        for (int j = 0; j < ds->running; j++) {
+            job *jb = &ds->jobs[j];
+            bool fixed_over = jb->fixed_until <= s->now * (1.0 + 1e-15) + 1e-18;
+            if (fixed_over && jb->remaining <= 1e-15 * (1.0 + s->now))
+                finished[n_finished++] = jb->chunk;
+            else
+                ds->jobs[kept++] = *jb;
+        }
+        ds->running = kept;
+        for (int f = 0; f < n_finished; f++) {
+            s->chunks[finished[f]].next++;
+            enqueue(s, finished[f]);
+        }
+    }
+    for (int d = 0; d < s->m; d++)
+        start_jobs(s, d);
+    return true;
+}
+
+comet_status comet_sim_collective(const comet_system *sys, const int64_t span[COMET_MAX_DIMS],
+                                  comet_collective c, double bytes, const comet_sim_options *o,
+                                  comet_sim_collective_result *out, comet_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (c <= COMET_COLL_NONE || c >= COMET_COLL_COUNT)
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--collective",
+                               "unknown collective");
+    if (!(bytes > 0.0) || !isfinite(bytes))
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--size", "must be positive");
+    if (o->active_chunks < 1 || o->active_chunks > 64)
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--active-chunks",
+                               "must be from 1 to 64, got %d", o->active_chunks);
+    int64_t splits = o->splits > 0 ? o->splits
+                                   : (sys->collective_chunks > 0 ? sys->collective_chunks : 1);
+    if (splits > MAX_SPLITS)
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--splits",
+                               "must be from 1 to %d, got %lld", MAX_SPLITS, (long long)splits);
+    sim s;
+    memset(&s, 0, sizeof s);
+    s.o = o;
+    int map[COMET_MAX_DIMS];
+    for (int d = 0; d < sys->n_dims && d < COMET_MAX_DIMS; d++) {
+        if (span[d] <= 1)
+            continue;
+        map[s.m] = d;
+        comet_link_of(&sys->dims[d], span[d], &s.dims[s.m].link);
+        if (!(s.dims[s.m].link.bandwidth > 0.0))
+            return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
+                                   "network dimension %s has no bandwidth", sys->dims[d].name);
+        s.m++;
+    }
+    if (s.m == 0)
+        return COMET_OK; /* one NPU: nothing to do */
+    s.n_chunks = splits;
+    s.chunks = calloc((size_t)splits, sizeof *s.chunks);
+    bool ok = s.chunks != NULL;
+    for (int d = 0; d < s.m && ok; d++)
+        ok = (s.dims[d].queue = calloc(2 * (size_t)splits, sizeof(int))) != NULL; /* RS and AG */
+    if (!ok) {
+        for (int d = 0; d < s.m; d++)
+            free(s.dims[d].queue);
+        free(s.chunks);
+        return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    }
+    int order[COMET_MAX_DIMS];
+    for (int64_t k = 0; k < splits; k++) {
+        if (o->scheduler == COMET_SCHED_THEMIS && c != COMET_COLL_ALL_TO_ALL) {
+            themis_order(o, s.dims, s.m, c, bytes / (double)splits, order);
+        } else {
+            for (int i = 0; i < s.m; i++)
+                order[i] = i;
+        }
+        plan_chunk(o, s.dims, order, s.m, c, bytes / (double)splits, &s.chunks[k]);
+        for (int p = 0; p < s.chunks[k].n_phases; p++)
+            s.dims[s.chunks[k].phases[p].dim].load +=
+                s.chunks[k].phases[p].fixed + s.chunks[k].phases[p].bw;
+        enqueue(&s, (int)k);
+    }
+    for (int d = 0; d < s.m; d++)
+        start_jobs(&s, d);
+    while (step(&s))
+        ;
+    out->time = s.now;
+    out->events = s.events;
+    out->chunks = (uint64_t)splits;
+    for (int d = 0; d < s.m; d++) {
+        out->busy[map[d]] = s.dims[d].busy;
+        out->utilization[map[d]] = s.now > 0 ? s.dims[d].busy / s.now : 0.0;
+        free(s.dims[d].queue);
+    }
+    free(s.chunks);
+    if (s.done != s.n_chunks)
+        return comet_error_set(err, COMET_EINTERNAL, NULL, 0, 0, NULL,
+                               "simulation stopped with %lld of %lld chunks done",
+                               (long long)s.done, (long long)s.n_chunks);
+    return COMET_OK;
+}
