@@ -23,73 +23,39 @@ typedef struct stage_time {
     double fwd_flops, recompute_flops;            /* per NPU */
 } stage_time;
 
-static double comm_time(const comet_system *sys, const comet_strategy *s, const work_comm *c)
-{
-    return comet_collective_time(sys, s->place[c->group], c->collective, c->bytes);
-}
-
-/* Adds one layer kind's forward, backward (2x forward), recompute and
- * collectives. Only transformer blocks (every-stage layers) are
- * recomputed; the embedding and LM head are not. The embedding sits on
- * the first stage, which is not the busiest once there is a pipeline. */
+/* Adds one layer kind's forward, backward, recompute and collectives, as
+ * priced by layer_times, and the TP exposure under overlap. The embedding
+ * sits on the first stage, which is not the busiest once there is a
+ * pipeline. */
 static void time_layer(const work_layer *l, const hw_rates *r, const comet_system *sys,
                        const comet_strategy *s, stage_time *st)
 {
     if (l->where == WORK_FIRST_STAGE && s->pp > 1)
         return;
-    double fwd = 0.0, gemm = 0.0, core = 0.0, flops = 0.0, core_flops = 0.0;
-    for (int i = 0; i < l->n_ops; i++) {
-        const work_op *op = &l->ops[i];
-        double t = op->kind == WORK_GEMM ? hw_gemm_time(r, op->flops, op->bytes)
-                                         : hw_vector_time(r, op->flops, op->bytes);
-        fwd += t;
-        flops += op->flops;
-        if (op->kind == WORK_GEMM)
-            gemm += t;
-        if (op->attention_core) {
-            core += t;
-            core_flops += op->flops;
-        }
-    }
-    bool recomputed = l->where == WORK_EVERY_STAGE;
-    bool full = recomputed && s->recompute == COMET_RECOMPUTE_FULL;
-    double rc = 0.0, rc_flops = 0.0;
-    if (full) {
-        rc = fwd;
-        rc_flops = flops;
-    } else if (recomputed && (s->recompute == COMET_RECOMPUTE_SELECTIVE || s->flash_attention)) {
-        /* selective recompute, and fused attention's own backward, rebuild
-         * the attention core */
-        rc = core;
-        rc_flops = core_flops;
-    }
+    layer_time lt;
+    layer_times(l, r, sys, s, &lt);
     /* Overlapped TP communication hides behind the GEMMs of the same
      * passes (forward, backward = 2x forward GEMMs, recompute). A TP
      * collective sits between the GEMM producing its input and the one
      * consuming its output, so it can only hide by splitting both into
      * chunks (collective matmul): the first chunk's share stays exposed. */
-    double gemm_window = gemm * (3.0 + (full ? 1.0 : 0.0));
+    bool full = l->where == WORK_EVERY_STAGE && s->recompute == COMET_RECOMPUTE_FULL;
+    double gemm_window = lt.gemm_fwd * (3.0 + (full ? 1.0 : 0.0));
     double chunks = sys->collective_chunks > 1 ? (double)sys->collective_chunks : 1.0;
-    double comm[COMET_GROUP_COUNT] = {0.0, 0.0, 0.0};
-    for (int i = 0; i < l->n_comms; i++) {
-        const work_comm *c = &l->comms[i];
-        double passes = (c->in_forward ? 1.0 : 0.0) + (c->in_backward ? 1.0 : 0.0) +
-                        (c->recomputed && full ? 1.0 : 0.0);
-        comm[c->group] += comm_time(sys, s, c) * passes;
-    }
     double n = l->count;
     for (int g = 0; g < COMET_GROUP_COUNT; g++) {
-        double exposed = comm[g];
+        double comm = lt.comm_fwd[g] + lt.comm_bwd[g] + lt.comm_rc[g];
+        double exposed = comm;
         if (g == COMET_GROUP_TP && s->overlap_tp)
-            exposed = fmax(comm[g] / chunks, comm[g] - gemm_window);
-        st->comm[g] += n * comm[g];
+            exposed = fmax(comm / chunks, comm - gemm_window);
+        st->comm[g] += n * comm;
         st->exposed[g] += n * exposed;
     }
-    st->fwd += n * fwd;
-    st->bwd += n * 2.0 * fwd;
-    st->recompute += n * rc;
-    st->fwd_flops += n * flops;
-    st->recompute_flops += n * rc_flops;
+    st->fwd += n * lt.fwd;
+    st->bwd += n * lt.bwd;
+    st->recompute += n * lt.recompute;
+    st->fwd_flops += n * lt.flops;
+    st->recompute_flops += n * lt.recompute_flops;
 }
 
 /* Exposed part of a collective that may hide behind `window` of compute. */

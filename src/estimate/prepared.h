@@ -7,7 +7,21 @@
 
 #include <stdbool.h>
 #include "comet/estimate.h"
+#include "../hardware/hardware.h"
 #include "../workload/workload.h"
+
+/* One layer of a kind, priced (seconds per layer, per NPU, per microbatch). */
+typedef struct layer_time {
+    double fwd, bwd, recompute;               /* compute */
+    double gemm_fwd;                          /* GEMM share of fwd */
+    double comm_fwd[COMET_GROUP_COUNT];       /* the layer's collectives, by pass */
+    double comm_bwd[COMET_GROUP_COUNT];
+    double comm_rc[COMET_GROUP_COUNT];
+    double flops, recompute_flops;            /* per NPU */
+} layer_time;
+
+void layer_times(const work_layer *l, const hw_rates *r, const comet_system *sys,
+                 const comet_strategy *s, layer_time *out);
 
 /* `resolved` has passed comet_strategy_resolve and `work` is
  * work_build(m, resolved). With stop_if_no_fit, a strategy that does not
