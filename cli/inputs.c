@@ -35,8 +35,8 @@ typedef struct flag_spec {
     unsigned commands;  /* cli_command bits that accept it */
 } flag_spec;
 
-#define EST CMD_ESTIMATE
-#define BOTH (CMD_ESTIMATE | CMD_SEARCH)
+#define EST (CMD_ESTIMATE | CMD_SIMULATE)
+#define BOTH (CMD_ESTIMATE | CMD_SEARCH | CMD_SIMULATE)
 
 static const flag_spec flag_table[] = {
     {"--model", NULL, FLAG_INPUT, true, "models", 0, 0, BOTH},
@@ -62,6 +62,7 @@ static const flag_spec flag_table[] = {
     {"--csv", NULL, FLAG_OUTPUT, false, NULL, 0, 0, BOTH},
     {"-o", "--output", FLAG_OUTPUT, true, NULL, 0, 0, BOTH},
     {"--help", "-h", FLAG_OUTPUT, false, NULL, 0, 0, BOTH},
+    {"--trace", NULL, FLAG_OUTPUT, true, NULL, 0, 0, CMD_SIMULATE},
     {"--npus", NULL, FLAG_SEARCH, true, NULL, 1, 262144, CMD_SEARCH},
     {"--max-gbs", NULL, FLAG_SEARCH, true, NULL, 1, 2147483648LL, CMD_SEARCH},
     {"--max-mb", NULL, FLAG_SEARCH, true, NULL, 1, 2147483648LL, CMD_SEARCH},
@@ -273,7 +274,7 @@ static comet_status apply_search_option(const flag_spec *f, const char *val, cli
 
 static const char *command_name(cli_command cmd)
 {
-    return cmd == CMD_SEARCH ? "search" : "estimate";
+    return cmd == CMD_SEARCH ? "search" : cmd == CMD_SIMULATE ? "simulate" : "estimate";
 }
 
 static comet_status parse_inputs(int argc, char **argv, cli_command cmd, cli_inputs *a,
@@ -309,6 +310,8 @@ static comet_status parse_inputs(int argc, char **argv, cli_command cmd, cli_inp
         } else if (f->kind == FLAG_OUTPUT) {
             if (strcmp(f->name, "-o") == 0)
                 a->output = val;
+            else if (strcmp(f->name, "--trace") == 0)
+                a->trace = val;
             else if (strcmp(f->name, "--json") == 0 || strcmp(f->name, "--csv") == 0)
                 a->format = f->name[2] == 'j' ? OUT_JSON : OUT_CSV;
             continue;
@@ -320,7 +323,7 @@ static comet_status parse_inputs(int argc, char **argv, cli_command cmd, cli_inp
         }
         any = true;
     }
-    if (cmd == CMD_ESTIMATE && !any && load_input("strategies", DEFAULT_STRATEGY, &a->job, err))
+    if (cmd != CMD_SEARCH && !any && load_input("strategies", DEFAULT_STRATEGY, &a->job, err))
         return err->status;
     if (!a->job.has_model && load_input("models", DEFAULT_MODEL, &a->job, err))
         return err->status;

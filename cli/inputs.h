@@ -11,7 +11,8 @@
 
 typedef enum cli_command {
     CMD_ESTIMATE = 1,
-    CMD_SEARCH = 2
+    CMD_SEARCH = 2,
+    CMD_SIMULATE = 4
 } cli_command;
 
 typedef enum out_format { OUT_TEXT, OUT_JSON, OUT_CSV } out_format;
@@ -22,6 +23,7 @@ typedef struct cli_inputs {
     comet_job job;
     out_format format;
     const char *output;
+    const char *trace;          /* simulate: Chrome trace file */
     /* search */
     int64_t npus;
     int64_t max_global_batch;

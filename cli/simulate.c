@@ -1,19 +1,27 @@
-/* comet simulate: the event-driven engine. This release runs the single
- * collective microbenchmark: one collective over all NPUs of a system,
- * chunk by chunk on every network dimension, with the fidelity and the
- * chunk scheduler chosen by flag, next to the analytical model's answer. */
+/* comet simulate: the event-driven engine, in two modes. With
+ * --collective, one collective over all NPUs of a system, chunk by chunk
+ * on every network dimension (fidelity and chunk scheduler by flag).
+ * Otherwise one training step of a model, system and strategy (read like
+ * comet estimate), as a task graph per pipeline stage, next to the
+ * analytical estimate, with an optional Chrome trace. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "comet/simulate.h"
+#include "inputs.h"
 
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: comet simulate --collective KIND --size SIZE [options]\n\n"
-            "Simulates one collective over all NPUs of a system, event by event.\n"
+            "usage: comet simulate [FILE.yaml ...] [estimate's inputs and knobs] [--trace FILE] [--json]\n"
+            "       comet simulate --collective KIND --size SIZE [options]\n\n"
+            "The first form simulates one training step as a task graph (1F1B or\n"
+            "interleaved pipeline, TP collectives per layer, DP buckets during the last\n"
+            "backward, ZeRO) and prints it beside comet estimate's answer; --trace writes a\n"
+            "Chrome trace-event file (open it in Perfetto or chrome://tracing).\n\n"
+            "The second simulates one collective over all NPUs of a system, event by event.\n"
             "  --collective all-reduce|reduce-scatter|all-gather|all-to-all\n"
             "  --size SIZE            buffer per NPU, e.g. \"1 GiB\"\n"
             "  --system NAME|FILE     system preset or file (default a100-80g-selene)\n"
@@ -169,13 +177,95 @@ static void render(comet_buf *b, const sim_args *a, const comet_system *sys,
                          (long long)sizes[d], r->busy[d] * 1e3, 100.0 * r->utilization[d]);
 }
 
+static void render_step(comet_buf *b, const cli_inputs *in, const comet_sim_step_result *r,
+                        const comet_result *est, double seconds)
+{
+    const comet_job *j = &in->job;
+    double diff = est->step_time > 0 ? (r->step_time - est->step_time) / est->step_time : 0.0;
+    if (in->format == OUT_JSON) {
+        comet_buf_printf(b, "{\"model\": \"%s\", \"system\": \"%s\", \"step_time_s\": %.10g, "
+                            "\"estimate_s\": %.10g, \"tasks\": %llu, \"events\": %llu, "
+                            "\"stages\": [",
+                         j->model.name, j->system.name, r->step_time, est->step_time,
+                         (unsigned long long)r->tasks, (unsigned long long)r->events);
+        for (int s = 0; s < r->stages; s++)
+            comet_buf_printf(b, "%s{\"compute_busy_s\": %.10g, \"tp_busy_s\": %.10g, "
+                                "\"pp_busy_s\": %.10g, \"dp_busy_s\": %.10g}",
+                             s ? ", " : "", r->compute_busy[s], r->tp_busy[s], r->pp_busy[s],
+                             r->dp_busy[s]);
+        comet_buf_printf(b, "]}\n");
+        return;
+    }
+    comet_buf_printf(b, "%s on %s, %lld NPUs, simulated step (one NPU per pipeline stage)\n\n",
+                     j->model.name, j->system.name, (long long)comet_strategy_npus(&j->strategy));
+    comet_buf_printf(b, "simulated  %.3f s   (%llu tasks, %llu events, %.2f s to simulate)\n",
+                     r->step_time, (unsigned long long)r->tasks, (unsigned long long)r->events,
+                     seconds);
+    comet_buf_printf(b, "estimate   %.3f s   (simulated %+.2f %%)\n\n", est->step_time,
+                     100.0 * diff);
+    comet_buf_printf(b, "%6s %12s %12s %12s %12s %12s\n", "stage", "compute s", "idle s", "TP s",
+                     "PP s", "DP s");
+    for (int s = 0; s < r->stages; s++) {
+        if (r->stages > 16 && s >= 8 && s < r->stages - 8) {
+            if (s == 8)
+                comet_buf_printf(b, "%6s\n", "...");
+            continue;
+        }
+        comet_buf_printf(b, "%6d %12.3f %12.3f %12.3f %12.3f %12.3f\n", s, r->compute_busy[s],
+                         r->step_time - r->compute_stream_busy[s], r->tp_busy[s], r->pp_busy[s],
+                         r->dp_busy[s]);
+    }
+}
+
+static int simulate_step(int argc, char **argv)
+{
+    static cli_inputs in;
+    memset(&in, 0, sizeof in);
+    comet_error err;
+    comet_error_clear(&err);
+    if (cli_inputs_parse(argc, argv, CMD_SIMULATE, &in, &err))
+        return cli_report_error("simulate", &err);
+    comet_job *j = &in.job;
+    comet_result est;
+    static comet_sim_step_result r;
+    comet_buf trace;
+    comet_buf_init(&trace);
+    comet_sim_step_options opt = {.trace = in.trace ? &trace : NULL};
+    double t0 = cli_now();
+    if (comet_strategy_resolve(&j->model, &j->system, &j->strategy, NULL, &err) ||
+        comet_estimate(&j->model, &j->system, &j->strategy, &est, &err) ||
+        comet_sim_step(&j->model, &j->system, &j->strategy, &opt, &r, &err)) {
+        comet_buf_free(&trace);
+        cli_inputs_locate(&in, &err);
+        return cli_report_error("simulate", &err);
+    }
+    double seconds = cli_now() - t0;
+    comet_status st = COMET_OK;
+    if (in.trace)
+        st = trace.failed ? comet_error_set(&err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory")
+                          : cli_write_output(in.trace, trace.data, trace.len, &err);
+    comet_buf_free(&trace);
+    comet_buf out;
+    comet_buf_init(&out);
+    render_step(&out, &in, &r, &est, seconds);
+    if (!st)
+        st = cli_write_output(in.output, out.data, out.len, &err);
+    comet_buf_free(&out);
+    return st ? cli_report_error("simulate", &err) : CLI_OK;
+}
+
 int cli_simulate(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++)
+    bool collective = false;
+    for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             usage(stdout);
             return CLI_OK;
         }
+        collective = collective || strcmp(argv[i], "--collective") == 0;
+    }
+    if (!collective)
+        return simulate_step(argc, argv);
     comet_error err;
     comet_error_clear(&err);
     sim_args a;

@@ -336,8 +336,7 @@ static void test_simulate_collective(void **state)
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(r.out, "\"npus\": 16384,"));
     expect_error("simulate --size '1 GiB'",
-                 "comet simulate: --collective: is required (this release simulates single "
-                 "collectives)");
+                 "comet simulate: unknown option \"--size\" (see 'comet simulate --help')");
     expect_error("simulate --collective all-reduce --size 1",
                  "comet simulate: --size: needs a unit, e.g. \"80 GiB\" (units: B, KB, MB, GB, "
                  "TB, KiB, MiB, GiB, TiB)");
@@ -347,6 +346,28 @@ static void test_simulate_collective(void **state)
     expect_error("simulate --collective all-reduce --size '1 GiB'",
                  "comet simulate: --npus: is needed: system a100-80g-selene grows to fit (its "
                  "outermost dimension is auto)");
+}
+
+static void test_simulate_step(void **state)
+{
+    (void)state;
+    cli_run r;
+    run(&r, "simulate --trace step.json");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "gpt3-175b on a100-80g-selene, 64 NPUs, simulated step"));
+    assert_non_null(strstr(r.out, "estimate   13.622 s   (simulated "));
+    char path[512], text[256];
+    snprintf(path, sizeof path, "%s/step.json", workdir);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    assert_int_equal(strncmp(text, "{\"displayTimeUnit\"", 18), 0);
+    expect_error("simulate --tp 7", "comet simulate: --tp: 7 does not divide heads (96)");
+    expect_error("simulate --offload optimizer --system a100-80g-selene",
+                 "comet simulate: --offload: system a100-80g-selene has no expansion memory tier "
+                 "to offload to");
 }
 
 void suite_cli(test_tally *t)
@@ -364,6 +385,7 @@ void suite_cli(test_tally *t)
         cmocka_unit_test(test_layer_list_example),
         cmocka_unit_test(test_search),
         cmocka_unit_test(test_simulate_collective),
+        cmocka_unit_test(test_simulate_step),
     };
     RUN_GROUP_WITH(t, cli, setup, teardown);
 }

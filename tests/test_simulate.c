@@ -8,6 +8,7 @@
 
 #include "comet/comet.h"
 #include "comet/simulate.h"
+#include "../src/sim/engine.h"
 #include "tests.h"
 
 #define GIB 1073741824.0
@@ -172,6 +173,153 @@ static void test_sim_bad_input(void **state)
                      COMET_EINPUT);
 }
 
+/* ---- training steps ---------------------------------------------------------- */
+
+/* With links that do not contend and no overlap to arbitrate, the task
+ * graph and the closed form must agree on every preset model. */
+static void test_step_agrees_with_estimate(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *model;
+        int64_t tp, pp, dp, gbs, v;
+    } cases[] = {
+        {"megatron-22b", 8, 4, 2, 64, 2},   {"gpt3-175b", 8, 8, 2, 128, 3},
+        {"gpt3-175b", 8, 8, 2, 128, 1},     {"turing-530b", 8, 5, 2, 80, 3},
+        {"megatron-1t", 8, 8, 2, 128, 2},   {"transformer-1t", 8, 8, 2, 128, 2},
+        {"llama2-70b", 8, 4, 2, 64, 2},     {"llama3-405b", 8, 7, 2, 112, 2},
+    };
+    comet_system sys;
+    comet_error err;
+    assert_int_equal(comet_preset_system("a100-80g-selene", &sys, &err), COMET_OK);
+    static comet_sim_step_result r;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        comet_model m;
+        assert_int_equal(comet_preset_model(cases[i].model, &m, &err), COMET_OK);
+        comet_strategy s;
+        comet_strategy_defaults(&s);
+        s.tp = cases[i].tp;
+        s.pp = cases[i].pp;
+        s.dp = cases[i].dp;
+        s.global_batch = cases[i].gbs;
+        s.interleave = cases[i].v;
+        s.sp = true;
+        s.recompute = COMET_RECOMPUTE_SELECTIVE;
+        s.overlap_dp = false;
+        s.grad_fp32 = true;
+        comet_result est;
+        assert_int_equal(comet_estimate(&m, &sys, &s, &est, &err), COMET_OK);
+        assert_int_equal(comet_sim_step(&m, &sys, &s, NULL, &r, &err), COMET_OK);
+        double diff = (r.step_time - est.step_time) / est.step_time;
+        printf("  %-15s tp %lld pp %lld dp %lld v %lld: simulated %.3f s, estimate %.3f s (%+.2f%%)\n",
+               cases[i].model, (long long)s.tp, (long long)s.pp, (long long)s.dp,
+               (long long)s.interleave, r.step_time, est.step_time, 100.0 * diff);
+        assert_true(fabs(diff) < 0.01);
+    }
+}
+
+/* A pipeline of identical stages without communication: 1F1B takes
+ * (m + p - 1)(t_f + t_b), then the optimizer. Four stages of two 1 TFLOP
+ * layers at 100 TFLOPS: t_f = 0.02 s, t_b = 0.04 s; eight microbatches:
+ * 11 x 0.06 s; Adam over 2e9 fp16 parameters at 1 TB/s: 2e9 x 44 / 1e12. */
+static void test_step_pipeline_closed_form(void **state)
+{
+    (void)state;
+    comet_model m;
+    memset(&m, 0, sizeof m);
+    snprintf(m.name, sizeof m.name, "toy");
+    m.kind = COMET_MODEL_LAYERS;
+    m.dtype = COMET_DTYPE_FP16;
+    m.n_layer_kinds = 1;
+    m.layer_list[0] = (comet_layer){.count = 8, .fwd_flops = 1e12, .params = 1e9};
+    m.sample_tokens = 1;
+    comet_system sys;
+    const int64_t n[1] = {0};
+    const double bw[1] = {100e9};
+    dims(&sys, 1, n, bw, 0.0, COMET_TOPO_SWITCH);
+    sys.compute.matrix_flops[COMET_DTYPE_FP16] = 100e12;
+    sys.compute.vector_flops[COMET_DTYPE_FP16] = 100e12;
+    sys.hbm.present = true;
+    sys.hbm.capacity = 1e12;
+    sys.hbm.bandwidth = 1e12;
+    sys.hbm.efficiency = 1.0;
+    comet_strategy s;
+    comet_strategy_defaults(&s);
+    s.pp = 4;
+    s.global_batch = 8;
+    static comet_sim_step_result r;
+    comet_result est;
+    comet_error err;
+    assert_int_equal(comet_sim_step(&m, &sys, &s, NULL, &r, &err), COMET_OK);
+    assert_close(r.step_time, 11 * 0.06 + 2e9 * 44.0 / 1e12, 1e-12);
+    assert_int_equal(comet_estimate(&m, &sys, &s, &est, &err), COMET_OK);
+    assert_close(r.step_time, est.step_time, 1e-12);
+    assert_close(r.compute_busy[0], 8 * 0.06 + 2e9 * 44.0 / 1e12, 1e-12);
+}
+
+/* The Chrome trace is one JSON object with a slice per task. */
+static void test_step_trace(void **state)
+{
+    (void)state;
+    comet_model m;
+    comet_system sys;
+    comet_error err;
+    assert_int_equal(comet_preset_model("megatron-22b", &m, &err), COMET_OK);
+    assert_int_equal(comet_preset_system("a100-80g-selene", &sys, &err), COMET_OK);
+    comet_strategy s;
+    comet_strategy_defaults(&s);
+    s.tp = 8;
+    s.pp = 2;
+    s.global_batch = 4;
+    comet_buf trace;
+    comet_buf_init(&trace);
+    comet_sim_step_options o = {.trace = &trace};
+    static comet_sim_step_result r;
+    assert_int_equal(comet_sim_step(&m, &sys, &s, &o, &r, &err), COMET_OK);
+    assert_non_null(trace.data);
+    const char *head = "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n";
+    assert_int_equal(strncmp(trace.data, head, strlen(head)), 0);
+    assert_non_null(strstr(trace.data, "\"args\": {\"name\": \"stage 1\"}"));
+    assert_non_null(strstr(trace.data, "\"name\": \"forward\""));
+    assert_non_null(strstr(trace.data, "\"name\": \"send gradient\""));
+    assert_string_equal(trace.data + trace.len - 3, "]}\n");
+    size_t slices = 0;
+    for (const char *p = trace.data; (p = strstr(p, "\"ph\": \"X\"")); p++)
+        slices++;
+    assert_true(slices > 0 && slices <= r.tasks);
+    comet_buf_free(&trace);
+}
+
+/* A cycle never runs: the engine says so and names a stuck task. */
+static void test_engine_detects_deadlock(void **state)
+{
+    (void)state;
+    sim_graph g;
+    sim_graph_init(&g, 2);
+    int a = sim_add_task(&g, 0, 1.0, 0, 0, 0, 1);
+    int b = sim_add_task(&g, 1, 1.0, 0, 1, 0, 2);
+    int c = sim_add_task(&g, 0, 1.0, 0, 0, 1, 3);
+    assert_int_equal(sim_add_dep(&g, a, b), 0);
+    assert_int_equal(sim_add_dep(&g, b, c), 0);
+    assert_int_equal(sim_add_dep(&g, c, b), 0); /* b <-> c */
+    double makespan;
+    comet_error err;
+    assert_int_equal(sim_run(&g, &makespan, NULL, &err), COMET_EINPUT);
+    assert_non_null(strstr(err.message, "simulation cannot progress: 2 of 3 tasks never ran"));
+    sim_graph_free(&g);
+    /* without the cycle: a (1 s), then b on the other stream, then c */
+    sim_graph_init(&g, 2);
+    a = sim_add_task(&g, 0, 1.0, 0, 0, 0, 1);
+    b = sim_add_task(&g, 1, 2.0, 0, 1, 0, 2);
+    c = sim_add_task(&g, 0, 0.5, 0, 0, 1, 3);
+    sim_add_dep(&g, a, b);
+    sim_add_dep(&g, b, c);
+    assert_int_equal(sim_run(&g, &makespan, NULL, &err), COMET_OK);
+    assert_close(makespan, 3.5, 1e-15);
+    assert_close(g.tasks[c].start, 3.0, 1e-15);
+    sim_graph_free(&g);
+}
+
 void suite_simulate(test_tally *t)
 {
     const struct CMUnitTest simulate[] = {
@@ -180,6 +328,10 @@ void suite_simulate(test_tally *t)
         cmocka_unit_test(test_themis_balances),
         cmocka_unit_test(test_congestion_shares_bandwidth),
         cmocka_unit_test(test_sim_bad_input),
+        cmocka_unit_test(test_step_agrees_with_estimate),
+        cmocka_unit_test(test_step_pipeline_closed_form),
+        cmocka_unit_test(test_step_trace),
+        cmocka_unit_test(test_engine_detects_deadlock),
     };
     RUN_GROUP(t, simulate);
 }

@@ -10,8 +10,10 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "comet/buf.h"
 #include "comet/error.h"
 #include "comet/model.h"
+#include "comet/strategy.h"
 #include "comet/system.h"
 
 typedef enum comet_sim_fidelity {
@@ -49,5 +51,33 @@ typedef struct comet_sim_collective_result {
 comet_status comet_sim_collective(const comet_system *sys, const int64_t span[COMET_MAX_DIMS],
                                   comet_collective c, double bytes, const comet_sim_options *o,
                                   comet_sim_collective_result *out, comet_error *err);
+
+/* ---- one training step ------------------------------------------------------ */
+
+#define COMET_SIM_MAX_STAGES 1024
+
+typedef struct comet_sim_step_options {
+    comet_buf *trace;      /* non-NULL: a Chrome trace-event JSON of the step is appended */
+} comet_sim_step_options;
+
+typedef struct comet_sim_step_result {
+    double step_time;
+    int stages;
+    uint64_t tasks;
+    uint64_t events;
+    /* seconds each stream of each pipeline stage was busy */
+    double compute_busy[COMET_SIM_MAX_STAGES];
+    double compute_stream_busy[COMET_SIM_MAX_STAGES]; /* compute + blocking TP collectives */
+    double tp_busy[COMET_SIM_MAX_STAGES];
+    double pp_busy[COMET_SIM_MAX_STAGES];
+    double dp_busy[COMET_SIM_MAX_STAGES];
+} comet_sim_step_result;
+
+/* Simulate one training step as a task graph (one NPU per pipeline stage:
+ * under TP and DP the NPUs of a stage behave alike), with congestion-
+ * unaware links. Offloading is not simulated yet (an error says so). */
+comet_status comet_sim_step(const comet_model *m, const comet_system *sys,
+                            const comet_strategy *s, const comet_sim_step_options *o,
+                            comet_sim_step_result *out, comet_error *err);
 
 #endif

@@ -103,7 +103,7 @@ static void time_data_parallel(const comet_system *sys, const comet_strategy *s,
     }
 }
 
-static double optimizer_bytes_per_param(const comet_strategy *s, double elem)
+double optimizer_bytes_per_param(const comet_strategy *s, double elem)
 {
     /* Mixed-precision Adam as Megatron runs it, per parameter: read the
      * low-precision gradient and write it as an fp32 main gradient (skipped

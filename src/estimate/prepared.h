@@ -23,6 +23,9 @@ typedef struct layer_time {
 void layer_times(const work_layer *l, const hw_rates *r, const comet_system *sys,
                  const comet_strategy *s, layer_time *out);
 
+/* HBM bytes the optimizer step moves per parameter it updates. */
+double optimizer_bytes_per_param(const comet_strategy *s, double elem);
+
 /* `resolved` has passed comet_strategy_resolve and `work` is
  * work_build(m, resolved). With stop_if_no_fit, a strategy that does not
  * fit returns after the memory footprint, with no times filled in. */

@@ -1,0 +1,49 @@
+/* Internal: a deterministic discrete-event engine for task graphs. Each
+ * task runs on one resource (a stream of one NPU: compute, a group's
+ * communication, a link direction, memory) for a fixed duration; a
+ * resource runs its tasks one at a time in the order they were added
+ * (program order), each once all its dependencies have finished. */
+#ifndef COMET_SIM_ENGINE_H
+#define COMET_SIM_ENGINE_H
+
+#include <stdint.h>
+#include "comet/error.h"
+
+typedef struct sim_task {
+    double duration;
+    double start, end;
+    int resource;
+    int deps_left;
+    int first_succ, n_succ;   /* successor list (filled by sim_run) */
+    uint8_t kind;             /* caller's label, for traces and errors */
+    int16_t stage;
+    int32_t micro;
+    int32_t layer;
+} sim_task;
+
+typedef struct sim_graph {
+    sim_task *tasks;
+    int n, cap;
+    int *edge_from, *edge_to;
+    int n_edges, cap_edges;
+    int *succ;                /* successors, grouped by task */
+    int n_resources;
+    uint64_t events;
+} sim_graph;
+
+void sim_graph_init(sim_graph *g, int n_resources);
+void sim_graph_free(sim_graph *g);
+/* Returns the task id, or -1 when out of memory. */
+int sim_add_task(sim_graph *g, int resource, double duration, uint8_t kind, int stage, int micro,
+                 int layer);
+/* `after` starts only once `before` has finished; -1 ids are ignored. */
+int sim_add_dep(sim_graph *g, int before, int after);
+
+/* Run to the end. Fills every task's start and end and *makespan. A graph
+ * that cannot finish (a cycle, or a dependency that can never be met)
+ * is an error naming a stuck task, through describe(). */
+comet_status sim_run(sim_graph *g, double *makespan,
+                     void (*describe)(const sim_task *t, char *out, size_t cap),
+                     comet_error *err);
+
+#endif

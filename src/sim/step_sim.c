@@ -1,0 +1,367 @@
+/* Event-driven simulation of one training step. The step becomes a task
+ * graph over the pipeline stages (NPUs of one stage behave alike under TP
+ * and DP, so one NPU per stage is simulated): per stage a compute stream,
+ * a TP stream, forward and backward p2p links and a DP stream. Every pass
+ * of every microbatch through every virtual stage (model chunk) is a chain
+ * of per-layer compute and TP collective tasks priced by the estimator's
+ * own layer_times (one source for FLOPs and bytes); the compute stream
+ * runs Megatron's 1F1B or interleaved schedule in program order; pipeline
+ * sends link stages; data-parallel gradient buckets start as each layer's
+ * last backward ends (ZeRO-2/3 reduce every microbatch, ZeRO-3 gathers
+ * weights ahead of each layer); the optimizer step closes the stage. */
+#include "comet/simulate.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "comet/network.h"
+#include "../estimate/prepared.h"
+#include "engine.h"
+#include "trace.h"
+
+enum { R_COMPUTE, R_TP, R_PP_FWD, R_PP_BWD, R_DP, R_PER_STAGE };
+enum { K_FWD, K_BWD, K_RECOMPUTE, K_TP, K_SEND_FWD, K_SEND_BWD, K_DP, K_OPTIMIZER, K_GATHER };
+
+static const char *const kind_names[] = {"forward", "backward", "recompute", "tp collective",
+                                         "send activation", "send gradient", "dp collective",
+                                         "optimizer", "zero gather"};
+
+/* A run of layers of one kind on a virtual stage. */
+typedef struct segment {
+    int kind;            /* index into work.layers */
+    double count;        /* layers it stands for (1 for transformer blocks) */
+    int layer;           /* global layer number, for names */
+} segment;
+
+#define MAX_SEGMENTS 4096
+
+typedef struct builder {
+    const comet_model *m;
+    const comet_system *sys;
+    const comet_strategy *s;
+    work_stage work;
+    hw_rates rates;
+    layer_time lt[4 + COMET_MAX_LAYER_KINDS];
+    int p, v, vstages;
+    int64_t micro;
+    double elem;
+    sim_graph g;
+    /* per (microbatch, virtual stage): first and last task of each pass, and the sends */
+    int *fwd_first, *fwd_last, *bwd_first, *bwd_last, *send_fwd, *send_bwd;
+    int *dp_last;        /* per stage: last DP task before the optimizer */
+    bool oom;
+} builder;
+
+static int idx(const builder *b, int64_t mb, int vs)
+{
+    return (int)(mb * b->vstages + vs);
+}
+
+static int res(int stage, int kind)
+{
+    return stage * R_PER_STAGE + kind;
+}
+
+/* Segments of virtual stage vs: embedding first, blocks, LM head last;
+ * layer lists carry every kind, 1/(pp v) of its count. */
+static int segments_of(const builder *b, int vs, segment *out)
+{
+    int n = 0;
+    const work_stage *w = &b->work;
+    int64_t total = b->m->kind == COMET_MODEL_TRANSFORMER ? b->m->layers : 0;
+    int64_t base = total / b->vstages, extra = total % b->vstages;
+    int64_t blocks = base + (vs < extra ? 1 : 0);
+    int64_t first_layer = vs * base + (vs < extra ? vs : extra);
+    for (int k = 0; k < w->n_layers && n < MAX_SEGMENTS; k++) {
+        const work_layer *l = &w->layers[k];
+        if (b->m->kind != COMET_MODEL_TRANSFORMER) {
+            out[n++] = (segment){k, l->count * b->p / b->vstages, k};
+            continue;
+        }
+        if (l->where == WORK_FIRST_STAGE && vs == 0)
+            out[n++] = (segment){k, 1.0, -1};
+        if (l->where == WORK_EVERY_STAGE)
+            for (int64_t i = 0; i < blocks && n < MAX_SEGMENTS; i++)
+                out[n++] = (segment){k, 1.0, (int)(first_layer + i)};
+    }
+    /* the LM head ends the last virtual stage */
+    for (int k = 0; b->m->kind == COMET_MODEL_TRANSFORMER && k < w->n_layers; k++)
+        if (w->layers[k].where == WORK_LAST_STAGE && vs == b->vstages - 1 && n < MAX_SEGMENTS)
+            out[n++] = (segment){k, 1.0, (int)total};
+    return n;
+}
+
+static int task(builder *b, int stage, int kind_res, double dur, int kind, int64_t mb, int layer,
+                int after)
+{
+    /* Without TP overlap the TP collectives block the compute stream, as
+     * Megatron runs them; with it they have a stream of their own. */
+    if (kind_res == R_TP && !b->s->overlap_tp)
+        kind_res = R_COMPUTE;
+    int id = sim_add_task(&b->g, res(stage, kind_res), dur, (uint8_t)kind, stage, (int)mb, layer);
+    if (id < 0 || sim_add_dep(&b->g, after, id))
+        b->oom = true;
+    return id;
+}
+
+static double dp_time(const builder *b, comet_collective c, double bytes)
+{
+    return comet_collective_time(b->sys, b->s->place[COMET_GROUP_DP], c, bytes);
+}
+
+/* ZeRO-3: gather a segment's weights ahead of using them (prefetched: the
+ * gathers queue on the DP stream, the compute waits for its own). */
+static int gather(builder *b, int stage, const segment *sg, int64_t mb)
+{
+    if (b->s->zero_stage < 3 || b->s->dp <= 1)
+        return -1;
+    double bytes = b->work.layers[sg->kind].params * sg->count * b->elem;
+    int id = task(b, stage, R_DP, dp_time(b, COMET_COLL_ALL_GATHER, bytes), K_GATHER, mb,
+                  sg->layer, -1);
+    return id;
+}
+
+/* One pass (forward or backward) of microbatch mb through virtual stage vs. */
+static void pass(builder *b, int64_t mb, int vs, bool forward)
+{
+    int stage = vs % b->p;
+    segment segs[MAX_SEGMENTS];
+    int n = segments_of(b, vs, segs);
+    int prev = -1, first = -1;
+    bool last_mb = mb == b->micro - 1;
+    for (int i = 0; i < n; i++) {
+        const segment *sg = &segs[forward ? i : n - 1 - i];
+        const layer_time *lt = &b->lt[sg->kind];
+        int g = gather(b, stage, sg, mb);
+        int t;
+        if (forward) {
+            t = task(b, stage, R_COMPUTE, lt->fwd * sg->count, K_FWD, mb, sg->layer, prev);
+            sim_add_dep(&b->g, g, t);
+            if (first < 0)
+                first = t;
+            prev = t;
+            if (lt->comm_fwd[COMET_GROUP_TP] > 0.0)
+                prev = task(b, stage, R_TP, lt->comm_fwd[COMET_GROUP_TP] * sg->count, K_TP, mb,
+                            sg->layer, prev);
+        } else {
+            if (lt->recompute > 0.0 || lt->comm_rc[COMET_GROUP_TP] > 0.0) {
+                t = task(b, stage, R_COMPUTE, lt->recompute * sg->count, K_RECOMPUTE, mb,
+                         sg->layer, prev);
+                sim_add_dep(&b->g, g, t);
+                if (first < 0)
+                    first = t;
+                prev = t;
+                if (lt->comm_rc[COMET_GROUP_TP] > 0.0)
+                    prev = task(b, stage, R_TP, lt->comm_rc[COMET_GROUP_TP] * sg->count, K_TP,
+                                mb, sg->layer, prev);
+            }
+            t = task(b, stage, R_COMPUTE, lt->bwd * sg->count, K_BWD, mb, sg->layer, prev);
+            sim_add_dep(&b->g, g, t);
+            if (first < 0)
+                first = t;
+            int grad = t;
+            prev = t;
+            if (lt->comm_bwd[COMET_GROUP_TP] > 0.0)
+                prev = task(b, stage, R_TP, lt->comm_bwd[COMET_GROUP_TP] * sg->count, K_TP, mb,
+                            sg->layer, prev);
+            /* gradient buckets on the DP stream */
+            if (b->s->dp > 1 && b->s->overlap_dp && (last_mb || b->s->zero_stage >= 2)) {
+                double bytes = b->work.layers[sg->kind].params * sg->count *
+                               (b->s->grad_fp32 ? 4.0 : b->elem);
+                comet_collective c = b->s->zero_stage >= 1 ? COMET_COLL_REDUCE_SCATTER
+                                                           : COMET_COLL_ALL_REDUCE;
+                b->dp_last[stage] = task(b, stage, R_DP, dp_time(b, c, bytes), K_DP, mb,
+                                         sg->layer, grad);
+            }
+        }
+    }
+    int *first_tab = forward ? b->fwd_first : b->bwd_first;
+    int *last_tab = forward ? b->fwd_last : b->bwd_last;
+    first_tab[idx(b, mb, vs)] = first;
+    last_tab[idx(b, mb, vs)] = prev;
+    /* send to the next virtual stage (forward) or the previous (backward) */
+    bool send = forward ? vs < b->vstages - 1 : vs > 0;
+    if (send && b->p > 1) {
+        double hop = comet_p2p_time(b->sys, b->s->place[COMET_GROUP_PP], b->work.p2p_bytes);
+        int id = task(b, stage, forward ? R_PP_FWD : R_PP_BWD, hop,
+                      forward ? K_SEND_FWD : K_SEND_BWD, mb, -1, prev);
+        (forward ? b->send_fwd : b->send_bwd)[idx(b, mb, vs)] = id;
+    } else if (send) {
+        (forward ? b->send_fwd : b->send_bwd)[idx(b, mb, vs)] = prev;
+    }
+}
+
+/* Megatron's order of passes on one stage: warm-up forwards, then one
+ * forward and one backward in turn, then the remaining backwards. With
+ * interleaving, step k maps to (microbatch, model chunk) as in
+ * Megatron-LM's interleaved schedule. */
+static void stage_program(builder *b, int stage)
+{
+    int64_t p = b->p, v = b->v, total = b->micro * v;
+    int64_t warm = v == 1 ? p - stage - 1 : (p - stage - 1) * 2 + (v - 1) * p;
+    if (warm > total)
+        warm = total;
+    int64_t f = 0, k = 0;
+#define FWD_STEP(step) \
+    pass(b, ((step) / (p * v)) * p + (step) % p, (int)(((step) / p) % v * p + stage), true)
+#define BWD_STEP(step) \
+    pass(b, ((step) / (p * v)) * p + (step) % p, (int)((v - 1 - ((step) / p) % v) * p + stage), false)
+    for (; f < warm; f++)
+        FWD_STEP(f);
+    for (; f < total; f++, k++) {
+        FWD_STEP(f);
+        BWD_STEP(k);
+    }
+    for (; k < total; k++)
+        BWD_STEP(k);
+#undef FWD_STEP
+#undef BWD_STEP
+}
+
+/* After the last backward: reductions not yet done, the optimizer, ZeRO's
+ * weight gather. */
+static void stage_epilogue(builder *b, int stage)
+{
+    const comet_strategy *s = b->s;
+    double params = 0.0;
+    for (int vs = stage; vs < b->vstages; vs += b->p) {
+        segment segs[MAX_SEGMENTS];
+        int n = segments_of(b, vs, segs);
+        for (int i = 0; i < n; i++)
+            params += b->work.layers[segs[i].kind].params * segs[i].count;
+    }
+    int last_bwd = -1;
+    for (int64_t mb = 0; mb < b->micro; mb++)
+        for (int vs = stage; vs < b->vstages; vs += b->p)
+            if (b->bwd_last[idx(b, mb, vs)] > last_bwd)
+                last_bwd = b->bwd_last[idx(b, mb, vs)];
+    int after = b->dp_last[stage] >= 0 ? b->dp_last[stage] : last_bwd;
+    if (s->dp > 1 && !s->overlap_dp) {
+        double bytes = params * (s->grad_fp32 ? 4.0 : b->elem);
+        comet_collective c = s->zero_stage >= 1 ? COMET_COLL_REDUCE_SCATTER : COMET_COLL_ALL_REDUCE;
+        after = task(b, stage, R_DP, dp_time(b, c, bytes), K_DP, b->micro - 1, -1, last_bwd);
+    }
+    double updated = params / (s->zero_stage >= 1 ? (double)s->dp : 1.0);
+    int opt = task(b, stage, R_COMPUTE,
+                   updated * optimizer_bytes_per_param(s, b->elem) / b->rates.hbm, K_OPTIMIZER,
+                   b->micro - 1, -1, after);
+    sim_add_dep(&b->g, last_bwd, opt);
+    if (s->dp > 1 && (s->zero_stage == 1 || s->zero_stage == 2))
+        task(b, stage, R_DP, dp_time(b, COMET_COLL_ALL_GATHER, params * b->elem), K_GATHER,
+             b->micro - 1, -1, opt);
+}
+
+/* Cross-stage edges: a pass waits for what the neighbouring virtual stage
+ * sends, and a backward for its own forward. */
+static void link_passes(builder *b)
+{
+    for (int64_t mb = 0; mb < b->micro; mb++)
+        for (int vs = 0; vs < b->vstages; vs++) {
+            int i = idx(b, mb, vs);
+            if (vs > 0)
+                sim_add_dep(&b->g, b->send_fwd[idx(b, mb, vs - 1)], b->fwd_first[i]);
+            if (vs < b->vstages - 1)
+                sim_add_dep(&b->g, b->send_bwd[idx(b, mb, vs + 1)], b->bwd_first[i]);
+            sim_add_dep(&b->g, b->fwd_last[i], b->bwd_first[i]);
+        }
+}
+
+static void describe(const sim_task *t, char *out, size_t cap)
+{
+    snprintf(out, cap, "stage %d %s of microbatch %d, layer %d", t->stage,
+             t->kind < sizeof kind_names / sizeof kind_names[0] ? kind_names[t->kind] : "?",
+             t->micro, t->layer);
+}
+
+static void collect(const builder *b, double makespan, comet_sim_step_result *out)
+{
+    memset(out, 0, sizeof *out);
+    out->step_time = makespan;
+    out->stages = b->p;
+    out->tasks = (uint64_t)b->g.n;
+    out->events = b->g.events;
+    for (int i = 0; i < b->g.n; i++) {
+        const sim_task *t = &b->g.tasks[i];
+        int stage = t->stage < COMET_SIM_MAX_STAGES ? t->stage : COMET_SIM_MAX_STAGES - 1;
+        int r = t->resource % R_PER_STAGE;
+        double d = t->end - t->start;
+        if (r == R_COMPUTE)
+            out->compute_stream_busy[stage] += d;
+        if (t->kind == K_TP)
+            out->tp_busy[stage] += d;
+        else if (r == R_COMPUTE)
+            out->compute_busy[stage] += d;
+        else if (r == R_TP)
+            out->tp_busy[stage] += d;
+        else if (r == R_DP)
+            out->dp_busy[stage] += d;
+        else
+            out->pp_busy[stage] += d;
+    }
+}
+
+comet_status comet_sim_step(const comet_model *m, const comet_system *sys,
+                            const comet_strategy *s_in, const comet_sim_step_options *o,
+                            comet_sim_step_result *out, comet_error *err)
+{
+    comet_strategy s = *s_in;
+    comet_status st = comet_strategy_resolve(m, sys, &s, NULL, err);
+    if (st)
+        return st;
+    if (s.offload_optimizer || s.offload_weights || s.offload_activations)
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "strategy.offload",
+                               "offloading is not simulated yet; use comet estimate");
+    if (s.pp > COMET_SIM_MAX_STAGES)
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "strategy.pp",
+                               "at most %d pipeline stages are simulated", COMET_SIM_MAX_STAGES);
+    builder *b = calloc(1, sizeof *b);
+    if (!b)
+        return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    b->m = m;
+    b->sys = sys;
+    b->s = &s;
+    work_build(m, &s, &b->work);
+    hw_rates_init(&b->rates, sys, m->dtype);
+    for (int k = 0; k < b->work.n_layers; k++)
+        layer_times(&b->work.layers[k], &b->rates, sys, &s, &b->lt[k]);
+    b->p = (int)s.pp;
+    b->v = (int)s.interleave;
+    b->vstages = b->p * b->v;
+    b->micro = s.global_batch / (s.microbatch * s.dp);
+    b->elem = comet_dtype_bytes(m->dtype);
+    size_t cells = (size_t)b->micro * (size_t)b->vstages;
+    sim_graph_init(&b->g, b->p * R_PER_STAGE);
+    int **tabs[] = {&b->fwd_first, &b->fwd_last, &b->bwd_first, &b->bwd_last, &b->send_fwd,
+                    &b->send_bwd};
+    for (size_t i = 0; i < sizeof tabs / sizeof tabs[0]; i++) {
+        *tabs[i] = malloc(sizeof(int) * cells);
+        b->oom = b->oom || !*tabs[i];
+        for (size_t c = 0; *tabs[i] && c < cells; c++)
+            (*tabs[i])[c] = -1;
+    }
+    b->dp_last = malloc(sizeof(int) * (size_t)b->p);
+    b->oom = b->oom || !b->dp_last;
+    for (int i = 0; b->dp_last && i < b->p; i++)
+        b->dp_last[i] = -1;
+    for (int stage = 0; stage < b->p && !b->oom; stage++) {
+        stage_program(b, stage);
+        stage_epilogue(b, stage);
+    }
+    if (!b->oom)
+        link_passes(b);
+    double makespan = 0.0;
+    st = b->oom ? comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory")
+                : sim_run(&b->g, &makespan, describe, err);
+    if (!st)
+        collect(b, makespan, out);
+    if (!st && o && o->trace)
+        sim_trace_write(&b->g, kind_names, o->trace);
+    for (size_t i = 0; i < sizeof tabs / sizeof tabs[0]; i++)
+        free(*tabs[i]);
+    free(b->dp_last);
+    sim_graph_free(&b->g);
+    free(b);
+    return st;
+}
