@@ -1,12 +1,18 @@
-/* Discrete-event execution of a task graph: a heap of task completions
- * ordered by (time, task id), so runs are deterministic; each resource
- * executes its own tasks strictly in the order they were added, as a GPU
- * stream runs kernels in program order; a task starts when its resource
- * reaches it and its last dependency has finished. When the heap empties
- * with tasks left, the graph is stuck (a cycle or a missing dependency)
- * and the first stuck task is named. */
+/* Discrete-event execution of a task graph. Events sit in a heap ordered
+ * by (time, id), so runs are deterministic. A stream resource executes its
+ * tasks strictly in the order they were added, as a GPU stream runs
+ * kernels in program order: a task starts when its stream reaches it and
+ * its last dependency has finished. A shared resource (a link under
+ * congestion) runs all its ready tasks together: each spends its unshared
+ * duration, then shares the bandwidth equally with the others in their
+ * bandwidth part (processor sharing); its next event is recomputed
+ * whenever its set of tasks changes, older events being dropped by a
+ * version number. When the heap empties with tasks left, the graph is
+ * stuck (a cycle or a missing dependency) and a stuck task is named. */
 #include "engine.h"
 
+#include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +29,20 @@ void sim_graph_free(sim_graph *g)
     free(g->edge_from);
     free(g->edge_to);
     free(g->succ);
+    free(g->shared);
     memset(g, 0, sizeof *g);
+}
+
+int sim_set_shared(sim_graph *g, int resource)
+{
+    if (!g->shared) {
+        g->shared = calloc((size_t)g->n_resources, 1);
+        if (!g->shared)
+            return -1;
+    }
+    if (resource >= 0 && resource < g->n_resources)
+        g->shared[resource] = 1;
+    return 0;
 }
 
 int sim_add_task(sim_graph *g, int resource, double duration, uint8_t kind, int stage, int micro,
@@ -71,115 +90,256 @@ int sim_add_dep(sim_graph *g, int before, int after)
     return 0;
 }
 
-/* ---- completion heap, by (time, id) ---------------------------------------- */
+/* ---- event heap, by (time, id) ---------------------------------------------- */
 
 typedef struct event {
     double time;
-    int task;
+    int id;               /* a task (stream event) or n + resource (shared event) */
+    unsigned version;     /* shared events: valid only if still current */
 } event;
+
+typedef struct heap {
+    event *e;
+    int n, cap;
+} heap;
 
 static int earlier(const event *a, const event *b)
 {
-    return a->time < b->time || (a->time == b->time && a->task < b->task);
+    return a->time < b->time || (a->time == b->time && a->id < b->id);
 }
 
-static void push(event *h, int *n, event e)
+static int push(heap *h, event e)
 {
-    int i = (*n)++;
-    h[i] = e;
-    while (i > 0 && earlier(&h[i], &h[(i - 1) / 2])) {
-        event t = h[i];
-        h[i] = h[(i - 1) / 2];
-        h[(i - 1) / 2] = t;
+    if (h->n == h->cap) {
+        int cap = h->cap ? 2 * h->cap : 256;
+        event *p = realloc(h->e, sizeof *p * (size_t)cap);
+        if (!p)
+            return -1;
+        h->e = p;
+        h->cap = cap;
+    }
+    int i = h->n++;
+    h->e[i] = e;
+    while (i > 0 && earlier(&h->e[i], &h->e[(i - 1) / 2])) {
+        event t = h->e[i];
+        h->e[i] = h->e[(i - 1) / 2];
+        h->e[(i - 1) / 2] = t;
         i = (i - 1) / 2;
     }
+    return 0;
 }
 
-static event pop(event *h, int *n)
+static event pop(heap *h)
 {
-    event top = h[0];
-    h[0] = h[--*n];
+    event top = h->e[0];
+    h->e[0] = h->e[--h->n];
     int i = 0;
     for (;;) {
         int m = i, l = 2 * i + 1, r = l + 1;
-        if (l < *n && earlier(&h[l], &h[m]))
+        if (l < h->n && earlier(&h->e[l], &h->e[m]))
             m = l;
-        if (r < *n && earlier(&h[r], &h[m]))
+        if (r < h->n && earlier(&h->e[r], &h->e[m]))
             m = r;
         if (m == i)
             break;
-        event t = h[i];
-        h[i] = h[m];
-        h[m] = t;
+        event t = h->e[i];
+        h->e[i] = h->e[m];
+        h->e[m] = t;
         i = m;
     }
     return top;
 }
 
-/* ---- run ------------------------------------------------------------------ */
+/* ---- resources ---------------------------------------------------------------- */
 
-typedef struct stream {
-    int *tasks;     /* this resource's tasks in program order */
+typedef struct resource {
+    int *tasks;           /* streams: its tasks in program order */
     int n, next;
-    int busy;       /* a task is running */
-    double free_at;
-} stream;
+    int busy;
+    /* shared resources */
+    int *active;          /* running tasks */
+    int n_active, cap_active;
+    double *remaining;    /* bandwidth seconds left, per active task */
+    double updated;       /* time `remaining` was last advanced to */
+    unsigned version;
+} resource;
 
-static comet_status build(sim_graph *g, stream *streams, comet_error *err)
+typedef struct run {
+    sim_graph *g;
+    resource *res;
+    heap h;
+    double now;
+    int finished;
+    int oom;
+} run;
+
+static double shared_rate(const run *r, const resource *s)
+{
+    int in_bw = 0;
+    for (int i = 0; i < s->n_active; i++)
+        in_bw += r->g->tasks[s->active[i]].start + r->g->tasks[s->active[i]].duration <= r->now;
+    return in_bw > 0 ? 1.0 / in_bw : 1.0;
+}
+
+/* Bring a shared resource's tasks to `now`. */
+static void advance(run *r, resource *s)
+{
+    double rate = 1.0;
+    int in_bw = 0;
+    for (int i = 0; i < s->n_active; i++)
+        in_bw += r->g->tasks[s->active[i]].start + r->g->tasks[s->active[i]].duration <= s->updated;
+    rate = in_bw > 0 ? 1.0 / in_bw : 1.0;
+    for (int i = 0; i < s->n_active; i++) {
+        const sim_task *t = &r->g->tasks[s->active[i]];
+        double from = t->start + t->duration > s->updated ? t->start + t->duration : s->updated;
+        if (r->now > from)
+            s->remaining[i] -= (r->now - from) * rate;
+    }
+    s->updated = r->now;
+}
+
+/* Schedule the shared resource's next event (a fixed part ending or a
+ * task finishing). */
+static void reschedule(run *r, int id)
+{
+    resource *s = &r->res[id];
+    s->version++;
+    double rate = shared_rate(r, s), next = INFINITY;
+    for (int i = 0; i < s->n_active; i++) {
+        const sim_task *t = &r->g->tasks[s->active[i]];
+        double fixed_end = t->start + t->duration;
+        double at = fixed_end > r->now ? fixed_end : r->now + s->remaining[i] / rate;
+        next = at < next ? at : next;
+    }
+    if (next < INFINITY && push(&r->h, (event){next, r->g->n + id, s->version}))
+        r->oom = 1;
+}
+
+static void complete(run *r, int task);
+
+static void start_task(run *r, int task)
+{
+    sim_task *t = &r->g->tasks[task];
+    resource *s = &r->res[t->resource];
+    if (r->g->shared && r->g->shared[t->resource]) {
+        advance(r, s);
+        if (s->n_active == s->cap_active) {
+            int cap = s->cap_active ? 2 * s->cap_active : 8;
+            int *a = realloc(s->active, sizeof *a * (size_t)cap);
+            double *m = realloc(s->remaining, sizeof *m * (size_t)cap);
+            if (!a || !m) {
+                r->oom = 1;
+                if (a)
+                    s->active = a;
+                if (m)
+                    s->remaining = m;
+                return;
+            }
+            s->active = a;
+            s->remaining = m;
+            s->cap_active = cap;
+        }
+        t->start = r->now;
+        s->active[s->n_active] = task;
+        s->remaining[s->n_active] = t->work;
+        s->n_active++;
+        reschedule(r, t->resource);
+        return;
+    }
+    t->start = r->now;
+    t->end = t->start + t->duration;
+    s->busy = 1;
+    if (push(&r->h, (event){t->end, task, 0}))
+        r->oom = 1;
+}
+
+/* A stream starts its next task if it is free and the task is ready. */
+static void try_stream(run *r, int id)
+{
+    resource *s = &r->res[id];
+    if (s->busy || s->next >= s->n)
+        return;
+    int task = s->tasks[s->next];
+    if (r->g->tasks[task].deps_left == 0)
+        start_task(r, task);
+}
+
+static void complete(run *r, int task)
+{
+    sim_task *t = &r->g->tasks[task];
+    t->end = r->now;
+    r->finished++;
+    for (int i = 0; i < t->n_succ; i++) {
+        int u = r->g->succ[t->first_succ + i];
+        sim_task *ut = &r->g->tasks[u];
+        if (--ut->deps_left > 0)
+            continue;
+        if (r->g->shared && r->g->shared[ut->resource])
+            start_task(r, u);
+        else
+            try_stream(r, ut->resource);
+    }
+}
+
+/* A shared resource's event: finish what is done, reschedule. */
+static void shared_event(run *r, int id)
+{
+    resource *s = &r->res[id];
+    advance(r, s);
+    int kept = 0, done[64], n_done = 0;
+    for (int i = 0; i < s->n_active; i++) {
+        const sim_task *t = &r->g->tasks[s->active[i]];
+        bool fixed_over = t->start + t->duration <= r->now;
+        if (fixed_over && s->remaining[i] <= 1e-12 * (t->work + 1e-9) && n_done < 64) {
+            done[n_done++] = s->active[i];
+        } else {
+            s->active[kept] = s->active[i];
+            s->remaining[kept] = s->remaining[i];
+            kept++;
+        }
+    }
+    s->n_active = kept;
+    reschedule(r, id);
+    for (int i = 0; i < n_done; i++)
+        complete(r, done[i]);
+}
+
+static comet_status build(sim_graph *g, resource *res, comet_error *err)
 {
     int *count = calloc((size_t)g->n + 1, sizeof *count);
     g->succ = malloc(sizeof *g->succ * (size_t)(g->n_edges > 0 ? g->n_edges : 1));
     int *per_res = calloc((size_t)g->n_resources, sizeof *per_res);
-    if (!count || !g->succ || !per_res) {
-        free(count);
-        free(per_res);
-        return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
-    }
-    for (int e = 0; e < g->n_edges; e++) {
+    comet_status st = COMET_OK;
+    if (!count || !g->succ || !per_res)
+        st = comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    for (int e = 0; !st && e < g->n_edges; e++) {
         count[g->edge_from[e]]++;
         g->tasks[g->edge_to[e]].deps_left++;
     }
     int at = 0;
-    for (int i = 0; i < g->n; i++) {
+    for (int i = 0; !st && i < g->n; i++) {
         g->tasks[i].first_succ = at;
         g->tasks[i].n_succ = 0;
         at += count[i];
     }
-    for (int e = 0; e < g->n_edges; e++) {
+    for (int e = 0; !st && e < g->n_edges; e++) {
         sim_task *t = &g->tasks[g->edge_from[e]];
         g->succ[t->first_succ + t->n_succ++] = g->edge_to[e];
     }
-    for (int i = 0; i < g->n; i++)
+    for (int i = 0; !st && i < g->n; i++)
         per_res[g->tasks[i].resource]++;
-    for (int r = 0; r < g->n_resources; r++) {
-        streams[r].tasks = malloc(sizeof(int) * (size_t)(per_res[r] > 0 ? per_res[r] : 1));
-        if (!streams[r].tasks) {
-            free(count);
-            free(per_res);
-            return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
-        }
+    for (int r = 0; !st && r < g->n_resources; r++) {
+        res[r].tasks = malloc(sizeof(int) * (size_t)(per_res[r] > 0 ? per_res[r] : 1));
+        if (!res[r].tasks)
+            st = comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
     }
-    for (int i = 0; i < g->n; i++) {
-        stream *s = &streams[g->tasks[i].resource];
+    for (int i = 0; !st && i < g->n; i++) {
+        resource *s = &res[g->tasks[i].resource];
         s->tasks[s->n++] = i;
     }
     free(count);
     free(per_res);
-    return COMET_OK;
-}
-
-/* Start the resource's next task if it is free and the task is ready. */
-static void try_start(sim_graph *g, stream *s, double now, event *heap, int *n_heap)
-{
-    if (s->busy || s->next >= s->n)
-        return;
-    sim_task *t = &g->tasks[s->tasks[s->next]];
-    if (t->deps_left > 0)
-        return;
-    t->start = now > s->free_at ? now : s->free_at;
-    t->end = t->start + t->duration;
-    s->busy = 1;
-    push(heap, n_heap, (event){t->end, s->tasks[s->next]});
+    return st;
 }
 
 comet_status sim_run(sim_graph *g, double *makespan,
@@ -192,55 +352,67 @@ comet_status sim_run(sim_graph *g, double *makespan,
             return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
                                    "a dependency names task %d, which does not exist",
                                    g->edge_from[e] >= g->n ? g->edge_from[e] : g->edge_to[e]);
-    stream *streams = calloc((size_t)(g->n_resources > 0 ? g->n_resources : 1), sizeof *streams);
-    event *heap = malloc(sizeof *heap * (size_t)(g->n_resources > 0 ? g->n_resources : 1));
-    comet_status st = streams && heap ? build(g, streams, err)
-                                      : comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL,
-                                                        "out of memory");
-    int n_heap = 0, finished = 0;
-    double now = 0.0;
-    for (int r = 0; !st && r < g->n_resources; r++)
-        try_start(g, &streams[r], now, heap, &n_heap);
-    while (!st && n_heap > 0) {
-        event e = pop(heap, &n_heap);
-        now = e.time;
+    for (int i = 0; i < g->n; i++)
+        if (g->tasks[i].resource < 0 || g->tasks[i].resource >= g->n_resources)
+            return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
+                                   "task %d runs on resource %d, which does not exist", i,
+                                   g->tasks[i].resource);
+    run r = {.g = g};
+    r.res = calloc((size_t)(g->n_resources > 0 ? g->n_resources : 1), sizeof *r.res);
+    comet_status st = r.res ? build(g, r.res, err)
+                            : comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL,
+                                              "out of memory");
+    for (int i = 0; !st && i < g->n; i++)
+        if (g->tasks[i].deps_left == 0 && g->shared && g->shared[g->tasks[i].resource])
+            start_task(&r, i);
+    for (int id = 0; !st && id < g->n_resources; id++)
+        if (!(g->shared && g->shared[id]))
+            try_stream(&r, id);
+    while (!st && !r.oom && r.h.n > 0) {
+        event e = pop(&r.h);
+        if (e.id >= g->n) {
+            int id = e.id - g->n;
+            if (e.version != r.res[id].version)
+                continue; /* the resource changed since */
+            r.now = e.time;
+            g->events++;
+            shared_event(&r, id);
+            continue;
+        }
+        r.now = e.time;
         g->events++;
-        sim_task *t = &g->tasks[e.task];
-        stream *s = &streams[t->resource];
+        sim_task *t = &g->tasks[e.id];
+        resource *s = &r.res[t->resource];
         s->busy = 0;
-        s->free_at = now;
         s->next++;
-        finished++;
-        for (int i = 0; i < t->n_succ; i++) {
-            sim_task *u = &g->tasks[g->succ[t->first_succ + i]];
-            u->deps_left--;
-            if (u->deps_left == 0)
-                try_start(g, &streams[u->resource], now, heap, &n_heap);
-        }
-        try_start(g, s, now, heap, &n_heap);
+        complete(&r, e.id);
+        try_stream(&r, t->resource);
     }
-    if (!st && finished < g->n) {
-        /* stuck: name the first task a resource is waiting on */
-        for (int r = 0; r < g->n_resources; r++) {
-            stream *s = &streams[r];
-            if (s->next < s->n) {
-                char what[160] = "";
-                if (describe)
-                    describe(&g->tasks[s->tasks[s->next]], what, sizeof what);
-                st = comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
-                                     "simulation cannot progress: %d of %d tasks never ran; "
-                                     "stuck at task %d (%s), which waits on %d unfinished "
-                                     "dependencies (a cycle or a missing task)",
-                                     g->n - finished, g->n, s->tasks[s->next], what,
-                                     g->tasks[s->tasks[s->next]].deps_left);
-                break;
-            }
+    if (!st && r.oom)
+        st = comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    if (!st && r.finished < g->n) {
+        /* stuck: name the first task that never ran */
+        for (int i = 0; i < g->n; i++) {
+            if (g->tasks[i].end >= 0.0 || g->tasks[i].deps_left == 0)
+                continue;
+            char what[160] = "";
+            if (describe)
+                describe(&g->tasks[i], what, sizeof what);
+            st = comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
+                                 "simulation cannot progress: %d of %d tasks never ran; stuck at "
+                                 "task %d (%s), which waits on %d unfinished dependencies (a "
+                                 "cycle or a missing task)",
+                                 g->n - r.finished, g->n, i, what, g->tasks[i].deps_left);
+            break;
         }
     }
-    *makespan = now;
-    for (int r = 0; streams && r < g->n_resources; r++)
-        free(streams[r].tasks);
-    free(streams);
-    free(heap);
+    *makespan = r.now;
+    for (int id = 0; r.res && id < g->n_resources; id++) {
+        free(r.res[id].tasks);
+        free(r.res[id].active);
+        free(r.res[id].remaining);
+    }
+    free(r.res);
+    free(r.h.e);
     return st;
 }

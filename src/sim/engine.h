@@ -1,8 +1,11 @@
 /* Internal: a deterministic discrete-event engine for task graphs. Each
- * task runs on one resource (a stream of one NPU: compute, a group's
- * communication, a link direction, memory) for a fixed duration; a
- * resource runs its tasks one at a time in the order they were added
- * (program order), each once all its dependencies have finished. */
+ * task runs on one resource. A stream (compute, a group's communication,
+ * a link direction) runs its tasks one at a time in the order they were
+ * added (program order), each once all its dependencies have finished, for
+ * its duration. A shared resource (a network link under congestion) runs
+ * every ready task at once: each first spends its duration (latency, not
+ * shared), then its `work` (seconds at the full bandwidth), which the
+ * tasks then in that part share equally. */
 #ifndef COMET_SIM_ENGINE_H
 #define COMET_SIM_ENGINE_H
 
@@ -10,7 +13,8 @@
 #include "comet/error.h"
 
 typedef struct sim_task {
-    double duration;
+    double duration;          /* streams: all of it; shared resources: the unshared part */
+    double work;              /* shared resources: seconds of bandwidth at full rate */
     double start, end;
     int resource;
     int deps_left;
@@ -28,6 +32,7 @@ typedef struct sim_graph {
     int n_edges, cap_edges;
     int *succ;                /* successors, grouped by task */
     int n_resources;
+    unsigned char *shared;    /* per resource: processor-shared (1) or a stream (0) */
     uint64_t events;
 } sim_graph;
 
@@ -36,6 +41,9 @@ void sim_graph_free(sim_graph *g);
 /* Returns the task id, or -1 when out of memory. */
 int sim_add_task(sim_graph *g, int resource, double duration, uint8_t kind, int stage, int micro,
                  int layer);
+/* Make a resource shared (see above). Returns -1 when out of memory. */
+int sim_set_shared(sim_graph *g, int resource);
+
 /* `after` starts only once `before` has finished; -1 ids are ignored. */
 int sim_add_dep(sim_graph *g, int before, int after);
 
