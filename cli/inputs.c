@@ -22,7 +22,7 @@ typedef enum flag_kind {
     FLAG_INT,       /* integer strategy knob */
     FLAG_KNOB,      /* other strategy knob */
     FLAG_OUTPUT,    /* output selection */
-    FLAG_SEARCH     /* the search's own options */
+    FLAG_COMMAND    /* a command's own options (search, simulate) */
 } flag_kind;
 
 typedef struct flag_spec {
@@ -31,7 +31,7 @@ typedef struct flag_spec {
     flag_kind kind;
     bool value;         /* takes a value */
     const char *key;    /* strategy key it sets, for error messages */
-    int64_t min, max;   /* FLAG_INT and integer FLAG_SEARCH range */
+    int64_t min, max;   /* FLAG_INT and integer FLAG_COMMAND range */
     unsigned commands;  /* cli_command bits that accept it */
 } flag_spec;
 
@@ -63,16 +63,17 @@ static const flag_spec flag_table[] = {
     {"-o", "--output", FLAG_OUTPUT, true, NULL, 0, 0, BOTH},
     {"--help", "-h", FLAG_OUTPUT, false, NULL, 0, 0, BOTH},
     {"--trace", NULL, FLAG_OUTPUT, true, NULL, 0, 0, CMD_SIMULATE},
-    {"--npus", NULL, FLAG_SEARCH, true, NULL, 1, 262144, CMD_SEARCH},
-    {"--max-gbs", NULL, FLAG_SEARCH, true, NULL, 1, 2147483648LL, CMD_SEARCH},
-    {"--max-mb", NULL, FLAG_SEARCH, true, NULL, 1, 2147483648LL, CMD_SEARCH},
-    {"--top", NULL, FLAG_SEARCH, true, NULL, 1, COMET_SEARCH_MAX_TOP, CMD_SEARCH},
-    {"-j", "--threads", FLAG_SEARCH, true, NULL, 1, 256, CMD_SEARCH},
-    {"--objective", NULL, FLAG_SEARCH, true, NULL, 0, 0, CMD_SEARCH},
-    {"--keep-dominated", NULL, FLAG_SEARCH, false, NULL, 0, 0, CMD_SEARCH},
-    {"--no-flash", NULL, FLAG_SEARCH, false, NULL, 0, 0, CMD_SEARCH},
-    {"--no-offload", NULL, FLAG_SEARCH, false, NULL, 0, 0, CMD_SEARCH},
-    {"--quiet", "-q", FLAG_SEARCH, false, NULL, 0, 0, CMD_SEARCH},
+    {"--congestion", NULL, FLAG_COMMAND, false, NULL, 0, 0, CMD_SIMULATE},
+    {"--npus", NULL, FLAG_COMMAND, true, NULL, 1, 262144, CMD_SEARCH},
+    {"--max-gbs", NULL, FLAG_COMMAND, true, NULL, 1, 2147483648LL, CMD_SEARCH},
+    {"--max-mb", NULL, FLAG_COMMAND, true, NULL, 1, 2147483648LL, CMD_SEARCH},
+    {"--top", NULL, FLAG_COMMAND, true, NULL, 1, COMET_SEARCH_MAX_TOP, CMD_SEARCH},
+    {"-j", "--threads", FLAG_COMMAND, true, NULL, 1, 256, CMD_SEARCH},
+    {"--objective", NULL, FLAG_COMMAND, true, NULL, 0, 0, CMD_SEARCH},
+    {"--keep-dominated", NULL, FLAG_COMMAND, false, NULL, 0, 0, CMD_SEARCH},
+    {"--no-flash", NULL, FLAG_COMMAND, false, NULL, 0, 0, CMD_SEARCH},
+    {"--no-offload", NULL, FLAG_COMMAND, false, NULL, 0, 0, CMD_SEARCH},
+    {"--quiet", "-q", FLAG_COMMAND, false, NULL, 0, 0, CMD_SEARCH},
 };
 #define N_FLAGS (sizeof flag_table / sizeof flag_table[0])
 
@@ -246,7 +247,7 @@ static void set_int(comet_strategy *s, const char *key, int64_t v)
 /* Pass 1: check every argument against the table, read the inputs in
  * order, note the output options. With no input and no knob at all, the
  * default job runs: default model and system with the default strategy. */
-static comet_status apply_search_option(const flag_spec *f, const char *val, cli_inputs *a,
+static comet_status apply_command_option(const flag_spec *f, const char *val, cli_inputs *a,
                                         comet_error *err)
 {
     const char *n = f->name;
@@ -269,6 +270,8 @@ static comet_status apply_search_option(const flag_spec *f, const char *val, cli
         a->no_offload = true;
     else if (strcmp(n, "--quiet") == 0)
         a->quiet = true;
+    else if (strcmp(n, "--congestion") == 0)
+        a->congestion = true;
     return COMET_OK;
 }
 
@@ -315,8 +318,8 @@ static comet_status parse_inputs(int argc, char **argv, cli_command cmd, cli_inp
             else if (strcmp(f->name, "--json") == 0 || strcmp(f->name, "--csv") == 0)
                 a->format = f->name[2] == 'j' ? OUT_JSON : OUT_CSV;
             continue;
-        } else if (f->kind == FLAG_SEARCH) {
-            comet_status st = apply_search_option(f, val, a, err);
+        } else if (f->kind == FLAG_COMMAND) {
+            comet_status st = apply_command_option(f, val, a, err);
             if (st)
                 return st;
             continue;

@@ -35,6 +35,7 @@ typedef struct cli_inputs {
     bool no_flash;
     bool no_offload;
     bool quiet;
+    bool congestion;            /* simulate: links shared under congestion */
     /* strategy keys set by flags (one slot per key): errors name the flag */
     int n_flag_keys;
     const char *flag_key[CLI_MAX_FLAG_KEYS];

@@ -15,11 +15,13 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: comet simulate [FILE.yaml ...] [estimate's inputs and knobs] [--trace FILE] [--json]\n"
+            "usage: comet simulate [FILE.yaml ...] [estimate's inputs and knobs] [--congestion]\n"
+            "                      [--trace FILE] [--json]\n"
             "       comet simulate --collective KIND --size SIZE [options]\n\n"
             "The first form simulates one training step as a task graph (1F1B or\n"
             "interleaved pipeline, TP collectives per layer, DP buckets during the last\n"
-            "backward, ZeRO) and prints it beside comet estimate's answer; --trace writes a\n"
+            "backward, ZeRO) and prints it beside comet estimate's answer; --congestion makes\n"
+            "collectives and sends share each network link's bandwidth; --trace writes a\n"
             "Chrome trace-event file (open it in Perfetto or chrome://tracing).\n\n"
             "The second simulates one collective over all NPUs of a system, event by event.\n"
             "  --collective all-reduce|reduce-scatter|all-gather|all-to-all\n"
@@ -230,7 +232,10 @@ static int simulate_step(int argc, char **argv)
     static comet_sim_step_result r;
     comet_buf trace;
     comet_buf_init(&trace);
-    comet_sim_step_options opt = {.trace = in.trace ? &trace : NULL};
+    comet_sim_step_options opt = {
+        .trace = in.trace ? &trace : NULL,
+        .fidelity = in.congestion ? COMET_SIM_CONGESTION : COMET_SIM_UNAWARE,
+    };
     double t0 = cli_now();
     if (comet_strategy_resolve(&j->model, &j->system, &j->strategy, NULL, &err) ||
         comet_estimate(&j->model, &j->system, &j->strategy, &est, &err) ||

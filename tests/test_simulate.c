@@ -320,6 +320,85 @@ static void test_engine_detects_deadlock(void **state)
     sim_graph_free(&g);
 }
 
+/* Processor sharing on a shared resource: two tasks of 1 s of bandwidth
+ * work together take 2 s; one with 0.5 s of latency first lets the other
+ * run alone for 0.5 s (D: 0.5 alone + 0.5 at half rate -> 1.5 s; C: its
+ * first 0.5 of work at half rate, the rest alone -> 2.0 s). */
+static void test_engine_shared_link(void **state)
+{
+    (void)state;
+    sim_graph g;
+    sim_graph_init(&g, 1);
+    assert_int_equal(sim_set_shared(&g, 0), 0);
+    int a = sim_add_task(&g, 0, 0.0, 0, 0, 0, 0), b = sim_add_task(&g, 0, 0.0, 0, 0, 0, 1);
+    g.tasks[a].work = g.tasks[b].work = 1.0;
+    double makespan;
+    comet_error err;
+    assert_int_equal(sim_run(&g, &makespan, NULL, &err), COMET_OK);
+    assert_close(g.tasks[a].end, 2.0, 1e-12);
+    assert_close(g.tasks[b].end, 2.0, 1e-12);
+    sim_graph_free(&g);
+    sim_graph_init(&g, 1);
+    sim_set_shared(&g, 0);
+    int c = sim_add_task(&g, 0, 0.5, 0, 0, 0, 0), d = sim_add_task(&g, 0, 0.0, 0, 0, 0, 1);
+    g.tasks[c].work = g.tasks[d].work = 1.0;
+    assert_int_equal(sim_run(&g, &makespan, NULL, &err), COMET_OK);
+    assert_close(g.tasks[d].end, 1.5, 1e-12);
+    assert_close(g.tasks[c].end, 2.0, 1e-12);
+    sim_graph_free(&g);
+}
+
+/* Under congestion, a step whose collectives never meet on a link takes
+ * what the uncontended simulation takes; when TP and DP share the one
+ * dimension of a network, overlapped DP buckets slow TP down. */
+static void test_step_congestion(void **state)
+{
+    (void)state;
+    comet_model m;
+    comet_system sys;
+    comet_error err;
+    assert_int_equal(comet_preset_model("gpt3-175b", &m, &err), COMET_OK);
+    assert_int_equal(comet_preset_system("a100-80g-selene", &sys, &err), COMET_OK);
+    comet_strategy s;
+    comet_strategy_defaults(&s);
+    s.tp = 8;
+    s.pp = 8;
+    s.global_batch = 64;
+    s.interleave = 3;
+    s.sp = true;
+    s.recompute = COMET_RECOMPUTE_SELECTIVE;
+    static comet_sim_step_result alone, shared;
+    comet_sim_step_options o = {.fidelity = COMET_SIM_UNAWARE};
+    assert_int_equal(comet_sim_step(&m, &sys, &s, &o, &alone, &err), COMET_OK);
+    o.fidelity = COMET_SIM_CONGESTION;
+    assert_int_equal(comet_sim_step(&m, &sys, &s, &o, &shared, &err), COMET_OK);
+    assert_close(shared.step_time, alone.step_time, 1e-9);
+    assert_true(shared.tasks > alone.tasks);
+
+    /* one 16-NPU switch: TP 4 and DP 4 on the same links */
+    comet_system flat;
+    const int64_t n[1] = {16};
+    const double bw[1] = {100e9};
+    dims(&flat, 1, n, bw, 2e-6, COMET_TOPO_SWITCH);
+    flat.compute = sys.compute;
+    flat.hbm = sys.hbm;
+    flat.collective_chunks = 4;
+    assert_int_equal(comet_preset_model("megatron-22b", &m, &err), COMET_OK);
+    comet_strategy_defaults(&s);
+    s.tp = 4;
+    s.dp = 4;
+    s.global_batch = 32;
+    s.overlap_dp = true;
+    o.fidelity = COMET_SIM_UNAWARE;
+    assert_int_equal(comet_sim_step(&m, &flat, &s, &o, &alone, &err), COMET_OK);
+    o.fidelity = COMET_SIM_CONGESTION;
+    assert_int_equal(comet_sim_step(&m, &flat, &s, &o, &shared, &err), COMET_OK);
+    printf("  TP and DP on one switch: %.4f s alone, %.4f s sharing links (+%.2f%%)\n",
+           alone.step_time, shared.step_time,
+           100.0 * (shared.step_time - alone.step_time) / alone.step_time);
+    assert_true(shared.step_time > alone.step_time * 1.001);
+}
+
 void suite_simulate(test_tally *t)
 {
     const struct CMUnitTest simulate[] = {
@@ -332,6 +411,8 @@ void suite_simulate(test_tally *t)
         cmocka_unit_test(test_step_pipeline_closed_form),
         cmocka_unit_test(test_step_trace),
         cmocka_unit_test(test_engine_detects_deadlock),
+        cmocka_unit_test(test_engine_shared_link),
+        cmocka_unit_test(test_step_congestion),
     };
     RUN_GROUP(t, simulate);
 }

@@ -58,6 +58,7 @@ comet_status comet_sim_collective(const comet_system *sys, const int64_t span[CO
 
 typedef struct comet_sim_step_options {
     comet_buf *trace;      /* non-NULL: a Chrome trace-event JSON of the step is appended */
+    comet_sim_fidelity fidelity;  /* congestion: collectives and sends share each link */
 } comet_sim_step_options;
 
 typedef struct comet_sim_step_result {
@@ -74,8 +75,10 @@ typedef struct comet_sim_step_result {
 } comet_sim_step_result;
 
 /* Simulate one training step as a task graph (one NPU per pipeline stage:
- * under TP and DP the NPUs of a stage behave alike), with congestion-
- * unaware links. Offloading is not simulated yet (an error says so). */
+ * under TP and DP the NPUs of a stage behave alike), with links that do
+ * not contend or, with COMET_SIM_CONGESTION, per-dimension links whose
+ * bandwidth concurrent collectives and sends share. Offloading is not
+ * simulated yet (an error says so). */
 comet_status comet_sim_step(const comet_model *m, const comet_system *sys,
                             const comet_strategy *s, const comet_sim_step_options *o,
                             comet_sim_step_result *out, comet_error *err);

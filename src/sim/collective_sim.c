@@ -18,9 +18,9 @@
 #include <string.h>
 
 #include "comet/network.h"
+#include "phases.h"
 
 #define MAX_SPLITS 65536
-#define MAX_PHASES (2 * COMET_MAX_DIMS)
 
 void comet_sim_options_defaults(comet_sim_options *o)
 {
@@ -29,17 +29,6 @@ void comet_sim_options_defaults(comet_sim_options *o)
     o->scheduler = COMET_SCHED_BASELINE;
     o->active_chunks = 1;
 }
-
-typedef struct phase {
-    int dim;              /* index into the spanned links */
-    double fixed;         /* seconds not shared: latency, endpoint, memory passes */
-    double bw;            /* seconds of bandwidth at full rate */
-} phase;
-
-typedef struct chunk {
-    int n_phases, next;   /* phases and the next one to run */
-    phase phases[MAX_PHASES];
-} chunk;
 
 typedef struct job {
     int chunk;
@@ -57,84 +46,14 @@ typedef struct dim_state {
     double busy;
 } dim_state;
 
-/* Messages one NPU sends in a phase on n NPUs with this algorithm. */
-static double sends(comet_algorithm a, comet_collective c, int64_t n)
-{
-    double steps = (a == COMET_ALGO_HALVING_DOUBLING || a == COMET_ALGO_DOUBLE_BINARY_TREE)
-                       ? ceil(log2((double)n))
-                       : (double)(n - 1);
-    return c == COMET_COLL_ALL_REDUCE ? 2.0 * steps : steps;
-}
-
-/* Seconds of one reduction memory pass (read two, write one = 3 passes of
- * the message), per reduce step; ASTRA-sim keeps whole nanoseconds. */
-static double memory_time(const comet_sim_options *o, comet_collective c, const comet_link *l,
-                          double bytes)
-{
-    if (o->local_mem_bw <= 0.0 || (c != COMET_COLL_ALL_REDUCE && c != COMET_COLL_REDUCE_SCATTER) ||
-        l->in_network_reduction)
-        return 0.0;
-    double steps = (double)(l->n - 1);
-    double pass = bytes / (double)l->n / o->local_mem_bw;
-    if (o->astra_rounding)
-        pass = floor(pass * 1e9) * 1e-9;
-    return steps * 3.0 * pass;
-}
-
-static phase make_phase(const comet_sim_options *o, int dim, const comet_link *l,
-                        comet_collective c, double bytes)
-{
-    comet_link no_latency = *l;
-    no_latency.latency = 0.0;
-    double total = comet_collective_time_1d(c, l, bytes);
-    double bw = comet_collective_time_1d(c, &no_latency, bytes);
-    phase p = {.dim = dim, .bw = bw};
-    p.fixed = (total - bw) + memory_time(o, c, l, bytes) +
-              (o->endpoint_delay > 0.0 ? (sends(l->algorithm, c, l->n) + 1.0) * o->endpoint_delay
-                                       : 0.0);
-    return p;
-}
-
-/* The phases of one chunk visiting the spanned dimensions in `order`. */
-static void plan_chunk(const comet_sim_options *o, const dim_state *dims, const int *order,
-                       int m, comet_collective c, double bytes, chunk *ch)
-{
-    ch->n_phases = 0;
-    ch->next = 0;
-    double s = bytes;
-    if (c == COMET_COLL_ALL_TO_ALL) {
-        for (int i = 0; i < m; i++)
-            ch->phases[ch->n_phases++] = make_phase(o, order[i], &dims[order[i]].link, c, s);
-        return;
-    }
-    if (c == COMET_COLL_ALL_REDUCE) {
-        double sizes[COMET_MAX_DIMS];
-        for (int i = 0; i < m - 1; i++) {
-            sizes[i] = s;
-            ch->phases[ch->n_phases++] =
-                make_phase(o, order[i], &dims[order[i]].link, COMET_COLL_REDUCE_SCATTER, s);
-            s /= (double)dims[order[i]].link.n;
-        }
-        ch->phases[ch->n_phases++] =
-            make_phase(o, order[m - 1], &dims[order[m - 1]].link, COMET_COLL_ALL_REDUCE, s);
-        for (int i = m - 2; i >= 0; i--)
-            ch->phases[ch->n_phases++] =
-                make_phase(o, order[i], &dims[order[i]].link, COMET_COLL_ALL_GATHER, sizes[i]);
-        return;
-    }
-    for (int i = 0; i < m; i++) { /* reduce-scatter, or all-gather (same sizes, as the model) */
-        ch->phases[ch->n_phases++] = make_phase(o, order[i], &dims[order[i]].link, c, s);
-        s /= (double)dims[order[i]].link.n;
-    }
-}
-
 /* Themis: the order of dimensions for the next chunk that keeps the most
  * loaded dimension least loaded once the chunk's phases are added (so the
  * chunk's big first phase goes where there is room). All orders are tried
  * for up to five dimensions; beyond that, dimensions are taken least
  * loaded first. Ties keep the earlier (baseline-like) order. */
-static void themis_order(const comet_sim_options *o, const dim_state *dims, int m,
-                         comet_collective c, double bytes, int *order)
+static void themis_order(const comet_sim_options *o, const dim_state *dims,
+                         const comet_link *links, int m, comet_collective c, double bytes,
+                         int *order)
 {
     for (int i = 0; i < m; i++)
         order[i] = i;
@@ -153,7 +72,7 @@ static void themis_order(const comet_sim_options *o, const dim_state *dims, int 
     double best_peak = INFINITY;
     for (;;) {
         chunk trial;
-        plan_chunk(o, dims, perm, m, c, bytes, &trial);
+        sim_plan_chunk(o, links, perm, m, c, bytes, &trial);
         double load[COMET_MAX_DIMS];
         for (int d = 0; d < m; d++)
             load[d] = dims[d].load;
@@ -190,6 +109,7 @@ static void themis_order(const comet_sim_options *o, const dim_state *dims, int 
 typedef struct sim {
     const comet_sim_options *o;
     int m;
+    comet_link links[COMET_MAX_DIMS];
     dim_state dims[COMET_MAX_DIMS];
     chunk *chunks;
     int64_t n_chunks, done;
@@ -307,6 +227,7 @@ comet_status comet_sim_collective(const comet_system *sys, const int64_t span[CO
             continue;
         map[s.m] = d;
         comet_link_of(&sys->dims[d], span[d], &s.dims[s.m].link);
+        s.links[s.m] = s.dims[s.m].link;
         if (!(s.dims[s.m].link.bandwidth > 0.0))
             return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
                                    "network dimension %s has no bandwidth", sys->dims[d].name);
@@ -328,12 +249,12 @@ comet_status comet_sim_collective(const comet_system *sys, const int64_t span[CO
     int order[COMET_MAX_DIMS];
     for (int64_t k = 0; k < splits; k++) {
         if (o->scheduler == COMET_SCHED_THEMIS && c != COMET_COLL_ALL_TO_ALL) {
-            themis_order(o, s.dims, s.m, c, bytes / (double)splits, order);
+            themis_order(o, s.dims, s.links, s.m, c, bytes / (double)splits, order);
         } else {
             for (int i = 0; i < s.m; i++)
                 order[i] = i;
         }
-        plan_chunk(o, s.dims, order, s.m, c, bytes / (double)splits, &s.chunks[k]);
+        sim_plan_chunk(o, s.links, order, s.m, c, bytes / (double)splits, &s.chunks[k]);
         for (int p = 0; p < s.chunks[k].n_phases; p++)
             s.dims[s.chunks[k].phases[p].dim].load +=
                 s.chunks[k].phases[p].fixed + s.chunks[k].phases[p].bw;

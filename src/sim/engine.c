@@ -286,11 +286,15 @@ static void shared_event(run *r, int id)
 {
     resource *s = &r->res[id];
     advance(r, s);
+    double rate = shared_rate(r, s);
     int kept = 0, done[64], n_done = 0;
     for (int i = 0; i < s->n_active; i++) {
         const sim_task *t = &r->g->tasks[s->active[i]];
         bool fixed_over = t->start + t->duration <= r->now;
-        if (fixed_over && s->remaining[i] <= 1e-12 * (t->work + 1e-9) && n_done < 64) {
+        /* done, or so nearly that finishing would not move the clock */
+        bool drained = s->remaining[i] <= 1e-12 * (t->work + 1e-9) ||
+                       r->now + s->remaining[i] / rate <= r->now;
+        if (fixed_over && drained && n_done < 64) {
             done[n_done++] = s->active[i];
         } else {
             s->active[kept] = s->active[i];

@@ -8,7 +8,10 @@
  * runs Megatron's 1F1B or interleaved schedule in program order; pipeline
  * sends link stages; data-parallel gradient buckets start as each layer's
  * last backward ends (ZeRO-2/3 reduce every microbatch, ZeRO-3 gathers
- * weights ahead of each layer); the optimizer step closes the stage. */
+ * weights ahead of each layer); the optimizer step closes the stage.
+ * Under congestion every collective and send becomes chunks of
+ * per-dimension phases on the stage's network links, which are shared
+ * resources: collectives that meet on a link split its bandwidth. */
 #include "comet/simulate.h"
 
 #include <math.h>
@@ -19,6 +22,7 @@
 #include "comet/network.h"
 #include "../estimate/prepared.h"
 #include "engine.h"
+#include "phases.h"
 #include "trace.h"
 
 enum { R_COMPUTE, R_TP, R_PP_FWD, R_PP_BWD, R_DP, R_PER_STAGE };
@@ -47,6 +51,8 @@ typedef struct builder {
     int p, v, vstages;
     int64_t micro;
     double elem;
+    bool congestion;
+    int per_stage;       /* resources per stage: the streams, then one link per dimension */
     sim_graph g;
     /* per (microbatch, virtual stage): first and last task of each pass, and the sends */
     int *fwd_first, *fwd_last, *bwd_first, *bwd_last, *send_fwd, *send_bwd;
@@ -59,9 +65,9 @@ static int idx(const builder *b, int64_t mb, int vs)
     return (int)(mb * b->vstages + vs);
 }
 
-static int res(int stage, int kind)
+static int res(const builder *b, int stage, int kind)
 {
-    return stage * R_PER_STAGE + kind;
+    return stage * b->per_stage + kind;
 }
 
 /* Segments of virtual stage vs: embedding first, blocks, LM head last;
@@ -100,15 +106,105 @@ static int task(builder *b, int stage, int kind_res, double dur, int kind, int64
      * Megatron runs them; with it they have a stream of their own. */
     if (kind_res == R_TP && !b->s->overlap_tp)
         kind_res = R_COMPUTE;
-    int id = sim_add_task(&b->g, res(stage, kind_res), dur, (uint8_t)kind, stage, (int)mb, layer);
+    int id = sim_add_task(&b->g, res(b, stage, kind_res), dur, (uint8_t)kind, stage, (int)mb,
+                          layer);
     if (id < 0 || sim_add_dep(&b->g, after, id))
         b->oom = true;
     return id;
 }
 
-static double dp_time(const builder *b, comet_collective c, double bytes)
+/* Under congestion: a collective of `bytes` over group grp as chunks of
+ * per-dimension phases on the stage's shared links (each chunk waits for
+ * the previous one on every dimension, as one active chunk does), closed
+ * by a zero-length task on `stream` so the stream waits for it in program
+ * order. Returns that task. */
+static int chunked(builder *b, int stage, int stream, comet_group grp, comet_collective c,
+                   double bytes, int kind, int64_t mb, int layer, int after)
 {
-    return comet_collective_time(b->sys, b->s->place[COMET_GROUP_DP], c, bytes);
+    comet_link links[COMET_MAX_DIMS];
+    int map[COMET_MAX_DIMS], order[COMET_MAX_DIMS], m = 0;
+    for (int d = 0; d < b->sys->n_dims; d++)
+        if (b->s->place[grp][d] > 1) {
+            comet_link_of(&b->sys->dims[d], b->s->place[grp][d], &links[m]);
+            map[m] = d;
+            order[m] = m;
+            m++;
+        }
+    if (m == 0 || !(bytes > 0.0))
+        return task(b, stage, stream, 0.0, kind, mb, layer, after);
+    int64_t k = b->sys->collective_chunks > 1 ? b->sys->collective_chunks : 1;
+    comet_sim_options o;
+    comet_sim_options_defaults(&o);
+    int behind[MAX_PHASES];
+    for (int i = 0; i < MAX_PHASES; i++)
+        behind[i] = -1;
+    int ends[64], n_ends = 0;
+    for (int64_t ci = 0; ci < k; ci++) {
+        chunk ch;
+        sim_plan_chunk(&o, links, order, m, c, bytes / (double)k, &ch);
+        int prev = after;
+        for (int i = 0; i < ch.n_phases; i++) {
+            int id = sim_add_task(&b->g, res(b, stage, R_PER_STAGE + map[ch.phases[i].dim]),
+                                  ch.phases[i].fixed, (uint8_t)kind, stage, (int)mb, layer);
+            if (id < 0) {
+                b->oom = true;
+                return -1;
+            }
+            b->g.tasks[id].work = ch.phases[i].bw;
+            if (sim_add_dep(&b->g, prev, id) || sim_add_dep(&b->g, behind[i], id))
+                b->oom = true;
+            behind[i] = prev = id;
+        }
+        if (n_ends < 64)
+            ends[n_ends++] = prev;
+        else
+            ends[63] = prev;
+    }
+    int join = task(b, stage, stream, 0.0, kind, mb, layer, -1);
+    for (int i = 0; i < n_ends; i++)
+        if (sim_add_dep(&b->g, ends[i], join))
+            b->oom = true;
+    return join;
+}
+
+/* A collective: one task costing its closed form on `stream`, or under
+ * congestion its chunks on the links. */
+static int collective(builder *b, int stage, int stream, comet_group grp, comet_collective c,
+                      double bytes, int kind, int64_t mb, int layer, int after)
+{
+    if (b->congestion)
+        return chunked(b, stage, stream == R_TP && !b->s->overlap_tp ? R_COMPUTE : stream, grp, c,
+                       bytes, kind, mb, layer, after);
+    double t = comet_collective_time(b->sys, b->s->place[grp], c, bytes);
+    return task(b, stage, stream, t, kind, mb, layer, after);
+}
+
+/* The TP collectives of one segment in one pass (forward, backward or
+ * recompute): one task with their summed time, or under congestion each
+ * on the links in turn. */
+static int tp_comms(builder *b, int stage, const segment *sg, int pass_kind, int64_t mb,
+                    int after)
+{
+    const layer_time *lt = &b->lt[sg->kind];
+    double t = pass_kind == K_FWD ? lt->comm_fwd[COMET_GROUP_TP]
+             : pass_kind == K_BWD ? lt->comm_bwd[COMET_GROUP_TP]
+                                  : lt->comm_rc[COMET_GROUP_TP];
+    if (!(t > 0.0))
+        return after;
+    if (!b->congestion)
+        return task(b, stage, R_TP, t * sg->count, K_TP, mb, sg->layer, after);
+    const work_layer *l = &b->work.layers[sg->kind];
+    int prev = after;
+    for (int i = 0; i < l->n_comms; i++) {
+        const work_comm *c = &l->comms[i];
+        bool in_pass = pass_kind == K_FWD ? c->in_forward
+                     : pass_kind == K_BWD ? c->in_backward
+                                          : c->recomputed && b->s->recompute == COMET_RECOMPUTE_FULL;
+        if (c->group == COMET_GROUP_TP && in_pass)
+            prev = collective(b, stage, R_TP, COMET_GROUP_TP, c->collective, c->bytes * sg->count,
+                              K_TP, mb, sg->layer, prev);
+    }
+    return prev;
 }
 
 /* ZeRO-3: gather a segment's weights ahead of using them (prefetched: the
@@ -118,9 +214,32 @@ static int gather(builder *b, int stage, const segment *sg, int64_t mb)
     if (b->s->zero_stage < 3 || b->s->dp <= 1)
         return -1;
     double bytes = b->work.layers[sg->kind].params * sg->count * b->elem;
-    int id = task(b, stage, R_DP, dp_time(b, COMET_COLL_ALL_GATHER, bytes), K_GATHER, mb,
-                  sg->layer, -1);
-    return id;
+    return collective(b, stage, R_DP, COMET_GROUP_DP, COMET_COLL_ALL_GATHER, bytes, K_GATHER, mb,
+                      sg->layer, -1);
+}
+
+/* A pipeline send: latency + bytes/bandwidth on the outermost dimension
+ * the pipeline spans; under congestion, on that link, shared. */
+static int send_hop(builder *b, int stage, bool forward, int64_t mb, int after)
+{
+    int stream = forward ? R_PP_FWD : R_PP_BWD, kind = forward ? K_SEND_FWD : K_SEND_BWD;
+    const int64_t *span = b->s->place[COMET_GROUP_PP];
+    if (!b->congestion)
+        return task(b, stage, stream, comet_p2p_time(b->sys, span, b->work.p2p_bytes), kind, mb,
+                    -1, after);
+    int d = b->sys->n_dims - 1;
+    while (d > 0 && span[d] <= 1)
+        d--;
+    comet_link l;
+    comet_link_of(&b->sys->dims[d], span[d], &l);
+    int hop = sim_add_task(&b->g, res(b, stage, R_PER_STAGE + d), l.latency > 0 ? l.latency : 0,
+                           (uint8_t)kind, stage, (int)mb, -1);
+    if (hop < 0 || sim_add_dep(&b->g, after, hop)) {
+        b->oom = true;
+        return -1;
+    }
+    b->g.tasks[hop].work = b->work.p2p_bytes / l.bandwidth;
+    return task(b, stage, stream, 0.0, kind, mb, -1, hop);
 }
 
 /* One pass (forward or backward) of microbatch mb through virtual stage vs. */
@@ -141,10 +260,7 @@ static void pass(builder *b, int64_t mb, int vs, bool forward)
             sim_add_dep(&b->g, g, t);
             if (first < 0)
                 first = t;
-            prev = t;
-            if (lt->comm_fwd[COMET_GROUP_TP] > 0.0)
-                prev = task(b, stage, R_TP, lt->comm_fwd[COMET_GROUP_TP] * sg->count, K_TP, mb,
-                            sg->layer, prev);
+            prev = tp_comms(b, stage, sg, K_FWD, mb, t);
         } else {
             if (lt->recompute > 0.0 || lt->comm_rc[COMET_GROUP_TP] > 0.0) {
                 t = task(b, stage, R_COMPUTE, lt->recompute * sg->count, K_RECOMPUTE, mb,
@@ -152,28 +268,22 @@ static void pass(builder *b, int64_t mb, int vs, bool forward)
                 sim_add_dep(&b->g, g, t);
                 if (first < 0)
                     first = t;
-                prev = t;
-                if (lt->comm_rc[COMET_GROUP_TP] > 0.0)
-                    prev = task(b, stage, R_TP, lt->comm_rc[COMET_GROUP_TP] * sg->count, K_TP,
-                                mb, sg->layer, prev);
+                prev = tp_comms(b, stage, sg, K_RECOMPUTE, mb, t);
             }
             t = task(b, stage, R_COMPUTE, lt->bwd * sg->count, K_BWD, mb, sg->layer, prev);
             sim_add_dep(&b->g, g, t);
             if (first < 0)
                 first = t;
             int grad = t;
-            prev = t;
-            if (lt->comm_bwd[COMET_GROUP_TP] > 0.0)
-                prev = task(b, stage, R_TP, lt->comm_bwd[COMET_GROUP_TP] * sg->count, K_TP, mb,
-                            sg->layer, prev);
+            prev = tp_comms(b, stage, sg, K_BWD, mb, t);
             /* gradient buckets on the DP stream */
             if (b->s->dp > 1 && b->s->overlap_dp && (last_mb || b->s->zero_stage >= 2)) {
                 double bytes = b->work.layers[sg->kind].params * sg->count *
                                (b->s->grad_fp32 ? 4.0 : b->elem);
                 comet_collective c = b->s->zero_stage >= 1 ? COMET_COLL_REDUCE_SCATTER
                                                            : COMET_COLL_ALL_REDUCE;
-                b->dp_last[stage] = task(b, stage, R_DP, dp_time(b, c, bytes), K_DP, mb,
-                                         sg->layer, grad);
+                b->dp_last[stage] = collective(b, stage, R_DP, COMET_GROUP_DP, c, bytes, K_DP, mb,
+                                               sg->layer, grad);
             }
         }
     }
@@ -184,9 +294,7 @@ static void pass(builder *b, int64_t mb, int vs, bool forward)
     /* send to the next virtual stage (forward) or the previous (backward) */
     bool send = forward ? vs < b->vstages - 1 : vs > 0;
     if (send && b->p > 1) {
-        double hop = comet_p2p_time(b->sys, b->s->place[COMET_GROUP_PP], b->work.p2p_bytes);
-        int id = task(b, stage, forward ? R_PP_FWD : R_PP_BWD, hop,
-                      forward ? K_SEND_FWD : K_SEND_BWD, mb, -1, prev);
+        int id = send_hop(b, stage, forward, mb, prev);
         (forward ? b->send_fwd : b->send_bwd)[idx(b, mb, vs)] = id;
     } else if (send) {
         (forward ? b->send_fwd : b->send_bwd)[idx(b, mb, vs)] = prev;
@@ -241,7 +349,8 @@ static void stage_epilogue(builder *b, int stage)
     if (s->dp > 1 && !s->overlap_dp) {
         double bytes = params * (s->grad_fp32 ? 4.0 : b->elem);
         comet_collective c = s->zero_stage >= 1 ? COMET_COLL_REDUCE_SCATTER : COMET_COLL_ALL_REDUCE;
-        after = task(b, stage, R_DP, dp_time(b, c, bytes), K_DP, b->micro - 1, -1, last_bwd);
+        after = collective(b, stage, R_DP, COMET_GROUP_DP, c, bytes, K_DP, b->micro - 1, -1,
+                           last_bwd);
     }
     double updated = params / (s->zero_stage >= 1 ? (double)s->dp : 1.0);
     int opt = task(b, stage, R_COMPUTE,
@@ -249,8 +358,8 @@ static void stage_epilogue(builder *b, int stage)
                    b->micro - 1, -1, after);
     sim_add_dep(&b->g, last_bwd, opt);
     if (s->dp > 1 && (s->zero_stage == 1 || s->zero_stage == 2))
-        task(b, stage, R_DP, dp_time(b, COMET_COLL_ALL_GATHER, params * b->elem), K_GATHER,
-             b->micro - 1, -1, opt);
+        collective(b, stage, R_DP, COMET_GROUP_DP, COMET_COLL_ALL_GATHER, params * b->elem,
+                   K_GATHER, b->micro - 1, -1, opt);
 }
 
 /* Cross-stage edges: a pass waits for what the neighbouring virtual stage
@@ -285,8 +394,19 @@ static void collect(const builder *b, double makespan, comet_sim_step_result *ou
     for (int i = 0; i < b->g.n; i++) {
         const sim_task *t = &b->g.tasks[i];
         int stage = t->stage < COMET_SIM_MAX_STAGES ? t->stage : COMET_SIM_MAX_STAGES - 1;
-        int r = t->resource % R_PER_STAGE;
+        int r = t->resource % b->per_stage;
         double d = t->end - t->start;
+        if (r >= R_PER_STAGE) { /* a link under congestion: busy per kind of traffic */
+            if (t->kind == K_TP)
+                out->tp_busy[stage] += d;
+            else if (t->kind == K_SEND_FWD || t->kind == K_SEND_BWD)
+                out->pp_busy[stage] += d;
+            else
+                out->dp_busy[stage] += d;
+            continue;
+        }
+        if (d <= 0.0)
+            continue;
         if (r == R_COMPUTE)
             out->compute_stream_busy[stage] += d;
         if (t->kind == K_TP)
@@ -332,7 +452,13 @@ comet_status comet_sim_step(const comet_model *m, const comet_system *sys,
     b->micro = s.global_batch / (s.microbatch * s.dp);
     b->elem = comet_dtype_bytes(m->dtype);
     size_t cells = (size_t)b->micro * (size_t)b->vstages;
-    sim_graph_init(&b->g, b->p * R_PER_STAGE);
+    b->congestion = o && o->fidelity == COMET_SIM_CONGESTION;
+    b->per_stage = R_PER_STAGE + (b->congestion ? sys->n_dims : 0);
+    sim_graph_init(&b->g, b->p * b->per_stage);
+    for (int stage = 0; b->congestion && stage < b->p; stage++)
+        for (int d = 0; d < sys->n_dims; d++)
+            if (sim_set_shared(&b->g, res(b, stage, R_PER_STAGE + d)))
+                b->oom = true;
     int **tabs[] = {&b->fwd_first, &b->fwd_last, &b->bwd_first, &b->bwd_last, &b->send_fwd,
                     &b->send_bwd};
     for (size_t i = 0; i < sizeof tabs / sizeof tabs[0]; i++) {
@@ -356,8 +482,15 @@ comet_status comet_sim_step(const comet_model *m, const comet_system *sys,
                 : sim_run(&b->g, &makespan, describe, err);
     if (!st)
         collect(b, makespan, out);
-    if (!st && o && o->trace)
-        sim_trace_write(&b->g, kind_names, o->trace);
+    if (!st && o && o->trace) {
+        static const char *const streams[R_PER_STAGE] = {"compute", "tensor-parallel",
+                                                         "send forward", "send backward",
+                                                         "data-parallel"};
+        const char *links[COMET_MAX_DIMS];
+        for (int d = 0; d < sys->n_dims && d < COMET_MAX_DIMS; d++)
+            links[d] = sys->dims[d].name;
+        sim_trace_write(&b->g, b->per_stage, streams, R_PER_STAGE, links, kind_names, o->trace);
+    }
     for (size_t i = 0; i < sizeof tabs / sizeof tabs[0]; i++)
         free(*tabs[i]);
     free(b->dp_last);

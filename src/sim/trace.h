@@ -5,8 +5,11 @@
 #include "comet/buf.h"
 #include "engine.h"
 
-/* One process per pipeline stage, one thread per stream; kind_names[t->kind]
- * names the slices. */
-void sim_trace_write(const sim_graph *g, const char *const *kind_names, comet_buf *out);
+/* One process per pipeline stage, one thread per resource of the stage
+ * (per_stage of them: the streams named by stream_names, then one per
+ * network link named by link_names); kind_names[t->kind] names slices. */
+void sim_trace_write(const sim_graph *g, int per_stage, const char *const *stream_names,
+                     int n_streams, const char *const *link_names,
+                     const char *const *kind_names, comet_buf *out);
 
 #endif
