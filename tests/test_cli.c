@@ -368,6 +368,11 @@ static void test_simulate_step(void **state)
     expect_error("simulate --offload optimizer --system a100-80g-selene",
                  "comet simulate: --offload: system a100-80g-selene has no expansion memory tier "
                  "to offload to");
+    write_file("exp.yaml", "system:\n  preset: a100-80g-selene\n  expansion: {capacity: \"512 GiB\","
+                           " bandwidth: \"64 GB/s\"}\n");
+    run(&r, "simulate exp.yaml --strategy gpt3-175b-selene --offload optimizer");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "simulated  15.1"));
 }
 
 void suite_cli(test_tally *t)

@@ -255,6 +255,19 @@ static void test_step_pipeline_closed_form(void **state)
     assert_int_equal(comet_estimate(&m, &sys, &s, &est, &err), COMET_OK);
     assert_close(r.step_time, est.step_time, 1e-12);
     assert_close(r.compute_busy[0], 8 * 0.06 + 2e9 * 44.0 / 1e12, 1e-12);
+    /* optimizer state offloaded to a 50 GB/s tier with 1 ms latency: the
+     * optimizer step reads and writes it there instead, after the
+     * pipeline, as the estimate charges it */
+    sys.expansion.present = true;
+    sys.expansion.capacity = 1e12;
+    sys.expansion.bandwidth = 50e9;
+    sys.expansion.latency = 1e-3;
+    s.offload_optimizer = true;
+    assert_int_equal(comet_sim_step(&m, &sys, &s, NULL, &r, &err), COMET_OK);
+    assert_close(r.step_time, 11 * 0.06 + 2e9 * 44.0 / 50e9 + 1e-3, 1e-12);
+    assert_close(r.mem_busy[0], 2e9 * 44.0 / 50e9 + 1e-3, 1e-12);
+    assert_int_equal(comet_estimate(&m, &sys, &s, &est, &err), COMET_OK);
+    assert_close(r.step_time, est.step_time, 1e-12);
 }
 
 /* The Chrome trace is one JSON object with a slice per task. */

@@ -72,13 +72,15 @@ typedef struct comet_sim_step_result {
     double tp_busy[COMET_SIM_MAX_STAGES];
     double pp_busy[COMET_SIM_MAX_STAGES];
     double dp_busy[COMET_SIM_MAX_STAGES];
+    double mem_busy[COMET_SIM_MAX_STAGES];            /* expansion-tier transfers */
 } comet_sim_step_result;
 
 /* Simulate one training step as a task graph (one NPU per pipeline stage:
  * under TP and DP the NPUs of a stage behave alike), with links that do
  * not contend or, with COMET_SIM_CONGESTION, per-dimension links whose
- * bandwidth concurrent collectives and sends share. Offloading is not
- * simulated yet (an error says so). */
+ * bandwidth concurrent collectives and sends share. Offloaded or spilled
+ * state moves on a memory stream per stage, at the share of the expansion
+ * tier one NPU gets. */
 comet_status comet_sim_step(const comet_model *m, const comet_system *sys,
                             const comet_strategy *s, const comet_sim_step_options *o,
                             comet_sim_step_result *out, comet_error *err);

@@ -20,17 +20,21 @@
 #include <string.h>
 
 #include "comet/network.h"
+#include "../estimate/footprint.h"
 #include "../estimate/prepared.h"
 #include "engine.h"
 #include "phases.h"
 #include "trace.h"
 
-enum { R_COMPUTE, R_TP, R_PP_FWD, R_PP_BWD, R_DP, R_PER_STAGE };
-enum { K_FWD, K_BWD, K_RECOMPUTE, K_TP, K_SEND_FWD, K_SEND_BWD, K_DP, K_OPTIMIZER, K_GATHER };
+enum { R_COMPUTE, R_TP, R_PP_FWD, R_PP_BWD, R_DP, R_MEM, R_PER_STAGE };
+enum { K_FWD, K_BWD, K_RECOMPUTE, K_TP, K_SEND_FWD, K_SEND_BWD, K_DP, K_OPTIMIZER, K_GATHER,
+       K_LOAD_WEIGHTS, K_STORE_ACT, K_LOAD_ACT, K_OPT_STATE, K_STORE_WEIGHTS };
 
-static const char *const kind_names[] = {"forward", "backward", "recompute", "tp collective",
-                                         "send activation", "send gradient", "dp collective",
-                                         "optimizer", "zero gather"};
+static const char *const kind_names[] = {
+    "forward",         "backward",          "recompute",          "tp collective",
+    "send activation", "send gradient",     "dp collective",      "optimizer",
+    "zero gather",     "load weights",      "store activations",  "load activations",
+    "optimizer state", "store weights"};
 
 /* A run of layers of one kind on a virtual stage. */
 typedef struct segment {
@@ -51,11 +55,14 @@ typedef struct builder {
     int p, v, vstages;
     int64_t micro;
     double elem;
+    footprint fp;        /* what lives in the expansion tier (the estimator's own split) */
+    double exp_bw, exp_latency;
     bool congestion;
     int per_stage;       /* resources per stage: the streams, then one link per dimension */
     sim_graph g;
-    /* per (microbatch, virtual stage): first and last task of each pass, and the sends */
-    int *fwd_first, *fwd_last, *bwd_first, *bwd_last, *send_fwd, *send_bwd;
+    /* per (microbatch, virtual stage): first and last task of each pass, the
+     * sends, and the last activation store to the expansion tier */
+    int *fwd_first, *fwd_last, *bwd_first, *bwd_last, *send_fwd, *send_bwd, *act_store;
     int *dp_last;        /* per stage: last DP task before the optimizer */
     bool oom;
 } builder;
@@ -242,6 +249,25 @@ static int send_hop(builder *b, int stage, bool forward, int64_t mb, int after)
     return task(b, stage, stream, 0.0, kind, mb, -1, hop);
 }
 
+/* A transfer to or from the expansion tier on the stage's memory stream:
+ * latency + bytes at the bandwidth one NPU gets of the tier (a per-node
+ * device or a pool is divided among the NPUs using it at once, which under
+ * synchronous training is all of them). -1 when nothing moves. */
+static int memory(builder *b, int stage, double bytes, int kind, int64_t mb, int layer,
+                  int after)
+{
+    if (!(bytes > 0.0) || !(b->exp_bw > 0.0))
+        return -1;
+    return task(b, stage, R_MEM, b->exp_latency + bytes / b->exp_bw, kind, mb, layer, after);
+}
+
+static double stashed(const builder *b, const work_layer *l)
+{
+    return b->s->recompute == COMET_RECOMPUTE_FULL        ? l->act_bytes_full
+         : b->s->recompute == COMET_RECOMPUTE_SELECTIVE ? l->act_bytes_selective
+                                                        : l->act_bytes;
+}
+
 /* One pass (forward or backward) of microbatch mb through virtual stage vs. */
 static void pass(builder *b, int64_t mb, int vs, bool forward)
 {
@@ -253,25 +279,42 @@ static void pass(builder *b, int64_t mb, int vs, bool forward)
     for (int i = 0; i < n; i++) {
         const segment *sg = &segs[forward ? i : n - 1 - i];
         const layer_time *lt = &b->lt[sg->kind];
+        const work_layer *wl = &b->work.layers[sg->kind];
         int g = gather(b, stage, sg, mb);
+        /* offloaded weights stream in ahead of every pass (prefetched) */
+        int w = memory(b, stage, wl->params * sg->count * b->elem * b->fp.weights_offloaded,
+                       K_LOAD_WEIGHTS, mb, sg->layer, -1);
+        double acts = stashed(b, wl) * sg->count * b->fp.activations_offloaded;
         int t;
         if (forward) {
             t = task(b, stage, R_COMPUTE, lt->fwd * sg->count, K_FWD, mb, sg->layer, prev);
             sim_add_dep(&b->g, g, t);
+            sim_add_dep(&b->g, w, t);
+            /* offloaded activations go out after the forward; the memory
+             * stream keeps order, so the pass's last store covers all */
+            int st = memory(b, stage, acts, K_STORE_ACT, mb, sg->layer, t);
+            if (st >= 0)
+                b->act_store[idx(b, mb, vs)] = st;
             if (first < 0)
                 first = t;
             prev = tp_comms(b, stage, sg, K_FWD, mb, t);
         } else {
+            int la = memory(b, stage, acts, K_LOAD_ACT, mb, sg->layer,
+                            b->act_store[idx(b, mb, vs)]);
             if (lt->recompute > 0.0 || lt->comm_rc[COMET_GROUP_TP] > 0.0) {
                 t = task(b, stage, R_COMPUTE, lt->recompute * sg->count, K_RECOMPUTE, mb,
                          sg->layer, prev);
                 sim_add_dep(&b->g, g, t);
+                sim_add_dep(&b->g, w, t);
+                sim_add_dep(&b->g, la, t);
                 if (first < 0)
                     first = t;
                 prev = tp_comms(b, stage, sg, K_RECOMPUTE, mb, t);
             }
             t = task(b, stage, R_COMPUTE, lt->bwd * sg->count, K_BWD, mb, sg->layer, prev);
             sim_add_dep(&b->g, g, t);
+            sim_add_dep(&b->g, w, t);
+            sim_add_dep(&b->g, la, t);
             if (first < 0)
                 first = t;
             int grad = t;
@@ -353,10 +396,17 @@ static void stage_epilogue(builder *b, int stage)
                            last_bwd);
     }
     double updated = params / (s->zero_stage >= 1 ? (double)s->dp : 1.0);
-    int opt = task(b, stage, R_COMPUTE,
-                   updated * optimizer_bytes_per_param(s, b->elem) / b->rates.hbm, K_OPTIMIZER,
-                   b->micro - 1, -1, after);
+    double opt_bytes = updated * optimizer_bytes_per_param(s, b->elem);
+    int opt = task(b, stage, R_COMPUTE, opt_bytes * (1.0 - b->fp.optimizer_offloaded) / b->rates.hbm,
+                   K_OPTIMIZER, b->micro - 1, -1, after);
     sim_add_dep(&b->g, last_bwd, opt);
+    /* offloaded optimizer state is read and written at the tier's speed,
+     * after the HBM part; offloaded weights are written back once */
+    int state = memory(b, stage, opt_bytes * b->fp.optimizer_offloaded, K_OPT_STATE, b->micro - 1,
+                       -1, opt);
+    memory(b, stage, params / (s->zero_stage >= 3 ? (double)s->dp : 1.0) * b->elem *
+                         b->fp.weights_offloaded,
+           K_STORE_WEIGHTS, b->micro - 1, -1, state >= 0 ? state : opt);
     if (s->dp > 1 && (s->zero_stage == 1 || s->zero_stage == 2))
         collective(b, stage, R_DP, COMET_GROUP_DP, COMET_COLL_ALL_GATHER, params * b->elem,
                    K_GATHER, b->micro - 1, -1, opt);
@@ -417,6 +467,8 @@ static void collect(const builder *b, double makespan, comet_sim_step_result *ou
             out->tp_busy[stage] += d;
         else if (r == R_DP)
             out->dp_busy[stage] += d;
+        else if (r == R_MEM)
+            out->mem_busy[stage] += d;
         else
             out->pp_busy[stage] += d;
     }
@@ -430,9 +482,6 @@ comet_status comet_sim_step(const comet_model *m, const comet_system *sys,
     comet_status st = comet_strategy_resolve(m, sys, &s, NULL, err);
     if (st)
         return st;
-    if (s.offload_optimizer || s.offload_weights || s.offload_activations)
-        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "strategy.offload",
-                               "offloading is not simulated yet; use comet estimate");
     if (s.pp > COMET_SIM_MAX_STAGES)
         return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "strategy.pp",
                                "at most %d pipeline stages are simulated", COMET_SIM_MAX_STAGES);
@@ -451,6 +500,13 @@ comet_status comet_sim_step(const comet_model *m, const comet_system *sys,
     b->vstages = b->p * b->v;
     b->micro = s.global_batch / (s.microbatch * s.dp);
     b->elem = comet_dtype_bytes(m->dtype);
+    {
+        /* the same split between HBM and the expansion tier as the estimate */
+        comet_result mem;
+        footprint_compute(m, sys, &s, &b->work, (double)b->micro, &b->fp, &mem);
+        b->exp_bw = hw_expansion_bandwidth(sys, comet_strategy_npus(&s));
+        b->exp_latency = sys->expansion.latency > 0.0 ? sys->expansion.latency : 0.0;
+    }
     size_t cells = (size_t)b->micro * (size_t)b->vstages;
     b->congestion = o && o->fidelity == COMET_SIM_CONGESTION;
     b->per_stage = R_PER_STAGE + (b->congestion ? sys->n_dims : 0);
@@ -460,7 +516,7 @@ comet_status comet_sim_step(const comet_model *m, const comet_system *sys,
             if (sim_set_shared(&b->g, res(b, stage, R_PER_STAGE + d)))
                 b->oom = true;
     int **tabs[] = {&b->fwd_first, &b->fwd_last, &b->bwd_first, &b->bwd_last, &b->send_fwd,
-                    &b->send_bwd};
+                    &b->send_bwd, &b->act_store};
     for (size_t i = 0; i < sizeof tabs / sizeof tabs[0]; i++) {
         *tabs[i] = malloc(sizeof(int) * cells);
         b->oom = b->oom || !*tabs[i];
@@ -483,9 +539,9 @@ comet_status comet_sim_step(const comet_model *m, const comet_system *sys,
     if (!st)
         collect(b, makespan, out);
     if (!st && o && o->trace) {
-        static const char *const streams[R_PER_STAGE] = {"compute", "tensor-parallel",
-                                                         "send forward", "send backward",
-                                                         "data-parallel"};
+        static const char *const streams[R_PER_STAGE] = {
+            "compute", "tensor-parallel", "send forward", "send backward", "data-parallel",
+            "expansion memory"};
         const char *links[COMET_MAX_DIMS];
         for (int d = 0; d < sys->n_dims && d < COMET_MAX_DIMS; d++)
             links[d] = sys->dims[d].name;
