@@ -301,6 +301,14 @@ static void test_step_trace(void **state)
         slices++;
     assert_true(slices > 0 && slices <= r.tasks);
     comet_buf_free(&trace);
+    /* under congestion the links appear, with a counter of their transfers */
+    comet_buf_init(&trace);
+    o.fidelity = COMET_SIM_CONGESTION;
+    assert_int_equal(comet_sim_step(&m, &sys, &s, &o, &r, &err), COMET_OK);
+    assert_non_null(strstr(trace.data, "\"args\": {\"name\": \"link nvlink\"}"));
+    assert_non_null(strstr(trace.data, "\"ph\": \"C\", \"pid\": 0, \"name\": \"link nvlink transfers\""));
+    assert_string_equal(trace.data + trace.len - 3, "]}\n");
+    comet_buf_free(&trace);
 }
 
 /* A cycle never runs: the engine says so and names a stuck task. */

@@ -6,6 +6,57 @@
 #include "trace.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+
+/* A change in the number of transfers on a link. */
+typedef struct step_change {
+    double time;
+    int delta;
+} step_change;
+
+static int by_time(const void *a, const void *b)
+{
+    const step_change *x = a, *y = b;
+    if (x->time != y->time)
+        return x->time < y->time ? -1 : 1;
+    return x->delta - y->delta; /* ends before starts at the same instant */
+}
+
+/* Counter tracks: how many transfers each link carries over time. */
+static void link_counters(const sim_graph *g, int per_stage, int n_streams,
+                          const char *const *link_names, comet_buf *out)
+{
+    step_change *ch = malloc(sizeof *ch * 2 * (size_t)(g->n > 0 ? g->n : 1));
+    if (!ch)
+        return;
+    for (int r = 0; r < g->n_resources; r++) {
+        int k = r % per_stage;
+        if (k < n_streams)
+            continue;
+        int n = 0;
+        for (int i = 0; i < g->n; i++) {
+            const sim_task *t = &g->tasks[i];
+            if (t->resource != r || t->end <= t->start)
+                continue;
+            ch[n++] = (step_change){t->start, 1};
+            ch[n++] = (step_change){t->end, -1};
+        }
+        if (n == 0)
+            continue;
+        qsort(ch, (size_t)n, sizeof ch[0], by_time);
+        int active = 0;
+        for (int i = 0; i < n; i++) {
+            active += ch[i].delta;
+            if (i + 1 < n && ch[i + 1].time == ch[i].time)
+                continue;
+            comet_buf_printf(out,
+                             "{\"ph\": \"C\", \"pid\": %d, \"name\": \"link %s transfers\", "
+                             "\"ts\": %.3f, \"args\": {\"active\": %d}},\n",
+                             r / per_stage, link_names[k - n_streams], ch[i].time * 1e6, active);
+        }
+    }
+    free(ch);
+}
 
 void sim_trace_write(const sim_graph *g, int per_stage, const char *const *stream_names,
                      int n_streams, const char *const *link_names,
@@ -35,6 +86,7 @@ void sim_trace_write(const sim_graph *g, int per_stage, const char *const *strea
                          t->resource / per_stage, t->resource % per_stage, t->start * 1e6,
                          (t->end - t->start) * 1e6, kind_names[t->kind], t->micro, t->layer);
     }
+    link_counters(g, per_stage, n_streams, link_names, out);
     /* close the array without a trailing comma */
     comet_buf_printf(out, "{\"ph\": \"M\", \"name\": \"end\", \"pid\": 0, \"args\": {}}\n]}\n");
 }
