@@ -191,10 +191,13 @@ static void render_step(comet_buf *b, const cli_inputs *in, const comet_sim_step
                          j->model.name, j->system.name, r->step_time, est->step_time,
                          (unsigned long long)r->tasks, (unsigned long long)r->events);
         for (int s = 0; s < r->stages; s++)
-            comet_buf_printf(b, "%s{\"compute_busy_s\": %.10g, \"tp_busy_s\": %.10g, "
-                                "\"pp_busy_s\": %.10g, \"dp_busy_s\": %.10g}",
-                             s ? ", " : "", r->compute_busy[s], r->tp_busy[s], r->pp_busy[s],
-                             r->dp_busy[s]);
+            comet_buf_printf(b, "%s{\"forward_s\": %.10g, \"backward_s\": %.10g, "
+                                "\"recompute_s\": %.10g, \"optimizer_s\": %.10g, "
+                                "\"idle_s\": %.10g, \"tp_busy_s\": %.10g, \"pp_busy_s\": %.10g, "
+                                "\"dp_busy_s\": %.10g, \"memory_busy_s\": %.10g}",
+                             s ? ", " : "", r->forward[s], r->backward[s], r->recompute[s],
+                             r->optimizer[s], r->step_time - r->compute_stream_busy[s],
+                             r->tp_busy[s], r->pp_busy[s], r->dp_busy[s], r->mem_busy[s]);
         comet_buf_printf(b, "]}\n");
         return;
     }
@@ -205,17 +208,20 @@ static void render_step(comet_buf *b, const cli_inputs *in, const comet_sim_step
                      seconds);
     comet_buf_printf(b, "estimate   %.3f s   (simulated %+.2f %%)\n\n", est->step_time,
                      100.0 * diff);
-    comet_buf_printf(b, "%6s %12s %12s %12s %12s %12s\n", "stage", "compute s", "idle s", "TP s",
-                     "PP s", "DP s");
+    comet_buf_printf(b, "seconds per stage (compute stream: forward, backward, recompute, optimizer, "
+                        "idle; other streams busy)\n");
+    comet_buf_printf(b, "%5s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n", "stage", "forward", "backward",
+                     "recompute", "optimizer", "idle", "TP", "PP", "DP", "memory");
     for (int s = 0; s < r->stages; s++) {
         if (r->stages > 16 && s >= 8 && s < r->stages - 8) {
             if (s == 8)
-                comet_buf_printf(b, "%6s\n", "...");
+                comet_buf_printf(b, "%5s\n", "...");
             continue;
         }
-        comet_buf_printf(b, "%6d %12.3f %12.3f %12.3f %12.3f %12.3f\n", s, r->compute_busy[s],
+        comet_buf_printf(b, "%5d %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f\n", s,
+                         r->forward[s], r->backward[s], r->recompute[s], r->optimizer[s],
                          r->step_time - r->compute_stream_busy[s], r->tp_busy[s], r->pp_busy[s],
-                         r->dp_busy[s]);
+                         r->dp_busy[s], r->mem_busy[s]);
     }
 }
 

@@ -66,7 +66,12 @@ typedef struct comet_sim_step_result {
     int stages;
     uint64_t tasks;
     uint64_t events;
-    /* seconds each stream of each pipeline stage was busy */
+    /* seconds each stream of each pipeline stage was busy, and the compute
+     * stream's time by kind of work */
+    double forward[COMET_SIM_MAX_STAGES];
+    double backward[COMET_SIM_MAX_STAGES];
+    double recompute[COMET_SIM_MAX_STAGES];
+    double optimizer[COMET_SIM_MAX_STAGES];
     double compute_busy[COMET_SIM_MAX_STAGES];
     double compute_stream_busy[COMET_SIM_MAX_STAGES]; /* compute + blocking TP collectives */
     double tp_busy[COMET_SIM_MAX_STAGES];

@@ -459,6 +459,14 @@ static void collect(const builder *b, double makespan, comet_sim_step_result *ou
             continue;
         if (r == R_COMPUTE)
             out->compute_stream_busy[stage] += d;
+        if (t->kind == K_FWD)
+            out->forward[stage] += d;
+        else if (t->kind == K_BWD)
+            out->backward[stage] += d;
+        else if (t->kind == K_RECOMPUTE)
+            out->recompute[stage] += d;
+        else if (t->kind == K_OPTIMIZER)
+            out->optimizer[stage] += d;
         if (t->kind == K_TP)
             out->tp_busy[stage] += d;
         else if (r == R_COMPUTE)
