@@ -159,8 +159,9 @@ static void test_flash_attention(void **state)
     assert_close(core_bytes, 13 * scores, 1e-12);
 }
 
-/* Uneven pipelines: the busiest stage holds ceil(l / (p v)) layers per
- * model chunk. */
+/* Uneven pipelines: each of the p v model chunks holds l / (p v) layers,
+ * the first l mod (p v) one more; the busiest stage is the first (more
+ * layers) or the last (the LM head), by forward FLOPs. */
 static void test_uneven_stages(void **state)
 {
     (void)state;
@@ -169,16 +170,24 @@ static void test_uneven_stages(void **state)
     comet_strategy s;
     comet_strategy_defaults(&s);
     work_stage w;
+    /* 96 over 7: stages 0-4 hold 14, 5-6 hold 13; 14 blocks outweigh 13
+     * blocks and the head (a block is ~7.6 TFLOP, the head 2.6 TFLOP) */
     s.pp = 7;
     work_build(&m, &s, &w);
+    assert_int_equal(work_stage_blocks(&m, &s, 0), 14);
+    assert_int_equal(work_stage_blocks(&m, &s, 6), 13);
+    assert_true(w.busiest_is_first);
     assert_close(w.layers[0].count, 14.0, 0.0);
+    /* 96 over 8 x 5 chunks: 2 each, the first 16 chunks 3; every stage
+     * still holds 12 (two chunks of 3, three of 2), so the head decides */
     s.pp = 8;
     s.interleave = 5;
     work_build(&m, &s, &w);
-    assert_close(w.layers[0].count, 15.0, 0.0);
-    s.interleave = 3;
-    work_build(&m, &s, &w);
+    assert_int_equal(work_chunk_blocks(&m, &s, 15), 3);
+    assert_int_equal(work_chunk_blocks(&m, &s, 16), 2);
+    assert_false(w.busiest_is_first);
     assert_close(w.layers[0].count, 12.0, 0.0);
+    assert_close(w.first_stage_count, 12.0, 0.0);
 }
 
 void suite_workload(test_tally *t)

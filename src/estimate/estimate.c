@@ -27,10 +27,12 @@ typedef struct stage_time {
  * priced by layer_times, and the TP exposure under overlap. The embedding
  * sits on the first stage, which is not the busiest once there is a
  * pipeline. */
-static void time_layer(const work_layer *l, const hw_rates *r, const comet_system *sys,
-                       const comet_strategy *s, stage_time *st)
+static void time_layer(const work_layer *l, bool w_first, const hw_rates *r,
+                       const comet_system *sys, const comet_strategy *s, stage_time *st)
 {
-    if (l->where == WORK_FIRST_STAGE && s->pp > 1)
+    /* With a pipeline, only the busiest stage's end layer counts: the LM
+     * head (last stage) or the embedding (first stage). */
+    if (s->pp > 1 && l->where == (w_first ? WORK_LAST_STAGE : WORK_FIRST_STAGE))
         return;
     layer_time lt;
     layer_times(l, r, sys, s, &lt);
@@ -91,16 +93,19 @@ static void time_data_parallel(const comet_system *sys, const comet_strategy *s,
     }
     double rs = comet_collective_time(sys, span, COMET_COLL_REDUCE_SCATTER, grad_bytes);
     double ag = comet_collective_time(sys, span, COMET_COLL_ALL_GATHER, weight_bytes);
-    double reductions = s->zero_stage >= 2 ? micro : 1.0;
-    out->dp_comm_time += reductions * rs;
-    out->dp_exposed += reductions * exposed(ov, rs, st->bwd);
-    if (s->zero_stage == 3) {
-        out->dp_comm_time += 2.0 * micro * ag;
-        out->dp_exposed += micro * (exposed(ov, ag, st->fwd) + exposed(ov, ag, st->bwd));
-    } else {
-        out->dp_comm_time += ag;
-        out->dp_exposed += ag;
+    if (s->zero_stage == 1) {
+        out->dp_comm_time += rs + ag;
+        out->dp_exposed += exposed(ov, rs, st->bwd) + ag;
+        return;
     }
+    /* ZeRO-2/3: a reduce-scatter in every backward; ZeRO-3 also gathers in
+     * every forward and backward, and in backward the gather and the
+     * reduction take turns on the same DP links. */
+    double fwd_comm = s->zero_stage == 3 ? ag : 0.0;
+    double bwd_comm = rs + (s->zero_stage == 3 ? ag : 0.0);
+    out->dp_comm_time += micro * (fwd_comm + bwd_comm) + (s->zero_stage == 2 ? ag : 0.0);
+    out->dp_exposed += micro * (exposed(ov, fwd_comm, st->fwd) + exposed(ov, bwd_comm, st->bwd)) +
+                       (s->zero_stage == 2 ? ag : 0.0);
 }
 
 double optimizer_bytes_per_param(const comet_strategy *s, double elem)
@@ -183,7 +188,7 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
     stage_time st;
     memset(&st, 0, sizeof st);
     for (int i = 0; i < work->n_layers; i++)
-        time_layer(&work->layers[i], &r, sys, &s, &st);
+        time_layer(&work->layers[i], work->busiest_is_first, &r, sys, &s, &st);
 
     double p = (double)s.pp, v = (double)s.interleave;
 

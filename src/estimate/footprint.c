@@ -30,10 +30,17 @@ static double activation_bytes(const comet_strategy *s, const work_stage *w, dou
     if (s->interleave > 1)
         in_flight *= 1.0 + (p - 1.0) / (p * v);
     double at[3] = {0.0, 0.0, 0.0}; /* indexed by work_where */
+    double every_first = 0.0, every_last = 0.0;
     double work = 0.0;
     for (int i = 0; i < w->n_layers; i++) {
         const work_layer *l = &w->layers[i];
-        at[l->where] += layer_act(l, s->recompute) * (double)l->count;
+        double a = layer_act(l, s->recompute);
+        at[l->where] += a * l->count;
+        if (l->where == WORK_EVERY_STAGE) {
+            /* uneven pipelines: the first and last stages' own layer counts */
+            every_first += a * (w->first_stage_count >= 0.0 ? w->first_stage_count : l->count);
+            every_last += a * (w->last_stage_count >= 0.0 ? w->last_stage_count : l->count);
+        }
         /* what one recomputed layer rebuilds: all of it under full
          * recompute, its attention core under selective */
         double rebuilt = s->recompute == COMET_RECOMPUTE_FULL ? l->act_bytes
@@ -48,7 +55,7 @@ static double activation_bytes(const comet_strategy *s, const work_stage *w, dou
     *per_micro = every + first + last;
     if (s->pp == 1)
         return *per_micro + recompute_work;
-    return fmax((every + first) * in_flight, every + last) + recompute_work;
+    return fmax((every_first + first) * in_flight, every_last + last) + recompute_work;
 }
 
 static void place_kind(comet_result *out, comet_mem_kind k, double bytes, double offloaded)

@@ -83,10 +83,12 @@ static int segments_of(const builder *b, int vs, segment *out)
 {
     int n = 0;
     const work_stage *w = &b->work;
-    int64_t total = b->m->kind == COMET_MODEL_TRANSFORMER ? b->m->layers : 0;
-    int64_t base = total / b->vstages, extra = total % b->vstages;
-    int64_t blocks = base + (vs < extra ? 1 : 0);
-    int64_t first_layer = vs * base + (vs < extra ? vs : extra);
+    bool transformer = b->m->kind == COMET_MODEL_TRANSFORMER;
+    int64_t total = transformer ? b->m->layers : 0;
+    int64_t blocks = transformer ? work_chunk_blocks(b->m, b->s, vs) : 0;
+    int64_t first_layer = 0;
+    for (int64_t prior = 0; prior < vs; prior++)
+        first_layer += transformer ? work_chunk_blocks(b->m, b->s, prior) : 0;
     for (int k = 0; k < w->n_layers && n < MAX_SEGMENTS; k++) {
         const work_layer *l = &w->layers[k];
         if (b->m->kind != COMET_MODEL_TRANSFORMER) {

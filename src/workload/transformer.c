@@ -213,25 +213,49 @@ static void build_head(const comet_model *m, const comet_strategy *s, const bloc
     l->act_bytes_full = l->act_bytes;
 }
 
+int64_t work_chunk_blocks(const comet_model *m, const comet_strategy *s, int64_t vs)
+{
+    int64_t chunks = s->pp * s->interleave;
+    return m->layers / chunks + (vs < m->layers % chunks ? 1 : 0);
+}
+
+int64_t work_stage_blocks(const comet_model *m, const comet_strategy *s, int64_t stage)
+{
+    int64_t n = 0;
+    for (int64_t c = 0; c < s->interleave; c++)
+        n += work_chunk_blocks(m, s, c * s->pp + stage);
+    return n;
+}
+
+static double gemm_flops(const work_layer *l)
+{
+    double f = 0.0;
+    for (int i = 0; i < l->n_ops; i++)
+        f += l->ops[i].flops;
+    return f;
+}
+
 void work_build_transformer(const comet_model *m, const comet_strategy *s, work_stage *out)
 {
     block_shape x = shape_of(m, s);
-    /* The busiest stage: with uneven stages some hold one more layer per
-     * model chunk (ceil over pp * interleave chunks). */
-    double chunks = (double)(s->pp * s->interleave);
-    double layers_per_stage = ceil((double)m->layers / chunks) * (double)s->interleave;
-
     out->n_layers = 0;
     work_layer *block = &out->layers[out->n_layers++];
     build_block(m, s, &x, block);
-    block->count = layers_per_stage;
     block->where = WORK_EVERY_STAGE;
+    work_layer *head = &out->layers[out->n_layers++];
+    build_head(m, s, &x, head);
+    work_layer *embedding = &out->layers[out->n_layers++];
+    build_embedding(m, s, &x, embedding);
 
-    /* The busiest stage holds the LM head (the last stage; with one stage
-     * also the embedding). Its GEMM dwarfs the embedding lookup, so with a
-     * pipeline the embedding counts towards the first stage's memory only. */
-    build_head(m, s, &x, &out->layers[out->n_layers++]);
-    build_embedding(m, s, &x, &out->layers[out->n_layers++]);
+    /* The busiest stage: the last holds the LM head, whose GEMM dwarfs the
+     * embedding lookup, but with uneven stages the first may hold more
+     * layers; compare their forward FLOPs. With one stage it holds all. */
+    out->first_stage_count = (double)work_stage_blocks(m, s, 0);
+    out->last_stage_count = (double)work_stage_blocks(m, s, s->pp - 1);
+    double bf = gemm_flops(block);
+    out->busiest_is_first = s->pp > 1 && out->first_stage_count * bf + gemm_flops(embedding) >
+                                             out->last_stage_count * bf + gemm_flops(head);
+    block->count = out->busiest_is_first ? out->first_stage_count : out->last_stage_count;
 
     /* Megatron's scatter/gather optimisation: each TP rank sends 1/t of the
      * boundary activation over its own NIC (Narayanan 2021, Sec. 4.1). */
@@ -245,7 +269,8 @@ void work_build_transformer(const comet_model *m, const comet_strategy *s, work_
                        + 2.0 * T * h * h + 2.0 * x.mlp_mats * T * h * x.f;
     out->fwd_flops_model = (double)m->layers * block_flops + 2.0 * T * h * (double)m->vocab;
     out->params_total = comet_model_params(m);
-    out->params_npu = block->params * block->count + out->layers[1].params
-                    + (s->pp == 1 ? out->layers[2].params : 0.0);
+    out->params_npu = block->params * block->count +
+                      (s->pp == 1 || !out->busiest_is_first ? head->params : 0.0) +
+                      (s->pp == 1 || out->busiest_is_first ? embedding->params : 0.0);
     out->act_extra = 0.0;
 }

@@ -69,6 +69,13 @@ typedef struct work_stage {
     double params_total;     /* whole model */
     double params_npu;       /* parameters held by one NPU of the busiest stage (before ZeRO) */
     double act_extra;        /* activations outside the layers (embeddings, logits) per microbatch */
+    /* Pipelines whose stages hold unequal numbers of layers: the every-
+     * stage layers' count on the first and on the last stage, and whether
+     * the first stage (more layers, the embedding) is the busiest rather
+     * than the last (the LM head). The every-stage count above is the
+     * busiest stage's; -1 (layer lists) means every stage is alike. */
+    double first_stage_count, last_stage_count;
+    bool busiest_is_first;
 } work_stage;
 
 /* Build the stage work for a model under a resolved strategy. The
@@ -78,6 +85,12 @@ void work_build(const comet_model *m, const comet_strategy *s, work_stage *out);
 /* Transformer and generic-layer builders used by work_build. */
 void work_build_transformer(const comet_model *m, const comet_strategy *s, work_stage *out);
 void work_build_layers(const comet_model *m, const comet_strategy *s, work_stage *out);
+
+/* Transformer blocks on virtual stage vs (model chunk c of stage s is
+ * vs = c * pp + s): l / (pp v) each, the first l mod (pp v) one more. */
+int64_t work_chunk_blocks(const comet_model *m, const comet_strategy *s, int64_t vs);
+/* ... and on pipeline stage `stage`, all its chunks. */
+int64_t work_stage_blocks(const comet_model *m, const comet_strategy *s, int64_t stage);
 
 /* Parameters of one transformer block and of the embedding/LM head. */
 double work_transformer_block_params(const comet_model *m);
