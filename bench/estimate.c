@@ -18,13 +18,8 @@ int main(int argc, char **argv)
     }
     comet_model m;
     comet_system sys;
-    comet_error err;
-    if (comet_preset_model("gpt3-175b", &m, &err) ||
-        comet_preset_system("a100-80g-selene", &sys, &err)) {
-        char line[512];
-        fprintf(stderr, "bench_estimate: %s\n", comet_error_format(&err, line, sizeof line));
+    if (bench_presets("bench_estimate", &m, &sys))
         return 1;
-    }
     /* 8 strategies on 64 NPUs: tp 8, pp 8, two recompute modes, SP on/off, v 1/3. */
     comet_strategy set[8];
     for (int i = 0; i < 8; i++) {
@@ -38,6 +33,7 @@ int main(int argc, char **argv)
     }
     double rates[101];
     double checksum = 0.0;
+    comet_error err;
     for (int r = 0; r < runs; r++) {
         double t0 = bench_now();
         for (long i = 0; i < evals; i++) {

@@ -44,13 +44,8 @@ int main(int argc, char **argv)
     }
     comet_model m;
     comet_system sys;
-    comet_error err;
-    if (comet_preset_model("gpt3-175b", &m, &err) ||
-        comet_preset_system("a100-80g-selene", &sys, &err)) {
-        char line[512];
-        fprintf(stderr, "bench_search: %s\n", comet_error_format(&err, line, sizeof line));
+    if (bench_presets("bench_search", &m, &sys))
         return 1;
-    }
     comet_search_request req = {.model = &m, .system = &sys, .top_k = 10, .shards = 1};
     comet_search_space_defaults(&req.space);
     req.space.npus = 64;

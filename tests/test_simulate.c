@@ -175,6 +175,15 @@ static void test_sim_bad_input(void **state)
 
 /* ---- training steps ---------------------------------------------------------- */
 
+/* A preset model on a preset system, as every step test starts. */
+static void presets(const char *model, const char *system, comet_model *m, comet_system *sys)
+{
+    comet_error err;
+    assert_int_equal(comet_preset_model(model, m, &err), COMET_OK);
+    assert_int_equal(comet_preset_system(system, sys, &err), COMET_OK);
+}
+
+
 /* With links that do not contend and no overlap to arbitrate, the task
  * graph and the closed form must agree on every preset model. */
 static void test_step_agrees_with_estimate(void **state)
@@ -277,8 +286,7 @@ static void test_step_trace(void **state)
     comet_model m;
     comet_system sys;
     comet_error err;
-    assert_int_equal(comet_preset_model("megatron-22b", &m, &err), COMET_OK);
-    assert_int_equal(comet_preset_system("a100-80g-selene", &sys, &err), COMET_OK);
+    presets("megatron-22b", "a100-80g-selene", &m, &sys);
     comet_strategy s;
     comet_strategy_defaults(&s);
     s.tp = 8;
@@ -378,8 +386,7 @@ static void test_step_congestion(void **state)
     comet_model m;
     comet_system sys;
     comet_error err;
-    assert_int_equal(comet_preset_model("gpt3-175b", &m, &err), COMET_OK);
-    assert_int_equal(comet_preset_system("a100-80g-selene", &sys, &err), COMET_OK);
+    presets("gpt3-175b", "a100-80g-selene", &m, &sys);
     comet_strategy s;
     comet_strategy_defaults(&s);
     s.tp = 8;
