@@ -13,7 +13,7 @@ OPT     = -O2 -g
 endif
 CFLAGS_ALL = -std=c11 -Wall -Wextra -Werror -Wshadow -Wvla -D_POSIX_C_SOURCE=200809L -pthread \
              -Iinclude $(OPT) $(CFLAGS)
-LDLIBS_ALL = -lyaml -lm -pthread $(LDLIBS)
+LDLIBS_ALL = -lyaml -lprotobuf-c -lz -lm -pthread $(LDLIBS)
 
 # OpenMPI is optional: with mpicc on the PATH (and MPI unset or 1) the CLI
 # is built with MPI so `mpirun -n K comet sweep` splits a sweep; the
@@ -25,7 +25,7 @@ MPI_LIBS   := $(shell mpicc --showme:link 2>/dev/null)
 endif
 
 LIB_SRC   := $(sort $(wildcard src/*/*.c))
-LIB_OBJ   := $(LIB_SRC:%.c=$(B)/%.o) $(B)/gen/presets_data.o
+LIB_OBJ   := $(LIB_SRC:%.c=$(B)/%.o) $(B)/gen/presets_data.o $(B)/gen/et_def.pb-c.o
 CLI_SRC   := $(sort $(wildcard cli/*.c))
 CLI_OBJ   := $(CLI_SRC:%.c=$(B)/%.o)
 TEST_SRC  := $(sort $(wildcard tests/*.c))
@@ -63,6 +63,19 @@ $(B)/tools/embed: tools/embed.c
 $(B)/gen/presets_data.c: $(B)/tools/embed $(PRESETS)
 	@mkdir -p $(dir $@)
 	$(B)/tools/embed $@ $(PRESETS)
+
+# Chakra's messages: protobuf-c code generated from comet's own schema.
+$(B)/gen/et_def.pb-c.c $(B)/gen/et_def.pb-c.h: schema/chakra/et_def.proto
+	@mkdir -p $(B)/gen
+	protoc-c --c_out=$(B)/gen --proto_path=schema/chakra $<
+
+# generated code: warnings are not ours to fix
+$(B)/gen/et_def.pb-c.o: $(B)/gen/et_def.pb-c.c
+	$(CC) -std=c11 -O2 -g $(if $(filter 1,$(SAN)),$(OPT)) -c $< -o $@
+
+$(B)/src/trace/%.o: src/trace/%.c $(HEADERS) $(B)/gen/et_def.pb-c.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -I$(B)/gen -c $< -o $@
 
 $(B)/gen/presets_data.o: $(B)/gen/presets_data.c
 	$(CC) $(CFLAGS_ALL) -c $< -o $@

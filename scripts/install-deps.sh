@@ -3,7 +3,7 @@
 # Used by `make run`, `make test` and .ci/run, so a fresh machine needs nothing else.
 # `install-deps.sh fuzz` adds clang and its libFuzzer runtime for `make fuzz`.
 set -euo pipefail
-need=(gcc make libc6-dev libyaml-dev libcmocka-dev)
+need=(gcc make libc6-dev libyaml-dev libcmocka-dev protobuf-c-compiler libprotobuf-c-dev zlib1g-dev)
 # OpenMPI is optional for the build (comet sweep then runs single-process);
 # it is installed so that `mpirun -n K comet sweep` and its test work.
 need+=(libopenmpi-dev openmpi-bin)

@@ -333,7 +333,7 @@ static void test_engine_detects_deadlock(void **state)
     assert_int_equal(sim_add_dep(&g, c, b), 0); /* b <-> c */
     double makespan;
     comet_error err;
-    assert_int_equal(sim_run(&g, &makespan, NULL, &err), COMET_EINPUT);
+    assert_int_equal(sim_run(&g, &makespan, NULL, NULL, &err), COMET_EINPUT);
     assert_non_null(strstr(err.message, "simulation cannot progress: 2 of 3 tasks never ran"));
     sim_graph_free(&g);
     /* without the cycle: a (1 s), then b on the other stream, then c */
@@ -343,7 +343,7 @@ static void test_engine_detects_deadlock(void **state)
     c = sim_add_task(&g, 0, 0.5, 0, 0, 1, 3);
     sim_add_dep(&g, a, b);
     sim_add_dep(&g, b, c);
-    assert_int_equal(sim_run(&g, &makespan, NULL, &err), COMET_OK);
+    assert_int_equal(sim_run(&g, &makespan, NULL, NULL, &err), COMET_OK);
     assert_close(makespan, 3.5, 1e-15);
     assert_close(g.tasks[c].start, 3.0, 1e-15);
     sim_graph_free(&g);
@@ -363,7 +363,7 @@ static void test_engine_shared_link(void **state)
     g.tasks[a].work = g.tasks[b].work = 1.0;
     double makespan;
     comet_error err;
-    assert_int_equal(sim_run(&g, &makespan, NULL, &err), COMET_OK);
+    assert_int_equal(sim_run(&g, &makespan, NULL, NULL, &err), COMET_OK);
     assert_close(g.tasks[a].end, 2.0, 1e-12);
     assert_close(g.tasks[b].end, 2.0, 1e-12);
     sim_graph_free(&g);
@@ -371,7 +371,7 @@ static void test_engine_shared_link(void **state)
     sim_set_shared(&g, 0);
     int c = sim_add_task(&g, 0, 0.5, 0, 0, 0, 0), d = sim_add_task(&g, 0, 0.0, 0, 0, 0, 1);
     g.tasks[c].work = g.tasks[d].work = 1.0;
-    assert_int_equal(sim_run(&g, &makespan, NULL, &err), COMET_OK);
+    assert_int_equal(sim_run(&g, &makespan, NULL, NULL, &err), COMET_OK);
     assert_close(g.tasks[d].end, 1.5, 1e-12);
     assert_close(g.tasks[c].end, 2.0, 1e-12);
     sim_graph_free(&g);

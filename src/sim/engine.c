@@ -347,8 +347,8 @@ static comet_status build(sim_graph *g, resource *res, comet_error *err)
 }
 
 comet_status sim_run(sim_graph *g, double *makespan,
-                     void (*describe)(const sim_task *t, char *out, size_t cap),
-                     comet_error *err)
+                     void (*describe)(const sim_task *t, void *ctx, char *out, size_t cap),
+                     void *ctx, comet_error *err)
 {
     *makespan = 0.0;
     for (int e = 0; e < g->n_edges; e++)
@@ -401,7 +401,7 @@ comet_status sim_run(sim_graph *g, double *makespan,
                 continue;
             char what[160] = "";
             if (describe)
-                describe(&g->tasks[i], what, sizeof what);
+                describe(&g->tasks[i], ctx, what, sizeof what);
             st = comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
                                  "simulation cannot progress: %d of %d tasks never ran; stuck at "
                                  "task %d (%s), which waits on %d unfinished dependencies (a "

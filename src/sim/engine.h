@@ -51,7 +51,7 @@ int sim_add_dep(sim_graph *g, int before, int after);
  * that cannot finish (a cycle, or a dependency that can never be met)
  * is an error naming a stuck task, through describe(). */
 comet_status sim_run(sim_graph *g, double *makespan,
-                     void (*describe)(const sim_task *t, char *out, size_t cap),
-                     comet_error *err);
+                     void (*describe)(const sim_task *t, void *ctx, char *out, size_t cap),
+                     void *ctx, comet_error *err);
 
 #endif

@@ -429,8 +429,9 @@ static void link_passes(builder *b)
         }
 }
 
-static void describe(const sim_task *t, char *out, size_t cap)
+static void describe(const sim_task *t, void *ctx, char *out, size_t cap)
 {
+    (void)ctx;
     snprintf(out, cap, "stage %d %s of microbatch %d, layer %d", t->stage,
              t->kind < sizeof kind_names / sizeof kind_names[0] ? kind_names[t->kind] : "?",
              t->micro, t->layer);
@@ -545,7 +546,7 @@ comet_status comet_sim_step(const comet_model *m, const comet_system *sys,
         link_passes(b);
     double makespan = 0.0;
     st = b->oom ? comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory")
-                : sim_run(&b->g, &makespan, describe, err);
+                : sim_run(&b->g, &makespan, describe, NULL, err);
     if (!st)
         collect(b, makespan, out);
     if (!st && o && o->trace) {

@@ -1,0 +1,112 @@
+/* Chakra execution traces (MLCommons): one file per rank, PREFIX.<rank>.et,
+ * holding a varint-length-prefixed GlobalMetadata then Nodes, plain or
+ * gzip-compressed. comet reads them into its own node structs (decoupled
+ * from the protobuf types), writes them, and simulates them on a network
+ * described by ASTRA-sim's input files. */
+#ifndef COMET_CHAKRA_H
+#define COMET_CHAKRA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "comet/error.h"
+#include "comet/simulate.h"
+#include "comet/system.h"
+
+typedef enum comet_et_type {
+    COMET_ET_INVALID = 0,
+    COMET_ET_METADATA = 1,
+    COMET_ET_MEM_LOAD = 2,
+    COMET_ET_MEM_STORE = 3,
+    COMET_ET_COMPUTE = 4,
+    COMET_ET_SEND = 5,
+    COMET_ET_RECV = 6,
+    COMET_ET_COLLECTIVE = 7
+} comet_et_type;
+
+/* Chakra's CollectiveCommType values. */
+typedef enum comet_et_coll {
+    COMET_ET_ALL_REDUCE = 0,
+    COMET_ET_REDUCE = 1,
+    COMET_ET_ALL_GATHER = 2,
+    COMET_ET_GATHER = 3,
+    COMET_ET_SCATTER = 4,
+    COMET_ET_BROADCAST = 5,
+    COMET_ET_ALL_TO_ALL = 6,
+    COMET_ET_REDUCE_SCATTER = 7,
+    COMET_ET_REDUCE_SCATTER_BLOCK = 8,
+    COMET_ET_BARRIER = 9
+} comet_et_coll;
+
+typedef struct comet_et_node {
+    uint64_t id;
+    comet_et_type type;
+    char name[64];
+    uint64_t duration_micros;
+    double num_ops;
+    double tensor_size;
+    bool is_cpu_op;
+    int comm_type;                 /* comet_et_coll */
+    double comm_size;              /* bytes */
+    int64_t comm_src, comm_dst, comm_tag;
+    int64_t comm_priority;
+    int n_involved;                /* 0 = all dimensions */
+    bool involved_dim[COMET_MAX_DIMS];
+    size_t n_deps;                 /* data and control dependencies together */
+    uint64_t *deps;
+} comet_et_node;
+
+typedef struct comet_et_rank {
+    char version[32];
+    size_t n;
+    comet_et_node *nodes;
+} comet_et_rank;
+
+typedef struct comet_et_trace {
+    int ranks;
+    comet_et_rank *rank;
+} comet_et_trace;
+
+/* Read PREFIX.0.et, PREFIX.1.et, ... (ranks files; 0 = as many as exist).
+ * Every error names the file and, where there is one, the node id. */
+comet_status comet_et_read(const char *prefix, int ranks, comet_et_trace *out, comet_error *err);
+void comet_et_free(comet_et_trace *t);
+
+/* Write one rank's file: a GlobalMetadata with `version`, then the nodes. */
+comet_status comet_et_write(const char *path, const char *version, const comet_et_node *nodes,
+                            size_t n, comet_error *err);
+
+/* ASTRA-sim's inputs as comet knobs. */
+typedef struct comet_astra_inputs {
+    comet_system system;           /* network dimensions from the network YAML */
+    comet_sim_options options;     /* splits, active chunks, endpoint delay, local memory */
+    bool roofline;                 /* compute time from num_ops at peak_perf / local memory */
+    double peak_perf;              /* FLOP/s */
+    double mem_latency;            /* remote memory: seconds per access */
+    double mem_bandwidth;          /* bytes/s; 0 = no memory expansion */
+} comet_astra_inputs;
+
+/* Network YAML (topology, npus_count, bandwidth in GB = 2^30 B per s,
+ * latency in ns), system JSON and, optionally, remote-memory JSON. */
+comet_status comet_astra_read(const char *network, const char *system, const char *memory,
+                              comet_astra_inputs *out, comet_error *err);
+
+typedef struct comet_et_result {
+    double finish;                 /* seconds until the last rank finishes */
+    int ranks;
+    double *rank_finish;           /* per rank (malloc'd; comet_et_result_free) */
+    double *rank_compute;          /* compute busy per rank */
+    double *rank_exposed_comm;     /* finish - compute: communication not hidden */
+    uint64_t events;
+} comet_et_result;
+
+/* Simulate the trace: one compute, one communication and one CPU stream
+ * per rank (as ASTRA-sim: compute and communication overlap; two compute
+ * nodes do not); collectives run when all ranks of their group reach
+ * them, timed by comet_sim_collective on the network; sends pair with
+ * receives by (source, destination, tag). */
+comet_status comet_et_simulate(const comet_et_trace *t, const comet_astra_inputs *in,
+                               comet_et_result *out, comet_error *err);
+void comet_et_result_free(comet_et_result *r);
+
+#endif

@@ -1,0 +1,238 @@
+/* ASTRA-sim's input files as comet knobs: the network YAML (per-dimension
+ * topology, NPU count, bandwidth in GB/s where GB = 2^30 bytes, latency in
+ * ns), the system JSON (collective algorithm per dimension, dataset splits,
+ * active chunks, endpoint delay in ns, local memory bandwidth in GB/s of
+ * 10^9 bytes, roofline peak in TFLOPS) and the remote-memory JSON. Read
+ * with comet's YAML/JSON tree, so errors name file:line:col and the key.
+ * Keys comet does not model (scheduling policy, collective optimisation,
+ * boost mode, ...) are accepted and ignored; unknown keys are errors. */
+#include "comet/chakra.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../config/names.h"
+#include "../config/read.h"
+#include "../config/sections.h"
+
+typedef comet_status (*doc_fn)(cfg_ctx *c, const cfg_node *root, comet_astra_inputs *out);
+
+static comet_status with_document(const char *path, doc_fn fn, comet_astra_inputs *out,
+                                  comet_error *err)
+{
+    char *text = NULL;
+    size_t len = 0;
+    comet_status st = cfg_load_file(path, &text, &len, err);
+    cfg_node *root = NULL;
+    if (!st)
+        st = cfg_tree_parse(text, len, path, &root, err);
+    cfg_ctx c = {.file = path, .err = err};
+    if (!st && (!root || root->kind != CFG_MAP))
+        st = comet_error_set(err, COMET_EINPUT, path, root ? root->line : 0,
+                             root ? root->column : 0, NULL, "expected a mapping of settings");
+    if (!st)
+        st = fn(&c, root, out);
+    cfg_tree_free(root);
+    free(text);
+    return st;
+}
+
+/* Unknown keys are errors; the ones listed are read by the caller. */
+static comet_status only_keys(cfg_ctx *c, const cfg_node *root, const char *const *known)
+{
+    for (size_t i = 0; i < root->n; i++) {
+        const cfg_node *k = cfg_map_key(root, i);
+        bool ok = false;
+        for (int j = 0; known[j] && !ok; j++)
+            ok = strcmp(known[j], k->text) == 0;
+        if (!ok) {
+            const char *near = cfg_suggest(k->text, known);
+            return near ? cfg_fail(c, k, k->text, "unknown key (did you mean \"%s\"?)", near)
+                        : cfg_fail(c, k, k->text, "unknown key");
+        }
+    }
+    return COMET_OK;
+}
+
+static const cfg_node *list(cfg_ctx *c, const cfg_node *root, const char *key, size_t n,
+                            comet_status *st)
+{
+    const cfg_node *v = cfg_map_find(root, key);
+    if (!v) {
+        *st = cfg_fail(c, root, key, "missing key \"%s\"", key);
+        return NULL;
+    }
+    if (v->kind != CFG_SEQ || (n && v->n != n)) {
+        *st = cfg_fail(c, v, key, n ? "expected a list of %zu values, one per dimension"
+                                    : "expected a list, one value per dimension",
+                       n);
+        return NULL;
+    }
+    return v;
+}
+
+static comet_status read_network(cfg_ctx *c, const cfg_node *root, comet_astra_inputs *out)
+{
+    static const char *const known[] = {"topology", "npus_count", "bandwidth", "latency", NULL};
+    static const char *const topologies[] = {"Ring", "FullyConnected", "Switch", NULL};
+    CFG_TRY(only_keys(c, root, known));
+    comet_status st = COMET_OK;
+    const cfg_node *topo = list(c, root, "topology", 0, &st);
+    if (st)
+        return st;
+    if (topo->n < 1 || topo->n > COMET_MAX_DIMS)
+        return cfg_fail(c, topo, "topology", "needs 1 to %d dimensions", COMET_MAX_DIMS);
+    const cfg_node *npus = list(c, root, "npus_count", topo->n, &st);
+    const cfg_node *bw = st ? NULL : list(c, root, "bandwidth", topo->n, &st);
+    const cfg_node *lat = st ? NULL : list(c, root, "latency", topo->n, &st);
+    if (st)
+        return st;
+    comet_system *sys = &out->system;
+    snprintf(sys->name, sizeof sys->name, "astra-network");
+    sys->n_dims = (int)topo->n;
+    for (size_t d = 0; d < topo->n; d++) {
+        char path[64];
+        int t;
+        snprintf(path, sizeof path, "topology[%zu]", d);
+        CFG_TRY(cfg_read_enum(c, cfg_seq_item(topo, d), path, topologies, &t));
+        comet_net_dim *dim = &sys->dims[d];
+        snprintf(dim->name, sizeof dim->name, "dim%zu", d);
+        dim->topology = t == 0 ? COMET_TOPO_RING : t == 1 ? COMET_TOPO_FULLY_CONNECTED
+                                                          : COMET_TOPO_SWITCH;
+        snprintf(path, sizeof path, "npus_count[%zu]", d);
+        CFG_TRY(cfg_read_int(c, cfg_seq_item(npus, d), path, 1, 1 << 20, &dim->size));
+        double v;
+        snprintf(path, sizeof path, "bandwidth[%zu]", d);
+        CFG_TRY(cfg_read_real(c, cfg_seq_item(bw, d), path, true, &v));
+        dim->bandwidth = v * 1073741824.0; /* ASTRA-sim's GB is 2^30 bytes */
+        snprintf(path, sizeof path, "latency[%zu]", d);
+        CFG_TRY(cfg_read_real(c, cfg_seq_item(lat, d), path, false, &v));
+        dim->latency = v * 1e-9;
+        dim->efficiency = 1.0;
+        dim->algorithm = COMET_ALGO_RING;
+    }
+    return COMET_OK;
+}
+
+static comet_status algorithms(cfg_ctx *c, const cfg_node *v, const char *key, comet_system *sys)
+{
+    static const char *const names[] = {"ring",   "oneRing",         "direct",
+                                        "oneDirect", "halvingDoubling", "oneHalvingDoubling",
+                                        "doubleBinaryTree", NULL};
+    static const comet_algorithm map[] = {COMET_ALGO_RING, COMET_ALGO_RING, COMET_ALGO_DIRECT,
+                                          COMET_ALGO_DIRECT, COMET_ALGO_HALVING_DOUBLING,
+                                          COMET_ALGO_HALVING_DOUBLING,
+                                          COMET_ALGO_DOUBLE_BINARY_TREE};
+    CFG_TRY(cfg_expect(c, v, key, CFG_SEQ));
+    for (size_t d = 0; d < v->n && d < (size_t)sys->n_dims; d++) {
+        char path[64];
+        snprintf(path, sizeof path, "%s[%zu]", key, d);
+        const cfg_node *item = cfg_seq_item(v, d);
+        /* direct may carry a window, e.g. "direct4": the window is not modelled */
+        char name[32];
+        snprintf(name, sizeof name, "%s", item->kind == CFG_SCALAR ? item->text : "");
+        for (char *p = name; *p; p++)
+            if (*p >= '0' && *p <= '9')
+                *p = '\0';
+        int a = cfg_name_index(names, name);
+        if (a < 0)
+            return cfg_fail(c, item, path,
+                            "unknown collective implementation (ring, oneRing, direct, "
+                            "oneDirect, halvingDoubling, oneHalvingDoubling, doubleBinaryTree)");
+        /* comet uses one algorithm per dimension: the all-reduce one wins */
+        if (strcmp(key, "all-reduce-implementation") == 0)
+            sys->dims[d].algorithm = map[a];
+    }
+    return COMET_OK;
+}
+
+static comet_status read_system(cfg_ctx *c, const cfg_node *root, comet_astra_inputs *out)
+{
+    static const char *const known[] = {
+        "scheduling-policy", "endpoint-delay", "active-chunks-per-dimension",
+        "preferred-dataset-splits", "all-reduce-implementation", "all-gather-implementation",
+        "reduce-scatter-implementation", "all-to-all-implementation", "collective-optimization",
+        "local-mem-bw", "boost-mode", "roofline-enabled", "peak-perf", "local-reduction-delay",
+        "model-shared-bus", "injection-scale", "trace-enabled", "replay-only", "track-local-mem",
+        "intra-dimension-scheduling", "inter-dimension-scheduling", NULL};
+    CFG_TRY(only_keys(c, root, known));
+    const cfg_node *v;
+    int64_t k;
+    double x;
+    if ((v = cfg_map_find(root, "preferred-dataset-splits"))) {
+        CFG_TRY(cfg_read_int(c, v, "preferred-dataset-splits", 1, 65536, &k));
+        out->options.splits = k;
+    }
+    if ((v = cfg_map_find(root, "active-chunks-per-dimension"))) {
+        CFG_TRY(cfg_read_int(c, v, "active-chunks-per-dimension", 1, 64, &k));
+        out->options.active_chunks = (int)k;
+    }
+    if ((v = cfg_map_find(root, "endpoint-delay"))) {
+        CFG_TRY(cfg_read_real(c, v, "endpoint-delay", false, &x));
+        out->options.endpoint_delay = x * 1e-9;
+    }
+    if ((v = cfg_map_find(root, "local-mem-bw"))) {
+        CFG_TRY(cfg_read_real(c, v, "local-mem-bw", true, &x));
+        out->options.local_mem_bw = x * 1e9; /* here GB is 10^9 bytes */
+    }
+    if ((v = cfg_map_find(root, "roofline-enabled"))) {
+        CFG_TRY(cfg_read_int(c, v, "roofline-enabled", 0, 1, &k));
+        out->roofline = k == 1;
+    }
+    if ((v = cfg_map_find(root, "peak-perf"))) {
+        CFG_TRY(cfg_read_real(c, v, "peak-perf", true, &x));
+        out->peak_perf = x * 1e12;
+    }
+    if ((v = cfg_map_find(root, "inter-dimension-scheduling")) && v->kind == CFG_SCALAR &&
+        strcmp(v->text, "themis") == 0)
+        out->options.scheduler = COMET_SCHED_THEMIS;
+    static const char *const impls[] = {"all-reduce-implementation", "all-gather-implementation",
+                                        "reduce-scatter-implementation",
+                                        "all-to-all-implementation", NULL};
+    for (int i = 0; impls[i]; i++)
+        if ((v = cfg_map_find(root, impls[i])))
+            CFG_TRY(algorithms(c, v, impls[i], &out->system));
+    return COMET_OK;
+}
+
+static comet_status read_memory(cfg_ctx *c, const cfg_node *root, comet_astra_inputs *out)
+{
+    static const char *const known[] = {"memory-type", "num-nodes", "num-npus-per-node",
+                                        "remote-mem-latency", "remote-mem-bw", NULL};
+    static const char *const types[] = {"NO_MEMORY_EXPANSION", "PER_NODE_MEMORY_EXPANSION",
+                                        "PER_NPU_MEMORY_EXPANSION", "MEMORY_POOL", NULL};
+    CFG_TRY(only_keys(c, root, known));
+    const cfg_node *v = cfg_map_find(root, "memory-type");
+    if (!v)
+        return cfg_fail(c, root, "memory-type", "missing key \"memory-type\"");
+    int t;
+    CFG_TRY(cfg_read_enum(c, v, "memory-type", types, &t));
+    if (t == 0)
+        return COMET_OK;
+    double x;
+    if ((v = cfg_map_find(root, "remote-mem-latency"))) {
+        CFG_TRY(cfg_read_real(c, v, "remote-mem-latency", false, &x));
+        out->mem_latency = x * 1e-9;
+    }
+    if (!(v = cfg_map_find(root, "remote-mem-bw")))
+        return cfg_fail(c, root, "remote-mem-bw", "missing key \"remote-mem-bw\"");
+    CFG_TRY(cfg_read_real(c, v, "remote-mem-bw", true, &x));
+    out->mem_bandwidth = x * 1e9;
+    return COMET_OK;
+}
+
+comet_status comet_astra_read(const char *network, const char *system, const char *memory,
+                              comet_astra_inputs *out, comet_error *err)
+{
+    memset(out, 0, sizeof *out);
+    comet_sim_options_defaults(&out->options);
+    out->options.astra_rounding = true;
+    out->system.collective_chunks = 1;
+    comet_status st = with_document(network, read_network, out, err);
+    if (!st && system)
+        st = with_document(system, read_system, out, err);
+    if (!st && memory)
+        st = with_document(memory, read_memory, out, err);
+    return st;
+}

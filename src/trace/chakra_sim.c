@@ -1,0 +1,388 @@
+/* Simulating a Chakra trace on a network given by ASTRA-sim's files. Every
+ * node of every rank becomes a task of comet's engine: compute on the
+ * rank's compute stream (or its CPU stream for is_cpu_op), memory loads and
+ * stores on its memory stream, sends on its communication stream. As in
+ * ASTRA-sim, compute and communication overlap but two compute nodes of a
+ * rank do not. The k-th collective of every rank is one collective: a
+ * single task that starts when every rank has reached it, lasting what
+ * comet_sim_collective gives on the dimensions it involves. A receive
+ * completes when the matching send (same source, destination and tag, in
+ * order) does. Bad traces (missing dependencies, mismatched collectives,
+ * sizes that do not split over the group, cycles) are errors that name
+ * the file and the node id. */
+#include "comet/chakra.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "comet/network.h"
+#include "../sim/engine.h"
+
+enum { S_COMPUTE, S_COMM, S_CPU, S_MEM, S_PER_RANK };
+
+typedef struct id_index {
+    uint64_t id;
+    int task;
+} id_index;
+
+typedef struct trace_sim {
+    const comet_et_trace *t;
+    const comet_astra_inputs *in;
+    sim_graph g;
+    int instant;            /* a shared resource where zero-cost and collective tasks run */
+    id_index **by_id;       /* per rank, sorted by node id */
+    int **task_of;          /* per rank, node index -> task */
+    const char *prefix;
+} trace_sim;
+
+static int by_id_cmp(const void *a, const void *b)
+{
+    const id_index *x = a, *y = b;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int find(const trace_sim *s, int rank, uint64_t id)
+{
+    size_t lo = 0, hi = s->t->rank[rank].n;
+    const id_index *v = s->by_id[rank];
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (v[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < s->t->rank[rank].n && v[lo].id == id ? v[lo].task : -1;
+}
+
+static void file_of(const trace_sim *s, int rank, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s.%d.et", s->prefix, rank);
+}
+
+static double compute_time(const comet_astra_inputs *in, const comet_et_node *n)
+{
+    if (in->roofline && n->num_ops > 0 && in->peak_perf > 0) {
+        double perf = in->peak_perf;
+        if (n->tensor_size > 0 && in->options.local_mem_bw > 0) {
+            double bound = in->options.local_mem_bw * n->num_ops / n->tensor_size;
+            perf = bound < perf ? bound : perf;
+        }
+        return n->num_ops / perf;
+    }
+    return n->duration_micros > 0 ? (double)n->duration_micros * 1e-6 : 1e-9;
+}
+
+static comet_collective coll_of(int type)
+{
+    switch (type) {
+    case COMET_ET_ALL_REDUCE: return COMET_COLL_ALL_REDUCE;
+    case COMET_ET_ALL_GATHER: return COMET_COLL_ALL_GATHER;
+    case COMET_ET_REDUCE_SCATTER:
+    case COMET_ET_REDUCE_SCATTER_BLOCK: return COMET_COLL_REDUCE_SCATTER;
+    case COMET_ET_ALL_TO_ALL: return COMET_COLL_ALL_TO_ALL;
+    default: return COMET_COLL_NONE;
+    }
+}
+
+/* The dimensions a collective spans: all, or those marked involved. */
+static int64_t span_of(const comet_system *sys, const comet_et_node *n,
+                       int64_t span[COMET_MAX_DIMS])
+{
+    int64_t group = 1;
+    for (int d = 0; d < COMET_MAX_DIMS; d++) {
+        bool in = d < sys->n_dims && (n->n_involved == 0 || (d < n->n_involved && n->involved_dim[d]));
+        span[d] = in ? sys->dims[d].size : 1;
+        group *= span[d];
+    }
+    return group;
+}
+
+/* One task per collective across all ranks. */
+static comet_status collectives(trace_sim *s, comet_error *err)
+{
+    const comet_et_trace *t = s->t;
+    size_t count0 = 0;
+    for (size_t i = 0; i < t->rank[0].n; i++)
+        count0 += t->rank[0].nodes[i].type == COMET_ET_COLLECTIVE;
+    size_t *next = calloc((size_t)t->ranks, sizeof *next);
+    if (!next)
+        return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    char file[4200];
+    comet_status st = COMET_OK;
+    for (int r = 1; r < t->ranks && !st; r++) {
+        size_t c = 0;
+        for (size_t i = 0; i < t->rank[r].n; i++)
+            c += t->rank[r].nodes[i].type == COMET_ET_COLLECTIVE;
+        if (c != count0) {
+            file_of(s, r, file, sizeof file);
+            st = comet_error_set(err, COMET_EINPUT, file, 0, 0, NULL,
+                                 "%zu collectives, but rank 0 has %zu: collectives must match "
+                                 "across ranks",
+                                 c, count0);
+        }
+    }
+    for (size_t k = 0; k < count0 && !st; k++) {
+        const comet_et_node *first = NULL;
+        int task = -1;
+        for (int r = 0; r < t->ranks && !st; r++) {
+            const comet_et_rank *rk = &t->rank[r];
+            while (next[r] < rk->n && rk->nodes[next[r]].type != COMET_ET_COLLECTIVE)
+                next[r]++;
+            const comet_et_node *n = &rk->nodes[next[r]];
+            file_of(s, r, file, sizeof file);
+            if (r == 0) {
+                first = n;
+                comet_collective c = coll_of(n->comm_type);
+                int64_t span[COMET_MAX_DIMS];
+                int64_t group = span_of(&s->in->system, n, span);
+                if (c == COMET_COLL_NONE) {
+                    st = comet_error_set(err, COMET_EINPUT, file, 0, 0, NULL,
+                                         "node %llu: collective type %d is not simulated "
+                                         "(all-reduce, all-gather, reduce-scatter, all-to-all)",
+                                         (unsigned long long)n->id, n->comm_type);
+                    break;
+                }
+                if (!(n->comm_size > 0) || fmod(n->comm_size, (double)group) != 0.0) {
+                    st = comet_error_set(err, COMET_EINPUT, file, 0, 0, NULL,
+                                         "node %llu: comm_size %.0f does not divide across its "
+                                         "group of %lld NPUs",
+                                         (unsigned long long)n->id, n->comm_size, (long long)group);
+                    break;
+                }
+                comet_sim_collective_result res;
+                st = comet_sim_collective(&s->in->system, span, c, n->comm_size, &s->in->options,
+                                          &res, err);
+                if (st)
+                    break;
+                task = sim_add_task(&s->g, s->instant, res.time, COMET_ET_COLLECTIVE, 0, 0, 0);
+            } else if (n->comm_type != first->comm_type || n->comm_size != first->comm_size) {
+                st = comet_error_set(err, COMET_EINPUT, file, 0, 0, NULL,
+                                     "node %llu: collective %zu is type %d of %.0f bytes, but on "
+                                     "rank 0 it is type %d of %.0f bytes",
+                                     (unsigned long long)n->id, k, n->comm_type, n->comm_size,
+                                     first->comm_type, first->comm_size);
+                break;
+            }
+            s->task_of[r][next[r]] = task;
+            next[r]++;
+        }
+    }
+    free(next);
+    return st;
+}
+
+static comet_status node_tasks(trace_sim *s, comet_error *err)
+{
+    const comet_astra_inputs *in = s->in;
+    for (int r = 0; r < s->t->ranks; r++) {
+        const comet_et_rank *rk = &s->t->rank[r];
+        for (size_t i = 0; i < rk->n; i++) {
+            const comet_et_node *n = &rk->nodes[i];
+            int res = -1;
+            double dur = 0.0;
+            switch (n->type) {
+            case COMET_ET_COMPUTE:
+                res = r * S_PER_RANK + (n->is_cpu_op ? S_CPU : S_COMPUTE);
+                dur = compute_time(in, n);
+                break;
+            case COMET_ET_MEM_LOAD:
+            case COMET_ET_MEM_STORE: {
+                double bw = in->mem_bandwidth > 0 ? in->mem_bandwidth : in->options.local_mem_bw;
+                res = r * S_PER_RANK + S_MEM;
+                dur = in->mem_latency + (bw > 0 ? n->tensor_size / bw : 0.0);
+                break;
+            }
+            case COMET_ET_SEND: {
+                /* the first dimension along which source and destination differ */
+                int64_t a = n->comm_src >= 0 ? n->comm_src : r, b = n->comm_dst, stride = 1;
+                const comet_system *sys = &in->system;
+                int d = 0;
+                for (; d < sys->n_dims - 1; d++) {
+                    int64_t size = sys->dims[d].size;
+                    if ((a / stride) % size != (b / stride) % size)
+                        break;
+                    stride *= size;
+                }
+                double lat = sys->dims[d].latency, bw = sys->dims[d].bandwidth;
+                res = r * S_PER_RANK + S_COMM;
+                dur = lat + (bw > 0 ? n->comm_size / bw : 0.0) + in->options.endpoint_delay;
+                break;
+            }
+            case COMET_ET_COLLECTIVE:
+                continue; /* one task for all ranks, made by collectives() */
+            default: /* receives and metadata complete instantly once ready */
+                res = s->instant;
+                break;
+            }
+            int task = sim_add_task(&s->g, res, dur, (uint8_t)n->type, r, (int)i, 0);
+            if (task < 0)
+                return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+            s->task_of[r][i] = task;
+        }
+    }
+    return COMET_OK;
+}
+
+/* Dependencies by node id, and each receive after its send. */
+static comet_status edges(trace_sim *s, comet_error *err)
+{
+    char file[4200];
+    for (int r = 0; r < s->t->ranks; r++) {
+        const comet_et_rank *rk = &s->t->rank[r];
+        for (size_t i = 0; i < rk->n; i++)
+            s->by_id[r][i] = (id_index){rk->nodes[i].id, s->task_of[r][i]};
+        qsort(s->by_id[r], rk->n, sizeof s->by_id[r][0], by_id_cmp);
+        for (size_t i = 1; i < rk->n; i++)
+            if (s->by_id[r][i].id == s->by_id[r][i - 1].id) {
+                file_of(s, r, file, sizeof file);
+                return comet_error_set(err, COMET_EINPUT, file, 0, 0, NULL,
+                                       "node %llu appears twice",
+                                       (unsigned long long)s->by_id[r][i].id);
+            }
+    }
+    for (int r = 0; r < s->t->ranks; r++) {
+        const comet_et_rank *rk = &s->t->rank[r];
+        for (size_t i = 0; i < rk->n; i++) {
+            const comet_et_node *n = &rk->nodes[i];
+            for (size_t k = 0; k < n->n_deps; k++) {
+                int before = find(s, r, n->deps[k]);
+                if (before < 0) {
+                    file_of(s, r, file, sizeof file);
+                    return comet_error_set(err, COMET_EINPUT, file, 0, 0, NULL,
+                                           "node %llu depends on node %llu, which does not exist",
+                                           (unsigned long long)n->id,
+                                           (unsigned long long)n->deps[k]);
+                }
+                if (sim_add_dep(&s->g, before, s->task_of[r][i]))
+                    return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+            }
+            if (n->type != COMET_ET_RECV)
+                continue;
+            /* the matching send: the next unmatched one from comm_src with this tag */
+            int src = (int)n->comm_src;
+            if (src < 0 || src >= s->t->ranks) {
+                file_of(s, r, file, sizeof file);
+                return comet_error_set(err, COMET_EINPUT, file, 0, 0, NULL,
+                                       "node %llu receives from rank %d, which does not exist",
+                                       (unsigned long long)n->id, src);
+            }
+            const comet_et_rank *sr = &s->t->rank[src];
+            int send = -1;
+            for (size_t j = 0; j < sr->n && send < 0; j++) {
+                const comet_et_node *m = &sr->nodes[j];
+                if (m->type == COMET_ET_SEND && m->comm_dst == r && m->comm_tag == n->comm_tag &&
+                    s->g.tasks[s->task_of[src][j]].layer == 0) {
+                    send = s->task_of[src][j];
+                    s->g.tasks[send].layer = 1; /* matched */
+                }
+            }
+            if (send < 0) {
+                file_of(s, r, file, sizeof file);
+                return comet_error_set(err, COMET_EINPUT, file, 0, 0, NULL,
+                                       "node %llu receives from rank %d with tag %lld, but no "
+                                       "send matches",
+                                       (unsigned long long)n->id, src, (long long)n->comm_tag);
+            }
+            sim_add_dep(&s->g, send, s->task_of[r][i]);
+        }
+    }
+    return COMET_OK;
+}
+
+typedef struct describe_ctx {
+    const trace_sim *s;
+} describe_ctx;
+
+static void describe(const sim_task *t, void *ctx, char *out, size_t cap)
+{
+    const trace_sim *s = ((const describe_ctx *)ctx)->s;
+    int r = t->stage;
+    if (r >= 0 && r < s->t->ranks && t->micro >= 0 && (size_t)t->micro < s->t->rank[r].n)
+        snprintf(out, cap, "%s.%d.et node %llu \"%s\"", s->prefix, r,
+                 (unsigned long long)s->t->rank[r].nodes[t->micro].id,
+                 s->t->rank[r].nodes[t->micro].name);
+    else
+        snprintf(out, cap, "a collective");
+}
+
+void comet_et_result_free(comet_et_result *r)
+{
+    free(r->rank_finish);
+    free(r->rank_compute);
+    free(r->rank_exposed_comm);
+    memset(r, 0, sizeof *r);
+}
+
+comet_status comet_et_simulate(const comet_et_trace *t, const comet_astra_inputs *in,
+                               comet_et_result *out, comet_error *err)
+{
+    memset(out, 0, sizeof *out);
+    int64_t npus = 1;
+    for (int d = 0; d < in->system.n_dims; d++)
+        npus *= in->system.dims[d].size;
+    if (npus != t->ranks)
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
+                               "the trace has %d ranks but the network has %lld NPUs", t->ranks,
+                               (long long)npus);
+    trace_sim s = {.t = t, .in = in, .prefix = "trace"};
+    sim_graph_init(&s.g, t->ranks * S_PER_RANK + 1);
+    s.instant = t->ranks * S_PER_RANK;
+    sim_set_shared(&s.g, s.instant);
+    s.by_id = calloc((size_t)t->ranks, sizeof *s.by_id);
+    s.task_of = calloc((size_t)t->ranks, sizeof *s.task_of);
+    comet_status st = s.by_id && s.task_of ? COMET_OK
+                                           : comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL,
+                                                             "out of memory");
+    for (int r = 0; !st && r < t->ranks; r++) {
+        size_t n = t->rank[r].n ? t->rank[r].n : 1;
+        s.by_id[r] = malloc(sizeof *s.by_id[r] * n);
+        s.task_of[r] = malloc(sizeof *s.task_of[r] * n);
+        if (!s.by_id[r] || !s.task_of[r])
+            st = comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    }
+    if (!st)
+        st = node_tasks(&s, err);
+    if (!st)
+        st = collectives(&s, err);
+    if (!st)
+        st = edges(&s, err);
+    double makespan = 0.0;
+    describe_ctx dc = {&s};
+    if (!st)
+        st = sim_run(&s.g, &makespan, describe, &dc, err);
+    if (!st) {
+        out->finish = makespan;
+        out->ranks = t->ranks;
+        out->events = s.g.events;
+        out->rank_finish = calloc((size_t)t->ranks, sizeof(double));
+        out->rank_compute = calloc((size_t)t->ranks, sizeof(double));
+        out->rank_exposed_comm = calloc((size_t)t->ranks, sizeof(double));
+        if (!out->rank_finish || !out->rank_compute || !out->rank_exposed_comm) {
+            comet_et_result_free(out);
+            st = comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+        }
+        for (int r = 0; !st && r < t->ranks; r++) {
+            for (size_t i = 0; i < t->rank[r].n; i++) {
+                const sim_task *k = &s.g.tasks[s.task_of[r][i]];
+                if (k->end > out->rank_finish[r])
+                    out->rank_finish[r] = k->end;
+                if (t->rank[r].nodes[i].type == COMET_ET_COMPUTE)
+                    out->rank_compute[r] += k->end - k->start;
+            }
+            out->rank_exposed_comm[r] = out->rank_finish[r] - out->rank_compute[r];
+        }
+    }
+    for (int r = 0; r < t->ranks; r++) {
+        if (s.by_id)
+            free(s.by_id[r]);
+        if (s.task_of)
+            free(s.task_of[r]);
+    }
+    free(s.by_id);
+    free(s.task_of);
+    sim_graph_free(&s.g);
+    return st;
+}
