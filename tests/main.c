@@ -18,6 +18,7 @@ int main(void)
     suite_search(&t);
     suite_sweep(&t);
     suite_simulate(&t);
+    suite_chakra(&t);
     printf("\ntests: %d passed, %d failed\n", t.passed, t.failed);
     return t.failed ? 1 : 0;
 }

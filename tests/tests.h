@@ -45,5 +45,6 @@ void suite_threads(test_tally *t);
 void suite_search(test_tally *t);
 void suite_sweep(test_tally *t);
 void suite_simulate(test_tally *t);
+void suite_chakra(test_tally *t);
 
 #endif

@@ -63,6 +63,7 @@ typedef struct comet_et_rank {
 } comet_et_rank;
 
 typedef struct comet_et_trace {
+    char prefix[4000];             /* files are prefix.<rank>.et (errors name them) */
     int ranks;
     comet_et_rank *rank;
 } comet_et_trace;

@@ -151,8 +151,10 @@ static comet_status copy_node(const ChakraProtoMsg__Node *pn, comet_et_node *n, 
         n->deps = malloc(sizeof *n->deps * n->n_deps);
         if (!n->deps)
             return comet_error_set(err, COMET_ENOMEM, path, 0, 0, NULL, "out of memory");
-        memcpy(n->deps, pn->ctrl_deps, sizeof *n->deps * pn->n_ctrl_deps);
-        memcpy(n->deps + pn->n_ctrl_deps, pn->data_deps, sizeof *n->deps * pn->n_data_deps);
+        if (pn->n_ctrl_deps)
+            memcpy(n->deps, pn->ctrl_deps, sizeof *n->deps * pn->n_ctrl_deps);
+        if (pn->n_data_deps)
+            memcpy(n->deps + pn->n_ctrl_deps, pn->data_deps, sizeof *n->deps * pn->n_data_deps);
     }
     return read_attrs(pn, n, path, err);
 }
@@ -248,6 +250,7 @@ comet_status comet_et_read(const char *prefix, int ranks, comet_et_trace *out, c
     if (!out->rank)
         return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
     out->ranks = ranks;
+    snprintf(out->prefix, sizeof out->prefix, "%s", prefix);
     for (int r = 0; r < ranks; r++) {
         snprintf(path, sizeof path, "%s.%d.et", prefix, r);
         comet_status st = read_rank(path, &out->rank[r], err);
@@ -352,6 +355,9 @@ static void node_attrs(const comet_et_node *n, attr_set *s)
         add_int(s, "comm_size", (int64_t)n->comm_size);
         add_int(s, "comm_tag", n->comm_tag);
     }
+    if (n->comm_priority != 0 && (n->type == COMET_ET_COLLECTIVE || n->type == COMET_ET_SEND ||
+                                  n->type == COMET_ET_RECV))
+        add_int(s, "comm_priority", n->comm_priority);
 }
 
 comet_status comet_et_write(const char *path, const char *version, const comet_et_node *nodes,

@@ -72,7 +72,7 @@ static double compute_time(const comet_astra_inputs *in, const comet_et_node *n)
         }
         return n->num_ops / perf;
     }
-    return n->duration_micros > 0 ? (double)n->duration_micros * 1e-6 : 1e-9;
+    return (double)n->duration_micros * 1e-6;
 }
 
 static comet_collective coll_of(int type)
@@ -323,11 +323,14 @@ comet_status comet_et_simulate(const comet_et_trace *t, const comet_astra_inputs
     int64_t npus = 1;
     for (int d = 0; d < in->system.n_dims; d++)
         npus *= in->system.dims[d].size;
-    if (npus != t->ranks)
-        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
+    if (npus != t->ranks) {
+        char files[4100];
+        snprintf(files, sizeof files, "%s.*.et", t->prefix[0] ? t->prefix : "trace");
+        return comet_error_set(err, COMET_EINPUT, files, 0, 0, NULL,
                                "the trace has %d ranks but the network has %lld NPUs", t->ranks,
                                (long long)npus);
-    trace_sim s = {.t = t, .in = in, .prefix = "trace"};
+    }
+    trace_sim s = {.t = t, .in = in, .prefix = t->prefix[0] ? t->prefix : "trace"};
     sim_graph_init(&s.g, t->ranks * S_PER_RANK + 1);
     s.instant = t->ranks * S_PER_RANK;
     sim_set_shared(&s.g, s.instant);

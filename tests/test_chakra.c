@@ -1,0 +1,483 @@
+/* Chakra traces and ASTRA-sim inputs: traces written with comet's own
+ * writer, read back and simulated against closed forms and ASTRA-sim 2.0's
+ * analytical-backend reference; every kind of bad trace gives an error that
+ * names the file and the node. */
+#define _XOPEN_SOURCE 700 /* mkdtemp */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "comet/chakra.h"
+#include "comet/network.h"
+#include "tests.h"
+
+#define GIB 1073741824.0
+
+static char dir[64];
+
+static int make_dir(void **state)
+{
+    (void)state;
+    snprintf(dir, sizeof dir, "/tmp/comet-chakra-XXXXXX");
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+static int remove_dir(void **state)
+{
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static comet_et_node compute(uint64_t id, uint64_t micros)
+{
+    comet_et_node n = {.id = id, .type = COMET_ET_COMPUTE, .duration_micros = micros};
+    snprintf(n.name, sizeof n.name, "compute%llu", (unsigned long long)id);
+    return n;
+}
+
+static comet_et_node collective(uint64_t id, int type, double bytes)
+{
+    comet_et_node n = {.id = id, .type = COMET_ET_COLLECTIVE, .comm_type = type,
+                       .comm_size = bytes};
+    snprintf(n.name, sizeof n.name, "coll%llu", (unsigned long long)id);
+    return n;
+}
+
+/* The same nodes on every rank, written as dir/name.<rank>.et. */
+static void write_all(const char *name, int ranks, const comet_et_node *nodes, size_t n)
+{
+    for (int r = 0; r < ranks; r++) {
+        char path[128];
+        snprintf(path, sizeof path, "%s/%s.%d.et", dir, name, r);
+        comet_error err = {0};
+        assert_int_equal(comet_et_write(path, "0.0.4", nodes, n, &err), COMET_OK);
+    }
+}
+
+static void prefix(char *out, size_t cap, const char *name)
+{
+    snprintf(out, cap, "%s/%s", dir, name);
+}
+
+/* ASTRA-sim's reference settings, from the files in examples/astra. */
+static void astra_ring8(comet_astra_inputs *in)
+{
+    comet_error err = {0};
+    comet_status st = comet_astra_read("examples/astra/ring8.yml", "examples/astra/system.json",
+                                       "examples/astra/memory.json", in, &err);
+    if (st)
+        fail_msg("%s", err.message);
+    assert_int_equal(in->system.n_dims, 1);
+    assert_int_equal(in->system.dims[0].size, 8);
+    assert_close(in->system.dims[0].bandwidth, 50.0 * GIB, 1e-12);
+    assert_close(in->system.dims[0].latency, 500e-9, 1e-12);
+    assert_int_equal(in->options.splits, 4);
+    assert_close(in->options.endpoint_delay, 10e-9, 1e-12);
+    assert_close(in->options.local_mem_bw, 1600e9, 1e-12);
+}
+
+static double run(const char *name, int ranks, const comet_astra_inputs *in, comet_et_result *res)
+{
+    char p[128];
+    prefix(p, sizeof p, name);
+    comet_et_trace t;
+    comet_error err = {0};
+    comet_status st = comet_et_read(p, 0, &t, &err);
+    if (st)
+        fail_msg("%s", err.message);
+    assert_int_equal(t.ranks, ranks);
+    st = comet_et_simulate(&t, in, res, &err);
+    comet_et_free(&t);
+    if (st)
+        fail_msg("%s", err.message);
+    return res->finish;
+}
+
+/* A 1 GiB all-reduce alone: ASTRA-sim's 36,790,164 ns. */
+static void test_astra_allreduce(void **state)
+{
+    (void)state;
+    comet_astra_inputs in;
+    astra_ring8(&in);
+    comet_et_node n[1] = {collective(1, COMET_ET_ALL_REDUCE, GIB)};
+    write_all("ar", 8, n, 1);
+    comet_et_result res;
+    assert_int_equal((long long)llround(run("ar", 8, &in, &res) * 1e9), 36790164LL);
+    for (int r = 0; r < 8; r++) {
+        assert_close(res.rank_finish[r], 36790164e-9, 1e-9);
+        assert_close(res.rank_exposed_comm[r], 36790164e-9, 1e-9);
+    }
+    comet_et_result_free(&res);
+}
+
+/* 20 ms of compute, then an all-reduce that depends on it: 56,790,164 ns,
+ * ASTRA-sim's figure; 20 ms of it is compute, the rest exposed. */
+static void test_astra_dependent(void **state)
+{
+    (void)state;
+    comet_astra_inputs in;
+    astra_ring8(&in);
+    comet_et_node n[2] = {compute(1, 20000), collective(2, COMET_ET_ALL_REDUCE, GIB)};
+    uint64_t dep = 1;
+    n[1].deps = &dep;
+    n[1].n_deps = 1;
+    write_all("dep", 8, n, 2);
+    comet_et_result res;
+    assert_int_equal((long long)llround(run("dep", 8, &in, &res) * 1e9), 56790164LL);
+    assert_close(res.rank_compute[3], 0.020, 1e-12);
+    assert_close(res.rank_exposed_comm[3], 36790164e-9, 1e-9);
+    comet_et_result_free(&res);
+}
+
+/* Compute beside an independent all-reduce overlaps it. One 20 ms node
+ * hides under the 36.79 ms all-reduce; two of them in a row (40 ms, the
+ * issue's 40,000,000 ns reference) hide the all-reduce instead. */
+static void test_astra_overlap(void **state)
+{
+    (void)state;
+    comet_astra_inputs in;
+    astra_ring8(&in);
+    comet_et_node one[2] = {compute(1, 20000), collective(2, COMET_ET_ALL_REDUCE, GIB)};
+    write_all("ovl1", 8, one, 2);
+    comet_et_result res;
+    assert_int_equal((long long)llround(run("ovl1", 8, &in, &res) * 1e9), 36790164LL);
+    assert_close(res.rank_exposed_comm[0], 36790164e-9 - 0.020, 1e-9);
+    comet_et_result_free(&res);
+
+    comet_et_node two[3] = {compute(1, 20000), compute(2, 20000),
+                            collective(3, COMET_ET_ALL_REDUCE, GIB)};
+    uint64_t dep = 1;
+    two[1].deps = &dep;
+    two[1].n_deps = 1;
+    write_all("ovl2", 8, two, 3);
+    assert_int_equal((long long)llround(run("ovl2", 8, &in, &res) * 1e9), 40000000LL);
+    assert_close(res.rank_exposed_comm[5], 0.0, 1e-9);
+    comet_et_result_free(&res);
+}
+
+/* Bare network: no splits, delays or memory passes, so a ring collective
+ * is its closed form exactly. */
+static void bare_ring(comet_astra_inputs *in, int n)
+{
+    memset(in, 0, sizeof *in);
+    comet_sim_options_defaults(&in->options);
+    in->options.splits = 1;
+    in->system.collective_chunks = 1;
+    in->system.n_dims = 1;
+    comet_net_dim *d = &in->system.dims[0];
+    snprintf(d->name, sizeof d->name, "ring");
+    d->size = n;
+    d->topology = COMET_TOPO_RING;
+    d->algorithm = COMET_ALGO_RING;
+    d->bandwidth = 100e9;
+    d->latency = 1e-6;
+    d->efficiency = 1.0;
+}
+
+/* Each collective type on Ring(8) and Ring(16) against the ring closed
+ * forms: all-reduce 2(n-1)(a + S/(nB)), reduce-scatter and all-gather
+ * (n-1)(a + S/(nB)); all-to-all against comet's analytical model. */
+static void test_collectives_closed_form(void **state)
+{
+    (void)state;
+    const int sizes[2] = {8, 16};
+    const int types[4] = {COMET_ET_ALL_REDUCE, COMET_ET_REDUCE_SCATTER, COMET_ET_ALL_GATHER,
+                          COMET_ET_ALL_TO_ALL};
+    const double bytes = 64.0 * 1048576.0;
+    for (int i = 0; i < 2; i++) {
+        int n = sizes[i];
+        comet_astra_inputs in;
+        bare_ring(&in, n);
+        double a = 1e-6, step = bytes / n / 100e9;
+        for (int k = 0; k < 4; k++) {
+            comet_et_node node[1] = {collective(1, types[k], bytes)};
+            char name[32];
+            snprintf(name, sizeof name, "c%d_%d", n, types[k]);
+            write_all(name, n, node, 1);
+            comet_et_result res;
+            double got = run(name, n, &in, &res);
+            comet_et_result_free(&res);
+            double want;
+            if (types[k] == COMET_ET_ALL_REDUCE)
+                want = 2.0 * (n - 1) * (a + step);
+            else if (types[k] == COMET_ET_ALL_TO_ALL) {
+                int64_t span[COMET_MAX_DIMS] = {n, 1, 1, 1, 1, 1, 1, 1};
+                want = comet_collective_time(&in.system, span, COMET_COLL_ALL_TO_ALL, bytes);
+            } else
+                want = (n - 1) * (a + step);
+            assert_close(got, want, 1e-9);
+        }
+    }
+}
+
+/* 16 ranks as a 4x4 torus: a collective on dimension 1 only (involved_dim)
+ * costs the 4-NPU ring of that dimension; one on both, the hierarchical
+ * reduce-scatter / all-reduce / all-gather. */
+static void test_involved_dims(void **state)
+{
+    (void)state;
+    comet_astra_inputs in;
+    bare_ring(&in, 4);
+    in.system.n_dims = 2;
+    in.system.dims[1] = in.system.dims[0];
+    in.system.dims[1].bandwidth = 25e9;
+    const double bytes = 16.0 * 1048576.0;
+    comet_et_node node[1] = {collective(1, COMET_ET_ALL_REDUCE, bytes)};
+    node[0].n_involved = 2;
+    node[0].involved_dim[1] = true;
+    write_all("dim1", 16, node, 1);
+    comet_et_result res;
+    double got = run("dim1", 16, &in, &res);
+    comet_et_result_free(&res);
+    assert_close(got, 2.0 * 3 * (1e-6 + bytes / 4 / 25e9), 1e-9);
+
+    node[0].n_involved = 0;
+    write_all("both", 16, node, 1);
+    got = run("both", 16, &in, &res);
+    comet_et_result_free(&res);
+    int64_t span[COMET_MAX_DIMS] = {4, 4, 1, 1, 1, 1, 1, 1};
+    double want = comet_collective_time(&in.system, span, COMET_COLL_ALL_REDUCE, bytes);
+    assert_close(got, want, 1e-6);
+}
+
+/* A send and its receive: latency + bytes/bandwidth + endpoint delay; the
+ * receiver's dependent compute starts after it. */
+static void test_send_recv(void **state)
+{
+    (void)state;
+    comet_astra_inputs in;
+    bare_ring(&in, 2);
+    for (int r = 0; r < 2; r++) {
+        comet_et_node n[2];
+        size_t count = 1;
+        if (r == 0) {
+            n[0] = (comet_et_node){.id = 7, .type = COMET_ET_SEND, .comm_size = 1e8,
+                                   .comm_src = 0, .comm_dst = 1, .comm_tag = 3};
+        } else {
+            static uint64_t dep = 7;
+            n[0] = (comet_et_node){.id = 7, .type = COMET_ET_RECV, .comm_size = 1e8,
+                                   .comm_src = 0, .comm_dst = 1, .comm_tag = 3};
+            n[1] = compute(8, 500);
+            n[1].deps = &dep;
+            n[1].n_deps = 1;
+            count = 2;
+        }
+        char path[128];
+        snprintf(path, sizeof path, "%s/p2p.%d.et", dir, r);
+        comet_error err = {0};
+        assert_int_equal(comet_et_write(path, "0.0.4", n, count, &err), COMET_OK);
+    }
+    comet_et_result res;
+    double got = run("p2p", 2, &in, &res);
+    assert_close(res.rank_finish[0], 1e-6 + 1e8 / 100e9, 1e-9);
+    assert_close(got, 1e-6 + 1e8 / 100e9 + 500e-6, 1e-9);
+    comet_et_result_free(&res);
+}
+
+/* Everything written comes back: attributes, dependencies, gzip input. */
+static void test_round_trip(void **state)
+{
+    (void)state;
+    comet_et_node n[2] = {compute(10, 123), collective(11, COMET_ET_ALL_GATHER, 4096)};
+    n[0].num_ops = 2.5e9;
+    n[0].tensor_size = 1e6;
+    n[0].is_cpu_op = true;
+    n[1].comm_priority = 2;
+    n[1].n_involved = 2;
+    n[1].involved_dim[0] = false;
+    n[1].involved_dim[1] = true;
+    uint64_t dep = 10;
+    n[1].deps = &dep;
+    n[1].n_deps = 1;
+    write_all("rt", 1, n, 2);
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "cp %s/rt.0.et %s/gz.0.et && gzip -f %s/gz.0.et && mv %s/gz.0.et.gz %s/gz.0.et",
+             dir, dir, dir, dir, dir);
+    assert_int_equal(system(cmd), 0);
+    const char *names[2] = {"rt", "gz"};
+    for (int k = 0; k < 2; k++) {
+        char p[128];
+        prefix(p, sizeof p, names[k]);
+        comet_et_trace t;
+        comet_error err = {0};
+        assert_int_equal(comet_et_read(p, 0, &t, &err), COMET_OK);
+        assert_int_equal(t.ranks, 1);
+        assert_int_equal(t.rank[0].n, 2);
+        assert_string_equal(t.rank[0].version, "0.0.4");
+        const comet_et_node *a = &t.rank[0].nodes[0], *b = &t.rank[0].nodes[1];
+        assert_int_equal(a->id, 10);
+        assert_int_equal(a->type, COMET_ET_COMPUTE);
+        assert_string_equal(a->name, "compute10");
+        assert_int_equal(a->duration_micros, 123);
+        assert_close(a->num_ops, 2.5e9, 1e-15);
+        assert_close(a->tensor_size, 1e6, 1e-15);
+        assert_true(a->is_cpu_op);
+        assert_int_equal(b->type, COMET_ET_COLLECTIVE);
+        assert_int_equal(b->comm_type, COMET_ET_ALL_GATHER);
+        assert_close(b->comm_size, 4096, 1e-15);
+        assert_int_equal(b->comm_priority, 2);
+        assert_int_equal(b->n_involved, 2);
+        assert_false(b->involved_dim[0]);
+        assert_true(b->involved_dim[1]);
+        assert_int_equal(b->n_deps, 1);
+        assert_int_equal(b->deps[0], 10);
+        comet_et_free(&t);
+    }
+}
+
+/* ---- bad input ---------------------------------------------------------------- */
+
+static void write_bytes(const char *name, const void *data, size_t len)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, len, f), len);
+    fclose(f);
+}
+
+/* Read (and, if that works, simulate on a bare ring of the trace's size):
+ * the error must mention every string in `want`. */
+static void expect_error(const char *name, const char *const *want)
+{
+    char p[128];
+    prefix(p, sizeof p, name);
+    comet_et_trace t;
+    comet_error err = {0};
+    comet_status st = comet_et_read(p, 0, &t, &err);
+    if (!st) {
+        comet_astra_inputs in;
+        bare_ring(&in, t.ranks < 2 ? 8 : t.ranks);
+        comet_et_result res;
+        st = comet_et_simulate(&t, &in, &res, &err);
+        if (!st)
+            comet_et_result_free(&res);
+        comet_et_free(&t);
+    }
+    assert_int_not_equal(st, COMET_OK);
+    char text[1200];
+    snprintf(text, sizeof text, "%s %s", err.file, err.message);
+    for (int i = 0; want[i]; i++)
+        if (!strstr(text, want[i]))
+            fail_msg("error \"%s\" does not mention \"%s\"", text, want[i]);
+}
+
+static void test_bad_bytes(void **state)
+{
+    (void)state;
+    char p[128];
+    prefix(p, sizeof p, "good");
+    comet_et_node n[2] = {compute(1, 5), collective(2, COMET_ET_ALL_REDUCE, 1024)};
+    write_all("good", 1, n, 2);
+    snprintf(p, sizeof p, "%s/good.0.et", dir);
+    FILE *f = fopen(p, "rb");
+    unsigned char buf[512];
+    size_t len = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    assert_true(len > 20);
+
+    write_bytes("trunc.0.et", buf, len - 3);
+    expect_error("trunc", (const char *const[]){"trunc.0.et", NULL});
+
+    const char garbage[] = "this is not a chakra trace at all";
+    write_bytes("garbage.0.et", garbage, sizeof garbage);
+    expect_error("garbage", (const char *const[]){"garbage.0.et", NULL});
+
+    unsigned char huge[8] = {0xff, 0xff, 0xff, 0x7f, 1, 2, 3, 4};
+    write_bytes("huge.0.et", huge, sizeof huge);
+    expect_error("huge", (const char *const[]){"huge.0.et", NULL});
+
+    write_bytes("empty.0.et", "", 0);
+    expect_error("empty", (const char *const[]){"empty.0.et", NULL});
+}
+
+static void test_bad_graph(void **state)
+{
+    (void)state;
+    comet_et_node unknown[1] = {compute(4, 5)};
+    unknown[0].type = (comet_et_type)42;
+    write_all("unknown", 1, unknown, 1);
+    expect_error("unknown", (const char *const[]){"unknown.0.et", "node 4", NULL});
+
+    comet_et_node missing[1] = {compute(5, 5)};
+    uint64_t nowhere = 99;
+    missing[0].deps = &nowhere;
+    missing[0].n_deps = 1;
+    write_all("missing", 8, missing, 1);
+    expect_error("missing", (const char *const[]){"missing.0.et", "node 5", "99", NULL});
+
+    comet_et_node cyc[2] = {compute(1, 5), compute(2, 5)};
+    uint64_t d1 = 2, d2 = 1;
+    cyc[0].deps = &d1;
+    cyc[0].n_deps = 1;
+    cyc[1].deps = &d2;
+    cyc[1].n_deps = 1;
+    write_all("cycle", 8, cyc, 2);
+    expect_error("cycle", (const char *const[]){"cycle.", "node", "cycle", NULL});
+
+    comet_et_node odd[1] = {collective(6, COMET_ET_ALL_REDUCE, 1001)};
+    write_all("odd", 8, odd, 1);
+    expect_error("odd", (const char *const[]){"odd.0.et", "node 6", "divide", NULL});
+
+    comet_et_node ok[1] = {compute(1, 5)};
+    write_all("few", 3, ok, 1);
+    char p[128];
+    prefix(p, sizeof p, "few");
+    comet_et_trace t;
+    comet_error err = {0};
+    assert_int_equal(comet_et_read(p, 0, &t, &err), COMET_OK);
+    comet_astra_inputs in;
+    astra_ring8(&in);
+    comet_et_result res;
+    assert_int_equal(comet_et_simulate(&t, &in, &res, &err), COMET_EINPUT);
+    comet_et_free(&t);
+    assert_non_null(strstr(err.message, "3 ranks"));
+    assert_non_null(strstr(err.message, "8 NPUs"));
+    assert_non_null(strstr(err.file, "few.*.et"));
+}
+
+/* ASTRA-sim files with mistakes: the error names file:line and the key. */
+static void test_bad_astra_inputs(void **state)
+{
+    (void)state;
+    char path[128];
+    snprintf(path, sizeof path, "%s/net.yml", dir);
+    FILE *f = fopen(path, "w");
+    fputs("topology: [ Ring ]\nnpus_count: [ 8 ]\nbandwidth: [ 50 ]\nlatncy: [ 500 ]\n", f);
+    fclose(f);
+    comet_astra_inputs in;
+    comet_error err = {0};
+    assert_int_equal(comet_astra_read(path, NULL, NULL, &in, &err), COMET_EINPUT);
+    assert_int_equal(err.line, 4);
+    assert_non_null(strstr(err.message, "latency"));
+
+    f = fopen(path, "w");
+    fputs("topology: [ Ring, Switch ]\nnpus_count: [ 8 ]\nbandwidth: [ 50, 25 ]\n"
+          "latency: [ 500, 700 ]\n", f);
+    fclose(f);
+    assert_int_equal(comet_astra_read(path, NULL, NULL, &in, &err), COMET_EINPUT);
+    assert_int_equal(err.line, 2);
+    assert_non_null(strstr(err.key, "npus_count"));
+}
+
+void suite_chakra(test_tally *t)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_astra_allreduce),
+        cmocka_unit_test(test_astra_dependent),
+        cmocka_unit_test(test_astra_overlap),
+        cmocka_unit_test(test_collectives_closed_form),
+        cmocka_unit_test(test_involved_dims),
+        cmocka_unit_test(test_send_recv),
+        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_bad_bytes),
+        cmocka_unit_test(test_bad_graph),
+        cmocka_unit_test(test_bad_astra_inputs),
+    };
+    RUN_GROUP_WITH(t, tests, make_dir, remove_dir);
+}
