@@ -95,9 +95,13 @@ $(B)/bench_estimate: bench/estimate.c $(B)/libcomet.a
 $(B)/bench_search: bench/search.c $(B)/libcomet.a
 	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LDLIBS_ALL)
 
-bench: $(B)/bench_estimate $(B)/bench_search
+$(B)/bench_chakra_read: bench/chakra_read.c $(B)/libcomet.a
+	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LDLIBS_ALL)
+
+bench: $(B)/bench_estimate $(B)/bench_search $(B)/bench_chakra_read
 	$(B)/bench_estimate
 	$(B)/bench_search
+	$(B)/bench_chakra_read
 
 # libFuzzer target for the config reader (needs clang and libclang-rt-dev).
 fuzz: $(B)/gen/presets_data.c

@@ -26,6 +26,7 @@ int cli_estimate(int argc, char **argv);
 int cli_search(int argc, char **argv);
 int cli_sweep(int argc, char **argv);
 int cli_simulate(int argc, char **argv);
+int cli_simulate_chakra(int argc, char **argv);
 int cli_presets(int argc, char **argv);
 
 #endif

@@ -17,7 +17,9 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: comet simulate [FILE.yaml ...] [estimate's inputs and knobs] [--congestion]\n"
             "                      [--trace FILE] [--json]\n"
-            "       comet simulate --collective KIND --size SIZE [options]\n\n"
+            "       comet simulate --collective KIND --size SIZE [options]\n"
+            "       comet simulate --chakra PREFIX --astra-network NET.yml\n"
+            "                      [--astra-system SYS.json] [--astra-memory MEM.json] [--json]\n\n"
             "The first form simulates one training step as a task graph (1F1B or\n"
             "interleaved pipeline, TP collectives per layer, DP buckets during the last\n"
             "backward, ZeRO) and prints it beside comet estimate's answer; --congestion makes\n"
@@ -36,7 +38,11 @@ static void usage(FILE *out)
             "  --endpoint-delay TIME  per message sent, e.g. \"10 ns\"\n"
             "  --local-mem-bw BW      memory bandwidth for reductions, e.g. \"1600 GB/s\"\n"
             "  --astra-rounding       whole nanoseconds per memory pass, as ASTRA-sim\n"
-            "  --json                 machine-readable output\n"
+            "  --json                 machine-readable output\n\n"
+            "The third runs an ASTRA-sim experiment unmodified: the Chakra execution trace\n"
+            "PREFIX.0.et, PREFIX.1.et, ... (plain or gzip) on the network, system and\n"
+            "remote-memory files ASTRA-sim takes; it prints each rank's finish time and\n"
+            "exposed communication, and compute, communication and memory busy time.\n"
             "Exit status: 0 ok, 1 failure, 2 bad input.\n");
 }
 
@@ -267,14 +273,17 @@ static int simulate_step(int argc, char **argv)
 
 int cli_simulate(int argc, char **argv)
 {
-    bool collective = false;
+    bool collective = false, chakra = false;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             usage(stdout);
             return CLI_OK;
         }
         collective = collective || strcmp(argv[i], "--collective") == 0;
+        chakra = chakra || strcmp(argv[i], "--chakra") == 0;
     }
+    if (chakra)
+        return cli_simulate_chakra(argc, argv);
     if (!collective)
         return simulate_step(argc, argv);
     comet_error err;

@@ -60,6 +60,8 @@ typedef struct comet_et_rank {
     char version[32];
     size_t n;
     comet_et_node *nodes;
+    uint64_t *dep_pool;            /* all nodes' deps point into this */
+    size_t n_dep_pool;
 } comet_et_rank;
 
 typedef struct comet_et_trace {
@@ -98,6 +100,9 @@ typedef struct comet_et_result {
     double *rank_finish;           /* per rank (malloc'd; comet_et_result_free) */
     double *rank_compute;          /* compute busy per rank */
     double *rank_exposed_comm;     /* finish - compute: communication not hidden */
+    double *rank_comm;             /* seconds of collectives and sends (may overlap compute) */
+    double *rank_memory;           /* seconds of memory loads and stores */
+    size_t nodes;                  /* nodes across all ranks */
     uint64_t events;
 } comet_et_result;
 

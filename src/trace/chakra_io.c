@@ -7,6 +7,7 @@
  * error names the file and, when there is one, the node id. */
 #include "comet/chakra.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,54 @@
 #include "et_def.pb-c.h"
 
 #define MAX_MESSAGE (64u << 20) /* bytes in one message, at most */
+
+/* protobuf-c allocates every sub-message and string of a node separately;
+ * a bump arena, reset after each node, makes decoding allocation-free in
+ * the steady state. Requests that do not fit get their own block, freed
+ * at the next reset. */
+typedef struct overflow {
+    struct overflow *next;
+    max_align_t data[];
+} overflow;
+
+typedef struct arena {
+    unsigned char *base;
+    size_t used, cap;
+    overflow *big;
+} arena;
+
+static void *arena_alloc(void *ctx, size_t size)
+{
+    arena *a = ctx;
+    size = (size + 15) & ~(size_t)15;
+    if (a->used + size <= a->cap) {
+        void *p = a->base + a->used;
+        a->used += size;
+        return p;
+    }
+    overflow *o = malloc(sizeof *o + size);
+    if (!o)
+        return NULL;
+    o->next = a->big;
+    a->big = o;
+    return o->data;
+}
+
+static void arena_free(void *ctx, void *p)
+{
+    (void)ctx;
+    (void)p; /* released together at the next reset */
+}
+
+static void arena_reset(arena *a)
+{
+    while (a->big) {
+        overflow *o = a->big;
+        a->big = o->next;
+        free(o);
+    }
+    a->used = 0;
+}
 
 /* Next varint-prefixed message: 1 read, 0 clean end of file, -1 error. */
 static int read_message(gzFile f, uint8_t **buf, size_t *cap, size_t *len, const char *path,
@@ -134,9 +183,10 @@ static comet_status read_attrs(const ChakraProtoMsg__Node *pn, comet_et_node *n,
     return COMET_OK;
 }
 
-static comet_status copy_node(const ChakraProtoMsg__Node *pn, comet_et_node *n, const char *path,
-                              comet_error *err)
+static comet_status copy_node(const ChakraProtoMsg__Node *pn, comet_et_rank *r, size_t *dep_cap,
+                              const char *path, comet_error *err)
 {
+    comet_et_node *n = &r->nodes[r->n];
     memset(n, 0, sizeof *n);
     n->id = pn->id;
     if ((int)pn->type < COMET_ET_METADATA || (int)pn->type > COMET_ET_COLLECTIVE)
@@ -148,13 +198,21 @@ static comet_status copy_node(const ChakraProtoMsg__Node *pn, comet_et_node *n, 
     n->duration_micros = pn->duration_micros;
     n->n_deps = pn->n_ctrl_deps + pn->n_data_deps;
     if (n->n_deps) {
-        n->deps = malloc(sizeof *n->deps * n->n_deps);
-        if (!n->deps)
-            return comet_error_set(err, COMET_ENOMEM, path, 0, 0, NULL, "out of memory");
+        /* into the rank's pool; n->deps is set once the pool stops moving */
+        if (r->n_dep_pool + n->n_deps > *dep_cap) {
+            size_t c = 2 * (*dep_cap + n->n_deps) + 256;
+            uint64_t *p = realloc(r->dep_pool, sizeof *p * c);
+            if (!p)
+                return comet_error_set(err, COMET_ENOMEM, path, 0, 0, NULL, "out of memory");
+            r->dep_pool = p;
+            *dep_cap = c;
+        }
+        uint64_t *d = r->dep_pool + r->n_dep_pool;
         if (pn->n_ctrl_deps)
-            memcpy(n->deps, pn->ctrl_deps, sizeof *n->deps * pn->n_ctrl_deps);
+            memcpy(d, pn->ctrl_deps, sizeof *d * pn->n_ctrl_deps);
         if (pn->n_data_deps)
-            memcpy(n->deps + pn->n_ctrl_deps, pn->data_deps, sizeof *n->deps * pn->n_data_deps);
+            memcpy(d + pn->n_ctrl_deps, pn->data_deps, sizeof *d * pn->n_data_deps);
+        r->n_dep_pool += n->n_deps;
     }
     return read_attrs(pn, n, path, err);
 }
@@ -166,7 +224,15 @@ static comet_status read_rank(const char *path, comet_et_rank *r, comet_error *e
     if (!f)
         return comet_error_set(err, COMET_EINPUT, path, 0, 0, NULL, "cannot read");
     uint8_t *buf = NULL;
-    size_t cap = 0, len = 0, cap_nodes = 0;
+    size_t cap = 0, len = 0, cap_nodes = 0, dep_cap = 0;
+    arena scratch = {.cap = 64 * 1024};
+    scratch.base = malloc(scratch.cap);
+    if (!scratch.base) {
+        gzclose(f);
+        return comet_error_set(err, COMET_ENOMEM, path, 0, 0, NULL, "out of memory");
+    }
+    ProtobufCAllocator alloc = {.alloc = arena_alloc, .free = arena_free, .allocator_data = &scratch};
+    gzbuffer(f, 256 * 1024);
     comet_status st = COMET_OK;
     int rc = read_message(f, &buf, &cap, &len, path, err);
     if (rc <= 0) {
@@ -185,7 +251,8 @@ static comet_status read_rank(const char *path, comet_et_rank *r, comet_error *e
             chakra_proto_msg__global_metadata__free_unpacked(meta, NULL);
     }
     while (!st && (rc = read_message(f, &buf, &cap, &len, path, err)) > 0) {
-        ChakraProtoMsg__Node *pn = chakra_proto_msg__node__unpack(NULL, len, buf);
+        arena_reset(&scratch);
+        ChakraProtoMsg__Node *pn = chakra_proto_msg__node__unpack(&alloc, len, buf);
         if (!pn) {
             st = comet_error_set(err, COMET_EINPUT, path, 0, 0, NULL,
                                  "message %zu is not a Chakra node (after node %llu)", r->n + 1,
@@ -196,19 +263,24 @@ static comet_status read_rank(const char *path, comet_et_rank *r, comet_error *e
             size_t c = cap_nodes ? 2 * cap_nodes : 256;
             comet_et_node *p = realloc(r->nodes, sizeof *p * c);
             if (!p) {
-                chakra_proto_msg__node__free_unpacked(pn, NULL);
                 st = comet_error_set(err, COMET_ENOMEM, path, 0, 0, NULL, "out of memory");
                 break;
             }
             r->nodes = p;
             cap_nodes = c;
         }
-        st = copy_node(pn, &r->nodes[r->n], path, err);
-        chakra_proto_msg__node__free_unpacked(pn, NULL);
+        st = copy_node(pn, r, &dep_cap, path, err);
         r->n++;
+    }
+    /* the pool no longer moves: point each node at its dependencies */
+    for (size_t i = 0, at = 0; i < r->n; i++) {
+        r->nodes[i].deps = r->nodes[i].n_deps ? r->dep_pool + at : NULL;
+        at += r->nodes[i].n_deps;
     }
     if (!st && rc < 0)
         st = err->status;
+    arena_reset(&scratch);
+    free(scratch.base);
     free(buf);
     gzclose(f);
     return st;
@@ -216,8 +288,7 @@ static comet_status read_rank(const char *path, comet_et_rank *r, comet_error *e
 
 static void free_rank(comet_et_rank *r)
 {
-    for (size_t i = 0; i < r->n; i++)
-        free(r->nodes[i].deps);
+    free(r->dep_pool);
     free(r->nodes);
     memset(r, 0, sizeof *r);
 }

@@ -313,6 +313,8 @@ void comet_et_result_free(comet_et_result *r)
     free(r->rank_finish);
     free(r->rank_compute);
     free(r->rank_exposed_comm);
+    free(r->rank_comm);
+    free(r->rank_memory);
     memset(r, 0, sizeof *r);
 }
 
@@ -363,7 +365,10 @@ comet_status comet_et_simulate(const comet_et_trace *t, const comet_astra_inputs
         out->rank_finish = calloc((size_t)t->ranks, sizeof(double));
         out->rank_compute = calloc((size_t)t->ranks, sizeof(double));
         out->rank_exposed_comm = calloc((size_t)t->ranks, sizeof(double));
-        if (!out->rank_finish || !out->rank_compute || !out->rank_exposed_comm) {
+        out->rank_comm = calloc((size_t)t->ranks, sizeof(double));
+        out->rank_memory = calloc((size_t)t->ranks, sizeof(double));
+        if (!out->rank_finish || !out->rank_compute || !out->rank_exposed_comm ||
+            !out->rank_comm || !out->rank_memory) {
             comet_et_result_free(out);
             st = comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
         }
@@ -372,9 +377,16 @@ comet_status comet_et_simulate(const comet_et_trace *t, const comet_astra_inputs
                 const sim_task *k = &s.g.tasks[s.task_of[r][i]];
                 if (k->end > out->rank_finish[r])
                     out->rank_finish[r] = k->end;
-                if (t->rank[r].nodes[i].type == COMET_ET_COMPUTE)
-                    out->rank_compute[r] += k->end - k->start;
+                comet_et_type type = t->rank[r].nodes[i].type;
+                double busy = k->end - k->start;
+                if (type == COMET_ET_COMPUTE)
+                    out->rank_compute[r] += busy;
+                else if (type == COMET_ET_MEM_LOAD || type == COMET_ET_MEM_STORE)
+                    out->rank_memory[r] += busy;
+                else if (type != COMET_ET_METADATA)
+                    out->rank_comm[r] += busy;
             }
+            out->nodes += t->rank[r].n;
             out->rank_exposed_comm[r] = out->rank_finish[r] - out->rank_compute[r];
         }
     }
