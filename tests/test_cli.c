@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "comet/chakra.h"
 #include "tests.h"
 
 typedef struct cli_run {
@@ -348,6 +349,46 @@ static void test_simulate_collective(void **state)
                  "outermost dimension is auto)");
 }
 
+/* An ASTRA-sim experiment through the CLI: 20 ms of compute, then a
+ * dependent 1 GiB all-reduce on Ring(8) with ASTRA-sim's files. */
+static void test_simulate_chakra(void **state)
+{
+    (void)state;
+    uint64_t dep = 1;
+    comet_et_node n[2] = {{.id = 1, .type = COMET_ET_COMPUTE, .duration_micros = 20000},
+                          {.id = 2, .type = COMET_ET_COLLECTIVE, .comm_type = COMET_ET_ALL_REDUCE,
+                           .comm_size = 1073741824.0, .n_deps = 1, .deps = &dep}};
+    for (int r = 0; r < 8; r++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/step.%d.et", workdir, r);
+        comet_error err = {0};
+        assert_int_equal(comet_et_write(path, "0.0.4", n, 2, &err), COMET_OK);
+    }
+    cli_run r;
+    char args[13000];
+    snprintf(args, sizeof args,
+             "simulate --chakra step --astra-network %s/astra/ring8.yml --astra-system "
+             "%s/astra/system.json --astra-memory %s/astra/memory.json",
+             examples, examples, examples);
+    run(&r, args);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "finished after 56790164 ns"));
+    assert_non_null(strstr(r.out, "     7         56790164         36790164      20.000000"));
+    snprintf(args, sizeof args,
+             "simulate --chakra step --astra-network %s/astra/ring8.yml --json", examples);
+    run(&r, args);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "\"ranks\": 8, \"nodes\": 16,"));
+    expect_error("simulate --chakra nowhere --astra-network nowhere.yml",
+                 "comet simulate: nowhere.yml: cannot read: No such file or directory");
+    snprintf(args, sizeof args, "simulate --chakra nowhere --astra-network %s/astra/ring8.yml",
+             examples);
+    expect_error(args, "comet simulate: no trace files nowhere.0.et, nowhere.1.et, ...");
+    expect_error("simulate --chakra step",
+                 "comet simulate: --astra-network: is required with --chakra (ASTRA-sim's "
+                 "network YAML)");
+}
+
 static void test_simulate_step(void **state)
 {
     (void)state;
@@ -390,6 +431,7 @@ void suite_cli(test_tally *t)
         cmocka_unit_test(test_layer_list_example),
         cmocka_unit_test(test_search),
         cmocka_unit_test(test_simulate_collective),
+        cmocka_unit_test(test_simulate_chakra),
         cmocka_unit_test(test_simulate_step),
     };
     RUN_GROUP_WITH(t, cli, setup, teardown);
