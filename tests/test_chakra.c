@@ -465,6 +465,55 @@ static void test_bad_astra_inputs(void **state)
     assert_non_null(strstr(err.key, "npus_count"));
 }
 
+/* 16 ranks as 4x4: collectives over dimension 0 only form four groups
+ * (ranks 0-3, 4-7, ...). Ranks 0-3 compute 10 ms first; the other groups
+ * do not wait for them. A group one of whose ranks skips the collective
+ * is an error naming that group's node. */
+static void write_rows(const char *name, int skip_rank)
+{
+    for (int r = 0; r < 16; r++) {
+        uint64_t dep = 1;
+        comet_et_node n[2] = {compute(1, r < 4 ? 10000 : 0),
+                              collective(2, COMET_ET_ALL_REDUCE, 4.0 * 1048576.0)};
+        n[1].n_involved = 2;
+        n[1].involved_dim[0] = true;
+        n[1].deps = &dep;
+        n[1].n_deps = 1;
+        char path[128];
+        snprintf(path, sizeof path, "%s/%s.%d.et", dir, name, r);
+        comet_error err = {0};
+        assert_int_equal(comet_et_write(path, "0.0.4", n, r == skip_rank ? 1 : 2, &err),
+                         COMET_OK);
+    }
+}
+
+static void test_independent_groups(void **state)
+{
+    (void)state;
+    comet_astra_inputs in;
+    bare_ring(&in, 4);
+    in.system.n_dims = 2;
+    in.system.dims[1] = in.system.dims[0];
+    write_rows("rows", -1);
+    comet_et_result res;
+    double ar = 2.0 * 3 * (1e-6 + 4.0 * 1048576.0 / 4 / 100e9);
+    assert_close(run("rows", 16, &in, &res), 0.010 + ar, 1e-9);
+    for (int r = 0; r < 16; r++)
+        assert_close(res.rank_finish[r], r < 4 ? 0.010 + ar : ar, 1e-9);
+    comet_et_result_free(&res);
+
+    write_rows("skip", 6);
+    char p[128];
+    prefix(p, sizeof p, "skip");
+    comet_et_trace t;
+    comet_error err = {0};
+    assert_int_equal(comet_et_read(p, 0, &t, &err), COMET_OK);
+    assert_int_equal(comet_et_simulate(&t, &in, &res, &err), COMET_EINPUT);
+    comet_et_free(&t);
+    assert_non_null(strstr(err.file, "skip.4.et"));
+    assert_non_null(strstr(err.message, "node 2: only 3 of the 4 ranks of its group"));
+}
+
 void suite_chakra(test_tally *t)
 {
     const struct CMUnitTest tests[] = {
@@ -478,6 +527,7 @@ void suite_chakra(test_tally *t)
         cmocka_unit_test(test_bad_bytes),
         cmocka_unit_test(test_bad_graph),
         cmocka_unit_test(test_bad_astra_inputs),
+        cmocka_unit_test(test_independent_groups),
     };
     RUN_GROUP_WITH(t, tests, make_dir, remove_dir);
 }

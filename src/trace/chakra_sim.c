@@ -3,9 +3,10 @@
  * rank's compute stream (or its CPU stream for is_cpu_op), memory loads and
  * stores on its memory stream, sends on its communication stream. As in
  * ASTRA-sim, compute and communication overlap but two compute nodes of a
- * rank do not. The k-th collective of every rank is one collective: a
- * single task that starts when every rank has reached it, lasting what
- * comet_sim_collective gives on the dimensions it involves. A receive
+ * rank do not. A collective is one task shared by the ranks of its group
+ * (those differing only along the dimensions it involves): it starts when
+ * all of them have reached it and lasts what comet_sim_collective gives on
+ * those dimensions. A receive
  * completes when the matching send (same source, destination and tag, in
  * order) does. Bad traces (missing dependencies, mismatched collectives,
  * sizes that do not split over the group, cycles) are errors that name
@@ -100,77 +101,169 @@ static int64_t span_of(const comet_system *sys, const comet_et_node *n,
     return group;
 }
 
-/* One task per collective across all ranks. */
+/* A collective is shared by the ranks of one group: those that differ
+ * only along the dimensions it involves. The j-th collective a rank runs
+ * over a given set of dimensions is the j-th of its group, so groups in
+ * different pipeline stages (say) proceed independently, as ASTRA-sim's
+ * communicators do. Matching is by (dimension mask, group leader, j). */
+typedef struct coll_slot {
+    uint64_t key;           /* 0 = empty */
+    int task;
+    int members;
+    int rank0;              /* first rank seen, and its node index */
+    size_t node0;
+} coll_slot;
+
+typedef struct coll_table {
+    coll_slot *slot;
+    size_t cap, used;
+} coll_table;
+
+static uint64_t mix(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb3f94d1a85ebULL;
+    return x ^ (x >> 33);
+}
+
+static coll_slot *coll_find(coll_table *t, uint64_t key)
+{
+    if (2 * (t->used + 1) > t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 1024;
+        coll_slot *s = calloc(cap, sizeof *s);
+        if (!s)
+            return NULL;
+        for (size_t i = 0; i < t->cap; i++)
+            if (t->slot[i].key) {
+                size_t h = mix(t->slot[i].key) & (cap - 1);
+                while (s[h].key)
+                    h = (h + 1) & (cap - 1);
+                s[h] = t->slot[i];
+            }
+        free(t->slot);
+        t->slot = s;
+        t->cap = cap;
+    }
+    size_t h = mix(key) & (t->cap - 1);
+    while (t->slot[h].key && t->slot[h].key != key)
+        h = (h + 1) & (t->cap - 1);
+    if (!t->slot[h].key) {
+        t->slot[h] = (coll_slot){.key = key, .task = -1};
+        t->used++;
+    }
+    return &t->slot[h];
+}
+
+/* The group's leader (its rank with coordinate 0 along every involved
+ * dimension) and the involved-dimension mask. */
+static int group_of(const comet_system *sys, const comet_et_node *n, int rank, unsigned *mask)
+{
+    int leader = 0, stride = 1, rest = rank;
+    *mask = 0;
+    for (int d = 0; d < sys->n_dims; d++) {
+        int size = (int)sys->dims[d].size, coord = rest % size;
+        rest /= size;
+        bool in = n->n_involved == 0 || (d < n->n_involved && n->involved_dim[d]);
+        if (in)
+            *mask |= 1u << d;
+        else
+            leader += coord * stride;
+        stride *= size;
+    }
+    return leader;
+}
+
+static comet_status collective_task(trace_sim *s, int r, size_t i, coll_slot *slot,
+                                    comet_error *err)
+{
+    const comet_et_node *n = &s->t->rank[r].nodes[i];
+    char file[4200];
+    file_of(s, r, file, sizeof file);
+    if (slot->task >= 0) {
+        const comet_et_node *first = &s->t->rank[slot->rank0].nodes[slot->node0];
+        if (n->comm_type != first->comm_type || n->comm_size != first->comm_size)
+            return comet_error_set(err, COMET_EINPUT, file, 0, 0, NULL,
+                                   "node %llu: collective of type %d and %.0f bytes, but its "
+                                   "group's rank %d has type %d and %.0f bytes there (node %llu)",
+                                   (unsigned long long)n->id, n->comm_type, n->comm_size,
+                                   slot->rank0, first->comm_type, first->comm_size,
+                                   (unsigned long long)first->id);
+        return COMET_OK;
+    }
+    comet_collective c = coll_of(n->comm_type);
+    if (c == COMET_COLL_NONE)
+        return comet_error_set(err, COMET_EINPUT, file, 0, 0, NULL,
+                               "node %llu: collective type %d is not simulated (all-reduce, "
+                               "all-gather, reduce-scatter, all-to-all)",
+                               (unsigned long long)n->id, n->comm_type);
+    int64_t span[COMET_MAX_DIMS];
+    int64_t group = span_of(&s->in->system, n, span);
+    if (!(n->comm_size > 0) || fmod(n->comm_size, (double)group) != 0.0)
+        return comet_error_set(err, COMET_EINPUT, file, 0, 0, NULL,
+                               "node %llu: comm_size %.0f does not divide across its group of "
+                               "%lld NPUs",
+                               (unsigned long long)n->id, n->comm_size, (long long)group);
+    comet_sim_collective_result res;
+    comet_status st = comet_sim_collective(&s->in->system, span, c, n->comm_size,
+                                           &s->in->options, &res, err);
+    if (st)
+        return st;
+    slot->task = sim_add_task(&s->g, s->instant, res.time, COMET_ET_COLLECTIVE, r, (int)i, 0);
+    slot->rank0 = r;
+    slot->node0 = i;
+    if (slot->task < 0)
+        return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    return COMET_OK;
+}
+
 static comet_status collectives(trace_sim *s, comet_error *err)
 {
     const comet_et_trace *t = s->t;
-    size_t count0 = 0;
-    for (size_t i = 0; i < t->rank[0].n; i++)
-        count0 += t->rank[0].nodes[i].type == COMET_ET_COLLECTIVE;
-    size_t *next = calloc((size_t)t->ranks, sizeof *next);
-    if (!next)
-        return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
-    char file[4200];
+    const comet_system *sys = &s->in->system;
+    coll_table table = {0};
     comet_status st = COMET_OK;
-    for (int r = 1; r < t->ranks && !st; r++) {
-        size_t c = 0;
-        for (size_t i = 0; i < t->rank[r].n; i++)
-            c += t->rank[r].nodes[i].type == COMET_ET_COLLECTIVE;
-        if (c != count0) {
-            file_of(s, r, file, sizeof file);
-            st = comet_error_set(err, COMET_EINPUT, file, 0, 0, NULL,
-                                 "%zu collectives, but rank 0 has %zu: collectives must match "
-                                 "across ranks",
-                                 c, count0);
-        }
-    }
-    for (size_t k = 0; k < count0 && !st; k++) {
-        const comet_et_node *first = NULL;
-        int task = -1;
-        for (int r = 0; r < t->ranks && !st; r++) {
-            const comet_et_rank *rk = &t->rank[r];
-            while (next[r] < rk->n && rk->nodes[next[r]].type != COMET_ET_COLLECTIVE)
-                next[r]++;
-            const comet_et_node *n = &rk->nodes[next[r]];
-            file_of(s, r, file, sizeof file);
-            if (r == 0) {
-                first = n;
-                comet_collective c = coll_of(n->comm_type);
-                int64_t span[COMET_MAX_DIMS];
-                int64_t group = span_of(&s->in->system, n, span);
-                if (c == COMET_COLL_NONE) {
-                    st = comet_error_set(err, COMET_EINPUT, file, 0, 0, NULL,
-                                         "node %llu: collective type %d is not simulated "
-                                         "(all-reduce, all-gather, reduce-scatter, all-to-all)",
-                                         (unsigned long long)n->id, n->comm_type);
-                    break;
-                }
-                if (!(n->comm_size > 0) || fmod(n->comm_size, (double)group) != 0.0) {
-                    st = comet_error_set(err, COMET_EINPUT, file, 0, 0, NULL,
-                                         "node %llu: comm_size %.0f does not divide across its "
-                                         "group of %lld NPUs",
-                                         (unsigned long long)n->id, n->comm_size, (long long)group);
-                    break;
-                }
-                comet_sim_collective_result res;
-                st = comet_sim_collective(&s->in->system, span, c, n->comm_size, &s->in->options,
-                                          &res, err);
-                if (st)
-                    break;
-                task = sim_add_task(&s->g, s->instant, res.time, COMET_ET_COLLECTIVE, 0, 0, 0);
-            } else if (n->comm_type != first->comm_type || n->comm_size != first->comm_size) {
-                st = comet_error_set(err, COMET_EINPUT, file, 0, 0, NULL,
-                                     "node %llu: collective %zu is type %d of %.0f bytes, but on "
-                                     "rank 0 it is type %d of %.0f bytes",
-                                     (unsigned long long)n->id, k, n->comm_type, n->comm_size,
-                                     first->comm_type, first->comm_size);
+    uint32_t seen[256]; /* per rank: collectives so far over each dimension mask */
+    for (int r = 0; r < t->ranks && !st; r++) {
+        memset(seen, 0, sizeof seen);
+        const comet_et_rank *rk = &t->rank[r];
+        for (size_t i = 0; i < rk->n && !st; i++) {
+            const comet_et_node *n = &rk->nodes[i];
+            if (n->type != COMET_ET_COLLECTIVE)
+                continue;
+            unsigned mask;
+            int leader = group_of(sys, n, r, &mask);
+            uint64_t key = ((uint64_t)seen[mask]++ << 40) ^ ((uint64_t)mask << 32) ^
+                           (uint64_t)(uint32_t)leader;
+            coll_slot *slot = coll_find(&table, key + 1);
+            if (!slot) {
+                st = comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
                 break;
             }
-            s->task_of[r][next[r]] = task;
-            next[r]++;
+            st = collective_task(s, r, i, slot, err);
+            slot->members++;
+            s->task_of[r][i] = slot->task;
         }
     }
-    free(next);
+    /* every member of every group must have reached each collective */
+    for (size_t k = 0; k < table.cap && !st; k++) {
+        coll_slot *slot = &table.slot[k];
+        if (!slot->key)
+            continue;
+        const comet_et_node *n = &t->rank[slot->rank0].nodes[slot->node0];
+        int64_t span[COMET_MAX_DIMS];
+        int64_t group = span_of(sys, n, span);
+        if (slot->members != group) {
+            char file[4200];
+            file_of(s, slot->rank0, file, sizeof file);
+            st = comet_error_set(err, COMET_EINPUT, file, 0, 0, NULL,
+                                 "node %llu: only %d of the %lld ranks of its group reach this "
+                                 "collective (collectives must match across the group)",
+                                 (unsigned long long)n->id, slot->members, (long long)group);
+        }
+    }
+    free(table.slot);
     return st;
 }
 
