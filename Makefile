@@ -33,7 +33,7 @@ TEST_OBJ  := $(TEST_SRC:%.c=$(B)/%.o)
 PRESETS   := $(sort $(wildcard presets/models/*.yaml presets/systems/*.yaml presets/strategies/*.yaml))
 HEADERS   := $(wildcard include/comet/*.h src/*/*.h tests/*.h cli/*.h)
 
-.PHONY: all run test test-san bench fuzz deps clean
+.PHONY: all run test test-san bench fuzz deps clean example-trace
 all: $(B)/comet
 
 deps:
@@ -97,6 +97,15 @@ $(B)/bench_search: bench/search.c $(B)/libcomet.a
 
 $(B)/bench_chakra_read: bench/chakra_read.c $(B)/libcomet.a
 	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LDLIBS_ALL)
+
+# the example Chakra trace in examples/chakra (committed; this regenerates it)
+$(B)/tools/example_trace: tools/example_trace.c $(B)/libcomet.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LDLIBS_ALL)
+
+example-trace: $(B)/tools/example_trace
+	@mkdir -p examples/chakra
+	$(B)/tools/example_trace examples/chakra
 
 bench: $(B)/bench_estimate $(B)/bench_search $(B)/bench_chakra_read
 	$(B)/bench_estimate
