@@ -15,7 +15,7 @@ static void usage(FILE *out)
             "  estimate   predict one training step: time, breakdown, memory, MFU, cost\n"
             "  search     rank every parallelization strategy for one model on one cluster\n"
             "  sweep      the best strategy for every cluster design of a study file\n"
-            "  simulate   event-driven simulation of a collective on the network\n"
+            "  simulate   event-driven simulation: a training step, a collective, or a Chakra trace\n"
             "  presets    list the embedded presets, or print one: comet presets show NAME\n"
             "  version    print the version\n\n"
             "Run 'comet estimate --help' for the estimate options.\n",
