@@ -19,7 +19,8 @@ static void usage(FILE *out)
             "                      [--trace FILE] [--json]\n"
             "       comet simulate --collective KIND --size SIZE [options]\n"
             "       comet simulate --chakra PREFIX --astra-network NET.yml\n"
-            "                      [--astra-system SYS.json] [--astra-memory MEM.json] [--json]\n\n"
+            "                      [--astra-system SYS.json] [--astra-memory MEM.json]\n"
+            "                      [--astra-comm-group GROUPS.json] [--json] [--output FILE]\n\n"
             "The first form simulates one training step as a task graph (1F1B or\n"
             "interleaved pipeline, TP collectives per layer, DP buckets during the last\n"
             "backward, ZeRO) and prints it beside comet estimate's answer; --congestion makes\n"
@@ -40,9 +41,11 @@ static void usage(FILE *out)
             "  --astra-rounding       whole nanoseconds per memory pass, as ASTRA-sim\n"
             "  --json                 machine-readable output\n\n"
             "The third runs an ASTRA-sim experiment unmodified: the Chakra execution trace\n"
-            "PREFIX.0.et, PREFIX.1.et, ... (plain or gzip) on the network, system and\n"
-            "remote-memory files ASTRA-sim takes; it prints each rank's finish time and\n"
-            "exposed communication, and compute, communication and memory busy time.\n"
+            "PREFIX.0.et, PREFIX.1.et, ... (plain or gzip) on the network, system,\n"
+            "remote-memory and comm-group files ASTRA-sim takes (collectives with a\n"
+            "pg_name run on that group, others on the dimensions in involved_dim); it\n"
+            "prints each rank's finish time and exposed communication, and compute,\n"
+            "communication and memory busy time.\n"
             "Exit status: 0 ok, 1 failure, 2 bad input.\n");
 }
 

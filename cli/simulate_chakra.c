@@ -1,6 +1,7 @@
 /* comet simulate --chakra: an ASTRA-sim experiment run unmodified. Reads
  * the Chakra trace PREFIX.<rank>.et and ASTRA-sim's network YAML, system
- * JSON and optional remote-memory JSON, simulates the trace, and reports
+ * JSON, optional remote-memory JSON and optional comm-group JSON,
+ * simulates the trace, and reports
  * what ASTRA-sim reports (per-rank finish and exposed communication) plus
  * compute, communication and memory busy time per rank. */
 #include <stdio.h>
@@ -11,7 +12,7 @@
 #include "comet/chakra.h"
 
 typedef struct chakra_args {
-    const char *prefix, *network, *system, *memory, *output;
+    const char *prefix, *network, *system, *memory, *groups, *output;
     bool json;
 } chakra_args;
 
@@ -19,13 +20,15 @@ static comet_status parse(int argc, char **argv, chakra_args *a, comet_error *er
 {
     memset(a, 0, sizeof *a);
     static const char *const flags[] = {"--chakra", "--astra-network", "--astra-system",
-                                        "--astra-memory", "--output", NULL};
+                                        "--astra-memory", "--astra-comm-group", "--output",
+                                        NULL};
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--json") == 0) {
             a->json = true;
             continue;
         }
-        const char **slot[] = {&a->prefix, &a->network, &a->system, &a->memory, &a->output};
+        const char **slot[] = {&a->prefix, &a->network, &a->system, &a->memory, &a->groups,
+                               &a->output};
         int k = 0;
         while (flags[k] && strcmp(flags[k], argv[i]) != 0)
             k++;
@@ -94,17 +97,23 @@ int cli_simulate_chakra(int argc, char **argv)
     chakra_args a;
     static comet_astra_inputs in;
     if (parse(argc, argv, &a, &err) ||
-        comet_astra_read(a.network, a.system, a.memory, &in, &err))
+        comet_astra_read(a.network, a.system, a.memory, &in, &err) ||
+        comet_astra_read_groups(a.groups, &in, &err)) {
+        comet_astra_free(&in);
         return cli_report_error("simulate", &err);
+    }
     comet_et_trace t;
     double t0 = cli_now();
-    if (comet_et_read(a.prefix, 0, &t, &err))
+    if (comet_et_read(a.prefix, 0, &t, &err)) {
+        comet_astra_free(&in);
         return cli_report_error("simulate", &err);
+    }
     double t1 = cli_now();
     comet_et_result r;
     comet_status st = comet_et_simulate(&t, &in, &r, &err);
     double t2 = cli_now();
     comet_et_free(&t);
+    comet_astra_free(&in);
     if (st)
         return cli_report_error("simulate", &err);
     comet_buf out;

@@ -287,6 +287,7 @@ static void test_round_trip(void **state)
     n[0].tensor_size = 1e6;
     n[0].is_cpu_op = true;
     n[1].comm_priority = 2;
+    snprintf(n[1].pg_name, sizeof n[1].pg_name, "dp_group_1");
     n[1].n_involved = 2;
     n[1].involved_dim[0] = false;
     n[1].involved_dim[1] = true;
@@ -321,6 +322,7 @@ static void test_round_trip(void **state)
         assert_close(b->comm_size, 4096, 1e-15);
         assert_int_equal(b->comm_priority, 2);
         assert_int_equal(b->n_involved, 2);
+    assert_string_equal(b->pg_name, "dp_group_1");
         assert_false(b->involved_dim[0]);
         assert_true(b->involved_dim[1]);
         assert_int_equal(b->n_deps, 1);
@@ -514,6 +516,94 @@ static void test_independent_groups(void **state)
     assert_non_null(strstr(err.message, "node 2: only 3 of the 4 ranks of its group"));
 }
 
+/* Named process groups (pg_name + ASTRA-sim's comm-group JSON) on Ring(8):
+ * "low" is ranks 0-3, "high" 4-7; low computes 10 ms first, high does not
+ * wait. Each is a 4-NPU collective, timed as comet times a group spanning
+ * 4 NPUs of the ring. Errors: an unknown group, a rank outside its group,
+ * a group that is not a sub-grid of the network. */
+static void write_named(const char *name, const char *low_name)
+{
+    for (int r = 0; r < 8; r++) {
+        uint64_t dep = 1;
+        comet_et_node n[2] = {compute(1, r < 4 ? 10000 : 0),
+                              collective(2, COMET_ET_ALL_REDUCE, 8.0 * 1048576.0)};
+        snprintf(n[1].pg_name, sizeof n[1].pg_name, "%s", r < 4 ? low_name : "high");
+        n[1].deps = &dep;
+        n[1].n_deps = 1;
+        char path[128];
+        snprintf(path, sizeof path, "%s/%s.%d.et", dir, name, r);
+        comet_error err = {0};
+        assert_int_equal(comet_et_write(path, "0.0.4", n, 2, &err), COMET_OK);
+    }
+}
+
+static comet_status named_run(const char *trace, const char *groups_json, comet_et_result *res,
+                              comet_error *err)
+{
+    char path[128], p[128];
+    snprintf(path, sizeof path, "%s/groups.json", dir);
+    FILE *f = fopen(path, "w");
+    fputs(groups_json, f);
+    fclose(f);
+    comet_astra_inputs in;
+    bare_ring(&in, 8);
+    comet_status st = comet_astra_read_groups(path, &in, err);
+    prefix(p, sizeof p, trace);
+    comet_et_trace t;
+    if (!st)
+        st = comet_et_read(p, 0, &t, err);
+    if (!st) {
+        st = comet_et_simulate(&t, &in, res, err);
+        comet_et_free(&t);
+    }
+    comet_astra_free(&in);
+    return st;
+}
+
+static void test_named_groups(void **state)
+{
+    (void)state;
+    write_named("named", "low");
+    comet_et_result res;
+    comet_error err = {0};
+    assert_int_equal(named_run("named", "{\"low\": [0, 1, 2, 3], \"high\": [4, 5, 6, 7]}",
+                               &res, &err),
+                     COMET_OK);
+    comet_astra_inputs in;
+    bare_ring(&in, 8);
+    int64_t span[COMET_MAX_DIMS] = {4, 1, 1, 1, 1, 1, 1, 1};
+    double ar = comet_collective_time(&in.system, span, COMET_COLL_ALL_REDUCE, 8.0 * 1048576.0);
+    assert_true(ar > 0.0);
+    assert_close(res.rank_finish[0], 0.010 + ar, 1e-6);
+    assert_close(res.rank_finish[7], ar, 1e-6);
+    comet_et_result_free(&res);
+
+    write_named("unknown", "nobody");
+    assert_int_equal(named_run("unknown", "{\"low\": [0, 1, 2, 3], \"high\": [4, 5, 6, 7]}",
+                               &res, &err),
+                     COMET_EINPUT);
+    assert_non_null(strstr(err.file, "unknown.0.et"));
+    assert_non_null(strstr(err.message, "node 2: comm group \"nobody\" is not in the"));
+
+    assert_int_equal(named_run("named", "{\"low\": [0, 1, 2, 4], \"high\": [3, 5, 6, 7]}",
+                               &res, &err),
+                     COMET_EINPUT);
+    if (!strstr(err.file, "named.3.et"))
+        fail_msg("%s: %s", err.file, err.message);
+    assert_non_null(strstr(err.message, "rank 3 is not in its comm group \"low\""));
+
+    assert_int_equal(named_run("named", "{\"low\": [0, 1, 2, 3], \"high\": [4, 5, 6, 7, 7]}",
+                               &res, &err),
+                     COMET_EINPUT);
+    assert_non_null(strstr(err.message, "comm group \"high\" (5 ranks) is not a sub-grid"));
+
+    assert_int_equal(named_run("named", "{\"low\": [0, 1, 2, 3], \"high\": [4, 5, \"x\"]}",
+                               &res, &err),
+                     COMET_EINPUT);
+    assert_int_equal(err.line, 1);
+    assert_non_null(strstr(err.key, "high[2]"));
+}
+
 void suite_chakra(test_tally *t)
 {
     const struct CMUnitTest tests[] = {
@@ -528,6 +618,7 @@ void suite_chakra(test_tally *t)
         cmocka_unit_test(test_bad_graph),
         cmocka_unit_test(test_bad_astra_inputs),
         cmocka_unit_test(test_independent_groups),
+        cmocka_unit_test(test_named_groups),
     };
     RUN_GROUP_WITH(t, tests, make_dir, remove_dir);
 }

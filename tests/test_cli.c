@@ -375,7 +375,9 @@ static void test_simulate_chakra(void **state)
     assert_non_null(strstr(r.out, "finished after 56790164 ns"));
     assert_non_null(strstr(r.out, "     7         56790164         36790164      20.000000"));
     snprintf(args, sizeof args,
-             "simulate --chakra step --astra-network %s/astra/ring8.yml --json", examples);
+             "simulate --chakra step --astra-network %s/astra/ring8.yml --astra-comm-group empty "
+             "--json",
+             examples);
     run(&r, args);
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(r.out, "\"ranks\": 8, \"nodes\": 16,"));

@@ -50,6 +50,7 @@ typedef struct comet_et_node {
     double comm_size;              /* bytes */
     int64_t comm_src, comm_dst, comm_tag;
     int64_t comm_priority;
+    char pg_name[32];              /* process group (comm-group JSON); "" = by involved_dim */
     int n_involved;                /* 0 = all dimensions */
     bool involved_dim[COMET_MAX_DIMS];
     size_t n_deps;                 /* data and control dependencies together */
@@ -79,6 +80,13 @@ void comet_et_free(comet_et_trace *t);
 comet_status comet_et_write(const char *path, const char *version, const comet_et_node *nodes,
                             size_t n, comet_error *err);
 
+/* ASTRA-sim's communicator groups: group name -> member ranks. */
+typedef struct comet_comm_group {
+    char name[32];
+    int n;
+    int *ranks;
+} comet_comm_group;
+
 /* ASTRA-sim's inputs as comet knobs. */
 typedef struct comet_astra_inputs {
     comet_system system;           /* network dimensions from the network YAML */
@@ -87,12 +95,20 @@ typedef struct comet_astra_inputs {
     double peak_perf;              /* FLOP/s */
     double mem_latency;            /* remote memory: seconds per access */
     double mem_bandwidth;          /* bytes/s; 0 = no memory expansion */
+    int n_groups;                  /* communicator groups (comm-group JSON), malloc'd */
+    comet_comm_group *groups;
 } comet_astra_inputs;
 
 /* Network YAML (topology, npus_count, bandwidth in GB = 2^30 B per s,
  * latency in ns), system JSON and, optionally, remote-memory JSON. */
 comet_status comet_astra_read(const char *network, const char *system, const char *memory,
                               comet_astra_inputs *out, comet_error *err);
+
+/* ASTRA-sim's comm-group JSON ({"name": [rank, ...], ...}; the path
+ * "empty" means none), read into in->groups. Collective nodes name their
+ * group with the pg_name attribute. */
+comet_status comet_astra_read_groups(const char *path, comet_astra_inputs *in, comet_error *err);
+void comet_astra_free(comet_astra_inputs *in);
 
 typedef struct comet_et_result {
     double finish;                 /* seconds until the last rank finishes */

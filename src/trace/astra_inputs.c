@@ -5,7 +5,8 @@
  * 10^9 bytes, roofline peak in TFLOPS) and the remote-memory JSON. Read
  * with comet's YAML/JSON tree, so errors name file:line:col and the key.
  * Keys comet does not model (scheduling policy, collective optimisation,
- * boost mode, ...) are accepted and ignored; unknown keys are errors. */
+ * boost mode, ...) are accepted and ignored; unknown keys are errors. The
+ * comm-group JSON maps group names to member ranks. */
 #include "comet/chakra.h"
 
 #include <stdio.h>
@@ -235,4 +236,50 @@ comet_status comet_astra_read(const char *network, const char *system, const cha
     if (!st && memory)
         st = with_document(memory, read_memory, out, err);
     return st;
+}
+
+static comet_status read_groups(cfg_ctx *c, const cfg_node *root, comet_astra_inputs *out)
+{
+    out->groups = calloc(root->n ? root->n : 1, sizeof *out->groups);
+    if (!out->groups)
+        return comet_error_set(c->err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    for (size_t i = 0; i < root->n; i++) {
+        const cfg_node *k = cfg_map_key(root, i), *v = cfg_map_value(root, i);
+        comet_comm_group *g = &out->groups[out->n_groups++];
+        if (strlen(k->text) >= sizeof g->name)
+            return cfg_fail(c, k, k->text, "group names are at most %zu characters",
+                            sizeof g->name - 1);
+        snprintf(g->name, sizeof g->name, "%s", k->text);
+        CFG_TRY(cfg_expect(c, v, k->text, CFG_SEQ));
+        if (v->n < 1)
+            return cfg_fail(c, v, k->text, "a group needs at least one rank");
+        g->ranks = malloc(sizeof *g->ranks * v->n);
+        if (!g->ranks)
+            return comet_error_set(c->err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+        for (size_t r = 0; r < v->n; r++) {
+            char path[64];
+            int64_t rank;
+            snprintf(path, sizeof path, "%s[%zu]", g->name, r);
+            CFG_TRY(cfg_read_int(c, cfg_seq_item(v, r), path, 0, (1 << 20) - 1, &rank));
+            g->ranks[g->n++] = (int)rank;
+        }
+    }
+    return COMET_OK;
+}
+
+comet_status comet_astra_read_groups(const char *path, comet_astra_inputs *in, comet_error *err)
+{
+    if (!path || strcmp(path, "empty") == 0)
+        return COMET_OK;
+    comet_status st = with_document(path, read_groups, in, err);
+    return st;
+}
+
+void comet_astra_free(comet_astra_inputs *in)
+{
+    for (int i = 0; i < in->n_groups; i++)
+        free(in->groups[i].ranks);
+    free(in->groups);
+    in->groups = NULL;
+    in->n_groups = 0;
 }

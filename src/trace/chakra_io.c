@@ -155,6 +155,17 @@ static comet_status read_attrs(const ChakraProtoMsg__Node *pn, comet_et_node *n,
                 n->involved_dim[d] = a->bool_list->values[d];
             continue;
         }
+        if (strcmp(name, "pg_name") == 0 &&
+            a->value_case == CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_STRING_VAL) {
+            if (strlen(a->string_val) >= sizeof n->pg_name)
+                return comet_error_set(err, COMET_EINPUT, path, 0, 0, NULL,
+                                       "node %llu: pg_name \"%.40s\" is longer than %zu "
+                                       "characters",
+                                       (unsigned long long)pn->id, a->string_val,
+                                       sizeof n->pg_name - 1);
+            snprintf(n->pg_name, sizeof n->pg_name, "%s", a->string_val);
+            continue;
+        }
         int64_t v = attr_int(a, &ok);
         double dv = a->value_case == CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_DOUBLE_VAL
                         ? a->double_val
@@ -425,6 +436,14 @@ static void node_attrs(const comet_et_node *n, attr_set *s)
         add_int(s, "comm_dst", n->comm_dst);
         add_int(s, "comm_size", (int64_t)n->comm_size);
         add_int(s, "comm_tag", n->comm_tag);
+    }
+    if (n->pg_name[0] && n->type == COMET_ET_COLLECTIVE) {
+        ChakraProtoMsg__AttributeProto *a = &s->a[s->n];
+        chakra_proto_msg__attribute_proto__init(a);
+        a->name = "pg_name";
+        a->value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_STRING_VAL;
+        a->string_val = (char *)n->pg_name;
+        s->p[s->n++] = a;
     }
     if (n->comm_priority != 0 && (n->type == COMET_ET_COLLECTIVE || n->type == COMET_ET_SEND ||
                                   n->type == COMET_ET_RECV))

@@ -112,6 +112,7 @@ typedef struct coll_slot {
     int members;
     int rank0;              /* first rank seen, and its node index */
     size_t node0;
+    int64_t group;          /* ranks that must reach it */
 } coll_slot;
 
 typedef struct coll_table {
@@ -176,6 +177,7 @@ static int group_of(const comet_system *sys, const comet_et_node *n, int rank, u
 }
 
 static comet_status collective_task(trace_sim *s, int r, size_t i, coll_slot *slot,
+                                    const int64_t span[COMET_MAX_DIMS], int64_t group,
                                     comet_error *err)
 {
     const comet_et_node *n = &s->t->rank[r].nodes[i];
@@ -198,8 +200,6 @@ static comet_status collective_task(trace_sim *s, int r, size_t i, coll_slot *sl
                                "node %llu: collective type %d is not simulated (all-reduce, "
                                "all-gather, reduce-scatter, all-to-all)",
                                (unsigned long long)n->id, n->comm_type);
-    int64_t span[COMET_MAX_DIMS];
-    int64_t group = span_of(&s->in->system, n, span);
     if (!(n->comm_size > 0) || fmod(n->comm_size, (double)group) != 0.0)
         return comet_error_set(err, COMET_EINPUT, file, 0, 0, NULL,
                                "node %llu: comm_size %.0f does not divide across its group of "
@@ -213,17 +213,115 @@ static comet_status collective_task(trace_sim *s, int r, size_t i, coll_slot *sl
     slot->task = sim_add_task(&s->g, s->instant, res.time, COMET_ET_COLLECTIVE, r, (int)i, 0);
     slot->rank0 = r;
     slot->node0 = i;
+    slot->group = group;
     if (slot->task < 0)
         return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
     return COMET_OK;
+}
+
+/* Named groups (comm-group JSON): each must be a sub-grid of the network,
+ * so its collective runs on the dimensions it spans; span[] per group. */
+typedef struct named_groups {
+    int n;
+    int **sorted;            /* members, sorted, per group */
+    int64_t (*span)[COMET_MAX_DIMS];
+    uint32_t *seen;          /* per group: collectives so far on the current rank */
+} named_groups;
+
+static int int_cmp(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+static void named_free(named_groups *ng)
+{
+    for (int i = 0; ng->sorted && i < ng->n; i++)
+        free(ng->sorted[i]);
+    free(ng->sorted);
+    free(ng->span);
+    free(ng->seen);
+}
+
+static comet_status named_prepare(const trace_sim *s, named_groups *ng, comet_error *err)
+{
+    const comet_astra_inputs *in = s->in;
+    const comet_system *sys = &in->system;
+    ng->n = in->n_groups;
+    if (ng->n == 0)
+        return COMET_OK;
+    ng->sorted = calloc((size_t)ng->n, sizeof *ng->sorted);
+    ng->span = calloc((size_t)ng->n, sizeof *ng->span);
+    ng->seen = calloc((size_t)ng->n, sizeof *ng->seen);
+    if (!ng->sorted || !ng->span || !ng->seen)
+        return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    for (int g = 0; g < ng->n; g++) {
+        const comet_comm_group *cg = &in->groups[g];
+        int *m = malloc(sizeof *m * (size_t)cg->n);
+        if (!m)
+            return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+        memcpy(m, cg->ranks, sizeof *m * (size_t)cg->n);
+        qsort(m, (size_t)cg->n, sizeof *m, int_cmp);
+        ng->sorted[g] = m;
+        /* distinct coordinates per dimension; their product must be the size */
+        int64_t product = 1;
+        for (int d = 0, stride = 1; d < COMET_MAX_DIMS; d++) {
+            int64_t size = d < sys->n_dims ? sys->dims[d].size : 1, distinct = 0;
+            unsigned char *hit = calloc((size_t)size, 1);
+            if (!hit)
+                return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+            for (int k = 0; k < cg->n; k++) {
+                int64_t coord = (m[k] / stride) % size;
+                distinct += !hit[coord];
+                hit[coord] = 1;
+            }
+            free(hit);
+            ng->span[g][d] = distinct;
+            product *= distinct;
+            stride *= (int)size;
+        }
+        for (int k = 1; k < cg->n && product == cg->n; k++)
+            if (m[k] == m[k - 1])
+                product = 0;
+        if (product != cg->n || m[cg->n - 1] >= s->t->ranks)
+            return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, cg->name,
+                                   "comm group \"%s\" (%d ranks) is not a sub-grid of the "
+                                   "network's %d ranks: comet times a collective on the "
+                                   "dimensions its group spans",
+                                   cg->name, cg->n, s->t->ranks);
+    }
+    return COMET_OK;
+}
+
+/* The named group of collective node n on rank r: its index, or an error. */
+static int named_lookup(const trace_sim *s, const named_groups *ng, int r, const comet_et_node *n,
+                        comet_error *err)
+{
+    char file[4200];
+    file_of(s, r, file, sizeof file);
+    for (int g = 0; g < ng->n; g++)
+        if (strcmp(s->in->groups[g].name, n->pg_name) == 0) {
+            if (!bsearch(&r, ng->sorted[g], (size_t)s->in->groups[g].n, sizeof(int), int_cmp)) {
+                comet_error_set(err, COMET_EINPUT, file, 0, 0, NULL,
+                                "node %llu: rank %d is not in its comm group \"%s\"",
+                                (unsigned long long)n->id, r, n->pg_name);
+                return -1;
+            }
+            return g;
+        }
+    comet_error_set(err, COMET_EINPUT, file, 0, 0, NULL,
+                    "node %llu: comm group \"%s\" is not in the comm-group file",
+                    (unsigned long long)n->id, n->pg_name);
+    return -1;
 }
 
 static comet_status collectives(trace_sim *s, comet_error *err)
 {
     const comet_et_trace *t = s->t;
     const comet_system *sys = &s->in->system;
-    coll_table table = {0};
-    comet_status st = COMET_OK;
+    coll_table table = {0}, named_table = {0};
+    named_groups ng = {0};
+    comet_status st = named_prepare(s, &ng, err);
     uint32_t seen[256]; /* per rank: collectives so far over each dimension mask */
     for (int r = 0; r < t->ranks && !st; r++) {
         memset(seen, 0, sizeof seen);
@@ -232,38 +330,55 @@ static comet_status collectives(trace_sim *s, comet_error *err)
             const comet_et_node *n = &rk->nodes[i];
             if (n->type != COMET_ET_COLLECTIVE)
                 continue;
-            unsigned mask;
-            int leader = group_of(sys, n, r, &mask);
-            uint64_t key = ((uint64_t)seen[mask]++ << 40) ^ ((uint64_t)mask << 32) ^
-                           (uint64_t)(uint32_t)leader;
-            coll_slot *slot = coll_find(&table, key + 1);
+            coll_slot *slot;
+            int64_t span[COMET_MAX_DIMS], group;
+            if (n->pg_name[0]) {
+                int g = named_lookup(s, &ng, r, n, err);
+                if (g < 0) {
+                    st = err->status;
+                    break;
+                }
+                memcpy(span, ng.span[g], sizeof span);
+                group = s->in->groups[g].n;
+                slot = coll_find(&named_table, ((uint64_t)ng.seen[g]++ << 32 | (uint32_t)g) + 1);
+            } else {
+                unsigned mask;
+                int leader = group_of(sys, n, r, &mask);
+                group = span_of(sys, n, span);
+                uint64_t key = ((uint64_t)seen[mask]++ << 40) ^ ((uint64_t)mask << 32) ^
+                               (uint64_t)(uint32_t)leader;
+                slot = coll_find(&table, key + 1);
+            }
             if (!slot) {
                 st = comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
                 break;
             }
-            st = collective_task(s, r, i, slot, err);
+            st = collective_task(s, r, i, slot, span, group, err);
             slot->members++;
             s->task_of[r][i] = slot->task;
         }
+        /* named groups count per rank too */
+        for (int g = 0; g < ng.n; g++)
+            ng.seen[g] = 0;
     }
     /* every member of every group must have reached each collective */
-    for (size_t k = 0; k < table.cap && !st; k++) {
-        coll_slot *slot = &table.slot[k];
-        if (!slot->key)
-            continue;
-        const comet_et_node *n = &t->rank[slot->rank0].nodes[slot->node0];
-        int64_t span[COMET_MAX_DIMS];
-        int64_t group = span_of(sys, n, span);
-        if (slot->members != group) {
+    coll_table *tables[2] = {&table, &named_table};
+    for (int k = 0; k < 2 && !st; k++)
+        for (size_t j = 0; j < tables[k]->cap && !st; j++) {
+            coll_slot *slot = &tables[k]->slot[j];
+            if (!slot->key || slot->members == slot->group)
+                continue;
             char file[4200];
             file_of(s, slot->rank0, file, sizeof file);
             st = comet_error_set(err, COMET_EINPUT, file, 0, 0, NULL,
                                  "node %llu: only %d of the %lld ranks of its group reach this "
                                  "collective (collectives must match across the group)",
-                                 (unsigned long long)n->id, slot->members, (long long)group);
+                                 (unsigned long long)t->rank[slot->rank0].nodes[slot->node0].id,
+                                 slot->members, (long long)slot->group);
         }
-    }
     free(table.slot);
+    free(named_table.slot);
+    named_free(&ng);
     return st;
 }
 
