@@ -210,7 +210,7 @@ static comet_status collective_task(trace_sim *s, int r, size_t i, coll_slot *sl
                                            &s->in->options, &res, err);
     if (st)
         return st;
-    slot->task = sim_add_task(&s->g, s->instant, res.time, COMET_ET_COLLECTIVE, r, (int)i, 0);
+    slot->task = sim_add_task(&s->g, s->instant, res.time, COMET_ET_COLLECTIVE, 0, (int)i, r);
     slot->rank0 = r;
     slot->node0 = i;
     slot->group = group;
@@ -425,7 +425,11 @@ static comet_status node_tasks(trace_sim *s, comet_error *err)
                 res = s->instant;
                 break;
             }
-            int task = sim_add_task(&s->g, res, dur, (uint8_t)n->type, r, (int)i, 0);
+            /* the rank is known from a stream task's resource; tasks on the
+             * shared resource carry it in `layer` (sends use `layer` as their
+             * matched flag, and sends are stream tasks) */
+            int task = sim_add_task(&s->g, res, dur, (uint8_t)n->type, 0, (int)i,
+                                    res == s->instant ? r : 0);
             if (task < 0)
                 return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
             s->task_of[r][i] = task;
@@ -507,7 +511,7 @@ typedef struct describe_ctx {
 static void describe(const sim_task *t, void *ctx, char *out, size_t cap)
 {
     const trace_sim *s = ((const describe_ctx *)ctx)->s;
-    int r = t->stage;
+    int r = t->resource < s->instant ? t->resource / S_PER_RANK : t->layer;
     if (r >= 0 && r < s->t->ranks && t->micro >= 0 && (size_t)t->micro < s->t->rank[r].n)
         snprintf(out, cap, "%s.%d.et node %llu \"%s\"", s->prefix, r,
                  (unsigned long long)s->t->rank[r].nodes[t->micro].id,
