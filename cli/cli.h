@@ -28,5 +28,6 @@ int cli_sweep(int argc, char **argv);
 int cli_simulate(int argc, char **argv);
 int cli_simulate_chakra(int argc, char **argv);
 int cli_presets(int argc, char **argv);
+int cli_export(int argc, char **argv);
 
 #endif

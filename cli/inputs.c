@@ -35,8 +35,9 @@ typedef struct flag_spec {
     unsigned commands;  /* cli_command bits that accept it */
 } flag_spec;
 
-#define EST (CMD_ESTIMATE | CMD_SIMULATE)
-#define BOTH (CMD_ESTIMATE | CMD_SEARCH | CMD_SIMULATE)
+#define EST (CMD_ESTIMATE | CMD_SIMULATE | CMD_EXPORT)
+#define BOTH (CMD_ESTIMATE | CMD_SEARCH | CMD_SIMULATE | CMD_EXPORT)
+#define REPORTS (CMD_ESTIMATE | CMD_SEARCH | CMD_SIMULATE)
 
 static const flag_spec flag_table[] = {
     {"--model", NULL, FLAG_INPUT, true, "models", 0, 0, BOTH},
@@ -58,11 +59,12 @@ static const flag_spec flag_table[] = {
     {"--grad-fp32", NULL, FLAG_KNOB, false, "strategy.grad_fp32", 0, 0, BOTH},
     {"--flash-attention", NULL, FLAG_KNOB, false, "strategy.flash_attention", 0, 0, EST},
     {"--order", NULL, FLAG_KNOB, true, "strategy.order", 0, 0, EST},
-    {"--json", NULL, FLAG_OUTPUT, false, NULL, 0, 0, BOTH},
-    {"--csv", NULL, FLAG_OUTPUT, false, NULL, 0, 0, BOTH},
-    {"-o", "--output", FLAG_OUTPUT, true, NULL, 0, 0, BOTH},
+    {"--json", NULL, FLAG_OUTPUT, false, NULL, 0, 0, REPORTS},
+    {"--csv", NULL, FLAG_OUTPUT, false, NULL, 0, 0, REPORTS},
+    {"-o", "--output", FLAG_OUTPUT, true, NULL, 0, 0, REPORTS},
     {"--help", "-h", FLAG_OUTPUT, false, NULL, 0, 0, BOTH},
     {"--trace", NULL, FLAG_OUTPUT, true, NULL, 0, 0, CMD_SIMULATE},
+    {"--chakra", NULL, FLAG_OUTPUT, true, NULL, 0, 0, CMD_EXPORT},
     {"--congestion", NULL, FLAG_COMMAND, false, NULL, 0, 0, CMD_SIMULATE},
     {"--npus", NULL, FLAG_COMMAND, true, NULL, 1, 262144, CMD_SEARCH},
     {"--max-gbs", NULL, FLAG_COMMAND, true, NULL, 1, 2147483648LL, CMD_SEARCH},
@@ -277,7 +279,10 @@ static comet_status apply_command_option(const flag_spec *f, const char *val, cl
 
 static const char *command_name(cli_command cmd)
 {
-    return cmd == CMD_SEARCH ? "search" : cmd == CMD_SIMULATE ? "simulate" : "estimate";
+    return cmd == CMD_SEARCH     ? "search"
+         : cmd == CMD_SIMULATE ? "simulate"
+         : cmd == CMD_EXPORT   ? "export"
+                               : "estimate";
 }
 
 static comet_status parse_inputs(int argc, char **argv, cli_command cmd, cli_inputs *a,
@@ -315,6 +320,8 @@ static comet_status parse_inputs(int argc, char **argv, cli_command cmd, cli_inp
                 a->output = val;
             else if (strcmp(f->name, "--trace") == 0)
                 a->trace = val;
+            else if (strcmp(f->name, "--chakra") == 0)
+                a->chakra = val;
             else if (strcmp(f->name, "--json") == 0 || strcmp(f->name, "--csv") == 0)
                 a->format = f->name[2] == 'j' ? OUT_JSON : OUT_CSV;
             continue;

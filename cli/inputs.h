@@ -12,7 +12,8 @@
 typedef enum cli_command {
     CMD_ESTIMATE = 1,
     CMD_SEARCH = 2,
-    CMD_SIMULATE = 4
+    CMD_SIMULATE = 4,
+    CMD_EXPORT = 8
 } cli_command;
 
 typedef enum out_format { OUT_TEXT, OUT_JSON, OUT_CSV } out_format;
@@ -24,6 +25,7 @@ typedef struct cli_inputs {
     out_format format;
     const char *output;
     const char *trace;          /* simulate: Chrome trace file */
+    const char *chakra;         /* export: trace prefix */
     /* search */
     int64_t npus;
     int64_t max_global_batch;

@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "comet/chakra.h"
+#include "comet/comet.h"
+#include "comet/simulate.h"
 #include "comet/network.h"
 #include "tests.h"
 
@@ -604,6 +606,81 @@ static void test_named_groups(void **state)
     assert_non_null(strstr(err.key, "high[2]"));
 }
 
+/* Export -> read -> simulate against simulating directly: a step of
+ * megatron-22b on a100-80g-selene with TP, PP (interleaved) and DP, all
+ * three kinds of group, pipeline sends and DP buckets, through the
+ * exporter's own network, system, memory and comm-group files. */
+static double round_trip(const char *name, int64_t tp, int64_t pp, int64_t dp, int64_t v,
+                         bool overlap_dp, double *direct)
+{
+    comet_model m;
+    comet_system sys;
+    comet_error err = {0};
+    assert_int_equal(comet_preset_model("megatron-22b", &m, &err), COMET_OK);
+    assert_int_equal(comet_preset_system("a100-80g-selene", &sys, &err), COMET_OK);
+    comet_strategy s;
+    comet_strategy_defaults(&s);
+    s.tp = tp;
+    s.pp = pp;
+    s.dp = dp;
+    s.interleave = v;
+    s.global_batch = 16 * dp;
+    s.sp = true;
+    s.recompute = COMET_RECOMPUTE_SELECTIVE;
+    s.overlap_dp = overlap_dp;
+    static comet_sim_step_result r;
+    assert_int_equal(comet_sim_step(&m, &sys, &s, NULL, &r, &err), COMET_OK);
+    *direct = r.step_time;
+    char p[128], f[4][160];
+    prefix(p, sizeof p, name);
+    comet_export_info info;
+    comet_status st = comet_export_chakra(&m, &sys, &s, p, &info, &err);
+    if (st)
+        fail_msg("%s: %s", err.file, err.message);
+    assert_int_equal(info.ranks, tp * pp * dp);
+    const char *ext[4] = {"network.yml", "system.json", "memory.json", "groups.json"};
+    for (int i = 0; i < 4; i++)
+        snprintf(f[i], sizeof f[i], "%s.%s", p, ext[i]);
+    comet_astra_inputs in;
+    st = comet_astra_read(f[0], f[1], f[2], &in, &err);
+    if (!st)
+        st = comet_astra_read_groups(f[3], &in, &err);
+    comet_et_trace t;
+    if (!st)
+        st = comet_et_read(p, 0, &t, &err);
+    if (st)
+        fail_msg("%s: %s", err.file, err.message);
+    assert_int_equal(t.ranks, info.ranks);
+    comet_et_result res;
+    st = comet_et_simulate(&t, &in, &res, &err);
+    comet_et_free(&t);
+    comet_astra_free(&in);
+    if (st)
+        fail_msg("%s: %s", err.file, err.message);
+    double got = res.finish;
+    comet_et_result_free(&res);
+    return got;
+}
+
+static void test_export_round_trip(void **state)
+{
+    (void)state;
+    struct { int64_t tp, pp, dp, v; bool overlap; } cases[] = {
+        {8, 2, 1, 1, false}, {4, 2, 2, 2, true}, {8, 4, 2, 2, false}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "export%zu", i);
+        double direct;
+        double got = round_trip(name, cases[i].tp, cases[i].pp, cases[i].dp, cases[i].v,
+                                cases[i].overlap, &direct);
+        printf("  export tp %lld pp %lld dp %lld v %lld: through Chakra %.6f s, direct %.6f s "
+               "(%+.3f%%)\n",
+               (long long)cases[i].tp, (long long)cases[i].pp, (long long)cases[i].dp,
+               (long long)cases[i].v, got, direct, 100.0 * (got - direct) / direct);
+        assert_close(got, direct, 1e-5);
+    }
+}
+
 void suite_chakra(test_tally *t)
 {
     const struct CMUnitTest tests[] = {
@@ -619,6 +696,7 @@ void suite_chakra(test_tally *t)
         cmocka_unit_test(test_bad_astra_inputs),
         cmocka_unit_test(test_independent_groups),
         cmocka_unit_test(test_named_groups),
+        cmocka_unit_test(test_export_round_trip),
     };
     RUN_GROUP_WITH(t, tests, make_dir, remove_dir);
 }

@@ -391,6 +391,28 @@ static void test_simulate_chakra(void **state)
                  "network YAML)");
 }
 
+/* comet export writes traces that comet simulate --chakra runs to the step
+ * comet simulate gives directly (13.519 s for the default job). */
+static void test_export_chakra(void **state)
+{
+    (void)state;
+    cli_run r;
+    run(&r, "export --chakra gpt3");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "wrote gpt3.0.et ... gpt3.63.et (64 ranks, "));
+    run(&r, "simulate --chakra gpt3 --astra-network gpt3.network.yml --astra-system "
+            "gpt3.system.json --astra-memory gpt3.memory.json --astra-comm-group gpt3.groups.json");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "finished after 13518"));
+    run(&r, "simulate");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "simulated  13.519 s"));
+    expect_error("export", "comet export: --chakra: is required (the trace prefix, e.g. out/gpt3)");
+    expect_error("export --chakra x --json",
+                 "comet export: unknown option \"--json\" (see 'comet export --help')");
+    expect_error("export --chakra x --tp 7", "comet export: --tp: 7 does not divide heads (96)");
+}
+
 static void test_simulate_step(void **state)
 {
     (void)state;
@@ -434,6 +456,7 @@ void suite_cli(test_tally *t)
         cmocka_unit_test(test_search),
         cmocka_unit_test(test_simulate_collective),
         cmocka_unit_test(test_simulate_chakra),
+        cmocka_unit_test(test_export_chakra),
         cmocka_unit_test(test_simulate_step),
     };
     RUN_GROUP_WITH(t, cli, setup, teardown);

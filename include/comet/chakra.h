@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include "comet/error.h"
 #include "comet/simulate.h"
+#include "comet/model.h"
+#include "comet/strategy.h"
 #include "comet/system.h"
 
 typedef enum comet_et_type {
@@ -130,5 +132,19 @@ typedef struct comet_et_result {
 comet_status comet_et_simulate(const comet_et_trace *t, const comet_astra_inputs *in,
                                comet_et_result *out, comet_error *err);
 void comet_et_result_free(comet_et_result *r);
+
+/* Write the training step of a model, system and strategy (the graph comet
+ * simulate builds, one task per collective) as Chakra traces
+ * PREFIX.<rank>.et, one per NPU, plus PREFIX.network.yml,
+ * PREFIX.system.json, PREFIX.memory.json and PREFIX.groups.json (the
+ * comm groups) for the same run in ASTRA-sim or comet simulate --chakra. */
+typedef struct comet_export_info {
+    int ranks;
+    size_t nodes;
+} comet_export_info;
+
+comet_status comet_export_chakra(const comet_model *m, const comet_system *sys,
+                                 const comet_strategy *strategy, const char *prefix,
+                                 comet_export_info *info, comet_error *err);
 
 #endif

@@ -24,11 +24,18 @@
 #include "../estimate/prepared.h"
 #include "engine.h"
 #include "phases.h"
+#include "step_graph.h"
 #include "trace.h"
 
-enum { R_COMPUTE, R_TP, R_PP_FWD, R_PP_BWD, R_DP, R_MEM, R_PER_STAGE };
-enum { K_FWD, K_BWD, K_RECOMPUTE, K_TP, K_SEND_FWD, K_SEND_BWD, K_DP, K_OPTIMIZER, K_GATHER,
-       K_LOAD_WEIGHTS, K_STORE_ACT, K_LOAD_ACT, K_OPT_STATE, K_STORE_WEIGHTS };
+enum { R_COMPUTE = STEP_R_COMPUTE, R_TP = STEP_R_TP, R_PP_FWD = STEP_R_PP_FWD,
+       R_PP_BWD = STEP_R_PP_BWD, R_DP = STEP_R_DP, R_MEM = STEP_R_MEM,
+       R_PER_STAGE = STEP_R_PER_STAGE };
+enum { K_FWD = STEP_K_FWD, K_BWD = STEP_K_BWD, K_RECOMPUTE = STEP_K_RECOMPUTE, K_TP = STEP_K_TP,
+       K_SEND_FWD = STEP_K_SEND_FWD, K_SEND_BWD = STEP_K_SEND_BWD, K_DP = STEP_K_DP,
+       K_OPTIMIZER = STEP_K_OPTIMIZER, K_GATHER = STEP_K_GATHER,
+       K_LOAD_WEIGHTS = STEP_K_LOAD_WEIGHTS, K_STORE_ACT = STEP_K_STORE_ACT,
+       K_LOAD_ACT = STEP_K_LOAD_ACT, K_OPT_STATE = STEP_K_OPT_STATE,
+       K_STORE_WEIGHTS = STEP_K_STORE_WEIGHTS };
 
 static const char *const kind_names[] = {
     "forward",         "backward",          "recompute",          "tp collective",
@@ -58,6 +65,9 @@ typedef struct builder {
     footprint fp;        /* what lives in the expansion tier (the estimator's own split) */
     double exp_bw, exp_latency;
     bool congestion;
+    bool split_tp;       /* one task per TP collective (for export) */
+    step_coll *coll;     /* per task, when recording collectives (export) */
+    int coll_cap;
     int per_stage;       /* resources per stage: the streams, then one link per dimension */
     sim_graph g;
     /* per (microbatch, virtual stage): first and last task of each pass, the
@@ -185,7 +195,23 @@ static int collective(builder *b, int stage, int stream, comet_group grp, comet_
         return chunked(b, stage, stream == R_TP && !b->s->overlap_tp ? R_COMPUTE : stream, grp, c,
                        bytes, kind, mb, layer, after);
     double t = comet_collective_time(b->sys, b->s->place[grp], c, bytes);
-    return task(b, stage, stream, t, kind, mb, layer, after);
+    int id = task(b, stage, stream, t, kind, mb, layer, after);
+    if (id >= 0 && b->coll_cap >= 0 && b->split_tp) {
+        if (id >= b->coll_cap) {
+            int cap = 2 * id + 1024;
+            step_coll *p = realloc(b->coll, sizeof *p * (size_t)cap);
+            if (!p) {
+                b->oom = true;
+                return id;
+            }
+            for (int i = b->coll_cap; i < cap; i++)
+                p[i] = (step_coll){COMET_COLL_NONE, COMET_GROUP_TP, 0.0};
+            b->coll = p;
+            b->coll_cap = cap;
+        }
+        b->coll[id] = (step_coll){c, grp, bytes};
+    }
+    return id;
 }
 
 /* The TP collectives of one segment in one pass (forward, backward or
@@ -200,7 +226,7 @@ static int tp_comms(builder *b, int stage, const segment *sg, int pass_kind, int
                                   : lt->comm_rc[COMET_GROUP_TP];
     if (!(t > 0.0))
         return after;
-    if (!b->congestion)
+    if (!b->congestion && !b->split_tp)
         return task(b, stage, R_TP, t * sg->count, K_TP, mb, sg->layer, after);
     const work_layer *l = &b->work.layers[sg->kind];
     int prev = after;
@@ -485,41 +511,40 @@ static void collect(const builder *b, double makespan, comet_sim_step_result *ou
     }
 }
 
-comet_status comet_sim_step(const comet_model *m, const comet_system *sys,
-                            const comet_strategy *s_in, const comet_sim_step_options *o,
-                            comet_sim_step_result *out, comet_error *err)
+/* Build the step graph for the resolved strategy *s into a new builder. */
+static comet_status build(const comet_model *m, const comet_system *sys, const comet_strategy *s,
+                          bool congestion, bool split_tp, builder **out, comet_error *err)
 {
-    comet_strategy s = *s_in;
-    comet_status st = comet_strategy_resolve(m, sys, &s, NULL, err);
-    if (st)
-        return st;
-    if (s.pp > COMET_SIM_MAX_STAGES)
+    *out = NULL;
+    if (s->pp > COMET_SIM_MAX_STAGES)
         return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "strategy.pp",
                                "at most %d pipeline stages are simulated", COMET_SIM_MAX_STAGES);
     builder *b = calloc(1, sizeof *b);
     if (!b)
         return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    *out = b;
     b->m = m;
     b->sys = sys;
-    b->s = &s;
-    work_build(m, &s, &b->work);
+    b->s = s;
+    b->split_tp = split_tp;
+    work_build(m, s, &b->work);
     hw_rates_init(&b->rates, sys, m->dtype);
     for (int k = 0; k < b->work.n_layers; k++)
-        layer_times(&b->work.layers[k], &b->rates, sys, &s, &b->lt[k]);
-    b->p = (int)s.pp;
-    b->v = (int)s.interleave;
+        layer_times(&b->work.layers[k], &b->rates, sys, s, &b->lt[k]);
+    b->p = (int)s->pp;
+    b->v = (int)s->interleave;
     b->vstages = b->p * b->v;
-    b->micro = s.global_batch / (s.microbatch * s.dp);
+    b->micro = s->global_batch / (s->microbatch * s->dp);
     b->elem = comet_dtype_bytes(m->dtype);
     {
         /* the same split between HBM and the expansion tier as the estimate */
         comet_result mem;
-        footprint_compute(m, sys, &s, &b->work, (double)b->micro, &b->fp, &mem);
-        b->exp_bw = hw_expansion_bandwidth(sys, comet_strategy_npus(&s));
+        footprint_compute(m, sys, s, &b->work, (double)b->micro, &b->fp, &mem);
+        b->exp_bw = hw_expansion_bandwidth(sys, comet_strategy_npus(s));
         b->exp_latency = sys->expansion.latency > 0.0 ? sys->expansion.latency : 0.0;
     }
     size_t cells = (size_t)b->micro * (size_t)b->vstages;
-    b->congestion = o && o->fidelity == COMET_SIM_CONGESTION;
+    b->congestion = congestion;
     b->per_stage = R_PER_STAGE + (b->congestion ? sys->n_dims : 0);
     sim_graph_init(&b->g, b->p * b->per_stage);
     for (int stage = 0; b->congestion && stage < b->p; stage++)
@@ -544,9 +569,42 @@ comet_status comet_sim_step(const comet_model *m, const comet_system *sys,
     }
     if (!b->oom)
         link_passes(b);
+    return b->oom ? comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory")
+                  : COMET_OK;
+}
+
+/* Frees the builder; its graph too unless keep_graph. */
+static void builder_free(builder *b, bool keep_graph)
+{
+    if (!b)
+        return;
+    free(b->fwd_first);
+    free(b->fwd_last);
+    free(b->bwd_first);
+    free(b->bwd_last);
+    free(b->send_fwd);
+    free(b->send_bwd);
+    free(b->act_store);
+    free(b->dp_last);
+    if (!keep_graph) {
+        sim_graph_free(&b->g);
+        free(b->coll);
+    }
+    free(b);
+}
+
+comet_status comet_sim_step(const comet_model *m, const comet_system *sys,
+                            const comet_strategy *s_in, const comet_sim_step_options *o,
+                            comet_sim_step_result *out, comet_error *err)
+{
+    comet_strategy s = *s_in;
+    comet_status st = comet_strategy_resolve(m, sys, &s, NULL, err);
+    builder *b = NULL;
+    if (!st)
+        st = build(m, sys, &s, o && o->fidelity == COMET_SIM_CONGESTION, false, &b, err);
     double makespan = 0.0;
-    st = b->oom ? comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory")
-                : sim_run(&b->g, &makespan, describe, NULL, err);
+    if (!st)
+        st = sim_run(&b->g, &makespan, describe, NULL, err);
     if (!st)
         collect(b, makespan, out);
     if (!st && o && o->trace) {
@@ -558,10 +616,49 @@ comet_status comet_sim_step(const comet_model *m, const comet_system *sys,
             links[d] = sys->dims[d].name;
         sim_trace_write(&b->g, b->per_stage, streams, R_PER_STAGE, links, kind_names, o->trace);
     }
-    for (size_t i = 0; i < sizeof tabs / sizeof tabs[0]; i++)
-        free(*tabs[i]);
-    free(b->dp_last);
-    sim_graph_free(&b->g);
-    free(b);
+    builder_free(b, false);
     return st;
+}
+
+comet_status sim_step_graph_build(const comet_model *m, const comet_system *sys,
+                                  const comet_strategy *s, step_graph *out, comet_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->s = *s;
+    comet_status st = comet_strategy_resolve(m, sys, &out->s, NULL, err);
+    builder *b = NULL;
+    if (!st)
+        st = build(m, sys, &out->s, false, true, &b, err);
+    if (!st && b->coll_cap < b->g.n) { /* every task has an entry */
+        step_coll *p = realloc(b->coll, sizeof *p * (size_t)(b->g.n + 1));
+        if (!p)
+            st = comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+        else {
+            for (int i = b->coll_cap; i <= b->g.n; i++)
+                p[i] = (step_coll){COMET_COLL_NONE, COMET_GROUP_TP, 0.0};
+            b->coll = p;
+            b->coll_cap = b->g.n + 1;
+        }
+    }
+    if (st) {
+        builder_free(b, false);
+        return st;
+    }
+    out->g = b->g;
+    out->coll = b->coll;
+    out->stages = b->p;
+    out->per_stage = b->per_stage;
+    out->p2p_bytes = b->work.p2p_bytes;
+    out->exp_bw = b->exp_bw;
+    out->exp_latency = b->exp_latency;
+    out->kind_names = kind_names;
+    builder_free(b, true);
+    return COMET_OK;
+}
+
+void sim_step_graph_free(step_graph *g)
+{
+    sim_graph_free(&g->g);
+    free(g->coll);
+    memset(g, 0, sizeof *g);
 }

@@ -1,0 +1,63 @@
+/* comet export --chakra PREFIX: writes the training step of a model,
+ * system and strategy (read as comet estimate reads them) as Chakra
+ * execution traces, one per NPU, with the ASTRA-sim network, system,
+ * remote-memory and comm-group files for the same run, and says how to run
+ * them in comet and in ASTRA-sim. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "comet/chakra.h"
+#include "inputs.h"
+
+static void help(void)
+{
+    printf("usage: comet export --chakra PREFIX [FILE.yaml ...] [estimate's inputs and knobs]\n\n"
+           "Writes one training step (the task graph comet simulate runs) as Chakra\n"
+           "execution traces PREFIX.<rank>.et, one per NPU, and beside them\n"
+           "PREFIX.network.yml, PREFIX.system.json, PREFIX.memory.json and\n"
+           "PREFIX.groups.json, so the same run works in ASTRA-sim and in\n"
+           "'comet simulate --chakra'. Inputs and knobs are those of comet estimate\n"
+           "(see 'comet estimate --help').\n"
+           "Exit status: 0 ok, 1 I/O failure, 2 bad input.\n");
+}
+
+int cli_export(int argc, char **argv)
+{
+    if (cli_wants_help(argc, argv, CMD_EXPORT)) {
+        help();
+        return CLI_OK;
+    }
+    static cli_inputs in;
+    memset(&in, 0, sizeof in);
+    comet_error err;
+    comet_error_clear(&err);
+    if (cli_inputs_parse(argc, argv, CMD_EXPORT, &in, &err))
+        return cli_report_error("export", &err);
+    if (!in.chakra) {
+        comet_error_set(&err, COMET_EINPUT, NULL, 0, 0, "--chakra",
+                        "is required (the trace prefix, e.g. out/gpt3)");
+        return cli_report_error("export", &err);
+    }
+    comet_export_info info;
+    double t0 = cli_now();
+    if (comet_export_chakra(&in.job.model, &in.job.system, &in.job.strategy, in.chakra, &info,
+                            &err)) {
+        cli_inputs_locate(&in, &err);
+        return cli_report_error("export", &err);
+    }
+    const char *p = in.chakra;
+    printf("wrote %s.0.et ... %s.%d.et (%d ranks, %zu nodes) in %.2f s\n"
+           "  and %s.network.yml, %s.system.json, %s.memory.json, %s.groups.json\n\n"
+           "run it in comet:\n"
+           "  comet simulate --chakra %s --astra-network %s.network.yml \\\n"
+           "      --astra-system %s.system.json --astra-memory %s.memory.json \\\n"
+           "      --astra-comm-group %s.groups.json\n"
+           "run it in ASTRA-sim (analytical backend):\n"
+           "  AstraSim_Analytical_Congestion_Unaware --workload-configuration=%s \\\n"
+           "      --system-configuration=%s.system.json --network-configuration=%s.network.yml \\\n"
+           "      --remote-memory-configuration=%s.memory.json --comm-group-configuration=%s.groups.json\n",
+           p, p, info.ranks - 1, info.ranks, info.nodes, cli_now() - t0, p, p, p, p, p, p, p, p,
+           p, p, p, p, p, p);
+    return CLI_OK;
+}

@@ -1,0 +1,446 @@
+/* Exporting a training step as Chakra traces for ASTRA-sim (and comet).
+ * The step graph comet simulate builds (one task per collective) becomes
+ * one node list per pipeline stage; every NPU of the stage gets that list
+ * with its own communicator groups and pipeline peers. Ranks are numbered
+ * so every TP, PP and DP group is a sub-grid of the network (within each
+ * dimension: TP innermost, then DP, then PP), and collectives name their
+ * group with pg_name, listed in the comm-group JSON. Stream order survives
+ * as control dependencies on the previous task of the same stream. Compute
+ * time is written both as duration_micros and as num_ops at a roofline
+ * peak of 1 TFLOP/s, so it survives to the picosecond. Beside the traces:
+ * the network YAML, system JSON and remote-memory JSON for the same run. */
+#include "comet/chakra.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "comet/strategy.h"
+#include "../sim/step_graph.h"
+
+typedef struct exporter {
+    const comet_system *sys;
+    step_graph sg;
+    int64_t sizes[COMET_MAX_DIMS];
+    int64_t npus;
+    int *in_first, *in_edges;  /* incoming edges grouped by task */
+    int *send_to;              /* per task: the stage a send feeds, else -1 */
+    const char *prefix;
+} exporter;
+
+static const char *const group_tag[COMET_GROUP_COUNT] = {"tp", "pp", "dp"};
+
+/* idx[g] -> rank (see the top comment). */
+static int64_t rank_of(const exporter *x, const int64_t idx[COMET_GROUP_COUNT])
+{
+    static const comet_group inner_to_outer[COMET_GROUP_COUNT] = {COMET_GROUP_TP, COMET_GROUP_DP,
+                                                                  COMET_GROUP_PP};
+    int64_t rest[COMET_GROUP_COUNT], rank = 0, stride = 1;
+    for (int g = 0; g < COMET_GROUP_COUNT; g++)
+        rest[g] = idx[g];
+    for (int d = 0; d < x->sys->n_dims; d++) {
+        int64_t coord = 0, scale = 1;
+        for (int k = 0; k < COMET_GROUP_COUNT; k++) {
+            comet_group g = inner_to_outer[k];
+            int64_t span = x->sg.s.place[g][d];
+            coord += (rest[g] % span) * scale;
+            rest[g] /= span;
+            scale *= span;
+        }
+        rank += coord * stride;
+        stride *= x->sizes[d];
+    }
+    return rank;
+}
+
+static int64_t group_size(const exporter *x, comet_group g)
+{
+    return g == COMET_GROUP_TP ? x->sg.s.tp : g == COMET_GROUP_PP ? x->sg.s.pp : x->sg.s.dp;
+}
+
+static void group_name(comet_group g, const int64_t idx[COMET_GROUP_COUNT], char *out, size_t cap)
+{
+    /* named by the other groups' indices */
+    int a = g == COMET_GROUP_TP ? COMET_GROUP_PP : COMET_GROUP_TP;
+    int b = g == COMET_GROUP_DP ? COMET_GROUP_PP : COMET_GROUP_DP;
+    snprintf(out, cap, "%s_%s%lld_%s%lld", group_tag[g], group_tag[a], (long long)idx[a],
+             group_tag[b], (long long)idx[b]);
+}
+
+/* ---- the side files --------------------------------------------------------------- */
+
+static comet_status write_text(const char *path, const char *text, comet_error *err)
+{
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return comet_error_set(err, COMET_EIO, path, 0, 0, NULL, "cannot write");
+    bool bad = fputs(text, f) < 0;
+    if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
+        remove(tmp);
+        return comet_error_set(err, COMET_EIO, path, 0, 0, NULL, "write failed");
+    }
+    return COMET_OK;
+}
+
+static comet_status write_side_files(const exporter *x, comet_buf *b, comet_error *err)
+{
+    static const char *const topo[] = {"Ring", "FullyConnected", "Switch"};
+    static const char *const algo[] = {"ring", "direct", "halvingDoubling", "doubleBinaryTree"};
+    const comet_system *sys = x->sys;
+    char path[4200];
+    comet_buf_free(b);
+    comet_buf_init(b);
+    comet_buf_printf(b, "# written by comet export for %s\ntopology: [", sys->name);
+    for (int d = 0; d < sys->n_dims; d++)
+        comet_buf_printf(b, "%s %s", d ? "," : "", topo[sys->dims[d].topology]);
+    comet_buf_printf(b, " ]\nnpus_count: [");
+    for (int d = 0; d < sys->n_dims; d++)
+        comet_buf_printf(b, "%s %lld", d ? "," : "", (long long)x->sizes[d]);
+    comet_buf_printf(b, " ]\nbandwidth: [");
+    for (int d = 0; d < sys->n_dims; d++) {
+        double eff = sys->dims[d].efficiency > 0 ? sys->dims[d].efficiency : 1.0;
+        comet_buf_printf(b, "%s %.17g", d ? "," : "",
+                         sys->dims[d].bandwidth * eff / 1073741824.0);
+    }
+    comet_buf_printf(b, " ]\nlatency: [");
+    for (int d = 0; d < sys->n_dims; d++)
+        comet_buf_printf(b, "%s %.17g", d ? "," : "", sys->dims[d].latency * 1e9);
+    comet_buf_printf(b, " ]\n");
+    snprintf(path, sizeof path, "%s.network.yml", x->prefix);
+    comet_status st = b->failed ? comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL,
+                                                  "out of memory")
+                                : write_text(path, b->data, err);
+    if (st)
+        return st;
+
+    comet_buf_free(b);
+    comet_buf_init(b);
+    comet_buf_printf(b, "{\n  \"scheduling-policy\": \"FIFO\",\n  \"endpoint-delay\": 0,\n"
+                        "  \"active-chunks-per-dimension\": 1,\n"
+                        "  \"preferred-dataset-splits\": %lld,\n",
+                     (long long)(sys->collective_chunks > 1 ? sys->collective_chunks : 1));
+    static const char *const impls[] = {"all-reduce-implementation", "all-gather-implementation",
+                                        "reduce-scatter-implementation",
+                                        "all-to-all-implementation"};
+    for (int i = 0; i < 4; i++) {
+        comet_buf_printf(b, "  \"%s\": [", impls[i]);
+        for (int d = 0; d < sys->n_dims; d++)
+            comet_buf_printf(b, "%s\"%s\"", d ? ", " : "", algo[sys->dims[d].algorithm]);
+        comet_buf_printf(b, "],\n");
+    }
+    comet_buf_printf(b, "  \"collective-optimization\": \"baseline\",\n"
+                        "  \"roofline-enabled\": 1,\n  \"peak-perf\": 1\n}\n");
+    snprintf(path, sizeof path, "%s.system.json", x->prefix);
+    st = b->failed ? comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory")
+                   : write_text(path, b->data, err);
+    if (st)
+        return st;
+
+    comet_buf_free(b);
+    comet_buf_init(b);
+    if (x->sg.exp_bw > 0.0)
+        comet_buf_printf(b, "{\n  \"memory-type\": \"PER_NPU_MEMORY_EXPANSION\",\n"
+                            "  \"remote-mem-latency\": %.17g,\n  \"remote-mem-bw\": %.17g\n}\n",
+                         x->sg.exp_latency * 1e9, x->sg.exp_bw / 1e9);
+    else
+        comet_buf_printf(b, "{\n  \"memory-type\": \"NO_MEMORY_EXPANSION\"\n}\n");
+    snprintf(path, sizeof path, "%s.memory.json", x->prefix);
+    st = b->failed ? comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory")
+                   : write_text(path, b->data, err);
+    if (st)
+        return st;
+
+    /* every TP and DP group (PP has no collectives) */
+    comet_buf_free(b);
+    comet_buf_init(b);
+    comet_buf_printf(b, "{");
+    bool first = true;
+    const comet_strategy *s = &x->sg.s;
+    for (int g = 0; g < COMET_GROUP_COUNT; g++) {
+        if (g == COMET_GROUP_PP || group_size(x, (comet_group)g) <= 1)
+            continue;
+        int64_t idx[COMET_GROUP_COUNT];
+        for (idx[0] = 0; idx[0] < (g == 0 ? 1 : s->tp); idx[0]++)
+            for (idx[1] = 0; idx[1] < s->pp; idx[1]++)
+                for (idx[2] = 0; idx[2] < (g == 2 ? 1 : s->dp); idx[2]++) {
+                    char name[32];
+                    group_name((comet_group)g, idx, name, sizeof name);
+                    comet_buf_printf(b, "%s\n  \"%s\": [", first ? "" : ",", name);
+                    first = false;
+                    int64_t m[COMET_GROUP_COUNT] = {idx[0], idx[1], idx[2]};
+                    for (m[g] = 0; m[g] < group_size(x, (comet_group)g); m[g]++)
+                        comet_buf_printf(b, "%s%lld", m[g] ? ", " : "",
+                                         (long long)rank_of(x, m));
+                    comet_buf_printf(b, "]");
+                }
+    }
+    comet_buf_printf(b, "\n}\n");
+    snprintf(path, sizeof path, "%s.groups.json", x->prefix);
+    return b->failed ? comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory")
+                     : write_text(path, b->data, err);
+}
+
+/* ---- the traces ------------------------------------------------------------------- */
+
+/* Incoming edges of every task, grouped (counting sort by target). */
+static comet_status index_edges(exporter *x, comet_error *err)
+{
+    const sim_graph *g = &x->sg.g;
+    x->in_first = calloc((size_t)g->n + 1, sizeof *x->in_first);
+    x->in_edges = malloc(sizeof *x->in_edges * (size_t)(g->n_edges ? g->n_edges : 1));
+    if (!x->in_first || !x->in_edges)
+        return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    for (int e = 0; e < g->n_edges; e++)
+        x->in_first[g->edge_to[e] + 1]++;
+    for (int t = 0; t < g->n; t++)
+        x->in_first[t + 1] += x->in_first[t];
+    int *fill = malloc(sizeof *fill * (size_t)(g->n ? g->n : 1));
+    x->send_to = malloc(sizeof *x->send_to * (size_t)(g->n ? g->n : 1));
+    if (!fill || !x->send_to) {
+        free(fill);
+        return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    }
+    for (int t = 0; t < g->n; t++)
+        x->send_to[t] = -1;
+    for (int e = 0; e < g->n_edges; e++)
+        if (g->tasks[g->edge_from[e]].stage != g->tasks[g->edge_to[e]].stage)
+            x->send_to[g->edge_from[e]] = g->tasks[g->edge_to[e]].stage;
+    memcpy(fill, x->in_first, sizeof *fill * (size_t)g->n);
+    for (int e = 0; e < g->n_edges; e++)
+        x->in_edges[fill[g->edge_to[e]]++] = g->edge_from[e];
+    free(fill);
+    return COMET_OK;
+}
+
+typedef struct stage_nodes {
+    comet_et_node *nodes;
+    size_t n, cap;
+    uint64_t *deps;          /* pool; node.deps are offsets until fixed up */
+    size_t n_deps, cap_deps;
+    int *peer_stage;         /* per node: the other stage of a send or receive, else -1 */
+    comet_group *group;      /* per node: a collective's group */
+} stage_nodes;
+
+static bool grow_nodes(stage_nodes *sn)
+{
+    if (sn->n < sn->cap)
+        return true;
+    size_t cap = sn->cap ? 2 * sn->cap : 1024;
+    comet_et_node *n = realloc(sn->nodes, sizeof *n * cap);
+    if (n)
+        sn->nodes = n;
+    int *p = n ? realloc(sn->peer_stage, sizeof *p * cap) : NULL;
+    if (p)
+        sn->peer_stage = p;
+    comet_group *g = p ? realloc(sn->group, sizeof *g * cap) : NULL;
+    if (g)
+        sn->group = g;
+    if (!n || !p || !g)
+        return false;
+    sn->cap = cap;
+    return true;
+}
+
+static bool add_dep(stage_nodes *sn, uint64_t id)
+{
+    if (sn->n_deps == sn->cap_deps) {
+        size_t cap = sn->cap_deps ? 2 * sn->cap_deps : 4096;
+        uint64_t *p = realloc(sn->deps, sizeof *p * cap);
+        if (!p)
+            return false;
+        sn->deps = p;
+        sn->cap_deps = cap;
+    }
+    sn->deps[sn->n_deps++] = id;
+    return true;
+}
+
+static comet_et_node *new_node(stage_nodes *sn, uint64_t id, comet_et_type type, const char *name)
+{
+    if (!grow_nodes(sn))
+        return NULL;
+    comet_et_node *n = &sn->nodes[sn->n];
+    memset(n, 0, sizeof *n);
+    n->id = id;
+    n->type = type;
+    n->comm_src = n->comm_dst = -1;
+    snprintf(n->name, sizeof n->name, "%s", name);
+    n->deps = (uint64_t *)(uintptr_t)sn->n_deps; /* offset, fixed up later */
+    sn->peer_stage[sn->n] = -1;
+    sn->group[sn->n] = COMET_GROUP_TP;
+    sn->n++;
+    return n;
+}
+
+/* The node list of one stage (ranks fill in peers and groups). */
+static comet_status stage_template(const exporter *x, int stage, stage_nodes *sn,
+                                   comet_error *err)
+{
+    const sim_graph *g = &x->sg.g;
+    int last_on[STEP_R_PER_STAGE];
+    for (int r = 0; r < STEP_R_PER_STAGE; r++)
+        last_on[r] = -1;
+    uint64_t recv_id = (uint64_t)g->n + 1;
+    for (int t = 0; t < g->n; t++) {
+        const sim_task *k = &g->tasks[t];
+        if (k->stage != stage)
+            continue;
+        int res = k->resource % x->sg.per_stage;
+        /* a receive for every edge from another stage (a pipeline send) */
+        uint64_t recvs[8];
+        int n_recvs = 0;
+        for (int e = x->in_first[t]; e < x->in_first[t + 1] && n_recvs < 8; e++) {
+            int from = x->in_edges[e];
+            if (g->tasks[from].stage == stage)
+                continue;
+            comet_et_node *rv = new_node(sn, recv_id, COMET_ET_RECV, "recv");
+            if (!rv)
+                goto oom;
+            rv->comm_tag = from;
+            rv->comm_size = x->sg.p2p_bytes;
+            sn->peer_stage[sn->n - 1] = g->tasks[from].stage;
+            recvs[n_recvs++] = recv_id++;
+        }
+        /* dependencies: same-stage edges, those receives, stream order */
+        size_t first_dep = sn->n_deps;
+        for (int e = x->in_first[t]; e < x->in_first[t + 1]; e++) {
+            int from = x->in_edges[e];
+            if (g->tasks[from].stage == stage && !add_dep(sn, (uint64_t)from + 1))
+                goto oom;
+        }
+        for (int i = 0; i < n_recvs; i++)
+            if (!add_dep(sn, recvs[i]))
+                goto oom;
+        if (last_on[res] >= 0 && !add_dep(sn, (uint64_t)last_on[res] + 1))
+            goto oom;
+        last_on[res] = t;
+        double dur = k->duration;
+        const step_coll *c = &x->sg.coll[t];
+        const char *kind = k->kind < STEP_K_COUNT ? x->sg.kind_names[k->kind] : "task";
+        char name[64];
+        snprintf(name, sizeof name, "%s mb%d layer%d", kind, k->micro, k->layer);
+        comet_et_node *n = NULL;
+        comet_et_type type = COMET_ET_METADATA; /* zero-length joins */
+        if (c->coll != COMET_COLL_NONE && group_size(x, c->group) > 1 && dur > 0)
+            type = COMET_ET_COLLECTIVE;
+        else if ((k->kind == STEP_K_SEND_FWD || k->kind == STEP_K_SEND_BWD) && dur > 0 &&
+                 x->send_to[t] >= 0)
+            type = COMET_ET_SEND;
+        else if (res == STEP_R_MEM && dur > 0)
+            type = k->kind == STEP_K_LOAD_WEIGHTS || k->kind == STEP_K_LOAD_ACT ||
+                           k->kind == STEP_K_OPT_STATE
+                       ? COMET_ET_MEM_LOAD
+                       : COMET_ET_MEM_STORE;
+        else if (dur > 0)
+            type = COMET_ET_COMPUTE;
+        n = new_node(sn, (uint64_t)t + 1, type, name);
+        if (!n)
+            goto oom;
+        if (type == COMET_ET_COLLECTIVE) {
+            static const int types[] = {[COMET_COLL_ALL_REDUCE] = COMET_ET_ALL_REDUCE,
+                                        [COMET_COLL_ALL_GATHER] = COMET_ET_ALL_GATHER,
+                                        [COMET_COLL_REDUCE_SCATTER] = COMET_ET_REDUCE_SCATTER,
+                                        [COMET_COLL_ALL_TO_ALL] = COMET_ET_ALL_TO_ALL};
+            n->comm_type = types[c->coll];
+            double members = (double)group_size(x, c->group);
+            n->comm_size = ceil(c->bytes / members) * members;
+            sn->group[sn->n - 1] = c->group;
+        } else if (type == COMET_ET_SEND) {
+            n->comm_size = x->sg.p2p_bytes;
+            n->comm_tag = t;
+            sn->peer_stage[sn->n - 1] = x->send_to[t];
+        } else if (type == COMET_ET_MEM_LOAD || type == COMET_ET_MEM_STORE) {
+            n->tensor_size = (dur - x->sg.exp_latency) * x->sg.exp_bw;
+        } else if (type == COMET_ET_COMPUTE) {
+            n->duration_micros = (uint64_t)llround(dur * 1e6);
+            n->num_ops = round(dur * 1e12); /* at peak-perf 1 TFLOP/s */
+        }
+        n->deps = (uint64_t *)(uintptr_t)first_dep;
+        n->n_deps = sn->n_deps - first_dep;
+    }
+    /* the pool is final: offsets become pointers */
+    for (size_t i = 0; i < sn->n; i++)
+        sn->nodes[i].deps = sn->nodes[i].n_deps ? sn->deps + (uintptr_t)sn->nodes[i].deps : NULL;
+    return COMET_OK;
+oom:
+    return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+}
+
+static comet_status write_stage(const exporter *x, int stage, stage_nodes *sn, comet_error *err)
+{
+    const comet_strategy *s = &x->sg.s;
+    int64_t idx[COMET_GROUP_COUNT];
+    idx[COMET_GROUP_PP] = stage;
+    for (idx[COMET_GROUP_TP] = 0; idx[COMET_GROUP_TP] < s->tp; idx[COMET_GROUP_TP]++)
+        for (idx[COMET_GROUP_DP] = 0; idx[COMET_GROUP_DP] < s->dp; idx[COMET_GROUP_DP]++) {
+            int64_t me = rank_of(x, idx);
+            for (size_t i = 0; i < sn->n; i++) {
+                comet_et_node *n = &sn->nodes[i];
+                if (n->type == COMET_ET_COLLECTIVE)
+                    group_name(sn->group[i], idx, n->pg_name, sizeof n->pg_name);
+                if (sn->peer_stage[i] >= 0) {
+                    int64_t peer[COMET_GROUP_COUNT] = {idx[0], idx[1], idx[2]};
+                    peer[COMET_GROUP_PP] = sn->peer_stage[i];
+                    int64_t other = rank_of(x, peer);
+                    n->comm_src = n->type == COMET_ET_SEND ? me : other;
+                    n->comm_dst = n->type == COMET_ET_SEND ? other : me;
+                }
+            }
+            char path[4200];
+            snprintf(path, sizeof path, "%s.%lld.et", x->prefix, (long long)me);
+            comet_status st = comet_et_write(path, "0.0.4", sn->nodes, sn->n, err);
+            if (st)
+                return st;
+        }
+    return COMET_OK;
+}
+
+comet_status comet_export_chakra(const comet_model *m, const comet_system *sys,
+                                 const comet_strategy *strategy, const char *prefix,
+                                 comet_export_info *info, comet_error *err)
+{
+    memset(info, 0, sizeof *info);
+    exporter x = {.sys = sys, .prefix = prefix};
+    comet_status st = sim_step_graph_build(m, sys, strategy, &x.sg, err);
+    if (st)
+        return st;
+    x.npus = comet_strategy_npus(&x.sg.s);
+    st = comet_system_layout(sys, x.npus, x.sizes, err);
+    for (int d = 0; !st && d < sys->n_dims; d++) {
+        int64_t used = 1;
+        for (int g = 0; g < COMET_GROUP_COUNT; g++)
+            used *= x.sg.s.place[g][d];
+        if (used != x.sizes[d])
+            st = comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "strategy",
+                                 "the strategy uses %lld of the %lld NPUs of network dimension "
+                                 "%s; Chakra traces need one rank per NPU",
+                                 (long long)used, (long long)x.sizes[d], sys->dims[d].name);
+    }
+    if (!st)
+        st = index_edges(&x, err);
+    comet_buf b;
+    comet_buf_init(&b);
+    if (!st)
+        st = write_side_files(&x, &b, err);
+    comet_buf_free(&b);
+    for (int stage = 0; !st && stage < x.sg.stages; stage++) {
+        stage_nodes sn = {0};
+        st = stage_template(&x, stage, &sn, err);
+        if (!st)
+            st = write_stage(&x, stage, &sn, err);
+        info->nodes += sn.n * (size_t)(x.sg.s.tp * x.sg.s.dp);
+        free(sn.nodes);
+        free(sn.deps);
+        free(sn.peer_stage);
+        free(sn.group);
+    }
+    info->ranks = (int)x.npus;
+    free(x.in_first);
+    free(x.in_edges);
+    free(x.send_to);
+    sim_step_graph_free(&x.sg);
+    return st;
+}
