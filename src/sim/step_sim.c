@@ -11,7 +11,9 @@
  * weights ahead of each layer); the optimizer step closes the stage.
  * Under congestion every collective and send becomes chunks of
  * per-dimension phases on the stage's network links, which are shared
- * resources: collectives that meet on a link split its bandwidth. */
+ * resources: collectives that meet on a link split its bandwidth.
+ * sim_step_graph_build hands the same graph, one task per collective and
+ * each collective's size recorded, to the Chakra exporter. */
 #include "comet/simulate.h"
 
 #include <math.h>
