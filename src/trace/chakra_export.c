@@ -4,7 +4,7 @@
  * with its own communicator groups and pipeline peers. Ranks are numbered
  * so every TP, PP and DP group is a sub-grid of the network (within each
  * dimension: TP innermost, then DP, then PP), and collectives name their
- * group with pg_name, listed in the comm-group JSON. Stream order survives
+ * group with pg_name (a number), listed in the comm-group JSON. Stream order survives
  * as control dependencies on the previous task of the same stream. Compute
  * time is written both as duration_micros and as num_ops at a roofline
  * peak of 1 TFLOP/s, so it survives to the picosecond. Beside the traces:
@@ -28,8 +28,6 @@ typedef struct exporter {
     int *send_to;              /* per task: the stage a send feeds, else -1 */
     const char *prefix;
 } exporter;
-
-static const char *const group_tag[COMET_GROUP_COUNT] = {"tp", "pp", "dp"};
 
 /* idx[g] -> rank (see the top comment). */
 static int64_t rank_of(const exporter *x, const int64_t idx[COMET_GROUP_COUNT])
@@ -59,13 +57,18 @@ static int64_t group_size(const exporter *x, comet_group g)
     return g == COMET_GROUP_TP ? x->sg.s.tp : g == COMET_GROUP_PP ? x->sg.s.pp : x->sg.s.dp;
 }
 
-static void group_name(comet_group g, const int64_t idx[COMET_GROUP_COUNT], char *out, size_t cap)
+/* Groups are numbered as PyTorch numbers process groups (Chakra's pg_name
+ * holds such numbers, and ASTRA-sim reads them as integers): 1, 2, ...,
+ * first the TP groups by (pp, dp), then the DP groups by (tp, pp). */
+static void group_name(const exporter *x, comet_group g, const int64_t idx[COMET_GROUP_COUNT],
+                       char *out, size_t cap)
 {
-    /* named by the other groups' indices */
-    int a = g == COMET_GROUP_TP ? COMET_GROUP_PP : COMET_GROUP_TP;
-    int b = g == COMET_GROUP_DP ? COMET_GROUP_PP : COMET_GROUP_DP;
-    snprintf(out, cap, "%s_%s%lld_%s%lld", group_tag[g], group_tag[a], (long long)idx[a],
-             group_tag[b], (long long)idx[b]);
+    const comet_strategy *s = &x->sg.s;
+    int64_t tp_groups = s->tp > 1 ? s->pp * s->dp : 0;
+    int64_t id = g == COMET_GROUP_TP
+                     ? 1 + idx[COMET_GROUP_PP] * s->dp + idx[COMET_GROUP_DP]
+                     : 1 + tp_groups + idx[COMET_GROUP_TP] * s->pp + idx[COMET_GROUP_PP];
+    snprintf(out, cap, "%lld", (long long)id);
 }
 
 /* ---- the side files --------------------------------------------------------------- */
@@ -131,7 +134,11 @@ static comet_status write_side_files(const exporter *x, comet_buf *b, comet_erro
             comet_buf_printf(b, "%s\"%s\"", d ? ", " : "", algo[sys->dims[d].algorithm]);
         comet_buf_printf(b, "],\n");
     }
+    /* local memory far faster than anything else: ASTRA-sim's roofline
+     * needs a bandwidth, and reductions then cost (almost) nothing, as in
+     * comet's closed forms */
     comet_buf_printf(b, "  \"collective-optimization\": \"baseline\",\n"
+                        "  \"local-mem-bw\": 1000000000,\n"
                         "  \"roofline-enabled\": 1,\n  \"peak-perf\": 1\n}\n");
     snprintf(path, sizeof path, "%s.system.json", x->prefix);
     st = b->failed ? comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory")
@@ -167,7 +174,7 @@ static comet_status write_side_files(const exporter *x, comet_buf *b, comet_erro
             for (idx[1] = 0; idx[1] < s->pp; idx[1]++)
                 for (idx[2] = 0; idx[2] < (g == 2 ? 1 : s->dp); idx[2]++) {
                     char name[32];
-                    group_name((comet_group)g, idx, name, sizeof name);
+                    group_name(x, (comet_group)g, idx, name, sizeof name);
                     comet_buf_printf(b, "%s\n  \"%s\": [", first ? "" : ",", name);
                     first = false;
                     int64_t m[COMET_GROUP_COUNT] = {idx[0], idx[1], idx[2]};
@@ -357,6 +364,9 @@ static comet_status stage_template(const exporter *x, int stage, stage_nodes *sn
         } else if (type == COMET_ET_COMPUTE) {
             n->duration_micros = (uint64_t)llround(dur * 1e6);
             n->num_ops = round(dur * 1e12); /* at peak-perf 1 TFLOP/s */
+            /* a finite operational intensity (ASTRA-sim divides by it) far
+             * above the ridge point, so the roofline gives the peak */
+            n->tensor_size = 1.0;
         }
         n->deps = (uint64_t *)(uintptr_t)first_dep;
         n->n_deps = sn->n_deps - first_dep;
@@ -380,7 +390,7 @@ static comet_status write_stage(const exporter *x, int stage, stage_nodes *sn, c
             for (size_t i = 0; i < sn->n; i++) {
                 comet_et_node *n = &sn->nodes[i];
                 if (n->type == COMET_ET_COLLECTIVE)
-                    group_name(sn->group[i], idx, n->pg_name, sizeof n->pg_name);
+                    group_name(x, sn->group[i], idx, n->pg_name, sizeof n->pg_name);
                 if (sn->peer_stage[i] >= 0) {
                     int64_t peer[COMET_GROUP_COUNT] = {idx[0], idx[1], idx[2]};
                     peer[COMET_GROUP_PP] = sn->peer_stage[i];
