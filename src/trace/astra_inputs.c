@@ -109,7 +109,10 @@ static comet_status read_network(cfg_ctx *c, const cfg_node *root, comet_astra_i
         dim->bandwidth = v * 1073741824.0; /* ASTRA-sim's GB is 2^30 bytes */
         snprintf(path, sizeof path, "latency[%zu]", d);
         CFG_TRY(cfg_read_real(c, cfg_seq_item(lat, d), path, false, &v));
-        dim->latency = v * 1e-9;
+        /* ASTRA-sim charges the latency per link traversed; through a
+         * switch a message crosses two links, and comet's latency is the
+         * whole message's */
+        dim->latency = v * 1e-9 * (dim->topology == COMET_TOPO_SWITCH ? 2.0 : 1.0);
         dim->efficiency = 1.0;
         dim->algorithm = COMET_ALGO_RING;
     }

@@ -96,21 +96,31 @@ static comet_status write_side_files(const exporter *x, comet_buf *b, comet_erro
     char path[4200];
     comet_buf_free(b);
     comet_buf_init(b);
+    /* dimensions of one NPU are left out: ASTRA-sim rejects them, and they
+     * change neither the rank numbering nor any collective */
+    int keep[COMET_MAX_DIMS], nk = 0;
+    for (int d = 0; d < sys->n_dims; d++)
+        if (x->sizes[d] > 1)
+            keep[nk++] = d;
     comet_buf_printf(b, "# written by comet export for %s\ntopology: [", sys->name);
-    for (int d = 0; d < sys->n_dims; d++)
-        comet_buf_printf(b, "%s %s", d ? "," : "", topo[sys->dims[d].topology]);
+    for (int k = 0; k < nk; k++)
+        comet_buf_printf(b, "%s %s", k ? "," : "", topo[sys->dims[keep[k]].topology]);
     comet_buf_printf(b, " ]\nnpus_count: [");
-    for (int d = 0; d < sys->n_dims; d++)
-        comet_buf_printf(b, "%s %lld", d ? "," : "", (long long)x->sizes[d]);
+    for (int k = 0; k < nk; k++)
+        comet_buf_printf(b, "%s %lld", k ? "," : "", (long long)x->sizes[keep[k]]);
     comet_buf_printf(b, " ]\nbandwidth: [");
-    for (int d = 0; d < sys->n_dims; d++) {
-        double eff = sys->dims[d].efficiency > 0 ? sys->dims[d].efficiency : 1.0;
-        comet_buf_printf(b, "%s %.17g", d ? "," : "",
-                         sys->dims[d].bandwidth * eff / 1073741824.0);
+    for (int k = 0; k < nk; k++) {
+        const comet_net_dim *dim = &sys->dims[keep[k]];
+        double eff = dim->efficiency > 0 ? dim->efficiency : 1.0;
+        comet_buf_printf(b, "%s %.17g", k ? "," : "", dim->bandwidth * eff / 1073741824.0);
     }
     comet_buf_printf(b, " ]\nlatency: [");
-    for (int d = 0; d < sys->n_dims; d++)
-        comet_buf_printf(b, "%s %.17g", d ? "," : "", sys->dims[d].latency * 1e9);
+    /* per link, as ASTRA-sim counts it: a switch's two links share the latency */
+    for (int k = 0; k < nk; k++) {
+        const comet_net_dim *dim = &sys->dims[keep[k]];
+        double per_link = dim->topology == COMET_TOPO_SWITCH ? dim->latency / 2.0 : dim->latency;
+        comet_buf_printf(b, "%s %.17g", k ? "," : "", per_link * 1e9);
+    }
     comet_buf_printf(b, " ]\n");
     snprintf(path, sizeof path, "%s.network.yml", x->prefix);
     comet_status st = b->failed ? comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL,
@@ -130,8 +140,8 @@ static comet_status write_side_files(const exporter *x, comet_buf *b, comet_erro
                                         "all-to-all-implementation"};
     for (int i = 0; i < 4; i++) {
         comet_buf_printf(b, "  \"%s\": [", impls[i]);
-        for (int d = 0; d < sys->n_dims; d++)
-            comet_buf_printf(b, "%s\"%s\"", d ? ", " : "", algo[sys->dims[d].algorithm]);
+        for (int k = 0; k < nk; k++)
+            comet_buf_printf(b, "%s\"%s\"", k ? ", " : "", algo[sys->dims[keep[k]].algorithm]);
         comet_buf_printf(b, "],\n");
     }
     /* local memory far faster than anything else: ASTRA-sim's roofline
@@ -429,6 +439,9 @@ comet_status comet_export_chakra(const comet_model *m, const comet_system *sys,
                                  "%s; Chakra traces need one rank per NPU",
                                  (long long)used, (long long)x.sizes[d], sys->dims[d].name);
     }
+    if (!st && x.npus < 2)
+        st = comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "strategy",
+                             "a Chakra export needs at least 2 NPUs (ASTRA-sim's networks do)");
     if (!st)
         st = index_edges(&x, err);
     comet_buf b;
