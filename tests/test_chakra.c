@@ -196,7 +196,9 @@ static void test_collectives_closed_form(void **state)
         bare_ring(&in, n);
         double a = 1e-6, step = bytes / n / 100e9;
         for (int k = 0; k < 4; k++) {
-            comet_et_node node[1] = {collective(1, types[k], bytes)};
+            /* an all-gather's comm_size is each rank's shard (ASTRA-sim) */
+            double size = types[k] == COMET_ET_ALL_GATHER ? bytes / n : bytes;
+            comet_et_node node[1] = {collective(1, types[k], size)};
             char name[32];
             snprintf(name, sizeof name, "c%d_%d", n, types[k]);
             write_all(name, n, node, 1);

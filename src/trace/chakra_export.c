@@ -362,8 +362,11 @@ static comet_status stage_template(const exporter *x, int stage, stage_nodes *sn
                                         [COMET_COLL_REDUCE_SCATTER] = COMET_ET_REDUCE_SCATTER,
                                         [COMET_COLL_ALL_TO_ALL] = COMET_ET_ALL_TO_ALL};
             n->comm_type = types[c->coll];
+            /* ASTRA-sim's sizes: an all-gather's is each rank's shard, the
+             * others' the whole buffer (a multiple of the group, so it splits) */
             double members = (double)group_size(x, c->group);
-            n->comm_size = ceil(c->bytes / members) * members;
+            n->comm_size = c->coll == COMET_COLL_ALL_GATHER ? ceil(c->bytes / members)
+                                                           : ceil(c->bytes / members) * members;
             sn->group[sn->n - 1] = c->group;
         } else if (type == COMET_ET_SEND) {
             n->comm_size = x->sg.p2p_bytes;

@@ -200,14 +200,20 @@ static comet_status collective_task(trace_sim *s, int r, size_t i, coll_slot *sl
                                "node %llu: collective type %d is not simulated (all-reduce, "
                                "all-gather, reduce-scatter, all-to-all)",
                                (unsigned long long)n->id, n->comm_type);
-    if (!(n->comm_size > 0) || fmod(n->comm_size, (double)group) != 0.0)
+    /* As ASTRA-sim reads comm_size: an all-gather's is each rank's shard
+     * (the result is group times larger); the others' is the whole buffer
+     * each rank holds, split across the group. comet's collectives take
+     * the whole buffer. */
+    bool gather = c == COMET_COLL_ALL_GATHER;
+    if (!(n->comm_size > 0) || (!gather && fmod(n->comm_size, (double)group) != 0.0))
         return comet_error_set(err, COMET_EINPUT, file, 0, 0, NULL,
                                "node %llu: comm_size %.0f does not divide across its group of "
                                "%lld NPUs",
                                (unsigned long long)n->id, n->comm_size, (long long)group);
+    double bytes = gather ? n->comm_size * (double)group : n->comm_size;
     comet_sim_collective_result res;
-    comet_status st = comet_sim_collective(&s->in->system, span, c, n->comm_size,
-                                           &s->in->options, &res, err);
+    comet_status st = comet_sim_collective(&s->in->system, span, c, bytes, &s->in->options, &res,
+                                           err);
     if (st)
         return st;
     slot->task = sim_add_task(&s->g, s->instant, res.time, COMET_ET_COLLECTIVE, 0, (int)i, r);
