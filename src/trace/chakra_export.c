@@ -292,6 +292,18 @@ static comet_et_node *new_node(stage_nodes *sn, uint64_t id, comet_et_type type,
     return n;
 }
 
+/* A dependency on task `from`: its node, or what a folded join waited for. */
+static bool dep_on(stage_nodes *sn, int from, const bool *folded, const size_t *fold_at,
+                   const size_t *fold_n)
+{
+    if (!folded[from])
+        return add_dep(sn, (uint64_t)from + 1);
+    for (size_t i = 0; i < fold_n[from]; i++)
+        if (!add_dep(sn, sn->deps[fold_at[from] + i])) /* by index: the pool may move */
+            return false;
+    return true;
+}
+
 /* The node list of one stage (ranks fill in peers and groups). */
 static comet_status stage_template(const exporter *x, int stage, stage_nodes *sn,
                                    comet_error *err)
@@ -301,6 +313,14 @@ static comet_status stage_template(const exporter *x, int stage, stage_nodes *sn
     for (int r = 0; r < STEP_R_PER_STAGE; r++)
         last_on[r] = -1;
     uint64_t recv_id = (uint64_t)g->n + 1;
+    /* zero-length joins are not written (ASTRA-sim has no use for them and
+     * rejects metadata nodes): who depends on one depends on its own
+     * dependencies instead, kept in the pool at fold_at[t], fold_n[t] */
+    size_t *fold_at = calloc((size_t)g->n + 1, sizeof *fold_at);
+    size_t *fold_n = calloc((size_t)g->n + 1, sizeof *fold_n);
+    bool *folded = calloc((size_t)g->n + 1, sizeof *folded);
+    if (!fold_at || !fold_n || !folded)
+        goto oom;
     for (int t = 0; t < g->n; t++) {
         const sim_task *k = &g->tasks[t];
         if (k->stage != stage)
@@ -325,13 +345,13 @@ static comet_status stage_template(const exporter *x, int stage, stage_nodes *sn
         size_t first_dep = sn->n_deps;
         for (int e = x->in_first[t]; e < x->in_first[t + 1]; e++) {
             int from = x->in_edges[e];
-            if (g->tasks[from].stage == stage && !add_dep(sn, (uint64_t)from + 1))
+            if (g->tasks[from].stage == stage && !dep_on(sn, from, folded, fold_at, fold_n))
                 goto oom;
         }
         for (int i = 0; i < n_recvs; i++)
             if (!add_dep(sn, recvs[i]))
                 goto oom;
-        if (last_on[res] >= 0 && !add_dep(sn, (uint64_t)last_on[res] + 1))
+        if (last_on[res] >= 0 && !dep_on(sn, last_on[res], folded, fold_at, fold_n))
             goto oom;
         last_on[res] = t;
         double dur = k->duration;
@@ -340,7 +360,7 @@ static comet_status stage_template(const exporter *x, int stage, stage_nodes *sn
         char name[64];
         snprintf(name, sizeof name, "%s mb%d layer%d", kind, k->micro, k->layer);
         comet_et_node *n = NULL;
-        comet_et_type type = COMET_ET_METADATA; /* zero-length joins */
+        comet_et_type type = COMET_ET_METADATA; /* a zero-length join: folded */
         if (c->coll != COMET_COLL_NONE && group_size(x, c->group) > 1 && dur > 0)
             type = COMET_ET_COLLECTIVE;
         else if ((k->kind == STEP_K_SEND_FWD || k->kind == STEP_K_SEND_BWD) && dur > 0 &&
@@ -353,6 +373,12 @@ static comet_status stage_template(const exporter *x, int stage, stage_nodes *sn
                        : COMET_ET_MEM_STORE;
         else if (dur > 0)
             type = COMET_ET_COMPUTE;
+        if (type == COMET_ET_METADATA) {
+            folded[t] = true;
+            fold_at[t] = first_dep;
+            fold_n[t] = sn->n_deps - first_dep;
+            continue;
+        }
         n = new_node(sn, (uint64_t)t + 1, type, name);
         if (!n)
             goto oom;
@@ -387,8 +413,14 @@ static comet_status stage_template(const exporter *x, int stage, stage_nodes *sn
     /* the pool is final: offsets become pointers */
     for (size_t i = 0; i < sn->n; i++)
         sn->nodes[i].deps = sn->nodes[i].n_deps ? sn->deps + (uintptr_t)sn->nodes[i].deps : NULL;
+    free(fold_at);
+    free(fold_n);
+    free(folded);
     return COMET_OK;
 oom:
+    free(fold_at);
+    free(fold_n);
+    free(folded);
     return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
 }
 
