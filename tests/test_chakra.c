@@ -622,7 +622,7 @@ static void test_named_groups(void **state)
  * three kinds of group, pipeline sends and DP buckets, through the
  * exporter's own network, system, memory and comm-group files. */
 static double round_trip(const char *name, int64_t tp, int64_t pp, int64_t dp, int64_t v,
-                         bool overlap_dp, double *direct)
+                         bool overlap_dp, bool offload, double *direct)
 {
     comet_model m;
     comet_system sys;
@@ -639,6 +639,13 @@ static double round_trip(const char *name, int64_t tp, int64_t pp, int64_t dp, i
     s.sp = true;
     s.recompute = COMET_RECOMPUTE_SELECTIVE;
     s.overlap_dp = overlap_dp;
+    if (offload) { /* optimizer state and activations in a 64 GB/s tier */
+        sys.expansion = (comet_mem_tier){.present = true, .capacity = 512.0 * GIB,
+                                         .bandwidth = 64e9, .efficiency = 1.0,
+                                         .latency = 300e-9, .attach = COMET_ATTACH_PER_NPU};
+        s.offload_optimizer = true;
+        s.offload_activations = true;
+    }
     static comet_sim_step_result r;
     assert_int_equal(comet_sim_step(&m, &sys, &s, NULL, &r, &err), COMET_OK);
     *direct = r.step_time;
@@ -662,6 +669,14 @@ static double round_trip(const char *name, int64_t tp, int64_t pp, int64_t dp, i
     if (st)
         fail_msg("%s: %s", err.file, err.message);
     assert_int_equal(t.ranks, info.ranks);
+    /* no metadata nodes (ASTRA-sim rejects them); memory nodes when offloading */
+    size_t mem = 0;
+    for (size_t i = 0; i < t.rank[0].n; i++) {
+        assert_int_not_equal(t.rank[0].nodes[i].type, COMET_ET_METADATA);
+        mem += t.rank[0].nodes[i].type == COMET_ET_MEM_LOAD ||
+               t.rank[0].nodes[i].type == COMET_ET_MEM_STORE;
+    }
+    assert_true(offload ? mem > 0 : mem == 0);
     comet_et_result res;
     st = comet_et_simulate(&t, &in, &res, &err);
     comet_et_free(&t);
@@ -676,18 +691,20 @@ static double round_trip(const char *name, int64_t tp, int64_t pp, int64_t dp, i
 static void test_export_round_trip(void **state)
 {
     (void)state;
-    struct { int64_t tp, pp, dp, v; bool overlap; } cases[] = {
-        {8, 2, 1, 1, false}, {4, 2, 2, 2, true}, {8, 4, 2, 2, false}, {8, 1, 1, 1, false}};
+    struct { int64_t tp, pp, dp, v; bool overlap, offload; } cases[] = {
+        {8, 2, 1, 1, false, false}, {4, 2, 2, 2, true, false}, {8, 4, 2, 2, false, false},
+        {8, 1, 1, 1, false, false}, {8, 2, 1, 1, false, true}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char name[32];
         snprintf(name, sizeof name, "export%zu", i);
         double direct;
         double got = round_trip(name, cases[i].tp, cases[i].pp, cases[i].dp, cases[i].v,
-                                cases[i].overlap, &direct);
-        printf("  export tp %lld pp %lld dp %lld v %lld: through Chakra %.6f s, direct %.6f s "
+                                cases[i].overlap, cases[i].offload, &direct);
+        printf("  export tp %lld pp %lld dp %lld v %lld%s: through Chakra %.6f s, direct %.6f s "
                "(%+.3f%%)\n",
                (long long)cases[i].tp, (long long)cases[i].pp, (long long)cases[i].dp,
-               (long long)cases[i].v, got, direct, 100.0 * (got - direct) / direct);
+               (long long)cases[i].v, cases[i].offload ? " offload" : "", got, direct,
+               100.0 * (got - direct) / direct);
         assert_close(got, direct, 1e-5);
     }
     /* 8 NPUs use one dimension of the 8 x N system: the other, of size 1,
