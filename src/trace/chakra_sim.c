@@ -432,8 +432,7 @@ static comet_status node_tasks(trace_sim *s, comet_error *err)
                 break;
             }
             /* the rank is known from a stream task's resource; tasks on the
-             * shared resource carry it in `layer` (sends use `layer` as their
-             * matched flag, and sends are stream tasks) */
+             * shared resource carry it in `layer` */
             int task = sim_add_task(&s->g, res, dur, (uint8_t)n->type, 0, (int)i,
                                     res == s->instant ? r : 0);
             if (task < 0)
@@ -444,8 +443,73 @@ static comet_status node_tasks(trace_sim *s, comet_error *err)
     return COMET_OK;
 }
 
-/* Dependencies by node id, and each receive after its send. */
-static comet_status edges(trace_sim *s, comet_error *err)
+/* Sends indexed by (source, destination, tag) in program order, so each
+ * receive finds the next unmatched one with a binary search; `next` (kept
+ * in a key's first entry) counts the key's sends already matched. */
+typedef struct send_entry {
+    int src, dst;
+    int64_t tag;
+    size_t order;           /* node index on the source rank */
+    int task;
+    int next;
+} send_entry;
+
+static int send_cmp(const void *a, const void *b)
+{
+    const send_entry *x = a, *y = b;
+    if (x->src != y->src)
+        return x->src < y->src ? -1 : 1;
+    if (x->dst != y->dst)
+        return x->dst < y->dst ? -1 : 1;
+    if (x->tag != y->tag)
+        return x->tag < y->tag ? -1 : 1;
+    return (x->order > y->order) - (x->order < y->order);
+}
+
+static send_entry *index_sends(const trace_sim *s, size_t *n_out)
+{
+    size_t n = 0;
+    for (int r = 0; r < s->t->ranks; r++)
+        for (size_t i = 0; i < s->t->rank[r].n; i++)
+            n += s->t->rank[r].nodes[i].type == COMET_ET_SEND;
+    send_entry *v = malloc(sizeof *v * (n ? n : 1));
+    if (!v)
+        return NULL;
+    n = 0;
+    for (int r = 0; r < s->t->ranks; r++)
+        for (size_t i = 0; i < s->t->rank[r].n; i++) {
+            const comet_et_node *m = &s->t->rank[r].nodes[i];
+            if (m->type == COMET_ET_SEND)
+                v[n++] = (send_entry){r, (int)m->comm_dst, m->comm_tag, i, s->task_of[r][i], 0};
+        }
+    qsort(v, n, sizeof *v, send_cmp);
+    *n_out = n;
+    return v;
+}
+
+/* The task of the next unmatched send from src to dst with this tag, or -1. */
+static int next_send(send_entry *v, size_t n, int src, int dst, int64_t tag)
+{
+    send_entry key = {src, dst, tag, 0, 0, 0};
+    size_t lo = 0, hi = n;
+    while (lo < hi) { /* the key's first entry */
+        size_t mid = (lo + hi) / 2;
+        if (send_cmp(&v[mid], &key) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == n || v[lo].src != src || v[lo].dst != dst || v[lo].tag != tag)
+        return -1;
+    size_t at = lo + (size_t)v[lo].next;
+    if (at >= n || v[at].src != src || v[at].dst != dst || v[at].tag != tag)
+        return -1; /* all of them are matched already */
+    v[lo].next++;
+    return v[at].task;
+}
+
+static comet_status edges_indexed(trace_sim *s, send_entry *sends, size_t n_sends,
+                                   comet_error *err)
 {
     char file[4200];
     for (int r = 0; r < s->t->ranks; r++) {
@@ -487,16 +551,7 @@ static comet_status edges(trace_sim *s, comet_error *err)
                                        "node %llu receives from rank %d, which does not exist",
                                        (unsigned long long)n->id, src);
             }
-            const comet_et_rank *sr = &s->t->rank[src];
-            int send = -1;
-            for (size_t j = 0; j < sr->n && send < 0; j++) {
-                const comet_et_node *m = &sr->nodes[j];
-                if (m->type == COMET_ET_SEND && m->comm_dst == r && m->comm_tag == n->comm_tag &&
-                    s->g.tasks[s->task_of[src][j]].layer == 0) {
-                    send = s->task_of[src][j];
-                    s->g.tasks[send].layer = 1; /* matched */
-                }
-            }
+            int send = next_send(sends, n_sends, src, r, n->comm_tag);
             if (send < 0) {
                 file_of(s, r, file, sizeof file);
                 return comet_error_set(err, COMET_EINPUT, file, 0, 0, NULL,
@@ -508,6 +563,18 @@ static comet_status edges(trace_sim *s, comet_error *err)
         }
     }
     return COMET_OK;
+}
+
+/* Dependencies by node id, and each receive after its send. */
+static comet_status edges(trace_sim *s, comet_error *err)
+{
+    size_t n_sends = 0;
+    send_entry *sends = index_sends(s, &n_sends);
+    if (!sends)
+        return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    comet_status st = edges_indexed(s, sends, n_sends, err);
+    free(sends);
+    return st;
 }
 
 typedef struct describe_ctx {
