@@ -231,7 +231,9 @@ typedef struct named_groups {
     int n;
     int **sorted;            /* members, sorted, per group */
     int64_t (*span)[COMET_MAX_DIMS];
+    const comet_comm_group **by_name; /* the groups sorted by name */
     uint32_t *seen;          /* per group: collectives so far on the current rank */
+    int *touched, n_touched; /* the groups whose seen[] the current rank raised */
 } named_groups;
 
 static int int_cmp(const void *a, const void *b)
@@ -240,13 +242,26 @@ static int int_cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+static int group_name_cmp(const void *a, const void *b)
+{
+    return strcmp((*(const comet_comm_group *const *)a)->name,
+                  (*(const comet_comm_group *const *)b)->name);
+}
+
+static int name_key_cmp(const void *key, const void *elem)
+{
+    return strcmp((const char *)key, (*(const comet_comm_group *const *)elem)->name);
+}
+
 static void named_free(named_groups *ng)
 {
     for (int i = 0; ng->sorted && i < ng->n; i++)
         free(ng->sorted[i]);
     free(ng->sorted);
     free(ng->span);
+    free(ng->by_name);
     free(ng->seen);
+    free(ng->touched);
 }
 
 static comet_status named_prepare(const trace_sim *s, named_groups *ng, comet_error *err)
@@ -258,9 +273,14 @@ static comet_status named_prepare(const trace_sim *s, named_groups *ng, comet_er
         return COMET_OK;
     ng->sorted = calloc((size_t)ng->n, sizeof *ng->sorted);
     ng->span = calloc((size_t)ng->n, sizeof *ng->span);
+    ng->by_name = malloc(sizeof *ng->by_name * (size_t)ng->n);
     ng->seen = calloc((size_t)ng->n, sizeof *ng->seen);
-    if (!ng->sorted || !ng->span || !ng->seen)
+    ng->touched = malloc(sizeof *ng->touched * (size_t)ng->n);
+    if (!ng->sorted || !ng->span || !ng->by_name || !ng->seen || !ng->touched)
         return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    for (int g = 0; g < ng->n; g++)
+        ng->by_name[g] = &in->groups[g];
+    qsort(ng->by_name, (size_t)ng->n, sizeof *ng->by_name, group_name_cmp);
     for (int g = 0; g < ng->n; g++) {
         const comet_comm_group *cg = &in->groups[g];
         int *m = malloc(sizeof *m * (size_t)cg->n);
@@ -303,21 +323,22 @@ static comet_status named_prepare(const trace_sim *s, named_groups *ng, comet_er
 static int named_lookup(const trace_sim *s, const named_groups *ng, int r, const comet_et_node *n,
                         comet_error *err)
 {
+    const comet_comm_group *const *hit =
+        ng->n ? bsearch(n->pg_name, ng->by_name, (size_t)ng->n, sizeof *ng->by_name, name_key_cmp)
+              : NULL;
+    int g = hit ? (int)(*hit - s->in->groups) : -1;
+    if (g >= 0 && bsearch(&r, ng->sorted[g], (size_t)s->in->groups[g].n, sizeof(int), int_cmp))
+        return g;
     char file[4200];
     file_of(s, r, file, sizeof file);
-    for (int g = 0; g < ng->n; g++)
-        if (strcmp(s->in->groups[g].name, n->pg_name) == 0) {
-            if (!bsearch(&r, ng->sorted[g], (size_t)s->in->groups[g].n, sizeof(int), int_cmp)) {
-                comet_error_set(err, COMET_EINPUT, file, 0, 0, NULL,
-                                "node %llu: rank %d is not in its comm group \"%s\"",
-                                (unsigned long long)n->id, r, n->pg_name);
-                return -1;
-            }
-            return g;
-        }
-    comet_error_set(err, COMET_EINPUT, file, 0, 0, NULL,
-                    "node %llu: comm group \"%s\" is not in the comm-group file",
-                    (unsigned long long)n->id, n->pg_name);
+    if (g >= 0)
+        comet_error_set(err, COMET_EINPUT, file, 0, 0, NULL,
+                        "node %llu: rank %d is not in its comm group \"%s\"",
+                        (unsigned long long)n->id, r, n->pg_name);
+    else
+        comet_error_set(err, COMET_EINPUT, file, 0, 0, NULL,
+                        "node %llu: comm group \"%s\" is not in the comm-group file",
+                        (unsigned long long)n->id, n->pg_name);
     return -1;
 }
 
@@ -346,6 +367,8 @@ static comet_status collectives(trace_sim *s, comet_error *err)
                 }
                 memcpy(span, ng.span[g], sizeof span);
                 group = s->in->groups[g].n;
+                if (ng.seen[g] == 0)
+                    ng.touched[ng.n_touched++] = g;
                 slot = coll_find(&named_table, ((uint64_t)ng.seen[g]++ << 32 | (uint32_t)g) + 1);
             } else {
                 unsigned mask;
@@ -364,8 +387,9 @@ static comet_status collectives(trace_sim *s, comet_error *err)
             s->task_of[r][i] = slot->task;
         }
         /* named groups count per rank too */
-        for (int g = 0; g < ng.n; g++)
-            ng.seen[g] = 0;
+        for (int k = 0; k < ng.n_touched; k++)
+            ng.seen[ng.touched[k]] = 0;
+        ng.n_touched = 0;
     }
     /* every member of every group must have reached each collective */
     coll_table *tables[2] = {&table, &named_table};
