@@ -26,6 +26,12 @@ typedef struct exporter {
     int64_t npus;
     int *in_first, *in_edges;  /* incoming edges grouped by task */
     int *send_to;              /* per task: the stage a send feeds, else -1 */
+    int *stage_first, *stage_tasks; /* the tasks of each stage, in id order */
+    /* zero-length joins are not written (ASTRA-sim has no use for them and
+     * rejects metadata nodes): who depends on one depends on its own
+     * dependencies instead, kept in the stage's pool at fold_at, fold_n */
+    bool *folded;
+    size_t *fold_at, *fold_n;
     const char *prefix;
 } exporter;
 
@@ -229,6 +235,26 @@ static comet_status index_edges(exporter *x, comet_error *err)
     for (int e = 0; e < g->n_edges; e++)
         x->in_edges[fill[g->edge_to[e]]++] = g->edge_from[e];
     free(fill);
+    /* tasks by stage (counting sort keeps id order within a stage) */
+    int stages = x->sg.stages;
+    x->stage_first = calloc((size_t)stages + 1, sizeof *x->stage_first);
+    x->stage_tasks = malloc(sizeof *x->stage_tasks * (size_t)(g->n ? g->n : 1));
+    x->folded = calloc((size_t)g->n + 1, sizeof *x->folded);
+    x->fold_at = calloc((size_t)g->n + 1, sizeof *x->fold_at);
+    x->fold_n = calloc((size_t)g->n + 1, sizeof *x->fold_n);
+    if (!x->stage_first || !x->stage_tasks || !x->folded || !x->fold_at || !x->fold_n)
+        return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    for (int t = 0; t < g->n; t++)
+        x->stage_first[g->tasks[t].stage + 1]++;
+    for (int st = 0; st < stages; st++)
+        x->stage_first[st + 1] += x->stage_first[st];
+    int *at = malloc(sizeof *at * (size_t)(stages ? stages : 1));
+    if (!at)
+        return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    memcpy(at, x->stage_first, sizeof *at * (size_t)stages);
+    for (int t = 0; t < g->n; t++)
+        x->stage_tasks[at[g->tasks[t].stage]++] = t;
+    free(at);
     return COMET_OK;
 }
 
@@ -313,18 +339,12 @@ static comet_status stage_template(const exporter *x, int stage, stage_nodes *sn
     for (int r = 0; r < STEP_R_PER_STAGE; r++)
         last_on[r] = -1;
     uint64_t recv_id = (uint64_t)g->n + 1;
-    /* zero-length joins are not written (ASTRA-sim has no use for them and
-     * rejects metadata nodes): who depends on one depends on its own
-     * dependencies instead, kept in the pool at fold_at[t], fold_n[t] */
-    size_t *fold_at = calloc((size_t)g->n + 1, sizeof *fold_at);
-    size_t *fold_n = calloc((size_t)g->n + 1, sizeof *fold_n);
-    bool *folded = calloc((size_t)g->n + 1, sizeof *folded);
-    if (!fold_at || !fold_n || !folded)
-        goto oom;
-    for (int t = 0; t < g->n; t++) {
+    /* deps stay within the stage, so fold entries of other stages are never read */
+    bool *folded = x->folded;
+    size_t *fold_at = x->fold_at, *fold_n = x->fold_n;
+    for (int at = x->stage_first[stage]; at < x->stage_first[stage + 1]; at++) {
+        int t = x->stage_tasks[at];
         const sim_task *k = &g->tasks[t];
-        if (k->stage != stage)
-            continue;
         int res = k->resource % x->sg.per_stage;
         /* a receive for every edge from another stage (a pipeline send) */
         uint64_t recvs[8];
@@ -413,14 +433,8 @@ static comet_status stage_template(const exporter *x, int stage, stage_nodes *sn
     /* the pool is final: offsets become pointers */
     for (size_t i = 0; i < sn->n; i++)
         sn->nodes[i].deps = sn->nodes[i].n_deps ? sn->deps + (uintptr_t)sn->nodes[i].deps : NULL;
-    free(fold_at);
-    free(fold_n);
-    free(folded);
     return COMET_OK;
 oom:
-    free(fold_at);
-    free(fold_n);
-    free(folded);
     return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
 }
 
@@ -499,6 +513,11 @@ comet_status comet_export_chakra(const comet_model *m, const comet_system *sys,
     free(x.in_first);
     free(x.in_edges);
     free(x.send_to);
+    free(x.stage_first);
+    free(x.stage_tasks);
+    free(x.folded);
+    free(x.fold_at);
+    free(x.fold_n);
     sim_step_graph_free(&x.sg);
     return st;
 }
