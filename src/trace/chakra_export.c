@@ -18,6 +18,7 @@
 
 #include "comet/strategy.h"
 #include "../sim/step_graph.h"
+#include "commit.h"
 
 typedef struct exporter {
     const comet_system *sys;
@@ -79,19 +80,24 @@ static void group_name(const exporter *x, comet_group g, const int64_t idx[COMET
 
 /* ---- the side files --------------------------------------------------------------- */
 
-static comet_status write_text(const char *path, const char *text, comet_error *err)
+/* Write the side file PREFIX.suffix from b, then empty b for the next. */
+static comet_status write_side(const exporter *x, comet_buf *b, const char *suffix,
+                               comet_error *err)
 {
-    char tmp[4200];
+    char path[4200], tmp[4210];
+    snprintf(path, sizeof path, "%s.%s", x->prefix, suffix);
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f)
-        return comet_error_set(err, COMET_EIO, path, 0, 0, NULL, "cannot write");
-    bool bad = fputs(text, f) < 0;
-    if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
-        remove(tmp);
-        return comet_error_set(err, COMET_EIO, path, 0, 0, NULL, "write failed");
-    }
-    return COMET_OK;
+    comet_status st = COMET_OK;
+    FILE *f = NULL;
+    if (b->failed)
+        st = comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    else if (!(f = fopen(tmp, "w")))
+        st = comet_error_set(err, COMET_EIO, path, 0, 0, NULL, "cannot write");
+    else
+        st = trace_commit(f, fputs(b->data ? b->data : "", f) < 0, tmp, path, err);
+    comet_buf_free(b);
+    comet_buf_init(b);
+    return st;
 }
 
 static comet_status write_side_files(const exporter *x, comet_buf *b, comet_error *err)
@@ -99,9 +105,6 @@ static comet_status write_side_files(const exporter *x, comet_buf *b, comet_erro
     static const char *const topo[] = {"Ring", "FullyConnected", "Switch"};
     static const char *const algo[] = {"ring", "direct", "halvingDoubling", "doubleBinaryTree"};
     const comet_system *sys = x->sys;
-    char path[4200];
-    comet_buf_free(b);
-    comet_buf_init(b);
     /* dimensions of one NPU are left out: ASTRA-sim rejects them, and they
      * change neither the rank numbering nor any collective */
     int keep[COMET_MAX_DIMS], nk = 0;
@@ -128,15 +131,10 @@ static comet_status write_side_files(const exporter *x, comet_buf *b, comet_erro
         comet_buf_printf(b, "%s %.17g", k ? "," : "", per_link * 1e9);
     }
     comet_buf_printf(b, " ]\n");
-    snprintf(path, sizeof path, "%s.network.yml", x->prefix);
-    comet_status st = b->failed ? comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL,
-                                                  "out of memory")
-                                : write_text(path, b->data, err);
+    comet_status st = write_side(x, b, "network.yml", err);
     if (st)
         return st;
 
-    comet_buf_free(b);
-    comet_buf_init(b);
     comet_buf_printf(b, "{\n  \"scheduling-policy\": \"FIFO\",\n  \"endpoint-delay\": 0,\n"
                         "  \"active-chunks-per-dimension\": 1,\n"
                         "  \"preferred-dataset-splits\": %lld,\n",
@@ -156,29 +154,21 @@ static comet_status write_side_files(const exporter *x, comet_buf *b, comet_erro
     comet_buf_printf(b, "  \"collective-optimization\": \"baseline\",\n"
                         "  \"local-mem-bw\": 1000000000,\n"
                         "  \"roofline-enabled\": 1,\n  \"peak-perf\": 1\n}\n");
-    snprintf(path, sizeof path, "%s.system.json", x->prefix);
-    st = b->failed ? comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory")
-                   : write_text(path, b->data, err);
+    st = write_side(x, b, "system.json", err);
     if (st)
         return st;
 
-    comet_buf_free(b);
-    comet_buf_init(b);
     if (x->sg.exp_bw > 0.0)
         comet_buf_printf(b, "{\n  \"memory-type\": \"PER_NPU_MEMORY_EXPANSION\",\n"
                             "  \"remote-mem-latency\": %.17g,\n  \"remote-mem-bw\": %.17g\n}\n",
                          x->sg.exp_latency * 1e9, x->sg.exp_bw / 1e9);
     else
         comet_buf_printf(b, "{\n  \"memory-type\": \"NO_MEMORY_EXPANSION\"\n}\n");
-    snprintf(path, sizeof path, "%s.memory.json", x->prefix);
-    st = b->failed ? comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory")
-                   : write_text(path, b->data, err);
+    st = write_side(x, b, "memory.json", err);
     if (st)
         return st;
 
     /* every TP and DP group (PP has no collectives) */
-    comet_buf_free(b);
-    comet_buf_init(b);
     comet_buf_printf(b, "{");
     bool first = true;
     const comet_strategy *s = &x->sg.s;
@@ -201,9 +191,7 @@ static comet_status write_side_files(const exporter *x, comet_buf *b, comet_erro
                 }
     }
     comet_buf_printf(b, "\n}\n");
-    snprintf(path, sizeof path, "%s.groups.json", x->prefix);
-    return b->failed ? comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory")
-                     : write_text(path, b->data, err);
+    return write_side(x, b, "groups.json", err);
 }
 
 /* ---- the traces ------------------------------------------------------------------- */

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "commit.h"
 #include "et_def.pb-c.h"
 
 #define MAX_MESSAGE (64u << 20) /* bytes in one message, at most */
@@ -477,7 +478,13 @@ comet_status comet_et_write(const char *path, const char *version, const comet_e
         pn.attr = s.p;
         bad = write_message(f, &pn.base);
     }
-    if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
+    return trace_commit(f, bad != 0, tmp, path, err);
+}
+
+comet_status trace_commit(FILE *f, bool failed, const char *tmp, const char *path,
+                          comet_error *err)
+{
+    if (fclose(f) != 0 || failed || rename(tmp, path) != 0) {
         remove(tmp);
         return comet_error_set(err, COMET_EIO, path, 0, 0, NULL, "write failed");
     }
