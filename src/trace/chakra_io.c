@@ -378,37 +378,33 @@ typedef struct attr_set {
     size_t n;
 } attr_set;
 
-static void add_int(attr_set *s, const char *name, int64_t v)
+/* The next attribute of the set, named, of the given value kind. */
+static ChakraProtoMsg__AttributeProto *add_attr(attr_set *s, const char *name,
+                                                ChakraProtoMsg__AttributeProto__ValueCase kind)
 {
     ChakraProtoMsg__AttributeProto *a = &s->a[s->n];
     chakra_proto_msg__attribute_proto__init(a);
     a->name = (char *)name;
-    a->value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT64_VAL;
-    a->int64_val = v;
-    s->p[s->n] = a;
-    s->n++;
+    a->value_case = kind;
+    s->p[s->n++] = a;
+    return a;
+}
+
+static void add_int(attr_set *s, const char *name, int64_t v)
+{
+    add_attr(s, name, CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT64_VAL)->int64_val = v;
 }
 
 static void add_uint(attr_set *s, const char *name, uint64_t v)
 {
-    ChakraProtoMsg__AttributeProto *a = &s->a[s->n];
-    chakra_proto_msg__attribute_proto__init(a);
-    a->name = (char *)name;
-    a->value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_UINT64_VAL;
-    a->uint64_val = v;
-    s->p[s->n] = a;
-    s->n++;
+    add_attr(s, name, CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_UINT64_VAL)->uint64_val = v;
 }
 
 static void node_attrs(const comet_et_node *n, attr_set *s)
 {
     s->n = 0;
-    ChakraProtoMsg__AttributeProto *cpu = &s->a[s->n];
-    chakra_proto_msg__attribute_proto__init(cpu);
-    cpu->name = "is_cpu_op";
-    cpu->value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_BOOL_VAL;
-    cpu->bool_val = n->is_cpu_op;
-    s->p[s->n++] = cpu;
+    add_attr(s, "is_cpu_op", CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_BOOL_VAL)->bool_val =
+        n->is_cpu_op;
     if (n->type == COMET_ET_COMPUTE) {
         if (n->num_ops > 0)
             add_int(s, "num_ops", (int64_t)n->num_ops);
@@ -420,31 +416,22 @@ static void node_attrs(const comet_et_node *n, attr_set *s)
         add_int(s, "comm_type", n->comm_type);
         add_int(s, "comm_size", (int64_t)n->comm_size);
         if (n->n_involved > 0) {
-            ChakraProtoMsg__AttributeProto *a = &s->a[s->n];
-            chakra_proto_msg__attribute_proto__init(a);
             chakra_proto_msg__bool_list__init(&s->involved);
             for (int d = 0; d < n->n_involved; d++)
                 s->dims[d] = n->involved_dim[d];
             s->involved.n_values = (size_t)n->n_involved;
             s->involved.values = s->dims;
-            a->name = "involved_dim";
-            a->value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_BOOL_LIST;
-            a->bool_list = &s->involved;
-            s->p[s->n++] = a;
+            add_attr(s, "involved_dim", CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_BOOL_LIST)
+                ->bool_list = &s->involved;
         }
+        if (n->pg_name[0])
+            add_attr(s, "pg_name", CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_STRING_VAL)
+                ->string_val = (char *)n->pg_name;
     } else if (n->type == COMET_ET_SEND || n->type == COMET_ET_RECV) {
         add_int(s, "comm_src", n->comm_src);
         add_int(s, "comm_dst", n->comm_dst);
         add_int(s, "comm_size", (int64_t)n->comm_size);
         add_int(s, "comm_tag", n->comm_tag);
-    }
-    if (n->pg_name[0] && n->type == COMET_ET_COLLECTIVE) {
-        ChakraProtoMsg__AttributeProto *a = &s->a[s->n];
-        chakra_proto_msg__attribute_proto__init(a);
-        a->name = "pg_name";
-        a->value_case = CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_STRING_VAL;
-        a->string_val = (char *)n->pg_name;
-        s->p[s->n++] = a;
     }
     if (n->comm_priority != 0 && (n->type == COMET_ET_COLLECTIVE || n->type == COMET_ET_SEND ||
                                   n->type == COMET_ET_RECV))
