@@ -3,6 +3,7 @@
 #ifndef COMET_REPORT_H
 #define COMET_REPORT_H
 
+#include <stdbool.h>
 #include "comet/buf.h"
 #include "comet/estimate.h"
 
@@ -14,5 +15,10 @@ void comet_report_json(comet_buf *b, const comet_model *m, const comet_system *s
 void comet_report_csv_header(comet_buf *b);
 void comet_report_csv_row(comet_buf *b, const comet_model *m, const comet_system *sys,
                           const comet_strategy *s, const comet_result *r);
+
+/* Set the field a CSV/JSON column names (as the writers above name them);
+ * false when the name is not one of them or the text does not parse. */
+bool comet_result_set_field(comet_result *r, const char *name, double value);
+bool comet_strategy_set_field(comet_strategy *s, const char *name, const char *text);
 
 #endif

@@ -56,8 +56,31 @@ comet_status comet_sim_collective(const comet_system *sys, const int64_t span[CO
 
 #define COMET_SIM_MAX_STAGES 1024
 
+/* The step as busy intervals per stage and stream, for a Gantt chart:
+ * consecutive pieces of the same kind and microbatch are merged. */
+typedef struct comet_sim_span {
+    int stage;
+    int stream;             /* index into stream_names */
+    int kind;               /* index into kind_names */
+    int micro;              /* microbatch, -1 when none */
+    double start, end;      /* seconds */
+} comet_sim_span;
+
+typedef struct comet_sim_timeline {
+    comet_sim_span *spans;  /* sorted by stage, stream, start; free with comet_sim_timeline_free */
+    size_t n;
+    int stages;
+    int n_streams;
+    const char *const *stream_names;
+    int n_kinds;
+    const char *const *kind_names;
+} comet_sim_timeline;
+
+void comet_sim_timeline_free(comet_sim_timeline *t);
+
 typedef struct comet_sim_step_options {
     comet_buf *trace;      /* non-NULL: a Chrome trace-event JSON of the step is appended */
+    comet_sim_timeline *timeline; /* non-NULL: filled with the step's busy intervals */
     comet_sim_fidelity fidelity;  /* congestion: collectives and sends share each link */
 } comet_sim_step_options;
 

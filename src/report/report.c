@@ -4,7 +4,10 @@
 #include "comet/report.h"
 
 #include <math.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define GIB 1073741824.0
@@ -141,49 +144,95 @@ typedef struct field {
     double value;
 } field;
 
+/* Each machine-readable field: its name in JSON and CSV and where it
+ * lives in comet_result, so that writing and reading back share one list. */
+typedef enum { RESULT_REAL, RESULT_INT } result_type;
+typedef struct result_def {
+    const char *name;
+    size_t offset;
+    result_type type;
+} result_def;
+
+#define MEM(tier, kind) offsetof(comet_result, mem[COMET_TIER_##tier][COMET_MEM_##kind])
+#define TIER(what, tier) offsetof(comet_result, mem_##what[COMET_TIER_##tier])
+static const result_def result_defs[] = {
+    {"step_time_s", offsetof(comet_result, step_time), RESULT_REAL},
+    {"forward_s", offsetof(comet_result, forward), RESULT_REAL},
+    {"backward_s", offsetof(comet_result, backward), RESULT_REAL},
+    {"recompute_s", offsetof(comet_result, recompute), RESULT_REAL},
+    {"optimizer_s", offsetof(comet_result, optimizer), RESULT_REAL},
+    {"bubble_s", offsetof(comet_result, bubble), RESULT_REAL},
+    {"tp_exposed_s", offsetof(comet_result, tp_exposed), RESULT_REAL},
+    {"pp_exposed_s", offsetof(comet_result, pp_exposed), RESULT_REAL},
+    {"dp_exposed_s", offsetof(comet_result, dp_exposed), RESULT_REAL},
+    {"offload_exposed_s", offsetof(comet_result, offload_exposed), RESULT_REAL},
+    {"tp_comm_s", offsetof(comet_result, tp_comm_time), RESULT_REAL},
+    {"pp_comm_s", offsetof(comet_result, pp_comm_time), RESULT_REAL},
+    {"dp_comm_s", offsetof(comet_result, dp_comm_time), RESULT_REAL},
+    {"offload_s", offsetof(comet_result, offload_time), RESULT_REAL},
+    {"hbm_weights_bytes", MEM(HBM, WEIGHTS), RESULT_REAL},
+    {"hbm_gradients_bytes", MEM(HBM, GRADIENTS), RESULT_REAL},
+    {"hbm_optimizer_bytes", MEM(HBM, OPTIMIZER), RESULT_REAL},
+    {"hbm_activations_bytes", MEM(HBM, ACTIVATIONS), RESULT_REAL},
+    {"hbm_total_bytes", TIER(total, HBM), RESULT_REAL},
+    {"hbm_capacity_bytes", TIER(capacity, HBM), RESULT_REAL},
+    {"expansion_weights_bytes", MEM(EXPANSION, WEIGHTS), RESULT_REAL},
+    {"expansion_gradients_bytes", MEM(EXPANSION, GRADIENTS), RESULT_REAL},
+    {"expansion_optimizer_bytes", MEM(EXPANSION, OPTIMIZER), RESULT_REAL},
+    {"expansion_activations_bytes", MEM(EXPANSION, ACTIVATIONS), RESULT_REAL},
+    {"expansion_total_bytes", TIER(total, EXPANSION), RESULT_REAL},
+    {"expansion_capacity_bytes", TIER(capacity, EXPANSION), RESULT_REAL},
+    {"npus", offsetof(comet_result, npus), RESULT_INT},
+    {"microbatches", offsetof(comet_result, microbatches), RESULT_INT},
+    {"params", offsetof(comet_result, params), RESULT_REAL},
+    {"model_flops", offsetof(comet_result, model_flops), RESULT_REAL},
+    {"hardware_flops", offsetof(comet_result, hardware_flops), RESULT_REAL},
+    {"mfu", offsetof(comet_result, mfu), RESULT_REAL},
+    {"hfu", offsetof(comet_result, hfu), RESULT_REAL},
+    {"tokens_per_s", offsetof(comet_result, tokens_per_s), RESULT_REAL},
+    {"samples_per_s", offsetof(comet_result, samples_per_s), RESULT_REAL},
+    {"tflops_per_npu", offsetof(comet_result, tflops_per_npu), RESULT_REAL},
+    {"cost", offsetof(comet_result, cost), RESULT_REAL},
+    {"cost_per_mtoken_s", offsetof(comet_result, cost_per_mtoken_s), RESULT_REAL},
+};
+#undef MEM
+#undef TIER
+#define N_RESULT_DEFS (int)(sizeof result_defs / sizeof result_defs[0])
+
+static double result_get(const comet_result *r, const result_def *d)
+{
+    const char *base = (const char *)r + d->offset;
+    if (d->type == RESULT_INT) {
+        int64_t v;
+        memcpy(&v, base, sizeof v);
+        return (double)v;
+    }
+    double v;
+    memcpy(&v, base, sizeof v);
+    return v;
+}
+
+bool comet_result_set_field(comet_result *r, const char *name, double value)
+{
+    for (int i = 0; i < N_RESULT_DEFS; i++) {
+        if (strcmp(result_defs[i].name, name) != 0)
+            continue;
+        char *base = (char *)r + result_defs[i].offset;
+        if (result_defs[i].type == RESULT_INT) {
+            int64_t v = (int64_t)value;
+            memcpy(base, &v, sizeof v);
+        } else
+            memcpy(base, &value, sizeof value);
+        return true;
+    }
+    return false;
+}
+
 static int result_fields(const comet_result *r, field f[RESULT_FIELDS_MAX])
 {
     int n = 0;
-#define F(name_, v_) f[n++] = (field){name_, (double)(v_)}
-    F("step_time_s", r->step_time);
-    F("forward_s", r->forward);
-    F("backward_s", r->backward);
-    F("recompute_s", r->recompute);
-    F("optimizer_s", r->optimizer);
-    F("bubble_s", r->bubble);
-    F("tp_exposed_s", r->tp_exposed);
-    F("pp_exposed_s", r->pp_exposed);
-    F("dp_exposed_s", r->dp_exposed);
-    F("offload_exposed_s", r->offload_exposed);
-    F("tp_comm_s", r->tp_comm_time);
-    F("pp_comm_s", r->pp_comm_time);
-    F("dp_comm_s", r->dp_comm_time);
-    F("offload_s", r->offload_time);
-    F("hbm_weights_bytes", r->mem[COMET_TIER_HBM][COMET_MEM_WEIGHTS]);
-    F("hbm_gradients_bytes", r->mem[COMET_TIER_HBM][COMET_MEM_GRADIENTS]);
-    F("hbm_optimizer_bytes", r->mem[COMET_TIER_HBM][COMET_MEM_OPTIMIZER]);
-    F("hbm_activations_bytes", r->mem[COMET_TIER_HBM][COMET_MEM_ACTIVATIONS]);
-    F("hbm_total_bytes", r->mem_total[COMET_TIER_HBM]);
-    F("hbm_capacity_bytes", r->mem_capacity[COMET_TIER_HBM]);
-    F("expansion_weights_bytes", r->mem[COMET_TIER_EXPANSION][COMET_MEM_WEIGHTS]);
-    F("expansion_gradients_bytes", r->mem[COMET_TIER_EXPANSION][COMET_MEM_GRADIENTS]);
-    F("expansion_optimizer_bytes", r->mem[COMET_TIER_EXPANSION][COMET_MEM_OPTIMIZER]);
-    F("expansion_activations_bytes", r->mem[COMET_TIER_EXPANSION][COMET_MEM_ACTIVATIONS]);
-    F("expansion_total_bytes", r->mem_total[COMET_TIER_EXPANSION]);
-    F("expansion_capacity_bytes", r->mem_capacity[COMET_TIER_EXPANSION]);
-    F("npus", r->npus);
-    F("microbatches", r->microbatches);
-    F("params", r->params);
-    F("model_flops", r->model_flops);
-    F("hardware_flops", r->hardware_flops);
-    F("mfu", r->mfu);
-    F("hfu", r->hfu);
-    F("tokens_per_s", r->tokens_per_s);
-    F("samples_per_s", r->samples_per_s);
-    F("tflops_per_npu", r->tflops_per_npu);
-    F("cost", r->cost);
-    F("cost_per_mtoken_s", r->cost_per_mtoken_s);
-#undef F
+    for (int i = 0; i < N_RESULT_DEFS && n < RESULT_FIELDS_MAX; i++)
+        f[n++] = (field){result_defs[i].name, result_get(r, &result_defs[i])};
     return n;
 }
 
@@ -227,29 +276,69 @@ static void placement_text(const comet_strategy *s, char *out, size_t cap)
     }
 }
 
+/* The strategy's knobs as named fields, shared by writing (JSON, CSV) and
+ * reading back (comet_strategy_set_field). */
+typedef enum { KNOB_I64, KNOB_INT, KNOB_BOOL, KNOB_RECOMPUTE } knob_type;
+typedef struct knob_def {
+    const char *name;
+    size_t offset;
+    knob_type type;
+} knob_def;
+
+#define KNOB(name, member, type) {name, offsetof(comet_strategy, member), type}
+static const knob_def knob_defs[] = {
+    KNOB("tp", tp, KNOB_I64),
+    KNOB("pp", pp, KNOB_I64),
+    KNOB("dp", dp, KNOB_I64),
+    KNOB("sp", sp, KNOB_BOOL),
+    KNOB("microbatch", microbatch, KNOB_I64),
+    KNOB("global_batch", global_batch, KNOB_I64),
+    KNOB("interleave", interleave, KNOB_I64),
+    KNOB("recompute", recompute, KNOB_RECOMPUTE),
+    KNOB("zero", zero_stage, KNOB_INT),
+    KNOB("flash_attention", flash_attention, KNOB_BOOL),
+    KNOB("grad_fp32", grad_fp32, KNOB_BOOL),
+    KNOB("offload_optimizer", offload_optimizer, KNOB_BOOL),
+    KNOB("offload_weights", offload_weights, KNOB_BOOL),
+    KNOB("offload_activations", offload_activations, KNOB_BOOL),
+    KNOB("overlap_dp", overlap_dp, KNOB_BOOL),
+    KNOB("overlap_tp", overlap_tp, KNOB_BOOL),
+};
+#undef KNOB
+#define N_KNOB_DEFS (int)(sizeof knob_defs / sizeof knob_defs[0])
+
 static int strategy_fields(const comet_strategy *s, strategy_field f[STRATEGY_FIELDS_MAX])
 {
     int n = 0;
-#define I(name_, v_) f[n++] = (strategy_field){.name = name_, .value = (long long)(v_)}
-#define B(name_, v_) f[n++] = (strategy_field){.name = name_, .value = (v_) ? 1 : 0, .boolean = true}
-    I("tp", s->tp);
-    I("pp", s->pp);
-    I("dp", s->dp);
-    B("sp", s->sp);
-    I("microbatch", s->microbatch);
-    I("global_batch", s->global_batch);
-    I("interleave", s->interleave);
-    f[n++] = (strategy_field){.name = "recompute", .text = comet_recompute_name(s->recompute)};
-    I("zero", s->zero_stage);
-    B("flash_attention", s->flash_attention);
-    B("grad_fp32", s->grad_fp32);
-    B("offload_optimizer", s->offload_optimizer);
-    B("offload_weights", s->offload_weights);
-    B("offload_activations", s->offload_activations);
-    B("overlap_dp", s->overlap_dp);
-    B("overlap_tp", s->overlap_tp);
-#undef I
-#undef B
+    for (int i = 0; i < N_KNOB_DEFS; i++) {
+        const char *base = (const char *)s + knob_defs[i].offset;
+        strategy_field *x = &f[n++];
+        *x = (strategy_field){.name = knob_defs[i].name};
+        switch (knob_defs[i].type) {
+        case KNOB_I64: {
+            int64_t v;
+            memcpy(&v, base, sizeof v);
+            x->value = (long long)v;
+            break;
+        }
+        case KNOB_INT: {
+            int v;
+            memcpy(&v, base, sizeof v);
+            x->value = v;
+            break;
+        }
+        case KNOB_BOOL: {
+            bool v;
+            memcpy(&v, base, sizeof v);
+            x->value = v ? 1 : 0;
+            x->boolean = true;
+            break;
+        }
+        case KNOB_RECOMPUTE:
+            x->text = comet_recompute_name(s->recompute);
+            break;
+        }
+    }
     f[n].name = "placement";
     f[n].value = 0;
     f[n].boolean = false;
@@ -257,6 +346,37 @@ static int strategy_fields(const comet_strategy *s, strategy_field f[STRATEGY_FI
     f[n].text = f[n].buf;
     n++;
     return n;
+}
+
+bool comet_strategy_set_field(comet_strategy *s, const char *name, const char *text)
+{
+    for (int i = 0; i < N_KNOB_DEFS; i++) {
+        if (strcmp(knob_defs[i].name, name) != 0)
+            continue;
+        char *base = (char *)s + knob_defs[i].offset;
+        bool yes = strcmp(text, "1") == 0 || strcmp(text, "true") == 0;
+        char *end;
+        long long v = strtoll(text, &end, 10);
+        if (knob_defs[i].type == KNOB_RECOMPUTE)
+            return comet_recompute_parse(text, &s->recompute) == 0;
+        if (knob_defs[i].type == KNOB_BOOL) {
+            if (!yes && strcmp(text, "0") != 0 && strcmp(text, "false") != 0)
+                return false;
+            memcpy(base, &yes, sizeof yes);
+            return true;
+        }
+        if (end == text || *end)
+            return false;
+        if (knob_defs[i].type == KNOB_I64) {
+            int64_t w = (int64_t)v;
+            memcpy(base, &w, sizeof w);
+        } else {
+            int w = (int)v;
+            memcpy(base, &w, sizeof w);
+        }
+        return true;
+    }
+    return false;
 }
 
 /* A JSON string literal; names come from user files and may hold anything. */

@@ -609,10 +609,14 @@ comet_status comet_sim_step(const comet_model *m, const comet_system *sys,
         st = sim_run(&b->g, &makespan, describe, NULL, err);
     if (!st)
         collect(b, makespan, out);
+    static const char *const streams[R_PER_STAGE] = {
+        "compute", "tensor-parallel", "send forward", "send backward", "data-parallel",
+        "expansion memory"};
+    if (!st && o && o->timeline)
+        st = sim_timeline_collect(&b->g, b->per_stage, streams, R_PER_STAGE, kind_names,
+                                  (int)(sizeof kind_names / sizeof kind_names[0]), o->timeline,
+                                  err);
     if (!st && o && o->trace) {
-        static const char *const streams[R_PER_STAGE] = {
-            "compute", "tensor-parallel", "send forward", "send backward", "data-parallel",
-            "expansion memory"};
         const char *links[COMET_MAX_DIMS];
         for (int d = 0; d < sys->n_dims && d < COMET_MAX_DIMS; d++)
             links[d] = sys->dims[d].name;

@@ -3,6 +3,7 @@
 #define COMET_SIM_TRACE_H
 
 #include "comet/buf.h"
+#include "comet/simulate.h"
 #include "engine.h"
 
 /* One process per pipeline stage, one thread per resource of the stage
@@ -11,5 +12,11 @@
 void sim_trace_write(const sim_graph *g, int per_stage, const char *const *stream_names,
                      int n_streams, const char *const *link_names,
                      const char *const *kind_names, comet_buf *out);
+
+/* The graph's stream tasks as merged busy spans (see comet_sim_timeline). */
+comet_status sim_timeline_collect(const sim_graph *g, int per_stage,
+                                  const char *const *stream_names, int n_streams,
+                                  const char *const *kind_names, int n_kinds,
+                                  comet_sim_timeline *out, comet_error *err);
 
 #endif

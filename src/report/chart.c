@@ -1,0 +1,183 @@
+/* The data behind a chart: categories, series, a value grid, limits and
+ * points, filled by the report builders, and the CSV of that data (what
+ * `--plots DIR` writes beside each SVG, for papers and slides). Drawing is
+ * in svg.c. */
+#include "comet/chart.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void comet_chart_init(comet_chart *c, comet_chart_kind kind, const char *id, const char *title)
+{
+    memset(c, 0, sizeof *c);
+    c->kind = kind;
+    snprintf(c->id, sizeof c->id, "%s", id);
+    snprintf(c->title, sizeof c->title, "%s", title);
+    for (int i = 0; i < COMET_CHART_MAX_VALUES; i++)
+        c->values[i] = NAN;
+    for (int i = 0; i < COMET_CHART_MAX_CATS; i++)
+        c->limits[i] = NAN;
+}
+
+void comet_chart_free(comet_chart *c)
+{
+    free(c->points);
+    c->points = NULL;
+    c->n_points = c->cap_points = 0;
+}
+
+int comet_chart_series(comet_chart *c, const char *name)
+{
+    if (c->n_series >= COMET_CHART_MAX_SERIES) {
+        c->failed = true;
+        return -1;
+    }
+    snprintf(c->series[c->n_series], COMET_CHART_NAME_LEN, "%s", name);
+    return c->n_series++;
+}
+
+int comet_chart_cat(comet_chart *c, const char *name)
+{
+    if (c->n_cats >= COMET_CHART_MAX_CATS) {
+        c->failed = true;
+        return -1;
+    }
+    snprintf(c->cats[c->n_cats], COMET_CHART_NAME_LEN, "%s", name);
+    return c->n_cats++;
+}
+
+/* The value grid is laid out by COMET_CHART_MAX_SERIES columns, so series
+ * may be added after values are set. */
+static int slot(int cat, int series)
+{
+    if (cat < 0 || series < 0 || series >= COMET_CHART_MAX_SERIES)
+        return -1;
+    long i = (long)cat * COMET_CHART_MAX_SERIES + series;
+    return i < COMET_CHART_MAX_VALUES ? (int)i : -1;
+}
+
+void comet_chart_set(comet_chart *c, int cat, int series, double v)
+{
+    int i = slot(cat, series);
+    if (i < 0)
+        c->failed = true;
+    else
+        c->values[i] = v;
+}
+
+double comet_chart_get(const comet_chart *c, int cat, int series)
+{
+    int i = slot(cat, series);
+    return i < 0 ? NAN : c->values[i];
+}
+
+void comet_chart_point_add(comet_chart *c, double x, double y, int lane, int series,
+                           const char *label)
+{
+    if (c->failed)
+        return;
+    if (c->n_points == c->cap_points) {
+        size_t cap = c->cap_points ? c->cap_points * 2 : 64;
+        comet_chart_point *p = realloc(c->points, sizeof *p * cap);
+        if (!p) {
+            c->failed = true;
+            return;
+        }
+        c->points = p;
+        c->cap_points = cap;
+    }
+    comet_chart_point *p = &c->points[c->n_points++];
+    p->x = x;
+    p->y = y;
+    p->lane = lane;
+    p->series = series;
+    snprintf(p->label, sizeof p->label, "%s", label ? label : "");
+}
+
+/* A CSV field, quoted when it holds a comma, quote or line break. */
+static void csv_text(comet_buf *b, const char *text)
+{
+    if (!strpbrk(text, ",\"\r\n")) {
+        comet_buf_append(b, text, strlen(text));
+        return;
+    }
+    comet_buf_append(b, "\"", 1);
+    for (const char *p = text; *p; p++) {
+        if (*p == '"')
+            comet_buf_append(b, "\"", 1);
+        comet_buf_append(b, p, 1);
+    }
+    comet_buf_append(b, "\"", 1);
+}
+
+static void csv_number(comet_buf *b, double v)
+{
+    if (isfinite(v))
+        comet_buf_printf(b, ",%.10g", v);
+    else
+        comet_buf_append(b, ",", 1);
+}
+
+void comet_chart_csv(comet_buf *b, const comet_chart *c)
+{
+    switch (c->kind) {
+    case COMET_CHART_STACKED:
+    case COMET_CHART_BARS:
+        csv_text(b, c->y_label[0] ? c->y_label : "category");
+        for (int s = 0; s < c->n_series; s++) {
+            comet_buf_append(b, ",", 1);
+            csv_text(b, c->series[s]);
+        }
+        if (c->kind == COMET_CHART_STACKED)
+            comet_buf_printf(b, ",limit");
+        comet_buf_append(b, "\n", 1);
+        for (int k = 0; k < c->n_cats; k++) {
+            csv_text(b, c->cats[k]);
+            for (int s = 0; s < c->n_series; s++)
+                csv_number(b, comet_chart_get(c, k, s));
+            if (c->kind == COMET_CHART_STACKED)
+                csv_number(b, c->limits[k]);
+            comet_buf_append(b, "\n", 1);
+        }
+        break;
+    case COMET_CHART_HEATMAP:
+        csv_text(b, c->y_label);
+        comet_buf_append(b, ",", 1);
+        csv_text(b, c->x_label);
+        comet_buf_printf(b, ",value\n");
+        for (int k = 0; k < c->n_cats; k++)
+            for (int s = 0; s < c->n_series; s++) {
+                csv_text(b, c->cats[k]);
+                comet_buf_append(b, ",", 1);
+                csv_text(b, c->series[s]);
+                csv_number(b, comet_chart_get(c, k, s));
+                comet_buf_append(b, "\n", 1);
+            }
+        break;
+    case COMET_CHART_SCATTER:
+        comet_buf_printf(b, "label,x,y,highlighted\n");
+        for (size_t i = 0; i < c->n_points; i++) {
+            csv_text(b, c->points[i].label);
+            csv_number(b, c->points[i].x);
+            csv_number(b, c->points[i].y);
+            comet_buf_printf(b, ",%d\n", c->points[i].series);
+        }
+        break;
+    case COMET_CHART_GANTT:
+        comet_buf_printf(b, "lane,kind,start_s,end_s,label\n");
+        for (size_t i = 0; i < c->n_points; i++) {
+            const comet_chart_point *p = &c->points[i];
+            csv_text(b, p->lane >= 0 && p->lane < c->n_cats ? c->cats[p->lane] : "");
+            comet_buf_append(b, ",", 1);
+            csv_text(b, p->series >= 0 && p->series < c->n_series ? c->series[p->series] : "");
+            csv_number(b, p->x);
+            csv_number(b, p->y);
+            comet_buf_append(b, ",", 1);
+            csv_text(b, p->label);
+            comet_buf_append(b, "\n", 1);
+        }
+        break;
+    }
+}

@@ -1,0 +1,131 @@
+/* Numbers for people: a value and its unit become "1.23 s", "45.6 GiB",
+ * "312 TFLOP/s", "$1.79 M" or "61.8 %", with three significant digits and
+ * the prefix that suits a reference value, so that every tick of one axis
+ * uses the same prefix. Reports, charts and summaries all format here. */
+#include <math.h>
+#include <stdio.h>
+
+#include "comet/chart.h"
+
+typedef struct prefix {
+    double scale;
+    const char *name;
+} prefix;
+
+/* The largest prefix whose scale is at most |ref| (the smallest when none). */
+static const prefix *pick(const prefix *p, int n, double ref)
+{
+    double a = fabs(ref);
+    const prefix *best = &p[0];
+    for (int i = 0; i < n; i++)
+        if (a >= p[i].scale * (1.0 - 1e-12))
+            best = &p[i];
+    return best;
+}
+
+static const prefix seconds[] = {{1e-9, "ns"}, {1e-6, "µs"}, {1e-3, "ms"}, {1.0, "s"}};
+static const prefix bytes[] = {{1.0, "B"},
+                               {1024.0, "KiB"},
+                               {1048576.0, "MiB"},
+                               {1073741824.0, "GiB"},
+                               {1099511627776.0, "TiB"},
+                               {1125899906842624.0, "PiB"}};
+static const prefix rate[] = {{1.0, "B/s"}, {1e3, "kB/s"}, {1e6, "MB/s"}, {1e9, "GB/s"},
+                              {1e12, "TB/s"}};
+static const prefix flops[] = {{1.0, "FLOP/s"},   {1e9, "GFLOP/s"},  {1e12, "TFLOP/s"},
+                               {1e15, "PFLOP/s"}, {1e18, "EFLOP/s"}};
+static const prefix flop[] = {{1.0, "FLOP"}, {1e9, "GFLOP"}, {1e12, "TFLOP"}, {1e15, "PFLOP"},
+                              {1e18, "EFLOP"}, {1e21, "ZFLOP"}};
+static const prefix counts[] = {{1.0, ""}, {1e3, "k"}, {1e6, "M"}, {1e9, "B"}, {1e12, "T"}};
+static const prefix tokens[] = {{1.0, "tokens/s"}, {1e3, "k tokens/s"}, {1e6, "M tokens/s"}};
+
+#define PICK(table, ref) pick(table, (int)(sizeof table / sizeof table[0]), ref)
+
+static const prefix *prefix_for(comet_unit unit, double ref)
+{
+    switch (unit) {
+    case COMET_UNIT_SECONDS: return PICK(seconds, ref);
+    case COMET_UNIT_BYTES: return PICK(bytes, ref);
+    case COMET_UNIT_BYTES_PER_S: return PICK(rate, ref);
+    case COMET_UNIT_FLOP_PER_S: return PICK(flops, ref);
+    case COMET_UNIT_FLOP: return PICK(flop, ref);
+    case COMET_UNIT_MONEY:
+    case COMET_UNIT_COUNT: return PICK(counts, ref);
+    case COMET_UNIT_TOKENS_PER_S: return PICK(tokens, ref);
+    default: return NULL;
+    }
+}
+
+/* Three significant digits, never an exponent: 1.23, 45.6, 312, 4096. */
+static void digits(char *out, size_t cap, double v)
+{
+    double a = fabs(v);
+    if (a == 0.0 || a >= 100.0)
+        snprintf(out, cap, "%.0f", v);
+    else if (a >= 10.0)
+        snprintf(out, cap, "%.1f", v);
+    else if (a >= 1.0)
+        snprintf(out, cap, "%.2f", v);
+    else
+        snprintf(out, cap, "%.3g", v);
+}
+
+const char *comet_format_quantity(double v, comet_unit unit, double ref, char *out, size_t cap)
+{
+    if (!cap)
+        return out;
+    if (!isfinite(v)) {
+        snprintf(out, cap, "–");
+        return out;
+    }
+    if (ref == 0.0)
+        ref = v;
+    char num[48];
+    switch (unit) {
+    case COMET_UNIT_FRACTION:
+        digits(num, sizeof num, v * 100.0);
+        snprintf(out, cap, "%s %%", num);
+        return out;
+    case COMET_UNIT_RATIO:
+        digits(num, sizeof num, v);
+        snprintf(out, cap, "%s×", num);
+        return out;
+    case COMET_UNIT_NONE:
+        digits(num, sizeof num, v);
+        snprintf(out, cap, "%s", num);
+        return out;
+    default:
+        break;
+    }
+    const prefix *p = prefix_for(unit, ref);
+    digits(num, sizeof num, v / p->scale);
+    if (unit == COMET_UNIT_MONEY)
+        snprintf(out, cap, "$%s%s%s", num, p->name[0] ? " " : "", p->name);
+    else
+        snprintf(out, cap, "%s%s%s", num, p->name[0] ? " " : "", p->name);
+    return out;
+}
+
+double comet_unit_scale(comet_unit unit, double ref)
+{
+    if (unit == COMET_UNIT_FRACTION)
+        return 0.01;
+    const prefix *p = prefix_for(unit, ref);
+    return p ? p->scale : 1.0;
+}
+
+const char *comet_unit_label(comet_unit unit, double ref, char *out, size_t cap)
+{
+    if (!cap)
+        return out;
+    const prefix *p = prefix_for(unit, ref);
+    if (unit == COMET_UNIT_MONEY)
+        snprintf(out, cap, "$%s", p->name);
+    else if (unit == COMET_UNIT_FRACTION)
+        snprintf(out, cap, "%%");
+    else if (unit == COMET_UNIT_RATIO)
+        snprintf(out, cap, "×");
+    else
+        snprintf(out, cap, "%s", p ? p->name : "");
+    return out;
+}
