@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 #include "comet/comet.h"
+#include "comet/page.h"
 
 /* Exit codes: 0 success, 1 runtime failure (I/O), 2 bad input. */
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
@@ -14,6 +15,13 @@ int cli_report_error(const char *command, const comet_error *err);
 /* Write text to path atomically (temporary file + rename), or to stdout
  * when path is NULL or "-". Returns 0 or fills err. */
 comet_status cli_write_output(const char *path, const char *text, size_t len, comet_error *err);
+
+/* Write a report page and free it: as HTML to report_path, and each
+ * chart as ID.svg + ID.csv (each table as ID.csv) into plots_dir, which is
+ * created when missing; either may be NULL. Every file is written
+ * atomically. A NULL page (comet_page_new ran out of memory) is an error. */
+comet_status cli_write_report(comet_page *page, const char *report_path, const char *plots_dir,
+                              comet_error *err);
 
 /* Strict integer parsing of a flag value within [min, max]. */
 comet_status cli_parse_int(const char *flag, const char *text, int64_t min, int64_t max,
@@ -29,5 +37,6 @@ int cli_simulate(int argc, char **argv);
 int cli_simulate_chakra(int argc, char **argv);
 int cli_presets(int argc, char **argv);
 int cli_export(int argc, char **argv);
+int cli_report(int argc, char **argv);
 
 #endif

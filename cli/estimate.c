@@ -31,6 +31,8 @@ static void help(void)
            "Output:\n"
            "  --json | --csv         machine-readable output (default: a table)\n"
            "  -o FILE                write to FILE atomically instead of stdout\n"
+           "  --report FILE.html     also write an HTML report with charts\n"
+           "  --plots DIR            also write each chart as DIR/ID.svg and DIR/ID.csv\n"
            "Exit status: 0 ok, 1 I/O failure, 2 bad input.\n");
 }
 
@@ -74,5 +76,10 @@ int cli_estimate(int argc, char **argv)
                                                    "out of memory rendering the report")
                                  : cli_write_output(in.output, out.data, out.len, &err);
     comet_buf_free(&out);
+    if (!st && (in.report || in.plots)) {
+        comet_page *page = comet_page_new("comet estimate");
+        comet_report_page_estimate(page, &in.job.model, &in.job.system, &in.job.strategy, &r);
+        st = cli_write_report(page, in.report, in.plots, &err);
+    }
     return st ? cli_report_error("estimate", &err) : CLI_OK;
 }

@@ -63,6 +63,8 @@ static const flag_spec flag_table[] = {
     {"--csv", NULL, FLAG_OUTPUT, false, NULL, 0, 0, REPORTS},
     {"-o", "--output", FLAG_OUTPUT, true, NULL, 0, 0, REPORTS},
     {"--help", "-h", FLAG_OUTPUT, false, NULL, 0, 0, BOTH},
+    {"--report", NULL, FLAG_OUTPUT, true, NULL, 0, 0, REPORTS},
+    {"--plots", NULL, FLAG_OUTPUT, true, NULL, 0, 0, REPORTS},
     {"--trace", NULL, FLAG_OUTPUT, true, NULL, 0, 0, CMD_SIMULATE},
     {"--chakra", NULL, FLAG_OUTPUT, true, NULL, 0, 0, CMD_EXPORT},
     {"--congestion", NULL, FLAG_COMMAND, false, NULL, 0, 0, CMD_SIMULATE},
@@ -320,6 +322,10 @@ static comet_status parse_inputs(int argc, char **argv, cli_command cmd, cli_inp
                 a->output = val;
             else if (strcmp(f->name, "--trace") == 0)
                 a->trace = val;
+            else if (strcmp(f->name, "--report") == 0)
+                a->report = val;
+            else if (strcmp(f->name, "--plots") == 0)
+                a->plots = val;
             else if (strcmp(f->name, "--chakra") == 0)
                 a->chakra = val;
             else if (strcmp(f->name, "--json") == 0 || strcmp(f->name, "--csv") == 0)

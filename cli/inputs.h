@@ -25,6 +25,8 @@ typedef struct cli_inputs {
     out_format format;
     const char *output;
     const char *trace;          /* simulate: Chrome trace file */
+    const char *report;         /* HTML report file */
+    const char *plots;          /* directory for each chart as SVG + CSV */
     const char *chakra;         /* export: trace prefix */
     /* search */
     int64_t npus;

@@ -16,6 +16,7 @@ static void usage(FILE *out)
             "  search     rank every parallelization strategy for one model on one cluster\n"
             "  sweep      the best strategy for every cluster design of a study file\n"
             "  simulate   event-driven simulation: a training step, a collective, or a Chakra trace\n"
+            "  report     an HTML report with charts from saved sweep results\n"
             "  export     write a training step as Chakra traces plus ASTRA-sim input files\n"
             "  presets    list the embedded presets, or print one: comet presets show NAME\n"
             "  version    print the version\n\n"
@@ -40,6 +41,8 @@ int main(int argc, char **argv)
         return cli_simulate(argc - 1, argv + 1);
     if (strcmp(cmd, "export") == 0)
         return cli_export(argc - 1, argv + 1);
+    if (strcmp(cmd, "report") == 0)
+        return cli_report(argc - 1, argv + 1);
     if (strcmp(cmd, "presets") == 0)
         return cli_presets(argc - 1, argv + 1);
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {

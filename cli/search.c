@@ -32,6 +32,8 @@ static void help(void)
            "  --no-offload           do not try offloading to an expansion tier\n"
            "  --keep-dominated       also evaluate overlap off (never faster in the model)\n"
            "  --json | --csv, -o FILE\n"
+           "  --report FILE.html     also write an HTML report (top-k table, breakdowns)\n"
+           "  --plots DIR            also write each chart as DIR/ID.svg and DIR/ID.csv\n"
            "Exit status: 0 ok, 1 I/O failure, 2 bad input.\n");
 }
 
@@ -204,10 +206,15 @@ int cli_search(int argc, char **argv)
         render_csv(&req, top, n, &out);
     else
         render_text(&in, &req, top, n, &stats, seconds, threads, &out);
-    free(top);
     st = out.failed ? comet_error_set(&err, COMET_ENOMEM, NULL, 0, 0, NULL,
                                       "out of memory rendering the report")
                     : cli_write_output(in.output, out.data, out.len, &err);
     comet_buf_free(&out);
+    if (!st && (in.report || in.plots)) {
+        comet_page *page = comet_page_new("comet search");
+        comet_report_page_search(page, req.model, req.system, req.space.npus, top, n, &stats);
+        st = cli_write_report(page, in.report, in.plots, &err);
+    }
+    free(top);
     return st ? cli_report_error("search", &err) : CLI_OK;
 }

@@ -16,7 +16,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: comet simulate [FILE.yaml ...] [estimate's inputs and knobs] [--congestion]\n"
-            "                      [--trace FILE] [--json]\n"
+            "                      [--trace FILE] [--json] [--report FILE.html] [--plots DIR]\n"
             "       comet simulate --collective KIND --size SIZE [options]\n"
             "       comet simulate --chakra PREFIX --astra-network NET.yml\n"
             "                      [--astra-system SYS.json] [--astra-memory MEM.json]\n"
@@ -25,7 +25,8 @@ static void usage(FILE *out)
             "interleaved pipeline, TP collectives per layer, DP buckets during the last\n"
             "backward, ZeRO) and prints it beside comet estimate's answer; --congestion makes\n"
             "collectives and sends share each network link's bandwidth; --trace writes a\n"
-            "Chrome trace-event file (open it in Perfetto or chrome://tracing).\n\n"
+            "Chrome trace-event file (open it in Perfetto or chrome://tracing); --report\n"
+            "writes an HTML report with a timeline per NPU stream and busy time per stage.\n\n"
             "The second simulates one collective over all NPUs of a system, event by event.\n"
             "  --collective all-reduce|reduce-scatter|all-gather|all-to-all\n"
             "  --size SIZE            buffer per NPU, e.g. \"1 GiB\"\n"
@@ -247,8 +248,11 @@ static int simulate_step(int argc, char **argv)
     static comet_sim_step_result r;
     comet_buf trace;
     comet_buf_init(&trace);
+    comet_sim_timeline timeline = {0};
+    bool reporting = in.report || in.plots;
     comet_sim_step_options opt = {
         .trace = in.trace ? &trace : NULL,
+        .timeline = reporting ? &timeline : NULL,
         .fidelity = in.congestion ? COMET_SIM_CONGESTION : COMET_SIM_UNAWARE,
     };
     double t0 = cli_now();
@@ -256,6 +260,7 @@ static int simulate_step(int argc, char **argv)
         comet_estimate(&j->model, &j->system, &j->strategy, &est, &err) ||
         comet_sim_step(&j->model, &j->system, &j->strategy, &opt, &r, &err)) {
         comet_buf_free(&trace);
+        comet_sim_timeline_free(&timeline);
         cli_inputs_locate(&in, &err);
         return cli_report_error("simulate", &err);
     }
@@ -271,6 +276,12 @@ static int simulate_step(int argc, char **argv)
     if (!st)
         st = cli_write_output(in.output, out.data, out.len, &err);
     comet_buf_free(&out);
+    if (!st && reporting) {
+        comet_page *page = comet_page_new("comet simulate");
+        comet_report_page_simulate(page, &j->model, &j->system, &j->strategy, &r, &timeline, &est);
+        st = cli_write_report(page, in.report, in.plots, &err);
+    }
+    comet_sim_timeline_free(&timeline);
     return st ? cli_report_error("simulate", &err) : CLI_OK;
 }
 

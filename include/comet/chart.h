@@ -9,29 +9,29 @@
 #include <stddef.h>
 #include "comet/buf.h"
 
-typedef enum comet_unit {
-    COMET_UNIT_NONE = 0,
-    COMET_UNIT_SECONDS,
-    COMET_UNIT_BYTES,          /* binary prefixes: GiB */
-    COMET_UNIT_BYTES_PER_S,    /* decimal: GB/s */
-    COMET_UNIT_FLOP_PER_S,     /* TFLOP/s */
-    COMET_UNIT_FLOP,
-    COMET_UNIT_MONEY,          /* $1.79 M */
-    COMET_UNIT_FRACTION,       /* 0.618 -> 61.8 % */
-    COMET_UNIT_RATIO,          /* 1.12x */
-    COMET_UNIT_COUNT,          /* 175 B, 1536 */
-    COMET_UNIT_TOKENS_PER_S
-} comet_unit;
+typedef enum comet_quantity {
+    COMET_QTY_NONE = 0,
+    COMET_QTY_SECONDS,
+    COMET_QTY_BYTES,          /* binary prefixes: GiB */
+    COMET_QTY_BYTES_PER_S,    /* decimal: GB/s */
+    COMET_QTY_FLOP_PER_S,     /* TFLOP/s */
+    COMET_QTY_FLOP,
+    COMET_QTY_MONEY,          /* $1.79 M */
+    COMET_QTY_FRACTION,       /* 0.618 -> 61.8 % */
+    COMET_QTY_RATIO,          /* 1.12x */
+    COMET_QTY_COUNT,          /* 175 B, 1536 */
+    COMET_QTY_TOKENS_PER_S
+} comet_quantity;
 
 /* v in `unit` for people, with 3 significant digits; the prefix is chosen
  * by `ref` (so the ticks of one axis share a prefix) or by v itself when
  * ref is 0. Returns out. */
-const char *comet_format_quantity(double v, comet_unit unit, double ref, char *out, size_t cap);
+const char *comet_format_quantity(double v, comet_quantity unit, double ref, char *out, size_t cap);
 /* The unit's name at the prefix `ref` selects ("GiB", "ms"), for axis titles. */
-const char *comet_unit_label(comet_unit unit, double ref, char *out, size_t cap);
+const char *comet_unit_label(comet_quantity unit, double ref, char *out, size_t cap);
 
 /* What the prefix `ref` selects is worth in SI units (GiB: 2^30; % : 0.01). */
-double comet_unit_scale(comet_unit unit, double ref);
+double comet_unit_scale(comet_quantity unit, double ref);
 
 typedef enum comet_chart_kind {
     COMET_CHART_STACKED = 0, /* horizontal stacked bars: one per category, a segment per series;
@@ -59,9 +59,9 @@ typedef struct comet_chart {
     char id[48];                 /* file stem for standalone plots, and the SVG's id */
     char title[160];
     char x_label[80], y_label[80];
-    comet_unit x_unit, y_unit;   /* value axis of bars is x */
+    comet_quantity x_unit, y_unit;   /* value axis of bars is x */
     char value_label[80];        /* heatmap: what the colour shows, in value_unit */
-    comet_unit value_unit;
+    comet_quantity value_unit;
     char note[200];              /* a line under the chart, e.g. how infeasible cells look */
     int n_series;
     char series[COMET_CHART_MAX_SERIES][COMET_CHART_NAME_LEN];

@@ -24,13 +24,13 @@ typedef struct comet_table {
     char title[160];
     int n_cols;
     char cols[COMET_TABLE_MAX_COLS][48];
-    comet_unit units[COMET_TABLE_MAX_COLS];
+    comet_quantity units[COMET_TABLE_MAX_COLS];
     size_t n_rows, cap_rows;
     comet_table_cell *cells;   /* n_rows * COMET_TABLE_MAX_COLS */
     bool failed;
 } comet_table;
 
-int comet_table_col(comet_table *t, const char *name, comet_unit unit);
+int comet_table_col(comet_table *t, const char *name, comet_quantity unit);
 /* Starts a row; returns its index or -1. Cells default to empty text. */
 long comet_table_row(comet_table *t);
 void comet_table_num(comet_table *t, long row, int col, double value);

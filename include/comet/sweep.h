@@ -64,6 +64,10 @@ typedef struct comet_summary {
 void comet_summary_init(comet_summary *s, const comet_study *study);
 void comet_summary_add(comet_summary *s, int model, uint64_t index, const double *values,
                        comet_point_status status, double step_time, double cost);
+/* How much axis a moves model m's best step time: the ratio of the
+ * geometric means at its slowest and fastest value (1 when fewer than two
+ * values have feasible points), and which values those are (-1: none). */
+double comet_summary_axis_effect(const comet_summary *s, int m, int a, int *slow, int *fast);
 /* Pareto front rows as CSV; the sensitivity table as text. */
 void comet_summary_pareto_csv(comet_buf *b, const comet_summary *s);
 void comet_summary_text(comet_buf *b, const comet_summary *s);

@@ -6,6 +6,37 @@
 #include <stdio.h>
 #include <string.h>
 
+bool comet_axis_kind_from_name(const char *name, comet_axis_kind *kind)
+{
+    static const struct {
+        const char *name;
+        comet_axis_kind kind;
+    } plain[] = {{"npus", COMET_AXIS_NPUS},
+                 {"peak_compute", COMET_AXIS_PEAK_COMPUTE},
+                 {"hbm_capacity", COMET_AXIS_HBM_CAPACITY},
+                 {"hbm_bandwidth", COMET_AXIS_HBM_BANDWIDTH},
+                 {"expansion_capacity", COMET_AXIS_EXPANSION_CAPACITY},
+                 {"expansion_bandwidth", COMET_AXIS_EXPANSION_BANDWIDTH}},
+      dim[] = {{"bandwidth", COMET_AXIS_DIM_BANDWIDTH},
+               {"size", COMET_AXIS_DIM_SIZE},
+               {"latency", COMET_AXIS_DIM_LATENCY},
+               {"topology", COMET_AXIS_DIM_TOPOLOGY}};
+    for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++)
+        if (strcmp(name, plain[i].name) == 0) {
+            *kind = plain[i].kind;
+            return true;
+        }
+    const char *last = strrchr(name, '.');
+    if (strncmp(name, "network.", 8) != 0 || !last || last == name + 7)
+        return false;
+    for (size_t i = 0; i < sizeof dim / sizeof dim[0]; i++)
+        if (strcmp(last + 1, dim[i].name) == 0) {
+            *kind = dim[i].kind;
+            return true;
+        }
+    return false;
+}
+
 const char *comet_axis_format(const comet_axis *axis, double v, char *out, size_t cap)
 {
     switch (axis->kind) {

@@ -86,7 +86,7 @@ void comet_summary_pareto_csv(comet_buf *b, const comet_summary *s)
 
 /* Slowest/fastest ratio of an axis's geometric means; 1 when fewer than
  * two of its values have feasible points. */
-static double axis_effect(const comet_summary *s, int m, int a, int *slow, int *fast)
+double comet_summary_axis_effect(const comet_summary *s, int m, int a, int *slow, int *fast)
 {
     double lo = INFINITY, hi = -INFINITY;
     *slow = *fast = -1;
@@ -122,7 +122,7 @@ void comet_summary_text(comet_buf *b, const comet_summary *s)
         double effect[COMET_STUDY_MAX_AXES];
         for (int a = 0; a < st->n_axes; a++) {
             int slow, fast;
-            effect[a] = axis_effect(s, m, a, &slow, &fast);
+            effect[a] = comet_summary_axis_effect(s, m, a, &slow, &fast);
             order[a] = a;
         }
         for (int i = 1; i < st->n_axes; i++) /* insertion sort, biggest effect first */
@@ -135,7 +135,7 @@ void comet_summary_text(comet_buf *b, const comet_summary *s)
                             "geometric means over the other axes):\n");
         for (int i = 0; i < st->n_axes; i++) {
             int a = order[i], slow, fast;
-            double e = axis_effect(s, m, a, &slow, &fast);
+            double e = comet_summary_axis_effect(s, m, a, &slow, &fast);
             comet_buf_printf(b, "    %-36s %6.2fx", st->axes[a].name, e);
             if (slow >= 0 && fast >= 0 && slow != fast) {
                 char fv[32], sv[32];

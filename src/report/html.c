@@ -204,7 +204,7 @@ const comet_table *comet_page_table_at(const comet_page *p, int i)
 
 /* ---- tables ---------------------------------------------------------------- */
 
-int comet_table_col(comet_table *t, const char *name, comet_unit unit)
+int comet_table_col(comet_table *t, const char *name, comet_quantity unit)
 {
     if (!t || t->n_cols >= COMET_TABLE_MAX_COLS || t->n_rows > 0) {
         if (t)

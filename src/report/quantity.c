@@ -41,17 +41,17 @@ static const prefix tokens[] = {{1.0, "tokens/s"}, {1e3, "k tokens/s"}, {1e6, "M
 
 #define PICK(table, ref) pick(table, (int)(sizeof table / sizeof table[0]), ref)
 
-static const prefix *prefix_for(comet_unit unit, double ref)
+static const prefix *prefix_for(comet_quantity unit, double ref)
 {
     switch (unit) {
-    case COMET_UNIT_SECONDS: return PICK(seconds, ref);
-    case COMET_UNIT_BYTES: return PICK(bytes, ref);
-    case COMET_UNIT_BYTES_PER_S: return PICK(rate, ref);
-    case COMET_UNIT_FLOP_PER_S: return PICK(flops, ref);
-    case COMET_UNIT_FLOP: return PICK(flop, ref);
-    case COMET_UNIT_MONEY:
-    case COMET_UNIT_COUNT: return PICK(counts, ref);
-    case COMET_UNIT_TOKENS_PER_S: return PICK(tokens, ref);
+    case COMET_QTY_SECONDS: return PICK(seconds, ref);
+    case COMET_QTY_BYTES: return PICK(bytes, ref);
+    case COMET_QTY_BYTES_PER_S: return PICK(rate, ref);
+    case COMET_QTY_FLOP_PER_S: return PICK(flops, ref);
+    case COMET_QTY_FLOP: return PICK(flop, ref);
+    case COMET_QTY_MONEY:
+    case COMET_QTY_COUNT: return PICK(counts, ref);
+    case COMET_QTY_TOKENS_PER_S: return PICK(tokens, ref);
     default: return NULL;
     }
 }
@@ -70,7 +70,7 @@ static void digits(char *out, size_t cap, double v)
         snprintf(out, cap, "%.3g", v);
 }
 
-const char *comet_format_quantity(double v, comet_unit unit, double ref, char *out, size_t cap)
+const char *comet_format_quantity(double v, comet_quantity unit, double ref, char *out, size_t cap)
 {
     if (!cap)
         return out;
@@ -82,16 +82,19 @@ const char *comet_format_quantity(double v, comet_unit unit, double ref, char *o
         ref = v;
     char num[48];
     switch (unit) {
-    case COMET_UNIT_FRACTION:
+    case COMET_QTY_FRACTION:
         digits(num, sizeof num, v * 100.0);
         snprintf(out, cap, "%s %%", num);
         return out;
-    case COMET_UNIT_RATIO:
+    case COMET_QTY_RATIO:
         digits(num, sizeof num, v);
         snprintf(out, cap, "%s×", num);
         return out;
-    case COMET_UNIT_NONE:
-        digits(num, sizeof num, v);
+    case COMET_QTY_NONE:
+        if (v == floor(v) && fabs(v) < 1e15)
+            snprintf(num, sizeof num, "%.0f", v); /* counts stay whole: 8, 1536 */
+        else
+            digits(num, sizeof num, v);
         snprintf(out, cap, "%s", num);
         return out;
     default:
@@ -99,31 +102,31 @@ const char *comet_format_quantity(double v, comet_unit unit, double ref, char *o
     }
     const prefix *p = prefix_for(unit, ref);
     digits(num, sizeof num, v / p->scale);
-    if (unit == COMET_UNIT_MONEY)
+    if (unit == COMET_QTY_MONEY)
         snprintf(out, cap, "$%s%s%s", num, p->name[0] ? " " : "", p->name);
     else
         snprintf(out, cap, "%s%s%s", num, p->name[0] ? " " : "", p->name);
     return out;
 }
 
-double comet_unit_scale(comet_unit unit, double ref)
+double comet_unit_scale(comet_quantity unit, double ref)
 {
-    if (unit == COMET_UNIT_FRACTION)
+    if (unit == COMET_QTY_FRACTION)
         return 0.01;
     const prefix *p = prefix_for(unit, ref);
     return p ? p->scale : 1.0;
 }
 
-const char *comet_unit_label(comet_unit unit, double ref, char *out, size_t cap)
+const char *comet_unit_label(comet_quantity unit, double ref, char *out, size_t cap)
 {
     if (!cap)
         return out;
     const prefix *p = prefix_for(unit, ref);
-    if (unit == COMET_UNIT_MONEY)
+    if (unit == COMET_QTY_MONEY)
         snprintf(out, cap, "$%s", p->name);
-    else if (unit == COMET_UNIT_FRACTION)
+    else if (unit == COMET_QTY_FRACTION)
         snprintf(out, cap, "%%");
-    else if (unit == COMET_UNIT_RATIO)
+    else if (unit == COMET_QTY_RATIO)
         snprintf(out, cap, "×");
     else
         snprintf(out, cap, "%s", p ? p->name : "");

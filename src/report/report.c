@@ -10,14 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parts.h"
+
 #define GIB 1073741824.0
 
-typedef struct time_part {
-    const char *name;
-    double seconds;
-} time_part;
-
-static int time_parts(const comet_result *r, time_part parts[10])
+int report_time_parts(const comet_result *r, time_part parts[REPORT_TIME_PARTS])
 {
     const time_part all[] = {
         {"forward", r->forward},         {"backward", r->backward},
@@ -101,8 +98,8 @@ void comet_report_text(comet_buf *b, const comet_model *m, const comet_system *s
         comet_buf_append(b, "\n", 1);
     }
 
-    time_part parts[10];
-    int n = time_parts(r, parts);
+    time_part parts[REPORT_TIME_PARTS];
+    int n = report_time_parts(r, parts);
     comet_buf_printf(b, "\n%-28s %10s %7s\n", "where the time goes", "seconds", "share");
     for (int i = 0; i < n; i++) {
         double share = r->step_time > 0.0 ? parts[i].seconds / r->step_time : 0.0;
@@ -380,7 +377,7 @@ bool comet_strategy_set_field(comet_strategy *s, const char *name, const char *t
 }
 
 /* A JSON string literal; names come from user files and may hold anything. */
-static void json_string(comet_buf *b, const char *text)
+void comet_report_json_string(comet_buf *b, const char *text)
 {
     comet_buf_append(b, "\"", 1);
     for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
@@ -398,9 +395,9 @@ void comet_report_json(comet_buf *b, const comet_model *m, const comet_system *s
                        const comet_strategy *s, const comet_result *r)
 {
     comet_buf_printf(b, "{\n  \"model\": ");
-    json_string(b, m->name);
+    comet_report_json_string(b, m->name);
     comet_buf_printf(b, ",\n  \"system\": ");
-    json_string(b, sys->name);
+    comet_report_json_string(b, sys->name);
     comet_buf_printf(b, ",\n");
     strategy_field sf[STRATEGY_FIELDS_MAX];
     int ns = strategy_fields(s, sf);
@@ -408,7 +405,7 @@ void comet_report_json(comet_buf *b, const comet_model *m, const comet_system *s
     for (int i = 0; i < ns; i++) {
         comet_buf_printf(b, "%s\"%s\": ", i ? ", " : "", sf[i].name);
         if (sf[i].text)
-            json_string(b, sf[i].text);
+            comet_report_json_string(b, sf[i].text);
         else if (sf[i].boolean)
             comet_buf_printf(b, "%s", sf[i].value ? "true" : "false");
         else

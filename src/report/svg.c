@@ -62,7 +62,7 @@ static double nice_step(double span)
 }
 
 /* Ticks covering [lo, hi]; a range of zero width is widened. */
-static axis make_axis(double lo, double hi, comet_unit unit)
+static axis make_axis(double lo, double hi, comet_quantity unit)
 {
     if (!isfinite(lo) || !isfinite(hi)) {
         lo = 0.0;
@@ -76,12 +76,15 @@ static axis make_axis(double lo, double hi, comet_unit unit)
             lo = 0.0;
     }
     axis a;
-    a.step = nice_step(hi - lo);
-    a.lo = floor(lo / a.step + 1e-9) * a.step;
-    a.hi = ceil(hi / a.step - 1e-9) * a.step;
+    /* ticks are nice numbers in the unit people read (GiB, not bytes) */
+    a.scale = comet_unit_scale(unit, fmax(fabs(lo), fabs(hi)));
+    double l = lo / a.scale, h = hi / a.scale;
+    double step = nice_step(h - l);
+    a.lo = floor(l / step + 1e-9) * step * a.scale;
+    a.hi = ceil(h / step - 1e-9) * step * a.scale;
+    a.step = step * a.scale;
     if (a.hi <= a.lo)
         a.hi = a.lo + a.step;
-    a.scale = comet_unit_scale(unit, fmax(fabs(a.lo), fabs(a.hi)));
     return a;
 }
 
@@ -98,10 +101,10 @@ static void tick_text(char *out, size_t cap, const axis *a, double v)
     snprintf(out, cap, "%.4g", shown);
 }
 
-static void axis_title(comet_buf *b, const char *label, comet_unit unit, const axis *a)
+static void axis_title(comet_buf *b, const char *label, comet_quantity unit, const axis *a)
 {
     comet_buf_escape(b, label);
-    if (unit != COMET_UNIT_NONE && unit != COMET_UNIT_COUNT) {
+    if (unit != COMET_QTY_NONE && unit != COMET_QTY_COUNT) {
         char u[32];
         comet_unit_label(unit, fmax(fabs(a->lo), fabs(a->hi)), u, sizeof u);
         if (u[0]) {
@@ -114,7 +117,7 @@ static void axis_title(comet_buf *b, const char *label, comet_unit unit, const a
 
 /* A horizontal value axis at y, spanning [x0, x1], with grid lines up to top. */
 static void x_axis(comet_buf *b, const axis *a, double x0, double x1, double y, double top,
-                   const char *label, comet_unit unit)
+                   const char *label, comet_quantity unit)
 {
     int n = (int)lround((a->hi - a->lo) / a->step);
     for (int i = 0; i <= n && i <= 20; i++) {
@@ -138,7 +141,7 @@ static void x_axis(comet_buf *b, const axis *a, double x0, double x1, double y, 
 
 /* A vertical value axis at x, spanning [y0 (bottom), y1 (top)]. */
 static void y_axis(comet_buf *b, const axis *a, double x, double right, double y0, double y1,
-                   const char *label, comet_unit unit)
+                   const char *label, comet_quantity unit)
 {
     int n = (int)lround((a->hi - a->lo) / a->step);
     for (int i = 0; i <= n && i <= 20; i++) {
@@ -252,7 +255,9 @@ static int series_legend(const comet_chart *c, legend_item *items, bool used[])
 {
     int n = 0;
     for (int s = 0; s < c->n_series; s++) {
-        used[s] = c->kind == COMET_CHART_GANTT;
+        used[s] = false;
+        for (size_t i = 0; i < c->n_points && c->kind == COMET_CHART_GANTT && !used[s]; i++)
+            used[s] = c->points[i].series == s;
         for (int k = 0; k < c->n_cats && !used[s]; k++) {
             double v = comet_chart_get(c, k, s);
             used[s] = isfinite(v) && v != 0.0;
@@ -276,7 +281,7 @@ static void label_text(comet_buf *b, const char *text, size_t max_chars)
 
 /* ---- bars ------------------------------------------------------------------ */
 
-#define BAR_LEFT 210.0
+#define BAR_LEFT 270.0
 #define BAR_H 22.0
 #define BAR_GAP 8.0
 
@@ -324,7 +329,7 @@ static void draw_bars(comet_buf *b, const comet_chart *c, bool standalone)
         comet_buf_printf(b, "<g class=\"bar-row\">\n<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" "
                             "text-anchor=\"end\">",
                          x0 - 6.0, y + 15.0);
-        label_text(b, c->cats[k], 30);
+        label_text(b, c->cats[k], 40);
         comet_buf_printf(b, "<title>");
         comet_buf_escape(b, c->cats[k]);
         comet_buf_printf(b, "</title></text>\n");

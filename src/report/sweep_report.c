@@ -36,9 +36,11 @@ void comet_sweep_csv_row(comet_buf *b, const comet_study *study, const comet_swe
 void comet_sweep_jsonl_row(comet_buf *b, const comet_study *study, const comet_sweep_row *row)
 {
     comet_buf_printf(b, "{\"index\": %llu, \"status\": \"%s\", \"design_cost\": %.10g, \"npus\": %lld, "
-                        "\"axes\": {",
+                        "\"model\": ",
                      (unsigned long long)row->index, comet_point_status_name(row->status),
                      row->cost, (long long)row->npus);
+    comet_report_json_string(b, study->models[row->model].name);
+    comet_buf_printf(b, ", \"axes\": {");
     for (int a = 0; a < study->n_axes; a++)
         comet_buf_printf(b, "%s\"%s\": %.10g", a ? ", " : "", study->axes[a].name,
                          row->values[a]);

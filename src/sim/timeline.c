@@ -1,8 +1,10 @@
 /* The simulated step as busy spans per pipeline stage and stream, for the
  * report's Gantt chart. Tasks on the same stream that follow each other
- * without a gap and share kind and microbatch (a layer after a layer) are
- * merged, so a chart draws one bar per microbatch's forward, not one per
- * layer; gaps on the compute stream are the pipeline bubbles. Network
+ * without a gap and belong to the same microbatch (layer after layer, with
+ * the blocking TP collectives between them) are merged into one span named
+ * after its longest piece, so a chart draws one bar per microbatch's
+ * forward or backward, not thousands of slivers; gaps on the compute
+ * stream are the pipeline bubbles. Network
  * links (congestion mode) are left out: their phases are drawn through
  * the collectives that own them. */
 #include <stdlib.h>
@@ -58,19 +60,26 @@ comet_status sim_timeline_collect(const sim_graph *g, int per_stage,
                                            t->start, t->end};
     }
     qsort(out->spans, n, sizeof out->spans[0], by_lane_then_start);
-    /* merge touching spans of one kind and microbatch on one lane */
-    double touch = makespan * 1e-9;
+    /* merge touching spans of one microbatch on one lane; the merged span
+     * takes the kind of its longest piece */
+    double touch = makespan * 1e-9, longest = 0.0;
     size_t kept = 0;
     for (size_t i = 0; i < n; i++) {
         comet_sim_span *last = kept ? &out->spans[kept - 1] : NULL;
-        const comet_sim_span *s = &out->spans[i];
-        if (last && last->stage == s->stage && last->stream == s->stream &&
-            last->kind == s->kind && last->micro == s->micro && s->start <= last->end + touch) {
-            if (s->end > last->end)
-                last->end = s->end;
+        const comet_sim_span s = out->spans[i];
+        double piece = s.end - s.start;
+        if (last && last->stage == s.stage && last->stream == s.stream &&
+            last->micro == s.micro && s.start <= last->end + touch) {
+            if (s.end > last->end)
+                last->end = s.end;
+            if (piece > longest) {
+                longest = piece;
+                last->kind = s.kind;
+            }
             continue;
         }
-        out->spans[kept++] = *s;
+        out->spans[kept++] = s;
+        longest = piece;
     }
     out->n = kept;
     return COMET_OK;

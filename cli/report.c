@@ -1,0 +1,155 @@
+/* comet report: an HTML report from saved sweep results (results.csv or
+ * results.jsonl), and the writer every command's --report and --plots
+ * share: the page as one HTML file, each chart as SVG plus CSV. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "comet/results.h"
+
+static comet_status write_buf(const char *path, const comet_buf *b, comet_error *err)
+{
+    if (b->failed)
+        return comet_error_set(err, COMET_ENOMEM, path, 0, 0, NULL, "out of memory");
+    return cli_write_output(path, b->data ? b->data : "", b->len, err);
+}
+
+static comet_status write_plot(const char *dir, const char *id, const char *ext,
+                               const comet_buf *b, comet_error *err)
+{
+    char path[4096];
+    if (snprintf(path, sizeof path, "%s/%s.%s", dir, id, ext) >= (int)sizeof path)
+        return comet_error_set(err, COMET_EINPUT, dir, 0, 0, "--plots", "path too long");
+    return write_buf(path, b, err);
+}
+
+comet_status cli_write_report(comet_page *page, const char *report_path, const char *plots_dir,
+                              comet_error *err)
+{
+    if (!page)
+        return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL,
+                               "out of memory building the report");
+    comet_status st = COMET_OK;
+    comet_buf b;
+    comet_buf_init(&b);
+    if (report_path) {
+        comet_page_html(&b, page);
+        st = write_buf(report_path, &b, err);
+    }
+    if (!st && plots_dir) {
+        if (mkdir(plots_dir, 0777) != 0 && errno != EEXIST)
+            st = comet_error_set(err, COMET_EIO, plots_dir, 0, 0, "--plots",
+                                 "cannot create the directory: %s", strerror(errno));
+        for (int i = 0; !st && i < comet_page_n_charts(page); i++) {
+            const comet_chart *c = comet_page_chart_at(page, i);
+            b.len = 0;
+            comet_chart_svg(&b, c, true);
+            st = write_plot(plots_dir, c->id, "svg", &b, err);
+            b.len = 0;
+            comet_chart_csv(&b, c);
+            if (!st)
+                st = write_plot(plots_dir, c->id, "csv", &b, err);
+        }
+        for (int i = 0; !st && i < comet_page_n_tables(page); i++) {
+            const comet_table *t = comet_page_table_at(page, i);
+            b.len = 0;
+            comet_table_csv(&b, t);
+            st = write_plot(plots_dir, t->id, "csv", &b, err);
+        }
+    }
+    comet_buf_free(&b);
+    if (!st && report_path)
+        fprintf(stderr, "comet: report written to %s\n", report_path);
+    if (!st && plots_dir)
+        fprintf(stderr, "comet: %d charts written to %s (SVG and CSV)\n",
+                comet_page_n_charts(page), plots_dir);
+    comet_page_free(page);
+    return st;
+}
+
+static void help(void)
+{
+    printf("usage: comet report RESULTS.csv|RESULTS.jsonl [-o REPORT.html] [--plots DIR]\n\n"
+           "Builds a self-contained HTML report (inline SVG charts, no network) from the\n"
+           "results a sweep saved: best and worst designs, a heatmap of the two axes that\n"
+           "move step time most, the Pareto front of step time against cost, sensitivity\n"
+           "bars, the fastest designs as a sortable table and their step-time breakdown.\n\n"
+           "  -o FILE      where to write the report (default: RESULTS with .html)\n"
+           "  --plots DIR  also write each chart as DIR/ID.svg and its data as DIR/ID.csv\n"
+           "Exit status: 0 ok, 1 I/O failure, 2 bad input.\n");
+}
+
+/* results.csv -> results.html */
+static void default_output(const char *in, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s", in);
+    char *dot = strrchr(out, '.'), *slash = strrchr(out, '/');
+    if (dot && (!slash || dot > slash))
+        *dot = '\0';
+    size_t n = strlen(out);
+    snprintf(out + n, cap - n, ".html");
+}
+
+int cli_report(int argc, char **argv)
+{
+    const char *input = NULL, *output = NULL, *plots = NULL;
+    comet_error err;
+    comet_error_clear(&err);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            help();
+            return CLI_OK;
+        }
+        bool takes = strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0 ||
+                     strcmp(a, "--plots") == 0;
+        if (takes && (i + 1 >= argc || !argv[i + 1][0])) {
+            comet_error_set(&err, COMET_EINPUT, NULL, 0, 0, a, "needs a value");
+            return cli_report_error("report", &err);
+        }
+        if (takes) {
+            *(a[1] == 'o' || a[2] == 'o' ? &output : &plots) = argv[++i];
+        } else if (a[0] == '-' && a[1]) {
+            comet_error_set(&err, COMET_EINPUT, NULL, 0, 0, NULL,
+                            "unknown option \"%s\" (see 'comet report --help')", a);
+            return cli_report_error("report", &err);
+        } else if (input) {
+            comet_error_set(&err, COMET_EINPUT, NULL, 0, 0, NULL,
+                            "one results file at a time (got \"%s\" and \"%s\")", input, a);
+            return cli_report_error("report", &err);
+        } else
+            input = a;
+    }
+    if (!input) {
+        comet_error_set(&err, COMET_EINPUT, NULL, 0, 0, NULL,
+                        "which results? usage: comet report RESULTS.csv|RESULTS.jsonl");
+        return cli_report_error("report", &err);
+    }
+    char out_path[4096];
+    if (!output) {
+        default_output(input, out_path, sizeof out_path);
+        output = out_path;
+    }
+    comet_results *res = malloc(sizeof *res);
+    comet_page *page = NULL;
+    comet_status st = res ? comet_results_read(input, res, &err)
+                          : comet_error_set(&err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    if (!st) {
+        char title[400];
+        snprintf(title, sizeof title, "comet sweep report: %s", input);
+        page = comet_page_new(title);
+        comet_report_page_sweep(page, res);
+    }
+    if (!st) {
+        st = cli_write_report(page, output, plots, &err);
+        if (!st && res->problem[0])
+            fprintf(stderr, "comet report: note: %s\n", res->problem);
+    }
+    if (res)
+        comet_results_free(res);
+    free(res);
+    return st ? cli_report_error("report", &err) : CLI_OK;
+}

@@ -1,0 +1,31 @@
+/* Internal: pieces the text report and the HTML report builders share. */
+#ifndef COMET_REPORT_PARTS_H
+#define COMET_REPORT_PARTS_H
+
+#include <stddef.h>
+#include "comet/estimate.h"
+#include "comet/page.h"
+#include "comet/strategy.h"
+
+/* Where a step's time goes: the parts that add up to step_time. */
+#define REPORT_TIME_PARTS 9
+typedef struct time_part {
+    const char *name;
+    double seconds;
+} time_part;
+int report_time_parts(const comet_result *r, time_part parts[REPORT_TIME_PARTS]);
+
+/* "tp 8 · pp 8 · dp 4 · mb 1 · v 2 · zero 1 · flash": a strategy in one short line. */
+const char *report_strategy_label(const comet_strategy *s, char *out, size_t cap);
+
+/* A stacked chart of step-time breakdowns, one bar per labelled result. */
+comet_chart *report_breakdown_chart(comet_page *p, const char *id, const char *title);
+void report_breakdown_add(comet_chart *c, const char *label, const comet_result *r);
+
+/* Memory per NPU per tier against each tier's capacity. */
+void report_memory_chart(comet_page *p, const char *id, const comet_result *r);
+
+/* Facts about one result: step time, throughput, MFU, cost, fit. */
+void report_result_facts(comet_page *p, const comet_result *r);
+
+#endif
