@@ -115,6 +115,9 @@ static void usage(FILE *out)
             "  results.csv, results.jsonl  one row per point, appended line by line with a flush\n"
             "  pareto.csv                  best step time against design cost, per model\n"
             "  summary.txt                 which resource moves step time most, per model\n"
+            "  report.html                 charts: heatmap, Pareto front, sensitivity, designs\n"
+            "  --report FILE  write the HTML report to FILE instead of DIR/report.html\n"
+            "  --plots DIR2   also write each chart as DIR2/ID.svg and DIR2/ID.csv\n"
             "  -j N        threads per process (default: all cores)\n"
             "  --resume    continue an interrupted sweep in DIR\n"
             "  --force     start over, replacing DIR's results\n"
@@ -125,6 +128,7 @@ static void usage(FILE *out)
 typedef struct sweep_args {
     const char *study;
     const char *dir;
+    const char *report, *plots;
     int threads;
     bool resume, force, quiet;
 } sweep_args;
@@ -134,9 +138,15 @@ static comet_status parse_args(int argc, char **argv, sweep_args *a, comet_error
     memset(a, 0, sizeof *a);
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
-        if (strcmp(arg, "-o") == 0 || strcmp(arg, "-j") == 0) {
-            if (i + 1 >= argc || !argv[i + 1][0])
-                return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, arg, "needs a value");
+        bool valued = strcmp(arg, "-o") == 0 || strcmp(arg, "-j") == 0 ||
+                      strcmp(arg, "--report") == 0 || strcmp(arg, "--plots") == 0;
+        if (valued && (i + 1 >= argc || !argv[i + 1][0]))
+            return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, arg, "needs a value");
+        if (strcmp(arg, "--report") == 0) {
+            a->report = argv[++i];
+        } else if (strcmp(arg, "--plots") == 0) {
+            a->plots = argv[++i];
+        } else if (valued) {
             if (arg[1] == 'o') {
                 a->dir = argv[++i];
             } else {
@@ -420,7 +430,7 @@ static int run(const sweep_args *a, const comet_study *study, const cli_cluster 
                 a->dir);
         return 130;
     }
-    return sweep_finish(study, a->dir, out.csv_path);
+    return sweep_finish(study, a->dir, out.csv_path, a->report, a->plots);
 }
 
 int cli_sweep(int argc, char **argv)

@@ -1,6 +1,6 @@
 /* The files of a sweep: checking and trimming results for --resume,
- * appending rows, and the summaries computed from results.csv at the end
- * (written atomically). */
+ * appending rows, and the summaries and the HTML report computed from
+ * results.csv at the end (written atomically). */
 #define _XOPEN_SOURCE 700
 #include "sweep_files.h"
 
@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "comet/results.h"
 
 void sweep_join(char *out, size_t cap, const char *dir, const char *name)
 {
@@ -204,7 +205,34 @@ static comet_status summarize(const comet_study *study, const char *csv, comet_s
     return COMET_OK;
 }
 
-int sweep_finish(const comet_study *study, const char *dir, const char *csv_path)
+/* The HTML report, drawn from the results file just written (the same
+ * path `comet report` takes later). */
+static comet_status write_report(const char *dir, const char *csv_path, const char *report,
+                                 const char *plots, comet_error *err)
+{
+    char path[4096];
+    if (!report) {
+        sweep_join(path, sizeof path, dir, "report.html");
+        report = path;
+    }
+    comet_results *res = malloc(sizeof *res);
+    if (!res)
+        return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    comet_status st = comet_results_read(csv_path, res, err);
+    if (!st) {
+        char title[400];
+        snprintf(title, sizeof title, "comet sweep report: %s", csv_path);
+        comet_page *page = comet_page_new(title);
+        comet_report_page_sweep(page, res);
+        st = cli_write_report(page, report, plots, err);
+    }
+    comet_results_free(res);
+    free(res);
+    return st;
+}
+
+int sweep_finish(const comet_study *study, const char *dir, const char *csv_path,
+                 const char *report, const char *plots)
 {
     comet_error err;
     comet_summary *sum = malloc(sizeof *sum);
@@ -227,6 +255,8 @@ int sweep_finish(const comet_study *study, const char *dir, const char *csv_path
             st = cli_write_output(path, text.data, text.len, &err);
         if (!st)
             fputs(text.data, stdout);
+        if (!st)
+            st = write_report(dir, csv_path, report, plots, &err);
     }
     comet_buf_free(&pareto);
     comet_buf_free(&text);

@@ -22,8 +22,10 @@ comet_status sweep_prepare_outputs(const char *dir, bool resume, bool force,
 comet_status sweep_append_line(FILE *f, const char *path, const char *text, size_t len,
                                comet_error *err);
 
-/* Pareto front and summary from results.csv into dir; prints the summary.
- * Returns the exit code. */
-int sweep_finish(const comet_study *study, const char *dir, const char *csv_path);
+/* Pareto front, summary and report from results.csv into dir (the report
+ * to `report` instead when given; charts into `plots` when given); prints
+ * the summary. Returns the exit code. */
+int sweep_finish(const comet_study *study, const char *dir, const char *csv_path,
+                 const char *report, const char *plots);
 
 #endif
