@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian packages comet needs to build and test, only if missing.
 # Used by `make run`, `make test` and .ci/run, so a fresh machine needs nothing else.
-# `install-deps.sh fuzz` adds clang and its libFuzzer runtime for `make fuzz`.
+# `install-deps.sh fuzz` adds clang and its libFuzzer runtime for `make fuzz`;
+# `install-deps.sh browser` adds Debian's Chromium for the report's browser
+# test (without it that one test is skipped with a message).
 set -euo pipefail
 need=(gcc make libc6-dev libyaml-dev libcmocka-dev protobuf-c-compiler libprotobuf-c-dev zlib1g-dev)
 # OpenMPI is optional for the build (comet sweep then runs single-process);
@@ -9,6 +11,9 @@ need=(gcc make libc6-dev libyaml-dev libcmocka-dev protobuf-c-compiler libprotob
 need+=(libopenmpi-dev openmpi-bin)
 if [ "${1:-}" = fuzz ]; then
     need+=(clang libclang-rt-dev)
+fi
+if [ "${1:-}" = browser ]; then
+    need+=(chromium)
 fi
 missing=()
 for p in "${need[@]}"; do

@@ -19,6 +19,7 @@ int main(void)
     suite_sweep(&t);
     suite_simulate(&t);
     suite_chakra(&t);
+    suite_report(&t);
     printf("\ntests: %d passed, %d failed\n", t.passed, t.failed);
     return t.failed ? 1 : 0;
 }

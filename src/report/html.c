@@ -370,7 +370,8 @@ static const char script[] =
     "      th.setAttribute('data-dir',dir===1?'asc':'desc');\n"
     "    });\n"
     "  });\n"
-    "});\n";
+    "});\n"
+    "document.body.setAttribute('data-ready','1');\n";
 
 void comet_page_html(comet_buf *b, const comet_page *p)
 {

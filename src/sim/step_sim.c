@@ -614,7 +614,7 @@ comet_status comet_sim_step(const comet_model *m, const comet_system *sys,
         "expansion memory"};
     if (!st && o && o->timeline)
         st = sim_timeline_collect(&b->g, b->per_stage, streams, R_PER_STAGE, kind_names,
-                                  (int)(sizeof kind_names / sizeof kind_names[0]), o->timeline,
+                                  (int)(sizeof kind_names / sizeof kind_names[0]), K_TP, o->timeline,
                                   err);
     if (!st && o && o->trace) {
         const char *links[COMET_MAX_DIMS];

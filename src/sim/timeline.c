@@ -1,10 +1,10 @@
 /* The simulated step as busy spans per pipeline stage and stream, for the
  * report's Gantt chart. Tasks on the same stream that follow each other
- * without a gap and belong to the same microbatch (layer after layer, with
- * the blocking TP collectives between them) are merged into one span named
- * after its longest piece, so a chart draws one bar per microbatch's
- * forward or backward, not thousands of slivers; gaps on the compute
- * stream are the pipeline bubbles. Network
+ * without a gap, belong to the same microbatch and are of the same kind
+ * (layer after layer) are merged, and the blocking TP collectives between
+ * them are folded into their neighbours, so a chart draws one bar per
+ * microbatch's forward or backward, not thousands of slivers; gaps on the
+ * compute stream are the pipeline bubbles. Network
  * links (congestion mode) are left out: their phases are drawn through
  * the collectives that own them. */
 #include <stdlib.h>
@@ -34,7 +34,7 @@ static int by_lane_then_start(const void *x, const void *y)
 
 comet_status sim_timeline_collect(const sim_graph *g, int per_stage,
                                   const char *const *stream_names, int n_streams,
-                                  const char *const *kind_names, int n_kinds,
+                                  const char *const *kind_names, int n_kinds, int folded,
                                   comet_sim_timeline *out, comet_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -60,26 +60,23 @@ comet_status sim_timeline_collect(const sim_graph *g, int per_stage,
                                            t->start, t->end};
     }
     qsort(out->spans, n, sizeof out->spans[0], by_lane_then_start);
-    /* merge touching spans of one microbatch on one lane; the merged span
-     * takes the kind of its longest piece */
-    double touch = makespan * 1e-9, longest = 0.0;
+    /* merge touching spans of one kind and microbatch on one lane; spans of
+     * kind `folded` join whichever neighbour they touch */
+    double touch = makespan * 1e-9;
     size_t kept = 0;
     for (size_t i = 0; i < n; i++) {
         comet_sim_span *last = kept ? &out->spans[kept - 1] : NULL;
         const comet_sim_span s = out->spans[i];
-        double piece = s.end - s.start;
         if (last && last->stage == s.stage && last->stream == s.stream &&
-            last->micro == s.micro && s.start <= last->end + touch) {
+            last->micro == s.micro && s.start <= last->end + touch &&
+            (last->kind == s.kind || s.kind == folded || last->kind == folded)) {
             if (s.end > last->end)
                 last->end = s.end;
-            if (piece > longest) {
-                longest = piece;
+            if (last->kind == folded)
                 last->kind = s.kind;
-            }
             continue;
         }
         out->spans[kept++] = s;
-        longest = piece;
     }
     out->n = kept;
     return COMET_OK;

@@ -13,10 +13,11 @@ void sim_trace_write(const sim_graph *g, int per_stage, const char *const *strea
                      int n_streams, const char *const *link_names,
                      const char *const *kind_names, comet_buf *out);
 
-/* The graph's stream tasks as merged busy spans (see comet_sim_timeline). */
+/* The graph's stream tasks as merged busy spans (see comet_sim_timeline);
+ * tasks of kind `folded` (blocking TP collectives) join their neighbours. */
 comet_status sim_timeline_collect(const sim_graph *g, int per_stage,
                                   const char *const *stream_names, int n_streams,
-                                  const char *const *kind_names, int n_kinds,
+                                  const char *const *kind_names, int n_kinds, int folded,
                                   comet_sim_timeline *out, comet_error *err);
 
 #endif

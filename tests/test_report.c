@@ -1,0 +1,526 @@
+/* Reports: readable quantities, golden SVG of small charts, element counts
+ * that follow the data, saved sweep results read back from CSV and JSON
+ * lines alike, a readable page for each kind of bad input (empty file,
+ * older version, one point, nothing feasible), the simulated timeline, and
+ * a real browser: headless Chromium loads a sweep report without console
+ * errors and finds every chart with the right number of cells and points.
+ * Set COMET_UPDATE_GOLDEN=1 to rewrite tests/golden after a deliberate
+ * change to the drawing. */
+#define _XOPEN_SOURCE 700 /* mkdtemp, realpath */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "comet/chart.h"
+#include "comet/comet.h"
+#include "comet/page.h"
+#include "comet/results.h"
+#include "comet/simulate.h"
+#include "comet/sweep.h"
+#include "tests.h"
+
+static int count(const char *text, const char *needle)
+{
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, needle)); p += strlen(needle))
+        n++;
+    return n;
+}
+
+static void test_quantities(void **state)
+{
+    (void)state;
+    char q[64];
+    assert_string_equal(comet_format_quantity(1.234, COMET_QTY_SECONDS, 0, q, sizeof q), "1.23 s");
+    assert_string_equal(comet_format_quantity(0.0456, COMET_QTY_SECONDS, 0, q, sizeof q),
+                        "45.6 ms");
+    assert_string_equal(comet_format_quantity(45.6 * 1073741824.0, COMET_QTY_BYTES, 0, q, sizeof q),
+                        "45.6 GiB");
+    assert_string_equal(comet_format_quantity(312e12, COMET_QTY_FLOP_PER_S, 0, q, sizeof q),
+                        "312 TFLOP/s");
+    assert_string_equal(comet_format_quantity(1.79e6, COMET_QTY_MONEY, 0, q, sizeof q), "$1.79 M");
+    assert_string_equal(comet_format_quantity(0.618, COMET_QTY_FRACTION, 0, q, sizeof q), "61.8 %");
+    assert_string_equal(comet_format_quantity(1.2, COMET_QTY_RATIO, 0, q, sizeof q), "1.20×");
+    assert_string_equal(comet_format_quantity(8, COMET_QTY_NONE, 0, q, sizeof q), "8");
+    assert_string_equal(comet_format_quantity(300e9, COMET_QTY_BYTES_PER_S, 0, q, sizeof q),
+                        "300 GB/s");
+    /* the prefix follows the reference, so ticks of one axis agree */
+    assert_string_equal(comet_format_quantity(0.5, COMET_QTY_SECONDS, 20.0, q, sizeof q), "0.5 s");
+    assert_string_equal(comet_format_quantity(NAN, COMET_QTY_SECONDS, 0, q, sizeof q), "–");
+    assert_true(comet_unit_scale(COMET_QTY_BYTES, 80.0 * 1073741824.0) == 1073741824.0);
+}
+
+/* ---- golden SVG ------------------------------------------------------------ */
+
+static void golden(const char *name, const char *text)
+{
+    char path[512];
+    const char *dir = getenv("COMET_TESTS_DIR");
+    snprintf(path, sizeof path, "%s/golden/%s", dir ? dir : "tests", name);
+    if (getenv("COMET_UPDATE_GOLDEN")) {
+        FILE *f = fopen(path, "wb");
+        assert_non_null(f);
+        fputs(text, f);
+        fclose(f);
+        return;
+    }
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        fail_msg("missing golden file %s (COMET_UPDATE_GOLDEN=1 writes it)", path);
+    static char want[1 << 16];
+    size_t n = fread(want, 1, sizeof want - 1, f);
+    want[n] = '\0';
+    fclose(f);
+    if (strcmp(want, text) != 0) {
+        size_t i = 0;
+        while (want[i] && want[i] == text[i])
+            i++;
+        fail_msg("%s differs from the golden file at byte %zu: got \"%.60s\", want \"%.60s\"",
+                 name, i, text + i, want + i);
+    }
+}
+
+static void stacked_fixture(comet_chart *c)
+{
+    comet_chart_init(c, COMET_CHART_STACKED, "mem", "Memory per NPU");
+    snprintf(c->x_label, sizeof c->x_label, "memory per NPU");
+    c->x_unit = COMET_QTY_BYTES;
+    comet_chart_series(c, "weights");
+    comet_chart_series(c, "optimizer");
+    comet_chart_series(c, "activations");
+    int hbm = comet_chart_cat(c, "HBM");
+    int exp = comet_chart_cat(c, "expansion <CXL>");
+    double gib = 1073741824.0;
+    comet_chart_set(c, hbm, 0, 10 * gib);
+    comet_chart_set(c, hbm, 1, 30 * gib);
+    comet_chart_set(c, hbm, 2, 25 * gib);
+    comet_chart_set(c, exp, 1, 120 * gib);
+    c->limits[hbm] = 80 * gib;
+    c->limits[exp] = 256 * gib;
+}
+
+static void test_stacked_golden(void **state)
+{
+    (void)state;
+    comet_chart c;
+    stacked_fixture(&c);
+    comet_buf b;
+    comet_buf_init(&b);
+    comet_chart_svg(&b, &c, true);
+    /* four non-zero segments, two rows, two capacity marks, escaped text */
+    assert_int_equal(count(b.data, "class=\"bar\""), 4);
+    assert_int_equal(count(b.data, "class=\"bar-row\""), 2);
+    assert_int_equal(count(b.data, "class=\"limit\""), 2);
+    assert_non_null(strstr(b.data, "expansion &lt;CXL&gt;"));
+    assert_non_null(strstr(b.data, "memory per NPU (GiB)"));
+    assert_non_null(strstr(b.data, "65.0 GiB")); /* HBM total */
+    golden("stacked.svg", b.data);
+    b.len = 0;
+    comet_chart_csv(&b, &c);
+    assert_string_equal(b.data, "category,weights,optimizer,activations,limit\n"
+                                "HBM,1.073741824e+10,3.221225472e+10,2.68435456e+10,"
+                                "8.589934592e+10\n"
+                                "expansion <CXL>,,1.288490189e+11,,2.748779069e+11\n");
+    comet_buf_free(&b);
+    comet_chart_free(&c);
+}
+
+static void test_heatmap_scatter_gantt_golden(void **state)
+{
+    (void)state;
+    comet_chart h;
+    comet_chart_init(&h, COMET_CHART_HEATMAP, "hm", "Best throughput");
+    snprintf(h.x_label, sizeof h.x_label, "nvlink");
+    snprintf(h.y_label, sizeof h.y_label, "hbm");
+    snprintf(h.value_label, sizeof h.value_label, "tokens/s");
+    h.value_unit = COMET_QTY_TOKENS_PER_S;
+    for (int x = 0; x < 3; x++) {
+        char name[16];
+        snprintf(name, sizeof name, "%d GB/s", 150 << x);
+        comet_chart_series(&h, name);
+    }
+    comet_chart_cat(&h, "40 GiB");
+    comet_chart_cat(&h, "80 GiB");
+    comet_chart_set(&h, 0, 1, 1000);
+    comet_chart_set(&h, 0, 2, 1500);
+    comet_chart_set(&h, 1, 0, 1200);
+    comet_chart_set(&h, 1, 1, 1800);
+    comet_chart_set(&h, 1, 2, 2000);
+    comet_buf b;
+    comet_buf_init(&b);
+    comet_chart_svg(&b, &h, true);
+    assert_int_equal(count(b.data, "class=\"cell\""), 5);
+    assert_int_equal(count(b.data, "class=\"cell infeasible\""), 1);
+    assert_non_null(strstr(b.data, "2.00 k tokens/s"));
+    golden("heatmap.svg", b.data);
+
+    comet_chart s;
+    comet_chart_init(&s, COMET_CHART_SCATTER, "sc", "Step time against cost");
+    s.x_unit = COMET_QTY_MONEY;
+    s.y_unit = COMET_QTY_SECONDS;
+    snprintf(s.x_label, sizeof s.x_label, "cost");
+    snprintf(s.y_label, sizeof s.y_label, "step time");
+    comet_chart_series(&s, "design");
+    comet_chart_series(&s, "front");
+    comet_chart_point_add(&s, 1e6, 10.0, 0, 1, "a");
+    comet_chart_point_add(&s, 2e6, 6.0, 0, 1, "b");
+    comet_chart_point_add(&s, 2.5e6, 8.0, 0, 0, "c");
+    comet_chart_point_add(&s, 3e6, 5.0, 0, 1, "d");
+    b.len = 0;
+    comet_chart_svg(&b, &s, true);
+    assert_int_equal(count(b.data, "class=\"point"), 4);
+    assert_int_equal(count(b.data, "class=\"point front\""), 3);
+    assert_non_null(strstr(b.data, "cost ($M)"));
+    golden("scatter.svg", b.data);
+
+    comet_chart g;
+    comet_chart_init(&g, COMET_CHART_GANTT, "tl", "Timeline");
+    g.x_unit = COMET_QTY_SECONDS;
+    snprintf(g.x_label, sizeof g.x_label, "time");
+    comet_chart_series(&g, "forward");
+    comet_chart_series(&g, "backward");
+    comet_chart_cat(&g, "stage 0 compute");
+    comet_chart_cat(&g, "stage 1 compute");
+    comet_chart_point_add(&g, 0.0, 0.010, 0, 0, "microbatch 0");
+    comet_chart_point_add(&g, 0.010, 0.020, 1, 0, "microbatch 0");
+    comet_chart_point_add(&g, 0.020, 0.040, 1, 1, "microbatch 0");
+    comet_chart_point_add(&g, 0.040, 0.060, 0, 1, "microbatch 0");
+    b.len = 0;
+    comet_chart_svg(&b, &g, true);
+    assert_int_equal(count(b.data, "class=\"span\""), 4);
+    assert_int_equal(count(b.data, "class=\"lane\""), 2);
+    assert_non_null(strstr(b.data, "time (ms)"));
+    golden("gantt.svg", b.data);
+    comet_buf_free(&b);
+    comet_chart_free(&h);
+    comet_chart_free(&s);
+    comet_chart_free(&g);
+}
+
+static void test_page_escapes_and_sorts(void **state)
+{
+    (void)state;
+    comet_page *p = comet_page_new("a <b> & \"c\"");
+    assert_non_null(p);
+    comet_page_section(p, "</section><script>alert(1)</script>");
+    comet_page_fact(p, "k", "%d", 42);
+    comet_table *t = comet_page_table(p, "t", "Table");
+    comet_table_col(t, "name", COMET_QTY_NONE);
+    comet_table_col(t, "time", COMET_QTY_SECONDS);
+    long r = comet_table_row(t);
+    comet_table_text(t, r, 0, "x,y");
+    comet_table_num(t, r, 1, 0.25);
+    comet_buf b;
+    comet_buf_init(&b);
+    comet_page_html(&b, p);
+    assert_null(strstr(b.data, "<script>alert"));
+    assert_non_null(strstr(b.data, "a &lt;b&gt; &amp; &quot;c&quot;"));
+    assert_non_null(strstr(b.data, "<td data-v=\"0.25\">250 ms</td>"));
+    assert_int_equal(count(b.data, "<script>"), 1);
+    assert_non_null(strstr(b.data, "</html>\n"));
+    b.len = 0;
+    comet_table_csv(&b, t);
+    assert_string_equal(b.data, "name,time\n\"x,y\",0.25\n");
+    comet_buf_free(&b);
+    comet_page_free(p);
+}
+
+/* ---- saved results --------------------------------------------------------- */
+
+static const char small_study[] =
+    "study:\n"
+    "  name: small\n"
+    "  models: [megatron-22b]\n"
+    "  system: a100-80g-selene\n"
+    "  npus: 16\n"
+    "  global_batch: 16\n"
+    "  axes:\n"
+    "    hbm_capacity: [\"40 GiB\", \"80 GiB\"]\n"
+    "    network:\n"
+    "      infiniband:\n"
+    "        bandwidth: [\"12.5 GB/s\", \"25 GB/s\", \"50 GB/s\"]\n"
+    "  search: {max_microbatch: 4, offload: false}\n";
+
+/* The study's CSV and JSON lines, as comet sweep writes them. */
+static void sweep_files(const char *text, comet_buf *csv, comet_buf *jsonl)
+{
+    static comet_study st;
+    comet_error err;
+    assert_int_equal(comet_study_read_text(text, strlen(text), "s.yaml", &st, &err), COMET_OK);
+    comet_sweep_csv_header(csv, &st);
+    for (uint64_t i = 0; i < comet_study_points(&st); i++) {
+        comet_sweep_row row;
+        assert_int_equal(comet_sweep_point(&st, i, &row, &err), COMET_OK);
+        comet_sweep_csv_row(csv, &st, &row);
+        comet_sweep_jsonl_row(jsonl, &st, &row);
+    }
+}
+
+static comet_page *page_of(const char *text, const char *name, comet_results *res)
+{
+    comet_error err;
+    assert_int_equal(comet_results_parse(text, strlen(text), name, res, &err), COMET_OK);
+    comet_page *p = comet_page_new("sweep");
+    comet_report_page_sweep(p, res);
+    return p;
+}
+
+static void test_results_csv_and_jsonl_agree(void **state)
+{
+    (void)state;
+    comet_buf csv, jsonl;
+    comet_buf_init(&csv);
+    comet_buf_init(&jsonl);
+    sweep_files(small_study, &csv, &jsonl);
+    static comet_results a, b;
+    comet_error err;
+    assert_int_equal(comet_results_parse(csv.data, csv.len, "r.csv", &a, &err), COMET_OK);
+    assert_int_equal(comet_results_parse(jsonl.data, jsonl.len, "r.jsonl", &b, &err), COMET_OK);
+    assert_string_equal(a.problem, "");
+    assert_string_equal(b.problem, "");
+    assert_int_equal(a.n_rows, 6);
+    assert_int_equal(b.n_rows, 6);
+    assert_int_equal(a.skipped, 0);
+    assert_int_equal(a.study.n_axes, 2);
+    assert_string_equal(a.study.axes[1].name, "network.infiniband.bandwidth");
+    assert_int_equal(a.study.axes[1].kind, COMET_AXIS_DIM_BANDWIDTH);
+    assert_int_equal(a.study.axes[1].n, 3);
+    assert_string_equal(b.study.axes[1].name, "network.infiniband.bandwidth");
+    for (size_t i = 0; i < 6; i++) {
+        const comet_results_row *x = &a.rows[i], *y = &b.rows[i];
+        assert_int_equal(x->index, i);
+        assert_int_equal(x->status, y->status);
+        assert_close(x->result.step_time, y->result.step_time, 1e-9);
+        assert_close(x->result.mem_total[COMET_TIER_HBM], y->result.mem_total[COMET_TIER_HBM],
+                     1e-9);
+        assert_int_equal(x->strategy.tp, y->strategy.tp);
+        assert_int_equal(x->strategy.microbatch, y->strategy.microbatch);
+        assert_int_equal(x->strategy.recompute, y->strategy.recompute);
+        assert_true(x->result.step_time > 0.0);
+    }
+    comet_page *p = comet_page_new("sweep");
+    comet_report_page_sweep(p, &a);
+    comet_buf html;
+    comet_buf_init(&html);
+    comet_page_html(&html, p);
+    /* one heatmap of 2 x 3 cells, a point per design, a bar per axis */
+    assert_int_equal(count(html.data, "class=\"chart chart-heatmap\""), 1);
+    assert_int_equal(count(html.data, "<g class=\"cell"), 6);
+    assert_int_equal(count(html.data, "<circle class=\"point"), 6);
+    assert_int_equal(count(html.data, "class=\"chart chart-bars\""), 1);
+    assert_int_equal(comet_page_n_notices(p), 0);
+    comet_buf_free(&html);
+    comet_page_free(p);
+    comet_results_free(&a);
+    comet_results_free(&b);
+    comet_buf_free(&csv);
+    comet_buf_free(&jsonl);
+}
+
+/* Each bad input gives a page that says what is missing; never an error. */
+static void expect_notice(const char *text, const char *name, const char *says)
+{
+    static comet_results res;
+    comet_page *p = page_of(text, name, &res);
+    comet_buf html;
+    comet_buf_init(&html);
+    comet_page_html(&html, p);
+    if (!strstr(html.data, says))
+        fail_msg("%s: the report does not say \"%s\"", name, says);
+    assert_true(comet_page_n_notices(p) >= 1);
+    assert_non_null(strstr(html.data, "</html>\n"));
+    comet_buf_free(&html);
+    comet_page_free(p);
+    comet_results_free(&res);
+}
+
+static void test_bad_results_make_readable_pages(void **state)
+{
+    (void)state;
+    expect_notice("", "empty.csv", "empty.csv is empty");
+    expect_notice("\n\n", "blank.jsonl", "blank.jsonl is empty");
+    /* an older results file: no status or design cost columns */
+    expect_notice("index,hbm_capacity,npus,model,step_time_s\n0,1,16,m,2.0\n", "old.csv",
+                  "has no column status, design_cost");
+    expect_notice("{\"index\": 0, \"step_time_s\": 1}\n", "old.jsonl", "older comet");
+    expect_notice("\x01\x02\x00\x03", "bin.csv", "");
+
+    comet_buf csv, jsonl;
+    comet_buf_init(&csv);
+    comet_buf_init(&jsonl);
+    sweep_files("study:\n  name: one\n  models: [megatron-22b]\n  system: a100-80g-selene\n"
+                "  npus: 16\n  global_batch: 16\n",
+                &csv, &jsonl);
+    expect_notice(csv.data, "one.csv", "single design point");
+    expect_notice(csv.data, "one.csv", "A heatmap needs two swept axes");
+    csv.len = jsonl.len = 0;
+    /* 40 GiB of HBM and a 405B model on 16 NPUs: nothing fits */
+    sweep_files("study:\n  name: none\n  models: [llama3-405b]\n  system: a100-80g-selene\n"
+                "  npus: 16\n  global_batch: 16\n  axes:\n    hbm_capacity: [\"16 GiB\", \"32 GiB\"]\n"
+                "  search: {offload: false}\n",
+                &csv, &jsonl);
+    expect_notice(csv.data, "none.csv", "None of the 2 designs of llama3-405b");
+    expect_notice(jsonl.data, "none.jsonl", "None of the 2 designs of llama3-405b");
+    comet_buf_free(&csv);
+    comet_buf_free(&jsonl);
+}
+
+/* ---- the simulated timeline ------------------------------------------------ */
+
+static void test_timeline_adds_up(void **state)
+{
+    (void)state;
+    comet_model m;
+    comet_system sys;
+    comet_error err;
+    assert_int_equal(comet_preset_model("megatron-22b", &m, &err), COMET_OK);
+    assert_int_equal(comet_preset_system("a100-80g-selene", &sys, &err), COMET_OK);
+    comet_strategy s;
+    comet_strategy_defaults(&s);
+    s.tp = 8;
+    s.pp = 4;
+    s.microbatch = 1;
+    s.global_batch = 8;
+    comet_sim_timeline tl;
+    comet_sim_step_options o = {.timeline = &tl};
+    static comet_sim_step_result r;
+    assert_int_equal(comet_sim_step(&m, &sys, &s, &o, &r, &err), COMET_OK);
+    assert_int_equal(tl.stages, 4);
+    for (int stage = 0; stage < 4; stage++) {
+        double busy = 0.0;
+        int fwd = 0, bwd = 0;
+        for (size_t i = 0; i < tl.n; i++) {
+            const comet_sim_span *sp = &tl.spans[i];
+            if (sp->stage != stage || sp->stream != 0)
+                continue;
+            busy += sp->end - sp->start;
+            fwd += strcmp(tl.kind_names[sp->kind], "forward") == 0;
+            bwd += strcmp(tl.kind_names[sp->kind], "backward") == 0;
+        }
+        /* one forward and one backward span per microbatch on every stage,
+         * covering exactly the time the compute stream was busy */
+        assert_int_equal(fwd, 8);
+        assert_int_equal(bwd, 8);
+        assert_close(busy, r.compute_stream_busy[stage], 1e-9);
+    }
+    comet_page *p = comet_page_new("sim");
+    comet_report_page_simulate(p, &m, &sys, &s, &r, &tl, NULL);
+    const comet_chart *gantt = comet_page_chart_at(p, 1);
+    assert_non_null(gantt);
+    assert_int_equal(gantt->kind, COMET_CHART_GANTT);
+    assert_int_equal(gantt->n_points, tl.n);
+    comet_page_free(p);
+    comet_sim_timeline_free(&tl);
+}
+
+/* ---- a real browser -------------------------------------------------------- */
+
+static const char *chromium(void)
+{
+    const char *env = getenv("COMET_CHROMIUM");
+    static const char *const paths[] = {"/usr/bin/chromium", "/usr/bin/chromium-browser"};
+    if (env && access(env, X_OK) == 0)
+        return env;
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++)
+        if (access(paths[i], X_OK) == 0)
+            return paths[i];
+    return NULL;
+}
+
+static char *slurp_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    comet_buf b;
+    comet_buf_init(&b);
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        comet_buf_append(&b, chunk, n);
+    fclose(f);
+    return b.data;
+}
+
+static void test_browser_renders_sweep_report(void **state)
+{
+    (void)state;
+    const char *browser = chromium();
+    if (!browser) {
+        printf("[ SKIPPED  ] chromium not installed: the browser test needs /usr/bin/chromium "
+               "(Debian package chromium; .ci/run installs it)\n");
+        skip();
+    }
+    char dir[] = "/tmp/comet-report-XXXXXX", bin[4096], cmd[16384];
+    assert_non_null(mkdtemp(dir));
+    const char *b = getenv("COMET_BIN");
+    assert_non_null(realpath(b ? b : "build/comet", bin));
+    snprintf(cmd, sizeof cmd, "%s/study.yaml", dir);
+    FILE *f = fopen(cmd, "w");
+    assert_non_null(f);
+    fputs(small_study, f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "cd %s && %s sweep study.yaml -o out --quiet -j 1 >/dev/null 2>&1",
+             dir, bin);
+    assert_int_equal(system(cmd), 0);
+    /* headless, offline, no first-run work: the flags the machine notes give */
+    const char *flags = "--headless --no-sandbox --disable-gpu --disable-quic --no-first-run "
+                        "--disable-background-networking --disable-component-update "
+                        "--disable-sync --enable-logging=stderr --v=0";
+    snprintf(cmd, sizeof cmd,
+             "cd %s && timeout 120 %s %s --user-data-dir=%s/profile --dump-dom "
+             "file://%s/out/report.html >dom.html 2>console.txt",
+             dir, browser, flags, dir, dir);
+    assert_int_equal(system(cmd), 0);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && timeout 120 %s %s --user-data-dir=%s/profile --hide-scrollbars "
+             "--window-size=900,3000 --screenshot=%s/shot.png file://%s/out/report.html "
+             ">/dev/null 2>&1",
+             dir, browser, flags, dir, dir, dir);
+    assert_int_equal(system(cmd), 0);
+    char path[512];
+    snprintf(path, sizeof path, "%s/dom.html", dir);
+    char *dom = slurp_file(path);
+    snprintf(path, sizeof path, "%s/console.txt", dir);
+    char *console = slurp_file(path);
+    assert_non_null(dom);
+    /* the script ran to its end, and nothing was logged to the console */
+    assert_non_null(strstr(dom, "data-ready=\"1\""));
+    if (console && strstr(console, ":CONSOLE"))
+        fail_msg("the page logged to the console:\n%s", strstr(console, ":CONSOLE"));
+    /* every chart, with as many cells, points and bars as the data */
+    assert_int_equal(count(dom, "class=\"chart chart-heatmap\""), 1);
+    assert_int_equal(count(dom, "<g class=\"cell"), 6);
+    assert_int_equal(count(dom, "class=\"chart chart-scatter\""), 1);
+    assert_int_equal(count(dom, "<circle class=\"point"), 6);
+    assert_int_equal(count(dom, "class=\"chart chart-bars\""), 1);
+    assert_int_equal(count(dom, "class=\"chart chart-stacked\""), 2); /* breakdown, memory */
+    assert_int_equal(count(dom, "<table class=\"sortable\""), 1);
+    snprintf(path, sizeof path, "%s/shot.png", dir);
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    assert_true(st.st_size > 20000); /* a real picture, not a blank page */
+    free(dom);
+    free(console);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+void suite_report(test_tally *t)
+{
+    const struct CMUnitTest report[] = {
+        cmocka_unit_test(test_quantities),
+        cmocka_unit_test(test_stacked_golden),
+        cmocka_unit_test(test_heatmap_scatter_gantt_golden),
+        cmocka_unit_test(test_page_escapes_and_sorts),
+        cmocka_unit_test(test_results_csv_and_jsonl_agree),
+        cmocka_unit_test(test_bad_results_make_readable_pages),
+        cmocka_unit_test(test_timeline_adds_up),
+        cmocka_unit_test(test_browser_renders_sweep_report),
+    };
+    RUN_GROUP(t, report);
+}
