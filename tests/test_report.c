@@ -231,20 +231,6 @@ static void test_page_escapes_and_sorts(void **state)
 
 /* ---- saved results --------------------------------------------------------- */
 
-static const char small_study[] =
-    "study:\n"
-    "  name: small\n"
-    "  models: [megatron-22b]\n"
-    "  system: a100-80g-selene\n"
-    "  npus: 16\n"
-    "  global_batch: 16\n"
-    "  axes:\n"
-    "    hbm_capacity: [\"40 GiB\", \"80 GiB\"]\n"
-    "    network:\n"
-    "      infiniband:\n"
-    "        bandwidth: [\"12.5 GB/s\", \"25 GB/s\", \"50 GB/s\"]\n"
-    "  search: {max_microbatch: 4, offload: false}\n";
-
 /* The study's CSV and JSON lines, as comet sweep writes them. */
 static void sweep_files(const char *text, comet_buf *csv, comet_buf *jsonl)
 {
@@ -275,7 +261,7 @@ static void test_results_csv_and_jsonl_agree(void **state)
     comet_buf csv, jsonl;
     comet_buf_init(&csv);
     comet_buf_init(&jsonl);
-    sweep_files(small_study, &csv, &jsonl);
+    sweep_files(test_small_study, &csv, &jsonl);
     static comet_results a, b;
     comet_error err;
     assert_int_equal(comet_results_parse(csv.data, csv.len, "r.csv", &a, &err), COMET_OK);
@@ -285,7 +271,7 @@ static void test_results_csv_and_jsonl_agree(void **state)
     assert_int_equal(a.n_rows, 6);
     assert_int_equal(b.n_rows, 6);
     assert_int_equal(a.skipped, 0);
-    assert_int_equal(a.study.n_axes, 2);
+    assert_int_equal(a.study.n_axes, 3); /* the topology axis has one value */
     assert_string_equal(a.study.axes[1].name, "network.infiniband.bandwidth");
     assert_int_equal(a.study.axes[1].kind, COMET_AXIS_DIM_BANDWIDTH);
     assert_int_equal(a.study.axes[1].n, 3);
@@ -462,7 +448,7 @@ static void test_browser_renders_sweep_report(void **state)
     snprintf(cmd, sizeof cmd, "%s/study.yaml", dir);
     FILE *f = fopen(cmd, "w");
     assert_non_null(f);
-    fputs(small_study, f);
+    fputs(test_small_study, f);
     fclose(f);
     snprintf(cmd, sizeof cmd, "cd %s && %s sweep study.yaml -o out --quiet -j 1 >/dev/null 2>&1",
              dir, bin);

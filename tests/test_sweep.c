@@ -14,7 +14,7 @@
 #include "comet/sweep.h"
 #include "tests.h"
 
-static const char small_study[] =
+const char test_small_study[] =
     "study:\n"
     "  name: small\n"
     "  models: [megatron-22b]\n"
@@ -34,7 +34,7 @@ static void test_points_decode(void **state)
     (void)state;
     comet_study st;
     comet_error err;
-    assert_int_equal(comet_study_read_text(small_study, strlen(small_study), "s.yaml", &st, &err),
+    assert_int_equal(comet_study_read_text(test_small_study, strlen(test_small_study), "s.yaml", &st, &err),
                      COMET_OK);
     assert_int_equal(st.n_axes, 3);
     assert_string_equal(st.axes[2].name, "network.infiniband.topology");
@@ -111,7 +111,7 @@ static void test_summary(void **state)
     (void)state;
     comet_study *st = calloc(1, sizeof *st);
     comet_error err;
-    assert_int_equal(comet_study_read_text(small_study, strlen(small_study), "s.yaml", st, &err),
+    assert_int_equal(comet_study_read_text(test_small_study, strlen(test_small_study), "s.yaml", st, &err),
                      COMET_OK);
     comet_summary *sum = malloc(sizeof *sum);
     comet_summary_init(sum, st);
@@ -198,7 +198,7 @@ static int sweep_setup(void **state)
     FILE *f = fopen(path, "w");
     if (!f)
         return -1;
-    fputs(small_study, f);
+    fputs(test_small_study, f);
     fclose(f);
     return 0;
 }

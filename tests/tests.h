@@ -34,6 +34,9 @@ typedef struct test_tally {
             fail_msg("%s = %.9g, expected %.9g (rel tol %g)", #actual, a_, e_, (double)(rel)); \
     } while (0)
 
+/* A 2 x 3 design study of megatron-22b on 16 NPUs (tests/test_sweep.c). */
+extern const char test_small_study[];
+
 void suite_core(test_tally *t);
 void suite_config(test_tally *t);
 void suite_network(test_tally *t);

@@ -21,4 +21,10 @@ void comet_buf_printf(comet_buf *b, const char *fmt, ...)
 #endif
     ;
 
+/* One CSV field, quoted the RFC 4180 way when it holds a comma, a quote or
+ * a line break. */
+void comet_buf_csv_field(comet_buf *b, const char *text);
+/* Text escaped for HTML and XML (&, <, >, "; control characters become spaces). */
+void comet_buf_escape(comet_buf *b, const char *text);
+
 #endif

@@ -91,7 +91,4 @@ void comet_chart_svg(comet_buf *b, const comet_chart *c, bool standalone);
 /* The chart's data as CSV, SI units, one header line. */
 void comet_chart_csv(comet_buf *b, const comet_chart *c);
 
-/* Text escaped for HTML and XML (&, <, >, "). */
-void comet_buf_escape(comet_buf *b, const char *text);
-
 #endif

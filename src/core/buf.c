@@ -1,5 +1,6 @@
 /* Growable text buffer used by the report renderers, so the library can
- * produce text without printing it. */
+ * produce text without printing it, plus the two escapes every text
+ * format needs (a CSV field, HTML/XML text). */
 #include "comet/buf.h"
 
 #include <stdarg.h>
@@ -66,4 +67,37 @@ void comet_buf_printf(comet_buf *b, const char *fmt, ...)
     vsnprintf(b->data + b->len, (size_t)w + 1, fmt, ap);
     va_end(ap);
     b->len += (size_t)w;
+}
+
+void comet_buf_csv_field(comet_buf *b, const char *text)
+{
+    if (!strpbrk(text, ",\"\r\n")) {
+        comet_buf_append(b, text, strlen(text));
+        return;
+    }
+    comet_buf_append(b, "\"", 1);
+    for (const char *p = text; *p; p++) {
+        if (*p == '"')
+            comet_buf_append(b, "\"", 1);
+        comet_buf_append(b, p, 1);
+    }
+    comet_buf_append(b, "\"", 1);
+}
+
+void comet_buf_escape(comet_buf *b, const char *text)
+{
+    for (const char *p = text; *p; p++) {
+        switch (*p) {
+        case '&': comet_buf_append(b, "&amp;", 5); break;
+        case '<': comet_buf_append(b, "&lt;", 4); break;
+        case '>': comet_buf_append(b, "&gt;", 4); break;
+        case '"': comet_buf_append(b, "&quot;", 6); break;
+        default:
+            /* control characters cannot appear in XML 1.0 */
+            if ((unsigned char)*p < 0x20 && *p != '\n' && *p != '\t')
+                comet_buf_append(b, " ", 1);
+            else
+                comet_buf_append(b, p, 1);
+        }
+    }
 }

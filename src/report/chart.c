@@ -96,22 +96,6 @@ void comet_chart_point_add(comet_chart *c, double x, double y, int lane, int ser
     snprintf(p->label, sizeof p->label, "%s", label ? label : "");
 }
 
-/* A CSV field, quoted when it holds a comma, quote or line break. */
-static void csv_text(comet_buf *b, const char *text)
-{
-    if (!strpbrk(text, ",\"\r\n")) {
-        comet_buf_append(b, text, strlen(text));
-        return;
-    }
-    comet_buf_append(b, "\"", 1);
-    for (const char *p = text; *p; p++) {
-        if (*p == '"')
-            comet_buf_append(b, "\"", 1);
-        comet_buf_append(b, p, 1);
-    }
-    comet_buf_append(b, "\"", 1);
-}
-
 static void csv_number(comet_buf *b, double v)
 {
     if (isfinite(v))
@@ -125,16 +109,16 @@ void comet_chart_csv(comet_buf *b, const comet_chart *c)
     switch (c->kind) {
     case COMET_CHART_STACKED:
     case COMET_CHART_BARS:
-        csv_text(b, c->y_label[0] ? c->y_label : "category");
+        comet_buf_csv_field(b, c->y_label[0] ? c->y_label : "category");
         for (int s = 0; s < c->n_series; s++) {
             comet_buf_append(b, ",", 1);
-            csv_text(b, c->series[s]);
+            comet_buf_csv_field(b, c->series[s]);
         }
         if (c->kind == COMET_CHART_STACKED)
             comet_buf_printf(b, ",limit");
         comet_buf_append(b, "\n", 1);
         for (int k = 0; k < c->n_cats; k++) {
-            csv_text(b, c->cats[k]);
+            comet_buf_csv_field(b, c->cats[k]);
             for (int s = 0; s < c->n_series; s++)
                 csv_number(b, comet_chart_get(c, k, s));
             if (c->kind == COMET_CHART_STACKED)
@@ -143,15 +127,15 @@ void comet_chart_csv(comet_buf *b, const comet_chart *c)
         }
         break;
     case COMET_CHART_HEATMAP:
-        csv_text(b, c->y_label);
+        comet_buf_csv_field(b, c->y_label);
         comet_buf_append(b, ",", 1);
-        csv_text(b, c->x_label);
+        comet_buf_csv_field(b, c->x_label);
         comet_buf_printf(b, ",value\n");
         for (int k = 0; k < c->n_cats; k++)
             for (int s = 0; s < c->n_series; s++) {
-                csv_text(b, c->cats[k]);
+                comet_buf_csv_field(b, c->cats[k]);
                 comet_buf_append(b, ",", 1);
-                csv_text(b, c->series[s]);
+                comet_buf_csv_field(b, c->series[s]);
                 csv_number(b, comet_chart_get(c, k, s));
                 comet_buf_append(b, "\n", 1);
             }
@@ -159,7 +143,7 @@ void comet_chart_csv(comet_buf *b, const comet_chart *c)
     case COMET_CHART_SCATTER:
         comet_buf_printf(b, "label,x,y,highlighted\n");
         for (size_t i = 0; i < c->n_points; i++) {
-            csv_text(b, c->points[i].label);
+            comet_buf_csv_field(b, c->points[i].label);
             csv_number(b, c->points[i].x);
             csv_number(b, c->points[i].y);
             comet_buf_printf(b, ",%d\n", c->points[i].series);
@@ -169,13 +153,13 @@ void comet_chart_csv(comet_buf *b, const comet_chart *c)
         comet_buf_printf(b, "lane,kind,start_s,end_s,label\n");
         for (size_t i = 0; i < c->n_points; i++) {
             const comet_chart_point *p = &c->points[i];
-            csv_text(b, p->lane >= 0 && p->lane < c->n_cats ? c->cats[p->lane] : "");
+            comet_buf_csv_field(b, p->lane >= 0 && p->lane < c->n_cats ? c->cats[p->lane] : "");
             comet_buf_append(b, ",", 1);
-            csv_text(b, p->series >= 0 && p->series < c->n_series ? c->series[p->series] : "");
+            comet_buf_csv_field(b, p->series >= 0 && p->series < c->n_series ? c->series[p->series] : "");
             csv_number(b, p->x);
             csv_number(b, p->y);
             comet_buf_append(b, ",", 1);
-            csv_text(b, p->label);
+            comet_buf_csv_field(b, p->label);
             comet_buf_append(b, "\n", 1);
         }
         break;

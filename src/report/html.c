@@ -108,25 +108,26 @@ void comet_page_section(comet_page *p, const char *heading)
         b->text = strdup(heading);
 }
 
+static void add_text(comet_page *p, block_kind kind, const char *fmt, va_list ap)
+{
+    block *b = add(p, kind);
+    if (b)
+        b->text = vformat(fmt, ap);
+}
+
 void comet_page_text(comet_page *p, const char *fmt, ...)
 {
-    block *b = add(p, B_TEXT);
-    if (!b)
-        return;
     va_list ap;
     va_start(ap, fmt);
-    b->text = vformat(fmt, ap);
+    add_text(p, B_TEXT, fmt, ap);
     va_end(ap);
 }
 
 void comet_page_notice(comet_page *p, const char *fmt, ...)
 {
-    block *b = add(p, B_NOTICE);
-    if (!b)
-        return;
     va_list ap;
     va_start(ap, fmt);
-    b->text = vformat(fmt, ap);
+    add_text(p, B_NOTICE, fmt, ap);
     va_end(ap);
 }
 
@@ -261,26 +262,12 @@ void comet_table_text(comet_table *t, long row, int col, const char *text)
         t->failed = true;
 }
 
-static void csv_text(comet_buf *b, const char *text)
-{
-    bool quote = strpbrk(text, ",\"\r\n") != NULL;
-    if (quote)
-        comet_buf_append(b, "\"", 1);
-    for (const char *p = text; *p; p++) {
-        if (*p == '"')
-            comet_buf_append(b, "\"", 1);
-        comet_buf_append(b, p, 1);
-    }
-    if (quote)
-        comet_buf_append(b, "\"", 1);
-}
-
 void comet_table_csv(comet_buf *b, const comet_table *t)
 {
     for (int c = 0; c < t->n_cols; c++) {
         if (c)
             comet_buf_append(b, ",", 1);
-        csv_text(b, t->cols[c]);
+        comet_buf_csv_field(b, t->cols[c]);
     }
     comet_buf_append(b, "\n", 1);
     for (size_t r = 0; r < t->n_rows; r++) {
@@ -289,7 +276,7 @@ void comet_table_csv(comet_buf *b, const comet_table *t)
             if (c)
                 comet_buf_append(b, ",", 1);
             if (x->text)
-                csv_text(b, x->text);
+                comet_buf_csv_field(b, x->text);
             else if (isfinite(x->value))
                 comet_buf_printf(b, "%.10g", x->value);
         }

@@ -443,35 +443,18 @@ void comet_report_csv_header(comet_buf *b)
     comet_buf_append(b, "\n", 1);
 }
 
-/* One CSV field, quoted the RFC 4180 way when it holds a comma, a quote or
- * a line break. */
-static void csv_field(comet_buf *b, const char *text)
-{
-    if (!strpbrk(text, ",\"\r\n")) {
-        comet_buf_append(b, text, strlen(text));
-        return;
-    }
-    comet_buf_append(b, "\"", 1);
-    for (const char *p = text; *p; p++) {
-        if (*p == '"')
-            comet_buf_append(b, "\"", 1);
-        comet_buf_append(b, p, 1);
-    }
-    comet_buf_append(b, "\"", 1);
-}
-
 void comet_report_csv_row(comet_buf *b, const comet_model *m, const comet_system *sys,
                           const comet_strategy *s, const comet_result *r)
 {
-    csv_field(b, m->name);
+    comet_buf_csv_field(b, m->name);
     comet_buf_append(b, ",", 1);
-    csv_field(b, sys->name);
+    comet_buf_csv_field(b, sys->name);
     strategy_field sf[STRATEGY_FIELDS_MAX];
     int ns = strategy_fields(s, sf);
     for (int i = 0; i < ns; i++) {
         comet_buf_append(b, ",", 1);
         if (sf[i].text)
-            csv_field(b, sf[i].text);
+            comet_buf_csv_field(b, sf[i].text);
         else
             comet_buf_printf(b, "%lld", sf[i].value);
     }

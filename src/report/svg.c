@@ -26,24 +26,6 @@ static const char *colour(int series)
     return palette[(series % N_PALETTE + N_PALETTE) % N_PALETTE];
 }
 
-void comet_buf_escape(comet_buf *b, const char *text)
-{
-    for (const char *p = text; *p; p++) {
-        switch (*p) {
-        case '&': comet_buf_append(b, "&amp;", 5); break;
-        case '<': comet_buf_append(b, "&lt;", 4); break;
-        case '>': comet_buf_append(b, "&gt;", 4); break;
-        case '"': comet_buf_append(b, "&quot;", 6); break;
-        default:
-            /* control characters cannot appear in XML 1.0 */
-            if ((unsigned char)*p < 0x20 && *p != '\n' && *p != '\t')
-                comet_buf_append(b, " ", 1);
-            else
-                comet_buf_append(b, p, 1);
-        }
-    }
-}
-
 /* ---- axes ------------------------------------------------------------------ */
 
 typedef struct axis {
