@@ -152,7 +152,15 @@ static void test_zero_shards(void **state)
         t->s.zero_stage = z;
         assert_int_equal(comet_estimate(&t->m, &t->sys, &t->s, &t->r, &t->err), COMET_OK);
         assert_close(t->r.dp_exposed, expect[z], 1e-12);
+        /* volumes per NPU: 8 GB of gradients (g), 8 GB of weights (w) per
+         * stage; 0: g; 1: g + w; 2: 4 g + w; 3: 4 (g + 2 w) */
+        const double volume[4] = {8e9, 16e9, 40e9, 96e9};
+        assert_close(t->r.dp_bytes, volume[z], 1e-12);
     }
+    /* pipeline sends: 4 microbatches, an activation forward and a gradient
+     * back across the stage boundary, 1 MB each */
+    assert_close(t->r.pp_bytes, 4 * 2 * 1e6, 1e-12);
+    assert_close(t->r.tp_bytes, 0.0, 0.0);
 }
 
 static void test_interleave_bubble(void **state)

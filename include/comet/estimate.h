@@ -50,6 +50,11 @@ typedef struct comet_result {
     double pp_comm_time;
     double dp_comm_time;
     double offload_time;
+    /* Communication volume per NPU per step: the buffers each NPU hands to
+     * its group's collectives and sends (bytes, not wire traffic). */
+    double tp_bytes;
+    double pp_bytes;
+    double dp_bytes;
 
     /* Memory per NPU per tier, bytes. */
     double mem[COMET_TIER_COUNT][COMET_MEM_KIND_COUNT];

@@ -20,6 +20,7 @@ typedef struct stage_time {
     double fwd, bwd, recompute;                   /* compute */
     double comm[COMET_GROUP_COUNT];               /* layer collectives per group */
     double exposed[COMET_GROUP_COUNT];            /* ... not hidden behind compute */
+    double bytes[COMET_GROUP_COUNT];              /* ... their buffers, per NPU */
     double fwd_flops, recompute_flops;            /* per NPU */
 } stage_time;
 
@@ -53,6 +54,11 @@ static void time_layer(const work_layer *l, bool w_first, const hw_rates *r,
         st->comm[g] += n * comm;
         st->exposed[g] += n * exposed;
     }
+    for (int i = 0; i < l->n_comms; i++) {
+        const work_comm *c = &l->comms[i];
+        int passes = c->in_forward + c->in_backward + (c->recomputed && full);
+        st->bytes[c->group] += n * passes * c->bytes;
+    }
     st->fwd += n * lt.fwd;
     st->bwd += n * lt.bwd;
     st->recompute += n * lt.recompute;
@@ -85,6 +91,11 @@ static void time_data_parallel(const comet_system *sys, const comet_strategy *s,
     double grad_bytes = w->params_npu * (s->grad_fp32 ? 4.0 : elem);
     double weight_bytes = w->params_npu * elem;
     bool ov = s->overlap_dp;
+    /* buffers per step: gradients reduced, weights gathered */
+    out->dp_bytes += s->zero_stage == 0   ? grad_bytes
+                     : s->zero_stage == 1 ? grad_bytes + weight_bytes
+                     : s->zero_stage == 2 ? micro * grad_bytes + weight_bytes
+                                          : micro * (grad_bytes + 2.0 * weight_bytes);
     if (s->zero_stage == 0) {
         double ar = comet_collective_time(sys, span, COMET_COLL_ALL_REDUCE, grad_bytes);
         out->dp_comm_time += ar;
@@ -196,6 +207,10 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
     out->backward = micro * st.bwd;
     out->recompute = micro * st.recompute;
     out->tp_comm_time = micro * st.comm[COMET_GROUP_TP];
+    out->tp_bytes = micro * st.bytes[COMET_GROUP_TP];
+    out->pp_bytes = micro * st.bytes[COMET_GROUP_PP] +
+                    (s.pp > 1 ? micro * 2.0 * v * work->p2p_bytes : 0.0);
+    out->dp_bytes = micro * st.bytes[COMET_GROUP_DP];
     out->tp_exposed = micro * st.exposed[COMET_GROUP_TP];
     double per_micro = st.fwd + st.bwd + st.recompute + st.exposed[COMET_GROUP_TP] +
                        st.exposed[COMET_GROUP_PP] + st.exposed[COMET_GROUP_DP];
