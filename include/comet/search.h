@@ -38,6 +38,13 @@ typedef struct comet_search_space {
  * from comet_strategy_defaults. npus and global_batch must be set. */
 void comet_search_space_defaults(comet_search_space *sp);
 
+typedef struct comet_ranked {
+    double score;               /* lower is better */
+    uint64_t index;             /* position in the enumeration: breaks ties */
+    comet_strategy strategy;    /* resolved: placement filled in */
+    comet_result result;
+} comet_ranked;
+
 typedef struct comet_search_stats {
     uint64_t enumerated;        /* points in the space (including pruned ones) */
     uint64_t evaluated;         /* points priced (memory, and time when they fit) */
@@ -49,14 +56,10 @@ typedef struct comet_search_stats {
     uint64_t invalid_tp;        /* ... of which TP does not divide heads, kv heads or ffn */
     uint64_t invalid_batch;     /* ... of which the batch does not split over DP */
     uint64_t invalid_layout;    /* ... of which the groups do not fit the network */
+    bool has_worst;             /* worst: the lowest-ranked feasible point (ties: last index) */
+    comet_ranked worst;
 } comet_search_stats;
 
-typedef struct comet_ranked {
-    double score;               /* lower is better */
-    uint64_t index;             /* position in the enumeration: breaks ties */
-    comet_strategy strategy;    /* resolved: placement filled in */
-    comet_result result;
-} comet_ranked;
 
 typedef struct comet_search_request {
     const comet_model *model;

@@ -160,6 +160,10 @@ void comet_search_stats_add(comet_search_stats *into, const comet_search_stats *
     into->invalid_tp += from->invalid_tp;
     into->invalid_batch += from->invalid_batch;
     into->invalid_layout += from->invalid_layout;
+    if (from->has_worst && (!into->has_worst || better(&into->worst, &from->worst))) {
+        into->worst = from->worst;
+        into->has_worst = true;
+    }
 }
 
 static double score_of(comet_objective o, const comet_result *r)
@@ -259,6 +263,12 @@ static void evaluate_knobs(search_run *run, comet_strategy *s, const work_stage 
                 run->stats->feasible++;
                 r.score = score_of(req->objective, &r.result);
                 r.index = index;
+                comet_search_stats *st = run->stats;
+                if (!st->has_worst || better(&st->worst, &r)) {
+                    r.strategy = *s;
+                    st->worst = r;
+                    st->has_worst = true;
+                }
                 if (!admits(&run->top, r.score, index))
                     continue;
                 r.strategy = *s;
