@@ -30,7 +30,7 @@ CLI_SRC   := $(sort $(wildcard cli/*.c))
 CLI_OBJ   := $(CLI_SRC:%.c=$(B)/%.o)
 TEST_SRC  := $(sort $(wildcard tests/*.c))
 TEST_OBJ  := $(TEST_SRC:%.c=$(B)/%.o)
-PRESETS   := $(sort $(wildcard presets/models/*.yaml presets/systems/*.yaml presets/strategies/*.yaml))
+PRESETS   := $(sort $(wildcard presets/models/*.yaml presets/systems/*.yaml presets/strategies/*.yaml presets/studies/*.yaml))
 HEADERS   := $(wildcard include/comet/*.h src/*/*.h tests/*.h cli/*.h)
 
 .PHONY: all run test test-san bench fuzz deps clean example-trace

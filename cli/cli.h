@@ -38,5 +38,6 @@ int cli_simulate_chakra(int argc, char **argv);
 int cli_presets(int argc, char **argv);
 int cli_export(int argc, char **argv);
 int cli_report(int argc, char **argv);
+int cli_study(int argc, char **argv);
 
 #endif

@@ -12,6 +12,7 @@ static void usage(FILE *out)
             "comet %s - cluster design-space explorer for distributed training\n\n"
             "usage: comet <command> [options]\n\n"
             "commands:\n"
+            "  study      the COMET methodology end to end (default: the transformer-1t study)\n"
             "  estimate   predict one training step: time, breakdown, memory, MFU, cost\n"
             "  search     rank every parallelization strategy for one model on one cluster\n"
             "  sweep      the best strategy for every cluster design of a study file\n"
@@ -31,6 +32,8 @@ int main(int argc, char **argv)
         return CLI_USAGE;
     }
     const char *cmd = argv[1];
+    if (strcmp(cmd, "study") == 0)
+        return cli_study(argc - 1, argv + 1);
     if (strcmp(cmd, "estimate") == 0)
         return cli_estimate(argc - 1, argv + 1);
     if (strcmp(cmd, "search") == 0)

@@ -5,7 +5,7 @@
 
 #include "cli.h"
 
-static const char *const kinds[] = {"models", "systems", "strategies"};
+static const char *const kinds[] = {"models", "systems", "strategies", "studies"};
 
 int cli_presets(int argc, char **argv)
 {

@@ -125,17 +125,12 @@ static void usage(FILE *out)
             "Exit status: 0 done, 1 I/O failure, 2 bad input, 130 interrupted (resumable).\n");
 }
 
-typedef struct sweep_args {
-    const char *study;
-    const char *dir;
-    const char *report, *plots;
-    int threads;
-    bool resume, force, quiet;
-} sweep_args;
 
-static comet_status parse_args(int argc, char **argv, sweep_args *a, comet_error *err)
+comet_status sweep_parse_args(int argc, char **argv, const char *command, sweep_args *a,
+                              comet_error *err)
 {
     memset(a, 0, sizeof *a);
+    a->command = command;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         bool valued = strcmp(arg, "-o") == 0 || strcmp(arg, "-j") == 0 ||
@@ -163,7 +158,8 @@ static comet_status parse_args(int argc, char **argv, sweep_args *a, comet_error
             a->quiet = true;
         } else if (arg[0] == '-' && arg[1]) {
             return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
-                                   "unknown option \"%s\" (see 'comet sweep --help')", arg);
+                                   "unknown option \"%s\" (see 'comet %s --help')", arg,
+                                   command);
         } else if (!a->study) {
             a->study = arg;
         } else {
@@ -172,7 +168,7 @@ static comet_status parse_args(int argc, char **argv, sweep_args *a, comet_error
                                    arg);
         }
     }
-    if (!a->study)
+    if (!a->study && strcmp(command, "sweep") == 0)
         return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
                                "needs a study file (see 'comet sweep --help')");
     if (a->resume && a->force)
@@ -188,7 +184,13 @@ static void progress(bool show, uint64_t done, uint64_t total, uint64_t start, d
     double elapsed = cli_now() - t0;
     double rate = elapsed > 0 ? (double)(done - start) / elapsed : 0.0;
     double eta = rate > 0 ? (double)(total - done) / rate : 0.0;
-    fprintf(stderr, "\r%llu/%llu design points  %.1f/s  ETA %.0f s   ", (unsigned long long)done,
+    char bar[31];
+    int filled = total ? (int)(30 * done / total) : 30;
+    for (int i = 0; i < 30; i++)
+        bar[i] = i < filled ? '#' : '.';
+    bar[30] = '\0';
+    fprintf(stderr, "\r[%s] %3.0f%%  %llu/%llu designs  %.1f/s  ETA %.0f s   ", bar,
+            total ? 100.0 * (double)done / (double)total : 100.0, (unsigned long long)done,
             (unsigned long long)total, rate, eta);
 }
 
@@ -367,7 +369,7 @@ static void stop_workers(sweep_state *s, pthread_t *ids, int started, bool fail)
         pthread_join(ids[t], NULL);
 }
 
-static int run(const sweep_args *a, const comet_study *study, const cli_cluster *cl)
+int sweep_run(const sweep_args *a, const comet_study *study, const cli_cluster *cl)
 {
     comet_error err;
     comet_error_clear(&err);
@@ -423,13 +425,15 @@ static int run(const sweep_args *a, const comet_study *study, const cli_cluster 
     if (cl->rank != 0)
         return st ? CLI_FAIL : CLI_OK;
     if (st)
-        return cli_report_error("sweep", &err);
+        return cli_report_error(a->command, &err);
     if (stop_requested && written < comet_study_points(study)) {
-        fprintf(stderr, "comet sweep: interrupted; %s holds the points finished so far, continue "
+        fprintf(stderr, "comet %s: interrupted; %s holds the points finished so far, continue "
                         "with --resume\n",
-                a->dir);
+                a->command, a->dir);
         return 130;
     }
+    if (a->rows_only)
+        return CLI_OK;
     return sweep_finish(study, a->dir, out.csv_path, a->report, a->plots);
 }
 
@@ -447,7 +451,8 @@ int cli_sweep(int argc, char **argv)
     sweep_args a;
     static comet_study study;
     int code;
-    if (parse_args(argc, argv, &a, &err) || comet_study_read_file(a.study, &study, &err)) {
+    if (sweep_parse_args(argc, argv, "sweep", &a, &err) ||
+        comet_study_read_file(a.study, &study, &err)) {
         code = cl.rank == 0 ? cli_report_error("sweep", &err) : CLI_USAGE;
     } else {
         char dir_default[128];
@@ -455,7 +460,7 @@ int cli_sweep(int argc, char **argv)
             snprintf(dir_default, sizeof dir_default, "sweep-%s", study.name);
             a.dir = dir_default;
         }
-        code = run(&a, &study, &cl);
+        code = sweep_run(&a, &study, &cl);
     }
     cli_cluster_finalize(&cl);
     return code;

@@ -1,11 +1,33 @@
-/* Internal to comet sweep: its output files. */
+/* Internal to comet sweep and comet study: their options, the run over
+ * every design point, and the output files. */
 #ifndef COMET_CLI_SWEEP_FILES_H
 #define COMET_CLI_SWEEP_FILES_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "cluster.h"
 #include "comet/sweep.h"
+
+typedef struct sweep_args {
+    const char *command;        /* "sweep" or "study", for messages */
+    const char *study;
+    const char *dir;
+    const char *report, *plots;
+    int threads;
+    bool resume, force, quiet;
+    bool rows_only;             /* stop after results.csv/.jsonl (comet study writes the rest) */
+} sweep_args;
+
+/* Options shared by both commands; the study file may be left out (comet
+ * study then runs its default). */
+comet_status sweep_parse_args(int argc, char **argv, const char *command, sweep_args *a,
+                              comet_error *err);
+
+/* Every design point of the study, on threads and MPI ranks, into
+ * a->dir/results.csv and results.jsonl; then (unless rows_only) the
+ * summaries and report. Returns the exit code (130 when interrupted). */
+int sweep_run(const sweep_args *a, const comet_study *study, const cli_cluster *cl);
 
 void sweep_join(char *out, size_t cap, const char *dir, const char *name);
 

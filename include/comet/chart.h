@@ -1,37 +1,14 @@
 /* Charts for reports: the data of one chart (kind, title, axes with units,
  * series, categories, values, points) and its renderings, a standalone or
  * inline SVG drawn by comet itself and the CSV of the same data. Numbers
- * are formatted for people: 1.23 s, 45.6 GiB, 312 TFLOP/s. */
+ * are formatted for people (comet/quantity.h). */
 #ifndef COMET_CHART_H
 #define COMET_CHART_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include "comet/buf.h"
-
-typedef enum comet_quantity {
-    COMET_QTY_NONE = 0,
-    COMET_QTY_SECONDS,
-    COMET_QTY_BYTES,          /* binary prefixes: GiB */
-    COMET_QTY_BYTES_PER_S,    /* decimal: GB/s */
-    COMET_QTY_FLOP_PER_S,     /* TFLOP/s */
-    COMET_QTY_FLOP,
-    COMET_QTY_MONEY,          /* $1.79 M */
-    COMET_QTY_FRACTION,       /* 0.618 -> 61.8 % */
-    COMET_QTY_RATIO,          /* 1.12x */
-    COMET_QTY_COUNT,          /* 175 B, 1536 */
-    COMET_QTY_TOKENS_PER_S
-} comet_quantity;
-
-/* v in `unit` for people, with 3 significant digits; the prefix is chosen
- * by `ref` (so the ticks of one axis share a prefix) or by v itself when
- * ref is 0. Returns out. */
-const char *comet_format_quantity(double v, comet_quantity unit, double ref, char *out, size_t cap);
-/* The unit's name at the prefix `ref` selects ("GiB", "ms"), for axis titles. */
-const char *comet_unit_label(comet_quantity unit, double ref, char *out, size_t cap);
-
-/* What the prefix `ref` selects is worth in SI units (GiB: 2^30; % : 0.01). */
-double comet_unit_scale(comet_quantity unit, double ref);
+#include "comet/quantity.h"
 
 typedef enum comet_chart_kind {
     COMET_CHART_STACKED = 0, /* horizontal stacked bars: one per category, a segment per series;
@@ -51,7 +28,7 @@ typedef struct comet_chart_point {
     double x, y;        /* scatter: the point; gantt: start and end */
     int lane;           /* gantt: category */
     int series;         /* gantt: colour; scatter: 1 = highlighted (on the front) */
-    char label[48];     /* tooltip */
+    char label[160];    /* tooltip */
 } comet_chart_point;
 
 typedef struct comet_chart {

@@ -46,6 +46,12 @@ comet_status comet_results_parse(const char *text, size_t len, const char *name,
                                  comet_results *out, comet_error *err);
 void comet_results_free(comet_results *r);
 
+/* A design for people: each swept axis (two or more values) as its short
+ * name and value, "HBM 80 GiB · expansion none · nvlink 300 GB/s", or
+ * "the base design" when nothing is swept. */
+const char *comet_results_design_label(const comet_results *r, const comet_results_row *row,
+                                       char *out, size_t cap);
+
 /* The sweep report: the designs, per model the best and worst design, a
  * heatmap of the two axes that move step time most, the Pareto front of
  * step time against cost, the sensitivity of step time to each axis, the

@@ -69,10 +69,17 @@ comet_status comet_study_read_text(const char *text, size_t len, const char *fil
 
 /* An axis value for people: "80 GiB", "300 GB/s", "none", "256". */
 const char *comet_axis_format(const comet_axis *axis, double value, char *out, size_t cap);
+/* What an axis varies, in a word or two: "HBM", "compute", "nvlink size". */
+const char *comet_axis_short_name(const comet_axis *axis, char *out, size_t cap);
 
 /* The kind of an axis from its name as results files write it
  * ("hbm_capacity", "network.nvlink.bandwidth"); false when unknown. */
 bool comet_axis_kind_from_name(const char *name, comet_axis_kind *kind);
+
+/* Set the resource an axis names to v in sys (or *npus), as a design point
+ * does; peak_compute sets the matrix peak of dtype and scales the others. */
+void comet_axis_apply(const comet_axis *axis, double v, comet_dtype dtype, comet_system *sys,
+                      int64_t *npus);
 
 /* Points: models x the product of the axes' values. */
 uint64_t comet_study_points(const comet_study *study);

@@ -86,6 +86,8 @@ typedef struct comet_system {
     double cost_per_npu;
     double cost_per_gib_hbm;
     double cost_per_gib_expansion;
+    double cost_per_tflops;               /* per TFLOP/s of 16-bit matrix peak (bf16, else fp16) */
+    double cost_per_gbps_hbm;             /* per GB/s of HBM bandwidth */
 } comet_system;
 
 /* GEMM efficiency for an operation of this many FLOPs (1.0 if no curve). */

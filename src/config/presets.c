@@ -29,6 +29,7 @@ const char *const *comet_preset_names(const char *kind)
         {"models", comet_embedded_model_names},
         {"systems", comet_embedded_system_names},
         {"strategies", comet_embedded_strategy_names},
+        {"studies", comet_embedded_study_names},
     };
     for (size_t i = 0; kind && i < sizeof lists / sizeof lists[0]; i++)
         if (strcmp(lists[i].kind, kind) == 0)

@@ -18,5 +18,6 @@ extern const size_t comet_embedded_preset_count;
 extern const char *const comet_embedded_model_names[];
 extern const char *const comet_embedded_system_names[];
 extern const char *const comet_embedded_strategy_names[];
+extern const char *const comet_embedded_study_names[];
 
 #endif

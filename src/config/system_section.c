@@ -167,6 +167,8 @@ static const cfg_field cost_fields[] = {
     CFG_REAL("per_npu", comet_system, cost_per_npu),
     CFG_REAL("per_gib_hbm", comet_system, cost_per_gib_hbm),
     CFG_REAL("per_gib_expansion", comet_system, cost_per_gib_expansion),
+    CFG_REAL("per_tflops", comet_system, cost_per_tflops),
+    CFG_REAL("per_gbps_hbm", comet_system, cost_per_gbps_hbm),
     CFG_END,
 };
 

@@ -133,7 +133,12 @@ double optimizer_bytes_per_param(const comet_strategy *s, double elem)
 double comet_system_cost(const comet_system *sys, int64_t npus)
 {
     const double gib = 1073741824.0;
-    double per_npu = sys->cost_per_npu + sys->hbm.capacity / gib * sys->cost_per_gib_hbm;
+    double peak16 = sys->compute.matrix_flops[COMET_DTYPE_BF16] > 0.0
+                        ? sys->compute.matrix_flops[COMET_DTYPE_BF16]
+                        : sys->compute.matrix_flops[COMET_DTYPE_FP16];
+    double per_npu = sys->cost_per_npu + sys->hbm.capacity / gib * sys->cost_per_gib_hbm +
+                     peak16 / 1e12 * sys->cost_per_tflops +
+                     sys->hbm.bandwidth / 1e9 * sys->cost_per_gbps_hbm;
     for (int d = 0; d < sys->n_dims; d++)
         per_npu += sys->dims[d].bandwidth / 1e9 * sys->dims[d].cost_per_gbps;
     double cost = per_npu * (double)npus;

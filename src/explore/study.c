@@ -2,6 +2,7 @@
  * axis (mixed radix, the first axis varying slowest after the model), and
  * the system it describes is the base system with those values applied. */
 #include "comet/study.h"
+#include "comet/quantity.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -41,32 +42,53 @@ const char *comet_axis_format(const comet_axis *axis, double v, char *out, size_
 {
     switch (axis->kind) {
     case COMET_AXIS_PEAK_COMPUTE:
-        snprintf(out, cap, "%.4g TFLOPS", v / 1e12);
-        break;
+        return comet_format_setting(v, COMET_QTY_FLOP_PER_S, out, cap);
     case COMET_AXIS_HBM_CAPACITY:
     case COMET_AXIS_EXPANSION_CAPACITY:
-        if (v == 0.0)
+        if (v == 0.0) {
             snprintf(out, cap, "none");
-        else
-            snprintf(out, cap, "%.4g GiB", v / 1073741824.0);
-        break;
+            return out;
+        }
+        return comet_format_setting(v, COMET_QTY_BYTES, out, cap);
     case COMET_AXIS_HBM_BANDWIDTH:
     case COMET_AXIS_EXPANSION_BANDWIDTH:
     case COMET_AXIS_DIM_BANDWIDTH:
-        snprintf(out, cap, "%.4g GB/s", v / 1e9);
-        break;
+        return comet_format_setting(v, COMET_QTY_BYTES_PER_S, out, cap);
     case COMET_AXIS_DIM_LATENCY:
-        snprintf(out, cap, "%.4g us", v * 1e6);
-        break;
+        return comet_format_setting(v, COMET_QTY_SECONDS, out, cap);
     case COMET_AXIS_DIM_TOPOLOGY:
         snprintf(out, cap, "%s", comet_topology_name((comet_topology)(int)v));
-        break;
+        return out;
     case COMET_AXIS_NPUS:
     case COMET_AXIS_DIM_SIZE:
     default:
         snprintf(out, cap, "%.0f", v);
-        break;
+        return out;
     }
+}
+
+const char *comet_axis_short_name(const comet_axis *axis, char *out, size_t cap)
+{
+    static const char *const plain[] = {
+        [COMET_AXIS_NPUS] = "NPUs",
+        [COMET_AXIS_PEAK_COMPUTE] = "compute",
+        [COMET_AXIS_HBM_CAPACITY] = "HBM",
+        [COMET_AXIS_HBM_BANDWIDTH] = "HBM bandwidth",
+        [COMET_AXIS_EXPANSION_CAPACITY] = "expansion",
+        [COMET_AXIS_EXPANSION_BANDWIDTH] = "expansion bandwidth",
+    };
+    static const char *const dim_suffix[] = {
+        [COMET_AXIS_DIM_BANDWIDTH] = "", [COMET_AXIS_DIM_SIZE] = " size",
+        [COMET_AXIS_DIM_LATENCY] = " latency", [COMET_AXIS_DIM_TOPOLOGY] = " topology"};
+    if (axis->kind <= COMET_AXIS_EXPANSION_BANDWIDTH) {
+        snprintf(out, cap, "%s", plain[axis->kind]);
+        return out;
+    }
+    /* "network.nvlink.size" -> "nvlink size" */
+    const char *dim = strncmp(axis->name, "network.", 8) == 0 ? axis->name + 8 : axis->name;
+    const char *dot = strrchr(dim, '.');
+    int len = dot ? (int)(dot - dim) : (int)strlen(dim);
+    snprintf(out, cap, "%.*s%s", len, dim, dim_suffix[axis->kind]);
     return out;
 }
 
@@ -84,8 +106,8 @@ static void scale_peaks(double peaks[COMET_DTYPE_COUNT], double factor)
         peaks[d] *= factor;
 }
 
-static void apply(const comet_axis *axis, double v, comet_dtype dtype, comet_system *sys,
-                  int64_t *npus)
+void comet_axis_apply(const comet_axis *axis, double v, comet_dtype dtype, comet_system *sys,
+                      int64_t *npus)
 {
     switch (axis->kind) {
     case COMET_AXIS_NPUS:
@@ -145,6 +167,6 @@ void comet_study_point(const comet_study *study, uint64_t index, int *model,
     comet_dtype dtype = study->models[*model].dtype;
     for (int a = 0; a < study->n_axes; a++) {
         values[a] = study->axes[a].values[digit[a]];
-        apply(&study->axes[a], values[a], dtype, system, npus);
+        comet_axis_apply(&study->axes[a], values[a], dtype, system, npus);
     }
 }

@@ -17,23 +17,6 @@
 #define TOP_DESIGNS 20
 #define BREAKDOWN_DESIGNS 8
 
-/* "80 GiB · none · 300 GB/s": the axis values of a design. */
-static void design_label(const comet_results *r, const comet_results_row *row, char *out,
-                         size_t cap)
-{
-    size_t n = 0;
-    out[0] = '\0';
-    for (int a = 0; a < r->study.n_axes && n < cap; a++) {
-        if (r->study.axes[a].n < 2)
-            continue;
-        char v[48];
-        comet_axis_format(&r->study.axes[a], row->values[a], v, sizeof v);
-        n += (size_t)snprintf(out + n, cap - n, "%s%s", n ? " · " : "", v);
-    }
-    if (!out[0])
-        snprintf(out, cap, "the design");
-}
-
 static int by_step_time(const void *x, const void *y)
 {
     const comet_results_row *a = *(const comet_results_row *const *)x;
@@ -183,7 +166,7 @@ static void pareto(comet_page *p, const comet_results *r, const comet_summary *s
         for (int f = 0; f < sum->n_front[m]; f++)
             front |= sum->front[m][f].index == row->index;
         char label[48];
-        design_label(r, row, label, sizeof label);
+        comet_results_design_label(r, row, label, sizeof label);
         comet_chart_point_add(c, row->cost, row->result.step_time, 0, front, label);
     }
 }
@@ -288,7 +271,7 @@ static void top_designs(comet_page *p, const comet_results *r, int m,
         snprintf(c->y_label, sizeof c->y_label, "design");
     for (size_t i = 0; i < bars; i++) {
         char label[COMET_CHART_NAME_LEN];
-        design_label(r, ok[i], label, sizeof label);
+        comet_results_design_label(r, ok[i], label, sizeof label);
         report_breakdown_add(c, label, &ok[i]->result);
     }
 }
@@ -323,12 +306,12 @@ static void model_section(comet_page *p, const comet_results *r, const comet_sum
     }
     char label[160], strategy[160], q[48], q2[48];
     const comet_results_row *best = ok[0], *worst = ok[n_ok - 1];
-    design_label(r, best, label, sizeof label);
+    comet_results_design_label(r, best, label, sizeof label);
     comet_page_fact(p, "best design", "%s: %s per step with %s", label,
                     comet_format_quantity(best->result.step_time, COMET_QTY_SECONDS, 0, q,
                                           sizeof q),
                     report_strategy_label(&best->strategy, strategy, sizeof strategy));
-    design_label(r, worst, label, sizeof label);
+    comet_results_design_label(r, worst, label, sizeof label);
     comet_page_fact(p, "slowest design that fits", "%s: %s per step", label,
                     comet_format_quantity(worst->result.step_time, COMET_QTY_SECONDS, 0, q,
                                           sizeof q));

@@ -1,11 +1,12 @@
 /* Numbers for people: a value and its unit become "1.23 s", "45.6 GiB",
  * "312 TFLOP/s", "$1.79 M" or "61.8 %", with three significant digits and
  * the prefix that suits a reference value, so that every tick of one axis
- * uses the same prefix. Reports, charts and summaries all format here. */
+ * uses the same prefix; and settings (axis values people chose) in their
+ * shortest form. Reports, charts, summaries and studies all format here. */
 #include <math.h>
 #include <stdio.h>
 
-#include "comet/chart.h"
+#include "comet/quantity.h"
 
 typedef struct prefix {
     double scale;
@@ -79,7 +80,7 @@ const char *comet_format_quantity(double v, comet_quantity unit, double ref, cha
         return out;
     }
     if (ref == 0.0)
-        ref = v;
+        ref = v != 0.0 ? v : 1.0; /* zero reads in the base unit: "0 s", not "0 ns" */
     char num[48];
     switch (unit) {
     case COMET_QTY_FRACTION:
@@ -130,5 +131,22 @@ const char *comet_unit_label(comet_quantity unit, double ref, char *out, size_t 
         snprintf(out, cap, "×");
     else
         snprintf(out, cap, "%s", p ? p->name : "");
+    return out;
+}
+
+const char *comet_format_setting(double v, comet_quantity unit, char *out, size_t cap)
+{
+    if (!cap)
+        return out;
+    const prefix *p = prefix_for(unit, v != 0.0 ? v : 1.0);
+    if (!p) {
+        snprintf(out, cap, "%.4g", v);
+        return out;
+    }
+    double shown = v / p->scale;
+    if (unit == COMET_QTY_MONEY)
+        snprintf(out, cap, "$%.4g%s%s", shown, p->name[0] ? " " : "", p->name);
+    else
+        snprintf(out, cap, "%.4g%s%s", shown, p->name[0] ? " " : "", p->name);
     return out;
 }

@@ -1,0 +1,161 @@
+/* comet study: the COMET methodology end to end, the main job. It reads a
+ * study (a file, or a built-in one by name; transformer-1t by default),
+ * runs the cluster design sweep into DIR/results.csv and results.jsonl
+ * (the same run as comet sweep: threads, MPI ranks, Ctrl-C and --resume),
+ * then works out steps 1-3 on the base cluster and step 5 from the saved
+ * rows, prints a summary of at most 30 lines and writes DIR/summary.txt
+ * and the report DIR/report.html. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "cluster.h"
+#include "comet/methodology.h"
+#include "sweep_files.h"
+
+#define DEFAULT_STUDY "transformer-1t"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: comet study [STUDY.yaml | NAME] [-o DIR] [-j N] [--resume | --force] [--quiet]\n"
+            "                   [--report FILE] [--plots DIR2]\n\n"
+            "Runs the COMET methodology on a study (default: the built-in %s):\n"
+            "  1. workload: parameters, FLOPs, state and activation memory, communication\n"
+            "     volume per parallel group as the strategy changes\n"
+            "  2. strategies on the base cluster: best and worst, and why\n"
+            "  3. memory: what fits in HBM alone, what an expansion tier makes feasible\n"
+            "  4. the cluster design sweep over the study's axes\n"
+            "  5. the design and strategy to pick, and the resource to invest in next\n"
+            "It prints a summary and writes, in DIR (default: study-NAME):\n"
+            "  results.csv, results.jsonl  every design point (as comet sweep writes them)\n"
+            "  summary.txt                 the printed summary\n"
+            "  report.html                 every step with charts (--report FILE moves it)\n"
+            "Built-in studies (presets/studies/): ",
+            DEFAULT_STUDY);
+    const char *const *names = comet_preset_names("studies");
+    for (int i = 0; names && names[i]; i++)
+        fprintf(out, "%s%s", i ? ", " : "", names[i]);
+    fprintf(out, "\n  -j N        threads per process (default: all cores)\n"
+                 "  --resume    continue an interrupted study in DIR\n"
+                 "  --force     start over, replacing DIR's results\n"
+                 "  --quiet     no progress bar\n"
+                 "Exit status: 0 done, 1 I/O failure, 2 bad input, 130 interrupted (resumable).\n");
+}
+
+/* A file when one exists at that path, else a built-in study by name. */
+static comet_status read_study(const char *name, comet_study *study, comet_error *err)
+{
+    struct stat st;
+    if (stat(name, &st) == 0 || strchr(name, '/') || strstr(name, ".yaml") ||
+        strstr(name, ".json"))
+        return comet_study_read_file(name, study, err);
+    const char *text = comet_preset_text("studies", name);
+    if (!text) {
+        char known[512] = "";
+        const char *const *names = comet_preset_names("studies");
+        for (int i = 0; names && names[i]; i++)
+            snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "",
+                     names[i]);
+        return comet_error_set(err, COMET_EINPUT, name, 0, 0, NULL,
+                               "no such study file, and no built-in study by that name "
+                               "(built in: %s)",
+                               known);
+    }
+    char path[256];
+    snprintf(path, sizeof path, "presets/studies/%s.yaml", name);
+    return comet_study_read_text(text, strlen(text), path, study, err);
+}
+
+typedef struct study_run {
+    comet_findings findings[COMET_STUDY_MAX_MODELS];
+    comet_conclusions conclusions[COMET_STUDY_MAX_MODELS];
+    comet_results results;
+} study_run;
+
+static int conclude(const sweep_args *a, const comet_study *study)
+{
+    comet_error err;
+    comet_error_clear(&err);
+    study_run *run = calloc(1, sizeof *run);
+    if (!run) {
+        comet_error_set(&err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+        return cli_report_error("study", &err);
+    }
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int threads = a->threads > 0 ? a->threads : (int)(cores > 0 ? cores : 1);
+    char csv[4096], report[4096], summary_path[4096];
+    sweep_join(csv, sizeof csv, a->dir, "results.csv");
+    sweep_join(summary_path, sizeof summary_path, a->dir, "summary.txt");
+    if (a->report)
+        snprintf(report, sizeof report, "%s", a->report);
+    else
+        sweep_join(report, sizeof report, a->dir, "report.html");
+    comet_status st = COMET_OK;
+    for (int m = 0; !st && m < study->n_models; m++)
+        st = comet_study_findings(study, m, threads, &run->findings[m], &err);
+    if (!st)
+        st = comet_results_read(csv, &run->results, &err);
+    for (int m = 0; !st && m < study->n_models; m++)
+        comet_study_conclude(&run->results, m, &run->conclusions[m]);
+    if (!st) {
+        comet_buf text;
+        comet_buf_init(&text);
+        comet_study_summary(&text, study, run->findings, run->conclusions, study->n_models,
+                            &run->results, report);
+        st = text.failed ? comet_error_set(&err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory")
+                         : cli_write_output(summary_path, text.data, text.len, &err);
+        if (!st) {
+            char title[300];
+            snprintf(title, sizeof title, "comet study: %s", study->name);
+            comet_page *page = comet_page_new(title);
+            comet_report_page_study(page, study, run->findings, run->conclusions,
+                                    study->n_models, &run->results);
+            st = cli_write_report(page, report, a->plots, &err);
+        }
+        if (!st)
+            fputs(text.data, stdout);
+        comet_buf_free(&text);
+    }
+    comet_results_free(&run->results);
+    free(run);
+    return st ? cli_report_error("study", &err) : CLI_OK;
+}
+
+int cli_study(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            usage(stdout);
+            return CLI_OK;
+        }
+    cli_cluster cl;
+    cli_cluster_init(NULL, NULL, &cl);
+    comet_error err;
+    comet_error_clear(&err);
+    sweep_args a;
+    static comet_study study;
+    int code;
+    if (sweep_parse_args(argc, argv, "study", &a, &err) ||
+        read_study(a.study ? a.study : DEFAULT_STUDY, &study, &err)) {
+        code = cl.rank == 0 ? cli_report_error("study", &err) : CLI_USAGE;
+    } else {
+        char dir_default[128];
+        if (!a.dir) {
+            snprintf(dir_default, sizeof dir_default, "study-%s", study.name);
+            a.dir = dir_default;
+        }
+        a.rows_only = true;
+        if (cl.rank == 0 && !a.quiet)
+            fprintf(stderr, "comet study %s: sweeping %llu cluster designs into %s/\n",
+                    study.name, (unsigned long long)comet_study_points(&study), a.dir);
+        code = sweep_run(&a, &study, &cl);
+        if (code == CLI_OK && cl.rank == 0)
+            code = conclude(&a, &study);
+    }
+    cli_cluster_finalize(&cl);
+    return code;
+}

@@ -1,0 +1,102 @@
+/* The COMET methodology over a study, step by step:
+ *   1. characterize the workload (parameters, FLOPs, state and activation
+ *      memory, communication volume per parallel group as the strategy
+ *      changes);
+ *   2. the strategy space on the base cluster (best and worst, and why);
+ *   3. the memory footprint (what fits in HBM alone, what an expansion
+ *      tier makes feasible, at what exposed traffic);
+ *   4. the cluster design sweep (comet_sweep_point over the study's axes;
+ *      the CLI runs it and saves the rows);
+ *   5. the conclusions from the sweep's rows: best and worst design, the
+ *      spread between them, what memory expansion buys per design, and
+ *      the design and the resource to invest in next.
+ * Every figure comes from comet_estimate and comet_search. */
+#ifndef COMET_METHODOLOGY_H
+#define COMET_METHODOLOGY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "comet/buf.h"
+#include "comet/page.h"
+#include "comet/results.h"
+#include "comet/search.h"
+#include "comet/study.h"
+
+#define COMET_FINDINGS_MAX_TP 12
+
+/* Steps 1 to 3 for one model on the base cluster (the study's system and
+ * NPU count, before any axis is applied). */
+typedef struct comet_findings {
+    int model;
+    int64_t npus;
+    /* 1. the workload */
+    double params;
+    double tokens_per_step;
+    double model_flops;             /* per step, no recompute */
+    double state_bytes[3];          /* weights, gradients, optimizer state: the whole model */
+    double activation_bytes;        /* one sample through every layer, nothing recomputed */
+    int n_by_tp;
+    comet_ranked by_tp[COMET_FINDINGS_MAX_TP]; /* the best strategy at each TP degree */
+    /* 2. the strategy space as the base cluster is */
+    comet_search_stats space;
+    bool has_best;
+    comet_ranked best;              /* space.worst is the worst feasible */
+    /* 3. memory: HBM alone, then with an expansion tier */
+    comet_search_stats hbm_only;
+    bool has_best_hbm_only;
+    comet_ranked best_hbm_only;
+    bool expansion_tried;
+    double expansion_capacity;      /* the tier tried: per NPU, per node or pooled (see the system) */
+    double expansion_bandwidth;
+    comet_search_stats with_expansion;
+    bool has_best_with_expansion;
+    comet_ranked best_with_expansion;
+} comet_findings;
+
+/* Steps 1-3 for study model `model`, searching on `threads` threads. */
+comet_status comet_study_findings(const comet_study *study, int model, int threads,
+                                  comet_findings *out, comet_error *err);
+
+/* Step 5 from the sweep's rows (comet_results of the study's results). */
+typedef struct comet_conclusions {
+    int model;
+    size_t designs, feasible;
+    const comet_results_row *fastest;        /* best step time */
+    const comet_results_row *slowest;        /* worst step time among designs that fit */
+    const comet_results_row *best_value;     /* most tokens/s per dollar (NULL without costs) */
+    double spread;                           /* slowest / fastest step time */
+    /* memory expansion: designs with an expansion tier against the same
+     * design without one */
+    size_t expansion_pairs;
+    size_t expansion_enables;                /* fits only with the tier */
+    double expansion_best_speedup;           /* max over pairs where both fit (1 = none) */
+    const comet_results_row *expansion_best; /* the design with the tier, at that speedup */
+    /* what to buy next, from the best-value design (or the fastest): the
+     * axis whose next value raises tokens/s most per extra dollar */
+    int invest_axis;                         /* -1: none helps */
+    double invest_speedup;                   /* step time now / after */
+    double invest_extra_cost;
+    double invest_value_after;               /* that axis's next value */
+} comet_conclusions;
+
+/* Position of v among the axis's values, or -1. */
+int comet_axis_slot(const comet_axis *ax, double v);
+/* The same design as `row` (same model) with axis a at its value `to`,
+ * found by index among rows in point order; NULL when not there. */
+const comet_results_row *comet_results_moved(const comet_results *r, const comet_results_row *row,
+                                             int a, int to);
+
+void comet_study_conclude(const comet_results *r, int model, comet_conclusions *out);
+
+/* The model's assumptions, one line each, for summaries and reports. */
+int comet_study_assumptions(const char *const **lines);
+
+/* The printed summary (at most 30 lines) and the study report page:
+ * sections for steps 1-3 and 5 around the sweep report of step 4. */
+void comet_study_summary(comet_buf *b, const comet_study *study, const comet_findings *f,
+                         const comet_conclusions *c, int n_models, const comet_results *r,
+                         const char *report_path);
+void comet_report_page_study(comet_page *p, const comet_study *study, const comet_findings *f,
+                             const comet_conclusions *c, int n_models, const comet_results *r);
+
+#endif

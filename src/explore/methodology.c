@@ -1,0 +1,321 @@
+/* The COMET methodology's computed steps (see comet/methodology.h). Steps
+ * 1-3 run the strategy search on the study's base cluster (as the study
+ * file writes it, before any axis applies): once as it is, once with HBM
+ * alone, once with an expansion tier. Step 5 reads the sweep's rows: it
+ * pairs every design that has an expansion tier with the same design
+ * without one, and walks one step up each axis from the best-value design
+ * to find what to buy next. Design points are found by their index: the
+ * study numbers them in mixed radix over the axes' values. */
+#include "comet/methodology.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- steps 1 to 3 ---------------------------------------------------------- */
+
+static int64_t base_npus(const comet_study *st)
+{
+    for (int a = 0; a < st->n_axes; a++)
+        if (st->axes[a].kind == COMET_AXIS_NPUS)
+            return (int64_t)st->axes[a].values[0];
+    return st->npus;
+}
+
+static comet_status search(const comet_study *st, int model, const comet_system *sys,
+                           bool offload, int threads, comet_ranked *top, int k, int *n,
+                           comet_search_stats *stats, comet_error *err)
+{
+    comet_search_request req;
+    memset(&req, 0, sizeof req);
+    req.model = &st->models[model];
+    req.system = sys;
+    comet_search_space_defaults(&req.space);
+    req.space.npus = base_npus(st);
+    req.space.global_batch = st->global_batch;
+    req.space.max_global_batch = st->max_global_batch;
+    req.space.max_microbatch = st->max_microbatch;
+    req.space.base = st->base;
+    req.space.vary_flash = st->vary_flash;
+    req.space.vary_offload = st->vary_offload && offload;
+    req.objective = st->objective;
+    req.top_k = k;
+    req.shards = 1;
+    return comet_search_threads(&req, threads > 0 ? threads : 1, top, n, stats, err);
+}
+
+/* The expansion tier step 3 tries: the base system's own, else the largest
+ * capacity and bandwidth the study's axes sweep; false when neither. */
+static bool expansion_tier(const comet_study *st, int model, comet_system *sys)
+{
+    if (sys->expansion.present && sys->expansion.capacity > 0.0 &&
+        sys->expansion.bandwidth > 0.0)
+        return true;
+    const comet_axis *cap = NULL, *bw = NULL;
+    for (int a = 0; a < st->n_axes; a++) {
+        if (st->axes[a].kind == COMET_AXIS_EXPANSION_CAPACITY)
+            cap = &st->axes[a];
+        if (st->axes[a].kind == COMET_AXIS_EXPANSION_BANDWIDTH)
+            bw = &st->axes[a];
+    }
+    if (!cap)
+        return false;
+    double most = 0.0, fastest = sys->expansion.bandwidth;
+    for (int i = 0; i < cap->n; i++)
+        most = fmax(most, cap->values[i]);
+    for (int i = 0; bw && i < bw->n; i++)
+        fastest = fmax(fastest, bw->values[i]);
+    if (!(most > 0.0) || !(fastest > 0.0))
+        return false;
+    int64_t npus = st->npus;
+    comet_axis_apply(cap, most, st->models[model].dtype, sys, &npus);
+    if (bw)
+        comet_axis_apply(bw, fastest, st->models[model].dtype, sys, &npus);
+    else
+        sys->expansion.bandwidth = fastest;
+    return true;
+}
+
+/* Whole-model state and one sample's activations: the footprint of the
+ * model on one NPU with nothing split, offloaded or recomputed. */
+static comet_status whole_model(const comet_study *st, int model, comet_findings *f,
+                                comet_error *err)
+{
+    comet_system sys = st->system;
+    sys.expansion.present = false;
+    comet_strategy s = st->base;
+    s.tp = s.pp = s.dp = 1;
+    s.microbatch = s.global_batch = 1;
+    s.interleave = 1;
+    s.zero_stage = 0;
+    s.recompute = COMET_RECOMPUTE_NONE;
+    s.offload_optimizer = s.offload_weights = s.offload_activations = false;
+    s.placement_given = false;
+    comet_result r;
+    comet_status rc = comet_estimate(&st->models[model], &sys, &s, &r, err);
+    if (rc)
+        return rc;
+    f->state_bytes[0] = r.mem[COMET_TIER_HBM][COMET_MEM_WEIGHTS];
+    f->state_bytes[1] = r.mem[COMET_TIER_HBM][COMET_MEM_GRADIENTS];
+    f->state_bytes[2] = r.mem[COMET_TIER_HBM][COMET_MEM_OPTIMIZER];
+    f->activation_bytes = r.mem[COMET_TIER_HBM][COMET_MEM_ACTIVATIONS];
+    f->params = r.params;
+    return COMET_OK;
+}
+
+comet_status comet_study_findings(const comet_study *study, int model, int threads,
+                                  comet_findings *out, comet_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->model = model;
+    out->npus = base_npus(study);
+    comet_status rc = whole_model(study, model, out, err);
+    if (rc)
+        return rc;
+    /* 1 and 2: the space as the base cluster is; the top list is long so
+     * that it holds the best strategy at most TP degrees */
+    comet_ranked *top = malloc(sizeof *top * COMET_SEARCH_MAX_TOP);
+    if (!top)
+        return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    int n = 0;
+    rc = search(study, model, &study->system, true, threads, top, COMET_SEARCH_MAX_TOP, &n,
+                &out->space, err);
+    if (!rc && n > 0) {
+        out->has_best = true;
+        out->best = top[0];
+        out->model_flops = top[0].result.model_flops;
+        out->tokens_per_step = top[0].result.tokens_per_s * top[0].result.step_time;
+        for (int i = 0; i < n && out->n_by_tp < COMET_FINDINGS_MAX_TP; i++) {
+            bool seen = false;
+            for (int k = 0; k < out->n_by_tp; k++)
+                seen |= out->by_tp[k].strategy.tp == top[i].strategy.tp;
+            if (!seen)
+                out->by_tp[out->n_by_tp++] = top[i];
+        }
+        /* ascending TP, so volumes read as a function of it */
+        for (int i = 1; i < out->n_by_tp; i++)
+            for (int j = i; j > 0 && out->by_tp[j].strategy.tp < out->by_tp[j - 1].strategy.tp;
+                 j--) {
+                comet_ranked t = out->by_tp[j];
+                out->by_tp[j] = out->by_tp[j - 1];
+                out->by_tp[j - 1] = t;
+            }
+    }
+    /* 3: HBM alone, then with an expansion tier */
+    comet_system sys = study->system;
+    sys.expansion.present = false;
+    if (!rc)
+        rc = search(study, model, &sys, false, threads, top, 1, &n, &out->hbm_only, err);
+    if (!rc && n > 0) {
+        out->has_best_hbm_only = true;
+        out->best_hbm_only = top[0];
+    }
+    sys = study->system;
+    if (!rc && expansion_tier(study, model, &sys)) {
+        out->expansion_tried = true;
+        out->expansion_capacity = sys.expansion.capacity;
+        out->expansion_bandwidth = sys.expansion.bandwidth;
+        rc = search(study, model, &sys, true, threads, top, 1, &n, &out->with_expansion, err);
+        if (!rc && n > 0) {
+            out->has_best_with_expansion = true;
+            out->best_with_expansion = top[0];
+        }
+    }
+    free(top);
+    return rc;
+}
+
+/* ---- step 5 ---------------------------------------------------------------- */
+
+/* Index distance between neighbouring values of axis a. */
+static uint64_t stride(const comet_study *st, int a)
+{
+    uint64_t s = 1;
+    for (int b = a + 1; b < st->n_axes; b++)
+        s *= (uint64_t)st->axes[b].n;
+    return s;
+}
+
+int comet_axis_slot(const comet_axis *ax, double v)
+{
+    for (int i = 0; i < ax->n; i++)
+        if (ax->values[i] == v)
+            return i;
+    return -1;
+}
+
+static int by_index(const void *key, const void *item)
+{
+    uint64_t k = *(const uint64_t *)key, i = ((const comet_results_row *)item)->index;
+    return k < i ? -1 : k > i;
+}
+
+/* The row of design `index` (rows are in point order), or NULL. */
+static const comet_results_row *row_at(const comet_results *r, uint64_t index)
+{
+    return bsearch(&index, r->rows, r->n_rows, sizeof r->rows[0], by_index);
+}
+
+const comet_results_row *comet_results_moved(const comet_results *r, const comet_results_row *row,
+                                      int a, int to)
+{
+    int from = comet_axis_slot(&r->study.axes[a], row->values[a]);
+    if (from < 0 || to < 0 || to >= r->study.axes[a].n)
+        return NULL;
+    uint64_t s = stride(&r->study, a);
+    uint64_t index = row->index - (uint64_t)from * s + (uint64_t)to * s;
+    const comet_results_row *m = row_at(r, index);
+    return m && m->model == row->model ? m : NULL;
+}
+
+static bool fits(const comet_results_row *row)
+{
+    return row && row->status == COMET_POINT_OK && row->result.step_time > 0.0;
+}
+
+static void expansion_pairs(const comet_results *r, int model, comet_conclusions *c)
+{
+    c->expansion_best_speedup = 1.0;
+    for (int a = 0; a < r->study.n_axes; a++) {
+        const comet_axis *ax = &r->study.axes[a];
+        int none = comet_axis_slot(ax, 0.0);
+        if (ax->kind != COMET_AXIS_EXPANSION_CAPACITY || none < 0)
+            continue;
+        for (size_t i = 0; i < r->n_rows; i++) {
+            const comet_results_row *with = &r->rows[i];
+            if (with->model != model || with->values[a] == 0.0)
+                continue;
+            const comet_results_row *without = comet_results_moved(r, with, a, none);
+            if (!without)
+                continue;
+            c->expansion_pairs++;
+            if (fits(with) && !fits(without))
+                c->expansion_enables++;
+            if (fits(with) && fits(without)) {
+                double speedup = without->result.step_time / with->result.step_time;
+                if (speedup > c->expansion_best_speedup) {
+                    c->expansion_best_speedup = speedup;
+                    c->expansion_best = with;
+                }
+            }
+        }
+    }
+}
+
+/* From `from`, one step up each axis: the most tokens/s gained per dollar
+ * (a free speedup beats any paid one). */
+static void invest(const comet_results *r, const comet_results_row *from, comet_conclusions *c)
+{
+    c->invest_axis = -1;
+    double best = 0.0;
+    for (int a = 0; from && a < r->study.n_axes; a++) {
+        const comet_axis *ax = &r->study.axes[a];
+        if (ax->n < 2 || ax->kind == COMET_AXIS_DIM_TOPOLOGY)
+            continue;
+        const comet_results_row *up = comet_results_moved(r, from, a, comet_axis_slot(ax, from->values[a]) + 1);
+        if (!fits(up) || !(up->result.step_time < from->result.step_time * (1.0 - 1e-4)))
+            continue;
+        double gain = up->result.tokens_per_s - from->result.tokens_per_s;
+        double extra = up->cost - from->cost;
+        double score = extra > 0.0 ? gain / extra : INFINITY;
+        if (c->invest_axis < 0 || score > best) {
+            best = score;
+            c->invest_axis = a;
+            c->invest_speedup = from->result.step_time / up->result.step_time;
+            c->invest_extra_cost = extra;
+            c->invest_value_after = up->values[a];
+        }
+    }
+}
+
+void comet_study_conclude(const comet_results *r, int model, comet_conclusions *c)
+{
+    memset(c, 0, sizeof *c);
+    c->model = model;
+    double best_value = 0.0;
+    for (size_t i = 0; i < r->n_rows; i++) {
+        const comet_results_row *row = &r->rows[i];
+        if (row->model != model)
+            continue;
+        c->designs++;
+        if (!fits(row))
+            continue;
+        c->feasible++;
+        double t = row->result.step_time;
+        if (!c->fastest || t < c->fastest->result.step_time)
+            c->fastest = row;
+        if (!c->slowest || t > c->slowest->result.step_time)
+            c->slowest = row;
+        if (row->cost > 0.0 && row->result.tokens_per_s / row->cost > best_value) {
+            best_value = row->result.tokens_per_s / row->cost;
+            c->best_value = row;
+        }
+    }
+    c->spread = c->fastest ? c->slowest->result.step_time / c->fastest->result.step_time : 0.0;
+    expansion_pairs(r, model, c);
+    invest(r, c->best_value ? c->best_value : c->fastest, c);
+}
+
+/* ---- assumptions ----------------------------------------------------------- */
+
+static const char *const assumption_lines[] = {
+    "Compute: GEMMs at a size-dependent fraction of peak (the system's efficiency curve), "
+    "other kernels bound by HBM bandwidth (a roofline).",
+    "Pipeline: 1F1B, interleaved when v > 1; the bubble is (p - 1) / v microbatches of the "
+    "busiest stage.",
+    "Network: each collective runs its algorithm on every dimension in turn "
+    "(hierarchically), without congestion between groups.",
+    "Overlap: DP and TP communication hide behind compute when the strategy overlaps them; "
+    "TP overlap and fused attention assume no contention (optimistic).",
+    "Memory: mixed-precision weights and gradients with fp32 Adam state, activations per "
+    "Korthikanti et al. 2022; an expansion tier holds offloaded or spilled state and streams "
+    "it at its bandwidth.",
+    "Cost: the system file's rough prices per NPU, TFLOP/s, GiB and GB/s; power, space and "
+    "operations are not priced.",
+};
+
+int comet_study_assumptions(const char *const **lines)
+{
+    *lines = assumption_lines;
+    return (int)(sizeof assumption_lines / sizeof assumption_lines[0]);
+}
