@@ -88,8 +88,10 @@ void comet_study_summary(comet_buf *b, const comet_study *study, const comet_fin
         if (fm->expansion_tried)
             comet_buf_printf(b, "; with %s of expansion at %s: %llu (best %s, %s exposed "
                                 "traffic)\n",
-                             Q(fm->expansion_capacity, COMET_QTY_BYTES, q2),
-                             Q(fm->expansion_bandwidth, COMET_QTY_BYTES_PER_S, q3),
+                             comet_format_setting(fm->expansion_capacity, COMET_QTY_BYTES, q2,
+                                                  sizeof q2),
+                             comet_format_setting(fm->expansion_bandwidth,
+                                                  COMET_QTY_BYTES_PER_S, q3, sizeof q3),
                              (unsigned long long)fm->with_expansion.feasible,
                              fm->has_best_with_expansion
                                  ? Q(fm->best_with_expansion.result.step_time, COMET_QTY_SECONDS,
@@ -128,7 +130,9 @@ void comet_study_summary(comet_buf *b, const comet_study *study, const comet_fin
             comet_buf_printf(b, "   (no costs in the system file: no performance-per-dollar pick)");
         if (cm->invest_axis >= 0) {
             const comet_axis *ax = &r->study.axes[cm->invest_axis];
-            comet_buf_printf(b, "; then invest in %s (to %s: %.2fx faster for %s)\n", ax->name,
+            char axis_name[64];
+            comet_buf_printf(b, "; then invest in %s (to %s: %.2fx faster for %s)\n",
+                             comet_axis_short_name(ax, axis_name, sizeof axis_name),
                              comet_axis_format(ax, cm->invest_value_after, q3, sizeof q3),
                              cm->invest_speedup,
                              cm->invest_extra_cost > 0.0
@@ -244,8 +248,9 @@ static void memory_section(comet_page *p, const comet_study *study, const comet_
         return;
     }
     comet_page_fact(p, "with an expansion tier", "%s at %s (%s): %llu strategies fit%s%s",
-                    Q(f->expansion_capacity, COMET_QTY_BYTES, q),
-                    Q(f->expansion_bandwidth, COMET_QTY_BYTES_PER_S, q2),
+                    comet_format_setting(f->expansion_capacity, COMET_QTY_BYTES, q, sizeof q),
+                    comet_format_setting(f->expansion_bandwidth, COMET_QTY_BYTES_PER_S, q2,
+                                         sizeof q2),
                     study->system.expansion.attach == COMET_ATTACH_POOL       ? "one pool"
                     : study->system.expansion.attach == COMET_ATTACH_PER_NODE ? "per node"
                                                                                : "per NPU",
@@ -354,8 +359,9 @@ static void recommendation(comet_page *p, const comet_study *study, const comet_
                         c->expansion_best_speedup, c->expansion_enables, c->expansion_pairs);
     if (c->invest_axis >= 0) {
         const comet_axis *ax = &r->study.axes[c->invest_axis];
-        char v[48];
-        comet_page_fact(p, "invest next in", "%s, to %s: %.2fx faster for %s", ax->name,
+        char v[48], name[64];
+        comet_page_fact(p, "invest next in", "%s, to %s: %.2fx faster for %s",
+                        comet_axis_short_name(ax, name, sizeof name),
                         comet_axis_format(ax, c->invest_value_after, v, sizeof v),
                         c->invest_speedup,
                         c->invest_extra_cost > 0.0 ? Q(c->invest_extra_cost, COMET_QTY_MONEY, q)
