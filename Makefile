@@ -46,7 +46,7 @@ test: deps $(B)/comet $(B)/comet_tests
 	@COMET_BIN=$(B)/comet COMET_TESTS_DIR=tests $(B)/comet_tests
 
 test-san:
-	@$(MAKE) --no-print-directory SAN=1 test
+	@COMET_SANITIZED=1 $(MAKE) --no-print-directory SAN=1 test
 
 $(B)/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)

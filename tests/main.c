@@ -20,6 +20,7 @@ int main(void)
     suite_simulate(&t);
     suite_chakra(&t);
     suite_report(&t);
+    suite_study(&t);
     printf("\ntests: %d passed, %d failed\n", t.passed, t.failed);
     return t.failed ? 1 : 0;
 }

@@ -50,5 +50,6 @@ void suite_sweep(test_tally *t);
 void suite_simulate(test_tally *t);
 void suite_chakra(test_tally *t);
 void suite_report(test_tally *t);
+void suite_study(test_tally *t);
 
 #endif

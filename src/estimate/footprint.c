@@ -88,10 +88,12 @@ void footprint_compute(const comet_model *m, const comet_system *sys, const come
     for (int k = 0; k < COMET_MEM_KIND_COUNT; k++)
         in_hbm += bytes[k] * (1.0 - off[k]);
 
-    /* Spill order: optimizer state, weights, activations. */
+    /* Spill order: optimizer state, weights, activations. A tier that
+     * cannot move data (no bandwidth) cannot hold working state. */
     static const comet_mem_kind spill[] = {COMET_MEM_OPTIMIZER, COMET_MEM_WEIGHTS,
                                            COMET_MEM_ACTIVATIONS};
-    for (size_t i = 0; i < sizeof spill / sizeof spill[0] && sys->expansion.present; i++) {
+    bool usable = hw_expansion_bandwidth(sys, comet_strategy_npus(s)) > 0.0;
+    for (size_t i = 0; i < sizeof spill / sizeof spill[0] && usable; i++) {
         comet_mem_kind k = spill[i];
         double over = in_hbm - hbm_cap;
         if (over <= 0.0)
@@ -116,7 +118,10 @@ void footprint_compute(const comet_model *m, const comet_system *sys, const come
     out->mem_capacity[COMET_TIER_EXPANSION] = exp_cap;
     out->feasible = true;
     out->infeasible = COMET_FITS;
-    if (out->mem_total[COMET_TIER_HBM] > hbm_cap * (1.0 + 1e-12)) {
+    if (!usable && out->mem_total[COMET_TIER_EXPANSION] > 0.0) {
+        out->feasible = false;
+        out->infeasible = COMET_NO_EXPANSION_TIER;
+    } else if (out->mem_total[COMET_TIER_HBM] > hbm_cap * (1.0 + 1e-12)) {
         out->feasible = false;
         out->infeasible = COMET_NO_FIT_HBM;
     } else if (out->mem_total[COMET_TIER_EXPANSION] > exp_cap * (1.0 + 1e-12)) {
@@ -155,7 +160,8 @@ const char *comet_result_reason(const comet_result *r, char *out, size_t cap)
                  r->mem_capacity[COMET_TIER_EXPANSION] / gib);
         break;
     case COMET_NO_EXPANSION_TIER:
-        snprintf(out, cap, "offload asked for, but the system has no expansion tier");
+        snprintf(out, cap, "offload asked for, but the system has no expansion tier that can "
+                           "move data (none, or no bandwidth)");
         break;
     case COMET_FITS:
     default:
