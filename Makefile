@@ -39,8 +39,10 @@ all: $(B)/comet
 deps:
 	@scripts/install-deps.sh
 
+# the main job: the COMET methodology on the default study (transformer-1t),
+# replacing the results of an earlier run in study-transformer-1t/
 run: deps all
-	$(B)/comet estimate
+	$(B)/comet study --force
 
 test: deps $(B)/comet $(B)/comet_tests
 	@COMET_BIN=$(B)/comet COMET_TESTS_DIR=tests $(B)/comet_tests

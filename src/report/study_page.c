@@ -268,7 +268,7 @@ static void memory_section(comet_page *p, const comet_study *study, const comet_
     comet_chart *c = comet_page_chart(p, COMET_CHART_BARS, id, title);
     if (c) {
         snprintf(c->x_label, sizeof c->x_label, "strategies that fit");
-        c->x_unit = COMET_QTY_NONE;
+        c->x_unit = COMET_QTY_COUNT;
         comet_chart_series(c, "strategies that fit");
         comet_chart_set(c, comet_chart_cat(c, "HBM alone"), 0, (double)f->hbm_only.feasible);
         comet_chart_set(c, comet_chart_cat(c, "with the expansion tier"), 0,

@@ -86,7 +86,7 @@ static void tick_text(char *out, size_t cap, const axis *a, double v)
 static void axis_title(comet_buf *b, const char *label, comet_quantity unit, const axis *a)
 {
     comet_buf_escape(b, label);
-    if (unit != COMET_QTY_NONE && unit != COMET_QTY_COUNT) {
+    if (unit != COMET_QTY_NONE) {
         char u[32];
         comet_unit_label(unit, fmax(fabs(a->lo), fabs(a->hi)), u, sizeof u);
         if (u[0]) {
