@@ -227,6 +227,51 @@ static void test_step_agrees_with_estimate(void **state)
     }
 }
 
+/* DLRM: the tables are split over all 64 NPUs, the MLPs replicated; the
+ * all-to-all of pooled vectors is a blocking DP-group collective in both
+ * passes; the optimizer updates the MLPs and only the table rows looked
+ * up. Closed forms for the memory and volumes, and the simulator agrees
+ * with the estimate with and without shared links. */
+static void test_dlrm_tables_are_model_parallel(void **state)
+{
+    (void)state;
+    comet_model m;
+    comet_system sys;
+    comet_error err;
+    assert_int_equal(comet_preset_model("dlrm", &m, &err), COMET_OK);
+    assert_int_equal(comet_preset_system("a100-80g-selene", &sys, &err), COMET_OK);
+    comet_strategy s;
+    comet_strategy_defaults(&s);
+    s.dp = 64;
+    s.global_batch = 65536;
+    s.microbatch = 1024;
+    comet_result r;
+    assert_int_equal(comet_estimate(&m, &sys, &s, &r, &err), COMET_OK);
+    const double mlp = 171000 + 2.19e6, tables = 26.1e9;
+    assert_close(r.mem[COMET_TIER_HBM][COMET_MEM_WEIGHTS], (mlp + tables / 64) * 4, 1e-9);
+    assert_close(r.mem[COMET_TIER_HBM][COMET_MEM_OPTIMIZER], (mlp + tables / 64) * 12, 1e-9);
+    /* DP: the MLPs' gradients once, and the all-to-all of 13.3 KB per
+     * sample forward and backward for the 1024 samples of one microbatch */
+    assert_close(r.dp_bytes, mlp * 4 + 2 * 1024 * 13.3e3, 1e-9);
+    /* ZeRO shards the replicated MLPs only */
+    s.zero_stage = 3;
+    comet_result z;
+    assert_int_equal(comet_estimate(&m, &sys, &s, &z, &err), COMET_OK);
+    assert_close(z.mem[COMET_TIER_HBM][COMET_MEM_WEIGHTS], (mlp / 64 + tables / 64) * 4, 1e-9);
+    s.zero_stage = 0;
+    static comet_sim_step_result sim;
+    for (int congestion = 0; congestion <= 1; congestion++) {
+        comet_sim_step_options o = {.fidelity = congestion ? COMET_SIM_CONGESTION
+                                                           : COMET_SIM_UNAWARE};
+        assert_int_equal(comet_sim_step(&m, &sys, &s, &o, &sim, &err), COMET_OK);
+        double diff = (sim.step_time - r.step_time) / r.step_time;
+        printf("  dlrm dp 64%s: simulated %.4f ms, estimate %.4f ms (%+.2f%%)\n",
+               congestion ? " (shared links)" : "", sim.step_time * 1e3, r.step_time * 1e3,
+               100.0 * diff);
+        assert_true(fabs(diff) < 0.01);
+    }
+}
+
 /* A pipeline of identical stages without communication: 1F1B takes
  * (m + p - 1)(t_f + t_b), then the optimizer. Four stages of two 1 TFLOP
  * layers at 100 TFLOPS: t_f = 0.02 s, t_b = 0.04 s; eight microbatches:
@@ -436,6 +481,7 @@ void suite_simulate(test_tally *t)
         cmocka_unit_test(test_congestion_shares_bandwidth),
         cmocka_unit_test(test_sim_bad_input),
         cmocka_unit_test(test_step_agrees_with_estimate),
+        cmocka_unit_test(test_dlrm_tables_are_model_parallel),
         cmocka_unit_test(test_step_pipeline_closed_form),
         cmocka_unit_test(test_step_trace),
         cmocka_unit_test(test_engine_detects_deadlock),

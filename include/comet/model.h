@@ -65,6 +65,9 @@ typedef struct comet_layer {
     double act_bytes;          /* activation bytes stashed per sample */
     double out_bytes;          /* bytes of the layer output per sample (pipeline p2p, TP reduce) */
     bool tp_sharded;           /* split across the TP group (with one all-reduce of out_bytes fwd and bwd) */
+    bool model_parallel;       /* parameters split over every NPU of a stage (tp x dp), like
+                                  DLRM's embedding tables: not replicated, so no DP gradient
+                                  reduction and no ZeRO; work stays per sample */
     comet_collective comm;     /* the layer's own communication, forward (mirrored in backward) */
     comet_group comm_group;
     double comm_bytes;         /* per sample */

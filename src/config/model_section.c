@@ -23,6 +23,7 @@ static const cfg_field layer_fields[] = {
     CFG_QTY0("act_bytes", comet_layer, act_bytes, CFG_UNIT_BYTES),
     CFG_QTY0("out_bytes", comet_layer, out_bytes, CFG_UNIT_BYTES),
     CFG_BOOL("tp_sharded", comet_layer, tp_sharded),
+    CFG_BOOL("model_parallel", comet_layer, model_parallel),
     CFG_ENUM("comm", comet_layer, comm, cfg_collective_names),
     CFG_ENUM("comm_group", comet_layer, comm_group, cfg_group_names),
     CFG_QTY0("comm_bytes", comet_layer, comm_bytes, CFG_UNIT_BYTES),

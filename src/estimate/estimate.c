@@ -234,7 +234,7 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
     out->dp_comm_time += micro * st.comm[COMET_GROUP_DP];
     out->dp_exposed += micro * st.exposed[COMET_GROUP_DP];
 
-    double opt_params = work->params_npu / (s.zero_stage >= 1 ? (double)s.dp : 1.0);
+    double opt_params = work_updated_params(work, &s, work->params_npu, micro, elem);
     double opt_bytes = opt_params * optimizer_bytes_per_param(&s, elem);
     out->optimizer = opt_bytes * (1.0 - fp.optimizer_offloaded) / r.hbm;
 

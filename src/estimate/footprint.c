@@ -70,10 +70,13 @@ void footprint_compute(const comet_model *m, const comet_system *sys, const come
     double elem = comet_dtype_bytes(m->dtype);
     double dp = (double)s->dp;
     double bytes[COMET_MEM_KIND_COUNT];
-    bytes[COMET_MEM_WEIGHTS] = w->params_npu * elem / (s->zero_stage >= 3 ? dp : 1.0);
+    /* replicated parameters shard under ZeRO; model-parallel ones are
+     * already split over the stage's NPUs */
+    double mp = w->params_mp_npu;
+    bytes[COMET_MEM_WEIGHTS] = (w->params_npu / (s->zero_stage >= 3 ? dp : 1.0) + mp) * elem;
     bytes[COMET_MEM_GRADIENTS] =
-        w->params_npu * (s->grad_fp32 ? 4.0 : elem) / (s->zero_stage >= 2 ? dp : 1.0);
-    bytes[COMET_MEM_OPTIMIZER] = w->params_npu * 12.0 / (s->zero_stage >= 1 ? dp : 1.0);
+        (w->params_npu / (s->zero_stage >= 2 ? dp : 1.0) + mp) * (s->grad_fp32 ? 4.0 : elem);
+    bytes[COMET_MEM_OPTIMIZER] = (w->params_npu / (s->zero_stage >= 1 ? dp : 1.0) + mp) * 12.0;
     double act_per_micro = 0.0;
     bytes[COMET_MEM_ACTIVATIONS] = activation_bytes(s, w, micro, &act_per_micro);
 

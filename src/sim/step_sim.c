@@ -216,30 +216,40 @@ static int collective(builder *b, int stage, int stream, comet_group grp, comet_
     return id;
 }
 
-/* The TP collectives of one segment in one pass (forward, backward or
- * recompute): one task with their summed time, or under congestion each
- * on the links in turn. */
-static int tp_comms(builder *b, int stage, const segment *sg, int pass_kind, int64_t mb,
-                    int after)
+/* A layer's own collectives in one pass, blocking the compute that
+ * follows: TP ones, and those of other groups (a DLRM embedding
+ * all-to-all on the DP group). All of them run on the TP stream, which
+ * only ever holds such blocking collectives, so they do not queue behind
+ * the DP stream's gradient buckets: groups do not contend unless links
+ * are shared (congestion mode routes each on its group's links). */
+static int layer_comms(builder *b, int stage, const segment *sg, int pass_kind, int64_t mb,
+                       int after)
 {
+    static const int kind[COMET_GROUP_COUNT] = {
+        [COMET_GROUP_TP] = K_TP, [COMET_GROUP_PP] = K_SEND_FWD, [COMET_GROUP_DP] = K_DP};
     const layer_time *lt = &b->lt[sg->kind];
-    double t = pass_kind == K_FWD ? lt->comm_fwd[COMET_GROUP_TP]
-             : pass_kind == K_BWD ? lt->comm_bwd[COMET_GROUP_TP]
-                                  : lt->comm_rc[COMET_GROUP_TP];
-    if (!(t > 0.0))
-        return after;
-    if (!b->congestion && !b->split_tp)
-        return task(b, stage, R_TP, t * sg->count, K_TP, mb, sg->layer, after);
     const work_layer *l = &b->work.layers[sg->kind];
     int prev = after;
-    for (int i = 0; i < l->n_comms; i++) {
-        const work_comm *c = &l->comms[i];
-        bool in_pass = pass_kind == K_FWD ? c->in_forward
-                     : pass_kind == K_BWD ? c->in_backward
-                                          : c->recomputed && b->s->recompute == COMET_RECOMPUTE_FULL;
-        if (c->group == COMET_GROUP_TP && in_pass)
-            prev = collective(b, stage, R_TP, COMET_GROUP_TP, c->collective, c->bytes * sg->count,
-                              K_TP, mb, sg->layer, prev);
+    for (int g = 0; g < COMET_GROUP_COUNT; g++) {
+        double t = pass_kind == K_FWD ? lt->comm_fwd[g]
+                 : pass_kind == K_BWD ? lt->comm_bwd[g]
+                                      : lt->comm_rc[g];
+        if (!(t > 0.0))
+            continue;
+        if (!b->congestion && !b->split_tp) {
+            prev = task(b, stage, R_TP, t * sg->count, (uint8_t)kind[g], mb, sg->layer, prev);
+            continue;
+        }
+        for (int i = 0; i < l->n_comms; i++) {
+            const work_comm *c = &l->comms[i];
+            bool in_pass = pass_kind == K_FWD ? c->in_forward
+                         : pass_kind == K_BWD ? c->in_backward
+                                              : c->recomputed &&
+                                                    b->s->recompute == COMET_RECOMPUTE_FULL;
+            if ((int)c->group == g && in_pass)
+                prev = collective(b, stage, R_TP, c->group, c->collective,
+                                  c->bytes * sg->count, kind[g], mb, sg->layer, prev);
+        }
     }
     return prev;
 }
@@ -248,7 +258,7 @@ static int tp_comms(builder *b, int stage, const segment *sg, int pass_kind, int
  * gathers queue on the DP stream, the compute waits for its own). */
 static int gather(builder *b, int stage, const segment *sg, int64_t mb)
 {
-    if (b->s->zero_stage < 3 || b->s->dp <= 1)
+    if (b->s->zero_stage < 3 || b->s->dp <= 1 || b->work.layers[sg->kind].model_parallel)
         return -1;
     double bytes = b->work.layers[sg->kind].params * sg->count * b->elem;
     return collective(b, stage, R_DP, COMET_GROUP_DP, COMET_COLL_ALL_GATHER, bytes, K_GATHER, mb,
@@ -327,7 +337,7 @@ static void pass(builder *b, int64_t mb, int vs, bool forward)
                 b->act_store[idx(b, mb, vs)] = st;
             if (first < 0)
                 first = t;
-            prev = tp_comms(b, stage, sg, K_FWD, mb, t);
+            prev = layer_comms(b, stage, sg, K_FWD, mb, t);
         } else {
             int la = memory(b, stage, acts, K_LOAD_ACT, mb, sg->layer,
                             b->act_store[idx(b, mb, vs)]);
@@ -339,7 +349,7 @@ static void pass(builder *b, int64_t mb, int vs, bool forward)
                 sim_add_dep(&b->g, la, t);
                 if (first < 0)
                     first = t;
-                prev = tp_comms(b, stage, sg, K_RECOMPUTE, mb, t);
+                prev = layer_comms(b, stage, sg, K_RECOMPUTE, mb, t);
             }
             t = task(b, stage, R_COMPUTE, lt->bwd * sg->count, K_BWD, mb, sg->layer, prev);
             sim_add_dep(&b->g, g, t);
@@ -348,9 +358,10 @@ static void pass(builder *b, int64_t mb, int vs, bool forward)
             if (first < 0)
                 first = t;
             int grad = t;
-            prev = tp_comms(b, stage, sg, K_BWD, mb, t);
+            prev = layer_comms(b, stage, sg, K_BWD, mb, t);
             /* gradient buckets on the DP stream */
-            if (b->s->dp > 1 && b->s->overlap_dp && (last_mb || b->s->zero_stage >= 2)) {
+            if (b->s->dp > 1 && b->s->overlap_dp && (last_mb || b->s->zero_stage >= 2) &&
+                !wl->model_parallel) {
                 double bytes = b->work.layers[sg->kind].params * sg->count *
                                (b->s->grad_fp32 ? 4.0 : b->elem);
                 comet_collective c = b->s->zero_stage >= 1 ? COMET_COLL_REDUCE_SCATTER
@@ -406,12 +417,14 @@ static void stage_program(builder *b, int stage)
 static void stage_epilogue(builder *b, int stage)
 {
     const comet_strategy *s = b->s;
-    double params = 0.0;
+    double params = 0.0, params_mp = 0.0; /* replicated, and model-parallel */
     for (int vs = stage; vs < b->vstages; vs += b->p) {
         segment segs[MAX_SEGMENTS];
         int n = segments_of(b, vs, segs);
-        for (int i = 0; i < n; i++)
-            params += b->work.layers[segs[i].kind].params * segs[i].count;
+        for (int i = 0; i < n; i++) {
+            const work_layer *wl = &b->work.layers[segs[i].kind];
+            *(wl->model_parallel ? &params_mp : &params) += wl->params * segs[i].count;
+        }
     }
     int last_bwd = -1;
     for (int64_t mb = 0; mb < b->micro; mb++)
@@ -425,7 +438,7 @@ static void stage_epilogue(builder *b, int stage)
         after = collective(b, stage, R_DP, COMET_GROUP_DP, c, bytes, K_DP, b->micro - 1, -1,
                            last_bwd);
     }
-    double updated = params / (s->zero_stage >= 1 ? (double)s->dp : 1.0);
+    double updated = work_updated_params(&b->work, s, params, (double)b->micro, b->elem);
     double opt_bytes = updated * optimizer_bytes_per_param(s, b->elem);
     int opt = task(b, stage, R_COMPUTE, opt_bytes * (1.0 - b->fp.optimizer_offloaded) / b->rates.hbm,
                    K_OPTIMIZER, b->micro - 1, -1, after);
@@ -434,7 +447,7 @@ static void stage_epilogue(builder *b, int stage)
      * after the HBM part; offloaded weights are written back once */
     int state = memory(b, stage, opt_bytes * b->fp.optimizer_offloaded, K_OPT_STATE, b->micro - 1,
                        -1, opt);
-    memory(b, stage, params / (s->zero_stage >= 3 ? (double)s->dp : 1.0) * b->elem *
+    memory(b, stage, (params / (s->zero_stage >= 3 ? (double)s->dp : 1.0) + params_mp) * b->elem *
                          b->fp.weights_offloaded,
            K_STORE_WEIGHTS, b->micro - 1, -1, state >= 0 ? state : opt);
     if (s->dp > 1 && (s->zero_stage == 1 || s->zero_stage == 2))

@@ -37,7 +37,8 @@ static void build_one(const comet_layer *src, const comet_strategy *s, double pe
     }
     l->count = per_stage;
     l->where = WORK_EVERY_STAGE;
-    l->params = src->params / shard;
+    l->model_parallel = src->model_parallel;
+    l->params = src->params / (src->model_parallel ? (double)(s->tp * s->dp) : shard);
     l->act_bytes = b * src->act_bytes / shard;
     l->act_bytes_selective = l->act_bytes;
     l->act_bytes_full = b * src->out_bytes;
@@ -50,11 +51,15 @@ void work_build_layers(const comet_model *m, const comet_strategy *s, work_stage
     double depth = 0.0, out_sum = 0.0, flops = 0.0;
     out->n_layers = 0;
     out->params_npu = 0.0;
+    out->params_mp_npu = 0.0;
+    out->mp_lookup_bytes = 0.0;
     for (int i = 0; i < m->n_layer_kinds; i++) {
         const comet_layer *src = &m->layer_list[i];
         work_layer *l = &out->layers[out->n_layers++];
         build_one(src, s, (double)src->count / pp, l);
-        out->params_npu += l->params * l->count;
+        *(l->model_parallel ? &out->params_mp_npu : &out->params_npu) += l->params * l->count;
+        if (l->model_parallel)
+            out->mp_lookup_bytes += l->ops[0].bytes * l->count;
         depth += (double)src->count;
         out_sum += (double)src->count * src->out_bytes;
         flops += (double)src->count * src->fwd_flops;

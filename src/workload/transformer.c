@@ -246,6 +246,7 @@ void work_build_transformer(const comet_model *m, const comet_strategy *s, work_
     build_head(m, s, &x, head);
     work_layer *embedding = &out->layers[out->n_layers++];
     build_embedding(m, s, &x, embedding);
+    block->model_parallel = head->model_parallel = embedding->model_parallel = false;
 
     /* The busiest stage: the last holds the LM head, whose GEMM dwarfs the
      * embedding lookup, but with uneven stages the first may hold more
@@ -269,6 +270,8 @@ void work_build_transformer(const comet_model *m, const comet_strategy *s, work_
                        + 2.0 * T * h * h + 2.0 * x.mlp_mats * T * h * x.f;
     out->fwd_flops_model = (double)m->layers * block_flops + 2.0 * T * h * (double)m->vocab;
     out->params_total = comet_model_params(m);
+    out->params_mp_npu = 0.0;
+    out->mp_lookup_bytes = 0.0;
     out->params_npu = block->params * block->count +
                       (s->pp == 1 || !out->busiest_is_first ? head->params : 0.0) +
                       (s->pp == 1 || out->busiest_is_first ? embedding->params : 0.0);

@@ -55,6 +55,7 @@ typedef struct work_layer {
     int n_comms;
     work_comm comms[WORK_MAX_COMMS];    /* forward */
     double params;                      /* per NPU, per layer */
+    bool model_parallel;                /* params split over the stage's NPUs, not replicated */
     double act_bytes;                   /* stashed per microbatch per layer, no recompute */
     double act_bytes_selective;         /* ... with selective recompute */
     double act_bytes_full;              /* ... with full recompute */
@@ -67,7 +68,10 @@ typedef struct work_stage {
     double p2p_bytes;        /* activation sent per stage boundary per microbatch */
     double fwd_flops_model;  /* model FLOPs of one microbatch forward, whole model, all NPUs */
     double params_total;     /* whole model */
-    double params_npu;       /* parameters held by one NPU of the busiest stage (before ZeRO) */
+    double params_npu;       /* replicated parameters held by one NPU of the busiest stage
+                              * (before ZeRO): what DP reduces and ZeRO shards */
+    double params_mp_npu;    /* model-parallel parameters on one NPU (embedding tables) */
+    double mp_lookup_bytes;  /* rows of them read per microbatch (their forward bytes) */
     double act_extra;        /* activations outside the layers (embeddings, logits) per microbatch */
     /* Pipelines whose stages hold unequal numbers of layers: the every-
      * stage layers' count on the first and on the last stage, and whether
@@ -81,6 +85,12 @@ typedef struct work_stage {
 /* Build the stage work for a model under a resolved strategy. The
  * strategy must have been checked by comet_strategy_resolve. */
 void work_build(const comet_model *m, const comet_strategy *s, work_stage *out);
+
+/* Parameters the optimizer updates per step on one NPU: the replicated
+ * ones (a 1/dp shard under ZeRO >= 1) and, of the model-parallel tables,
+ * only the rows the step looked up (a sparse update), at most all of them. */
+double work_updated_params(const work_stage *w, const comet_strategy *s, double replicated,
+                           double micro, double elem);
 
 /* Transformer and generic-layer builders used by work_build. */
 void work_build_transformer(const comet_model *m, const comet_strategy *s, work_stage *out);
