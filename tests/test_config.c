@@ -457,7 +457,7 @@ static void test_preset_registry(void **state)
     while (models[n])
         n++;
     assert_int_equal(n, 8);
-    assert_string_equal(comet_preset_names("studies")[0], "gpt3-175b-h100");
+    assert_string_equal(comet_preset_names("studies")[0], "dlrm");
     assert_non_null(comet_preset_names("systems"));
     assert_string_equal(comet_preset_names("strategies")[0], "gpt3-175b-selene");
     assert_null(comet_preset_names("nope"));

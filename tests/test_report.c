@@ -307,6 +307,34 @@ static void test_results_csv_and_jsonl_agree(void **state)
     comet_buf_free(&jsonl);
 }
 
+/* An npus axis and the design's NPU count share the column name "npus":
+ * both are read, the axis as an axis. */
+static void test_results_with_an_npus_axis(void **state)
+{
+    (void)state;
+    comet_buf csv, jsonl;
+    comet_buf_init(&csv);
+    comet_buf_init(&jsonl);
+    sweep_files("study:\n  name: n\n  models: [megatron-22b]\n  system: a100-80g-selene\n"
+                "  global_batch: 32\n  axes:\n    npus: [16, 32]\n"
+                "    hbm_capacity: [\"40 GiB\", \"80 GiB\"]\n  search: {max_microbatch: 2}\n",
+                &csv, &jsonl);
+    static comet_results r;
+    comet_error err;
+    assert_int_equal(comet_results_parse(csv.data, csv.len, "n.csv", &r, &err), COMET_OK);
+    assert_string_equal(r.problem, "");
+    assert_int_equal(r.study.n_axes, 2);
+    assert_int_equal(r.study.axes[0].kind, COMET_AXIS_NPUS);
+    assert_int_equal(r.n_rows, 4);
+    assert_int_equal(r.rows[2].npus, 32);
+    char label[160];
+    assert_string_equal(comet_results_design_label(&r, &r.rows[2], label, sizeof label),
+                        "NPUs 32 · HBM 40 GiB");
+    comet_results_free(&r);
+    comet_buf_free(&csv);
+    comet_buf_free(&jsonl);
+}
+
 /* Each bad input gives a page that says what is missing; never an error. */
 static void expect_notice(const char *text, const char *name, const char *says)
 {
@@ -504,6 +532,7 @@ void suite_report(test_tally *t)
         cmocka_unit_test(test_heatmap_scatter_gantt_golden),
         cmocka_unit_test(test_page_escapes_and_sorts),
         cmocka_unit_test(test_results_csv_and_jsonl_agree),
+        cmocka_unit_test(test_results_with_an_npus_axis),
         cmocka_unit_test(test_bad_results_make_readable_pages),
         cmocka_unit_test(test_timeline_adds_up),
         cmocka_unit_test(test_browser_renders_sweep_report),

@@ -242,11 +242,13 @@ static void parse_csv(comet_results *r, char *text)
     c.index = find(&c, "index");
     c.status = find(&c, "status");
     c.cost = find(&c, "design_cost");
-    c.npus = find(&c, "npus");
+    /* an npus axis and the design's NPU count share the name: the count
+     * is the column just before "model" */
     c.model = find(&c, "model");
+    c.npus = c.model - 1;
     c.first_axis = c.cost + 1;
     c.n_axes = c.npus - c.first_axis;
-    if (c.n_axes < 0 || c.n_axes > COMET_STUDY_MAX_AXES) {
+    if (c.n_axes < 0 || c.n_axes > COMET_STUDY_MAX_AXES || strcmp(c.name[c.npus], "npus") != 0) {
         snprintf(r->problem, sizeof r->problem,
                  "%s does not have the columns of a sweep in the expected order (index, "
                  "status, design_cost, the axes, npus, ...).",

@@ -13,6 +13,13 @@
 
 #define Q(v, unit, buf) comet_format_quantity((v), (unit), 0, (buf), sizeof(buf))
 
+/* 1.25x, 18.1x, 2139579x: plain ASCII, for terminals and logs. */
+static const char *ratio_text(double r, char *out, size_t cap)
+{
+    snprintf(out, cap, r < 10.0 ? "%.2fx" : r < 100.0 ? "%.1fx" : "%.0fx", r);
+    return out;
+}
+
 /* What holds a strategy back: the biggest part of its step that is not
  * compute ("pipeline bubble", "exposed TP communication", ...). */
 static const char *biggest_loss(const comet_result *r, double *share)
@@ -68,14 +75,15 @@ void comet_study_summary(comet_buf *b, const comet_study *study, const comet_fin
             double share;
             const char *loss = biggest_loss(&fm->space.worst.result, &share);
             comet_buf_printf(b, "2. strategies on %lld x %s: %llu of %llu fit; best %s (%s), "
-                                "worst %s: %.1fx apart, %.0f %% of the worst is %s\n",
+                                "worst %s: %s apart, %.0f %% of the worst is %s\n",
                              (long long)fm->npus, study->system.name,
                              (unsigned long long)fm->space.feasible,
                              (unsigned long long)fm->space.enumerated,
                              Q(fm->best.result.step_time, COMET_QTY_SECONDS, q1),
                              report_strategy_label(&fm->best.strategy, label, sizeof label),
                              Q(fm->space.worst.result.step_time, COMET_QTY_SECONDS, q2),
-                             fm->space.worst.result.step_time / fm->best.result.step_time,
+                             ratio_text(fm->space.worst.result.step_time /
+                                            fm->best.result.step_time, q3, sizeof q3),
                              100.0 * share, loss);
         }
         comet_buf_printf(b, "3. memory: %llu strategies fit in HBM alone%s%s%s", 
@@ -217,9 +225,11 @@ static void strategy_section(comet_page *p, const comet_study *study, const come
     comet_page_fact(p, "worst that fits", "%s per step with %s",
                     Q(f->space.worst.result.step_time, COMET_QTY_SECONDS, q2),
                     report_strategy_label(&f->space.worst.strategy, label, sizeof label));
-    comet_page_fact(p, "why", "the worst is %.1fx slower; %.0f %% of its step is %s",
-                    f->space.worst.result.step_time / f->best.result.step_time, 100.0 * share,
-                    loss);
+    char ratio[48];
+    comet_page_fact(p, "why", "the worst is %s slower; %.0f %% of its step is %s",
+                    ratio_text(f->space.worst.result.step_time / f->best.result.step_time,
+                               ratio, sizeof ratio),
+                    100.0 * share, loss);
     snprintf(id, sizeof id, "best-worst-%d", f->model);
     snprintf(title, sizeof title, "%s: best and worst strategy that fit", name);
     comet_chart *c = report_breakdown_chart(p, id, title);
