@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "cluster.h"
 #include "comet/methodology.h"
 #include "sweep_files.h"
 
@@ -125,37 +124,15 @@ static int conclude(const sweep_args *a, const comet_study *study)
     return st ? cli_report_error("study", &err) : CLI_OK;
 }
 
+/* A file when one exists at that path, else a built-in study by name;
+ * the default study when none is named. */
+static comet_status read_named(const char *name, comet_study *study, comet_error *err)
+{
+    return read_study(name ? name : DEFAULT_STUDY, study, err);
+}
+
 int cli_study(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++)
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            usage(stdout);
-            return CLI_OK;
-        }
-    cli_cluster cl;
-    cli_cluster_init(NULL, NULL, &cl);
-    comet_error err;
-    comet_error_clear(&err);
-    sweep_args a;
-    static comet_study study;
-    int code;
-    if (sweep_parse_args(argc, argv, "study", &a, &err) ||
-        read_study(a.study ? a.study : DEFAULT_STUDY, &study, &err)) {
-        code = cl.rank == 0 ? cli_report_error("study", &err) : CLI_USAGE;
-    } else {
-        char dir_default[128];
-        if (!a.dir) {
-            snprintf(dir_default, sizeof dir_default, "study-%s", study.name);
-            a.dir = dir_default;
-        }
-        a.rows_only = true;
-        if (cl.rank == 0 && !a.quiet)
-            fprintf(stderr, "comet study %s: sweeping %llu cluster designs into %s/\n",
-                    study.name, (unsigned long long)comet_study_points(&study), a.dir);
-        code = sweep_run(&a, &study, &cl);
-        if (code == CLI_OK && cl.rank == 0)
-            code = conclude(&a, &study);
-    }
-    cli_cluster_finalize(&cl);
-    return code;
+    static const sweep_command study = {"study", usage, read_named, conclude};
+    return sweep_main(argc, argv, &study);
 }

@@ -437,11 +437,11 @@ int sweep_run(const sweep_args *a, const comet_study *study, const cli_cluster *
     return sweep_finish(study, a->dir, out.csv_path, a->report, a->plots);
 }
 
-int cli_sweep(int argc, char **argv)
+int sweep_main(int argc, char **argv, const sweep_command *cmd)
 {
     for (int i = 1; i < argc; i++)
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            usage(stdout);
+            cmd->usage(stdout);
             return CLI_OK;
         }
     cli_cluster cl;
@@ -451,17 +451,28 @@ int cli_sweep(int argc, char **argv)
     sweep_args a;
     static comet_study study;
     int code;
-    if (sweep_parse_args(argc, argv, "sweep", &a, &err) ||
-        comet_study_read_file(a.study, &study, &err)) {
-        code = cl.rank == 0 ? cli_report_error("sweep", &err) : CLI_USAGE;
+    if (sweep_parse_args(argc, argv, cmd->name, &a, &err) || cmd->read(a.study, &study, &err)) {
+        code = cl.rank == 0 ? cli_report_error(cmd->name, &err) : CLI_USAGE;
     } else {
         char dir_default[128];
         if (!a.dir) {
-            snprintf(dir_default, sizeof dir_default, "sweep-%s", study.name);
+            snprintf(dir_default, sizeof dir_default, "%s-%s", cmd->name, study.name);
             a.dir = dir_default;
         }
+        a.rows_only = cmd->finish != NULL;
+        if (cmd->finish && cl.rank == 0 && !a.quiet)
+            fprintf(stderr, "comet %s %s: sweeping %llu cluster designs into %s/\n", cmd->name,
+                    study.name, (unsigned long long)comet_study_points(&study), a.dir);
         code = sweep_run(&a, &study, &cl);
+        if (code == CLI_OK && cl.rank == 0 && cmd->finish)
+            code = cmd->finish(&a, &study);
     }
     cli_cluster_finalize(&cl);
     return code;
+}
+
+int cli_sweep(int argc, char **argv)
+{
+    static const sweep_command sweep = {"sweep", usage, comet_study_read_file, NULL};
+    return sweep_main(argc, argv, &sweep);
 }

@@ -24,6 +24,20 @@ typedef struct sweep_args {
 comet_status sweep_parse_args(int argc, char **argv, const char *command, sweep_args *a,
                               comet_error *err);
 
+/* A command that sweeps a study: comet sweep, and comet study (which reads
+ * built-in studies by name too and, after the rows, runs `finish` on rank
+ * 0 instead of the sweep's own summaries). */
+typedef struct sweep_command {
+    const char *name;                                            /* for messages and DIR */
+    void (*usage)(FILE *out);
+    comet_status (*read)(const char *study, comet_study *out, comet_error *err);
+    int (*finish)(const sweep_args *a, const comet_study *study); /* NULL: comet sweep's */
+} sweep_command;
+
+/* The whole command: --help, parsing, reading the study, the run over the
+ * cluster, then finish. Returns the exit code. */
+int sweep_main(int argc, char **argv, const sweep_command *cmd);
+
 /* Every design point of the study, on threads and MPI ranks, into
  * a->dir/results.csv and results.jsonl; then (unless rows_only) the
  * summaries and report. Returns the exit code (130 when interrupted). */

@@ -166,6 +166,18 @@ static void test_bad_flags(void **state)
                  "comet estimate: --dp: tp*pp*dp = 524288 NPUs is past comet's limit of 262144");
     expect_error("estimate --recompute most",
                  "comet estimate: --recompute: expected none, selective or full, got \"most\"");
+    expect_error("study nosuch",
+                 "comet study: nosuch: no such study file, and no built-in study by that name "
+                 "(built in: dlrm, gpt3-175b-h100, gpt3-selene, transformer-1t)");
+    expect_error("study missing.yaml", "comet study: missing.yaml: cannot read: No such file or "
+                                       "directory");
+    expect_error("study --frobnicate",
+                 "comet study: unknown option \"--frobnicate\" (see 'comet study --help')");
+    expect_error("report", "comet report: which results? usage: comet report "
+                           "RESULTS.csv|RESULTS.jsonl");
+    expect_error("report nothing.csv", "comet report: nothing.csv: cannot read: No such file or "
+                                       "directory");
+    expect_error("estimate --report", "comet estimate: --report: needs a value");
     expect_error("estimate --frobnicate 3",
                  "comet estimate: unknown option \"--frobnicate\" (see 'comet estimate --help')");
     expect_error("estimate --model gpt5",

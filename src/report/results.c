@@ -436,8 +436,8 @@ comet_status comet_results_parse(const char *text, size_t len, const char *name,
 comet_status comet_results_read(const char *path, comet_results *out, comet_error *err)
 {
     FILE *f = fopen(path, "rb");
-    if (!f)
-        return comet_error_set(err, COMET_EIO, path, 0, 0, NULL, "cannot read: %s",
+    if (!f) /* a wrong path is bad input, as for every input file */
+        return comet_error_set(err, COMET_EINPUT, path, 0, 0, NULL, "cannot read: %s",
                                strerror(errno));
     comet_buf b;
     comet_buf_init(&b);
