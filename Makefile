@@ -117,15 +117,20 @@ bench: $(B)/bench_estimate $(B)/bench_search $(B)/bench_chakra_read
 # libFuzzer target for the config reader (needs clang and libclang-rt-dev).
 fuzz: $(B)/gen/presets_data.c $(B)/gen/et_def.pb-c.c
 	@scripts/install-deps.sh fuzz
-	@mkdir -p build-fuzz fuzz/corpus-chakra
+	@mkdir -p build-fuzz fuzz/corpus-chakra fuzz/corpus-results
 	clang -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -D_POSIX_C_SOURCE=200809L -Iinclude \
 	    fuzz/fuzz_config.c $(LIB_SRC) $(B)/gen/presets_data.c $(B)/gen/et_def.pb-c.c -I$(B)/gen \
 	    -o build-fuzz/fuzz_config -lyaml -lprotobuf-c -lz -lm
 	clang -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -D_POSIX_C_SOURCE=200809L -Iinclude \
 	    fuzz/fuzz_chakra.c $(LIB_SRC) $(B)/gen/presets_data.c $(B)/gen/et_def.pb-c.c -I$(B)/gen \
 	    -o build-fuzz/fuzz_chakra -lyaml -lprotobuf-c -lz -lm
+	clang -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -D_POSIX_C_SOURCE=200809L -Iinclude \
+	    fuzz/fuzz_results.c $(LIB_SRC) $(B)/gen/presets_data.c $(B)/gen/et_def.pb-c.c -I$(B)/gen \
+	    -o build-fuzz/fuzz_results -lyaml -lprotobuf-c -lz -lm
 	build-fuzz/fuzz_config -max_total_time=$${FUZZ_SECONDS:-60} fuzz/corpus
 	build-fuzz/fuzz_chakra -max_total_time=$${FUZZ_SECONDS:-60} fuzz/corpus-chakra
+	@mkdir -p build-fuzz/corpus-results && cp -n fuzz/corpus-results/* build-fuzz/corpus-results/
+	build-fuzz/fuzz_results -max_total_time=$${FUZZ_SECONDS:-60} build-fuzz/corpus-results
 
 clean:
 	rm -rf build build-san build-fuzz
