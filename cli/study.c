@@ -98,8 +98,10 @@ static int conclude(const sweep_args *a, const comet_study *study)
         st = comet_study_findings(study, m, threads, &run->findings[m], &err);
     if (!st)
         st = comet_results_read(csv, &run->results, &err);
-    for (int m = 0; !st && m < study->n_models; m++)
+    for (int m = 0; !st && m < study->n_models; m++) {
         comet_study_conclude(&run->results, m, &run->conclusions[m]);
+        st = comet_study_check_pick(study, &run->conclusions[m], &err);
+    }
     if (!st) {
         comet_buf text;
         comet_buf_init(&text);

@@ -77,6 +77,9 @@ typedef struct comet_conclusions {
     double invest_speedup;                   /* step time now / after */
     double invest_extra_cost;
     double invest_value_after;               /* that axis's next value */
+    /* the performance pick, simulated as a task graph (comet_study_check_pick) */
+    bool checked;
+    double pick_estimate, pick_simulated;
 } comet_conclusions;
 
 /* Position of v among the axis's values, or -1. */
@@ -87,6 +90,12 @@ const comet_results_row *comet_results_moved(const comet_results *r, const comet
                                              int a, int to);
 
 void comet_study_conclude(const comet_results *r, int model, comet_conclusions *out);
+
+/* Cross-check the performance pick with the event-driven simulator: the
+ * design's best strategy is found again (with its placement) and its step
+ * simulated; fills c->checked, pick_estimate and pick_simulated. */
+comet_status comet_study_check_pick(const comet_study *study, comet_conclusions *c,
+                                    comet_error *err);
 
 /* The model's assumptions, one line each, for summaries and reports. */
 int comet_study_assumptions(const char *const **lines);

@@ -245,10 +245,16 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
         double latency = sys->expansion.latency > 0.0 ? sys->expansion.latency : 0.0;
         double serial = opt_bytes * fp.optimizer_offloaded / exp_bw +
                         (fp.optimizer_offloaded > 0.0 ? latency : 0.0);
-        double streamed = fp.streamed_bytes / exp_bw + fp.streamed_transfers * latency;
-        double window = out->forward + out->backward + out->recompute;
-        out->offload_time = serial + streamed;
-        out->offload_exposed = serial + fmax(0.0, streamed - window);
+        /* Streamed traffic shares the tier's one channel: each pass's
+         * share hides only behind that pass's compute (activations written
+         * in forward must be out before backward reads them back); the
+         * updated weights' write-back at the end is serial. */
+        double pass = fp.pass_bytes / exp_bw + fp.pass_transfers * latency;
+        double last = fp.final_bytes / exp_bw + fp.final_transfers * latency;
+        out->offload_time = serial + micro * 2.0 * pass + last;
+        out->offload_exposed = serial + last +
+                               micro * (fmax(0.0, pass - st.fwd) +
+                                        fmax(0.0, pass - (st.bwd + st.recompute)));
     }
 
     out->step_time = out->forward + out->backward + out->recompute + out->optimizer + out->bubble +

@@ -138,15 +138,17 @@ void footprint_compute(const comet_model *m, const comet_system *sys, const come
     /* Offloaded weights are read in every microbatch's forward and backward
      * (and written once after the update); offloaded activations are
      * written in forward and read back in backward. */
+    (void)micro;
     double w_off = bytes[COMET_MEM_WEIGHTS] * off[COMET_MEM_WEIGHTS];
-    fp->streamed_bytes = w_off * (2.0 * micro + 1.0) +
-                         2.0 * micro * act_per_micro * off[COMET_MEM_ACTIVATIONS];
+    fp->pass_bytes = w_off + act_per_micro * off[COMET_MEM_ACTIVATIONS];
+    fp->final_bytes = w_off;
     /* one transfer per layer and pass, each paying the tier's latency */
     double layers = 0.0;
     for (int i = 0; i < w->n_layers; i++)
         layers += w->layers[i].count;
-    fp->streamed_transfers = (off[COMET_MEM_WEIGHTS] > 0.0 ? layers * (2.0 * micro + 1.0) : 0.0) +
-                             (off[COMET_MEM_ACTIVATIONS] > 0.0 ? layers * 2.0 * micro : 0.0);
+    fp->pass_transfers = (off[COMET_MEM_WEIGHTS] > 0.0 ? layers : 0.0) +
+                         (off[COMET_MEM_ACTIVATIONS] > 0.0 ? layers : 0.0);
+    fp->final_transfers = off[COMET_MEM_WEIGHTS] > 0.0 ? layers : 0.0;
 }
 
 const char *comet_result_reason(const comet_result *r, char *out, size_t cap)

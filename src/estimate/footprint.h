@@ -9,8 +9,15 @@ typedef struct footprint {
     double optimizer_offloaded;   /* fraction of optimizer state in the expansion tier */
     double weights_offloaded;
     double activations_offloaded;
-    double streamed_bytes;        /* expansion traffic per step that can prefetch behind compute */
-    double streamed_transfers;    /* how many transfers that traffic comes in (one per layer pass) */
+    /* Expansion traffic that streams behind compute, on the tier's one
+     * channel per NPU: per microbatch and pass (forward: weights in and
+     * activations out; backward: weights in and activations back), and
+     * the updated weights written once at the end; each in one transfer
+     * per layer. */
+    double pass_bytes;
+    double pass_transfers;
+    double final_bytes;
+    double final_transfers;
 } footprint;
 
 /* Fill out->mem, mem_total, mem_capacity, feasible and infeasible, and fp.

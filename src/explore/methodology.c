@@ -8,6 +8,9 @@
  * study numbers them in mixed radix over the axes' values. */
 #include "comet/methodology.h"
 
+#include "comet/simulate.h"
+#include "comet/sweep.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -294,6 +297,37 @@ void comet_study_conclude(const comet_results *r, int model, comet_conclusions *
     c->spread = c->fastest ? c->slowest->result.step_time / c->fastest->result.step_time : 0.0;
     expansion_pairs(r, model, c);
     invest(r, c->best_value ? c->best_value : c->fastest, c);
+}
+
+comet_status comet_study_check_pick(const comet_study *study, comet_conclusions *c,
+                                    comet_error *err)
+{
+    c->checked = false;
+    if (!c->fastest)
+        return COMET_OK;
+    comet_sweep_row *row = malloc(sizeof *row);
+    static const comet_sim_step_options unaware = {.fidelity = COMET_SIM_UNAWARE};
+    comet_sim_step_result *sim = malloc(sizeof *sim);
+    comet_status rc = row && sim ? comet_sweep_point(study, c->fastest->index, row, err)
+                                 : comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL,
+                                                   "out of memory");
+    if (!rc && row->status == COMET_POINT_OK) {
+        int model;
+        int64_t npus;
+        comet_system sys;
+        double values[COMET_STUDY_MAX_AXES];
+        comet_study_point(study, row->index, &model, &sys, &npus, values);
+        rc = comet_sim_step(&study->models[model], &sys, &row->best.strategy, &unaware, sim,
+                            err);
+        if (!rc) {
+            c->checked = true;
+            c->pick_estimate = row->best.result.step_time;
+            c->pick_simulated = sim->step_time;
+        }
+    }
+    free(row);
+    free(sim);
+    return rc;
 }
 
 /* ---- assumptions ----------------------------------------------------------- */

@@ -126,9 +126,14 @@ void comet_study_summary(comet_buf *b, const comet_study *study, const comet_fin
                              cm->expansion_pairs);
         char design[200];
         comet_results_design_label(r, cm->fastest, design, sizeof design);
-        comet_buf_printf(b, "5. for performance pick %s with %s (%s per step)\n", design,
+        comet_buf_printf(b, "5. for performance pick %s with %s (%s per step", design,
                          report_strategy_label(&cm->fastest->strategy, label, sizeof label),
                          Q(cm->fastest->result.step_time, COMET_QTY_SECONDS, q1));
+        if (cm->checked)
+            comet_buf_printf(b, "; simulated %s, %+.1f %%",
+                             Q(cm->pick_simulated, COMET_QTY_SECONDS, q2),
+                             100.0 * (cm->pick_simulated / cm->pick_estimate - 1.0));
+        comet_buf_printf(b, ")\n");
         if (cm->best_value) {
             comet_results_design_label(r, cm->best_value, design, sizeof design);
             comet_buf_printf(b, "   for performance per dollar pick %s (%s, %s per 1M tokens/s)",
@@ -352,6 +357,11 @@ static void recommendation(comet_page *p, const comet_study *study, const comet_
     comet_page_fact(p, "for performance", "%s with %s: %s per step", design,
                     report_strategy_label(&c->fastest->strategy, label, sizeof label),
                     Q(c->fastest->result.step_time, COMET_QTY_SECONDS, q));
+    if (c->checked)
+        comet_page_fact(p, "cross-check", "the event-driven simulator runs that step in %s "
+                                          "(%+.1f %% against the estimate)",
+                        Q(c->pick_simulated, COMET_QTY_SECONDS, q2),
+                        100.0 * (c->pick_simulated / c->pick_estimate - 1.0));
     if (c->best_value) {
         comet_results_design_label(r, c->best_value, design, sizeof design);
         comet_page_fact(p, "for performance per dollar", "%s with %s: %s, %s per 1M tokens/s",

@@ -301,6 +301,16 @@ static int memory(builder *b, int stage, double bytes, int kind, int64_t mb, int
     return task(b, stage, R_MEM, b->exp_latency + bytes / b->exp_bw, kind, mb, layer, after);
 }
 
+/* Offloaded weights of a segment, streamed in for a pass; under ZeRO-3
+ * only this NPU's shard lives in the tier, the gather brings the rest. */
+static int load_weights(builder *b, int stage, const segment *sg, int64_t mb)
+{
+    const work_layer *wl = &b->work.layers[sg->kind];
+    double held = b->s->zero_stage >= 3 && !wl->model_parallel ? (double)b->s->dp : 1.0;
+    return memory(b, stage, wl->params * sg->count / held * b->elem * b->fp.weights_offloaded,
+                  K_LOAD_WEIGHTS, mb, sg->layer, -1);
+}
+
 static double stashed(const builder *b, const work_layer *l)
 {
     return b->s->recompute == COMET_RECOMPUTE_FULL        ? l->act_bytes_full
@@ -316,20 +326,27 @@ static void pass(builder *b, int64_t mb, int vs, bool forward)
     int n = segments_of(b, vs, segs);
     int prev = -1, first = -1;
     bool last_mb = mb == b->micro - 1;
+    /* Prefetch: the next segment's ZeRO-3 gather and offloaded-weight load
+     * are issued as soon as this segment's compute is, ahead of this
+     * segment's gradient reduction on the DP stream and its activation
+     * store on the memory stream (as DeepSpeed prefetches) */
+    const segment *first_sg = n > 0 ? &segs[forward ? 0 : n - 1] : NULL;
+    int g_next = first_sg ? gather(b, stage, first_sg, mb) : -1;
+    int w_next = first_sg ? load_weights(b, stage, first_sg, mb) : -1;
     for (int i = 0; i < n; i++) {
         const segment *sg = &segs[forward ? i : n - 1 - i];
         const layer_time *lt = &b->lt[sg->kind];
         const work_layer *wl = &b->work.layers[sg->kind];
-        int g = gather(b, stage, sg, mb);
-        /* offloaded weights stream in ahead of every pass (prefetched) */
-        int w = memory(b, stage, wl->params * sg->count * b->elem * b->fp.weights_offloaded,
-                       K_LOAD_WEIGHTS, mb, sg->layer, -1);
+        int g = g_next, w = w_next;
+        const segment *next = i + 1 < n ? &segs[forward ? i + 1 : n - 2 - i] : NULL;
         double acts = stashed(b, wl) * sg->count * b->fp.activations_offloaded;
         int t;
         if (forward) {
             t = task(b, stage, R_COMPUTE, lt->fwd * sg->count, K_FWD, mb, sg->layer, prev);
             sim_add_dep(&b->g, g, t);
             sim_add_dep(&b->g, w, t);
+            g_next = next ? gather(b, stage, next, mb) : -1;
+            w_next = next ? load_weights(b, stage, next, mb) : -1;
             /* offloaded activations go out after the forward; the memory
              * stream keeps order, so the pass's last store covers all */
             int st = memory(b, stage, acts, K_STORE_ACT, mb, sg->layer, t);
@@ -355,6 +372,8 @@ static void pass(builder *b, int64_t mb, int vs, bool forward)
             sim_add_dep(&b->g, g, t);
             sim_add_dep(&b->g, w, t);
             sim_add_dep(&b->g, la, t);
+            g_next = next ? gather(b, stage, next, mb) : -1;
+            w_next = next ? load_weights(b, stage, next, mb) : -1;
             if (first < 0)
                 first = t;
             int grad = t;
