@@ -52,6 +52,17 @@ static void test_quantities(void **state)
     assert_string_equal(comet_format_quantity(0.5, COMET_QTY_SECONDS, 20.0, q, sizeof q), "0.5 s");
     assert_string_equal(comet_format_quantity(NAN, COMET_QTY_SECONDS, 0, q, sizeof q), "–");
     assert_true(comet_unit_scale(COMET_QTY_BYTES, 80.0 * 1073741824.0) == 1073741824.0);
+    /* settings read as people wrote them: binary or decimal sizes, no zeros */
+    assert_string_equal(comet_format_setting(141e9, COMET_QTY_BYTES, q, sizeof q), "141 GB");
+    assert_string_equal(comet_format_setting(80.0 * 1073741824.0, COMET_QTY_BYTES, q, sizeof q),
+                        "80 GiB");
+    assert_string_equal(comet_format_setting(1099511627776.0, COMET_QTY_BYTES, q, sizeof q),
+                        "1 TiB");
+    assert_string_equal(comet_format_setting(4e12, COMET_QTY_BYTES_PER_S, q, sizeof q), "4 TB/s");
+    assert_string_equal(comet_format_setting(6.25e9, COMET_QTY_BYTES_PER_S, q, sizeof q),
+                        "6.25 GB/s");
+    assert_string_equal(comet_format_setting(624e12, COMET_QTY_FLOP_PER_S, q, sizeof q),
+                        "624 TFLOP/s");
 }
 
 /* ---- golden SVG ------------------------------------------------------------ */

@@ -138,6 +138,14 @@ const char *comet_format_setting(double v, comet_quantity unit, char *out, size_
 {
     if (!cap)
         return out;
+    /* a size people gave in decimal units stays decimal: "141 GB", not "131.3 GiB" */
+    static const prefix decimal[] = {{1e9, "GB"}, {1e12, "TB"}};
+    for (int i = 0; unit == COMET_QTY_BYTES && i < 2; i++)
+        if (v >= decimal[i].scale && fmod(v, decimal[i].scale) == 0.0 &&
+            fmod(v, 1073741824.0) != 0.0 && (i == 1 || v < 1e12 || fmod(v, 1e12) != 0.0)) {
+            snprintf(out, cap, "%.4g %s", v / decimal[i].scale, decimal[i].name);
+            return out;
+        }
     const prefix *p = prefix_for(unit, v != 0.0 ? v : 1.0);
     if (!p) {
         snprintf(out, cap, "%.4g", v);
