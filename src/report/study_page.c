@@ -160,7 +160,9 @@ void comet_study_summary(comet_buf *b, const comet_study *study, const comet_fin
     for (int i = 0; i < n; i++)
         comet_buf_printf(b, "  - %s\n", lines[i]);
     if (report_path)
-        comet_buf_printf(b, "report: %s\n", report_path);
+        comet_buf_printf(b, "report: %s (charts); every design in results.csv and "
+                            "results.jsonl\n",
+                         report_path);
 }
 
 /* ---- the report page ------------------------------------------------------- */
