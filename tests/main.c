@@ -4,9 +4,11 @@
 
 #include "tests.h"
 
+int tests_skipped;
+
 int main(void)
 {
-    test_tally t = {0, 0};
+    test_tally t = {0, 0, 0};
     suite_core(&t);
     suite_config(&t);
     suite_network(&t);
@@ -21,6 +23,9 @@ int main(void)
     suite_chakra(&t);
     suite_report(&t);
     suite_study(&t);
+    if (t.skipped)
+        printf("\n%d test%s skipped (see the SKIPPED lines above)", t.skipped,
+               t.skipped == 1 ? "" : "s");
     printf("\ntests: %d passed, %d failed\n", t.passed, t.failed);
     return t.failed ? 1 : 0;
 }

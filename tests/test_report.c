@@ -476,9 +476,8 @@ static void test_browser_renders_sweep_report(void **state)
     (void)state;
     const char *browser = chromium();
     if (!browser) {
-        printf("[ SKIPPED  ] chromium not installed: the browser test needs /usr/bin/chromium "
-               "(Debian package chromium; .ci/run installs it)\n");
-        skip();
+        TEST_SKIP("chromium not installed: the browser test needs /usr/bin/chromium "
+                  "(Debian package chromium; .ci/run installs it)");
     }
     char dir[] = "/tmp/comet-report-XXXXXX", bin[4096], cmd[16384];
     assert_non_null(mkdtemp(dir));

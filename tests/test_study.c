@@ -199,9 +199,8 @@ static void test_default_study_golden(void **state)
 {
     (void)state;
     if (getenv("COMET_SANITIZED")) {
-        printf("[ SKIPPED  ] the default study's golden summary runs in the release build only "
-               "(about a minute there)\n");
-        skip();
+        TEST_SKIP("the default study's golden summary runs in the release build only (about a "
+                  "minute there)");
     }
     char dir[] = "/tmp/comet-study-XXXXXX", bin[4096], cmd[8400];
     assert_non_null(mkdtemp(dir));
