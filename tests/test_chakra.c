@@ -430,6 +430,18 @@ static void test_bad_graph(void **state)
     write_all("odd", 8, odd, 1);
     expect_error("odd", (const char *const[]){"odd.0.et", "node 6", "divide", NULL});
 
+    /* a receive that no send answers, and one from a rank that is not there */
+    comet_et_node orphan[1] = {{.id = 9, .type = COMET_ET_RECV, .comm_size = 1e6, .comm_src = 0,
+                                .comm_dst = 1, .comm_tag = 3}};
+    write_all("orphan", 8, orphan, 1);
+    expect_error("orphan", (const char *const[]){"orphan.", "node 9", "tag 3",
+                                                 "no send matches", NULL});
+    comet_et_node far[1] = {{.id = 9, .type = COMET_ET_RECV, .comm_size = 1e6, .comm_src = 12,
+                             .comm_dst = 1, .comm_tag = 3}};
+    write_all("far", 8, far, 1);
+    expect_error("far", (const char *const[]){"far.", "node 9", "rank 12", "does not exist",
+                                              NULL});
+
     comet_et_node ok[1] = {compute(1, 5)};
     write_all("few", 3, ok, 1);
     char p[128];
