@@ -87,14 +87,7 @@ int main(int argc, char **argv)
         rate[k] = (double)per_rank * ranks / (bench_now() - s);
         if (k == runs - 1) {
             comet_astra_inputs in;
-            memset(&in, 0, sizeof in);
-            comet_sim_options_defaults(&in.options);
-            in.system.n_dims = 1;
-            in.system.collective_chunks = 1;
-            in.system.dims[0] = (comet_net_dim){.size = ranks, .topology = COMET_TOPO_RING,
-                                                .algorithm = COMET_ALGO_RING,
-                                                .bandwidth = 50e9, .latency = 500e-9,
-                                                .efficiency = 1.0};
+            comet_astra_ring(&in, ranks, 50e9, 500e-9);
             comet_et_result res;
             double s0 = bench_now();
             if (comet_et_simulate(&t, &in, &res, &err)) {

@@ -33,13 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort(); /* every failure must say why, and name the file */
     if (st == COMET_OK) {
         comet_astra_inputs in;
-        memset(&in, 0, sizeof in);
-        comet_sim_options_defaults(&in.options);
-        in.system.n_dims = 1;
-        in.system.collective_chunks = 1;
-        in.system.dims[0].size = 1;
-        in.system.dims[0].bandwidth = 1e9;
-        in.system.dims[0].efficiency = 1.0;
+        comet_astra_ring(&in, 1, 1e9, 0.0);
         comet_et_result res;
         comet_error_clear(&err);
         if (comet_et_simulate(&t, &in, &res, &err) == COMET_OK)

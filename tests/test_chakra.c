@@ -163,22 +163,6 @@ static void test_astra_overlap(void **state)
 
 /* Bare network: no splits, delays or memory passes, so a ring collective
  * is its closed form exactly. */
-static void bare_ring(comet_astra_inputs *in, int n)
-{
-    memset(in, 0, sizeof *in);
-    comet_sim_options_defaults(&in->options);
-    in->options.splits = 1;
-    in->system.collective_chunks = 1;
-    in->system.n_dims = 1;
-    comet_net_dim *d = &in->system.dims[0];
-    snprintf(d->name, sizeof d->name, "ring");
-    d->size = n;
-    d->topology = COMET_TOPO_RING;
-    d->algorithm = COMET_ALGO_RING;
-    d->bandwidth = 100e9;
-    d->latency = 1e-6;
-    d->efficiency = 1.0;
-}
 
 /* Each collective type on Ring(8) and Ring(16) against the ring closed
  * forms: all-reduce 2(n-1)(a + S/(nB)), reduce-scatter and all-gather
@@ -193,7 +177,7 @@ static void test_collectives_closed_form(void **state)
     for (int i = 0; i < 2; i++) {
         int n = sizes[i];
         comet_astra_inputs in;
-        bare_ring(&in, n);
+        comet_astra_ring(&in, n, 100e9, 1e-6);
         double a = 1e-6, step = bytes / n / 100e9;
         for (int k = 0; k < 4; k++) {
             /* an all-gather's comm_size is each rank's shard (ASTRA-sim) */
@@ -225,7 +209,7 @@ static void test_involved_dims(void **state)
 {
     (void)state;
     comet_astra_inputs in;
-    bare_ring(&in, 4);
+    comet_astra_ring(&in, 4, 100e9, 1e-6);
     in.system.n_dims = 2;
     in.system.dims[1] = in.system.dims[0];
     in.system.dims[1].bandwidth = 25e9;
@@ -254,7 +238,7 @@ static void test_send_recv(void **state)
 {
     (void)state;
     comet_astra_inputs in;
-    bare_ring(&in, 2);
+    comet_astra_ring(&in, 2, 100e9, 1e-6);
     for (int r = 0; r < 2; r++) {
         comet_et_node n[2];
         size_t count = 1;
@@ -358,7 +342,7 @@ static void expect_error(const char *name, const char *const *want)
     comet_status st = comet_et_read(p, 0, &t, &err);
     if (!st) {
         comet_astra_inputs in;
-        bare_ring(&in, t.ranks < 2 ? 8 : t.ranks);
+        comet_astra_ring(&in, t.ranks < 2 ? 8 : t.ranks, 100e9, 1e-6);
         comet_et_result res;
         st = comet_et_simulate(&t, &in, &res, &err);
         if (!st)
@@ -518,7 +502,7 @@ static void test_independent_groups(void **state)
 {
     (void)state;
     comet_astra_inputs in;
-    bare_ring(&in, 4);
+    comet_astra_ring(&in, 4, 100e9, 1e-6);
     in.system.n_dims = 2;
     in.system.dims[1] = in.system.dims[0];
     write_rows("rows", -1);
@@ -571,7 +555,7 @@ static comet_status named_run(const char *trace, const char *groups_json, comet_
     fputs(groups_json, f);
     fclose(f);
     comet_astra_inputs in;
-    bare_ring(&in, 8);
+    comet_astra_ring(&in, 8, 100e9, 1e-6);
     comet_status st = comet_astra_read_groups(path, &in, err);
     prefix(p, sizeof p, trace);
     comet_et_trace t;
@@ -595,7 +579,7 @@ static void test_named_groups(void **state)
                                &res, &err),
                      COMET_OK);
     comet_astra_inputs in;
-    bare_ring(&in, 8);
+    comet_astra_ring(&in, 8, 100e9, 1e-6);
     int64_t span[COMET_MAX_DIMS] = {4, 1, 1, 1, 1, 1, 1, 1};
     double ar = comet_collective_time(&in.system, span, COMET_COLL_ALL_REDUCE, 8.0 * 1048576.0);
     assert_true(ar > 0.0);

@@ -106,6 +106,11 @@ typedef struct comet_astra_inputs {
 comet_status comet_astra_read(const char *network, const char *system, const char *memory,
                               comet_astra_inputs *out, comet_error *err);
 
+/* The plainest experiment, without files: one ring of `npus` NPUs at this
+ * bandwidth (bytes/s) and latency (s), a collective in one chunk, no
+ * endpoint or memory costs. For quick runs of a trace, tests and tools. */
+void comet_astra_ring(comet_astra_inputs *out, int64_t npus, double bandwidth, double latency);
+
 /* ASTRA-sim's comm-group JSON ({"name": [rank, ...], ...}; the path
  * "empty" means none), read into in->groups. Collective nodes name their
  * group with the pg_name attribute. */

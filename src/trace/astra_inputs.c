@@ -278,6 +278,23 @@ comet_status comet_astra_read_groups(const char *path, comet_astra_inputs *in, c
     return st;
 }
 
+void comet_astra_ring(comet_astra_inputs *out, int64_t npus, double bandwidth, double latency)
+{
+    memset(out, 0, sizeof *out);
+    comet_sim_options_defaults(&out->options);
+    out->options.splits = 1;
+    out->system.collective_chunks = 1;
+    out->system.n_dims = 1;
+    comet_net_dim *d = &out->system.dims[0];
+    snprintf(d->name, sizeof d->name, "ring");
+    d->size = npus;
+    d->topology = COMET_TOPO_RING;
+    d->algorithm = COMET_ALGO_RING;
+    d->bandwidth = bandwidth;
+    d->latency = latency;
+    d->efficiency = 1.0;
+}
+
 void comet_astra_free(comet_astra_inputs *in)
 {
     for (int i = 0; i < in->n_groups; i++)
