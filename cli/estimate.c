@@ -51,35 +51,31 @@ static void render(const cli_inputs *in, const comet_result *r, comet_buf *out)
 
 int cli_estimate(int argc, char **argv)
 {
-    if (cli_wants_help(argc, argv, CMD_ESTIMATE)) {
-        help();
-        return CLI_OK;
-    }
-    static cli_inputs in; /* large (source map); one per process */
-    memset(&in, 0, sizeof in);
+    int code;
+    cli_inputs *in = cli_inputs_start(argc, argv, CMD_ESTIMATE, help, &code);
+    if (!in)
+        return code;
     comet_error err;
     comet_error_clear(&err);
-    if (cli_inputs_parse(argc, argv, CMD_ESTIMATE, &in, &err))
-        return cli_report_error("estimate", &err);
 
     /* resolved in place so the report shows the placement used */
     comet_result r;
-    if (comet_strategy_resolve(&in.job.model, &in.job.system, &in.job.strategy, NULL, &err) ||
-        comet_estimate(&in.job.model, &in.job.system, &in.job.strategy, &r, &err)) {
-        cli_inputs_locate(&in, &err);
+    if (comet_strategy_resolve(&in->job.model, &in->job.system, &in->job.strategy, NULL, &err) ||
+        comet_estimate(&in->job.model, &in->job.system, &in->job.strategy, &r, &err)) {
+        cli_inputs_locate(in, &err);
         return cli_report_error("estimate", &err);
     }
     comet_buf out;
     comet_buf_init(&out);
-    render(&in, &r, &out);
+    render(in, &r, &out);
     comet_status st = out.failed ? comet_error_set(&err, COMET_ENOMEM, NULL, 0, 0, NULL,
                                                    "out of memory rendering the report")
-                                 : cli_write_output(in.output, out.data, out.len, &err);
+                                 : cli_write_output(in->output, out.data, out.len, &err);
     comet_buf_free(&out);
-    if (!st && (in.report || in.plots)) {
+    if (!st && (in->report || in->plots)) {
         comet_page *page = comet_page_new("comet estimate");
-        comet_report_page_estimate(page, &in.job.model, &in.job.system, &in.job.strategy, &r);
-        st = cli_write_report(page, in.report, in.plots, &err);
+        comet_report_page_estimate(page, &in->job.model, &in->job.system, &in->job.strategy, &r);
+        st = cli_write_report(page, in->report, in->plots, &err);
     }
     return st ? cli_report_error("estimate", &err) : CLI_OK;
 }

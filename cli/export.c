@@ -24,29 +24,25 @@ static void help(void)
 
 int cli_export(int argc, char **argv)
 {
-    if (cli_wants_help(argc, argv, CMD_EXPORT)) {
-        help();
-        return CLI_OK;
-    }
-    static cli_inputs in;
-    memset(&in, 0, sizeof in);
+    int code;
+    cli_inputs *in = cli_inputs_start(argc, argv, CMD_EXPORT, help, &code);
+    if (!in)
+        return code;
     comet_error err;
     comet_error_clear(&err);
-    if (cli_inputs_parse(argc, argv, CMD_EXPORT, &in, &err))
-        return cli_report_error("export", &err);
-    if (!in.chakra) {
+    if (!in->chakra) {
         comet_error_set(&err, COMET_EINPUT, NULL, 0, 0, "--chakra",
                         "is required (the trace prefix, e.g. out/gpt3)");
         return cli_report_error("export", &err);
     }
     comet_export_info info;
     double t0 = cli_now();
-    if (comet_export_chakra(&in.job.model, &in.job.system, &in.job.strategy, in.chakra, &info,
+    if (comet_export_chakra(&in->job.model, &in->job.system, &in->job.strategy, in->chakra, &info,
                             &err)) {
-        cli_inputs_locate(&in, &err);
+        cli_inputs_locate(in, &err);
         return cli_report_error("export", &err);
     }
-    const char *p = in.chakra;
+    const char *p = in->chakra;
     printf("wrote %s.0.et ... %s.%d.et (%d ranks, %zu nodes) in %.2f s\n"
            "  and %s.network.yml, %s.system.json, %s.memory.json, %s.groups.json\n\n"
            "run it in comet:\n"

@@ -418,3 +418,22 @@ void cli_inputs_locate(const cli_inputs *a, comet_error *err)
     comet_srcmap_locate(&a->job.srcmap, err);
 }
 
+
+cli_inputs *cli_inputs_start(int argc, char **argv, cli_command cmd, void (*help)(void),
+                             int *code)
+{
+    static cli_inputs inputs;
+    if (help && cli_wants_help(argc, argv, cmd)) {
+        help();
+        *code = CLI_OK;
+        return NULL;
+    }
+    memset(&inputs, 0, sizeof inputs);
+    comet_error err;
+    comet_error_clear(&err);
+    if (cli_inputs_parse(argc, argv, cmd, &inputs, &err)) {
+        *code = cli_report_error(command_name(cmd), &err);
+        return NULL;
+    }
+    return &inputs;
+}

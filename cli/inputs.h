@@ -55,6 +55,13 @@ bool cli_wants_help(int argc, char **argv, cli_command cmd);
 comet_status cli_inputs_parse(int argc, char **argv, cli_command cmd, cli_inputs *in,
                               comet_error *err);
 
+/* The opening the job commands share: --help prints `help` (when given)
+ * and returns NULL with *code = CLI_OK; a bad command line is reported on
+ * stderr and returns NULL with its exit code; otherwise the parsed inputs
+ * (one set per process: they hold a large source map). */
+cli_inputs *cli_inputs_start(int argc, char **argv, cli_command cmd, void (*help)(void),
+                             int *code);
+
 /* Point an error about a strategy key at the flag or the file that set it. */
 void cli_inputs_locate(const cli_inputs *in, comet_error *err);
 

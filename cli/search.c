@@ -169,19 +169,17 @@ static comet_status build_request(const cli_inputs *in, comet_search_request *re
 
 int cli_search(int argc, char **argv)
 {
-    if (cli_wants_help(argc, argv, CMD_SEARCH)) {
-        help();
-        return CLI_OK;
-    }
-    static cli_inputs in;
-    memset(&in, 0, sizeof in);
+    int code;
+    cli_inputs *in = cli_inputs_start(argc, argv, CMD_SEARCH, help, &code);
+    if (!in)
+        return code;
     comet_error err;
     comet_error_clear(&err);
     comet_search_request req;
-    if (cli_inputs_parse(argc, argv, CMD_SEARCH, &in, &err) || build_request(&in, &req, &err))
+    if (build_request(in, &req, &err))
         return cli_report_error("search", &err);
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    int threads = in.threads > 0 ? (int)in.threads : (int)(cores > 0 ? cores : 1);
+    int threads = in->threads > 0 ? (int)in->threads : (int)(cores > 0 ? cores : 1);
 
     comet_ranked *top = calloc((size_t)req.top_k, sizeof *top);
     if (!top) {
@@ -195,25 +193,25 @@ int cli_search(int argc, char **argv)
     double seconds = cli_now() - t0;
     if (st) {
         free(top);
-        cli_inputs_locate(&in, &err);
+        cli_inputs_locate(in, &err);
         return cli_report_error("search", &err);
     }
     comet_buf out;
     comet_buf_init(&out);
-    if (in.format == OUT_JSON)
+    if (in->format == OUT_JSON)
         render_json(&req, top, n, &stats, &out);
-    else if (in.format == OUT_CSV)
+    else if (in->format == OUT_CSV)
         render_csv(&req, top, n, &out);
     else
-        render_text(&in, &req, top, n, &stats, seconds, threads, &out);
+        render_text(in, &req, top, n, &stats, seconds, threads, &out);
     st = out.failed ? comet_error_set(&err, COMET_ENOMEM, NULL, 0, 0, NULL,
                                       "out of memory rendering the report")
-                    : cli_write_output(in.output, out.data, out.len, &err);
+                    : cli_write_output(in->output, out.data, out.len, &err);
     comet_buf_free(&out);
-    if (!st && (in.report || in.plots)) {
+    if (!st && (in->report || in->plots)) {
         comet_page *page = comet_page_new("comet search");
         comet_report_page_search(page, req.model, req.system, req.space.npus, top, n, &stats);
-        st = cli_write_report(page, in.report, in.plots, &err);
+        st = cli_write_report(page, in->report, in->plots, &err);
     }
     free(top);
     return st ? cli_report_error("search", &err) : CLI_OK;

@@ -237,23 +237,23 @@ static void render_step(comet_buf *b, const cli_inputs *in, const comet_sim_step
 
 static int simulate_step(int argc, char **argv)
 {
-    static cli_inputs in;
-    memset(&in, 0, sizeof in);
+    int code; /* --help was handled by cli_simulate */
+    cli_inputs *in = cli_inputs_start(argc, argv, CMD_SIMULATE, NULL, &code);
+    if (!in)
+        return code;
     comet_error err;
     comet_error_clear(&err);
-    if (cli_inputs_parse(argc, argv, CMD_SIMULATE, &in, &err))
-        return cli_report_error("simulate", &err);
-    comet_job *j = &in.job;
+    comet_job *j = &in->job;
     comet_result est;
     static comet_sim_step_result r;
     comet_buf trace;
     comet_buf_init(&trace);
     comet_sim_timeline timeline = {0};
-    bool reporting = in.report || in.plots;
+    bool reporting = in->report || in->plots;
     comet_sim_step_options opt = {
-        .trace = in.trace ? &trace : NULL,
+        .trace = in->trace ? &trace : NULL,
         .timeline = reporting ? &timeline : NULL,
-        .fidelity = in.congestion ? COMET_SIM_CONGESTION : COMET_SIM_UNAWARE,
+        .fidelity = in->congestion ? COMET_SIM_CONGESTION : COMET_SIM_UNAWARE,
     };
     double t0 = cli_now();
     if (comet_strategy_resolve(&j->model, &j->system, &j->strategy, NULL, &err) ||
@@ -261,25 +261,25 @@ static int simulate_step(int argc, char **argv)
         comet_sim_step(&j->model, &j->system, &j->strategy, &opt, &r, &err)) {
         comet_buf_free(&trace);
         comet_sim_timeline_free(&timeline);
-        cli_inputs_locate(&in, &err);
+        cli_inputs_locate(in, &err);
         return cli_report_error("simulate", &err);
     }
     double seconds = cli_now() - t0;
     comet_status st = COMET_OK;
-    if (in.trace)
+    if (in->trace)
         st = trace.failed ? comet_error_set(&err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory")
-                          : cli_write_output(in.trace, trace.data, trace.len, &err);
+                          : cli_write_output(in->trace, trace.data, trace.len, &err);
     comet_buf_free(&trace);
     comet_buf out;
     comet_buf_init(&out);
-    render_step(&out, &in, &r, &est, seconds);
+    render_step(&out, in, &r, &est, seconds);
     if (!st)
-        st = cli_write_output(in.output, out.data, out.len, &err);
+        st = cli_write_output(in->output, out.data, out.len, &err);
     comet_buf_free(&out);
     if (!st && reporting) {
         comet_page *page = comet_page_new("comet simulate");
         comet_report_page_simulate(page, &j->model, &j->system, &j->strategy, &r, &timeline, &est);
-        st = cli_write_report(page, in.report, in.plots, &err);
+        st = cli_write_report(page, in->report, in->plots, &err);
     }
     comet_sim_timeline_free(&timeline);
     return st ? cli_report_error("simulate", &err) : CLI_OK;
