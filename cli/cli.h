@@ -23,6 +23,14 @@ comet_status cli_write_output(const char *path, const char *text, size_t len, co
 comet_status cli_write_report(comet_page *page, const char *report_path, const char *plots_dir,
                               comet_error *err);
 
+/* --heatmap X,Y: the two axes of a study (or of saved results' study
+ * shell) to draw, X across and Y down, into out; spec NULL leaves out at
+ * -1 (automatic). An unknown name is an error naming the flag and the
+ * axes there are. */
+struct comet_study;
+comet_status cli_heatmap_axes(const char *spec, const struct comet_study *st, int out[2],
+                              comet_error *err);
+
 /* Strict integer parsing of a flag value within [min, max]. */
 comet_status cli_parse_int(const char *flag, const char *text, int64_t min, int64_t max,
                            int64_t *out, comet_error *err);

@@ -70,6 +70,40 @@ comet_status cli_write_report(comet_page *page, const char *report_path, const c
     return st;
 }
 
+comet_status cli_heatmap_axes(const char *spec, const comet_study *st, int out[2],
+                              comet_error *err)
+{
+    out[0] = out[1] = -1;
+    if (!spec)
+        return COMET_OK;
+    char names[2][128] = {"", ""};
+    const char *comma = strchr(spec, ',');
+    if (comma && (size_t)(comma - spec) < sizeof names[0]) {
+        memcpy(names[0], spec, (size_t)(comma - spec));
+        snprintf(names[1], sizeof names[1], "%s", comma + 1);
+    }
+    if (!names[0][0] || !names[1][0] || strchr(names[1], ','))
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--heatmap",
+                               "expected two axes as X,Y, got \"%s\"", spec);
+    for (int i = 0; i < 2; i++) {
+        char known[512] = "";
+        for (int a = 0; a < st->n_axes; a++) {
+            if (strcmp(st->axes[a].name, names[i]) == 0)
+                out[i] = a;
+            snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", a ? ", " : "",
+                     st->axes[a].name);
+        }
+        if (out[i] < 0)
+            return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--heatmap",
+                                   "no axis \"%s\" (axes: %s)", names[i],
+                                   known[0] ? known : "none");
+    }
+    if (out[0] == out[1])
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--heatmap",
+                               "needs two different axes, got \"%s\" twice", names[0]);
+    return COMET_OK;
+}
+
 static void help(void)
 {
     printf("usage: comet report RESULTS.csv|RESULTS.jsonl [-o REPORT.html] [--plots DIR]\n\n"
@@ -79,6 +113,8 @@ static void help(void)
            "bars, the fastest designs as a sortable table and their step-time breakdown.\n\n"
            "  -o FILE      where to write the report (default: RESULTS with .html)\n"
            "  --plots DIR  also write each chart as DIR/ID.svg and its data as DIR/ID.csv\n"
+           "  --heatmap X,Y  the two axes of the heatmap (X across, Y down; default: the two\n"
+           "               that move step time most), e.g. hbm_capacity,network.nvlink.bandwidth\n"
            "Exit status: 0 ok, 1 I/O failure, 2 bad input.\n");
 }
 
@@ -95,7 +131,7 @@ static void default_output(const char *in, char *out, size_t cap)
 
 int cli_report(int argc, char **argv)
 {
-    const char *input = NULL, *output = NULL, *plots = NULL;
+    const char *input = NULL, *output = NULL, *plots = NULL, *heatmap = NULL;
     comet_error err;
     comet_error_clear(&err);
     for (int i = 1; i < argc; i++) {
@@ -105,13 +141,15 @@ int cli_report(int argc, char **argv)
             return CLI_OK;
         }
         bool takes = strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0 ||
-                     strcmp(a, "--plots") == 0;
+                     strcmp(a, "--plots") == 0 || strcmp(a, "--heatmap") == 0;
         if (takes && (i + 1 >= argc || !argv[i + 1][0])) {
             comet_error_set(&err, COMET_EINPUT, NULL, 0, 0, a, "needs a value");
             return cli_report_error("report", &err);
         }
         if (takes) {
-            *(a[1] == 'o' || a[2] == 'o' ? &output : &plots) = argv[++i];
+            *(strcmp(a, "--plots") == 0     ? &plots
+              : strcmp(a, "--heatmap") == 0 ? &heatmap
+                                            : &output) = argv[++i];
         } else if (a[0] == '-' && a[1]) {
             comet_error_set(&err, COMET_EINPUT, NULL, 0, 0, NULL,
                             "unknown option \"%s\" (see 'comet report --help')", a);
@@ -137,11 +175,14 @@ int cli_report(int argc, char **argv)
     comet_page *page = NULL;
     comet_status st = res ? comet_results_read(input, res, &err)
                           : comet_error_set(&err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    int axes[2];
+    if (!st)
+        st = cli_heatmap_axes(heatmap, &res->study, axes, &err);
     if (!st) {
         char title[400];
         snprintf(title, sizeof title, "comet sweep report: %s", input);
         page = comet_page_new(title);
-        comet_report_page_sweep(page, res);
+        comet_report_page_sweep(page, res, axes);
     }
     if (!st) {
         st = cli_write_report(page, output, plots, &err);

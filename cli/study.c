@@ -21,7 +21,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: comet study [STUDY.yaml | NAME] [-o DIR] [-j N] [--resume | --force] [--quiet]\n"
-            "                   [--report FILE] [--plots DIR2]\n\n"
+            "                   [--report FILE] [--plots DIR2] [--heatmap X,Y]\n\n"
             "Runs the COMET methodology on a study (default: the built-in %s):\n"
             "  1. workload: parameters, FLOPs, state and activation memory, communication\n"
             "     volume per parallel group as the strategy changes\n"
@@ -96,8 +96,11 @@ static int conclude(const sweep_args *a, const comet_study *study)
     comet_status st = COMET_OK;
     for (int m = 0; !st && m < study->n_models; m++)
         st = comet_study_findings(study, m, threads, &run->findings[m], &err);
+    int axes[2];
     if (!st)
         st = comet_results_read(csv, &run->results, &err);
+    if (!st)
+        st = cli_heatmap_axes(a->heatmap, &run->results.study, axes, &err);
     for (int m = 0; !st && m < study->n_models; m++) {
         comet_study_conclude(&run->results, m, &run->conclusions[m]);
         st = comet_study_check_pick(study, &run->conclusions[m], &err);
@@ -114,7 +117,7 @@ static int conclude(const sweep_args *a, const comet_study *study)
             snprintf(title, sizeof title, "comet study: %s", study->name);
             comet_page *page = comet_page_new(title);
             comet_report_page_study(page, study, run->findings, run->conclusions,
-                                    study->n_models, &run->results);
+                                    study->n_models, &run->results, axes);
             st = cli_write_report(page, report, a->plots, &err);
         }
         if (!st)

@@ -118,6 +118,7 @@ static void usage(FILE *out)
             "  report.html                 charts: heatmap, Pareto front, sensitivity, designs\n"
             "  --report FILE  write the HTML report to FILE instead of DIR/report.html\n"
             "  --plots DIR2   also write each chart as DIR2/ID.svg and DIR2/ID.csv\n"
+            "  --heatmap X,Y  the report's heatmap axes (default: the two that matter most)\n"
             "  -j N        threads per process (default: all cores)\n"
             "  --resume    continue an interrupted sweep in DIR\n"
             "  --force     start over, replacing DIR's results\n"
@@ -134,13 +135,16 @@ comet_status sweep_parse_args(int argc, char **argv, const char *command, sweep_
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         bool valued = strcmp(arg, "-o") == 0 || strcmp(arg, "-j") == 0 ||
-                      strcmp(arg, "--report") == 0 || strcmp(arg, "--plots") == 0;
+                      strcmp(arg, "--report") == 0 || strcmp(arg, "--plots") == 0 ||
+                      strcmp(arg, "--heatmap") == 0;
         if (valued && (i + 1 >= argc || !argv[i + 1][0]))
             return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, arg, "needs a value");
         if (strcmp(arg, "--report") == 0) {
             a->report = argv[++i];
         } else if (strcmp(arg, "--plots") == 0) {
             a->plots = argv[++i];
+        } else if (strcmp(arg, "--heatmap") == 0) {
+            a->heatmap = argv[++i];
         } else if (valued) {
             if (arg[1] == 'o') {
                 a->dir = argv[++i];
@@ -434,7 +438,7 @@ int sweep_run(const sweep_args *a, const comet_study *study, const cli_cluster *
     }
     if (a->rows_only)
         return CLI_OK;
-    return sweep_finish(study, a->dir, out.csv_path, a->report, a->plots);
+    return sweep_finish(study, a, out.csv_path);
 }
 
 int sweep_main(int argc, char **argv, const sweep_command *cmd)
@@ -451,7 +455,9 @@ int sweep_main(int argc, char **argv, const sweep_command *cmd)
     sweep_args a;
     static comet_study study;
     int code;
-    if (sweep_parse_args(argc, argv, cmd->name, &a, &err) || cmd->read(a.study, &study, &err)) {
+    int axes[2];
+    if (sweep_parse_args(argc, argv, cmd->name, &a, &err) || cmd->read(a.study, &study, &err) ||
+        cli_heatmap_axes(a.heatmap, &study, axes, &err)) { /* checked before any work */
         code = cl.rank == 0 ? cli_report_error(cmd->name, &err) : CLI_USAGE;
     } else {
         char dir_default[128];

@@ -208,7 +208,7 @@ static comet_status summarize(const comet_study *study, const char *csv, comet_s
 /* The HTML report, drawn from the results file just written (the same
  * path `comet report` takes later). */
 static comet_status write_report(const char *dir, const char *csv_path, const char *report,
-                                 const char *plots, comet_error *err)
+                                 const char *plots, const char *heatmap, comet_error *err)
 {
     char path[4096];
     if (!report) {
@@ -219,11 +219,14 @@ static comet_status write_report(const char *dir, const char *csv_path, const ch
     if (!res)
         return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
     comet_status st = comet_results_read(csv_path, res, err);
+    int axes[2];
+    if (!st)
+        st = cli_heatmap_axes(heatmap, &res->study, axes, err);
     if (!st) {
         char title[400];
         snprintf(title, sizeof title, "comet sweep report: %s", csv_path);
         comet_page *page = comet_page_new(title);
-        comet_report_page_sweep(page, res);
+        comet_report_page_sweep(page, res, axes);
         st = cli_write_report(page, report, plots, err);
     }
     comet_results_free(res);
@@ -231,9 +234,9 @@ static comet_status write_report(const char *dir, const char *csv_path, const ch
     return st;
 }
 
-int sweep_finish(const comet_study *study, const char *dir, const char *csv_path,
-                 const char *report, const char *plots)
+int sweep_finish(const comet_study *study, const sweep_args *a, const char *csv_path)
 {
+    const char *dir = a->dir;
     comet_error err;
     comet_summary *sum = malloc(sizeof *sum);
     if (!sum) {
@@ -256,7 +259,7 @@ int sweep_finish(const comet_study *study, const char *dir, const char *csv_path
         if (!st)
             fputs(text.data, stdout);
         if (!st)
-            st = write_report(dir, csv_path, report, plots, &err);
+            st = write_report(dir, csv_path, a->report, a->plots, a->heatmap, &err);
     }
     comet_buf_free(&pareto);
     comet_buf_free(&text);

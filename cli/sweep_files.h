@@ -14,6 +14,7 @@ typedef struct sweep_args {
     const char *study;
     const char *dir;
     const char *report, *plots;
+    const char *heatmap;        /* --heatmap X,Y */
     int threads;
     bool resume, force, quiet;
     bool rows_only;             /* stop after results.csv/.jsonl (comet study writes the rest) */
@@ -61,7 +62,6 @@ comet_status sweep_append_line(FILE *f, const char *path, const char *text, size
 /* Pareto front, summary and report from results.csv into dir (the report
  * to `report` instead when given; charts into `plots` when given); prints
  * the summary. Returns the exit code. */
-int sweep_finish(const comet_study *study, const char *dir, const char *csv_path,
-                 const char *report, const char *plots);
+int sweep_finish(const comet_study *study, const sweep_args *a, const char *csv_path);
 
 #endif

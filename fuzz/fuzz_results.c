@@ -26,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (!r->problem[0] && r->n_rows == 0)
             abort(); /* no rows must come with a reason */
         comet_page *p = comet_page_new("fuzz");
-        comet_report_page_sweep(p, r);
+        comet_report_page_sweep(p, r, NULL);
         comet_buf html;
         comet_buf_init(&html);
         if (p)

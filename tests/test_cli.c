@@ -178,6 +178,9 @@ static void test_bad_flags(void **state)
     expect_error("report nothing.csv", "comet report: nothing.csv: cannot read: No such file or "
                                        "directory");
     expect_error("estimate --report", "comet estimate: --report: needs a value");
+    expect_error("study dlrm --heatmap npus,hbm",
+                 "comet study: --heatmap: no axis \"hbm\" (axes: npus, hbm_capacity, "
+                 "expansion_capacity, network.infiniband.bandwidth)");
     expect_error("estimate --frobnicate 3",
                  "comet estimate: unknown option \"--frobnicate\" (see 'comet estimate --help')");
     expect_error("estimate --model gpt5",

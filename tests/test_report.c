@@ -262,7 +262,7 @@ static comet_page *page_of(const char *text, const char *name, comet_results *re
     comet_error err;
     assert_int_equal(comet_results_parse(text, strlen(text), name, res, &err), COMET_OK);
     comet_page *p = comet_page_new("sweep");
-    comet_report_page_sweep(p, res);
+    comet_report_page_sweep(p, res, NULL);
     return p;
 }
 
@@ -300,7 +300,7 @@ static void test_results_csv_and_jsonl_agree(void **state)
         assert_true(x->result.step_time > 0.0);
     }
     comet_page *p = comet_page_new("sweep");
-    comet_report_page_sweep(p, &a);
+    comet_report_page_sweep(p, &a, NULL);
     comet_buf html;
     comet_buf_init(&html);
     comet_page_html(&html, p);
@@ -310,6 +310,15 @@ static void test_results_csv_and_jsonl_agree(void **state)
     assert_int_equal(count(html.data, "<circle class=\"point"), 6);
     assert_int_equal(count(html.data, "class=\"chart chart-bars\""), 1);
     assert_int_equal(comet_page_n_notices(p), 0);
+    /* the heatmap's axes by choice: bandwidth across, HBM down */
+    comet_page *chosen = comet_page_new("sweep");
+    comet_report_page_sweep(chosen, &a, (const int[2]){1, 0});
+    const comet_chart *hm = comet_page_chart_at(chosen, 0);
+    assert_int_equal(hm->kind, COMET_CHART_HEATMAP);
+    assert_string_equal(hm->x_label, "network.infiniband.bandwidth");
+    assert_int_equal(hm->n_series, 3);
+    assert_int_equal(hm->n_cats, 2);
+    comet_page_free(chosen);
     comet_buf_free(&html);
     comet_page_free(p);
     comet_results_free(&a);

@@ -181,7 +181,7 @@ static void test_findings_and_conclusions(void **state)
     comet_buf page;
     comet_buf_init(&page);
     comet_page *p = comet_page_new("study");
-    comet_report_page_study(p, &st, &f, &c, 1, &r);
+    comet_report_page_study(p, &st, &f, &c, 1, &r, NULL);
     comet_page_html(&page, p);
     assert_non_null(strstr(page.data, "1. Workload: gpt3-175b"));
     assert_non_null(strstr(page.data, "5. Recommendation for gpt3-175b"));

@@ -106,6 +106,7 @@ void comet_study_summary(comet_buf *b, const comet_study *study, const comet_fin
                          const comet_conclusions *c, int n_models, const comet_results *r,
                          const char *report_path);
 void comet_report_page_study(comet_page *p, const comet_study *study, const comet_findings *f,
-                             const comet_conclusions *c, int n_models, const comet_results *r);
+                             const comet_conclusions *c, int n_models, const comet_results *r,
+                             const int *heatmap);
 
 #endif

@@ -53,10 +53,11 @@ const char *comet_results_design_label(const comet_results *r, const comet_resul
                                        char *out, size_t cap);
 
 /* The sweep report: the designs, per model the best and worst design, a
- * heatmap of the two axes that move step time most, the Pareto front of
- * step time against cost, the sensitivity of step time to each axis, the
- * top designs as a table and side by side, and the best design's memory.
- * Each part that the data cannot support says so instead. */
-void comet_report_page_sweep(comet_page *p, const comet_results *r);
+ * heatmap of two axes (heatmap[0] across, heatmap[1] down; NULL or -1:
+ * the two that move step time most), the Pareto front of step time
+ * against cost, the sensitivity of step time to each axis, the top
+ * designs as a table and side by side, and the best design's memory. Each
+ * part that the data cannot support says so instead. */
+void comet_report_page_sweep(comet_page *p, const comet_results *r, const int *heatmap);
 
 #endif

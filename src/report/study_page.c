@@ -394,7 +394,8 @@ static void recommendation(comet_page *p, const comet_study *study, const comet_
 }
 
 void comet_report_page_study(comet_page *p, const comet_study *study, const comet_findings *f,
-                             const comet_conclusions *c, int n_models, const comet_results *r)
+                             const comet_conclusions *c, int n_models, const comet_results *r,
+                             const int *heatmap)
 {
     if (!p)
         return;
@@ -419,7 +420,7 @@ void comet_report_page_study(comet_page *p, const comet_study *study, const come
     comet_page_section(p, "4. Cluster design sweep");
     comet_page_text(p, "The best strategy for every cluster design; the sections that follow "
                        "come from the saved results (results.csv).");
-    comet_report_page_sweep(p, r);
+    comet_report_page_sweep(p, r, heatmap);
     for (int m = 0; m < n_models && !r->problem[0]; m++)
         expansion_chart(p, r, m);
     for (int m = 0; m < n_models; m++)

@@ -92,10 +92,15 @@ static int value_slot(const comet_axis *ax, double v)
 }
 
 static void heatmap(comet_page *p, const comet_results *r, const comet_summary *sum, int m,
-                    const comet_results_row *const *rows, size_t n)
+                    const comet_results_row *const *rows, size_t n, const int *chosen)
 {
     int pick[2] = {-1, -1};
-    int varied = heatmap_axes(r, sum, m, pick);
+    int varied = 2;
+    if (chosen && chosen[0] >= 0 && chosen[1] >= 0 && chosen[0] != chosen[1]) {
+        pick[0] = chosen[0];
+        pick[1] = chosen[1];
+    } else
+        varied = heatmap_axes(r, sum, m, pick);
     if (varied < 2) {
         comet_page_notice(p, "A heatmap needs two swept axes with two or more values each; "
                              "this sweep varies %d. Add values to an axis to see one.",
@@ -277,7 +282,7 @@ static void top_designs(comet_page *p, const comet_results *r, int m,
 }
 
 static void model_section(comet_page *p, const comet_results *r, const comet_summary *sum,
-                          int m, const comet_results_row **rows, size_t n)
+                          int m, const comet_results_row **rows, size_t n, const int *chosen)
 {
     const char *name = r->study.models[m].name;
     char heading[160];
@@ -300,7 +305,7 @@ static void model_section(comet_page *p, const comet_results *r, const comet_sum
                              "design, front or breakdown to show. Larger HBM, an expansion "
                              "tier or more NPUs are the levers to try.",
                           n, name);
-        heatmap(p, r, sum, m, rows, n);
+        heatmap(p, r, sum, m, rows, n, chosen);
         free(ok);
         return;
     }
@@ -324,7 +329,7 @@ static void model_section(comet_page *p, const comet_results *r, const comet_sum
         comet_page_notice(p, "Only one design of %s has a strategy that fits, so there is "
                              "nothing to compare it with.",
                           name);
-    heatmap(p, r, sum, m, rows, n);
+    heatmap(p, r, sum, m, rows, n, chosen);
     pareto(p, r, sum, m, rows, n);
     sensitivity(p, r, sum, m);
     top_designs(p, r, m, ok, n_ok);
@@ -334,7 +339,7 @@ static void model_section(comet_page *p, const comet_results *r, const comet_sum
     free(ok);
 }
 
-void comet_report_page_sweep(comet_page *p, const comet_results *r)
+void comet_report_page_sweep(comet_page *p, const comet_results *r, const int *chosen)
 {
     if (!p)
         return;
@@ -366,7 +371,7 @@ void comet_report_page_sweep(comet_page *p, const comet_results *r)
         for (size_t i = 0; i < r->n_rows; i++)
             if (r->rows[i].model == m)
                 rows[n++] = &r->rows[i];
-        model_section(p, r, sum, m, rows, n);
+        model_section(p, r, sum, m, rows, n, chosen);
     }
     free(rows);
     free(sum);
