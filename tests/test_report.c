@@ -8,6 +8,7 @@
  * change to the drawing. */
 #define _XOPEN_SOURCE 700 /* mkdtemp, realpath */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -210,6 +211,46 @@ static void test_heatmap_scatter_gantt_golden(void **state)
     comet_chart_free(&h);
     comet_chart_free(&s);
     comet_chart_free(&g);
+}
+
+/* True when text is well-formed UTF-8 (what an SVG file must be). */
+static bool valid_utf8(const char *text)
+{
+    const unsigned char *p = (const unsigned char *)text;
+    while (*p) {
+        int more = *p < 0x80 ? 0 : (*p & 0xE0) == 0xC0 ? 1 : (*p & 0xF0) == 0xE0 ? 2
+                 : (*p & 0xF8) == 0xF0 ? 3 : -1;
+        if (more < 0)
+            return false;
+        p++;
+        for (int i = 0; i < more; i++, p++)
+            if ((*p & 0xC0) != 0x80)
+                return false;
+    }
+    return true;
+}
+
+/* Long labels are cut on characters, never inside one: strategy labels
+ * hold "·" (two bytes), and an SVG file must be valid UTF-8. */
+static void test_labels_cut_on_characters(void **state)
+{
+    (void)state;
+    for (int shift = 0; shift < 4; shift++) {
+        comet_chart c;
+        comet_chart_init(&c, COMET_CHART_STACKED, "cut", "Cut labels");
+        comet_chart_series(&c, "forward");
+        char label[COMET_CHART_NAME_LEN];
+        snprintf(label, sizeof label, "%.*stp 4 · pp 2 · dp 8 · mb 2 · v 24 · sp · zero 3 · flash",
+                 shift, "xxx");
+        comet_chart_set(&c, comet_chart_cat(&c, label), 0, 1.0);
+        comet_buf b;
+        comet_buf_init(&b);
+        comet_chart_svg(&b, &c, true);
+        assert_true(valid_utf8(b.data));
+        assert_non_null(strstr(b.data, "…"));
+        comet_buf_free(&b);
+        comet_chart_free(&c);
+    }
 }
 
 static void test_page_escapes_and_sorts(void **state)
@@ -549,6 +590,7 @@ void suite_report(test_tally *t)
         cmocka_unit_test(test_quantities),
         cmocka_unit_test(test_stacked_golden),
         cmocka_unit_test(test_heatmap_scatter_gantt_golden),
+        cmocka_unit_test(test_labels_cut_on_characters),
         cmocka_unit_test(test_page_escapes_and_sorts),
         cmocka_unit_test(test_results_csv_and_jsonl_agree),
         cmocka_unit_test(test_results_with_an_npus_axis),

@@ -250,14 +250,25 @@ static int series_legend(const comet_chart *c, legend_item *items, bool used[])
     return n;
 }
 
+/* A label of at most max_chars characters (not bytes: labels hold "·" and
+ * other UTF-8), cut with an ellipsis; never splits a character, so the SVG
+ * stays valid UTF-8. */
 static void label_text(comet_buf *b, const char *text, size_t max_chars)
 {
-    if (strlen(text) <= max_chars) {
+    size_t chars = 0, keep = 0;
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++)
+        if ((*p & 0xC0) != 0x80 && ++chars == max_chars)
+            keep = (size_t)((const char *)p - text); /* the byte where the last char starts */
+    if (chars <= max_chars) {
         comet_buf_escape(b, text);
         return;
     }
-    char cut[COMET_CHART_NAME_LEN];
-    snprintf(cut, sizeof cut, "%.*s…", (int)(max_chars - 1), text);
+    char cut[COMET_CHART_NAME_LEN + 4];
+    if (keep > COMET_CHART_NAME_LEN - 1)
+        keep = COMET_CHART_NAME_LEN - 1;
+    while (keep > 0 && ((unsigned char)text[keep] & 0xC0) == 0x80)
+        keep--; /* never end inside a character */
+    snprintf(cut, sizeof cut, "%.*s…", (int)keep, text);
     comet_buf_escape(b, cut);
 }
 
