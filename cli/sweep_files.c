@@ -1,6 +1,6 @@
 /* The files of a sweep: checking and trimming results for --resume,
- * appending rows, and the summaries and the HTML report computed from
- * results.csv at the end (written atomically). */
+ * appending rows, and at the end the summaries and the HTML report, all
+ * from results.csv read once (written atomically). */
 #define _XOPEN_SOURCE 700
 #include "sweep_files.h"
 
@@ -126,111 +126,43 @@ comet_status sweep_append_line(FILE *f, const char *path, const char *text, size
     return COMET_OK;
 }
 
-/* Field `col` of a CSV line (RFC 4180 quotes honoured) into out. */
-static void csv_field_at(const char *line, int col, char *out, size_t cap)
-{
-    int c = 0;
-    size_t n = 0;
-    bool quoted = false;
-    for (const char *p = line; *p && *p != '\n'; p++) {
-        if (quoted) {
-            if (*p == '"' && p[1] == '"')
-                p++;
-            else if (*p == '"') {
-                quoted = false;
-                continue;
-            }
-        } else if (*p == '"') {
-            quoted = true;
-            continue;
-        } else if (*p == ',') {
-            c++;
-            continue;
-        }
-        if (c == col && n + 1 < cap)
-            out[n++] = *p;
-    }
-    out[n] = '\0';
-}
-
-static int header_column(const char *header, const char *name)
-{
-    char field[128];
-    for (int col = 0; col < 256; col++) {
-        csv_field_at(header, col, field, sizeof field);
-        if (strcmp(field, name) == 0)
-            return col;
-        if (!field[0])
-            break;
-    }
-    return -1;
-}
-
-static comet_status summarize(const comet_study *study, const char *csv, comet_summary *sum,
-                              comet_error *err)
+/* The sweep's summaries from the rows it wrote: the design values come
+ * from the study by index (exact, not re-read from text). */
+static void summarize(const comet_study *study, const comet_results *res, comet_summary *sum)
 {
     comet_summary_init(sum, study);
-    FILE *f = fopen(csv, "rb");
-    if (!f)
-        return comet_error_set(err, COMET_EIO, csv, 0, 0, NULL, "cannot read: %s",
-                               strerror(errno));
-    char *line = NULL;
-    size_t cap = 0;
-    int time_col = -1;
-    bool first = true;
-    while (getline(&line, &cap, f) > 0) {
-        if (first) {
-            time_col = header_column(line, "step_time_s");
-            first = false;
-            continue;
-        }
-        char field[64];
-        csv_field_at(line, 0, field, sizeof field);
-        uint64_t index = strtoull(field, NULL, 10);
-        csv_field_at(line, 1, field, sizeof field);
-        comet_point_status status = strcmp(field, "ok") == 0 ? COMET_POINT_OK : COMET_POINT_NO_FIT;
-        csv_field_at(line, 2, field, sizeof field);
-        double cost = strtod(field, NULL);
-        csv_field_at(line, time_col, field, sizeof field);
-        double step = strtod(field, NULL);
+    for (size_t i = 0; i < res->n_rows; i++) {
+        const comet_results_row *row = &res->rows[i];
         int model;
         comet_system sys;
         int64_t npus;
         double values[COMET_STUDY_MAX_AXES];
-        comet_study_point(study, index, &model, &sys, &npus, values);
-        comet_summary_add(sum, model, index, values, status, step, cost);
+        comet_study_point(study, row->index, &model, &sys, &npus, values);
+        comet_summary_add(sum, model, row->index, values, row->status, row->result.step_time,
+                          row->cost);
     }
-    free(line);
-    fclose(f);
-    return COMET_OK;
 }
 
-/* The HTML report, drawn from the results file just written (the same
- * path `comet report` takes later). */
-static comet_status write_report(const char *dir, const char *csv_path, const char *report,
-                                 const char *plots, const char *heatmap, comet_error *err)
+/* The HTML report, drawn from the rows just read (the same path `comet
+ * report` takes later). */
+static comet_status write_report(const sweep_args *a, const char *csv_path,
+                                 const comet_results *res, comet_error *err)
 {
     char path[4096];
+    const char *report = a->report;
     if (!report) {
-        sweep_join(path, sizeof path, dir, "report.html");
+        sweep_join(path, sizeof path, a->dir, "report.html");
         report = path;
     }
-    comet_results *res = malloc(sizeof *res);
-    if (!res)
-        return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
-    comet_status st = comet_results_read(csv_path, res, err);
     int axes[2];
-    if (!st)
-        st = cli_heatmap_axes(heatmap, &res->study, axes, err);
+    comet_status st = cli_heatmap_axes(a->heatmap, &res->study, axes, err);
     if (!st) {
         char title[400];
         snprintf(title, sizeof title, "comet sweep report: %s", csv_path);
         comet_page *page = comet_page_new(title);
         comet_report_page_sweep(page, res, axes);
-        st = cli_write_report(page, report, plots, err);
+        st = cli_write_report(page, report, a->plots, err);
     }
-    comet_results_free(res);
-    free(res);
     return st;
 }
 
@@ -239,15 +171,15 @@ int sweep_finish(const comet_study *study, const sweep_args *a, const char *csv_
     const char *dir = a->dir;
     comet_error err;
     comet_summary *sum = malloc(sizeof *sum);
-    if (!sum) {
-        comet_error_set(&err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
-        return cli_report_error("sweep", &err);
-    }
-    comet_status st = summarize(study, csv_path, sum, &err);
+    comet_results *res = malloc(sizeof *res);
+    comet_status st = sum && res ? comet_results_read(csv_path, res, &err)
+                                 : comet_error_set(&err, COMET_ENOMEM, NULL, 0, 0, NULL,
+                                                   "out of memory");
     comet_buf pareto, text;
     comet_buf_init(&pareto);
     comet_buf_init(&text);
     if (!st) {
+        summarize(study, res, sum);
         comet_summary_pareto_csv(&pareto, sum);
         comet_summary_text(&text, sum);
         char path[4096];
@@ -259,11 +191,13 @@ int sweep_finish(const comet_study *study, const sweep_args *a, const char *csv_
         if (!st)
             fputs(text.data, stdout);
         if (!st)
-            st = write_report(dir, csv_path, a->report, a->plots, a->heatmap, &err);
+            st = write_report(a, csv_path, res, &err);
+        comet_results_free(res);
     }
     comet_buf_free(&pareto);
     comet_buf_free(&text);
     free(sum);
+    free(res);
     return st ? cli_report_error("sweep", &err) : CLI_OK;
 }
 

@@ -112,8 +112,8 @@ static comet_status read_error(const char *path, comet_status status, int errnum
     return comet_error_set(err, status, path, 0, 0, NULL, "cannot read: %s", reason);
 }
 
-/* Whole file into a NUL-terminated heap buffer, at most CFG_MAX_TEXT bytes. */
-static comet_status read_stream(FILE *f, const char *path, char **out, size_t *len,
+/* Whole file into a NUL-terminated heap buffer, at most max bytes. */
+static comet_status read_stream(FILE *f, const char *path, size_t max, char **out, size_t *len,
                                 comet_error *err)
 {
     size_t cap = 1u << 16, n = 0;
@@ -127,7 +127,7 @@ static comet_status read_stream(FILE *f, const char *path, char **out, size_t *l
         }
         buf = grown;
         n += fread(buf + n, 1, cap - n, f);
-        if (n < cap || cap > CFG_MAX_TEXT || ferror(f))
+        if (n < cap || cap > max || ferror(f))
             break;
         cap *= 2;
     }
@@ -136,10 +136,10 @@ static comet_status read_stream(FILE *f, const char *path, char **out, size_t *l
         free(buf);
         return read_error(path, saved == EISDIR ? COMET_EINPUT : COMET_EIO, saved, err);
     }
-    if (n > CFG_MAX_TEXT) {
+    if (n > max) {
         free(buf);
         return comet_error_set(err, COMET_EINPUT, path, 0, 0, NULL,
-                               "cannot read: larger than %u bytes", CFG_MAX_TEXT);
+                               "cannot read: larger than %zu bytes", max);
     }
     buf[n] = '\0';
     *out = buf;
@@ -147,14 +147,20 @@ static comet_status read_stream(FILE *f, const char *path, char **out, size_t *l
     return COMET_OK;
 }
 
-comet_status cfg_load_file(const char *path, char **text, size_t *len, comet_error *err)
+comet_status cfg_load_file_limit(const char *path, size_t max, char **text, size_t *len,
+                                 comet_error *err)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
         return read_error(path, COMET_EINPUT, errno, err);
-    comet_status st = read_stream(f, path, text, len, err);
+    comet_status st = read_stream(f, path, max, text, len, err);
     fclose(f);
     return st;
+}
+
+comet_status cfg_load_file(const char *path, char **text, size_t *len, comet_error *err)
+{
+    return cfg_load_file_limit(path, CFG_MAX_TEXT, text, len, err);
 }
 
 comet_status comet_config_read_file(const char *path, comet_job *job, comet_error *err)

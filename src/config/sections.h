@@ -31,8 +31,12 @@ int cfg_placement_dims(const cfg_node *placement);
 comet_status cfg_preset_load(const cfg_ctx *c, const cfg_node *n, const char *name,
                              const char *path, const char *kind, void *out);
 
-/* A whole file into a NUL-terminated heap buffer (bounded size). */
+/* A whole file into a NUL-terminated heap buffer (at most CFG_MAX_TEXT
+ * bytes, or max). A file that cannot be opened, or is a directory, is bad
+ * input; one that fails while being read is an I/O failure. */
 comet_status cfg_load_file(const char *path, char **text, size_t *len, comet_error *err);
+comet_status cfg_load_file_limit(const char *path, size_t max, char **text, size_t *len,
+                                 comet_error *err);
 
 /* Read one document into job (all or nothing). */
 comet_status cfg_read_document(const char *text, size_t len, const char *file, int preset_depth,

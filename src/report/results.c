@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../config/sections.h"
 #include "../config/tree.h"
 #include "comet/report.h"
 
@@ -435,25 +436,14 @@ comet_status comet_results_parse(const char *text, size_t len, const char *name,
 
 comet_status comet_results_read(const char *path, comet_results *out, comet_error *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) /* a wrong path is bad input, as for every input file */
-        return comet_error_set(err, COMET_EINPUT, path, 0, 0, NULL, "cannot read: %s",
-                               strerror(errno));
-    comet_buf b;
-    comet_buf_init(&b);
-    char chunk[65536];
-    size_t got;
-    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0)
-        comet_buf_append(&b, chunk, got);
-    bool bad = ferror(f) != 0;
-    fclose(f);
-    if (bad || b.failed) {
-        comet_buf_free(&b);
-        return comet_error_set(err, bad ? COMET_EIO : COMET_ENOMEM, path, 0, 0, NULL,
-                               bad ? "read failed" : "out of memory");
-    }
-    comet_status st = comet_results_parse(b.data ? b.data : "", b.len, path, out, err);
-    comet_buf_free(&b);
+    /* config files are bounded; a sweep's results may be as long as it ran */
+    char *text = NULL;
+    size_t len = 0;
+    comet_status st = cfg_load_file_limit(path, SIZE_MAX / 2, &text, &len, err);
+    if (st)
+        return st;
+    st = comet_results_parse(text, len, path, out, err);
+    free(text);
     return st;
 }
 
