@@ -89,6 +89,17 @@ int comet_axis_slot(const comet_axis *ax, double v);
 const comet_results_row *comet_results_moved(const comet_results *r, const comet_results_row *row,
                                              int a, int to);
 
+/* A row that has a best strategy (its design fits). */
+bool comet_results_row_fits(const comet_results_row *row);
+
+/* Visit every design of `model` that has an expansion tier together with
+ * the same design without one (the expansion_capacity axis must hold
+ * none), in row order. */
+void comet_results_expansion_pairs(const comet_results *r, int model,
+                                   void (*visit)(const comet_results_row *with,
+                                                 const comet_results_row *without, void *ctx),
+                                   void *ctx);
+
 void comet_study_conclude(const comet_results *r, int model, comet_conclusions *out);
 
 /* Cross-check the performance pick with the event-driven simulator: the

@@ -211,14 +211,16 @@ const comet_results_row *comet_results_moved(const comet_results *r, const comet
     return m && m->model == row->model ? m : NULL;
 }
 
-static bool fits(const comet_results_row *row)
+bool comet_results_row_fits(const comet_results_row *row)
 {
     return row && row->status == COMET_POINT_OK && row->result.step_time > 0.0;
 }
 
-static void expansion_pairs(const comet_results *r, int model, comet_conclusions *c)
+void comet_results_expansion_pairs(const comet_results *r, int model,
+                                   void (*visit)(const comet_results_row *with,
+                                                 const comet_results_row *without, void *ctx),
+                                   void *ctx)
 {
-    c->expansion_best_speedup = 1.0;
     for (int a = 0; a < r->study.n_axes; a++) {
         const comet_axis *ax = &r->study.axes[a];
         int none = comet_axis_slot(ax, 0.0);
@@ -229,18 +231,24 @@ static void expansion_pairs(const comet_results *r, int model, comet_conclusions
             if (with->model != model || with->values[a] == 0.0)
                 continue;
             const comet_results_row *without = comet_results_moved(r, with, a, none);
-            if (!without)
-                continue;
-            c->expansion_pairs++;
-            if (fits(with) && !fits(without))
-                c->expansion_enables++;
-            if (fits(with) && fits(without)) {
-                double speedup = without->result.step_time / with->result.step_time;
-                if (speedup > c->expansion_best_speedup) {
-                    c->expansion_best_speedup = speedup;
-                    c->expansion_best = with;
-                }
-            }
+            if (without)
+                visit(with, without, ctx);
+        }
+    }
+}
+
+static void count_pair(const comet_results_row *with, const comet_results_row *without,
+                       void *ctx)
+{
+    comet_conclusions *c = ctx;
+    c->expansion_pairs++;
+    if (comet_results_row_fits(with) && !comet_results_row_fits(without))
+        c->expansion_enables++;
+    if (comet_results_row_fits(with) && comet_results_row_fits(without)) {
+        double speedup = without->result.step_time / with->result.step_time;
+        if (speedup > c->expansion_best_speedup) {
+            c->expansion_best_speedup = speedup;
+            c->expansion_best = with;
         }
     }
 }
@@ -255,8 +263,10 @@ static void invest(const comet_results *r, const comet_results_row *from, comet_
         const comet_axis *ax = &r->study.axes[a];
         if (ax->n < 2 || ax->kind == COMET_AXIS_DIM_TOPOLOGY)
             continue;
-        const comet_results_row *up = comet_results_moved(r, from, a, comet_axis_slot(ax, from->values[a]) + 1);
-        if (!fits(up) || !(up->result.step_time < from->result.step_time * (1.0 - 1e-4)))
+        int next = comet_axis_slot(ax, from->values[a]) + 1;
+        const comet_results_row *up = comet_results_moved(r, from, a, next);
+        if (!comet_results_row_fits(up) ||
+            !(up->result.step_time < from->result.step_time * (1.0 - 1e-4)))
             continue;
         double gain = up->result.tokens_per_s - from->result.tokens_per_s;
         double extra = up->cost - from->cost;
@@ -281,7 +291,7 @@ void comet_study_conclude(const comet_results *r, int model, comet_conclusions *
         if (row->model != model)
             continue;
         c->designs++;
-        if (!fits(row))
+        if (!comet_results_row_fits(row))
             continue;
         c->feasible++;
         double t = row->result.step_time;
@@ -295,7 +305,8 @@ void comet_study_conclude(const comet_results *r, int model, comet_conclusions *
         }
     }
     c->spread = c->fastest ? c->slowest->result.step_time / c->fastest->result.step_time : 0.0;
-    expansion_pairs(r, model, c);
+    c->expansion_best_speedup = 1.0;
+    comet_results_expansion_pairs(r, model, count_pair, c);
     invest(r, c->best_value ? c->best_value : c->fastest, c);
 }
 

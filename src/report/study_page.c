@@ -297,14 +297,36 @@ static void memory_section(comet_page *p, const comet_study *study, const comet_
     }
 }
 
-/* Speedup per design from its expansion tier, the largest first. */
+/* Speedup per design from its expansion tier, in design order. */
+typedef struct expansion_bars {
+    const comet_results *r;
+    comet_chart *chart;
+    int shown, skipped;
+} expansion_bars;
+
+static void add_expansion_bar(const comet_results_row *with, const comet_results_row *without,
+                              void *ctx)
+{
+    expansion_bars *e = ctx;
+    if (!comet_results_row_fits(with) || !comet_results_row_fits(without))
+        return;
+    if (e->shown >= 40) {
+        e->skipped++;
+        return;
+    }
+    char label[COMET_CHART_NAME_LEN];
+    comet_results_design_label(e->r, with, label, sizeof label);
+    int k = comet_chart_cat(e->chart, label);
+    comet_chart_set(e->chart, k, 0, without->result.step_time / with->result.step_time - 1.0);
+    e->shown++;
+}
+
 static void expansion_chart(comet_page *p, const comet_results *r, int model)
 {
-    int a = -1;
+    bool swept = false;
     for (int i = 0; i < r->study.n_axes; i++)
-        if (r->study.axes[i].kind == COMET_AXIS_EXPANSION_CAPACITY)
-            a = i;
-    if (a < 0)
+        swept |= r->study.axes[i].kind == COMET_AXIS_EXPANSION_CAPACITY;
+    if (!swept)
         return;
     char title[200], id[48];
     snprintf(id, sizeof id, "expansion-%d", model);
@@ -316,29 +338,12 @@ static void expansion_chart(comet_page *p, const comet_results *r, int model)
     snprintf(c->x_label, sizeof c->x_label, "faster than the same design without expansion");
     c->x_unit = COMET_QTY_FRACTION;
     comet_chart_series(c, "speedup - 1");
-    int none = comet_axis_slot(&r->study.axes[a], 0.0);
-    int shown = 0, skipped = 0;
-    for (size_t i = 0; i < r->n_rows && none >= 0; i++) {
-        const comet_results_row *with = &r->rows[i];
-        if (with->model != model || with->values[a] == 0.0 || with->status != COMET_POINT_OK)
-            continue;
-        const comet_results_row *without = comet_results_moved(r, with, a, none);
-        if (!without || without->status != COMET_POINT_OK)
-            continue;
-        if (shown >= 40) {
-            skipped++;
-            continue;
-        }
-        char label[COMET_CHART_NAME_LEN];
-        comet_results_design_label(r, with, label, sizeof label);
-        int k = comet_chart_cat(c, label);
-        comet_chart_set(c, k, 0, without->result.step_time / with->result.step_time - 1.0);
-        shown++;
-    }
-    if (skipped)
+    expansion_bars e = {r, c, 0, 0};
+    comet_results_expansion_pairs(r, model, add_expansion_bar, &e);
+    if (e.skipped)
         snprintf(c->note, sizeof c->note, "The first 40 of %d designs are shown.",
-                 shown + skipped);
-    else if (!shown)
+                 e.shown + e.skipped);
+    else if (!e.shown)
         snprintf(c->note, sizeof c->note,
                  "No design fits both with and without the tier, so there is nothing to "
                  "compare.");
