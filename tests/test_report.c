@@ -68,34 +68,6 @@ static void test_quantities(void **state)
 
 /* ---- golden SVG ------------------------------------------------------------ */
 
-static void golden(const char *name, const char *text)
-{
-    char path[512];
-    const char *dir = getenv("COMET_TESTS_DIR");
-    snprintf(path, sizeof path, "%s/golden/%s", dir ? dir : "tests", name);
-    if (getenv("COMET_UPDATE_GOLDEN")) {
-        FILE *f = fopen(path, "wb");
-        assert_non_null(f);
-        fputs(text, f);
-        fclose(f);
-        return;
-    }
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        fail_msg("missing golden file %s (COMET_UPDATE_GOLDEN=1 writes it)", path);
-    static char want[1 << 16];
-    size_t n = fread(want, 1, sizeof want - 1, f);
-    want[n] = '\0';
-    fclose(f);
-    if (strcmp(want, text) != 0) {
-        size_t i = 0;
-        while (want[i] && want[i] == text[i])
-            i++;
-        fail_msg("%s differs from the golden file at byte %zu: got \"%.60s\", want \"%.60s\"",
-                 name, i, text + i, want + i);
-    }
-}
-
 static void stacked_fixture(comet_chart *c)
 {
     comet_chart_init(c, COMET_CHART_STACKED, "mem", "Memory per NPU");
@@ -130,7 +102,7 @@ static void test_stacked_golden(void **state)
     assert_non_null(strstr(b.data, "expansion &lt;CXL&gt;"));
     assert_non_null(strstr(b.data, "memory per NPU (GiB)"));
     assert_non_null(strstr(b.data, "65.0 GiB")); /* HBM total */
-    golden("stacked.svg", b.data);
+    test_golden("stacked.svg", b.data);
     b.len = 0;
     comet_chart_csv(&b, &c);
     assert_string_equal(b.data, "category,weights,optimizer,activations,limit\n"
@@ -168,7 +140,7 @@ static void test_heatmap_scatter_gantt_golden(void **state)
     assert_int_equal(count(b.data, "class=\"cell\""), 5);
     assert_int_equal(count(b.data, "class=\"cell infeasible\""), 1);
     assert_non_null(strstr(b.data, "2.00 k tokens/s"));
-    golden("heatmap.svg", b.data);
+    test_golden("heatmap.svg", b.data);
 
     comet_chart s;
     comet_chart_init(&s, COMET_CHART_SCATTER, "sc", "Step time against cost");
@@ -187,7 +159,7 @@ static void test_heatmap_scatter_gantt_golden(void **state)
     assert_int_equal(count(b.data, "class=\"point"), 4);
     assert_int_equal(count(b.data, "class=\"point front\""), 3);
     assert_non_null(strstr(b.data, "cost ($M)"));
-    golden("scatter.svg", b.data);
+    test_golden("scatter.svg", b.data);
 
     comet_chart g;
     comet_chart_init(&g, COMET_CHART_GANTT, "tl", "Timeline");
@@ -206,7 +178,7 @@ static void test_heatmap_scatter_gantt_golden(void **state)
     assert_int_equal(count(b.data, "class=\"span\""), 4);
     assert_int_equal(count(b.data, "class=\"lane\""), 2);
     assert_non_null(strstr(b.data, "time (ms)"));
-    golden("gantt.svg", b.data);
+    test_golden("gantt.svg", b.data);
     comet_buf_free(&b);
     comet_chart_free(&h);
     comet_chart_free(&s);

@@ -225,26 +225,7 @@ static void test_default_study_golden(void **state)
     for (const char *p = got; *p; p++)
         lines += *p == '\n';
     assert_true(lines + 1 <= 30);
-    const char *tests = getenv("COMET_TESTS_DIR");
-    snprintf(path, sizeof path, "%s/golden/study-transformer-1t.txt", tests ? tests : "tests");
-    if (getenv("COMET_UPDATE_GOLDEN")) {
-        f = fopen(path, "wb");
-        assert_non_null(f);
-        fputs(got, f);
-        fclose(f);
-    } else {
-        f = fopen(path, "rb");
-        if (!f)
-            fail_msg("missing %s (COMET_UPDATE_GOLDEN=1 writes it)", path);
-        static char want[16384];
-        n = fread(want, 1, sizeof want - 1, f);
-        want[n] = '\0';
-        fclose(f);
-        if (strcmp(got, want) != 0)
-            fail_msg("the default study's summary changed; if that is deliberate, run with "
-                     "COMET_UPDATE_GOLDEN=1.\ngot:\n%s\nwant:\n%s",
-                     got, want);
-    }
+    test_golden("study-transformer-1t.txt", got);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     assert_int_equal(system(cmd), 0);
 }

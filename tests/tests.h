@@ -52,6 +52,9 @@ extern int tests_skipped;
             fail_msg("%s = %.9g, expected %.9g (rel tol %g)", #actual, a_, e_, (double)(rel)); \
     } while (0)
 
+/* Compare text with tests/golden/NAME (COMET_UPDATE_GOLDEN=1 rewrites it). */
+void test_golden(const char *name, const char *text);
+
 /* A 2 x 3 design study of megatron-22b on 16 NPUs (tests/test_sweep.c). */
 extern const char test_small_study[];
 
