@@ -392,8 +392,9 @@ static void parse_jsonl(comet_results *r, char *text)
     }
 }
 
-comet_status comet_results_parse(const char *text, size_t len, const char *name,
-                                 comet_results *out, comet_error *err)
+/* Parse text the caller owns and lets the parser cut into lines
+ * (NUL-terminated at len). */
+static void parse_in_place(char *text, size_t len, const char *name, comet_results *out)
 {
     memset(out, 0, sizeof *out);
     snprintf(out->path, sizeof out->path, "%s", name);
@@ -407,30 +408,38 @@ comet_status comet_results_parse(const char *text, size_t len, const char *name,
                  "%s is empty: the sweep wrote no results (it may have stopped before its "
                  "first design point).",
                  name);
-        return COMET_OK;
+        return;
     }
     if (memchr(text, '\0', len)) {
         snprintf(out->problem, sizeof out->problem,
                  "%s holds binary data, not sweep results.", name);
-        return COMET_OK;
+        return;
     }
-    char *copy = malloc(len + 1);
-    if (!copy)
-        return comet_error_set(err, COMET_ENOMEM, name, 0, 0, NULL, "out of memory");
-    memcpy(copy, text, len);
-    copy[len] = '\0';
     size_t n = strlen(name);
     bool jsonl = text[start] == '{' || (n > 6 && strcmp(name + n - 6, ".jsonl") == 0);
     if (jsonl)
-        parse_jsonl(out, copy);
+        parse_jsonl(out, text);
     else
-        parse_csv(out, copy);
-    free(copy);
+        parse_csv(out, text);
     if (!out->problem[0] && out->n_rows == 0)
         snprintf(out->problem, sizeof out->problem,
                  "%s has no design point that could be read%s%s.", name,
                  out->skipped ? "; the first problem: " : "",
                  out->skipped ? out->first_skipped : "");
+}
+
+comet_status comet_results_parse(const char *text, size_t len, const char *name,
+                                 comet_results *out, comet_error *err)
+{
+    char *copy = malloc(len + 1);
+    if (!copy) {
+        memset(out, 0, sizeof *out);
+        return comet_error_set(err, COMET_ENOMEM, name, 0, 0, NULL, "out of memory");
+    }
+    memcpy(copy, text, len);
+    copy[len] = '\0';
+    parse_in_place(copy, len, name, out);
+    free(copy);
     return COMET_OK;
 }
 
@@ -442,9 +451,9 @@ comet_status comet_results_read(const char *path, comet_results *out, comet_erro
     comet_status st = cfg_load_file_limit(path, SIZE_MAX / 2, &text, &len, err);
     if (st)
         return st;
-    st = comet_results_parse(text, len, path, out, err);
+    parse_in_place(text, len, path, out); /* the loaded text is ours to cut */
     free(text);
-    return st;
+    return COMET_OK;
 }
 
 const char *comet_results_design_label(const comet_results *r, const comet_results_row *row,

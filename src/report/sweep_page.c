@@ -140,6 +140,12 @@ static void heatmap(comet_page *p, const comet_results *r, const comet_summary *
                                       "there has a strategy that fits.");
 }
 
+static int by_u64(const void *x, const void *y)
+{
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return (a > b) - (a < b);
+}
+
 static void pareto(comet_page *p, const comet_results *r, const comet_summary *sum, int m,
                    const comet_results_row *const *rows, size_t n)
 {
@@ -163,13 +169,18 @@ static void pareto(comet_page *p, const comet_results *r, const comet_summary *s
     c->y_unit = COMET_QTY_SECONDS;
     comet_chart_series(c, "design");
     comet_chart_series(c, "Pareto front (faster or cheaper than all others)");
+    /* the front's indices, sorted, so each design is looked up, not scanned for */
+    uint64_t front_index[COMET_PARETO_MAX];
+    int n_front = sum->n_front[m];
+    for (int f = 0; f < n_front; f++)
+        front_index[f] = sum->front[m][f].index;
+    qsort(front_index, (size_t)n_front, sizeof front_index[0], by_u64);
     for (size_t i = 0; i < n; i++) {
         const comet_results_row *row = rows[i];
         if (row->status != COMET_POINT_OK)
             continue;
-        bool front = false;
-        for (int f = 0; f < sum->n_front[m]; f++)
-            front |= sum->front[m][f].index == row->index;
+        bool front = bsearch(&row->index, front_index, (size_t)n_front, sizeof front_index[0],
+                             by_u64) != NULL;
         char label[48];
         comet_results_design_label(r, row, label, sizeof label);
         comet_chart_point_add(c, row->cost, row->result.step_time, 0, front, label);
