@@ -35,6 +35,9 @@ comet_status cli_heatmap_axes(const char *spec, const struct comet_study *st, in
 comet_status cli_parse_int(const char *flag, const char *text, int64_t min, int64_t max,
                            int64_t *out, comet_error *err);
 
+/* Threads to run on: `requested` when given (> 0), else every online core. */
+int cli_threads(int64_t requested);
+
 /* Seconds on a monotonic clock. */
 double cli_now(void);
 

@@ -105,3 +105,11 @@ double cli_now(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
+
+int cli_threads(int64_t requested)
+{
+    if (requested > 0)
+        return (int)requested;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return cores > 0 ? (int)cores : 1;
+}

@@ -178,8 +178,7 @@ int cli_search(int argc, char **argv)
     comet_search_request req;
     if (build_request(in, &req, &err))
         return cli_report_error("search", &err);
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    int threads = in->threads > 0 ? (int)in->threads : (int)(cores > 0 ? cores : 1);
+    int threads = cli_threads(in->threads);
 
     comet_ranked *top = calloc((size_t)req.top_k, sizeof *top);
     if (!top) {

@@ -84,8 +84,7 @@ static int conclude(const sweep_args *a, const comet_study *study)
         comet_error_set(&err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
         return cli_report_error("study", &err);
     }
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    int threads = a->threads > 0 ? a->threads : (int)(cores > 0 ? cores : 1);
+    int threads = cli_threads(a->threads);
     char csv[4096], report[4096], summary_path[4096];
     sweep_join(csv, sizeof csv, a->dir, "results.csv");
     sweep_join(summary_path, sizeof summary_path, a->dir, "summary.txt");

@@ -398,8 +398,7 @@ int sweep_run(const sweep_args *a, const comet_study *study, const cli_cluster *
         s->next_claim = s->next_take = first;
         pthread_mutex_init(&s->lock, NULL);
         pthread_cond_init(&s->changed, NULL);
-        long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        int threads = a->threads > 0 ? a->threads : (int)(cores > 0 ? cores : 1);
+        int threads = cli_threads(a->threads);
         pthread_t ids[256];
         int started;
         start_workers(s, threads, ids, &started);
