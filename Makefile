@@ -100,6 +100,9 @@ $(B)/bench_search: bench/search.c $(B)/libcomet.a
 $(B)/bench_chakra_read: bench/chakra_read.c $(B)/libcomet.a
 	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LDLIBS_ALL)
 
+$(B)/bench_chakra_sim: bench/chakra_sim.c $(B)/libcomet.a
+	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LDLIBS_ALL)
+
 # the example Chakra trace in examples/chakra (committed; this regenerates it)
 $(B)/tools/example_trace: tools/example_trace.c $(B)/libcomet.a
 	@mkdir -p $(dir $@)
@@ -109,10 +112,11 @@ example-trace: $(B)/tools/example_trace
 	@mkdir -p examples/chakra
 	$(B)/tools/example_trace examples/chakra
 
-bench: $(B)/bench_estimate $(B)/bench_search $(B)/bench_chakra_read
+bench: $(B)/bench_estimate $(B)/bench_search $(B)/bench_chakra_read $(B)/bench_chakra_sim
 	$(B)/bench_estimate
 	$(B)/bench_search
 	$(B)/bench_chakra_read
+	$(B)/bench_chakra_sim
 
 # libFuzzer target for the config reader (needs clang and libclang-rt-dev).
 fuzz: $(B)/gen/presets_data.c $(B)/gen/et_def.pb-c.c

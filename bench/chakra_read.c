@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "chakra_trace.h"
 #include "comet/chakra.h"
 
 static int write_rank(const char *path, size_t n, comet_error *err)
@@ -22,27 +23,7 @@ static int write_rank(const char *path, size_t n, comet_error *err)
         free(deps);
         return -1;
     }
-    for (size_t i = 0; i < n; i++) {
-        comet_et_node *x = &nodes[i];
-        x->id = i + 1;
-        if (i % 3 == 1) {
-            x->type = COMET_ET_COLLECTIVE;
-            x->comm_type = COMET_ET_ALL_REDUCE;
-            x->comm_size = 1 << 20;
-            snprintf(x->name, sizeof x->name, "allreduce_%zu", i);
-        } else {
-            x->type = COMET_ET_COMPUTE;
-            x->duration_micros = 50;
-            x->num_ops = 1e9;
-            x->tensor_size = 1 << 22;
-            snprintf(x->name, sizeof x->name, "gemm_%zu", i);
-        }
-        if (i > 0) {
-            deps[i] = i;
-            x->deps = &deps[i];
-            x->n_deps = 1;
-        }
-    }
+    bench_chakra_chain(nodes, deps, n);
     int rc = comet_et_write(path, "0.0.4", nodes, n, err) ? -1 : 0;
     free(nodes);
     free(deps);
