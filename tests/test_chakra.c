@@ -714,6 +714,276 @@ static void test_export_round_trip(void **state)
     assert_int_equal(in.system.dims[0].size, 8);
 }
 
+/* ---- dependency order, cycles, peers, limits ------------------------------------- */
+
+/* A trace held in memory (no files): every rank runs the same n nodes.
+ * Free with free(t.rank): the nodes are the caller's. */
+static comet_et_trace memory_trace(int ranks, comet_et_node *nodes, size_t n)
+{
+    comet_et_trace t = {.ranks = ranks};
+    snprintf(t.prefix, sizeof t.prefix, "mem");
+    t.rank = calloc((size_t)ranks, sizeof *t.rank);
+    assert_non_null(t.rank);
+    for (int r = 0; r < ranks; r++) {
+        t.rank[r].nodes = nodes;
+        t.rank[r].n = n;
+    }
+    return t;
+}
+
+/* Simulating t must fail with exactly this message, in this file. */
+static void expect_sim_error(const comet_et_trace *t, const comet_astra_inputs *in,
+                             const char *file, const char *message)
+{
+    comet_et_result res;
+    comet_error err = {0};
+    comet_status st = comet_et_simulate(t, in, &res, &err);
+    if (!st)
+        comet_et_result_free(&res);
+    assert_int_equal(st, COMET_EINPUT);
+    assert_string_equal(err.file, file);
+    assert_string_equal(err.message, message);
+}
+
+static double simulate_memory(const comet_et_trace *t, const comet_astra_inputs *in)
+{
+    comet_et_result res;
+    comet_error err = {0};
+    if (comet_et_simulate(t, in, &res, &err))
+        fail_msg("%s: %s", err.file, err.message);
+    double finish = res.finish;
+    comet_et_result_free(&res);
+    return finish;
+}
+
+static void depend(comet_et_node *n, uint64_t *deps, size_t count)
+{
+    n->deps = deps;
+    n->n_deps = count;
+}
+
+/* Nodes listed before the nodes they depend on run in dependency order,
+ * with the time the same trace in order gives: data dependencies through
+ * the writer, control dependencies in hand-made protobuf bytes. */
+static void test_out_of_order(void **state)
+{
+    (void)state;
+    comet_astra_inputs in;
+    comet_astra_ring(&in, 2, 100e9, 1e-6);
+    /* a collective listed before the compute it waits for, on two ranks */
+    uint64_t on1 = 1;
+    comet_et_node late[2] = {collective(2, COMET_ET_ALL_REDUCE, 1e6), compute(1, 10)};
+    depend(&late[0], &on1, 1);
+    comet_et_node early[2] = {late[1], late[0]};
+    write_all("late", 2, late, 2);
+    write_all("early", 2, early, 2);
+    comet_et_result res;
+    double want = 10e-6 + 2.0 * (1e-6 + 1e6 / 2 / 100e9);
+    assert_close(run("late", 2, &in, &res), want, 1e-12);
+    comet_et_result_free(&res);
+    assert_close(run("early", 2, &in, &res), want, 1e-12);
+    comet_et_result_free(&res);
+
+    /* three computes on one stream, listed 3 (after 1 and 2), 1 (after 2), 2 */
+    uint64_t d3[2] = {1, 2}, d1 = 2;
+    comet_et_node chain[3] = {compute(3, 11), compute(1, 7), compute(2, 5)};
+    depend(&chain[0], d3, 2);
+    depend(&chain[1], &d1, 1);
+    comet_astra_inputs one;
+    comet_astra_ring(&one, 1, 100e9, 1e-6);
+    comet_et_trace t = memory_trace(1, chain, 3);
+    assert_close(simulate_memory(&t, &one), 23e-6, 1e-12);
+    free(t.rank);
+
+    /* a control dependency on a later node: GlobalMetadata{version "0.0.4"},
+     * Node{id 1, COMP_NODE, ctrl_deps [2], 5 us}, Node{id 2, COMP_NODE, 7 us} */
+    const unsigned char bytes[] = {7,    0x0a, 5,    '0',  '.',  '0',  '.',  '4',
+                                   8,    0x08, 1,    0x18, 4,    0x20, 2,    0x38,
+                                   5,    6,    0x08, 2,    0x18, 4,    0x38, 7};
+    write_bytes("ctrl.0.et", bytes, sizeof bytes);
+    assert_close(run("ctrl", 1, &one, &res), 12e-6, 1e-12);
+    assert_close(res.rank_compute[0], 12e-6, 1e-12);
+    comet_et_result_free(&res);
+
+    /* a chain of 200,000 nodes listed last to first (no recursion: a
+     * recursive search this deep would risk the stack) */
+    size_t n = 200000;
+    comet_et_node *deep = calloc(n, sizeof *deep);
+    uint64_t *next = calloc(n, sizeof *next);
+    assert_non_null(deep);
+    assert_non_null(next);
+    for (size_t i = 0; i < n; i++) {
+        deep[i] = (comet_et_node){.id = i, .type = COMET_ET_COMPUTE, .duration_micros = 1};
+        if (i + 1 < n) {
+            next[i] = i + 1;
+            depend(&deep[i], &next[i], 1);
+        }
+    }
+    t = memory_trace(1, deep, n);
+    assert_close(simulate_memory(&t, &one), (double)n * 1e-6, 1e-9);
+    free(t.rank);
+    free(deep);
+    free(next);
+}
+
+/* A real cycle is named whole, in order, each node depending on the next;
+ * a self-dependency is a cycle of one; a long cycle shows what fits and
+ * says how long it is. */
+static void test_cycles(void **state)
+{
+    (void)state;
+    comet_astra_inputs in;
+    comet_astra_ring(&in, 2, 100e9, 1e-6);
+    uint64_t on7 = 7, on5 = 5, on3 = 3, on1 = 1;
+    comet_et_node fine[1] = {compute(1, 5)};
+    comet_et_node cyc[4] = {compute(1, 5), compute(3, 5), compute(7, 5), compute(5, 5)};
+    depend(&cyc[1], &on7, 1);
+    depend(&cyc[2], &on5, 1);
+    depend(&cyc[3], &on3, 1);
+    depend(&cyc[0], &on1, 0);
+    comet_et_trace t = memory_trace(2, fine, 1);
+    t.rank[1].nodes = cyc;
+    t.rank[1].n = 4;
+    expect_sim_error(&t, &in, "mem.1.et",
+                     "rank 1: dependency cycle 3 -> 7 -> 5 -> 3 (each node depends on the next)");
+
+    comet_et_node self[1] = {compute(4, 5)};
+    uint64_t on4 = 4;
+    depend(&self[0], &on4, 1);
+    t.rank[1].nodes = self;
+    t.rank[1].n = 1;
+    expect_sim_error(&t, &in, "mem.1.et",
+                     "rank 1: dependency cycle 4 -> 4 (each node depends on the next)");
+
+    /* 100 nodes, 1000 -> 1001 -> ... -> 1099 -> 1000 */
+    comet_et_node ring[100];
+    uint64_t succ[100];
+    for (int i = 0; i < 100; i++) {
+        ring[i] = compute(1000 + (uint64_t)i, 1);
+        succ[i] = 1000 + (uint64_t)((i + 1) % 100);
+        depend(&ring[i], &succ[i], 1);
+    }
+    t.rank[1].nodes = ring;
+    t.rank[1].n = 100;
+    comet_et_result res;
+    comet_error err = {0};
+    assert_int_equal(comet_et_simulate(&t, &in, &res, &err), COMET_EINPUT);
+    assert_string_equal(err.file, "mem.1.et");
+    const char *head = "rank 1: dependency cycle of 100 nodes 1000 -> 1001 -> 1002 -> ";
+    assert_memory_equal(err.message, head, strlen(head));
+    assert_non_null(strstr(err.message, "... -> 1000 (each node depends on the next; the first "));
+    free(t.rank);
+
+    /* a missing dependency is its own error, wherever the node is listed */
+    uint64_t nowhere = 99;
+    comet_et_node lost[2] = {compute(1, 5), compute(5, 5)};
+    depend(&lost[1], &nowhere, 1);
+    t = memory_trace(2, lost, 2);
+    expect_sim_error(&t, &in, "mem.0.et", "node 5 depends on node 99, which does not exist");
+    free(t.rank);
+}
+
+/* Sends and receives must name ranks of the trace (file, rank, node and
+ * the peer in the error), and so must comm groups. */
+static void test_bad_peers(void **state)
+{
+    (void)state;
+    comet_astra_inputs in;
+    comet_astra_ring(&in, 2, 100e9, 1e-6);
+    comet_et_node send[1] = {{.id = 7, .type = COMET_ET_SEND, .comm_size = 1e6, .comm_src = -1,
+                              .comm_dst = 99, .comm_tag = 1}};
+    comet_et_node idle[1] = {compute(1, 5)};
+    comet_et_trace t = memory_trace(2, idle, 1);
+    t.rank[0].nodes = send;
+    expect_sim_error(&t, &in, "mem.0.et",
+                     "node 7 on rank 0: comm_dst names rank 99, which does not exist (the trace "
+                     "has ranks 0 to 1)");
+    send[0].comm_dst = -1;
+    expect_sim_error(&t, &in, "mem.0.et", "node 7 on rank 0: a send needs comm_dst (its peer rank)");
+    send[0].comm_dst = 1;
+    send[0].comm_src = 2;
+    expect_sim_error(&t, &in, "mem.0.et",
+                     "node 7 on rank 0: comm_src names rank 2, which does not exist (the trace "
+                     "has ranks 0 to 1)");
+
+    /* a source that an int would wrap to rank 0 */
+    comet_et_node recv[1] = {{.id = 8, .type = COMET_ET_RECV, .comm_size = 1e6,
+                              .comm_src = 4294967296LL, .comm_dst = -1, .comm_tag = 1}};
+    t.rank[0].nodes = idle;
+    t.rank[1].nodes = recv;
+    expect_sim_error(&t, &in, "mem.1.et",
+                     "node 8 on rank 1: comm_src names rank 4294967296, which does not exist "
+                     "(the trace has ranks 0 to 1)");
+    recv[0].comm_src = 0;
+    recv[0].comm_dst = -7;
+    expect_sim_error(&t, &in, "mem.1.et",
+                     "node 8 on rank 1: comm_dst names rank -7, which does not exist (the trace "
+                     "has ranks 0 to 1)");
+    free(t.rank);
+
+    /* a comm group with a member outside the trace, and an empty one */
+    comet_et_node coll[1] = {collective(3, COMET_ET_ALL_REDUCE, 1e6)};
+    snprintf(coll[0].pg_name, sizeof coll[0].pg_name, "g");
+    int members[2] = {0, 5};
+    comet_comm_group group = {.name = "g", .n = 2, .ranks = members};
+    in.groups = &group;
+    in.n_groups = 1;
+    t = memory_trace(2, coll, 1);
+    comet_et_result res;
+    comet_error err = {0};
+    assert_int_equal(comet_et_simulate(&t, &in, &res, &err), COMET_EINPUT);
+    assert_string_equal(err.key, "g");
+    assert_string_equal(err.message,
+                        "comm group \"g\" names rank 5, which is not in the trace (ranks 0 to 1)");
+    group.n = 0;
+    assert_int_equal(comet_et_simulate(&t, &in, &res, &err), COMET_EINPUT);
+    assert_string_equal(err.message, "comm group \"g\" has no ranks");
+    free(t.rank);
+}
+
+/* Network sizes are multiplied with overflow checks; times that are not
+ * finite and traces past the engine's int indices are errors too. */
+static void test_sim_limits(void **state)
+{
+    (void)state;
+    comet_et_node one[1] = {compute(1, 5)};
+    comet_et_trace t = memory_trace(2, one, 1);
+    comet_astra_inputs in;
+    comet_astra_ring(&in, 2, 100e9, 1e-6);
+    in.system.n_dims = 4;
+    for (int d = 0; d < 4; d++)
+        in.system.dims[d] = in.system.dims[0];
+    for (int d = 0; d < 4; d++)
+        in.system.dims[d].size = 1048576;
+    expect_sim_error(&t, &in, "mem.*.et",
+                     "the trace has 2 ranks but the network's NPU count passes 2147483647 at "
+                     "dimension 1 (npus_count[1] = 1048576)");
+    in.system.dims[1].size = 0;
+    expect_sim_error(&t, &in, "mem.*.et", "network dimension 1 (npus_count[1]) has 0 NPUs");
+    in.system.n_dims = COMET_MAX_DIMS + 1;
+    expect_sim_error(&t, &in, "mem.*.et", "the network has 9 dimensions; comet simulates 1 to 8");
+
+    comet_astra_ring(&in, 2, 100e9, 1e-6);
+    /* the dependency count alone is refused: the pointer is never read */
+    one[0].n_deps = (size_t)1 << 31;
+    expect_sim_error(&t, &in, "mem.*.et",
+                     "the trace has at least 1073741824 dependencies; the simulator takes fewer "
+                     "than 1073741824");
+    one[0].n_deps = 0;
+
+    comet_et_node load[1] = {{.id = 2, .type = COMET_ET_MEM_LOAD, .tensor_size = INFINITY,
+                              .comm_src = -1, .comm_dst = -1}};
+    t.rank[0].nodes = t.rank[1].nodes = load;
+    in.options.local_mem_bw = 1e12;
+    expect_sim_error(&t, &in, "mem.0.et",
+                     "node 2: its tensor_size gives a time of inf s (it must be finite and not "
+                     "negative)");
+    comet_et_node huge[1] = {collective(3, COMET_ET_ALL_REDUCE, INFINITY)};
+    t.rank[0].nodes = t.rank[1].nodes = huge;
+    expect_sim_error(&t, &in, "mem.0.et", "node 3: comm_size inf is not a positive number of bytes");
+    free(t.rank);
+}
+
 void suite_chakra(test_tally *t)
 {
     const struct CMUnitTest tests[] = {
@@ -730,6 +1000,10 @@ void suite_chakra(test_tally *t)
         cmocka_unit_test(test_independent_groups),
         cmocka_unit_test(test_named_groups),
         cmocka_unit_test(test_export_round_trip),
+        cmocka_unit_test(test_out_of_order),
+        cmocka_unit_test(test_cycles),
+        cmocka_unit_test(test_bad_peers),
+        cmocka_unit_test(test_sim_limits),
     };
     RUN_GROUP_WITH(t, tests, make_dir, remove_dir);
 }

@@ -8,11 +8,18 @@
  * all of them have reached it and lasts what comet_sim_collective gives on
  * those dimensions. A receive
  * completes when the matching send (same source, destination and tag, in
- * order) does. Bad traces (missing dependencies, mismatched collectives,
- * sizes that do not split over the group, cycles) are errors that name
- * the file and the node id. */
+ * order) does. A rank's nodes run in dependency order whatever their order
+ * in the file (file order where it already respects the dependencies).
+ * Bad traces (missing dependencies, dependency cycles, peers outside the
+ * trace, mismatched collectives, sizes that do not split over the group)
+ * are errors that name the file and the node id.
+ *
+ * Memory: besides the engine's task (64 bytes) and successor entries, the
+ * simulator keeps 8 bytes per node (its task, its place in the order);
+ * the id index (8 to 16 bytes per node) lives for one rank at a time. */
 #include "comet/chakra.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,44 +30,190 @@
 
 enum { S_COMPUTE, S_COMM, S_CPU, S_MEM, S_PER_RANK };
 
-typedef struct id_index {
-    uint64_t id;
-    int task;
-} id_index;
+/* The engine numbers tasks and edges with int and doubles its arrays. */
+#define MAX_TASKS_OR_EDGES ((size_t)1 << 30)
 
 typedef struct trace_sim {
     const comet_et_trace *t;
     const comet_astra_inputs *in;
     sim_graph g;
     int instant;            /* a shared resource where zero-cost and collective tasks run */
-    id_index **by_id;       /* per rank, sorted by node id */
     int **task_of;          /* per rank, node index -> task */
+    uint32_t **order;       /* per rank, node indices in dependency order */
     const char *prefix;
 } trace_sim;
 
-static int by_id_cmp(const void *a, const void *b)
+static comet_status out_of_memory(comet_error *err)
 {
-    const id_index *x = a, *y = b;
-    return x->id < y->id ? -1 : x->id > y->id;
-}
-
-static int find(const trace_sim *s, int rank, uint64_t id)
-{
-    size_t lo = 0, hi = s->t->rank[rank].n;
-    const id_index *v = s->by_id[rank];
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (v[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < s->t->rank[rank].n && v[lo].id == id ? v[lo].task : -1;
+    return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
 }
 
 static void file_of(const trace_sim *s, int rank, char *out, size_t cap)
 {
     snprintf(out, cap, "%s.%d.et", s->prefix, rank);
+}
+
+static uint64_t mix(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb3f94d1a85ebULL;
+    return x ^ (x >> 33);
+}
+
+/* ---- node ids ----------------------------------------------------------------- */
+
+/* One rank's node ids -> node indices: open addressing over node indices
+ * (the ids are read from the nodes themselves), 2 to 4 slots of 4 bytes
+ * per node, linear time whatever the ids are. */
+typedef struct id_table {
+    const comet_et_rank *rk;
+    uint32_t *slot;         /* node index + 1; 0 = empty */
+    size_t mask;
+} id_table;
+
+static comet_status id_table_build(const trace_sim *s, int r, id_table *tab, comet_error *err)
+{
+    const comet_et_rank *rk = &s->t->rank[r];
+    size_t cap = 16;
+    while (cap < 2 * rk->n)
+        cap *= 2;
+    tab->rk = rk;
+    tab->mask = cap - 1;
+    tab->slot = calloc(cap, sizeof *tab->slot);
+    if (!tab->slot)
+        return out_of_memory(err);
+    for (size_t i = 0; i < rk->n; i++) {
+        uint64_t id = rk->nodes[i].id;
+        size_t h = mix(id) & tab->mask;
+        for (; tab->slot[h]; h = (h + 1) & tab->mask)
+            if (rk->nodes[tab->slot[h] - 1].id == id) {
+                char file[4200];
+                file_of(s, r, file, sizeof file);
+                return comet_error_set(err, COMET_EINPUT, file, 0, 0, NULL,
+                                       "node %llu appears twice", (unsigned long long)id);
+            }
+        tab->slot[h] = (uint32_t)i + 1;
+    }
+    return COMET_OK;
+}
+
+/* The node index of an id, or -1. */
+static long id_table_find(const id_table *tab, uint64_t id)
+{
+    for (size_t h = mix(id) & tab->mask; tab->slot[h]; h = (h + 1) & tab->mask)
+        if (tab->rk->nodes[tab->slot[h] - 1].id == id)
+            return (long)tab->slot[h] - 1;
+    return -1;
+}
+
+/* ---- dependency order ------------------------------------------------------------- */
+
+typedef struct dfs_frame {
+    uint32_t node;
+    size_t next_dep;        /* the node's next dependency to look at */
+} dfs_frame;
+
+/* The cycle on the search stack from node `first` up to its top, whose
+ * node depends on `first`: every node on it, each depending on the next,
+ * as many as the message holds. */
+static comet_status cycle_error(const trace_sim *s, int r, const dfs_frame *stack, size_t depth,
+                                uint32_t first, comet_error *err)
+{
+    const comet_et_node *nodes = s->t->rank[r].nodes;
+    size_t from = depth - 1;
+    while (stack[from].node != first)
+        from--;
+    size_t length = depth - from, shown = 0;
+    char chain[200] = "";
+    size_t used = 0;
+    for (size_t k = from; k < depth; k++) {
+        char one[32];
+        int len = snprintf(one, sizeof one, "%llu -> ",
+                           (unsigned long long)nodes[stack[k].node].id);
+        if (used + (size_t)len + 24 >= sizeof chain)
+            break;
+        memcpy(chain + used, one, (size_t)len + 1);
+        used += (size_t)len;
+        shown++;
+    }
+    char file[4200];
+    file_of(s, r, file, sizeof file);
+    unsigned long long back = (unsigned long long)nodes[first].id;
+    if (shown == length)
+        return comet_error_set(err, COMET_EINPUT, file, 0, 0, NULL,
+                               "rank %d: dependency cycle %s%llu (each node depends on the "
+                               "next)",
+                               r, chain, back);
+    return comet_error_set(err, COMET_EINPUT, file, 0, 0, NULL,
+                           "rank %d: dependency cycle of %zu nodes %s... -> %llu (each node "
+                           "depends on the next; the first %zu shown)",
+                           r, length, chain, back, shown);
+}
+
+/* Rank r's nodes in an order that puts every node after its dependencies:
+ * file order wherever the file already respects them (so such traces run
+ * exactly as listed); otherwise a node's unplaced dependencies just before
+ * it. A depth-first search with an explicit stack, linear in nodes and
+ * dependencies, that names a missing dependency and a whole cycle. */
+static comet_status order_rank(const trace_sim *s, int r, const id_table *ids, uint32_t *order,
+                               comet_error *err)
+{
+    const comet_et_rank *rk = &s->t->rank[r];
+    size_t n = rk->n ? rk->n : 1, placed = 0;
+    unsigned char *state = calloc(n, 1); /* 0 unseen, 1 on the stack, 2 placed */
+    dfs_frame *stack = malloc(sizeof *stack * n);
+    comet_status st = state && stack ? COMET_OK : out_of_memory(err);
+    for (size_t root = 0; !st && root < rk->n; root++) {
+        if (state[root])
+            continue;
+        size_t depth = 0;
+        stack[depth++] = (dfs_frame){(uint32_t)root, 0};
+        state[root] = 1;
+        while (!st && depth > 0) {
+            dfs_frame *top = &stack[depth - 1];
+            const comet_et_node *v = &rk->nodes[top->node];
+            if (top->next_dep == v->n_deps) {
+                state[top->node] = 2;
+                order[placed++] = top->node;
+                depth--;
+                continue;
+            }
+            uint64_t dep = v->deps[top->next_dep++];
+            long j = id_table_find(ids, dep);
+            if (j < 0) {
+                char file[4200];
+                file_of(s, r, file, sizeof file);
+                st = comet_error_set(err, COMET_EINPUT, file, 0, 0, NULL,
+                                     "node %llu depends on node %llu, which does not exist",
+                                     (unsigned long long)v->id, (unsigned long long)dep);
+            } else if (state[j] == 1) {
+                st = cycle_error(s, r, stack, depth, (uint32_t)j, err);
+            } else if (state[j] == 0) {
+                state[j] = 1;
+                stack[depth++] = (dfs_frame){(uint32_t)j, 0};
+            }
+        }
+    }
+    free(state);
+    free(stack);
+    return st;
+}
+
+/* Every rank's order (s->order), each rank's id index built and dropped
+ * in turn. */
+static comet_status order_ranks(trace_sim *s, comet_error *err)
+{
+    comet_status st = COMET_OK;
+    for (int r = 0; !st && r < s->t->ranks; r++) {
+        id_table ids = {0};
+        st = id_table_build(s, r, &ids, err);
+        if (!st)
+            st = order_rank(s, r, &ids, s->order[r], err);
+        free(ids.slot);
+    }
+    return st;
 }
 
 static double compute_time(const comet_astra_inputs *in, const comet_et_node *n)
@@ -119,15 +272,6 @@ typedef struct coll_table {
     coll_slot *slot;
     size_t cap, used;
 } coll_table;
-
-static uint64_t mix(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    x *= 0xc4ceb3f94d1a85ebULL;
-    return x ^ (x >> 33);
-}
 
 static coll_slot *coll_find(coll_table *t, uint64_t key)
 {
@@ -205,7 +349,11 @@ static comet_status collective_task(trace_sim *s, int r, size_t i, coll_slot *sl
      * each rank holds, split across the group. comet's collectives take
      * the whole buffer. */
     bool gather = c == COMET_COLL_ALL_GATHER;
-    if (!(n->comm_size > 0) || (!gather && fmod(n->comm_size, (double)group) != 0.0))
+    if (!(n->comm_size > 0) || !isfinite(n->comm_size))
+        return comet_error_set(err, COMET_EINPUT, file, 0, 0, NULL,
+                               "node %llu: comm_size %g is not a positive number of bytes",
+                               (unsigned long long)n->id, n->comm_size);
+    if (!gather && fmod(n->comm_size, (double)group) != 0.0)
         return comet_error_set(err, COMET_EINPUT, file, 0, 0, NULL,
                                "node %llu: comm_size %.0f does not divide across its group of "
                                "%lld NPUs",
@@ -283,12 +431,21 @@ static comet_status named_prepare(const trace_sim *s, named_groups *ng, comet_er
     qsort(ng->by_name, (size_t)ng->n, sizeof *ng->by_name, group_name_cmp);
     for (int g = 0; g < ng->n; g++) {
         const comet_comm_group *cg = &in->groups[g];
-        int *m = malloc(sizeof *m * (size_t)cg->n);
+        int *m = malloc(sizeof *m * (size_t)(cg->n > 0 ? cg->n : 1));
         if (!m)
-            return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
-        memcpy(m, cg->ranks, sizeof *m * (size_t)cg->n);
-        qsort(m, (size_t)cg->n, sizeof *m, int_cmp);
+            return out_of_memory(err);
+        if (cg->n > 0)
+            memcpy(m, cg->ranks, sizeof *m * (size_t)cg->n);
+        qsort(m, (size_t)(cg->n > 0 ? cg->n : 0), sizeof *m, int_cmp);
         ng->sorted[g] = m;
+        if (cg->n < 1)
+            return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, cg->name,
+                                   "comm group \"%s\" has no ranks", cg->name);
+        if (m[0] < 0 || m[cg->n - 1] >= s->t->ranks)
+            return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, cg->name,
+                                   "comm group \"%s\" names rank %d, which is not in the trace "
+                                   "(ranks 0 to %d)",
+                                   cg->name, m[0] < 0 ? m[0] : m[cg->n - 1], s->t->ranks - 1);
         /* distinct coordinates per dimension; their product must be the size */
         int64_t product = 1;
         for (int d = 0, stride = 1; d < COMET_MAX_DIMS; d++) {
@@ -353,7 +510,8 @@ static comet_status collectives(trace_sim *s, comet_error *err)
     for (int r = 0; r < t->ranks && !st; r++) {
         memset(seen, 0, sizeof seen);
         const comet_et_rank *rk = &t->rank[r];
-        for (size_t i = 0; i < rk->n && !st; i++) {
+        for (size_t k = 0; k < rk->n && !st; k++) {
+            size_t i = s->order[r][k];
             const comet_et_node *n = &rk->nodes[i];
             if (n->type != COMET_ET_COLLECTIVE)
                 continue;
@@ -412,55 +570,109 @@ static comet_status collectives(trace_sim *s, comet_error *err)
     return st;
 }
 
+/* A peer attribute of a send or receive (comm_src, comm_dst): a rank of
+ * the trace, or -1 (absent) where the node can do without it. */
+static comet_status check_peer(const trace_sim *s, int r, const comet_et_node *n,
+                               const char *attribute, int64_t peer, bool required,
+                               comet_error *err)
+{
+    if ((peer >= 0 && peer < s->t->ranks) || (peer == -1 && !required))
+        return COMET_OK;
+    char file[4200];
+    file_of(s, r, file, sizeof file);
+    if (peer == -1)
+        return comet_error_set(err, COMET_EINPUT, file, 0, 0, NULL,
+                               "node %llu on rank %d: a %s needs %s (its peer rank)",
+                               (unsigned long long)n->id, r,
+                               n->type == COMET_ET_SEND ? "send" : "receive", attribute);
+    return comet_error_set(err, COMET_EINPUT, file, 0, 0, NULL,
+                           "node %llu on rank %d: %s names rank %lld, which does not exist "
+                           "(the trace has ranks 0 to %d)",
+                           (unsigned long long)n->id, r, attribute, (long long)peer,
+                           s->t->ranks - 1);
+}
+
+/* A send's time: on the first dimension along which source and
+ * destination differ. */
+static double send_time(const comet_astra_inputs *in, int r, const comet_et_node *n)
+{
+    int64_t a = n->comm_src >= 0 ? n->comm_src : r, b = n->comm_dst, stride = 1;
+    const comet_system *sys = &in->system;
+    int d = 0;
+    for (; d < sys->n_dims - 1; d++) {
+        int64_t size = sys->dims[d].size;
+        if ((a / stride) % size != (b / stride) % size)
+            break;
+        stride *= size;
+    }
+    double lat = sys->dims[d].latency, bw = sys->dims[d].bandwidth;
+    return lat + (bw > 0 ? n->comm_size / bw : 0.0) + in->options.endpoint_delay;
+}
+
+/* One task per node but collectives, each rank's in dependency order, so
+ * a stream's program order never waits on a later node. */
 static comet_status node_tasks(trace_sim *s, comet_error *err)
 {
     const comet_astra_inputs *in = s->in;
     for (int r = 0; r < s->t->ranks; r++) {
         const comet_et_rank *rk = &s->t->rank[r];
-        for (size_t i = 0; i < rk->n; i++) {
+        for (size_t k = 0; k < rk->n; k++) {
+            size_t i = s->order[r][k];
             const comet_et_node *n = &rk->nodes[i];
             int res = -1;
             double dur = 0.0;
+            const char *from = NULL; /* the attribute the time comes from */
+            comet_status st = COMET_OK;
             switch (n->type) {
             case COMET_ET_COMPUTE:
                 res = r * S_PER_RANK + (n->is_cpu_op ? S_CPU : S_COMPUTE);
                 dur = compute_time(in, n);
+                from = "num_ops (with tensor_size)";
                 break;
             case COMET_ET_MEM_LOAD:
             case COMET_ET_MEM_STORE: {
                 double bw = in->mem_bandwidth > 0 ? in->mem_bandwidth : in->options.local_mem_bw;
                 res = r * S_PER_RANK + S_MEM;
                 dur = in->mem_latency + (bw > 0 ? n->tensor_size / bw : 0.0);
+                from = "tensor_size";
                 break;
             }
-            case COMET_ET_SEND: {
-                /* the first dimension along which source and destination differ */
-                int64_t a = n->comm_src >= 0 ? n->comm_src : r, b = n->comm_dst, stride = 1;
-                const comet_system *sys = &in->system;
-                int d = 0;
-                for (; d < sys->n_dims - 1; d++) {
-                    int64_t size = sys->dims[d].size;
-                    if ((a / stride) % size != (b / stride) % size)
-                        break;
-                    stride *= size;
-                }
-                double lat = sys->dims[d].latency, bw = sys->dims[d].bandwidth;
+            case COMET_ET_SEND:
+                st = check_peer(s, r, n, "comm_dst", n->comm_dst, true, err);
+                if (!st)
+                    st = check_peer(s, r, n, "comm_src", n->comm_src, false, err);
                 res = r * S_PER_RANK + S_COMM;
-                dur = lat + (bw > 0 ? n->comm_size / bw : 0.0) + in->options.endpoint_delay;
+                dur = st ? 0.0 : send_time(in, r, n);
+                from = "comm_size";
                 break;
-            }
-            case COMET_ET_COLLECTIVE:
-                continue; /* one task for all ranks, made by collectives() */
-            default: /* receives and metadata complete instantly once ready */
+            case COMET_ET_RECV:
+                st = check_peer(s, r, n, "comm_src", n->comm_src, true, err);
+                if (!st)
+                    st = check_peer(s, r, n, "comm_dst", n->comm_dst, false, err);
                 res = s->instant;
                 break;
+            case COMET_ET_COLLECTIVE:
+                continue; /* one task for all ranks, made by collectives() */
+            default: /* metadata completes instantly once ready */
+                res = s->instant;
+                break;
+            }
+            if (st)
+                return st;
+            if (!(dur >= 0.0) || !isfinite(dur)) {
+                char file[4200];
+                file_of(s, r, file, sizeof file);
+                return comet_error_set(err, COMET_EINPUT, file, 0, 0, NULL,
+                                       "node %llu: its %s gives a time of %g s (it must be "
+                                       "finite and not negative)",
+                                       (unsigned long long)n->id, from, dur);
             }
             /* the rank is known from a stream task's resource; tasks on the
              * shared resource carry it in `layer` */
             int task = sim_add_task(&s->g, res, dur, (uint8_t)n->type, 0, (int)i,
                                     res == s->instant ? r : 0);
             if (task < 0)
-                return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+                return out_of_memory(err);
             s->task_of[r][i] = task;
         }
     }
@@ -473,7 +685,7 @@ static comet_status node_tasks(trace_sim *s, comet_error *err)
 typedef struct send_entry {
     int src, dst;
     int64_t tag;
-    size_t order;           /* node index on the source rank */
+    size_t order;           /* place in the source rank's dependency order */
     int task;
     int next;
 } send_entry;
@@ -501,10 +713,11 @@ static send_entry *index_sends(const trace_sim *s, size_t *n_out)
         return NULL;
     n = 0;
     for (int r = 0; r < s->t->ranks; r++)
-        for (size_t i = 0; i < s->t->rank[r].n; i++) {
+        for (size_t k = 0; k < s->t->rank[r].n; k++) {
+            size_t i = s->order[r][k];
             const comet_et_node *m = &s->t->rank[r].nodes[i];
             if (m->type == COMET_ET_SEND)
-                v[n++] = (send_entry){r, (int)m->comm_dst, m->comm_tag, i, s->task_of[r][i], 0};
+                v[n++] = (send_entry){r, (int)m->comm_dst, m->comm_tag, k, s->task_of[r][i], 0};
         }
     qsort(v, n, sizeof *v, send_cmp);
     *n_out = n;
@@ -532,59 +745,36 @@ static int next_send(send_entry *v, size_t n, int src, int dst, int64_t tag)
     return v[at].task;
 }
 
-static comet_status edges_indexed(trace_sim *s, send_entry *sends, size_t n_sends,
-                                   comet_error *err)
+/* Rank r's dependencies as edges, and each receive after its send, in the
+ * rank's dependency order (so receives match sends in program order). */
+static comet_status rank_edges(trace_sim *s, int r, const id_table *ids, send_entry *sends,
+                               size_t n_sends, comet_error *err)
 {
-    char file[4200];
-    for (int r = 0; r < s->t->ranks; r++) {
-        const comet_et_rank *rk = &s->t->rank[r];
-        for (size_t i = 0; i < rk->n; i++)
-            s->by_id[r][i] = (id_index){rk->nodes[i].id, s->task_of[r][i]};
-        qsort(s->by_id[r], rk->n, sizeof s->by_id[r][0], by_id_cmp);
-        for (size_t i = 1; i < rk->n; i++)
-            if (s->by_id[r][i].id == s->by_id[r][i - 1].id) {
-                file_of(s, r, file, sizeof file);
-                return comet_error_set(err, COMET_EINPUT, file, 0, 0, NULL,
-                                       "node %llu appears twice",
-                                       (unsigned long long)s->by_id[r][i].id);
-            }
-    }
-    for (int r = 0; r < s->t->ranks; r++) {
-        const comet_et_rank *rk = &s->t->rank[r];
-        for (size_t i = 0; i < rk->n; i++) {
-            const comet_et_node *n = &rk->nodes[i];
-            for (size_t k = 0; k < n->n_deps; k++) {
-                int before = find(s, r, n->deps[k]);
-                if (before < 0) {
-                    file_of(s, r, file, sizeof file);
-                    return comet_error_set(err, COMET_EINPUT, file, 0, 0, NULL,
-                                           "node %llu depends on node %llu, which does not exist",
-                                           (unsigned long long)n->id,
-                                           (unsigned long long)n->deps[k]);
-                }
-                if (sim_add_dep(&s->g, before, s->task_of[r][i]))
-                    return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
-            }
-            if (n->type != COMET_ET_RECV)
-                continue;
-            /* the matching send: the next unmatched one from comm_src with this tag */
-            int src = (int)n->comm_src;
-            if (src < 0 || src >= s->t->ranks) {
-                file_of(s, r, file, sizeof file);
-                return comet_error_set(err, COMET_EINPUT, file, 0, 0, NULL,
-                                       "node %llu receives from rank %d, which does not exist",
-                                       (unsigned long long)n->id, src);
-            }
-            int send = next_send(sends, n_sends, src, r, n->comm_tag);
-            if (send < 0) {
-                file_of(s, r, file, sizeof file);
-                return comet_error_set(err, COMET_EINPUT, file, 0, 0, NULL,
-                                       "node %llu receives from rank %d with tag %lld, but no "
-                                       "send matches",
-                                       (unsigned long long)n->id, src, (long long)n->comm_tag);
-            }
-            sim_add_dep(&s->g, send, s->task_of[r][i]);
+    const comet_et_rank *rk = &s->t->rank[r];
+    for (size_t k = 0; k < rk->n; k++) {
+        size_t i = s->order[r][k];
+        const comet_et_node *n = &rk->nodes[i];
+        /* order_rank found every dependency */
+        for (size_t d = 0; d < n->n_deps; d++)
+            if (sim_add_dep(&s->g, s->task_of[r][id_table_find(ids, n->deps[d])],
+                            s->task_of[r][i]))
+                return out_of_memory(err);
+        if (n->type != COMET_ET_RECV)
+            continue;
+        /* the matching send: the next unmatched one from comm_src with this tag
+         * (node_tasks checked that comm_src is a rank) */
+        int src = (int)n->comm_src;
+        int send = next_send(sends, n_sends, src, r, n->comm_tag);
+        if (send < 0) {
+            char file[4200];
+            file_of(s, r, file, sizeof file);
+            return comet_error_set(err, COMET_EINPUT, file, 0, 0, NULL,
+                                   "node %llu receives from rank %d with tag %lld, but no "
+                                   "send matches",
+                                   (unsigned long long)n->id, src, (long long)n->comm_tag);
         }
+        if (sim_add_dep(&s->g, send, s->task_of[r][i]))
+            return out_of_memory(err);
     }
     return COMET_OK;
 }
@@ -596,7 +786,14 @@ static comet_status edges(trace_sim *s, comet_error *err)
     send_entry *sends = index_sends(s, &n_sends);
     if (!sends)
         return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
-    comet_status st = edges_indexed(s, sends, n_sends, err);
+    comet_status st = COMET_OK;
+    for (int r = 0; !st && r < s->t->ranks; r++) {
+        id_table ids = {0};
+        st = id_table_build(s, r, &ids, err);
+        if (!st)
+            st = rank_edges(s, r, &ids, sends, n_sends, err);
+        free(ids.slot);
+    }
     free(sends);
     return st;
 }
@@ -627,42 +824,101 @@ void comet_et_result_free(comet_et_result *r)
     memset(r, 0, sizeof *r);
 }
 
+/* The network must have as many NPUs as the trace has ranks; its sizes
+ * are multiplied with overflow checks, stopping once past the rank count. */
+static comet_status check_network(const comet_et_trace *t, const comet_astra_inputs *in,
+                                  comet_error *err)
+{
+    char files[4100];
+    snprintf(files, sizeof files, "%s.*.et", t->prefix[0] ? t->prefix : "trace");
+    const comet_system *sys = &in->system;
+    if (sys->n_dims < 1 || sys->n_dims > COMET_MAX_DIMS)
+        return comet_error_set(err, COMET_EINPUT, files, 0, 0, NULL,
+                               "the network has %d dimensions; comet simulates 1 to %d",
+                               sys->n_dims, COMET_MAX_DIMS);
+    int64_t npus = 1;
+    for (int d = 0; d < sys->n_dims; d++) {
+        int64_t size = sys->dims[d].size;
+        if (size < 1)
+            return comet_error_set(err, COMET_EINPUT, files, 0, 0, NULL,
+                                   "network dimension %d (npus_count[%d]) has %lld NPUs", d, d,
+                                   (long long)size);
+        if (__builtin_mul_overflow(npus, size, &npus) || npus > INT_MAX)
+            return comet_error_set(err, COMET_EINPUT, files, 0, 0, NULL,
+                                   "the trace has %d ranks but the network's NPU count passes "
+                                   "%d at dimension %d (npus_count[%d] = %lld)",
+                                   t->ranks, INT_MAX, d, d, (long long)size);
+    }
+    if (npus != t->ranks)
+        return comet_error_set(err, COMET_EINPUT, files, 0, 0, NULL,
+                               "the trace has %d ranks but the network has %lld NPUs", t->ranks,
+                               (long long)npus);
+    return COMET_OK;
+}
+
+/* Tasks and edges are numbered with int by the engine. */
+static comet_status check_size(const comet_et_trace *t, comet_error *err)
+{
+    size_t nodes = 0, deps = 0;
+    for (int r = 0; r < t->ranks; r++) {
+        nodes += t->rank[r].n;
+        for (size_t i = 0; i < t->rank[r].n && deps < MAX_TASKS_OR_EDGES; i++)
+            deps += t->rank[r].nodes[i].n_deps < MAX_TASKS_OR_EDGES
+                        ? t->rank[r].nodes[i].n_deps + (t->rank[r].nodes[i].type == COMET_ET_RECV)
+                        : MAX_TASKS_OR_EDGES;
+    }
+    if (nodes < MAX_TASKS_OR_EDGES && deps < MAX_TASKS_OR_EDGES)
+        return COMET_OK;
+    char files[4100];
+    snprintf(files, sizeof files, "%s.*.et", t->prefix[0] ? t->prefix : "trace");
+    return comet_error_set(err, COMET_EINPUT, files, 0, 0, NULL,
+                           "the trace has %s%zu %s; the simulator takes fewer than %zu",
+                           nodes < MAX_TASKS_OR_EDGES ? "at least " : "",
+                           nodes < MAX_TASKS_OR_EDGES ? deps : nodes,
+                           nodes < MAX_TASKS_OR_EDGES ? "dependencies" : "nodes",
+                           MAX_TASKS_OR_EDGES);
+}
+
+static void free_per_rank(void **v, int ranks)
+{
+    for (int r = 0; v && r < ranks; r++)
+        free(v[r]);
+    free(v);
+}
+
 comet_status comet_et_simulate(const comet_et_trace *t, const comet_astra_inputs *in,
                                comet_et_result *out, comet_error *err)
 {
     memset(out, 0, sizeof *out);
-    int64_t npus = 1;
-    for (int d = 0; d < in->system.n_dims; d++)
-        npus *= in->system.dims[d].size;
-    if (npus != t->ranks) {
-        char files[4100];
-        snprintf(files, sizeof files, "%s.*.et", t->prefix[0] ? t->prefix : "trace");
-        return comet_error_set(err, COMET_EINPUT, files, 0, 0, NULL,
-                               "the trace has %d ranks but the network has %lld NPUs", t->ranks,
-                               (long long)npus);
-    }
+    comet_status st = check_network(t, in, err);
+    if (!st)
+        st = check_size(t, err);
+    if (st)
+        return st;
     trace_sim s = {.t = t, .in = in, .prefix = t->prefix[0] ? t->prefix : "trace"};
     sim_graph_init(&s.g, t->ranks * S_PER_RANK + 1);
     s.instant = t->ranks * S_PER_RANK;
     sim_set_shared(&s.g, s.instant);
-    s.by_id = calloc((size_t)t->ranks, sizeof *s.by_id);
     s.task_of = calloc((size_t)t->ranks, sizeof *s.task_of);
-    comet_status st = s.by_id && s.task_of ? COMET_OK
-                                           : comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL,
-                                                             "out of memory");
+    s.order = calloc((size_t)t->ranks, sizeof *s.order);
+    st = s.order && s.task_of ? COMET_OK : out_of_memory(err);
     for (int r = 0; !st && r < t->ranks; r++) {
         size_t n = t->rank[r].n ? t->rank[r].n : 1;
-        s.by_id[r] = malloc(sizeof *s.by_id[r] * n);
         s.task_of[r] = malloc(sizeof *s.task_of[r] * n);
-        if (!s.by_id[r] || !s.task_of[r])
-            st = comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+        s.order[r] = malloc(sizeof *s.order[r] * n);
+        if (!s.task_of[r] || !s.order[r])
+            st = out_of_memory(err);
     }
+    if (!st)
+        st = order_ranks(&s, err);
     if (!st)
         st = node_tasks(&s, err);
     if (!st)
         st = collectives(&s, err);
     if (!st)
         st = edges(&s, err);
+    free_per_rank((void **)s.order, t->ranks);
+    s.order = NULL;
     double makespan = 0.0;
     describe_ctx dc = {&s};
     if (!st)
@@ -699,14 +955,7 @@ comet_status comet_et_simulate(const comet_et_trace *t, const comet_astra_inputs
             out->rank_exposed_comm[r] = out->rank_finish[r] - out->rank_compute[r];
         }
     }
-    for (int r = 0; r < t->ranks; r++) {
-        if (s.by_id)
-            free(s.by_id[r]);
-        if (s.task_of)
-            free(s.task_of[r]);
-    }
-    free(s.by_id);
-    free(s.task_of);
+    free_per_rank((void **)s.task_of, t->ranks);
     sim_graph_free(&s.g);
     return st;
 }
