@@ -592,6 +592,18 @@ static comet_status check_peer(const trace_sim *s, int r, const comet_et_node *n
                            s->t->ranks - 1);
 }
 
+/* A send needs comm_dst and a receive comm_src; the other may be absent. */
+static comet_status check_peers(const trace_sim *s, int r, const comet_et_node *n,
+                                comet_error *err)
+{
+    bool send = n->type == COMET_ET_SEND;
+    comet_status st = check_peer(s, r, n, send ? "comm_dst" : "comm_src",
+                                 send ? n->comm_dst : n->comm_src, true, err);
+    return st ? st
+              : check_peer(s, r, n, send ? "comm_src" : "comm_dst",
+                           send ? n->comm_src : n->comm_dst, false, err);
+}
+
 /* A send's time: on the first dimension along which source and
  * destination differ. */
 static double send_time(const comet_astra_inputs *in, int r, const comet_et_node *n)
@@ -638,17 +650,13 @@ static comet_status node_tasks(trace_sim *s, comet_error *err)
                 break;
             }
             case COMET_ET_SEND:
-                st = check_peer(s, r, n, "comm_dst", n->comm_dst, true, err);
-                if (!st)
-                    st = check_peer(s, r, n, "comm_src", n->comm_src, false, err);
+                st = check_peers(s, r, n, err);
                 res = r * S_PER_RANK + S_COMM;
                 dur = st ? 0.0 : send_time(in, r, n);
                 from = "comm_size";
                 break;
             case COMET_ET_RECV:
-                st = check_peer(s, r, n, "comm_src", n->comm_src, true, err);
-                if (!st)
-                    st = check_peer(s, r, n, "comm_dst", n->comm_dst, false, err);
+                st = check_peers(s, r, n, err);
                 res = s->instant;
                 break;
             case COMET_ET_COLLECTIVE:
