@@ -45,17 +45,45 @@ int sim_set_shared(sim_graph *g, int resource)
     return 0;
 }
 
+/* Room for `cap` tasks (edges) in all; never shrinks. */
+static int grow_tasks(sim_graph *g, int cap)
+{
+    if (cap <= g->cap)
+        return 0;
+    sim_task *t = realloc(g->tasks, sizeof *t * (size_t)cap);
+    if (!t)
+        return -1;
+    g->tasks = t;
+    g->cap = cap;
+    return 0;
+}
+
+static int grow_edges(sim_graph *g, int cap)
+{
+    if (cap <= g->cap_edges)
+        return 0;
+    int *f = realloc(g->edge_from, sizeof *f * (size_t)cap);
+    if (!f)
+        return -1;
+    g->edge_from = f;
+    int *t = realloc(g->edge_to, sizeof *t * (size_t)cap);
+    if (!t)
+        return -1;
+    g->edge_to = t;
+    g->cap_edges = cap;
+    return 0;
+}
+
+int sim_reserve(sim_graph *g, int tasks, int edges)
+{
+    return grow_tasks(g, tasks) || grow_edges(g, edges) ? -1 : 0;
+}
+
 int sim_add_task(sim_graph *g, int resource, double duration, uint8_t kind, int stage, int micro,
                  int layer)
 {
-    if (g->n == g->cap) {
-        int cap = g->cap ? 2 * g->cap : 1024;
-        sim_task *t = realloc(g->tasks, sizeof *t * (size_t)cap);
-        if (!t)
-            return -1;
-        g->tasks = t;
-        g->cap = cap;
-    }
+    if (g->n == g->cap && grow_tasks(g, g->cap ? 2 * g->cap : 1024))
+        return -1;
     sim_task *t = &g->tasks[g->n];
     memset(t, 0, sizeof *t);
     t->duration = duration > 0.0 ? duration : 0.0;
@@ -72,18 +100,8 @@ int sim_add_dep(sim_graph *g, int before, int after)
 {
     if (before < 0 || after < 0)
         return 0;
-    if (g->n_edges == g->cap_edges) {
-        int cap = g->cap_edges ? 2 * g->cap_edges : 4096;
-        int *f = realloc(g->edge_from, sizeof *f * (size_t)cap);
-        if (!f)
-            return -1;
-        g->edge_from = f;
-        int *t = realloc(g->edge_to, sizeof *t * (size_t)cap);
-        if (!t)
-            return -1;
-        g->edge_to = t;
-        g->cap_edges = cap;
-    }
+    if (g->n_edges == g->cap_edges && grow_edges(g, g->cap_edges ? 2 * g->cap_edges : 4096))
+        return -1;
     g->edge_from[g->n_edges] = before;
     g->edge_to[g->n_edges] = after;
     g->n_edges++;
@@ -308,29 +326,40 @@ static void shared_event(run *r, int id)
         complete(r, done[i]);
 }
 
+/* Successor lists grouped by task (counted in n_succ, then placed), and
+ * each stream's tasks in program order. */
 static comet_status build(sim_graph *g, resource *res, comet_error *err)
 {
-    int *count = calloc((size_t)g->n + 1, sizeof *count);
     g->succ = malloc(sizeof *g->succ * (size_t)(g->n_edges > 0 ? g->n_edges : 1));
-    int *per_res = calloc((size_t)g->n_resources, sizeof *per_res);
-    comet_status st = COMET_OK;
-    if (!count || !g->succ || !per_res)
-        st = comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
-    for (int e = 0; !st && e < g->n_edges; e++) {
-        count[g->edge_from[e]]++;
+    if (!g->succ)
+        return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    for (int i = 0; i < g->n; i++)
+        g->tasks[i].n_succ = 0;
+    for (int e = 0; e < g->n_edges; e++) {
+        g->tasks[g->edge_from[e]].n_succ++;
         g->tasks[g->edge_to[e]].deps_left++;
     }
     int at = 0;
-    for (int i = 0; !st && i < g->n; i++) {
+    for (int i = 0; i < g->n; i++) {
         g->tasks[i].first_succ = at;
+        at += g->tasks[i].n_succ;
         g->tasks[i].n_succ = 0;
-        at += count[i];
     }
-    for (int e = 0; !st && e < g->n_edges; e++) {
+    for (int e = 0; e < g->n_edges; e++) {
         sim_task *t = &g->tasks[g->edge_from[e]];
         g->succ[t->first_succ + t->n_succ++] = g->edge_to[e];
     }
-    for (int i = 0; !st && i < g->n; i++)
+    if (g->drop_edges) {
+        free(g->edge_from);
+        free(g->edge_to);
+        g->edge_from = g->edge_to = NULL;
+        g->n_edges = g->cap_edges = 0;
+    }
+    int *per_res = calloc((size_t)g->n_resources, sizeof *per_res);
+    if (!per_res)
+        return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    comet_status st = COMET_OK;
+    for (int i = 0; i < g->n; i++)
         per_res[g->tasks[i].resource]++;
     for (int r = 0; !st && r < g->n_resources; r++) {
         res[r].tasks = malloc(sizeof(int) * (size_t)(per_res[r] > 0 ? per_res[r] : 1));
@@ -341,7 +370,6 @@ static comet_status build(sim_graph *g, resource *res, comet_error *err)
         resource *s = &res[g->tasks[i].resource];
         s->tasks[s->n++] = i;
     }
-    free(count);
     free(per_res);
     return st;
 }

@@ -9,6 +9,7 @@
 #ifndef COMET_SIM_ENGINE_H
 #define COMET_SIM_ENGINE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include "comet/error.h"
 
@@ -33,11 +34,15 @@ typedef struct sim_graph {
     int *succ;                /* successors, grouped by task */
     int n_resources;
     unsigned char *shared;    /* per resource: processor-shared (1) or a stream (0) */
+    bool drop_edges;          /* sim_run frees the edge list once successors are built */
     uint64_t events;
 } sim_graph;
 
 void sim_graph_init(sim_graph *g, int n_resources);
 void sim_graph_free(sim_graph *g);
+/* Room for this many tasks and edges in all, allocated once (no growth by
+ * doubling). Returns -1 when out of memory. */
+int sim_reserve(sim_graph *g, int tasks, int edges);
 /* Returns the task id, or -1 when out of memory. */
 int sim_add_task(sim_graph *g, int resource, double duration, uint8_t kind, int stage, int micro,
                  int layer);

@@ -255,50 +255,81 @@ static int64_t span_of(const comet_system *sys, const comet_et_node *n,
 }
 
 /* A collective is shared by the ranks of one group: those that differ
- * only along the dimensions it involves. The j-th collective a rank runs
- * over a given set of dimensions is the j-th of its group, so groups in
- * different pipeline stages (say) proceed independently, as ASTRA-sim's
- * communicators do. Matching is by (dimension mask, group leader, j). */
+ * only along the dimensions it involves, or a named group. The j-th
+ * collective a rank runs in a group is the j-th of that group, so groups
+ * in different pipeline stages (say) proceed independently, as ASTRA-sim's
+ * communicators do. Each group keeps its collectives in an array indexed
+ * by j (16 bytes each); the groups themselves, few, sit in a hash table
+ * keyed by (dimension mask, group leader) or by the named group. */
 typedef struct coll_slot {
-    uint64_t key;           /* 0 = empty */
-    int task;
-    int members;
-    int rank0;              /* first rank seen, and its node index */
-    size_t node0;
-    int64_t group;          /* ranks that must reach it */
+    int task;               /* -1 until the first member makes it */
+    int members;            /* ranks that have reached it */
+    int rank0;              /* the first of them, and its node index */
+    uint32_t node0;
 } coll_slot;
 
-typedef struct coll_table {
+typedef struct coll_group {
+    uint64_t key;           /* 0 = an empty entry of the table */
+    int64_t size;           /* ranks that must reach each collective */
     coll_slot *slot;
-    size_t cap, used;
-} coll_table;
+    size_t n, cap;
+} coll_group;
 
-static coll_slot *coll_find(coll_table *t, uint64_t key)
+typedef struct coll_groups {
+    coll_group *entry;
+    size_t cap, used;
+} coll_groups;
+
+static coll_group *coll_group_find(coll_groups *t, uint64_t key, int64_t size)
 {
     if (2 * (t->used + 1) > t->cap) {
-        size_t cap = t->cap ? 2 * t->cap : 1024;
-        coll_slot *s = calloc(cap, sizeof *s);
-        if (!s)
+        size_t cap = t->cap ? 2 * t->cap : 64;
+        coll_group *e = calloc(cap, sizeof *e);
+        if (!e)
             return NULL;
         for (size_t i = 0; i < t->cap; i++)
-            if (t->slot[i].key) {
-                size_t h = mix(t->slot[i].key) & (cap - 1);
-                while (s[h].key)
+            if (t->entry[i].key) {
+                size_t h = mix(t->entry[i].key) & (cap - 1);
+                while (e[h].key)
                     h = (h + 1) & (cap - 1);
-                s[h] = t->slot[i];
+                e[h] = t->entry[i];
             }
-        free(t->slot);
-        t->slot = s;
+        free(t->entry);
+        t->entry = e;
         t->cap = cap;
     }
     size_t h = mix(key) & (t->cap - 1);
-    while (t->slot[h].key && t->slot[h].key != key)
+    while (t->entry[h].key && t->entry[h].key != key)
         h = (h + 1) & (t->cap - 1);
-    if (!t->slot[h].key) {
-        t->slot[h] = (coll_slot){.key = key, .task = -1};
+    if (!t->entry[h].key) {
+        t->entry[h] = (coll_group){.key = key, .size = size};
         t->used++;
     }
-    return &t->slot[h];
+    return &t->entry[h];
+}
+
+/* The group's j-th collective; j is at most the number it has so far. */
+static coll_slot *coll_slot_at(coll_group *grp, uint32_t j)
+{
+    if (j < grp->n)
+        return &grp->slot[j];
+    if (grp->n == grp->cap) {
+        size_t cap = grp->cap ? 2 * grp->cap : 16;
+        coll_slot *v = realloc(grp->slot, sizeof *v * cap);
+        if (!v)
+            return NULL;
+        grp->slot = v;
+        grp->cap = cap;
+    }
+    grp->slot[grp->n] = (coll_slot){.task = -1};
+    return &grp->slot[grp->n++];
+}
+
+static void coll_groups_free(coll_groups *t)
+{
+    for (size_t i = 0; i < t->cap; i++)
+        free(t->entry[i].slot);
+    free(t->entry);
 }
 
 /* The group's leader (its rank with coordinate 0 along every involved
@@ -366,8 +397,7 @@ static comet_status collective_task(trace_sim *s, int r, size_t i, coll_slot *sl
         return st;
     slot->task = sim_add_task(&s->g, s->instant, res.time, COMET_ET_COLLECTIVE, 0, (int)i, r);
     slot->rank0 = r;
-    slot->node0 = i;
-    slot->group = group;
+    slot->node0 = (uint32_t)i;
     if (slot->task < 0)
         return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
     return COMET_OK;
@@ -503,7 +533,7 @@ static comet_status collectives(trace_sim *s, comet_error *err)
 {
     const comet_et_trace *t = s->t;
     const comet_system *sys = &s->in->system;
-    coll_table table = {0}, named_table = {0};
+    coll_groups groups = {0};
     named_groups ng = {0};
     comet_status st = named_prepare(s, &ng, err);
     uint32_t seen[256]; /* per rank: collectives so far over each dimension mask */
@@ -515,8 +545,9 @@ static comet_status collectives(trace_sim *s, comet_error *err)
             const comet_et_node *n = &rk->nodes[i];
             if (n->type != COMET_ET_COLLECTIVE)
                 continue;
-            coll_slot *slot;
-            int64_t span[COMET_MAX_DIMS], group;
+            coll_group *grp;
+            uint32_t j;
+            int64_t span[COMET_MAX_DIMS];
             if (n->pg_name[0]) {
                 int g = named_lookup(s, &ng, r, n, err);
                 if (g < 0) {
@@ -524,23 +555,24 @@ static comet_status collectives(trace_sim *s, comet_error *err)
                     break;
                 }
                 memcpy(span, ng.span[g], sizeof span);
-                group = s->in->groups[g].n;
                 if (ng.seen[g] == 0)
                     ng.touched[ng.n_touched++] = g;
-                slot = coll_find(&named_table, ((uint64_t)ng.seen[g]++ << 32 | (uint32_t)g) + 1);
+                j = ng.seen[g]++;
+                grp = coll_group_find(&groups, 1ULL << 63 | (uint32_t)g, s->in->groups[g].n);
             } else {
                 unsigned mask;
                 int leader = group_of(sys, n, r, &mask);
-                group = span_of(sys, n, span);
-                uint64_t key = ((uint64_t)seen[mask]++ << 40) ^ ((uint64_t)mask << 32) ^
-                               (uint64_t)(uint32_t)leader;
-                slot = coll_find(&table, key + 1);
+                int64_t size = span_of(sys, n, span);
+                j = seen[mask]++;
+                grp = coll_group_find(&groups, ((uint64_t)mask << 32 | (uint32_t)leader) + 1,
+                                      size);
             }
+            coll_slot *slot = grp ? coll_slot_at(grp, j) : NULL;
             if (!slot) {
-                st = comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+                st = out_of_memory(err);
                 break;
             }
-            st = collective_task(s, r, i, slot, span, group, err);
+            st = collective_task(s, r, i, slot, span, grp->size, err);
             slot->members++;
             s->task_of[r][i] = slot->task;
         }
@@ -550,11 +582,11 @@ static comet_status collectives(trace_sim *s, comet_error *err)
         ng.n_touched = 0;
     }
     /* every member of every group must have reached each collective */
-    coll_table *tables[2] = {&table, &named_table};
-    for (int k = 0; k < 2 && !st; k++)
-        for (size_t j = 0; j < tables[k]->cap && !st; j++) {
-            coll_slot *slot = &tables[k]->slot[j];
-            if (!slot->key || slot->members == slot->group)
+    for (size_t e = 0; e < groups.cap && !st; e++)
+        for (size_t j = 0; j < groups.entry[e].n && !st; j++) {
+            const coll_group *grp = &groups.entry[e];
+            const coll_slot *slot = &grp->slot[j];
+            if (slot->members == grp->size)
                 continue;
             char file[4200];
             file_of(s, slot->rank0, file, sizeof file);
@@ -562,10 +594,9 @@ static comet_status collectives(trace_sim *s, comet_error *err)
                                  "node %llu: only %d of the %lld ranks of its group reach this "
                                  "collective (collectives must match across the group)",
                                  (unsigned long long)t->rank[slot->rank0].nodes[slot->node0].id,
-                                 slot->members, (long long)slot->group);
+                                 slot->members, (long long)grp->size);
         }
-    free(table.slot);
-    free(named_table.slot);
+    coll_groups_free(&groups);
     named_free(&ng);
     return st;
 }
@@ -864,8 +895,10 @@ static comet_status check_network(const comet_et_trace *t, const comet_astra_inp
     return COMET_OK;
 }
 
-/* Tasks and edges are numbered with int by the engine. */
-static comet_status check_size(const comet_et_trace *t, comet_error *err)
+/* Tasks and edges are numbered with int by the engine. The node count
+ * (at least the task count) and the edge count go to *nodes, *edges. */
+static comet_status check_size(const comet_et_trace *t, size_t *nodes_out, size_t *edges_out,
+                               comet_error *err)
 {
     size_t nodes = 0, deps = 0;
     for (int r = 0; r < t->ranks; r++) {
@@ -875,6 +908,8 @@ static comet_status check_size(const comet_et_trace *t, comet_error *err)
                         ? t->rank[r].nodes[i].n_deps + (t->rank[r].nodes[i].type == COMET_ET_RECV)
                         : MAX_TASKS_OR_EDGES;
     }
+    *nodes_out = nodes;
+    *edges_out = deps;
     if (nodes < MAX_TASKS_OR_EDGES && deps < MAX_TASKS_OR_EDGES)
         return COMET_OK;
     char files[4100];
@@ -898,18 +933,23 @@ comet_status comet_et_simulate(const comet_et_trace *t, const comet_astra_inputs
                                comet_et_result *out, comet_error *err)
 {
     memset(out, 0, sizeof *out);
+    size_t nodes = 0, edge_count = 0;
     comet_status st = check_network(t, in, err);
     if (!st)
-        st = check_size(t, err);
+        st = check_size(t, &nodes, &edge_count, err);
     if (st)
         return st;
     trace_sim s = {.t = t, .in = in, .prefix = t->prefix[0] ? t->prefix : "trace"};
     sim_graph_init(&s.g, t->ranks * S_PER_RANK + 1);
+    s.g.drop_edges = true;
     s.instant = t->ranks * S_PER_RANK;
-    sim_set_shared(&s.g, s.instant);
     s.task_of = calloc((size_t)t->ranks, sizeof *s.task_of);
     s.order = calloc((size_t)t->ranks, sizeof *s.order);
-    st = s.order && s.task_of ? COMET_OK : out_of_memory(err);
+    /* at most one task per node (collectives share one), edges exactly */
+    st = s.order && s.task_of && !sim_set_shared(&s.g, s.instant) &&
+                 !sim_reserve(&s.g, (int)nodes, (int)edge_count)
+             ? COMET_OK
+             : out_of_memory(err);
     for (int r = 0; !st && r < t->ranks; r++) {
         size_t n = t->rank[r].n ? t->rank[r].n : 1;
         s.task_of[r] = malloc(sizeof *s.task_of[r] * n);
