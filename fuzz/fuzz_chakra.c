@@ -28,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     comet_et_trace t;
     comet_error err;
     comet_error_clear(&err);
-    comet_status st = comet_et_read(prefix, 1, &t, &err);
+    comet_status st = comet_et_read(prefix, 1, NULL, &t, &err);
     if (st != COMET_OK && (!err.message[0] || !strstr(err.file, "comet-fuzz-chakra")))
         abort(); /* every failure must say why, and name the file */
     if (st == COMET_OK) {
