@@ -483,7 +483,7 @@ static void test_read_limits(void **state)
     uint64_t bytes = (uint64_t)(file_size("pair.0.et") + file_size("pair.1.et"));
     assert_int_equal(read_within("pair", (comet_et_limits){.max_bytes = bytes - 1}, &t, &err),
                      COMET_EINPUT);
-    expect_limit(&err, "pair.1.et", "max_bytes", "bytes (after decompression");
+    expect_limit(&err, "pair.1.et", "max_bytes", "bytes over all files after decompression");
     assert_int_equal(read_within("pair", (comet_et_limits){.max_bytes = bytes}, &t, &err),
                      COMET_OK);
     /* a small gzip file that inflates past a small byte budget */

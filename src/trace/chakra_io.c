@@ -89,8 +89,8 @@ static comet_status over_limit(comet_error *err, const char *path, const char *l
                                uint64_t value, const char *what)
 {
     return comet_error_set(err, COMET_EINPUT, path, 0, 0, limit,
-                           "the trace holds more than %llu %s (a limit on reading traces); "
-                           "raise the limit to read it",
+                           "the trace has more than %llu %s, past the read limit; raise the "
+                           "limit to read it",
                            (unsigned long long)value, what);
 }
 
@@ -163,7 +163,7 @@ static int read_message(gzFile f, uint8_t **buf, size_t *cap, size_t *len, budge
     b->bytes += n;
     if (b->limits->max_bytes && b->bytes > b->limits->max_bytes) {
         over_limit(err, path, "max_bytes", b->limits->max_bytes,
-                   "bytes (after decompression, over all files)");
+                   "bytes over all files after decompression");
         return -1;
     }
     if (n > *cap) {
@@ -518,7 +518,7 @@ static comet_status read_rank(const char *path, comet_et_rank *r, budget *b, com
         }
         if (b->limits->max_nodes && b->nodes >= b->limits->max_nodes) {
             st = over_limit(err, path, "max_nodes", b->limits->max_nodes,
-                            "nodes (over all ranks)");
+                            "nodes over all ranks");
             break;
         }
         if (r->n == cap_nodes) {
