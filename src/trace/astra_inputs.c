@@ -6,7 +6,9 @@
  * with comet's YAML/JSON tree, so errors name file:line:col and the key.
  * Keys comet does not model (scheduling policy, collective optimisation,
  * boost mode, ...) are accepted and ignored; unknown keys are errors. The
- * comm-group JSON maps group names to member ranks. */
+ * comm-group JSON maps group names to member ranks; each group is checked
+ * against the network as read (no rank twice, none outside it, a sub-grid)
+ * so the error can point at the file, the group and the rank. */
 #include "comet/chakra.h"
 
 #include <stdio.h>

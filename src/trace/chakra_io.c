@@ -4,7 +4,10 @@
  * gzip-compressed files alike. Decoding uses protobuf-c with comet's own
  * copy of the schema (schema/chakra/et_def.proto); nodes are copied into
  * comet's structs so nothing else depends on the protobuf types. Every
- * error names the file and, when there is one, the node id. */
+ * error names the file and, when there is one, the node id and attribute.
+ * Traces come from anywhere, so reading is bounded (comet_et_limits: nodes,
+ * bytes inflated, memory held), every number is range-checked before it
+ * becomes an integer or a duration, and zlib's own error is reported. */
 #include "comet/chakra.h"
 
 #include <errno.h>
