@@ -60,7 +60,7 @@ int main(int argc, char **argv)
     for (int k = 0; k < runs && !rc; k++) {
         comet_et_trace t;
         double s = bench_now();
-        if (comet_et_read(prefix, ranks, &t, &err)) {
+        if (comet_et_read(prefix, ranks, NULL, &t, &err)) {
             fprintf(stderr, "bench_chakra_read: %s: %s\n", err.file, err.message);
             rc = 1;
             break;

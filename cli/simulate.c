@@ -20,7 +20,9 @@ static void usage(FILE *out)
             "       comet simulate --collective KIND --size SIZE [options]\n"
             "       comet simulate --chakra PREFIX --astra-network NET.yml\n"
             "                      [--astra-system SYS.json] [--astra-memory MEM.json]\n"
-            "                      [--astra-comm-group GROUPS.json] [--json] [--output FILE]\n\n"
+            "                      [--astra-comm-group GROUPS.json] [--json] [--output FILE]\n"
+            "                      [--max-trace-nodes N] [--max-trace-bytes SIZE]\n"
+            "                      [--max-trace-memory SIZE]\n\n"
             "The first form simulates one training step as a task graph (1F1B or\n"
             "interleaved pipeline, TP collectives per layer, DP buckets during the last\n"
             "backward, ZeRO) and prints it beside comet estimate's answer; --congestion makes\n"
@@ -46,7 +48,11 @@ static void usage(FILE *out)
             "remote-memory and comm-group files ASTRA-sim takes (collectives with a\n"
             "pg_name run on that group, others on the dimensions in involved_dim); it\n"
             "prints each rank's finish time and exposed communication, and compute,\n"
-            "communication and memory busy time.\n"
+            "communication and memory busy time. Reading stops with an error past\n"
+            "  --max-trace-nodes N       nodes over all ranks (default 10000000)\n"
+            "  --max-trace-bytes SIZE    bytes read, after gzip (default \"2 GiB\")\n"
+            "  --max-trace-memory SIZE   memory held by the read trace (default \"2 GiB\");\n"
+            "0 means no limit.\n"
             "Exit status: 0 ok, 1 failure, 2 bad input.\n");
 }
 

@@ -10,25 +10,73 @@
 
 #include "cli.h"
 #include "comet/chakra.h"
+#include "comet/config.h"
 
 typedef struct chakra_args {
     const char *prefix, *network, *system, *memory, *groups, *output;
+    const char *max_nodes, *max_bytes, *max_memory;
     bool json;
+    comet_et_limits limits;
 } chakra_args;
+
+/* The flag that sets each field of comet_et_limits (the reader's errors
+ * name the field; the user is told the flag). */
+static const char *const limit_fields[] = {"max_nodes", "max_bytes", "max_memory", NULL};
+static const char *const limit_flags[] = {"--max-trace-nodes", "--max-trace-bytes",
+                                          "--max-trace-memory", NULL};
+
+/* A byte limit: "0" (none) or a size with its unit, e.g. "512 MiB". */
+static comet_status byte_limit(const char *flag, const char *text, uint64_t *out,
+                               comet_error *err)
+{
+    if (strcmp(text, "0") == 0) {
+        *out = 0;
+        return COMET_OK;
+    }
+    double v;
+    if (comet_parse_quantity(text, COMET_UNIT_BYTES, flag, &v, err))
+        return err->status;
+    if (!(v >= 1.0 && v < 0x1p63))
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, flag,
+                               "expected 0 (no limit) or a size from 1 byte to 8 EiB, got \"%s\"",
+                               text);
+    *out = (uint64_t)v;
+    return COMET_OK;
+}
+
+static comet_status read_limits(chakra_args *a, comet_error *err)
+{
+    comet_et_limits_default(&a->limits);
+    int64_t nodes = 0;
+    if (a->max_nodes &&
+        cli_parse_int("--max-trace-nodes", a->max_nodes, 0, INT64_MAX, &nodes, err))
+        return err->status;
+    if (a->max_nodes)
+        a->limits.max_nodes = (uint64_t)nodes;
+    if (a->max_bytes && byte_limit("--max-trace-bytes", a->max_bytes, &a->limits.max_bytes, err))
+        return err->status;
+    if (a->max_memory &&
+        byte_limit("--max-trace-memory", a->max_memory, &a->limits.max_memory, err))
+        return err->status;
+    return COMET_OK;
+}
 
 static comet_status parse(int argc, char **argv, chakra_args *a, comet_error *err)
 {
     memset(a, 0, sizeof *a);
-    static const char *const flags[] = {"--chakra", "--astra-network", "--astra-system",
-                                        "--astra-memory", "--astra-comm-group", "--output",
-                                        NULL};
+    static const char *const flags[] = {"--chakra",         "--astra-network",
+                                        "--astra-system",   "--astra-memory",
+                                        "--astra-comm-group", "--output",
+                                        "--max-trace-nodes", "--max-trace-bytes",
+                                        "--max-trace-memory", NULL};
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--json") == 0) {
             a->json = true;
             continue;
         }
-        const char **slot[] = {&a->prefix, &a->network, &a->system, &a->memory, &a->groups,
-                               &a->output};
+        const char **slot[] = {&a->prefix,    &a->network,   &a->system,
+                               &a->memory,    &a->groups,    &a->output,
+                               &a->max_nodes, &a->max_bytes, &a->max_memory};
         int k = 0;
         while (flags[k] && strcmp(flags[k], argv[i]) != 0)
             k++;
@@ -44,7 +92,7 @@ static comet_status parse(int argc, char **argv, chakra_args *a, comet_error *er
     if (!a->network)
         return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--astra-network",
                                "is required with --chakra (ASTRA-sim's network YAML)");
-    return COMET_OK;
+    return read_limits(a, err);
 }
 
 static void render(comet_buf *b, const chakra_args *a, const comet_et_result *r,
@@ -104,7 +152,10 @@ int cli_simulate_chakra(int argc, char **argv)
     }
     comet_et_trace t;
     double t0 = cli_now();
-    if (comet_et_read(a.prefix, 0, &t, &err)) {
+    if (comet_et_read(a.prefix, 0, &a.limits, &t, &err)) {
+        for (int k = 0; limit_fields[k]; k++)
+            if (strcmp(err.key, limit_fields[k]) == 0)
+                snprintf(err.key, sizeof err.key, "%s", limit_flags[k]);
         comet_astra_free(&in);
         return cli_report_error("simulate", &err);
     }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "comet/chakra.h"
@@ -36,16 +37,15 @@ static int remove_dir(void **state)
 
 static comet_et_node compute(uint64_t id, uint64_t micros)
 {
-    comet_et_node n = {.id = id, .type = COMET_ET_COMPUTE, .duration_micros = micros};
-    snprintf(n.name, sizeof n.name, "compute%llu", (unsigned long long)id);
+    comet_et_node n = {.id = id, .type = COMET_ET_COMPUTE, .duration_micros = micros,
+                       .name = "compute"};
     return n;
 }
 
 static comet_et_node collective(uint64_t id, int type, double bytes)
 {
-    comet_et_node n = {.id = id, .type = COMET_ET_COLLECTIVE, .comm_type = type,
-                       .comm_size = bytes};
-    snprintf(n.name, sizeof n.name, "coll%llu", (unsigned long long)id);
+    comet_et_node n = {.id = id, .type = COMET_ET_COLLECTIVE, .comm_type = (uint8_t)type,
+                       .comm_size = bytes, .name = "coll"};
     return n;
 }
 
@@ -88,7 +88,7 @@ static double run(const char *name, int ranks, const comet_astra_inputs *in, com
     prefix(p, sizeof p, name);
     comet_et_trace t;
     comet_error err = {0};
-    comet_status st = comet_et_read(p, 0, &t, &err);
+    comet_status st = comet_et_read(p, 0, NULL, &t, &err);
     if (st)
         fail_msg("%s", err.message);
     assert_int_equal(t.ranks, ranks);
@@ -275,7 +275,9 @@ static void test_round_trip(void **state)
     n[0].tensor_size = 1e6;
     n[0].is_cpu_op = true;
     n[1].comm_priority = 2;
-    snprintf(n[1].pg_name, sizeof n[1].pg_name, "dp_group_1");
+    n[1].pg_name = "dp_group_1";
+    /* names are kept to their first 63 bytes */
+    n[1].name = "a_collective_with_a_name_longer_than_the_sixty_three_bytes_kept_by_the_reader";
     n[1].n_involved = 2;
     n[1].involved_dim[0] = false;
     n[1].involved_dim[1] = true;
@@ -293,14 +295,16 @@ static void test_round_trip(void **state)
         prefix(p, sizeof p, names[k]);
         comet_et_trace t;
         comet_error err = {0};
-        assert_int_equal(comet_et_read(p, 0, &t, &err), COMET_OK);
+        assert_int_equal(comet_et_read(p, 0, NULL, &t, &err), COMET_OK);
         assert_int_equal(t.ranks, 1);
         assert_int_equal(t.rank[0].n, 2);
         assert_string_equal(t.rank[0].version, "0.0.4");
         const comet_et_node *a = &t.rank[0].nodes[0], *b = &t.rank[0].nodes[1];
         assert_int_equal(a->id, 10);
         assert_int_equal(a->type, COMET_ET_COMPUTE);
-        assert_string_equal(a->name, "compute10");
+        assert_string_equal(a->name, "compute");
+        assert_string_equal(b->name,
+                            "a_collective_with_a_name_longer_than_the_sixty_three_bytes_kept");
         assert_int_equal(a->duration_micros, 123);
         assert_close(a->num_ops, 2.5e9, 1e-15);
         assert_close(a->tensor_size, 1e6, 1e-15);
@@ -339,7 +343,7 @@ static void expect_error(const char *name, const char *const *want)
     prefix(p, sizeof p, name);
     comet_et_trace t;
     comet_error err = {0};
-    comet_status st = comet_et_read(p, 0, &t, &err);
+    comet_status st = comet_et_read(p, 0, NULL, &t, &err);
     if (!st) {
         comet_astra_inputs in;
         comet_astra_ring(&in, t.ranks < 2 ? 8 : t.ranks, 100e9, 1e-6);
@@ -384,6 +388,312 @@ static void test_bad_bytes(void **state)
 
     write_bytes("empty.0.et", "", 0);
     expect_error("empty", (const char *const[]){"empty.0.et", NULL});
+}
+
+/* ---- hostile files: limits, attribute values, gzip damage ------------------------ */
+
+/* A chain of n compute nodes, 1 us each, each depending on the one before. */
+static void write_chain(const char *file, size_t n)
+{
+    comet_et_node *nodes = calloc(n, sizeof *nodes);
+    uint64_t *deps = calloc(n, sizeof *deps);
+    assert_non_null(nodes);
+    assert_non_null(deps);
+    for (size_t i = 0; i < n; i++) {
+        nodes[i] = compute(i + 1, 1);
+        deps[i] = i;
+        nodes[i].deps = i ? &deps[i] : NULL;
+        nodes[i].n_deps = i ? 1 : 0;
+    }
+    char path[128];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    comet_error err = {0};
+    assert_int_equal(comet_et_write(path, "0.0.4", nodes, n, &err), COMET_OK);
+    free(nodes);
+    free(deps);
+}
+
+static long file_size(const char *file)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fclose(f);
+    return n;
+}
+
+/* Read name's trace within limits: the status, and the error in err. */
+static comet_status read_within(const char *name, comet_et_limits limits, comet_et_trace *t,
+                                comet_error *err)
+{
+    char p[128];
+    prefix(p, sizeof p, name);
+    comet_error_clear(err);
+    comet_status st = comet_et_read(p, 0, &limits, t, err);
+    if (!st)
+        comet_et_free(t);
+    return st;
+}
+
+/* The error is the limit `key`, in file `file`, quoting its value. */
+static void expect_limit(const comet_error *err, const char *file, const char *key,
+                         const char *value)
+{
+    assert_int_equal(err->status, COMET_EINPUT);
+    if (!strstr(err->file, file) || strcmp(err->key, key) != 0 || !strstr(err->message, value) ||
+        !strstr(err->message, "raise the limit"))
+        fail_msg("expected %s over %s (%s), got %s: %s: %s", file, key, value, err->file,
+                 err->key, err->message);
+}
+
+static void test_read_limits(void **state)
+{
+    (void)state;
+    comet_et_trace t;
+    comet_error err;
+    /* nodes: 1000 in one rank against 100; 60 + 60 in two ranks against 100 */
+    write_chain("many.0.et", 1000);
+    assert_int_equal(read_within("many", (comet_et_limits){.max_nodes = 100}, &t, &err),
+                     COMET_EINPUT);
+    expect_limit(&err, "many.0.et", "max_nodes", "more than 100 nodes");
+    write_chain("pair.0.et", 60);
+    write_chain("pair.1.et", 60);
+    assert_int_equal(read_within("pair", (comet_et_limits){.max_nodes = 100}, &t, &err),
+                     COMET_EINPUT);
+    expect_limit(&err, "pair.1.et", "max_nodes", "more than 100 nodes");
+    char p[128];
+    prefix(p, sizeof p, "pair");
+    comet_et_limits exact = {.max_nodes = 120};
+    assert_int_equal(comet_et_read(p, 0, &exact, &t, &err), COMET_OK);
+    assert_int_equal(t.nodes, 120);
+    /* bytes: a plain file is read whole, so what it used is its size */
+    assert_int_equal(t.bytes, file_size("pair.0.et") + file_size("pair.1.et"));
+    /* memory: the nodes, their 59 dependencies each, and one block of names per rank */
+    uint64_t held = t.memory, least = 120 * sizeof(comet_et_node) + 2 * 59 * sizeof(uint64_t);
+    assert_true(held > least && held < least + 2 * 65600);
+    comet_et_free(&t);
+    assert_int_equal(read_within("pair", (comet_et_limits){.max_memory = held - 1}, &t, &err),
+                     COMET_EINPUT);
+    expect_limit(&err, "pair.1.et", "max_memory", "bytes of nodes");
+    assert_int_equal(read_within("pair", (comet_et_limits){.max_memory = held}, &t, &err),
+                     COMET_OK);
+    uint64_t bytes = (uint64_t)(file_size("pair.0.et") + file_size("pair.1.et"));
+    assert_int_equal(read_within("pair", (comet_et_limits){.max_bytes = bytes - 1}, &t, &err),
+                     COMET_EINPUT);
+    expect_limit(&err, "pair.1.et", "max_bytes", "bytes over all files after decompression");
+    assert_int_equal(read_within("pair", (comet_et_limits){.max_bytes = bytes}, &t, &err),
+                     COMET_OK);
+    /* a small gzip file that inflates past a small byte budget */
+    write_chain("bomb.0.et", 20000);
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "gzip -9 -c %s/bomb.0.et > %s/bomb.gz && mv %s/bomb.gz %s/bomb.0.et",
+             dir, dir, dir, dir);
+    assert_int_equal(system(cmd), 0);
+    long packed = file_size("bomb.0.et");
+    assert_true(packed < 100000);
+    assert_int_equal(read_within("bomb", (comet_et_limits){.max_bytes = 100000}, &t, &err),
+                     COMET_EINPUT);
+    expect_limit(&err, "bomb.0.et", "max_bytes", "more than 100000 bytes");
+    /* the defaults read it */
+    prefix(p, sizeof p, "bomb");
+    assert_int_equal(comet_et_read(p, 0, NULL, &t, &err), COMET_OK);
+    assert_int_equal(t.nodes, 20000);
+    assert_true(t.bytes > 100000);
+    comet_et_free(&t);
+    comet_et_limits d;
+    comet_et_limits_default(&d);
+    assert_int_equal(d.max_nodes, 10000000);
+    assert_int_equal(d.max_bytes, 2ull << 30);
+    assert_int_equal(d.max_memory, 2ull << 30);
+}
+
+/* Protobuf by hand, for values comet's writer would never write. */
+typedef struct pb {
+    unsigned char b[256];
+    size_t n;
+} pb;
+
+static void pb_varint(pb *m, uint64_t v)
+{
+    do {
+        m->b[m->n++] = (unsigned char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+        v >>= 7;
+    } while (v);
+}
+
+static void pb_bytes(pb *m, int field, const void *data, size_t len)
+{
+    pb_varint(m, (uint64_t)field << 3 | 2);
+    pb_varint(m, len);
+    memcpy(m->b + m->n, data, len);
+    m->n += len;
+}
+
+/* One attribute: name and a value of protobuf wire kind `wire` (0 varint, 1 64-bit). */
+static void pb_attr(pb *node, const char *name, int field, int wire, uint64_t bits)
+{
+    pb a = {.n = 0};
+    pb_bytes(&a, 1, name, strlen(name));
+    pb_varint(&a, (uint64_t)field << 3 | (unsigned)wire);
+    if (wire == 1) {
+        memcpy(a.b + a.n, &bits, 8); /* little-endian hosts */
+        a.n += 8;
+    } else {
+        pb_varint(&a, bits);
+    }
+    pb_bytes(node, 10, a.b, a.n);
+}
+
+static uint64_t double_bits(double x)
+{
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+/* A trace of one node 7 of this type carrying one attribute. */
+static void write_odd_node(const char *name, int type, const char *attr, int field, int wire,
+                           uint64_t bits, uint64_t duration_micros)
+{
+    pb file = {.n = 0}, meta = {.n = 0}, node = {.n = 0};
+    pb_bytes(&meta, 1, "0.0.4", 5);
+    pb_varint(&file, meta.n);
+    memcpy(file.b + file.n, meta.b, meta.n);
+    file.n += meta.n;
+    pb_varint(&node, 1 << 3); /* id */
+    pb_varint(&node, 7);
+    pb_varint(&node, 3 << 3); /* type */
+    pb_varint(&node, (uint64_t)type);
+    pb_varint(&node, 7 << 3); /* duration_micros */
+    pb_varint(&node, duration_micros);
+    if (attr)
+        pb_attr(&node, attr, field, wire, bits);
+    pb_varint(&file, node.n);
+    memcpy(file.b + file.n, node.b, node.n);
+    file.n += node.n;
+    char fname[64];
+    snprintf(fname, sizeof fname, "%s.0.et", name);
+    write_bytes(fname, file.b, file.n);
+}
+
+/* Reading fails naming the file, node 7, the attribute and the value. */
+static void expect_bad_attr(const char *name, const char *attr, const char *value)
+{
+    char p[128];
+    prefix(p, sizeof p, name);
+    comet_et_trace t;
+    comet_error err = {0};
+    assert_int_equal(comet_et_read(p, 0, NULL, &t, &err), COMET_EINPUT);
+    char want[128];
+    snprintf(want, sizeof want, "node 7: %s is %s; expected", attr, value);
+    if (!strstr(err.file, name) || strcmp(err.key, attr) != 0 || !strstr(err.message, want))
+        fail_msg("%s: %s: %s does not say \"%s\"", err.file, err.key, err.message, want);
+}
+
+static void test_bad_attribute_values(void **state)
+{
+    (void)state;
+    enum { DOUBLE = 3, INT64 = 9, UINT64 = 13 };
+    /* the ones that finished "after inf ns" or cast inf to int64 */
+    write_odd_node("inf", COMET_ET_COMPUTE, "num_ops", DOUBLE, 1, double_bits(INFINITY), 1);
+    expect_bad_attr("inf", "num_ops", "inf");
+    write_odd_node("nan", COMET_ET_COMPUTE, "num_ops", DOUBLE, 1, double_bits(NAN), 1);
+    expect_bad_attr("nan", "num_ops", "nan");
+    write_odd_node("big", COMET_ET_COMPUTE, "num_ops", DOUBLE, 1, double_bits(1e300), 1);
+    expect_bad_attr("big", "num_ops", "1.0000000000000001e+300");
+    write_odd_node("neg", COMET_ET_COMPUTE, "num_ops", INT64, 0, (uint64_t)-5, 1);
+    expect_bad_attr("neg", "num_ops", "-5");
+    write_odd_node("wide", COMET_ET_MEM_LOAD, "tensor_size", UINT64, 0, UINT64_MAX, 1);
+    expect_bad_attr("wide", "tensor_size", "1.8446744073709552e+19");
+    write_odd_node("size", COMET_ET_COLLECTIVE, "comm_size", DOUBLE, 1, double_bits(-INFINITY),
+                   1);
+    expect_bad_attr("size", "comm_size", "-inf");
+    write_odd_node("src", COMET_ET_RECV, "comm_src", INT64, 0, (uint64_t)-3, 1);
+    expect_bad_attr("src", "comm_src", "-3");
+    write_odd_node("dst", COMET_ET_SEND, "comm_dst", DOUBLE, 1, double_bits(1e300), 1);
+    expect_bad_attr("dst", "comm_dst", "1.0000000000000001e+300");
+    write_odd_node("tag", COMET_ET_SEND, "comm_tag", DOUBLE, 1, double_bits(1.5), 1);
+    expect_bad_attr("tag", "comm_tag", "1.5");
+    write_odd_node("tag2", COMET_ET_SEND, "comm_tag", DOUBLE, 1, double_bits(0x1p63), 1);
+    expect_bad_attr("tag2", "comm_tag", "9.2233720368547758e+18");
+    write_odd_node("ctype", COMET_ET_COLLECTIVE, "comm_type", INT64, 0, 12, 1);
+    expect_bad_attr("ctype", "comm_type", "12");
+    write_odd_node("prio", COMET_ET_COLLECTIVE, "comm_priority", INT64, 0, 1ull << 40, 1);
+    expect_bad_attr("prio", "comm_priority", "1099511627776");
+    write_odd_node("cpu", COMET_ET_COMPUTE, "is_cpu_op", DOUBLE, 1, double_bits(NAN), 1);
+    expect_bad_attr("cpu", "is_cpu_op", "nan");
+    /* a duration past 2^53 us */
+    write_odd_node("long", COMET_ET_COMPUTE, NULL, 0, 0, 0, (1ull << 53) + 1);
+    expect_error("long", (const char *const[]){"long.0.et", "node 7: duration_micros is "
+                                               "9007199254740993; expected at most", NULL});
+    /* the same encodings with sound values read, exactly */
+    write_odd_node("fine", COMET_ET_SEND, "comm_tag", DOUBLE, 1, double_bits(-4096.0), 1ull << 53);
+    char p[128];
+    prefix(p, sizeof p, "fine");
+    comet_et_trace t;
+    comet_error err = {0};
+    assert_int_equal(comet_et_read(p, 0, NULL, &t, &err), COMET_OK);
+    assert_int_equal(t.rank[0].nodes[0].comm_tag, -4096);
+    assert_int_equal(t.rank[0].nodes[0].duration_micros, 1ull << 53);
+    comet_et_free(&t);
+    write_odd_node("fine2", COMET_ET_COMPUTE, "num_ops", UINT64, 0, 1000000000000000000ull, 1);
+    prefix(p, sizeof p, "fine2");
+    assert_int_equal(comet_et_read(p, 0, NULL, &t, &err), COMET_OK);
+    assert_close(t.rank[0].nodes[0].num_ops, 1e18, 1e-15);
+    comet_et_free(&t);
+}
+
+/* Damaged gzip files, a directory and a missing rank say what is wrong. */
+static void test_bad_gzip(void **state)
+{
+    (void)state;
+    write_chain("zip.0.et", 2000);
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "gzip -c %s/zip.0.et > %s/zip.gz", dir, dir);
+    assert_int_equal(system(cmd), 0);
+    char path[128];
+    snprintf(path, sizeof path, "%s/zip.gz", dir);
+    FILE *f = fopen(path, "rb");
+    static unsigned char gz[200000];
+    size_t len = fread(gz, 1, sizeof gz, f);
+    fclose(f);
+    assert_true(len > 100 && len < sizeof gz);
+    /* the trailer's CRC-32 (the 8 bytes before the end hold CRC and length) */
+    gz[len - 8] ^= 0x55;
+    write_bytes("crc.0.et", gz, len);
+    expect_error("crc", (const char *const[]){"crc.0.et", "corrupt gzip data (zlib: incorrect "
+                                              "data check)", NULL});
+    gz[len - 8] ^= 0x55;
+    /* deflate data overwritten in the middle */
+    memset(gz + len / 2, 0xff, 16);
+    write_bytes("corrupt.0.et", gz, len);
+    expect_error("corrupt", (const char *const[]){"corrupt.0.et", "corrupt gzip data (zlib: ",
+                                                  NULL});
+    f = fopen(path, "rb");
+    assert_int_equal(fread(gz, 1, sizeof gz, f), len);
+    fclose(f);
+    /* cut short: at the end of the compressed data, and in the middle */
+    write_bytes("cut.0.et", gz, len - 8);
+    expect_error("cut", (const char *const[]){"cut.0.et", "truncated: the gzip data ends early "
+                                              "(zlib: unexpected end of file)", NULL});
+    write_bytes("half.0.et", gz, len / 2);
+    expect_error("half", (const char *const[]){"half.0.et", "truncated", NULL});
+    /* a directory where a rank's file should be */
+    snprintf(path, sizeof path, "%s/folder.0.et", dir);
+    assert_int_equal(mkdir(path, 0700), 0);
+    expect_error("folder", (const char *const[]){"folder.0.et", "cannot read: is a directory",
+                                                 NULL});
+    /* a rank asked for that is not there */
+    char p[128];
+    prefix(p, sizeof p, "zip");
+    comet_et_trace t;
+    comet_error err = {0};
+    assert_int_equal(comet_et_read(p, 2, NULL, &t, &err), COMET_EINPUT);
+    assert_non_null(strstr(err.file, "zip.1.et"));
+    assert_string_equal(err.message, "cannot read: No such file or directory");
 }
 
 static void test_bad_graph(void **state)
@@ -432,7 +742,7 @@ static void test_bad_graph(void **state)
     prefix(p, sizeof p, "few");
     comet_et_trace t;
     comet_error err = {0};
-    assert_int_equal(comet_et_read(p, 0, &t, &err), COMET_OK);
+    assert_int_equal(comet_et_read(p, 0, NULL, &t, &err), COMET_OK);
     comet_astra_inputs in;
     astra_ring8(&in);
     comet_et_result res;
@@ -518,7 +828,7 @@ static void test_independent_groups(void **state)
     prefix(p, sizeof p, "skip");
     comet_et_trace t;
     comet_error err = {0};
-    assert_int_equal(comet_et_read(p, 0, &t, &err), COMET_OK);
+    assert_int_equal(comet_et_read(p, 0, NULL, &t, &err), COMET_OK);
     assert_int_equal(comet_et_simulate(&t, &in, &res, &err), COMET_EINPUT);
     comet_et_free(&t);
     assert_non_null(strstr(err.file, "skip.4.et"));
@@ -536,7 +846,7 @@ static void write_named(const char *name, const char *low_name)
         uint64_t dep = 1;
         comet_et_node n[2] = {compute(1, r < 4 ? 10000 : 0),
                               collective(2, COMET_ET_ALL_REDUCE, 8.0 * 1048576.0)};
-        snprintf(n[1].pg_name, sizeof n[1].pg_name, "%s", r < 4 ? low_name : "high");
+        n[1].pg_name = r < 4 ? low_name : "high";
         n[1].deps = &dep;
         n[1].n_deps = 1;
         char path[128];
@@ -560,7 +870,7 @@ static comet_status named_run(const char *trace, const char *groups_json, comet_
     prefix(p, sizeof p, trace);
     comet_et_trace t;
     if (!st)
-        st = comet_et_read(p, 0, &t, err);
+        st = comet_et_read(p, 0, NULL, &t, err);
     if (!st) {
         st = comet_et_simulate(&t, &in, res, err);
         comet_et_free(&t);
@@ -604,13 +914,64 @@ static void test_named_groups(void **state)
     assert_int_equal(named_run("named", "{\"low\": [0, 1, 2, 3], \"high\": [4, 5, 6, 7, 7]}",
                                &res, &err),
                      COMET_EINPUT);
-    assert_non_null(strstr(err.message, "comm group \"high\" (5 ranks) is not a sub-grid"));
+    /* the comm-group file itself names the group and the rank */
+    assert_string_equal(err.message, "comm group \"high\": rank 7 is listed twice");
+    assert_non_null(strstr(err.file, "groups.json"));
+    assert_string_equal(err.key, "high[4]");
+    assert_int_equal(err.line, 1);
+    assert_int_equal(err.column, 44);
+
+    assert_int_equal(named_run("named", "{\"low\": [0, 1, 2, 3], \"high\": [4, 5, 6, 9]}",
+                               &res, &err),
+                     COMET_EINPUT);
+    assert_string_equal(err.message,
+                        "comm group \"high\": rank 9 is not in the network's 8 NPUs");
+    assert_string_equal(err.key, "high[3]");
 
     assert_int_equal(named_run("named", "{\"low\": [0, 1, 2, 3], \"high\": [4, 5, \"x\"]}",
                                &res, &err),
                      COMET_EINPUT);
     assert_int_equal(err.line, 1);
     assert_non_null(strstr(err.key, "high[2]"));
+}
+
+/* On a 4 x 2 network a group must be a sub-grid: {0, 1, 4} spans
+ * coordinates {0, 1} x {0, 1} and lacks rank 5; {0, 4} and {0, 1, 4, 5} are
+ * sub-grids. The error names the file, the group and the missing rank. */
+static void test_group_lacks_rank(void **state)
+{
+    (void)state;
+    const char *cases[][2] = {{"{\"g\": [0, 4]}", NULL},
+                              {"{\"g\": [5, 1, 4, 0]}", NULL},
+                              {"{\"g\": [0, 1, 4]}", "lacks rank 5"},
+                              {"{\"g\": [0, 7]}", "lacks rank 3"}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char path[128];
+        snprintf(path, sizeof path, "%s/grid.json", dir);
+        FILE *f = fopen(path, "w");
+        fputs(cases[i][0], f);
+        fclose(f);
+        comet_astra_inputs in;
+        comet_astra_ring(&in, 4, 100e9, 1e-6);
+        in.system.n_dims = 2;
+        in.system.dims[1] = in.system.dims[0];
+        in.system.dims[1].size = 2;
+        comet_error err = {0};
+        comet_status st = comet_astra_read_groups(path, &in, &err);
+        comet_astra_free(&in);
+        if (!cases[i][1]) {
+            assert_int_equal(st, COMET_OK);
+            continue;
+        }
+        assert_int_equal(st, COMET_EINPUT);
+        assert_non_null(strstr(err.file, "grid.json"));
+        assert_string_equal(err.key, "g");
+        char want[200];
+        snprintf(want, sizeof want, "comm group \"g\" %s to be a sub-grid of the network",
+                 cases[i][1]);
+        if (!strstr(err.message, want))
+            fail_msg("%s does not say %s", err.message, want);
+    }
 }
 
 /* Export -> read -> simulate against simulating directly: a step of
@@ -661,7 +1022,7 @@ static double round_trip(const char *name, int64_t tp, int64_t pp, int64_t dp, i
         st = comet_astra_read_groups(f[3], &in, &err);
     comet_et_trace t;
     if (!st)
-        st = comet_et_read(p, 0, &t, &err);
+        st = comet_et_read(p, 0, NULL, &t, &err);
     if (st)
         fail_msg("%s: %s", err.file, err.message);
     assert_int_equal(t.ranks, info.ranks);
@@ -906,13 +1267,13 @@ static void test_bad_peers(void **state)
                      "node 7 on rank 0: comm_src names rank 2, which does not exist (the trace "
                      "has ranks 0 to 1)");
 
-    /* a source that an int would wrap to rank 0 */
+    /* the largest source a node can hold (the reader refuses larger ones) */
     comet_et_node recv[1] = {{.id = 8, .type = COMET_ET_RECV, .comm_size = 1e6,
-                              .comm_src = 4294967296LL, .comm_dst = -1, .comm_tag = 1}};
+                              .comm_src = INT32_MAX, .comm_dst = -1, .comm_tag = 1}};
     t.rank[0].nodes = idle;
     t.rank[1].nodes = recv;
     expect_sim_error(&t, &in, "mem.1.et",
-                     "node 8 on rank 1: comm_src names rank 4294967296, which does not exist "
+                     "node 8 on rank 1: comm_src names rank 2147483647, which does not exist "
                      "(the trace has ranks 0 to 1)");
     recv[0].comm_src = 0;
     recv[0].comm_dst = -7;
@@ -923,7 +1284,7 @@ static void test_bad_peers(void **state)
 
     /* a comm group with a member outside the trace, and an empty one */
     comet_et_node coll[1] = {collective(3, COMET_ET_ALL_REDUCE, 1e6)};
-    snprintf(coll[0].pg_name, sizeof coll[0].pg_name, "g");
+    coll[0].pg_name = "g";
     int members[2] = {0, 5};
     comet_comm_group group = {.name = "g", .n = 2, .ranks = members};
     in.groups = &group;
@@ -995,10 +1356,14 @@ void suite_chakra(test_tally *t)
         cmocka_unit_test(test_send_recv),
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_bad_bytes),
+        cmocka_unit_test(test_read_limits),
+        cmocka_unit_test(test_bad_attribute_values),
+        cmocka_unit_test(test_bad_gzip),
         cmocka_unit_test(test_bad_graph),
         cmocka_unit_test(test_bad_astra_inputs),
         cmocka_unit_test(test_independent_groups),
         cmocka_unit_test(test_named_groups),
+        cmocka_unit_test(test_group_lacks_rank),
         cmocka_unit_test(test_export_round_trip),
         cmocka_unit_test(test_out_of_order),
         cmocka_unit_test(test_cycles),

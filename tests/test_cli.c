@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -404,6 +405,39 @@ static void test_simulate_chakra(void **state)
     expect_error("simulate --chakra step",
                  "comet simulate: --astra-network: is required with --chakra (ASTRA-sim's "
                  "network YAML)");
+    /* read limits: 16 nodes in 8 ranks, the 11th is in rank 5; the flag is named */
+    snprintf(args, sizeof args, "simulate --chakra step --astra-network %s/astra/ring8.yml "
+             "--max-trace-nodes 10", examples);
+    expect_error(args, "comet simulate: step.5.et: --max-trace-nodes: the trace has more than "
+                       "10 nodes over all ranks, past the read limit; raise the limit to read it");
+    snprintf(args, sizeof args, "simulate --chakra step --astra-network %s/astra/ring8.yml "
+             "--max-trace-memory \"1 KiB\"", examples);
+    /* 2 nodes of 104 bytes and one dependency of 8 per rank: rank 4 passes 1 KiB */
+    expect_error(args, "comet simulate: step.4.et: --max-trace-memory: the trace has more than "
+                       "1024 bytes of nodes, dependencies and names in memory, past the read "
+                       "limit; raise the limit to read it");
+    snprintf(args, sizeof args, "simulate --chakra step --astra-network %s/astra/ring8.yml "
+             "--max-trace-nodes 16 --max-trace-bytes 0 --max-trace-memory \"1 MiB\" --json",
+             examples);
+    run(&r, args);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "\"ranks\": 8, \"nodes\": 16,"));
+    snprintf(args, sizeof args, "simulate --chakra step --astra-network %s/astra/ring8.yml "
+             "--max-trace-bytes lots", examples);
+    run(&r, args);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "--max-trace-bytes"));
+    snprintf(args, sizeof args, "simulate --chakra step --astra-network %s/astra/ring8.yml "
+             "--max-trace-nodes -1", examples);
+    expect_error(args, "comet simulate: --max-trace-nodes: -1 is out of range [0, "
+                       "9223372036854775807]");
+    /* a directory given as a rank's trace */
+    char folder[512];
+    snprintf(folder, sizeof folder, "%s/folder.0.et", workdir);
+    assert_int_equal(mkdir(folder, 0700), 0);
+    snprintf(args, sizeof args, "simulate --chakra folder --astra-network %s/astra/ring8.yml",
+             examples);
+    expect_error(args, "comet simulate: folder.0.et: cannot read: is a directory");
 }
 
 /* comet export writes traces that comet simulate --chakra runs to the step

@@ -40,24 +40,32 @@ typedef enum comet_et_coll {
     COMET_ET_BARRIER = 9
 } comet_et_coll;
 
+/* One node, kept small (104 bytes on LP64) because a trace may hold tens
+ * of millions: the strings are pointers, not arrays. The reader points
+ * them into its rank's string pool and never leaves them NULL ("" when
+ * absent); a caller building nodes for comet_et_write may leave them NULL. */
 typedef struct comet_et_node {
     uint64_t id;
-    comet_et_type type;
-    char name[64];
     uint64_t duration_micros;
     double num_ops;
     double tensor_size;
-    bool is_cpu_op;
-    int comm_type;                 /* comet_et_coll */
     double comm_size;              /* bytes */
-    int64_t comm_src, comm_dst, comm_tag;
-    int64_t comm_priority;
-    char pg_name[32];              /* process group (comm-group JSON); "" = by involved_dim */
-    int n_involved;                /* 0 = all dimensions */
+    int64_t comm_tag;
+    const char *name;              /* the reader keeps its first 63 bytes */
+    const char *pg_name;           /* process group (comm-group JSON); "" or NULL = by involved_dim */
+    uint64_t *deps;                /* data and control dependencies together */
+    uint32_t n_deps;
+    int32_t comm_src, comm_dst;    /* ranks; -1 = not given */
+    int32_t comm_priority;
+    comet_et_type type;
+    uint8_t comm_type;             /* comet_et_coll */
+    bool is_cpu_op;
+    uint8_t n_involved;            /* 0 = all dimensions */
     bool involved_dim[COMET_MAX_DIMS];
-    size_t n_deps;                 /* data and control dependencies together */
-    uint64_t *deps;
 } comet_et_node;
+
+/* Names and group names of a rank's nodes, in blocks that never move. */
+typedef struct comet_et_strings comet_et_strings;
 
 typedef struct comet_et_rank {
     char version[32];
@@ -65,17 +73,41 @@ typedef struct comet_et_rank {
     comet_et_node *nodes;
     uint64_t *dep_pool;            /* all nodes' deps point into this */
     size_t n_dep_pool;
+    comet_et_strings *strings;     /* all nodes' names point into this */
 } comet_et_rank;
 
 typedef struct comet_et_trace {
     char prefix[4000];             /* files are prefix.<rank>.et (errors name them) */
     int ranks;
     comet_et_rank *rank;
+    uint64_t nodes;                /* over all ranks */
+    uint64_t bytes;                /* read from the files, after decompression */
+    uint64_t memory;               /* held by nodes, dependencies and names */
 } comet_et_trace;
 
-/* Read PREFIX.0.et, PREFIX.1.et, ... (ranks files; 0 = as many as exist).
- * Every error names the file and, where there is one, the node id. */
-comet_status comet_et_read(const char *prefix, int ranks, comet_et_trace *out, comet_error *err);
+/* What reading a trace may take, so that a small hostile file (a gzip
+ * bomb, a length prefix claiming gigabytes) cannot exhaust the machine:
+ * nodes over all ranks, bytes after decompression over all files, and
+ * memory held by the read trace (comet_et_trace.memory). 0 = no limit. */
+typedef struct comet_et_limits {
+    uint64_t max_nodes;
+    uint64_t max_bytes;
+    uint64_t max_memory;
+} comet_et_limits;
+
+/* The defaults fit a laptop: 10 M nodes, 2 GiB read, 2 GiB held (see
+ * docs/chakra.md for the arithmetic). */
+#define COMET_ET_DEFAULT_MAX_NODES 10000000u
+#define COMET_ET_DEFAULT_MAX_BYTES (2ull << 30)
+#define COMET_ET_DEFAULT_MAX_MEMORY (2ull << 30)
+void comet_et_limits_default(comet_et_limits *limits);
+
+/* Read PREFIX.0.et, PREFIX.1.et, ... (ranks files; 0 = as many as exist)
+ * within limits (NULL = the defaults). Every error names the file and,
+ * where there is one, the node id and attribute. A limit exceeded is an
+ * error whose key is the field of comet_et_limits ("max_nodes", ...). */
+comet_status comet_et_read(const char *prefix, int ranks, const comet_et_limits *limits,
+                           comet_et_trace *out, comet_error *err);
 void comet_et_free(comet_et_trace *t);
 
 /* Write one rank's file: a GlobalMetadata with `version`, then the nodes. */

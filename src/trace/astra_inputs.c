@@ -6,7 +6,9 @@
  * with comet's YAML/JSON tree, so errors name file:line:col and the key.
  * Keys comet does not model (scheduling policy, collective optimisation,
  * boost mode, ...) are accepted and ignored; unknown keys are errors. The
- * comm-group JSON maps group names to member ranks. */
+ * comm-group JSON maps group names to member ranks; each group is checked
+ * against the network as read (no rank twice, none outside it, a sub-grid)
+ * so the error can point at the file, the group and the rank. */
 #include "comet/chakra.h"
 
 #include <stdio.h>
@@ -241,33 +243,153 @@ comet_status comet_astra_read(const char *network, const char *system, const cha
     return st;
 }
 
+#define MAX_RANKS (1 << 20) /* as many trace files as comet reads */
+
+static int rank_cmp(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* NPUs of the network, or MAX_RANKS when it has more (or none is known). */
+static int64_t network_ranks(const comet_system *sys)
+{
+    int64_t npus = sys->n_dims > 0 ? 1 : MAX_RANKS;
+    for (int d = 0; d < sys->n_dims && npus < MAX_RANKS; d++)
+        npus = sys->dims[d].size > 0 && sys->dims[d].size < MAX_RANKS
+                   ? npus * sys->dims[d].size
+                   : MAX_RANKS;
+    return npus < MAX_RANKS ? npus : MAX_RANKS;
+}
+
+/* A rank the group lacks to be a sub-grid of the network (every
+ * combination of the coordinates its members take along each dimension),
+ * or -1 when it is one. member marks the group's ranks. */
+static int64_t missing_rank(const comet_system *sys, const comet_comm_group *g,
+                            const unsigned char *member, comet_status *st, comet_error *err)
+{
+    int dims = sys->n_dims;
+    int64_t *coords[COMET_MAX_DIMS] = {0}, n_coords[COMET_MAX_DIMS] = {0};
+    int64_t stride[COMET_MAX_DIMS], combos = 1, found = -1;
+    for (int d = 0; d < dims; d++) {
+        /* ranks are below MAX_RANKS: past it, every coordinate is 0 */
+        stride[d] = d == 0 ? 1
+                    : stride[d - 1] >= MAX_RANKS || sys->dims[d - 1].size >= MAX_RANKS
+                        ? MAX_RANKS
+                        : stride[d - 1] * sys->dims[d - 1].size;
+        coords[d] = malloc(sizeof *coords[d] * (size_t)g->n);
+        if (!coords[d]) {
+            *st = comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+            goto done;
+        }
+        for (int k = 0; k < g->n; k++)
+            coords[d][k] = (g->ranks[k] / stride[d]) % sys->dims[d].size;
+        qsort(coords[d], (size_t)g->n, sizeof *coords[d], rank_cmp);
+        for (int k = 0; k < g->n; k++)
+            if (k == 0 || coords[d][k] != coords[d][n_coords[d] - 1])
+                coords[d][n_coords[d]++] = coords[d][k];
+        combos = combos > g->n ? combos : combos * n_coords[d];
+    }
+    if (combos <= g->n)
+        goto done; /* as many combinations as (distinct) members: all there */
+    /* count through the combinations; one of the first n + 1 is missing */
+    int64_t at[COMET_MAX_DIMS] = {0};
+    for (;;) {
+        int64_t rank = 0;
+        for (int d = 0; d < dims; d++)
+            rank += coords[d][at[d]] * stride[d];
+        if (!member[rank]) {
+            found = rank;
+            break;
+        }
+        int d = 0;
+        while (d < dims && ++at[d] == n_coords[d])
+            at[d++] = 0;
+        if (d == dims)
+            break;
+    }
+done:
+    for (int d = 0; d < dims; d++)
+        free(coords[d]);
+    return found;
+}
+
+/* Every rank once, in the network, and the group a sub-grid of it (comet
+ * times a collective on the dimensions its group spans). */
+static comet_status check_group(cfg_ctx *c, const cfg_node *list, const comet_comm_group *g,
+                                const comet_system *sys, unsigned char *member)
+{
+    int64_t npus = network_ranks(sys);
+    comet_status st = COMET_OK;
+    int k = 0;
+    for (; k < g->n && !st; k++) {
+        char path[64];
+        snprintf(path, sizeof path, "%s[%d]", g->name, k);
+        if (g->ranks[k] >= npus)
+            st = cfg_fail(c, cfg_seq_item(list, (size_t)k), path,
+                          "comm group \"%s\": rank %d is not in the network's %lld NPUs",
+                          g->name, g->ranks[k], (long long)npus);
+        else if (member[g->ranks[k]])
+            st = cfg_fail(c, cfg_seq_item(list, (size_t)k), path,
+                          "comm group \"%s\": rank %d is listed twice", g->name, g->ranks[k]);
+        else
+            member[g->ranks[k]] = 1;
+    }
+    bool grid = sys->n_dims > 0;
+    for (int d = 0; d < sys->n_dims; d++)
+        grid = grid && sys->dims[d].size >= 1;
+    if (!st && grid) {
+        int64_t lacks = missing_rank(sys, g, member, &st, c->err);
+        if (!st && lacks >= 0)
+            st = cfg_fail(c, list, g->name,
+                          "comm group \"%s\" lacks rank %lld to be a sub-grid of the network "
+                          "(comet times a collective on the dimensions its group spans)",
+                          g->name, (long long)lacks);
+    }
+    while (k-- > 0) /* clear the marks for the next group */
+        if (g->ranks[k] < npus)
+            member[g->ranks[k]] = 0;
+    return st;
+}
+
+static comet_status read_group_list(cfg_ctx *c, const cfg_node *k, const cfg_node *v,
+                                    comet_comm_group *g, const comet_system *sys,
+                                    unsigned char *member)
+{
+    if (strlen(k->text) >= sizeof g->name)
+        return cfg_fail(c, k, k->text, "group names are at most %zu characters",
+                        sizeof g->name - 1);
+    snprintf(g->name, sizeof g->name, "%s", k->text);
+    CFG_TRY(cfg_expect(c, v, k->text, CFG_SEQ));
+    if (v->n < 1)
+        return cfg_fail(c, v, k->text, "a group needs at least one rank");
+    g->ranks = malloc(sizeof *g->ranks * v->n);
+    if (!g->ranks)
+        return comet_error_set(c->err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    for (size_t r = 0; r < v->n; r++) {
+        char path[64];
+        int64_t rank;
+        snprintf(path, sizeof path, "%s[%zu]", g->name, r);
+        CFG_TRY(cfg_read_int(c, cfg_seq_item(v, r), path, 0, MAX_RANKS - 1, &rank));
+        g->ranks[g->n++] = (int)rank;
+    }
+    return check_group(c, v, g, sys, member);
+}
+
 static comet_status read_groups(cfg_ctx *c, const cfg_node *root, comet_astra_inputs *out)
 {
     out->groups = calloc(root->n ? root->n : 1, sizeof *out->groups);
     if (!out->groups)
         return comet_error_set(c->err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
-    for (size_t i = 0; i < root->n; i++) {
-        const cfg_node *k = cfg_map_key(root, i), *v = cfg_map_value(root, i);
-        comet_comm_group *g = &out->groups[out->n_groups++];
-        if (strlen(k->text) >= sizeof g->name)
-            return cfg_fail(c, k, k->text, "group names are at most %zu characters",
-                            sizeof g->name - 1);
-        snprintf(g->name, sizeof g->name, "%s", k->text);
-        CFG_TRY(cfg_expect(c, v, k->text, CFG_SEQ));
-        if (v->n < 1)
-            return cfg_fail(c, v, k->text, "a group needs at least one rank");
-        g->ranks = malloc(sizeof *g->ranks * v->n);
-        if (!g->ranks)
-            return comet_error_set(c->err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
-        for (size_t r = 0; r < v->n; r++) {
-            char path[64];
-            int64_t rank;
-            snprintf(path, sizeof path, "%s[%zu]", g->name, r);
-            CFG_TRY(cfg_read_int(c, cfg_seq_item(v, r), path, 0, (1 << 20) - 1, &rank));
-            g->ranks[g->n++] = (int)rank;
-        }
-    }
-    return COMET_OK;
+    unsigned char *member = calloc(MAX_RANKS, 1); /* marks one group's ranks */
+    if (!member)
+        return comet_error_set(c->err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    comet_status st = COMET_OK;
+    for (size_t i = 0; i < root->n && !st; i++)
+        st = read_group_list(c, cfg_map_key(root, i), cfg_map_value(root, i),
+                             &out->groups[out->n_groups++], &out->system, member);
+    free(member);
+    return st;
 }
 
 comet_status comet_astra_read_groups(const char *path, comet_astra_inputs *in, comet_error *err)

@@ -253,6 +253,7 @@ typedef struct stage_nodes {
     size_t n_deps, cap_deps;
     int *peer_stage;         /* per node: the other stage of a send or receive, else -1 */
     comet_group *group;      /* per node: a collective's group */
+    char (*names)[64];       /* per node: its name (node.name points here when written) */
 } stage_nodes;
 
 static bool grow_nodes(stage_nodes *sn)
@@ -269,7 +270,10 @@ static bool grow_nodes(stage_nodes *sn)
     comet_group *g = p ? realloc(sn->group, sizeof *g * cap) : NULL;
     if (g)
         sn->group = g;
-    if (!n || !p || !g)
+    char(*names)[64] = g ? realloc(sn->names, sizeof *names * cap) : NULL;
+    if (names)
+        sn->names = names;
+    if (!n || !p || !g || !names)
         return false;
     sn->cap = cap;
     return true;
@@ -298,7 +302,7 @@ static comet_et_node *new_node(stage_nodes *sn, uint64_t id, comet_et_type type,
     n->id = id;
     n->type = type;
     n->comm_src = n->comm_dst = -1;
-    snprintf(n->name, sizeof n->name, "%s", name);
+    snprintf(sn->names[sn->n], sizeof sn->names[sn->n], "%s", name);
     n->deps = (uint64_t *)(uintptr_t)sn->n_deps; /* offset, fixed up later */
     sn->peer_stage[sn->n] = -1;
     sn->group[sn->n] = COMET_GROUP_TP;
@@ -434,10 +438,14 @@ static comet_status write_stage(const exporter *x, int stage, stage_nodes *sn, c
     for (idx[COMET_GROUP_TP] = 0; idx[COMET_GROUP_TP] < s->tp; idx[COMET_GROUP_TP]++)
         for (idx[COMET_GROUP_DP] = 0; idx[COMET_GROUP_DP] < s->dp; idx[COMET_GROUP_DP]++) {
             int64_t me = rank_of(x, idx);
+            char group_names[COMET_GROUP_COUNT][24];
+            for (int g = 0; g < COMET_GROUP_COUNT; g++)
+                group_name(x, (comet_group)g, idx, group_names[g], sizeof group_names[g]);
             for (size_t i = 0; i < sn->n; i++) {
                 comet_et_node *n = &sn->nodes[i];
+                n->name = sn->names[i];
                 if (n->type == COMET_ET_COLLECTIVE)
-                    group_name(x, sn->group[i], idx, n->pg_name, sizeof n->pg_name);
+                    n->pg_name = group_names[sn->group[i]];
                 if (sn->peer_stage[i] >= 0) {
                     int64_t peer[COMET_GROUP_COUNT] = {idx[0], idx[1], idx[2]};
                     peer[COMET_GROUP_PP] = sn->peer_stage[i];
@@ -496,6 +504,7 @@ comet_status comet_export_chakra(const comet_model *m, const comet_system *sys,
         free(sn.deps);
         free(sn.peer_stage);
         free(sn.group);
+        free(sn.names);
     }
     info->ranks = (int)x.npus;
     free(x.in_first);

@@ -4,19 +4,30 @@
  * gzip-compressed files alike. Decoding uses protobuf-c with comet's own
  * copy of the schema (schema/chakra/et_def.proto); nodes are copied into
  * comet's structs so nothing else depends on the protobuf types. Every
- * error names the file and, when there is one, the node id. */
+ * error names the file and, when there is one, the node id and attribute.
+ * Traces come from anywhere, so reading is bounded (comet_et_limits: nodes,
+ * bytes inflated, memory held), every number is range-checked before it
+ * becomes an integer or a duration, and zlib's own error is reported. */
 #include "comet/chakra.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "commit.h"
 #include "et_def.pb-c.h"
 
 #define MAX_MESSAGE (64u << 20) /* bytes in one message, at most */
+#define MAX_NAME 63             /* bytes of a node's name kept (names label errors) */
+#define MAX_GROUP_NAME 31       /* characters of a pg_name, at most */
+#define MAX_DURATION_MICROS (1ull << 53) /* exact as a double; 285 years */
 
 /* protobuf-c allocates every sub-message and string of a node separately;
  * a bump arena, reset after each node, makes decoding allocation-free in
@@ -66,14 +77,71 @@ static void arena_reset(arena *a)
     a->used = 0;
 }
 
+/* ---- reading: limits, zlib's errors, strings -------------------------------- */
+
+static const char *const no_text = "";
+
+/* What the files read so far have used of the limits (over all ranks). */
+typedef struct budget {
+    const comet_et_limits *limits;
+    uint64_t nodes, bytes, memory;
+} budget;
+
+/* A limit passed: the error names the file, the limit and its value. */
+static comet_status over_limit(comet_error *err, const char *path, const char *limit,
+                               uint64_t value, const char *what)
+{
+    return comet_error_set(err, COMET_EINPUT, path, 0, 0, limit,
+                           "the trace has more than %llu %s, past the read limit; raise the "
+                           "limit to read it",
+                           (unsigned long long)value, what);
+}
+
+static comet_status charge_memory(budget *b, size_t bytes, const char *path, comet_error *err)
+{
+    b->memory += bytes;
+    if (b->limits->max_memory && b->memory > b->limits->max_memory)
+        return over_limit(err, path, "max_memory", b->limits->max_memory,
+                          "bytes of nodes, dependencies and names in memory");
+    return COMET_OK;
+}
+
+/* Why zlib returned less than asked: COMET_OK when the data simply ended,
+ * else an error with zlib's own words (corrupt data, a bad CRC, compressed
+ * data cut short, a read error). */
+static comet_status gz_failure(gzFile f, const char *path, comet_error *err)
+{
+    int code = Z_OK;
+    const char *text = gzerror(f, &code);
+    if (code == Z_OK || code == Z_STREAM_END)
+        return COMET_OK;
+    /* zlib's message starts with the name it was opened under ("<fd:3>: ") */
+    const char *sep = text ? strstr(text, ": ") : NULL;
+    const char *why = sep && text[0] == '<' ? sep + 2 : text ? text : "";
+    switch (code) {
+    case Z_BUF_ERROR:
+        return comet_error_set(err, COMET_EINPUT, path, 0, 0, NULL,
+                               "truncated: the gzip data ends early (zlib: %s)", why);
+    case Z_MEM_ERROR:
+        return comet_error_set(err, COMET_ENOMEM, path, 0, 0, NULL, "out of memory (zlib)");
+    case Z_ERRNO:
+        return comet_error_set(err, COMET_EIO, path, 0, 0, NULL, "cannot read: %s", why);
+    default:
+        return comet_error_set(err, COMET_EINPUT, path, 0, 0, NULL,
+                               "corrupt gzip data (zlib: %s)", why);
+    }
+}
+
 /* Next varint-prefixed message: 1 read, 0 clean end of file, -1 error. */
-static int read_message(gzFile f, uint8_t **buf, size_t *cap, size_t *len, const char *path,
-                        comet_error *err)
+static int read_message(gzFile f, uint8_t **buf, size_t *cap, size_t *len, budget *b,
+                        const char *path, comet_error *err)
 {
     uint32_t n = 0;
     for (int shift = 0;; shift += 7) {
         int c = gzgetc(f);
         if (c < 0) {
+            if (gz_failure(f, path, err))
+                return -1;
             if (shift == 0)
                 return 0;
             comet_error_set(err, COMET_EINPUT, path, 0, 0, NULL,
@@ -85,6 +153,7 @@ static int read_message(gzFile f, uint8_t **buf, size_t *cap, size_t *len, const
                             "not a Chakra trace: a length prefix is longer than 5 bytes");
             return -1;
         }
+        b->bytes++;
         n |= (uint32_t)(c & 0x7f) << shift;
         if (!(c & 0x80))
             break;
@@ -92,6 +161,12 @@ static int read_message(gzFile f, uint8_t **buf, size_t *cap, size_t *len, const
     if (n > MAX_MESSAGE) {
         comet_error_set(err, COMET_EINPUT, path, 0, 0, NULL,
                         "a message claims %u bytes, more than comet reads (%u)", n, MAX_MESSAGE);
+        return -1;
+    }
+    b->bytes += n;
+    if (b->limits->max_bytes && b->bytes > b->limits->max_bytes) {
+        over_limit(err, path, "max_bytes", b->limits->max_bytes,
+                   "bytes over all files after decompression");
         return -1;
     }
     if (n > *cap) {
@@ -105,114 +180,255 @@ static int read_message(gzFile f, uint8_t **buf, size_t *cap, size_t *len, const
     }
     int got = n ? gzread(f, *buf, n) : 0;
     if (got < 0 || (uint32_t)got != n) {
-        comet_error_set(err, COMET_EINPUT, path, 0, 0, NULL,
-                        "truncated: a message of %u bytes ends after %d", n, got < 0 ? 0 : got);
+        if (!gz_failure(f, path, err))
+            comet_error_set(err, COMET_EINPUT, path, 0, 0, NULL,
+                            "truncated: a message of %u bytes ends after %d", n,
+                            got < 0 ? 0 : got);
         return -1;
     }
     *len = n;
     return 1;
 }
 
-static int64_t attr_int(const ChakraProtoMsg__AttributeProto *a, bool *ok)
+/* Names live in blocks that never move, so nodes can point into them. */
+struct comet_et_strings {
+    comet_et_strings *next;
+    size_t used, cap;
+    char text[];
+};
+
+#define STRING_BLOCK (64u * 1024)
+
+static void strings_free(comet_et_strings *s)
 {
-    *ok = true;
-    switch (a->value_case) {
-    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT32_VAL: return a->int32_val;
-    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT64_VAL: return a->int64_val;
-    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_UINT32_VAL: return a->uint32_val;
-    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_UINT64_VAL: return (int64_t)a->uint64_val;
-    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_SINT32_VAL: return a->sint32_val;
-    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_SINT64_VAL: return a->sint64_val;
-    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_FIXED32_VAL: return a->fixed32_val;
-    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_FIXED64_VAL: return (int64_t)a->fixed64_val;
-    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_SFIXED32_VAL: return a->sfixed32_val;
-    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_SFIXED64_VAL: return a->sfixed64_val;
-    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_BOOL_VAL: return a->bool_val;
-    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_DOUBLE_VAL: return (int64_t)a->double_val;
-    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_FLOAT_VAL: return (int64_t)a->float_val;
-    default:
-        *ok = false;
-        return 0;
+    while (s) {
+        comet_et_strings *next = s->next;
+        free(s);
+        s = next;
     }
 }
 
+/* A copy of text's first `keep` bytes in the rank's pool ("" costs nothing). */
+static const char *keep_text(comet_et_rank *r, const char *text, size_t keep, budget *b,
+                             const char *path, comet_error *err)
+{
+    if (!text || !text[0])
+        return no_text;
+    size_t n = strnlen(text, keep);
+    comet_et_strings *s = r->strings;
+    if (!s || s->cap - s->used < n + 1) {
+        s = malloc(sizeof *s + STRING_BLOCK);
+        if (!s) {
+            comet_error_set(err, COMET_ENOMEM, path, 0, 0, NULL, "out of memory");
+            return NULL;
+        }
+        s->next = r->strings;
+        s->used = 0;
+        s->cap = STRING_BLOCK;
+        r->strings = s;
+        if (charge_memory(b, sizeof *s + STRING_BLOCK, path, err))
+            return NULL;
+    }
+    char *out = s->text + s->used;
+    memcpy(out, text, n);
+    out[n] = '\0';
+    s->used += n + 1;
+    return out;
+}
+
+/* ---- reading: attributes -------------------------------------------------------- */
+
+/* An attribute's number: exact when the encoding is an integer that fits
+ * int64, else as a double (floats, and uint64 values past INT64_MAX). */
+typedef struct number {
+    bool exact;
+    int64_t whole;
+    double real;
+} number;
+
+static bool attr_number(const ChakraProtoMsg__AttributeProto *a, number *v)
+{
+    *v = (number){.exact = true};
+    switch (a->value_case) {
+    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT32_VAL: v->whole = a->int32_val; break;
+    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT64_VAL: v->whole = a->int64_val; break;
+    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_UINT32_VAL: v->whole = a->uint32_val; break;
+    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_SINT32_VAL: v->whole = a->sint32_val; break;
+    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_SINT64_VAL: v->whole = a->sint64_val; break;
+    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_FIXED32_VAL: v->whole = a->fixed32_val; break;
+    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_SFIXED32_VAL: v->whole = a->sfixed32_val; break;
+    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_SFIXED64_VAL: v->whole = a->sfixed64_val; break;
+    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_BOOL_VAL: v->whole = a->bool_val; break;
+    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_UINT64_VAL:
+    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_FIXED64_VAL: {
+        uint64_t u = a->value_case == CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_UINT64_VAL
+                         ? a->uint64_val
+                         : a->fixed64_val;
+        v->exact = u <= INT64_MAX;
+        v->whole = v->exact ? (int64_t)u : 0;
+        v->real = (double)u;
+        return true;
+    }
+    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_DOUBLE_VAL:
+    case CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_FLOAT_VAL:
+        v->exact = false;
+        v->real = a->value_case == CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_DOUBLE_VAL
+                      ? a->double_val
+                      : (double)a->float_val;
+        return true;
+    default:
+        return false;
+    }
+    v->real = (double)v->whole;
+    return true;
+}
+
+/* Where a bad attribute is: its file, node and name. */
+typedef struct attr_at {
+    const char *path;
+    uint64_t node;
+    const char *name;
+    comet_error *err;
+} attr_at;
+
+static comet_status bad_value(const attr_at *at, const number *v, const char *expected)
+{
+    char shown[48];
+    if (v->exact)
+        snprintf(shown, sizeof shown, "%lld", (long long)v->whole);
+    else
+        snprintf(shown, sizeof shown, "%.17g", v->real);
+    return comet_error_set(at->err, COMET_EINPUT, at->path, 0, 0, at->name,
+                           "node %llu: %s is %s; expected %s", (unsigned long long)at->node,
+                           at->name, shown, expected);
+}
+
+/* A whole number in [lo, hi], however encoded (a float must have no fraction). */
+static comet_status attr_whole(const attr_at *at, const number *v, int64_t lo, int64_t hi,
+                               int64_t *out)
+{
+    char expected[96];
+    snprintf(expected, sizeof expected, "a whole number from %lld to %lld", (long long)lo,
+             (long long)hi);
+    if (v->exact) {
+        if (v->whole < lo || v->whole > hi)
+            return bad_value(at, v, expected);
+        *out = v->whole;
+        return COMET_OK;
+    }
+    /* (double)hi + 1 is exact for the bounds used here (up to 2^63) */
+    if (!(v->real >= (double)lo && v->real < (double)hi + 1.0) || v->real != floor(v->real))
+        return bad_value(at, v, expected);
+    *out = (int64_t)v->real;
+    return COMET_OK;
+}
+
+/* A count of operations or bytes: finite, from 0 to below 2^63 (so it
+ * also survives comet_et_write's integer encoding). */
+static comet_status attr_amount(const attr_at *at, const number *v, double *out)
+{
+    double x = v->exact ? (double)v->whole : v->real;
+    if (!(x >= 0.0 && x < 0x1p63))
+        return bad_value(at, v, "a finite number from 0 to 9.2e18");
+    *out = x;
+    return COMET_OK;
+}
+
 /* The attributes comet honours (ASTRA-sim's names). */
-static comet_status read_attrs(const ChakraProtoMsg__Node *pn, comet_et_node *n, const char *path,
-                               comet_error *err)
+static comet_status read_attrs(const ChakraProtoMsg__Node *pn, comet_et_node *n,
+                               comet_et_rank *r, budget *b, const char *path, comet_error *err)
 {
     n->comm_src = n->comm_dst = -1;
     for (size_t i = 0; i < pn->n_attr; i++) {
         const ChakraProtoMsg__AttributeProto *a = pn->attr[i];
         const char *name = a->name ? a->name : "";
-        bool ok;
+        attr_at at = {path, pn->id, name, err};
         if (strcmp(name, "involved_dim") == 0) {
             if (a->value_case != CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_BOOL_LIST)
-                return comet_error_set(err, COMET_EINPUT, path, 0, 0, NULL,
+                return comet_error_set(err, COMET_EINPUT, path, 0, 0, name,
                                        "node %llu: involved_dim must be a bool list",
                                        (unsigned long long)pn->id);
             size_t k = a->bool_list->n_values;
-            n->n_involved = (int)(k < COMET_MAX_DIMS ? k : COMET_MAX_DIMS);
+            n->n_involved = (uint8_t)(k < COMET_MAX_DIMS ? k : COMET_MAX_DIMS);
             for (int d = 0; d < n->n_involved; d++)
                 n->involved_dim[d] = a->bool_list->values[d];
             continue;
         }
         if (strcmp(name, "pg_name") == 0 &&
             a->value_case == CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_STRING_VAL) {
-            if (strlen(a->string_val) >= sizeof n->pg_name)
-                return comet_error_set(err, COMET_EINPUT, path, 0, 0, NULL,
-                                       "node %llu: pg_name \"%.40s\" is longer than %zu "
+            if (strlen(a->string_val) > MAX_GROUP_NAME)
+                return comet_error_set(err, COMET_EINPUT, path, 0, 0, name,
+                                       "node %llu: pg_name \"%.40s\" is longer than %d "
                                        "characters",
                                        (unsigned long long)pn->id, a->string_val,
-                                       sizeof n->pg_name - 1);
-            snprintf(n->pg_name, sizeof n->pg_name, "%s", a->string_val);
+                                       MAX_GROUP_NAME);
+            if (!(n->pg_name = keep_text(r, a->string_val, MAX_GROUP_NAME, b, path, err)))
+                return err->status;
             continue;
         }
-        int64_t v = attr_int(a, &ok);
-        double dv = a->value_case == CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_DOUBLE_VAL
-                        ? a->double_val
-                        : (double)v;
-        if (!ok)
+        number v;
+        if (!attr_number(a, &v))
             continue; /* strings and lists of other attributes are not used */
+        int64_t whole = 0;
+        comet_status st = COMET_OK;
         if (strcmp(name, "num_ops") == 0)
-            n->num_ops = dv;
+            st = attr_amount(&at, &v, &n->num_ops);
         else if (strcmp(name, "tensor_size") == 0)
-            n->tensor_size = dv;
-        else if (strcmp(name, "comm_type") == 0)
-            n->comm_type = (int)v;
+            st = attr_amount(&at, &v, &n->tensor_size);
         else if (strcmp(name, "comm_size") == 0)
-            n->comm_size = dv;
-        else if (strcmp(name, "comm_src") == 0)
-            n->comm_src = v;
-        else if (strcmp(name, "comm_dst") == 0)
-            n->comm_dst = v;
+            st = attr_amount(&at, &v, &n->comm_size);
+        else if (strcmp(name, "comm_type") == 0 &&
+                 !(st = attr_whole(&at, &v, COMET_ET_ALL_REDUCE, COMET_ET_BARRIER, &whole)))
+            n->comm_type = (uint8_t)whole;
+        else if (strcmp(name, "comm_src") == 0 &&
+                 !(st = attr_whole(&at, &v, 0, INT32_MAX, &whole)))
+            n->comm_src = (int32_t)whole;
+        else if (strcmp(name, "comm_dst") == 0 &&
+                 !(st = attr_whole(&at, &v, 0, INT32_MAX, &whole)))
+            n->comm_dst = (int32_t)whole;
         else if (strcmp(name, "comm_tag") == 0)
-            n->comm_tag = v;
-        else if (strcmp(name, "comm_priority") == 0)
-            n->comm_priority = v;
-        else if (strcmp(name, "is_cpu_op") == 0)
-            n->is_cpu_op = v != 0;
+            st = attr_whole(&at, &v, INT64_MIN, INT64_MAX, &n->comm_tag);
+        else if (strcmp(name, "comm_priority") == 0 &&
+                 !(st = attr_whole(&at, &v, INT32_MIN, INT32_MAX, &whole)))
+            n->comm_priority = (int32_t)whole;
+        else if (strcmp(name, "is_cpu_op") == 0 && !(st = attr_whole(&at, &v, 0, 1, &whole)))
+            n->is_cpu_op = whole != 0;
+        if (st)
+            return st;
     }
     return COMET_OK;
 }
 
+/* ---- reading: nodes and files --------------------------------------------------- */
+
 static comet_status copy_node(const ChakraProtoMsg__Node *pn, comet_et_rank *r, size_t *dep_cap,
-                              const char *path, comet_error *err)
+                              budget *b, const char *path, comet_error *err)
 {
     comet_et_node *n = &r->nodes[r->n];
     memset(n, 0, sizeof *n);
     n->id = pn->id;
+    n->name = n->pg_name = no_text;
     if ((int)pn->type < COMET_ET_METADATA || (int)pn->type > COMET_ET_COLLECTIVE)
-        return comet_error_set(err, COMET_EINPUT, path, 0, 0, NULL,
+        return comet_error_set(err, COMET_EINPUT, path, 0, 0, "type",
                                "node %llu: unknown node type %d", (unsigned long long)pn->id,
                                (int)pn->type);
     n->type = (comet_et_type)pn->type;
-    snprintf(n->name, sizeof n->name, "%s", pn->name ? pn->name : "");
+    if (pn->duration_micros > MAX_DURATION_MICROS)
+        return comet_error_set(err, COMET_EINPUT, path, 0, 0, "duration_micros",
+                               "node %llu: duration_micros is %llu; expected at most %llu "
+                               "(2^53, 285 years)",
+                               (unsigned long long)pn->id,
+                               (unsigned long long)pn->duration_micros,
+                               (unsigned long long)MAX_DURATION_MICROS);
     n->duration_micros = pn->duration_micros;
-    n->n_deps = pn->n_ctrl_deps + pn->n_data_deps;
-    if (n->n_deps) {
+    if (!(n->name = keep_text(r, pn->name, MAX_NAME, b, path, err)))
+        return err->status;
+    size_t deps = pn->n_ctrl_deps + pn->n_data_deps;
+    n->n_deps = (uint32_t)deps; /* a 64 MiB message holds fewer than 2^32 */
+    if (deps) {
         /* into the rank's pool; n->deps is set once the pool stops moving */
-        if (r->n_dep_pool + n->n_deps > *dep_cap) {
-            size_t c = 2 * (*dep_cap + n->n_deps) + 256;
+        if (r->n_dep_pool + deps > *dep_cap) {
+            size_t c = 2 * (*dep_cap + deps) + 256;
             uint64_t *p = realloc(r->dep_pool, sizeof *p * c);
             if (!p)
                 return comet_error_set(err, COMET_ENOMEM, path, 0, 0, NULL, "out of memory");
@@ -224,17 +440,49 @@ static comet_status copy_node(const ChakraProtoMsg__Node *pn, comet_et_rank *r, 
             memcpy(d, pn->ctrl_deps, sizeof *d * pn->n_ctrl_deps);
         if (pn->n_data_deps)
             memcpy(d + pn->n_ctrl_deps, pn->data_deps, sizeof *d * pn->n_data_deps);
-        r->n_dep_pool += n->n_deps;
+        r->n_dep_pool += deps;
     }
-    return read_attrs(pn, n, path, err);
+    comet_status st = charge_memory(b, sizeof *n + sizeof(uint64_t) * deps, path, err);
+    return st ? st : read_attrs(pn, n, r, b, path, err);
 }
 
-static comet_status read_rank(const char *path, comet_et_rank *r, comet_error *err)
+/* Open a rank's file for zlib, saying what is wrong when it cannot be read
+ * as one (missing, unreadable, a directory). */
+static gzFile open_trace(const char *path, comet_error *err)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) {
+        comet_error_set(err, COMET_EINPUT, path, 0, 0, NULL, "cannot read: %s", strerror(errno));
+        return NULL;
+    }
+    struct stat info;
+    if (fstat(fd, &info) != 0 || S_ISDIR(info.st_mode)) {
+        comet_error_set(err, COMET_EINPUT, path, 0, 0, NULL, "cannot read: %s",
+                        S_ISDIR(info.st_mode) ? "is a directory" : strerror(errno));
+        close(fd);
+        return NULL;
+    }
+    gzFile f = gzdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        comet_error_set(err, COMET_ENOMEM, path, 0, 0, NULL, "out of memory");
+    }
+    return f;
+}
+
+/* Arrays grown by doubling are cut to their size once read. */
+static void *fit(void *p, size_t bytes)
+{
+    void *q = bytes ? realloc(p, bytes) : NULL;
+    return q ? q : p;
+}
+
+static comet_status read_rank(const char *path, comet_et_rank *r, budget *b, comet_error *err)
 {
     memset(r, 0, sizeof *r);
-    gzFile f = gzopen(path, "rb");
+    gzFile f = open_trace(path, err);
     if (!f)
-        return comet_error_set(err, COMET_EINPUT, path, 0, 0, NULL, "cannot read");
+        return err->status;
     uint8_t *buf = NULL;
     size_t cap = 0, len = 0, cap_nodes = 0, dep_cap = 0;
     arena scratch = {.cap = 64 * 1024};
@@ -246,7 +494,7 @@ static comet_status read_rank(const char *path, comet_et_rank *r, comet_error *e
     ProtobufCAllocator alloc = {.alloc = arena_alloc, .free = arena_free, .allocator_data = &scratch};
     gzbuffer(f, 256 * 1024);
     comet_status st = COMET_OK;
-    int rc = read_message(f, &buf, &cap, &len, path, err);
+    int rc = read_message(f, &buf, &cap, &len, b, path, err);
     if (rc <= 0) {
         st = rc < 0 ? err->status
                     : comet_error_set(err, COMET_EINPUT, path, 0, 0, NULL,
@@ -262,13 +510,18 @@ static comet_status read_rank(const char *path, comet_et_rank *r, comet_error *e
         if (meta)
             chakra_proto_msg__global_metadata__free_unpacked(meta, NULL);
     }
-    while (!st && (rc = read_message(f, &buf, &cap, &len, path, err)) > 0) {
+    while (!st && (rc = read_message(f, &buf, &cap, &len, b, path, err)) > 0) {
         arena_reset(&scratch);
         ChakraProtoMsg__Node *pn = chakra_proto_msg__node__unpack(&alloc, len, buf);
         if (!pn) {
             st = comet_error_set(err, COMET_EINPUT, path, 0, 0, NULL,
                                  "message %zu is not a Chakra node (after node %llu)", r->n + 1,
                                  r->n ? (unsigned long long)r->nodes[r->n - 1].id : 0ULL);
+            break;
+        }
+        if (b->limits->max_nodes && b->nodes >= b->limits->max_nodes) {
+            st = over_limit(err, path, "max_nodes", b->limits->max_nodes,
+                            "nodes over all ranks");
             break;
         }
         if (r->n == cap_nodes) {
@@ -281,9 +534,12 @@ static comet_status read_rank(const char *path, comet_et_rank *r, comet_error *e
             r->nodes = p;
             cap_nodes = c;
         }
-        st = copy_node(pn, r, &dep_cap, path, err);
+        st = copy_node(pn, r, &dep_cap, b, path, err);
         r->n++;
+        b->nodes++;
     }
+    r->nodes = fit(r->nodes, sizeof *r->nodes * r->n);
+    r->dep_pool = fit(r->dep_pool, sizeof *r->dep_pool * r->n_dep_pool);
     /* the pool no longer moves: point each node at its dependencies */
     for (size_t i = 0, at = 0; i < r->n; i++) {
         r->nodes[i].deps = r->nodes[i].n_deps ? r->dep_pool + at : NULL;
@@ -302,6 +558,7 @@ static void free_rank(comet_et_rank *r)
 {
     free(r->dep_pool);
     free(r->nodes);
+    strings_free(r->strings);
     memset(r, 0, sizeof *r);
 }
 
@@ -313,17 +570,26 @@ void comet_et_free(comet_et_trace *t)
     memset(t, 0, sizeof *t);
 }
 
-comet_status comet_et_read(const char *prefix, int ranks, comet_et_trace *out, comet_error *err)
+void comet_et_limits_default(comet_et_limits *limits)
+{
+    limits->max_nodes = COMET_ET_DEFAULT_MAX_NODES;
+    limits->max_bytes = COMET_ET_DEFAULT_MAX_BYTES;
+    limits->max_memory = COMET_ET_DEFAULT_MAX_MEMORY;
+}
+
+comet_status comet_et_read(const char *prefix, int ranks, const comet_et_limits *limits,
+                           comet_et_trace *out, comet_error *err)
 {
     memset(out, 0, sizeof *out);
+    comet_et_limits defaults;
+    comet_et_limits_default(&defaults);
+    budget b = {.limits = limits ? limits : &defaults};
     char path[4096];
     if (ranks <= 0) { /* as many consecutive files as exist */
         for (ranks = 0; ranks < 1 << 20; ranks++) {
             snprintf(path, sizeof path, "%s.%d.et", prefix, ranks);
-            FILE *f = fopen(path, "rb");
-            if (!f)
+            if (access(path, F_OK) != 0)
                 break;
-            fclose(f);
         }
         if (ranks == 0)
             return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
@@ -336,12 +602,15 @@ comet_status comet_et_read(const char *prefix, int ranks, comet_et_trace *out, c
     snprintf(out->prefix, sizeof out->prefix, "%s", prefix);
     for (int r = 0; r < ranks; r++) {
         snprintf(path, sizeof path, "%s.%d.et", prefix, r);
-        comet_status st = read_rank(path, &out->rank[r], err);
+        comet_status st = read_rank(path, &out->rank[r], &b, err);
         if (st) {
             comet_et_free(out);
             return st;
         }
     }
+    out->nodes = b.nodes;
+    out->bytes = b.bytes;
+    out->memory = b.memory;
     return COMET_OK;
 }
 
@@ -424,7 +693,7 @@ static void node_attrs(const comet_et_node *n, attr_set *s)
             add_attr(s, "involved_dim", CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_BOOL_LIST)
                 ->bool_list = &s->involved;
         }
-        if (n->pg_name[0])
+        if (n->pg_name && n->pg_name[0])
             add_attr(s, "pg_name", CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_STRING_VAL)
                 ->string_val = (char *)n->pg_name;
     } else if (n->type == COMET_ET_SEND || n->type == COMET_ET_RECV) {
@@ -454,7 +723,7 @@ comet_status comet_et_write(const char *path, const char *version, const comet_e
         ChakraProtoMsg__Node pn;
         chakra_proto_msg__node__init(&pn);
         pn.id = nodes[i].id;
-        pn.name = (char *)nodes[i].name;
+        pn.name = (char *)(nodes[i].name ? nodes[i].name : "");
         pn.type = (ChakraProtoMsg__NodeType)nodes[i].type;
         pn.n_data_deps = nodes[i].n_deps;
         pn.data_deps = nodes[i].deps;

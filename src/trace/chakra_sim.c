@@ -548,7 +548,7 @@ static comet_status collectives(trace_sim *s, comet_error *err)
             coll_group *grp;
             uint32_t j;
             int64_t span[COMET_MAX_DIMS];
-            if (n->pg_name[0]) {
+            if (n->pg_name && n->pg_name[0]) {
                 int g = named_lookup(s, &ng, r, n, err);
                 if (g < 0) {
                     st = err->status;
