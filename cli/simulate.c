@@ -254,6 +254,7 @@ static int simulate_step(int argc, char **argv)
         .trace = in->trace ? &trace : NULL,
         .timeline = reporting ? &timeline : NULL,
         .fidelity = in->congestion ? COMET_SIM_CONGESTION : COMET_SIM_UNAWARE,
+        .max_tasks = in->max_tasks,
     };
     double t0 = cli_now();
     if (comet_strategy_resolve(&j->model, &j->system, &j->strategy, NULL, &err) ||
