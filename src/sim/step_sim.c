@@ -689,9 +689,9 @@ static comet_status step_size(const comet_model *m, const comet_system *sys,
     comet_status st = count_tasks(m, sys, s, congestion, split_tp, round, limit, one, err);
     if (!st && *one > limit)
         return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
-                               "one round of %lld microbatches needs more than %lld tasks, the "
+                               "one round of %lld microbatch%s needs more than %lld tasks, the "
                                "simulator's limit (raise it: comet simulate --max-tasks)",
-                               (long long)round, (long long)limit);
+                               (long long)round, round > 1 ? "es" : "", (long long)limit);
     if (!st && micro > round)
         st = count_tasks(m, sys, s, congestion, split_tp, 2 * round, COMET_SIM_MAX_TASKS_LIMIT,
                          &two, err);
@@ -826,8 +826,8 @@ static comet_status extrapolate(const comet_model *m, const comet_system *sys,
         if (last >= micro || need > (double)limit) {
             st = comet_error_set(
                 err, COMET_EINPUT, NULL, 0, 0, NULL,
-                "the step needs %.0f tasks (%lld microbatches) where the simulator's limit is "
-                "%lld, and its steady state did not repeat within that limit (raise it: comet "
+                "the step needs %.0f tasks (%lld microbatches), past the simulator's limit of "
+                "%lld, and no steady state that repeats was found within it (raise it: comet "
                 "simulate --max-tasks)",
                 full_tasks, (long long)micro, (long long)limit);
             break;
