@@ -394,6 +394,10 @@ static void test_simulate_huge_step(void **state)
                  "simulator's limit (raise it: comet simulate --max-tasks)");
     expect_error("simulate --max-tasks 0",
                  "comet simulate: --max-tasks: 0 is out of range [1, 200000000]");
+    /* comet export needs every task of the step: refused before building */
+    expect_error("export --chakra big --tp 8 --pp 8 --dp 1 --gbs 1048576 --mb 1",
+                 "comet export: the step needs 624951304 tasks, past the limit of 8000000 a step "
+                 "graph may hold (fewer microbatches, layers or stages fit)");
 }
 
 /* An ASTRA-sim experiment through the CLI: 20 ms of compute, then a
