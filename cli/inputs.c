@@ -68,6 +68,7 @@ static const flag_spec flag_table[] = {
     {"--trace", NULL, FLAG_OUTPUT, true, NULL, 0, 0, CMD_SIMULATE},
     {"--chakra", NULL, FLAG_OUTPUT, true, NULL, 0, 0, CMD_EXPORT},
     {"--congestion", NULL, FLAG_COMMAND, false, NULL, 0, 0, CMD_SIMULATE},
+    {"--max-tasks", NULL, FLAG_COMMAND, true, NULL, 1, COMET_SIM_MAX_TASKS_LIMIT, CMD_SIMULATE},
     {"--npus", NULL, FLAG_COMMAND, true, NULL, 1, 262144, CMD_SEARCH},
     {"--max-gbs", NULL, FLAG_COMMAND, true, NULL, 1, 2147483648LL, CMD_SEARCH},
     {"--max-mb", NULL, FLAG_COMMAND, true, NULL, 1, 2147483648LL, CMD_SEARCH},
@@ -260,6 +261,7 @@ static comet_status apply_command_option(const flag_spec *f, const char *val, cl
                     : strcmp(n, "--max-mb") == 0    ? &a->max_microbatch
                     : strcmp(n, "--top") == 0       ? &a->top
                     : strcmp(n, "-j") == 0          ? &a->threads
+                    : strcmp(n, "--max-tasks") == 0 ? &a->max_tasks
                                                     : NULL;
     if (target)
         return cli_parse_int(n, val, f->min, f->max, target, err);

@@ -40,6 +40,7 @@ typedef struct cli_inputs {
     bool no_offload;
     bool quiet;
     bool congestion;            /* simulate: links shared under congestion */
+    int64_t max_tasks;          /* simulate: tasks a simulated graph may hold (0 = default) */
     /* strategy keys set by flags (one slot per key): errors name the flag */
     int n_flag_keys;
     const char *flag_key[CLI_MAX_FLAG_KEYS];

@@ -16,7 +16,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: comet simulate [FILE.yaml ...] [estimate's inputs and knobs] [--congestion]\n"
-            "                      [--trace FILE] [--json] [--report FILE.html] [--plots DIR]\n"
+            "                      [--max-tasks N] [--trace FILE] [--json] [--report FILE.html] [--plots DIR]\n"
             "       comet simulate --collective KIND --size SIZE [options]\n"
             "       comet simulate --chakra PREFIX --astra-network NET.yml\n"
             "                      [--astra-system SYS.json] [--astra-memory MEM.json]\n"
@@ -28,7 +28,10 @@ static void usage(FILE *out)
             "backward, ZeRO) and prints it beside comet estimate's answer; --congestion makes\n"
             "collectives and sends share each network link's bandwidth; --trace writes a\n"
             "Chrome trace-event file (open it in Perfetto or chrome://tracing); --report\n"
-            "writes an HTML report with a timeline per NPU stream and busy time per stage.\n\n"
+            "writes an HTML report with a timeline per NPU stream and busy time per stage.\n"
+            "--max-tasks N bounds the tasks a simulated graph holds (default 8000000,\n"
+            "about 700 MB): a larger step is simulated through its repeating steady state\n"
+            "and extrapolated exactly, or refused when even that does not fit.\n\n"
             "The second simulates one collective over all NPUs of a system, event by event.\n"
             "  --collective all-reduce|reduce-scatter|all-gather|all-to-all\n"
             "  --size SIZE            buffer per NPU, e.g. \"1 GiB\"\n"
@@ -203,9 +206,12 @@ static void render_step(comet_buf *b, const cli_inputs *in, const comet_sim_step
     if (in->format == OUT_JSON) {
         comet_buf_printf(b, "{\"model\": \"%s\", \"system\": \"%s\", \"step_time_s\": %.10g, "
                             "\"estimate_s\": %.10g, \"tasks\": %llu, \"events\": %llu, "
-                            "\"stages\": [",
+                            "\"microbatches\": %lld, \"simulated_microbatches\": %lld, "
+                            "\"round_s\": %.10g, \"stages\": [",
                          j->model.name, j->system.name, r->step_time, est->step_time,
-                         (unsigned long long)r->tasks, (unsigned long long)r->events);
+                         (unsigned long long)r->tasks, (unsigned long long)r->events,
+                         (long long)r->microbatches, (long long)r->simulated_microbatches,
+                         r->round_time);
         for (int s = 0; s < r->stages; s++)
             comet_buf_printf(b, "%s{\"forward_s\": %.10g, \"backward_s\": %.10g, "
                                 "\"recompute_s\": %.10g, \"optimizer_s\": %.10g, "
@@ -222,6 +228,11 @@ static void render_step(comet_buf *b, const cli_inputs *in, const comet_sim_step
     comet_buf_printf(b, "simulated  %.3f s   (%llu tasks, %llu events, %.2f s to simulate)\n",
                      r->step_time, (unsigned long long)r->tasks, (unsigned long long)r->events,
                      seconds);
+    if (r->simulated_microbatches < r->microbatches)
+        comet_buf_printf(b, "           %lld of %lld microbatches simulated, the rest extrapolated "
+                            "from the steady state (%.6f s per round of %lld)\n",
+                         (long long)r->simulated_microbatches, (long long)r->microbatches,
+                         r->round_time, (long long)r->round);
     comet_buf_printf(b, "estimate   %.3f s   (simulated %+.2f %%)\n\n", est->step_time,
                      100.0 * diff);
     comet_buf_printf(b, "seconds per stage (compute stream: forward, backward, recompute, optimizer, "
@@ -260,6 +271,7 @@ static int simulate_step(int argc, char **argv)
         .trace = in->trace ? &trace : NULL,
         .timeline = reporting ? &timeline : NULL,
         .fidelity = in->congestion ? COMET_SIM_CONGESTION : COMET_SIM_UNAWARE,
+        .max_tasks = in->max_tasks,
     };
     double t0 = cli_now();
     if (comet_strategy_resolve(&j->model, &j->system, &j->strategy, NULL, &err) ||

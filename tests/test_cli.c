@@ -363,6 +363,42 @@ static void test_simulate_collective(void **state)
     expect_error("simulate --collective all-reduce --size '1 GiB'",
                  "comet simulate: --npus: is needed: system a100-80g-selene grows to fit (its "
                  "outermost dimension is auto)");
+    /* three dimensions of 2^24 NPUs multiplied to 2^72 (UBSan: signed
+     * overflow); the reader stops at the dimension that passes 2^30 */
+    write_file("wide.yaml", "system:\n  name: wide\n  compute: {matrix: {fp16: \"1 TFLOPS\"}}\n"
+                            "  hbm: {capacity: \"1 GiB\", bandwidth: \"1 GB/s\"}\n"
+                            "  network:\n"
+                            "    - {size: 16777216, bandwidth: \"1 GB/s\"}\n"
+                            "    - {size: 16777216, bandwidth: \"1 GB/s\"}\n"
+                            "    - {size: 16777216, bandwidth: \"1 GB/s\"}\n");
+    expect_error("simulate --system wide.yaml --collective all-reduce --size '1 GiB'",
+                 "comet simulate: wide.yaml:7:14: system.network[1].size: the dimensions up to "
+                 "this one hold more than 1073741824 NPUs, comet's limit");
+}
+
+/* A step of a million microbatches (125 s and 9.6 GB before it ran out of
+ * memory) is simulated through its steady state in bounded memory; one
+ * that cannot fit the task limit is refused with the flag that raises it. */
+static void test_simulate_huge_step(void **state)
+{
+    (void)state;
+    cli_run r;
+    run(&r, "simulate --tp 8 --pp 8 --dp 1 --gbs 1048576 --mb 1");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "           51 of 1048576 microbatches simulated, the rest "
+                                  "extrapolated from the steady state ("));
+    run(&r, "simulate --tp 8 --pp 8 --dp 1 --gbs 1048576 --mb 1 --json");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "\"microbatches\": 1048576, \"simulated_microbatches\": 51, "));
+    expect_error("simulate --tp 8 --pp 8 --dp 1 --gbs 1048576 --mb 1 --max-tasks 100",
+                 "comet simulate: one round of 1 microbatch needs more than 100 tasks, the "
+                 "simulator's limit (raise it: comet simulate --max-tasks)");
+    expect_error("simulate --max-tasks 0",
+                 "comet simulate: --max-tasks: 0 is out of range [1, 200000000]");
+    /* comet export needs every task of the step: refused before building */
+    expect_error("export --chakra big --tp 8 --pp 8 --dp 1 --gbs 1048576 --mb 1",
+                 "comet export: the step needs 624951304 tasks, past the limit of 8000000 a step "
+                 "graph may hold (fewer microbatches, layers or stages fit)");
 }
 
 /* An ASTRA-sim experiment through the CLI: 20 ms of compute, then a
@@ -504,6 +540,7 @@ void suite_cli(test_tally *t)
         cmocka_unit_test(test_layer_list_example),
         cmocka_unit_test(test_search),
         cmocka_unit_test(test_simulate_collective),
+        cmocka_unit_test(test_simulate_huge_step),
         cmocka_unit_test(test_simulate_chakra),
         cmocka_unit_test(test_export_chakra),
         cmocka_unit_test(test_simulate_step),

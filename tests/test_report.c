@@ -556,10 +556,39 @@ static void test_browser_renders_sweep_report(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* A saved result's count read back from a hostile file: inf, NaN, 1e300
+ * or a fraction is refused (converting it to int64 was undefined
+ * behaviour under UBSan), and the field keeps its value. */
+static void test_result_counts_refuse_non_integers(void **state)
+{
+    (void)state;
+    comet_result r;
+    memset(&r, 0, sizeof r);
+    assert_true(comet_result_set_field(&r, "npus", 64.0));
+    assert_int_equal(r.npus, 64);
+    const double bad[] = {INFINITY, -INFINITY, NAN, 1e300, -1e300, 9223372036854775808.0, 2.5};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_false(comet_result_set_field(&r, "npus", bad[i]));
+        assert_false(comet_result_set_field(&r, "microbatches", bad[i]));
+        assert_int_equal(r.npus, 64);
+    }
+    assert_true(comet_result_set_field(&r, "microbatches", -9223372036854775808.0));
+    assert_true(r.microbatches == INT64_MIN);
+    /* a real field takes any double, as written */
+    assert_true(comet_result_set_field(&r, "step_time_s", 1e300));
+    assert_true(r.step_time == 1e300);
+    comet_strategy s;
+    comet_strategy_defaults(&s);
+    assert_false(comet_strategy_set_field(&s, "zero", "4294967296"));
+    assert_true(comet_strategy_set_field(&s, "zero", "2"));
+    assert_int_equal(s.zero_stage, 2);
+}
+
 void suite_report(test_tally *t)
 {
     const struct CMUnitTest report[] = {
         cmocka_unit_test(test_quantities),
+        cmocka_unit_test(test_result_counts_refuse_non_integers),
         cmocka_unit_test(test_stacked_golden),
         cmocka_unit_test(test_heatmap_scatter_gantt_golden),
         cmocka_unit_test(test_labels_cut_on_characters),

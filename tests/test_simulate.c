@@ -512,6 +512,168 @@ static void test_step_congestion(void **state)
     assert_true(shared.step_time > alone.step_time * 1.001);
 }
 
+/* Every figure of two step results, to tol seconds. */
+static void assert_same_step(const comet_sim_step_result *a, const comet_sim_step_result *b,
+                             double tol)
+{
+    assert_int_equal(a->stages, b->stages);
+    assert_close(a->step_time, b->step_time, tol);
+    for (int st = 0; st < a->stages; st++) {
+        assert_close(a->forward[st], b->forward[st], tol);
+        assert_close(a->backward[st], b->backward[st], tol);
+        assert_close(a->recompute[st], b->recompute[st], tol);
+        assert_close(a->optimizer[st], b->optimizer[st], tol);
+        assert_close(a->compute_busy[st], b->compute_busy[st], tol);
+        assert_close(a->compute_stream_busy[st], b->compute_stream_busy[st], tol);
+        assert_close(a->tp_busy[st], b->tp_busy[st], tol);
+        assert_close(a->pp_busy[st], b->pp_busy[st], tol);
+        assert_close(a->dp_busy[st], b->dp_busy[st], tol);
+        assert_close(a->mem_busy[st], b->mem_busy[st], tol);
+    }
+}
+
+/* A step past max_tasks is simulated through its steady state and
+ * extrapolated; where the whole step also runs, the two agree in every
+ * figure. The tolerance is 1e-9 of the step time: both sum the same
+ * durations, but in a different order and with the extrapolated rounds
+ * multiplied in, so they differ by rounding (about 1e-13 of the step
+ * here), never by a round's worth (about 1e-2 of it). */
+static void test_step_extrapolates_exactly(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *what;
+        int64_t dp, v, zero;
+        bool overlap_dp;
+        comet_recompute rc;
+        comet_sim_fidelity fidelity;
+    } cases[] = {
+        {"1F1B", 1, 1, 0, false, COMET_RECOMPUTE_NONE, COMET_SIM_UNAWARE},
+        {"interleaved", 1, 2, 0, false, COMET_RECOMPUTE_SELECTIVE, COMET_SIM_UNAWARE},
+        {"1F1B, DP overlap, ZeRO-2", 2, 1, 2, true, COMET_RECOMPUTE_FULL, COMET_SIM_UNAWARE},
+        {"interleaved, ZeRO-3", 2, 2, 3, true, COMET_RECOMPUTE_NONE, COMET_SIM_UNAWARE},
+        {"1F1B, ZeRO-1, congestion", 2, 1, 1, true, COMET_RECOMPUTE_NONE,
+         COMET_SIM_CONGESTION},
+    };
+    comet_model m;
+    comet_system sys;
+    comet_error err;
+    presets("megatron-22b", "a100-80g-selene", &m, &sys);
+    static comet_sim_step_result full, ext;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        comet_strategy s;
+        comet_strategy_defaults(&s);
+        s.tp = 8;
+        s.pp = 4;
+        s.dp = cases[i].dp;
+        s.interleave = cases[i].v;
+        s.zero_stage = (int)cases[i].zero;
+        s.overlap_dp = cases[i].overlap_dp;
+        s.recompute = cases[i].rc;
+        s.global_batch = 64 * s.dp;
+        comet_sim_step_options o = {.fidelity = cases[i].fidelity};
+        assert_int_equal(comet_sim_step(&m, &sys, &s, &o, &full, &err), COMET_OK);
+        assert_int_equal(full.simulated_microbatches, 64);
+        o.max_tasks = (int64_t)full.tasks - 1;
+        assert_int_equal(comet_sim_step(&m, &sys, &s, &o, &ext, &err), COMET_OK);
+        printf("  %-26s %lld of 64 microbatches simulated, %llu of %llu tasks: %.9f s, "
+               "full %.9f s\n",
+               cases[i].what, (long long)ext.simulated_microbatches,
+               (unsigned long long)ext.tasks, (unsigned long long)full.tasks, ext.step_time,
+               full.step_time);
+        assert_int_equal(ext.microbatches, 64);
+        assert_true(ext.simulated_microbatches < 64);
+        assert_true(ext.tasks < full.tasks);
+        assert_true(ext.round_time > 0.0);
+        assert_same_step(&ext, &full, 1e-9 * full.step_time);
+    }
+}
+
+/* The timeline of an extrapolated step holds the first and the last
+ * microbatches at the times the whole step runs them, the extrapolated
+ * ones left out; a step that cannot fit is refused before building,
+ * naming the limit and the flag that raises it. */
+static void test_step_extrapolated_timeline_and_limits(void **state)
+{
+    (void)state;
+    comet_model m;
+    comet_system sys;
+    comet_error err;
+    presets("megatron-22b", "a100-80g-selene", &m, &sys);
+    comet_strategy s;
+    comet_strategy_defaults(&s);
+    s.tp = 8;
+    s.pp = 4;
+    s.global_batch = 64;
+    static comet_sim_step_result full, ext;
+    comet_sim_timeline tl_full = {0}, tl_ext = {0};
+    comet_sim_step_options o = {.timeline = &tl_full};
+    assert_int_equal(comet_sim_step(&m, &sys, &s, &o, &full, &err), COMET_OK);
+    o.timeline = &tl_ext;
+    o.max_tasks = (int64_t)full.tasks / 2;
+    assert_int_equal(comet_sim_step(&m, &sys, &s, &o, &ext, &err), COMET_OK);
+    assert_true(ext.simulated_microbatches < 64);
+    assert_true(tl_ext.n < tl_full.n);
+    /* every span of the extrapolated timeline is a span of the whole one */
+    double end = 0.0;
+    bool last_micro = false;
+    for (size_t i = 0; i < tl_ext.n; i++) {
+        const comet_sim_span *a = &tl_ext.spans[i];
+        bool found = false;
+        for (size_t k = 0; k < tl_full.n && !found; k++) {
+            const comet_sim_span *b = &tl_full.spans[k];
+            found = a->stage == b->stage && a->stream == b->stream && a->kind == b->kind &&
+                    a->micro == b->micro && fabs(a->start - b->start) <= 1e-9 * full.step_time &&
+                    fabs(a->end - b->end) <= 1e-9 * full.step_time;
+        }
+        assert_true(found);
+        end = a->end > end ? a->end : end;
+        last_micro = last_micro || a->micro == 63;
+    }
+    assert_true(last_micro);
+    assert_close(end, full.step_time, 1e-9 * full.step_time);
+    comet_sim_timeline_free(&tl_full);
+    comet_sim_timeline_free(&tl_ext);
+
+    /* a round larger than the limit */
+    o = (comet_sim_step_options){.max_tasks = 50};
+    assert_int_equal(comet_sim_step(&m, &sys, &s, &o, &ext, &err), COMET_EINPUT);
+    assert_string_equal(err.message,
+                        "one round of 1 microbatch needs more than 50 tasks, the simulator's "
+                        "limit (raise it: comet simulate --max-tasks)");
+    /* too few microbatches to find the steady state in, past the limit */
+    s.global_batch = 16;
+    o.max_tasks = 2000;
+    assert_int_equal(comet_sim_step(&m, &sys, &s, &o, &ext, &err), COMET_EINPUT);
+    assert_non_null(strstr(err.message, "the step needs "));
+    assert_non_null(strstr(err.message, " tasks (16 microbatches), past the simulator's limit "
+                                        "of 2000, and "));
+    assert_non_null(strstr(err.message, "(raise it: comet simulate --max-tasks)"));
+}
+
+/* A model chunk of more than 4096 layers: the step used to simulate only
+ * the first 4096 of them (18 % short here); every layer counts now. */
+static void test_step_many_layers(void **state)
+{
+    (void)state;
+    comet_model m;
+    comet_system sys;
+    comet_error err;
+    presets("megatron-22b", "a100-80g-selene", &m, &sys);
+    m.layers = 5000;
+    comet_strategy s;
+    comet_strategy_defaults(&s);
+    s.tp = 8;
+    s.global_batch = 1;
+    static comet_sim_step_result r;
+    comet_result est;
+    assert_int_equal(comet_estimate(&m, &sys, &s, &est, &err), COMET_OK);
+    assert_int_equal(comet_sim_step(&m, &sys, &s, NULL, &r, &err), COMET_OK);
+    printf("  5000 layers on one stage: simulated %.4f s, estimate %.4f s\n", r.step_time,
+           est.step_time);
+    assert_true(fabs(r.step_time - est.step_time) < 0.01 * est.step_time);
+}
+
 void suite_simulate(test_tally *t)
 {
     const struct CMUnitTest simulate[] = {
@@ -528,6 +690,9 @@ void suite_simulate(test_tally *t)
         cmocka_unit_test(test_engine_detects_deadlock),
         cmocka_unit_test(test_engine_shared_link),
         cmocka_unit_test(test_step_congestion),
+        cmocka_unit_test(test_step_extrapolates_exactly),
+        cmocka_unit_test(test_step_extrapolated_timeline_and_limits),
+        cmocka_unit_test(test_step_many_layers),
     };
     RUN_GROUP(t, simulate);
 }

@@ -35,7 +35,10 @@ void comet_report_page_simulate(comet_page *p, const comet_model *m, const comet
                                 const comet_result *estimate);
 
 /* Set the field a CSV/JSON column names (as the writers above name them);
- * false when the name is not one of them or the text does not parse. */
+ * false when the name is not one of them or the text does not parse, and
+ * for a count (npus, microbatches) when the value is not a whole number
+ * within int64 (inf, NaN, 1e300, 2.5) or, for a strategy knob held in an
+ * int, outside int. */
 bool comet_result_set_field(comet_result *r, const char *name, double value);
 bool comet_strategy_set_field(comet_strategy *s, const char *name, const char *text);
 

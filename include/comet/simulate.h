@@ -55,6 +55,10 @@ comet_status comet_sim_collective(const comet_system *sys, const int64_t span[CO
 /* ---- one training step ------------------------------------------------------ */
 
 #define COMET_SIM_MAX_STAGES 1024
+/* Tasks one simulated step graph may hold by default (about 85 bytes each
+ * with its edges and events: some 700 MB). */
+#define COMET_SIM_DEFAULT_MAX_TASKS 8000000
+#define COMET_SIM_MAX_TASKS_LIMIT 200000000
 
 /* The step as busy intervals per stage and stream, for a Gantt chart:
  * consecutive pieces of the same kind and microbatch are merged. */
@@ -82,6 +86,9 @@ typedef struct comet_sim_step_options {
     comet_buf *trace;      /* non-NULL: a Chrome trace-event JSON of the step is appended */
     comet_sim_timeline *timeline; /* non-NULL: filled with the step's busy intervals */
     comet_sim_fidelity fidelity;  /* congestion: collectives and sends share each link */
+    int64_t max_tasks;     /* tasks a simulated graph may hold; 0 = COMET_SIM_DEFAULT_MAX_TASKS.
+                            * A step past it is simulated through its repeating steady
+                            * state and extrapolated, or refused when that cannot fit */
 } comet_sim_step_options;
 
 typedef struct comet_sim_step_result {
@@ -101,6 +108,13 @@ typedef struct comet_sim_step_result {
     double pp_busy[COMET_SIM_MAX_STAGES];
     double dp_busy[COMET_SIM_MAX_STAGES];
     double mem_busy[COMET_SIM_MAX_STAGES];            /* expansion-tier transfers */
+    /* microbatches of the step, and those simulated event by event: all of
+     * them, or fewer when steady-state rounds of `round` microbatches (1,
+     * or pp when interleaved) were extrapolated, each adding round_time */
+    int64_t microbatches;
+    int64_t simulated_microbatches;
+    int64_t round;
+    double round_time;
 } comet_sim_step_result;
 
 /* Simulate one training step as a task graph (one NPU per pipeline stage:

@@ -9,6 +9,7 @@
 #include "sections.h"
 
 #define MAX_DIM_SIZE 16777216
+#define MAX_NPUS (1LL << 30) /* as comet simulate --npus */
 #define MAX_CHUNKS 1024
 #define MAX_SHARED 65536
 
@@ -159,6 +160,20 @@ static comet_status read_network(cfg_ctx *c, const cfg_node *n, const char *path
         char key[CFG_PATH_LEN];
         snprintf(key, sizeof key, "%s[%d].size", path, i);
         return cfg_fail_key(c, key, "only the outermost (last) dimension may be auto");
+    }
+    /* the NPU count is the product of the sizes: past the limit it is a
+     * typo, and three sizes of 2^24 would overflow int64 */
+    int64_t npus = 1;
+    for (int i = 0; i < s->n_dims && s->dims[i].size > 0; i++) {
+        if (s->dims[i].size > MAX_NPUS / npus) {
+            char key[CFG_PATH_LEN];
+            snprintf(key, sizeof key, "%s[%d].size", path, i);
+            return cfg_fail_key(c, key,
+                                "the dimensions up to this one hold more than %lld NPUs, "
+                                "comet's limit",
+                                (long long)MAX_NPUS);
+        }
+        npus *= s->dims[i].size;
     }
     return COMET_OK;
 }

@@ -3,6 +3,7 @@
  * same fields, SI units: seconds, bytes, FLOP). */
 #include "comet/report.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -219,6 +220,11 @@ bool comet_result_set_field(comet_result *r, const char *name, double value)
             continue;
         char *base = (char *)r + result_defs[i].offset;
         if (result_defs[i].type == RESULT_INT) {
+            /* a count: whole and within int64 (converting inf, NaN or
+             * 1e300 would be undefined behaviour) */
+            if (!(value >= -9223372036854775808.0 && value < 9223372036854775808.0) ||
+                value != trunc(value))
+                return false;
             int64_t v = (int64_t)value;
             memcpy(base, &v, sizeof v);
         } else
@@ -371,6 +377,8 @@ bool comet_strategy_set_field(comet_strategy *s, const char *name, const char *t
             int64_t w = (int64_t)v;
             memcpy(base, &w, sizeof w);
         } else {
+            if (v < INT_MIN || v > INT_MAX)
+                return false;
             int w = (int)v;
             memcpy(base, &w, sizeof w);
         }

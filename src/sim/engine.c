@@ -35,6 +35,8 @@ void sim_graph_free(sim_graph *g)
 
 int sim_set_shared(sim_graph *g, int resource)
 {
+    if (g->count_only)
+        return 0;
     if (!g->shared) {
         g->shared = calloc((size_t)g->n_resources, 1);
         if (!g->shared)
@@ -82,6 +84,8 @@ int sim_reserve(sim_graph *g, int tasks, int edges)
 int sim_add_task(sim_graph *g, int resource, double duration, uint8_t kind, int stage, int micro,
                  int layer)
 {
+    if (g->count_only)
+        return g->n < g->count_only ? g->n++ : -1;
     if (g->n == g->cap && grow_tasks(g, g->cap ? 2 * g->cap : 1024))
         return -1;
     sim_task *t = &g->tasks[g->n];
@@ -96,10 +100,20 @@ int sim_add_task(sim_graph *g, int resource, double duration, uint8_t kind, int 
     return g->n++;
 }
 
+void sim_set_work(sim_graph *g, int task, double work)
+{
+    if (!g->count_only && task >= 0 && task < g->n)
+        g->tasks[task].work = work;
+}
+
 int sim_add_dep(sim_graph *g, int before, int after)
 {
     if (before < 0 || after < 0)
         return 0;
+    if (g->count_only) {
+        g->n_edges++;
+        return 0;
+    }
     if (g->n_edges == g->cap_edges && grow_edges(g, g->cap_edges ? 2 * g->cap_edges : 4096))
         return -1;
     g->edge_from[g->n_edges] = before;

@@ -36,6 +36,8 @@ typedef struct sim_graph {
     unsigned char *shared;    /* per resource: processor-shared (1) or a stream (0) */
     bool drop_edges;          /* sim_run frees the edge list once successors are built */
     uint64_t events;
+    int64_t count_only;       /* > 0: store nothing, only count tasks and edges, and fail
+                               * (return -1) once the tasks pass this many */
 } sim_graph;
 
 void sim_graph_init(sim_graph *g, int n_resources);
@@ -46,6 +48,8 @@ int sim_reserve(sim_graph *g, int tasks, int edges);
 /* Returns the task id, or -1 when out of memory. */
 int sim_add_task(sim_graph *g, int resource, double duration, uint8_t kind, int stage, int micro,
                  int layer);
+/* Set a task's bandwidth part (shared resources); ignored when counting. */
+void sim_set_work(sim_graph *g, int task, double work);
 /* Make a resource shared (see above). Returns -1 when out of memory. */
 int sim_set_shared(sim_graph *g, int resource);
 

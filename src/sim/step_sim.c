@@ -17,6 +17,7 @@
 #include "comet/simulate.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,8 +53,6 @@ typedef struct segment {
     int layer;           /* global layer number, for names */
 } segment;
 
-#define MAX_SEGMENTS 4096
-
 typedef struct builder {
     const comet_model *m;
     const comet_system *sys;
@@ -62,7 +61,10 @@ typedef struct builder {
     hw_rates rates;
     layer_time lt[4 + COMET_MAX_LAYER_KINDS];
     int p, v, vstages;
-    int64_t micro;
+    int64_t micro;       /* microbatches simulated (fewer than the step's when extrapolating) */
+    int64_t step_micro;  /* microbatches of the step: memory split and optimizer */
+    segment *segs;       /* one virtual stage's segments (pass, epilogue) */
+    int max_segs;
     double elem;
     footprint fp;        /* what lives in the expansion tier (the estimator's own split) */
     double exp_bw, exp_latency;
@@ -89,6 +91,14 @@ static int res(const builder *b, int stage, int kind)
     return stage * b->per_stage + kind;
 }
 
+/* Segments one virtual stage can hold: every layer kind, and the blocks
+ * of the largest model chunk (work_chunk_blocks gives chunk 0 the most). */
+static int segments_max(const builder *b)
+{
+    int64_t blocks = b->m->kind == COMET_MODEL_TRANSFORMER ? work_chunk_blocks(b->m, b->s, 0) : 0;
+    return (int)(b->work.n_layers * (blocks + 1) + 1);
+}
+
 /* Segments of virtual stage vs: embedding first, blocks, LM head last;
  * layer lists carry every kind, 1/(pp v) of its count. */
 static int segments_of(const builder *b, int vs, segment *out)
@@ -98,10 +108,11 @@ static int segments_of(const builder *b, int vs, segment *out)
     bool transformer = b->m->kind == COMET_MODEL_TRANSFORMER;
     int64_t total = transformer ? b->m->layers : 0;
     int64_t blocks = transformer ? work_chunk_blocks(b->m, b->s, vs) : 0;
-    int64_t first_layer = 0;
-    for (int64_t prior = 0; prior < vs; prior++)
-        first_layer += transformer ? work_chunk_blocks(b->m, b->s, prior) : 0;
-    for (int k = 0; k < w->n_layers && n < MAX_SEGMENTS; k++) {
+    /* chunks before vs: l / (p v) blocks each, the first l mod (p v) one more */
+    int64_t chunks = (int64_t)b->vstages, extra = total % chunks;
+    int64_t first_layer = vs * (total / chunks) + (vs < extra ? vs : extra);
+    int cap = b->max_segs;
+    for (int k = 0; k < w->n_layers && n < cap; k++) {
         const work_layer *l = &w->layers[k];
         if (b->m->kind != COMET_MODEL_TRANSFORMER) {
             out[n++] = (segment){k, l->count * b->p / b->vstages, k};
@@ -110,12 +121,12 @@ static int segments_of(const builder *b, int vs, segment *out)
         if (l->where == WORK_FIRST_STAGE && vs == 0)
             out[n++] = (segment){k, 1.0, -1};
         if (l->where == WORK_EVERY_STAGE)
-            for (int64_t i = 0; i < blocks && n < MAX_SEGMENTS; i++)
+            for (int64_t i = 0; i < blocks && n < cap; i++)
                 out[n++] = (segment){k, 1.0, (int)(first_layer + i)};
     }
     /* the LM head ends the last virtual stage */
     for (int k = 0; b->m->kind == COMET_MODEL_TRANSFORMER && k < w->n_layers; k++)
-        if (w->layers[k].where == WORK_LAST_STAGE && vs == b->vstages - 1 && n < MAX_SEGMENTS)
+        if (w->layers[k].where == WORK_LAST_STAGE && vs == b->vstages - 1 && n < cap)
             out[n++] = (segment){k, 1.0, (int)total};
     return n;
 }
@@ -171,7 +182,7 @@ static int chunked(builder *b, int stage, int stream, comet_group grp, comet_col
                 b->oom = true;
                 return -1;
             }
-            b->g.tasks[id].work = ch.phases[i].bw;
+            sim_set_work(&b->g, id, ch.phases[i].bw);
             if (sim_add_dep(&b->g, prev, id) || sim_add_dep(&b->g, behind[i], id))
                 b->oom = true;
             behind[i] = prev = id;
@@ -198,7 +209,7 @@ static int collective(builder *b, int stage, int stream, comet_group grp, comet_
                        bytes, kind, mb, layer, after);
     double t = comet_collective_time(b->sys, b->s->place[grp], c, bytes);
     int id = task(b, stage, stream, t, kind, mb, layer, after);
-    if (id >= 0 && b->coll_cap >= 0 && b->split_tp) {
+    if (id >= 0 && b->coll_cap >= 0 && b->split_tp && !b->g.count_only) {
         if (id >= b->coll_cap) {
             int cap = 2 * id + 1024;
             step_coll *p = realloc(b->coll, sizeof *p * (size_t)cap);
@@ -285,7 +296,7 @@ static int send_hop(builder *b, int stage, bool forward, int64_t mb, int after)
         b->oom = true;
         return -1;
     }
-    b->g.tasks[hop].work = b->work.p2p_bytes / l.bandwidth;
+    sim_set_work(&b->g, hop, b->work.p2p_bytes / l.bandwidth);
     return task(b, stage, stream, 0.0, kind, mb, -1, hop);
 }
 
@@ -321,9 +332,11 @@ static double stashed(const builder *b, const work_layer *l)
 /* One pass (forward or backward) of microbatch mb through virtual stage vs. */
 static void pass(builder *b, int64_t mb, int vs, bool forward)
 {
+    if (b->oom)
+        return; /* out of memory, or past the count's limit */
     int stage = vs % b->p;
-    segment segs[MAX_SEGMENTS];
-    int n = segments_of(b, vs, segs);
+    const segment *segs = b->segs;
+    int n = segments_of(b, vs, b->segs);
     int prev = -1, first = -1;
     bool last_mb = mb == b->micro - 1;
     /* Prefetch: the next segment's ZeRO-3 gather and offloaded-weight load
@@ -438,11 +451,10 @@ static void stage_epilogue(builder *b, int stage)
     const comet_strategy *s = b->s;
     double params = 0.0, params_mp = 0.0; /* replicated, and model-parallel */
     for (int vs = stage; vs < b->vstages; vs += b->p) {
-        segment segs[MAX_SEGMENTS];
-        int n = segments_of(b, vs, segs);
+        int n = segments_of(b, vs, b->segs);
         for (int i = 0; i < n; i++) {
-            const work_layer *wl = &b->work.layers[segs[i].kind];
-            *(wl->model_parallel ? &params_mp : &params) += wl->params * segs[i].count;
+            const work_layer *wl = &b->work.layers[b->segs[i].kind];
+            *(wl->model_parallel ? &params_mp : &params) += wl->params * b->segs[i].count;
         }
     }
     int last_bwd = -1;
@@ -457,7 +469,7 @@ static void stage_epilogue(builder *b, int stage)
         after = collective(b, stage, R_DP, COMET_GROUP_DP, c, bytes, K_DP, b->micro - 1, -1,
                            last_bwd);
     }
-    double updated = work_updated_params(&b->work, s, params, (double)b->micro, b->elem);
+    double updated = work_updated_params(&b->work, s, params, (double)b->step_micro, b->elem);
     double opt_bytes = updated * optimizer_bytes_per_param(s, b->elem);
     int opt = task(b, stage, R_COMPUTE, opt_bytes * (1.0 - b->fp.optimizer_offloaded) / b->rates.hbm,
                    K_OPTIMIZER, b->micro - 1, -1, after);
@@ -545,9 +557,13 @@ static void collect(const builder *b, double makespan, comet_sim_step_result *ou
     }
 }
 
-/* Build the step graph for the resolved strategy *s into a new builder. */
+/* Build the step graph for the resolved strategy *s into a new builder,
+ * simulating `micro` of the step's microbatches. With count_only > 0 the
+ * graph stores nothing: it counts tasks and edges, and the builder stops
+ * (b->oom) once the tasks pass count_only. */
 static comet_status build(const comet_model *m, const comet_system *sys, const comet_strategy *s,
-                          bool congestion, bool split_tp, builder **out, comet_error *err)
+                          bool congestion, bool split_tp, int64_t micro, int64_t count_only,
+                          builder **out, comet_error *err)
 {
     *out = NULL;
     if (s->pp > COMET_SIM_MAX_STAGES)
@@ -568,12 +584,13 @@ static comet_status build(const comet_model *m, const comet_system *sys, const c
     b->p = (int)s->pp;
     b->v = (int)s->interleave;
     b->vstages = b->p * b->v;
-    b->micro = s->global_batch / (s->microbatch * s->dp);
+    b->step_micro = s->global_batch / (s->microbatch * s->dp);
+    b->micro = micro;
     b->elem = comet_dtype_bytes(m->dtype);
     {
         /* the same split between HBM and the expansion tier as the estimate */
         comet_result mem;
-        footprint_compute(m, sys, s, &b->work, (double)b->micro, &b->fp, &mem);
+        footprint_compute(m, sys, s, &b->work, (double)b->step_micro, &b->fp, &mem);
         b->exp_bw = hw_expansion_bandwidth(sys, comet_strategy_npus(s));
         b->exp_latency = sys->expansion.latency > 0.0 ? sys->expansion.latency : 0.0;
     }
@@ -581,6 +598,10 @@ static comet_status build(const comet_model *m, const comet_system *sys, const c
     b->congestion = congestion;
     b->per_stage = R_PER_STAGE + (b->congestion ? sys->n_dims : 0);
     sim_graph_init(&b->g, b->p * b->per_stage);
+    b->g.count_only = count_only;
+    b->max_segs = segments_max(b);
+    b->segs = malloc(sizeof *b->segs * (size_t)b->max_segs);
+    b->oom = !b->segs;
     for (int stage = 0; b->congestion && stage < b->p; stage++)
         for (int d = 0; d < sys->n_dims; d++)
             if (sim_set_shared(&b->g, res(b, stage, R_PER_STAGE + d)))
@@ -620,11 +641,236 @@ static void builder_free(builder *b, bool keep_graph)
     free(b->send_bwd);
     free(b->act_store);
     free(b->dp_last);
+    free(b->segs);
     if (!keep_graph) {
         sim_graph_free(&b->g);
         free(b->coll);
     }
     free(b);
+}
+
+/* Tasks the step's graph holds with `micro` microbatches, counted without
+ * storing them; past `limit` the count stops at limit + 1. */
+static comet_status count_tasks(const comet_model *m, const comet_system *sys,
+                                const comet_strategy *s, bool congestion, bool split_tp,
+                                int64_t micro, int64_t limit, int64_t *tasks, comet_error *err)
+{
+    /* every (microbatch, model chunk) cell holds a forward and a backward:
+     * too many cells is over the limit before any table is allocated */
+    if (s->pp <= COMET_SIM_MAX_STAGES &&
+        2.0 * (double)micro * (double)(s->pp * s->interleave) > (double)limit) {
+        *tasks = limit + 1;
+        return COMET_OK;
+    }
+    builder *b = NULL;
+    comet_status st = build(m, sys, s, congestion, split_tp, micro, limit + 1, &b, err);
+    if (b && b->g.n > limit) {
+        st = COMET_OK;
+        *tasks = limit + 1;
+    } else if (!st) {
+        *tasks = b->g.n;
+    }
+    builder_free(b, false);
+    return st;
+}
+
+/* The whole step's graph size before building it: tasks grow by the same
+ * number per round of microbatches (1, or pp when interleaved), so two
+ * small counts give it. *one is one round's tasks, *per_round what each
+ * further round adds; a round past `limit` is an error. */
+static comet_status step_size(const comet_model *m, const comet_system *sys,
+                              const comet_strategy *s, bool congestion, bool split_tp,
+                              int64_t limit, int64_t *one, int64_t *per_round, double *full,
+                              comet_error *err)
+{
+    int64_t micro = s->global_batch / (s->microbatch * s->dp);
+    int64_t round = s->interleave > 1 ? s->pp : 1, two = 0;
+    *one = *per_round = 0;
+    comet_status st = count_tasks(m, sys, s, congestion, split_tp, round, limit, one, err);
+    if (!st && *one > limit)
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
+                               "one round of %lld microbatch%s needs more than %lld tasks, the "
+                               "simulator's limit (raise it: comet simulate --max-tasks)",
+                               (long long)round, round > 1 ? "es" : "", (long long)limit);
+    if (!st && micro > round)
+        st = count_tasks(m, sys, s, congestion, split_tp, 2 * round, COMET_SIM_MAX_TASKS_LIMIT,
+                         &two, err);
+    if (st)
+        return st;
+    *per_round = micro > round ? two - *one : 0;
+    *full = (double)*one + (double)(micro / round - 1) * (double)*per_round;
+    return COMET_OK;
+}
+
+/* Build and run the graph of `micro` microbatches; *out gets the builder
+ * (its graph simulated) and r the figures. */
+static comet_status run_step(const comet_model *m, const comet_system *sys,
+                             const comet_strategy *s, bool congestion, int64_t micro,
+                             builder **out, comet_sim_step_result *r, comet_error *err)
+{
+    comet_status st = build(m, sys, s, congestion, false, micro, 0, out, err);
+    double makespan = 0.0;
+    if (!st)
+        st = sim_run(&(*out)->g, &makespan, describe, NULL, err);
+    if (!st)
+        collect(*out, makespan, r);
+    r->microbatches = r->simulated_microbatches = micro;
+    r->round = s->interleave > 1 ? s->pp : 1;
+    return st;
+}
+
+/* The figures a result sums over tasks: the step time and every per-stage
+ * array (each extrapolates alike). */
+static const size_t stage_figures[] = {
+    offsetof(comet_sim_step_result, forward),   offsetof(comet_sim_step_result, backward),
+    offsetof(comet_sim_step_result, recompute), offsetof(comet_sim_step_result, optimizer),
+    offsetof(comet_sim_step_result, compute_busy),
+    offsetof(comet_sim_step_result, compute_stream_busy),
+    offsetof(comet_sim_step_result, tp_busy),   offsetof(comet_sim_step_result, pp_busy),
+    offsetof(comet_sim_step_result, dp_busy),   offsetof(comet_sim_step_result, mem_busy)};
+#define N_FIGURES (sizeof stage_figures / sizeof stage_figures[0])
+
+static double *figure(comet_sim_step_result *r, size_t f, int stage)
+{
+    return (double *)((char *)r + stage_figures[f]) + stage;
+}
+
+/* Whether r[0..3], runs one round apart, grow by the same amount in every
+ * figure (to `tol` seconds) and in tasks and events. */
+static bool increments_equal(comet_sim_step_result *r, double tol)
+{
+    for (int i = 1; i < 3; i++) {
+        if (r[i + 1].tasks - r[i].tasks != r[1].tasks - r[0].tasks ||
+            r[i + 1].events - r[i].events != r[1].events - r[0].events ||
+            fabs((r[i + 1].step_time - r[i].step_time) - (r[1].step_time - r[0].step_time)) > tol)
+            return false;
+        for (size_t f = 0; f < N_FIGURES; f++)
+            for (int st = 0; st < r[0].stages; st++) {
+                double a = *figure(&r[i + 1], f, st) - *figure(&r[i], f, st);
+                double b0 = *figure(&r[1], f, st) - *figure(&r[0], f, st);
+                if (fabs(a - b0) > tol)
+                    return false;
+            }
+    }
+    return true;
+}
+
+/* Whether the timeline repeats: every task of microbatches [cut - round,
+ * cut) has a twin in [cut, cut + round), the k-th task of microbatch j
+ * matching the k-th of j + round (each pass adds its tasks in the same
+ * order), on the same resource, of the same kind, `shift` later to `tol`. */
+static comet_status timeline_repeats(const sim_graph *g, int64_t cut, int64_t round, double shift,
+                                     double tol, bool *repeats, comet_error *err)
+{
+    *repeats = false;
+    size_t lanes = (size_t)(2 * round);
+    size_t *count = calloc(lanes + 1, sizeof *count);
+    if (!count)
+        return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    for (int i = 0; i < g->n; i++)
+        if (g->tasks[i].micro >= cut - round && g->tasks[i].micro < cut + round)
+            count[g->tasks[i].micro - (cut - round) + 1]++;
+    for (size_t l = 0; l < lanes; l++)
+        count[l + 1] += count[l];
+    int *order = malloc(sizeof *order * (count[lanes] + 1));
+    size_t *fill = malloc(sizeof *fill * lanes);
+    if (!order || !fill) {
+        free(count);
+        free(order);
+        free(fill);
+        return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    }
+    memcpy(fill, count, sizeof *fill * lanes);
+    for (int i = 0; i < g->n; i++)
+        if (g->tasks[i].micro >= cut - round && g->tasks[i].micro < cut + round)
+            order[fill[g->tasks[i].micro - (cut - round)]++] = i;
+    bool same = true;
+    for (size_t l = 0; same && l < (size_t)round; l++) {
+        size_t n = count[l + 1] - count[l];
+        same = n == count[l + round + 1] - count[l + round];
+        for (size_t k = 0; same && k < n; k++) {
+            const sim_task *a = &g->tasks[order[count[l] + k]];
+            const sim_task *b = &g->tasks[order[count[l + round] + k]];
+            same = a->kind == b->kind && a->resource == b->resource &&
+                   fabs(b->start - a->start - shift) <= tol && fabs(b->end - a->end - shift) <= tol;
+        }
+    }
+    free(count);
+    free(order);
+    free(fill);
+    *repeats = same;
+    return COMET_OK;
+}
+
+/* A step too large to hold: simulate it with fewer microbatches, in runs
+ * one round apart, until the runs grow by the same amount per round in
+ * every figure and the timeline repeats (a fixed point: the state after
+ * each steady round is the state before it, later by one round's time),
+ * then add the missing rounds. *out gets the builder of the largest run,
+ * its tasks from the cut on moved to where the full step runs them. */
+static comet_status extrapolate(const comet_model *m, const comet_system *sys,
+                                const comet_strategy *s, bool congestion, int64_t micro,
+                                double full_tasks, int64_t one, int64_t per_round, int64_t limit,
+                                builder **out, comet_sim_step_result *res, comet_error *err)
+{
+    int64_t p = s->pp, round = s->interleave > 1 ? s->pp : 1;
+    comet_sim_step_result *r = malloc(sizeof *r * 4);
+    if (!r)
+        return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    /* warm-up and cool-down each span at most 2p microbatches (3p kept
+     * clear of the cut); the first run starts well past them */
+    comet_status st = COMET_OK;
+    for (int64_t first = 6 * p;; first *= 2) {
+        int64_t last = first + 3 * round;
+        double need = (double)one + (double)(last / round - 1) * (double)per_round;
+        if (last >= micro || need > (double)limit) {
+            st = comet_error_set(
+                err, COMET_EINPUT, NULL, 0, 0, NULL,
+                "the step needs %.0f tasks (%lld microbatches), past the simulator's limit of "
+                "%lld, and no steady state that repeats was found within it (raise it: comet "
+                "simulate --max-tasks)",
+                full_tasks, (long long)micro, (long long)limit);
+            break;
+        }
+        for (int i = 0; !st && i < 4; i++) {
+            builder_free(*out, false);
+            *out = NULL;
+            st = run_step(m, sys, s, congestion, first + i * round, out, &r[i], err);
+        }
+        if (st)
+            break;
+        double tol = 1e-9 * r[3].step_time, shift = r[3].step_time - r[2].step_time;
+        int64_t cut = last - 3 * p - round;
+        bool repeats = false;
+        if (increments_equal(r, tol) &&
+            (st = timeline_repeats(&(*out)->g, cut, round, shift, tol, &repeats, err)) == COMET_OK &&
+            repeats) {
+            int64_t rounds = (micro - last) / round;
+            /* one round's growth, averaged over the three measured */
+            double per = (r[3].step_time - r[0].step_time) / 3.0;
+            *res = r[3];
+            res->step_time += (double)rounds * per;
+            for (size_t f = 0; f < N_FIGURES; f++)
+                for (int stg = 0; stg < res->stages; stg++)
+                    *figure(res, f, stg) +=
+                        (double)rounds * (*figure(&r[3], f, stg) - *figure(&r[0], f, stg)) / 3.0;
+            res->microbatches = micro;
+            res->simulated_microbatches = last;
+            res->round_time = per;
+            sim_graph *g = &(*out)->g;
+            for (int i = 0; i < g->n; i++)
+                if (g->tasks[i].micro >= cut) {
+                    g->tasks[i].start += (double)rounds * per;
+                    g->tasks[i].end += (double)rounds * per;
+                    g->tasks[i].micro += (int32_t)(micro - last);
+                }
+            break;
+        }
+        if (st)
+            break;
+    }
+    free(r);
+    return st;
 }
 
 comet_status comet_sim_step(const comet_model *m, const comet_system *sys,
@@ -633,14 +879,23 @@ comet_status comet_sim_step(const comet_model *m, const comet_system *sys,
 {
     comet_strategy s = *s_in;
     comet_status st = comet_strategy_resolve(m, sys, &s, NULL, err);
+    if (st)
+        return st;
+    bool congestion = o && o->fidelity == COMET_SIM_CONGESTION;
+    int64_t limit = o && o->max_tasks > 0 ? o->max_tasks : COMET_SIM_DEFAULT_MAX_TASKS;
+    if (limit > COMET_SIM_MAX_TASKS_LIMIT)
+        limit = COMET_SIM_MAX_TASKS_LIMIT;
+    int64_t micro = s.global_batch / (s.microbatch * s.dp), one, per_round;
+    double full = 0.0;
+    st = step_size(m, sys, &s, congestion, false, limit, &one, &per_round, &full, err);
+    if (st)
+        return st;
     builder *b = NULL;
-    if (!st)
-        st = build(m, sys, &s, o && o->fidelity == COMET_SIM_CONGESTION, false, &b, err);
-    double makespan = 0.0;
-    if (!st)
-        st = sim_run(&b->g, &makespan, describe, NULL, err);
-    if (!st)
-        collect(b, makespan, out);
+    if (full <= (double)limit)
+        st = run_step(m, sys, &s, congestion, micro, &b, out, err);
+    else
+        st = extrapolate(m, sys, &s, congestion, micro, full, one, per_round, limit, &b, out,
+                         err);
     static const char *const streams[R_PER_STAGE] = {
         "compute", "tensor-parallel", "send forward", "send backward", "data-parallel",
         "expansion memory"};
@@ -664,9 +919,21 @@ comet_status sim_step_graph_build(const comet_model *m, const comet_system *sys,
     memset(out, 0, sizeof *out);
     out->s = *s;
     comet_status st = comet_strategy_resolve(m, sys, &out->s, NULL, err);
+    /* an exported step holds every task: past the limit it is refused */
+    int64_t one, per_round;
+    double full = 0.0;
+    if (!st)
+        st = step_size(m, sys, &out->s, false, true, COMET_SIM_DEFAULT_MAX_TASKS, &one, &per_round,
+                       &full, err);
+    if (!st && full > COMET_SIM_DEFAULT_MAX_TASKS)
+        st = comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
+                             "the step needs %.0f tasks, past the limit of %d a step graph may "
+                             "hold (fewer microbatches, layers or stages fit)",
+                             full, COMET_SIM_DEFAULT_MAX_TASKS);
     builder *b = NULL;
     if (!st)
-        st = build(m, sys, &out->s, false, true, &b, err);
+        st = build(m, sys, &out->s, false, true,
+                   out->s.global_batch / (out->s.microbatch * out->s.dp), 0, &b, err);
     if (!st && b->coll_cap < b->g.n) { /* every task has an entry */
         step_coll *p = realloc(b->coll, sizeof *p * (size_t)(b->g.n + 1));
         if (!p)
