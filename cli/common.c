@@ -1,8 +1,10 @@
 /* CLI helpers shared by the subcommands: rendering errors as one line,
- * strict flag parsing, and atomic output files (temporary file + rename,
- * so a reader never sees a half-written result). */
+ * strict flag parsing, and atomic output files (a fresh temporary created
+ * with O_EXCL, then a rename: comet/files.h), so a reader never sees a
+ * half-written result and a planted link is never written through. */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "cli.h"
+#include "comet/files.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -54,8 +56,8 @@ comet_status cli_write_output(const char *path, const char *text, size_t len, co
                                    "cannot write: is a directory");
         FILE *dev = fopen(target, "wb");
         if (!dev)
-            return comet_error_set(err, COMET_EINPUT, path, 0, 0, NULL, "cannot write: %s",
-                                   strerror(errno));
+            return comet_error_set(err, comet_errno_status(errno), path, 0, 0, NULL,
+                                   "cannot write: %s", strerror(errno));
         int failed = write_all(dev, text, len);
         int e = errno;
         if (fclose(dev) != 0 || failed)
@@ -63,20 +65,10 @@ comet_status cli_write_output(const char *path, const char *text, size_t len, co
                                    strerror(failed ? e : errno));
         return COMET_OK;
     }
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", target, (long)getpid());
-    FILE *f = fopen(tmp, "wb");
-    if (!f)
-        return comet_error_set(err, COMET_EINPUT, path, 0, 0, NULL, "cannot write: %s",
-                               strerror(errno));
-    int failed = write_all(f, text, len) || fsync(fileno(f)) != 0;
-    int closed = fclose(f);
-    if (failed || closed || rename(tmp, target) != 0) {
-        int e = errno;
-        remove(tmp);
-        return comet_error_set(err, COMET_EIO, path, 0, 0, NULL, "cannot write: %s", strerror(e));
-    }
-    return COMET_OK;
+    if (comet_file_write(target, text, len, err) == COMET_OK)
+        return COMET_OK;
+    snprintf(err->file, sizeof err->file, "%s", path); /* as given, not where links lead */
+    return err->status;
 }
 
 comet_status cli_parse_int(const char *flag, const char *text, int64_t min, int64_t max,

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -32,10 +33,13 @@ static void slurp(const char *path, char *buf, size_t cap)
     fclose(f);
 }
 
-static void run(cli_run *r, const char *args)
+/* Run comet with args in workdir, after the shell commands in `before`
+ * (e.g. limits set with ulimit). */
+static void run_after(cli_run *r, const char *before, const char *args)
 {
     char cmd[8192];
-    snprintf(cmd, sizeof cmd, "cd %s && %s %s >out.txt 2>err.txt", workdir, binary, args);
+    snprintf(cmd, sizeof cmd, "cd %s && %s %s %s >out.txt 2>err.txt", workdir, before, binary,
+             args);
     int st = system(cmd);
     r->status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
     char path[512];
@@ -43,6 +47,11 @@ static void run(cli_run *r, const char *args)
     slurp(path, r->out, sizeof r->out);
     snprintf(path, sizeof path, "%s/err.txt", workdir);
     slurp(path, r->err, sizeof r->err);
+}
+
+static void run(cli_run *r, const char *args)
+{
+    run_after(r, "", args);
 }
 
 static void write_file(const char *name, const char *text)
@@ -428,6 +437,79 @@ static void test_export_chakra(void **state)
     expect_error("export --chakra x --tp 7", "comet export: --tp: 7 does not divide heads (96)");
 }
 
+/* The names in workdir/sub, sorted, one per line. */
+static void list_dir(const char *sub, char *out, size_t cap)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "cd %s/%s && ls -A | sort", workdir, sub);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t n = fread(out, 1, cap - 1, p);
+    out[n] = '\0';
+    pclose(p);
+}
+
+#define SMALL_EXPORT "--model megatron-22b --tp 2 --pp 2 --gbs 2" /* 4 ranks of 28 KB */
+
+/* A link planted at the temporary name comet once used (PREFIX.N.et.tmp)
+ * is neither followed nor removed; a failed export, mid-way through the
+ * ranks or when renaming them, leaves no file of its own, and a failure
+ * while writing leaves an earlier export whole. */
+static void test_export_writes_safely(void **state)
+{
+    (void)state;
+    char cmd[800], names[4096];
+    snprintf(cmd, sizeof cmd, "mkdir -p %s/safe && cd %s/safe && echo precious > victim && "
+             "ln -s victim x.0.et.tmp && ln -s victim x.network.yml.tmp", workdir, workdir);
+    assert_int_equal(system(cmd), 0);
+    cli_run r;
+    run(&r, "export --chakra safe/x " SMALL_EXPORT);
+    assert_int_equal(r.status, 0);
+    list_dir("safe", names, sizeof names);
+    assert_string_equal(names, "victim\nx.0.et\nx.0.et.tmp\nx.1.et\nx.2.et\nx.3.et\n"
+                               "x.groups.json\nx.memory.json\nx.network.yml\n"
+                               "x.network.yml.tmp\nx.system.json\n");
+    char path[600], text[64];
+    snprintf(path, sizeof path, "%s/safe/victim", workdir);
+    slurp(path, text, sizeof text);
+    assert_string_equal(text, "precious\n");
+
+    /* the disk fills after the side files (a file size limit of 10 KB,
+     * the signal ignored so the write fails): exit 1, the earlier export
+     * untouched, no temporaries */
+    snprintf(path, sizeof path, "%s/safe/x.0.et", workdir);
+    struct stat before, after;
+    assert_int_equal(stat(path, &before), 0);
+    run_after(&r, "trap '' XFSZ; ulimit -f 20;", "export --chakra safe/x " SMALL_EXPORT);
+    assert_int_equal(r.status, 1);
+    assert_string_equal(r.out, "");
+    assert_non_null(strstr(r.err, "comet export: safe/x.0.et: write failed: File too large\n"));
+    list_dir("safe", names, sizeof names);
+    assert_string_equal(names, "victim\nx.0.et\nx.0.et.tmp\nx.1.et\nx.2.et\nx.3.et\n"
+                               "x.groups.json\nx.memory.json\nx.network.yml\n"
+                               "x.network.yml.tmp\nx.system.json\n");
+    assert_int_equal(stat(path, &after), 0);
+    assert_int_equal(after.st_ino, before.st_ino);
+
+    /* a new prefix, and rank 2 cannot be put in place (a directory holds
+     * its name): exit 2 naming it, and ranks 0 and 1, already renamed,
+     * are removed again */
+    snprintf(cmd, sizeof cmd, "mkdir %s/safe/y.2.et", workdir);
+    assert_int_equal(system(cmd), 0);
+    run(&r, "export --chakra safe/y " SMALL_EXPORT);
+    assert_int_equal(r.status, 2);
+    assert_string_equal(r.err, "comet export: safe/y.2.et: cannot write: Is a directory\n");
+    list_dir("safe", names, sizeof names);
+    assert_string_equal(names, "victim\nx.0.et\nx.0.et.tmp\nx.1.et\nx.2.et\nx.3.et\n"
+                               "x.groups.json\nx.memory.json\nx.network.yml\n"
+                               "x.network.yml.tmp\nx.system.json\ny.2.et\n");
+    /* a prefix in a directory that is not there, or under a file: bad input */
+    expect_error("export --chakra nodir/x " SMALL_EXPORT,
+                 "comet export: nodir/x.network.yml: cannot write: No such file or directory");
+    expect_error("export --chakra safe/victim/x " SMALL_EXPORT,
+                 "comet export: safe/victim/x.network.yml: cannot write: Not a directory");
+}
+
 static void test_simulate_step(void **state)
 {
     (void)state;
@@ -472,6 +554,7 @@ void suite_cli(test_tally *t)
         cmocka_unit_test(test_simulate_collective),
         cmocka_unit_test(test_simulate_chakra),
         cmocka_unit_test(test_export_chakra),
+        cmocka_unit_test(test_export_writes_safely),
         cmocka_unit_test(test_simulate_step),
     };
     RUN_GROUP_WITH(t, cli, setup, teardown);
