@@ -138,6 +138,48 @@ void cli_unlock_dir(int fd)
         close(fd); /* the lock goes with the descriptor; the file stays, harmless */
 }
 
+comet_status cli_check_output(const char *path, cli_output_kind kind, const char *flag,
+                              comet_error *err)
+{
+    if (!path || (kind == CLI_OUT_FILE && strcmp(path, "-") == 0))
+        return COMET_OK;
+    struct stat st;
+    if (kind != CLI_OUT_PREFIX && stat(path, &st) == 0) {
+        if (kind == CLI_OUT_FILE && S_ISDIR(st.st_mode))
+            return comet_error_set(err, COMET_EINPUT, path, 0, 0, flag,
+                                   "cannot write: is a directory");
+        if (kind == CLI_OUT_DIR && !S_ISDIR(st.st_mode))
+            return comet_error_set(err, COMET_EINPUT, path, 0, 0, flag,
+                                   "cannot create the directory: a file has its name");
+        if (kind == CLI_OUT_DIR && access(path, W_OK | X_OK) != 0)
+            return comet_error_set(err, COMET_EINPUT, path, 0, 0, flag, "cannot write: %s",
+                                   strerror(errno));
+        return COMET_OK; /* a file to replace, or a device to write to */
+    }
+    if (kind != CLI_OUT_PREFIX && errno != ENOENT)
+        return comet_error_set(err, COMET_EINPUT, path, 0, 0, flag, "cannot write: %s",
+                               strerror(errno));
+    /* it will be created: its directory must be there and writable */
+    char parent[4096];
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(parent, sizeof parent, ".");
+    else if (snprintf(parent, sizeof parent, "%.*s", slash == path ? 1 : (int)(slash - path),
+                      path) >= (int)sizeof parent)
+        return comet_error_set(err, COMET_EINPUT, path, 0, 0, flag, "path too long");
+    int e = 0;
+    if (stat(parent, &st) != 0)
+        e = errno;
+    else if (!S_ISDIR(st.st_mode))
+        e = ENOTDIR;
+    else if (access(parent, W_OK | X_OK) != 0)
+        e = errno;
+    if (e)
+        return comet_error_set(err, COMET_EINPUT, path, 0, 0, flag, "cannot write: %s",
+                               strerror(e));
+    return COMET_OK;
+}
+
 comet_status cli_parse_int(const char *flag, const char *text, int64_t min, int64_t max,
                            int64_t *out, comet_error *err)
 {

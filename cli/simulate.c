@@ -47,7 +47,7 @@ static void usage(FILE *out)
             "pg_name run on that group, others on the dimensions in involved_dim); it\n"
             "prints each rank's finish time and exposed communication, and compute,\n"
             "communication and memory busy time.\n"
-            "Exit status: 0 ok, 1 failure, 2 bad input.\n");
+            "Exit status: 0 ok, 1 a failure mid-way, 2 bad input or an unusable output path.\n");
 }
 
 typedef struct sim_args {

@@ -125,7 +125,8 @@ static void usage(FILE *out)
             "  --resume    continue an interrupted sweep in DIR\n"
             "  --force     start over, replacing DIR's results\n"
             "  --quiet     no progress line on stderr\n"
-            "Exit status: 0 done, 1 I/O failure, 2 bad input, 130 interrupted (resumable).\n");
+            "Exit status: 0 done, 1 a failure mid-way, 2 bad input, an unusable output path or\n"
+            "DIR in use by another run (DIR/.comet-lock), 130 interrupted (resumable).\n");
 }
 
 
@@ -477,7 +478,9 @@ int sweep_main(int argc, char **argv, const sweep_command *cmd)
     int code;
     int axes[2];
     if (sweep_parse_args(argc, argv, cmd->name, &a, &err) || cmd->read(a.study, &study, &err) ||
-        cli_heatmap_axes(a.heatmap, &study, axes, &err)) { /* checked before any work */
+        cli_heatmap_axes(a.heatmap, &study, axes, &err) ||
+        cli_check_output(a.report, CLI_OUT_FILE, NULL, &err) ||
+        cli_check_output(a.plots, CLI_OUT_DIR, "--plots", &err)) { /* checked before any work */
         code = cl.rank == 0 ? cli_report_error(cmd->name, &err) : CLI_USAGE;
     } else {
         char dir_default[128];
