@@ -6,7 +6,11 @@
 #include "comet/comet.h"
 #include "comet/page.h"
 
-/* Exit codes: 0 success, 1 runtime failure (I/O), 2 bad input. */
+/* Exit codes, one rule for every command (README, "Exit status"):
+ * 0 success; 2 bad input or an unusable path (unknown flags, bad values,
+ * unreadable or garbage input files, output paths that cannot be created
+ * or written at the start); 1 a failure mid-way (disk full, a write error
+ * after opening) or an internal one. An interrupted sweep exits 130. */
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
 
 /* Print "comet: <error line>" to stderr and return the exit code for it. */
@@ -30,6 +34,26 @@ comet_status cli_write_report(comet_page *page, const char *report_path, const c
 struct comet_study;
 comet_status cli_heatmap_axes(const char *spec, const struct comet_study *st, int out[2],
                               comet_error *err);
+
+/* Whether an output path can be written, checked before any work so a
+ * long run does not fail at its end: a file (or "-", stdout) whose
+ * directory exists and is writable and which is not a directory; a
+ * directory that exists or can be created; a prefix (PREFIX.*) whose
+ * directory exists and is writable. NULL is fine. An error names the path
+ * (and `flag` when given) and is bad input. */
+typedef enum { CLI_OUT_FILE, CLI_OUT_DIR, CLI_OUT_PREFIX } cli_output_kind;
+comet_status cli_check_output(const char *path, cli_output_kind kind, const char *flag,
+                              comet_error *err);
+
+/* An output directory belongs to one run at a time: an exclusive flock
+ * on DIR/.comet-lock, which holds the owner's process id. Taken without
+ * waiting: when another process holds it, an error naming the directory
+ * and that process (bad input: exit 2). The kernel drops the lock when
+ * its process dies, so a lock file left by a killed run is no obstacle.
+ * *fd is the descriptor to keep open while the run lasts. */
+#define CLI_LOCK_FILE ".comet-lock"
+comet_status cli_lock_dir(const char *dir, int *fd, comet_error *err);
+void cli_unlock_dir(int fd);
 
 /* Strict integer parsing of a flag value within [min, max]. */
 comet_status cli_parse_int(const char *flag, const char *text, int64_t min, int64_t max,

@@ -33,7 +33,7 @@ static void help(void)
            "  -o FILE                write to FILE atomically instead of stdout\n"
            "  --report FILE.html     also write an HTML report with charts\n"
            "  --plots DIR            also write each chart as DIR/ID.svg and DIR/ID.csv\n"
-           "Exit status: 0 ok, 1 I/O failure, 2 bad input.\n");
+           "Exit status: 0 ok, 1 a failure mid-way, 2 bad input or an unusable output path.\n");
 }
 
 static void render(const cli_inputs *in, const comet_result *r, comet_buf *out)

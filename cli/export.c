@@ -19,7 +19,8 @@ static void help(void)
            "PREFIX.groups.json, so the same run works in ASTRA-sim and in\n"
            "'comet simulate --chakra'. Inputs and knobs are those of comet estimate\n"
            "(see 'comet estimate --help').\n"
-           "Exit status: 0 ok, 1 I/O failure, 2 bad input.\n");
+           "Exit status: 0 ok, 1 a failure mid-way (none of the files is left), 2 bad input\n"
+           "or an unusable prefix (see 'comet help').\n");
 }
 
 int cli_export(int argc, char **argv)

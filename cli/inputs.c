@@ -433,7 +433,13 @@ cli_inputs *cli_inputs_start(int argc, char **argv, cli_command cmd, void (*help
     memset(&inputs, 0, sizeof inputs);
     comet_error err;
     comet_error_clear(&err);
-    if (cli_inputs_parse(argc, argv, cmd, &inputs, &err)) {
+    /* outputs are checked before any work, so a run does not fail at its end */
+    if (cli_inputs_parse(argc, argv, cmd, &inputs, &err) ||
+        cli_check_output(inputs.output, CLI_OUT_FILE, NULL, &err) ||
+        cli_check_output(inputs.trace, CLI_OUT_FILE, NULL, &err) ||
+        cli_check_output(inputs.report, CLI_OUT_FILE, NULL, &err) ||
+        cli_check_output(inputs.plots, CLI_OUT_DIR, "--plots", &err) ||
+        cli_check_output(inputs.chakra, CLI_OUT_PREFIX, "--chakra", &err)) {
         *code = cli_report_error(command_name(cmd), &err);
         return NULL;
     }

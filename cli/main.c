@@ -1,5 +1,6 @@
 /* comet: the command-line front end. A thin dispatcher over libcomet; each
  * subcommand lives in its own file. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -21,11 +22,17 @@ static void usage(FILE *out)
             "  export     write a training step as Chakra traces plus ASTRA-sim input files\n"
             "  presets    list the embedded presets, or print one: comet presets show NAME\n"
             "  version    print the version\n\n"
-            "Run 'comet estimate --help' for the estimate options.\n",
+            "Run 'comet estimate --help' for the estimate options.\n\n"
+            "Exit status, for every command: 0 success; 2 bad input or an unusable path\n"
+            "(unknown flags, bad values, unreadable or garbage input files, output paths\n"
+            "that cannot be created or written at the start); 1 a failure mid-way (disk\n"
+            "full, a write error after opening) or an internal error; 130 a sweep or\n"
+            "study interrupted (resume it with --resume).\n",
             COMET_VERSION);
 }
 
-int main(int argc, char **argv)
+/* Every command's own work; main adds the check that stdout took it all. */
+static int dispatch(int argc, char **argv)
 {
     if (argc < 2) {
         usage(stderr);
@@ -59,4 +66,18 @@ int main(int argc, char **argv)
     }
     fprintf(stderr, "comet: unknown command \"%s\" (try 'comet help')\n", cmd);
     return CLI_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+    int code = dispatch(argc, argv);
+    /* output lost on its way out (a full disk behind a redirection, a
+     * closed pipe) is a failure mid-way, whatever the command printed */
+    if ((fflush(stdout) != 0 || ferror(stdout)) && code == CLI_OK) {
+        comet_error err;
+        comet_error_set(&err, COMET_EIO, "<stdout>", 0, 0, NULL, "write failed: %s",
+                        strerror(errno));
+        return cli_report_error(argv[1], &err); /* code 0: a command ran, so argv[1] is there */
+    }
+    return code;
 }

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "comet/files.h"
 #include "comet/results.h"
 
 static comet_status write_buf(const char *path, const comet_buf *b, comet_error *err)
@@ -41,7 +42,7 @@ comet_status cli_write_report(comet_page *page, const char *report_path, const c
     }
     if (!st && plots_dir) {
         if (mkdir(plots_dir, 0777) != 0 && errno != EEXIST)
-            st = comet_error_set(err, COMET_EIO, plots_dir, 0, 0, "--plots",
+            st = comet_error_set(err, comet_errno_status(errno), plots_dir, 0, 0, "--plots",
                                  "cannot create the directory: %s", strerror(errno));
         for (int i = 0; !st && i < comet_page_n_charts(page); i++) {
             const comet_chart *c = comet_page_chart_at(page, i);
@@ -115,7 +116,8 @@ static void help(void)
            "  --plots DIR  also write each chart as DIR/ID.svg and its data as DIR/ID.csv\n"
            "  --heatmap X,Y  the two axes of the heatmap (X across, Y down; default: the two\n"
            "               that move step time most), e.g. hbm_capacity,network.nvlink.bandwidth\n"
-           "Exit status: 0 ok, 1 I/O failure, 2 bad input.\n");
+           "Exit status: 0 ok, 1 a failure mid-way, 2 bad input (a file that holds no sweep\n"
+           "results) or an unusable output path (see 'comet help').\n");
 }
 
 /* results.csv -> results.html */
@@ -171,10 +173,17 @@ int cli_report(int argc, char **argv)
         default_output(input, out_path, sizeof out_path);
         output = out_path;
     }
-    comet_results *res = malloc(sizeof *res);
+    comet_results *res = calloc(1, sizeof *res);
     comet_page *page = NULL;
     comet_status st = res ? comet_results_read(input, res, &err)
                           : comet_error_set(&err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    /* a file that holds no sweep results (garbage, empty, another tool's)
+     * is bad input, not a report about nothing */
+    if (!st && res->problem[0])
+        st = comet_error_set(&err, COMET_EINPUT, NULL, 0, 0, NULL, "%s", res->problem);
+    if (!st && (cli_check_output(output, CLI_OUT_FILE, NULL, &err) ||
+                cli_check_output(plots, CLI_OUT_DIR, "--plots", &err)))
+        st = err.status;
     int axes[2];
     if (!st)
         st = cli_heatmap_axes(heatmap, &res->study, axes, &err);
@@ -184,11 +193,8 @@ int cli_report(int argc, char **argv)
         page = comet_page_new(title);
         comet_report_page_sweep(page, res, axes);
     }
-    if (!st) {
+    if (!st)
         st = cli_write_report(page, output, plots, &err);
-        if (!st && res->problem[0])
-            fprintf(stderr, "comet report: note: %s\n", res->problem);
-    }
     if (res)
         comet_results_free(res);
     free(res);

@@ -34,7 +34,7 @@ static void help(void)
            "  --json | --csv, -o FILE\n"
            "  --report FILE.html     also write an HTML report (top-k table, breakdowns)\n"
            "  --plots DIR            also write each chart as DIR/ID.svg and DIR/ID.csv\n"
-           "Exit status: 0 ok, 1 I/O failure, 2 bad input.\n");
+           "Exit status: 0 ok, 1 a failure mid-way, 2 bad input or an unusable output path.\n");
 }
 
 static void offload_text(const comet_strategy *s, char *out, size_t cap)

@@ -56,7 +56,7 @@ static void usage(FILE *out)
             "  --max-trace-bytes SIZE    bytes read, after gzip (default \"2 GiB\")\n"
             "  --max-trace-memory SIZE   memory held by the read trace (default \"2 GiB\");\n"
             "0 means no limit.\n"
-            "Exit status: 0 ok, 1 failure, 2 bad input.\n");
+            "Exit status: 0 ok, 1 a failure mid-way, 2 bad input or an unusable output path.\n");
 }
 
 typedef struct sim_args {

@@ -42,7 +42,8 @@ static void usage(FILE *out)
                  "  --resume    continue an interrupted study in DIR\n"
                  "  --force     start over, replacing DIR's results\n"
                  "  --quiet     no progress bar\n"
-                 "Exit status: 0 done, 1 I/O failure, 2 bad input, 130 interrupted (resumable).\n");
+                 "Exit status: 0 done, 1 a failure mid-way, 2 bad input, an unusable output path or\n"
+                 "DIR in use by another run (DIR/.comet-lock), 130 interrupted (resumable).\n");
 }
 
 /* A file when one exists at that path, else a built-in study by name. */

@@ -8,6 +8,7 @@
  * and the bytes are the same at any thread or rank count. */
 #define _XOPEN_SOURCE 700
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 
 #include "cli.h"
 #include "cluster.h"
+#include "comet/files.h"
 #include "comet/sweep.h"
 #include "sweep_files.h"
 
@@ -123,7 +125,8 @@ static void usage(FILE *out)
             "  --resume    continue an interrupted sweep in DIR\n"
             "  --force     start over, replacing DIR's results\n"
             "  --quiet     no progress line on stderr\n"
-            "Exit status: 0 done, 1 I/O failure, 2 bad input, 130 interrupted (resumable).\n");
+            "Exit status: 0 done, 1 a failure mid-way, 2 bad input, an unusable output path or\n"
+            "DIR in use by another run (DIR/.comet-lock), 130 interrupted (resumable).\n");
 }
 
 
@@ -226,6 +229,7 @@ static void render_row(const comet_study *study, const comet_sweep_row *row, row
 typedef struct output {
     FILE *csv, *jsonl;
     char csv_path[4096], jsonl_path[4096];
+    int lock;                      /* the output directory's lock (cli_lock_dir) */
 } output;
 
 /* Rank 0: every row from `start` in point order, local or received. */
@@ -323,24 +327,40 @@ static void drain(const cli_cluster *cl, bool *ended)
         }
 }
 
-/* Rank 0 only: output directory, resume point, open files. */
+/* A results file to append rows to; a symbolic link at its name is
+ * refused (ELOOP), not written through. */
+static FILE *open_for_append(const char *path)
+{
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
+    FILE *f = fd >= 0 ? fdopen(fd, "ab") : NULL;
+    if (fd >= 0 && !f)
+        close(fd);
+    return f;
+}
+
+/* Rank 0 only: output directory and its lock, resume point, open files. */
 static comet_status open_outputs(const sweep_args *a, const comet_study *study, output *out,
                                  uint64_t *start, comet_error *err)
 {
     if (mkdir(a->dir, 0777) != 0 && errno != EEXIST)
-        return comet_error_set(err, COMET_EINPUT, a->dir, 0, 0, NULL, "cannot create: %s",
-                               strerror(errno));
-    sweep_join(out->csv_path, sizeof out->csv_path, a->dir, "results.csv");
-    sweep_join(out->jsonl_path, sizeof out->jsonl_path, a->dir, "results.jsonl");
-    comet_status st = sweep_prepare_outputs(a->dir, a->resume, a->force, study, out->csv_path,
-                                            out->jsonl_path, start, err);
+        return comet_error_set(err, comet_errno_status(errno), a->dir, 0, 0, NULL,
+                               "cannot create: %s", strerror(errno));
+    /* before anything in DIR is read or trimmed: one run at a time */
+    comet_status st = cli_lock_dir(a->dir, &out->lock, err);
     if (st)
         return st;
-    out->csv = fopen(out->csv_path, "ab");
-    out->jsonl = fopen(out->jsonl_path, "ab");
+    sweep_join(out->csv_path, sizeof out->csv_path, a->dir, "results.csv");
+    sweep_join(out->jsonl_path, sizeof out->jsonl_path, a->dir, "results.jsonl");
+    st = sweep_prepare_outputs(a->dir, a->resume, a->force, study, out->csv_path, out->jsonl_path,
+                               start, err);
+    if (st)
+        return st;
+    out->csv = open_for_append(out->csv_path);
+    out->jsonl = open_for_append(out->jsonl_path);
     if (!out->csv || !out->jsonl)
-        return comet_error_set(err, COMET_EIO, out->csv ? out->jsonl_path : out->csv_path, 0, 0,
-                               NULL, "cannot write: %s", strerror(errno));
+        return comet_error_set(err, comet_errno_status(errno),
+                               out->csv ? out->jsonl_path : out->csv_path, 0, 0, NULL,
+                               "cannot write: %s", strerror(errno));
     if (*start == 0) {
         char *header = sweep_csv_header(study);
         st = header ? sweep_append_line(out->csv, out->csv_path, header, strlen(header), err)
@@ -373,11 +393,12 @@ static void stop_workers(sweep_state *s, pthread_t *ids, int started, bool fail)
         pthread_join(ids[t], NULL);
 }
 
-int sweep_run(const sweep_args *a, const comet_study *study, const cli_cluster *cl)
+int sweep_run(const sweep_args *a, const comet_study *study, const cli_cluster *cl,
+              int *dir_lock)
 {
     comet_error err;
     comet_error_clear(&err);
-    output out = {0};
+    output out = {.lock = -1};
     uint64_t start = 0, go = 1;
     comet_status st = COMET_OK;
     if (cl->rank == 0) {
@@ -425,6 +446,7 @@ int sweep_run(const sweep_args *a, const comet_study *study, const cli_cluster *
         fclose(out.csv);
     if (out.jsonl)
         fclose(out.jsonl);
+    *dir_lock = out.lock;
     if (cl->rank != 0)
         return st ? CLI_FAIL : CLI_OK;
     if (st)
@@ -456,7 +478,9 @@ int sweep_main(int argc, char **argv, const sweep_command *cmd)
     int code;
     int axes[2];
     if (sweep_parse_args(argc, argv, cmd->name, &a, &err) || cmd->read(a.study, &study, &err) ||
-        cli_heatmap_axes(a.heatmap, &study, axes, &err)) { /* checked before any work */
+        cli_heatmap_axes(a.heatmap, &study, axes, &err) ||
+        cli_check_output(a.report, CLI_OUT_FILE, NULL, &err) ||
+        cli_check_output(a.plots, CLI_OUT_DIR, "--plots", &err)) { /* checked before any work */
         code = cl.rank == 0 ? cli_report_error(cmd->name, &err) : CLI_USAGE;
     } else {
         char dir_default[128];
@@ -468,9 +492,11 @@ int sweep_main(int argc, char **argv, const sweep_command *cmd)
         if (cmd->finish && cl.rank == 0 && !a.quiet)
             fprintf(stderr, "comet %s %s: sweeping %llu cluster designs into %s/\n", cmd->name,
                     study.name, (unsigned long long)comet_study_points(&study), a.dir);
-        code = sweep_run(&a, &study, &cl);
+        int dir_lock = -1;
+        code = sweep_run(&a, &study, &cl, &dir_lock);
         if (code == CLI_OK && cl.rank == 0 && cmd->finish)
             code = cmd->finish(&a, &study);
+        cli_unlock_dir(dir_lock);
     }
     cli_cluster_finalize(&cl);
     return code;

@@ -41,8 +41,12 @@ int sweep_main(int argc, char **argv, const sweep_command *cmd);
 
 /* Every design point of the study, on threads and MPI ranks, into
  * a->dir/results.csv and results.jsonl; then (unless rows_only) the
- * summaries and report. Returns the exit code (130 when interrupted). */
-int sweep_run(const sweep_args *a, const comet_study *study, const cli_cluster *cl);
+ * summaries and report. Rank 0 locks a->dir first (cli_lock_dir) and
+ * leaves the lock in *dir_lock (-1 when none) for the caller to hold
+ * until its own files are written too. Returns the exit code (130 when
+ * interrupted). */
+int sweep_run(const sweep_args *a, const comet_study *study, const cli_cluster *cl,
+              int *dir_lock);
 
 void sweep_join(char *out, size_t cap, const char *dir, const char *name);
 

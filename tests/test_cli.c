@@ -33,10 +33,13 @@ static void slurp(const char *path, char *buf, size_t cap)
     fclose(f);
 }
 
-static void run(cli_run *r, const char *args)
+/* Run comet with args in workdir, after the shell commands in `before`
+ * (e.g. limits set with ulimit). */
+static void run_after(cli_run *r, const char *before, const char *args)
 {
     char cmd[8192];
-    snprintf(cmd, sizeof cmd, "cd %s && %s %s >out.txt 2>err.txt", workdir, binary, args);
+    snprintf(cmd, sizeof cmd, "cd %s && %s %s %s >out.txt 2>err.txt", workdir, before, binary,
+             args);
     int st = system(cmd);
     r->status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
     char path[512];
@@ -44,6 +47,11 @@ static void run(cli_run *r, const char *args)
     slurp(path, r->out, sizeof r->out);
     snprintf(path, sizeof path, "%s/err.txt", workdir);
     slurp(path, r->err, sizeof r->err);
+}
+
+static void run(cli_run *r, const char *args)
+{
+    run_after(r, "", args);
 }
 
 static void write_file(const char *name, const char *text)
@@ -498,6 +506,191 @@ static void test_export_chakra(void **state)
     expect_error("export --chakra x --tp 7", "comet export: --tp: 7 does not divide heads (96)");
 }
 
+/* The names in workdir/sub, sorted, one per line. */
+static void list_dir(const char *sub, char *out, size_t cap)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "cd %s/%s && ls -A | sort", workdir, sub);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t n = fread(out, 1, cap - 1, p);
+    out[n] = '\0';
+    pclose(p);
+}
+
+#define SMALL_EXPORT "--model megatron-22b --tp 2 --pp 2 --gbs 2" /* 4 ranks of 28 KB */
+
+/* A link planted at the temporary name comet once used (PREFIX.N.et.tmp)
+ * is neither followed nor removed; a failed export, mid-way through the
+ * ranks or when renaming them, leaves no file of its own, and a failure
+ * while writing leaves an earlier export whole. */
+static void test_export_writes_safely(void **state)
+{
+    (void)state;
+    char cmd[800], names[4096];
+    snprintf(cmd, sizeof cmd, "mkdir -p %s/safe && cd %s/safe && echo precious > victim && "
+             "ln -s victim x.0.et.tmp && ln -s victim x.network.yml.tmp", workdir, workdir);
+    assert_int_equal(system(cmd), 0);
+    cli_run r;
+    run(&r, "export --chakra safe/x " SMALL_EXPORT);
+    assert_int_equal(r.status, 0);
+    list_dir("safe", names, sizeof names);
+    assert_string_equal(names, "victim\nx.0.et\nx.0.et.tmp\nx.1.et\nx.2.et\nx.3.et\n"
+                               "x.groups.json\nx.memory.json\nx.network.yml\n"
+                               "x.network.yml.tmp\nx.system.json\n");
+    char path[600], text[64];
+    snprintf(path, sizeof path, "%s/safe/victim", workdir);
+    slurp(path, text, sizeof text);
+    assert_string_equal(text, "precious\n");
+
+    /* the disk fills after the side files (a file size limit of 10 KB,
+     * the signal ignored so the write fails): exit 1, the earlier export
+     * untouched, no temporaries */
+    snprintf(path, sizeof path, "%s/safe/x.0.et", workdir);
+    struct stat before, after;
+    assert_int_equal(stat(path, &before), 0);
+    run_after(&r, "trap '' XFSZ; ulimit -f 20;", "export --chakra safe/x " SMALL_EXPORT);
+    assert_int_equal(r.status, 1);
+    assert_string_equal(r.out, "");
+    assert_non_null(strstr(r.err, "comet export: safe/x.0.et: write failed: File too large\n"));
+    list_dir("safe", names, sizeof names);
+    assert_string_equal(names, "victim\nx.0.et\nx.0.et.tmp\nx.1.et\nx.2.et\nx.3.et\n"
+                               "x.groups.json\nx.memory.json\nx.network.yml\n"
+                               "x.network.yml.tmp\nx.system.json\n");
+    assert_int_equal(stat(path, &after), 0);
+    assert_int_equal(after.st_ino, before.st_ino);
+
+    /* a new prefix, and rank 2 cannot be put in place (a directory holds
+     * its name): exit 2 naming it, and ranks 0 and 1, already renamed,
+     * are removed again */
+    snprintf(cmd, sizeof cmd, "mkdir %s/safe/y.2.et", workdir);
+    assert_int_equal(system(cmd), 0);
+    run(&r, "export --chakra safe/y " SMALL_EXPORT);
+    assert_int_equal(r.status, 2);
+    assert_string_equal(r.err, "comet export: safe/y.2.et: cannot write: Is a directory\n");
+    list_dir("safe", names, sizeof names);
+    assert_string_equal(names, "victim\nx.0.et\nx.0.et.tmp\nx.1.et\nx.2.et\nx.3.et\n"
+                               "x.groups.json\nx.memory.json\nx.network.yml\n"
+                               "x.network.yml.tmp\nx.system.json\ny.2.et\n");
+    /* a prefix in a directory that is not there, or under a file: bad input */
+    expect_error("export --chakra nodir/x " SMALL_EXPORT,
+                 "comet export: nodir/x: --chakra: cannot write: No such file or directory");
+    expect_error("export --chakra safe/victim/x " SMALL_EXPORT,
+                 "comet export: safe/victim/x: --chakra: cannot write: Not a directory");
+}
+
+/* Exit status 2, one line and nothing on stdout, for every kind of
+ * unusable output path, found before any work: a path under a regular
+ * file, in a missing directory, or a directory where a file goes. */
+static void test_unusable_outputs_exit_2(void **state)
+{
+    (void)state;
+    write_file("plain", "a regular file\n");
+    expect_error("estimate -o plain/x.json",
+                 "comet estimate: plain/x.json: cannot write: Not a directory");
+    expect_error("estimate --report nodir/r.html",
+                 "comet estimate: nodir/r.html: cannot write: No such file or directory");
+    expect_error("estimate --plots plain/charts",
+                 "comet estimate: plain/charts: --plots: cannot write: Not a directory");
+    expect_error("estimate --plots plain",
+                 "comet estimate: plain: --plots: cannot create the directory: a file has its "
+                 "name");
+    expect_error("search --npus 64 --gbs 64 -o nodir/top.txt",
+                 "comet search: nodir/top.txt: cannot write: No such file or directory");
+    expect_error("simulate --trace plain/t.json",
+                 "comet simulate: plain/t.json: cannot write: Not a directory");
+    char line[600], args[600];
+    snprintf(line, sizeof line, "comet simulate: %s: cannot write: is a directory", workdir);
+    snprintf(args, sizeof args, "simulate --trace %s", workdir);
+    expect_error(args, line);
+    expect_error("export --chakra plain/x", "comet export: plain/x: --chakra: cannot write: Not a "
+                                            "directory");
+    write_file("study.yaml", test_small_study);
+    /* a sweep or study refuses before sweeping, and creates nothing */
+    expect_error("sweep study.yaml -o never --plots plain/charts",
+                 "comet sweep: plain/charts: --plots: cannot write: Not a directory");
+    expect_error("study study.yaml -o never --report nodir/r.html",
+                 "comet study: nodir/r.html: cannot write: No such file or directory");
+    char never[400];
+    snprintf(never, sizeof never, "%s/never", workdir);
+    assert_int_equal(access(never, F_OK), -1);
+    expect_error("sweep study.yaml -o plain/sub --quiet",
+                 "comet sweep: plain/sub: cannot create: Not a directory");
+    expect_error("presets show nosuch",
+                 "comet presets: no preset named \"nosuch\" (see 'comet presets list')");
+}
+
+/* comet report: a file that holds no sweep results is bad input (2), not
+ * an empty report; a good one reports (0); a write that fails once begun
+ * is exit 1 and leaves no file behind. */
+static void test_report_exit_codes(void **state)
+{
+    (void)state;
+    write_file("garbage.csv", "\x01\x02\x7f binary\n");
+    write_file("empty.csv", "");
+    write_file("other.csv", "name,value\nx,1\n");
+    expect_error("report empty.csv -o r.html",
+                 "comet report: empty.csv is empty: the sweep wrote no results (it may have "
+                 "stopped before its first design point).");
+    expect_error("report other.csv -o r.html",
+                 "comet report: other.csv has no column index, status, design_cost, npus, "
+                 "model, step_time_s, tokens_per_s, hbm_total_bytes: it was written by an older comet "
+                 "or by another tool. Run the sweep again with this comet to report it.");
+    cli_run r;
+    run(&r, "report garbage.csv -o r.html");
+    assert_int_equal(r.status, 2);
+    assert_int_equal(lines(r.err), 1);
+    assert_non_null(strstr(r.err, "comet report: garbage.csv "));
+    char path[600];
+    snprintf(path, sizeof path, "%s/r.html", workdir);
+    assert_int_equal(access(path, F_OK), -1);
+
+    write_file("study.yaml", test_small_study);
+    run(&r, "sweep study.yaml -o rep -j 1 --quiet");
+    assert_int_equal(r.status, 0);
+    run(&r, "report rep/results.csv -o rep/again.html --plots rep/charts");
+    assert_int_equal(r.status, 0);
+    expect_error("report rep/results.csv --plots plain/charts",
+                 "comet report: plain/charts: --plots: cannot write: Not a directory");
+    expect_error("report rep/results.csv -o nodir/r.html",
+                 "comet report: nodir/r.html: cannot write: No such file or directory");
+    /* the disk fills once writing has begun (a 512-byte file size limit) */
+    run_after(&r, "mkdir -p full && trap '' XFSZ && ulimit -f 1 &&",
+              "report rep/results.csv -o full/r.html");
+    assert_int_equal(r.status, 1);
+    assert_string_equal(r.err, "comet report: full/r.html: write failed: File too large\n");
+    char names[1024];
+    list_dir("full", names, sizeof names);
+    assert_string_equal(names, "");
+}
+
+/* A failure mid-way is exit 1: stdout that cannot take the output, a
+ * sweep whose results file stops growing. */
+static void test_failures_midway_exit_1(void **state)
+{
+    (void)state;
+    static const char *const commands[][2] = {
+        {"estimate", "comet estimate: <stdout>: write failed: No space left on device\n"},
+        {"presets list", "comet presets: <stdout>: write failed: No space left on device\n"},
+    };
+    for (int i = 0; i < 2; i++) {
+        char cmd[5000], path[600], err[256];
+        snprintf(cmd, sizeof cmd, "cd %s && %s %s >/dev/full 2>err.txt", workdir, binary,
+                 commands[i][0]);
+        int st = system(cmd);
+        assert_true(WIFEXITED(st));
+        assert_int_equal(WEXITSTATUS(st), 1);
+        snprintf(path, sizeof path, "%s/err.txt", workdir);
+        slurp(path, err, sizeof err);
+        assert_string_equal(err, commands[i][1]);
+    }
+    cli_run r;
+    write_file("study.yaml", test_small_study);
+    run_after(&r, "trap '' XFSZ && ulimit -f 1 &&", "sweep study.yaml -o cut -j 1 --quiet");
+    assert_int_equal(r.status, 1);
+    assert_string_equal(r.err, "comet sweep: cut/results.csv: write failed: File too large\n");
+}
+
 static void test_simulate_step(void **state)
 {
     (void)state;
@@ -543,6 +736,10 @@ void suite_cli(test_tally *t)
         cmocka_unit_test(test_simulate_huge_step),
         cmocka_unit_test(test_simulate_chakra),
         cmocka_unit_test(test_export_chakra),
+        cmocka_unit_test(test_export_writes_safely),
+        cmocka_unit_test(test_unusable_outputs_exit_2),
+        cmocka_unit_test(test_report_exit_codes),
+        cmocka_unit_test(test_failures_midway_exit_1),
         cmocka_unit_test(test_simulate_step),
     };
     RUN_GROUP_WITH(t, cli, setup, teardown);

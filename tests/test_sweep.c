@@ -3,11 +3,16 @@
  * summaries are right on known rows, and the sweep command gives the same
  * bytes at 1 and 2 threads and after a crash (a torn line) and --resume. */
 #define _XOPEN_SOURCE 700 /* mkdtemp */
+#define _DEFAULT_SOURCE   /* flock */
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "comet/comet.h"
 #include "comet/study.h"
@@ -305,6 +310,55 @@ static void test_sweep_sigterm(void **state)
     expect_same_file(full, cut, "summary.txt");
 }
 
+/* While one run holds an output directory (here the test, as a running
+ * sweep would: an flock on DIR/.comet-lock holding its pid), a sweep or a
+ * study into it fails at once with exit 2, one line naming the directory
+ * and the process, and writes no row; once the holder is gone the lock
+ * file it leaves is no obstacle. */
+static void test_sweep_lock(void **state)
+{
+    (void)state;
+    char out[300], lock[400], args[1024], errpath[400], csv[400];
+    snprintf(out, sizeof out, "%s/busy", dir);
+    snprintf(lock, sizeof lock, "%s/.comet-lock", out);
+    snprintf(errpath, sizeof errpath, "%s/err.txt", dir);
+    snprintf(csv, sizeof csv, "%s/results.csv", out);
+    assert_int_equal(mkdir(out, 0777), 0);
+    int fd = open(lock, O_RDWR | O_CREAT, 0666);
+    assert_true(fd >= 0);
+    assert_int_equal(flock(fd, LOCK_EX | LOCK_NB), 0);
+    char pid[32], want[800];
+    int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+    assert_int_equal(write(fd, pid, (size_t)n), n);
+    static const char *const commands[] = {"sweep", "study"};
+    for (int c = 0; c < 2; c++) {
+        char fmt[100];
+        snprintf(fmt, sizeof fmt, "%%s %s %%s", commands[c]);
+        snprintf(args, sizeof args, "%s/small.yaml -o %s -j 1 --quiet >/dev/null 2>%s", dir, out,
+                 errpath);
+        assert_int_equal(run_cmd(fmt, args), 2);
+        char *err = slurp(errpath);
+        assert_non_null(err);
+        snprintf(want, sizeof want,
+                 "comet %s: %s: is in use by comet process %ld (locked through .comet-lock); "
+                 "wait for it to finish or choose another output directory\n",
+                 commands[c], out, (long)getpid());
+        assert_string_equal(err, want);
+        free(err);
+        assert_int_equal(access(csv, F_OK), -1);
+    }
+    close(fd); /* the holder ends; its lock file stays */
+    snprintf(args, sizeof args, "%s/small.yaml -o %s -j 1 --quiet >/dev/null", dir, out);
+    assert_int_equal(run_cmd("%s sweep %s", args), 0);
+    assert_int_equal(access(csv, F_OK), 0);
+    /* the run wrote its own pid into the lock file */
+    char *holder = slurp(lock);
+    assert_non_null(holder);
+    assert_true(atol(holder) > 0);
+    assert_true(atol(holder) != (long)getpid());
+    free(holder);
+}
+
 /* The same sweep split over 2 and 3 MPI ranks (oversubscribed on this
  * machine) writes the same bytes as one process. */
 static void test_sweep_mpi(void **state)
@@ -344,6 +398,7 @@ void suite_sweep(test_tally *t)
         cmocka_unit_test_setup_teardown(test_sweep_threads_and_resume, sweep_setup,
                                         sweep_teardown),
         cmocka_unit_test_setup_teardown(test_sweep_sigterm, sweep_setup, sweep_teardown),
+        cmocka_unit_test_setup_teardown(test_sweep_lock, sweep_setup, sweep_teardown),
         cmocka_unit_test_setup_teardown(test_sweep_mpi, sweep_setup, sweep_teardown),
     };
     RUN_GROUP(t, sweep);

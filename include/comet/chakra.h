@@ -174,7 +174,9 @@ void comet_et_result_free(comet_et_result *r);
  * simulate builds, one task per collective) as Chakra traces
  * PREFIX.<rank>.et, one per NPU, plus PREFIX.network.yml,
  * PREFIX.system.json, PREFIX.memory.json and PREFIX.groups.json (the
- * comm groups) for the same run in ASTRA-sim or comet simulate --chakra. */
+ * comm groups) for the same run in ASTRA-sim or comet simulate --chakra.
+ * The files are written as one set (comet/files.h): on failure none is
+ * left behind. */
 typedef struct comet_export_info {
     int ranks;
     size_t nodes;

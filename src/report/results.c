@@ -445,6 +445,7 @@ comet_status comet_results_parse(const char *text, size_t len, const char *name,
 
 comet_status comet_results_read(const char *path, comet_results *out, comet_error *err)
 {
+    memset(out, 0, sizeof *out); /* freeable even when the file cannot be read */
     /* config files are bounded; a sweep's results may be as long as it ran */
     char *text = NULL;
     size_t len = 0;

@@ -8,7 +8,10 @@
  * as control dependencies on the previous task of the same stream. Compute
  * time is written both as duration_micros and as num_ops at a roofline
  * peak of 1 TFLOP/s, so it survives to the picosecond. Beside the traces:
- * the network YAML, system JSON and remote-memory JSON for the same run. */
+ * the network YAML, system JSON and remote-memory JSON for the same run.
+ * Every file goes to a temporary first and all are renamed into place only
+ * when all were written (comet/files.h): a failed export leaves no file,
+ * and an earlier export under the same prefix stays whole. */
 #include "comet/chakra.h"
 
 #include <math.h>
@@ -18,7 +21,8 @@
 
 #include "comet/strategy.h"
 #include "../sim/step_graph.h"
-#include "commit.h"
+#include "comet/files.h"
+#include "et_write.h"
 
 typedef struct exporter {
     const comet_system *sys;
@@ -34,6 +38,7 @@ typedef struct exporter {
     bool *folded;
     size_t *fold_at, *fold_n;
     const char *prefix;
+    comet_files *files;        /* every file written, renamed into place at the end */
 } exporter;
 
 /* idx[g] -> rank (see the top comment). */
@@ -80,21 +85,19 @@ static void group_name(const exporter *x, comet_group g, const int64_t idx[COMET
 
 /* ---- the side files --------------------------------------------------------------- */
 
-/* Write the side file PREFIX.suffix from b, then empty b for the next. */
+/* Write the side file PREFIX.suffix from b into the set, then empty b
+ * for the next. */
 static comet_status write_side(const exporter *x, comet_buf *b, const char *suffix,
                                comet_error *err)
 {
-    char path[4200], tmp[4210];
+    char path[4200];
     snprintf(path, sizeof path, "%s.%s", x->prefix, suffix);
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
     comet_status st = COMET_OK;
     FILE *f = NULL;
     if (b->failed)
         st = comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
-    else if (!(f = fopen(tmp, "w")))
-        st = comet_error_set(err, COMET_EIO, path, 0, 0, NULL, "cannot write");
-    else
-        st = trace_commit(f, fputs(b->data ? b->data : "", f) < 0, tmp, path, err);
+    else if (!(st = comet_files_begin(x->files, path, &f, err)))
+        st = comet_files_end(x->files, fputs(b->data ? b->data : "", f) < 0, err);
     comet_buf_free(b);
     comet_buf_init(b);
     return st;
@@ -456,7 +459,11 @@ static comet_status write_stage(const exporter *x, int stage, stage_nodes *sn, c
             }
             char path[4200];
             snprintf(path, sizeof path, "%s.%lld.et", x->prefix, (long long)me);
-            comet_status st = comet_et_write(path, "0.0.4", sn->nodes, sn->n, err);
+            FILE *f;
+            comet_status st = comet_files_begin(x->files, path, &f, err);
+            if (!st)
+                st = comet_files_end(x->files, !chakra_write_nodes(f, "0.0.4", sn->nodes, sn->n),
+                                     err);
             if (st)
                 return st;
         }
@@ -468,7 +475,9 @@ comet_status comet_export_chakra(const comet_model *m, const comet_system *sys,
                                  comet_export_info *info, comet_error *err)
 {
     memset(info, 0, sizeof *info);
-    exporter x = {.sys = sys, .prefix = prefix};
+    comet_files files;
+    comet_files_init(&files, false);
+    exporter x = {.sys = sys, .prefix = prefix, .files = &files};
     comet_status st = sim_step_graph_build(m, sys, strategy, &x.sg, err);
     if (st)
         return st;
@@ -506,6 +515,11 @@ comet_status comet_export_chakra(const comet_model *m, const comet_system *sys,
         free(sn.group);
         free(sn.names);
     }
+    /* every rank and side file, or none of them */
+    if (!st)
+        st = comet_files_commit(&files, err);
+    else
+        comet_files_abandon(&files);
     info->ranks = (int)x.npus;
     free(x.in_first);
     free(x.in_edges);

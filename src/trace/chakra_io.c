@@ -21,7 +21,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "commit.h"
+#include "comet/files.h"
+#include "et_write.h"
 #include "et_def.pb-c.h"
 
 #define MAX_MESSAGE (64u << 20) /* bytes in one message, at most */
@@ -707,14 +708,8 @@ static void node_attrs(const comet_et_node *n, attr_set *s)
         add_int(s, "comm_priority", n->comm_priority);
 }
 
-comet_status comet_et_write(const char *path, const char *version, const comet_et_node *nodes,
-                            size_t n, comet_error *err)
+bool chakra_write_nodes(FILE *f, const char *version, const comet_et_node *nodes, size_t n)
 {
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "wb");
-    if (!f)
-        return comet_error_set(err, COMET_EINPUT, path, 0, 0, NULL, "cannot write");
     ChakraProtoMsg__GlobalMetadata meta;
     chakra_proto_msg__global_metadata__init(&meta);
     meta.version = (char *)(version ? version : "1.0.0");
@@ -734,15 +729,24 @@ comet_status comet_et_write(const char *path, const char *version, const comet_e
         pn.attr = s.p;
         bad = write_message(f, &pn.base);
     }
-    return trace_commit(f, bad != 0, tmp, path, err);
+    return bad == 0;
 }
 
-comet_status trace_commit(FILE *f, bool failed, const char *tmp, const char *path,
-                          comet_error *err)
+typedef struct node_list {
+    const char *version;
+    const comet_et_node *nodes;
+    size_t n;
+} node_list;
+
+static bool produce_nodes(FILE *f, void *ctx)
 {
-    if (fclose(f) != 0 || failed || rename(tmp, path) != 0) {
-        remove(tmp);
-        return comet_error_set(err, COMET_EIO, path, 0, 0, NULL, "write failed");
-    }
-    return COMET_OK;
+    const node_list *l = ctx;
+    return chakra_write_nodes(f, l->version, l->nodes, l->n);
+}
+
+comet_status comet_et_write(const char *path, const char *version, const comet_et_node *nodes,
+                            size_t n, comet_error *err)
+{
+    node_list l = {version, nodes, n};
+    return comet_file_produce(path, false, produce_nodes, &l, err);
 }
