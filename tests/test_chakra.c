@@ -1267,6 +1267,17 @@ static comet_et_trace two_ranks(comet_et_node *a, size_t na, comet_et_node *b, s
     return t;
 }
 
+/* Rank 0 running a and rank 1 running b must fail with exactly this
+ * message, in this file. */
+static void expect_two_ranks_error(comet_et_node *a, size_t na, comet_et_node *b, size_t nb,
+                                   const comet_astra_inputs *in, const char *file,
+                                   const char *message)
+{
+    comet_et_trace t = two_ranks(a, na, b, nb);
+    expect_sim_error(&t, in, file, message);
+    free(t.rank);
+}
+
 /* Deadlocks across ranks are named whole, each node as rank:id waiting
  * on the next: through sends and receives, through a stream's program
  * order, through collectives run in a different order by two ranks of
@@ -1283,23 +1294,25 @@ static void test_deadlocks(void **state)
     comet_et_node r1[2] = {receive_from(8, 0, 1), send_to(9, 0, 2)};
     depend(&r0[0], &on5, 1);
     depend(&r1[1], &on8, 1);
-    comet_et_trace t = two_ranks(r0, 2, r1, 2);
-    expect_sim_error(&t, &in, "mem.0.et",
-                     "dependency cycle across ranks 0:4 (send to rank 1) -> 0:5 (receive from "
-                     "rank 1) -> 1:9 (send to rank 0) -> 1:8 (receive from rank 0) -> 0:4 (each "
-                     "node waits on the next)");
-    free(t.rank);
+    expect_two_ranks_error(r0, 2, r1, 2, &in, "mem.0.et",
+                           "dependency cycle across ranks 0:4 (send to rank 1) -> 0:5 (receive "
+                           "from rank 1) -> 1:9 (send to rank 0) -> 1:8 (receive from rank 0) -> "
+                           "0:4 (each node waits on the next)");
+
+    /* a second receive of a tag sent once has no send to wait on */
+    comet_et_node once[1] = {send_to(1, 1, 4)};
+    comet_et_node twice[2] = {receive_from(2, 0, 4), receive_from(3, 0, 4)};
+    expect_two_ranks_error(once, 1, twice, 2, &in, "mem.1.et",
+                           "node 3 receives from rank 0 with tag 4, but no send matches");
 
     /* a send to itself that depends on its own receive */
     uint64_t on1 = 1;
     comet_et_node self[2] = {receive_from(1, 0, 7), send_to(2, 0, 7)};
     depend(&self[1], &on1, 1);
     comet_et_node idle[1] = {compute(1, 5)};
-    t = two_ranks(self, 2, idle, 1);
-    expect_sim_error(&t, &in, "mem.0.et",
-                     "rank 0: dependency cycle 0:1 (receive from rank 0) -> 0:2 (send to rank 0) "
-                     "-> 0:1 (each node waits on the next)");
-    free(t.rank);
+    expect_two_ranks_error(self, 2, idle, 1, &in, "mem.0.et",
+                           "rank 0: dependency cycle 0:1 (receive from rank 0) -> 0:2 (send to "
+                           "rank 0) -> 0:1 (each node waits on the next)");
 
     /* rank 0's second send (3) waits behind its first (2) on its stream,
      * which waits for rank 1, which waits for the second: sends listed the
@@ -1308,7 +1321,7 @@ static void test_deadlocks(void **state)
     comet_et_node s1[2] = {receive_from(1, 0, 3), send_to(2, 0, 2)};
     depend(&s0[1], &on1, 1);
     depend(&s1[1], &on1, 1);
-    t = two_ranks(s0, 3, s1, 2);
+    comet_et_trace t = two_ranks(s0, 3, s1, 2);
     expect_sim_error(&t, &in, "mem.0.et",
                      "dependency cycle across ranks 0:1 (receive from rank 1) -> 1:2 (send to "
                      "rank 0) -> 1:1 (receive from rank 0) -> 0:3 (send to rank 1, behind the "
@@ -1338,6 +1351,16 @@ static void test_deadlocks(void **state)
                      "dependency cycle across ranks 0:1 (all_reduce) -> 1:2 (the same "
                      "all_reduce) -> 1:1 (all_reduce) -> 0:2 (the same all_reduce) -> 0:1 (each "
                      "node waits on the next)");
+    /* two all-reduces of one group in opposite orders pair by order, so
+     * sizes that differ are named */
+    comet_et_node g0[2] = {collective(1, COMET_ET_ALL_REDUCE, 1e6),
+                           collective(2, COMET_ET_ALL_REDUCE, 2e6)};
+    comet_et_node g1[2] = {g0[1], g0[0]};
+    g0[0].pg_name = g0[1].pg_name = g1[0].pg_name = g1[1].pg_name = "a";
+    expect_two_ranks_error(g0, 2, g1, 2, &in, "mem.1.et",
+                           "node 2: collective number 1 of its group, of type 0 and 2000000 bytes, "
+                           "is of type 0 and 1000000 bytes on rank 0 (node 1): a group's ranks "
+                           "must run its collectives in the same order");
     /* in the same order on both ranks they finish, one after the other */
     c1[0].pg_name = "a";
     c1[1].pg_name = "b";
@@ -1366,13 +1389,12 @@ static void test_deadlocks(void **state)
         depend(&l0[i], &prev0[i], 1);
         depend(&l1[i], &prev1[i], 1);
     }
-    t = two_ranks(l0, 2 * PAIRS, l1, 2 * PAIRS);
-    expect_sim_error(&t, &in, "mem.0.et",
-                     "dependency cycle across ranks through 22 tasks 0:100 (receive from rank "
-                     "1) -> 1:219 (send to rank 0) -> 1:218 (receive from rank 0) -> 0:119 (send "
-                     "to rank 1) -> 0:118 (receive from rank 1) -> 0:117 (send to rank 1) -> ... "
-                     "-> 0:100 (each node waits on the next; the first 6 nodes shown)");
-    free(t.rank);
+    expect_two_ranks_error(l0, 2 * PAIRS, l1, 2 * PAIRS, &in, "mem.0.et",
+                           "dependency cycle across ranks through 22 tasks 0:100 (receive from "
+                           "rank 1) -> 1:219 (send to rank 0) -> 1:218 (receive from rank 0) -> "
+                           "0:119 (send to rank 1) -> 0:118 (receive from rank 1) -> 0:117 (send "
+                           "to rank 1) -> ... -> 0:100 (each node waits on the next; the first 6 "
+                           "nodes shown)");
 }
 
 /* Sends and receives must name ranks of the trace (file, rank, node and

@@ -12,7 +12,8 @@
  * in the file (file order where it already respects the dependencies).
  * Bad traces (missing dependencies, dependency cycles, peers outside the
  * trace, mismatched collectives, sizes that do not split over the group)
- * are errors that name the file and the node id.
+ * are errors that name the file and the node id; a deadlock across ranks
+ * names every node of its cycle as rank:id.
  *
  * Memory: besides the engine's task (64 bytes) and successor entries, the
  * simulator keeps 8 bytes per node (its task, its place in the order);
@@ -351,7 +352,7 @@ static int group_of(const comet_system *sys, const comet_et_node *n, int rank, u
     return leader;
 }
 
-static comet_status collective_task(trace_sim *s, int r, size_t i, coll_slot *slot,
+static comet_status collective_task(trace_sim *s, int r, size_t i, uint32_t j, coll_slot *slot,
                                     const int64_t span[COMET_MAX_DIMS], int64_t group,
                                     comet_error *err)
 {
@@ -362,11 +363,13 @@ static comet_status collective_task(trace_sim *s, int r, size_t i, coll_slot *sl
         const comet_et_node *first = &s->t->rank[slot->rank0].nodes[slot->node0];
         if (n->comm_type != first->comm_type || n->comm_size != first->comm_size)
             return comet_error_set(err, COMET_EINPUT, file, 0, 0, NULL,
-                                   "node %llu: collective of type %d and %.0f bytes, but its "
-                                   "group's rank %d has type %d and %.0f bytes there (node %llu)",
-                                   (unsigned long long)n->id, n->comm_type, n->comm_size,
-                                   slot->rank0, first->comm_type, first->comm_size,
-                                   (unsigned long long)first->id);
+                                   "node %llu: collective number %lu of its group, of type %d "
+                                   "and %.0f bytes, is of type %d and %.0f bytes on rank %d "
+                                   "(node %llu): a group's ranks must run its collectives in "
+                                   "the same order",
+                                   (unsigned long long)n->id, (unsigned long)j + 1, n->comm_type,
+                                   n->comm_size, first->comm_type, first->comm_size,
+                                   slot->rank0, (unsigned long long)first->id);
         return COMET_OK;
     }
     comet_collective c = coll_of(n->comm_type);
@@ -572,7 +575,7 @@ static comet_status collectives(trace_sim *s, comet_error *err)
                 st = out_of_memory(err);
                 break;
             }
-            st = collective_task(s, r, i, slot, span, grp->size, err);
+            st = collective_task(s, r, i, j, slot, span, grp->size, err);
             slot->members++;
             s->task_of[r][i] = slot->task;
         }
