@@ -1244,6 +1244,159 @@ static void test_cycles(void **state)
     free(t.rank);
 }
 
+static comet_et_node send_to(uint64_t id, int64_t dst, int64_t tag)
+{
+    comet_et_node n = {.id = id, .type = COMET_ET_SEND, .comm_size = 1e6, .comm_src = -1,
+                       .comm_dst = dst, .comm_tag = tag, .name = "send"};
+    return n;
+}
+
+static comet_et_node receive_from(uint64_t id, int64_t src, int64_t tag)
+{
+    comet_et_node n = {.id = id, .type = COMET_ET_RECV, .comm_size = 1e6, .comm_src = src,
+                       .comm_dst = -1, .comm_tag = tag, .name = "recv"};
+    return n;
+}
+
+/* Rank 0 runs a, rank 1 runs b. Free with free(t.rank). */
+static comet_et_trace two_ranks(comet_et_node *a, size_t na, comet_et_node *b, size_t nb)
+{
+    comet_et_trace t = memory_trace(2, a, na);
+    t.rank[1].nodes = b;
+    t.rank[1].n = nb;
+    return t;
+}
+
+/* Rank 0 running a and rank 1 running b must fail with exactly this
+ * message, in this file. */
+static void expect_two_ranks_error(comet_et_node *a, size_t na, comet_et_node *b, size_t nb,
+                                   const comet_astra_inputs *in, const char *file,
+                                   const char *message)
+{
+    comet_et_trace t = two_ranks(a, na, b, nb);
+    expect_sim_error(&t, in, file, message);
+    free(t.rank);
+}
+
+/* Deadlocks across ranks are named whole, each node as rank:id waiting
+ * on the next: through sends and receives, through a stream's program
+ * order, through collectives run in a different order by two ranks of
+ * two groups, and a cycle too long for one line. */
+static void test_deadlocks(void **state)
+{
+    (void)state;
+    comet_astra_inputs in;
+    comet_astra_ring(&in, 2, 100e9, 1e-6);
+
+    /* each rank sends only once it has received what the other sends */
+    uint64_t on5 = 5, on8 = 8;
+    comet_et_node r0[2] = {send_to(4, 1, 1), receive_from(5, 1, 2)};
+    comet_et_node r1[2] = {receive_from(8, 0, 1), send_to(9, 0, 2)};
+    depend(&r0[0], &on5, 1);
+    depend(&r1[1], &on8, 1);
+    expect_two_ranks_error(r0, 2, r1, 2, &in, "mem.0.et",
+                           "dependency cycle across ranks 0:4 (send to rank 1) -> 0:5 (receive "
+                           "from rank 1) -> 1:9 (send to rank 0) -> 1:8 (receive from rank 0) -> "
+                           "0:4 (each node waits on the next)");
+
+    /* a second receive of a tag sent once has no send to wait on */
+    comet_et_node once[1] = {send_to(1, 1, 4)};
+    comet_et_node twice[2] = {receive_from(2, 0, 4), receive_from(3, 0, 4)};
+    expect_two_ranks_error(once, 1, twice, 2, &in, "mem.1.et",
+                           "node 3 receives from rank 0 with tag 4, but no send matches");
+
+    /* a send to itself that depends on its own receive */
+    uint64_t on1 = 1;
+    comet_et_node self[2] = {receive_from(1, 0, 7), send_to(2, 0, 7)};
+    depend(&self[1], &on1, 1);
+    comet_et_node idle[1] = {compute(1, 5)};
+    expect_two_ranks_error(self, 2, idle, 1, &in, "mem.0.et",
+                           "rank 0: dependency cycle 0:1 (receive from rank 0) -> 0:2 (send to "
+                           "rank 0) -> 0:1 (each node waits on the next)");
+
+    /* rank 0's second send (3) waits behind its first (2) on its stream,
+     * which waits for rank 1, which waits for the second: sends listed the
+     * other way round finish, one after the other (11 us each) */
+    comet_et_node s0[3] = {receive_from(1, 1, 2), send_to(2, 1, 1), send_to(3, 1, 3)};
+    comet_et_node s1[2] = {receive_from(1, 0, 3), send_to(2, 0, 2)};
+    depend(&s0[1], &on1, 1);
+    depend(&s1[1], &on1, 1);
+    comet_et_trace t = two_ranks(s0, 3, s1, 2);
+    expect_sim_error(&t, &in, "mem.0.et",
+                     "dependency cycle across ranks 0:1 (receive from rank 1) -> 1:2 (send to "
+                     "rank 0) -> 1:1 (receive from rank 0) -> 0:3 (send to rank 1, behind the "
+                     "next on its stream) -> 0:2 (send to rank 1) -> 0:1 (each node waits on the "
+                     "next)");
+    comet_et_node swapped[3] = {s0[0], s0[2], s0[1]};
+    t.rank[0].nodes = swapped;
+    assert_close(simulate_memory(&t, &in), 3 * (1e-6 + 1e6 / 100e9), 1e-12);
+    free(t.rank);
+
+    /* two groups of the same two ranks, whose all-reduces the ranks run in
+     * opposite orders, each the second after the first */
+    int both[2] = {0, 1};
+    comet_comm_group groups[2] = {{.name = "a", .n = 2, .ranks = both},
+                                  {.name = "b", .n = 2, .ranks = both}};
+    in.groups = groups;
+    in.n_groups = 2;
+    comet_et_node c0[2] = {collective(1, COMET_ET_ALL_REDUCE, 1e6),
+                           collective(2, COMET_ET_ALL_REDUCE, 1e6)};
+    comet_et_node c1[2] = {c0[0], c0[1]};
+    c0[0].pg_name = c1[1].pg_name = "a";
+    c0[1].pg_name = c1[0].pg_name = "b";
+    depend(&c0[1], &on1, 1);
+    depend(&c1[1], &on1, 1);
+    t = two_ranks(c0, 2, c1, 2);
+    expect_sim_error(&t, &in, "mem.0.et",
+                     "dependency cycle across ranks 0:1 (all_reduce) -> 1:2 (the same "
+                     "all_reduce) -> 1:1 (all_reduce) -> 0:2 (the same all_reduce) -> 0:1 (each "
+                     "node waits on the next)");
+    /* two all-reduces of one group in opposite orders pair by order, so
+     * sizes that differ are named */
+    comet_et_node g0[2] = {collective(1, COMET_ET_ALL_REDUCE, 1e6),
+                           collective(2, COMET_ET_ALL_REDUCE, 2e6)};
+    comet_et_node g1[2] = {g0[1], g0[0]};
+    g0[0].pg_name = g0[1].pg_name = g1[0].pg_name = g1[1].pg_name = "a";
+    expect_two_ranks_error(g0, 2, g1, 2, &in, "mem.1.et",
+                           "node 2: collective number 1 of its group, of type 0 and 2000000 bytes, "
+                           "is of type 0 and 1000000 bytes on rank 0 (node 1): a group's ranks "
+                           "must run its collectives in the same order");
+    /* in the same order on both ranks they finish, one after the other */
+    c1[0].pg_name = "a";
+    c1[1].pg_name = "b";
+    double one = 2.0 * (1e-6 + 1e6 / 2 / 100e9);
+    assert_close(simulate_memory(&t, &in), 2 * one, 1e-12);
+    free(t.rank);
+    in.groups = NULL;
+    in.n_groups = 0;
+
+    /* 20 nodes a rank, each after the one before: rank 0 receives tag k,
+     * then sends tag k; rank 1 receives tag k, then sends tag k + 1. Rank
+     * 0's first receive (tag 0) waits on rank 1's last send, which waits on
+     * rank 0's last send, and that on all of rank 0's nodes: 22 in all */
+    enum { PAIRS = 10 };
+    comet_et_node l0[2 * PAIRS], l1[2 * PAIRS];
+    uint64_t prev0[2 * PAIRS], prev1[2 * PAIRS];
+    for (int k = 0; k < PAIRS; k++) {
+        l0[2 * k] = receive_from(100 + 2 * (uint64_t)k, 1, k);
+        l0[2 * k + 1] = send_to(101 + 2 * (uint64_t)k, 1, k);
+        l1[2 * k] = receive_from(200 + 2 * (uint64_t)k, 0, k);
+        l1[2 * k + 1] = send_to(201 + 2 * (uint64_t)k, 0, (k + 1) % PAIRS);
+    }
+    for (int i = 1; i < 2 * PAIRS; i++) {
+        prev0[i] = 100 + (uint64_t)i - 1;
+        prev1[i] = 200 + (uint64_t)i - 1;
+        depend(&l0[i], &prev0[i], 1);
+        depend(&l1[i], &prev1[i], 1);
+    }
+    expect_two_ranks_error(l0, 2 * PAIRS, l1, 2 * PAIRS, &in, "mem.0.et",
+                           "dependency cycle across ranks through 22 tasks 0:100 (receive from "
+                           "rank 1) -> 1:219 (send to rank 0) -> 1:218 (receive from rank 0) -> "
+                           "0:119 (send to rank 1) -> 0:118 (receive from rank 1) -> 0:117 (send "
+                           "to rank 1) -> ... -> 0:100 (each node waits on the next; the first 6 "
+                           "nodes shown)");
+}
+
 /* Sends and receives must name ranks of the trace (file, rank, node and
  * the peer in the error), and so must comm groups. */
 static void test_bad_peers(void **state)
@@ -1367,6 +1520,7 @@ void suite_chakra(test_tally *t)
         cmocka_unit_test(test_export_round_trip),
         cmocka_unit_test(test_out_of_order),
         cmocka_unit_test(test_cycles),
+        cmocka_unit_test(test_deadlocks),
         cmocka_unit_test(test_bad_peers),
         cmocka_unit_test(test_sim_limits),
     };

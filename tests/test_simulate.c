@@ -404,7 +404,8 @@ static void test_step_trace(void **state)
     comet_buf_free(&trace);
 }
 
-/* A cycle never runs: the engine says so and names a stuck task. */
+/* A cycle never runs: the engine names it whole, each task waiting on the
+ * next, through dependencies and through a stream's program order. */
 static void test_engine_detects_deadlock(void **state)
 {
     (void)state;
@@ -419,7 +420,26 @@ static void test_engine_detects_deadlock(void **state)
     double makespan;
     comet_error err;
     assert_int_equal(sim_run(&g, &makespan, NULL, NULL, &err), COMET_EINPUT);
-    assert_non_null(strstr(err.message, "simulation cannot progress: 2 of 3 tasks never ran"));
+    assert_string_equal(err.message, "simulation cannot progress: 2 of 3 tasks never ran; 2 of "
+                                     "them wait on each other, each on the next: task 1 -> task "
+                                     "2 -> task 1");
+    assert_int_equal(g.n_cycle, 2);
+    assert_int_equal(g.cycle[0].task, b);
+    assert_int_equal(g.cycle[1].task, c);
+    sim_graph_free(&g);
+    /* x waits on y (other stream), y on z, z behind x on their stream */
+    sim_graph_init(&g, 2);
+    int x = sim_add_task(&g, 0, 1.0, 0, 0, 0, 1);
+    int y = sim_add_task(&g, 1, 1.0, 0, 1, 0, 2);
+    int z = sim_add_task(&g, 0, 1.0, 0, 0, 1, 3);
+    sim_add_dep(&g, y, x);
+    sim_add_dep(&g, z, y);
+    assert_int_equal(sim_run(&g, &makespan, NULL, NULL, &err), COMET_EINPUT);
+    assert_string_equal(err.message, "simulation cannot progress: 3 of 3 tasks never ran; 3 of "
+                                     "them wait on each other, each on the next: task 0 -> task "
+                                     "1 -> task 2 (behind the next on its stream) -> task 0");
+    assert_int_equal(g.n_cycle, 3);
+    assert_true(g.cycle[2].behind && !g.cycle[0].behind && !g.cycle[1].behind);
     sim_graph_free(&g);
     /* without the cycle: a (1 s), then b on the other stream, then c */
     sim_graph_init(&g, 2);

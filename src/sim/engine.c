@@ -8,7 +8,8 @@
  * bandwidth part (processor sharing); its next event is recomputed
  * whenever its set of tasks changes, older events being dropped by a
  * version number. When the heap empties with tasks left, the graph is
- * stuck (a cycle or a missing dependency) and a stuck task is named. */
+ * stuck: the tasks left wait on each other in a cycle, which is found
+ * (linear in tasks and successors, and only then) and named. */
 #include "engine.h"
 
 #include <math.h>
@@ -30,6 +31,7 @@ void sim_graph_free(sim_graph *g)
     free(g->edge_to);
     free(g->succ);
     free(g->shared);
+    free(g->cycle);
     memset(g, 0, sizeof *g);
 }
 
@@ -388,6 +390,103 @@ static comet_status build(sim_graph *g, resource *res, comet_error *err)
     return st;
 }
 
+/* ---- a graph that cannot finish ------------------------------------------------ */
+
+/* Once the event queue is empty with tasks that never started, each of
+ * them waits on another that never started: an unmet dependency or, its
+ * dependencies met, the task ahead of it on its stream. Following those
+ * waits from any of them comes back around; that cycle goes to g->cycle.
+ * Returns 0, -1 when out of memory, 1 when a task left has no such wait
+ * (it would have started but never finished: not expected). */
+static int find_cycle(sim_graph *g, const resource *res)
+{
+    int n = g->n;
+    free(g->cycle);
+    g->cycle = NULL;
+    g->n_cycle = 0;
+    int *waits_on = malloc(sizeof *waits_on * (size_t)(n > 0 ? n : 1));
+    int *reached = calloc((size_t)(n > 0 ? n : 1), sizeof *reached); /* step of the walk, from 1 */
+    unsigned char *behind = calloc((size_t)(n > 0 ? n : 1), 1);
+    int rc = waits_on && reached && behind ? 1 : -1;
+    for (int i = 0; rc > 0 && i < n; i++)
+        waits_on[i] = -1;
+    for (int t = 0; rc > 0 && t < n; t++) {
+        const sim_task *k = &g->tasks[t];
+        for (int i = 0; k->start < 0.0 && i < k->n_succ; i++)
+            if (waits_on[g->succ[k->first_succ + i]] < 0)
+                waits_on[g->succ[k->first_succ + i]] = t;
+    }
+    for (int u = 0; rc > 0 && u < n; u++) {
+        const sim_task *k = &g->tasks[u];
+        if (k->start >= 0.0 || waits_on[u] >= 0 || (g->shared && g->shared[k->resource]))
+            continue;
+        const resource *s = &res[k->resource];
+        int head = s->next < s->n ? s->tasks[s->next] : u;
+        if (head != u && g->tasks[head].start < 0.0) {
+            waits_on[u] = head;
+            behind[u] = 1;
+        }
+    }
+    int v = 0;
+    while (rc > 0 && v < n && g->tasks[v].start >= 0.0)
+        v++;
+    for (int step = 1; rc > 0 && v >= 0 && v < n && !reached[v]; v = waits_on[v])
+        reached[v] = step++;
+    if (rc > 0 && v >= 0 && v < n) {
+        int length = 0;
+        for (int u = v; length == 0 || u != v; u = waits_on[u])
+            length++;
+        g->cycle = malloc(sizeof *g->cycle * (size_t)length);
+        rc = g->cycle ? 0 : -1;
+        for (int k = 0, u = v; !rc && k < length; k++, u = waits_on[u])
+            g->cycle[k] = (sim_wait){u, behind[u]};
+        g->n_cycle = g->cycle ? length : 0;
+    }
+    free(waits_on);
+    free(reached);
+    free(behind);
+    return rc;
+}
+
+/* The error for a stuck graph: its cycle, each task through describe()
+ * (as many as the message holds). */
+static comet_status stuck_error(sim_graph *g, const resource *res, int finished,
+                                void (*describe)(const sim_task *t, void *ctx, char *out,
+                                                 size_t cap),
+                                void *ctx, comet_error *err)
+{
+    int found = find_cycle(g, res);
+    if (found < 0)
+        return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    if (found > 0)
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
+                               "simulation cannot progress: %d of %d tasks never ran",
+                               g->n - finished, g->n);
+    char chain[200] = "";
+    size_t used = 0;
+    for (int k = 0; k <= g->n_cycle; k++) {
+        const sim_wait *w = &g->cycle[k % g->n_cycle];
+        char what[160] = "", one[240];
+        if (describe)
+            describe(&g->tasks[w->task], ctx, what, sizeof what);
+        bool behind = w->behind && k < g->n_cycle;
+        const char *note = behind ? "behind the next on its stream" : "";
+        int len = snprintf(one, sizeof one, "%stask %d%s%s%s%s%s", k ? " -> " : "", w->task,
+                           what[0] || behind ? " (" : "", what, what[0] && behind ? ", " : "",
+                           note, what[0] || behind ? ")" : "");
+        if (used + (size_t)len + 5 >= sizeof chain) {
+            memcpy(chain + used, " ...", 5);
+            break;
+        }
+        memcpy(chain + used, one, (size_t)len + 1);
+        used += (size_t)len;
+    }
+    return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
+                           "simulation cannot progress: %d of %d tasks never ran; %d of them "
+                           "wait on each other, each on the next: %s",
+                           g->n - finished, g->n, g->n_cycle, chain);
+}
+
 comet_status sim_run(sim_graph *g, double *makespan,
                      void (*describe)(const sim_task *t, void *ctx, char *out, size_t cap),
                      void *ctx, comet_error *err)
@@ -436,22 +535,8 @@ comet_status sim_run(sim_graph *g, double *makespan,
     }
     if (!st && r.oom)
         st = comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
-    if (!st && r.finished < g->n) {
-        /* stuck: name the first task that never ran */
-        for (int i = 0; i < g->n; i++) {
-            if (g->tasks[i].end >= 0.0 || g->tasks[i].deps_left == 0)
-                continue;
-            char what[160] = "";
-            if (describe)
-                describe(&g->tasks[i], ctx, what, sizeof what);
-            st = comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
-                                 "simulation cannot progress: %d of %d tasks never ran; stuck at "
-                                 "task %d (%s), which waits on %d unfinished dependencies (a "
-                                 "cycle or a missing task)",
-                                 g->n - r.finished, g->n, i, what, g->tasks[i].deps_left);
-            break;
-        }
-    }
+    if (!st && r.finished < g->n)
+        st = stuck_error(g, r.res, r.finished, describe, ctx, err);
     *makespan = r.now;
     for (int id = 0; r.res && id < g->n_resources; id++) {
         free(r.res[id].tasks);

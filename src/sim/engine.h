@@ -26,6 +26,14 @@ typedef struct sim_task {
     int32_t layer;
 } sim_task;
 
+/* One step of a wait cycle: the task, and whether it waits on the next
+ * step because that task is ahead of it on their stream (program order)
+ * rather than because it depends on it. */
+typedef struct sim_wait {
+    int task;
+    bool behind;
+} sim_wait;
+
 typedef struct sim_graph {
     sim_task *tasks;
     int n, cap;
@@ -38,6 +46,10 @@ typedef struct sim_graph {
     uint64_t events;
     int64_t count_only;       /* > 0: store nothing, only count tasks and edges, and fail
                                * (return -1) once the tasks pass this many */
+    /* set by a sim_run that finds the graph stuck: tasks that wait on each
+     * other in a cycle, each on the next and the last on the first */
+    sim_wait *cycle;
+    int n_cycle;
 } sim_graph;
 
 void sim_graph_init(sim_graph *g, int n_resources);
@@ -57,8 +69,10 @@ int sim_set_shared(sim_graph *g, int resource);
 int sim_add_dep(sim_graph *g, int before, int after);
 
 /* Run to the end. Fills every task's start and end and *makespan. A graph
- * that cannot finish (a cycle, or a dependency that can never be met)
- * is an error naming a stuck task, through describe(). */
+ * that cannot finish is an error: its tasks left wait on each other in a
+ * cycle (through dependencies and streams' program order), which the
+ * message names through describe() and g->cycle holds, whole, for a
+ * caller that names it in its own terms. */
 comet_status sim_run(sim_graph *g, double *makespan,
                      void (*describe)(const sim_task *t, void *ctx, char *out, size_t cap),
                      void *ctx, comet_error *err);

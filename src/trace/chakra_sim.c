@@ -12,7 +12,8 @@
  * in the file (file order where it already respects the dependencies).
  * Bad traces (missing dependencies, dependency cycles, peers outside the
  * trace, mismatched collectives, sizes that do not split over the group)
- * are errors that name the file and the node id.
+ * are errors that name the file and the node id; a deadlock across ranks
+ * names every node of its cycle as rank:id.
  *
  * Memory: besides the engine's task (64 bytes) and successor entries, the
  * simulator keeps 8 bytes per node (its task, its place in the order);
@@ -351,7 +352,7 @@ static int group_of(const comet_system *sys, const comet_et_node *n, int rank, u
     return leader;
 }
 
-static comet_status collective_task(trace_sim *s, int r, size_t i, coll_slot *slot,
+static comet_status collective_task(trace_sim *s, int r, size_t i, uint32_t j, coll_slot *slot,
                                     const int64_t span[COMET_MAX_DIMS], int64_t group,
                                     comet_error *err)
 {
@@ -362,11 +363,13 @@ static comet_status collective_task(trace_sim *s, int r, size_t i, coll_slot *sl
         const comet_et_node *first = &s->t->rank[slot->rank0].nodes[slot->node0];
         if (n->comm_type != first->comm_type || n->comm_size != first->comm_size)
             return comet_error_set(err, COMET_EINPUT, file, 0, 0, NULL,
-                                   "node %llu: collective of type %d and %.0f bytes, but its "
-                                   "group's rank %d has type %d and %.0f bytes there (node %llu)",
-                                   (unsigned long long)n->id, n->comm_type, n->comm_size,
-                                   slot->rank0, first->comm_type, first->comm_size,
-                                   (unsigned long long)first->id);
+                                   "node %llu: collective number %lu of its group, of type %d "
+                                   "and %.0f bytes, is of type %d and %.0f bytes on rank %d "
+                                   "(node %llu): a group's ranks must run its collectives in "
+                                   "the same order",
+                                   (unsigned long long)n->id, (unsigned long)j + 1, n->comm_type,
+                                   n->comm_size, first->comm_type, first->comm_size,
+                                   slot->rank0, (unsigned long long)first->id);
         return COMET_OK;
     }
     comet_collective c = coll_of(n->comm_type);
@@ -572,7 +575,7 @@ static comet_status collectives(trace_sim *s, comet_error *err)
                 st = out_of_memory(err);
                 break;
             }
-            st = collective_task(s, r, i, slot, span, grp->size, err);
+            st = collective_task(s, r, i, j, slot, span, grp->size, err);
             slot->members++;
             s->task_of[r][i] = slot->task;
         }
@@ -837,6 +840,14 @@ static comet_status edges(trace_sim *s, comet_error *err)
     return st;
 }
 
+/* The rank of a task and its node there: a stream task's rank is its
+ * resource's, a task on the shared resource carries it in `layer`; a
+ * collective's are those of its first member. */
+static int task_rank(const trace_sim *s, const sim_task *t)
+{
+    return t->resource < s->instant ? t->resource / S_PER_RANK : t->layer;
+}
+
 typedef struct describe_ctx {
     const trace_sim *s;
 } describe_ctx;
@@ -844,13 +855,145 @@ typedef struct describe_ctx {
 static void describe(const sim_task *t, void *ctx, char *out, size_t cap)
 {
     const trace_sim *s = ((const describe_ctx *)ctx)->s;
-    int r = t->resource < s->instant ? t->resource / S_PER_RANK : t->layer;
+    int r = task_rank(s, t);
     if (r >= 0 && r < s->t->ranks && t->micro >= 0 && (size_t)t->micro < s->t->rank[r].n)
         snprintf(out, cap, "%s.%d.et node %llu \"%s\"", s->prefix, r,
                  (unsigned long long)s->t->rank[r].nodes[t->micro].id,
                  s->t->rank[r].nodes[t->micro].name);
     else
         snprintf(out, cap, "a collective");
+}
+
+/* ---- deadlocks across ranks ------------------------------------------------------ */
+
+/* Each rank's order has every node after its dependencies, so a trace
+ * that still cannot finish waits on itself across ranks: a receive on its
+ * send, a collective on the other ranks of its group, a node on the one
+ * ahead of it on its stream. The engine finds such a cycle of tasks once
+ * it is stuck (nothing is spent on traces that finish); here it is named
+ * node by node as rank:id. */
+
+static bool is_collective(const trace_sim *s, int task)
+{
+    return s->g.tasks[task].kind == COMET_ET_COLLECTIVE && s->g.tasks[task].resource == s->instant;
+}
+
+/* Rank r's node in a collective task (a rank has at most one), or -1. */
+static long member_on(const trace_sim *s, int task, int r)
+{
+    for (size_t i = 0; i < s->t->rank[r].n; i++)
+        if (s->task_of[r][i] == task)
+            return (long)i;
+    return -1;
+}
+
+static bool depends_on(const comet_et_node *n, uint64_t id)
+{
+    for (size_t d = 0; d < n->n_deps; d++)
+        if (n->deps[d] == id)
+            return true;
+    return false;
+}
+
+/* The rank on which task a waits on task b through a dependency: the rank
+ * of whichever is not a collective; for two collectives, a rank whose
+ * member of a depends on its member of b. */
+static int wait_rank(const trace_sim *s, int a, int b)
+{
+    if (!is_collective(s, a))
+        return task_rank(s, &s->g.tasks[a]);
+    if (!is_collective(s, b))
+        return task_rank(s, &s->g.tasks[b]);
+    for (int r = 0; r < s->t->ranks; r++) {
+        long ma = member_on(s, a, r), mb = member_on(s, b, r);
+        if (ma >= 0 && mb >= 0 &&
+            depends_on(&s->t->rank[r].nodes[ma], s->t->rank[r].nodes[mb].id))
+            return r;
+    }
+    return task_rank(s, &s->g.tasks[a]);
+}
+
+/* "rank:id (what it is)" for a node on a cycle; a collective reached
+ * again on another rank is "the same" one. */
+static int cycle_node(const trace_sim *s, int r, long i, bool same, bool behind, char *out,
+                      size_t cap)
+{
+    const comet_et_node *n = &s->t->rank[r].nodes[i];
+    char what[80] = "";
+    if (n->type == COMET_ET_SEND)
+        snprintf(what, sizeof what, "send to rank %lld", (long long)n->comm_dst);
+    else if (n->type == COMET_ET_RECV)
+        snprintf(what, sizeof what, "receive from rank %lld", (long long)n->comm_src);
+    else if (n->type == COMET_ET_COLLECTIVE)
+        snprintf(what, sizeof what, "%s%s", same ? "the same " : "",
+                 comet_collective_name(coll_of(n->comm_type)));
+    if (behind)
+        snprintf(what + strlen(what), sizeof what - strlen(what), "%sbehind the next on its stream",
+                 what[0] ? ", " : "");
+    return snprintf(out, cap, "%d:%llu%s%s%s", r, (unsigned long long)n->id, what[0] ? " (" : "",
+                    what, what[0] ? ")" : "");
+}
+
+/* The error for the engine's cycle (s->g.cycle), from its task on the
+ * lowest rank with the lowest id, each node waiting on the next, as many
+ * as the message holds. */
+static comet_status wait_cycle_error(const trace_sim *s, comet_error *err)
+{
+    const sim_wait *cycle = s->g.cycle;
+    int length = s->g.n_cycle, from = 0;
+    for (int k = 1; k < length; k++) {
+        const sim_task *a = &s->g.tasks[cycle[k].task], *b = &s->g.tasks[cycle[from].task];
+        int ra = task_rank(s, a), rb = task_rank(s, b);
+        if (ra < rb || (ra == rb && s->t->rank[ra].nodes[a->micro].id <
+                                        s->t->rank[rb].nodes[b->micro].id))
+            from = k;
+    }
+    char chain[200] = "", first[32] = "";
+    size_t used = 0, shown = 0;
+    int first_rank = -1;
+    bool whole = true, many_ranks = false;
+    for (int k = 0; k < length && whole; k++) {
+        const sim_wait *w = &cycle[(from + k) % length];
+        int task = w->task, r = task_rank(s, &s->g.tasks[task]);
+        int ranks[2] = {r, r}, count = 1;
+        if (is_collective(s, task)) {
+            ranks[0] = wait_rank(s, cycle[(from + k + length - 1) % length].task, task);
+            ranks[1] = wait_rank(s, task, cycle[(from + k + 1) % length].task);
+            count = ranks[1] != ranks[0] ? 2 : 1;
+        }
+        for (int m = 0; m < count; m++) {
+            long i = is_collective(s, task) ? member_on(s, task, ranks[m]) : s->g.tasks[task].micro;
+            char one[160];
+            int len = cycle_node(s, ranks[m], i, m == 1, w->behind, one, sizeof one);
+            if (used + (size_t)len + 4 + 24 >= sizeof chain) {
+                whole = false;
+                break;
+            }
+            used += (size_t)snprintf(chain + used, sizeof chain - used, "%s -> ", one);
+            if (first_rank < 0) {
+                first_rank = ranks[m];
+                snprintf(first, sizeof first, "%d:%llu", ranks[m],
+                         (unsigned long long)s->t->rank[ranks[m]].nodes[i].id);
+            }
+            many_ranks |= ranks[m] != first_rank;
+            shown++;
+        }
+    }
+    for (int k = 0; k < length; k++)
+        many_ranks |= task_rank(s, &s->g.tasks[cycle[k].task]) != first_rank;
+    char file[4200], cycle_of[48];
+    file_of(s, first_rank, file, sizeof file);
+    if (many_ranks)
+        snprintf(cycle_of, sizeof cycle_of, "dependency cycle across ranks");
+    else
+        snprintf(cycle_of, sizeof cycle_of, "rank %d: dependency cycle", first_rank);
+    if (whole)
+        return comet_error_set(err, COMET_EINPUT, file, 0, 0, NULL,
+                               "%s %s%s (each node waits on the next)", cycle_of, chain, first);
+    return comet_error_set(err, COMET_EINPUT, file, 0, 0, NULL,
+                           "%s through %d tasks %s... -> %s (each node waits on the next; the "
+                           "first %zu nodes shown)",
+                           cycle_of, length, chain, first, shown);
 }
 
 void comet_et_result_free(comet_et_result *r)
@@ -969,8 +1112,11 @@ comet_status comet_et_simulate(const comet_et_trace *t, const comet_astra_inputs
     s.order = NULL;
     double makespan = 0.0;
     describe_ctx dc = {&s};
-    if (!st)
+    if (!st) {
         st = sim_run(&s.g, &makespan, describe, &dc, err);
+        if (st == COMET_EINPUT && s.g.n_cycle > 0)
+            st = wait_cycle_error(&s, err);
+    }
     if (!st) {
         out->finish = makespan;
         out->ranks = t->ranks;
