@@ -1,6 +1,7 @@
 /* comet: the command-line front end. A thin dispatcher over libcomet; each
  * subcommand lives in its own file. */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -70,6 +71,10 @@ static int dispatch(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    /* A file size limit (ulimit -f) makes a write fail with EFBIG rather
+     * than kill the process, so a write past it is the failure mid-way it
+     * is (exit 1, temporaries removed), not a death that leaves them. */
+    signal(SIGXFSZ, SIG_IGN);
     int code = dispatch(argc, argv);
     /* output lost on its way out (a full disk behind a redirection, a
      * closed pipe) is a failure mid-way, whatever the command printed */

@@ -662,6 +662,14 @@ static void test_report_exit_codes(void **state)
     char names[1024];
     list_dir("full", names, sizeof names);
     assert_string_equal(names, "");
+    /* the same without the shell ignoring SIGXFSZ: comet ignores it itself,
+     * so the limit is a failed write (exit 1), not a kill that leaves the
+     * temporary behind */
+    run_after(&r, "ulimit -f 1 &&", "report rep/results.csv -o full/r.html");
+    assert_int_equal(r.status, 1);
+    assert_string_equal(r.err, "comet report: full/r.html: write failed: File too large\n");
+    list_dir("full", names, sizeof names);
+    assert_string_equal(names, "");
 }
 
 /* A failure mid-way is exit 1: stdout that cannot take the output, a
