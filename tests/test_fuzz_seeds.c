@@ -52,9 +52,11 @@ static void list_seeds(const char *folder, int at_least, seed_list *out)
     assert_non_null(d);
     out->n = 0;
     struct dirent *e;
-    while ((e = readdir(d)))
-        if (e->d_name[0] != '.' && out->n < 64 && strlen(e->d_name) < 64)
-            snprintf(out->names[out->n++], 64, "%s", e->d_name);
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (e->d_name[0] != '.' && out->n < 64 && len < sizeof out->names[0])
+            memcpy(out->names[out->n++], e->d_name, len + 1);
+    }
     closedir(d);
     qsort(out->names, (size_t)out->n, sizeof out->names[0], by_name);
     assert_in_range(out->n, at_least, 63);
