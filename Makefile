@@ -122,7 +122,8 @@ bench: $(B)/bench_estimate $(B)/bench_search $(B)/bench_chakra_read
 # grows that copy; crashes, leaks and timeouts land in build-fuzz/ too:
 # nothing under fuzz/ is written. `make fuzz` runs every target for
 # FUZZ_SECONDS (60) one after another; `make fuzz-NAME` runs one;
-# FUZZ_FLAGS passes more libFuzzer flags (e.g. -jobs=1 -ignore_crashes=1).
+# FUZZ_FLAGS passes more libFuzzer flags (e.g. -fork=1 -ignore_crashes=1;
+# not -jobs, whose logs go to the current directory). See docs/fuzzing.md.
 FUZZ_B       := build-fuzz
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
@@ -144,8 +145,7 @@ fuzz-deps:
 fuzz-%: $(FUZZ_B)/fuzz_%
 	@mkdir -p $(FUZZ_B)/corpus-$* $(FUZZ_B)/findings-$*
 	cp fuzz/corpus-$*/* $(FUZZ_B)/corpus-$*/
-	$< -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(FUZZ_B)/findings-$*/ $(FUZZ_FLAGS) \
-	    $(FUZZ_B)/corpus-$*
+	$< -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(FUZZ_B)/findings-$*/ $(FUZZ_FLAGS) $(FUZZ_B)/corpus-$*
 
 $(FUZZ_B)/fuzz_%: $(FUZZ_B)/obj/fuzz/fuzz_%.o $(FUZZ_LIB_OBJ)
 	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer $^ -o $@ -lyaml -lprotobuf-c -lz -lm
