@@ -118,23 +118,50 @@ bench: $(B)/bench_estimate $(B)/bench_search $(B)/bench_chakra_read $(B)/bench_c
 	$(B)/bench_chakra_read
 	$(B)/bench_chakra_sim
 
-# libFuzzer target for the config reader (needs clang and libclang-rt-dev).
-fuzz: $(B)/gen/presets_data.c $(B)/gen/et_def.pb-c.c
+# libFuzzer targets, one per fuzz/fuzz_NAME.c, each seeded from the
+# committed fuzz/corpus-NAME/ (needs clang and libclang-rt-dev, installed
+# if missing). The library is compiled once into build-fuzz/obj with the
+# sanitizers that abort on the first report, so undefined behaviour counts
+# as a crash. Seeds are copied into build-fuzz/corpus-NAME and the fuzzer
+# grows that copy; crashes, leaks and timeouts land in build-fuzz/ too:
+# nothing under fuzz/ is written. `make fuzz` runs every target for
+# FUZZ_SECONDS (60) one after another; `make fuzz-NAME` runs one;
+# FUZZ_FLAGS passes more libFuzzer flags (e.g. -fork=1 -ignore_crashes=1;
+# not -jobs, whose logs go to the current directory). See docs/fuzzing.md.
+FUZZ_B       := build-fuzz
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_FLAGS   ?=
+FUZZ_TARGETS := $(patsubst fuzz/fuzz_%.c,%,$(sort $(wildcard fuzz/fuzz_*.c)))
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_CFLAGS  := -std=c11 -g -O1 $(FUZZ_SAN) -fsanitize=fuzzer-no-link -Wall -Wextra -Werror \
+                -D_POSIX_C_SOURCE=200809L -Iinclude -I$(B)/gen
+FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_B)/obj/%.o) $(FUZZ_B)/obj/gen/presets_data.o \
+                $(FUZZ_B)/obj/gen/et_def.pb-c.o
+
+.PHONY: fuzz-deps
+.SECONDARY: $(FUZZ_LIB_OBJ) $(FUZZ_TARGETS:%=$(FUZZ_B)/fuzz_%) $(FUZZ_TARGETS:%=$(FUZZ_B)/obj/fuzz/fuzz_%.o)
+fuzz: $(FUZZ_TARGETS:%=fuzz-%)
+
+fuzz-deps:
 	@scripts/install-deps.sh fuzz
-	@mkdir -p build-fuzz fuzz/corpus-chakra fuzz/corpus-results
-	clang -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -D_POSIX_C_SOURCE=200809L -Iinclude \
-	    fuzz/fuzz_config.c $(LIB_SRC) $(B)/gen/presets_data.c $(B)/gen/et_def.pb-c.c -I$(B)/gen \
-	    -o build-fuzz/fuzz_config -lyaml -lprotobuf-c -lz -lm
-	clang -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -D_POSIX_C_SOURCE=200809L -Iinclude \
-	    fuzz/fuzz_chakra.c $(LIB_SRC) $(B)/gen/presets_data.c $(B)/gen/et_def.pb-c.c -I$(B)/gen \
-	    -o build-fuzz/fuzz_chakra -lyaml -lprotobuf-c -lz -lm
-	clang -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -D_POSIX_C_SOURCE=200809L -Iinclude \
-	    fuzz/fuzz_results.c $(LIB_SRC) $(B)/gen/presets_data.c $(B)/gen/et_def.pb-c.c -I$(B)/gen \
-	    -o build-fuzz/fuzz_results -lyaml -lprotobuf-c -lz -lm
-	build-fuzz/fuzz_config -max_total_time=$${FUZZ_SECONDS:-60} fuzz/corpus
-	build-fuzz/fuzz_chakra -max_total_time=$${FUZZ_SECONDS:-60} fuzz/corpus-chakra
-	@mkdir -p build-fuzz/corpus-results && cp -n fuzz/corpus-results/* build-fuzz/corpus-results/
-	build-fuzz/fuzz_results -max_total_time=$${FUZZ_SECONDS:-60} build-fuzz/corpus-results
+
+fuzz-%: $(FUZZ_B)/fuzz_%
+	@mkdir -p $(FUZZ_B)/corpus-$* $(FUZZ_B)/findings-$*
+	cp fuzz/corpus-$*/* $(FUZZ_B)/corpus-$*/
+	$< -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(FUZZ_B)/findings-$*/ $(FUZZ_FLAGS) $(FUZZ_B)/corpus-$*
+
+$(FUZZ_B)/fuzz_%: $(FUZZ_B)/obj/fuzz/fuzz_%.o $(FUZZ_LIB_OBJ)
+	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer $^ -o $@ -lyaml -lprotobuf-c -lz -lm
+
+$(FUZZ_B)/obj/%.o: %.c $(HEADERS) $(B)/gen/et_def.pb-c.h | fuzz-deps
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
+
+# the generated sources (from build/gen); their warnings are not ours to fix
+$(FUZZ_B)/obj/gen/%.o: $(B)/gen/%.c $(B)/gen/et_def.pb-c.h | fuzz-deps
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(filter-out -Werror,$(FUZZ_CFLAGS)) -w -c $< -o $@
 
 clean:
 	rm -rf build build-san build-fuzz

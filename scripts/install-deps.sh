@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian packages comet needs to build and test, only if missing.
 # Used by `make run`, `make test` and .ci/run, so a fresh machine needs nothing else.
-# `install-deps.sh fuzz` adds clang and its libFuzzer runtime for `make fuzz`;
+# `install-deps.sh fuzz` adds clang, its libFuzzer and sanitizer runtimes
+# (libclang-rt-dev, only a Recommends of clang) and llvm-symbolizer (in llvm)
+# so crash reports name file and line, for `make fuzz`;
 # `install-deps.sh browser` adds Debian's Chromium for the report's browser
 # test (without it that one test is skipped with a message).
 set -euo pipefail
@@ -10,7 +12,7 @@ need=(gcc make libc6-dev libyaml-dev libcmocka-dev protobuf-c-compiler libprotob
 # it is installed so that `mpirun -n K comet sweep` and its test work.
 need+=(libopenmpi-dev openmpi-bin)
 if [ "${1:-}" = fuzz ]; then
-    need+=(clang libclang-rt-dev)
+    need+=(clang libclang-rt-dev llvm)
 fi
 if [ "${1:-}" = browser ]; then
     need+=(chromium)

@@ -21,6 +21,7 @@ int main(void)
     suite_sweep(&t);
     suite_simulate(&t);
     suite_chakra(&t);
+    suite_fuzz_seeds(&t);
     suite_report(&t);
     suite_study(&t);
     if (t.skipped)

@@ -368,6 +368,48 @@ static void test_results_with_an_npus_axis(void **state)
     comet_buf_free(&jsonl);
 }
 
+/* An index or NPU count that is not a whole number from 0 to 2^53 (1e300,
+ * -1, 8.5, nan) leaves its line out; converting one to an integer was
+ * undefined behaviour (found by fuzz/fuzz_results.c). */
+static void test_results_out_of_range_counts(void **state)
+{
+    (void)state;
+    static const char csv[] =
+        "index,status,design_cost,hbm_capacity,npus,model,step_time_s,tokens_per_s,"
+        "hbm_total_bytes\n"
+        "0,ok,100,4e10,8,m,1,1,1\n"
+        "1e300,ok,100,4e10,8,m,1,1,1\n"
+        "2,ok,100,4e10,1e118,m,1,1,1\n"
+        "-1,ok,100,4e10,8,m,1,1,1\n"
+        "4,ok,100,4e10,8.5,m,1,1,1\n"
+        "5,ok,100,4e10,nan,m,1,1,1\n"
+        "9007199254740992,ok,100,4e10,16,m,1,1,1\n";
+    static const char jsonl[] =
+        "{\"index\": 0, \"status\": \"ok\", \"design_cost\": 100, \"npus\": 8, "
+        "\"model\": \"m\", \"axes\": {\"hbm_capacity\": 4e10}}\n"
+        "{\"index\": 1e300, \"status\": \"ok\", \"design_cost\": 100, \"npus\": 8, "
+        "\"model\": \"m\", \"axes\": {\"hbm_capacity\": 4e10}}\n"
+        "{\"index\": 2, \"status\": \"ok\", \"design_cost\": 100, \"npus\": 1e118, "
+        "\"model\": \"m\", \"axes\": {\"hbm_capacity\": 4e10}}\n";
+    static comet_results r;
+    comet_error err;
+    assert_int_equal(comet_results_parse(csv, strlen(csv), "c.csv", &r, &err), COMET_OK);
+    assert_int_equal(r.n_rows, 2);
+    assert_int_equal(r.skipped, 5);
+    assert_non_null(strstr(r.first_skipped, "line 3"));
+    assert_int_equal(r.rows[0].index, 0);
+    assert_int_equal(r.rows[0].npus, 8);
+    assert_int_equal(r.rows[1].index, 9007199254740992ull);
+    assert_int_equal(r.rows[1].npus, 16);
+    comet_results_free(&r);
+    assert_int_equal(comet_results_parse(jsonl, strlen(jsonl), "j.jsonl", &r, &err), COMET_OK);
+    assert_int_equal(r.n_rows, 1);
+    assert_int_equal(r.skipped, 2);
+    assert_non_null(strstr(r.first_skipped, "line 2"));
+    assert_int_equal(r.rows[0].npus, 8);
+    comet_results_free(&r);
+}
+
 /* Each bad input gives a page that says what is missing; never an error. */
 static void expect_notice(const char *text, const char *name, const char *says)
 {
@@ -595,6 +637,7 @@ void suite_report(test_tally *t)
         cmocka_unit_test(test_page_escapes_and_sorts),
         cmocka_unit_test(test_results_csv_and_jsonl_agree),
         cmocka_unit_test(test_results_with_an_npus_axis),
+        cmocka_unit_test(test_results_out_of_range_counts),
         cmocka_unit_test(test_bad_results_make_readable_pages),
         cmocka_unit_test(test_timeline_adds_up),
         cmocka_unit_test(test_browser_renders_sweep_report),

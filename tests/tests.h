@@ -70,6 +70,7 @@ void suite_search(test_tally *t);
 void suite_sweep(test_tally *t);
 void suite_simulate(test_tally *t);
 void suite_chakra(test_tally *t);
+void suite_fuzz_seeds(test_tally *t);
 void suite_report(test_tally *t);
 void suite_study(test_tally *t);
 

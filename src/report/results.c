@@ -79,6 +79,18 @@ static bool number(const char *text, double *out)
     return true;
 }
 
+/* An index or an NPU count: a whole number from 0 to 2^53 (past that a
+ * double is not exact, and converting one out of range to an integer is
+ * undefined). */
+static bool whole_number(const char *text, double *out)
+{
+    double v;
+    if (!number(text, &v) || !(v >= 0.0 && v <= 9007199254740992.0) || v != (double)(int64_t)v)
+        return false;
+    *out = v;
+    return true;
+}
+
 /* The next line (its '\n' replaced by NUL) or NULL at the end. */
 static char *next_line(char **cursor)
 {
@@ -191,8 +203,8 @@ static void csv_row(comet_results *r, const csv_columns *c, char **f, int n, siz
     }
     comet_point_status status;
     double index, cost, npus;
-    if (!status_parse(f[c->status], &status) || !number(f[c->index], &index) ||
-        !number(f[c->cost], &cost) || !number(f[c->npus], &npus)) {
+    if (!status_parse(f[c->status], &status) || !whole_number(f[c->index], &index) ||
+        !number(f[c->cost], &cost) || !whole_number(f[c->npus], &npus)) {
         skip_line(r, line, "index, status, design_cost or npus does not read");
         return;
     }
@@ -320,8 +332,8 @@ static void json_row(comet_results *r, const cfg_node *root, size_t line)
     }
     comet_point_status st;
     double vi, vc, vn;
-    if (!status_parse(status, &st) || !number(index, &vi) || !number(cost, &vc) ||
-        !number(npus, &vn)) {
+    if (!status_parse(status, &st) || !whole_number(index, &vi) || !number(cost, &vc) ||
+        !whole_number(npus, &vn)) {
         skip_line(r, line, "index, status, design_cost or npus does not read");
         return;
     }
