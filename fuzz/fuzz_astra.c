@@ -63,7 +63,7 @@ static void fixed_trace(const char *prefix, fixture *fx)
                                    .n_deps = 1, .deps = after_compute};
         nodes[2] = (comet_et_node){.id = 3, .type = COMET_ET_COLLECTIVE,
                                    .comm_type = COMET_ET_ALL_REDUCE, .comm_size = 4096};
-        snprintf(nodes[2].pg_name, sizeof nodes[2].pg_name, "1");
+        nodes[2].pg_name = "1";
         nodes[3] = (comet_et_node){.id = 4, .type = COMET_ET_MEM_LOAD, .tensor_size = 1e6};
         nodes[4] = (comet_et_node){.id = 5, .type = rank == 0 ? COMET_ET_SEND : COMET_ET_RECV,
                                    .comm_size = 1000, .comm_src = 0, .comm_dst = 1,
@@ -76,7 +76,7 @@ static void fixed_trace(const char *prefix, fixture *fx)
     }
     comet_error err;
     comet_error_clear(&err);
-    if (comet_et_read(prefix, 2, &fx->trace, &err) != COMET_OK)
+    if (comet_et_read(prefix, 2, NULL, &fx->trace, &err) != COMET_OK)
         abort();
 }
 

@@ -120,7 +120,7 @@ static void test_chakra_seeds(void **state)
         comet_et_trace t;
         comet_error err;
         comet_error_clear(&err);
-        if (comet_et_read(prefix, 1, &t, &err))
+        if (comet_et_read(prefix, 1, NULL, &t, &err))
             fail_msg("seed %s: %s", seeds.names[i], err.message);
         assert_int_equal(t.ranks, 1);
         assert_true(t.rank[0].n >= 1);
