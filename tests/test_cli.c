@@ -400,8 +400,8 @@ static void test_quantities_out_of_range(void **state)
     snprintf(args, sizeof args, "%s --local-mem-bw '1e-320 B/s'", allreduce);
     expect_error(args, "comet simulate: --local-mem-bw: 1e-320 B/s is outside the sane range "
                        "1 KB/s to 10 PB/s");
-    snprintf(args, sizeof args, "%s --local-mem-bw '20 PB/s'", allreduce);
-    expect_error(args, "comet simulate: --local-mem-bw: 20 PB/s is outside the sane range "
+    snprintf(args, sizeof args, "%s --local-mem-bw '20000 TB/s'", allreduce);
+    expect_error(args, "comet simulate: --local-mem-bw: 20000 TB/s is outside the sane range "
                        "1 KB/s to 10 PB/s");
     snprintf(args, sizeof args, "%s --endpoint-delay '1e300 ns'", allreduce);
     expect_error(args, "comet simulate: --endpoint-delay: 1e300 ns is outside the sane range "
@@ -686,6 +686,59 @@ static void test_unusable_outputs_exit_2(void **state)
                  "comet presets: no preset named \"nosuch\" (see 'comet presets list')");
 }
 
+/* A sweep or study counts its designs before it starts (the product of the
+ * axes' lengths), says how many, and refuses more than --max-designs with
+ * the count, the limit and the flag, creating nothing. The small study has
+ * 6 designs; 16.7 million once started silently and would run for days. */
+static void test_sweep_design_limit(void **state)
+{
+    (void)state;
+    write_file("study.yaml", test_small_study);
+    expect_error("sweep study.yaml --max-designs -1",
+                 "comet sweep: --max-designs: -1 is out of range [0, 9223372036854775807]");
+    expect_error("sweep study.yaml --max-designs", "comet sweep: --max-designs: needs a value");
+    expect_error("sweep study.yaml -o capped --max-designs 5",
+                 "comet sweep: --max-designs: study small has 6 cluster designs, above the limit "
+                 "of 5; raise it to run them all (--max-designs 6, or 0 for no limit)");
+    expect_error("study study.yaml -o capped --max-designs 5 --quiet",
+                 "comet study: --max-designs: study small has 6 cluster designs, above the limit "
+                 "of 5; raise it to run them all (--max-designs 6, or 0 for no limit)");
+    char capped[400];
+    snprintf(capped, sizeof capped, "%s/capped", workdir);
+    assert_int_equal(access(capped, F_OK), -1);
+    /* at the limit it runs, and the first line on stderr gives the count */
+    cli_run r;
+    run(&r, "sweep study.yaml -o six -j 1 --max-designs 6");
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.err, "comet sweep small: sweeping 6 cluster designs into six/\n"
+                               "comet: report written to six/report.html\n");
+    run(&r, "sweep study.yaml -o none -j 1 --max-designs 0 --quiet");
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.err, "comet: report written to none/report.html\n");
+    /* the default (100000) refuses 64^4 designs before reading anything else */
+    char sizes[1024] = "[", rates[1024] = "[";
+    for (int v = 1; v <= 64; v++) {
+        const char *comma = v > 1 ? ", " : "";
+        snprintf(sizes + strlen(sizes), sizeof sizes - strlen(sizes), "%s\"%d GiB\"", comma, v);
+        snprintf(rates + strlen(rates), sizeof rates - strlen(rates), "%s\"%d GB/s\"", comma, v);
+    }
+    strcat(sizes, "]");
+    strcat(rates, "]");
+    char huge[6000];
+    snprintf(huge, sizeof huge,
+             "study:\n  name: huge\n  models: [gpt3-175b]\n  system: a100-80g-selene\n"
+             "  npus: 64\n  global_batch: 64\n  axes:\n    hbm_capacity: %s\n"
+             "    expansion_capacity: %s\n    expansion_bandwidth: [\"64 GB/s\"]\n"
+             "    hbm_bandwidth: %s\n    peak_compute: [\"100 TFLOPS\", \"200 TFLOPS\", "
+             "\"300 TFLOPS\", \"400 TFLOPS\"]\n",
+             sizes, sizes, rates);
+    write_file("huge.yaml", huge);
+    expect_error("sweep huge.yaml -o never",
+                 "comet sweep: --max-designs: study huge has 1048576 cluster designs, above the "
+                 "limit of 100000; raise it to run them all (--max-designs 1048576, or 0 for no "
+                 "limit)");
+}
+
 /* comet report: a file that holds no sweep results is bad input (2), not
  * an empty report; a good one reports (0); a write that fails once begun
  * is exit 1 and leaves no file behind. */
@@ -813,6 +866,7 @@ void suite_cli(test_tally *t)
         cmocka_unit_test(test_export_chakra),
         cmocka_unit_test(test_export_writes_safely),
         cmocka_unit_test(test_unusable_outputs_exit_2),
+        cmocka_unit_test(test_sweep_design_limit),
         cmocka_unit_test(test_report_exit_codes),
         cmocka_unit_test(test_failures_midway_exit_1),
         cmocka_unit_test(test_simulate_step),
