@@ -21,7 +21,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: comet study [STUDY.yaml | NAME] [-o DIR] [-j N] [--resume | --force] [--quiet]\n"
-            "                   [--report FILE] [--plots DIR2] [--heatmap X,Y]\n\n"
+            "                   [--report FILE] [--plots DIR2] [--heatmap X,Y] [--max-designs N]\n\n"
             "Runs the COMET methodology on a study (default: the built-in %s):\n"
             "  1. workload: parameters, FLOPs, state and activation memory, communication\n"
             "     volume per parallel group as the strategy changes\n"
@@ -42,8 +42,11 @@ static void usage(FILE *out)
                  "  --resume    continue an interrupted study in DIR\n"
                  "  --force     start over, replacing DIR's results\n"
                  "  --quiet     no progress bar\n"
+                 "  --max-designs N  refuse a study of more than N designs (default: %d, about an\n"
+                 "              hour on a laptop; 0: no limit)\n"
                  "Exit status: 0 done, 1 a failure mid-way, 2 bad input, an unusable output path or\n"
-                 "DIR in use by another run (DIR/.comet-lock), 130 interrupted (resumable).\n");
+                 "DIR in use by another run (DIR/.comet-lock), 130 interrupted (resumable).\n",
+                 SWEEP_DEFAULT_MAX_DESIGNS);
 }
 
 /* A file when one exists at that path, else a built-in study by name. */

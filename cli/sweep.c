@@ -111,6 +111,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: comet sweep STUDY.yaml [-o DIR] [-j N] [--resume | --force] [--quiet]\n"
+            "                   [--max-designs N]\n"
             "       mpirun -n K comet sweep STUDY.yaml ...   (when built with OpenMPI)\n\n"
             "Runs the strategy search on every design point of the study and writes, in DIR\n"
             "(default: sweep-NAME, from the study's name):\n"
@@ -125,8 +126,26 @@ static void usage(FILE *out)
             "  --resume    continue an interrupted sweep in DIR\n"
             "  --force     start over, replacing DIR's results\n"
             "  --quiet     no progress line on stderr\n"
+            "  --max-designs N  refuse a study of more than N designs (default: %d, about an\n"
+            "              hour on a laptop; 0: no limit)\n"
             "Exit status: 0 done, 1 a failure mid-way, 2 bad input, an unusable output path or\n"
-            "DIR in use by another run (DIR/.comet-lock), 130 interrupted (resumable).\n");
+            "DIR in use by another run (DIR/.comet-lock), 130 interrupted (resumable).\n",
+            SWEEP_DEFAULT_MAX_DESIGNS);
+}
+
+/* The design count, from the axes' lengths (never enumerated), against
+ * --max-designs: a study of millions of designs would run for days. */
+static comet_status check_design_count(const sweep_args *a, const comet_study *study,
+                                       comet_error *err)
+{
+    uint64_t points = comet_study_points(study);
+    if (a->max_designs == 0 || points <= a->max_designs)
+        return COMET_OK;
+    return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--max-designs",
+                           "study %s has %llu cluster designs, above the limit of %llu; raise "
+                           "it to run them all (--max-designs %llu, or 0 for no limit)",
+                           study->name, (unsigned long long)points,
+                           (unsigned long long)a->max_designs, (unsigned long long)points);
 }
 
 
@@ -135,11 +154,12 @@ comet_status sweep_parse_args(int argc, char **argv, const char *command, sweep_
 {
     memset(a, 0, sizeof *a);
     a->command = command;
+    a->max_designs = SWEEP_DEFAULT_MAX_DESIGNS;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         bool valued = strcmp(arg, "-o") == 0 || strcmp(arg, "-j") == 0 ||
                       strcmp(arg, "--report") == 0 || strcmp(arg, "--plots") == 0 ||
-                      strcmp(arg, "--heatmap") == 0;
+                      strcmp(arg, "--heatmap") == 0 || strcmp(arg, "--max-designs") == 0;
         if (valued && (i + 1 >= argc || !argv[i + 1][0]))
             return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, arg, "needs a value");
         if (strcmp(arg, "--report") == 0) {
@@ -148,6 +168,11 @@ comet_status sweep_parse_args(int argc, char **argv, const char *command, sweep_
             a->plots = argv[++i];
         } else if (strcmp(arg, "--heatmap") == 0) {
             a->heatmap = argv[++i];
+        } else if (strcmp(arg, "--max-designs") == 0) {
+            int64_t n;
+            if (cli_parse_int(arg, argv[++i], 0, INT64_MAX, &n, err))
+                return err->status;
+            a->max_designs = (uint64_t)n;
         } else if (valued) {
             if (arg[1] == 'o') {
                 a->dir = argv[++i];
@@ -478,7 +503,7 @@ int sweep_main(int argc, char **argv, const sweep_command *cmd)
     int code;
     int axes[2];
     if (sweep_parse_args(argc, argv, cmd->name, &a, &err) || cmd->read(a.study, &study, &err) ||
-        cli_heatmap_axes(a.heatmap, &study, axes, &err) ||
+        check_design_count(&a, &study, &err) || cli_heatmap_axes(a.heatmap, &study, axes, &err) ||
         cli_check_output(a.report, CLI_OUT_FILE, NULL, &err) ||
         cli_check_output(a.plots, CLI_OUT_DIR, "--plots", &err)) { /* checked before any work */
         code = cl.rank == 0 ? cli_report_error(cmd->name, &err) : CLI_USAGE;
@@ -489,7 +514,7 @@ int sweep_main(int argc, char **argv, const sweep_command *cmd)
             a.dir = dir_default;
         }
         a.rows_only = cmd->finish != NULL;
-        if (cmd->finish && cl.rank == 0 && !a.quiet)
+        if (cl.rank == 0 && !a.quiet) /* the count first: a big sweep is never a surprise */
             fprintf(stderr, "comet %s %s: sweeping %llu cluster designs into %s/\n", cmd->name,
                     study.name, (unsigned long long)comet_study_points(&study), a.dir);
         int dir_lock = -1;

@@ -9,6 +9,10 @@
 #include "cluster.h"
 #include "comet/sweep.h"
 
+/* Designs a sweep runs without --max-designs: about an hour at the rate
+ * measured in docs/sweep.md (30 designs/s on two cores). */
+#define SWEEP_DEFAULT_MAX_DESIGNS 100000
+
 typedef struct sweep_args {
     const char *command;        /* "sweep" or "study", for messages */
     const char *study;
@@ -16,6 +20,7 @@ typedef struct sweep_args {
     const char *report, *plots;
     const char *heatmap;        /* --heatmap X,Y */
     int threads;
+    uint64_t max_designs;       /* --max-designs: refuse larger studies (0: no limit) */
     bool resume, force, quiet;
     bool rows_only;             /* stop after results.csv/.jsonl (comet study writes the rest) */
 } sweep_args;

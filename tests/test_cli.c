@@ -387,6 +387,72 @@ static void test_simulate_collective(void **state)
 /* A step of a million microbatches (125 s and 9.6 GB before it ran out of
  * memory) is simulated through its steady state in bounded memory; one
  * that cannot fit the task limit is refused with the flag that raises it. */
+/* Physical quantities outside their sane range are refused where they are
+ * written, naming the flag or the file, line, column and key: a bandwidth of
+ * 1e-320 B/s once stalled the simulation ("0 of 4 chunks done", exit 1), a
+ * delay of 1e300 ns gave a result of 7.6e298 ms, and a network bandwidth of
+ * 1e-320 GB/s was blamed on the trace ("comm_size gives a time of inf s"). */
+static void test_quantities_out_of_range(void **state)
+{
+    (void)state;
+    const char *allreduce = "simulate --collective all-reduce --size '1 MiB' --npus 64";
+    char args[512];
+    snprintf(args, sizeof args, "%s --local-mem-bw '1e-320 B/s'", allreduce);
+    expect_error(args, "comet simulate: --local-mem-bw: 1e-320 B/s is outside the sane range "
+                       "1 KB/s to 10 PB/s");
+    snprintf(args, sizeof args, "%s --local-mem-bw '20000 TB/s'", allreduce);
+    expect_error(args, "comet simulate: --local-mem-bw: 20000 TB/s is outside the sane range "
+                       "1 KB/s to 10 PB/s");
+    snprintf(args, sizeof args, "%s --endpoint-delay '1e300 ns'", allreduce);
+    expect_error(args, "comet simulate: --endpoint-delay: 1e300 ns is outside the sane range "
+                       "1 ps to 1000 s");
+    snprintf(args, sizeof args, "%s --endpoint-delay '1.7e308 s'", allreduce);
+    expect_error(args, "comet simulate: --endpoint-delay: 1.7e308 s is outside the sane range "
+                       "1 ps to 1000 s");
+    snprintf(args, sizeof args, "%s --endpoint-delay '0.0005 ns'", allreduce);
+    expect_error(args, "comet simulate: --endpoint-delay: 0.0005 ns is outside the sane range "
+                       "1 ps to 1000 s");
+    expect_error("simulate --collective all-reduce --size '2e6 TB' --npus 64",
+                 "comet simulate: --size: 2e6 TB is outside the sane range 1 B to 1 EB");
+    /* the bounds themselves are accepted */
+    cli_run r;
+    snprintf(args, sizeof args, "%s --endpoint-delay '1000 s' --local-mem-bw '1 KB/s'",
+             allreduce);
+    run(&r, args);
+    assert_int_equal(r.status, 0);
+
+    /* ASTRA-sim's files write bare numbers in fixed units (GB/s, ns, TFLOPS) */
+    write_file("tiny.yml", "topology: [ Ring ]\nnpus_count: [ 8 ]\nbandwidth: [ 1e-320 ]\n"
+                           "latency: [ 500 ]\n");
+    expect_error("simulate --chakra step --astra-network tiny.yml",
+                 "comet simulate: tiny.yml:3:14: bandwidth[0]: 1e-320 GB/s is outside the sane "
+                 "range 1 KB/s to 10 PB/s");
+    write_file("slow.yml", "topology: [ Ring ]\nnpus_count: [ 8 ]\nbandwidth: [ 50 ]\n"
+                           "latency: [ 1e13 ]\n");
+    expect_error("simulate --chakra step --astra-network slow.yml",
+                 "comet simulate: slow.yml:4:12: latency[0]: 1e13 ns is outside the sane "
+                 "range 1 ps to 1000 s");
+    write_file("ring.yml", "topology: [ Ring ]\nnpus_count: [ 8 ]\nbandwidth: [ 50 ]\n"
+                           "latency: [ 0 ]\n");
+    write_file("bw.json", "{\n  \"local-mem-bw\": 1e-320\n}\n");
+    expect_error("simulate --chakra step --astra-network ring.yml --astra-system bw.json",
+                 "comet simulate: bw.json:2:19: local-mem-bw: 1e-320 GB/s is outside the sane "
+                 "range 1 KB/s to 10 PB/s");
+    write_file("delay.json", "{\"endpoint-delay\": 1e14}\n");
+    expect_error("simulate --chakra step --astra-network ring.yml --astra-system delay.json",
+                 "comet simulate: delay.json:1:20: endpoint-delay: 1e14 ns is outside the sane "
+                 "range 1 ps to 1000 s");
+    write_file("perf.json", "{\"roofline-enabled\": 1, \"peak-perf\": 1e-9}\n");
+    expect_error("simulate --chakra step --astra-network ring.yml --astra-system perf.json",
+                 "comet simulate: perf.json:1:38: peak-perf: 1e-9 TFLOPS is outside the sane "
+                 "range 1 MFLOPS to 10 EFLOPS");
+    write_file("mem.json", "{\"memory-type\": \"PER_NPU_MEMORY_EXPANSION\", "
+                           "\"remote-mem-latency\": 0, \"remote-mem-bw\": 2e7}\n");
+    expect_error("simulate --chakra step --astra-network ring.yml --astra-memory mem.json",
+                 "comet simulate: mem.json:1:87: remote-mem-bw: 2e7 GB/s is outside the sane "
+                 "range 1 KB/s to 10 PB/s");
+}
+
 static void test_simulate_huge_step(void **state)
 {
     (void)state;
@@ -620,6 +686,59 @@ static void test_unusable_outputs_exit_2(void **state)
                  "comet presets: no preset named \"nosuch\" (see 'comet presets list')");
 }
 
+/* A sweep or study counts its designs before it starts (the product of the
+ * axes' lengths), says how many, and refuses more than --max-designs with
+ * the count, the limit and the flag, creating nothing. The small study has
+ * 6 designs; 16.7 million once started silently and would run for days. */
+static void test_sweep_design_limit(void **state)
+{
+    (void)state;
+    write_file("study.yaml", test_small_study);
+    expect_error("sweep study.yaml --max-designs -1",
+                 "comet sweep: --max-designs: -1 is out of range [0, 9223372036854775807]");
+    expect_error("sweep study.yaml --max-designs", "comet sweep: --max-designs: needs a value");
+    expect_error("sweep study.yaml -o capped --max-designs 5",
+                 "comet sweep: --max-designs: study small has 6 cluster designs, above the limit "
+                 "of 5; raise it to run them all (--max-designs 6, or 0 for no limit)");
+    expect_error("study study.yaml -o capped --max-designs 5 --quiet",
+                 "comet study: --max-designs: study small has 6 cluster designs, above the limit "
+                 "of 5; raise it to run them all (--max-designs 6, or 0 for no limit)");
+    char capped[400];
+    snprintf(capped, sizeof capped, "%s/capped", workdir);
+    assert_int_equal(access(capped, F_OK), -1);
+    /* at the limit it runs, and the first line on stderr gives the count */
+    cli_run r;
+    run(&r, "sweep study.yaml -o six -j 1 --max-designs 6");
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.err, "comet sweep small: sweeping 6 cluster designs into six/\n"
+                               "comet: report written to six/report.html\n");
+    run(&r, "sweep study.yaml -o none -j 1 --max-designs 0 --quiet");
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.err, "comet: report written to none/report.html\n");
+    /* the default (100000) refuses 64^4 designs before reading anything else */
+    char sizes[1024] = "[", rates[1024] = "[";
+    for (int v = 1; v <= 64; v++) {
+        const char *comma = v > 1 ? ", " : "";
+        snprintf(sizes + strlen(sizes), sizeof sizes - strlen(sizes), "%s\"%d GiB\"", comma, v);
+        snprintf(rates + strlen(rates), sizeof rates - strlen(rates), "%s\"%d GB/s\"", comma, v);
+    }
+    strcat(sizes, "]");
+    strcat(rates, "]");
+    char huge[6000];
+    snprintf(huge, sizeof huge,
+             "study:\n  name: huge\n  models: [gpt3-175b]\n  system: a100-80g-selene\n"
+             "  npus: 64\n  global_batch: 64\n  axes:\n    hbm_capacity: %s\n"
+             "    expansion_capacity: %s\n    expansion_bandwidth: [\"64 GB/s\"]\n"
+             "    hbm_bandwidth: %s\n    peak_compute: [\"100 TFLOPS\", \"200 TFLOPS\", "
+             "\"300 TFLOPS\", \"400 TFLOPS\"]\n",
+             sizes, sizes, rates);
+    write_file("huge.yaml", huge);
+    expect_error("sweep huge.yaml -o never",
+                 "comet sweep: --max-designs: study huge has 1048576 cluster designs, above the "
+                 "limit of 100000; raise it to run them all (--max-designs 1048576, or 0 for no "
+                 "limit)");
+}
+
 /* comet report: a file that holds no sweep results is bad input (2), not
  * an empty report; a good one reports (0); a write that fails once begun
  * is exit 1 and leaves no file behind. */
@@ -741,11 +860,13 @@ void suite_cli(test_tally *t)
         cmocka_unit_test(test_layer_list_example),
         cmocka_unit_test(test_search),
         cmocka_unit_test(test_simulate_collective),
+        cmocka_unit_test(test_quantities_out_of_range),
         cmocka_unit_test(test_simulate_huge_step),
         cmocka_unit_test(test_simulate_chakra),
         cmocka_unit_test(test_export_chakra),
         cmocka_unit_test(test_export_writes_safely),
         cmocka_unit_test(test_unusable_outputs_exit_2),
+        cmocka_unit_test(test_sweep_design_limit),
         cmocka_unit_test(test_report_exit_codes),
         cmocka_unit_test(test_failures_midway_exit_1),
         cmocka_unit_test(test_simulate_step),

@@ -110,6 +110,56 @@ static void test_bad_studies(void **state)
                        "bad.yaml:2:3: study: needs global_batch or max_global_batch");
 }
 
+/* 64 values of one unit: ["1 GiB", "2 GiB", ...]. */
+static void sixty_four(char *out, size_t cap, const char *unit)
+{
+    snprintf(out, cap, "[");
+    for (int v = 1; v <= 64; v++)
+        snprintf(out + strlen(out), cap - strlen(out), "%s\"%d %s\"", v > 1 ? ", " : "", v, unit);
+    snprintf(out + strlen(out), cap - strlen(out), "]");
+}
+
+/* Design points are counted from the axes' lengths, never wrapping: 8
+ * models x 16 axes of 64 values is 2^99, which saturates; a study of more
+ * than 2^40 points is refused where its axes are written. */
+static void test_points_count_saturates(void **state)
+{
+    (void)state;
+    comet_study *st = calloc(1, sizeof *st);
+    comet_error err;
+    assert_int_equal(comet_study_read_text(test_small_study, strlen(test_small_study), "s.yaml",
+                                           st, &err),
+                     COMET_OK);
+    st->n_models = 8;
+    st->n_axes = 8;
+    for (int a = 0; a < COMET_STUDY_MAX_AXES; a++)
+        st->axes[a].n = COMET_STUDY_MAX_VALUES;
+    assert_true(comet_study_points(st) == (uint64_t)1 << 51);
+    st->n_axes = 10; /* 2^63: still exact */
+    assert_true(comet_study_points(st) == (uint64_t)1 << 63);
+    st->n_axes = 11; /* 2^69 */
+    assert_true(comet_study_points(st) == UINT64_MAX);
+    st->n_axes = COMET_STUDY_MAX_AXES; /* 2^99, which wrapped to 0 before */
+    assert_true(comet_study_points(st) == UINT64_MAX);
+    free(st);
+
+    char sizes[1200], rates[1200], times[1200], flops[1200];
+    sixty_four(sizes, sizeof sizes, "GiB");
+    sixty_four(rates, sizeof rates, "GB/s");
+    sixty_four(times, sizeof times, "us");
+    sixty_four(flops, sizeof flops, "TFLOPS");
+    char *text = malloc(12000);
+    snprintf(text, 12000,
+             "study:\n  models: [gpt3-175b]\n  system: a100-80g-selene\n  npus: 64\n"
+             "  global_batch: 64\n  axes:\n    hbm_capacity: %s\n    hbm_bandwidth: %s\n"
+             "    peak_compute: %s\n    network:\n      nvlink: {bandwidth: %s, latency: %s}\n"
+             "      infiniband: {bandwidth: %s, latency: %s}\n",
+             sizes, rates, flops, rates, times, rates, times);
+    expect_study_error(text, "bad.yaml: study.axes: 4398046511104 design points is too many "
+                             "(at most 2^40)");
+    free(text);
+}
+
 /* Two designs on one front: (1 s, $3) and (2 s, $1); (2 s, $4) is not. */
 static void test_summary(void **state)
 {
@@ -393,6 +443,7 @@ void suite_sweep(test_tally *t)
 {
     const struct CMUnitTest sweep[] = {
         cmocka_unit_test(test_points_decode),
+        cmocka_unit_test(test_points_count_saturates),
         cmocka_unit_test(test_bad_studies),
         cmocka_unit_test(test_summary),
         cmocka_unit_test_setup_teardown(test_sweep_threads_and_resume, sweep_setup,

@@ -81,7 +81,8 @@ bool comet_axis_kind_from_name(const char *name, comet_axis_kind *kind);
 void comet_axis_apply(const comet_axis *axis, double v, comet_dtype dtype, comet_system *sys,
                       int64_t *npus);
 
-/* Points: models x the product of the axes' values. */
+/* Points: models x the product of the axes' values, counted without
+ * enumerating them; UINT64_MAX when the product does not fit. */
 uint64_t comet_study_points(const comet_study *study);
 
 /* The design of point `index`: which model, the system with the axis

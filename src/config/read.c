@@ -196,6 +196,20 @@ comet_status cfg_read_real(const cfg_ctx *c, const cfg_node *n, const char *path
     return COMET_OK;
 }
 
+comet_status cfg_read_real_in(const cfg_ctx *c, const cfg_node *n, const char *path,
+                              cfg_unit_kind kind, double scale, const char *unit, bool positive,
+                              double *out)
+{
+    double v;
+    CFG_TRY(cfg_read_real(c, n, path, positive, &v));
+    v *= scale;
+    if (v != 0 && !cfg_units_in_range(kind, v))
+        return cfg_fail(c, n, path, "%.40s %s is outside the sane range %s", n->text, unit,
+                        cfg_units_range(kind));
+    *out = v;
+    return COMET_OK;
+}
+
 comet_status cfg_read_fraction(const cfg_ctx *c, const cfg_node *n, const char *path,
                                double *out)
 {
@@ -285,17 +299,9 @@ comet_status cfg_read_quantity(const cfg_ctx *c, const cfg_node *n, const char *
                  cfg_units_noun(unit));
         return fail_expected(c, n, path, like);
     }
-    /* Sane ranges: values outside them are typos, and would overflow the
-     * model's arithmetic into inf or NaN. */
-    static const double lo[CFG_UNIT_COUNT] = {1.0, 1e3, 1e-12, 1e6, 1.0};
-    static const double hi[CFG_UNIT_COUNT] = {1e18, 1e16, 1e3, 1e19, 1e21};
-    static const char *const lo_text[CFG_UNIT_COUNT] = {"1 B", "1 KB/s", "1 ps", "1 MFLOPS",
-                                                        "1 FLOP"};
-    static const char *const hi_text[CFG_UNIT_COUNT] = {"1 EB", "10 PB/s", "1000 s",
-                                                        "10 EFLOPS", "1 ZFLOP"};
-    if (v != 0 && (v < lo[unit] || v > hi[unit]))
-        return cfg_fail(c, n, path, "%s is outside the sane range %s to %s", n->text,
-                        lo_text[unit], hi_text[unit]);
+    if (v != 0 && !cfg_units_in_range(unit, v))
+        return cfg_fail(c, n, path, "%.40s is outside the sane range %s", n->text,
+                        cfg_units_range(unit));
     *out = v;
     return COMET_OK;
 }

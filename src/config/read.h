@@ -61,6 +61,12 @@ comet_status cfg_read_enum(const cfg_ctx *c, const cfg_node *n, const char *path
                            const char *const *names, int *out);
 comet_status cfg_read_quantity(const cfg_ctx *c, const cfg_node *n, const char *path,
                                cfg_unit_kind unit, bool positive, double *out);
+/* A bare number in a unit the file format fixes (ASTRA-sim writes 50 for
+ * 50 GB/s): *out = number * scale in SI, checked against kind's sane range;
+ * unit names the implied unit in messages. */
+comet_status cfg_read_real_in(const cfg_ctx *c, const cfg_node *n, const char *path,
+                              cfg_unit_kind kind, double scale, const char *unit, bool positive,
+                              double *out);
 
 /* The candidate closest to word by edit distance when close enough, else NULL. */
 const char *cfg_suggest(const char *word, const char *const *candidates);

@@ -326,9 +326,11 @@ static comet_status check_study(cfg_ctx *c, comet_study *st, const cfg_node *roo
         for (int b = 0; b < a; b++)
             if (st->axes[a].kind == st->axes[b].kind && st->axes[a].dim == st->axes[b].dim)
                 return cfg_fail_key(c, "study.axes", "%s is given twice", st->axes[a].name);
-    if (comet_study_points(st) > (uint64_t)1 << 40)
-        return cfg_fail_key(c, "study.axes", "%llu design points is too many",
-                            (unsigned long long)comet_study_points(st));
+    uint64_t points = comet_study_points(st);
+    if (points > (uint64_t)1 << 40)
+        return cfg_fail_key(c, "study.axes", "%s%llu design points is too many (at most 2^40)",
+                            points == UINT64_MAX ? "more than " : "",
+                            (unsigned long long)points);
     return check_npus(c, st);
 }
 

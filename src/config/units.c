@@ -68,6 +68,36 @@ static const unit_family families[CFG_UNIT_COUNT] = {
                         "FLOP count"},
 };
 
+/* The bounds below lie far outside every real system, so only typos and
+ * hostile values hit them: sizes from one byte to an exabyte (a cluster's
+ * whole memory is petabytes); bandwidths from 1 KB/s (a 1980s modem; links
+ * are GB/s) to 10 PB/s (a thousand times today's fastest HBM); times from a
+ * picosecond (below one clock cycle) to 1000 s (a latency or delay longer
+ * than a quarter of an hour stops any training); FLOP rates from 1 MFLOPS to
+ * 10 EFLOPS per device; FLOP counts from 1 to 1 ZFLOP per layer. */
+typedef struct unit_range {
+    double lo, hi;
+    const char *text;
+} unit_range;
+
+static const unit_range ranges[CFG_UNIT_COUNT] = {
+    [CFG_UNIT_BYTES] = {1.0, 1e18, "1 B to 1 EB"},
+    [CFG_UNIT_BANDWIDTH] = {1e3, 1e16, "1 KB/s to 10 PB/s"},
+    [CFG_UNIT_TIME] = {1e-12, 1e3, "1 ps to 1000 s"},
+    [CFG_UNIT_FLOP_RATE] = {1e6, 1e19, "1 MFLOPS to 10 EFLOPS"},
+    [CFG_UNIT_FLOPS] = {1.0, 1e21, "1 FLOP to 1 ZFLOP"},
+};
+
+bool cfg_units_in_range(cfg_unit_kind kind, double si_value)
+{
+    return si_value >= ranges[kind].lo && si_value <= ranges[kind].hi;
+}
+
+const char *cfg_units_range(cfg_unit_kind kind)
+{
+    return ranges[kind].text;
+}
+
 static size_t digits(const char *s)
 {
     size_t n = 0;
@@ -160,10 +190,13 @@ comet_status comet_parse_quantity(const char *text, comet_unit_kind kind, const 
     const char *unit = NULL;
     switch (cfg_units_parse(text ? text : "", k, out, &unit)) {
     case CFG_UNITS_OK:
-        if (*out > 0.0)
-            return COMET_OK;
-        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, what, "must be positive, got \"%s\"",
-                               text);
+        if (!(*out > 0.0))
+            return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, what,
+                                   "must be positive, got \"%s\"", text);
+        if (!cfg_units_in_range(k, *out))
+            return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, what,
+                                   "%.40s is outside the sane range %s", text, cfg_units_range(k));
+        return COMET_OK;
     case CFG_UNITS_NO_UNIT:
         return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, what,
                                "needs a unit, e.g. \"%s\" (units: %s)", cfg_units_example(k),

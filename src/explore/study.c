@@ -94,9 +94,14 @@ const char *comet_axis_short_name(const comet_axis *axis, char *out, size_t cap)
 
 uint64_t comet_study_points(const comet_study *study)
 {
+    /* 8 models x 16 axes of 64 values is 2^99: saturate, never wrap */
     uint64_t n = (uint64_t)study->n_models;
-    for (int a = 0; a < study->n_axes; a++)
-        n *= (uint64_t)study->axes[a].n;
+    for (int a = 0; a < study->n_axes; a++) {
+        uint64_t values = (uint64_t)study->axes[a].n;
+        if (values && n > UINT64_MAX / values)
+            return UINT64_MAX;
+        n *= values;
+    }
     return n;
 }
 

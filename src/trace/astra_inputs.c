@@ -107,14 +107,16 @@ static comet_status read_network(cfg_ctx *c, const cfg_node *root, comet_astra_i
         CFG_TRY(cfg_read_int(c, cfg_seq_item(npus, d), path, 1, 1 << 20, &dim->size));
         double v;
         snprintf(path, sizeof path, "bandwidth[%zu]", d);
-        CFG_TRY(cfg_read_real(c, cfg_seq_item(bw, d), path, true, &v));
-        dim->bandwidth = v * 1073741824.0; /* ASTRA-sim's GB is 2^30 bytes */
+        /* ASTRA-sim's GB is 2^30 bytes */
+        CFG_TRY(cfg_read_real_in(c, cfg_seq_item(bw, d), path, CFG_UNIT_BANDWIDTH, 1073741824.0,
+                                 "GB/s", true, &dim->bandwidth));
         snprintf(path, sizeof path, "latency[%zu]", d);
-        CFG_TRY(cfg_read_real(c, cfg_seq_item(lat, d), path, false, &v));
+        CFG_TRY(cfg_read_real_in(c, cfg_seq_item(lat, d), path, CFG_UNIT_TIME, 1e-9, "ns", false,
+                                 &v));
         /* ASTRA-sim charges the latency per link traversed; through a
          * switch a message crosses two links, and comet's latency is the
          * whole message's */
-        dim->latency = v * 1e-9 * (dim->topology == COMET_TOPO_SWITCH ? 2.0 : 1.0);
+        dim->latency = v * (dim->topology == COMET_TOPO_SWITCH ? 2.0 : 1.0);
         dim->efficiency = 1.0;
         dim->algorithm = COMET_ALGO_RING;
     }
@@ -165,7 +167,6 @@ static comet_status read_system(cfg_ctx *c, const cfg_node *root, comet_astra_in
     CFG_TRY(only_keys(c, root, known));
     const cfg_node *v;
     int64_t k;
-    double x;
     if ((v = cfg_map_find(root, "preferred-dataset-splits"))) {
         CFG_TRY(cfg_read_int(c, v, "preferred-dataset-splits", 1, 65536, &k));
         out->options.splits = k;
@@ -175,20 +176,21 @@ static comet_status read_system(cfg_ctx *c, const cfg_node *root, comet_astra_in
         out->options.active_chunks = (int)k;
     }
     if ((v = cfg_map_find(root, "endpoint-delay"))) {
-        CFG_TRY(cfg_read_real(c, v, "endpoint-delay", false, &x));
-        out->options.endpoint_delay = x * 1e-9;
+        CFG_TRY(cfg_read_real_in(c, v, "endpoint-delay", CFG_UNIT_TIME, 1e-9, "ns", false,
+                                 &out->options.endpoint_delay));
     }
     if ((v = cfg_map_find(root, "local-mem-bw"))) {
-        CFG_TRY(cfg_read_real(c, v, "local-mem-bw", true, &x));
-        out->options.local_mem_bw = x * 1e9; /* here GB is 10^9 bytes */
+        /* here GB is 10^9 bytes */
+        CFG_TRY(cfg_read_real_in(c, v, "local-mem-bw", CFG_UNIT_BANDWIDTH, 1e9, "GB/s", true,
+                                 &out->options.local_mem_bw));
     }
     if ((v = cfg_map_find(root, "roofline-enabled"))) {
         CFG_TRY(cfg_read_int(c, v, "roofline-enabled", 0, 1, &k));
         out->roofline = k == 1;
     }
     if ((v = cfg_map_find(root, "peak-perf"))) {
-        CFG_TRY(cfg_read_real(c, v, "peak-perf", true, &x));
-        out->peak_perf = x * 1e12;
+        CFG_TRY(cfg_read_real_in(c, v, "peak-perf", CFG_UNIT_FLOP_RATE, 1e12, "TFLOPS", true,
+                                 &out->peak_perf));
     }
     if ((v = cfg_map_find(root, "inter-dimension-scheduling")) && v->kind == CFG_SCALAR &&
         strcmp(v->text, "themis") == 0)
@@ -216,15 +218,14 @@ static comet_status read_memory(cfg_ctx *c, const cfg_node *root, comet_astra_in
     CFG_TRY(cfg_read_enum(c, v, "memory-type", types, &t));
     if (t == 0)
         return COMET_OK;
-    double x;
     if ((v = cfg_map_find(root, "remote-mem-latency"))) {
-        CFG_TRY(cfg_read_real(c, v, "remote-mem-latency", false, &x));
-        out->mem_latency = x * 1e-9;
+        CFG_TRY(cfg_read_real_in(c, v, "remote-mem-latency", CFG_UNIT_TIME, 1e-9, "ns", false,
+                                 &out->mem_latency));
     }
     if (!(v = cfg_map_find(root, "remote-mem-bw")))
         return cfg_fail(c, root, "remote-mem-bw", "missing key \"remote-mem-bw\"");
-    CFG_TRY(cfg_read_real(c, v, "remote-mem-bw", true, &x));
-    out->mem_bandwidth = x * 1e9;
+    CFG_TRY(cfg_read_real_in(c, v, "remote-mem-bw", CFG_UNIT_BANDWIDTH, 1e9, "GB/s", true,
+                             &out->mem_bandwidth));
     return COMET_OK;
 }
 
