@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "comet/chakra.h"
+#include "comet/comet.h"
 #include "tests.h"
 
 typedef struct cli_run {

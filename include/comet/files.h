@@ -6,7 +6,9 @@
  * respect to the files it replaces too: every earlier file gets a second
  * link (PATH.old.XXXXXXXX, made with link(2), which never replaces a name)
  * before anything moves, and a commit that fails half-way puts every
- * earlier file back and removes every new one. */
+ * earlier file back and removes every new one. (Where no hard link can be
+ * made, EPERM, EMLINK or ENOTSUP, a file is replaced without a way back,
+ * as rename alone would.) */
 #ifndef COMET_FILES_H
 #define COMET_FILES_H
 

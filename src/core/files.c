@@ -241,6 +241,8 @@ static comet_status keep_earlier(const comet_files *set, comet_file_entry *e, co
     }
     if (make_unique(set, e->destination, "old", link_earlier, &e->backup) < 0) {
         int lost = errno;
+        if (lost == EPERM || lost == EMLINK || lost == ENOTSUP || lost == EOPNOTSUPP)
+            return COMET_OK; /* no hard link possible here: replaced without a way back */
         return comet_error_set(err, comet_errno_status(lost), e->destination, 0, 0, NULL,
                                "cannot keep the earlier file while replacing it: %s",
                                strerror(lost));
