@@ -17,7 +17,6 @@
 #include "comet/chakra.h"
 
 #include <dirent.h>
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
