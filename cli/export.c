@@ -19,6 +19,9 @@ static void help(void)
            "PREFIX.groups.json, so the same run works in ASTRA-sim and in\n"
            "'comet simulate --chakra'. Inputs and knobs are those of comet estimate\n"
            "(see 'comet estimate --help').\n"
+           "The files are replaced as one set: on any failure none of the new files is\n"
+           "left and an earlier export under PREFIX stays as it was; on success ranks an\n"
+           "earlier, larger export left (PREFIX.N.et from the new rank count on) are removed.\n"
            "Exit status: 0 ok, 1 a failure mid-way (none of the files is left), 2 bad input\n"
            "or an unusable prefix (see 'comet help').\n");
 }
@@ -36,6 +39,10 @@ int cli_export(int argc, char **argv)
                         "is required (the trace prefix, e.g. out/gpt3)");
         return cli_report_error("export", &err);
     }
+    /* every destination, before any work (the library checks again once the
+     * strategy is resolved) */
+    if (comet_export_chakra_check(in->chakra, comet_strategy_npus(&in->job.strategy), &err))
+        return cli_report_error("export", &err);
     comet_export_info info;
     double t0 = cli_now();
     if (comet_export_chakra(&in->job.model, &in->job.system, &in->job.strategy, in->chakra, &info,

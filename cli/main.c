@@ -2,6 +2,7 @@
  * subcommand lives in its own file. */
 #include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -56,13 +57,26 @@ static int dispatch(int argc, char **argv)
         return cli_report(argc - 1, argv + 1);
     if (strcmp(cmd, "presets") == 0)
         return cli_presets(argc - 1, argv + 1);
-    if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
-        printf("comet %s (%s)\n", COMET_VERSION,
-               cli_cluster_available() ? "built with MPI" : "single process, no MPI");
-        return CLI_OK;
-    }
-    if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
-        usage(stdout);
+    bool is_help = strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 ||
+                   strcmp(cmd, "-h") == 0;
+    if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0 || is_help) {
+        /* these take nothing more (but --help, as every command does): an
+         * extra word is refused, as every other command refuses what it
+         * does not know */
+        if (argc == 3 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0)) {
+            usage(stdout);
+            return CLI_OK;
+        }
+        if (argc > 2) {
+            fprintf(stderr, "comet %s: unknown option \"%s\" (%s takes none; see 'comet help')\n",
+                    cmd, argv[2], cmd);
+            return CLI_USAGE;
+        }
+        if (is_help)
+            usage(stdout);
+        else
+            printf("comet %s (%s)\n", COMET_VERSION,
+                   cli_cluster_available() ? "built with MPI" : "single process, no MPI");
         return CLI_OK;
     }
     fprintf(stderr, "comet: unknown command \"%s\" (try 'comet help')\n", cmd);

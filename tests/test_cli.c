@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "comet/chakra.h"
+#include "comet/comet.h"
 #include "tests.h"
 
 typedef struct cli_run {
@@ -586,6 +587,15 @@ static void list_dir(const char *sub, char *out, size_t cap)
 
 #define SMALL_EXPORT "--model megatron-22b --tp 2 --pp 2 --gbs 2" /* 4 ranks of 28 KB */
 
+/* Run shell commands in workdir/sub (created first); they must succeed. */
+static void shell_in(const char *sub, const char *commands)
+{
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "mkdir -p %s/%s && cd %s/%s && %s", workdir, sub, workdir, sub,
+             commands);
+    assert_int_equal(system(cmd), 0);
+}
+
 /* A link planted at the temporary name comet once used (PREFIX.N.et.tmp)
  * is neither followed nor removed; a failed export, mid-way through the
  * ranks or when renaming them, leaves no file of its own, and a failure
@@ -593,10 +603,9 @@ static void list_dir(const char *sub, char *out, size_t cap)
 static void test_export_writes_safely(void **state)
 {
     (void)state;
-    char cmd[800], names[4096];
-    snprintf(cmd, sizeof cmd, "mkdir -p %s/safe && cd %s/safe && echo precious > victim && "
-             "ln -s victim x.0.et.tmp && ln -s victim x.network.yml.tmp", workdir, workdir);
-    assert_int_equal(system(cmd), 0);
+    char names[4096];
+    shell_in("safe", "echo precious > victim && ln -s victim x.0.et.tmp && "
+                     "ln -s victim x.network.yml.tmp");
     cli_run r;
     run(&r, "export --chakra safe/x " SMALL_EXPORT);
     assert_int_equal(r.status, 0);
@@ -627,10 +636,8 @@ static void test_export_writes_safely(void **state)
     assert_int_equal(after.st_ino, before.st_ino);
 
     /* a new prefix, and rank 2 cannot be put in place (a directory holds
-     * its name): exit 2 naming it, and ranks 0 and 1, already renamed,
-     * are removed again */
-    snprintf(cmd, sizeof cmd, "mkdir %s/safe/y.2.et", workdir);
-    assert_int_equal(system(cmd), 0);
+     * its name): exit 2 naming it, found before any file is written */
+    shell_in("safe", "mkdir y.2.et");
     run(&r, "export --chakra safe/y " SMALL_EXPORT);
     assert_int_equal(r.status, 2);
     assert_string_equal(r.err, "comet export: safe/y.2.et: cannot write: Is a directory\n");
@@ -643,6 +650,81 @@ static void test_export_writes_safely(void **state)
                  "comet export: nodir/x: --chakra: cannot write: No such file or directory");
     expect_error("export --chakra safe/victim/x " SMALL_EXPORT,
                  "comet export: safe/victim/x: --chakra: cannot write: Not a directory");
+}
+
+/* A failed export leaves the earlier export under its prefix as it was:
+ * a side file's name taken by a directory is found before the work (exit
+ * 2, nothing written), and the earlier files keep their content. */
+static void test_export_failure_keeps_earlier_set(void **state)
+{
+    (void)state;
+    char names[4096], before[4096], after[4096], path[600];
+    shell_in("ex3", "true");
+    cli_run r;
+    run(&r, "export --chakra ex3/p " SMALL_EXPORT " --gbs 4");
+    assert_int_equal(r.status, 0);
+    snprintf(path, sizeof path, "%s/ex3/p.network.yml", workdir);
+    slurp(path, before, sizeof before);
+    assert_true(strlen(before) > 100);
+    shell_in("ex3", "rm p.groups.json && mkdir -p p.groups.json/x");
+    run(&r, "export --chakra ex3/p " SMALL_EXPORT " --gbs 8");
+    assert_int_equal(r.status, 2);
+    assert_string_equal(r.err, "comet export: ex3/p.groups.json: cannot write: Is a directory\n");
+    list_dir("ex3", names, sizeof names);
+    assert_string_equal(names, "p.0.et\np.1.et\np.2.et\np.3.et\np.groups.json\np.memory.json\n"
+                               "p.network.yml\np.system.json\n");
+    slurp(path, after, sizeof after);
+    assert_string_equal(after, before);
+}
+
+/* Exporting fewer ranks to a prefix removes the ranks the earlier, larger
+ * export left (regular files named exactly PREFIX.N.et from the new count
+ * on), so the set runs as it is; other names stay. */
+static void test_export_fewer_ranks_removes_stale(void **state)
+{
+    (void)state;
+    char names[4096];
+    shell_in("ex4", "echo keep > p.08.et && echo keep > p.x.et");
+    cli_run r;
+    run(&r, "export --chakra ex4/p --model megatron-22b --tp 2 --pp 4 --gbs 8");
+    assert_int_equal(r.status, 0);
+    list_dir("ex4", names, sizeof names);
+    assert_string_equal(names, "p.0.et\np.08.et\np.1.et\np.2.et\np.3.et\np.4.et\np.5.et\n"
+                               "p.6.et\np.7.et\np.groups.json\np.memory.json\np.network.yml\n"
+                               "p.system.json\np.x.et\n");
+    run(&r, "export --chakra ex4/p --model megatron-22b --tp 1 --pp 2 --gbs 8");
+    assert_int_equal(r.status, 0);
+    list_dir("ex4", names, sizeof names);
+    assert_string_equal(names, "p.0.et\np.08.et\np.1.et\np.groups.json\np.memory.json\n"
+                               "p.network.yml\np.system.json\np.x.et\n");
+    run(&r, "simulate --chakra ex4/p --astra-network ex4/p.network.yml --astra-system "
+            "ex4/p.system.json --astra-comm-group ex4/p.groups.json");
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.err, "");
+}
+
+/* version and help take no options but --help: an extra word is refused
+ * like every other command's unknown flag (exit 2, one line). */
+static void test_version_help_refuse_flags(void **state)
+{
+    (void)state;
+    expect_error("version --bogus",
+                 "comet version: unknown option \"--bogus\" (version takes none; see 'comet help')");
+    expect_error("help --bogus",
+                 "comet help: unknown option \"--bogus\" (help takes none; see 'comet help')");
+    expect_error("--version x",
+                 "comet --version: unknown option \"x\" (--version takes none; see 'comet help')");
+    /* alone, they still work */
+    const char *plain[][2] = {{"version", "comet " COMET_VERSION " ("},
+                              {"help", "usage: comet <command> [options]"},
+                              {"version --help", "usage: comet <command> [options]"}};
+    for (int i = 0; i < 3; i++) {
+        cli_run r;
+        run(&r, plain[i][0]);
+        assert_int_equal(r.status, 0);
+        assert_string_equal(r.err, "");
+        assert_non_null(strstr(r.out, plain[i][1]));
+    }
 }
 
 /* Exit status 2, one line and nothing on stdout, for every kind of
@@ -865,6 +947,9 @@ void suite_cli(test_tally *t)
         cmocka_unit_test(test_simulate_chakra),
         cmocka_unit_test(test_export_chakra),
         cmocka_unit_test(test_export_writes_safely),
+        cmocka_unit_test(test_export_failure_keeps_earlier_set),
+        cmocka_unit_test(test_export_fewer_ranks_removes_stale),
+        cmocka_unit_test(test_version_help_refuse_flags),
         cmocka_unit_test(test_unusable_outputs_exit_2),
         cmocka_unit_test(test_sweep_design_limit),
         cmocka_unit_test(test_report_exit_codes),

@@ -176,7 +176,10 @@ void comet_et_result_free(comet_et_result *r);
  * PREFIX.system.json, PREFIX.memory.json and PREFIX.groups.json (the
  * comm groups) for the same run in ASTRA-sim or comet simulate --chakra.
  * The files are written as one set (comet/files.h): on failure none is
- * left behind. */
+ * left behind and an earlier export under the prefix stays as it was. On
+ * success, PREFIX.N.et from the new rank count on (regular files left by
+ * an earlier export with more ranks, as many consecutive ones as there
+ * are) are removed in the same commit. */
 typedef struct comet_export_info {
     int ranks;
     size_t nodes;
@@ -185,5 +188,11 @@ typedef struct comet_export_info {
 comet_status comet_export_chakra(const comet_model *m, const comet_system *sys,
                                  const comet_strategy *strategy, const char *prefix,
                                  comet_export_info *info, comet_error *err);
+
+/* Whether an export of `ranks` ranks can put its files under `prefix`: a
+ * directory where a side file or PREFIX.N.et (N < ranks) goes is
+ * COMET_EINPUT naming it. Cheap (one pass over the directory); export runs
+ * it itself before the work, and a front end may run it earlier. */
+comet_status comet_export_chakra_check(const char *prefix, int64_t ranks, comet_error *err);
 
 #endif

@@ -2,8 +2,13 @@
  * destination's directory, created with O_CREAT|O_EXCL (so a file or a
  * symbolic link planted under any name is never written through), and is
  * renamed into place only when every file of the set was written whole.
- * A set that fails leaves nothing behind: its temporaries are removed, and
- * so are the files it had already moved into place. */
+ * A set may also name files to remove. Its commit is all-or-nothing with
+ * respect to the files it replaces too: every earlier file gets a second
+ * link (PATH.old.XXXXXXXX, made with link(2), which never replaces a name)
+ * before anything moves, and a commit that fails half-way puts every
+ * earlier file back and removes every new one. (Where no hard link can be
+ * made, EPERM, EMLINK or ENOTSUP, a file is replaced without a way back,
+ * as rename alone would.) */
 #ifndef COMET_FILES_H
 #define COMET_FILES_H
 
@@ -12,11 +17,20 @@
 #include <stdio.h>
 #include "comet/error.h"
 
+typedef struct comet_file_entry {
+    char *temporary;   /* the new content, or NULL: the destination is to be removed */
+    char *destination;
+    char *backup;      /* during a commit: a second link to the earlier file, or NULL */
+} comet_file_entry;
+
 typedef struct comet_files {
     size_t n, cap;
-    char **entries;    /* per file: "TEMPORARY\0DESTINATION\0" in one allocation */
+    comet_file_entry *entries;
     FILE *open;        /* the file begun and not yet ended, or NULL */
     bool sync;         /* fsync every file before it is renamed */
+    /* rename(2), used to move each new file into place; a test puts a
+     * failing one here to see a commit undone half-way */
+    int (*rename_into_place)(const char *from, const char *to);
 } comet_files;
 
 /* An empty set; `sync` asks for each file to reach the disk (fsync) before
@@ -35,9 +49,21 @@ comet_status comet_files_begin(comet_files *set, const char *path, FILE **out, c
  * here too. On failure the caller abandons the set. */
 comet_status comet_files_end(comet_files *set, bool failed, comet_error *err);
 
-/* Move every file into place in the order begun. On a failure every
- * temporary and every file already moved is removed. The set is empty
- * afterwards either way. */
+/* Have the commit remove `path` (a file the set replaces by its absence,
+ * such as a rank an earlier, larger export wrote). */
+comet_status comet_files_remove(comet_files *set, const char *path, comet_error *err);
+
+/* Whether a file can be put at `path`: a directory (or anything else that
+ * rename(2) cannot replace with a file) is COMET_EINPUT "cannot write: Is a
+ * directory" naming path. A missing path is fine. */
+comet_status comet_file_check_destination(const char *path, comet_error *err);
+
+/* Move every file into place in the order begun, and remove the files
+ * named for removal. Every destination is checked first; then every
+ * earlier file gets a backup link; then the files move. On a failure
+ * every earlier file is restored, every new one and every temporary is
+ * removed, and the error names the file. Backups are removed either way;
+ * the set is empty afterwards. */
 comet_status comet_files_commit(comet_files *set, comet_error *err);
 
 /* Remove every temporary of the set (closing the open one) and empty it. */

@@ -4,7 +4,9 @@
  * have comet overwrite what it points to; a temporary created with
  * O_CREAT|O_EXCL under an unguessable name cannot be redirected. Files of
  * a set (the ranks of a Chakra export) are all written before any is
- * renamed, so a failure leaves either the whole set or nothing. */
+ * renamed, and the files they replace are kept under a second link until
+ * the last rename, so a failure leaves either the whole new set or the
+ * whole earlier one. */
 #include "comet/files.h"
 
 #include <errno.h>
@@ -12,6 +14,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -41,16 +44,7 @@ void comet_files_init(comet_files *set, bool sync)
 {
     memset(set, 0, sizeof *set);
     set->sync = sync;
-}
-
-static const char *temporary_of(const char *entry)
-{
-    return entry;
-}
-
-static const char *destination_of(const char *entry)
-{
-    return entry + strlen(entry) + 1;
+    set->rename_into_place = rename;
 }
 
 /* Eight characters no one can guess ahead of time: the clock in
@@ -73,49 +67,110 @@ static void random_suffix(const comet_files *set, int attempt, char out[9])
     out[8] = '\0';
 }
 
-comet_status comet_files_begin(comet_files *set, const char *path, FILE **out, comet_error *err)
+/* A fresh name PATH.TAG.XXXXXXXX made by `make` (which fails with EEXIST
+ * when the name is taken, as open with O_EXCL and link do): make's result
+ * (>= 0) with the name in *name, or -1 with errno set and *name NULL. */
+static int make_unique(const comet_files *set, const char *path, const char *tag,
+                       int (*make)(const char *name, const char *path), char **name)
 {
-    *out = NULL;
+    size_t cap = strlen(path) + 1 + strlen(tag) + 1 + 8 + 1;
+    *name = malloc(cap);
+    if (!*name) {
+        errno = ENOMEM;
+        return -1;
+    }
+    int made = -1;
+    for (int attempt = 0; made < 0 && attempt < CREATE_ATTEMPTS; attempt++) {
+        char suffix[9];
+        random_suffix(set, attempt, suffix);
+        snprintf(*name, cap, "%s.%s.%s", path, tag, suffix);
+        made = make(*name, path);
+        if (made < 0 && errno != EEXIST)
+            break;
+    }
+    if (made < 0) {
+        int e = errno;
+        free(*name);
+        *name = NULL;
+        errno = e;
+    }
+    return made;
+}
+
+static int create_exclusive(const char *name, const char *path)
+{
+    (void)path;
+    return open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+}
+
+static int link_earlier(const char *name, const char *path)
+{
+    return link(path, name); /* a symbolic link is linked itself, not followed */
+}
+
+/* Room for one more entry, zeroed, bound for a copy of `path`. */
+static comet_status add_entry(comet_files *set, const char *path, comet_file_entry **out,
+                              comet_error *err)
+{
     if (set->open)
         return comet_error_set(err, COMET_EINTERNAL, path, 0, 0, NULL,
                                "a file of the set is still open");
     if (set->n == set->cap) {
         size_t cap = set->cap ? 2 * set->cap : 8;
-        char **grown = realloc(set->entries, cap * sizeof *grown);
+        comet_file_entry *grown = realloc(set->entries, cap * sizeof *grown);
         if (!grown)
             return comet_error_set(err, COMET_ENOMEM, path, 0, 0, NULL, "out of memory");
         set->entries = grown;
         set->cap = cap;
     }
-    size_t len = strlen(path);
-    const size_t tmp_len = len + strlen(".tmp.") + 8;
-    char *entry = malloc(tmp_len + 1 + len + 1);
-    if (!entry)
+    comet_file_entry *e = &set->entries[set->n];
+    memset(e, 0, sizeof *e);
+    e->destination = strdup(path);
+    if (!e->destination)
         return comet_error_set(err, COMET_ENOMEM, path, 0, 0, NULL, "out of memory");
-    memcpy(entry + tmp_len + 1, path, len + 1);
-    int fd = -1;
-    for (int attempt = 0; fd < 0 && attempt < CREATE_ATTEMPTS; attempt++) {
-        char suffix[9];
-        random_suffix(set, attempt, suffix);
-        snprintf(entry, tmp_len + 1, "%s.tmp.%s", path, suffix);
-        fd = open(entry, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd < 0 && errno != EEXIST)
-            break;
-    }
+    set->n++;
+    *out = e;
+    return COMET_OK;
+}
+
+comet_status comet_files_begin(comet_files *set, const char *path, FILE **out, comet_error *err)
+{
+    *out = NULL;
+    comet_file_entry *entry;
+    comet_status st = add_entry(set, path, &entry, err);
+    if (st)
+        return st;
+    int fd = make_unique(set, path, "tmp", create_exclusive, &entry->temporary);
     FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
     if (!f) {
         int e = errno;
         if (fd >= 0) {
             close(fd);
-            unlink(entry);
+            unlink(entry->temporary);
         }
-        free(entry);
+        free(entry->temporary);
+        free(entry->destination);
+        set->n--;
         return comet_error_set(err, comet_errno_status(e), path, 0, 0, NULL, "cannot write: %s",
                                strerror(e));
     }
-    set->entries[set->n++] = entry;
     set->open = f;
     *out = f;
+    return COMET_OK;
+}
+
+comet_status comet_files_remove(comet_files *set, const char *path, comet_error *err)
+{
+    comet_file_entry *entry;
+    return add_entry(set, path, &entry, err);
+}
+
+comet_status comet_file_check_destination(const char *path, comet_error *err)
+{
+    struct stat st;
+    if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return comet_error_set(err, COMET_EINPUT, path, 0, 0, NULL, "cannot write: %s",
+                               strerror(EISDIR));
     return COMET_OK;
 }
 
@@ -125,7 +180,7 @@ comet_status comet_files_end(comet_files *set, bool failed, comet_error *err)
     if (!f || set->n == 0)
         return comet_error_set(err, COMET_EINTERNAL, NULL, 0, 0, NULL, "no file is open");
     set->open = NULL;
-    const char *path = destination_of(set->entries[set->n - 1]);
+    const char *path = set->entries[set->n - 1].destination;
     int e = errno;
     bool bad = ferror(f) != 0;
     if (!bad && fflush(f) != 0) {
@@ -150,8 +205,11 @@ comet_status comet_files_end(comet_files *set, bool failed, comet_error *err)
 
 static void empty(comet_files *set)
 {
-    for (size_t i = 0; i < set->n; i++)
-        free(set->entries[i]);
+    for (size_t i = 0; i < set->n; i++) {
+        free(set->entries[i].temporary);
+        free(set->entries[i].destination);
+        free(set->entries[i].backup);
+    }
     free(set->entries);
     set->entries = NULL;
     set->n = set->cap = 0;
@@ -164,8 +222,45 @@ void comet_files_abandon(comet_files *set)
         set->open = NULL;
     }
     for (size_t i = 0; i < set->n; i++)
-        unlink(temporary_of(set->entries[i]));
+        if (set->entries[i].temporary)
+            unlink(set->entries[i].temporary);
     empty(set);
+}
+
+/* A second link to the file at the entry's destination, if there is one,
+ * so the commit can put it back. */
+static comet_status keep_earlier(const comet_files *set, comet_file_entry *e, comet_error *err)
+{
+    struct stat st;
+    if (lstat(e->destination, &st) != 0) {
+        int lost = errno;
+        if (lost == ENOENT)
+            return COMET_OK;
+        return comet_error_set(err, comet_errno_status(lost), e->destination, 0, 0, NULL,
+                               "cannot write: %s", strerror(lost));
+    }
+    if (make_unique(set, e->destination, "old", link_earlier, &e->backup) < 0) {
+        int lost = errno;
+        if (lost == EPERM || lost == EMLINK || lost == ENOTSUP || lost == EOPNOTSUPP)
+            return COMET_OK; /* no hard link possible here: replaced without a way back */
+        return comet_error_set(err, comet_errno_status(lost), e->destination, 0, 0, NULL,
+                               "cannot keep the earlier file while replacing it: %s",
+                               strerror(lost));
+    }
+    return COMET_OK;
+}
+
+/* The entry's new file moved into place, or its destination removed. */
+static comet_status put_in_place(const comet_files *set, const comet_file_entry *e,
+                                 comet_error *err)
+{
+    if (e->temporary ? set->rename_into_place(e->temporary, e->destination) == 0
+                     : !e->backup || unlink(e->destination) == 0)
+        return COMET_OK;
+    int lost = errno;
+    return comet_error_set(err, comet_errno_status(lost), e->destination, 0, 0, NULL,
+                           e->temporary ? "cannot write: %s" : "cannot remove: %s",
+                           strerror(lost));
 }
 
 comet_status comet_files_commit(comet_files *set, comet_error *err)
@@ -175,22 +270,31 @@ comet_status comet_files_commit(comet_files *set, comet_error *err)
         return comet_error_set(err, COMET_EINTERNAL, NULL, 0, 0, NULL,
                                "a file of the set was not finished");
     }
+    comet_status st = COMET_OK;
+    for (size_t i = 0; !st && i < set->n; i++)
+        if (set->entries[i].temporary)
+            st = comet_file_check_destination(set->entries[i].destination, err);
+    for (size_t i = 0; !st && i < set->n; i++)
+        st = keep_earlier(set, &set->entries[i], err);
+    size_t done = 0; /* entries whose change took place */
+    while (!st && done < set->n && !(st = put_in_place(set, &set->entries[done], err)))
+        done++;
     for (size_t i = 0; i < set->n; i++) {
-        const char *entry = set->entries[i];
-        if (rename(temporary_of(entry), destination_of(entry)) == 0)
+        const comet_file_entry *e = &set->entries[i];
+        if (st && i < done) { /* undone: the earlier file back, or the new one gone */
+            if (e->backup)
+                rename(e->backup, e->destination); /* if even this fails, it stays as .old */
+            else if (e->temporary)
+                unlink(e->destination);
             continue;
-        int e = errno;
-        comet_status st = comet_error_set(err, comet_errno_status(e), destination_of(entry), 0,
-                                          0, NULL, "cannot write: %s", strerror(e));
-        for (size_t k = 0; k < i; k++)
-            unlink(destination_of(set->entries[k]));
-        for (size_t k = i; k < set->n; k++)
-            unlink(temporary_of(set->entries[k]));
-        empty(set);
-        return st;
+        }
+        if (e->backup)
+            unlink(e->backup);
+        if (st && e->temporary)
+            unlink(e->temporary);
     }
     empty(set);
-    return COMET_OK;
+    return st;
 }
 
 comet_status comet_file_produce(const char *path, bool sync, bool (*produce)(FILE *, void *),

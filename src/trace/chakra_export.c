@@ -11,13 +11,17 @@
  * the network YAML, system JSON and remote-memory JSON for the same run.
  * Every file goes to a temporary first and all are renamed into place only
  * when all were written (comet/files.h): a failed export leaves no file,
- * and an earlier export under the same prefix stays whole. */
+ * and an earlier export under the same prefix stays whole. Ranks an
+ * earlier, larger export left (PREFIX.N.et from this export's rank count
+ * on) are removed in the same commit, so the prefix never holds a mix. */
 #include "comet/chakra.h"
 
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "comet/strategy.h"
 #include "../sim/step_graph.h"
@@ -85,13 +89,17 @@ static void group_name(const exporter *x, comet_group g, const int64_t idx[COMET
 
 /* ---- the side files --------------------------------------------------------------- */
 
+typedef enum { SIDE_NETWORK, SIDE_SYSTEM, SIDE_MEMORY, SIDE_GROUPS, SIDE_COUNT } side_file;
+static const char *const side_suffix[SIDE_COUNT] = {"network.yml", "system.json", "memory.json",
+                                                    "groups.json"};
+
 /* Write the side file PREFIX.suffix from b into the set, then empty b
  * for the next. */
-static comet_status write_side(const exporter *x, comet_buf *b, const char *suffix,
+static comet_status write_side(const exporter *x, comet_buf *b, side_file which,
                                comet_error *err)
 {
     char path[4200];
-    snprintf(path, sizeof path, "%s.%s", x->prefix, suffix);
+    snprintf(path, sizeof path, "%s.%s", x->prefix, side_suffix[which]);
     comet_status st = COMET_OK;
     FILE *f = NULL;
     if (b->failed)
@@ -134,7 +142,7 @@ static comet_status write_side_files(const exporter *x, comet_buf *b, comet_erro
         comet_buf_printf(b, "%s %.17g", k ? "," : "", per_link * 1e9);
     }
     comet_buf_printf(b, " ]\n");
-    comet_status st = write_side(x, b, "network.yml", err);
+    comet_status st = write_side(x, b, SIDE_NETWORK, err);
     if (st)
         return st;
 
@@ -158,7 +166,7 @@ static comet_status write_side_files(const exporter *x, comet_buf *b, comet_erro
     comet_buf_printf(b, "  \"collective-optimization\": \"baseline\",\n"
                         "  \"local-mem-bw\": 10000000,\n"
                         "  \"roofline-enabled\": 1,\n  \"peak-perf\": 1\n}\n");
-    st = write_side(x, b, "system.json", err);
+    st = write_side(x, b, SIDE_SYSTEM, err);
     if (st)
         return st;
 
@@ -168,7 +176,7 @@ static comet_status write_side_files(const exporter *x, comet_buf *b, comet_erro
                          x->sg.exp_latency * 1e9, x->sg.exp_bw / 1e9);
     else
         comet_buf_printf(b, "{\n  \"memory-type\": \"NO_MEMORY_EXPANSION\"\n}\n");
-    st = write_side(x, b, "memory.json", err);
+    st = write_side(x, b, SIDE_MEMORY, err);
     if (st)
         return st;
 
@@ -195,7 +203,7 @@ static comet_status write_side_files(const exporter *x, comet_buf *b, comet_erro
                 }
     }
     comet_buf_printf(b, "\n}\n");
-    return write_side(x, b, "groups.json", err);
+    return write_side(x, b, SIDE_GROUPS, err);
 }
 
 /* ---- the traces ------------------------------------------------------------------- */
@@ -471,6 +479,70 @@ static comet_status write_stage(const exporter *x, int stage, stage_nodes *sn, c
     return COMET_OK;
 }
 
+/* The rank N of a directory entry named BASE.N.et (N written plainly: no
+ * sign, no leading zero), or -1. */
+static int64_t rank_in_name(const char *name, const char *base)
+{
+    size_t len = strlen(base);
+    if (strncmp(name, base, len) != 0 || name[len] != '.')
+        return -1;
+    const char *digits = name + len + 1;
+    size_t n = strspn(digits, "0123456789");
+    if (n == 0 || n > 18 || (n > 1 && digits[0] == '0') || strcmp(digits + n, ".et") != 0)
+        return -1;
+    return strtoll(digits, NULL, 10);
+}
+
+comet_status comet_export_chakra_check(const char *prefix, int64_t ranks, comet_error *err)
+{
+    char path[4200];
+    for (int s = 0; s < SIDE_COUNT; s++) {
+        snprintf(path, sizeof path, "%s.%s", prefix, side_suffix[s]);
+        comet_status st = comet_file_check_destination(path, err);
+        if (st)
+            return st;
+    }
+    /* the ranks' names, found in one pass over the directory rather than
+     * one look-up per rank */
+    const char *slash = strrchr(prefix, '/');
+    char dir[4200];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (slash == prefix ? 1 : (int)(slash - prefix)) : 1,
+             slash ? prefix : ".");
+    DIR *d = opendir(dir);
+    if (!d)
+        return COMET_OK; /* an unusable directory is named when the first file is created */
+    comet_status st = COMET_OK;
+    struct dirent *entry;
+    while (!st && (entry = readdir(d)) != NULL) {
+        int64_t rank = rank_in_name(entry->d_name, slash ? slash + 1 : prefix);
+        if (rank < 0 || rank >= ranks)
+            continue;
+        snprintf(path, sizeof path, "%s.%lld.et", prefix, (long long)rank);
+        st = comet_file_check_destination(path, err);
+    }
+    closedir(d);
+    return st;
+}
+
+/* An earlier export with more ranks left PREFIX.N.et from this export's
+ * rank count on: the commit removes them (regular files only, as many
+ * consecutive ones as there are, the way comet simulate --chakra counts
+ * ranks). */
+static comet_status remove_stale_ranks(const exporter *x, comet_error *err)
+{
+    char path[4200];
+    for (int64_t rank = x->npus; rank < x->npus + (1 << 20); rank++) {
+        snprintf(path, sizeof path, "%s.%lld.et", x->prefix, (long long)rank);
+        struct stat st;
+        if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
+            return COMET_OK;
+        comet_status status = comet_files_remove(x->files, path, err);
+        if (status)
+            return status;
+    }
+    return COMET_OK;
+}
+
 comet_status comet_export_chakra(const comet_model *m, const comet_system *sys,
                                  const comet_strategy *strategy, const char *prefix,
                                  comet_export_info *info, comet_error *err)
@@ -497,6 +569,8 @@ comet_status comet_export_chakra(const comet_model *m, const comet_system *sys,
     if (!st && x.npus < 2)
         st = comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "strategy",
                              "a Chakra export needs at least 2 NPUs (ASTRA-sim's networks do)");
+    if (!st) /* before the work, so a destination no file can take fails fast */
+        st = comet_export_chakra_check(prefix, x.npus, err);
     if (!st)
         st = index_edges(&x, err);
     comet_buf b;
@@ -516,7 +590,9 @@ comet_status comet_export_chakra(const comet_model *m, const comet_system *sys,
         free(sn.group);
         free(sn.names);
     }
-    /* every rank and side file, or none of them */
+    if (!st)
+        st = remove_stale_ranks(&x, err);
+    /* every rank and side file, or none of them (the earlier set stays) */
     if (!st)
         st = comet_files_commit(&files, err);
     else
