@@ -65,6 +65,16 @@ static void prefix(char *out, size_t cap, const char *name)
     snprintf(out, cap, "%s/%s", dir, name);
 }
 
+/* Read name's trace with the default limits; it must read. */
+static void read_ok(const char *name, comet_et_trace *t)
+{
+    char p[128];
+    prefix(p, sizeof p, name);
+    comet_error err = {0};
+    if (comet_et_read(p, 0, NULL, t, &err))
+        fail_msg("%s: %s: %s", err.file, err.key, err.message);
+}
+
 /* ASTRA-sim's reference settings, from the files in examples/astra. */
 static void astra_ring8(comet_astra_inputs *in)
 {
@@ -323,6 +333,31 @@ static void test_round_trip(void **state)
     }
 }
 
+/* A send and a receive whose comm_src or comm_dst is -1 ("not given", as
+ * comet_et_write writes it) read back as -1 (the reader refused -1). */
+static void test_round_trip_unset_peer(void **state)
+{
+    (void)state;
+    comet_et_node n[2] = {{.id = 1, .type = COMET_ET_SEND, .comm_size = 1e6, .comm_src = -1,
+                           .comm_dst = 1, .comm_tag = 5},
+                          {.id = 2, .type = COMET_ET_RECV, .comm_size = 1e6, .comm_src = 1,
+                           .comm_dst = -1, .comm_tag = 6}};
+    write_all("unset", 1, n, 2);
+    comet_et_trace t;
+    read_ok("unset", &t);
+    assert_int_equal(t.rank[0].n, 2);
+    const comet_et_node *send = &t.rank[0].nodes[0], *recv = &t.rank[0].nodes[1];
+    assert_int_equal(send->type, COMET_ET_SEND);
+    assert_int_equal(send->comm_src, -1);
+    assert_int_equal(send->comm_dst, 1);
+    assert_int_equal(send->comm_tag, 5);
+    assert_int_equal(recv->type, COMET_ET_RECV);
+    assert_int_equal(recv->comm_src, 1);
+    assert_int_equal(recv->comm_dst, -1);
+    assert_int_equal(recv->comm_tag, 6);
+    comet_et_free(&t);
+}
+
 /* ---- bad input ---------------------------------------------------------------- */
 
 static void write_bytes(const char *name, const void *data, size_t len)
@@ -471,14 +506,24 @@ static void test_read_limits(void **state)
     assert_int_equal(t.nodes, 120);
     /* bytes: a plain file is read whole, so what it used is its size */
     assert_int_equal(t.bytes, file_size("pair.0.et") + file_size("pair.1.et"));
-    /* memory: the nodes, their 59 dependencies each, and one block of names per rank */
+    /* memory: once read, the nodes, their 59 dependencies each, and one block of
+     * names per rank; while reading, the arrays as grown and the message buffer too */
     uint64_t held = t.memory, least = 120 * sizeof(comet_et_node) + 2 * 59 * sizeof(uint64_t);
     assert_true(held > least && held < least + 2 * 65600);
+    uint64_t peak = t.peak_memory;
+    assert_true(peak > held + 256 * sizeof(comet_et_node) - 60 * sizeof(comet_et_node));
+    /* dependencies: 59 in each rank */
+    assert_int_equal(t.deps, 2 * 59);
     comet_et_free(&t);
-    assert_int_equal(read_within("pair", (comet_et_limits){.max_memory = held - 1}, &t, &err),
+    assert_int_equal(read_within("pair", (comet_et_limits){.max_memory = peak - 1}, &t, &err),
                      COMET_EINPUT);
-    expect_limit(&err, "pair.1.et", "max_memory", "bytes of nodes");
-    assert_int_equal(read_within("pair", (comet_et_limits){.max_memory = held}, &t, &err),
+    expect_limit(&err, "pair.1.et", "max_memory", "bytes in the reader's memory");
+    assert_int_equal(read_within("pair", (comet_et_limits){.max_memory = peak}, &t, &err),
+                     COMET_OK);
+    assert_int_equal(read_within("pair", (comet_et_limits){.max_deps = 117}, &t, &err),
+                     COMET_EINPUT);
+    expect_limit(&err, "pair.1.et", "max_deps", "more than 117 dependencies over all ranks");
+    assert_int_equal(read_within("pair", (comet_et_limits){.max_deps = 118}, &t, &err),
                      COMET_OK);
     uint64_t bytes = (uint64_t)(file_size("pair.0.et") + file_size("pair.1.et"));
     assert_int_equal(read_within("pair", (comet_et_limits){.max_bytes = bytes - 1}, &t, &err),
@@ -508,6 +553,7 @@ static void test_read_limits(void **state)
     assert_int_equal(d.max_nodes, 10000000);
     assert_int_equal(d.max_bytes, 2ull << 30);
     assert_int_equal(d.max_memory, 2ull << 30);
+    assert_int_equal(d.max_deps, 50000000);
 }
 
 /* Protobuf by hand, for values comet's writer would never write. */
@@ -577,6 +623,77 @@ static void write_odd_node(const char *name, int type, const char *attr, int fie
     char fname[64];
     snprintf(fname, sizeof fname, "%s.0.et", name);
     write_bytes(fname, file.b, file.n);
+}
+
+/* One node of `deps` dependencies on node 0, as a packed list of zero
+ * bytes (each an 8-byte number once decoded), after a node 0. */
+static size_t write_dep_bomb(const char *name, size_t deps)
+{
+    pb head = {.n = 0}, meta = {.n = 0}, first = {.n = 0}, node = {.n = 0};
+    pb_bytes(&meta, 1, "0.0.4", 5);
+    pb_varint(&head, meta.n);
+    memcpy(head.b + head.n, meta.b, meta.n);
+    head.n += meta.n;
+    pb_varint(&first, 1 << 3); /* id 0 is the default: give type only */
+    pb_varint(&first, 0);
+    pb_varint(&first, 3 << 3);
+    pb_varint(&first, COMET_ET_COMPUTE);
+    pb_varint(&head, first.n);
+    memcpy(head.b + head.n, first.b, first.n);
+    head.n += first.n;
+    pb_varint(&node, 1 << 3);
+    pb_varint(&node, 1);
+    pb_varint(&node, 3 << 3);
+    pb_varint(&node, COMET_ET_COMPUTE);
+    pb_varint(&node, 4 << 3 | 2); /* ctrl_deps, packed */
+    pb_varint(&node, deps);
+    size_t message = node.n + deps;
+    pb_varint(&head, message);
+    char path[128];
+    snprintf(path, sizeof path, "%s/%s.0.et", dir, name);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    unsigned char *zeros = calloc(deps, 1);
+    assert_non_null(zeros);
+    assert_int_equal(fwrite(head.b, 1, head.n, f), head.n);
+    assert_int_equal(fwrite(node.b, 1, node.n, f), node.n);
+    assert_int_equal(fwrite(zeros, 1, deps, f), deps);
+    assert_int_equal(fclose(f), 0);
+    free(zeros);
+    return message;
+}
+
+/* Decoding one message is bounded before it starts: a 100 kB packed list
+ * would unpack to 800 kB of dependencies; the reader counts 40 bytes per
+ * byte of the message against the memory limit (the reported peak). */
+static void test_decode_bound(void **state)
+{
+    (void)state;
+    comet_et_trace t;
+    comet_error err;
+    size_t message = write_dep_bomb("deps", 100000);
+    assert_int_equal(read_within("deps", (comet_et_limits){.max_memory = 1 << 20}, &t, &err),
+                     COMET_EINPUT);
+    expect_limit(&err, "deps.0.et", "max_memory", "more than 1048576 bytes");
+    assert_int_equal(read_within("deps", (comet_et_limits){.max_deps = 99999}, &t, &err),
+                     COMET_EINPUT);
+    expect_limit(&err, "deps.0.et", "max_deps", "more than 99999 dependencies");
+    read_ok("deps", &t);
+    assert_int_equal(t.rank[0].n, 2);
+    assert_int_equal(t.rank[0].nodes[1].n_deps, 100000);
+    assert_int_equal(t.rank[0].nodes[1].deps[99999], 0);
+    assert_int_equal(t.deps, 100000);
+    /* held: the 2 nodes, the dependencies, a block of names; at the peak the
+     * message buffer and 40 bytes per byte of the message besides */
+    assert_true(t.memory >= 2 * sizeof(comet_et_node) + 100000 * sizeof(uint64_t));
+    assert_true(t.peak_memory >= t.memory + 41 * (uint64_t)message - 100000 * sizeof(uint64_t));
+    uint64_t peak = t.peak_memory;
+    comet_et_free(&t);
+    assert_int_equal(read_within("deps", (comet_et_limits){.max_memory = peak - 1}, &t, &err),
+                     COMET_EINPUT);
+    expect_limit(&err, "deps.0.et", "max_memory", "bytes in the reader's memory");
+    assert_int_equal(read_within("deps", (comet_et_limits){.max_memory = peak}, &t, &err),
+                     COMET_OK);
 }
 
 /* Reading fails naming the file, node 7, the attribute and the value. */
@@ -738,11 +855,9 @@ static void test_bad_graph(void **state)
 
     comet_et_node ok[1] = {compute(1, 5)};
     write_all("few", 3, ok, 1);
-    char p[128];
-    prefix(p, sizeof p, "few");
     comet_et_trace t;
     comet_error err = {0};
-    assert_int_equal(comet_et_read(p, 0, NULL, &t, &err), COMET_OK);
+    read_ok("few", &t);
     comet_astra_inputs in;
     astra_ring8(&in);
     comet_et_result res;
@@ -1508,6 +1623,8 @@ void suite_chakra(test_tally *t)
         cmocka_unit_test(test_involved_dims),
         cmocka_unit_test(test_send_recv),
         cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_round_trip_unset_peer),
+        cmocka_unit_test(test_decode_bound),
         cmocka_unit_test(test_bad_bytes),
         cmocka_unit_test(test_read_limits),
         cmocka_unit_test(test_bad_attribute_values),
