@@ -92,9 +92,9 @@ typedef struct comet_et_trace {
  * dependencies) cannot exhaust the machine: nodes and dependencies over
  * all ranks, bytes after decompression over all files, and the reader's
  * memory at any time: its node and dependency arrays as allocated, names,
- * the message buffer and, while a message of n bytes is decoded, 9n more
- * (protobuf-c may unpack each byte of a packed list into an 8-byte
- * number). The simulator then adds memory per node and per dependency
+ * the message buffer and, while a message of n bytes is decoded, 56n more
+ * (protobuf-c's worst case for this schema: an 8-byte number per byte of
+ * a packed list, 104 bytes per 2-byte empty attribute). The simulator then adds memory per node and per dependency
  * (docs/chakra.md), so max_nodes and max_deps bound it too.
  * 0 = no limit. */
 typedef struct comet_et_limits {

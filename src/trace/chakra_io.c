@@ -33,41 +33,54 @@
 #define MAX_GROUP_NAME 31       /* characters of a pg_name, at most */
 #define MAX_DURATION_MICROS (1ull << 53) /* exact as a double; 285 years */
 /* Decoding a message of n bytes may allocate up to this many bytes per
- * byte of it: protobuf-c unpacks each byte of a packed list into an 8-byte
- * number, and each 2-byte empty attribute into a 64-byte struct plus an
- * 8-byte pointer (36 per byte, the worst of the schema), in the arena. */
-#define DECODE_BYTES_PER_BYTE 40u
+ * byte of it, besides the message itself. protobuf-c records each field it
+ * meets (32 bytes), unpacks each byte of a packed list into an 8-byte
+ * number, and each 2-byte empty attribute into a 64-byte struct and an
+ * 8-byte pointer: 52 bytes per byte, the worst of the schema (measured,
+ * docs/chakra.md). */
+#define DECODE_BYTES_PER_BYTE 56u
 
 /* protobuf-c allocates every sub-message and string of a node separately;
  * a bump arena, reset after each node, makes decoding allocation-free in
- * the steady state. Requests that do not fit get their own block, freed
- * at the next reset. */
-typedef struct overflow {
-    struct overflow *next;
+ * the steady state. When the first block is full, further blocks of at
+ * least 1 MiB are chained (one malloc per request would add its own
+ * headers to each 64-byte attribute), freed at the next reset. */
+typedef struct block {
+    struct block *next;
+    size_t used, cap;
     max_align_t data[];
-} overflow;
+} block;
+
+#define ARENA_FIRST (64u * 1024)
+#define ARENA_MORE (1u << 20)
 
 typedef struct arena {
-    unsigned char *base;
-    size_t used, cap;
-    overflow *big;
+    block *first, *current;
 } arena;
+
+static block *block_new(size_t cap)
+{
+    block *b = malloc(sizeof *b + cap);
+    if (b)
+        *b = (block){.cap = cap};
+    return b;
+}
 
 static void *arena_alloc(void *ctx, size_t size)
 {
     arena *a = ctx;
     size = (size + 15) & ~(size_t)15;
-    if (a->used + size <= a->cap) {
-        void *p = a->base + a->used;
-        a->used += size;
-        return p;
+    block *b = a->current;
+    if (b->cap - b->used < size) {
+        block *more = block_new(size > ARENA_MORE ? size : ARENA_MORE);
+        if (!more)
+            return NULL;
+        b->next = more;
+        a->current = b = more;
     }
-    overflow *o = malloc(sizeof *o + size);
-    if (!o)
-        return NULL;
-    o->next = a->big;
-    a->big = o;
-    return o->data;
+    void *p = (unsigned char *)b->data + b->used;
+    b->used += size;
+    return p;
 }
 
 static void arena_free(void *ctx, void *p)
@@ -76,14 +89,20 @@ static void arena_free(void *ctx, void *p)
     (void)p; /* released together at the next reset */
 }
 
-static void arena_reset(arena *a)
+/* Back to the first block, empty; with `all`, that one freed too. */
+static void arena_reset(arena *a, bool all)
 {
-    while (a->big) {
-        overflow *o = a->big;
-        a->big = o->next;
-        free(o);
+    block *b = a->first->next;
+    while (b) {
+        block *next = b->next;
+        free(b);
+        b = next;
     }
-    a->used = 0;
+    a->first->next = NULL;
+    a->first->used = 0;
+    a->current = a->first;
+    if (all)
+        free(a->first);
 }
 
 /* ---- reading: limits, zlib's errors, strings -------------------------------- */
@@ -533,9 +552,9 @@ static comet_status read_rank(const char *path, comet_et_rank *r, budget *b, com
         return err->status;
     uint8_t *buf = NULL;
     size_t cap = 0, len = 0, cap_nodes = 0, dep_cap = 0;
-    arena scratch = {.cap = 64 * 1024};
-    scratch.base = malloc(scratch.cap);
-    if (!scratch.base) {
+    arena scratch = {.first = block_new(ARENA_FIRST)};
+    scratch.current = scratch.first;
+    if (!scratch.first) {
         gzclose(f);
         return comet_error_set(err, COMET_ENOMEM, path, 0, 0, NULL, "out of memory");
     }
@@ -559,7 +578,7 @@ static comet_status read_rank(const char *path, comet_et_rank *r, budget *b, com
             chakra_proto_msg__global_metadata__free_unpacked(meta, NULL);
     }
     while (!st && (rc = read_message(f, &buf, &cap, &len, b, path, err)) > 0) {
-        arena_reset(&scratch);
+        arena_reset(&scratch, false);
         if ((st = charge_memory(b, 0, (uint64_t)len * DECODE_BYTES_PER_BYTE, path, err)))
             break;
         ChakraProtoMsg__Node *pn = chakra_proto_msg__node__unpack(&alloc, len, buf);
@@ -596,8 +615,7 @@ static comet_status read_rank(const char *path, comet_et_rank *r, budget *b, com
     }
     if (!st && rc < 0)
         st = err->status;
-    arena_reset(&scratch);
-    free(scratch.base);
+    arena_reset(&scratch, true);
     free(buf);
     b->memory -= cap;
     gzclose(f);
