@@ -801,7 +801,7 @@ static void test_bad_gzip(void **state)
     /* a directory where a rank's file should be */
     snprintf(path, sizeof path, "%s/folder.0.et", dir);
     assert_int_equal(mkdir(path, 0700), 0);
-    expect_error("folder", (const char *const[]){"folder.0.et", "cannot read: is a directory",
+    expect_error("folder", (const char *const[]){"folder.0.et", "cannot read: Is a directory",
                                                  NULL});
     /* a rank asked for that is not there */
     char p[128];
@@ -1017,14 +1017,18 @@ static void test_named_groups(void **state)
                                &res, &err),
                      COMET_EINPUT);
     assert_non_null(strstr(err.file, "unknown.0.et"));
-    assert_non_null(strstr(err.message, "node 2: comm group \"nobody\" is not in the"));
+    assert_non_null(strstr(err.message, "node 2: comm group \"nobody\" is not in "));
+    assert_non_null(strstr(err.message, "/groups.json"));
 
     assert_int_equal(named_run("named", "{\"low\": [0, 1, 2, 4], \"high\": [3, 5, 6, 7]}",
                                &res, &err),
                      COMET_EINPUT);
     if (!strstr(err.file, "named.3.et"))
         fail_msg("%s: %s", err.file, err.message);
-    assert_non_null(strstr(err.message, "rank 3 is not in its comm group \"low\""));
+    assert_non_null(strstr(err.message, "rank 3 is not in its comm group \"low\" in "));
+    /* the comm-group file is named too (the trace file is err.file) */
+    assert_non_null(strstr(err.message, "/groups.json"));
+    assert_string_equal(err.key, "pg_name");
 
     assert_int_equal(named_run("named", "{\"low\": [0, 1, 2, 3], \"high\": [4, 5, 6, 7, 7]}",
                                &res, &err),
@@ -1591,6 +1595,35 @@ static void test_sim_limits(void **state)
     expect_sim_error(&t, &in, "mem.*.et", "network dimension 1 (npus_count[1]) has 0 NPUs");
     in.system.n_dims = COMET_MAX_DIMS + 1;
     expect_sim_error(&t, &in, "mem.*.et", "the network has 9 dimensions; comet simulates 1 to 8");
+
+    /* a network read from a file: its own mistakes name the file */
+    char net[128];
+    snprintf(net, sizeof net, "%s/huge.yml", dir);
+    FILE *f = fopen(net, "w");
+    assert_non_null(f);
+    fputs("topology: [Ring, Ring, Ring, Ring]\nnpus_count: [1048576, 1048576, 1048576, 1048576]\n"
+          "bandwidth: [50, 50, 50, 50]\nlatency: [500, 500, 500, 500]\n",
+          f);
+    fclose(f);
+    comet_error err = {0};
+    assert_int_equal(comet_astra_read(net, NULL, NULL, &in, &err), COMET_OK);
+    expect_sim_error(&t, &in, net,
+                     "the trace has 2 ranks but the network's NPU count passes 2147483647 at "
+                     "dimension 1 (npus_count[1] = 1048576)");
+    comet_astra_free(&in);
+
+    /* a comm_size that is not whole is quoted as given */
+    comet_astra_ring(&in, 2, 100e9, 1e-6);
+    comet_et_node odd[1] = {collective(3, COMET_ET_ALL_REDUCE, 12.5)};
+    comet_et_trace two = memory_trace(2, odd, 1);
+    expect_sim_error(&two, &in, "mem.0.et",
+                     "node 3: comm_size 12.5 does not divide across its group of 2 NPUs");
+    /* a comm group named without a comm-group file */
+    odd[0].comm_size = 1024;
+    odd[0].pg_name = "dp";
+    expect_sim_error(&two, &in, "mem.0.et",
+                     "node 3: comm group \"dp\" is named, but no comm-group file was given");
+    free(two.rank);
 
     comet_astra_ring(&in, 2, 100e9, 1e-6);
     /* the dependency count alone is refused: the pointer is never read */

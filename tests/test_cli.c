@@ -488,7 +488,7 @@ static void test_simulate_chakra(void **state)
     assert_int_equal(mkdir(folder, 0700), 0);
     snprintf(args, sizeof args, "simulate --chakra folder --astra-network %s/astra/ring8.yml",
              examples);
-    expect_error(args, "comet simulate: folder.0.et: cannot read: is a directory");
+    expect_error(args, "comet simulate: folder.0.et: cannot read: Is a directory");
 }
 
 /* comet export writes traces that comet simulate --chakra runs to the step

@@ -142,6 +142,8 @@ typedef struct comet_astra_inputs {
     double mem_bandwidth;          /* bytes/s; 0 = no memory expansion */
     int n_groups;                  /* communicator groups (comm-group JSON), malloc'd */
     comet_comm_group *groups;
+    char network_file[512];        /* the files read, for errors ("" = none) */
+    char groups_file[512];
 } comet_astra_inputs;
 
 /* Network YAML (topology, npus_count, bandwidth in GB = 2^30 B per s,

@@ -516,9 +516,9 @@ static gzFile open_trace(const char *path, comet_error *err)
         return NULL;
     }
     struct stat info;
-    if (fstat(fd, &info) != 0 || S_ISDIR(info.st_mode)) {
-        comet_error_set(err, COMET_EINPUT, path, 0, 0, NULL, "cannot read: %s",
-                        S_ISDIR(info.st_mode) ? "is a directory" : strerror(errno));
+    int why = fstat(fd, &info) != 0 ? errno : S_ISDIR(info.st_mode) ? EISDIR : 0;
+    if (why) { /* "Is a directory", as comet's other readers say it */
+        comet_error_set(err, COMET_EINPUT, path, 0, 0, NULL, "cannot read: %s", strerror(why));
         close(fd);
         return NULL;
     }
