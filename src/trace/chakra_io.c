@@ -482,7 +482,6 @@ static comet_status copy_node(const ChakraProtoMsg__Node *pn, comet_et_rank *r, 
     if (!(n->name = keep_text(r, pn->name, MAX_NAME, b, path, err)))
         return err->status;
     size_t deps = pn->n_ctrl_deps + pn->n_data_deps;
-    n->n_deps = (uint32_t)deps; /* a 64 MiB message holds fewer than 2^32 */
     b->deps += deps;
     if (b->limits->max_deps && b->deps > b->limits->max_deps)
         return over_limit(err, path, "max_deps", b->limits->max_deps,
@@ -502,6 +501,7 @@ static comet_status copy_node(const ChakraProtoMsg__Node *pn, comet_et_rank *r, 
         if (pn->n_data_deps)
             memcpy(d + pn->n_ctrl_deps, pn->data_deps, sizeof *d * pn->n_data_deps);
         r->n_dep_pool += deps;
+        n->n_deps = (uint32_t)deps; /* a 64 MiB message holds fewer than 2^32 */
     }
     return read_attrs(pn, n, r, b, path, err);
 }
