@@ -22,7 +22,7 @@ static void usage(FILE *out)
             "                      [--astra-system SYS.json] [--astra-memory MEM.json]\n"
             "                      [--astra-comm-group GROUPS.json] [--json] [--output FILE]\n"
             "                      [--max-trace-nodes N] [--max-trace-bytes SIZE]\n"
-            "                      [--max-trace-memory SIZE]\n\n"
+            "                      [--max-trace-memory SIZE] [--max-trace-deps N]\n\n"
             "The first form simulates one training step as a task graph (1F1B or\n"
             "interleaved pipeline, TP collectives per layer, DP buckets during the last\n"
             "backward, ZeRO) and prints it beside comet estimate's answer; --congestion makes\n"
@@ -54,7 +54,9 @@ static void usage(FILE *out)
             "communication and memory busy time. Reading stops with an error past\n"
             "  --max-trace-nodes N       nodes over all ranks (default 10000000)\n"
             "  --max-trace-bytes SIZE    bytes read, after gzip (default \"2 GiB\")\n"
-            "  --max-trace-memory SIZE   memory held by the read trace (default \"2 GiB\");\n"
+            "  --max-trace-deps N        dependencies over all ranks (default 50000000)\n"
+            "  --max-trace-memory SIZE   the reader's memory: nodes, dependencies, names and\n"
+            "                            the message being decoded (default \"2 GiB\");\n"
             "0 means no limit.\n"
             "Exit status: 0 ok, 1 a failure mid-way, 2 bad input or an unusable output path.\n");
 }

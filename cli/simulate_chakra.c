@@ -14,16 +14,17 @@
 
 typedef struct chakra_args {
     const char *prefix, *network, *system, *memory, *groups, *output;
-    const char *max_nodes, *max_bytes, *max_memory;
+    const char *max_nodes, *max_bytes, *max_memory, *max_deps;
     bool json;
     comet_et_limits limits;
 } chakra_args;
 
 /* The flag that sets each field of comet_et_limits (the reader's errors
  * name the field; the user is told the flag). */
-static const char *const limit_fields[] = {"max_nodes", "max_bytes", "max_memory", NULL};
+static const char *const limit_fields[] = {"max_nodes", "max_bytes", "max_memory", "max_deps",
+                                           NULL};
 static const char *const limit_flags[] = {"--max-trace-nodes", "--max-trace-bytes",
-                                          "--max-trace-memory", NULL};
+                                          "--max-trace-memory", "--max-trace-deps", NULL};
 
 /* A byte limit: "0" (none) or a size with its unit, e.g. "512 MiB". */
 static comet_status byte_limit(const char *flag, const char *text, uint64_t *out,
@@ -47,12 +48,16 @@ static comet_status byte_limit(const char *flag, const char *text, uint64_t *out
 static comet_status read_limits(chakra_args *a, comet_error *err)
 {
     comet_et_limits_default(&a->limits);
-    int64_t nodes = 0;
+    int64_t nodes = 0, deps = 0;
     if (a->max_nodes &&
         cli_parse_int("--max-trace-nodes", a->max_nodes, 0, INT64_MAX, &nodes, err))
         return err->status;
     if (a->max_nodes)
         a->limits.max_nodes = (uint64_t)nodes;
+    if (a->max_deps && cli_parse_int("--max-trace-deps", a->max_deps, 0, INT64_MAX, &deps, err))
+        return err->status;
+    if (a->max_deps)
+        a->limits.max_deps = (uint64_t)deps;
     if (a->max_bytes && byte_limit("--max-trace-bytes", a->max_bytes, &a->limits.max_bytes, err))
         return err->status;
     if (a->max_memory &&
@@ -68,7 +73,7 @@ static comet_status parse(int argc, char **argv, chakra_args *a, comet_error *er
                                         "--astra-system",   "--astra-memory",
                                         "--astra-comm-group", "--output",
                                         "--max-trace-nodes", "--max-trace-bytes",
-                                        "--max-trace-memory", NULL};
+                                        "--max-trace-memory", "--max-trace-deps", NULL};
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--json") == 0) {
             a->json = true;
@@ -76,7 +81,8 @@ static comet_status parse(int argc, char **argv, chakra_args *a, comet_error *er
         }
         const char **slot[] = {&a->prefix,    &a->network,   &a->system,
                                &a->memory,    &a->groups,    &a->output,
-                               &a->max_nodes, &a->max_bytes, &a->max_memory};
+                               &a->max_nodes, &a->max_bytes, &a->max_memory,
+                               &a->max_deps};
         int k = 0;
         while (flags[k] && strcmp(flags[k], argv[i]) != 0)
             k++;

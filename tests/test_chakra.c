@@ -65,6 +65,16 @@ static void prefix(char *out, size_t cap, const char *name)
     snprintf(out, cap, "%s/%s", dir, name);
 }
 
+/* Read name's trace with the default limits; it must read. */
+static void read_ok(const char *name, comet_et_trace *t)
+{
+    char p[128];
+    prefix(p, sizeof p, name);
+    comet_error err = {0};
+    if (comet_et_read(p, 0, NULL, t, &err))
+        fail_msg("%s: %s: %s", err.file, err.key, err.message);
+}
+
 /* ASTRA-sim's reference settings, from the files in examples/astra. */
 static void astra_ring8(comet_astra_inputs *in)
 {
@@ -323,6 +333,31 @@ static void test_round_trip(void **state)
     }
 }
 
+/* A send and a receive whose comm_src or comm_dst is -1 ("not given", as
+ * comet_et_write writes it) read back as -1 (the reader refused -1). */
+static void test_round_trip_unset_peer(void **state)
+{
+    (void)state;
+    comet_et_node n[2] = {{.id = 1, .type = COMET_ET_SEND, .comm_size = 1e6, .comm_src = -1,
+                           .comm_dst = 1, .comm_tag = 5},
+                          {.id = 2, .type = COMET_ET_RECV, .comm_size = 1e6, .comm_src = 1,
+                           .comm_dst = -1, .comm_tag = 6}};
+    write_all("unset", 1, n, 2);
+    comet_et_trace t;
+    read_ok("unset", &t);
+    assert_int_equal(t.rank[0].n, 2);
+    const comet_et_node *send = &t.rank[0].nodes[0], *recv = &t.rank[0].nodes[1];
+    assert_int_equal(send->type, COMET_ET_SEND);
+    assert_int_equal(send->comm_src, -1);
+    assert_int_equal(send->comm_dst, 1);
+    assert_int_equal(send->comm_tag, 5);
+    assert_int_equal(recv->type, COMET_ET_RECV);
+    assert_int_equal(recv->comm_src, 1);
+    assert_int_equal(recv->comm_dst, -1);
+    assert_int_equal(recv->comm_tag, 6);
+    comet_et_free(&t);
+}
+
 /* ---- bad input ---------------------------------------------------------------- */
 
 static void write_bytes(const char *name, const void *data, size_t len)
@@ -471,14 +506,24 @@ static void test_read_limits(void **state)
     assert_int_equal(t.nodes, 120);
     /* bytes: a plain file is read whole, so what it used is its size */
     assert_int_equal(t.bytes, file_size("pair.0.et") + file_size("pair.1.et"));
-    /* memory: the nodes, their 59 dependencies each, and one block of names per rank */
+    /* memory: once read, the nodes, their 59 dependencies each, and one block of
+     * names per rank; while reading, the arrays as grown and the message buffer too */
     uint64_t held = t.memory, least = 120 * sizeof(comet_et_node) + 2 * 59 * sizeof(uint64_t);
     assert_true(held > least && held < least + 2 * 65600);
+    uint64_t peak = t.peak_memory;
+    assert_true(peak > held + 256 * sizeof(comet_et_node) - 60 * sizeof(comet_et_node));
+    /* dependencies: 59 in each rank */
+    assert_int_equal(t.deps, 2 * 59);
     comet_et_free(&t);
-    assert_int_equal(read_within("pair", (comet_et_limits){.max_memory = held - 1}, &t, &err),
+    assert_int_equal(read_within("pair", (comet_et_limits){.max_memory = peak - 1}, &t, &err),
                      COMET_EINPUT);
-    expect_limit(&err, "pair.1.et", "max_memory", "bytes of nodes");
-    assert_int_equal(read_within("pair", (comet_et_limits){.max_memory = held}, &t, &err),
+    expect_limit(&err, "pair.1.et", "max_memory", "bytes in the reader's memory");
+    assert_int_equal(read_within("pair", (comet_et_limits){.max_memory = peak}, &t, &err),
+                     COMET_OK);
+    assert_int_equal(read_within("pair", (comet_et_limits){.max_deps = 117}, &t, &err),
+                     COMET_EINPUT);
+    expect_limit(&err, "pair.1.et", "max_deps", "more than 117 dependencies over all ranks");
+    assert_int_equal(read_within("pair", (comet_et_limits){.max_deps = 118}, &t, &err),
                      COMET_OK);
     uint64_t bytes = (uint64_t)(file_size("pair.0.et") + file_size("pair.1.et"));
     assert_int_equal(read_within("pair", (comet_et_limits){.max_bytes = bytes - 1}, &t, &err),
@@ -508,6 +553,7 @@ static void test_read_limits(void **state)
     assert_int_equal(d.max_nodes, 10000000);
     assert_int_equal(d.max_bytes, 2ull << 30);
     assert_int_equal(d.max_memory, 2ull << 30);
+    assert_int_equal(d.max_deps, 50000000);
 }
 
 /* Protobuf by hand, for values comet's writer would never write. */
@@ -577,6 +623,77 @@ static void write_odd_node(const char *name, int type, const char *attr, int fie
     char fname[64];
     snprintf(fname, sizeof fname, "%s.0.et", name);
     write_bytes(fname, file.b, file.n);
+}
+
+/* One node of `deps` dependencies on node 0, as a packed list of zero
+ * bytes (each an 8-byte number once decoded), after a node 0. */
+static size_t write_dep_bomb(const char *name, size_t deps)
+{
+    pb head = {.n = 0}, meta = {.n = 0}, first = {.n = 0}, node = {.n = 0};
+    pb_bytes(&meta, 1, "0.0.4", 5);
+    pb_varint(&head, meta.n);
+    memcpy(head.b + head.n, meta.b, meta.n);
+    head.n += meta.n;
+    pb_varint(&first, 1 << 3); /* id 0 is the default: give type only */
+    pb_varint(&first, 0);
+    pb_varint(&first, 3 << 3);
+    pb_varint(&first, COMET_ET_COMPUTE);
+    pb_varint(&head, first.n);
+    memcpy(head.b + head.n, first.b, first.n);
+    head.n += first.n;
+    pb_varint(&node, 1 << 3);
+    pb_varint(&node, 1);
+    pb_varint(&node, 3 << 3);
+    pb_varint(&node, COMET_ET_COMPUTE);
+    pb_varint(&node, 4 << 3 | 2); /* ctrl_deps, packed */
+    pb_varint(&node, deps);
+    size_t message = node.n + deps;
+    pb_varint(&head, message);
+    char path[128];
+    snprintf(path, sizeof path, "%s/%s.0.et", dir, name);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    unsigned char *zeros = calloc(deps, 1);
+    assert_non_null(zeros);
+    assert_int_equal(fwrite(head.b, 1, head.n, f), head.n);
+    assert_int_equal(fwrite(node.b, 1, node.n, f), node.n);
+    assert_int_equal(fwrite(zeros, 1, deps, f), deps);
+    assert_int_equal(fclose(f), 0);
+    free(zeros);
+    return message;
+}
+
+/* Decoding one message is bounded before it starts: a 100 kB packed list
+ * would unpack to 800 kB of dependencies; the reader counts 56 bytes per
+ * byte of the message against the memory limit (the reported peak). */
+static void test_decode_bound(void **state)
+{
+    (void)state;
+    comet_et_trace t;
+    comet_error err;
+    size_t message = write_dep_bomb("deps", 100000);
+    assert_int_equal(read_within("deps", (comet_et_limits){.max_memory = 1 << 20}, &t, &err),
+                     COMET_EINPUT);
+    expect_limit(&err, "deps.0.et", "max_memory", "more than 1048576 bytes");
+    assert_int_equal(read_within("deps", (comet_et_limits){.max_deps = 99999}, &t, &err),
+                     COMET_EINPUT);
+    expect_limit(&err, "deps.0.et", "max_deps", "more than 99999 dependencies");
+    read_ok("deps", &t);
+    assert_int_equal(t.rank[0].n, 2);
+    assert_int_equal(t.rank[0].nodes[1].n_deps, 100000);
+    assert_int_equal(t.rank[0].nodes[1].deps[99999], 0);
+    assert_int_equal(t.deps, 100000);
+    /* held: the 2 nodes, the dependencies, a block of names; at the peak the
+     * message buffer and 56 bytes per byte of the message besides */
+    assert_true(t.memory >= 2 * sizeof(comet_et_node) + 100000 * sizeof(uint64_t));
+    assert_true(t.peak_memory >= t.memory + 57 * (uint64_t)message - 100000 * sizeof(uint64_t));
+    uint64_t peak = t.peak_memory;
+    comet_et_free(&t);
+    assert_int_equal(read_within("deps", (comet_et_limits){.max_memory = peak - 1}, &t, &err),
+                     COMET_EINPUT);
+    expect_limit(&err, "deps.0.et", "max_memory", "bytes in the reader's memory");
+    assert_int_equal(read_within("deps", (comet_et_limits){.max_memory = peak}, &t, &err),
+                     COMET_OK);
 }
 
 /* Reading fails naming the file, node 7, the attribute and the value. */
@@ -684,7 +801,7 @@ static void test_bad_gzip(void **state)
     /* a directory where a rank's file should be */
     snprintf(path, sizeof path, "%s/folder.0.et", dir);
     assert_int_equal(mkdir(path, 0700), 0);
-    expect_error("folder", (const char *const[]){"folder.0.et", "cannot read: is a directory",
+    expect_error("folder", (const char *const[]){"folder.0.et", "cannot read: Is a directory",
                                                  NULL});
     /* a rank asked for that is not there */
     char p[128];
@@ -738,11 +855,9 @@ static void test_bad_graph(void **state)
 
     comet_et_node ok[1] = {compute(1, 5)};
     write_all("few", 3, ok, 1);
-    char p[128];
-    prefix(p, sizeof p, "few");
     comet_et_trace t;
     comet_error err = {0};
-    assert_int_equal(comet_et_read(p, 0, NULL, &t, &err), COMET_OK);
+    read_ok("few", &t);
     comet_astra_inputs in;
     astra_ring8(&in);
     comet_et_result res;
@@ -902,14 +1017,18 @@ static void test_named_groups(void **state)
                                &res, &err),
                      COMET_EINPUT);
     assert_non_null(strstr(err.file, "unknown.0.et"));
-    assert_non_null(strstr(err.message, "node 2: comm group \"nobody\" is not in the"));
+    assert_non_null(strstr(err.message, "node 2: comm group \"nobody\" is not in "));
+    assert_non_null(strstr(err.message, "/groups.json"));
 
     assert_int_equal(named_run("named", "{\"low\": [0, 1, 2, 4], \"high\": [3, 5, 6, 7]}",
                                &res, &err),
                      COMET_EINPUT);
     if (!strstr(err.file, "named.3.et"))
         fail_msg("%s: %s", err.file, err.message);
-    assert_non_null(strstr(err.message, "rank 3 is not in its comm group \"low\""));
+    assert_non_null(strstr(err.message, "rank 3 is not in its comm group \"low\" in "));
+    /* the comm-group file is named too (the trace file is err.file) */
+    assert_non_null(strstr(err.message, "/groups.json"));
+    assert_string_equal(err.key, "pg_name");
 
     assert_int_equal(named_run("named", "{\"low\": [0, 1, 2, 3], \"high\": [4, 5, 6, 7, 7]}",
                                &res, &err),
@@ -1477,6 +1596,35 @@ static void test_sim_limits(void **state)
     in.system.n_dims = COMET_MAX_DIMS + 1;
     expect_sim_error(&t, &in, "mem.*.et", "the network has 9 dimensions; comet simulates 1 to 8");
 
+    /* a network read from a file: its own mistakes name the file */
+    char net[128];
+    snprintf(net, sizeof net, "%s/huge.yml", dir);
+    FILE *f = fopen(net, "w");
+    assert_non_null(f);
+    fputs("topology: [Ring, Ring, Ring, Ring]\nnpus_count: [1048576, 1048576, 1048576, 1048576]\n"
+          "bandwidth: [50, 50, 50, 50]\nlatency: [500, 500, 500, 500]\n",
+          f);
+    fclose(f);
+    comet_error err = {0};
+    assert_int_equal(comet_astra_read(net, NULL, NULL, &in, &err), COMET_OK);
+    expect_sim_error(&t, &in, net,
+                     "the trace has 2 ranks but the network's NPU count passes 2147483647 at "
+                     "dimension 1 (npus_count[1] = 1048576)");
+    comet_astra_free(&in);
+
+    /* a comm_size that is not whole is quoted as given */
+    comet_astra_ring(&in, 2, 100e9, 1e-6);
+    comet_et_node odd[1] = {collective(3, COMET_ET_ALL_REDUCE, 12.5)};
+    comet_et_trace two = memory_trace(2, odd, 1);
+    expect_sim_error(&two, &in, "mem.0.et",
+                     "node 3: comm_size 12.5 does not divide across its group of 2 NPUs");
+    /* a comm group named without a comm-group file */
+    odd[0].comm_size = 1024;
+    odd[0].pg_name = "dp";
+    expect_sim_error(&two, &in, "mem.0.et",
+                     "node 3: comm group \"dp\" is named, but no comm-group file was given");
+    free(two.rank);
+
     comet_astra_ring(&in, 2, 100e9, 1e-6);
     /* the dependency count alone is refused: the pointer is never read */
     one[0].n_deps = (size_t)1 << 31;
@@ -1508,6 +1656,8 @@ void suite_chakra(test_tally *t)
         cmocka_unit_test(test_involved_dims),
         cmocka_unit_test(test_send_recv),
         cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_round_trip_unset_peer),
+        cmocka_unit_test(test_decode_bound),
         cmocka_unit_test(test_bad_bytes),
         cmocka_unit_test(test_read_limits),
         cmocka_unit_test(test_bad_attribute_values),

@@ -523,12 +523,19 @@ static void test_simulate_chakra(void **state)
                        "10 nodes over all ranks, past the read limit; raise the limit to read it");
     snprintf(args, sizeof args, "simulate --chakra step --astra-network %s/astra/ring8.yml "
              "--max-trace-memory \"1 KiB\"", examples);
-    /* 2 nodes of 104 bytes and one dependency of 8 per rank: rank 4 passes 1 KiB */
-    expect_error(args, "comet simulate: step.4.et: --max-trace-memory: the trace has more than "
-                       "1024 bytes of nodes, dependencies and names in memory, past the read "
-                       "limit; raise the limit to read it");
+    /* the reader's first array of nodes (256 of 104 bytes) passes 1 KiB in rank 0 */
+    expect_error(args, "comet simulate: step.0.et: --max-trace-memory: the trace has more than "
+                       "1024 bytes in the reader's memory (nodes, dependencies, names and the "
+                       "message being decoded), past the read limit; raise the limit to read it");
+    /* one dependency per rank: the 6th is in rank 5 */
     snprintf(args, sizeof args, "simulate --chakra step --astra-network %s/astra/ring8.yml "
-             "--max-trace-nodes 16 --max-trace-bytes 0 --max-trace-memory \"1 MiB\" --json",
+             "--max-trace-deps 5", examples);
+    expect_error(args, "comet simulate: step.5.et: --max-trace-deps: the trace has more than "
+                       "5 dependencies over all ranks, past the read limit; raise the limit to "
+                       "read it");
+    snprintf(args, sizeof args, "simulate --chakra step --astra-network %s/astra/ring8.yml "
+             "--max-trace-nodes 16 --max-trace-deps 8 --max-trace-bytes 0 "
+             "--max-trace-memory \"1 MiB\" --json",
              examples);
     run(&r, args);
     assert_int_equal(r.status, 0);
@@ -548,7 +555,7 @@ static void test_simulate_chakra(void **state)
     assert_int_equal(mkdir(folder, 0700), 0);
     snprintf(args, sizeof args, "simulate --chakra folder --astra-network %s/astra/ring8.yml",
              examples);
-    expect_error(args, "comet simulate: folder.0.et: cannot read: is a directory");
+    expect_error(args, "comet simulate: folder.0.et: cannot read: Is a directory");
 }
 
 /* comet export writes traces that comet simulate --chakra runs to the step

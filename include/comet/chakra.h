@@ -82,22 +82,33 @@ typedef struct comet_et_trace {
     comet_et_rank *rank;
     uint64_t nodes;                /* over all ranks */
     uint64_t bytes;                /* read from the files, after decompression */
+    uint64_t deps;                 /* dependencies over all ranks */
     uint64_t memory;               /* held by nodes, dependencies and names */
+    uint64_t peak_memory;          /* the most counted against max_memory at one time */
 } comet_et_trace;
 
 /* What reading a trace may take, so that a small hostile file (a gzip
- * bomb, a length prefix claiming gigabytes) cannot exhaust the machine:
- * nodes over all ranks, bytes after decompression over all files, and
- * memory held by the read trace (comet_et_trace.memory). 0 = no limit. */
+ * bomb, a length prefix claiming gigabytes, a node with millions of
+ * dependencies) cannot exhaust the machine: nodes and dependencies over
+ * all ranks, bytes after decompression over all files, and the reader's
+ * memory at any time: its node and dependency arrays as allocated, names,
+ * the message buffer and, while a message of n bytes is decoded, 56n more
+ * (protobuf-c's worst case for this schema: an 8-byte number per byte of
+ * a packed list, 104 bytes per 2-byte empty attribute). The simulator then adds memory per node and per dependency
+ * (docs/chakra.md), so max_nodes and max_deps bound it too.
+ * 0 = no limit. */
 typedef struct comet_et_limits {
     uint64_t max_nodes;
     uint64_t max_bytes;
     uint64_t max_memory;
+    uint64_t max_deps;
 } comet_et_limits;
 
-/* The defaults fit a laptop: 10 M nodes, 2 GiB read, 2 GiB held (see
- * docs/chakra.md for the arithmetic). */
+/* The defaults fit a laptop: 10 M nodes, 50 M dependencies, 2 GiB read,
+ * 2 GiB of reader memory (see docs/chakra.md for the arithmetic and the
+ * measured worst case). */
 #define COMET_ET_DEFAULT_MAX_NODES 10000000u
+#define COMET_ET_DEFAULT_MAX_DEPS 50000000u
 #define COMET_ET_DEFAULT_MAX_BYTES (2ull << 30)
 #define COMET_ET_DEFAULT_MAX_MEMORY (2ull << 30)
 void comet_et_limits_default(comet_et_limits *limits);
@@ -131,6 +142,8 @@ typedef struct comet_astra_inputs {
     double mem_bandwidth;          /* bytes/s; 0 = no memory expansion */
     int n_groups;                  /* communicator groups (comm-group JSON), malloc'd */
     comet_comm_group *groups;
+    char network_file[512];        /* the files read, for errors ("" = none) */
+    char groups_file[512];
 } comet_astra_inputs;
 
 /* Network YAML (topology, npus_count, bandwidth in GB = 2^30 B per s,

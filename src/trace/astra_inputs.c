@@ -236,6 +236,7 @@ comet_status comet_astra_read(const char *network, const char *system, const cha
     comet_sim_options_defaults(&out->options);
     out->options.astra_rounding = true;
     out->system.collective_chunks = 1;
+    snprintf(out->network_file, sizeof out->network_file, "%s", network);
     comet_status st = with_document(network, read_network, out, err);
     if (!st && system)
         st = with_document(system, read_system, out, err);
@@ -397,6 +398,7 @@ comet_status comet_astra_read_groups(const char *path, comet_astra_inputs *in, c
 {
     if (!path || strcmp(path, "empty") == 0)
         return COMET_OK;
+    snprintf(in->groups_file, sizeof in->groups_file, "%s", path);
     comet_status st = with_document(path, read_groups, in, err);
     return st;
 }

@@ -6,8 +6,11 @@
  * comet's structs so nothing else depends on the protobuf types. Every
  * error names the file and, when there is one, the node id and attribute.
  * Traces come from anywhere, so reading is bounded (comet_et_limits: nodes,
- * bytes inflated, memory held), every number is range-checked before it
- * becomes an integer or a duration, and zlib's own error is reported. */
+ * dependencies, bytes inflated, and memory: arrays as allocated, names,
+ * the message buffer and a message's worst case while it is decoded),
+ * every number is range-checked before it becomes an integer or a
+ * duration, and zlib's own error is reported. Bytes after the end of a
+ * gzip stream are ignored, as zlib's gzread does (docs/chakra.md). */
 #include "comet/chakra.h"
 
 #include <errno.h>
@@ -29,37 +32,55 @@
 #define MAX_NAME 63             /* bytes of a node's name kept (names label errors) */
 #define MAX_GROUP_NAME 31       /* characters of a pg_name, at most */
 #define MAX_DURATION_MICROS (1ull << 53) /* exact as a double; 285 years */
+/* Decoding a message of n bytes may allocate up to this many bytes per
+ * byte of it, besides the message itself. protobuf-c records each field it
+ * meets (32 bytes), unpacks each byte of a packed list into an 8-byte
+ * number, and each 2-byte empty attribute into a 64-byte struct and an
+ * 8-byte pointer: 52 bytes per byte, the worst of the schema (measured,
+ * docs/chakra.md). */
+#define DECODE_BYTES_PER_BYTE 56u
 
 /* protobuf-c allocates every sub-message and string of a node separately;
  * a bump arena, reset after each node, makes decoding allocation-free in
- * the steady state. Requests that do not fit get their own block, freed
- * at the next reset. */
-typedef struct overflow {
-    struct overflow *next;
+ * the steady state. When the first block is full, further blocks of at
+ * least 1 MiB are chained (one malloc per request would add its own
+ * headers to each 64-byte attribute), freed at the next reset. */
+typedef struct block {
+    struct block *next;
+    size_t used, cap;
     max_align_t data[];
-} overflow;
+} block;
+
+#define ARENA_FIRST (64u * 1024)
+#define ARENA_MORE (1u << 20)
 
 typedef struct arena {
-    unsigned char *base;
-    size_t used, cap;
-    overflow *big;
+    block *first, *current;
 } arena;
+
+static block *block_new(size_t cap)
+{
+    block *b = malloc(sizeof *b + cap);
+    if (b)
+        *b = (block){.cap = cap};
+    return b;
+}
 
 static void *arena_alloc(void *ctx, size_t size)
 {
     arena *a = ctx;
     size = (size + 15) & ~(size_t)15;
-    if (a->used + size <= a->cap) {
-        void *p = a->base + a->used;
-        a->used += size;
-        return p;
+    block *b = a->current;
+    if (b->cap - b->used < size) {
+        block *more = block_new(size > ARENA_MORE ? size : ARENA_MORE);
+        if (!more)
+            return NULL;
+        b->next = more;
+        a->current = b = more;
     }
-    overflow *o = malloc(sizeof *o + size);
-    if (!o)
-        return NULL;
-    o->next = a->big;
-    a->big = o;
-    return o->data;
+    void *p = (unsigned char *)b->data + b->used;
+    b->used += size;
+    return p;
 }
 
 static void arena_free(void *ctx, void *p)
@@ -68,14 +89,20 @@ static void arena_free(void *ctx, void *p)
     (void)p; /* released together at the next reset */
 }
 
-static void arena_reset(arena *a)
+/* Back to the first block, empty; with `all`, that one freed too. */
+static void arena_reset(arena *a, bool all)
 {
-    while (a->big) {
-        overflow *o = a->big;
-        a->big = o->next;
-        free(o);
+    block *b = a->first->next;
+    while (b) {
+        block *next = b->next;
+        free(b);
+        b = next;
     }
-    a->used = 0;
+    a->first->next = NULL;
+    a->first->used = 0;
+    a->current = a->first;
+    if (all)
+        free(a->first);
 }
 
 /* ---- reading: limits, zlib's errors, strings -------------------------------- */
@@ -85,7 +112,8 @@ static const char *const no_text = "";
 /* What the files read so far have used of the limits (over all ranks). */
 typedef struct budget {
     const comet_et_limits *limits;
-    uint64_t nodes, bytes, memory;
+    uint64_t nodes, deps, bytes;
+    uint64_t memory, peak; /* held now; held plus a decoding message, at most */
 } budget;
 
 /* A limit passed: the error names the file, the limit and its value. */
@@ -98,13 +126,45 @@ static comet_status over_limit(comet_error *err, const char *path, const char *l
                            (unsigned long long)value, what);
 }
 
-static comet_status charge_memory(budget *b, size_t bytes, const char *path, comet_error *err)
+/* Count `bytes` more held, and `passing` more for a moment (a message
+ * being decoded), against the memory limit. */
+static comet_status charge_memory(budget *b, uint64_t bytes, uint64_t passing, const char *path,
+                                  comet_error *err)
 {
     b->memory += bytes;
-    if (b->limits->max_memory && b->memory > b->limits->max_memory)
+    uint64_t now = b->memory + passing;
+    if (now > b->peak)
+        b->peak = now;
+    if (b->limits->max_memory && now > b->limits->max_memory)
         return over_limit(err, path, "max_memory", b->limits->max_memory,
-                          "bytes of nodes, dependencies and names in memory");
+                          "bytes in the reader's memory (nodes, dependencies, names and the "
+                          "message being decoded)");
     return COMET_OK;
+}
+
+/* `array` (capacity *cap elements of `size` bytes) with room for `need`
+ * (more than *cap): grown by half, or to `need` when `exact`, the growth
+ * counted against the memory limit before it is allocated. NULL, with
+ * the error set, past the limit or out of memory (`array` is kept). */
+static void *grow(void *array, size_t *cap, size_t need, size_t size, bool exact, budget *b,
+                  const char *path, comet_error *err)
+{
+    size_t c = exact ? need : *cap + *cap / 2 + 256;
+    if (c < need)
+        c = need;
+    if (c > SIZE_MAX / size) {
+        comet_error_set(err, COMET_ENOMEM, path, 0, 0, NULL, "out of memory");
+        return NULL;
+    }
+    if (charge_memory(b, (uint64_t)(c - *cap) * size, 0, path, err))
+        return NULL;
+    void *p = realloc(array, c * size);
+    if (!p) {
+        comet_error_set(err, COMET_ENOMEM, path, 0, 0, NULL, "out of memory");
+        return NULL;
+    }
+    *cap = c;
+    return p;
 }
 
 /* Why zlib returned less than asked: COMET_OK when the data simply ended,
@@ -171,13 +231,10 @@ static int read_message(gzFile f, uint8_t **buf, size_t *cap, size_t *len, budge
         return -1;
     }
     if (n > *cap) {
-        uint8_t *p = realloc(*buf, n);
-        if (!p) {
-            comet_error_set(err, COMET_ENOMEM, path, 0, 0, NULL, "out of memory");
+        uint8_t *p = grow(*buf, cap, n, 1, true, b, path, err);
+        if (!p)
             return -1;
-        }
         *buf = p;
-        *cap = n;
     }
     int got = n ? gzread(f, *buf, n) : 0;
     if (got < 0 || (uint32_t)got != n) {
@@ -227,7 +284,7 @@ static const char *keep_text(comet_et_rank *r, const char *text, size_t keep, bu
         s->used = 0;
         s->cap = STRING_BLOCK;
         r->strings = s;
-        if (charge_memory(b, sizeof *s + STRING_BLOCK, path, err))
+        if (charge_memory(b, sizeof *s + STRING_BLOCK, 0, path, err))
             return NULL;
     }
     char *out = s->text + s->used;
@@ -382,10 +439,10 @@ static comet_status read_attrs(const ChakraProtoMsg__Node *pn, comet_et_node *n,
                  !(st = attr_whole(&at, &v, COMET_ET_ALL_REDUCE, COMET_ET_BARRIER, &whole)))
             n->comm_type = (uint8_t)whole;
         else if (strcmp(name, "comm_src") == 0 &&
-                 !(st = attr_whole(&at, &v, 0, INT32_MAX, &whole)))
-            n->comm_src = (int32_t)whole;
+                 !(st = attr_whole(&at, &v, -1, INT32_MAX, &whole)))
+            n->comm_src = (int32_t)whole; /* -1: not given, as comet_et_write writes it */
         else if (strcmp(name, "comm_dst") == 0 &&
-                 !(st = attr_whole(&at, &v, 0, INT32_MAX, &whole)))
+                 !(st = attr_whole(&at, &v, -1, INT32_MAX, &whole)))
             n->comm_dst = (int32_t)whole;
         else if (strcmp(name, "comm_tag") == 0)
             st = attr_whole(&at, &v, INT64_MIN, INT64_MAX, &n->comm_tag);
@@ -425,16 +482,18 @@ static comet_status copy_node(const ChakraProtoMsg__Node *pn, comet_et_rank *r, 
     if (!(n->name = keep_text(r, pn->name, MAX_NAME, b, path, err)))
         return err->status;
     size_t deps = pn->n_ctrl_deps + pn->n_data_deps;
-    n->n_deps = (uint32_t)deps; /* a 64 MiB message holds fewer than 2^32 */
+    b->deps += deps;
+    if (b->limits->max_deps && b->deps > b->limits->max_deps)
+        return over_limit(err, path, "max_deps", b->limits->max_deps,
+                          "dependencies over all ranks");
     if (deps) {
         /* into the rank's pool; n->deps is set once the pool stops moving */
         if (r->n_dep_pool + deps > *dep_cap) {
-            size_t c = 2 * (*dep_cap + deps) + 256;
-            uint64_t *p = realloc(r->dep_pool, sizeof *p * c);
+            uint64_t *p = grow(r->dep_pool, dep_cap, r->n_dep_pool + deps,
+                               sizeof *r->dep_pool, false, b, path, err);
             if (!p)
-                return comet_error_set(err, COMET_ENOMEM, path, 0, 0, NULL, "out of memory");
+                return err->status;
             r->dep_pool = p;
-            *dep_cap = c;
         }
         uint64_t *d = r->dep_pool + r->n_dep_pool;
         if (pn->n_ctrl_deps)
@@ -442,9 +501,9 @@ static comet_status copy_node(const ChakraProtoMsg__Node *pn, comet_et_rank *r, 
         if (pn->n_data_deps)
             memcpy(d + pn->n_ctrl_deps, pn->data_deps, sizeof *d * pn->n_data_deps);
         r->n_dep_pool += deps;
+        n->n_deps = (uint32_t)deps; /* a 64 MiB message holds fewer than 2^32 */
     }
-    comet_status st = charge_memory(b, sizeof *n + sizeof(uint64_t) * deps, path, err);
-    return st ? st : read_attrs(pn, n, r, b, path, err);
+    return read_attrs(pn, n, r, b, path, err);
 }
 
 /* Open a rank's file for zlib, saying what is wrong when it cannot be read
@@ -457,9 +516,9 @@ static gzFile open_trace(const char *path, comet_error *err)
         return NULL;
     }
     struct stat info;
-    if (fstat(fd, &info) != 0 || S_ISDIR(info.st_mode)) {
-        comet_error_set(err, COMET_EINPUT, path, 0, 0, NULL, "cannot read: %s",
-                        S_ISDIR(info.st_mode) ? "is a directory" : strerror(errno));
+    int why = fstat(fd, &info) != 0 ? errno : S_ISDIR(info.st_mode) ? EISDIR : 0;
+    if (why) { /* "Is a directory", as comet's other readers say it */
+        comet_error_set(err, COMET_EINPUT, path, 0, 0, NULL, "cannot read: %s", strerror(why));
         close(fd);
         return NULL;
     }
@@ -471,11 +530,18 @@ static gzFile open_trace(const char *path, comet_error *err)
     return f;
 }
 
-/* Arrays grown by doubling are cut to their size once read. */
-static void *fit(void *p, size_t bytes)
+/* Arrays grown by half are cut to their size once read (*cap = n; the
+ * memory given back is no longer counted). */
+static void *fit(void *p, size_t *cap, size_t n, size_t size, budget *b)
 {
-    void *q = bytes ? realloc(p, bytes) : NULL;
-    return q ? q : p;
+    void *q = NULL;
+    if (n == 0)
+        free(p);
+    else if (!(q = realloc(p, n * size)))
+        return p;
+    b->memory -= (uint64_t)(*cap - n) * size;
+    *cap = n;
+    return q;
 }
 
 static comet_status read_rank(const char *path, comet_et_rank *r, budget *b, comet_error *err)
@@ -486,9 +552,9 @@ static comet_status read_rank(const char *path, comet_et_rank *r, budget *b, com
         return err->status;
     uint8_t *buf = NULL;
     size_t cap = 0, len = 0, cap_nodes = 0, dep_cap = 0;
-    arena scratch = {.cap = 64 * 1024};
-    scratch.base = malloc(scratch.cap);
-    if (!scratch.base) {
+    arena scratch = {.first = block_new(ARENA_FIRST)};
+    scratch.current = scratch.first;
+    if (!scratch.first) {
         gzclose(f);
         return comet_error_set(err, COMET_ENOMEM, path, 0, 0, NULL, "out of memory");
     }
@@ -500,7 +566,7 @@ static comet_status read_rank(const char *path, comet_et_rank *r, budget *b, com
         st = rc < 0 ? err->status
                     : comet_error_set(err, COMET_EINPUT, path, 0, 0, NULL,
                                       "empty: a Chakra trace starts with a GlobalMetadata");
-    } else {
+    } else if (!(st = charge_memory(b, 0, (uint64_t)len * DECODE_BYTES_PER_BYTE, path, err))) {
         ChakraProtoMsg__GlobalMetadata *meta =
             chakra_proto_msg__global_metadata__unpack(NULL, len, buf);
         if (!meta)
@@ -512,7 +578,9 @@ static comet_status read_rank(const char *path, comet_et_rank *r, budget *b, com
             chakra_proto_msg__global_metadata__free_unpacked(meta, NULL);
     }
     while (!st && (rc = read_message(f, &buf, &cap, &len, b, path, err)) > 0) {
-        arena_reset(&scratch);
+        arena_reset(&scratch, false);
+        if ((st = charge_memory(b, 0, (uint64_t)len * DECODE_BYTES_PER_BYTE, path, err)))
+            break;
         ChakraProtoMsg__Node *pn = chakra_proto_msg__node__unpack(&alloc, len, buf);
         if (!pn) {
             st = comet_error_set(err, COMET_EINPUT, path, 0, 0, NULL,
@@ -526,21 +594,20 @@ static comet_status read_rank(const char *path, comet_et_rank *r, budget *b, com
             break;
         }
         if (r->n == cap_nodes) {
-            size_t c = cap_nodes ? 2 * cap_nodes : 256;
-            comet_et_node *p = realloc(r->nodes, sizeof *p * c);
+            comet_et_node *p = grow(r->nodes, &cap_nodes, r->n + 1, sizeof *p, false, b, path,
+                                    err);
             if (!p) {
-                st = comet_error_set(err, COMET_ENOMEM, path, 0, 0, NULL, "out of memory");
+                st = err->status;
                 break;
             }
             r->nodes = p;
-            cap_nodes = c;
         }
         st = copy_node(pn, r, &dep_cap, b, path, err);
         r->n++;
         b->nodes++;
     }
-    r->nodes = fit(r->nodes, sizeof *r->nodes * r->n);
-    r->dep_pool = fit(r->dep_pool, sizeof *r->dep_pool * r->n_dep_pool);
+    r->nodes = fit(r->nodes, &cap_nodes, r->n, sizeof *r->nodes, b);
+    r->dep_pool = fit(r->dep_pool, &dep_cap, r->n_dep_pool, sizeof *r->dep_pool, b);
     /* the pool no longer moves: point each node at its dependencies */
     for (size_t i = 0, at = 0; i < r->n; i++) {
         r->nodes[i].deps = r->nodes[i].n_deps ? r->dep_pool + at : NULL;
@@ -548,9 +615,9 @@ static comet_status read_rank(const char *path, comet_et_rank *r, budget *b, com
     }
     if (!st && rc < 0)
         st = err->status;
-    arena_reset(&scratch);
-    free(scratch.base);
+    arena_reset(&scratch, true);
     free(buf);
+    b->memory -= cap;
     gzclose(f);
     return st;
 }
@@ -576,6 +643,7 @@ void comet_et_limits_default(comet_et_limits *limits)
     limits->max_nodes = COMET_ET_DEFAULT_MAX_NODES;
     limits->max_bytes = COMET_ET_DEFAULT_MAX_BYTES;
     limits->max_memory = COMET_ET_DEFAULT_MAX_MEMORY;
+    limits->max_deps = COMET_ET_DEFAULT_MAX_DEPS;
 }
 
 comet_status comet_et_read(const char *prefix, int ranks, const comet_et_limits *limits,
@@ -611,7 +679,9 @@ comet_status comet_et_read(const char *prefix, int ranks, const comet_et_limits 
     }
     out->nodes = b.nodes;
     out->bytes = b.bytes;
+    out->deps = b.deps;
     out->memory = b.memory;
+    out->peak_memory = b.peak;
     return COMET_OK;
 }
 

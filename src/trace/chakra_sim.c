@@ -389,7 +389,7 @@ static comet_status collective_task(trace_sim *s, int r, size_t i, uint32_t j, c
                                (unsigned long long)n->id, n->comm_size);
     if (!gather && fmod(n->comm_size, (double)group) != 0.0)
         return comet_error_set(err, COMET_EINPUT, file, 0, 0, NULL,
-                               "node %llu: comm_size %.0f does not divide across its group of "
+                               "node %llu: comm_size %.17g does not divide across its group of "
                                "%lld NPUs",
                                (unsigned long long)n->id, n->comm_size, (long long)group);
     double bytes = gather ? n->comm_size * (double)group : n->comm_size;
@@ -521,14 +521,20 @@ static int named_lookup(const trace_sim *s, const named_groups *ng, int r, const
         return g;
     char file[4200];
     file_of(s, r, file, sizeof file);
+    const char *groups = s->in->groups_file[0] ? s->in->groups_file : "the comm-group file";
     if (g >= 0)
-        comet_error_set(err, COMET_EINPUT, file, 0, 0, NULL,
-                        "node %llu: rank %d is not in its comm group \"%s\"",
-                        (unsigned long long)n->id, r, n->pg_name);
-    else
-        comet_error_set(err, COMET_EINPUT, file, 0, 0, NULL,
-                        "node %llu: comm group \"%s\" is not in the comm-group file",
+        comet_error_set(err, COMET_EINPUT, file, 0, 0, "pg_name",
+                        "node %llu: rank %d is not in its comm group \"%s\" in %s",
+                        (unsigned long long)n->id, r, n->pg_name, groups);
+    else if (s->in->n_groups == 0 && !s->in->groups_file[0])
+        comet_error_set(err, COMET_EINPUT, file, 0, 0, "pg_name",
+                        "node %llu: comm group \"%s\" is named, but no comm-group file was "
+                        "given",
                         (unsigned long long)n->id, n->pg_name);
+    else
+        comet_error_set(err, COMET_EINPUT, file, 0, 0, "pg_name",
+                        "node %llu: comm group \"%s\" is not in %s",
+                        (unsigned long long)n->id, n->pg_name, groups);
     return -1;
 }
 
@@ -1013,20 +1019,22 @@ static comet_status check_network(const comet_et_trace *t, const comet_astra_inp
 {
     char files[4100];
     snprintf(files, sizeof files, "%s.*.et", t->prefix[0] ? t->prefix : "trace");
+    /* what is wrong with the network alone names its file, where there is one */
+    const char *net = in->network_file[0] ? in->network_file : files;
     const comet_system *sys = &in->system;
     if (sys->n_dims < 1 || sys->n_dims > COMET_MAX_DIMS)
-        return comet_error_set(err, COMET_EINPUT, files, 0, 0, NULL,
+        return comet_error_set(err, COMET_EINPUT, net, 0, 0, NULL,
                                "the network has %d dimensions; comet simulates 1 to %d",
                                sys->n_dims, COMET_MAX_DIMS);
     int64_t npus = 1;
     for (int d = 0; d < sys->n_dims; d++) {
         int64_t size = sys->dims[d].size;
         if (size < 1)
-            return comet_error_set(err, COMET_EINPUT, files, 0, 0, NULL,
+            return comet_error_set(err, COMET_EINPUT, net, 0, 0, NULL,
                                    "network dimension %d (npus_count[%d]) has %lld NPUs", d, d,
                                    (long long)size);
         if (__builtin_mul_overflow(npus, size, &npus) || npus > INT_MAX)
-            return comet_error_set(err, COMET_EINPUT, files, 0, 0, NULL,
+            return comet_error_set(err, COMET_EINPUT, net, 0, 0, NULL,
                                    "the trace has %d ranks but the network's NPU count passes "
                                    "%d at dimension %d (npus_count[%d] = %lld)",
                                    t->ranks, INT_MAX, d, d, (long long)size);
