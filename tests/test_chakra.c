@@ -1194,6 +1194,31 @@ static void test_export_round_trip(void **state)
     assert_int_equal(in.system.dims[0].size, 8);
 }
 
+/* A compute task longer than num_ops can hold (2^63 ops at the export's
+ * 1 TFLOP/s) is refused, not written as a wrapped, negative num_ops that
+ * the reader then rejects; nothing is left under the prefix. */
+static void test_export_refuses_unwritable_duration(void **state)
+{
+    (void)state;
+    comet_model m;
+    comet_system sys;
+    comet_error err = {0};
+    assert_int_equal(comet_preset_model("megatron-22b", &m, &err), COMET_OK);
+    assert_int_equal(comet_preset_system("a100-80g-selene", &sys, &err), COMET_OK);
+    sys.hbm.bandwidth = 1e3; /* 1 KB/s, inside the sane range */
+    comet_strategy s;
+    comet_strategy_defaults(&s);
+    s.tp = 2;
+    s.global_batch = 1;
+    char p[128], rank0[160];
+    prefix(p, sizeof p, "slowhbm");
+    comet_export_info info;
+    assert_int_equal(comet_export_chakra(&m, &sys, &s, p, &info, &err), COMET_EINPUT);
+    assert_non_null(strstr(err.message, "longer than a Chakra compute node can hold"));
+    snprintf(rank0, sizeof rank0, "%s.0.et", p);
+    assert_int_not_equal(access(rank0, F_OK), 0);
+}
+
 /* ---- dependency order, cycles, peers, limits ------------------------------------- */
 
 /* A trace held in memory (no files): every rank runs the same n nodes.
@@ -1668,6 +1693,7 @@ void suite_chakra(test_tally *t)
         cmocka_unit_test(test_named_groups),
         cmocka_unit_test(test_group_lacks_rank),
         cmocka_unit_test(test_export_round_trip),
+        cmocka_unit_test(test_export_refuses_unwritable_duration),
         cmocka_unit_test(test_out_of_order),
         cmocka_unit_test(test_cycles),
         cmocka_unit_test(test_deadlocks),

@@ -425,6 +425,14 @@ static comet_status stage_template(const exporter *x, int stage, stage_nodes *sn
         } else if (type == COMET_ET_MEM_LOAD || type == COMET_ET_MEM_STORE) {
             n->tensor_size = (dur - x->sg.exp_latency) * x->sg.exp_bw;
         } else if (type == COMET_ET_COMPUTE) {
+            /* num_ops is an int64 in the file: a task past 2^63 ops at
+             * 1 TFLOP/s (about 107 days) cannot be written */
+            if (!(dur * 1e12 < 0x1p63))
+                return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "system",
+                                       "task \"%s\" lasts %.4g s, longer than a Chakra compute "
+                                       "node can hold (num_ops up to 9.2e18 at 1 TFLOP/s, about "
+                                       "107 days)",
+                                       name, dur);
             n->duration_micros = (uint64_t)llround(dur * 1e6);
             n->num_ops = round(dur * 1e12); /* at peak-perf 1 TFLOP/s */
             /* a finite operational intensity (ASTRA-sim divides by it) far
