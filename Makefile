@@ -6,7 +6,7 @@ CC      ?= cc
 SAN     ?= 0
 ifeq ($(SAN),1)
 B       ?= build-san
-OPT     = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+OPT     = -O1 -g -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer -fno-sanitize-recover=all
 else
 B       ?= build
 OPT     = -O2 -g
@@ -133,7 +133,7 @@ FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_FLAGS   ?=
 FUZZ_TARGETS := $(patsubst fuzz/fuzz_%.c,%,$(sort $(wildcard fuzz/fuzz_*.c)))
-FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_SAN     := -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS  := -std=c11 -g -O1 $(FUZZ_SAN) -fsanitize=fuzzer-no-link -Wall -Wextra -Werror \
                 -D_POSIX_C_SOURCE=200809L -Iinclude -I$(B)/gen
 FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_B)/obj/%.o) $(FUZZ_B)/obj/gen/presets_data.o \

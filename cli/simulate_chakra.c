@@ -39,7 +39,7 @@ static comet_status byte_limit(const char *flag, const char *text, uint64_t *out
         return err->status;
     if (!(v >= 1.0 && v < 0x1p63))
         return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, flag,
-                               "expected 0 (no limit) or a size from 1 byte to 8 EiB, got \"%s\"",
+                               "expected 0 (no limit) or a size of at least 1 B, got \"%s\"",
                                text);
     *out = (uint64_t)v;
     return COMET_OK;

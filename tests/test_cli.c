@@ -365,7 +365,7 @@ static void test_simulate_collective(void **state)
                  "comet simulate: unknown option \"--size\" (see 'comet simulate --help')");
     expect_error("simulate --collective all-reduce --size 1",
                  "comet simulate: --size: needs a unit, e.g. \"80 GiB\" (units: B, KB, MB, GB, "
-                 "TB, KiB, MiB, GiB, TiB)");
+                 "TB, PB, EB, KiB, MiB, GiB, TiB)");
     expect_error("simulate --collective broadcast --size '1 GiB' --npus 8",
                  "comet simulate: --collective: expected all-reduce, reduce-scatter, all-gather or "
                  "all-to-all, got \"broadcast\"");

@@ -99,6 +99,36 @@ static void test_units_time(void **state)
     assert_true(unit("1 s", CFG_UNIT_TIME) == 1.0);
 }
 
+/* Every sane range's message is written in units the parser takes, so the
+ * values a message names can be typed back: each end parses, in range, and
+ * one step past each end is out. */
+static void test_units_range_ends_parse(void **state)
+{
+    (void)state;
+    static const struct {
+        cfg_unit_kind kind;
+        const char *lo, *hi, *below, *above;
+        double lo_si, hi_si;
+    } ends[] = {
+        {CFG_UNIT_BYTES, "1 B", "1 EB", "0.5 B", "2 EB", 1, 1e18},
+        {CFG_UNIT_BANDWIDTH, "1 KB/s", "10 PB/s", "999 B/s", "11 PB/s", 1e3, 1e16},
+        {CFG_UNIT_TIME, "1 ps", "1000 s", "0.5 ps", "1001 s", 1e-12, 1e3},
+        {CFG_UNIT_FLOP_RATE, "1 MFLOPS", "10 EFLOPS", "999 KFLOPS", "11 EFLOPS", 1e6, 1e19},
+        {CFG_UNIT_FLOPS, "1 FLOP", "1 ZFLOP", "0.5 FLOP", "2 ZFLOP", 1, 1e21},
+    };
+    for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++) {
+        char range[64];
+        snprintf(range, sizeof range, "%s to %s", ends[i].lo, ends[i].hi);
+        assert_string_equal(cfg_units_range(ends[i].kind), range);
+        assert_close(unit(ends[i].lo, ends[i].kind), ends[i].lo_si, 1e-12);
+        assert_close(unit(ends[i].hi, ends[i].kind), ends[i].hi_si, 1e-12);
+        assert_true(cfg_units_in_range(ends[i].kind, unit(ends[i].lo, ends[i].kind)));
+        assert_true(cfg_units_in_range(ends[i].kind, unit(ends[i].hi, ends[i].kind)));
+        assert_false(cfg_units_in_range(ends[i].kind, unit(ends[i].below, ends[i].kind)));
+        assert_false(cfg_units_in_range(ends[i].kind, unit(ends[i].above, ends[i].kind)));
+    }
+}
+
 static void test_units_flops(void **state)
 {
     (void)state;
@@ -610,13 +640,13 @@ static void test_error_units(void **state)
     (void)state;
     expect_error("u.yaml", "system:\n  preset: a100-80g-selene\n  hbm:\n    capacity: 80\n",
                  "u.yaml:4:15: system.hbm.capacity: needs a unit, e.g. \"80 GiB\" (units: B, KB, "
-                 "MB, GB, TB, KiB, MiB, GiB, TiB)");
+                 "MB, GB, TB, PB, EB, KiB, MiB, GiB, TiB)");
     expect_error("u.yaml", "system:\n  preset: a100-80g-selene\n  hbm:\n    capacity: 80 GiBs\n",
                  "u.yaml:4:15: system.hbm.capacity: unknown unit \"GiBs\" (units: B, KB, MB, GB, "
-                 "TB, KiB, MiB, GiB, TiB)");
+                 "TB, PB, EB, KiB, MiB, GiB, TiB)");
     expect_error("u.yaml", "system:\n  preset: a100-80g-selene\n  hbm:\n    bandwidth: 2 ms\n",
                  "u.yaml:4:16: system.hbm.bandwidth: unknown unit \"ms\" (units: B/s, KB/s, MB/s, "
-                 "GB/s, TB/s, KiB/s, MiB/s, GiB/s, TiB/s, b/s, Kb/s, Mb/s, Gb/s, Tb/s)");
+                 "GB/s, TB/s, PB/s, KiB/s, MiB/s, GiB/s, TiB/s, b/s, Kb/s, Mb/s, Gb/s, Tb/s)");
     expect_error("u.yaml", "system: {preset: a100-80g-selene, hbm: {capacity: lots}}\n",
                  "u.yaml:1:51: system.hbm.capacity: expected a size like \"80 GiB\", got "
                  "\"lots\"");
@@ -847,6 +877,7 @@ void suite_config(test_tally *t)
         cmocka_unit_test(test_units_bandwidth),
         cmocka_unit_test(test_units_time),
         cmocka_unit_test(test_units_flops),
+        cmocka_unit_test(test_units_range_ends_parse),
         cmocka_unit_test(test_units_rejects),
         cmocka_unit_test(test_full_document),
         cmocka_unit_test(test_json_equals_yaml),

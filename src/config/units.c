@@ -21,31 +21,32 @@ typedef struct unit_def {
 
 static const unit_def bytes_units[] = {
     {"B", 1},           {"KB", 1e3},           {"MB", 1e6},
-    {"GB", 1e9},        {"TB", 1e12},          {"KiB", KI},
+    {"GB", 1e9},        {"TB", 1e12},          {"PB", 1e15},
+    {"EB", 1e18},       {"KiB", KI},
     {"MiB", KI * KI},   {"GiB", KI * KI * KI}, {"TiB", KI * KI * KI * KI},
     END,
 };
 
 static const unit_def bandwidth_units[] = {
     {"B/s", 1},           {"KB/s", 1e3},          {"MB/s", 1e6},  {"GB/s", 1e9},
-    {"TB/s", 1e12},       {"KiB/s", KI},          {"MiB/s", KI * KI},
+    {"TB/s", 1e12},       {"PB/s", 1e15},         {"KiB/s", KI},  {"MiB/s", KI * KI},
     {"GiB/s", KI * KI * KI},                      {"TiB/s", KI * KI * KI * KI},
     {"b/s", 1.0 / 8},     {"Kb/s", 1e3 / 8},      {"Mb/s", 1e6 / 8},
     {"Gb/s", 1e9 / 8},    {"Tb/s", 1e12 / 8},     END,
 };
 
 static const unit_def time_units[] = {
-    {"ns", 1e-9}, {"us", 1e-6}, {"\xc2\xb5s", 1e-6}, {"ms", 1e-3}, {"s", 1}, END,
+    {"ps", 1e-12}, {"ns", 1e-9}, {"us", 1e-6}, {"\xc2\xb5s", 1e-6}, {"ms", 1e-3}, {"s", 1}, END,
 };
 
 static const unit_def flop_rate_units[] = {
     {"FLOPS", 1},     {"KFLOPS", 1e3},  {"MFLOPS", 1e6}, {"GFLOPS", 1e9},
-    {"TFLOPS", 1e12}, {"PFLOPS", 1e15}, END,
+    {"TFLOPS", 1e12}, {"PFLOPS", 1e15}, {"EFLOPS", 1e18}, END,
 };
 
 static const unit_def flops_units[] = {
     {"FLOP", 1},     {"KFLOP", 1e3},  {"MFLOP", 1e6}, {"GFLOP", 1e9},
-    {"TFLOP", 1e12}, {"PFLOP", 1e15}, END,
+    {"TFLOP", 1e12}, {"PFLOP", 1e15}, {"EFLOP", 1e18}, {"ZFLOP", 1e21}, END,
 };
 
 typedef struct unit_family {
@@ -56,15 +57,15 @@ typedef struct unit_family {
 } unit_family;
 
 static const unit_family families[CFG_UNIT_COUNT] = {
-    [CFG_UNIT_BYTES] = {bytes_units, "B, KB, MB, GB, TB, KiB, MiB, GiB, TiB", "80 GiB", "size"},
+    [CFG_UNIT_BYTES] = {bytes_units, "B, KB, MB, GB, TB, PB, EB, KiB, MiB, GiB, TiB", "80 GiB", "size"},
     [CFG_UNIT_BANDWIDTH] = {bandwidth_units,
-                            "B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s, TiB/s, "
+                            "B/s, KB/s, MB/s, GB/s, TB/s, PB/s, KiB/s, MiB/s, GiB/s, TiB/s, "
                             "b/s, Kb/s, Mb/s, Gb/s, Tb/s",
                             "300 GB/s", "bandwidth"},
-    [CFG_UNIT_TIME] = {time_units, "ns, us, ms, s", "500 ns", "time"},
-    [CFG_UNIT_FLOP_RATE] = {flop_rate_units, "FLOPS, KFLOPS, MFLOPS, GFLOPS, TFLOPS, PFLOPS",
+    [CFG_UNIT_TIME] = {time_units, "ps, ns, us, ms, s", "500 ns", "time"},
+    [CFG_UNIT_FLOP_RATE] = {flop_rate_units, "FLOPS, KFLOPS, MFLOPS, GFLOPS, TFLOPS, PFLOPS, EFLOPS",
                             "312 TFLOPS", "FLOP rate"},
-    [CFG_UNIT_FLOPS] = {flops_units, "FLOP, KFLOP, MFLOP, GFLOP, TFLOP, PFLOP", "2 GFLOP",
+    [CFG_UNIT_FLOPS] = {flops_units, "FLOP, KFLOP, MFLOP, GFLOP, TFLOP, PFLOP, EFLOP, ZFLOP", "2 GFLOP",
                         "FLOP count"},
 };
 
