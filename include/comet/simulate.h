@@ -59,6 +59,7 @@ comet_status comet_sim_collective(const comet_system *sys, const int64_t span[CO
  * with its edges and events: some 700 MB). */
 #define COMET_SIM_DEFAULT_MAX_TASKS 8000000
 #define COMET_SIM_MAX_TASKS_LIMIT 200000000
+#define COMET_SIM_MAX_TASKS_TEXT "200000000" /* the same, for messages */
 
 /* The step as busy intervals per stage and stream, for a Gantt chart:
  * consecutive pieces of the same kind and microbatch are merged. */

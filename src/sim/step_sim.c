@@ -690,8 +690,12 @@ static comet_status step_size(const comet_model *m, const comet_system *sys,
     if (!st && *one > limit)
         return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
                                "one round of %lld microbatch%s needs more than %lld tasks, the "
-                               "simulator's limit (raise it: comet simulate --max-tasks)",
-                               (long long)round, round > 1 ? "es" : "", (long long)limit);
+                               "simulator's limit (%s)",
+                               (long long)round, round > 1 ? "es" : "", (long long)limit,
+                               limit < COMET_SIM_MAX_TASKS_LIMIT
+                                   ? "raise it: comet simulate --max-tasks"
+                                   : "the most --max-tasks allows; comet estimate prices this "
+                                     "step");
     if (!st && micro > round)
         st = count_tasks(m, sys, s, congestion, split_tp, 2 * round, COMET_SIM_MAX_TASKS_LIMIT,
                          &two, err);
@@ -824,12 +828,15 @@ static comet_status extrapolate(const comet_model *m, const comet_system *sys,
         int64_t last = first + 3 * round;
         double need = (double)one + (double)(last / round - 1) * (double)per_round;
         if (last >= micro || need > (double)limit) {
+            bool can_raise = full_tasks <= (double)COMET_SIM_MAX_TASKS_LIMIT;
             st = comet_error_set(
                 err, COMET_EINPUT, NULL, 0, 0, NULL,
                 "the step needs %.0f tasks (%lld microbatches), past the simulator's limit of "
-                "%lld, and no steady state that repeats was found within it (raise it: comet "
-                "simulate --max-tasks)",
-                full_tasks, (long long)micro, (long long)limit);
+                "%lld, and no steady state that repeats was found within it (%s)",
+                full_tasks, (long long)micro, (long long)limit,
+                can_raise ? "raise it: comet simulate --max-tasks"
+                          : "more than --max-tasks can allow, " COMET_SIM_MAX_TASKS_TEXT
+                            "; comet estimate prices this step");
             break;
         }
         for (int i = 0; !st && i < 4; i++) {
