@@ -1219,6 +1219,65 @@ static void test_export_refuses_unwritable_duration(void **state)
     assert_int_not_equal(access(rank0, F_OK), 0);
 }
 
+/* Every value export writes into the network and memory files must read
+ * back in comet simulate --chakra: a system at the low end of the sane
+ * ranges (1 KB/s at efficiency 0.7, 0.001 ns halved per switch link) is
+ * refused up front, naming the system key and the value, and nothing is
+ * left under the prefix. */
+static void test_export_refuses_unreadable_side_values(void **state)
+{
+    (void)state;
+    comet_model m;
+    comet_system sys;
+    comet_error err = {0};
+    assert_int_equal(comet_preset_model("megatron-22b", &m, &err), COMET_OK);
+    assert_int_equal(comet_preset_system("a100-80g-selene", &sys, &err), COMET_OK);
+    comet_strategy s;
+    comet_strategy_defaults(&s);
+    s.tp = 2;
+    s.global_batch = 1;
+    char p[128], path[160];
+    comet_export_info info;
+
+    sys.dims[0].bandwidth = 1e3; /* nvlink "1 KB/s", efficiency 0.7 */
+    prefix(p, sizeof p, "slownet");
+    assert_int_equal(comet_export_chakra(&m, &sys, &s, p, &info, &err), COMET_EINPUT);
+    assert_string_equal(err.key, "system.network[0].bandwidth");
+    assert_string_equal(err.message,
+                        "the export would write 6.5192580223083496e-07 GB/s into the network "
+                        "file, outside the sane range 1 KB/s to 10 PB/s that comet simulate "
+                        "--chakra accepts");
+    snprintf(path, sizeof path, "%s.network.yml", p);
+    assert_int_not_equal(access(path, F_OK), 0);
+    snprintf(path, sizeof path, "%s.0.et", p);
+    assert_int_not_equal(access(path, F_OK), 0);
+
+    assert_int_equal(comet_preset_system("a100-80g-selene", &sys, &err), COMET_OK);
+    sys.dims[0].latency = 1e-12; /* "0.001 ns" on a switch: 0.0005 ns per link */
+    prefix(p, sizeof p, "fastlat");
+    assert_int_equal(comet_export_chakra(&m, &sys, &s, p, &info, &err), COMET_EINPUT);
+    assert_string_equal(err.key, "system.network[0].latency");
+    assert_string_equal(err.message,
+                        "the export would write 0.00050000000000000001 ns into the network "
+                        "file, outside the sane range 1 ps to 1000 s that comet simulate "
+                        "--chakra accepts");
+    snprintf(path, sizeof path, "%s.network.yml", p);
+    assert_int_not_equal(access(path, F_OK), 0);
+
+    /* at the bound itself it still reads back: 2 ps on a switch is 1 ps per link */
+    assert_int_equal(comet_preset_system("a100-80g-selene", &sys, &err), COMET_OK);
+    sys.dims[0].latency = 2e-12;
+    prefix(p, sizeof p, "edgelat");
+    assert_int_equal(comet_export_chakra(&m, &sys, &s, p, &info, &err), COMET_OK);
+    char net[160], sysf[160], mem[160];
+    snprintf(net, sizeof net, "%s.network.yml", p);
+    snprintf(sysf, sizeof sysf, "%s.system.json", p);
+    snprintf(mem, sizeof mem, "%s.memory.json", p);
+    comet_astra_inputs in;
+    assert_int_equal(comet_astra_read(net, sysf, mem, &in, &err), COMET_OK);
+    comet_astra_free(&in);
+}
+
 /* ---- dependency order, cycles, peers, limits ------------------------------------- */
 
 /* A trace held in memory (no files): every rank runs the same n nodes.
@@ -1694,6 +1753,7 @@ void suite_chakra(test_tally *t)
         cmocka_unit_test(test_group_lacks_rank),
         cmocka_unit_test(test_export_round_trip),
         cmocka_unit_test(test_export_refuses_unwritable_duration),
+        cmocka_unit_test(test_export_refuses_unreadable_side_values),
         cmocka_unit_test(test_out_of_order),
         cmocka_unit_test(test_cycles),
         cmocka_unit_test(test_deadlocks),

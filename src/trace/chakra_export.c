@@ -26,6 +26,7 @@
 #include "comet/strategy.h"
 #include "../sim/step_graph.h"
 #include "comet/files.h"
+#include "../config/units.h"
 #include "et_write.h"
 
 typedef struct exporter {
@@ -111,6 +112,69 @@ static comet_status write_side(const exporter *x, comet_buf *b, side_file which,
     return st;
 }
 
+/* What the network and memory files hold, as ASTRA-sim's units: the
+ * bandwidth of a link in GB/s of 2^30 bytes (after efficiency), its
+ * latency per link in ns (a switch's two links share it), the remote
+ * memory's latency in ns and bandwidth in GB/s of 10^9 bytes. */
+static double net_bandwidth_gb(const comet_net_dim *dim)
+{
+    double eff = dim->efficiency > 0 ? dim->efficiency : 1.0;
+    return dim->bandwidth * eff / 1073741824.0;
+}
+
+static double net_latency_ns(const comet_net_dim *dim)
+{
+    return (dim->topology == COMET_TOPO_SWITCH ? dim->latency / 2.0 : dim->latency) * 1e9;
+}
+
+/* One value as comet's ASTRA-sim reader reads it back (file value times
+ * the file's unit, zero allowed where the reader allows it) against the
+ * same sane range; refused naming the system key it comes from. */
+static comet_status check_written(double file_value, double scale, const char *unit,
+                                  cfg_unit_kind kind, bool zero_ok, const char *file,
+                                  const char *key, comet_error *err)
+{
+    double si = file_value * scale;
+    if ((zero_ok && si == 0.0) || cfg_units_in_range(kind, si))
+        return COMET_OK;
+    return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, key,
+                           "the export would write %.17g %s into %s, outside the sane range "
+                           "%s that comet simulate --chakra accepts",
+                           file_value, unit, file, cfg_units_range(kind));
+}
+
+/* Every value of the network and memory files (the system file holds only
+ * constants) readable by comet simulate --chakra, checked before any file
+ * is written. */
+static comet_status check_side_values(const exporter *x, comet_error *err)
+{
+    const comet_system *sys = x->sys;
+    char key[160];
+    for (int d = 0; d < sys->n_dims; d++) {
+        if (x->sizes[d] <= 1)
+            continue; /* not written (write_side_files) */
+        const comet_net_dim *dim = &sys->dims[d];
+        snprintf(key, sizeof key, "system.network[%d].bandwidth", d);
+        comet_status st = check_written(net_bandwidth_gb(dim), 1073741824.0, "GB/s",
+                                        CFG_UNIT_BANDWIDTH, false, "the network file", key, err);
+        if (st)
+            return st;
+        snprintf(key, sizeof key, "system.network[%d].latency", d);
+        st = check_written(net_latency_ns(dim), 1e-9, "ns", CFG_UNIT_TIME, true,
+                           "the network file", key, err);
+        if (st)
+            return st;
+    }
+    if (!(x->sg.exp_bw > 0.0))
+        return COMET_OK;
+    comet_status st = check_written(x->sg.exp_latency * 1e9, 1e-9, "ns", CFG_UNIT_TIME, true,
+                                    "the memory file", "system.expansion.latency", err);
+    if (!st)
+        st = check_written(x->sg.exp_bw / 1e9, 1e9, "GB/s", CFG_UNIT_BANDWIDTH, false,
+                           "the memory file", "system.expansion.bandwidth", err);
+    return st;
+}
+
 static comet_status write_side_files(const exporter *x, comet_buf *b, comet_error *err)
 {
     static const char *const topo[] = {"Ring", "FullyConnected", "Switch"};
@@ -129,18 +193,12 @@ static comet_status write_side_files(const exporter *x, comet_buf *b, comet_erro
     for (int k = 0; k < nk; k++)
         comet_buf_printf(b, "%s %lld", k ? "," : "", (long long)x->sizes[keep[k]]);
     comet_buf_printf(b, " ]\nbandwidth: [");
-    for (int k = 0; k < nk; k++) {
-        const comet_net_dim *dim = &sys->dims[keep[k]];
-        double eff = dim->efficiency > 0 ? dim->efficiency : 1.0;
-        comet_buf_printf(b, "%s %.17g", k ? "," : "", dim->bandwidth * eff / 1073741824.0);
-    }
+    for (int k = 0; k < nk; k++)
+        comet_buf_printf(b, "%s %.17g", k ? "," : "", net_bandwidth_gb(&sys->dims[keep[k]]));
     comet_buf_printf(b, " ]\nlatency: [");
     /* per link, as ASTRA-sim counts it: a switch's two links share the latency */
-    for (int k = 0; k < nk; k++) {
-        const comet_net_dim *dim = &sys->dims[keep[k]];
-        double per_link = dim->topology == COMET_TOPO_SWITCH ? dim->latency / 2.0 : dim->latency;
-        comet_buf_printf(b, "%s %.17g", k ? "," : "", per_link * 1e9);
-    }
+    for (int k = 0; k < nk; k++)
+        comet_buf_printf(b, "%s %.17g", k ? "," : "", net_latency_ns(&sys->dims[keep[k]]));
     comet_buf_printf(b, " ]\n");
     comet_status st = write_side(x, b, SIDE_NETWORK, err);
     if (st)
@@ -579,6 +637,8 @@ comet_status comet_export_chakra(const comet_model *m, const comet_system *sys,
                              "a Chakra export needs at least 2 NPUs (ASTRA-sim's networks do)");
     if (!st) /* before the work, so a destination no file can take fails fast */
         st = comet_export_chakra_check(prefix, x.npus, err);
+    if (!st) /* every value the side files hold reads back (nothing written yet) */
+        st = check_side_values(&x, err);
     if (!st)
         st = index_edges(&x, err);
     comet_buf b;
