@@ -51,17 +51,25 @@ int cli_export(int argc, char **argv)
         return cli_report_error("export", &err);
     }
     const char *p = in->chakra;
+    double took = cli_now() - t0;
+    /* a trace past the reader's default limits needs them raised */
+    char flags[160], why[320];
+    int over = comet_export_reader_flags(&info, flags, sizeof flags, why, sizeof why);
     printf("wrote %s.0.et ... %s.%d.et (%d ranks, %zu nodes) in %.2f s\n"
-           "  and %s.network.yml, %s.system.json, %s.memory.json, %s.groups.json\n\n"
-           "run it in comet:\n"
-           "  comet simulate --chakra %s --astra-network %s.network.yml \\\n"
+           "  and %s.network.yml, %s.system.json, %s.memory.json, %s.groups.json\n\n",
+           p, p, info.ranks - 1, info.ranks, info.nodes, took, p, p, p, p);
+    if (over)
+        printf("note: the trace passes comet simulate --chakra's default limits (%s), so the "
+               "command raises them\n",
+               why);
+    printf("run it in comet:\n"
+           "  comet simulate --chakra %s%s --astra-network %s.network.yml \\\n"
            "      --astra-system %s.system.json --astra-memory %s.memory.json \\\n"
            "      --astra-comm-group %s.groups.json\n"
            "run it in ASTRA-sim (analytical backend):\n"
            "  AstraSim_Analytical_Congestion_Unaware --workload-configuration=%s \\\n"
            "      --system-configuration=%s.system.json --network-configuration=%s.network.yml \\\n"
            "      --remote-memory-configuration=%s.memory.json --comm-group-configuration=%s.groups.json\n",
-           p, p, info.ranks - 1, info.ranks, info.nodes, cli_now() - t0, p, p, p, p, p, p, p, p,
-           p, p, p, p, p, p);
+           p, flags, p, p, p, p, p, p, p, p, p);
     return CLI_OK;
 }

@@ -1278,6 +1278,79 @@ static void test_export_refuses_unreadable_side_values(void **state)
     comet_astra_free(&in);
 }
 
+/* What export counts (nodes, dependencies, bytes) is what the reader
+ * counts, so the limits it suggests are the ones the reader applies. */
+static void test_export_counts_match_reader(void **state)
+{
+    (void)state;
+    comet_model m;
+    comet_system sys;
+    comet_error err = {0};
+    assert_int_equal(comet_preset_model("megatron-22b", &m, &err), COMET_OK);
+    assert_int_equal(comet_preset_system("a100-80g-selene", &sys, &err), COMET_OK);
+    comet_strategy s;
+    comet_strategy_defaults(&s);
+    s.tp = 2;
+    s.pp = 2;
+    s.global_batch = 2;
+    char p[128];
+    prefix(p, sizeof p, "counts");
+    comet_export_info info;
+    assert_int_equal(comet_export_chakra(&m, &sys, &s, p, &info, &err), COMET_OK);
+    comet_et_trace t;
+    assert_int_equal(comet_et_read(p, 0, NULL, &t, &err), COMET_OK);
+    assert_int_equal(t.ranks, 4);
+    assert_int_equal(info.nodes, t.nodes);
+    assert_int_equal(info.deps, t.deps);
+    assert_true(info.deps > 0);
+    assert_true(info.bytes >= t.bytes); /* the files, length prefixes included */
+    assert_true(info.bytes < t.bytes + 16 * t.nodes + 64);
+    comet_et_free(&t);
+    /* far below the defaults: no flags */
+    char flags[160], why[320];
+    assert_int_equal(comet_export_reader_flags(&info, flags, sizeof flags, why, sizeof why), 0);
+    assert_string_equal(flags, "");
+    assert_string_equal(why, "");
+}
+
+/* An export past the reader's default limits (the 12,492,864 nodes of
+ * megatron-22b --tp 8 --pp 8 --dp 1 --gbs 2560 --mb 1, too large to write
+ * in a test) gets the flags that let comet simulate --chakra read it;
+ * exactly at a limit needs none. */
+static void test_export_reader_flags(void **state)
+{
+    (void)state;
+    char flags[160], why[320];
+    comet_export_info info = {.ranks = 64, .nodes = 12492864, .deps = 24985600,
+                              .bytes = 1000000000};
+    assert_int_equal(comet_export_reader_flags(&info, flags, sizeof flags, why, sizeof why), 1);
+    assert_string_equal(flags, " --max-trace-nodes 12492864");
+    assert_string_equal(why, "12492864 nodes (default limit 10000000)");
+
+    info.nodes = COMET_ET_DEFAULT_MAX_NODES;
+    info.deps = COMET_ET_DEFAULT_MAX_DEPS;
+    info.bytes = COMET_ET_DEFAULT_MAX_BYTES;
+    assert_int_equal(comet_export_reader_flags(&info, flags, sizeof flags, why, sizeof why), 0);
+    assert_string_equal(flags, "");
+
+    info.nodes = 30000000;
+    info.deps = 60000001;
+    info.bytes = 3000000000u;
+    assert_int_equal(comet_export_reader_flags(&info, flags, sizeof flags, why, sizeof why), 3);
+    assert_string_equal(flags, " --max-trace-nodes 30000000 --max-trace-deps 60000001"
+                               " --max-trace-bytes 3000000000");
+    assert_string_equal(why, "30000000 nodes (default limit 10000000), 60000001 dependencies "
+                             "(default limit 50000000), 3000000000 bytes (default limit "
+                             "2147483648)");
+
+    /* the flags read back in comet simulate --chakra as limits that admit it */
+    info.nodes = 10000001;
+    info.deps = 10;
+    info.bytes = 10;
+    assert_int_equal(comet_export_reader_flags(&info, flags, sizeof flags, why, sizeof why), 1);
+    assert_string_equal(flags, " --max-trace-nodes 10000001");
+}
+
 /* ---- dependency order, cycles, peers, limits ------------------------------------- */
 
 /* A trace held in memory (no files): every rank runs the same n nodes.
@@ -1754,6 +1827,8 @@ void suite_chakra(test_tally *t)
         cmocka_unit_test(test_export_round_trip),
         cmocka_unit_test(test_export_refuses_unwritable_duration),
         cmocka_unit_test(test_export_refuses_unreadable_side_values),
+        cmocka_unit_test(test_export_counts_match_reader),
+        cmocka_unit_test(test_export_reader_flags),
         cmocka_unit_test(test_out_of_order),
         cmocka_unit_test(test_cycles),
         cmocka_unit_test(test_deadlocks),

@@ -508,7 +508,8 @@ oom:
     return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
 }
 
-static comet_status write_stage(const exporter *x, int stage, stage_nodes *sn, comet_error *err)
+static comet_status write_stage(const exporter *x, int stage, stage_nodes *sn,
+                                comet_export_info *info, comet_error *err)
 {
     const comet_strategy *s = &x->sg.s;
     int64_t idx[COMET_GROUP_COUNT];
@@ -536,13 +537,54 @@ static comet_status write_stage(const exporter *x, int stage, stage_nodes *sn, c
             snprintf(path, sizeof path, "%s.%lld.et", x->prefix, (long long)me);
             FILE *f;
             comet_status st = comet_files_begin(x->files, path, &f, err);
-            if (!st)
-                st = comet_files_end(x->files, !chakra_write_nodes(f, "0.0.4", sn->nodes, sn->n),
-                                     err);
+            if (!st) {
+                bool failed = !chakra_write_nodes(f, "0.0.4", sn->nodes, sn->n);
+                long at = failed ? -1 : ftell(f);
+                if (at > 0)
+                    info->bytes += (uint64_t)at;
+                st = comet_files_end(x->files, failed, err);
+            }
             if (st)
                 return st;
+            info->nodes += sn->n;
+            for (size_t i = 0; i < sn->n; i++)
+                info->deps += sn->nodes[i].n_deps;
         }
     return COMET_OK;
+}
+
+int comet_export_reader_flags(const comet_export_info *info, char *flags, size_t flags_cap,
+                              char *why, size_t why_cap)
+{
+    comet_et_limits lim;
+    comet_et_limits_default(&lim);
+    struct {
+        uint64_t have, limit;
+        const char *flag, *what;
+    } const over[] = {
+        {info->nodes, lim.max_nodes, "--max-trace-nodes", "nodes"},
+        {info->deps, lim.max_deps, "--max-trace-deps", "dependencies"},
+        {info->bytes, lim.max_bytes, "--max-trace-bytes", "bytes"},
+    };
+    int n = 0;
+    size_t fl = 0, wl = 0;
+    if (flags_cap)
+        flags[0] = '\0';
+    if (why_cap)
+        why[0] = '\0';
+    for (size_t i = 0; i < sizeof over / sizeof over[0]; i++) {
+        if (!over[i].limit || over[i].have <= over[i].limit)
+            continue;
+        if (fl < flags_cap)
+            fl += (size_t)snprintf(flags + fl, flags_cap - fl, " %s %llu", over[i].flag,
+                                   (unsigned long long)over[i].have);
+        if (wl < why_cap)
+            wl += (size_t)snprintf(why + wl, why_cap - wl, "%s%llu %s (default limit %llu)",
+                                   n ? ", " : "", (unsigned long long)over[i].have,
+                                   over[i].what, (unsigned long long)over[i].limit);
+        n++;
+    }
+    return n;
 }
 
 /* The rank N of a directory entry named BASE.N.et (N written plainly: no
@@ -650,8 +692,7 @@ comet_status comet_export_chakra(const comet_model *m, const comet_system *sys,
         stage_nodes sn = {0};
         st = stage_template(&x, stage, &sn, err);
         if (!st)
-            st = write_stage(&x, stage, &sn, err);
-        info->nodes += sn.n * (size_t)(x.sg.s.tp * x.sg.s.dp);
+            st = write_stage(&x, stage, &sn, info, err);
         free(sn.nodes);
         free(sn.deps);
         free(sn.peer_stage);
