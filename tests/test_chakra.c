@@ -1128,7 +1128,7 @@ static double round_trip(const char *name, int64_t tp, int64_t pp, int64_t dp, i
     char p[128], f[4][160];
     prefix(p, sizeof p, name);
     comet_export_info info;
-    comet_status st = comet_export_chakra(&m, &sys, &s, p, &info, &err);
+    comet_status st = comet_export_chakra(&m, &sys, &s, p, NULL, &info, &err);
     if (st)
         fail_msg("%s: %s", err.file, err.message);
     assert_int_equal(info.ranks, tp * pp * dp);
@@ -1213,7 +1213,7 @@ static void test_export_refuses_unwritable_duration(void **state)
     char p[128], rank0[160];
     prefix(p, sizeof p, "slowhbm");
     comet_export_info info;
-    assert_int_equal(comet_export_chakra(&m, &sys, &s, p, &info, &err), COMET_EINPUT);
+    assert_int_equal(comet_export_chakra(&m, &sys, &s, p, NULL, &info, &err), COMET_EINPUT);
     assert_non_null(strstr(err.message, "longer than a Chakra compute node can hold"));
     snprintf(rank0, sizeof rank0, "%s.0.et", p);
     assert_int_not_equal(access(rank0, F_OK), 0);
@@ -1241,7 +1241,7 @@ static void test_export_refuses_unreadable_side_values(void **state)
 
     sys.dims[0].bandwidth = 1e3; /* nvlink "1 KB/s", efficiency 0.7 */
     prefix(p, sizeof p, "slownet");
-    assert_int_equal(comet_export_chakra(&m, &sys, &s, p, &info, &err), COMET_EINPUT);
+    assert_int_equal(comet_export_chakra(&m, &sys, &s, p, NULL, &info, &err), COMET_EINPUT);
     assert_string_equal(err.key, "system.network[0].bandwidth");
     assert_string_equal(err.message,
                         "the export would write 6.5192580223083496e-07 GB/s into the network "
@@ -1255,7 +1255,7 @@ static void test_export_refuses_unreadable_side_values(void **state)
     assert_int_equal(comet_preset_system("a100-80g-selene", &sys, &err), COMET_OK);
     sys.dims[0].latency = 1e-12; /* "0.001 ns" on a switch: 0.0005 ns per link */
     prefix(p, sizeof p, "fastlat");
-    assert_int_equal(comet_export_chakra(&m, &sys, &s, p, &info, &err), COMET_EINPUT);
+    assert_int_equal(comet_export_chakra(&m, &sys, &s, p, NULL, &info, &err), COMET_EINPUT);
     assert_string_equal(err.key, "system.network[0].latency");
     assert_string_equal(err.message,
                         "the export would write 0.00050000000000000001 ns into the network "
@@ -1268,7 +1268,7 @@ static void test_export_refuses_unreadable_side_values(void **state)
     assert_int_equal(comet_preset_system("a100-80g-selene", &sys, &err), COMET_OK);
     sys.dims[0].latency = 2e-12;
     prefix(p, sizeof p, "edgelat");
-    assert_int_equal(comet_export_chakra(&m, &sys, &s, p, &info, &err), COMET_OK);
+    assert_int_equal(comet_export_chakra(&m, &sys, &s, p, NULL, &info, &err), COMET_OK);
     char net[160], sysf[160], mem[160];
     snprintf(net, sizeof net, "%s.network.yml", p);
     snprintf(sysf, sizeof sysf, "%s.system.json", p);
@@ -1296,7 +1296,7 @@ static void test_export_counts_match_reader(void **state)
     char p[128];
     prefix(p, sizeof p, "counts");
     comet_export_info info;
-    assert_int_equal(comet_export_chakra(&m, &sys, &s, p, &info, &err), COMET_OK);
+    assert_int_equal(comet_export_chakra(&m, &sys, &s, p, NULL, &info, &err), COMET_OK);
     comet_et_trace t;
     assert_int_equal(comet_et_read(p, 0, NULL, &t, &err), COMET_OK);
     assert_int_equal(t.ranks, 4);

@@ -200,9 +200,20 @@ typedef struct comet_export_info {
     uint64_t bytes;                /* the rank files' sizes, added up */
 } comet_export_info;
 
+/* How a caller stops an export mid-way (a CLI on SIGINT/SIGTERM): the
+ * export asks cancelled(context) before each rank file and before the
+ * commit; when it answers true, every temporary made so far is removed, the
+ * prefix is left as it was, and the export returns COMET_ECANCELED. */
+typedef struct comet_export_options {
+    bool (*cancelled)(void *context);
+    void *context;
+} comet_export_options;
+
+/* options may be NULL (never cancelled). */
 comet_status comet_export_chakra(const comet_model *m, const comet_system *sys,
                                  const comet_strategy *strategy, const char *prefix,
-                                 comet_export_info *info, comet_error *err);
+                                 const comet_export_options *options, comet_export_info *info,
+                                 comet_error *err);
 
 /* The flags comet simulate --chakra needs to read an export that passes
  * the reader's default limits (COMET_ET_DEFAULT_MAX_NODES, _DEPS, _BYTES):

@@ -43,6 +43,7 @@ typedef struct exporter {
     bool *folded;
     size_t *fold_at, *fold_n;
     const char *prefix;
+    const comet_export_options *options; /* the cancel callback, or NULL */
     comet_files *files;        /* every file written, renamed into place at the end */
 } exporter;
 
@@ -86,6 +87,16 @@ static void group_name(const exporter *x, comet_group g, const int64_t idx[COMET
                      ? 1 + idx[COMET_GROUP_PP] * s->dp + idx[COMET_GROUP_DP]
                      : 1 + tp_groups + idx[COMET_GROUP_TP] * s->pp + idx[COMET_GROUP_PP];
     snprintf(out, cap, "%lld", (long long)id);
+}
+
+/* Whether the caller asked to stop: COMET_ECANCELED, else COMET_OK. */
+static comet_status check_cancel(const exporter *x, comet_error *err)
+{
+    const comet_export_options *o = x->options;
+    if (o && o->cancelled && o->cancelled(o->context))
+        return comet_error_set(err, COMET_ECANCELED, NULL, 0, 0, NULL,
+                               "export interrupted; none of its files was left");
+    return COMET_OK;
 }
 
 /* ---- the side files --------------------------------------------------------------- */
@@ -536,7 +547,10 @@ static comet_status write_stage(const exporter *x, int stage, stage_nodes *sn,
             char path[4200];
             snprintf(path, sizeof path, "%s.%lld.et", x->prefix, (long long)me);
             FILE *f;
-            comet_status st = comet_files_begin(x->files, path, &f, err);
+            comet_status st = check_cancel(x, err);
+            if (st)
+                return st;
+            st = comet_files_begin(x->files, path, &f, err);
             if (!st) {
                 bool failed = !chakra_write_nodes(f, "0.0.4", sn->nodes, sn->n);
                 long at = failed ? -1 : ftell(f);
@@ -653,12 +667,13 @@ static comet_status remove_stale_ranks(const exporter *x, comet_error *err)
 
 comet_status comet_export_chakra(const comet_model *m, const comet_system *sys,
                                  const comet_strategy *strategy, const char *prefix,
-                                 comet_export_info *info, comet_error *err)
+                                 const comet_export_options *options, comet_export_info *info,
+                                 comet_error *err)
 {
     memset(info, 0, sizeof *info);
     comet_files files;
     comet_files_init(&files, false);
-    exporter x = {.sys = sys, .prefix = prefix, .files = &files};
+    exporter x = {.sys = sys, .prefix = prefix, .options = options, .files = &files};
     comet_status st = sim_step_graph_build(m, sys, strategy, &x.sg, err);
     if (st)
         return st;
@@ -681,6 +696,8 @@ comet_status comet_export_chakra(const comet_model *m, const comet_system *sys,
         st = comet_export_chakra_check(prefix, x.npus, err);
     if (!st) /* every value the side files hold reads back (nothing written yet) */
         st = check_side_values(&x, err);
+    if (!st) /* building the step graph may take a while */
+        st = check_cancel(&x, err);
     if (!st)
         st = index_edges(&x, err);
     comet_buf b;
@@ -701,6 +718,8 @@ comet_status comet_export_chakra(const comet_model *m, const comet_system *sys,
     }
     if (!st)
         st = remove_stale_ranks(&x, err);
+    if (!st)
+        st = check_cancel(&x, err);
     /* every rank and side file, or none of them (the earlier set stays) */
     if (!st)
         st = comet_files_commit(&files, err);
