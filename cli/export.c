@@ -52,7 +52,8 @@ static void help(void)
            "(see 'comet estimate --help').\n"
            "The files are replaced as one set: on any failure none of the new files is\n"
            "left and an earlier export under PREFIX stays as it was; on success ranks an\n"
-           "earlier, larger export left (PREFIX.N.et from the new rank count on) are removed.\n"
+           "earlier, larger export left (PREFIX.N.et from the new rank count N on, up to the\n"
+           "first name missing or not a regular file) are removed; ranks past a gap stay.\n"
            "Exit status: 0 ok, 1 a failure mid-way (none of the files is left), 2 bad input\n"
            "or an unusable prefix, 130 interrupted by SIGINT or SIGTERM (none of the files\n"
            "is left; see 'comet help').\n");

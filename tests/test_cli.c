@@ -714,6 +714,29 @@ static void test_export_fewer_ranks_removes_stale(void **state)
     assert_string_equal(r.err, "");
 }
 
+/* The removal of stale ranks stops at the first gap (as docs/chakra.md
+ * says): ranks past it stay, and comet simulate --chakra, counting ranks
+ * up to the first missing name, reads only the new ones. */
+static void test_export_stale_ranks_stop_at_gap(void **state)
+{
+    (void)state;
+    char names[4096];
+    shell_in("ex5", "true");
+    cli_run r;
+    run(&r, "export --chakra ex5/p --model megatron-22b --tp 2 --pp 4 --gbs 8");
+    assert_int_equal(r.status, 0);
+    shell_in("ex5", "rm p.5.et");
+    run(&r, "export --chakra ex5/p --model megatron-22b --tp 1 --pp 2 --gbs 8");
+    assert_int_equal(r.status, 0);
+    list_dir("ex5", names, sizeof names);
+    assert_string_equal(names, "p.0.et\np.1.et\np.6.et\np.7.et\np.groups.json\n"
+                               "p.memory.json\np.network.yml\np.system.json\n");
+    run(&r, "simulate --chakra ex5/p --astra-network ex5/p.network.yml --astra-system "
+            "ex5/p.system.json --astra-comm-group ex5/p.groups.json");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "2 ranks"));
+}
+
 /* Whether workdir/sub holds a name with ".tmp." in it. */
 static bool has_temporary(const char *sub)
 {
@@ -1031,6 +1054,7 @@ void suite_cli(test_tally *t)
         cmocka_unit_test(test_export_failure_keeps_earlier_set),
         cmocka_unit_test(test_export_fewer_ranks_removes_stale),
         cmocka_unit_test(test_export_sigterm_leaves_nothing),
+        cmocka_unit_test(test_export_stale_ranks_stop_at_gap),
         cmocka_unit_test(test_version_help_refuse_flags),
         cmocka_unit_test(test_unusable_outputs_exit_2),
         cmocka_unit_test(test_sweep_design_limit),

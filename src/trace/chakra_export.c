@@ -13,7 +13,8 @@
  * when all were written (comet/files.h): a failed export leaves no file,
  * and an earlier export under the same prefix stays whole. Ranks an
  * earlier, larger export left (PREFIX.N.et from this export's rank count
- * on) are removed in the same commit, so the prefix never holds a mix. */
+ * on, up to the first name missing or not a regular file) are removed in
+ * the same commit; ranks past such a gap stay (docs/chakra.md). */
 #include "comet/chakra.h"
 
 #include <dirent.h>
