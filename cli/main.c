@@ -29,7 +29,8 @@ static void usage(FILE *out)
             "(unknown flags, bad values, unreadable or garbage input files, output paths\n"
             "that cannot be created or written at the start); 1 a failure mid-way (disk\n"
             "full, a write error after opening) or an internal error; 130 a sweep or\n"
-            "study interrupted (resume it with --resume).\n",
+            "study interrupted (resume it with --resume), or an export interrupted (none\n"
+            "of its files left).\n",
             COMET_VERSION);
 }
 

@@ -1128,7 +1128,7 @@ static double round_trip(const char *name, int64_t tp, int64_t pp, int64_t dp, i
     char p[128], f[4][160];
     prefix(p, sizeof p, name);
     comet_export_info info;
-    comet_status st = comet_export_chakra(&m, &sys, &s, p, &info, &err);
+    comet_status st = comet_export_chakra(&m, &sys, &s, p, NULL, &info, &err);
     if (st)
         fail_msg("%s: %s", err.file, err.message);
     assert_int_equal(info.ranks, tp * pp * dp);
@@ -1213,10 +1213,142 @@ static void test_export_refuses_unwritable_duration(void **state)
     char p[128], rank0[160];
     prefix(p, sizeof p, "slowhbm");
     comet_export_info info;
-    assert_int_equal(comet_export_chakra(&m, &sys, &s, p, &info, &err), COMET_EINPUT);
+    assert_int_equal(comet_export_chakra(&m, &sys, &s, p, NULL, &info, &err), COMET_EINPUT);
     assert_non_null(strstr(err.message, "longer than a Chakra compute node can hold"));
     snprintf(rank0, sizeof rank0, "%s.0.et", p);
     assert_int_not_equal(access(rank0, F_OK), 0);
+}
+
+/* Every value export writes into the network and memory files must read
+ * back in comet simulate --chakra: a system at the low end of the sane
+ * ranges (1 KB/s at efficiency 0.7, 0.001 ns halved per switch link) is
+ * refused up front, naming the system key and the value, and nothing is
+ * left under the prefix. */
+static void test_export_refuses_unreadable_side_values(void **state)
+{
+    (void)state;
+    comet_model m;
+    comet_system sys;
+    comet_error err = {0};
+    assert_int_equal(comet_preset_model("megatron-22b", &m, &err), COMET_OK);
+    assert_int_equal(comet_preset_system("a100-80g-selene", &sys, &err), COMET_OK);
+    comet_strategy s;
+    comet_strategy_defaults(&s);
+    s.tp = 2;
+    s.global_batch = 1;
+    char p[128], path[160];
+    comet_export_info info;
+
+    sys.dims[0].bandwidth = 1e3; /* nvlink "1 KB/s", efficiency 0.7 */
+    prefix(p, sizeof p, "slownet");
+    assert_int_equal(comet_export_chakra(&m, &sys, &s, p, NULL, &info, &err), COMET_EINPUT);
+    assert_string_equal(err.key, "system.network[0].bandwidth");
+    assert_string_equal(err.message,
+                        "the export would write 6.5192580223083496e-07 GB/s into the network "
+                        "file, outside the sane range 1 KB/s to 10 PB/s that comet simulate "
+                        "--chakra accepts");
+    snprintf(path, sizeof path, "%s.network.yml", p);
+    assert_int_not_equal(access(path, F_OK), 0);
+    snprintf(path, sizeof path, "%s.0.et", p);
+    assert_int_not_equal(access(path, F_OK), 0);
+
+    assert_int_equal(comet_preset_system("a100-80g-selene", &sys, &err), COMET_OK);
+    sys.dims[0].latency = 1e-12; /* "0.001 ns" on a switch: 0.0005 ns per link */
+    prefix(p, sizeof p, "fastlat");
+    assert_int_equal(comet_export_chakra(&m, &sys, &s, p, NULL, &info, &err), COMET_EINPUT);
+    assert_string_equal(err.key, "system.network[0].latency");
+    assert_string_equal(err.message,
+                        "the export would write 0.00050000000000000001 ns into the network "
+                        "file, outside the sane range 1 ps to 1000 s that comet simulate "
+                        "--chakra accepts");
+    snprintf(path, sizeof path, "%s.network.yml", p);
+    assert_int_not_equal(access(path, F_OK), 0);
+
+    /* at the bound itself it still reads back: 2 ps on a switch is 1 ps per link */
+    assert_int_equal(comet_preset_system("a100-80g-selene", &sys, &err), COMET_OK);
+    sys.dims[0].latency = 2e-12;
+    prefix(p, sizeof p, "edgelat");
+    assert_int_equal(comet_export_chakra(&m, &sys, &s, p, NULL, &info, &err), COMET_OK);
+    char net[160], sysf[160], mem[160];
+    snprintf(net, sizeof net, "%s.network.yml", p);
+    snprintf(sysf, sizeof sysf, "%s.system.json", p);
+    snprintf(mem, sizeof mem, "%s.memory.json", p);
+    comet_astra_inputs in;
+    assert_int_equal(comet_astra_read(net, sysf, mem, &in, &err), COMET_OK);
+    comet_astra_free(&in);
+}
+
+/* What export counts (nodes, dependencies, bytes) is what the reader
+ * counts, so the limits it suggests are the ones the reader applies. */
+static void test_export_counts_match_reader(void **state)
+{
+    (void)state;
+    comet_model m;
+    comet_system sys;
+    comet_error err = {0};
+    assert_int_equal(comet_preset_model("megatron-22b", &m, &err), COMET_OK);
+    assert_int_equal(comet_preset_system("a100-80g-selene", &sys, &err), COMET_OK);
+    comet_strategy s;
+    comet_strategy_defaults(&s);
+    s.tp = 2;
+    s.pp = 2;
+    s.global_batch = 2;
+    char p[128];
+    prefix(p, sizeof p, "counts");
+    comet_export_info info;
+    assert_int_equal(comet_export_chakra(&m, &sys, &s, p, NULL, &info, &err), COMET_OK);
+    comet_et_trace t;
+    assert_int_equal(comet_et_read(p, 0, NULL, &t, &err), COMET_OK);
+    assert_int_equal(t.ranks, 4);
+    assert_int_equal(info.nodes, t.nodes);
+    assert_int_equal(info.deps, t.deps);
+    assert_true(info.deps > 0);
+    assert_true(info.bytes >= t.bytes); /* the files, length prefixes included */
+    assert_true(info.bytes < t.bytes + 16 * t.nodes + 64);
+    comet_et_free(&t);
+    /* far below the defaults: no flags */
+    char flags[160], why[320];
+    assert_int_equal(comet_export_reader_flags(&info, flags, sizeof flags, why, sizeof why), 0);
+    assert_string_equal(flags, "");
+    assert_string_equal(why, "");
+}
+
+/* An export past the reader's default limits (the 12,492,864 nodes of
+ * megatron-22b --tp 8 --pp 8 --dp 1 --gbs 2560 --mb 1, too large to write
+ * in a test) gets the flags that let comet simulate --chakra read it;
+ * exactly at a limit needs none. */
+static void test_export_reader_flags(void **state)
+{
+    (void)state;
+    char flags[160], why[320];
+    comet_export_info info = {.ranks = 64, .nodes = 12492864, .deps = 24985600,
+                              .bytes = 1000000000};
+    assert_int_equal(comet_export_reader_flags(&info, flags, sizeof flags, why, sizeof why), 1);
+    assert_string_equal(flags, " --max-trace-nodes 12492864");
+    assert_string_equal(why, "12492864 nodes (default limit 10000000)");
+
+    info.nodes = COMET_ET_DEFAULT_MAX_NODES;
+    info.deps = COMET_ET_DEFAULT_MAX_DEPS;
+    info.bytes = COMET_ET_DEFAULT_MAX_BYTES;
+    assert_int_equal(comet_export_reader_flags(&info, flags, sizeof flags, why, sizeof why), 0);
+    assert_string_equal(flags, "");
+
+    info.nodes = 30000000;
+    info.deps = 60000001;
+    info.bytes = 3000000000u;
+    assert_int_equal(comet_export_reader_flags(&info, flags, sizeof flags, why, sizeof why), 3);
+    assert_string_equal(flags, " --max-trace-nodes 30000000 --max-trace-deps 60000001"
+                               " --max-trace-bytes 3000000000");
+    assert_string_equal(why, "30000000 nodes (default limit 10000000), 60000001 dependencies "
+                             "(default limit 50000000), 3000000000 bytes (default limit "
+                             "2147483648)");
+
+    /* the flags read back in comet simulate --chakra as limits that admit it */
+    info.nodes = 10000001;
+    info.deps = 10;
+    info.bytes = 10;
+    assert_int_equal(comet_export_reader_flags(&info, flags, sizeof flags, why, sizeof why), 1);
+    assert_string_equal(flags, " --max-trace-nodes 10000001");
 }
 
 /* ---- dependency order, cycles, peers, limits ------------------------------------- */
@@ -1694,6 +1826,9 @@ void suite_chakra(test_tally *t)
         cmocka_unit_test(test_group_lacks_rank),
         cmocka_unit_test(test_export_round_trip),
         cmocka_unit_test(test_export_refuses_unwritable_duration),
+        cmocka_unit_test(test_export_refuses_unreadable_side_values),
+        cmocka_unit_test(test_export_counts_match_reader),
+        cmocka_unit_test(test_export_reader_flags),
         cmocka_unit_test(test_out_of_order),
         cmocka_unit_test(test_cycles),
         cmocka_unit_test(test_deadlocks),

@@ -2,11 +2,15 @@
  * what they claim (table, JSON, CSV, -o file), and bad input of every kind
  * gives exactly one clear line on stderr and exit code 2. */
 #define _XOPEN_SOURCE 700 /* realpath, mkdtemp */
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "comet/chakra.h"
@@ -710,6 +714,99 @@ static void test_export_fewer_ranks_removes_stale(void **state)
     assert_string_equal(r.err, "");
 }
 
+/* The removal of stale ranks stops at the first gap (as docs/chakra.md
+ * says): ranks past it stay, and comet simulate --chakra, counting ranks
+ * up to the first missing name, reads only the new ones. */
+static void test_export_stale_ranks_stop_at_gap(void **state)
+{
+    (void)state;
+    char names[4096];
+    shell_in("ex5", "true");
+    cli_run r;
+    run(&r, "export --chakra ex5/p --model megatron-22b --tp 2 --pp 4 --gbs 8");
+    assert_int_equal(r.status, 0);
+    shell_in("ex5", "rm p.5.et");
+    run(&r, "export --chakra ex5/p --model megatron-22b --tp 1 --pp 2 --gbs 8");
+    assert_int_equal(r.status, 0);
+    list_dir("ex5", names, sizeof names);
+    assert_string_equal(names, "p.0.et\np.1.et\np.6.et\np.7.et\np.groups.json\n"
+                               "p.memory.json\np.network.yml\np.system.json\n");
+    run(&r, "simulate --chakra ex5/p --astra-network ex5/p.network.yml --astra-system "
+            "ex5/p.system.json --astra-comm-group ex5/p.groups.json");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "2 ranks"));
+}
+
+/* Whether workdir/sub holds a name with ".tmp." in it. */
+static bool has_temporary(const char *sub)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s", workdir, sub);
+    DIR *d = opendir(path);
+    if (!d)
+        return false;
+    bool found = false;
+    struct dirent *e;
+    while (!found && (e = readdir(d)) != NULL)
+        found = strstr(e->d_name, ".tmp.") != NULL;
+    closedir(d);
+    return found;
+}
+
+/* SIGTERM during an export, once it has made a temporary: exit 130, one
+ * line on stderr, no temporary or backup left, and the earlier (smaller)
+ * export under the prefix untouched. */
+static void test_export_sigterm_leaves_nothing(void **state)
+{
+    (void)state;
+    char names[4096], before[4096], rank0[600], earlier[65536], after[65536];
+    shell_in("sig", "true");
+    cli_run r;
+    run(&r, "export --chakra sig/p " SMALL_EXPORT);
+    assert_int_equal(r.status, 0);
+    list_dir("sig", before, sizeof before);
+    snprintf(rank0, sizeof rank0, "%s/sig/p.0.et", workdir);
+    memset(earlier, 0, sizeof earlier);
+    memset(after, 0, sizeof after);
+    slurp(rank0, earlier, sizeof earlier);
+    /* the default GPT-3 job: 64 ranks, about a second of writing */
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        char errpath[600];
+        snprintf(errpath, sizeof errpath, "%s/sig-err.txt", workdir);
+        int fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+        int null = open("/dev/null", O_WRONLY);
+        if (fd < 0 || null < 0 || chdir(workdir) != 0)
+            _exit(99);
+        dup2(null, 1);
+        dup2(fd, 2);
+        execl(binary, binary, "export", "--chakra", "sig/p", (char *)NULL);
+        _exit(98);
+    }
+    int polls = 0, status = 0;
+    struct timespec tick = {0, 200000}; /* 0.2 ms */
+    while (!has_temporary("sig") && waitpid(pid, &status, WNOHANG) == 0 && polls < 200000) {
+        nanosleep(&tick, NULL);
+        polls++;
+    }
+    assert_true(has_temporary("sig")); /* caught mid-way, before the commit */
+    assert_int_equal(kill(pid, SIGTERM), 0);
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 130);
+    char errpath[600], errtext[4096];
+    snprintf(errpath, sizeof errpath, "%s/sig-err.txt", workdir);
+    slurp(errpath, errtext, sizeof errtext);
+    assert_string_equal(errtext, "comet export: interrupted; none of its files was left, and an "
+                                 "earlier export under sig/p stays as it was\n");
+    list_dir("sig", names, sizeof names);
+    assert_string_equal(names, before); /* no *.tmp.*, no *.old.*, no new rank */
+    assert_false(has_temporary("sig"));
+    slurp(rank0, after, sizeof after); /* 28 KB of 4 ranks: all of it */
+    assert_memory_equal(earlier, after, sizeof earlier);
+}
+
 /* version and help take no options but --help: an extra word is refused
  * like every other command's unknown flag (exit 2, one line). */
 static void test_version_help_refuse_flags(void **state)
@@ -956,6 +1053,8 @@ void suite_cli(test_tally *t)
         cmocka_unit_test(test_export_writes_safely),
         cmocka_unit_test(test_export_failure_keeps_earlier_set),
         cmocka_unit_test(test_export_fewer_ranks_removes_stale),
+        cmocka_unit_test(test_export_sigterm_leaves_nothing),
+        cmocka_unit_test(test_export_stale_ranks_stop_at_gap),
         cmocka_unit_test(test_version_help_refuse_flags),
         cmocka_unit_test(test_unusable_outputs_exit_2),
         cmocka_unit_test(test_sweep_design_limit),

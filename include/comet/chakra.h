@@ -195,12 +195,35 @@ void comet_et_result_free(comet_et_result *r);
  * are) are removed in the same commit. */
 typedef struct comet_export_info {
     int ranks;
-    size_t nodes;
+    size_t nodes;                  /* over all ranks */
+    uint64_t deps;                 /* dependencies over all ranks */
+    uint64_t bytes;                /* the rank files' sizes, added up */
 } comet_export_info;
 
+/* How a caller stops an export mid-way (a CLI on SIGINT/SIGTERM): the
+ * export asks cancelled(context) before each rank file and before the
+ * commit; when it answers true, every temporary made so far is removed, the
+ * prefix is left as it was, and the export returns COMET_ECANCELED. */
+typedef struct comet_export_options {
+    bool (*cancelled)(void *context);
+    void *context;
+} comet_export_options;
+
+/* options may be NULL (never cancelled). */
 comet_status comet_export_chakra(const comet_model *m, const comet_system *sys,
                                  const comet_strategy *strategy, const char *prefix,
-                                 comet_export_info *info, comet_error *err);
+                                 const comet_export_options *options, comet_export_info *info,
+                                 comet_error *err);
+
+/* The flags comet simulate --chakra needs to read an export that passes
+ * the reader's default limits (COMET_ET_DEFAULT_MAX_NODES, _DEPS, _BYTES):
+ * " --max-trace-nodes N", " --max-trace-deps N", " --max-trace-bytes N"
+ * into flags, and which limits it passes ("12492864 nodes (default limit
+ * 10000000)", comma-separated) into why; both "" and 0 returned when it
+ * fits the defaults. Returns how many limits it passes. (The reader's
+ * memory limit is not predicted.) */
+int comet_export_reader_flags(const comet_export_info *info, char *flags, size_t flags_cap,
+                              char *why, size_t why_cap);
 
 /* Whether an export of `ranks` ranks can put its files under `prefix`: a
  * directory where a side file or PREFIX.N.et (N < ranks) goes is

@@ -11,7 +11,8 @@ typedef enum comet_status {
     COMET_EINPUT = 2,  /* bad user input: config, flags, impossible strategy */
     COMET_ENOMEM = 3,  /* allocation failed */
     COMET_EIO = 4,     /* file could not be read or written */
-    COMET_EINTERNAL = 5
+    COMET_EINTERNAL = 5,
+    COMET_ECANCELED = 6 /* stopped when the caller's cancel callback asked (nothing left) */
 } comet_status;
 
 /* Where an error was found and what went wrong. Empty file/key and zero

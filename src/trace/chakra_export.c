@@ -13,7 +13,8 @@
  * when all were written (comet/files.h): a failed export leaves no file,
  * and an earlier export under the same prefix stays whole. Ranks an
  * earlier, larger export left (PREFIX.N.et from this export's rank count
- * on) are removed in the same commit, so the prefix never holds a mix. */
+ * on, up to the first name missing or not a regular file) are removed in
+ * the same commit; ranks past such a gap stay (docs/chakra.md). */
 #include "comet/chakra.h"
 
 #include <dirent.h>
@@ -26,6 +27,7 @@
 #include "comet/strategy.h"
 #include "../sim/step_graph.h"
 #include "comet/files.h"
+#include "../config/units.h"
 #include "et_write.h"
 
 typedef struct exporter {
@@ -42,6 +44,7 @@ typedef struct exporter {
     bool *folded;
     size_t *fold_at, *fold_n;
     const char *prefix;
+    const comet_export_options *options; /* the cancel callback, or NULL */
     comet_files *files;        /* every file written, renamed into place at the end */
 } exporter;
 
@@ -87,6 +90,16 @@ static void group_name(const exporter *x, comet_group g, const int64_t idx[COMET
     snprintf(out, cap, "%lld", (long long)id);
 }
 
+/* Whether the caller asked to stop: COMET_ECANCELED, else COMET_OK. */
+static comet_status check_cancel(const exporter *x, comet_error *err)
+{
+    const comet_export_options *o = x->options;
+    if (o && o->cancelled && o->cancelled(o->context))
+        return comet_error_set(err, COMET_ECANCELED, NULL, 0, 0, NULL,
+                               "export interrupted; none of its files was left");
+    return COMET_OK;
+}
+
 /* ---- the side files --------------------------------------------------------------- */
 
 typedef enum { SIDE_NETWORK, SIDE_SYSTEM, SIDE_MEMORY, SIDE_GROUPS, SIDE_COUNT } side_file;
@@ -111,6 +124,69 @@ static comet_status write_side(const exporter *x, comet_buf *b, side_file which,
     return st;
 }
 
+/* What the network and memory files hold, as ASTRA-sim's units: the
+ * bandwidth of a link in GB/s of 2^30 bytes (after efficiency), its
+ * latency per link in ns (a switch's two links share it), the remote
+ * memory's latency in ns and bandwidth in GB/s of 10^9 bytes. */
+static double net_bandwidth_gb(const comet_net_dim *dim)
+{
+    double eff = dim->efficiency > 0 ? dim->efficiency : 1.0;
+    return dim->bandwidth * eff / 1073741824.0;
+}
+
+static double net_latency_ns(const comet_net_dim *dim)
+{
+    return (dim->topology == COMET_TOPO_SWITCH ? dim->latency / 2.0 : dim->latency) * 1e9;
+}
+
+/* One value as comet's ASTRA-sim reader reads it back (file value times
+ * the file's unit, zero allowed where the reader allows it) against the
+ * same sane range; refused naming the system key it comes from. */
+static comet_status check_written(double file_value, double scale, const char *unit,
+                                  cfg_unit_kind kind, bool zero_ok, const char *file,
+                                  const char *key, comet_error *err)
+{
+    double si = file_value * scale;
+    if ((zero_ok && si == 0.0) || cfg_units_in_range(kind, si))
+        return COMET_OK;
+    return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, key,
+                           "the export would write %.17g %s into %s, outside the sane range "
+                           "%s that comet simulate --chakra accepts",
+                           file_value, unit, file, cfg_units_range(kind));
+}
+
+/* Every value of the network and memory files (the system file holds only
+ * constants) readable by comet simulate --chakra, checked before any file
+ * is written. */
+static comet_status check_side_values(const exporter *x, comet_error *err)
+{
+    const comet_system *sys = x->sys;
+    char key[160];
+    for (int d = 0; d < sys->n_dims; d++) {
+        if (x->sizes[d] <= 1)
+            continue; /* not written (write_side_files) */
+        const comet_net_dim *dim = &sys->dims[d];
+        snprintf(key, sizeof key, "system.network[%d].bandwidth", d);
+        comet_status st = check_written(net_bandwidth_gb(dim), 1073741824.0, "GB/s",
+                                        CFG_UNIT_BANDWIDTH, false, "the network file", key, err);
+        if (st)
+            return st;
+        snprintf(key, sizeof key, "system.network[%d].latency", d);
+        st = check_written(net_latency_ns(dim), 1e-9, "ns", CFG_UNIT_TIME, true,
+                           "the network file", key, err);
+        if (st)
+            return st;
+    }
+    if (!(x->sg.exp_bw > 0.0))
+        return COMET_OK;
+    comet_status st = check_written(x->sg.exp_latency * 1e9, 1e-9, "ns", CFG_UNIT_TIME, true,
+                                    "the memory file", "system.expansion.latency", err);
+    if (!st)
+        st = check_written(x->sg.exp_bw / 1e9, 1e9, "GB/s", CFG_UNIT_BANDWIDTH, false,
+                           "the memory file", "system.expansion.bandwidth", err);
+    return st;
+}
+
 static comet_status write_side_files(const exporter *x, comet_buf *b, comet_error *err)
 {
     static const char *const topo[] = {"Ring", "FullyConnected", "Switch"};
@@ -129,18 +205,12 @@ static comet_status write_side_files(const exporter *x, comet_buf *b, comet_erro
     for (int k = 0; k < nk; k++)
         comet_buf_printf(b, "%s %lld", k ? "," : "", (long long)x->sizes[keep[k]]);
     comet_buf_printf(b, " ]\nbandwidth: [");
-    for (int k = 0; k < nk; k++) {
-        const comet_net_dim *dim = &sys->dims[keep[k]];
-        double eff = dim->efficiency > 0 ? dim->efficiency : 1.0;
-        comet_buf_printf(b, "%s %.17g", k ? "," : "", dim->bandwidth * eff / 1073741824.0);
-    }
+    for (int k = 0; k < nk; k++)
+        comet_buf_printf(b, "%s %.17g", k ? "," : "", net_bandwidth_gb(&sys->dims[keep[k]]));
     comet_buf_printf(b, " ]\nlatency: [");
     /* per link, as ASTRA-sim counts it: a switch's two links share the latency */
-    for (int k = 0; k < nk; k++) {
-        const comet_net_dim *dim = &sys->dims[keep[k]];
-        double per_link = dim->topology == COMET_TOPO_SWITCH ? dim->latency / 2.0 : dim->latency;
-        comet_buf_printf(b, "%s %.17g", k ? "," : "", per_link * 1e9);
-    }
+    for (int k = 0; k < nk; k++)
+        comet_buf_printf(b, "%s %.17g", k ? "," : "", net_latency_ns(&sys->dims[keep[k]]));
     comet_buf_printf(b, " ]\n");
     comet_status st = write_side(x, b, SIDE_NETWORK, err);
     if (st)
@@ -450,7 +520,8 @@ oom:
     return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
 }
 
-static comet_status write_stage(const exporter *x, int stage, stage_nodes *sn, comet_error *err)
+static comet_status write_stage(const exporter *x, int stage, stage_nodes *sn,
+                                comet_export_info *info, comet_error *err)
 {
     const comet_strategy *s = &x->sg.s;
     int64_t idx[COMET_GROUP_COUNT];
@@ -477,14 +548,58 @@ static comet_status write_stage(const exporter *x, int stage, stage_nodes *sn, c
             char path[4200];
             snprintf(path, sizeof path, "%s.%lld.et", x->prefix, (long long)me);
             FILE *f;
-            comet_status st = comet_files_begin(x->files, path, &f, err);
-            if (!st)
-                st = comet_files_end(x->files, !chakra_write_nodes(f, "0.0.4", sn->nodes, sn->n),
-                                     err);
+            comet_status st = check_cancel(x, err);
             if (st)
                 return st;
+            st = comet_files_begin(x->files, path, &f, err);
+            if (!st) {
+                bool failed = !chakra_write_nodes(f, "0.0.4", sn->nodes, sn->n);
+                long at = failed ? -1 : ftell(f);
+                if (at > 0)
+                    info->bytes += (uint64_t)at;
+                st = comet_files_end(x->files, failed, err);
+            }
+            if (st)
+                return st;
+            info->nodes += sn->n;
+            for (size_t i = 0; i < sn->n; i++)
+                info->deps += sn->nodes[i].n_deps;
         }
     return COMET_OK;
+}
+
+int comet_export_reader_flags(const comet_export_info *info, char *flags, size_t flags_cap,
+                              char *why, size_t why_cap)
+{
+    comet_et_limits lim;
+    comet_et_limits_default(&lim);
+    struct {
+        uint64_t have, limit;
+        const char *flag, *what;
+    } const over[] = {
+        {info->nodes, lim.max_nodes, "--max-trace-nodes", "nodes"},
+        {info->deps, lim.max_deps, "--max-trace-deps", "dependencies"},
+        {info->bytes, lim.max_bytes, "--max-trace-bytes", "bytes"},
+    };
+    int n = 0;
+    size_t fl = 0, wl = 0;
+    if (flags_cap)
+        flags[0] = '\0';
+    if (why_cap)
+        why[0] = '\0';
+    for (size_t i = 0; i < sizeof over / sizeof over[0]; i++) {
+        if (!over[i].limit || over[i].have <= over[i].limit)
+            continue;
+        if (fl < flags_cap)
+            fl += (size_t)snprintf(flags + fl, flags_cap - fl, " %s %llu", over[i].flag,
+                                   (unsigned long long)over[i].have);
+        if (wl < why_cap)
+            wl += (size_t)snprintf(why + wl, why_cap - wl, "%s%llu %s (default limit %llu)",
+                                   n ? ", " : "", (unsigned long long)over[i].have,
+                                   over[i].what, (unsigned long long)over[i].limit);
+        n++;
+    }
+    return n;
 }
 
 /* The rank N of a directory entry named BASE.N.et (N written plainly: no
@@ -553,12 +668,13 @@ static comet_status remove_stale_ranks(const exporter *x, comet_error *err)
 
 comet_status comet_export_chakra(const comet_model *m, const comet_system *sys,
                                  const comet_strategy *strategy, const char *prefix,
-                                 comet_export_info *info, comet_error *err)
+                                 const comet_export_options *options, comet_export_info *info,
+                                 comet_error *err)
 {
     memset(info, 0, sizeof *info);
     comet_files files;
     comet_files_init(&files, false);
-    exporter x = {.sys = sys, .prefix = prefix, .files = &files};
+    exporter x = {.sys = sys, .prefix = prefix, .options = options, .files = &files};
     comet_status st = sim_step_graph_build(m, sys, strategy, &x.sg, err);
     if (st)
         return st;
@@ -579,6 +695,10 @@ comet_status comet_export_chakra(const comet_model *m, const comet_system *sys,
                              "a Chakra export needs at least 2 NPUs (ASTRA-sim's networks do)");
     if (!st) /* before the work, so a destination no file can take fails fast */
         st = comet_export_chakra_check(prefix, x.npus, err);
+    if (!st) /* every value the side files hold reads back (nothing written yet) */
+        st = check_side_values(&x, err);
+    if (!st) /* building the step graph may take a while */
+        st = check_cancel(&x, err);
     if (!st)
         st = index_edges(&x, err);
     comet_buf b;
@@ -590,8 +710,7 @@ comet_status comet_export_chakra(const comet_model *m, const comet_system *sys,
         stage_nodes sn = {0};
         st = stage_template(&x, stage, &sn, err);
         if (!st)
-            st = write_stage(&x, stage, &sn, err);
-        info->nodes += sn.n * (size_t)(x.sg.s.tp * x.sg.s.dp);
+            st = write_stage(&x, stage, &sn, info, err);
         free(sn.nodes);
         free(sn.deps);
         free(sn.peer_stage);
@@ -600,6 +719,8 @@ comet_status comet_export_chakra(const comet_model *m, const comet_system *sys,
     }
     if (!st)
         st = remove_stale_ranks(&x, err);
+    if (!st)
+        st = check_cancel(&x, err);
     /* every rank and side file, or none of them (the earlier set stays) */
     if (!st)
         st = comet_files_commit(&files, err);
