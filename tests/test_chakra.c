@@ -1244,7 +1244,7 @@ static void test_export_refuses_unreadable_side_values(void **state)
     assert_int_equal(comet_export_chakra(&m, &sys, &s, p, NULL, &info, &err), COMET_EINPUT);
     assert_string_equal(err.key, "system.network[0].bandwidth");
     assert_string_equal(err.message,
-                        "the export would write 6.5192580223083496e-07 GB/s into the network "
+                        "the export would write 6.51926e-07 GB/s into the network "
                         "file, outside the sane range 1 KB/s to 10 PB/s that comet simulate "
                         "--chakra accepts");
     snprintf(path, sizeof path, "%s.network.yml", p);
@@ -1258,7 +1258,7 @@ static void test_export_refuses_unreadable_side_values(void **state)
     assert_int_equal(comet_export_chakra(&m, &sys, &s, p, NULL, &info, &err), COMET_EINPUT);
     assert_string_equal(err.key, "system.network[0].latency");
     assert_string_equal(err.message,
-                        "the export would write 0.00050000000000000001 ns into the network "
+                        "the export would write 0.0005 ns into the network "
                         "file, outside the sane range 1 ps to 1000 s that comet simulate "
                         "--chakra accepts");
     snprintf(path, sizeof path, "%s.network.yml", p);

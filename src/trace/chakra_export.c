@@ -150,7 +150,7 @@ static comet_status check_written(double file_value, double scale, const char *u
     if ((zero_ok && si == 0.0) || cfg_units_in_range(kind, si))
         return COMET_OK;
     return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, key,
-                           "the export would write %.17g %s into %s, outside the sane range "
+                           "the export would write %.6g %s into %s, outside the sane range "
                            "%s that comet simulate --chakra accepts",
                            file_value, unit, file, cfg_units_range(kind));
 }
