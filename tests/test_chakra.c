@@ -1093,6 +1093,16 @@ static void test_group_lacks_rank(void **state)
     }
 }
 
+/* The export tests' starting point: megatron-22b on a100-80g-selene with
+ * the default strategy, for the test to adjust. */
+static void export_inputs(comet_model *m, comet_system *sys, comet_strategy *s)
+{
+    comet_error err = {0};
+    assert_int_equal(comet_preset_model("megatron-22b", m, &err), COMET_OK);
+    assert_int_equal(comet_preset_system("a100-80g-selene", sys, &err), COMET_OK);
+    comet_strategy_defaults(s);
+}
+
 /* Export -> read -> simulate against simulating directly: a step of
  * megatron-22b on a100-80g-selene with TP, PP (interleaved) and DP, all
  * three kinds of group, pipeline sends and DP buckets, through the
@@ -1103,10 +1113,8 @@ static double round_trip(const char *name, int64_t tp, int64_t pp, int64_t dp, i
     comet_model m;
     comet_system sys;
     comet_error err = {0};
-    assert_int_equal(comet_preset_model("megatron-22b", &m, &err), COMET_OK);
-    assert_int_equal(comet_preset_system("a100-80g-selene", &sys, &err), COMET_OK);
     comet_strategy s;
-    comet_strategy_defaults(&s);
+    export_inputs(&m, &sys, &s);
     s.tp = tp;
     s.pp = pp;
     s.dp = dp;
@@ -1203,11 +1211,9 @@ static void test_export_refuses_unwritable_duration(void **state)
     comet_model m;
     comet_system sys;
     comet_error err = {0};
-    assert_int_equal(comet_preset_model("megatron-22b", &m, &err), COMET_OK);
-    assert_int_equal(comet_preset_system("a100-80g-selene", &sys, &err), COMET_OK);
-    sys.hbm.bandwidth = 1e3; /* 1 KB/s, inside the sane range */
     comet_strategy s;
-    comet_strategy_defaults(&s);
+    export_inputs(&m, &sys, &s);
+    sys.hbm.bandwidth = 1e3; /* 1 KB/s, inside the sane range */
     s.tp = 2;
     s.global_batch = 1;
     char p[128], rank0[160];
@@ -1230,10 +1236,8 @@ static void test_export_refuses_unreadable_side_values(void **state)
     comet_model m;
     comet_system sys;
     comet_error err = {0};
-    assert_int_equal(comet_preset_model("megatron-22b", &m, &err), COMET_OK);
-    assert_int_equal(comet_preset_system("a100-80g-selene", &sys, &err), COMET_OK);
     comet_strategy s;
-    comet_strategy_defaults(&s);
+    export_inputs(&m, &sys, &s);
     s.tp = 2;
     s.global_batch = 1;
     char p[128], path[160];
@@ -1286,10 +1290,8 @@ static void test_export_counts_match_reader(void **state)
     comet_model m;
     comet_system sys;
     comet_error err = {0};
-    assert_int_equal(comet_preset_model("megatron-22b", &m, &err), COMET_OK);
-    assert_int_equal(comet_preset_system("a100-80g-selene", &sys, &err), COMET_OK);
     comet_strategy s;
-    comet_strategy_defaults(&s);
+    export_inputs(&m, &sys, &s);
     s.tp = 2;
     s.pp = 2;
     s.global_batch = 2;
