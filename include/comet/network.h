@@ -28,6 +28,29 @@ void comet_link_of(const comet_net_dim *d, int64_t n, comet_link *l);
  * on one dimension. Returns 0 for n <= 1 or bytes <= 0. */
 double comet_collective_time_1d(comet_collective c, const comet_link *link, double bytes);
 
+/* One phase of a collective over several dimensions: collective c of
+ * `bytes` per NPU on the link links[link] (an index into the links given
+ * to comet_collective_plan). */
+typedef struct comet_coll_phase {
+    int link;
+    comet_collective collective;
+    double bytes;
+} comet_coll_phase;
+
+#define COMET_MAX_COLL_PHASES (2 * COMET_MAX_DIMS - 1)
+
+/* The hierarchical plan of collective c of `bytes` per NPU over m links
+ * visited in the order order[0..m-1] (innermost first for the closed
+ * form; the simulator's schedulers may pick another order per chunk):
+ * all-reduce is a reduce-scatter up the first m-1 links with the data
+ * shrinking by each link's size, an all-reduce on the last and an
+ * all-gather back down; reduce-scatter and all-gather visit every link
+ * once with the same shrinking sizes (all-gather's phases mirror
+ * reduce-scatter's); all-to-all runs once per link on the full buffer.
+ * Fills out[] and returns the number of phases (0 for an unknown c). */
+int comet_collective_plan(comet_collective c, const comet_link *links, const int *order, int m,
+                          double bytes, comet_coll_phase out[COMET_MAX_COLL_PHASES]);
+
 /* Time of collective c of `bytes` per NPU over a group that spans span[d]
  * NPUs of each dimension d of sys (spans of 1 are skipped). Hierarchical:
  * reduce-scatter up the dimensions, all-reduce on the last, all-gather back
@@ -39,5 +62,20 @@ double comet_collective_time(const comet_system *sys, const int64_t span[COMET_M
 /* Point-to-point transfer of bytes between neighbours of a group that
  * spans span[] (pipeline stage boundary): uses the outermost spanned dim. */
 double comet_p2p_time(const comet_system *sys, const int64_t span[COMET_MAX_DIMS], double bytes);
+
+/* The dimension such a transfer uses: the outermost one span[] spans;
+ * -1 when it spans none. */
+int comet_p2p_dim(const comet_system *sys, const int64_t span[COMET_MAX_DIMS]);
+
+/* The dimension a transfer between NPUs a and b (numbered innermost
+ * dimension first) uses: the first along which their coordinates
+ * differ; the outermost dimension when they differ on none before it. */
+int comet_p2p_dim_between(const comet_system *sys, int64_t a, int64_t b);
+
+/* A point-to-point transfer of bytes on dimension d: its latency plus
+ * the bytes at its effective bandwidth (efficiency applied), the latency
+ * alone for 0 bytes; infinite on a dimension without bandwidth, 0 for no
+ * such dimension. */
+double comet_p2p_time_on(const comet_system *sys, int d, double bytes);
 
 #endif

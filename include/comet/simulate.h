@@ -104,7 +104,7 @@ typedef struct comet_sim_step_result {
     double recompute[COMET_SIM_MAX_STAGES];
     double optimizer[COMET_SIM_MAX_STAGES];
     double compute_busy[COMET_SIM_MAX_STAGES];
-    double compute_stream_busy[COMET_SIM_MAX_STAGES]; /* compute + blocking TP collectives */
+    double compute_stream_busy[COMET_SIM_MAX_STAGES]; /* compute + blocking collectives */
     double tp_busy[COMET_SIM_MAX_STAGES];
     double pp_busy[COMET_SIM_MAX_STAGES];
     double dp_busy[COMET_SIM_MAX_STAGES];

@@ -58,6 +58,11 @@ comet_status comet_system_layout(const comet_system *sys, int64_t npus,
 /* Total NPUs = tp*pp*dp. */
 int64_t comet_strategy_npus(const comet_strategy *s);
 
+/* Microbatches of one step per data-parallel replica:
+ * global_batch / (microbatch * dp), for a strategy that has passed
+ * comet_strategy_resolve (or at least has positive microbatch and dp). */
+int64_t comet_strategy_microbatches(const comet_strategy *s);
+
 /* Check the strategy against the model and system and fill place[][]
  * (and the size of an open outermost network dimension, returned in
  * *outer_size when non-NULL). Errors name the key, e.g. "strategy.tp". */

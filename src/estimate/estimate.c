@@ -10,10 +10,8 @@
 #include <string.h>
 
 #include "comet/network.h"
-#include "footprint.h"
-#include "prepared.h"
-#include "../hardware/hardware.h"
-#include "../workload/workload.h"
+#include "estimate.h"
+#include "../cost/cost.h"
 
 /* Time of one microbatch on the busiest stage, split by kind. */
 typedef struct stage_time {
@@ -66,68 +64,37 @@ static void time_layer(const work_layer *l, bool w_first, const hw_rates *r,
     st->recompute_flops += n * lt.recompute_flops;
 }
 
-/* Exposed part of a collective that may hide behind `window` of compute. */
-static double exposed(bool overlap, double comm, double window)
-{
-    return overlap ? fmax(0.0, comm - window) : comm;
-}
-
-/* Data-parallel gradient (and ZeRO weight) communication per step.
- * ZeRO 0: one all-reduce of the gradients after the last microbatch.
- * ZeRO 1: one reduce-scatter, then an all-gather of the updated weights.
- * ZeRO 2 and 3 keep only a shard of the gradients, so every microbatch's
- * gradients are reduce-scattered as its backward ends (DeepSpeed's
- * behaviour); ZeRO 3 also gathers the weights for every microbatch's
- * forward and backward instead of once after the step. Reductions hide
- * behind one microbatch's backward and gathers behind its forward (or
- * backward) when overlap_dp is on. */
+/* The step plan's data-parallel collectives (gradient reductions, ZeRO
+ * weight gathers: docs/model.md), priced on the DP group's dimensions.
+ * Those that share a window of compute (one microbatch's forward or
+ * backward) take turns on the same DP links, so they hide together:
+ * their summed time less the window is exposed. */
 static void time_data_parallel(const comet_system *sys, const comet_strategy *s,
-                               const work_stage *w, const stage_time *st, double micro,
-                               double elem, comet_result *out)
+                               const step_plan *plan, const stage_time *st, comet_result *out)
 {
-    if (s->dp <= 1)
+    if (plan->n_comms == 0)
         return;
-    const int64_t *span = s->place[COMET_GROUP_DP];
-    double grad_bytes = w->params_npu * (s->grad_fp32 ? 4.0 : elem);
-    double weight_bytes = w->params_npu * elem;
-    bool ov = s->overlap_dp;
-    /* buffers per step: gradients reduced, weights gathered */
-    out->dp_bytes += s->zero_stage == 0   ? grad_bytes
-                     : s->zero_stage == 1 ? grad_bytes + weight_bytes
-                     : s->zero_stage == 2 ? micro * grad_bytes + weight_bytes
-                                          : micro * (grad_bytes + 2.0 * weight_bytes);
-    if (s->zero_stage == 0) {
-        double ar = comet_collective_time(sys, span, COMET_COLL_ALL_REDUCE, grad_bytes);
-        out->dp_comm_time += ar;
-        out->dp_exposed += exposed(ov, ar, st->bwd);
-        return;
+    double window[PLAN_WINDOW_COUNT] = {0.0, st->fwd, st->bwd};
+    double each[PLAN_WINDOW_COUNT] = {0.0}, once[PLAN_WINDOW_COUNT] = {0.0};
+    double each_bytes = 0.0, once_bytes = 0.0;
+    for (int i = 0; i < plan->n_comms; i++) {
+        const plan_comm *c = &plan->comms[i];
+        double t = comet_collective_time(sys, s->place[c->group], c->collective, c->bytes);
+        (c->each_micro ? each : once)[c->window] += t;
+        *(c->each_micro ? &each_bytes : &once_bytes) += c->bytes;
     }
-    double rs = comet_collective_time(sys, span, COMET_COLL_REDUCE_SCATTER, grad_bytes);
-    double ag = comet_collective_time(sys, span, COMET_COLL_ALL_GATHER, weight_bytes);
-    if (s->zero_stage == 1) {
-        out->dp_comm_time += rs + ag;
-        out->dp_exposed += exposed(ov, rs, st->bwd) + ag;
-        return;
+    double micro = (double)plan->microbatches, comm_each = 0.0, comm_once = 0.0;
+    double exposed_each = 0.0, exposed_once = 0.0;
+    for (int w = PLAN_BEHIND_FORWARD; w < PLAN_WINDOW_COUNT; w++) {
+        comm_each += each[w];
+        comm_once += once[w];
+        exposed_each += fmax(0.0, each[w] - window[w]);
+        exposed_once += fmax(0.0, once[w] - window[w]);
     }
-    /* ZeRO-2/3: a reduce-scatter in every backward; ZeRO-3 also gathers in
-     * every forward and backward, and in backward the gather and the
-     * reduction take turns on the same DP links. */
-    double fwd_comm = s->zero_stage == 3 ? ag : 0.0;
-    double bwd_comm = rs + (s->zero_stage == 3 ? ag : 0.0);
-    out->dp_comm_time += micro * (fwd_comm + bwd_comm) + (s->zero_stage == 2 ? ag : 0.0);
-    out->dp_exposed += micro * (exposed(ov, fwd_comm, st->fwd) + exposed(ov, bwd_comm, st->bwd)) +
-                       (s->zero_stage == 2 ? ag : 0.0);
-}
-
-double optimizer_bytes_per_param(const comet_strategy *s, double elem)
-{
-    /* Mixed-precision Adam as Megatron runs it, per parameter: read the
-     * low-precision gradient and write it as an fp32 main gradient (skipped
-     * when gradients are already fp32), read it for the global norm, then
-     * Adam reads gradient, master weight, m and v and writes the last three
-     * (7 x 4 bytes), and the master weight is cast back (read 4, write elem). */
-    double cast_grad = s->grad_fp32 ? 0.0 : elem + 4.0;
-    return cast_grad + 4.0 + 28.0 + 4.0 + elem;
+    out->dp_bytes += micro * each_bytes + once_bytes;
+    out->dp_comm_time += micro * (comm_each + each[PLAN_EXPOSED]) + comm_once + once[PLAN_EXPOSED];
+    out->dp_exposed += micro * (exposed_each + each[PLAN_EXPOSED]) + exposed_once +
+                       once[PLAN_EXPOSED];
 }
 
 double comet_system_cost(const comet_system *sys, int64_t npus)
@@ -186,9 +153,11 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
 {
     const comet_strategy s = *resolved;
     memset(out, 0, sizeof *out);
-    double micro = (double)(s.global_batch / (s.microbatch * s.dp));
+    step_plan plan;
+    step_plan_build(m, sys, &s, work, &plan);
+    double micro = (double)plan.microbatches;
     out->npus = comet_strategy_npus(&s);
-    out->microbatches = (int64_t)micro;
+    out->microbatches = plan.microbatches;
 
     /* Memory first: a strategy that does not fit needs no timing when the
      * caller (the strategy search) only ranks the ones that do. */
@@ -199,7 +168,6 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
 
     hw_rates r;
     hw_rates_init(&r, sys, m->dtype);
-    double elem = comet_dtype_bytes(m->dtype);
 
     stage_time st;
     memset(&st, 0, sizeof st);
@@ -213,8 +181,7 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
     out->recompute = micro * st.recompute;
     out->tp_comm_time = micro * st.comm[COMET_GROUP_TP];
     out->tp_bytes = micro * st.bytes[COMET_GROUP_TP];
-    out->pp_bytes = micro * st.bytes[COMET_GROUP_PP] +
-                    (s.pp > 1 ? micro * 2.0 * v * work->p2p_bytes : 0.0);
+    out->pp_bytes = micro * st.bytes[COMET_GROUP_PP] + micro * plan.send.per_micro * plan.send.bytes;
     out->dp_bytes = micro * st.bytes[COMET_GROUP_DP];
     out->tp_exposed = micro * st.exposed[COMET_GROUP_TP];
     double per_micro = st.fwd + st.bwd + st.recompute + st.exposed[COMET_GROUP_TP] +
@@ -225,24 +192,23 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
      * embedding all-to-all) run inside every microbatch. */
     out->pp_comm_time = micro * st.comm[COMET_GROUP_PP];
     out->pp_exposed = micro * st.exposed[COMET_GROUP_PP];
-    if (s.pp > 1) {
-        double hop = comet_p2p_time(sys, s.place[COMET_GROUP_PP], work->p2p_bytes);
-        out->pp_comm_time += micro * 2.0 * v * hop;
-        out->pp_exposed += micro * 2.0 * v * hop;
+    if (plan.send.per_micro > 0.0) {
+        double hop = comet_p2p_time_on(sys, plan.send.dim, plan.send.bytes);
+        out->pp_comm_time += micro * plan.send.per_micro * hop;
+        out->pp_exposed += micro * plan.send.per_micro * hop;
     }
-    time_data_parallel(sys, &s, work, &st, micro, elem, out);
+    time_data_parallel(sys, &s, &plan, &st, out);
     out->dp_comm_time += micro * st.comm[COMET_GROUP_DP];
     out->dp_exposed += micro * st.exposed[COMET_GROUP_DP];
 
-    double opt_params = work_updated_params(work, &s, work->params_npu, micro, elem);
-    double opt_bytes = opt_params * optimizer_bytes_per_param(&s, elem);
+    double opt_bytes = plan_optimizer_bytes(&plan, work, work->params_npu);
     out->optimizer = opt_bytes * (1.0 - fp.optimizer_offloaded) / r.hbm;
 
     /* Expansion-tier traffic: the optimizer step on offloaded state is
      * serial; streamed weights and activations prefetch behind compute. */
-    double exp_bw = hw_expansion_bandwidth(sys, out->npus);
+    double exp_bw = plan.expansion.bandwidth;
     if (exp_bw > 0.0) {
-        double latency = sys->expansion.latency > 0.0 ? sys->expansion.latency : 0.0;
+        double latency = plan.expansion.latency;
         double serial = opt_bytes * fp.optimizer_offloaded / exp_bw +
                         (fp.optimizer_offloaded > 0.0 ? latency : 0.0);
         /* Streamed traffic shares the tier's one channel: each pass's

@@ -21,7 +21,7 @@
 
 #include "claim.h"
 
-#include "../estimate/prepared.h"
+#include "../estimate/estimate.h"
 #include "../workload/workload.h"
 
 #define MAX_DIVISORS 512

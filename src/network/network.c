@@ -7,8 +7,10 @@
  * sys->collective_chunks chunks that flow through these phases as a
  * pipeline, so the total is sum_i T_i + (k-1) * max_i T_i with every stage
  * time T_i taken for one chunk; a stage is one dimension (an inner
- * dimension's reduce-scatter and all-gather share its links). Called in the inner loop of the strategy
- * search: fixed-size arrays on the stack, no allocation.
+ * dimension's reduce-scatter and all-gather share its links). One plan
+ * (comet_collective_plan) serves this closed form and the simulator's
+ * per-chunk phases (src/sim/phases.c). Called in the inner loop of the
+ * strategy search: fixed-size arrays on the stack, no allocation.
  * Formulas and sources: docs/collectives.md. */
 #include "comet/network.h"
 
@@ -36,18 +38,50 @@ static inline int n_dims_of(const comet_system *sys)
     return nd > COMET_MAX_DIMS ? COMET_MAX_DIMS : nd;
 }
 
-/* Running sum and maximum of phase times, for the chunk pipeline. */
-typedef struct phases {
-    double sum;
-    double max;
-} phases;
-
-static inline void add_phase(phases *p, double t)
+int comet_collective_plan(comet_collective c, const comet_link *links, const int *order, int m,
+                          double bytes, comet_coll_phase out[COMET_MAX_COLL_PHASES])
 {
-    p->sum += t;
-    p->max = t > p->max ? t : p->max;
+    int n = 0;
+    double s = bytes;
+    if (m > COMET_MAX_DIMS)
+        m = COMET_MAX_DIMS;
+    switch (c) {
+    case COMET_COLL_ALL_REDUCE: {
+        double sizes[COMET_MAX_DIMS];
+        for (int i = 0; i < m - 1; i++) {
+            sizes[i] = s;
+            out[n++] = (comet_coll_phase){order[i], COMET_COLL_REDUCE_SCATTER, s};
+            s /= (double)links[order[i]].n;
+        }
+        if (m > 0)
+            out[n++] = (comet_coll_phase){order[m - 1], COMET_COLL_ALL_REDUCE, s};
+        for (int i = m - 2; i >= 0; i--)
+            out[n++] = (comet_coll_phase){order[i], COMET_COLL_ALL_GATHER, sizes[i]};
+        break;
+    }
+    case COMET_COLL_REDUCE_SCATTER:
+    case COMET_COLL_ALL_GATHER:
+        /* all-gather mirrors reduce-scatter: the same phases in reverse
+         * order, so the same sizes (and the same sum and maximum) */
+        for (int i = 0; i < m; i++) {
+            out[n++] = (comet_coll_phase){order[i], c, s};
+            s /= (double)links[order[i]].n;
+        }
+        break;
+    case COMET_COLL_ALL_TO_ALL:
+        for (int i = 0; i < m; i++)
+            out[n++] = (comet_coll_phase){order[i], c, s};
+        break;
+    default:
+        break;
+    }
+    return n;
 }
 
+/* The closed form runs the plan with its links innermost first; a chunk
+ * pipeline's stage is one dimension (an inner dimension's reduce-scatter
+ * and all-gather share its links, so their times add up in one stage):
+ * total = sum_i T_i + (k - 1) max_i T_i over the dimensions' busy times. */
 double comet_collective_time(const comet_system *sys, const int64_t span[COMET_MAX_DIMS],
                              comet_collective c, double bytes)
 {
@@ -55,66 +89,76 @@ double comet_collective_time(const comet_system *sys, const int64_t span[COMET_M
         return 0.0;
 
     comet_link links[COMET_MAX_DIMS];
+    int order[COMET_MAX_DIMS];
     int m = 0;
     int nd = n_dims_of(sys);
     for (int d = 0; d < nd; d++)
-        if (span[d] > 1)
-            comet_link_of(&sys->dims[d], span[d], &links[m++]);
+        if (span[d] > 1) {
+            comet_link_of(&sys->dims[d], span[d], &links[m]);
+            order[m] = m;
+            m++;
+        }
     if (m == 0)
         return 0.0;
 
     double k = sys->collective_chunks > 1 ? (double)sys->collective_chunks : 1.0;
-    double s = bytes / k;   /* one chunk, as it enters the first phase */
-    phases ph = {0.0, 0.0};
-
-    switch (c) {
-    case COMET_COLL_ALL_REDUCE:
-        for (int i = 0; i < m; i++) {
-            if (i == m - 1) {
-                add_phase(&ph, comet_collective_time_1d(COMET_COLL_ALL_REDUCE, &links[i], s));
-            } else {
-                /* RS and AG on one dimension share its links: the pipeline's
-                 * steady state is bounded by each dimension's busy time. */
-                add_phase(&ph, comet_collective_time_1d(COMET_COLL_REDUCE_SCATTER, &links[i], s) +
-                                   comet_collective_time_1d(COMET_COLL_ALL_GATHER, &links[i], s));
-                s /= (double)links[i].n;
-            }
-        }
-        break;
-    case COMET_COLL_REDUCE_SCATTER:
-    case COMET_COLL_ALL_GATHER:
-        /* all-gather mirrors reduce-scatter: the same phases in reverse
-         * order, so the same sizes and the same sum and max */
-        for (int i = 0; i < m; i++) {
-            add_phase(&ph, comet_collective_time_1d(c, &links[i], s));
-            s /= (double)links[i].n;
-        }
-        break;
-    case COMET_COLL_ALL_TO_ALL:
-        for (int i = 0; i < m; i++)
-            add_phase(&ph, comet_collective_time_1d(c, &links[i], s));
-        break;
-    default:
-        return 0.0;
+    comet_coll_phase plan[COMET_MAX_COLL_PHASES];
+    int n = comet_collective_plan(c, links, order, m, bytes / k, plan);
+    double busy[COMET_MAX_DIMS] = {0.0};
+    for (int i = 0; i < n; i++)
+        busy[plan[i].link] += comet_collective_time_1d(plan[i].collective, &links[plan[i].link],
+                                                       plan[i].bytes);
+    double sum = 0.0, max = 0.0;
+    for (int i = 0; i < m; i++) {
+        sum += busy[i];
+        max = busy[i] > max ? busy[i] : max;
     }
-    if (!(ph.sum < (double)INFINITY))
+    if (!(sum < (double)INFINITY))
         return (double)INFINITY;
-    return k > 1.0 ? ph.sum + (k - 1.0) * ph.max : ph.sum;
+    return k > 1.0 ? sum + (k - 1.0) * max : sum;
+}
+
+int comet_p2p_dim(const comet_system *sys, const int64_t span[COMET_MAX_DIMS])
+{
+    if (!sys || !span)
+        return -1;
+    for (int d = n_dims_of(sys) - 1; d >= 0; d--)
+        if (span[d] > 1)
+            return d;
+    return -1;
+}
+
+int comet_p2p_dim_between(const comet_system *sys, int64_t a, int64_t b)
+{
+    int nd = sys ? n_dims_of(sys) : 0;
+    if (nd == 0)
+        return -1;
+    int64_t stride = 1;
+    int d = 0;
+    for (; d < nd - 1; d++) {
+        int64_t size = sys->dims[d].size;
+        if (size < 1 || (a / stride) % size != (b / stride) % size)
+            break;
+        stride *= size;
+    }
+    return d;
+}
+
+double comet_p2p_time_on(const comet_system *sys, int d, double bytes)
+{
+    if (!sys || d < 0 || d >= n_dims_of(sys) || !(bytes >= 0.0))
+        return 0.0;
+    comet_link l;
+    comet_link_of(&sys->dims[d], 2, &l);
+    if (!(l.bandwidth > 0.0))
+        return (double)INFINITY;
+    double a = l.latency > 0.0 ? l.latency : 0.0;
+    return a + bytes / l.bandwidth;
 }
 
 double comet_p2p_time(const comet_system *sys, const int64_t span[COMET_MAX_DIMS], double bytes)
 {
-    if (!sys || !span || !(bytes > 0.0))
+    if (!(bytes > 0.0))
         return 0.0;
-    for (int d = n_dims_of(sys) - 1; d >= 0; d--) {
-        if (span[d] <= 1)
-            continue;
-        comet_link l;
-        comet_link_of(&sys->dims[d], span[d], &l);
-        if (!(l.bandwidth > 0.0))
-            return (double)INFINITY;
-        double a = l.latency > 0.0 ? l.latency : 0.0;
-        return a + bytes / l.bandwidth;
-    }
-    return 0.0;
+    return comet_p2p_time_on(sys, comet_p2p_dim(sys, span), bytes);
 }

@@ -30,6 +30,11 @@ int64_t comet_strategy_npus(const comet_strategy *s)
     return s->tp * s->pp * s->dp;
 }
 
+int64_t comet_strategy_microbatches(const comet_strategy *s)
+{
+    return s->global_batch / (s->microbatch * s->dp);
+}
+
 #define BAD(err, key, ...) comet_error_set((err), COMET_EINPUT, NULL, 0, 0, (key), __VA_ARGS__)
 
 static comet_status check_positive(const comet_strategy *s, comet_error *err)
@@ -90,7 +95,7 @@ static comet_status check_model(const comet_model *m, const comet_strategy *s, c
         return BAD(err, "strategy.global_batch",
                    "%lld is not a multiple of microbatch*dp (%lld)", (long long)s->global_batch,
                    (long long)(s->microbatch * s->dp));
-    int64_t micro = s->global_batch / (s->microbatch * s->dp);
+    int64_t micro = comet_strategy_microbatches(s);
     if (s->interleave > 1 && micro % s->pp)
         return BAD(err, "strategy.global_batch",
                    "interleaved schedule needs microbatches (%lld) to be a multiple of pp (%lld)",

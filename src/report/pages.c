@@ -245,7 +245,7 @@ static void stage_chart(comet_page *p, const comet_sim_step_result *r)
     snprintf(c->y_label, sizeof c->y_label, "pipeline stage");
     c->x_unit = COMET_QTY_SECONDS;
     static const char *const series[] = {"forward", "backward", "recompute", "optimizer",
-                                         "blocking TP communication", "idle (bubble, waits)"};
+                                         "blocking communication", "idle (bubble, waits)"};
     for (size_t i = 0; i < sizeof series / sizeof series[0]; i++)
         comet_chart_series(c, series[i]);
     int stages = r->stages < 64 ? r->stages : 64;

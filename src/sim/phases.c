@@ -46,36 +46,17 @@ static phase make_phase(const comet_sim_options *o, int dim, const comet_link *l
     return p;
 }
 
-/* The phases of one chunk visiting the spanned dimensions in `order`. */
+/* The phases of one chunk visiting the spanned dimensions in `order`:
+ * the network's own plan (comet_collective_plan), each phase split into
+ * its unshared and bandwidth parts. */
 void sim_plan_chunk(const comet_sim_options *o, const comet_link *links, const int *order, int m,
                     comet_collective c, double bytes, chunk *ch)
 {
+    comet_coll_phase plan[COMET_MAX_COLL_PHASES];
+    int n = comet_collective_plan(c, links, order, m, bytes, plan);
     ch->n_phases = 0;
     ch->next = 0;
-    double s = bytes;
-    if (c == COMET_COLL_ALL_TO_ALL) {
-        for (int i = 0; i < m; i++)
-            ch->phases[ch->n_phases++] = make_phase(o, order[i], &links[order[i]], c, s);
-        return;
-    }
-    if (c == COMET_COLL_ALL_REDUCE) {
-        double sizes[COMET_MAX_DIMS];
-        for (int i = 0; i < m - 1; i++) {
-            sizes[i] = s;
-            ch->phases[ch->n_phases++] =
-                make_phase(o, order[i], &links[order[i]], COMET_COLL_REDUCE_SCATTER, s);
-            s /= (double)links[order[i]].n;
-        }
+    for (int i = 0; i < n && i < MAX_PHASES; i++)
         ch->phases[ch->n_phases++] =
-            make_phase(o, order[m - 1], &links[order[m - 1]], COMET_COLL_ALL_REDUCE, s);
-        for (int i = m - 2; i >= 0; i--)
-            ch->phases[ch->n_phases++] =
-                make_phase(o, order[i], &links[order[i]], COMET_COLL_ALL_GATHER, sizes[i]);
-        return;
-    }
-    for (int i = 0; i < m; i++) { /* reduce-scatter, or all-gather (same sizes, as the model) */
-        ch->phases[ch->n_phases++] = make_phase(o, order[i], &links[order[i]], c, s);
-        s /= (double)links[order[i]].n;
-    }
+            make_phase(o, plan[i].link, &links[plan[i].link], plan[i].collective, plan[i].bytes);
 }
-

@@ -23,8 +23,7 @@
 #include <string.h>
 
 #include "comet/network.h"
-#include "../estimate/footprint.h"
-#include "../estimate/prepared.h"
+#include "../cost/cost.h"
 #include "engine.h"
 #include "phases.h"
 #include "step_graph.h"
@@ -62,12 +61,10 @@ typedef struct builder {
     layer_time lt[4 + COMET_MAX_LAYER_KINDS];
     int p, v, vstages;
     int64_t micro;       /* microbatches simulated (fewer than the step's when extrapolating) */
-    int64_t step_micro;  /* microbatches of the step: memory split and optimizer */
     segment *segs;       /* one virtual stage's segments (pass, epilogue) */
     int max_segs;
-    double elem;
+    step_plan plan;      /* the step's own items, as the estimator prices them */
     footprint fp;        /* what lives in the expansion tier (the estimator's own split) */
-    double exp_bw, exp_latency;
     bool congestion;
     bool split_tp;       /* one task per TP collective (for export) */
     step_coll *coll;     /* per task, when recording collectives (export) */
@@ -265,15 +262,24 @@ static int layer_comms(builder *b, int stage, const segment *sg, int pass_kind, 
     return prev;
 }
 
-/* ZeRO-3: gather a segment's weights ahead of using them (prefetched: the
- * gathers queue on the DP stream, the compute waits for its own). */
+/* Where data-parallel collectives run: the DP stream when they may
+ * overlap compute, else the compute stream, which they block. */
+static int dp_stream(const builder *b)
+{
+    return b->plan.dp.overlap ? R_DP : R_COMPUTE;
+}
+
+/* ZeRO-3: gather a segment's weights ahead of using them (with overlap,
+ * prefetched: the gathers queue on the DP stream, the compute waits for
+ * its own; without, each blocks the compute stream before its use). */
 static int gather(builder *b, int stage, const segment *sg, int64_t mb)
 {
-    if (b->s->zero_stage < 3 || b->s->dp <= 1 || b->work.layers[sg->kind].model_parallel)
+    const plan_dp *dp = &b->plan.dp;
+    if (!dp->active || !dp->gather_each_pass || b->work.layers[sg->kind].model_parallel)
         return -1;
-    double bytes = b->work.layers[sg->kind].params * sg->count * b->elem;
-    return collective(b, stage, R_DP, COMET_GROUP_DP, COMET_COLL_ALL_GATHER, bytes, K_GATHER, mb,
-                      sg->layer, -1);
+    double bytes = b->work.layers[sg->kind].params * sg->count * dp->weight_bytes;
+    return collective(b, stage, dp_stream(b), COMET_GROUP_DP, COMET_COLL_ALL_GATHER, bytes,
+                      K_GATHER, mb, sg->layer, -1);
 }
 
 /* A pipeline send: latency + bytes/bandwidth on the outermost dimension
@@ -281,35 +287,33 @@ static int gather(builder *b, int stage, const segment *sg, int64_t mb)
 static int send_hop(builder *b, int stage, bool forward, int64_t mb, int after)
 {
     int stream = forward ? R_PP_FWD : R_PP_BWD, kind = forward ? K_SEND_FWD : K_SEND_BWD;
-    const int64_t *span = b->s->place[COMET_GROUP_PP];
+    const plan_send *send = &b->plan.send;
     if (!b->congestion)
-        return task(b, stage, stream, comet_p2p_time(b->sys, span, b->work.p2p_bytes), kind, mb,
+        return task(b, stage, stream, comet_p2p_time_on(b->sys, send->dim, send->bytes), kind, mb,
                     -1, after);
-    int d = b->sys->n_dims - 1;
-    while (d > 0 && span[d] <= 1)
-        d--;
+    int d = send->dim;
     comet_link l;
-    comet_link_of(&b->sys->dims[d], span[d], &l);
+    comet_link_of(&b->sys->dims[d], b->s->place[COMET_GROUP_PP][d], &l);
     int hop = sim_add_task(&b->g, res(b, stage, R_PER_STAGE + d), l.latency > 0 ? l.latency : 0,
                            (uint8_t)kind, stage, (int)mb, -1);
     if (hop < 0 || sim_add_dep(&b->g, after, hop)) {
         b->oom = true;
         return -1;
     }
-    sim_set_work(&b->g, hop, b->work.p2p_bytes / l.bandwidth);
+    sim_set_work(&b->g, hop, send->bytes / l.bandwidth);
     return task(b, stage, stream, 0.0, kind, mb, -1, hop);
 }
 
-/* A transfer to or from the expansion tier on the stage's memory stream:
- * latency + bytes at the bandwidth one NPU gets of the tier (a per-node
- * device or a pool is divided among the NPUs using it at once, which under
- * synchronous training is all of them). -1 when nothing moves. */
+/* A transfer to or from the expansion tier on the stage's memory stream,
+ * priced by the plan (latency + bytes at one NPU's share of the tier's
+ * bandwidth). -1 when nothing moves. */
 static int memory(builder *b, int stage, double bytes, int kind, int64_t mb, int layer,
                   int after)
 {
-    if (!(bytes > 0.0) || !(b->exp_bw > 0.0))
+    if (!(bytes > 0.0) || !(b->plan.expansion.bandwidth > 0.0))
         return -1;
-    return task(b, stage, R_MEM, b->exp_latency + bytes / b->exp_bw, kind, mb, layer, after);
+    return task(b, stage, R_MEM, plan_expansion_time(&b->plan.expansion, bytes), kind, mb, layer,
+                after);
 }
 
 /* Offloaded weights of a segment, streamed in for a pass; under ZeRO-3
@@ -317,16 +321,10 @@ static int memory(builder *b, int stage, double bytes, int kind, int64_t mb, int
 static int load_weights(builder *b, int stage, const segment *sg, int64_t mb)
 {
     const work_layer *wl = &b->work.layers[sg->kind];
-    double held = b->s->zero_stage >= 3 && !wl->model_parallel ? (double)b->s->dp : 1.0;
-    return memory(b, stage, wl->params * sg->count / held * b->elem * b->fp.weights_offloaded,
+    double held = wl->model_parallel ? 1.0 : b->plan.dp.weight_shards;
+    return memory(b, stage,
+                  wl->params * sg->count / held * b->plan.dp.weight_bytes * b->fp.weights_offloaded,
                   K_LOAD_WEIGHTS, mb, sg->layer, -1);
-}
-
-static double stashed(const builder *b, const work_layer *l)
-{
-    return b->s->recompute == COMET_RECOMPUTE_FULL        ? l->act_bytes_full
-         : b->s->recompute == COMET_RECOMPUTE_SELECTIVE ? l->act_bytes_selective
-                                                        : l->act_bytes;
 }
 
 /* One pass (forward or backward) of microbatch mb through virtual stage vs. */
@@ -352,7 +350,7 @@ static void pass(builder *b, int64_t mb, int vs, bool forward)
         const work_layer *wl = &b->work.layers[sg->kind];
         int g = g_next, w = w_next;
         const segment *next = i + 1 < n ? &segs[forward ? i + 1 : n - 2 - i] : NULL;
-        double acts = stashed(b, wl) * sg->count * b->fp.activations_offloaded;
+        double acts = layer_stashed_bytes(wl, b->s->recompute) * sg->count * b->fp.activations_offloaded;
         int t;
         if (forward) {
             t = task(b, stage, R_COMPUTE, lt->fwd * sg->count, K_FWD, mb, sg->layer, prev);
@@ -391,16 +389,15 @@ static void pass(builder *b, int64_t mb, int vs, bool forward)
                 first = t;
             int grad = t;
             prev = layer_comms(b, stage, sg, K_BWD, mb, t);
-            /* gradient buckets on the DP stream */
-            if (b->s->dp > 1 && b->s->overlap_dp && (last_mb || b->s->zero_stage >= 2) &&
-                !wl->model_parallel) {
-                double bytes = b->work.layers[sg->kind].params * sg->count *
-                               (b->s->grad_fp32 ? 4.0 : b->elem);
-                comet_collective c = b->s->zero_stage >= 1 ? COMET_COLL_REDUCE_SCATTER
-                                                           : COMET_COLL_ALL_REDUCE;
-                b->dp_last[stage] = collective(b, stage, R_DP, COMET_GROUP_DP, c, bytes, K_DP, mb,
+            /* gradient buckets on the DP stream, as each layer's
+             * gradients are ready: in the last microbatch, or in every
+             * one when ZeRO keeps only a shard of the gradients */
+            const plan_dp *dp = &b->plan.dp;
+            if (dp->active && dp->overlap && (last_mb || dp->reduce_each_micro) &&
+                !wl->model_parallel)
+                b->dp_last[stage] = collective(b, stage, R_DP, COMET_GROUP_DP, dp->reduce,
+                                               wl->params * sg->count * dp->grad_bytes, K_DP, mb,
                                                sg->layer, grad);
-            }
         }
     }
     int *first_tab = forward ? b->fwd_first : b->bwd_first;
@@ -414,6 +411,17 @@ static void pass(builder *b, int64_t mb, int vs, bool forward)
         (forward ? b->send_fwd : b->send_bwd)[idx(b, mb, vs)] = id;
     } else if (send) {
         (forward ? b->send_fwd : b->send_bwd)[idx(b, mb, vs)] = prev;
+    }
+    /* without overlap, ZeRO's per-microbatch reduction of this chunk's
+     * gradients blocks the compute stream once its backward is done */
+    const plan_dp *dp = &b->plan.dp;
+    if (!forward && dp->active && !dp->overlap && dp->reduce_each_micro) {
+        double params = 0.0;
+        for (int i = 0; i < n; i++)
+            if (!b->work.layers[segs[i].kind].model_parallel)
+                params += b->work.layers[segs[i].kind].params * segs[i].count;
+        b->dp_last[stage] = collective(b, stage, R_COMPUTE, COMET_GROUP_DP, dp->reduce,
+                                       params * dp->grad_bytes, K_DP, mb, -1, prev);
     }
 }
 
@@ -448,7 +456,6 @@ static void stage_program(builder *b, int stage)
  * weight gather. */
 static void stage_epilogue(builder *b, int stage)
 {
-    const comet_strategy *s = b->s;
     double params = 0.0, params_mp = 0.0; /* replicated, and model-parallel */
     for (int vs = stage; vs < b->vstages; vs += b->p) {
         int n = segments_of(b, vs, b->segs);
@@ -463,14 +470,11 @@ static void stage_epilogue(builder *b, int stage)
             if (b->bwd_last[idx(b, mb, vs)] > last_bwd)
                 last_bwd = b->bwd_last[idx(b, mb, vs)];
     int after = b->dp_last[stage] >= 0 ? b->dp_last[stage] : last_bwd;
-    if (s->dp > 1 && !s->overlap_dp) {
-        double bytes = params * (s->grad_fp32 ? 4.0 : b->elem);
-        comet_collective c = s->zero_stage >= 1 ? COMET_COLL_REDUCE_SCATTER : COMET_COLL_ALL_REDUCE;
-        after = collective(b, stage, R_DP, COMET_GROUP_DP, c, bytes, K_DP, b->micro - 1, -1,
-                           last_bwd);
-    }
-    double updated = work_updated_params(&b->work, s, params, (double)b->step_micro, b->elem);
-    double opt_bytes = updated * optimizer_bytes_per_param(s, b->elem);
+    const plan_dp *dp = &b->plan.dp;
+    if (dp->active && !dp->overlap && !dp->reduce_each_micro)
+        after = collective(b, stage, R_DP, COMET_GROUP_DP, dp->reduce, params * dp->grad_bytes,
+                           K_DP, b->micro - 1, -1, last_bwd);
+    double opt_bytes = plan_optimizer_bytes(&b->plan, &b->work, params);
     int opt = task(b, stage, R_COMPUTE, opt_bytes * (1.0 - b->fp.optimizer_offloaded) / b->rates.hbm,
                    K_OPTIMIZER, b->micro - 1, -1, after);
     sim_add_dep(&b->g, last_bwd, opt);
@@ -478,12 +482,12 @@ static void stage_epilogue(builder *b, int stage)
      * after the HBM part; offloaded weights are written back once */
     int state = memory(b, stage, opt_bytes * b->fp.optimizer_offloaded, K_OPT_STATE, b->micro - 1,
                        -1, opt);
-    memory(b, stage, (params / (s->zero_stage >= 3 ? (double)s->dp : 1.0) + params_mp) * b->elem *
-                         b->fp.weights_offloaded,
+    memory(b, stage,
+           (params / dp->weight_shards + params_mp) * dp->weight_bytes * b->fp.weights_offloaded,
            K_STORE_WEIGHTS, b->micro - 1, -1, state >= 0 ? state : opt);
-    if (s->dp > 1 && (s->zero_stage == 1 || s->zero_stage == 2))
-        collective(b, stage, R_DP, COMET_GROUP_DP, COMET_COLL_ALL_GATHER, params * b->elem,
-                   K_GATHER, b->micro - 1, -1, opt);
+    if (dp->active && dp->gather_after_step)
+        collective(b, stage, R_DP, COMET_GROUP_DP, COMET_COLL_ALL_GATHER,
+                   params * dp->weight_bytes, K_GATHER, b->micro - 1, -1, opt);
 }
 
 /* Cross-stage edges: a pass waits for what the neighbouring virtual stage
@@ -544,6 +548,8 @@ static void collect(const builder *b, double makespan, comet_sim_step_result *ou
             out->optimizer[stage] += d;
         if (t->kind == K_TP)
             out->tp_busy[stage] += d;
+        else if (r == R_COMPUTE && (t->kind == K_DP || t->kind == K_GATHER))
+            out->dp_busy[stage] += d; /* data-parallel traffic that blocks compute */
         else if (r == R_COMPUTE)
             out->compute_busy[stage] += d;
         else if (r == R_TP)
@@ -584,15 +590,12 @@ static comet_status build(const comet_model *m, const comet_system *sys, const c
     b->p = (int)s->pp;
     b->v = (int)s->interleave;
     b->vstages = b->p * b->v;
-    b->step_micro = s->global_batch / (s->microbatch * s->dp);
     b->micro = micro;
-    b->elem = comet_dtype_bytes(m->dtype);
+    step_plan_build(m, sys, s, &b->work, &b->plan);
     {
         /* the same split between HBM and the expansion tier as the estimate */
         comet_result mem;
-        footprint_compute(m, sys, s, &b->work, (double)b->step_micro, &b->fp, &mem);
-        b->exp_bw = hw_expansion_bandwidth(sys, comet_strategy_npus(s));
-        b->exp_latency = sys->expansion.latency > 0.0 ? sys->expansion.latency : 0.0;
+        footprint_compute(m, sys, s, &b->work, (double)b->plan.microbatches, &b->fp, &mem);
     }
     size_t cells = (size_t)b->micro * (size_t)b->vstages;
     b->congestion = congestion;
@@ -683,7 +686,7 @@ static comet_status step_size(const comet_model *m, const comet_system *sys,
                               int64_t limit, int64_t *one, int64_t *per_round, double *full,
                               comet_error *err)
 {
-    int64_t micro = s->global_batch / (s->microbatch * s->dp);
+    int64_t micro = comet_strategy_microbatches(s);
     int64_t round = s->interleave > 1 ? s->pp : 1, two = 0;
     *one = *per_round = 0;
     comet_status st = count_tasks(m, sys, s, congestion, split_tp, round, limit, one, err);
@@ -892,7 +895,7 @@ comet_status comet_sim_step(const comet_model *m, const comet_system *sys,
     int64_t limit = o && o->max_tasks > 0 ? o->max_tasks : COMET_SIM_DEFAULT_MAX_TASKS;
     if (limit > COMET_SIM_MAX_TASKS_LIMIT)
         limit = COMET_SIM_MAX_TASKS_LIMIT;
-    int64_t micro = s.global_batch / (s.microbatch * s.dp), one, per_round;
+    int64_t micro = comet_strategy_microbatches(&s), one, per_round;
     double full = 0.0;
     st = step_size(m, sys, &s, congestion, false, limit, &one, &per_round, &full, err);
     if (st)
@@ -940,7 +943,7 @@ comet_status sim_step_graph_build(const comet_model *m, const comet_system *sys,
     builder *b = NULL;
     if (!st)
         st = build(m, sys, &out->s, false, true,
-                   out->s.global_batch / (out->s.microbatch * out->s.dp), 0, &b, err);
+                   comet_strategy_microbatches(&out->s), 0, &b, err);
     if (!st && b->coll_cap < b->g.n) { /* every task has an entry */
         step_coll *p = realloc(b->coll, sizeof *p * (size_t)(b->g.n + 1));
         if (!p)
@@ -960,9 +963,9 @@ comet_status sim_step_graph_build(const comet_model *m, const comet_system *sys,
     out->coll = b->coll;
     out->stages = b->p;
     out->per_stage = b->per_stage;
-    out->p2p_bytes = b->work.p2p_bytes;
-    out->exp_bw = b->exp_bw;
-    out->exp_latency = b->exp_latency;
+    out->p2p_bytes = b->plan.send.bytes;
+    out->exp_bw = b->plan.expansion.bandwidth;
+    out->exp_latency = b->plan.expansion.latency;
     out->kind_names = kind_names;
     builder_free(b, true);
     return COMET_OK;

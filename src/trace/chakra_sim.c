@@ -644,21 +644,14 @@ static comet_status check_peers(const trace_sim *s, int r, const comet_et_node *
                            send ? n->comm_src : n->comm_dst, false, err);
 }
 
-/* A send's time: on the first dimension along which source and
- * destination differ. */
+/* A send's time: a point-to-point transfer, priced by the network, on
+ * the first dimension along which source and destination differ, plus the
+ * endpoint delay. */
 static double send_time(const comet_astra_inputs *in, int r, const comet_et_node *n)
 {
-    int64_t a = n->comm_src >= 0 ? n->comm_src : r, b = n->comm_dst, stride = 1;
-    const comet_system *sys = &in->system;
-    int d = 0;
-    for (; d < sys->n_dims - 1; d++) {
-        int64_t size = sys->dims[d].size;
-        if ((a / stride) % size != (b / stride) % size)
-            break;
-        stride *= size;
-    }
-    double lat = sys->dims[d].latency, bw = sys->dims[d].bandwidth;
-    return lat + (bw > 0 ? n->comm_size / bw : 0.0) + in->options.endpoint_delay;
+    int64_t a = n->comm_src >= 0 ? n->comm_src : r;
+    int d = comet_p2p_dim_between(&in->system, a, n->comm_dst);
+    return comet_p2p_time_on(&in->system, d, (double)n->comm_size) + in->options.endpoint_delay;
 }
 
 /* One task per node but collectives, each rank's in dependency order, so

@@ -38,10 +38,3 @@ void work_build(const comet_model *m, const comet_strategy *s, work_stage *out)
         work_build_layers(m, s, out);
 }
 
-double work_updated_params(const work_stage *w, const comet_strategy *s, double replicated,
-                           double micro, double elem)
-{
-    double touched = elem > 0.0 ? micro * w->mp_lookup_bytes / elem : 0.0;
-    return replicated / (s->zero_stage >= 1 ? (double)s->dp : 1.0) +
-           (touched < w->params_mp_npu ? touched : w->params_mp_npu);
-}

@@ -86,11 +86,6 @@ typedef struct work_stage {
  * strategy must have been checked by comet_strategy_resolve. */
 void work_build(const comet_model *m, const comet_strategy *s, work_stage *out);
 
-/* Parameters the optimizer updates per step on one NPU: the replicated
- * ones (a 1/dp shard under ZeRO >= 1) and, of the model-parallel tables,
- * only the rows the step looked up (a sparse update), at most all of them. */
-double work_updated_params(const work_stage *w, const comet_strategy *s, double replicated,
-                           double micro, double elem);
 
 /* Transformer and generic-layer builders used by work_build. */
 void work_build_transformer(const comet_model *m, const comet_strategy *s, work_stage *out);

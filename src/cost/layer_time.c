@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "comet/network.h"
-#include "prepared.h"
+#include "cost.h"
 
 static double comm_time(const comet_system *sys, const comet_strategy *s, const work_comm *c)
 {
@@ -56,4 +56,11 @@ void layer_times(const work_layer *l, const hw_rates *r, const comet_system *sys
         if (c->recomputed && full)
             out->comm_rc[c->group] += t;
     }
+}
+
+double layer_stashed_bytes(const work_layer *l, comet_recompute rc)
+{
+    return rc == COMET_RECOMPUTE_FULL        ? l->act_bytes_full
+         : rc == COMET_RECOMPUTE_SELECTIVE ? l->act_bytes_selective
+                                           : l->act_bytes;
 }

@@ -2,20 +2,11 @@
  * precision Adam, sharded by ZeRO) and stashed activations (Korthikanti
  * 2022, with the 1F1B in-flight count and the interleaving factor), placed
  * on HBM and, when present, the expansion tier. */
-#include "footprint.h"
+#include "cost.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-
-#include "../hardware/hardware.h"
-
-static double layer_act(const work_layer *l, comet_recompute rc)
-{
-    return rc == COMET_RECOMPUTE_FULL ? l->act_bytes_full
-         : rc == COMET_RECOMPUTE_SELECTIVE ? l->act_bytes_selective
-                                           : l->act_bytes;
-}
 
 /* Activations held by the stage that holds the most: the first stage keeps
  * up to p microbatches in flight under 1F1B (more with interleaving), the
@@ -34,7 +25,7 @@ static double activation_bytes(const comet_strategy *s, const work_stage *w, dou
     double work = 0.0;
     for (int i = 0; i < w->n_layers; i++) {
         const work_layer *l = &w->layers[i];
-        double a = layer_act(l, s->recompute);
+        double a = layer_stashed_bytes(l, s->recompute);
         at[l->where] += a * l->count;
         if (l->where == WORK_EVERY_STAGE) {
             /* uneven pipelines: the first and last stages' own layer counts */
@@ -68,15 +59,15 @@ void footprint_compute(const comet_model *m, const comet_system *sys, const come
                        const work_stage *w, double micro, footprint *fp, comet_result *out)
 {
     double elem = comet_dtype_bytes(m->dtype);
-    double dp = (double)s->dp;
+    plan_dp dp;
+    plan_dp_of(s, elem, &dp);
     double bytes[COMET_MEM_KIND_COUNT];
     /* replicated parameters shard under ZeRO; model-parallel ones are
      * already split over the stage's NPUs */
     double mp = w->params_mp_npu;
-    bytes[COMET_MEM_WEIGHTS] = (w->params_npu / (s->zero_stage >= 3 ? dp : 1.0) + mp) * elem;
-    bytes[COMET_MEM_GRADIENTS] =
-        (w->params_npu / (s->zero_stage >= 2 ? dp : 1.0) + mp) * (s->grad_fp32 ? 4.0 : elem);
-    bytes[COMET_MEM_OPTIMIZER] = (w->params_npu / (s->zero_stage >= 1 ? dp : 1.0) + mp) * 12.0;
+    bytes[COMET_MEM_WEIGHTS] = (w->params_npu / dp.weight_shards + mp) * dp.weight_bytes;
+    bytes[COMET_MEM_GRADIENTS] = (w->params_npu / dp.grad_shards + mp) * dp.grad_bytes;
+    bytes[COMET_MEM_OPTIMIZER] = (w->params_npu / dp.optimizer_shards + mp) * 12.0;
     double act_per_micro = 0.0;
     bytes[COMET_MEM_ACTIVATIONS] = activation_bytes(s, w, micro, &act_per_micro);
 

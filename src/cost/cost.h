@@ -1,0 +1,152 @@
+/* Internal: what one training step costs, shared by both engines. The
+ * estimator's closed form (src/estimate) and the simulator's task graph
+ * (src/sim) read the same three things from here, so every step-level
+ * fact is worked out once:
+ *   - layer prices: a layer's forward, backward and recompute time and its
+ *     collectives' time per pass (layer_time.c);
+ *   - the memory footprint per tier and what is offloaded (footprint.c);
+ *   - the step plan: the microbatch count, data-parallel reductions and
+ *     ZeRO gathers with their collectives and bytes, the optimizer's bytes,
+ *     expansion-memory moves and the pipeline sends with their network
+ *     dimension (step_plan.c).
+ * This is the cost folder's interface to other folders. */
+#ifndef COMET_COST_H
+#define COMET_COST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "comet/estimate.h"
+#include "../hardware/hardware.h"
+#include "../workload/workload.h"
+
+/* ---- layer prices (layer_time.c) ---- */
+
+/* One layer of a kind, priced (seconds per layer, per NPU, per microbatch). */
+typedef struct layer_time {
+    double fwd, bwd, recompute;               /* compute */
+    double gemm_fwd;                          /* GEMM share of fwd */
+    double comm_fwd[COMET_GROUP_COUNT];       /* the layer's collectives, by pass */
+    double comm_bwd[COMET_GROUP_COUNT];
+    double comm_rc[COMET_GROUP_COUNT];
+    double flops, recompute_flops;            /* per NPU */
+} layer_time;
+
+void layer_times(const work_layer *l, const hw_rates *r, const comet_system *sys,
+                 const comet_strategy *s, layer_time *out);
+
+/* Activation bytes one layer stashes per microbatch under the strategy's
+ * recomputation. */
+double layer_stashed_bytes(const work_layer *l, comet_recompute rc);
+
+/* ---- memory footprint (footprint.c) ---- */
+
+typedef struct footprint {
+    double optimizer_offloaded;   /* fraction of optimizer state in the expansion tier */
+    double weights_offloaded;
+    double activations_offloaded;
+    /* Expansion traffic that streams behind compute, on the tier's one
+     * channel per NPU: per microbatch and pass (forward: weights in and
+     * activations out; backward: weights in and activations back), and
+     * the updated weights written once at the end; each in one transfer
+     * per layer. */
+    double pass_bytes;
+    double pass_transfers;
+    double final_bytes;
+    double final_transfers;
+} footprint;
+
+/* Fill out->mem, mem_total, mem_capacity, feasible and infeasible, and fp.
+ * Explicit offloads move a whole kind; when HBM still overflows and an
+ * expansion tier exists, optimizer state spills first, then weights, then
+ * activations, each only as much as needed. */
+void footprint_compute(const comet_model *m, const comet_system *sys, const comet_strategy *s,
+                       const work_stage *w, double micro, footprint *fp, comet_result *out);
+
+/* ---- the step plan (step_plan.c) ---- */
+
+/* What data parallelism and ZeRO do with each replicated parameter (model-
+ * parallel parameters, such as embedding tables split over all NPUs, are
+ * neither reduced nor gathered nor sharded). */
+typedef struct plan_dp {
+    bool active;                 /* dp > 1 */
+    bool overlap;                /* reductions and gathers may hide behind compute */
+    comet_collective reduce;     /* of the gradients: all-reduce (ZeRO 0) or reduce-scatter */
+    bool reduce_each_micro;      /* ZeRO 2/3 keep a gradient shard only: every microbatch's
+                                  * gradients are reduced as its backward ends; else once,
+                                  * after the last microbatch */
+    bool gather_each_pass;       /* ZeRO 3: weights gathered before each forward and backward */
+    bool gather_after_step;      /* ZeRO 1/2: updated weights gathered once after the optimizer */
+    double grad_bytes;           /* bytes per parameter reduced (4 with fp32 gradients) */
+    double weight_bytes;         /* bytes per parameter gathered (the model's dtype) */
+    /* Copies one NPU holds a 1/shards share of: dp for what ZeRO shards
+     * (weights from stage 3, gradients from 2, optimizer state from 1), else 1. */
+    double weight_shards, grad_shards, optimizer_shards;
+} plan_dp;
+
+/* When a step-level collective may run behind compute: not at all, or
+ * behind one microbatch's forward or backward (overlap on). */
+typedef enum plan_window {
+    PLAN_EXPOSED = 0,
+    PLAN_BEHIND_FORWARD,
+    PLAN_BEHIND_BACKWARD,
+    PLAN_WINDOW_COUNT
+} plan_window;
+
+/* A step-level collective of the busiest stage, per NPU. */
+typedef struct plan_comm {
+    comet_collective collective;
+    comet_group group;
+    double bytes;              /* per issue */
+    bool each_micro;           /* issued once per microbatch, else once per step */
+    plan_window window;
+    bool gather;               /* a ZeRO weight gather (else a gradient reduction) */
+} plan_comm;
+
+#define PLAN_MAX_COMMS 4
+
+/* Expansion-memory traffic of the step (none when the tier cannot move data). */
+typedef struct plan_expansion {
+    double bandwidth;          /* bytes/s one NPU gets of the tier; 0: no usable tier */
+    double latency;            /* seconds per transfer */
+} plan_expansion;
+
+/* Pipeline sends between neighbouring stages. */
+typedef struct plan_send {
+    double bytes;              /* activation (forward) or its gradient (backward), per microbatch */
+    int dim;                   /* network dimension they use; -1 without a pipeline */
+    double per_micro;          /* sends per microbatch on the busiest stage: forward and
+                                * backward through each of its v model chunks */
+} plan_send;
+
+typedef struct step_plan {
+    int64_t microbatches;      /* per step, per data-parallel replica */
+    double elem;               /* bytes of one element of the model's dtype */
+    plan_dp dp;
+    int n_comms;               /* the busiest stage's step-level DP collectives */
+    plan_comm comms[PLAN_MAX_COMMS];
+    double optimizer_bytes_per_param;  /* HBM bytes the optimizer step moves per parameter */
+    plan_expansion expansion;
+    plan_send send;
+} step_plan;
+
+/* The plan of one step for the busiest stage of `w` under the resolved
+ * strategy s. */
+void step_plan_build(const comet_model *m, const comet_system *sys, const comet_strategy *s,
+                     const work_stage *w, step_plan *out);
+
+/* HBM bytes the optimizer step moves per parameter it updates. */
+double optimizer_bytes_per_param(const comet_strategy *s, double elem);
+
+/* The data-parallel rules of strategy s for a model of `elem`-byte elements. */
+void plan_dp_of(const comet_strategy *s, double elem, plan_dp *out);
+
+/* HBM bytes the optimizer step of a stage holding `replicated` parameters
+ * (and w's model-parallel tables) reads and writes. */
+double plan_optimizer_bytes(const step_plan *p, const work_stage *w, double replicated);
+
+/* Seconds of one transfer of `bytes` to or from the expansion tier: its
+ * latency and the bytes at one NPU's share of its bandwidth; 0 when
+ * nothing moves or no tier can move it. */
+double plan_expansion_time(const plan_expansion *e, double bytes);
+
+#endif

@@ -1,0 +1,116 @@
+/* The step plan: every step-level item of one training step, worked out
+ * once for both engines. Layers' own work and collectives come from the
+ * workload builder and layer_times; what happens once per microbatch or
+ * once per step around them is decided here: the microbatch count, which
+ * collective each ZeRO stage uses for gradients and weights and when, the
+ * bytes per parameter they move, how ZeRO shards weights, gradients and
+ * optimizer state, the optimizer step's memory traffic, the expansion
+ * tier's rate and latency, and the pipeline sends with the network
+ * dimension they use. The estimator prices the busiest stage's items in
+ * closed form; the simulator scales the same per-parameter rules to each
+ * stage's own layers and turns them into tasks. Sources: docs/model.md. */
+#include "cost.h"
+
+#include <string.h>
+
+#include "comet/network.h"
+
+void plan_dp_of(const comet_strategy *s, double elem, plan_dp *out)
+{
+    memset(out, 0, sizeof *out);
+    double dp = (double)s->dp;
+    int zero = s->zero_stage;
+    out->active = s->dp > 1;
+    out->overlap = s->overlap_dp;
+    /* ZeRO 0: one all-reduce of the gradients after the last microbatch.
+     * ZeRO 1: one reduce-scatter, then an all-gather of the updated
+     * weights. ZeRO 2 and 3 keep only a shard of the gradients, so every
+     * microbatch's gradients are reduce-scattered as its backward ends
+     * (DeepSpeed's behaviour); ZeRO 3 also gathers the weights before
+     * every forward and backward instead of once after the step. */
+    out->reduce = zero == 0 ? COMET_COLL_ALL_REDUCE : COMET_COLL_REDUCE_SCATTER;
+    out->reduce_each_micro = zero >= 2;
+    out->gather_each_pass = zero >= 3;
+    out->gather_after_step = zero == 1 || zero == 2;
+    out->grad_bytes = s->grad_fp32 ? 4.0 : elem;
+    out->weight_bytes = elem;
+    out->weight_shards = zero >= 3 ? dp : 1.0;
+    out->grad_shards = zero >= 2 ? dp : 1.0;
+    out->optimizer_shards = zero >= 1 ? dp : 1.0;
+}
+
+double optimizer_bytes_per_param(const comet_strategy *s, double elem)
+{
+    /* Mixed-precision Adam as Megatron runs it, per parameter: read the
+     * low-precision gradient and write it as an fp32 main gradient (skipped
+     * when gradients are already fp32), read it for the global norm, then
+     * Adam reads gradient, master weight, m and v and writes the last three
+     * (7 x 4 bytes), and the master weight is cast back (read 4, write elem). */
+    double cast_grad = s->grad_fp32 ? 0.0 : elem + 4.0;
+    return cast_grad + 4.0 + 28.0 + 4.0 + elem;
+}
+
+double plan_optimizer_bytes(const step_plan *p, const work_stage *w, double replicated)
+{
+    /* The replicated parameters (a 1/dp shard under ZeRO >= 1) and, of the
+     * model-parallel tables, only the rows the step looked up (a sparse
+     * update), at most all of them. */
+    double micro = (double)p->microbatches;
+    double touched = p->elem > 0.0 ? micro * w->mp_lookup_bytes / p->elem : 0.0;
+    double updated = replicated / p->dp.optimizer_shards +
+                     (touched < w->params_mp_npu ? touched : w->params_mp_npu);
+    return updated * p->optimizer_bytes_per_param;
+}
+
+double plan_expansion_time(const plan_expansion *e, double bytes)
+{
+    if (!(bytes > 0.0) || !(e->bandwidth > 0.0))
+        return 0.0;
+    return e->latency + bytes / e->bandwidth;
+}
+
+static void add_comm(step_plan *p, comet_collective c, double bytes, bool each_micro,
+                     plan_window window, bool gather)
+{
+    if (p->n_comms < PLAN_MAX_COMMS)
+        p->comms[p->n_comms++] = (plan_comm){c, COMET_GROUP_DP, bytes, each_micro,
+                                             p->dp.overlap ? window : PLAN_EXPOSED, gather};
+}
+
+/* The busiest stage's step-level DP collectives: its replicated
+ * parameters' gradient reduction and ZeRO's weight gathers. Reductions
+ * may hide behind one microbatch's backward, gathers behind the pass they
+ * feed; the gather of updated weights after the optimizer never hides. */
+static void plan_dp_comms(step_plan *p, const work_stage *w)
+{
+    const plan_dp *dp = &p->dp;
+    if (!dp->active)
+        return;
+    double grads = w->params_npu * dp->grad_bytes, weights = w->params_npu * dp->weight_bytes;
+    add_comm(p, dp->reduce, grads, dp->reduce_each_micro, PLAN_BEHIND_BACKWARD, false);
+    if (dp->gather_each_pass) {
+        add_comm(p, COMET_COLL_ALL_GATHER, weights, true, PLAN_BEHIND_FORWARD, true);
+        add_comm(p, COMET_COLL_ALL_GATHER, weights, true, PLAN_BEHIND_BACKWARD, true);
+    }
+    if (dp->gather_after_step)
+        add_comm(p, COMET_COLL_ALL_GATHER, weights, false, PLAN_EXPOSED, true);
+}
+
+void step_plan_build(const comet_model *m, const comet_system *sys, const comet_strategy *s,
+                     const work_stage *w, step_plan *out)
+{
+    memset(out, 0, sizeof *out);
+    out->microbatches = comet_strategy_microbatches(s);
+    out->elem = comet_dtype_bytes(m->dtype);
+    plan_dp_of(s, out->elem, &out->dp);
+    plan_dp_comms(out, w);
+    out->optimizer_bytes_per_param = optimizer_bytes_per_param(s, out->elem);
+    /* the bandwidth one NPU gets of the tier (a per-node device or a pool
+     * is divided among the NPUs using it at once, which under synchronous
+     * training is all of them) */
+    out->expansion.bandwidth = hw_expansion_bandwidth(sys, comet_strategy_npus(s));
+    out->expansion.latency = sys->expansion.latency > 0.0 ? sys->expansion.latency : 0.0;
+    out->send.dim = s->pp > 1 ? comet_p2p_dim(sys, s->place[COMET_GROUP_PP]) : -1;
+    out->send.bytes = w->p2p_bytes;
+    out->send.per_micro = s->pp > 1 ? 2.0 * (double)s->interleave : 0.0;
+}

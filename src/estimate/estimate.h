@@ -1,0 +1,20 @@
+/* Internal: the estimator with its expensive inputs prepared by the
+ * caller, for the strategy search, which resolves a placement and builds
+ * the workload once and then varies the cheap knobs (recompute, ZeRO,
+ * offload, overlap) over them. The estimate folder's interface to other
+ * folders. */
+#ifndef COMET_ESTIMATE_INTERNAL_H
+#define COMET_ESTIMATE_INTERNAL_H
+
+#include <stdbool.h>
+#include "comet/estimate.h"
+#include "../workload/workload.h"
+
+/* `resolved` has passed comet_strategy_resolve and `work` is
+ * work_build(m, resolved). With stop_if_no_fit, a strategy that does not
+ * fit returns after the memory footprint, with no times filled in. */
+comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
+                               const comet_strategy *resolved, const work_stage *work,
+                               bool stop_if_no_fit, comet_result *out, comet_error *err);
+
+#endif
