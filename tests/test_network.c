@@ -477,6 +477,77 @@ static void test_p2p(void **state)
     assert_true(isinf(comet_p2p_time(&s, span, 1e8)));
 }
 
+/* The one hierarchical plan both engines run: all-reduce over links of 8,
+ * 4 and 2 NPUs is RS(S) on 8, RS(S/8) on 4, AR(S/32) on 2, then AG(S/8)
+ * on 4 and AG(S) on 8; a scheduler's order (here 2, 0, 1) reorders the
+ * links and the sizes shrink in that order; all-to-all keeps S on each. */
+static void test_collective_plan(void **state)
+{
+    (void)state;
+    comet_link links[3] = {mk(8, COMET_TOPO_SWITCH, COMET_ALGO_RING),
+                           mk(4, COMET_TOPO_SWITCH, COMET_ALGO_RING),
+                           mk(2, COMET_TOPO_SWITCH, COMET_ALGO_RING)};
+    comet_coll_phase ph[COMET_MAX_COLL_PHASES];
+    int inner_first[3] = {0, 1, 2}, themis[3] = {2, 0, 1};
+    assert_int_equal(comet_collective_plan(COMET_COLL_ALL_REDUCE, links, inner_first, 3, 64.0, ph),
+                     5);
+    const struct { int link; comet_collective c; double bytes; } want[5] = {
+        {0, COMET_COLL_REDUCE_SCATTER, 64.0}, {1, COMET_COLL_REDUCE_SCATTER, 8.0},
+        {2, COMET_COLL_ALL_REDUCE, 2.0},      {1, COMET_COLL_ALL_GATHER, 8.0},
+        {0, COMET_COLL_ALL_GATHER, 64.0}};
+    for (int i = 0; i < 5; i++) {
+        assert_int_equal(ph[i].link, want[i].link);
+        assert_int_equal(ph[i].collective, want[i].c);
+        assert_true(ph[i].bytes == want[i].bytes);
+    }
+    assert_int_equal(comet_collective_plan(COMET_COLL_REDUCE_SCATTER, links, themis, 3, 64.0, ph),
+                     3);
+    assert_true(ph[0].link == 2 && ph[0].bytes == 64.0 && ph[1].link == 0 && ph[1].bytes == 32.0 &&
+                ph[2].link == 1 && ph[2].bytes == 4.0);
+    assert_int_equal(comet_collective_plan(COMET_COLL_ALL_TO_ALL, links, inner_first, 3, 64.0, ph),
+                     3);
+    assert_true(ph[0].bytes == 64.0 && ph[1].bytes == 64.0 && ph[2].bytes == 64.0);
+    assert_int_equal(comet_collective_plan(COMET_COLL_NONE, links, inner_first, 3, 64.0, ph), 0);
+    /* the closed form is the plan's phases, a dimension's phases summed
+     * into one pipeline stage: one chunk, so the plain sum */
+    comet_system sys;
+    memset(&sys, 0, sizeof sys);
+    for (int d = 0; d < 3; d++)
+        set_dim(&sys, d, links[d].n, COMET_TOPO_SWITCH, COMET_ALGO_RING, BW, 1.0, ALPHA);
+    int64_t span[COMET_MAX_DIMS] = {8, 4, 2, 1, 1, 1, 1, 1};
+    double sum = 0.0;
+    comet_collective_plan(COMET_COLL_ALL_REDUCE, links, inner_first, 3, GIB, ph);
+    for (int i = 0; i < 5; i++)
+        sum += comet_collective_time_1d(ph[i].collective, &links[ph[i].link], ph[i].bytes);
+    assert_close(comet_collective_time(&sys, span, COMET_COLL_ALL_REDUCE, GIB), sum, EXACT);
+}
+
+/* A transfer between two NPUs uses the first dimension along which their
+ * coordinates differ (NPUs numbered innermost dimension first), priced
+ * with the dimension's efficiency; a 0-byte message pays the latency. */
+static void test_p2p_between(void **state)
+{
+    (void)state;
+    comet_system s;
+    memset(&s, 0, sizeof s);
+    set_dim(&s, 0, 8, COMET_TOPO_SWITCH, COMET_ALGO_RING, 300e9, 0.5, 1e-6);
+    set_dim(&s, 1, 4, COMET_TOPO_SWITCH, COMET_ALGO_RING, 50e9, 1.0, 2e-6);
+    set_dim(&s, 2, 0, COMET_TOPO_SWITCH, COMET_ALGO_RING, 25e9, 1.0, 5e-6);
+    assert_int_equal(comet_p2p_dim_between(&s, 0, 7), 0);
+    assert_int_equal(comet_p2p_dim_between(&s, 3, 11), 1);
+    assert_int_equal(comet_p2p_dim_between(&s, 5, 37), 2);
+    assert_int_equal(comet_p2p_dim_between(&s, 2, 34), 2);
+    assert_close(comet_p2p_time_on(&s, 0, 1.5e8), 1e-6 + 1.5e8 / 150e9, EXACT);
+    assert_true(comet_p2p_time_on(&s, 1, 0.0) == 2e-6);
+    assert_true(comet_p2p_time_on(&s, 3, 1e8) == 0.0);
+    int64_t span[COMET_MAX_DIMS] = {8, 4, 1, 1, 1, 1, 1, 1};
+    assert_int_equal(comet_p2p_dim(&s, span), 1);
+    span[1] = 1;
+    assert_int_equal(comet_p2p_dim(&s, span), 0);
+    span[0] = 1;
+    assert_int_equal(comet_p2p_dim(&s, span), -1);
+}
+
 /* ---- ASTRA-sim 2.0 reference ------------------------------------------------------ */
 
 /* DESIGN.md: ASTRA-sim 2.0 analytical backend, ring all-reduce of 1 GiB on
@@ -542,6 +613,8 @@ void suite_network(test_tally *t)
         cmocka_unit_test(test_chunk_pipelining),
         cmocka_unit_test(test_inner_dimension_is_one_stage),
         cmocka_unit_test(test_p2p),
+        cmocka_unit_test(test_collective_plan),
+        cmocka_unit_test(test_p2p_between),
         cmocka_unit_test(test_astra_sim_reference),
     };
     RUN_GROUP(t, network_tests);
