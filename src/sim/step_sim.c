@@ -525,7 +525,12 @@ static void collect(const builder *b, double makespan, comet_sim_step_result *ou
         int stage = t->stage < COMET_SIM_MAX_STAGES ? t->stage : COMET_SIM_MAX_STAGES - 1;
         int r = t->resource % b->per_stage;
         double d = t->end - t->start;
-        if (r >= R_PER_STAGE) { /* a link under congestion: busy per kind of traffic */
+        if (r >= R_PER_STAGE) {
+            /* a link under congestion, busy per kind of traffic: what each
+             * transfer would take alone (latency and bandwidth at full
+             * rate), not its span, in which it shared the link with others
+             * that count their own share */
+            d = t->duration + t->work;
             if (t->kind == K_TP)
                 out->tp_busy[stage] += d;
             else if (t->kind == K_SEND_FWD || t->kind == K_SEND_BWD)
