@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../hardware/hardware.h"
+#include "../schedule/schedule.h"
 
 static double layer_act(const work_layer *l, comet_recompute rc)
 {
@@ -25,10 +26,7 @@ static double layer_act(const work_layer *l, comet_recompute rc)
 static double activation_bytes(const comet_strategy *s, const work_stage *w, double micro,
                                double *per_micro)
 {
-    double p = (double)s->pp, v = (double)s->interleave;
-    double in_flight = s->pp > 1 ? fmin(micro, p) : 1.0;
-    if (s->interleave > 1)
-        in_flight *= 1.0 + (p - 1.0) / (p * v);
+    double in_flight = sched_of(s)->in_flight(s, micro);
     double at[3] = {0.0, 0.0, 0.0}; /* indexed by work_where */
     double every_first = 0.0, every_last = 0.0;
     double work = 0.0;
