@@ -3,13 +3,15 @@
  * formula in docs/collectives.md, the degenerate cases, in-network
  * reduction, hierarchical composition over several dimensions, chunk
  * pipelining, point-to-point, and the ASTRA-sim 2.0 reference figure from
- * DESIGN.md. The expected numbers in the comments were computed exactly
+ * DESIGN.md; the registry of topologies and algorithms (every enum value
+ * has its member) and the patterns each topology prices. The expected numbers in the comments were computed exactly
  * (rational arithmetic) and are asserted to 1e-12 relative. */
 #include <math.h>
 #include <string.h>
 
 #include "comet/network.h"
 #include "tests.h"
+#include "../src/network/network_impl.h"
 
 #define EXACT 1e-12
 
@@ -70,7 +72,7 @@ static void test_ring_other_topologies(void **state)
     (void)state;
     /* The ring schedule reaches full bandwidth on every topology for
      * RS/AG/AR (two counter-rotating rings; concurrent rings on FC). */
-    for (int t = 0; t < 3; t++) {
+    for (int t = 0; t < COMET_TOPO_COUNT; t++) {
         comet_link l = mk(8, (comet_topology)t, COMET_ALGO_RING);
         assert_close(t1d(COMET_COLL_ALL_REDUCE, l, GIB), 0.03758796384, EXACT);
         assert_close(t1d(COMET_COLL_REDUCE_SCATTER, l, GIB), 0.01879398192, EXACT);
@@ -243,7 +245,7 @@ static void test_degenerate(void **state)
 {
     (void)state;
     for (int a = 0; a < COMET_ALGO_COUNT; a++)
-        for (int t = 0; t < 3; t++)
+        for (int t = 0; t < COMET_TOPO_COUNT; t++)
             for (int c = COMET_COLL_ALL_REDUCE; c < COMET_COLL_COUNT; c++) {
                 comet_link l = mk(8, (comet_topology)t, (comet_algorithm)a);
                 assert_true(t1d((comet_collective)c, l, 0.0) == 0.0);
@@ -280,7 +282,7 @@ static void test_sane_everywhere(void **state)
     static const int64_t ns[] = {2, 3, 4, 5, 6, 7, 8, 9, 16, 17, 64, 100, 1024, 4096,
                                  (int64_t)1 << 40};
     for (int a = 0; a < COMET_ALGO_COUNT; a++)
-        for (int t = 0; t < 3; t++)
+        for (int t = 0; t < COMET_TOPO_COUNT; t++)
             for (int c = COMET_COLL_ALL_REDUCE; c < COMET_COLL_COUNT; c++)
                 for (int inr = 0; inr < 2; inr++)
                     for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
@@ -306,6 +308,151 @@ static void test_sane_everywhere(void **state)
                 assert_true(t1d((comet_collective)c, l, GIB) >=
                             t1d((comet_collective)c, r, GIB) * (1.0 - 1e-12));
             }
+}
+
+/* ---- the families: registry, topology patterns, every combination -------- */
+
+/* Every enum value has its member, the member says which value it is, and
+ * every entry a caller may reach is filled in. */
+static void test_registry_covers_every_enum(void **state)
+{
+    (void)state;
+    for (int t = 0; t < COMET_TOPO_COUNT; t++) {
+        const net_topology *topo = net_topologies[t];
+        assert_non_null(topo);
+        assert_int_equal(topo->id, t);
+        assert_ptr_equal(net_topology_of((comet_topology)t), topo);
+        assert_non_null(topo->ring_pass);
+        assert_non_null(topo->pairwise_exchange);
+        assert_non_null(topo->scatter_to_all);
+        assert_non_null(topo->recursive_halving);
+        assert_non_null(topo->bruck);
+        assert_non_null(topo->double_tree);
+    }
+    for (int a = 0; a < COMET_ALGO_COUNT; a++) {
+        const net_algorithm *algo = net_algorithms[a];
+        assert_non_null(algo);
+        assert_int_equal(algo->id, a);
+        assert_ptr_equal(net_algorithm_of((comet_algorithm)a), algo);
+        for (int c = COMET_COLL_ALL_REDUCE; c < COMET_COLL_COUNT; c++)
+            assert_non_null(algo->time[c]);
+    }
+    /* only the switch reduces in the network */
+    assert_non_null(net_topology_switch.in_network_all_reduce);
+    assert_null(net_topology_ring.in_network_all_reduce);
+    assert_null(net_topology_fully_connected.in_network_all_reduce);
+    /* values out of range: a switch, the ring algorithm */
+    assert_ptr_equal(net_topology_of((comet_topology)COMET_TOPO_COUNT), &net_topology_switch);
+    assert_ptr_equal(net_topology_of((comet_topology)-1), &net_topology_switch);
+    assert_ptr_equal(net_algorithm_of((comet_algorithm)COMET_ALGO_COUNT), &net_algorithm_ring);
+    assert_ptr_equal(net_algorithm_of((comet_algorithm)-1), &net_algorithm_ring);
+}
+
+static void assert_cost(net_cost got, double hops, double load)
+{
+    assert_close(got.hops, hops, EXACT);
+    assert_close(got.load, load, EXACT);
+}
+
+/* The patterns on n = 8 (D = 4, Q = 16, L = 3, H = 1+2+4 = 7), in hops
+ * and multiples of x, worked out from docs/collectives.md. */
+static void test_topology_patterns(void **state)
+{
+    (void)state;
+    comet_link l = mk(8, COMET_TOPO_RING, COMET_ALGO_RING);
+    const net_topology *r = &net_topology_ring;
+    assert_cost(r->ring_pass(&l), 7.0, 7.0 / 8.0);
+    assert_cost(r->pairwise_exchange(&l), 7.0, 16.0 / 8.0);
+    assert_cost(r->scatter_to_all(&l), 4.0, 16.0 / 8.0);
+    assert_cost(r->recursive_halving(&l), 7.0, 2.5);
+    assert_cost(r->bruck(&l), 7.0, (7.0 * 8.0 - 63.0 / 3.0) / 8.0);
+    assert_cost(r->double_tree(&l), 14.0, 3.0);
+
+    const net_topology *fc = &net_topology_fully_connected;
+    assert_cost(fc->ring_pass(&l), 7.0, 7.0 / 8.0);
+    assert_cost(fc->pairwise_exchange(&l), 7.0, 7.0 / 8.0);
+    assert_cost(fc->scatter_to_all(&l), 1.0, 7.0 / 8.0);
+    assert_cost(fc->recursive_halving(&l), 3.0, 49.0 / 8.0); /* one B/7 link per step */
+    assert_cost(fc->bruck(&l), 3.0, 7.0 * 1.5);
+    assert_cost(fc->double_tree(&l), 6.0, 3.5);
+
+    const net_topology *sw = &net_topology_switch;
+    assert_cost(sw->ring_pass(&l), 7.0, 7.0 / 8.0);
+    assert_cost(sw->pairwise_exchange(&l), 7.0, 7.0 / 8.0);
+    assert_cost(sw->scatter_to_all(&l), 1.0, 7.0 / 8.0);
+    assert_cost(sw->recursive_halving(&l), 3.0, 7.0 / 8.0);
+    assert_cost(sw->bruck(&l), 3.0, 1.5);
+    assert_cost(sw->double_tree(&l), 6.0, 2.0);
+    assert_cost(sw->in_network_all_reduce(&l), 2.0, 1.0);
+    /* n = 2: one neighbour, every topology alike for the log-step ones */
+    comet_link two = mk(2, COMET_TOPO_RING, COMET_ALGO_RING);
+    assert_cost(r->recursive_halving(&two), 1.0, 0.5);
+    assert_cost(fc->recursive_halving(&two), 1.0, 0.5);
+    assert_cost(sw->recursive_halving(&two), 1.0, 0.5);
+}
+
+/* The summary tables of docs/collectives.md, one dimension, in seconds:
+ * the closed form of collective c with algorithm algo on topology topo. */
+static double closed_form(comet_algorithm algo, comet_topology topo, comet_collective c,
+                          int64_t ni, double a, double x)
+{
+    double n = (double)ni, D = (double)(ni / 2), Q = D * (double)(ni - ni / 2);
+    int L = 0;
+    while (((int64_t)1 << L) < ni)
+        L++;
+    double H = 0.0;
+    for (int i = 0; i < L; i++)
+        H += fmin(ldexp(1.0, i), D);
+    double Ld = (double)L, spread = (n - 1.0) / n;
+    bool ring = topo == COMET_TOPO_RING, fc = topo == COMET_TOPO_FULLY_CONNECTED;
+    if (algo == COMET_ALGO_DOUBLE_BINARY_TREE) {
+        if (c == COMET_COLL_ALL_REDUCE)
+            return ring ? 2.0 * H * a + fmax(2.0, Ld) * x
+                        : 2.0 * Ld * a + (fc ? fmax(2.0, (n - 1.0) / 2.0) : 2.0) * x;
+        algo = COMET_ALGO_RING; /* the rest runs the ring schedule */
+    }
+    double rs = 0.0, a2a = 0.0;
+    switch (algo) {
+    case COMET_ALGO_RING:
+        rs = (n - 1.0) * a + spread * x;
+        a2a = (n - 1.0) * a + (ring ? Q / n : spread) * x;
+        break;
+    case COMET_ALGO_DIRECT:
+        rs = a2a = ring ? D * a + Q / n * x : a + spread * x;
+        break;
+    case COMET_ALGO_HALVING_DOUBLING:
+        rs = ring ? H * a + (Ld - 0.5) * x : Ld * a + (fc ? (n - 1.0) * spread : spread) * x;
+        a2a = ring ? H * a + ((ldexp(1.0, L) - 1.0) * n - (ldexp(1.0, 2 * L) - 1.0) / 3.0) / n * x
+                   : Ld * a + (fc ? (n - 1.0) : 1.0) * Ld / 2.0 * x;
+        break;
+    default:
+        fail();
+    }
+    return c == COMET_COLL_ALL_REDUCE ? 2.0 * rs : c == COMET_COLL_ALL_TO_ALL ? a2a : rs;
+}
+
+/* Every (algorithm, topology, collective) on many n equals its closed
+ * form; in-network reduction on a switch is 2a + x whatever the algorithm. */
+static void test_every_combination_matches_closed_form(void **state)
+{
+    (void)state;
+    static const int64_t big[] = {64, 100, 127, 128, 1000, 1024, 4097, (int64_t)1 << 40};
+    const double x = GIB / BW;
+    for (size_t k = 0; k < 39 + sizeof big / sizeof big[0]; k++) {
+        int64_t n = k < 39 ? (int64_t)k + 2 : big[k - 39];
+        for (int algo = 0; algo < COMET_ALGO_COUNT; algo++)
+            for (int topo = 0; topo < COMET_TOPO_COUNT; topo++)
+                for (int c = COMET_COLL_ALL_REDUCE; c < COMET_COLL_COUNT; c++) {
+                    comet_link l = mk(n, (comet_topology)topo, (comet_algorithm)algo);
+                    double want = closed_form((comet_algorithm)algo, (comet_topology)topo,
+                                              (comet_collective)c, n, ALPHA, x);
+                    assert_close(t1d((comet_collective)c, l, GIB), want, EXACT);
+                    l.in_network_reduction = true;
+                    if (topo == COMET_TOPO_SWITCH && c == COMET_COLL_ALL_REDUCE)
+                        want = 2.0 * ALPHA + x;
+                    assert_close(t1d((comet_collective)c, l, GIB), want, EXACT);
+                }
+    }
 }
 
 /* ---- several dimensions ------------------------------------------------------ */
@@ -607,6 +754,9 @@ void suite_network(test_tally *t)
         cmocka_unit_test(test_in_network_reduction),
         cmocka_unit_test(test_degenerate),
         cmocka_unit_test(test_sane_everywhere),
+        cmocka_unit_test(test_registry_covers_every_enum),
+        cmocka_unit_test(test_topology_patterns),
+        cmocka_unit_test(test_every_combination_matches_closed_form),
         cmocka_unit_test(test_hierarchical_all_reduce),
         cmocka_unit_test(test_hierarchical_three_dims),
         cmocka_unit_test(test_spans_skipped),

@@ -1,13 +1,16 @@
 /* The collective simulator: ASTRA-sim 2.0's analytical-backend reference
  * to the nanosecond, agreement with the closed forms, the Themis scheduler
  * against the baseline on an unbalanced 2-D network, and bandwidth sharing
- * under congestion. */
+ * under congestion. The pipeline schedules (src/schedule/): each stage's
+ * program pass by pass against Megatron-LM's order, every pass once, and
+ * the bubble and in-flight counts the estimate uses. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "comet/comet.h"
 #include "comet/simulate.h"
+#include "../src/schedule/schedule.h"
 #include "../src/sim/engine.h"
 #include "tests.h"
 
@@ -772,6 +775,163 @@ static void test_step_many_layers(void **state)
     assert_true(fabs(r.step_time - est.step_time) < 0.01 * est.step_time);
 }
 
+/* ---- pipeline schedules -------------------------------------------------- */
+
+static comet_strategy pipeline(int64_t p, int64_t v)
+{
+    comet_strategy s;
+    comet_strategy_defaults(&s);
+    s.pp = p;
+    s.interleave = v;
+    return s;
+}
+
+/* A stage's program as text: "F3" / "B3" for microbatch 3, "F3.1" for
+ * model chunk 1 when the strategy interleaves. */
+typedef struct program_text {
+    char text[1024];
+    size_t len;
+    bool chunks;
+} program_text;
+
+static void print_pass(void *ctx, sched_pass ps)
+{
+    program_text *t = ctx;
+    int n = t->chunks ? snprintf(t->text + t->len, sizeof t->text - t->len, "%s%c%lld.%lld",
+                                 t->len ? " " : "", ps.forward ? 'F' : 'B',
+                                 (long long)ps.microbatch, (long long)ps.chunk)
+                      : snprintf(t->text + t->len, sizeof t->text - t->len, "%s%c%lld",
+                                 t->len ? " " : "", ps.forward ? 'F' : 'B',
+                                 (long long)ps.microbatch);
+    assert_true(n > 0 && (size_t)n < sizeof t->text - t->len);
+    t->len += (size_t)n;
+}
+
+static void assert_program(int64_t p, int64_t v, int64_t m, int64_t stage, const char *want)
+{
+    comet_strategy s = pipeline(p, v);
+    program_text t = {.len = 0, .chunks = v > 1};
+    t.text[0] = '\0';
+    sched_of(&s)->program(&s, m, stage, print_pass, &t);
+    assert_string_equal(t.text, want);
+}
+
+/* Megatron-LM's forward_backward_pipelining_without_interleaving, p = 4,
+ * m = 8: stage i runs p-i-1 warm-up forwards, then 1F1B, then the
+ * remaining backwards, microbatches in order both ways. */
+static void test_schedule_1f1b_megatron_order(void **state)
+{
+    (void)state;
+    assert_program(4, 1, 8, 0, "F0 F1 F2 F3 B0 F4 B1 F5 B2 F6 B3 F7 B4 B5 B6 B7");
+    assert_program(4, 1, 8, 1, "F0 F1 F2 B0 F3 B1 F4 B2 F5 B3 F6 B4 F7 B5 B6 B7");
+    assert_program(4, 1, 8, 2, "F0 F1 B0 F2 B1 F3 B2 F4 B3 F5 B4 F6 B5 F7 B6 B7");
+    assert_program(4, 1, 8, 3, "F0 B0 F1 B1 F2 B2 F3 B3 F4 B4 F5 B5 F6 B6 F7 B7");
+    /* fewer microbatches than warm-up steps: all forwards, then backwards */
+    assert_program(4, 1, 2, 0, "F0 F1 B0 B1");
+    /* no pipeline: forward and backward in turn */
+    assert_program(1, 1, 3, 0, "F0 B0 F1 B1 F2 B2");
+}
+
+/* Megatron-LM's forward_backward_pipelining_with_interleaving, p = 2,
+ * v = 2, m = 4: forward step k is microbatch (k / 4) * 2 + k % 2 on chunk
+ * (k / 2) % 2 (backward: chunk 1 - that); stage i warms up with
+ * (p-i-1)*2 + (v-1)*p forwards: 4 on stage 0, 2 on stage 1. */
+static void test_schedule_interleaved_megatron_order(void **state)
+{
+    (void)state;
+    assert_program(2, 2, 4, 0,
+                   "F0.0 F1.0 F0.1 F1.1 "                            /* warm-up */
+                   "F2.0 B0.1 F3.0 B1.1 F2.1 B0.0 F3.1 B1.0 "        /* 1F1B */
+                   "B2.1 B3.1 B2.0 B3.0");                           /* cool-down */
+    assert_program(2, 2, 4, 1,
+                   "F0.0 F1.0 "
+                   "F0.1 B0.1 F1.1 B1.1 F2.0 B0.0 F3.0 B1.0 F2.1 B2.1 F3.1 B3.1 "
+                   "B2.0 B3.0");
+    /* p = 2, v = 3, m = 4 on stage 1: warm-up (v-1)*p = 4 of the 12 steps */
+    assert_program(2, 3, 4, 1,
+                   "F0.0 F1.0 F0.1 F1.1 "
+                   "F0.2 B0.2 F1.2 B1.2 F2.0 B0.1 F3.0 B1.1 F2.1 B0.0 F3.1 B1.0 F2.2 B2.2 "
+                   "F3.2 B3.2 "
+                   "B2.1 B3.1 B2.0 B3.0");
+    /* m == p: Megatron runs every forward first on every stage; this
+     * schedule keeps 1F1B on the later stages (stage 0's warm-up covers
+     * all its steps anyway). Kept so the simulator's results stay as they
+     * are; Megatron's order there would be F0.0 F1.0 F0.1 F1.1 B0.1 ... */
+    assert_program(2, 2, 2, 0, "F0.0 F1.0 F0.1 F1.1 B0.1 B1.1 B0.0 B1.0");
+    assert_program(2, 2, 2, 1, "F0.0 F1.0 F0.1 B0.1 F1.1 B1.1 B0.0 B1.0");
+}
+
+/* Counts each (direction, microbatch, chunk) a program emits and checks
+ * that every backward comes after its own forward. */
+typedef struct pass_census {
+    int64_t p, v, m;
+    int count[2][64][8];
+    bool ok;
+} pass_census;
+
+static void census_pass(void *ctx, sched_pass ps)
+{
+    pass_census *c = ctx;
+    if (ps.microbatch < 0 || ps.microbatch >= c->m || ps.chunk < 0 || ps.chunk >= c->v) {
+        c->ok = false;
+        return;
+    }
+    if (!ps.forward && c->count[1][ps.microbatch][ps.chunk] == 0)
+        c->ok = false; /* backward before its forward */
+    c->count[ps.forward][ps.microbatch][ps.chunk]++;
+}
+
+/* Every member, many shapes, every stage: each forward and each backward
+ * of every (microbatch, chunk) exactly once, backward after forward. */
+static void test_schedule_every_pass_once(void **state)
+{
+    (void)state;
+    for (int64_t p = 1; p <= 8; p++)
+        for (int64_t v = 1; v <= (p > 1 ? 4 : 1); v++)
+            for (int64_t m = v > 1 ? p : 1; m <= 48; m += v > 1 ? p : 1)
+                for (int64_t stage = 0; stage < p; stage++) {
+                    comet_strategy s = pipeline(p, v);
+                    static pass_census c;
+                    memset(&c, 0, sizeof c);
+                    c.p = p;
+                    c.v = v;
+                    c.m = m;
+                    c.ok = true;
+                    sched_of(&s)->program(&s, m, stage, census_pass, &c);
+                    assert_true(c.ok);
+                    for (int dir = 0; dir < 2; dir++)
+                        for (int64_t mb = 0; mb < m; mb++)
+                            for (int64_t ch = 0; ch < v; ch++)
+                                assert_int_equal(c.count[dir][mb][ch], 1);
+                }
+}
+
+/* Which schedule a strategy runs, and the figures the estimate takes from
+ * it: the bubble (p-1)/v microbatch times and the activations in flight,
+ * min(m, p) times 1 + (p-1)/(p v) when interleaved (Korthikanti 2022). */
+static void test_schedule_bubble_and_in_flight(void **state)
+{
+    (void)state;
+    comet_strategy s = pipeline(4, 1);
+    assert_ptr_equal(sched_of(&s), &sched_1f1b);
+    assert_string_equal(sched_of(&s)->name, "1f1b");
+    assert_close(sched_of(&s)->bubble(&s), 3.0, 0.0);
+    assert_close(sched_of(&s)->in_flight(&s, 8.0), 4.0, 0.0);
+    assert_close(sched_of(&s)->in_flight(&s, 2.0), 2.0, 0.0);
+    s = pipeline(4, 2);
+    assert_ptr_equal(sched_of(&s), &sched_interleaved);
+    assert_string_equal(sched_of(&s)->name, "interleaved");
+    assert_close(sched_of(&s)->bubble(&s), 1.5, 0.0);
+    assert_close(sched_of(&s)->in_flight(&s, 8.0), 4.0 * (1.0 + 3.0 / 8.0), 1e-15);
+    s = pipeline(8, 3);
+    assert_close(sched_of(&s)->bubble(&s), 7.0 / 3.0, 1e-15);
+    assert_close(sched_of(&s)->in_flight(&s, 16.0), 8.0 * (1.0 + 7.0 / 24.0), 1e-15);
+    /* no pipeline: no bubble, one microbatch in flight */
+    s = pipeline(1, 1);
+    assert_close(sched_of(&s)->bubble(&s), 0.0, 0.0);
+    assert_close(sched_of(&s)->in_flight(&s, 32.0), 1.0, 0.0);
+}
+
 void suite_simulate(test_tally *t)
 {
     const struct CMUnitTest simulate[] = {
@@ -792,6 +952,10 @@ void suite_simulate(test_tally *t)
         cmocka_unit_test(test_step_extrapolates_exactly),
         cmocka_unit_test(test_step_extrapolated_timeline_and_limits),
         cmocka_unit_test(test_step_many_layers),
+        cmocka_unit_test(test_schedule_1f1b_megatron_order),
+        cmocka_unit_test(test_schedule_interleaved_megatron_order),
+        cmocka_unit_test(test_schedule_every_pass_once),
+        cmocka_unit_test(test_schedule_bubble_and_in_flight),
     };
     RUN_GROUP(t, simulate);
 }

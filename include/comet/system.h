@@ -46,7 +46,8 @@ typedef struct comet_mem_tier {
 typedef enum comet_topology {
     COMET_TOPO_RING = 0,
     COMET_TOPO_FULLY_CONNECTED,
-    COMET_TOPO_SWITCH
+    COMET_TOPO_SWITCH,
+    COMET_TOPO_COUNT
 } comet_topology;
 
 typedef enum comet_algorithm {

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../schedule/schedule.h"
+
 /* Activations held by the stage that holds the most: the first stage keeps
  * up to p microbatches in flight under 1F1B (more with interleaving), the
  * last stage keeps one plus the LM head's logits. Recomputation needs what
@@ -16,10 +18,7 @@
 static double activation_bytes(const comet_strategy *s, const work_stage *w, double micro,
                                double *per_micro)
 {
-    double p = (double)s->pp, v = (double)s->interleave;
-    double in_flight = s->pp > 1 ? fmin(micro, p) : 1.0;
-    if (s->interleave > 1)
-        in_flight *= 1.0 + (p - 1.0) / (p * v);
+    double in_flight = sched_of(s)->in_flight(s, micro);
     double at[3] = {0.0, 0.0, 0.0}; /* indexed by work_where */
     double every_first = 0.0, every_last = 0.0;
     double work = 0.0;

@@ -12,6 +12,7 @@
 #include "comet/network.h"
 #include "estimate.h"
 #include "../cost/cost.h"
+#include "../schedule/schedule.h"
 
 /* Time of one microbatch on the busiest stage, split by kind. */
 typedef struct stage_time {
@@ -174,8 +175,6 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
     for (int i = 0; i < work->n_layers; i++)
         time_layer(&work->layers[i], work->busiest_is_first, &r, sys, &s, &st);
 
-    double p = (double)s.pp, v = (double)s.interleave;
-
     out->forward = micro * st.fwd;
     out->backward = micro * st.bwd;
     out->recompute = micro * st.recompute;
@@ -186,7 +185,7 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
     out->tp_exposed = micro * st.exposed[COMET_GROUP_TP];
     double per_micro = st.fwd + st.bwd + st.recompute + st.exposed[COMET_GROUP_TP] +
                        st.exposed[COMET_GROUP_PP] + st.exposed[COMET_GROUP_DP];
-    out->bubble = (p - 1.0) / v * per_micro;
+    out->bubble = sched_of(&s)->bubble(&s) * per_micro;
 
     /* Layers' own collectives on the PP and DP groups (e.g. a DLRM
      * embedding all-to-all) run inside every microbatch. */

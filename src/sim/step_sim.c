@@ -24,6 +24,7 @@
 
 #include "comet/network.h"
 #include "../cost/cost.h"
+#include "../schedule/schedule.h"
 #include "engine.h"
 #include "phases.h"
 #include "step_graph.h"
@@ -425,31 +426,24 @@ static void pass(builder *b, int64_t mb, int vs, bool forward)
     }
 }
 
-/* Megatron's order of passes on one stage: warm-up forwards, then one
- * forward and one backward in turn, then the remaining backwards. With
- * interleaving, step k maps to (microbatch, model chunk) as in
- * Megatron-LM's interleaved schedule. */
+/* A pass of the stage's program, placed on its virtual stage. */
+typedef struct stage_cursor {
+    builder *b;
+    int stage;
+} stage_cursor;
+
+static void program_pass(void *ctx, sched_pass ps)
+{
+    const stage_cursor *c = ctx;
+    pass(c->b, ps.microbatch, (int)(ps.chunk * c->b->p + c->stage), ps.forward);
+}
+
+/* The order of passes on one stage is the pipeline schedule's
+ * (src/schedule/: Megatron's 1F1B or interleaved 1F1B). */
 static void stage_program(builder *b, int stage)
 {
-    int64_t p = b->p, v = b->v, total = b->micro * v;
-    int64_t warm = v == 1 ? p - stage - 1 : (p - stage - 1) * 2 + (v - 1) * p;
-    if (warm > total)
-        warm = total;
-    int64_t f = 0, k = 0;
-#define FWD_STEP(step) \
-    pass(b, ((step) / (p * v)) * p + (step) % p, (int)(((step) / p) % v * p + stage), true)
-#define BWD_STEP(step) \
-    pass(b, ((step) / (p * v)) * p + (step) % p, (int)((v - 1 - ((step) / p) % v) * p + stage), false)
-    for (; f < warm; f++)
-        FWD_STEP(f);
-    for (; f < total; f++, k++) {
-        FWD_STEP(f);
-        BWD_STEP(k);
-    }
-    for (; k < total; k++)
-        BWD_STEP(k);
-#undef FWD_STEP
-#undef BWD_STEP
+    stage_cursor c = {b, stage};
+    sched_of(b->s)->program(b->s, b->micro, stage, program_pass, &c);
 }
 
 /* After the last backward: reductions not yet done, the optimizer, ZeRO's

@@ -1,0 +1,125 @@
+/* Private to src/network: the two families a one-dimension collective is
+ * priced with, each a struct of function pointers with one file per member,
+ * and the registry that maps the public enums to them.
+ *
+ * - A topology (topo_*.c) says what the traffic patterns the algorithms use
+ *   cost on it: how many one-hop latencies a pattern waits for in sequence
+ *   and how much bandwidth time it takes, in units of x = S/B (S bytes per
+ *   NPU, B the NPU's injection bandwidth, docs/collectives.md).
+ * - An algorithm (algo_*.c) prices each collective as one or more of those
+ *   patterns: time = hops * a + load * x, a the latency of one hop.
+ *
+ * A new topology is one topo_*.c that fills a net_topology plus its row in
+ * the registry (registry.c); a new algorithm likewise with algo_*.c. The
+ * formulas are the inner loop of the strategy search: patterns are closed
+ * forms, no allocation, no libm. */
+#ifndef COMET_NETWORK_IMPL_H
+#define COMET_NETWORK_IMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "comet/network.h"
+
+/* What one traffic pattern costs on one dimension. */
+typedef struct net_cost {
+    double hops; /* one-hop latencies waited for one after another */
+    double load; /* bandwidth time in units of x = S/B */
+} net_cost;
+
+/* Seconds of a pattern at latency a per hop and x = S/B. */
+static inline double net_seconds(net_cost c, double a, double x)
+{
+    return c.hops * a + c.load * x;
+}
+
+/* The patterns, each on the link's n NPUs with S bytes per NPU. */
+typedef net_cost (*net_pattern_fn)(const comet_link *l);
+
+typedef struct net_topology {
+    comet_topology id;
+    /* One pass of the ring schedule: n-1 steps, in each every NPU sends
+     * S/n to its successor on a ring laid over the topology. */
+    net_pattern_fn ring_pass;
+    /* Pairwise exchange: n-1 rounds, in round k every NPU sends S/n to
+     * the NPU k places on. */
+    net_pattern_fn pairwise_exchange;
+    /* Every NPU sends S/n to each of its n-1 peers at once. */
+    net_pattern_fn scatter_to_all;
+    /* Recursive halving (reduce-scatter; recursive doubling is its mirror):
+     * L = ceil(log2 n) steps, in step i every NPU exchanges S/2^(i+1) with a
+     * partner, the NPU 2^i away. */
+    net_pattern_fn recursive_halving;
+    /* Bruck's all-to-all: L steps, in step i every NPU ships about S/2 to
+     * the NPU 2^i away. */
+    net_pattern_fn bruck;
+    /* Double binary tree all-reduce: S/2 reduced up and broadcast down each
+     * of two trees, pipelined; every NPU injects 2S. */
+    net_pattern_fn double_tree;
+    /* All-reduce reduced inside the network (SHARP-like): NULL where the
+     * topology has nothing to reduce in. */
+    net_pattern_fn in_network_all_reduce;
+} net_topology;
+
+/* Seconds of one collective with this algorithm on topology t; a = latency
+ * of one hop (>= 0), x = S/B (> 0), l->n >= 2. */
+typedef double (*net_collective_fn)(const net_topology *t, const comet_link *l, double a,
+                                    double x);
+
+typedef struct net_algorithm {
+    comet_algorithm id;
+    net_collective_fn time[COMET_COLL_COUNT]; /* by collective; [COMET_COLL_NONE] unused */
+} net_algorithm;
+
+/* Members (one file each). */
+extern const net_topology net_topology_ring;            /* topo_ring.c */
+extern const net_topology net_topology_fully_connected; /* topo_fully_connected.c */
+extern const net_topology net_topology_switch;          /* topo_switch.c */
+extern const net_algorithm net_algorithm_ring;          /* algo_ring.c */
+extern const net_algorithm net_algorithm_direct;        /* algo_direct.c */
+extern const net_algorithm net_algorithm_halving_doubling;   /* algo_halving_doubling.c */
+extern const net_algorithm net_algorithm_double_binary_tree; /* algo_double_binary_tree.c */
+
+/* The registry (registry.c): every enum value to its member. */
+extern const net_topology *const net_topologies[COMET_TOPO_COUNT];
+extern const net_algorithm *const net_algorithms[COMET_ALGO_COUNT];
+
+/* The member for an enum value; a value out of range (never produced by
+ * the readers) is priced as a switch, and with the ring algorithm. */
+static inline const net_topology *net_topology_of(comet_topology t)
+{
+    return (unsigned)t < COMET_TOPO_COUNT ? net_topologies[t] : &net_topology_switch;
+}
+
+static inline const net_algorithm *net_algorithm_of(comet_algorithm a)
+{
+    return (unsigned)a < COMET_ALGO_COUNT ? net_algorithms[a] : &net_algorithm_ring;
+}
+
+/* The ring schedule's collectives (algo_ring.c), which the double binary
+ * tree also runs for everything but all-reduce. */
+double net_ring_schedule_pass(const net_topology *t, const comet_link *l, double a, double x);
+double net_ring_schedule_all_to_all(const net_topology *t, const comet_link *l, double a,
+                                    double x);
+
+/* Patterns that cost the same on several topologies (topology.c). */
+net_cost net_full_bandwidth_steps(const comet_link *l); /* n-1 steps of S/n at full B */
+net_cost net_one_hop_scatter(const comet_link *l);      /* S/n to every peer, one hop */
+
+/* ceil(log2 n) for n >= 2, integer arithmetic. */
+static inline int net_ceil_log2(int64_t n)
+{
+    uint64_t v = (uint64_t)(n - 1);
+#if defined(__GNUC__) || defined(__clang__)
+    return 64 - __builtin_clzll(v);
+#else
+    int l = 0;
+    while (v) {
+        v >>= 1;
+        l++;
+    }
+    return l;
+#endif
+}
+
+#endif

@@ -1,0 +1,18 @@
+/* The registry of the network families: which topology (topo_*.c) and
+ * which collective algorithm (algo_*.c) each value of the public enums
+ * comet_topology and comet_algorithm stands for. Adding a member is adding
+ * its file and its row here; a test checks that every enum value has one. */
+#include "network_impl.h"
+
+const net_topology *const net_topologies[COMET_TOPO_COUNT] = {
+    [COMET_TOPO_RING] = &net_topology_ring,
+    [COMET_TOPO_FULLY_CONNECTED] = &net_topology_fully_connected,
+    [COMET_TOPO_SWITCH] = &net_topology_switch,
+};
+
+const net_algorithm *const net_algorithms[COMET_ALGO_COUNT] = {
+    [COMET_ALGO_RING] = &net_algorithm_ring,
+    [COMET_ALGO_DIRECT] = &net_algorithm_direct,
+    [COMET_ALGO_HALVING_DOUBLING] = &net_algorithm_halving_doubling,
+    [COMET_ALGO_DOUBLE_BINARY_TREE] = &net_algorithm_double_binary_tree,
+};

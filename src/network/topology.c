@@ -1,0 +1,25 @@
+/* Traffic patterns whose cost is the same on several topologies, so each
+ * topology file (topo_*.c) can name them instead of repeating them. Both
+ * reach the NPU's full injection bandwidth B. Derivations:
+ * docs/collectives.md, "What B means on each topology". */
+#include "network_impl.h"
+
+/* n-1 steps, each moving S/n per NPU at the full bandwidth: the ring
+ * schedule's pass on every topology here (on a ring as two counter-rotating
+ * rings with half the data each, on a fully-connected dimension as
+ * concurrent rings over edge-disjoint Hamiltonian cycles, NCCL's channels),
+ * and the pairwise exchange where every peer is one hop away. */
+net_cost net_full_bandwidth_steps(const comet_link *l)
+{
+    double n = (double)l->n;
+    return (net_cost){n - 1.0, (n - 1.0) / n};
+}
+
+/* S/n to every peer at once, every peer one hop away: the switch port
+ * carries (n-1)S/n in one step; on a fully-connected dimension each of the
+ * n-1 links carries S/n at B/(n-1). The same time either way. */
+net_cost net_one_hop_scatter(const comet_link *l)
+{
+    double n = (double)l->n;
+    return (net_cost){1.0, (n - 1.0) / n};
+}

@@ -1,0 +1,26 @@
+/* What the pipeline schedules share: choosing the one a strategy runs, and
+ * the warm-up / steady 1F1B / cool-down shape that 1F1B and interleaved
+ * 1F1B both have (they differ in the warm-up length and in which pass each
+ * step is). */
+#include "schedule.h"
+
+const sched_kind *sched_of(const comet_strategy *s)
+{
+    return s->interleave > 1 ? &sched_interleaved : &sched_1f1b;
+}
+
+void sched_warmup_steady_cooldown(const comet_strategy *s, int64_t steps, int64_t warmup,
+                                  sched_step_fn at, sched_emit_fn emit, void *ctx)
+{
+    if (warmup > steps)
+        warmup = steps;
+    int64_t f = 0, k = 0;
+    for (; f < warmup; f++)
+        emit(ctx, at(s, f, true));
+    for (; f < steps; f++, k++) {
+        emit(ctx, at(s, f, true));
+        emit(ctx, at(s, k, false));
+    }
+    for (; k < steps; k++)
+        emit(ctx, at(s, k, false));
+}

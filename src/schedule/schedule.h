@@ -1,0 +1,60 @@
+/* Pipeline schedules, the interface of src/schedule to the rest of the
+ * library: a schedule is a struct of function pointers, one file per member
+ * (schedule_1f1b.c, schedule_interleaved.c), and says three things about a
+ * pipeline of p stages running m microbatches through v model chunks per
+ * stage: the order in which one stage runs its passes (the simulator's
+ * program), the bubble the closed-form estimate charges, and how many
+ * microbatches' activations the busiest stage holds at once (the memory
+ * footprint). A new schedule is one new file and its line in sched_of. */
+#ifndef COMET_SCHEDULE_H
+#define COMET_SCHEDULE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "comet/strategy.h"
+
+/* One pass of one microbatch through one model chunk of a stage: chunk c of
+ * stage i is virtual stage c*p + i (Megatron's numbering). */
+typedef struct sched_pass {
+    int64_t microbatch;
+    int64_t chunk;
+    bool forward; /* false: the backward pass */
+} sched_pass;
+
+/* Receives the passes of a stage's program, in the order they run. */
+typedef void (*sched_emit_fn)(void *ctx, sched_pass pass);
+
+typedef struct sched_kind {
+    const char *name;
+    /* Every forward and backward pass of `micro` microbatches on `stage`
+     * (0 = first), each exactly once, in the order the stage runs them
+     * (interleaved: micro a multiple of p, as the strategy checks demand). */
+    void (*program)(const comet_strategy *s, int64_t micro, int64_t stage, sched_emit_fn emit,
+                    void *ctx);
+    /* Idle time of a stage in one step, in microbatch times (one forward
+     * and backward of one microbatch through the whole stage). */
+    double (*bubble)(const comet_strategy *s);
+    /* Microbatches' worth of the stage's activations the busiest stage
+     * keeps at once, with `micro` microbatches in the step. */
+    double (*in_flight)(const comet_strategy *s, double micro);
+} sched_kind;
+
+extern const sched_kind sched_1f1b;        /* schedule_1f1b.c */
+extern const sched_kind sched_interleaved; /* schedule_interleaved.c */
+
+/* The schedule a strategy runs: interleaved 1F1B when it has more than one
+ * model chunk per stage, 1F1B otherwise. */
+const sched_kind *sched_of(const comet_strategy *s);
+
+/* Maps step k of one direction of a stage's program to its pass. */
+typedef sched_pass (*sched_step_fn)(const comet_strategy *s, int64_t k, bool forward);
+
+/* The shape of the 1F1B family (Narayanan et al. 2021, Megatron-LM): `warmup`
+ * forward steps, then one forward and one backward step in turn until all
+ * `steps` forwards are done, then the remaining backward steps; step k of
+ * each direction is the pass at(s, k, forward). */
+void sched_warmup_steady_cooldown(const comet_strategy *s, int64_t steps, int64_t warmup,
+                                  sched_step_fn at, sched_emit_fn emit, void *ctx);
+
+#endif

@@ -1,0 +1,39 @@
+/* 1F1B (PipeDream-Flush; Narayanan et al., "Efficient large-scale language
+ * model training on GPU clusters using Megatron-LM", SC 2021; Megatron-LM's
+ * forward_backward_pipelining_without_interleaving): stage i of p runs
+ * p-i-1 warm-up forwards, then one forward and one backward in turn, then
+ * the remaining backwards, microbatches in order both ways. The bubble is
+ * p-1 microbatch times, (p-1)/m of the ideal step; the first stage holds
+ * up to p microbatches' activations (Korthikanti et al. 2022). */
+#include "schedule.h"
+
+#include <math.h>
+
+static sched_pass one_f_one_b_step(const comet_strategy *s, int64_t k, bool forward)
+{
+    (void)s;
+    return (sched_pass){.microbatch = k, .chunk = 0, .forward = forward};
+}
+
+static void one_f_one_b_program(const comet_strategy *s, int64_t micro, int64_t stage,
+                                sched_emit_fn emit, void *ctx)
+{
+    sched_warmup_steady_cooldown(s, micro, s->pp - stage - 1, one_f_one_b_step, emit, ctx);
+}
+
+static double one_f_one_b_bubble(const comet_strategy *s)
+{
+    return (double)s->pp - 1.0;
+}
+
+static double one_f_one_b_in_flight(const comet_strategy *s, double micro)
+{
+    return s->pp > 1 ? fmin(micro, (double)s->pp) : 1.0;
+}
+
+const sched_kind sched_1f1b = {
+    .name = "1f1b",
+    .program = one_f_one_b_program,
+    .bubble = one_f_one_b_bubble,
+    .in_flight = one_f_one_b_in_flight,
+};

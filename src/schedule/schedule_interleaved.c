@@ -1,0 +1,48 @@
+/* Interleaved 1F1B (Narayanan et al., SC 2021, section 2.2; Megatron-LM's
+ * forward_backward_pipelining_with_interleaving): every stage holds v model
+ * chunks, chunk c of stage i being virtual stage c*p + i. Forward steps
+ * take p microbatches through chunk 0, the same p through chunk 1, ...,
+ * then the next p microbatches; backward steps the same with the chunks in
+ * reverse. Stage i runs (p-i-1)*2 + (v-1)*p warm-up forwards, then 1F1B.
+ * Megatron runs every forward first when m == p; this schedule keeps 1F1B
+ * there too (the simulator's results depend on it). The bubble shrinks to
+ * (p-1)/v microbatch times; activations in flight grow by 1 + (p-1)/(p v)
+ * (Korthikanti et al. 2022). */
+#include "schedule.h"
+
+/* Megatron's get_microbatch_id_in_model_chunk and get_model_chunk_id. */
+static sched_pass interleaved_step(const comet_strategy *s, int64_t k, bool forward)
+{
+    int64_t p = s->pp, v = s->interleave;
+    int64_t chunk = (k / p) % v;
+    return (sched_pass){.microbatch = (k / (p * v)) * p + k % p,
+                        .chunk = forward ? chunk : v - 1 - chunk,
+                        .forward = forward};
+}
+
+static void interleaved_program(const comet_strategy *s, int64_t micro, int64_t stage,
+                                sched_emit_fn emit, void *ctx)
+{
+    int64_t p = s->pp, v = s->interleave;
+    sched_warmup_steady_cooldown(s, micro * v, (p - stage - 1) * 2 + (v - 1) * p,
+                                 interleaved_step, emit, ctx);
+}
+
+static double interleaved_bubble(const comet_strategy *s)
+{
+    return ((double)s->pp - 1.0) / (double)s->interleave;
+}
+
+/* 1F1B's count, times 1 + (p-1)/(p v). */
+static double interleaved_in_flight(const comet_strategy *s, double micro)
+{
+    double p = (double)s->pp, v = (double)s->interleave;
+    return sched_1f1b.in_flight(s, micro) * (1.0 + (p - 1.0) / (p * v));
+}
+
+const sched_kind sched_interleaved = {
+    .name = "interleaved",
+    .program = interleaved_program,
+    .bubble = interleaved_bubble,
+    .in_flight = interleaved_in_flight,
+};
