@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../config/names.h"
+#include "../vocab/vocab.h"
 #include "../config/read.h"
 #include "../config/sections.h"
 
@@ -108,7 +108,7 @@ static comet_status read_network(cfg_ctx *c, const cfg_node *root, comet_astra_i
         double v;
         snprintf(path, sizeof path, "bandwidth[%zu]", d);
         /* ASTRA-sim's GB is 2^30 bytes */
-        CFG_TRY(cfg_read_real_in(c, cfg_seq_item(bw, d), path, CFG_UNIT_BANDWIDTH, 1073741824.0,
+        CFG_TRY(cfg_read_real_in(c, cfg_seq_item(bw, d), path, CFG_UNIT_BANDWIDTH, COMET_GIB,
                                  "GB/s", true, &dim->bandwidth));
         snprintf(path, sizeof path, "latency[%zu]", d);
         CFG_TRY(cfg_read_real_in(c, cfg_seq_item(lat, d), path, CFG_UNIT_TIME, 1e-9, "ns", false,
@@ -143,7 +143,7 @@ static comet_status algorithms(cfg_ctx *c, const cfg_node *v, const char *key, c
         for (char *p = name; *p; p++)
             if (*p >= '0' && *p <= '9')
                 *p = '\0';
-        int a = cfg_name_index(names, name);
+        int a = vocab_name_index(names, name);
         if (a < 0)
             return cfg_fail(c, item, path,
                             "unknown collective implementation (ring, oneRing, direct, "
