@@ -75,7 +75,7 @@ $(B)/gen/et_def.pb-c.c $(B)/gen/et_def.pb-c.h: schema/chakra/et_def.proto
 $(B)/gen/et_def.pb-c.o: $(B)/gen/et_def.pb-c.c
 	$(CC) -std=c11 -O2 -g $(if $(filter 1,$(SAN)),$(OPT)) -c $< -o $@
 
-$(B)/src/trace/%.o: src/trace/%.c $(HEADERS) $(B)/gen/et_def.pb-c.h
+$(B)/src/chakra/%.o: src/chakra/%.c $(HEADERS) $(B)/gen/et_def.pb-c.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -I$(B)/gen -c $< -o $@
 
