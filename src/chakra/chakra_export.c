@@ -25,9 +25,9 @@
 #include <sys/stat.h>
 
 #include "comet/strategy.h"
-#include "../sim/step_graph.h"
+#include "../sim/sim.h"
 #include "comet/files.h"
-#include "../config/units.h"
+#include "../config/config.h"
 #include "../vocab/vocab.h"
 #include "et_write.h"
 

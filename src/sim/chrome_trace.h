@@ -4,7 +4,7 @@
 
 #include "comet/buf.h"
 #include "comet/simulate.h"
-#include "engine.h"
+#include "sim.h"
 
 /* One process per pipeline stage, one thread per resource of the stage
  * (per_stage of them: the streams named by stream_names, then one per

@@ -25,9 +25,8 @@
 #include "comet/network.h"
 #include "../estimate/footprint.h"
 #include "../estimate/prepared.h"
-#include "engine.h"
+#include "sim.h"
 #include "phases.h"
-#include "step_graph.h"
 #include "chrome_trace.h"
 
 enum { R_COMPUTE = STEP_R_COMPUTE, R_TP = STEP_R_TP, R_PP_FWD = STEP_R_PP_FWD,
