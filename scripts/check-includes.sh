@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Checks the library's layering as its #include lines show it (run by
+# `make test`; docs/architecture.md draws the picture):
+#   1. a folder's interface to other folders is its header named after the
+#      folder, src/X/X.h; every other header in src/X/ is private to X, so
+#      a file outside src/X/ may include src/X/X.h and nothing else of X;
+#   2. a folder includes only the interfaces of folders on lower layers
+#      (LAYERS below, bottom first; folders on one line are peers and do
+#      not include each other).
+# Public headers (include/comet/*.h) may be included from anywhere.
+# Prints each violation as FILE:LINE: why, and fails when there is one.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+LAYERS=(
+    "core vocab"
+    "workload hardware network"
+    "parallel"
+    "estimate"
+    "sim"
+    "explore"
+    "report"
+    "config"
+    "chakra"
+)
+# estimate's private headers, still shared with sim and explore until the
+# step pricing they hold moves into a module of its own (issue 13)
+ALLOWED=(
+    "src/sim/step_sim.c ../estimate/prepared.h"
+    "src/sim/step_sim.c ../estimate/footprint.h"
+    "src/explore/search.c ../estimate/prepared.h"
+)
+
+declare -A rank
+for i in "${!LAYERS[@]}"; do
+    for d in ${LAYERS[$i]}; do rank[$d]=$i; done
+done
+
+bad=0
+for dir in src/*/; do
+    from=$(basename "$dir")
+    if [[ -z "${rank[$from]+set}" ]]; then
+        echo "$dir: a folder on no layer: add it to LAYERS in $0"
+        bad=1
+    fi
+done
+while IFS=: read -r file line text; do
+    inc=$(sed -E 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"([^"]*)".*/\1/' <<<"$text")
+    from=$(cut -d/ -f2 <<<"$file")
+    target=$(realpath -m --relative-to=. "$(dirname "$file")/$inc")
+    [[ $target == src/*/* ]] || continue
+    to=$(cut -d/ -f2 <<<"$target")
+    [[ $to == "$from" ]] && continue
+    allowed=0
+    for a in "${ALLOWED[@]}"; do [[ "$file $inc" == "$a" ]] && allowed=1; done
+    ((allowed)) && continue
+    if [[ $(basename "$target") != "$to.h" ]]; then
+        echo "$file:$line: includes $inc, private to src/$to/ (its interface is src/$to/$to.h)"
+        bad=1
+    elif [[ -n "${rank[$from]+set}" && -n "${rank[$to]+set}" ]] && ((rank[$to] >= rank[$from])); then
+        echo "$file:$line: includes $inc, but $to is not on a layer below $from"
+        bad=1
+    fi
+done < <(grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' src/*/*.c src/*/*.h)
+
+if ((bad)); then
+    echo "check-includes: failed (see docs/architecture.md, Layers)"
+    exit 1
+fi
+echo "check-includes: every include respects the layers"
