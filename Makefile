@@ -61,7 +61,7 @@ check-includes:
 check-layers: $(B)/check_layers
 	@$(B)/check_layers
 
-$(B)/check_layers: $(B)/tests/layers/core_model.o $(CORE_OBJ)
+$(B)/check_layers: $(B)/tests/layers/core_model.o $(B)/tests/toy.o $(CORE_OBJ)
 	$(CC) $(CFLAGS_ALL) $^ -o $@ -lm -pthread
 
 test-san:
