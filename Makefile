@@ -54,9 +54,10 @@ test: deps $(B)/comet $(B)/comet_tests check-includes check-layers
 	@COMET_BIN=$(B)/comet COMET_TESTS_DIR=tests $(B)/comet_tests
 
 # The layering (docs/architecture.md): no folder includes another's private
-# header or a folder above it, and the core model links and runs alone.
-check-includes:
-	@scripts/check-includes.sh
+# header, or includes or calls a folder above it, and the core model links
+# and runs alone.
+check-includes: $(LIB_OBJ)
+	@scripts/check-includes.sh $(B)
 
 check-layers: $(B)/check_layers
 	@$(B)/check_layers

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Checks the library's layering as its #include lines show it (run by
-# `make test`; docs/architecture.md draws the picture):
+# Checks the library's layering (run by `make test`; docs/architecture.md
+# draws the picture):
 #   1. a folder's interface to other folders is its header named after the
 #      folder, src/X/X.h; every other header in src/X/ is private to X, so
 #      a file outside src/X/ may include src/X/X.h and nothing else of X;
 #   2. a folder includes only the interfaces of folders on lower layers
 #      (LAYERS below, bottom first; folders on one line are peers and do
-#      not include each other).
+#      not include each other);
+#   3. given the build folder (`scripts/check-includes.sh build`), a folder
+#      calls only functions defined on lower layers, as the compiled
+#      objects' symbols show (this sees calls through public headers too).
 # Public headers (include/comet/*.h) may be included from anywhere.
 # Prints each violation as FILE:LINE: why, and fails when there is one.
 set -euo pipefail
@@ -45,11 +48,14 @@ for dir in src/*/; do
     fi
 done
 while IFS=: read -r file line text; do
-    inc=$(sed -E 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"([^"]*)".*/\1/' <<<"$text")
-    from=$(cut -d/ -f2 <<<"$file")
-    target=$(realpath -m --relative-to=. "$(dirname "$file")/$inc")
-    [[ $target == src/*/* ]] || continue
-    to=$(cut -d/ -f2 <<<"$target")
+    inc=${text#*\"} inc=${inc%%\"*}
+    from=${file#src/} from=${from%%/*}
+    case $inc in
+        ../*/*) target=src/${inc#../} ;;   # another folder of src/
+        */*) continue ;;                   # a public or generated header
+        *) target=${file%/*}/$inc ;;       # this folder's own
+    esac
+    to=${target#src/} to=${to%%/*}
     [[ $to == "$from" ]] && continue
     allowed=0
     for a in "${ALLOWED[@]}"; do [[ "$file $inc" == "$a" ]] && allowed=1; done
@@ -63,8 +69,27 @@ while IFS=: read -r file line text; do
     fi
 done < <(grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' src/*/*.c src/*/*.h)
 
+# 3. calls: each object's undefined symbols against the folder defining them
+if [[ $# -ge 1 ]]; then
+    objects=()
+    for c in src/*/*.c; do objects+=("$1/${c%.c}.o"); done
+    defined=$(for o in "${objects[@]}"; do
+        nm -g --defined-only "$o" | awk -v f="$o" '{print $3, f}'
+    done | sort -u)
+    while read -r sym user owner; do
+        from=${user%/*} to=${owner%/*}
+        from=${from##*/} to=${to##*/}
+        [[ $from == "$to" ]] && continue
+        if ((rank[$to] >= rank[$from])); then
+            echo "src/$from/$(basename "${user%.o}").c: calls $sym of src/$to/, not on a layer below $from"
+            bad=1
+        fi
+    done < <(for o in "${objects[@]}"; do nm -u "$o" | awk -v f="$o" '{print $2, f}'; done |
+             sort | join - <(echo "$defined"))
+fi
+
 if ((bad)); then
     echo "check-includes: failed (see docs/architecture.md, Layers)"
     exit 1
 fi
-echo "check-includes: every include respects the layers"
+echo "check-includes: every include${1:+ and every call} respects the layers"
