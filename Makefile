@@ -33,7 +33,13 @@ TEST_OBJ  := $(TEST_SRC:%.c=$(B)/%.o)
 PRESETS   := $(sort $(wildcard presets/models/*.yaml presets/systems/*.yaml presets/strategies/*.yaml presets/studies/*.yaml))
 HEADERS   := $(wildcard include/comet/*.h src/*/*.h tests/*.h cli/*.h)
 
-.PHONY: all run test test-san bench fuzz deps clean example-trace
+# The core model: the folders that estimate and simulate a step from structs
+# built in C. `make check-layers` links them alone (no config/, report/,
+# explore/, chakra/, libyaml or protobuf-c) into a program that runs a step.
+CORE_DIRS := core vocab parallel schedule workload hardware network cost estimate sim
+CORE_OBJ  := $(patsubst %.c,$(B)/%.o,$(sort $(foreach d,$(CORE_DIRS),$(wildcard src/$(d)/*.c))))
+
+.PHONY: all run test test-san bench fuzz deps clean example-trace check-layers check-includes
 all: $(B)/comet
 
 deps:
@@ -44,8 +50,20 @@ deps:
 run: deps all
 	$(B)/comet study --force
 
-test: deps $(B)/comet $(B)/comet_tests
+test: deps $(B)/comet $(B)/comet_tests check-includes check-layers
 	@COMET_BIN=$(B)/comet COMET_TESTS_DIR=tests $(B)/comet_tests
+
+# The layering (docs/architecture.md): no folder includes another's private
+# header, or includes or calls a folder above it, and the core model links
+# and runs alone.
+check-includes: $(LIB_OBJ)
+	@scripts/check-includes.sh $(B)
+
+check-layers: $(B)/check_layers
+	@$(B)/check_layers
+
+$(B)/check_layers: $(B)/tests/layers/core_model.o $(B)/tests/toy.o $(CORE_OBJ)
+	$(CC) $(CFLAGS_ALL) $^ -o $@ -lm -pthread
 
 test-san:
 	@COMET_SANITIZED=1 $(MAKE) --no-print-directory SAN=1 test
@@ -75,7 +93,7 @@ $(B)/gen/et_def.pb-c.c $(B)/gen/et_def.pb-c.h: schema/chakra/et_def.proto
 $(B)/gen/et_def.pb-c.o: $(B)/gen/et_def.pb-c.c
 	$(CC) -std=c11 -O2 -g $(if $(filter 1,$(SAN)),$(OPT)) -c $< -o $@
 
-$(B)/src/trace/%.o: src/trace/%.c $(HEADERS) $(B)/gen/et_def.pb-c.h
+$(B)/src/chakra/%.o: src/chakra/%.c $(HEADERS) $(B)/gen/et_def.pb-c.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -I$(B)/gen -c $< -o $@
 

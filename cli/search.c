@@ -75,7 +75,7 @@ static void render_text(const cli_inputs *in, const comet_search_request *req,
                          : s->overlap_dp               ? "dp"
                          : s->overlap_tp               ? "tp"
                                                        : "-",
-                         r->mem_total[COMET_TIER_HBM] / 1073741824.0);
+                         r->mem_total[COMET_TIER_HBM] / COMET_GIB);
         for (int g = 0; g < COMET_GROUP_COUNT; g++) {
             comet_buf_printf(b, "%s%s:", g ? " " : "", comet_group_name((comet_group)g));
             for (int d = 0; d < req->system->n_dims; d++)

@@ -183,7 +183,7 @@ static void render(comet_buf *b, const sim_args *a, const comet_system *sys,
         return;
     }
     comet_buf_printf(b, "%s of %.6g GiB per NPU on %lld NPUs of %s (", name,
-                     a->size / 1073741824.0, (long long)npus, sys->name);
+                     a->size / COMET_GIB, (long long)npus, sys->name);
     for (int d = 0; d < sys->n_dims; d++)
         comet_buf_printf(b, "%s%lld", d ? "x" : "", (long long)sizes[d]);
     comet_buf_printf(b, "), %s, %s scheduler\n\n",

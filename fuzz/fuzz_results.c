@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "comet/report.h"
 #include "comet/results.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -9,6 +9,7 @@
 #include "comet/comet.h"
 #include "tests.h"
 #include "../src/config/units.h"
+#include "../src/vocab/vocab.h"
 
 /* ---- helpers ---------------------------------------------------------- */
 
@@ -870,10 +871,30 @@ static void test_names(void **state)
     assert_int_equal(comet_recompute_parse(NULL, &r), -1);
 }
 
+/* The vocabulary below every layer: name tables indexed by enum value,
+ * "efficiency 0 means 1", and a GiB of 2^30 bytes. */
+static void test_vocab_conventions(void **state)
+{
+    (void)state;
+    assert_int_equal(vocab_name_index(vocab_topology_names, "switch"), COMET_TOPO_SWITCH);
+    assert_int_equal(vocab_name_index(vocab_attach_names, "pool"), COMET_ATTACH_POOL);
+    assert_int_equal(vocab_name_index(vocab_objective_names, "cost"), COMET_OBJECTIVE_COST);
+    assert_int_equal(vocab_name_index(vocab_group_names, "ep"), -1);
+    assert_int_equal(vocab_name_index(vocab_group_names, NULL), -1);
+    assert_string_equal(vocab_dtype_names[COMET_DTYPE_BF16], comet_dtype_name(COMET_DTYPE_BF16));
+    assert_null(vocab_recompute_names[3]);
+    assert_true(vocab_efficiency(0.0) == 1.0);
+    assert_true(vocab_efficiency(-0.5) == 1.0);
+    assert_true(vocab_efficiency(0.85) == 0.85);
+    assert_true(vocab_efficiency(1.0) == 1.0);
+    assert_true(COMET_GIB == (double)(1u << 30));
+}
+
 void suite_config(test_tally *t)
 {
     static const struct CMUnitTest config_tests[] = {
         cmocka_unit_test(test_units_bytes),
+        cmocka_unit_test(test_vocab_conventions),
         cmocka_unit_test(test_units_bandwidth),
         cmocka_unit_test(test_units_time),
         cmocka_unit_test(test_units_flops),

@@ -9,58 +9,7 @@
 
 #include "comet/comet.h"
 #include "tests.h"
-
-/* 100 TFLOPS, 1 TB/s HBM of 80 GiB, one auto-sized switch dimension of
- * 100 GB/s per NPU with ring collectives and no latency. */
-static void toy_system(comet_system *sys)
-{
-    memset(sys, 0, sizeof *sys);
-    snprintf(sys->name, sizeof sys->name, "toy");
-    sys->compute.matrix_flops[COMET_DTYPE_FP16] = 100e12;
-    sys->compute.vector_flops[COMET_DTYPE_FP16] = 100e12;
-    sys->compute.vector_efficiency = 1.0;
-    sys->hbm.present = true;
-    sys->hbm.capacity = 80.0 * 1073741824.0;
-    sys->hbm.bandwidth = 1e12;
-    sys->hbm.efficiency = 1.0;
-    sys->n_dims = 1;
-    snprintf(sys->dims[0].name, sizeof sys->dims[0].name, "net");
-    sys->dims[0].size = 0;
-    sys->dims[0].topology = COMET_TOPO_SWITCH;
-    sys->dims[0].algorithm = COMET_ALGO_RING;
-    sys->dims[0].bandwidth = 100e9;
-    sys->dims[0].efficiency = 1.0;
-    sys->collective_chunks = 1;
-}
-
-/* Eight identical layers of 1 TFLOP per sample, no memory traffic,
- * 1e9 parameters, 1 MB activations and outputs each. */
-static void toy_model(comet_model *m)
-{
-    memset(m, 0, sizeof *m);
-    snprintf(m->name, sizeof m->name, "toy");
-    m->kind = COMET_MODEL_LAYERS;
-    m->dtype = COMET_DTYPE_FP16;
-    m->n_layer_kinds = 1;
-    comet_layer *l = &m->layer_list[0];
-    snprintf(l->name, sizeof l->name, "dense");
-    l->count = 8;
-    l->fwd_flops = 1e12;
-    l->params = 1e9;
-    l->act_bytes = 1e6;
-    l->out_bytes = 1e6;
-    m->sample_tokens = 1;
-}
-
-static void toy_strategy(comet_strategy *s)
-{
-    comet_strategy_defaults(s);
-    s->pp = 2;
-    s->dp = 2;
-    s->global_batch = 8;
-    s->microbatch = 1;
-    s->overlap_dp = false;
-}
+#include "toy.h"
 
 /* Everything one test needs, fresh for each test (cmocka setup). */
 typedef struct toy {

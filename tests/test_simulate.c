@@ -11,7 +11,7 @@
 #include "comet/comet.h"
 #include "comet/simulate.h"
 #include "../src/schedule/schedule.h"
-#include "../src/sim/engine.h"
+#include "../src/sim/sim.h"
 #include "tests.h"
 
 #define GIB 1073741824.0

@@ -10,14 +10,13 @@
  *   5. the conclusions from the sweep's rows: best and worst design, the
  *      spread between them, what memory expansion buys per design, and
  *      the design and the resource to invest in next.
- * Every figure comes from comet_estimate and comet_search. */
+ * Every figure comes from comet_estimate and comet_search; the summary and
+ * the study page that print them are in comet/report.h. */
 #ifndef COMET_METHODOLOGY_H
 #define COMET_METHODOLOGY_H
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "comet/buf.h"
-#include "comet/page.h"
 #include "comet/results.h"
 #include "comet/search.h"
 #include "comet/study.h"
@@ -110,14 +109,5 @@ comet_status comet_study_check_pick(const comet_study *study, comet_conclusions 
 
 /* The model's assumptions, one line each, for summaries and reports. */
 int comet_study_assumptions(const char *const **lines);
-
-/* The printed summary (at most 30 lines) and the study report page:
- * sections for steps 1-3 and 5 around the sweep report of step 4. */
-void comet_study_summary(comet_buf *b, const comet_study *study, const comet_findings *f,
-                         const comet_conclusions *c, int n_models, const comet_results *r,
-                         const char *report_path);
-void comet_report_page_study(comet_page *p, const comet_study *study, const comet_findings *f,
-                             const comet_conclusions *c, int n_models, const comet_results *r,
-                             const int *heatmap);
 
 #endif

@@ -1,12 +1,16 @@
 /* Rendering results for people (an aligned text table) and for machines
- * (JSON, CSV) into a comet_buf. */
+ * (JSON, CSV) into a comet_buf, and the HTML report pages (comet/page.h):
+ * one estimate, a search, a simulated step, a sweep's saved results and a
+ * study's methodology. */
 #ifndef COMET_REPORT_H
 #define COMET_REPORT_H
 
 #include <stdbool.h>
 #include "comet/buf.h"
 #include "comet/estimate.h"
+#include "comet/methodology.h"
 #include "comet/page.h"
+#include "comet/results.h"
 #include "comet/search.h"
 #include "comet/simulate.h"
 
@@ -41,5 +45,28 @@ void comet_report_page_simulate(comet_page *p, const comet_model *m, const comet
  * int, outside int. */
 bool comet_result_set_field(comet_result *r, const char *name, double value);
 bool comet_strategy_set_field(comet_strategy *s, const char *name, const char *text);
+
+/* A design for people: each swept axis (two or more values) as its short
+ * name and value, "HBM 80 GiB · expansion none · nvlink 300 GB/s", or
+ * "the base design" when nothing is swept. */
+const char *comet_results_design_label(const comet_results *r, const comet_results_row *row,
+                                       char *out, size_t cap);
+
+/* The sweep report: the designs, per model the best and worst design, a
+ * heatmap of two axes (heatmap[0] across, heatmap[1] down; NULL or -1:
+ * the two that move step time most), the Pareto front of step time
+ * against cost, the sensitivity of step time to each axis, the top
+ * designs as a table and side by side, and the best design's memory. Each
+ * part that the data cannot support says so instead. */
+void comet_report_page_sweep(comet_page *p, const comet_results *r, const int *heatmap);
+
+/* The printed summary (at most 30 lines) and the study report page:
+ * sections for steps 1-3 and 5 around the sweep report of step 4. */
+void comet_study_summary(comet_buf *b, const comet_study *study, const comet_findings *f,
+                         const comet_conclusions *c, int n_models, const comet_results *r,
+                         const char *report_path);
+void comet_report_page_study(comet_page *p, const comet_study *study, const comet_findings *f,
+                             const comet_conclusions *c, int n_models, const comet_results *r,
+                             const int *heatmap);
 
 #endif

@@ -1,14 +1,13 @@
 /* Saved sweep results read back (results.csv or results.jsonl as `comet
- * sweep` writes them) so a report can be built later, and the sweep
- * report page built from them. A file that cannot be reported (empty,
- * written by an older comet, no rows) is not an error: `problem` says
- * what is missing and the page shows it in place of the charts. */
+ * sweep` writes them) so a report can be built later (the sweep page and
+ * a design's label are in comet/report.h). A file that cannot be reported
+ * (empty, written by an older comet, no rows) is not an error: `problem`
+ * says what is missing and the page shows it in place of the charts. */
 #ifndef COMET_RESULTS_H
 #define COMET_RESULTS_H
 
 #include <stddef.h>
 #include "comet/error.h"
-#include "comet/page.h"
 #include "comet/study.h"
 #include "comet/sweep.h"
 
@@ -45,19 +44,5 @@ comet_status comet_results_read(const char *path, comet_results *out, comet_erro
 comet_status comet_results_parse(const char *text, size_t len, const char *name,
                                  comet_results *out, comet_error *err);
 void comet_results_free(comet_results *r);
-
-/* A design for people: each swept axis (two or more values) as its short
- * name and value, "HBM 80 GiB · expansion none · nvlink 300 GB/s", or
- * "the base design" when nothing is swept. */
-const char *comet_results_design_label(const comet_results *r, const comet_results_row *row,
-                                       char *out, size_t cap);
-
-/* The sweep report: the designs, per model the best and worst design, a
- * heatmap of two axes (heatmap[0] across, heatmap[1] down; NULL or -1:
- * the two that move step time most), the Pareto front of step time
- * against cost, the sensitivity of step time to each axis, the top
- * designs as a table and side by side, and the best design's memory. Each
- * part that the data cannot support says so instead. */
-void comet_report_page_sweep(comet_page *p, const comet_results *r, const int *heatmap);
 
 #endif

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "comet/model.h"
+#include "comet/units.h"
 
 #define COMET_MAX_EFF_POINTS 16
 #define COMET_MAX_DIMS 8

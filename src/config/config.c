@@ -1,12 +1,16 @@
 /* Reading a whole config document into a comet_job: the document is a
  * mapping with any of `model:`, `system:` and `strategy:`; sections present
  * replace those of the job. A document is read all or nothing, so a job is
- * never left half-updated by an error. Also the file entry point. */
+ * never left half-updated by an error. Also the file entry point, and the
+ * reading of a section, which may name an embedded preset (presets.c finds
+ * it) that is itself a document: that recursion stays in this file, with
+ * nesting bounded so presets cannot loop. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "presets.h"
 #include "sections.h"
 #include "srcmap.h"
 
@@ -173,4 +177,88 @@ comet_status comet_config_read_file(const char *path, comet_job *job, comet_erro
     st = cfg_read_document(text, len, path, 0, job, err);
     free(text);
     return st;
+}
+
+/* ---- presets: documents embedded in the library --------------------------- */
+
+/* "model" for "models": the section key a preset of this kind fills. */
+static const char *section_of(const char *kind)
+{
+    return strcmp(kind, "models") == 0 ? "model" : "system";
+}
+
+static comet_status read_preset(const cfg_ctx *c, const comet_embedded_preset *p, void *out)
+{
+    comet_job *job = malloc(sizeof *job);
+    if (!job)
+        return comet_error_set(c->err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    comet_job_init(job);
+    char file[256];
+    snprintf(file, sizeof file, "presets/%s/%s.yaml", p->kind, p->name);
+    comet_status st = cfg_read_document(p->text, p->len, file, c->preset_depth + 1, job, c->err);
+    bool models = strcmp(p->kind, "models") == 0;
+    if (!st && !(models ? job->has_model : job->has_system))
+        st = comet_error_set(c->err, COMET_EINPUT, file, 0, 0, NULL, "preset has no %s: section",
+                             section_of(p->kind));
+    if (!st && models)
+        memcpy(out, &job->model, sizeof job->model);
+    else if (!st)
+        memcpy(out, &job->system, sizeof job->system);
+    free(job);
+    return st;
+}
+
+comet_status cfg_preset_load(const cfg_ctx *c, const cfg_node *n, const char *name,
+                             const char *path, const char *kind, void *out)
+{
+    char given[COMET_NAME_LEN];
+    if (n) {
+        CFG_TRY(cfg_read_name(c, n, path, given, sizeof given));
+        name = given;
+    }
+    const comet_embedded_preset *p = cfg_preset_find(kind, name);
+    if (!p) {
+        char known[256];
+        cfg_join(known, sizeof known, comet_preset_names(kind));
+        return cfg_fail(c, n, path, "unknown %s preset \"%s\" (known: %s)", section_of(kind),
+                        name, known);
+    }
+    if (c->preset_depth >= CFG_MAX_PRESET_DEPTH)
+        return cfg_fail(c, n, path, "presets nest more than %d deep", CFG_MAX_PRESET_DEPTH);
+    return read_preset(c, p, out);
+}
+
+comet_status cfg_section_read(cfg_ctx *c, const cfg_node *n, const char *path,
+                              const cfg_section *sec, void *obj)
+{
+    if (sec->kind && cfg_is_null(n)) {
+        return cfg_fail(c, n, path, "expected a preset name or a mapping, got nothing");
+    } else if (sec->kind && n->kind == CFG_SCALAR) {
+        CFG_TRY(cfg_preset_load(c, n, NULL, path, sec->kind, obj));
+    } else {
+        CFG_TRY(cfg_expect(c, n, path, CFG_MAP));
+        sec->defaults(obj);
+        const cfg_node *preset = sec->kind ? cfg_map_find(n, "preset") : NULL;
+        if (preset) {
+            char ppath[CFG_PATH_LEN];
+            cfg_path_key(ppath, sizeof ppath, path, "preset");
+            CFG_TRY(cfg_preset_load(c, preset, NULL, ppath, sec->kind, obj));
+            if (sec->loosen)
+                sec->loosen(obj);
+        }
+        CFG_TRY(cfg_fields_read(c, n, path, sec->fields, obj));
+    }
+    return sec->check ? sec->check(c, path, obj) : COMET_OK;
+}
+
+comet_status comet_preset_model(const char *name, comet_model *out, comet_error *err)
+{
+    cfg_ctx c = {.err = err};
+    return cfg_preset_load(&c, NULL, name ? name : "", NULL, "models", out);
+}
+
+comet_status comet_preset_system(const char *name, comet_system *out, comet_error *err)
+{
+    cfg_ctx c = {.err = err};
+    return cfg_preset_load(&c, NULL, name ? name : "", NULL, "systems", out);
 }

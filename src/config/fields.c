@@ -55,7 +55,7 @@ static comet_status read_enum(cfg_ctx *c, const cfg_field *f, const cfg_node *n,
 {
     int v;
     CFG_TRY(cfg_read_enum(c, n, path, f->names, &v));
-    memcpy(at, &v, sizeof v);   /* every config enum is int-sized (names.h) */
+    memcpy(at, &v, sizeof v);   /* every config enum is int-sized (fields.h) */
     return COMET_OK;
 }
 

@@ -65,4 +65,14 @@ typedef comet_status (*cfg_item_fn)(cfg_ctx *c, const cfg_node *n, const char *p
 comet_status cfg_list_read(cfg_ctx *c, const cfg_node *n, const char *path, size_t max,
                            cfg_item_fn item, void *out, int *count);
 
+/* CFG_T_ENUM stores an enum through an int. */
+_Static_assert(sizeof(comet_dtype) == sizeof(int), "enum size");
+_Static_assert(sizeof(comet_model_kind) == sizeof(int), "enum size");
+_Static_assert(sizeof(comet_collective) == sizeof(int), "enum size");
+_Static_assert(sizeof(comet_group) == sizeof(int), "enum size");
+_Static_assert(sizeof(comet_topology) == sizeof(int), "enum size");
+_Static_assert(sizeof(comet_algorithm) == sizeof(int), "enum size");
+_Static_assert(sizeof(comet_attach) == sizeof(int), "enum size");
+_Static_assert(sizeof(comet_recompute) == sizeof(int), "enum size");
+
 #endif

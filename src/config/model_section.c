@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "names.h"
+#include "../vocab/vocab.h"
 #include "sections.h"
 
 #define MAX_LAYERS 65536
@@ -24,8 +24,8 @@ static const cfg_field layer_fields[] = {
     CFG_QTY0("out_bytes", comet_layer, out_bytes, CFG_UNIT_BYTES),
     CFG_BOOL("tp_sharded", comet_layer, tp_sharded),
     CFG_BOOL("model_parallel", comet_layer, model_parallel),
-    CFG_ENUM("comm", comet_layer, comm, cfg_collective_names),
-    CFG_ENUM("comm_group", comet_layer, comm_group, cfg_group_names),
+    CFG_ENUM("comm", comet_layer, comm, vocab_collective_names),
+    CFG_ENUM("comm_group", comet_layer, comm_group, vocab_group_names),
     CFG_QTY0("comm_bytes", comet_layer, comm_bytes, CFG_UNIT_BYTES),
     CFG_END,
 };
@@ -57,7 +57,7 @@ static comet_status read_layer_list(cfg_ctx *c, const cfg_node *n, const char *p
 static const cfg_field model_fields[] = {
     CFG_SKIP("preset"),
     CFG_NAME("name", comet_model, name),
-    CFG_ENUM("kind", comet_model, kind, cfg_model_kind_names),
+    CFG_ENUM("kind", comet_model, kind, vocab_model_kind_names),
     CFG_INT("layers", comet_model, layers, 1, MAX_LAYERS),
     CFG_INT("hidden", comet_model, hidden, 1, MAX_WIDTH),
     CFG_INT("heads", comet_model, heads, 1, MAX_HEADS),
@@ -70,7 +70,7 @@ static const cfg_field model_fields[] = {
     CFG_BOOL("learned_positions", comet_model, learned_positions),
     CFG_BOOL("biases", comet_model, biases),
     CFG_BOOL("dropout", comet_model, dropout),
-    CFG_ENUM("dtype", comet_model, dtype, cfg_dtype_names),
+    CFG_ENUM("dtype", comet_model, dtype, vocab_dtype_names),
     CFG_INT("sample_tokens", comet_model, sample_tokens, 1, MAX_TOKENS),
     CFG_CUSTOM("layer_list", read_layer_list),
     CFG_END,

@@ -20,4 +20,7 @@ extern const char *const comet_embedded_system_names[];
 extern const char *const comet_embedded_strategy_names[];
 extern const char *const comet_embedded_study_names[];
 
+/* The preset of this kind ("models", ...) and name, or NULL. */
+const comet_embedded_preset *cfg_preset_find(const char *kind, const char *name);
+
 #endif

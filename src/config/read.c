@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "names.h"
+#include "../vocab/vocab.h"
 #include "srcmap.h"
 
 /* Integer ranges with an upper end below this are part of the meaning (a
@@ -224,9 +224,9 @@ comet_status cfg_read_bool(const cfg_ctx *c, const cfg_node *n, const char *path
 {
     static const char *const yes[] = {"true", "True", "TRUE", NULL};
     static const char *const no[] = {"false", "False", "FALSE", NULL};
-    if (n->kind == CFG_SCALAR && cfg_name_index(yes, n->text) >= 0)
+    if (n->kind == CFG_SCALAR && vocab_name_index(yes, n->text) >= 0)
         *out = true;
-    else if (n->kind == CFG_SCALAR && cfg_name_index(no, n->text) >= 0)
+    else if (n->kind == CFG_SCALAR && vocab_name_index(no, n->text) >= 0)
         *out = false;
     else
         return fail_expected(c, n, path, "true or false");
@@ -258,7 +258,7 @@ comet_status cfg_read_enum(const cfg_ctx *c, const cfg_node *n, const char *path
         return cfg_fail(c, n, path, "expected one of %s; got %s", list,
                         cfg_describe(n, got, sizeof got));
     }
-    int i = cfg_name_index(names, n->text);
+    int i = vocab_name_index(names, n->text);
     if (i >= 0) {
         *out = i;
         return COMET_OK;

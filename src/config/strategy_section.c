@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "names.h"
+#include "../vocab/vocab.h"
 #include "sections.h"
 
 #define MAX_DEGREE 262144
@@ -39,9 +39,9 @@ static comet_status read_order(cfg_ctx *c, const cfg_node *n, const char *path, 
         char ipath[CFG_PATH_LEN];
         cfg_path_index(ipath, sizeof ipath, path, i);
         int g;
-        CFG_TRY(cfg_read_enum(c, cfg_seq_item(n, i), ipath, cfg_group_names, &g));
+        CFG_TRY(cfg_read_enum(c, cfg_seq_item(n, i), ipath, vocab_group_names, &g));
         if (seen[g])
-            return cfg_fail(c, cfg_seq_item(n, i), ipath, "%s is listed twice", cfg_group_names[g]);
+            return cfg_fail(c, cfg_seq_item(n, i), ipath, "%s is listed twice", vocab_group_names[g]);
         seen[g] = true;
         order[i] = (comet_group)g;
     }
@@ -88,7 +88,7 @@ int cfg_placement_dims(const cfg_node *placement)
 {
     size_t dims = 0;
     for (int g = 0; g < COMET_GROUP_COUNT; g++) {
-        const cfg_node *spans = cfg_map_find(placement, cfg_group_names[g]);
+        const cfg_node *spans = cfg_map_find(placement, vocab_group_names[g]);
         if (spans && spans->kind == CFG_SEQ && spans->n > dims)
             dims = spans->n;
     }
@@ -110,11 +110,11 @@ static comet_status read_placement(cfg_ctx *c, const cfg_node *n, const char *pa
         return cfg_fail(c, n, path, "needs spans for tp, pp and dp, e.g. "
                         "{tp: [8, 1], pp: [1, 8], dp: [1, 1]}");
     for (int g = 0; g < COMET_GROUP_COUNT; g++) {
-        const cfg_node *spans = cfg_map_find(n, cfg_group_names[g]);
+        const cfg_node *spans = cfg_map_find(n, vocab_group_names[g]);
         if (!spans || (int)spans->n == dims)
             continue;
         char key[CFG_PATH_LEN];
-        cfg_path_key(key, sizeof key, path, cfg_group_names[g]);
+        cfg_path_key(key, sizeof key, path, vocab_group_names[g]);
         return cfg_fail(c, spans, key, "lists %d span%s but another group lists %d; give one "
                         "span per network dimension", (int)spans->n, spans->n == 1 ? "" : "s", dims);
     }
@@ -130,7 +130,7 @@ static const cfg_field strategy_fields[] = {
     CFG_INT("global_batch", comet_strategy, global_batch, 1, MAX_BATCH),
     CFG_INT("microbatch", comet_strategy, microbatch, 1, MAX_BATCH),
     CFG_INT("interleave", comet_strategy, interleave, 1, MAX_INTERLEAVE),
-    CFG_ENUM("recompute", comet_strategy, recompute, cfg_recompute_names),
+    CFG_ENUM("recompute", comet_strategy, recompute, vocab_recompute_names),
     CFG_INT("zero", comet_strategy, zero_stage, 0, 3),
     CFG_GROUP("offload", offload_fields),
     CFG_GROUP("overlap", overlap_fields),

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "comet/study.h"
-#include "names.h"
+#include "../vocab/vocab.h"
 #include "sections.h"
 #include "srcmap.h"
 
@@ -37,7 +37,7 @@ static comet_status read_values(cfg_ctx *c, const cfg_node *n, const char *path,
             v = 0.0;
         } else if (unit == UNIT_TOPOLOGY) {
             int t;
-            CFG_TRY(cfg_read_enum(c, item, ipath, cfg_topology_names, &t));
+            CFG_TRY(cfg_read_enum(c, item, ipath, vocab_topology_names, &t));
             v = (double)t;
         } else if (unit == UNIT_INTEGER) {
             int64_t k;
@@ -244,7 +244,7 @@ static comet_status read_study(cfg_ctx *c, comet_study *st, const cfg_node *n)
     }
     if ((v = cfg_map_find(n, "search"))) {
         static const cfg_field search_fields[] = {
-            CFG_ENUM("objective", comet_study, objective, cfg_objective_names),
+            CFG_ENUM("objective", comet_study, objective, vocab_objective_names),
             CFG_INT("max_microbatch", comet_study, max_microbatch, 1, 2147483648LL),
             CFG_BOOL("flash_attention", comet_study, vary_flash),
             CFG_BOOL("offload", comet_study, vary_offload),

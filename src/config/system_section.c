@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "names.h"
+#include "../vocab/vocab.h"
 #include "sections.h"
 
 #define MAX_DIM_SIZE 16777216
@@ -78,7 +78,7 @@ static const cfg_field expansion_fields[] = {
     CFG_QTY("bandwidth", comet_mem_tier, bandwidth, CFG_UNIT_BANDWIDTH),
     CFG_FRACTION("efficiency", comet_mem_tier, efficiency),
     CFG_QTY0("latency", comet_mem_tier, latency, CFG_UNIT_TIME),
-    CFG_ENUM("attach", comet_mem_tier, attach, cfg_attach_names),
+    CFG_ENUM("attach", comet_mem_tier, attach, vocab_attach_names),
     CFG_INT("shared_by", comet_mem_tier, shared_by, 1, MAX_SHARED),
     CFG_END,
 };
@@ -119,8 +119,8 @@ static comet_status read_dim_size(cfg_ctx *c, const cfg_node *n, const char *pat
 static const cfg_field dim_fields[] = {
     CFG_NAME("name", comet_net_dim, name),
     CFG_CUSTOM("size", read_dim_size),
-    CFG_ENUM("topology", comet_net_dim, topology, cfg_topology_names),
-    CFG_ENUM("algorithm", comet_net_dim, algorithm, cfg_algorithm_names),
+    CFG_ENUM("topology", comet_net_dim, topology, vocab_topology_names),
+    CFG_ENUM("algorithm", comet_net_dim, algorithm, vocab_algorithm_names),
     CFG_QTY("bandwidth", comet_net_dim, bandwidth, CFG_UNIT_BANDWIDTH),
     CFG_QTY0("latency", comet_net_dim, latency, CFG_UNIT_TIME),
     CFG_FRACTION("efficiency", comet_net_dim, efficiency),

@@ -23,14 +23,14 @@ static const unit_def bytes_units[] = {
     {"B", 1},           {"KB", 1e3},           {"MB", 1e6},
     {"GB", 1e9},        {"TB", 1e12},          {"PB", 1e15},
     {"EB", 1e18},       {"KiB", KI},
-    {"MiB", KI * KI},   {"GiB", KI * KI * KI}, {"TiB", KI * KI * KI * KI},
+    {"MiB", KI * KI},   {"GiB", COMET_GIB},    {"TiB", COMET_GIB * KI},
     END,
 };
 
 static const unit_def bandwidth_units[] = {
     {"B/s", 1},           {"KB/s", 1e3},          {"MB/s", 1e6},  {"GB/s", 1e9},
     {"TB/s", 1e12},       {"PB/s", 1e15},         {"KiB/s", KI},  {"MiB/s", KI * KI},
-    {"GiB/s", KI * KI * KI},                      {"TiB/s", KI * KI * KI * KI},
+    {"GiB/s", COMET_GIB},                         {"TiB/s", COMET_GIB * KI},
     {"b/s", 1.0 / 8},     {"Kb/s", 1e3 / 8},      {"Mb/s", 1e6 / 8},
     {"Gb/s", 1e9 / 8},    {"Tb/s", 1e12 / 8},     END,
 };

@@ -7,14 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-typedef enum cfg_unit_kind {
-    CFG_UNIT_BYTES = 0,
-    CFG_UNIT_BANDWIDTH,
-    CFG_UNIT_TIME,
-    CFG_UNIT_FLOP_RATE,
-    CFG_UNIT_FLOPS,
-    CFG_UNIT_COUNT
-} cfg_unit_kind;
+#include "config.h"
 
 typedef enum cfg_unit_status {
     CFG_UNITS_OK = 0,
@@ -28,15 +21,6 @@ typedef enum cfg_unit_status {
  * the unit text starts (for messages), when unit_at is non-NULL. */
 cfg_unit_status cfg_units_parse(const char *text, cfg_unit_kind kind, double *out,
                                 const char **unit_at);
-
-/* Sane ranges, one per kind of quantity: a nonzero value outside its
- * kind's range is a typo (no real system is that slow or that large) and
- * would overflow the models' arithmetic into inf, NaN or a stalled
- * simulation. Every reader of a quantity (config files, CLI flags, ASTRA-sim
- * inputs) checks here. Zero is left to the callers that allow it. */
-bool cfg_units_in_range(cfg_unit_kind kind, double si_value);
-/* The range for messages: "1 KB/s to 10 PB/s". */
-const char *cfg_units_range(cfg_unit_kind kind);
 
 /* Comma-separated accepted units, e.g. "B, KB, MB, ...". */
 const char *cfg_units_accepted(cfg_unit_kind kind);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "comet/quantity.h"
+#include "comet/units.h"
 
 typedef struct prefix {
     double scale;
@@ -28,7 +29,7 @@ static const prefix seconds[] = {{1e-9, "ns"}, {1e-6, "µs"}, {1e-3, "ms"}, {1.0
 static const prefix bytes[] = {{1.0, "B"},
                                {1024.0, "KiB"},
                                {1048576.0, "MiB"},
-                               {1073741824.0, "GiB"},
+                               {COMET_GIB, "GiB"},
                                {1099511627776.0, "TiB"},
                                {1125899906842624.0, "PiB"}};
 static const prefix rate[] = {{1.0, "B/s"}, {1e3, "kB/s"}, {1e6, "MB/s"}, {1e9, "GB/s"},
@@ -142,7 +143,7 @@ const char *comet_format_setting(double v, comet_quantity unit, char *out, size_
     static const prefix decimal[] = {{1e9, "GB"}, {1e12, "TB"}};
     for (int i = 0; unit == COMET_QTY_BYTES && i < 2; i++)
         if (v >= decimal[i].scale && fmod(v, decimal[i].scale) == 0.0 &&
-            fmod(v, 1073741824.0) != 0.0 && (i == 1 || v < 1e12 || fmod(v, 1e12) != 0.0)) {
+            fmod(v, COMET_GIB) != 0.0 && (i == 1 || v < 1e12 || fmod(v, 1e12) != 0.0)) {
             snprintf(out, cap, "%.4g %s", v / decimal[i].scale, decimal[i].name);
             return out;
         }

@@ -143,7 +143,7 @@ void footprint_compute(const comet_model *m, const comet_system *sys, const come
 
 const char *comet_result_reason(const comet_result *r, char *out, size_t cap)
 {
-    const double gib = 1073741824.0;
+    const double gib = COMET_GIB;
     switch (r->infeasible) {
     case COMET_NO_FIT_HBM:
         snprintf(out, cap, "HBM: %.1f GiB needed, %.1f GiB available",

@@ -100,7 +100,7 @@ static void time_data_parallel(const comet_system *sys, const comet_strategy *s,
 
 double comet_system_cost(const comet_system *sys, int64_t npus)
 {
-    const double gib = 1073741824.0;
+    const double gib = COMET_GIB;
     double peak16 = sys->compute.matrix_flops[COMET_DTYPE_BF16] > 0.0
                         ? sys->compute.matrix_flops[COMET_DTYPE_BF16]
                         : sys->compute.matrix_flops[COMET_DTYPE_FP16];

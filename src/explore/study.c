@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../vocab/vocab.h"
+
 bool comet_axis_kind_from_name(const char *name, comet_axis_kind *kind)
 {
     static const struct {
@@ -136,8 +138,7 @@ void comet_axis_apply(const comet_axis *axis, double v, comet_dtype dtype, comet
     case COMET_AXIS_EXPANSION_CAPACITY:
         sys->expansion.present = v > 0.0;
         sys->expansion.capacity = v;
-        if (sys->expansion.efficiency <= 0.0)
-            sys->expansion.efficiency = 1.0;
+        sys->expansion.efficiency = vocab_efficiency(sys->expansion.efficiency);
         break;
     case COMET_AXIS_EXPANSION_BANDWIDTH:
         sys->expansion.bandwidth = v;

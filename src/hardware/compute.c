@@ -2,6 +2,7 @@
  * efficiency interpolated from measured points as a function of the
  * operation's size (small GEMMs do not fill the matrix engines). */
 #include "hardware.h"
+#include "../vocab/vocab.h"
 
 #include <math.h>
 
@@ -49,9 +50,9 @@ void hw_rates_init(hw_rates *r, const comet_system *sys, comet_dtype dt)
         r->vector = sys->compute.vector_flops[COMET_DTYPE_FP32];
     if (r->vector <= 0.0)
         r->vector = r->matrix;
-    double veff = sys->compute.vector_efficiency > 0.0 ? sys->compute.vector_efficiency : 1.0;
+    double veff = vocab_efficiency(sys->compute.vector_efficiency);
     r->vector *= veff;
-    double heff = sys->hbm.efficiency > 0.0 ? sys->hbm.efficiency : 1.0;
+    double heff = vocab_efficiency(sys->hbm.efficiency);
     r->hbm = sys->hbm.bandwidth * heff;
 }
 

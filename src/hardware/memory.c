@@ -4,6 +4,7 @@
  * or by default the innermost network dimension, which is the node); a
  * pool is shared by the whole job, so capacity and bandwidth divide. */
 #include "hardware.h"
+#include "../vocab/vocab.h"
 
 static double sharers(const comet_system *sys, int64_t npus)
 {
@@ -27,7 +28,7 @@ double hw_expansion_bandwidth(const comet_system *sys, int64_t npus)
     const comet_mem_tier *t = &sys->expansion;
     if (!t->present)
         return 0.0;
-    double eff = t->efficiency > 0.0 ? t->efficiency : 1.0;
+    double eff = vocab_efficiency(t->efficiency);
     return t->bandwidth * eff / sharers(sys, npus);
 }
 

@@ -16,12 +16,14 @@
 
 #include <math.h>
 
+#include "../vocab/vocab.h"
+
 /* The one-dimension view of dims[d] for a group of n NPUs along it. An
  * efficiency of 0 means "not given" and counts as 1, as elsewhere in the
  * library. */
 void comet_link_of(const comet_net_dim *d, int64_t n, comet_link *l)
 {
-    double eff = d->efficiency > 0.0 ? d->efficiency : 1.0;
+    double eff = vocab_efficiency(d->efficiency);
     l->n = n;
     l->topology = d->topology;
     l->algorithm = d->algorithm;

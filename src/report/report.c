@@ -13,8 +13,6 @@
 
 #include "parts.h"
 
-#define GIB 1073741824.0
-
 int report_time_parts(const comet_result *r, time_part parts[REPORT_TIME_PARTS])
 {
     const time_part all[] = {
@@ -118,17 +116,18 @@ void comet_report_text(comet_buf *b, const comet_model *m, const comet_system *s
     comet_buf_append(b, "\n", 1);
     for (int k = 0; k < COMET_MEM_KIND_COUNT; k++) {
         comet_buf_printf(b, "  %-26s %10.2f", comet_mem_kind_name((comet_mem_kind)k),
-                         r->mem[COMET_TIER_HBM][k] / GIB);
+                         r->mem[COMET_TIER_HBM][k] / COMET_GIB);
         if (exp)
-            comet_buf_printf(b, " %10.2f", r->mem[COMET_TIER_EXPANSION][k] / GIB);
+            comet_buf_printf(b, " %10.2f", r->mem[COMET_TIER_EXPANSION][k] / COMET_GIB);
         comet_buf_append(b, "\n", 1);
     }
-    comet_buf_printf(b, "  %-26s %10.2f", "total", r->mem_total[COMET_TIER_HBM] / GIB);
+    comet_buf_printf(b, "  %-26s %10.2f", "total", r->mem_total[COMET_TIER_HBM] / COMET_GIB);
     if (exp)
-        comet_buf_printf(b, " %10.2f", r->mem_total[COMET_TIER_EXPANSION] / GIB);
-    comet_buf_printf(b, "\n  %-26s %10.2f", "capacity", r->mem_capacity[COMET_TIER_HBM] / GIB);
+        comet_buf_printf(b, " %10.2f", r->mem_total[COMET_TIER_EXPANSION] / COMET_GIB);
+    comet_buf_printf(b, "\n  %-26s %10.2f", "capacity",
+                     r->mem_capacity[COMET_TIER_HBM] / COMET_GIB);
     if (exp)
-        comet_buf_printf(b, " %10.2f", r->mem_capacity[COMET_TIER_EXPANSION] / GIB);
+        comet_buf_printf(b, " %10.2f", r->mem_capacity[COMET_TIER_EXPANSION] / COMET_GIB);
     char reason[160];
     comet_buf_printf(b, "\n\n%s\n",
                      r->feasible ? "fits in memory"

@@ -10,7 +10,7 @@
  * version number. When the heap empties with tasks left, the graph is
  * stuck: the tasks left wait on each other in a cycle, which is found
  * (linear in tasks and successors, and only then) and named. */
-#include "engine.h"
+#include "sim.h"
 
 #include <math.h>
 #include <stdbool.h>

@@ -25,10 +25,9 @@
 #include "comet/network.h"
 #include "../cost/cost.h"
 #include "../schedule/schedule.h"
-#include "engine.h"
+#include "sim.h"
 #include "phases.h"
-#include "step_graph.h"
-#include "trace.h"
+#include "chrome_trace.h"
 
 enum { R_COMPUTE = STEP_R_COMPUTE, R_TP = STEP_R_TP, R_PP_FWD = STEP_R_PP_FWD,
        R_PP_BWD = STEP_R_PP_BWD, R_DP = STEP_R_DP, R_MEM = STEP_R_MEM,
@@ -916,7 +915,7 @@ comet_status comet_sim_step(const comet_model *m, const comet_system *sys,
         const char *links[COMET_MAX_DIMS];
         for (int d = 0; d < sys->n_dims && d < COMET_MAX_DIMS; d++)
             links[d] = sys->dims[d].name;
-        sim_trace_write(&b->g, b->per_stage, streams, R_PER_STAGE, links, kind_names, o->trace);
+        sim_chrome_trace_write(&b->g, b->per_stage, streams, R_PER_STAGE, links, kind_names, o->trace);
     }
     builder_free(b, false);
     return st;

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace.h"
+#include "chrome_trace.h"
 
 void comet_sim_timeline_free(comet_sim_timeline *t)
 {

@@ -68,6 +68,5 @@ void work_build_layers(const comet_model *m, const comet_strategy *s, work_stage
     out->first_stage_count = out->last_stage_count = -1.0; /* every stage alike */
     out->busiest_is_first = false;
     out->fwd_flops_model = b * flops;
-    out->params_total = comet_model_params(m);
     out->act_extra = 0.0;
 }

@@ -1,5 +1,6 @@
-/* Whole-model facts derived from a model description: parameter count,
- * pipeline depth and tokens per sample. */
+/* Whole-model facts derived from a model description (parameter count,
+ * pipeline depth and tokens per sample), and work_build, the workload
+ * builder's entry, which picks the Transformer or the layer-list builder. */
 #include "workload.h"
 
 double comet_model_params(const comet_model *m)
@@ -30,11 +31,14 @@ int64_t comet_model_tokens_per_sample(const comet_model *m)
     return m->sample_tokens > 0 ? m->sample_tokens : 1;
 }
 
+/* The builders fill the stage; the whole-model count is the model's own
+ * fact (above), so the builders never call back into this file. */
 void work_build(const comet_model *m, const comet_strategy *s, work_stage *out)
 {
     if (m->kind == COMET_MODEL_TRANSFORMER)
         work_build_transformer(m, s, out);
     else
         work_build_layers(m, s, out);
+    out->params_total = comet_model_params(m);
 }
 

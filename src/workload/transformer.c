@@ -269,7 +269,6 @@ void work_build_transformer(const comet_model *m, const comet_strategy *s, work_
     double block_flops = 2.0 * T * h * (h + 2.0 * kv) + 4.0 * x.b * x.s * x.s * h
                        + 2.0 * T * h * h + 2.0 * x.mlp_mats * T * h * x.f;
     out->fwd_flops_model = (double)m->layers * block_flops + 2.0 * T * h * (double)m->vocab;
-    out->params_total = comet_model_params(m);
     out->params_mp_npu = 0.0;
     out->mp_lookup_bytes = 0.0;
     out->params_npu = block->params * block->count +

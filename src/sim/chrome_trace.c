@@ -3,7 +3,7 @@
  * TP, the two p2p directions, DP) and, under congestion, per network link;
  * a complete ("X") slice per task named after its kind, microbatch and
  * layer, times in microseconds. */
-#include "trace.h"
+#include "chrome_trace.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,7 +58,7 @@ static void link_counters(const sim_graph *g, int per_stage, int n_streams,
     free(ch);
 }
 
-void sim_trace_write(const sim_graph *g, int per_stage, const char *const *stream_names,
+void sim_chrome_trace_write(const sim_graph *g, int per_stage, const char *const *stream_names,
                      int n_streams, const char *const *link_names,
                      const char *const *kind_names, comet_buf *out)
 {

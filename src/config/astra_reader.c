@@ -8,16 +8,18 @@
  * boost mode, ...) are accepted and ignored; unknown keys are errors. The
  * comm-group JSON maps group names to member ranks; each group is checked
  * against the network as read (no rank twice, none outside it, a sub-grid)
- * so the error can point at the file, the group and the rank. */
+ * so the error can point at the file, the group and the rank. These are
+ * files read like comet's own, so they are read here in config/, and the
+ * Chakra simulator (src/chakra/) is handed the comet_astra_inputs only. */
 #include "comet/chakra.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../config/names.h"
-#include "../config/read.h"
-#include "../config/sections.h"
+#include "read.h"
+#include "sections.h"
+#include "../vocab/vocab.h"
 
 typedef comet_status (*doc_fn)(cfg_ctx *c, const cfg_node *root, comet_astra_inputs *out);
 
@@ -108,7 +110,7 @@ static comet_status read_network(cfg_ctx *c, const cfg_node *root, comet_astra_i
         double v;
         snprintf(path, sizeof path, "bandwidth[%zu]", d);
         /* ASTRA-sim's GB is 2^30 bytes */
-        CFG_TRY(cfg_read_real_in(c, cfg_seq_item(bw, d), path, CFG_UNIT_BANDWIDTH, 1073741824.0,
+        CFG_TRY(cfg_read_real_in(c, cfg_seq_item(bw, d), path, CFG_UNIT_BANDWIDTH, COMET_GIB,
                                  "GB/s", true, &dim->bandwidth));
         snprintf(path, sizeof path, "latency[%zu]", d);
         CFG_TRY(cfg_read_real_in(c, cfg_seq_item(lat, d), path, CFG_UNIT_TIME, 1e-9, "ns", false,
@@ -143,7 +145,7 @@ static comet_status algorithms(cfg_ctx *c, const cfg_node *v, const char *key, c
         for (char *p = name; *p; p++)
             if (*p >= '0' && *p <= '9')
                 *p = '\0';
-        int a = cfg_name_index(names, name);
+        int a = vocab_name_index(names, name);
         if (a < 0)
             return cfg_fail(c, item, path,
                             "unknown collective implementation (ring, oneRing, direct, "
@@ -401,23 +403,6 @@ comet_status comet_astra_read_groups(const char *path, comet_astra_inputs *in, c
     snprintf(in->groups_file, sizeof in->groups_file, "%s", path);
     comet_status st = with_document(path, read_groups, in, err);
     return st;
-}
-
-void comet_astra_ring(comet_astra_inputs *out, int64_t npus, double bandwidth, double latency)
-{
-    memset(out, 0, sizeof *out);
-    comet_sim_options_defaults(&out->options);
-    out->options.splits = 1;
-    out->system.collective_chunks = 1;
-    out->system.n_dims = 1;
-    comet_net_dim *d = &out->system.dims[0];
-    snprintf(d->name, sizeof d->name, "ring");
-    d->size = npus;
-    d->topology = COMET_TOPO_RING;
-    d->algorithm = COMET_ALGO_RING;
-    d->bandwidth = bandwidth;
-    d->latency = latency;
-    d->efficiency = 1.0;
 }
 
 void comet_astra_free(comet_astra_inputs *in)

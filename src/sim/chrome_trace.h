@@ -1,15 +1,15 @@
 /* Internal: Chrome trace-event JSON of a simulated task graph. */
-#ifndef COMET_SIM_TRACE_H
-#define COMET_SIM_TRACE_H
+#ifndef COMET_SIM_CHROME_TRACE_H
+#define COMET_SIM_CHROME_TRACE_H
 
 #include "comet/buf.h"
 #include "comet/simulate.h"
-#include "engine.h"
+#include "sim.h"
 
 /* One process per pipeline stage, one thread per resource of the stage
  * (per_stage of them: the streams named by stream_names, then one per
  * network link named by link_names); kind_names[t->kind] names slices. */
-void sim_trace_write(const sim_graph *g, int per_stage, const char *const *stream_names,
+void sim_chrome_trace_write(const sim_graph *g, int per_stage, const char *const *stream_names,
                      int n_streams, const char *const *link_names,
                      const char *const *kind_names, comet_buf *out);
 

@@ -1,4 +1,8 @@
-/* Internal: a deterministic discrete-event engine for task graphs. Each
+/* The sim folder's interface to the rest of the library (src/chakra/
+ * simulates traces on the engine and exports the step graph); the other
+ * headers of src/sim/ are private to it.
+ *
+ * The engine: a deterministic discrete-event engine for task graphs. Each
  * task runs on one resource. A stream (compute, a group's communication,
  * a link direction) runs its tasks one at a time in the order they were
  * added (program order), each once all its dependencies have finished, for
@@ -6,11 +10,12 @@
  * every ready task at once: each first spends its duration (latency, not
  * shared), then its `work` (seconds at the full bandwidth), which the
  * tasks then in that part share equally. */
-#ifndef COMET_SIM_ENGINE_H
-#define COMET_SIM_ENGINE_H
+#ifndef COMET_SIM_H
+#define COMET_SIM_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "comet/comet.h"
 #include "comet/error.h"
 
 typedef struct sim_task {
@@ -76,5 +81,41 @@ int sim_add_dep(sim_graph *g, int before, int after);
 comet_status sim_run(sim_graph *g, double *makespan,
                      void (*describe)(const sim_task *t, void *ctx, char *out, size_t cap),
                      void *ctx, comet_error *err);
+
+/* ---- the training step as a task graph ---------------------------------- */
+
+/* The training step's task graph, for code that wants the graph itself
+ * rather than its simulation (the Chakra exporter). Built as comet
+ * simulate builds it, congestion-unaware, with one task per tensor-
+ * parallel collective; each collective task records its type, group and
+ * bytes so it can be written out as a collective of that size. */
+
+/* Per stage, resources stage * per_stage + one of these. */
+enum { STEP_R_COMPUTE, STEP_R_TP, STEP_R_PP_FWD, STEP_R_PP_BWD, STEP_R_DP, STEP_R_MEM,
+       STEP_R_PER_STAGE };
+/* Task kinds (sim_task.kind). */
+enum { STEP_K_FWD, STEP_K_BWD, STEP_K_RECOMPUTE, STEP_K_TP, STEP_K_SEND_FWD, STEP_K_SEND_BWD,
+       STEP_K_DP, STEP_K_OPTIMIZER, STEP_K_GATHER, STEP_K_LOAD_WEIGHTS, STEP_K_STORE_ACT,
+       STEP_K_LOAD_ACT, STEP_K_OPT_STATE, STEP_K_STORE_WEIGHTS, STEP_K_COUNT };
+
+typedef struct step_coll {
+    comet_collective coll;     /* COMET_COLL_NONE: not a collective */
+    comet_group group;
+    double bytes;              /* per NPU */
+} step_coll;
+
+typedef struct step_graph {
+    comet_strategy s;          /* resolved */
+    sim_graph g;               /* task.stage is the pipeline stage */
+    int stages, per_stage;
+    step_coll *coll;           /* per task */
+    double p2p_bytes;          /* per pipeline send */
+    double exp_bw, exp_latency;
+    const char *const *kind_names;
+} step_graph;
+
+comet_status sim_step_graph_build(const comet_model *m, const comet_system *sys,
+                                  const comet_strategy *s, step_graph *out, comet_error *err);
+void sim_step_graph_free(step_graph *g);
 
 #endif

@@ -25,9 +25,10 @@
 #include <sys/stat.h>
 
 #include "comet/strategy.h"
-#include "../sim/step_graph.h"
+#include "../sim/sim.h"
 #include "comet/files.h"
-#include "../config/units.h"
+#include "../config/config.h"
+#include "../vocab/vocab.h"
 #include "et_write.h"
 
 typedef struct exporter {
@@ -130,8 +131,8 @@ static comet_status write_side(const exporter *x, comet_buf *b, side_file which,
  * memory's latency in ns and bandwidth in GB/s of 10^9 bytes. */
 static double net_bandwidth_gb(const comet_net_dim *dim)
 {
-    double eff = dim->efficiency > 0 ? dim->efficiency : 1.0;
-    return dim->bandwidth * eff / 1073741824.0;
+    double eff = vocab_efficiency(dim->efficiency);
+    return dim->bandwidth * eff / COMET_GIB;
 }
 
 static double net_latency_ns(const comet_net_dim *dim)
@@ -167,7 +168,7 @@ static comet_status check_side_values(const exporter *x, comet_error *err)
             continue; /* not written (write_side_files) */
         const comet_net_dim *dim = &sys->dims[d];
         snprintf(key, sizeof key, "system.network[%d].bandwidth", d);
-        comet_status st = check_written(net_bandwidth_gb(dim), 1073741824.0, "GB/s",
+        comet_status st = check_written(net_bandwidth_gb(dim), COMET_GIB, "GB/s",
                                         CFG_UNIT_BANDWIDTH, false, "the network file", key, err);
         if (st)
             return st;

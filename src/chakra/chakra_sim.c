@@ -15,6 +15,9 @@
  * are errors that name the file and the node id; a deadlock across ranks
  * names every node of its cycle as rank:id.
  *
+ * comet_astra_ring gives the inputs of the plainest run, one ring and no
+ * files (the files themselves are read in src/config/astra_reader.c).
+ *
  * Memory: besides the engine's task (64 bytes) and successor entries, the
  * simulator keeps 8 bytes per node (its task, its place in the order);
  * the id index (8 to 16 bytes per node) lives for one rank at a time. */
@@ -27,7 +30,7 @@
 #include <string.h>
 
 #include "comet/network.h"
-#include "../sim/engine.h"
+#include "../sim/sim.h"
 
 enum { S_COMPUTE, S_COMM, S_CPU, S_MEM, S_PER_RANK };
 
@@ -1153,4 +1156,22 @@ comet_status comet_et_simulate(const comet_et_trace *t, const comet_astra_inputs
     free_per_rank((void **)s.task_of, t->ranks);
     sim_graph_free(&s.g);
     return st;
+}
+
+/* The network a trace runs on when no ASTRA-sim files are given. */
+void comet_astra_ring(comet_astra_inputs *out, int64_t npus, double bandwidth, double latency)
+{
+    memset(out, 0, sizeof *out);
+    comet_sim_options_defaults(&out->options);
+    out->options.splits = 1;
+    out->system.collective_chunks = 1;
+    out->system.n_dims = 1;
+    comet_net_dim *d = &out->system.dims[0];
+    snprintf(d->name, sizeof d->name, "ring");
+    d->size = npus;
+    d->topology = COMET_TOPO_RING;
+    d->algorithm = COMET_ALGO_RING;
+    d->bandwidth = bandwidth;
+    d->latency = latency;
+    d->efficiency = 1.0;
 }

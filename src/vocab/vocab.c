@@ -1,0 +1,116 @@
+/* The domain's vocabulary: names of the enumerations users write in config
+ * files and on the command line (datatypes, model kinds, collectives,
+ * groups, topologies, algorithms, attach kinds, recompute modes,
+ * objectives) and the size of each datatype. One table per enum, indexed
+ * by value, so that name and parse can never disagree and error messages
+ * can list what is accepted. It lives below every layer that speaks these
+ * words (workload, parallel, estimate, sim, the readers and the reports),
+ * so none of them depends on the config reader for a name. */
+#include "vocab.h"
+
+#include <string.h>
+
+const char *const vocab_dtype_names[] = {"fp32", "tf32", "fp16", "bf16", "fp8", NULL};
+const char *const vocab_model_kind_names[] = {"transformer", "layers", NULL};
+const char *const vocab_collective_names[] = {"none", "all_reduce", "reduce_scatter",
+                                            "all_gather", "all_to_all", NULL};
+const char *const vocab_group_names[] = {"tp", "pp", "dp", NULL};
+const char *const vocab_topology_names[] = {"ring", "fully_connected", "switch", NULL};
+const char *const vocab_algorithm_names[] = {"ring", "direct", "halving_doubling",
+                                           "double_binary_tree", NULL};
+const char *const vocab_attach_names[] = {"per_npu", "per_node", "pool", NULL};
+const char *const vocab_objective_names[] = {"time", "throughput", "cost", NULL};
+const char *const vocab_recompute_names[] = {"none", "selective", "full", NULL};
+
+int vocab_name_index(const char *const *names, const char *name)
+{
+    for (int i = 0; name && names[i]; i++)
+        if (strcmp(names[i], name) == 0)
+            return i;
+    return -1;
+}
+
+/* Name of value v in a table of n entries, "?" when out of range. */
+static const char *name_of(const char *const *names, int n, int v)
+{
+    return v >= 0 && v < n ? names[v] : "?";
+}
+
+#define COUNT(table) ((int)(sizeof(table) / sizeof((table)[0])) - 1)
+
+/* Parse into an enum through an int; -1 leaves *out untouched. */
+#define PARSE_INTO(table, name, out, type)                                    \
+    do {                                                                      \
+        int i_ = vocab_name_index(table, name);                                 \
+        if (i_ < 0)                                                           \
+            return -1;                                                        \
+        *(out) = (type)i_;                                                    \
+        return 0;                                                             \
+    } while (0)
+
+double comet_dtype_bytes(comet_dtype dt)
+{
+    static const double bytes[COMET_DTYPE_COUNT] = {4, 4, 2, 2, 1};
+    int i = (int)dt;
+    return i >= 0 && i < COMET_DTYPE_COUNT ? bytes[i] : 0;
+}
+
+const char *comet_dtype_name(comet_dtype dt)
+{
+    return name_of(vocab_dtype_names, COUNT(vocab_dtype_names), (int)dt);
+}
+
+int comet_dtype_parse(const char *name, comet_dtype *out)
+{
+    PARSE_INTO(vocab_dtype_names, name, out, comet_dtype);
+}
+
+const char *comet_collective_name(comet_collective c)
+{
+    return name_of(vocab_collective_names, COUNT(vocab_collective_names), (int)c);
+}
+
+int comet_collective_parse(const char *name, comet_collective *out)
+{
+    PARSE_INTO(vocab_collective_names, name, out, comet_collective);
+}
+
+const char *comet_group_name(comet_group g)
+{
+    return name_of(vocab_group_names, COUNT(vocab_group_names), (int)g);
+}
+
+int comet_group_parse(const char *name, comet_group *out)
+{
+    PARSE_INTO(vocab_group_names, name, out, comet_group);
+}
+
+const char *comet_topology_name(comet_topology t)
+{
+    return name_of(vocab_topology_names, COUNT(vocab_topology_names), (int)t);
+}
+
+int comet_topology_parse(const char *name, comet_topology *out)
+{
+    PARSE_INTO(vocab_topology_names, name, out, comet_topology);
+}
+
+const char *comet_algorithm_name(comet_algorithm a)
+{
+    return name_of(vocab_algorithm_names, COUNT(vocab_algorithm_names), (int)a);
+}
+
+int comet_algorithm_parse(const char *name, comet_algorithm *out)
+{
+    PARSE_INTO(vocab_algorithm_names, name, out, comet_algorithm);
+}
+
+const char *comet_recompute_name(comet_recompute r)
+{
+    return name_of(vocab_recompute_names, COUNT(vocab_recompute_names), (int)r);
+}
+
+int comet_recompute_parse(const char *name, comet_recompute *out)
+{
+    PARSE_INTO(vocab_recompute_names, name, out, comet_recompute);
+}
