@@ -1,9 +1,9 @@
 /* CLI helpers shared by the subcommands: rendering errors as one line,
- * strict flag parsing, and atomic output files (a fresh temporary created
- * with O_EXCL, then a rename: comet/files.h), so a reader never sees a
- * half-written result and a planted link is never written through. */
-#define _XOPEN_SOURCE 700 /* realpath */
-#define _DEFAULT_SOURCE   /* flock */
+ * strict flag parsing, and output to stdout or to a file written
+ * atomically by the library (comet_file_write, comet/files.h), so a reader
+ * never sees a half-written result and a planted link is never written
+ * through. */
+#define _DEFAULT_SOURCE /* flock */
 #include "cli.h"
 #include "comet/files.h"
 
@@ -41,37 +41,7 @@ comet_status cli_write_output(const char *path, const char *text, size_t len, co
                                    strerror(errno));
         return COMET_OK;
     }
-    /* A symbolic link is followed, so the file it names is replaced, not
-     * the link; a device or a pipe is written to as it is (it cannot be
-     * half-written in the sense a file can, and must not be replaced). */
-    char target[4096];
-    struct stat st;
-    if (realpath(path, target) == NULL) {
-        if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
-            return comet_error_set(err, COMET_EINPUT, path, 0, 0, NULL,
-                                   "cannot write: dangling symbolic link");
-        if (errno != ENOENT || snprintf(target, sizeof target, "%s", path) >= (int)sizeof target)
-            return comet_error_set(err, COMET_EINPUT, path, 0, 0, NULL, "cannot write: %s",
-                                   strerror(errno));
-    } else if (stat(target, &st) == 0 && !S_ISREG(st.st_mode)) {
-        if (S_ISDIR(st.st_mode))
-            return comet_error_set(err, COMET_EINPUT, path, 0, 0, NULL,
-                                   "cannot write: is a directory");
-        FILE *dev = fopen(target, "wb");
-        if (!dev)
-            return comet_error_set(err, comet_errno_status(errno), path, 0, 0, NULL,
-                                   "cannot write: %s", strerror(errno));
-        int failed = write_all(dev, text, len);
-        int e = errno;
-        if (fclose(dev) != 0 || failed)
-            return comet_error_set(err, COMET_EIO, path, 0, 0, NULL, "write failed: %s",
-                                   strerror(failed ? e : errno));
-        return COMET_OK;
-    }
-    if (comet_file_write(target, text, len, err) == COMET_OK)
-        return COMET_OK;
-    snprintf(err->file, sizeof err->file, "%s", path); /* as given, not where links lead */
-    return err->status;
+    return comet_file_write(path, text, len, err);
 }
 
 /* The process id a lock file holds ("12345\n"), or 0 when it holds none

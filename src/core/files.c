@@ -6,7 +6,11 @@
  * a set (the ranks of a Chakra export) are all written before any is
  * renamed, and the files they replace are kept under a second link until
  * the last rename, so a failure leaves either the whole new set or the
- * whole earlier one. */
+ * whole earlier one. Every file is synced before its rename. Single files
+ * (comet_file_produce: the CLI's outputs, Chakra traces) also resolve a
+ * symbolic link at their destination first, so every output follows one
+ * rule for links. */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "comet/files.h"
 
 #include <errno.h>
@@ -40,10 +44,9 @@ comet_status comet_errno_status(int errnum)
     }
 }
 
-void comet_files_init(comet_files *set, bool sync)
+void comet_files_init(comet_files *set)
 {
     memset(set, 0, sizeof *set);
-    set->sync = sync;
     set->rename_into_place = rename;
 }
 
@@ -187,7 +190,7 @@ comet_status comet_files_end(comet_files *set, bool failed, comet_error *err)
         bad = true;
         e = errno;
     }
-    if (!bad && set->sync && fsync(fileno(f)) != 0 && errno != EINVAL) {
+    if (!bad && fsync(fileno(f)) != 0 && errno != EINVAL) {
         bad = true; /* EINVAL: a file system that cannot sync, nothing lost */
         e = errno;
     }
@@ -297,11 +300,12 @@ comet_status comet_files_commit(comet_files *set, comet_error *err)
     return st;
 }
 
-comet_status comet_file_produce(const char *path, bool sync, bool (*produce)(FILE *, void *),
-                                void *ctx, comet_error *err)
+/* One file as a set of one, put at `path` itself. */
+static comet_status produce_atomically(const char *path, bool (*produce)(FILE *, void *),
+                                       void *ctx, comet_error *err)
 {
     comet_files set;
-    comet_files_init(&set, sync);
+    comet_files_init(&set);
     FILE *f;
     comet_status st = comet_files_begin(&set, path, &f, err);
     if (!st)
@@ -312,6 +316,49 @@ comet_status comet_file_produce(const char *path, bool sync, bool (*produce)(FIL
     return st;
 }
 
+/* A device or a pipe is written in place: it cannot be half-written the
+ * way a file can, and must not be replaced. */
+static comet_status produce_in_place(const char *path, const char *target,
+                                     bool (*produce)(FILE *, void *), void *ctx,
+                                     comet_error *err)
+{
+    FILE *dev = fopen(target, "wb");
+    if (!dev)
+        return comet_error_set(err, comet_errno_status(errno), path, 0, 0, NULL,
+                               "cannot write: %s", strerror(errno));
+    bool failed = !produce(dev, ctx) || fflush(dev) != 0;
+    int e = errno;
+    if (fclose(dev) != 0 || failed)
+        return comet_error_set(err, COMET_EIO, path, 0, 0, NULL, "write failed: %s",
+                               strerror(failed ? e : errno));
+    return COMET_OK;
+}
+
+comet_status comet_file_produce(const char *path, bool (*produce)(FILE *, void *), void *ctx,
+                                comet_error *err)
+{
+    /* A symbolic link is followed, so the file it names is replaced, not
+     * the link; a dangling one is refused rather than replaced. */
+    char target[4096];
+    struct stat st;
+    if (realpath(path, target) == NULL) {
+        if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+            return comet_error_set(err, COMET_EINPUT, path, 0, 0, NULL,
+                                   "cannot write: dangling symbolic link");
+        if (errno != ENOENT || snprintf(target, sizeof target, "%s", path) >= (int)sizeof target)
+            return comet_error_set(err, COMET_EINPUT, path, 0, 0, NULL, "cannot write: %s",
+                                   strerror(errno));
+    } else if (stat(target, &st) == 0 && !S_ISREG(st.st_mode)) {
+        if (S_ISDIR(st.st_mode))
+            return comet_error_set(err, COMET_EINPUT, path, 0, 0, NULL,
+                                   "cannot write: is a directory");
+        return produce_in_place(path, target, produce, ctx, err);
+    }
+    if (produce_atomically(target, produce, ctx, err) == COMET_OK)
+        return COMET_OK;
+    snprintf(err->file, sizeof err->file, "%s", path); /* as given, not where links lead */
+    return err->status;
+}
 typedef struct text {
     const char *data;
     size_t len;
@@ -326,5 +373,5 @@ static bool write_text(FILE *f, void *ctx)
 comet_status comet_file_write(const char *path, const char *data, size_t len, comet_error *err)
 {
     text t = {data, len};
-    return comet_file_produce(path, true, write_text, &t, err);
+    return comet_file_produce(path, write_text, &t, err);
 }
