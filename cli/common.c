@@ -3,18 +3,15 @@
  * atomically by the library (comet_file_write, comet/files.h), so a reader
  * never sees a half-written result and a planted link is never written
  * through. */
-#define _DEFAULT_SOURCE /* flock */
 #include "cli.h"
 #include "comet/files.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -42,70 +39,6 @@ comet_status cli_write_output(const char *path, const char *text, size_t len, co
         return COMET_OK;
     }
     return comet_file_write(path, text, len, err);
-}
-
-/* The process id a lock file holds ("12345\n"), or 0 when it holds none
- * yet (its owner took the lock and has not written it). */
-static long lock_owner(int fd)
-{
-    char text[32];
-    ssize_t n = pread(fd, text, sizeof text - 1, 0);
-    if (n <= 0)
-        return 0;
-    text[n] = '\0';
-    char *end;
-    long pid = strtol(text, &end, 10);
-    return end != text && pid > 0 ? pid : 0;
-}
-
-comet_status cli_lock_dir(const char *dir, int *fd_out, comet_error *err)
-{
-    *fd_out = -1;
-    char path[4200];
-    if (snprintf(path, sizeof path, "%s/%s", dir, CLI_LOCK_FILE) >= (int)sizeof path)
-        return comet_error_set(err, COMET_EINPUT, dir, 0, 0, NULL, "path too long");
-    /* O_NOFOLLOW: a link planted at the lock file's name is not written
-     * through (its pid is written into the file) */
-    int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        int e = fd < 0 ? errno : EINVAL;
-        if (fd >= 0)
-            close(fd);
-        return comet_error_set(err, comet_errno_status(e), path, 0, 0, NULL,
-                               "cannot lock: %s", fd < 0 ? strerror(e) : "not a regular file");
-    }
-    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        int e = errno;
-        long owner = lock_owner(fd);
-        close(fd);
-        if (e != EWOULDBLOCK)
-            return comet_error_set(err, COMET_EIO, path, 0, 0, NULL, "cannot lock: %s",
-                                   strerror(e));
-        char who[64] = "another comet process";
-        if (owner > 0)
-            snprintf(who, sizeof who, "comet process %ld", owner);
-        return comet_error_set(err, COMET_EINPUT, dir, 0, 0, NULL,
-                               "is in use by %s (locked through %s); wait for it to finish or "
-                               "choose another output directory",
-                               who, CLI_LOCK_FILE);
-    }
-    char pid[32];
-    int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
-    if (ftruncate(fd, 0) != 0 || pwrite(fd, pid, (size_t)n, 0) != n) {
-        int e = errno;
-        close(fd);
-        return comet_error_set(err, COMET_EIO, path, 0, 0, NULL, "cannot write: %s",
-                               strerror(e));
-    }
-    *fd_out = fd;
-    return COMET_OK;
-}
-
-void cli_unlock_dir(int fd)
-{
-    if (fd >= 0)
-        close(fd); /* the lock goes with the descriptor; the file stays, harmless */
 }
 
 comet_status cli_check_output(const char *path, cli_output_kind kind, const char *flag,

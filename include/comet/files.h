@@ -82,6 +82,16 @@ comet_status comet_file_produce(const char *path, bool (*produce)(FILE *f, void 
 /* One file with this content (comet_file_produce). */
 comet_status comet_file_write(const char *path, const char *text, size_t len, comet_error *err);
 
+/* An output directory belongs to one run at a time: an exclusive flock
+ * on DIR/.comet-lock, which holds the owner's process id. Taken without
+ * waiting: when another process holds it, an error naming the directory
+ * and that process (COMET_EINPUT). The kernel drops the lock when its
+ * process dies, so a lock file left by a killed run is no obstacle. *fd is
+ * the descriptor to keep open while the run lasts (-1 on failure). */
+#define COMET_LOCK_FILE ".comet-lock"
+comet_status comet_dir_lock(const char *dir, int *fd, comet_error *err);
+void comet_dir_unlock(int fd);
+
 /* How a failed open, create or rename with this errno counts: an unusable
  * path (COMET_EINPUT) or an I/O failure (COMET_EIO: disk full, quota, too
  * many open files, a device error). */

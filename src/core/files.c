@@ -9,8 +9,10 @@
  * whole earlier one. Every file is synced before its rename. Single files
  * (comet_file_produce: the CLI's outputs, Chakra traces) also resolve a
  * symbolic link at their destination first, so every output follows one
- * rule for links. */
+ * rule for links. An output directory written over a long run (a sweep's)
+ * is locked against a second run (comet_dir_lock). */
 #define _XOPEN_SOURCE 700 /* realpath */
+#define _DEFAULT_SOURCE   /* flock */
 #include "comet/files.h"
 
 #include <errno.h>
@@ -18,6 +20,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -374,4 +377,68 @@ comet_status comet_file_write(const char *path, const char *data, size_t len, co
 {
     text t = {data, len};
     return comet_file_produce(path, write_text, &t, err);
+}
+
+/* The process id a lock file holds ("12345\n"), or 0 when it holds none
+ * yet (its owner took the lock and has not written it). */
+static long lock_owner(int fd)
+{
+    char digits[32];
+    ssize_t n = pread(fd, digits, sizeof digits - 1, 0);
+    if (n <= 0)
+        return 0;
+    digits[n] = '\0';
+    char *end;
+    long pid = strtol(digits, &end, 10);
+    return end != digits && pid > 0 ? pid : 0;
+}
+
+comet_status comet_dir_lock(const char *dir, int *fd_out, comet_error *err)
+{
+    *fd_out = -1;
+    char path[4200];
+    if (snprintf(path, sizeof path, "%s/%s", dir, COMET_LOCK_FILE) >= (int)sizeof path)
+        return comet_error_set(err, COMET_EINPUT, dir, 0, 0, NULL, "path too long");
+    /* O_NOFOLLOW: a link planted at the lock file's name is not written
+     * through (its pid is written into the file) */
+    int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        int e = fd < 0 ? errno : EINVAL;
+        if (fd >= 0)
+            close(fd);
+        return comet_error_set(err, comet_errno_status(e), path, 0, 0, NULL,
+                               "cannot lock: %s", fd < 0 ? strerror(e) : "not a regular file");
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        int e = errno;
+        long owner = lock_owner(fd);
+        close(fd);
+        if (e != EWOULDBLOCK)
+            return comet_error_set(err, COMET_EIO, path, 0, 0, NULL, "cannot lock: %s",
+                                   strerror(e));
+        char who[64] = "another comet process";
+        if (owner > 0)
+            snprintf(who, sizeof who, "comet process %ld", owner);
+        return comet_error_set(err, COMET_EINPUT, dir, 0, 0, NULL,
+                               "is in use by %s (locked through %s); wait for it to finish or "
+                               "choose another output directory",
+                               who, COMET_LOCK_FILE);
+    }
+    char pid[32];
+    int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+    if (ftruncate(fd, 0) != 0 || pwrite(fd, pid, (size_t)n, 0) != n) {
+        int e = errno;
+        close(fd);
+        return comet_error_set(err, COMET_EIO, path, 0, 0, NULL, "cannot write: %s",
+                               strerror(e));
+    }
+    *fd_out = fd;
+    return COMET_OK;
+}
+
+void comet_dir_unlock(int fd)
+{
+    if (fd >= 0)
+        close(fd); /* the lock goes with the descriptor; the file stays, harmless */
 }
