@@ -6,6 +6,7 @@
 #define _DEFAULT_SOURCE   /* flock */
 #include <fcntl.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -312,7 +313,8 @@ static void test_sweep_threads_and_resume(void **state)
 /* ---- the library's runner, driven directly (no CLI) ---------------------------- */
 
 typedef struct run_watch {
-    uint64_t began_at, began_total, rows, last_done;
+    uint64_t began_at, began_total, last_done;
+    _Atomic uint64_t rows;     /* written by the writer, read by workers through stop */
     uint64_t stop_after;       /* ask to stop once this many rows are written (0: never) */
     bool ordered;              /* every row_written's done was the one before plus one */
 } run_watch;
