@@ -45,16 +45,6 @@ typedef enum { CLI_OUT_FILE, CLI_OUT_DIR, CLI_OUT_PREFIX } cli_output_kind;
 comet_status cli_check_output(const char *path, cli_output_kind kind, const char *flag,
                               comet_error *err);
 
-/* An output directory belongs to one run at a time: an exclusive flock
- * on DIR/.comet-lock, which holds the owner's process id. Taken without
- * waiting: when another process holds it, an error naming the directory
- * and that process (bad input: exit 2). The kernel drops the lock when
- * its process dies, so a lock file left by a killed run is no obstacle.
- * *fd is the descriptor to keep open while the run lasts. */
-#define CLI_LOCK_FILE ".comet-lock"
-comet_status cli_lock_dir(const char *dir, int *fd, comet_error *err);
-void cli_unlock_dir(int fd);
-
 /* Strict integer parsing of a flag value within [min, max]. */
 comet_status cli_parse_int(const char *flag, const char *text, int64_t min, int64_t max,
                            int64_t *out, comet_error *err);

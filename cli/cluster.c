@@ -1,4 +1,5 @@
-/* MPI transport for comet sweep. Rank 0 writes every file; the other
+/* MPI transport for comet sweep (comet_sweep_transport: the library's
+ * runner never calls MPI itself). Rank 0 writes every file; the other
  * ranks compute their share of the design points (point i belongs to rank
  * i mod size) and send each finished row to rank 0 as two texts (its CSV
  * and JSON lines), in index order, so rank 0 can take rows in global order
@@ -47,25 +48,18 @@ void cli_cluster_finalize(cli_cluster *c)
     c->mpi = false;
 }
 
-void cli_cluster_bcast(const cli_cluster *c, uint64_t *v)
+static void broadcast(void *ctx, uint64_t *v)
 {
+    const cli_cluster *c = ctx;
     if (c->mpi)
         MPI_Bcast(v, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
 }
 
-int cli_cluster_any_failed(const cli_cluster *c, int status)
-{
-    if (!c->mpi)
-        return status;
-    int worst = 0;
-    MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    return worst;
-}
-
 /* A row travels as: index (8 bytes), CSV length (8), CSV, JSONL. */
-int cli_cluster_send_row(const cli_cluster *c, uint64_t index, const char *csv, size_t csv_len,
-                         const char *jsonl, size_t jsonl_len)
+static int send_row(void *ctx, uint64_t index, const char *csv, size_t csv_len,
+                    const char *jsonl, size_t jsonl_len)
 {
+    (void)ctx;
     size_t n = 16 + csv_len + jsonl_len;
     char *msg = malloc(n);
     if (!msg)
@@ -77,20 +71,18 @@ int cli_cluster_send_row(const cli_cluster *c, uint64_t index, const char *csv, 
     memcpy(msg + 16 + csv_len, jsonl, jsonl_len);
     int rc = MPI_Send(msg, (int)n, MPI_CHAR, 0, TAG_ROW, MPI_COMM_WORLD);
     free(msg);
-    (void)c;
     return rc == MPI_SUCCESS ? 0 : -1;
 }
 
-int cli_cluster_send_end(const cli_cluster *c, int status)
+static int send_end(void *ctx, int status)
 {
-    (void)c;
+    (void)ctx;
     return MPI_Send(&status, 1, MPI_INT, 0, TAG_END, MPI_COMM_WORLD) == MPI_SUCCESS ? 0 : -1;
 }
 
-int cli_cluster_recv(const cli_cluster *c, int from, uint64_t *index, char **csv, char **jsonl,
-                     int *status)
+static int receive(void *ctx, int from, uint64_t *index, char **csv, char **jsonl, int *status)
 {
-    (void)c;
+    (void)ctx;
     MPI_Status st;
     MPI_Probe(from, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
     if (st.MPI_TAG == TAG_END) {
@@ -142,37 +134,43 @@ void cli_cluster_finalize(cli_cluster *c)
     (void)c;
 }
 
-void cli_cluster_bcast(const cli_cluster *c, uint64_t *v)
+static void broadcast(void *ctx, uint64_t *v)
 {
-    (void)c;
-    (void)v;
+    (void)ctx, (void)v;
 }
 
-int cli_cluster_any_failed(const cli_cluster *c, int status)
+static int send_row(void *ctx, uint64_t index, const char *csv, size_t csv_len,
+                    const char *jsonl, size_t jsonl_len)
 {
-    (void)c;
-    return status;
-}
-
-int cli_cluster_send_row(const cli_cluster *c, uint64_t index, const char *csv, size_t csv_len,
-                         const char *jsonl, size_t jsonl_len)
-{
-    (void)c, (void)index, (void)csv, (void)csv_len, (void)jsonl, (void)jsonl_len;
+    (void)ctx, (void)index, (void)csv, (void)csv_len, (void)jsonl, (void)jsonl_len;
     return -1;
 }
 
-int cli_cluster_send_end(const cli_cluster *c, int status)
+static int send_end(void *ctx, int status)
 {
-    (void)c, (void)status;
+    (void)ctx, (void)status;
     return -1;
 }
 
-int cli_cluster_recv(const cli_cluster *c, int from, uint64_t *index, char **csv, char **jsonl,
-                     int *status)
+static int receive(void *ctx, int from, uint64_t *index, char **csv, char **jsonl, int *status)
 {
-    (void)c, (void)from, (void)index, (void)csv, (void)jsonl;
+    (void)ctx, (void)from, (void)index, (void)csv, (void)jsonl;
     *status = -1;
     return 0;
 }
 
 #endif
+
+comet_sweep_transport cli_cluster_transport(cli_cluster *c)
+{
+    comet_sweep_transport t = {
+        .ctx = c,
+        .rank = c->rank,
+        .size = c->size,
+        .broadcast = broadcast,
+        .send_row = send_row,
+        .send_end = send_end,
+        .receive = receive,
+    };
+    return t;
+}

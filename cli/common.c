@@ -1,20 +1,17 @@
 /* CLI helpers shared by the subcommands: rendering errors as one line,
- * strict flag parsing, and atomic output files (a fresh temporary created
- * with O_EXCL, then a rename: comet/files.h), so a reader never sees a
- * half-written result and a planted link is never written through. */
-#define _XOPEN_SOURCE 700 /* realpath */
-#define _DEFAULT_SOURCE   /* flock */
+ * strict flag parsing, and output to stdout or to a file written
+ * atomically by the library (comet_file_write, comet/files.h), so a reader
+ * never sees a half-written result and a planted link is never written
+ * through. */
 #include "cli.h"
 #include "comet/files.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -41,101 +38,7 @@ comet_status cli_write_output(const char *path, const char *text, size_t len, co
                                    strerror(errno));
         return COMET_OK;
     }
-    /* A symbolic link is followed, so the file it names is replaced, not
-     * the link; a device or a pipe is written to as it is (it cannot be
-     * half-written in the sense a file can, and must not be replaced). */
-    char target[4096];
-    struct stat st;
-    if (realpath(path, target) == NULL) {
-        if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
-            return comet_error_set(err, COMET_EINPUT, path, 0, 0, NULL,
-                                   "cannot write: dangling symbolic link");
-        if (errno != ENOENT || snprintf(target, sizeof target, "%s", path) >= (int)sizeof target)
-            return comet_error_set(err, COMET_EINPUT, path, 0, 0, NULL, "cannot write: %s",
-                                   strerror(errno));
-    } else if (stat(target, &st) == 0 && !S_ISREG(st.st_mode)) {
-        if (S_ISDIR(st.st_mode))
-            return comet_error_set(err, COMET_EINPUT, path, 0, 0, NULL,
-                                   "cannot write: is a directory");
-        FILE *dev = fopen(target, "wb");
-        if (!dev)
-            return comet_error_set(err, comet_errno_status(errno), path, 0, 0, NULL,
-                                   "cannot write: %s", strerror(errno));
-        int failed = write_all(dev, text, len);
-        int e = errno;
-        if (fclose(dev) != 0 || failed)
-            return comet_error_set(err, COMET_EIO, path, 0, 0, NULL, "write failed: %s",
-                                   strerror(failed ? e : errno));
-        return COMET_OK;
-    }
-    if (comet_file_write(target, text, len, err) == COMET_OK)
-        return COMET_OK;
-    snprintf(err->file, sizeof err->file, "%s", path); /* as given, not where links lead */
-    return err->status;
-}
-
-/* The process id a lock file holds ("12345\n"), or 0 when it holds none
- * yet (its owner took the lock and has not written it). */
-static long lock_owner(int fd)
-{
-    char text[32];
-    ssize_t n = pread(fd, text, sizeof text - 1, 0);
-    if (n <= 0)
-        return 0;
-    text[n] = '\0';
-    char *end;
-    long pid = strtol(text, &end, 10);
-    return end != text && pid > 0 ? pid : 0;
-}
-
-comet_status cli_lock_dir(const char *dir, int *fd_out, comet_error *err)
-{
-    *fd_out = -1;
-    char path[4200];
-    if (snprintf(path, sizeof path, "%s/%s", dir, CLI_LOCK_FILE) >= (int)sizeof path)
-        return comet_error_set(err, COMET_EINPUT, dir, 0, 0, NULL, "path too long");
-    /* O_NOFOLLOW: a link planted at the lock file's name is not written
-     * through (its pid is written into the file) */
-    int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        int e = fd < 0 ? errno : EINVAL;
-        if (fd >= 0)
-            close(fd);
-        return comet_error_set(err, comet_errno_status(e), path, 0, 0, NULL,
-                               "cannot lock: %s", fd < 0 ? strerror(e) : "not a regular file");
-    }
-    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        int e = errno;
-        long owner = lock_owner(fd);
-        close(fd);
-        if (e != EWOULDBLOCK)
-            return comet_error_set(err, COMET_EIO, path, 0, 0, NULL, "cannot lock: %s",
-                                   strerror(e));
-        char who[64] = "another comet process";
-        if (owner > 0)
-            snprintf(who, sizeof who, "comet process %ld", owner);
-        return comet_error_set(err, COMET_EINPUT, dir, 0, 0, NULL,
-                               "is in use by %s (locked through %s); wait for it to finish or "
-                               "choose another output directory",
-                               who, CLI_LOCK_FILE);
-    }
-    char pid[32];
-    int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
-    if (ftruncate(fd, 0) != 0 || pwrite(fd, pid, (size_t)n, 0) != n) {
-        int e = errno;
-        close(fd);
-        return comet_error_set(err, COMET_EIO, path, 0, 0, NULL, "cannot write: %s",
-                               strerror(e));
-    }
-    *fd_out = fd;
-    return COMET_OK;
-}
-
-void cli_unlock_dir(int fd)
-{
-    if (fd >= 0)
-        close(fd); /* the lock goes with the descriptor; the file stays, harmless */
+    return comet_file_write(path, text, len, err);
 }
 
 comet_status cli_check_output(const char *path, cli_output_kind kind, const char *flag,

@@ -1,37 +1,98 @@
-/* comet: the command-line front end. A thin dispatcher over libcomet; each
- * subcommand lives in its own file. */
+/* comet: the command-line front end. A thin dispatcher over libcomet
+ * through one table of commands; each subcommand lives in its own file. */
 #include <errno.h>
 #include <signal.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
 #include "cluster.h"
 
+/* One command: its name, the function that runs it (given the command's
+ * own argv: argv[0] is its name) and its line in `comet --help`; a NULL
+ * summary is another spelling, not listed. The table is both the
+ * dispatcher and the usage's command list (git's model). */
+typedef struct cli_command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} cli_command;
+
+static int run_help(int argc, char **argv);
+static int run_version(int argc, char **argv);
+
+static const cli_command commands[] = {
+    {"study", cli_study, "the COMET methodology end to end (default: the transformer-1t study)"},
+    {"estimate", cli_estimate, "predict one training step: time, breakdown, memory, MFU, cost"},
+    {"search", cli_search, "rank every parallelization strategy for one model on one cluster"},
+    {"sweep", cli_sweep, "the best strategy for every cluster design of a study file"},
+    {"simulate", cli_simulate,
+     "event-driven simulation: a training step, a collective, or a Chakra trace"},
+    {"report", cli_report, "an HTML report with charts from saved sweep results"},
+    {"export", cli_export, "write a training step as Chakra traces plus ASTRA-sim input files"},
+    {"presets", cli_presets, "list the embedded presets, or print one: comet presets show NAME"},
+    {"version", run_version, "print the version"},
+    {"--version", run_version, NULL},
+    {"help", run_help, NULL},
+    {"--help", run_help, NULL},
+    {"-h", run_help, NULL},
+};
+
 static void usage(FILE *out)
 {
     fprintf(out,
             "comet %s - cluster design-space explorer for distributed training\n\n"
             "usage: comet <command> [options]\n\n"
-            "commands:\n"
-            "  study      the COMET methodology end to end (default: the transformer-1t study)\n"
-            "  estimate   predict one training step: time, breakdown, memory, MFU, cost\n"
-            "  search     rank every parallelization strategy for one model on one cluster\n"
-            "  sweep      the best strategy for every cluster design of a study file\n"
-            "  simulate   event-driven simulation: a training step, a collective, or a Chakra trace\n"
-            "  report     an HTML report with charts from saved sweep results\n"
-            "  export     write a training step as Chakra traces plus ASTRA-sim input files\n"
-            "  presets    list the embedded presets, or print one: comet presets show NAME\n"
-            "  version    print the version\n\n"
-            "Run 'comet estimate --help' for the estimate options.\n\n"
-            "Exit status, for every command: 0 success; 2 bad input or an unusable path\n"
-            "(unknown flags, bad values, unreadable or garbage input files, output paths\n"
-            "that cannot be created or written at the start); 1 a failure mid-way (disk\n"
-            "full, a write error after opening) or an internal error; 130 a sweep or\n"
-            "study interrupted (resume it with --resume), or an export interrupted (none\n"
-            "of its files left).\n",
+            "commands:\n",
             COMET_VERSION);
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (commands[i].summary)
+            fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fputs("\n"
+          "Run 'comet estimate --help' for the estimate options.\n\n"
+          "Exit status, for every command: 0 success; 2 bad input or an unusable path\n"
+          "(unknown flags, bad values, unreadable or garbage input files, output paths\n"
+          "that cannot be created or written at the start); 1 a failure mid-way (disk\n"
+          "full, a write error after opening) or an internal error; 130 a sweep or\n"
+          "study interrupted (resume it with --resume), or an export interrupted (none\n"
+          "of its files left).\n",
+          out);
+}
+
+/* help and version take nothing more (but --help, as every command does):
+ * an extra word is refused, as every other command refuses what it does
+ * not know. -1: go on; else the exit code. */
+static int takes_nothing(int argc, char **argv)
+{
+    if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        usage(stdout);
+        return CLI_OK;
+    }
+    if (argc > 1) {
+        fprintf(stderr, "comet %s: unknown option \"%s\" (%s takes none; see 'comet help')\n",
+                argv[0], argv[1], argv[0]);
+        return CLI_USAGE;
+    }
+    return -1;
+}
+
+static int run_help(int argc, char **argv)
+{
+    int code = takes_nothing(argc, argv);
+    if (code >= 0)
+        return code;
+    usage(stdout);
+    return CLI_OK;
+}
+
+static int run_version(int argc, char **argv)
+{
+    int code = takes_nothing(argc, argv);
+    if (code >= 0)
+        return code;
+    printf("comet %s (%s)\n", COMET_VERSION,
+           cli_cluster_available() ? "built with MPI" : "single process, no MPI");
+    return CLI_OK;
 }
 
 /* Every command's own work; main adds the check that stdout took it all. */
@@ -41,46 +102,10 @@ static int dispatch(int argc, char **argv)
         usage(stderr);
         return CLI_USAGE;
     }
-    const char *cmd = argv[1];
-    if (strcmp(cmd, "study") == 0)
-        return cli_study(argc - 1, argv + 1);
-    if (strcmp(cmd, "estimate") == 0)
-        return cli_estimate(argc - 1, argv + 1);
-    if (strcmp(cmd, "search") == 0)
-        return cli_search(argc - 1, argv + 1);
-    if (strcmp(cmd, "sweep") == 0)
-        return cli_sweep(argc - 1, argv + 1);
-    if (strcmp(cmd, "simulate") == 0)
-        return cli_simulate(argc - 1, argv + 1);
-    if (strcmp(cmd, "export") == 0)
-        return cli_export(argc - 1, argv + 1);
-    if (strcmp(cmd, "report") == 0)
-        return cli_report(argc - 1, argv + 1);
-    if (strcmp(cmd, "presets") == 0)
-        return cli_presets(argc - 1, argv + 1);
-    bool is_help = strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 ||
-                   strcmp(cmd, "-h") == 0;
-    if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0 || is_help) {
-        /* these take nothing more (but --help, as every command does): an
-         * extra word is refused, as every other command refuses what it
-         * does not know */
-        if (argc == 3 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0)) {
-            usage(stdout);
-            return CLI_OK;
-        }
-        if (argc > 2) {
-            fprintf(stderr, "comet %s: unknown option \"%s\" (%s takes none; see 'comet help')\n",
-                    cmd, argv[2], cmd);
-            return CLI_USAGE;
-        }
-        if (is_help)
-            usage(stdout);
-        else
-            printf("comet %s (%s)\n", COMET_VERSION,
-                   cli_cluster_available() ? "built with MPI" : "single process, no MPI");
-        return CLI_OK;
-    }
-    fprintf(stderr, "comet: unknown command \"%s\" (try 'comet help')\n", cmd);
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(argv[1], commands[i].name) == 0)
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "comet: unknown command \"%s\" (try 'comet help')\n", argv[1]);
     return CLI_USAGE;
 }
 

@@ -1,30 +1,24 @@
 /* comet sweep: the best strategy for every cluster design of a study.
- * Design points run side by side: on -j threads in each process, and on
- * several processes under mpirun (point i belongs to rank i mod size).
- * Rank 0 writes every file, taking rows in point order (its own, or the
- * owner rank's next message), one line at a time with a flush, to
- * results.csv and results.jsonl; so an interrupted sweep (Ctrl-C,
- * SIGTERM, a kill) leaves a valid prefix, --resume continues after it,
- * and the bytes are the same at any thread or rank count. */
+ * The library's runner does the work (comet_sweep_run: threads, the
+ * ordered writer, resume; MPI ranks through cli/cluster.c's transport);
+ * this file parses the flags, turns SIGINT/SIGTERM into the runner's stop
+ * hook, draws the progress line and says how the run ended (130 when
+ * interrupted, resumable with --resume). comet study shares it. */
 #define _XOPEN_SOURCE 700
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "cluster.h"
 #include "comet/files.h"
+#include "comet/report.h"
 #include "comet/sweep.h"
 #include "sweep_files.h"
-
-#define WINDOW 256 /* own rows computed ahead of the writer, at most */
 
 /* Set by SIGINT/SIGTERM; the only mutable global of the program, and only
  * of the CLI: the library has none. */
@@ -36,75 +30,10 @@ static void on_signal(int sig)
     stop_requested = 1;
 }
 
-/* The points this process computes: first, first + stride, ... < total. */
-typedef struct sweep_state {
-    const comet_study *study;
-    uint64_t total, stride;
-    pthread_mutex_t lock;
-    pthread_cond_t changed;
-    uint64_t next_claim;           /* next own point to hand to a worker */
-    uint64_t next_take;            /* next own point the writer needs */
-    bool done[WINDOW];
-    comet_sweep_row rows[WINDOW];
-    bool failed;
-    comet_error err;
-} sweep_state;
-
-static size_t slot(const sweep_state *s, uint64_t index)
+static bool stop_hook(void *ctx)
 {
-    return (size_t)((index / s->stride) % WINDOW);
-}
-
-static void *worker(void *arg)
-{
-    sweep_state *s = arg;
-    for (;;) {
-        pthread_mutex_lock(&s->lock);
-        while (!stop_requested && !s->failed && s->next_claim < s->total &&
-               s->next_claim >= s->next_take + WINDOW * s->stride)
-            pthread_cond_wait(&s->changed, &s->lock);
-        if (stop_requested || s->failed || s->next_claim >= s->total) {
-            pthread_mutex_unlock(&s->lock);
-            return NULL;
-        }
-        uint64_t index = s->next_claim;
-        s->next_claim += s->stride;
-        pthread_mutex_unlock(&s->lock);
-
-        comet_sweep_row row;
-        comet_error err;
-        comet_status st = comet_sweep_point(s->study, index, &row, &err);
-
-        pthread_mutex_lock(&s->lock);
-        if (st) {
-            s->failed = true;
-            s->err = err;
-        } else {
-            s->rows[slot(s, index)] = row;
-            s->done[slot(s, index)] = true;
-        }
-        pthread_cond_broadcast(&s->changed);
-        pthread_mutex_unlock(&s->lock);
-    }
-}
-
-/* The writer's side: wait for own point `index` (the next in own order);
- * false when the sweep stopped or failed before it was computed. */
-static bool take_row(sweep_state *s, uint64_t index, comet_sweep_row *row)
-{
-    pthread_mutex_lock(&s->lock);
-    while (!s->failed && !s->done[slot(s, index)] &&
-           !(stop_requested && index >= s->next_claim))
-        pthread_cond_wait(&s->changed, &s->lock);
-    bool ready = !s->failed && s->done[slot(s, index)];
-    if (ready) {
-        *row = s->rows[slot(s, index)];
-        s->done[slot(s, index)] = false;
-        s->next_take = index + s->stride;
-        pthread_cond_broadcast(&s->changed);
-    }
-    pthread_mutex_unlock(&s->lock);
-    return ready;
+    (void)ctx;
+    return stop_requested != 0;
 }
 
 static void usage(FILE *out)
@@ -209,11 +138,20 @@ comet_status sweep_parse_args(int argc, char **argv, const char *command, sweep_
     return COMET_OK;
 }
 
-static void progress(bool show, uint64_t done, uint64_t total, uint64_t start, double t0)
+/* What the CLI hears from the runner: the progress line on a terminal,
+ * and the crash test hook. */
+typedef struct sweep_watch {
+    bool show;                     /* draw the progress line */
+    bool began;                    /* the rows began: the line is there to end */
+    double t0;
+    char csv_path[4096], jsonl_path[4096];
+} sweep_watch;
+
+static void progress(const sweep_watch *w, uint64_t done, uint64_t total, uint64_t start)
 {
-    if (!show)
+    if (!w->show)
         return;
-    double elapsed = cli_now() - t0;
+    double elapsed = cli_now() - w->t0;
     double rate = elapsed > 0 ? (double)(done - start) / elapsed : 0.0;
     double eta = rate > 0 ? (double)(total - done) / rate : 0.0;
     char bar[31];
@@ -226,265 +164,85 @@ static void progress(bool show, uint64_t done, uint64_t total, uint64_t start, d
             (unsigned long long)total, rate, eta);
 }
 
+/* Half a line appended to a results file, as a crash mid-write leaves. */
+static void append_torn(const char *path, const char *text)
+{
+    int fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0) {
+        ssize_t n = write(fd, text, strlen(text));
+        (void)n;
+        close(fd);
+    }
+}
+
 /* Test hook: after `after` rows of this run, write half a row to each file
  * and die by SIGKILL, as a crash mid-write would. */
-static void maybe_crash(uint64_t written, FILE *csv, FILE *jsonl)
+static void maybe_crash(const sweep_watch *w, uint64_t written)
 {
     const char *env = getenv("COMET_SWEEP_CRASH_AFTER");
     if (!env || (uint64_t)strtoull(env, NULL, 10) != written)
         return;
-    fputs("999999,ok,12", csv);
-    fputs("{\"index\": 999999, \"sta", jsonl);
-    fflush(csv);
-    fflush(jsonl);
+    append_torn(w->csv_path, "999999,ok,12");
+    append_torn(w->jsonl_path, "{\"index\": 999999, \"sta");
     raise(SIGKILL);
 }
 
-typedef struct row_text {
-    comet_buf csv, jsonl;
-} row_text;
-
-static void render_row(const comet_study *study, const comet_sweep_row *row, row_text *t)
+static void rows_begin(void *ctx, uint64_t start, uint64_t total)
 {
-    t->csv.len = t->jsonl.len = 0;
-    comet_sweep_csv_row(&t->csv, study, row);
-    comet_sweep_jsonl_row(&t->jsonl, study, row);
+    (void)start, (void)total;
+    sweep_watch *w = ctx;
+    w->began = true;
+    w->t0 = cli_now();
 }
 
-typedef struct output {
-    FILE *csv, *jsonl;
-    char csv_path[4096], jsonl_path[4096];
-    int lock;                      /* the output directory's lock (cli_lock_dir) */
-} output;
-
-/* Rank 0: every row from `start` in point order, local or received. */
-static comet_status write_all(sweep_state *s, const cli_cluster *cl, const sweep_args *a,
-                              uint64_t start, output *out, bool *ended, comet_error *err)
+static void row_written(void *ctx, uint64_t done, uint64_t total, uint64_t start)
 {
-    row_text t;
-    comet_buf_init(&t.csv);
-    comet_buf_init(&t.jsonl);
-    bool show = !a->quiet && isatty(STDERR_FILENO);
-    double t0 = cli_now();
-    comet_status st = COMET_OK;
-    for (uint64_t i = start; i < s->total && !st; i++) {
-        int owner = (int)(i % (uint64_t)cl->size);
-        const char *csv, *jsonl;
-        char *rcsv = NULL, *rjsonl = NULL;
-        if (owner == 0) {
-            comet_sweep_row row;
-            if (!take_row(s, i, &row))
-                break;
-            render_row(s->study, &row, &t);
-            csv = t.csv.data;
-            jsonl = t.jsonl.data;
-        } else {
-            uint64_t index;
-            int status = 0;
-            if (ended[owner] || !cli_cluster_recv(cl, owner, &index, &rcsv, &rjsonl, &status)) {
-                ended[owner] = true;
-                if (status)
-                    st = comet_error_set(err, COMET_EINTERNAL, NULL, 0, 0, NULL,
-                                         "rank %d failed", owner);
-                break;
-            }
-            csv = rcsv;
-            jsonl = rjsonl;
-            if (index != i || !csv || !jsonl)
-                st = comet_error_set(err, COMET_EINTERNAL, NULL, 0, 0, NULL,
-                                     "rank %d sent point %llu, expected %llu", owner,
-                                     (unsigned long long)index, (unsigned long long)i);
-        }
-        if (!st)
-            st = sweep_append_line(out->csv, out->csv_path, csv, strlen(csv), err);
-        if (!st)
-            st = sweep_append_line(out->jsonl, out->jsonl_path, jsonl, strlen(jsonl), err);
-        free(rcsv);
-        free(rjsonl);
-        if (!st) {
-            maybe_crash(i + 1 - start, out->csv, out->jsonl);
-            progress(show, i + 1, s->total, start, t0);
-        }
-    }
-    if (show)
-        fputc('\n', stderr);
-    comet_buf_free(&t.csv);
-    comet_buf_free(&t.jsonl);
-    return st;
+    const sweep_watch *w = ctx;
+    maybe_crash(w, done - start);
+    progress(w, done, total, start);
 }
 
-/* Other ranks: own rows in order to rank 0, then the end marker. */
-static comet_status send_all(sweep_state *s, const cli_cluster *cl, uint64_t first)
-{
-    row_text t;
-    comet_buf_init(&t.csv);
-    comet_buf_init(&t.jsonl);
-    comet_status st = COMET_OK;
-    for (uint64_t i = first; i < s->total; i += s->stride) {
-        comet_sweep_row row;
-        if (!take_row(s, i, &row))
-            break;
-        render_row(s->study, &row, &t);
-        if (cli_cluster_send_row(cl, i, t.csv.data, t.csv.len, t.jsonl.data, t.jsonl.len)) {
-            st = COMET_EINTERNAL;
-            break;
-        }
-    }
-    cli_cluster_send_end(cl, s->failed || st ? 1 : 0);
-    comet_buf_free(&t.csv);
-    comet_buf_free(&t.jsonl);
-    return st;
-}
-
-/* Rank 0 takes the messages other ranks still send after it stopped, so
- * they can finish. */
-static void drain(const cli_cluster *cl, bool *ended)
-{
-    for (int r = 1; r < cl->size; r++)
-        while (!ended[r]) {
-            uint64_t index;
-            char *csv = NULL, *jsonl = NULL;
-            int status;
-            if (!cli_cluster_recv(cl, r, &index, &csv, &jsonl, &status))
-                ended[r] = true;
-            free(csv);
-            free(jsonl);
-        }
-}
-
-/* A results file to append rows to; a symbolic link at its name is
- * refused (ELOOP), not written through. */
-static FILE *open_for_append(const char *path)
-{
-    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
-    FILE *f = fd >= 0 ? fdopen(fd, "ab") : NULL;
-    if (fd >= 0 && !f)
-        close(fd);
-    return f;
-}
-
-/* Rank 0 only: output directory and its lock, resume point, open files. */
-static comet_status open_outputs(const sweep_args *a, const comet_study *study, output *out,
-                                 uint64_t *start, comet_error *err)
-{
-    if (mkdir(a->dir, 0777) != 0 && errno != EEXIST)
-        return comet_error_set(err, comet_errno_status(errno), a->dir, 0, 0, NULL,
-                               "cannot create: %s", strerror(errno));
-    /* before anything in DIR is read or trimmed: one run at a time */
-    comet_status st = cli_lock_dir(a->dir, &out->lock, err);
-    if (st)
-        return st;
-    sweep_join(out->csv_path, sizeof out->csv_path, a->dir, "results.csv");
-    sweep_join(out->jsonl_path, sizeof out->jsonl_path, a->dir, "results.jsonl");
-    st = sweep_prepare_outputs(a->dir, a->resume, a->force, study, out->csv_path, out->jsonl_path,
-                               start, err);
-    if (st)
-        return st;
-    out->csv = open_for_append(out->csv_path);
-    out->jsonl = open_for_append(out->jsonl_path);
-    if (!out->csv || !out->jsonl)
-        return comet_error_set(err, comet_errno_status(errno),
-                               out->csv ? out->jsonl_path : out->csv_path, 0, 0, NULL,
-                               "cannot write: %s", strerror(errno));
-    if (*start == 0) {
-        char *header = sweep_csv_header(study);
-        st = header ? sweep_append_line(out->csv, out->csv_path, header, strlen(header), err)
-                    : comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
-        free(header);
-    }
-    return st;
-}
-
-static void start_workers(sweep_state *s, int threads, pthread_t *ids, int *started)
+int sweep_run(const sweep_args *a, const comet_study *study, cli_cluster *cl, int *dir_lock)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
-    *started = 0;
-    for (int t = 0; t < threads; t++)
-        if (pthread_create(&ids[t], NULL, worker, s) == 0)
-            (*started)++;
-}
-
-static void stop_workers(sweep_state *s, pthread_t *ids, int started, bool fail)
-{
-    pthread_mutex_lock(&s->lock);
-    s->failed = s->failed || fail;
-    pthread_cond_broadcast(&s->changed);
-    pthread_mutex_unlock(&s->lock);
-    for (int t = 0; t < started; t++)
-        pthread_join(ids[t], NULL);
-}
-
-int sweep_run(const sweep_args *a, const comet_study *study, const cli_cluster *cl,
-              int *dir_lock)
-{
+    sweep_watch watch = {.show = cl->rank == 0 && !a->quiet && isatty(STDERR_FILENO)};
+    sweep_join(watch.csv_path, sizeof watch.csv_path, a->dir, "results.csv");
+    sweep_join(watch.jsonl_path, sizeof watch.jsonl_path, a->dir, "results.jsonl");
+    comet_sweep_transport transport = cli_cluster_transport(cl);
+    comet_sweep_options opt = {
+        .dir = a->dir,
+        .format = &comet_sweep_rows_format,
+        .threads = cli_threads(a->threads),
+        .resume = a->resume,
+        .force = a->force,
+        .transport = &transport,
+        .hooks = {.ctx = &watch,
+                  .stop = stop_hook,
+                  .rows_begin = rows_begin,
+                  .row_written = row_written},
+    };
     comet_error err;
     comet_error_clear(&err);
-    output out = {.lock = -1};
-    uint64_t start = 0, go = 1;
-    comet_status st = COMET_OK;
-    if (cl->rank == 0) {
-        st = open_outputs(a, study, &out, &start, &err);
-        go = st ? 0 : 1;
-    }
-    cli_cluster_bcast(cl, &go);
-    cli_cluster_bcast(cl, &start);
-    sweep_state *s = go ? calloc(1, sizeof *s) : NULL;
-    if (go && !s)
-        st = comet_error_set(&err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
-    uint64_t written = start;
-    if (s) {
-        s->study = study;
-        s->total = comet_study_points(study);
-        s->stride = (uint64_t)cl->size;
-        uint64_t first = start + ((uint64_t)cl->rank + s->stride - start % s->stride) % s->stride;
-        s->next_claim = s->next_take = first;
-        pthread_mutex_init(&s->lock, NULL);
-        pthread_cond_init(&s->changed, NULL);
-        int threads = cli_threads(a->threads);
-        pthread_t ids[256];
-        int started;
-        start_workers(s, threads, ids, &started);
-        if (cl->rank == 0) {
-            bool ended[1024] = {false};
-            st = write_all(s, cl, a, start, &out, ended, &err);
-            stop_workers(s, ids, started, st != COMET_OK);
-            drain(cl, ended);
-            if (!st && s->failed) {
-                err = s->err;
-                st = err.status ? err.status : COMET_EINTERNAL;
-            }
-            /* rows written: the contiguous prefix now in the files */
-            written = s->total;
-            if (stop_requested || st)
-                written = 0;
-        } else {
-            comet_status sent = send_all(s, cl, first);
-            stop_workers(s, ids, started, sent != COMET_OK);
-        }
-        free(s);
-    }
-    if (out.csv)
-        fclose(out.csv);
-    if (out.jsonl)
-        fclose(out.jsonl);
-    *dir_lock = out.lock;
+    comet_status st = comet_sweep_run(study, &opt, dir_lock, &err);
     if (cl->rank != 0)
-        return st ? CLI_FAIL : CLI_OK;
-    if (st)
-        return cli_report_error(a->command, &err);
-    if (stop_requested && written < comet_study_points(study)) {
+        return st && st != COMET_ECANCELED ? CLI_FAIL : CLI_OK;
+    if (watch.show && watch.began)
+        fputc('\n', stderr);
+    if (st == COMET_ECANCELED) {
         fprintf(stderr, "comet %s: interrupted; %s holds the points finished so far, continue "
                         "with --resume\n",
                 a->command, a->dir);
         return 130;
     }
+    if (st)
+        return cli_report_error(a->command, &err);
     if (a->rows_only)
         return CLI_OK;
-    return sweep_finish(study, a, out.csv_path);
+    return sweep_finish(study, a, watch.csv_path);
 }
 
 int sweep_main(int argc, char **argv, const sweep_command *cmd)
@@ -521,7 +279,7 @@ int sweep_main(int argc, char **argv, const sweep_command *cmd)
         code = sweep_run(&a, &study, &cl, &dir_lock);
         if (code == CLI_OK && cl.rank == 0 && cmd->finish)
             code = cmd->finish(&a, &study);
-        cli_unlock_dir(dir_lock);
+        comet_dir_unlock(dir_lock);
     }
     cli_cluster_finalize(&cl);
     return code;

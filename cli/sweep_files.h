@@ -44,29 +44,15 @@ typedef struct sweep_command {
  * cluster, then finish. Returns the exit code. */
 int sweep_main(int argc, char **argv, const sweep_command *cmd);
 
-/* Every design point of the study, on threads and MPI ranks, into
- * a->dir/results.csv and results.jsonl; then (unless rows_only) the
- * summaries and report. Rank 0 locks a->dir first (cli_lock_dir) and
- * leaves the lock in *dir_lock (-1 when none) for the caller to hold
- * until its own files are written too. Returns the exit code (130 when
- * interrupted). */
-int sweep_run(const sweep_args *a, const comet_study *study, const cli_cluster *cl,
-              int *dir_lock);
+/* Every design point of the study, on threads and MPI ranks
+ * (comet_sweep_run), into a->dir/results.csv and results.jsonl; then
+ * (unless rows_only) the summaries and report. Rank 0 locks a->dir first
+ * (comet_dir_lock) and leaves the lock in *dir_lock (-1 when none) for
+ * the caller to hold until its own files are written too. Returns the exit
+ * code (130 when interrupted). */
+int sweep_run(const sweep_args *a, const comet_study *study, cli_cluster *cl, int *dir_lock);
 
 void sweep_join(char *out, size_t cap, const char *dir, const char *name);
-
-/* The header line results.csv starts with, for this study (malloc'd). */
-char *sweep_csv_header(const comet_study *study);
-
-/* Where to start: 0 for a fresh sweep (old results refused unless force),
- * or with resume the rows both files hold, torn last lines dropped and the
- * CSV header checked against the study. */
-comet_status sweep_prepare_outputs(const char *dir, bool resume, bool force,
-                                   const comet_study *study, const char *csv, const char *jsonl,
-                                   uint64_t *start, comet_error *err);
-
-comet_status sweep_append_line(FILE *f, const char *path, const char *text, size_t len,
-                               comet_error *err);
 
 /* Pareto front, summary and report from results.csv into dir (the report
  * to `report` instead when given; charts into `plots` when given); prints

@@ -4,9 +4,11 @@
  * names the file and the node. */
 #define _XOPEN_SOURCE 700 /* mkdtemp */
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -1805,6 +1807,95 @@ static void test_sim_limits(void **state)
     free(t.rank);
 }
 
+/* comet_et_write goes through the one output helper the CLI's files use
+ * (comet_file_produce): a symbolic link at the destination is followed
+ * (the file it names is replaced, the link stays), a dangling one is
+ * refused, a link planted beside it is never written through, and every
+ * failure carries errno's text. */
+static void test_et_write_like_cli_outputs(void **state)
+{
+    (void)state;
+    comet_et_node nodes[2] = {compute(1, 10), compute(2, 20)};
+    nodes[1].deps = (uint64_t[]){1};
+    nodes[1].n_deps = 1;
+    char path[160], target[160], planted[160], text[16] = "";
+    comet_error err;
+    struct stat st;
+
+    /* a link to a file: the file gets the trace, the link stays a link */
+    snprintf(target, sizeof target, "%s/victim", dir);
+    FILE *f = fopen(target, "w");
+    assert_non_null(f);
+    fputs("precious\n", f);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/linked.0.et", dir);
+    assert_int_equal(symlink(target, path), 0);
+    assert_int_equal(comet_et_write(path, "0.0.4", nodes, 2, &err), COMET_OK);
+    assert_int_equal(lstat(path, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    assert_int_equal(stat(target, &st), 0);
+    assert_true(st.st_size > 20);
+
+    /* a dangling link is refused, and nothing appears where it points */
+    snprintf(path, sizeof path, "%s/dangling.0.et", dir);
+    snprintf(target, sizeof target, "%s/nowhere", dir);
+    assert_int_equal(symlink(target, path), 0);
+    assert_int_equal(comet_et_write(path, "0.0.4", nodes, 2, &err), COMET_EINPUT);
+    assert_string_equal(err.file, path);
+    assert_string_equal(err.message, "cannot write: dangling symbolic link");
+    assert_int_equal(lstat(target, &st), -1);
+
+    /* links planted at the temporary names an older comet used, and at
+     * PATH.tmp: never followed, never removed */
+    snprintf(target, sizeof target, "%s/victim2", dir);
+    f = fopen(target, "w");
+    assert_non_null(f);
+    fputs("precious\n", f);
+    fclose(f);
+    const char *tails[] = {".tmp", ".et.tmp"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(planted, sizeof planted, "%s/planted.0%s", dir, tails[i]);
+        assert_int_equal(symlink(target, planted), 0);
+    }
+    snprintf(path, sizeof path, "%s/planted.0", dir);
+    assert_int_equal(comet_et_write(path, "0.0.4", nodes, 2, &err), COMET_OK);
+    f = fopen(target, "r");
+    assert_non_null(f);
+    assert_non_null(fgets(text, sizeof text, f));
+    fclose(f);
+    assert_string_equal(text, "precious\n");
+    for (int i = 0; i < 2; i++) {
+        snprintf(planted, sizeof planted, "%s/planted.0%s", dir, tails[i]);
+        assert_int_equal(lstat(planted, &st), 0);
+        assert_true(S_ISLNK(st.st_mode));
+    }
+
+    /* errno's text: a missing directory, and a file size limit hit while
+     * writing (SIGXFSZ ignored, as comet's main does) */
+    snprintf(path, sizeof path, "%s/missing/x.0.et", dir);
+    assert_int_equal(comet_et_write(path, "0.0.4", nodes, 2, &err), COMET_EINPUT);
+    assert_string_equal(err.message, "cannot write: No such file or directory");
+    enum { MANY = 4096 };
+    comet_et_node *many = calloc(MANY, sizeof *many);
+    assert_non_null(many);
+    for (int i = 0; i < MANY; i++)
+        many[i] = compute((uint64_t)i + 1, 10);
+    struct rlimit before, small = {.rlim_cur = 16384};
+    assert_int_equal(getrlimit(RLIMIT_FSIZE, &before), 0);
+    small.rlim_max = before.rlim_max;
+    void (*was)(int) = signal(SIGXFSZ, SIG_IGN);
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
+    snprintf(path, sizeof path, "%s/too-large.0.et", dir);
+    comet_status status = comet_et_write(path, "0.0.4", many, MANY, &err);
+    setrlimit(RLIMIT_FSIZE, &before);
+    signal(SIGXFSZ, was);
+    free(many);
+    assert_int_equal(status, COMET_EIO);
+    assert_string_equal(err.file, path);
+    assert_string_equal(err.message, "write failed: File too large");
+    assert_int_equal(lstat(path, &st), -1);
+}
+
 void suite_chakra(test_tally *t)
 {
     const struct CMUnitTest tests[] = {
@@ -1822,6 +1913,7 @@ void suite_chakra(test_tally *t)
         cmocka_unit_test(test_bad_attribute_values),
         cmocka_unit_test(test_bad_gzip),
         cmocka_unit_test(test_bad_graph),
+        cmocka_unit_test(test_et_write_like_cli_outputs),
         cmocka_unit_test(test_bad_astra_inputs),
         cmocka_unit_test(test_independent_groups),
         cmocka_unit_test(test_named_groups),

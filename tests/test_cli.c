@@ -831,6 +831,42 @@ static void test_version_help_refuse_flags(void **state)
     }
 }
 
+/* The command list `comet help` prints comes from the table main
+ * dispatches through: every command listed there runs (its --help prints
+ * its usage; comet presets takes no --help and prints its usage line as
+ * an error), in the order and with the summaries of today. */
+static void test_help_lists_dispatched_commands(void **state)
+{
+    (void)state;
+    cli_run r;
+    run(&r, "help");
+    assert_int_equal(r.status, 0);
+    const char *list = strstr(r.out, "commands:\n");
+    assert_non_null(list);
+    const char *expected[] = {"study", "estimate", "search", "sweep", "simulate",
+                              "report", "export", "presets", "version"};
+    const char *line = list + strlen("commands:\n");
+    for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++) {
+        char name[32];
+        assert_int_equal(sscanf(line, " %31s", name), 1);
+        assert_string_equal(name, expected[i]);
+        assert_memory_equal(line + 2 + 10, " ", 1); /* names padded to 10 columns */
+        assert_true(line[2 + 11] != ' ');
+        char args[64];
+        snprintf(args, sizeof args, "%s --help", name);
+        cli_run h;
+        run(&h, args);
+        bool presets = strcmp(name, "presets") == 0;
+        assert_int_equal(h.status, presets ? 2 : 0);
+        assert_non_null(strstr(presets ? h.err : h.out, "usage: comet "));
+        assert_null(strstr(h.err, "unknown command"));
+        line = strchr(line, '\n') + 1;
+    }
+    assert_true(line[0] == '\n'); /* nothing else listed */
+    assert_non_null(strstr(r.out, "  presets    list the embedded presets, or print one: comet "
+                                  "presets show NAME\n  version    print the version\n\n"));
+}
+
 /* Exit status 2, one line and nothing on stdout, for every kind of
  * unusable output path, found before any work: a path under a regular
  * file, in a missing directory, or a directory where a file goes. */
@@ -1056,6 +1092,7 @@ void suite_cli(test_tally *t)
         cmocka_unit_test(test_export_sigterm_leaves_nothing),
         cmocka_unit_test(test_export_stale_ranks_stop_at_gap),
         cmocka_unit_test(test_version_help_refuse_flags),
+        cmocka_unit_test(test_help_lists_dispatched_commands),
         cmocka_unit_test(test_unusable_outputs_exit_2),
         cmocka_unit_test(test_sweep_design_limit),
         cmocka_unit_test(test_report_exit_codes),

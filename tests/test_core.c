@@ -144,7 +144,7 @@ static void test_files_commit_restores_earlier(void **state)
     assert_non_null(mkdtemp(dir));
     comet_files set;
     comet_error err;
-    comet_files_init(&set, false);
+    comet_files_init(&set);
     begin_set(&set, dir);
     set.rename_into_place = rename_failing_at_c;
     assert_int_equal(comet_files_commit(&set, &err), COMET_EIO);
@@ -159,7 +159,7 @@ static void test_files_commit_restores_earlier(void **state)
     expect_content(dir, "d", "old d");
     assert_int_equal(set.n, 0);
 
-    comet_files_init(&set, false);
+    comet_files_init(&set);
     begin_set(&set, dir);
     assert_int_equal(comet_files_commit(&set, &err), COMET_OK);
     names_in(dir, names, sizeof names);
@@ -180,7 +180,7 @@ static void test_files_commit_checks_first(void **state)
     assert_non_null(mkdtemp(dir));
     comet_files set;
     comet_error err;
-    comet_files_init(&set, false);
+    comet_files_init(&set);
     begin_set(&set, dir);
     snprintf(path, sizeof path, "%s/c", dir);
     assert_int_equal(mkdir(path, 0777), 0);

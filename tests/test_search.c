@@ -3,6 +3,8 @@
  * and identical at 1, 2 and 3 threads and across merged shards; the
  * counts add up. */
 #include <math.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,6 +139,110 @@ static void test_best_matches_brute_force(void **state)
     assert_int_equal(st.invalid, st.invalid_tp + st.invalid_batch + st.invalid_layout);
 }
 
+/* ---- progress ----------------------------------------------------------------- */
+
+typedef struct progress_log {
+    int calls;
+    int stop_at;               /* ask to stop on this call (0: never) */
+    bool overlapped;           /* a call began while another was under way */
+    bool monotonic;            /* done and evaluated never went down, total never changed */
+    _Atomic int inside;
+    comet_search_progress first, last;
+} progress_log;
+
+static bool log_progress(void *ctx, const comet_search_progress *p)
+{
+    progress_log *log = ctx;
+    if (atomic_fetch_add(&log->inside, 1) != 0)
+        log->overlapped = true;
+    if (log->calls == 0) {
+        log->first = *p;
+        log->monotonic = true;
+    } else {
+        log->monotonic = log->monotonic && p->done >= log->last.done &&
+                         p->evaluated >= log->last.evaluated && p->total == log->last.total;
+    }
+    log->last = *p;
+    log->calls++;
+    atomic_fetch_sub(&log->inside, 1);
+    return log->stop_at && log->calls >= log->stop_at;
+}
+
+/* The space's points counted by hand: every (tp, pp, placement order),
+ * microbatch, interleave, SP and fused attention, times what one workload
+ * stands for (3 recomputes, 4 ZeRO stages and 2 DP overlaps when dp > 1,
+ * 2 TP overlaps when tp > 1). */
+static uint64_t points_by_hand(const comet_model *m, int64_t npus, int64_t gbs)
+{
+    uint64_t total = 0;
+    int64_t depth = comet_model_depth(m);
+    for (int64_t tp = 1; tp <= npus; tp++)
+        for (int64_t pp = 1; tp * pp <= npus; pp++) {
+            if (npus % (tp * pp))
+                continue;
+            int64_t dp = npus / (tp * pp);
+            uint64_t per_workload = 3 * (dp > 1 ? 8 : 1) * (tp > 1 ? 2 : 1);
+            uint64_t workloads = 0;
+            for (int64_t mb = 1; mb <= gbs / dp; mb++)
+                for (int64_t v = 1; v * pp <= depth; v++)
+                    if ((gbs / dp) % mb == 0 && (v == 1 || (pp > 1 && depth % (pp * v) == 0)))
+                        workloads += (tp > 1 ? 2 : 1) * 2;
+            total += 6 * workloads * per_workload;
+        }
+    return total;
+}
+
+/* The progress callback: every 100 evaluations at most, calls never
+ * overlapping (also on 3 threads), done and evaluated growing to the
+ * space's points and the search's own count at the last call; the ranking
+ * is the one a search without it gives; true from the callback stops the
+ * search with COMET_ECANCELED. */
+static void test_search_progress(void **state)
+{
+    (void)state;
+    comet_model m;
+    comet_system sys;
+    small_job(&m, &sys);
+    comet_search_request req;
+    request(&req, &m, &sys, 10);
+    comet_ranked plain[10], top[10];
+    int n_plain = 0, n = 0;
+    comet_search_stats plain_stats, st;
+    comet_error err;
+    assert_int_equal(comet_search(&req, plain, &n_plain, &plain_stats, &err), COMET_OK);
+
+    uint64_t total = points_by_hand(&m, 16, 32);
+    for (int threads = 1; threads <= 3; threads += 2) {
+        progress_log log = {0};
+        req.progress = log_progress;
+        req.progress_ctx = &log;
+        req.progress_every = 100;
+        assert_int_equal(comet_search_threads(&req, threads, top, &n, &st, &err), COMET_OK);
+        assert_int_equal(n, n_plain);
+        for (int i = 0; i < n; i++)
+            assert_int_equal(top[i].index, plain[i].index);
+        assert_int_equal(st.evaluated, plain_stats.evaluated);
+        assert_false(log.overlapped);
+        assert_true(log.monotonic);
+        assert_true(log.calls >= 3);
+        assert_true((uint64_t)log.calls <= st.evaluated / 100 + 1);
+        assert_true(log.first.done < total);
+        assert_true(log.first.evaluated >= 100);
+        assert_int_equal(log.last.total, total);
+        assert_int_equal(log.last.done, total);
+        assert_int_equal(log.last.evaluated, st.evaluated);
+        assert_true(total >= st.enumerated);
+    }
+
+    /* stopped on the second call: no ranking, fewer points priced */
+    progress_log stop = {.stop_at = 2};
+    req.progress_ctx = &stop;
+    assert_int_equal(comet_search(&req, top, &n, &st, &err), COMET_ECANCELED);
+    assert_int_equal(n, 0);
+    assert_int_equal(stop.calls, 2);
+    assert_true(st.evaluated < plain_stats.evaluated);
+}
+
 static void test_threads_and_shards_agree(void **state)
 {
     (void)state;
@@ -215,6 +321,7 @@ void suite_search(test_tally *t)
     const struct CMUnitTest search[] = {
         cmocka_unit_test(test_best_matches_brute_force),
         cmocka_unit_test(test_threads_and_shards_agree),
+        cmocka_unit_test(test_search_progress),
         cmocka_unit_test(test_bad_requests),
     };
     RUN_GROUP(t, search);

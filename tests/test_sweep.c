@@ -6,6 +6,7 @@
 #define _DEFAULT_SOURCE   /* flock */
 #include <fcntl.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +16,9 @@
 #include <unistd.h>
 
 #include "comet/comet.h"
+#include "comet/files.h"
 #include "comet/study.h"
+#include "comet/report.h"
 #include "comet/sweep.h"
 #include "tests.h"
 
@@ -308,6 +311,118 @@ static void test_sweep_threads_and_resume(void **state)
     expect_same_file(one, crash, "results.csv");
 }
 
+/* ---- the library's runner, driven directly (no CLI) ---------------------------- */
+
+typedef struct run_watch {
+    uint64_t began_at, began_total, last_done;
+    _Atomic uint64_t rows;     /* written by the writer, read by workers through stop */
+    uint64_t stop_after;       /* ask to stop once this many rows are written (0: never) */
+    bool ordered;              /* every row_written's done was the one before plus one */
+} run_watch;
+
+static bool watch_stop(void *ctx)
+{
+    const run_watch *w = ctx;
+    return w->stop_after && w->rows >= w->stop_after;
+}
+
+static void watch_begin(void *ctx, uint64_t start, uint64_t total)
+{
+    run_watch *w = ctx;
+    w->began_at = start;
+    w->began_total = total;
+    w->last_done = start;
+    w->ordered = true;
+}
+
+static void watch_row(void *ctx, uint64_t done, uint64_t total, uint64_t start)
+{
+    run_watch *w = ctx;
+    w->ordered = w->ordered && done == w->last_done + 1 && total == w->began_total &&
+                 start == w->began_at;
+    w->last_done = done;
+    w->rows++;
+}
+
+static comet_status run_library(const comet_study *st, const char *sub, int threads,
+                                bool resume, run_watch *w, comet_error *err)
+{
+    char out[512];
+    snprintf(out, sizeof out, "%s/%s", dir, sub);
+    comet_sweep_options opt = {
+        .dir = out,
+        .format = &comet_sweep_rows_format,
+        .threads = threads,
+        .resume = resume,
+        .hooks = {.ctx = w, .stop = watch_stop, .rows_begin = watch_begin,
+                  .row_written = watch_row},
+    };
+    int lock = -1;
+    comet_status status = comet_sweep_run(st, &opt, &lock, err);
+    assert_true(lock >= 0); /* held for the caller until it is done */
+    comet_dir_unlock(lock);
+    return status;
+}
+
+/* comet_sweep_run without the CLI: 2 threads write the bytes 1 thread
+ * writes, rows reach the hooks in point order; a stop asked through the
+ * hook ends it COMET_ECANCELED with whole rows only, and resume finishes
+ * with the same bytes. */
+static void test_sweep_run_library(void **state)
+{
+    (void)state;
+    comet_study *st = malloc(sizeof *st);
+    assert_non_null(st);
+    comet_error err;
+    assert_int_equal(comet_study_read_text(test_small_study, strlen(test_small_study), "s.yaml",
+                                           st, &err),
+                     COMET_OK);
+    run_watch one = {0}, two = {0};
+    assert_int_equal(run_library(st, "lib1", 1, false, &one, &err), COMET_OK);
+    assert_int_equal(run_library(st, "lib2", 2, false, &two, &err), COMET_OK);
+    for (const run_watch *w = &one; w; w = w == &one ? &two : NULL) {
+        assert_int_equal(w->began_at, 0);
+        assert_int_equal(w->began_total, 6);
+        assert_int_equal(w->rows, 6);
+        assert_true(w->ordered);
+    }
+    char lib1[300], lib2[300], path[512];
+    snprintf(lib1, sizeof lib1, "%s/lib1", dir);
+    snprintf(lib2, sizeof lib2, "%s/lib2", dir);
+    expect_same_file(lib1, lib2, "results.csv");
+    expect_same_file(lib1, lib2, "results.jsonl");
+    snprintf(path, sizeof path, "%s/results.csv", lib1);
+    char *csv = slurp(path);
+    assert_non_null(csv);
+    int lines = 0;
+    for (const char *c = csv; *c; c++)
+        lines += *c == '\n';
+    assert_int_equal(lines, 7); /* the header and 6 rows */
+    assert_non_null(strstr(csv, "\n5,"));
+    free(csv);
+
+    /* a rerun without resume or force refuses the results there */
+    run_watch again = {0};
+    assert_int_equal(run_library(st, "lib1", 2, false, &again, &err), COMET_EINPUT);
+    assert_non_null(strstr(err.message, "already holds sweep results"));
+    assert_int_equal(again.rows, 0);
+
+    /* stopped after 2 rows: whole rows only, then resumed to the same bytes */
+    run_watch stopped = {.stop_after = 2};
+    assert_int_equal(run_library(st, "stop", 2, false, &stopped, &err), COMET_ECANCELED);
+    assert_true(stopped.rows >= 2 && stopped.rows < 6);
+    run_watch rest = {0};
+    assert_int_equal(run_library(st, "stop", 2, true, &rest, &err), COMET_OK);
+    assert_int_equal(rest.began_at, stopped.rows);
+    assert_int_equal(rest.rows, 6 - stopped.rows);
+    assert_true(rest.ordered);
+    char stop[300];
+    snprintf(stop, sizeof stop, "%s/stop", dir);
+    expect_same_file(lib1, stop, "results.csv");
+    expect_same_file(lib1, stop, "results.jsonl");
+    free(st);
+}
+
 /* SIGTERM mid-sweep: exit 130, whole lines only, CSV and JSONL agreeing;
  * --resume then finishes with the bytes of an uninterrupted run. */
 static void test_sweep_sigterm(void **state)
@@ -448,6 +563,7 @@ void suite_sweep(test_tally *t)
         cmocka_unit_test(test_summary),
         cmocka_unit_test_setup_teardown(test_sweep_threads_and_resume, sweep_setup,
                                         sweep_teardown),
+        cmocka_unit_test_setup_teardown(test_sweep_run_library, sweep_setup, sweep_teardown),
         cmocka_unit_test_setup_teardown(test_sweep_sigterm, sweep_setup, sweep_teardown),
         cmocka_unit_test_setup_teardown(test_sweep_lock, sweep_setup, sweep_teardown),
         cmocka_unit_test_setup_teardown(test_sweep_mpi, sweep_setup, sweep_teardown),

@@ -13,6 +13,7 @@
 #include "comet/results.h"
 #include "comet/search.h"
 #include "comet/simulate.h"
+#include "comet/sweep.h"
 
 void comet_report_text(comet_buf *b, const comet_model *m, const comet_system *sys,
                        const comet_strategy *s, const comet_result *r);
@@ -24,6 +25,15 @@ void comet_report_json_string(comet_buf *b, const char *text);
 void comet_report_csv_header(comet_buf *b);
 void comet_report_csv_row(comet_buf *b, const comet_model *m, const comet_system *sys,
                           const comet_strategy *s, const comet_result *r);
+
+/* A sweep's rows as comet's results files hold them: the CSV header, one
+ * CSV line and one JSON line per design point (index, status, design cost,
+ * axis values, NPUs, then the best strategy's estimate fields); and the
+ * same three as the runner's format (comet_sweep_options.format). */
+void comet_sweep_csv_header(comet_buf *b, const comet_study *study);
+void comet_sweep_csv_row(comet_buf *b, const comet_study *study, const comet_sweep_row *row);
+void comet_sweep_jsonl_row(comet_buf *b, const comet_study *study, const comet_sweep_row *row);
+extern const comet_sweep_format comet_sweep_rows_format;
 
 /* HTML report pages (see comet/page.h) for one estimate, a strategy
  * search (best first) and a simulated step (timeline optional; estimate,

@@ -60,6 +60,17 @@ typedef struct comet_search_stats {
     comet_ranked worst;
 } comet_search_stats;
 
+/* How far a search has come, for a progress callback. Points are the
+ * strategies the enumeration numbers: every one counts once it is passed,
+ * whether it was priced, pruned as dominated or ruled out with its layout. */
+typedef struct comet_search_progress {
+    uint64_t done;              /* points passed so far (never decreases) */
+    uint64_t total;             /* points of the space (of this shard) */
+    uint64_t evaluated;         /* points priced so far */
+} comet_search_progress;
+
+/* Called with the progress; true asks the search to stop. */
+typedef bool (*comet_search_progress_fn)(void *ctx, const comet_search_progress *p);
 
 typedef struct comet_search_request {
     const comet_model *model;
@@ -72,6 +83,14 @@ typedef struct comet_search_request {
     /* Threads of one process share this shard's units dynamically through
      * a counter (comet_search_threads sets it); NULL = take them all. */
     struct comet_unit_claim *claim;
+    /* Progress, or NULL: called at most once per progress_every
+     * evaluations (0: every 65536), never from two threads at once, and
+     * once at the end with done == total. Returning true stops the search:
+     * it returns COMET_ECANCELED (no ranking). Counting the total costs one
+     * pass over the space's layouts, made only when progress is set. */
+    comet_search_progress_fn progress;
+    void *progress_ctx;
+    uint64_t progress_every;
 } comet_search_request;
 
 #define COMET_SEARCH_MAX_TOP 1000

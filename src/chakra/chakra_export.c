@@ -674,7 +674,7 @@ comet_status comet_export_chakra(const comet_model *m, const comet_system *sys,
 {
     memset(info, 0, sizeof *info);
     comet_files files;
-    comet_files_init(&files, false);
+    comet_files_init(&files);
     exporter x = {.sys = sys, .prefix = prefix, .options = options, .files = &files};
     comet_status st = sim_step_graph_build(m, sys, strategy, &x.sg, err);
     if (st)

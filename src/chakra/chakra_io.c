@@ -818,5 +818,5 @@ comet_status comet_et_write(const char *path, const char *version, const comet_e
                             size_t n, comet_error *err)
 {
     node_list l = {version, nodes, n};
-    return comet_file_produce(path, false, produce_nodes, &l, err);
+    return comet_file_produce(path, produce_nodes, &l, err);
 }

@@ -6,7 +6,13 @@
  * a set (the ranks of a Chakra export) are all written before any is
  * renamed, and the files they replace are kept under a second link until
  * the last rename, so a failure leaves either the whole new set or the
- * whole earlier one. */
+ * whole earlier one. Every file is synced before its rename. Single files
+ * (comet_file_produce: the CLI's outputs, Chakra traces) also resolve a
+ * symbolic link at their destination first, so every output follows one
+ * rule for links. An output directory written over a long run (a sweep's)
+ * is locked against a second run (comet_dir_lock). */
+#define _XOPEN_SOURCE 700 /* realpath */
+#define _DEFAULT_SOURCE   /* flock */
 #include "comet/files.h"
 
 #include <errno.h>
@@ -14,6 +20,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -40,10 +47,9 @@ comet_status comet_errno_status(int errnum)
     }
 }
 
-void comet_files_init(comet_files *set, bool sync)
+void comet_files_init(comet_files *set)
 {
     memset(set, 0, sizeof *set);
-    set->sync = sync;
     set->rename_into_place = rename;
 }
 
@@ -187,7 +193,7 @@ comet_status comet_files_end(comet_files *set, bool failed, comet_error *err)
         bad = true;
         e = errno;
     }
-    if (!bad && set->sync && fsync(fileno(f)) != 0 && errno != EINVAL) {
+    if (!bad && fsync(fileno(f)) != 0 && errno != EINVAL) {
         bad = true; /* EINVAL: a file system that cannot sync, nothing lost */
         e = errno;
     }
@@ -297,11 +303,12 @@ comet_status comet_files_commit(comet_files *set, comet_error *err)
     return st;
 }
 
-comet_status comet_file_produce(const char *path, bool sync, bool (*produce)(FILE *, void *),
-                                void *ctx, comet_error *err)
+/* One file as a set of one, put at `path` itself. */
+static comet_status produce_atomically(const char *path, bool (*produce)(FILE *, void *),
+                                       void *ctx, comet_error *err)
 {
     comet_files set;
-    comet_files_init(&set, sync);
+    comet_files_init(&set);
     FILE *f;
     comet_status st = comet_files_begin(&set, path, &f, err);
     if (!st)
@@ -312,6 +319,49 @@ comet_status comet_file_produce(const char *path, bool sync, bool (*produce)(FIL
     return st;
 }
 
+/* A device or a pipe is written in place: it cannot be half-written the
+ * way a file can, and must not be replaced. */
+static comet_status produce_in_place(const char *path, const char *target,
+                                     bool (*produce)(FILE *, void *), void *ctx,
+                                     comet_error *err)
+{
+    FILE *dev = fopen(target, "wb");
+    if (!dev)
+        return comet_error_set(err, comet_errno_status(errno), path, 0, 0, NULL,
+                               "cannot write: %s", strerror(errno));
+    bool failed = !produce(dev, ctx) || fflush(dev) != 0;
+    int e = errno;
+    if (fclose(dev) != 0 || failed)
+        return comet_error_set(err, COMET_EIO, path, 0, 0, NULL, "write failed: %s",
+                               strerror(failed ? e : errno));
+    return COMET_OK;
+}
+
+comet_status comet_file_produce(const char *path, bool (*produce)(FILE *, void *), void *ctx,
+                                comet_error *err)
+{
+    /* A symbolic link is followed, so the file it names is replaced, not
+     * the link; a dangling one is refused rather than replaced. */
+    char target[4096];
+    struct stat st;
+    if (realpath(path, target) == NULL) {
+        if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+            return comet_error_set(err, COMET_EINPUT, path, 0, 0, NULL,
+                                   "cannot write: dangling symbolic link");
+        if (errno != ENOENT || snprintf(target, sizeof target, "%s", path) >= (int)sizeof target)
+            return comet_error_set(err, COMET_EINPUT, path, 0, 0, NULL, "cannot write: %s",
+                                   strerror(errno));
+    } else if (stat(target, &st) == 0 && !S_ISREG(st.st_mode)) {
+        if (S_ISDIR(st.st_mode))
+            return comet_error_set(err, COMET_EINPUT, path, 0, 0, NULL,
+                                   "cannot write: is a directory");
+        return produce_in_place(path, target, produce, ctx, err);
+    }
+    if (produce_atomically(target, produce, ctx, err) == COMET_OK)
+        return COMET_OK;
+    snprintf(err->file, sizeof err->file, "%s", path); /* as given, not where links lead */
+    return err->status;
+}
 typedef struct text {
     const char *data;
     size_t len;
@@ -326,5 +376,69 @@ static bool write_text(FILE *f, void *ctx)
 comet_status comet_file_write(const char *path, const char *data, size_t len, comet_error *err)
 {
     text t = {data, len};
-    return comet_file_produce(path, true, write_text, &t, err);
+    return comet_file_produce(path, write_text, &t, err);
+}
+
+/* The process id a lock file holds ("12345\n"), or 0 when it holds none
+ * yet (its owner took the lock and has not written it). */
+static long lock_owner(int fd)
+{
+    char digits[32];
+    ssize_t n = pread(fd, digits, sizeof digits - 1, 0);
+    if (n <= 0)
+        return 0;
+    digits[n] = '\0';
+    char *end;
+    long pid = strtol(digits, &end, 10);
+    return end != digits && pid > 0 ? pid : 0;
+}
+
+comet_status comet_dir_lock(const char *dir, int *fd_out, comet_error *err)
+{
+    *fd_out = -1;
+    char path[4200];
+    if (snprintf(path, sizeof path, "%s/%s", dir, COMET_LOCK_FILE) >= (int)sizeof path)
+        return comet_error_set(err, COMET_EINPUT, dir, 0, 0, NULL, "path too long");
+    /* O_NOFOLLOW: a link planted at the lock file's name is not written
+     * through (its pid is written into the file) */
+    int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        int e = fd < 0 ? errno : EINVAL;
+        if (fd >= 0)
+            close(fd);
+        return comet_error_set(err, comet_errno_status(e), path, 0, 0, NULL,
+                               "cannot lock: %s", fd < 0 ? strerror(e) : "not a regular file");
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        int e = errno;
+        long owner = lock_owner(fd);
+        close(fd);
+        if (e != EWOULDBLOCK)
+            return comet_error_set(err, COMET_EIO, path, 0, 0, NULL, "cannot lock: %s",
+                                   strerror(e));
+        char who[64] = "another comet process";
+        if (owner > 0)
+            snprintf(who, sizeof who, "comet process %ld", owner);
+        return comet_error_set(err, COMET_EINPUT, dir, 0, 0, NULL,
+                               "is in use by %s (locked through %s); wait for it to finish or "
+                               "choose another output directory",
+                               who, COMET_LOCK_FILE);
+    }
+    char pid[32];
+    int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+    if (ftruncate(fd, 0) != 0 || pwrite(fd, pid, (size_t)n, 0) != n) {
+        int e = errno;
+        close(fd);
+        return comet_error_set(err, COMET_EIO, path, 0, 0, NULL, "cannot write: %s",
+                               strerror(e));
+    }
+    *fd_out = fd;
+    return COMET_OK;
+}
+
+void comet_dir_unlock(int fd)
+{
+    if (fd >= 0)
+        close(fd); /* the lock goes with the descriptor; the file stays, harmless */
 }

@@ -191,6 +191,12 @@ typedef struct search_run {
     uint64_t claimed;       /* with a shared counter: the next of this shard's units we own */
     uint64_t shard_units;   /* this shard's units seen so far */
     comet_error scratch;
+    /* progress (req->progress set): what the threads share, and this
+     * thread's evaluations not yet added to it */
+    struct comet_unit_claim *shared;
+    uint64_t unreported;
+    bool counting;          /* a pass that only counts the points (search_points) */
+    uint64_t counted;
 } search_run;
 
 /* Is the unit ours? Units of this shard are numbered 0, 1, ... in
@@ -222,6 +228,71 @@ static void count_invalid(search_run *run, const comet_error *e)
         run->stats->invalid_layout++;
 }
 
+/* ---- progress --------------------------------------------------------------- */
+
+#define DEFAULT_PROGRESS_EVERY 65536
+
+static uint64_t progress_every(const comet_search_request *req)
+{
+    return req->progress_every ? req->progress_every : DEFAULT_PROGRESS_EVERY;
+}
+
+void search_shared_init(struct comet_unit_claim *shared, uint64_t total)
+{
+    atomic_init(&shared->next, 0);
+    atomic_init(&shared->done, 0);
+    atomic_init(&shared->evaluated, 0);
+    atomic_init(&shared->stop, false);
+    shared->total = total;
+    shared->reported_done = shared->reported_evaluated = 0;
+    pthread_mutex_init(&shared->report, NULL);
+}
+
+void search_shared_free(struct comet_unit_claim *shared)
+{
+    pthread_mutex_destroy(&shared->report);
+}
+
+/* One call of the callback, by whichever thread finds no call under way. */
+static void call_progress(const comet_search_request *req, struct comet_unit_claim *shared,
+                          uint64_t done, bool last)
+{
+    if (pthread_mutex_trylock(&shared->report) != 0)
+        return; /* another thread is reporting: never two calls at once */
+    uint64_t evaluated = atomic_load(&shared->evaluated);
+    if (last || evaluated >= shared->reported_evaluated + progress_every(req)) {
+        if (done > shared->total)
+            done = shared->total;
+        if (done < shared->reported_done)
+            done = shared->reported_done;
+        comet_search_progress p = {.done = done, .total = shared->total, .evaluated = evaluated};
+        shared->reported_done = done;
+        shared->reported_evaluated = evaluated;
+        if (req->progress(req->progress_ctx, &p) && !last)
+            atomic_store(&shared->stop, true);
+    }
+    pthread_mutex_unlock(&shared->report);
+}
+
+/* After progress_every evaluations of this thread: add them, and report. */
+static void report_progress(search_run *run)
+{
+    atomic_fetch_add(&run->shared->evaluated, run->unreported);
+    run->unreported = 0;
+    call_progress(run->req, run->shared, atomic_load(&run->shared->done) + run->position, false);
+}
+
+void search_progress_end(const comet_search_request *req, struct comet_unit_claim *shared)
+{
+    if (!atomic_load(&shared->stop))
+        call_progress(req, shared, shared->total, true);
+}
+
+static bool stopped(const search_run *run)
+{
+    return run->shared && atomic_load_explicit(&run->shared->stop, memory_order_relaxed);
+}
+
 /* The cheap knobs, innermost: offloads, then overlaps. */
 static void evaluate_knobs(search_run *run, comet_strategy *s, const work_stage *w)
 {
@@ -250,6 +321,8 @@ static void evaluate_knobs(search_run *run, comet_strategy *s, const work_stage 
                 }
                 comet_ranked r;
                 run->stats->evaluated++;
+                if (run->shared && ++run->unreported >= progress_every(req))
+                    report_progress(run);
                 if (estimate_prepared(req->model, req->system, s, w, true, &r.result,
                                       &run->scratch))
                     continue;
@@ -323,6 +396,12 @@ static void search_unit(search_run *run, comet_strategy *unit)
                     s.sp = sp == 1;
                     if (transformer && req->space.vary_flash)
                         s.flash_attention = fa == 1;
+                    if (run->counting) {
+                        run->counted += points_per_workload(req, &s);
+                        continue;
+                    }
+                    if (stopped(run))
+                        return;
                     if (comet_strategy_resolve(m, req->system, &s, NULL, &run->scratch)) {
                         count_invalid(run, &run->scratch);
                         run->position += points_per_workload(req, &s);
@@ -358,14 +437,28 @@ static bool seen_before(search_run *run, const comet_strategy *s, int order)
     return false;
 }
 
+/* The unit's points, as a search passes them (each workload's, whether
+ * its layout is valid or not). */
+static uint64_t unit_points(search_run *run, comet_strategy *unit)
+{
+    search_run count = {.req = run->req, .counting = true};
+    search_unit(&count, unit);
+    return count.counted;
+}
+
+/* The unit's points are passed: add them to the progress. */
+static void unit_passed(search_run *run, comet_strategy *unit, bool searched)
+{
+    if (run->shared)
+        atomic_fetch_add(&run->shared->done, searched ? run->position : unit_points(run, unit));
+}
+
 /* One (global batch, tp, pp) with its distinct placements. */
 static void search_factorization(search_run *run, int64_t gbs, int64_t tp, int64_t pp)
 {
     const comet_search_request *req = run->req;
-    for (int o = 0; o < 6; o++) {
+    for (int o = 0; o < 6 && !stopped(run); o++) {
         uint64_t unit = run->next_unit++;
-        if (!owns_unit(run, unit))
-            continue;
         comet_strategy s = req->space.base;
         s.tp = tp;
         s.pp = pp;
@@ -375,17 +468,65 @@ static void search_factorization(search_run *run, int64_t gbs, int64_t tp, int64
         s.interleave = 1;
         s.placement_given = false;
         memcpy(s.order, orders[o], sizeof s.order);
-        if (comet_strategy_resolve(req->model, req->system, &s, NULL, &run->scratch)) {
-            count_invalid(run, &run->scratch);
+        if (run->counting) {
+            if ((int64_t)(unit % (uint64_t)req->shards) == req->shard)
+                search_unit(run, &s);
             continue;
         }
-        if (seen_before(run, &s, o))
+        if (!owns_unit(run, unit))
             continue;
+        if (comet_strategy_resolve(req->model, req->system, &s, NULL, &run->scratch)) {
+            count_invalid(run, &run->scratch);
+            unit_passed(run, &s, false);
+            continue;
+        }
+        if (seen_before(run, &s, o)) {
+            unit_passed(run, &s, false);
+            continue;
+        }
         s.placement_given = true;
         run->unit = unit;
         run->position = 0;
         search_unit(run, &s);
+        unit_passed(run, &s, true);
     }
+}
+
+/* The whole space of the request's shard, in enumeration order: global
+ * batches outermost, then tp, pp and the placement orders (searched, or
+ * only counted when run->counting). */
+static void enumerate(search_run *run)
+{
+    const comet_search_space *sp = &run->req->space;
+    int64_t tps[MAX_DIVISORS], pps[MAX_DIVISORS];
+    int n_tp = divisors(sp->npus, tps, MAX_DIVISORS);
+    /* Global batches: the one given, or dp * 2^k up to the maximum, taken
+     * per factorization below; batches are enumerated outermost. */
+    int n_batches = 1;
+    if (sp->max_global_batch > 0)
+        for (int64_t g = 1; g * 2 <= sp->max_global_batch; g *= 2)
+            n_batches++;
+    for (int bi = 0; bi < n_batches; bi++) {
+        for (int i = 0; i < n_tp; i++) {
+            int n_pp = divisors(sp->npus / tps[i], pps, MAX_DIVISORS);
+            for (int j = 0; j < n_pp; j++) {
+                int64_t dp = sp->npus / (tps[i] * pps[j]);
+                int64_t gbs = sp->max_global_batch > 0 ? dp << bi : sp->global_batch;
+                if (sp->max_global_batch > 0 && gbs > sp->max_global_batch) {
+                    run->next_unit += 6; /* keep the numbering */
+                    continue;
+                }
+                search_factorization(run, gbs, tps[i], pps[j]);
+            }
+        }
+    }
+}
+
+uint64_t search_points(const comet_search_request *req)
+{
+    search_run count = {.req = req, .counting = true};
+    enumerate(&count);
+    return count.counted;
 }
 
 comet_status comet_search(const comet_search_request *req, comet_ranked *top, int *n_top,
@@ -411,28 +552,23 @@ comet_status comet_search(const comet_search_request *req, comet_ranked *top, in
     search_run run = {.req = req, .top = {top, 0, req->top_k}, .stats = stats};
     if (req->claim)
         run.claimed = atomic_fetch_add(&req->claim->next, 1);
-    int64_t tps[MAX_DIVISORS], pps[MAX_DIVISORS];
-    int n_tp = divisors(sp->npus, tps, MAX_DIVISORS);
-    /* Global batches: the one given, or dp * 2^k up to the maximum, taken
-     * per factorization below; batches are enumerated outermost. */
-    int n_batches = 1;
-    if (sp->max_global_batch > 0)
-        for (int64_t g = 1; g * 2 <= sp->max_global_batch; g *= 2)
-            n_batches++;
-    for (int bi = 0; bi < n_batches; bi++) {
-        for (int i = 0; i < n_tp; i++) {
-            int n_pp = divisors(sp->npus / tps[i], pps, MAX_DIVISORS);
-            for (int j = 0; j < n_pp; j++) {
-                int64_t dp = sp->npus / (tps[i] * pps[j]);
-                int64_t gbs = sp->max_global_batch > 0 ? dp << bi : sp->global_batch;
-                if (sp->max_global_batch > 0 && gbs > sp->max_global_batch) {
-                    run.next_unit += 6; /* keep the numbering */
-                    continue;
-                }
-                search_factorization(&run, gbs, tps[i], pps[j]);
-            }
-        }
+    struct comet_unit_claim alone; /* progress of a search on one thread */
+    if (req->progress && !req->claim)
+        search_shared_init(&alone, search_points(req));
+    if (req->progress)
+        run.shared = req->claim ? req->claim : &alone;
+    enumerate(&run);
+    bool stop = stopped(&run);
+    if (run.shared && !req->claim) {
+        atomic_fetch_add(&alone.evaluated, run.unreported);
+        search_progress_end(req, &alone);
+        search_shared_free(&alone);
+    } else if (run.shared) {
+        atomic_fetch_add(&req->claim->evaluated, run.unreported);
     }
+    if (stop)
+        return comet_error_set(err, COMET_ECANCELED, NULL, 0, 0, NULL,
+                               "stopped by the progress callback");
     qsort(top, (size_t)run.top.n, sizeof top[0], rank_order);
     *n_top = run.top.n;
     return COMET_OK;

@@ -3,7 +3,8 @@
  * thread that drew small units takes more of them, and the per-thread top
  * lists are merged. Because every point keeps its global index, which
  * thread evaluated it does not matter: the merged ranking is the one a
- * single thread would produce, byte for byte. */
+ * single thread would produce, byte for byte. Progress, when asked for,
+ * is counted across the threads (claim.h) and reported by one at a time. */
 #include "comet/search.h"
 
 #include "claim.h"
@@ -48,8 +49,8 @@ comet_status comet_search_threads(const comet_search_request *req, int threads,
         free(ids);
         return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
     }
-    struct comet_unit_claim claim;
-    atomic_init(&claim.next, 0);
+    struct comet_unit_claim claim; /* the units, and the progress when asked for */
+    search_shared_init(&claim, req->progress ? search_points(req) : 0);
     int started = 0;
     for (int t = 0; t < threads; t++) {
         jobs[t].req = *req;
@@ -61,6 +62,12 @@ comet_status comet_search_threads(const comet_search_request *req, int threads,
     }
     for (int t = 0; t < started; t++)
         pthread_join(ids[t], NULL);
+    bool all_ran = started == threads;
+    for (int t = 0; t < started; t++)
+        all_ran = all_ran && jobs[t].status == COMET_OK;
+    if (req->progress && all_ran)
+        search_progress_end(req, &claim);
+    search_shared_free(&claim);
     comet_status status = COMET_OK;
     if (started < threads)
         status = comet_error_set(err, COMET_EINTERNAL, NULL, 0, 0, NULL,

@@ -1,7 +1,6 @@
 /* Sweep rows for machines: one CSV line and one JSON line per design
  * point, with the point's index, status, design cost, axis values and NPU
  * count ahead of the best strategy's usual estimate fields. */
-#include "comet/sweep.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -65,3 +64,9 @@ void comet_sweep_jsonl_row(comet_buf *b, const comet_study *study, const comet_s
             b->data[i] = ' ';
     comet_buf_printf(b, "}\n");
 }
+
+const comet_sweep_format comet_sweep_rows_format = {
+    .csv_header = comet_sweep_csv_header,
+    .csv_row = comet_sweep_csv_row,
+    .jsonl_row = comet_sweep_jsonl_row,
+};
