@@ -932,6 +932,49 @@ static void test_schedule_bubble_and_in_flight(void **state)
     assert_close(sched_of(&s)->in_flight(&s, 32.0), 1.0, 0.0);
 }
 
+typedef struct pass_list {
+    sched_pass pass[1024];
+    int n;
+} pass_list;
+
+static void keep_pass(void *ctx, sched_pass pass)
+{
+    pass_list *l = ctx;
+    if (l->n < 1024)
+        l->pass[l->n++] = pass;
+}
+
+/* A schedule's round: in steady state, the passes one round of
+ * microbatches later are the same passes, of microbatches `round` later
+ * (1 for 1F1B, p for interleaved): what lets the simulator extrapolate a
+ * long step a round at a time. */
+static void test_schedule_round_repeats(void **state)
+{
+    (void)state;
+    static const int64_t shapes[][2] = {{4, 1}, {2, 2}, {4, 2}, {3, 3}};
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        comet_strategy s = pipeline(shapes[i][0], shapes[i][1]);
+        const sched_kind *k = sched_of(&s);
+        int64_t p = s.pp, v = s.interleave, round = k->round(&s);
+        assert_int_equal(round, v > 1 ? p : 1);
+        for (int64_t stage = 0; stage < p; stage++) {
+            static pass_list l;
+            l.n = 0;
+            int64_t micro = 16 * round;
+            k->program(&s, micro, stage, keep_pass, &l);
+            assert_int_equal(l.n, 2 * micro * v);
+            /* past warm-up (at most 2 p v passes) and before cool-down */
+            int64_t period = 2 * v * round, edge = 4 * p * v;
+            for (int64_t j = edge; j + period < l.n - edge; j++) {
+                const sched_pass *a = &l.pass[j], *b = &l.pass[j + period];
+                assert_int_equal(b->microbatch, a->microbatch + round);
+                assert_int_equal(b->chunk, a->chunk);
+                assert_int_equal(b->forward, a->forward);
+            }
+        }
+    }
+}
+
 void suite_simulate(test_tally *t)
 {
     const struct CMUnitTest simulate[] = {
@@ -956,6 +999,7 @@ void suite_simulate(test_tally *t)
         cmocka_unit_test(test_schedule_interleaved_megatron_order),
         cmocka_unit_test(test_schedule_every_pass_once),
         cmocka_unit_test(test_schedule_bubble_and_in_flight),
+        cmocka_unit_test(test_schedule_round_repeats),
     };
     RUN_GROUP(t, simulate);
 }

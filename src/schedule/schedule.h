@@ -38,6 +38,10 @@ typedef struct sched_kind {
     /* Microbatches' worth of the stage's activations the busiest stage
      * keeps at once, with `micro` microbatches in the step. */
     double (*in_flight)(const comet_strategy *s, double micro);
+    /* Microbatches the program repeats in: in steady state each further
+     * round of this many microbatches runs the same passes, one round
+     * later (the simulator extrapolates a long step by rounds). */
+    int64_t (*round)(const comet_strategy *s);
 } sched_kind;
 
 extern const sched_kind sched_1f1b;        /* schedule_1f1b.c */

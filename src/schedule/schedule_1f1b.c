@@ -31,9 +31,17 @@ static double one_f_one_b_in_flight(const comet_strategy *s, double micro)
     return s->pp > 1 ? fmin(micro, (double)s->pp) : 1.0;
 }
 
+/* One microbatch enters and one leaves per 1F1B step. */
+static int64_t one_f_one_b_round(const comet_strategy *s)
+{
+    (void)s;
+    return 1;
+}
+
 const sched_kind sched_1f1b = {
     .name = "1f1b",
     .program = one_f_one_b_program,
     .bubble = one_f_one_b_bubble,
     .in_flight = one_f_one_b_in_flight,
+    .round = one_f_one_b_round,
 };

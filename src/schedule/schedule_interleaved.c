@@ -40,9 +40,17 @@ static double interleaved_in_flight(const comet_strategy *s, double micro)
     return sched_1f1b.in_flight(s, micro) * (1.0 + (p - 1.0) / (p * v));
 }
 
+/* Megatron's interleaved program takes microbatches p at a time through
+ * each model chunk in turn. */
+static int64_t interleaved_round(const comet_strategy *s)
+{
+    return s->pp;
+}
+
 const sched_kind sched_interleaved = {
     .name = "interleaved",
     .program = interleaved_program,
     .bubble = interleaved_bubble,
     .in_flight = interleaved_in_flight,
+    .round = interleaved_round,
 };

@@ -685,7 +685,7 @@ static comet_status step_size(const comet_model *m, const comet_system *sys,
                               comet_error *err)
 {
     int64_t micro = comet_strategy_microbatches(s);
-    int64_t round = s->interleave > 1 ? s->pp : 1, two = 0;
+    int64_t round = sched_of(s)->round(s), two = 0;
     *one = *per_round = 0;
     comet_status st = count_tasks(m, sys, s, congestion, split_tp, round, limit, one, err);
     if (!st && *one > limit)
@@ -720,7 +720,7 @@ static comet_status run_step(const comet_model *m, const comet_system *sys,
     if (!st)
         collect(*out, makespan, r);
     r->microbatches = r->simulated_microbatches = micro;
-    r->round = s->interleave > 1 ? s->pp : 1;
+    r->round = sched_of(s)->round(s);
     return st;
 }
 
@@ -818,7 +818,7 @@ static comet_status extrapolate(const comet_model *m, const comet_system *sys,
                                 double full_tasks, int64_t one, int64_t per_round, int64_t limit,
                                 builder **out, comet_sim_step_result *res, comet_error *err)
 {
-    int64_t p = s->pp, round = s->interleave > 1 ? s->pp : 1;
+    int64_t p = s->pp, round = sched_of(s)->round(s);
     comet_sim_step_result *r = malloc(sizeof *r * 4);
     if (!r)
         return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
