@@ -35,8 +35,14 @@ void layer_times(const work_layer *l, const hw_rates *r, const comet_system *sys
                  const comet_strategy *s, layer_time *out);
 
 /* Activation bytes one layer stashes per microbatch under the strategy's
- * recomputation. */
-double layer_stashed_bytes(const work_layer *l, comet_recompute rc);
+ * recomputation (inline: the footprint asks per layer kind in the
+ * search's inner loop). */
+static inline double layer_stashed_bytes(const work_layer *l, comet_recompute rc)
+{
+    return rc == COMET_RECOMPUTE_FULL        ? l->act_bytes_full
+         : rc == COMET_RECOMPUTE_SELECTIVE ? l->act_bytes_selective
+                                           : l->act_bytes;
+}
 
 /* ---- memory footprint (footprint.c) ---- */
 
@@ -55,12 +61,16 @@ typedef struct footprint {
     double final_transfers;
 } footprint;
 
-/* Fill out->mem, mem_total, mem_capacity, feasible and infeasible, and fp.
- * Explicit offloads move a whole kind; when HBM still overflows and an
- * expansion tier exists, optimizer state spills first, then weights, then
- * activations, each only as much as needed. */
-void footprint_compute(const comet_model *m, const comet_system *sys, const comet_strategy *s,
-                       const work_stage *w, double micro, footprint *fp, comet_result *out);
+struct step_plan;
+
+/* Fill out->mem, mem_total, mem_capacity, feasible and infeasible, and fp,
+ * for the step `plan` (step_plan_build of the same inputs): ZeRO's
+ * sharding and the microbatch count come from it. Explicit offloads move a
+ * whole kind; when HBM still overflows and an expansion tier exists,
+ * optimizer state spills first, then weights, then activations, each only
+ * as much as needed. */
+void footprint_compute(const comet_system *sys, const comet_strategy *s, const work_stage *w,
+                       const struct step_plan *plan, footprint *fp, comet_result *out);
 
 /* ---- the step plan (step_plan.c) ---- */
 
@@ -130,15 +140,20 @@ typedef struct step_plan {
 } step_plan;
 
 /* The plan of one step for the busiest stage of `w` under the resolved
- * strategy s. */
+ * strategy s: its memory facts (step_plan_memory: microbatches, element
+ * size, the DP and ZeRO rules, the expansion tier's rate and latency),
+ * all the footprint needs, then its traffic (step_plan_traffic: the DP
+ * collectives, optimizer bytes, pipeline sends). The strategy search ranks
+ * only what fits, so the estimator builds the traffic once memory fits. */
 void step_plan_build(const comet_model *m, const comet_system *sys, const comet_strategy *s,
                      const work_stage *w, step_plan *out);
+void step_plan_memory(const comet_model *m, const comet_system *sys, const comet_strategy *s,
+                      step_plan *out);
+void step_plan_traffic(const comet_system *sys, const comet_strategy *s, const work_stage *w,
+                       step_plan *out);
 
 /* HBM bytes the optimizer step moves per parameter it updates. */
 double optimizer_bytes_per_param(const comet_strategy *s, double elem);
-
-/* The data-parallel rules of strategy s for a model of `elem`-byte elements. */
-void plan_dp_of(const comet_strategy *s, double elem, plan_dp *out);
 
 /* HBM bytes the optimizer step of a stage holding `replicated` parameters
  * (and w's model-parallel tables) reads and writes. */

@@ -54,19 +54,18 @@ static void place_kind(comet_result *out, comet_mem_kind k, double bytes, double
     out->mem[COMET_TIER_EXPANSION][k] = bytes * offloaded;
 }
 
-void footprint_compute(const comet_model *m, const comet_system *sys, const comet_strategy *s,
-                       const work_stage *w, double micro, footprint *fp, comet_result *out)
+void footprint_compute(const comet_system *sys, const comet_strategy *s, const work_stage *w,
+                       const step_plan *plan, footprint *fp, comet_result *out)
 {
-    double elem = comet_dtype_bytes(m->dtype);
-    plan_dp dp;
-    plan_dp_of(s, elem, &dp);
+    const plan_dp *dp = &plan->dp;
+    double micro = (double)plan->microbatches;
     double bytes[COMET_MEM_KIND_COUNT];
     /* replicated parameters shard under ZeRO; model-parallel ones are
      * already split over the stage's NPUs */
     double mp = w->params_mp_npu;
-    bytes[COMET_MEM_WEIGHTS] = (w->params_npu / dp.weight_shards + mp) * dp.weight_bytes;
-    bytes[COMET_MEM_GRADIENTS] = (w->params_npu / dp.grad_shards + mp) * dp.grad_bytes;
-    bytes[COMET_MEM_OPTIMIZER] = (w->params_npu / dp.optimizer_shards + mp) * 12.0;
+    bytes[COMET_MEM_WEIGHTS] = (w->params_npu / dp->weight_shards + mp) * dp->weight_bytes;
+    bytes[COMET_MEM_GRADIENTS] = (w->params_npu / dp->grad_shards + mp) * dp->grad_bytes;
+    bytes[COMET_MEM_OPTIMIZER] = (w->params_npu / dp->optimizer_shards + mp) * 12.0;
     double act_per_micro = 0.0;
     bytes[COMET_MEM_ACTIVATIONS] = activation_bytes(s, w, micro, &act_per_micro);
 
@@ -85,7 +84,7 @@ void footprint_compute(const comet_model *m, const comet_system *sys, const come
      * cannot move data (no bandwidth) cannot hold working state. */
     static const comet_mem_kind spill[] = {COMET_MEM_OPTIMIZER, COMET_MEM_WEIGHTS,
                                            COMET_MEM_ACTIVATIONS};
-    bool usable = hw_expansion_bandwidth(sys, comet_strategy_npus(s)) > 0.0;
+    bool usable = plan->expansion.bandwidth > 0.0;
     for (size_t i = 0; i < sizeof spill / sizeof spill[0] && usable; i++) {
         comet_mem_kind k = spill[i];
         double over = in_hbm - hbm_cap;

@@ -57,10 +57,3 @@ void layer_times(const work_layer *l, const hw_rates *r, const comet_system *sys
             out->comm_rc[c->group] += t;
     }
 }
-
-double layer_stashed_bytes(const work_layer *l, comet_recompute rc)
-{
-    return rc == COMET_RECOMPUTE_FULL        ? l->act_bytes_full
-         : rc == COMET_RECOMPUTE_SELECTIVE ? l->act_bytes_selective
-                                           : l->act_bytes;
-}

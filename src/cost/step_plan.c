@@ -11,13 +11,12 @@
  * stage's own layers and turns them into tasks. Sources: docs/model.md. */
 #include "cost.h"
 
-#include <string.h>
 
 #include "comet/network.h"
 
-void plan_dp_of(const comet_strategy *s, double elem, plan_dp *out)
+/* The data-parallel rules of strategy s for a model of `elem`-byte elements. */
+static void plan_dp_of(const comet_strategy *s, double elem, plan_dp *out)
 {
-    memset(out, 0, sizeof *out);
     double dp = (double)s->dp;
     int zero = s->zero_stage;
     out->active = s->dp > 1;
@@ -72,9 +71,15 @@ double plan_expansion_time(const plan_expansion *e, double bytes)
 static void add_comm(step_plan *p, comet_collective c, double bytes, bool each_micro,
                      plan_window window, bool gather)
 {
-    if (p->n_comms < PLAN_MAX_COMMS)
-        p->comms[p->n_comms++] = (plan_comm){c, COMET_GROUP_DP, bytes, each_micro,
-                                             p->dp.overlap ? window : PLAN_EXPOSED, gather};
+    if (p->n_comms >= PLAN_MAX_COMMS)
+        return;
+    plan_comm *pc = &p->comms[p->n_comms++];
+    pc->collective = c;
+    pc->group = COMET_GROUP_DP;
+    pc->bytes = bytes;
+    pc->each_micro = each_micro;
+    pc->window = p->dp.overlap ? window : PLAN_EXPOSED;
+    pc->gather = gather;
 }
 
 /* The busiest stage's step-level DP collectives: its replicated
@@ -96,21 +101,34 @@ static void plan_dp_comms(step_plan *p, const work_stage *w)
         add_comm(p, COMET_COLL_ALL_GATHER, weights, false, PLAN_EXPOSED, true);
 }
 
-void step_plan_build(const comet_model *m, const comet_system *sys, const comet_strategy *s,
-                     const work_stage *w, step_plan *out)
+void step_plan_memory(const comet_model *m, const comet_system *sys, const comet_strategy *s,
+                      step_plan *out)
 {
-    memset(out, 0, sizeof *out);
+    out->n_comms = 0;
     out->microbatches = comet_strategy_microbatches(s);
     out->elem = comet_dtype_bytes(m->dtype);
     plan_dp_of(s, out->elem, &out->dp);
-    plan_dp_comms(out, w);
-    out->optimizer_bytes_per_param = optimizer_bytes_per_param(s, out->elem);
     /* the bandwidth one NPU gets of the tier (a per-node device or a pool
      * is divided among the NPUs using it at once, which under synchronous
      * training is all of them) */
     out->expansion.bandwidth = hw_expansion_bandwidth(sys, comet_strategy_npus(s));
     out->expansion.latency = sys->expansion.latency > 0.0 ? sys->expansion.latency : 0.0;
+}
+
+void step_plan_traffic(const comet_system *sys, const comet_strategy *s, const work_stage *w,
+                       step_plan *out)
+{
+    out->n_comms = 0;
+    plan_dp_comms(out, w);
+    out->optimizer_bytes_per_param = optimizer_bytes_per_param(s, out->elem);
     out->send.dim = s->pp > 1 ? comet_p2p_dim(sys, s->place[COMET_GROUP_PP]) : -1;
     out->send.bytes = w->p2p_bytes;
     out->send.per_micro = s->pp > 1 ? 2.0 * (double)s->interleave : 0.0;
+}
+
+void step_plan_build(const comet_model *m, const comet_system *sys, const comet_strategy *s,
+                     const work_stage *w, step_plan *out)
+{
+    step_plan_memory(m, sys, s, out);
+    step_plan_traffic(sys, s, w, out);
 }

@@ -78,9 +78,13 @@ static void time_data_parallel(const comet_system *sys, const comet_strategy *s,
     double window[PLAN_WINDOW_COUNT] = {0.0, st->fwd, st->bwd};
     double each[PLAN_WINDOW_COUNT] = {0.0}, once[PLAN_WINDOW_COUNT] = {0.0};
     double each_bytes = 0.0, once_bytes = 0.0;
+    double t = 0.0;
     for (int i = 0; i < plan->n_comms; i++) {
-        const plan_comm *c = &plan->comms[i];
-        double t = comet_collective_time(sys, s->place[c->group], c->collective, c->bytes);
+        const plan_comm *c = &plan->comms[i], *prev = i > 0 ? &plan->comms[i - 1] : NULL;
+        /* ZeRO-3's forward and backward gathers are the same collective */
+        if (!prev || prev->collective != c->collective || prev->group != c->group ||
+            prev->bytes != c->bytes)
+            t = comet_collective_time(sys, s->place[c->group], c->collective, c->bytes);
         (c->each_micro ? each : once)[c->window] += t;
         *(c->each_micro ? &each_bytes : &once_bytes) += c->bytes;
     }
@@ -155,7 +159,7 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
     const comet_strategy s = *resolved;
     memset(out, 0, sizeof *out);
     step_plan plan;
-    step_plan_build(m, sys, &s, work, &plan);
+    step_plan_memory(m, sys, &s, &plan);
     double micro = (double)plan.microbatches;
     out->npus = comet_strategy_npus(&s);
     out->microbatches = plan.microbatches;
@@ -163,9 +167,10 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
     /* Memory first: a strategy that does not fit needs no timing when the
      * caller (the strategy search) only ranks the ones that do. */
     footprint fp;
-    footprint_compute(m, sys, &s, work, micro, &fp, out);
+    footprint_compute(sys, &s, work, &plan, &fp, out);
     if (stop_if_no_fit && !out->feasible)
         return COMET_OK;
+    step_plan_traffic(sys, &s, work, &plan);
 
     hw_rates r;
     hw_rates_init(&r, sys, m->dtype);

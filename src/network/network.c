@@ -104,16 +104,23 @@ double comet_collective_time(const comet_system *sys, const int64_t span[COMET_M
         return 0.0;
 
     double k = sys->collective_chunks > 1 ? (double)sys->collective_chunks : 1.0;
-    comet_coll_phase plan[COMET_MAX_COLL_PHASES];
-    int n = comet_collective_plan(c, links, order, m, bytes / k, plan);
-    double busy[COMET_MAX_DIMS] = {0.0};
-    for (int i = 0; i < n; i++)
-        busy[plan[i].link] += comet_collective_time_1d(plan[i].collective, &links[plan[i].link],
-                                                       plan[i].bytes);
     double sum = 0.0, max = 0.0;
-    for (int i = 0; i < m; i++) {
-        sum += busy[i];
-        max = busy[i] > max ? busy[i] : max;
+    if (m == 1) {
+        /* the common case: the plan is the collective itself on one link */
+        sum = max = comet_collective_time_1d(c, &links[0], bytes / k);
+    } else {
+        comet_coll_phase plan[COMET_MAX_COLL_PHASES];
+        int n = comet_collective_plan(c, links, order, m, bytes / k, plan);
+        double busy[COMET_MAX_DIMS];
+        for (int i = 0; i < m; i++)
+            busy[i] = 0.0;
+        for (int i = 0; i < n; i++)
+            busy[plan[i].link] += comet_collective_time_1d(plan[i].collective,
+                                                           &links[plan[i].link], plan[i].bytes);
+        for (int i = 0; i < m; i++) {
+            sum += busy[i];
+            max = busy[i] > max ? busy[i] : max;
+        }
     }
     if (!(sum < (double)INFINITY))
         return (double)INFINITY;

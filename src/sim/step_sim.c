@@ -593,7 +593,7 @@ static comet_status build(const comet_model *m, const comet_system *sys, const c
     {
         /* the same split between HBM and the expansion tier as the estimate */
         comet_result mem;
-        footprint_compute(m, sys, s, &b->work, (double)b->plan.microbatches, &b->fp, &mem);
+        footprint_compute(sys, s, &b->work, &b->plan, &b->fp, &mem);
     }
     size_t cells = (size_t)b->micro * (size_t)b->vstages;
     b->congestion = congestion;
