@@ -410,7 +410,10 @@ static void test_sweep_run_library(void **state)
     /* stopped after 2 rows: whole rows only, then resumed to the same bytes */
     run_watch stopped = {.stop_after = 2};
     assert_int_equal(run_library(st, "stop", 2, false, &stopped, &err), COMET_ECANCELED);
-    assert_true(stopped.rows >= 2 && stopped.rows < 6);
+    /* workers poll the stop before claiming a point, the writer counts
+     * rows: on a fast run both threads may have claimed every point
+     * before the writer's second row, and those points are still written */
+    assert_true(stopped.rows >= 2 && stopped.rows <= 6);
     run_watch rest = {0};
     assert_int_equal(run_library(st, "stop", 2, true, &rest, &err), COMET_OK);
     assert_int_equal(rest.began_at, stopped.rows);
