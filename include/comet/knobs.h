@@ -12,6 +12,9 @@
 #include <stdint.h>
 #include "comet/strategy.h"
 
+/* Values a COMET_KNOB_T_CHOICE knob may have at most. */
+#define COMET_KNOB_MAX_VALUES 8
+
 typedef enum comet_knob_type {
     COMET_KNOB_T_INT,       /* int64_t or int in [lo, hi] */
     COMET_KNOB_T_BOOL,
