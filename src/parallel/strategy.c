@@ -1,7 +1,9 @@
 /* Strategy defaults and resolution: checks that a strategy can run a model
- * on a system (divisibility, NPU count, batch) and lays its parallel groups
- * onto the network dimensions. Every error names the strategy key, so the
- * config layer can point it at a file position. */
+ * on a system (the knob table's limits, divisibility, NPU count, batch) and
+ * lays its parallel groups onto the network dimensions. Every error names
+ * the strategy key, so the config layer can point it at a file position,
+ * and comes with a fault code, so callers that count refusals (the search)
+ * need not read keys. */
 #include "comet/strategy.h"
 
 #include <stdio.h>
