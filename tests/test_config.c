@@ -851,6 +851,7 @@ static void test_knob_table_is_whole(void **state)
     int columns = 0, help_lines = 0;
     for (int i = 0; i < COMET_KNOB_COUNT; i++) {
         const comet_knob *k = comet_knob_get((comet_knob_id)i);
+        assert_ptr_equal(k, &comet_knob_table()[i]);
         assert_non_null(k->name);
         assert_int_equal(strncmp(k->key, "strategy.", 9), 0);
         assert_true(k->offset + k->size <= sizeof(comet_strategy));

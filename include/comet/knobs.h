@@ -60,6 +60,10 @@ typedef struct comet_knob {
 /* The knob with that id (NULL past the table). */
 const comet_knob *comet_knob_get(comet_knob_id id);
 
+/* The whole table, COMET_KNOB_COUNT knobs indexed by id, for loops that
+ * run often (the limit checks of every resolved strategy). */
+const comet_knob *comet_knob_table(void);
+
 /* The knob a report names `name` (a JSON field, a CSV column), or NULL. */
 const comet_knob *comet_knob_named(const char *name);
 

@@ -106,6 +106,11 @@ const comet_knob *comet_knob_get(comet_knob_id id)
     return (unsigned)id < COMET_KNOB_COUNT ? &knobs[id] : NULL;
 }
 
+const comet_knob *comet_knob_table(void)
+{
+    return knobs;
+}
+
 const comet_knob *comet_knob_named(const char *name)
 {
     for (int i = 0; i < COMET_KNOB_COUNT; i++)

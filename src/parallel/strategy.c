@@ -60,8 +60,9 @@ static void spell_range(char *out, size_t cap, int64_t lo, int64_t hi)
 static comet_status check_limits(const comet_strategy *s, comet_strategy_refusal *why,
                                  comet_error *err)
 {
+    const comet_knob *table = comet_knob_table();
     for (int i = 0; i < COMET_KNOB_COUNT; i++) {
-        const comet_knob *k = comet_knob_get((comet_knob_id)i);
+        const comet_knob *k = &table[i];
         if (k->type != COMET_KNOB_T_INT)
             continue;
         long long v = (long long)comet_knob_value(k, s);
