@@ -1,9 +1,10 @@
 /* The command line shared by comet estimate and comet search: input
  * files and presets (read in order), strategy knobs (applied after the
  * inputs, so they win whatever their position), output options and the
- * search's own options. One table of flags drives both passes, so "takes
- * a value", "unknown option" and which command accepts what are decided in
- * one place. */
+ * search's own options. One table of flags here and the library's knob
+ * table (comet/knobs.h: each knob's flag, limits and help line) drive both
+ * passes, so "takes a value", "unknown option" and which command accepts
+ * what are decided in one place. */
 #define _XOPEN_SOURCE 700
 #include "inputs.h"
 
@@ -19,8 +20,6 @@
 
 typedef enum flag_kind {
     FLAG_INPUT,     /* --model/--system/--strategy NAME|FILE */
-    FLAG_INT,       /* integer strategy knob */
-    FLAG_KNOB,      /* other strategy knob */
     FLAG_OUTPUT,    /* output selection */
     FLAG_COMMAND    /* a command's own options (search, simulate) */
 } flag_kind;
@@ -30,8 +29,8 @@ typedef struct flag_spec {
     const char *alias;
     flag_kind kind;
     bool value;         /* takes a value */
-    const char *key;    /* strategy key it sets, for error messages */
-    int64_t min, max;   /* FLAG_INT and integer FLAG_COMMAND range */
+    const char *key;    /* FLAG_INPUT: the kind of preset */
+    int64_t min, max;   /* integer FLAG_COMMAND range */
     unsigned commands;  /* cli_command bits that accept it */
 } flag_spec;
 
@@ -43,22 +42,6 @@ static const flag_spec flag_table[] = {
     {"--model", NULL, FLAG_INPUT, true, "models", 0, 0, BOTH},
     {"--system", NULL, FLAG_INPUT, true, "systems", 0, 0, BOTH},
     {"--strategy", NULL, FLAG_INPUT, true, "strategies", 0, 0, BOTH},
-    {"--tp", NULL, FLAG_INT, true, "strategy.tp", 1, 262144, EST},
-    {"--pp", NULL, FLAG_INT, true, "strategy.pp", 1, 262144, EST},
-    {"--dp", NULL, FLAG_INT, true, "strategy.dp", 1, 262144, EST},
-    {"--mb", "--microbatch", FLAG_INT, true, "strategy.microbatch", 1, 2147483648LL, BOTH},
-    {"--gbs", "--global-batch", FLAG_INT, true, "strategy.global_batch", 1, 2147483648LL, BOTH},
-    {"--interleave", NULL, FLAG_INT, true, "strategy.interleave", 1, 4096, EST},
-    {"--zero", NULL, FLAG_INT, true, "strategy.zero", 0, 3, EST},
-    {"--sp", NULL, FLAG_KNOB, false, "strategy.sp", 0, 0, EST},
-    {"--no-sp", NULL, FLAG_KNOB, false, "strategy.sp", 0, 0, EST},
-    {"--recompute", NULL, FLAG_KNOB, true, "strategy.recompute", 0, 0, EST},
-    {"--offload", NULL, FLAG_KNOB, true, "strategy.offload", 0, 0, EST},
-    {"--overlap-dp", NULL, FLAG_KNOB, true, "strategy.overlap.dp", 0, 0, EST},
-    {"--overlap-tp", NULL, FLAG_KNOB, true, "strategy.overlap.tp", 0, 0, EST},
-    {"--grad-fp32", NULL, FLAG_KNOB, false, "strategy.grad_fp32", 0, 0, BOTH},
-    {"--flash-attention", NULL, FLAG_KNOB, false, "strategy.flash_attention", 0, 0, EST},
-    {"--order", NULL, FLAG_KNOB, true, "strategy.order", 0, 0, EST},
     {"--json", NULL, FLAG_OUTPUT, false, NULL, 0, 0, REPORTS},
     {"--csv", NULL, FLAG_OUTPUT, false, NULL, 0, 0, REPORTS},
     {"-o", "--output", FLAG_OUTPUT, true, NULL, 0, 0, REPORTS},
@@ -69,9 +52,9 @@ static const flag_spec flag_table[] = {
     {"--chakra", NULL, FLAG_OUTPUT, true, NULL, 0, 0, CMD_EXPORT},
     {"--congestion", NULL, FLAG_COMMAND, false, NULL, 0, 0, CMD_SIMULATE},
     {"--max-tasks", NULL, FLAG_COMMAND, true, NULL, 1, COMET_SIM_MAX_TASKS_LIMIT, CMD_SIMULATE},
-    {"--npus", NULL, FLAG_COMMAND, true, NULL, 1, 262144, CMD_SEARCH},
-    {"--max-gbs", NULL, FLAG_COMMAND, true, NULL, 1, 2147483648LL, CMD_SEARCH},
-    {"--max-mb", NULL, FLAG_COMMAND, true, NULL, 1, 2147483648LL, CMD_SEARCH},
+    {"--npus", NULL, FLAG_COMMAND, true, NULL, 1, COMET_MAX_NPUS, CMD_SEARCH},
+    {"--max-gbs", NULL, FLAG_COMMAND, true, NULL, 1, COMET_MAX_BATCH, CMD_SEARCH},
+    {"--max-mb", NULL, FLAG_COMMAND, true, NULL, 1, COMET_MAX_BATCH, CMD_SEARCH},
     {"--top", NULL, FLAG_COMMAND, true, NULL, 1, COMET_SEARCH_MAX_TOP, CMD_SEARCH},
     {"-j", "--threads", FLAG_COMMAND, true, NULL, 1, 256, CMD_SEARCH},
     {"--objective", NULL, FLAG_COMMAND, true, NULL, 0, 0, CMD_SEARCH},
@@ -82,26 +65,80 @@ static const flag_spec flag_table[] = {
 };
 #define N_FLAGS (sizeof flag_table / sizeof flag_table[0])
 
-static const flag_spec *find_flag(const char *arg, cli_command cmd)
+/* A flag found on the command line: one of flag_table's, or a knob's. */
+typedef struct flag_match {
+    const char *name;           /* its usual spelling, which errors name */
+    bool value;                 /* takes a value */
+    const flag_spec *spec;      /* from flag_table, or NULL */
+    const comet_knob *knob;     /* a knob's flag, or NULL */
+} flag_match;
+
+static bool same_flag(const char *arg, const char *name, const char *alias)
+{
+    return (name && strcmp(arg, name) == 0) || (alias && strcmp(arg, alias) == 0);
+}
+
+static bool find_knob_flag(const char *arg, cli_command cmd, flag_match *m)
+{
+    for (int i = 0; i < COMET_KNOB_COUNT; i++) {
+        const comet_knob *k = comet_knob_get((comet_knob_id)i);
+        if (!k->flag || !(cmd & (k->search_flag ? BOTH : EST)))
+            continue;
+        bool on = same_flag(arg, k->flag, k->flag_alias);
+        if (on || same_flag(arg, k->flag_off, NULL)) {
+            *m = (flag_match){.name = on ? k->flag : k->flag_off, .knob = k,
+                              .value = k->flag_form == COMET_FLAG_VALUE ||
+                                       k->flag_form == COMET_FLAG_ON_OFF ||
+                                       k->flag_form == COMET_FLAG_PART};
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool find_flag(const char *arg, cli_command cmd, flag_match *m)
 {
     for (size_t i = 0; i < N_FLAGS; i++)
         if ((flag_table[i].commands & cmd) &&
-            (strcmp(arg, flag_table[i].name) == 0 ||
-             (flag_table[i].alias && strcmp(arg, flag_table[i].alias) == 0)))
-            return &flag_table[i];
-    return NULL;
+            same_flag(arg, flag_table[i].name, flag_table[i].alias)) {
+            *m = (flag_match){.name = flag_table[i].name, .value = flag_table[i].value,
+                              .spec = &flag_table[i]};
+            return true;
+        }
+    return find_knob_flag(arg, cmd, m);
 }
 
 bool cli_wants_help(int argc, char **argv, cli_command cmd)
 {
     for (int i = 1; i < argc; i++) {
-        const flag_spec *f = find_flag(argv[i], cmd);
-        if (f && strcmp(f->name, "--help") == 0)
+        flag_match f;
+        if (!find_flag(argv[i], cmd, &f))
+            continue;
+        if (f.spec && strcmp(f.name, "--help") == 0)
             return true;
-        if (f && f->value)
+        if (f.value)
             i++;
     }
     return false;
+}
+
+/* The knob lines of a command's help, from the knob table. */
+void cli_print_knob_help(void)
+{
+    for (int line = 0;; line++) {
+        const comet_knob *first = NULL;
+        for (int i = 0; i < COMET_KNOB_COUNT && !first; i++) {
+            const comet_knob *k = comet_knob_get((comet_knob_id)i);
+            if (k->help_line == line && k->help_usage)
+                first = k;
+        }
+        if (!first)
+            return;
+        if (first->help)
+            printf("  %-22s %s\n", first->help_usage, first->help);
+        else
+            printf("  %s\n", first->help_usage);
+    }
 }
 
 static bool is_file_arg(const char *arg)
@@ -154,15 +191,19 @@ static comet_status load_input(const char *kind, const char *arg, comet_job *job
     return st;
 }
 
-static void note_flag(cli_inputs *a, const char *key, const char *flag)
+/* Remember that flag set the strategy key (its first key_len characters),
+ * so errors about that key name the flag. */
+static void note_flag(cli_inputs *a, const char *key, size_t key_len, const char *flag)
 {
+    char k[sizeof a->flag_key[0]];
+    snprintf(k, sizeof k, "%.*s", (int)key_len, key);
     for (int i = 0; i < a->n_flag_keys; i++)
-        if (strcmp(a->flag_key[i], key) == 0) {
+        if (strcmp(a->flag_key[i], k) == 0) {
             a->flag_name[i] = flag;
             return;
         }
     if (a->n_flag_keys < CLI_MAX_FLAG_KEYS) {
-        a->flag_key[a->n_flag_keys] = key;
+        memcpy(a->flag_key[a->n_flag_keys], k, sizeof k);
         a->flag_name[a->n_flag_keys] = flag;
         a->n_flag_keys++;
     }
@@ -182,32 +223,76 @@ static comet_status parse_on_off(const char *flag, const char *v, bool *out, com
                            v);
 }
 
-static comet_status parse_offload(const char *v, comet_strategy *s, comet_error *err)
+/* "a, b or c" (or, with last NULL, "a, b, c"): the words a flag takes. */
+static void join_words(char *out, size_t cap, const char *const *words, int n, const char *last)
 {
-    s->offload_optimizer = s->offload_weights = s->offload_activations = false;
+    size_t len = 0;
+    out[0] = '\0';
+    for (int i = 0; i < n && len < cap; i++)
+        len += (size_t)snprintf(out + len, cap - len, "%s%s",
+                                i == 0 ? "" : i == n - 1 && last ? last : ", ", words[i]);
+}
+
+static comet_status parse_choice(const comet_knob *k, const char *flag, const char *v,
+                                 comet_strategy *s, comet_error *err)
+{
+    const char *names[COMET_KNOB_MAX_VALUES];
+    for (int i = 0; i < k->n_values; i++) {
+        names[i] = k->value_name(i);
+        if (strcmp(v, names[i]) == 0) {
+            comet_knob_set_value(k, s, i);
+            return COMET_OK;
+        }
+    }
+    char expected[160];
+    join_words(expected, sizeof expected, names, k->n_values, " or ");
+    return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, flag, "expected %s, got \"%s\"",
+                           expected, v);
+}
+
+/* A list flag (--offload optimizer,weights) shared by the knobs of one key
+ * group: each is named in the list by its key's last word. */
+static comet_status parse_parts(const char *flag, const char *v, comet_strategy *s,
+                                comet_error *err)
+{
+    const comet_knob *parts[COMET_KNOB_COUNT];
+    const char *words[COMET_KNOB_COUNT + 1];
+    int n = 0;
+    for (int i = 0; i < COMET_KNOB_COUNT; i++) {
+        const comet_knob *k = comet_knob_get((comet_knob_id)i);
+        if (k->flag_form != COMET_FLAG_PART || strcmp(k->flag, flag) != 0)
+            continue;
+        parts[n] = k;
+        words[n++] = strrchr(k->key, '.') + 1;
+        comet_knob_set_value(k, s, false);
+    }
     if (strcmp(v, "none") == 0)
         return COMET_OK;
     char list[128];
     snprintf(list, sizeof list, "%s", v);
-    int parts = 0;
+    int listed = 0;
     char *save = NULL;
     for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        parts++;
-        if (strcmp(tok, "optimizer") == 0)
-            s->offload_optimizer = true;
-        else if (strcmp(tok, "weights") == 0)
-            s->offload_weights = true;
-        else if (strcmp(tok, "activations") == 0)
-            s->offload_activations = true;
-        else
-            return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--offload",
-                                   "unknown part \"%s\" (optimizer, weights, activations, none)",
-                                   tok);
+        listed++;
+        int i = 0;
+        while (i < n && strcmp(tok, words[i]) != 0)
+            i++;
+        if (i < n) {
+            comet_knob_set_value(parts[i], s, true);
+            continue;
+        }
+        char known[160];
+        words[n] = "none";
+        join_words(known, sizeof known, words, n + 1, NULL);
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, flag,
+                               "unknown part \"%s\" (%s)", tok, known);
     }
-    if (parts == 0)
-        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--offload",
-                               "expected none or a list of optimizer, weights, activations");
-    return COMET_OK;
+    if (listed > 0)
+        return COMET_OK;
+    char known[160];
+    join_words(known, sizeof known, words, n, NULL);
+    return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, flag,
+                           "expected none or a list of %s", known);
 }
 
 static comet_status parse_order(const char *v, comet_strategy *s, comet_error *err)
@@ -229,24 +314,6 @@ static comet_status parse_order(const char *v, comet_strategy *s, comet_error *e
                                "expected a permutation of tp,dp,pp, got \"%s\"", v);
     s->placement_given = false;
     return COMET_OK;
-}
-
-static void set_int(comet_strategy *s, const char *key, int64_t v)
-{
-    if (strcmp(key, "strategy.tp") == 0)
-        s->tp = v;
-    else if (strcmp(key, "strategy.pp") == 0)
-        s->pp = v;
-    else if (strcmp(key, "strategy.dp") == 0)
-        s->dp = v;
-    else if (strcmp(key, "strategy.microbatch") == 0)
-        s->microbatch = v;
-    else if (strcmp(key, "strategy.global_batch") == 0)
-        s->global_batch = v;
-    else if (strcmp(key, "strategy.interleave") == 0)
-        s->interleave = v;
-    else
-        s->zero_stage = (int)v;
 }
 
 /* Pass 1: check every argument against the table, read the inputs in
@@ -305,17 +372,20 @@ static comet_status parse_inputs(int argc, char **argv, cli_command cmd, cli_inp
             any = true;
             continue;
         }
-        const flag_spec *f = find_flag(arg, cmd);
-        if (!f)
+        flag_match m;
+        if (!find_flag(arg, cmd, &m))
             return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
                                    "unknown option \"%s\" (see 'comet %s --help')", arg,
                                    command_name(cmd));
-        const char *val = f->value ? argv[i + 1] : NULL;
-        if (f->value && (i + 1 >= argc || !val[0]))
-            return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, f->name, "needs a value");
-        if (f->value)
+        const char *val = m.value ? argv[i + 1] : NULL;
+        if (m.value && (i + 1 >= argc || !val[0]))
+            return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, m.name, "needs a value");
+        if (m.value)
             i++;
-        if (f->kind == FLAG_INPUT) {
+        const flag_spec *f = m.spec;
+        if (!f) {
+            any = true;     /* a knob, set in pass 2 */
+        } else if (f->kind == FLAG_INPUT) {
             comet_status st = load_input(f->key, val, &a->job, err);
             if (st)
                 return st;
@@ -337,9 +407,7 @@ static comet_status parse_inputs(int argc, char **argv, cli_command cmd, cli_inp
             comet_status st = apply_command_option(f, val, a, err);
             if (st)
                 return st;
-            continue;
         }
-        any = true;
     }
     if (cmd != CMD_SEARCH && !any && load_input("strategies", DEFAULT_STRATEGY, &a->job, err))
         return err->status;
@@ -350,36 +418,43 @@ static comet_status parse_inputs(int argc, char **argv, cli_command cmd, cli_inp
     return COMET_OK;
 }
 
-static comet_status apply_knob(const flag_spec *f, const char *val, cli_inputs *a,
+static comet_status apply_knob(const flag_match *m, const char *val, cli_inputs *a,
                                comet_error *err)
 {
+    const comet_knob *k = m->knob;
     comet_strategy *s = &a->job.strategy;
-    note_flag(a, f->key, f->name);
-    if (f->kind == FLAG_INT) {
-        int64_t v;
-        if (cli_parse_int(f->name, val, f->min, f->max, &v, err))
+    /* a list flag sets its whole key group: errors about the group name it */
+    size_t key_len = k->flag_form == COMET_FLAG_PART ? (size_t)(strrchr(k->key, '.') - k->key)
+                                                     : strlen(k->key);
+    note_flag(a, k->key, key_len, m->name);
+    switch (k->flag_form) {
+    case COMET_FLAG_SWITCH:
+        comet_knob_set_value(k, s, true);
+        return COMET_OK;
+    case COMET_FLAG_PAIR:
+        comet_knob_set_value(k, s, strcmp(m->name, k->flag) == 0);
+        return COMET_OK;
+    case COMET_FLAG_ON_OFF: {
+        bool on = false;
+        if (parse_on_off(m->name, val, &on, err))
             return err->status;
-        set_int(s, f->key, v);
+        comet_knob_set_value(k, s, on);
         return COMET_OK;
     }
-    const char *n = f->name;
-    if (strcmp(n, "--sp") == 0 || strcmp(n, "--no-sp") == 0)
-        s->sp = n[2] == 's';
-    else if (strcmp(n, "--grad-fp32") == 0)
-        s->grad_fp32 = true;
-    else if (strcmp(n, "--flash-attention") == 0)
-        s->flash_attention = true;
-    else if (strcmp(n, "--recompute") == 0 && comet_recompute_parse(val, &s->recompute))
-        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, n,
-                               "expected none, selective or full, got \"%s\"", val);
-    else if (strcmp(n, "--offload") == 0)
-        return parse_offload(val, s, err);
-    else if (strcmp(n, "--overlap-dp") == 0)
-        return parse_on_off(n, val, &s->overlap_dp, err);
-    else if (strcmp(n, "--overlap-tp") == 0)
-        return parse_on_off(n, val, &s->overlap_tp, err);
-    else if (strcmp(n, "--order") == 0)
+    case COMET_FLAG_PART:
+        return parse_parts(k->flag, val, s, err);
+    case COMET_FLAG_VALUE:
+    case COMET_FLAG_NONE:
+        break;
+    }
+    if (k->type == COMET_KNOB_T_CHOICE)
+        return parse_choice(k, m->name, val, s, err);
+    if (k->type == COMET_KNOB_T_ORDER)
         return parse_order(val, s, err);
+    int64_t v;
+    if (cli_parse_int(m->name, val, k->lo, k->hi, &v, err))
+        return err->status;
+    comet_knob_set_value(k, s, v);
     return COMET_OK;
 }
 
@@ -390,10 +465,11 @@ static comet_status parse_knobs(int argc, char **argv, cli_command cmd, cli_inpu
     for (int i = 1; i < argc; i++) {
         if (argv[i][0] != '-' || argv[i][1] == '\0')
             continue;
-        const flag_spec *f = find_flag(argv[i], cmd);
-        const char *val = f->value ? argv[++i] : NULL;
-        if (f->kind == FLAG_INT || f->kind == FLAG_KNOB) {
-            comet_status st = apply_knob(f, val, a, err);
+        flag_match m;
+        find_flag(argv[i], cmd, &m);    /* pass 1 found every flag */
+        const char *val = m.value ? argv[++i] : NULL;
+        if (m.knob) {
+            comet_status st = apply_knob(&m, val, a, err);
             if (st)
                 return st;
         }

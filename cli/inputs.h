@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "comet/comet.h"
+#include "comet/knobs.h"
 #include "comet/search.h"
 
 typedef enum cli_command {
@@ -43,7 +44,7 @@ typedef struct cli_inputs {
     int64_t max_tasks;          /* simulate: tasks a simulated graph may hold (0 = default) */
     /* strategy keys set by flags (one slot per key): errors name the flag */
     int n_flag_keys;
-    const char *flag_key[CLI_MAX_FLAG_KEYS];
+    char flag_key[CLI_MAX_FLAG_KEYS][64];
     const char *flag_name[CLI_MAX_FLAG_KEYS];
 } cli_inputs;
 
@@ -62,6 +63,9 @@ comet_status cli_inputs_parse(int argc, char **argv, cli_command cmd, cli_inputs
  * (one set per process: they hold a large source map). */
 cli_inputs *cli_inputs_start(int argc, char **argv, cli_command cmd, void (*help)(void),
                              int *code);
+
+/* The strategy knobs' lines of a command's --help (from comet/knobs.h). */
+void cli_print_knob_help(void);
 
 /* Point an error about a strategy key at the flag or the file that set it. */
 void cli_inputs_locate(const cli_inputs *in, comet_error *err);

@@ -2,6 +2,7 @@
  * what they claim (table, JSON, CSV, -o file), and bad input of every kind
  * gives exactly one clear line on stderr and exit code 2. */
 #define _XOPEN_SOURCE 700 /* realpath, mkdtemp */
+#include <ctype.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -15,6 +16,7 @@
 
 #include "comet/chakra.h"
 #include "comet/comet.h"
+#include "comet/knobs.h"
 #include "tests.h"
 
 typedef struct cli_run {
@@ -1067,6 +1069,167 @@ static void test_simulate_step(void **state)
     assert_non_null(strstr(r.out, "simulated  15.1"));
 }
 
+/* A value for every knob with a flag, together a strategy megatron-22b can
+ * run on 8 NPUs of a Selene node with an expansion tier: integers and
+ * choices as written, booleans on or off, the order as a list. */
+static const char *const knob_samples[COMET_KNOB_COUNT] = {
+    [COMET_KNOB_TP] = "2", [COMET_KNOB_PP] = "2", [COMET_KNOB_DP] = "2",
+    [COMET_KNOB_SP] = "on", [COMET_KNOB_GLOBAL_BATCH] = "16", [COMET_KNOB_MICROBATCH] = "2",
+    [COMET_KNOB_INTERLEAVE] = "2", [COMET_KNOB_RECOMPUTE] = "full", [COMET_KNOB_ZERO] = "1",
+    [COMET_KNOB_OFFLOAD_OPTIMIZER] = "on", [COMET_KNOB_OFFLOAD_WEIGHTS] = "off",
+    [COMET_KNOB_OFFLOAD_ACTIVATIONS] = "on", [COMET_KNOB_OVERLAP_DP] = "off",
+    [COMET_KNOB_OVERLAP_TP] = "on", [COMET_KNOB_GRAD_FP32] = "on",
+    [COMET_KNOB_FLASH_ATTENTION] = "on", [COMET_KNOB_ORDER] = "dp,tp,pp",
+};
+
+/* Does text hold the number n as a whole number (no digit either side)? */
+static bool names_number(const char *text, long long n)
+{
+    char digits[32];
+    snprintf(digits, sizeof digits, "%lld", n);
+    for (const char *at = strstr(text, digits); at; at = strstr(at + 1, digits))
+        if ((at == text || !isdigit((unsigned char)at[-1])) &&
+            !isdigit((unsigned char)at[strlen(digits)]))
+            return true;
+    return false;
+}
+
+#define APPEND(buf, ...) snprintf((buf) + strlen(buf), sizeof(buf) - strlen(buf), __VA_ARGS__)
+
+/* The samples as flags (" --tp 2 --sp ...") and as a strategy section,
+ * both made by walking the knob table. */
+static void knob_inputs(char *flags, size_t flags_cap, char *doc, size_t doc_cap)
+{
+    char parts[128] = "", group[32] = "";
+    snprintf(flags, flags_cap, "%s", "");
+    snprintf(doc, doc_cap, "strategy:\n");
+    for (int i = 0; i < COMET_KNOB_COUNT; i++) {
+        const comet_knob *k = comet_knob_get((comet_knob_id)i);
+        const char *v = knob_samples[i];
+        if (!k->flag)
+            continue;
+        if (!v)
+            fail_msg("%s has a flag but no sample value in this test", k->key);
+        bool on = strcmp(v, "on") == 0;
+        size_t n = strlen(flags);
+        switch (k->flag_form) {
+        case COMET_FLAG_VALUE:
+        case COMET_FLAG_ON_OFF:
+            snprintf(flags + n, flags_cap - n, " %s %s", k->flag, v);
+            break;
+        case COMET_FLAG_SWITCH:
+            assert_true(on);
+            snprintf(flags + n, flags_cap - n, " %s", k->flag);
+            break;
+        case COMET_FLAG_PAIR:
+            snprintf(flags + n, flags_cap - n, " %s", on ? k->flag : k->flag_off);
+            break;
+        case COMET_FLAG_PART: {
+            const comet_knob *next = comet_knob_get((comet_knob_id)(i + 1));
+            if (on)
+                APPEND(parts, "%s%s", parts[0] ? "," : "", strrchr(k->key, '.') + 1);
+            if (!next || !next->flag || strcmp(next->flag, k->flag) != 0) {
+                snprintf(flags + n, flags_cap - n, " %s %s", k->flag, parts[0] ? parts : "none");
+                parts[0] = '\0';
+            }
+            break;
+        }
+        case COMET_FLAG_NONE:
+            break;
+        }
+        const char *key = comet_knob_file_key(k);
+        const char *dot = strchr(key, '.');
+        const char *value = k->type == COMET_KNOB_T_BOOL ? (on ? "true" : "false") : v;
+        n = strlen(doc);
+        if (dot && (strncmp(group, key, (size_t)(dot - key)) != 0 || group[dot - key])) {
+            snprintf(group, sizeof group, "%.*s", (int)(dot - key), key);
+            snprintf(doc + n, doc_cap - n, "  %s:\n", group);
+            n = strlen(doc);
+        }
+        if (k->type == COMET_KNOB_T_ORDER)
+            snprintf(doc + n, doc_cap - n, "  %s: [%s]\n", key, v);
+        else if (dot)
+            snprintf(doc + n, doc_cap - n, "    %s: %s\n", dot + 1, value);
+        else
+            snprintf(doc + n, doc_cap - n, "  %s: %s\n", key, value);
+    }
+}
+
+/* Each knob's flag sets the field its file key sets: the same values given
+ * by flags and by a file make the same strategy, each shown under its
+ * report name. Integer knobs refuse one past their limit on the command
+ * line and in a file, both naming the table's limit; the help lists every
+ * knob's flag; search takes only the knobs it does not vary. */
+static void test_knob_flags_match_keys(void **state)
+{
+    (void)state;
+    write_file("expansion.yaml",
+               "system:\n  preset: a100-80g-selene\n  expansion: {capacity: \"512 GiB\", "
+               "bandwidth: \"64 GB/s\", latency: \"300 ns\", efficiency: 0.9, "
+               "attach: per_npu}\n");
+    char flags[1024], doc[1024], args[2048];
+    knob_inputs(flags, sizeof flags, doc, sizeof doc);
+    write_file("knobs.yaml", doc);
+    cli_run by_flags, by_file;
+    snprintf(args, sizeof args, "estimate --json expansion.yaml --model megatron-22b%s", flags);
+    run(&by_flags, args);
+    if (by_flags.status != 0)
+        fail_msg("comet %s: %s", args, by_flags.err);
+    run(&by_file, "estimate --json expansion.yaml --model megatron-22b knobs.yaml");
+    if (by_file.status != 0)
+        fail_msg("knobs.yaml:\n%s%s", doc, by_file.err);
+    assert_string_equal(by_flags.out, by_file.out);
+
+    cli_run help;
+    run(&help, "estimate --help");
+    for (int i = 0; i < COMET_KNOB_COUNT; i++) {
+        const comet_knob *k = comet_knob_get((comet_knob_id)i);
+        const char *v = knob_samples[i];
+        if (!k->flag)
+            continue;
+        assert_non_null(strstr(help.out, k->flag));
+        if (k->flag_off)
+            assert_non_null(strstr(help.out, k->flag_off));
+        if (k->column >= 0) {
+            char shown[128];
+            if (k->type == COMET_KNOB_T_CHOICE)
+                snprintf(shown, sizeof shown, "\"%s\": \"%s\"", k->name, v);
+            else if (k->type == COMET_KNOB_T_BOOL)
+                snprintf(shown, sizeof shown, "\"%s\": %s", k->name,
+                         strcmp(v, "on") == 0 ? "true" : "false");
+            else
+                snprintf(shown, sizeof shown, "\"%s\": %s", k->name, v);
+            const char *at = strstr(by_flags.out, shown);
+            if (!at || (at[strlen(shown)] != ',' && at[strlen(shown)] != '}'))
+                fail_msg("%s not in %s", shown, by_flags.out);
+        }
+        char want[512];
+        if (!k->search_flag) {
+            snprintf(args, sizeof args, "search --npus 8 --gbs 8 %s", k->flag);
+            snprintf(want, sizeof want,
+                     "comet search: unknown option \"%s\" (see 'comet search --help')", k->flag);
+            expect_error(args, want);
+        }
+        if (k->type != COMET_KNOB_T_INT)
+            continue;
+        long long past = (long long)k->hi + 1;
+        snprintf(args, sizeof args, "estimate %s %lld", k->flag, past);
+        snprintf(want, sizeof want, "comet estimate: %s: %lld is out of range [%lld, %lld]",
+                 k->flag, past, (long long)k->lo, (long long)k->hi);
+        expect_error(args, want);
+        char file[128];
+        snprintf(file, sizeof file, "strategy:\n  %s: %lld\n", comet_knob_file_key(k), past);
+        write_file("limit.yaml", file);
+        cli_run r;
+        run(&r, "estimate limit.yaml");
+        assert_int_equal(r.status, 2);
+        snprintf(want, sizeof want, "comet estimate: limit.yaml:2:%d: %s: ",
+                 (int)strlen(comet_knob_file_key(k)) + 5, k->key);
+        if (strncmp(r.err, want, strlen(want)) != 0 || !names_number(r.err, k->hi))
+            fail_msg("estimate limit.yaml (%s = %lld): %s", k->key, past, r.err);
+    }
+}
+
 void suite_cli(test_tally *t)
 {
     const struct CMUnitTest cli[] = {
@@ -1075,6 +1238,7 @@ void suite_cli(test_tally *t)
         cmocka_unit_test(test_output_file),
         cmocka_unit_test(test_strategy_file_errors_point_at_the_key),
         cmocka_unit_test(test_bad_flags),
+        cmocka_unit_test(test_knob_flags_match_keys),
         cmocka_unit_test(test_bad_files),
         cmocka_unit_test(test_bad_paths),
         cmocka_unit_test(test_output_quoting),

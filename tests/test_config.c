@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "comet/comet.h"
+#include "comet/knobs.h"
 #include "tests.h"
 #include "../src/config/units.h"
 #include "../src/vocab/vocab.h"
@@ -840,6 +841,153 @@ static void test_srcmap_after_resolve(void **state)
     free(job);
 }
 
+/* ---- the knob table ----------------------------------------------------- */
+
+/* The table is whole: names, keys and flags unique, report columns and help
+ * lines numbered without gaps, a key group's knobs side by side, each
+ * field inside comet_strategy. */
+static void test_knob_table_is_whole(void **state)
+{
+    (void)state;
+    int columns = 0, help_lines = 0;
+    for (int i = 0; i < COMET_KNOB_COUNT; i++) {
+        const comet_knob *k = comet_knob_get((comet_knob_id)i);
+        assert_ptr_equal(k, &comet_knob_table()[i]);
+        assert_non_null(k->name);
+        assert_int_equal(strncmp(k->key, "strategy.", 9), 0);
+        assert_true(k->offset + k->size <= sizeof(comet_strategy));
+        if (k->type == COMET_KNOB_T_INT)
+            assert_true(k->lo <= k->hi);
+        if (k->type == COMET_KNOB_T_CHOICE)
+            assert_true(k->n_values >= 2 && k->n_values <= COMET_KNOB_MAX_VALUES);
+        assert_true((k->flag == NULL) == (k->flag_form == COMET_FLAG_NONE));
+        assert_true((k->flag_off != NULL) == (k->flag_form == COMET_FLAG_PAIR));
+        columns += k->column >= 0;
+        if (k->help_usage)
+            help_lines++;
+        if (k->help_usage && k->flag)
+            assert_non_null(strstr(k->help_usage, k->flag));
+        for (int j = 0; j < i; j++) {
+            const comet_knob *o = comet_knob_get((comet_knob_id)j);
+            assert_string_not_equal(k->name, o->name);
+            assert_string_not_equal(k->key, o->key);
+            if (k->column >= 0)
+                assert_int_not_equal(k->column, o->column);
+            /* only a list flag is shared, by the knobs of one key group */
+            if (k->flag && o->flag && strcmp(k->flag, o->flag) == 0)
+                assert_true(k->flag_form == COMET_FLAG_PART && o->flag_form == COMET_FLAG_PART);
+        }
+        /* a group's knobs are adjacent: the table makes one entry per group */
+        const char *dot = strrchr(k->key, '.');
+        if (i > 0 && dot != strchr(k->key, '.')) {
+            const comet_knob *prev = comet_knob_get((comet_knob_id)(i - 1));
+            for (int j = 0; j < i - 1; j++) {
+                const comet_knob *o = comet_knob_get((comet_knob_id)j);
+                size_t len = (size_t)(dot - k->key);
+                if (strncmp(o->key, k->key, len + 1) == 0)
+                    assert_int_equal(strncmp(prev->key, k->key, len + 1), 0);
+            }
+        }
+    }
+    for (int c = 0; c < columns; c++)
+        assert_non_null(comet_knob_in_column(c));
+    assert_null(comet_knob_in_column(columns));
+    assert_null(comet_knob_in_column(-1));
+    for (int line = 0; line < help_lines; line++) {
+        int first = 0;
+        for (int i = 0; i < COMET_KNOB_COUNT; i++)
+            first += comet_knob_get((comet_knob_id)i)->help_line == line &&
+                     comet_knob_get((comet_knob_id)i)->help_usage != NULL;
+        assert_int_equal(first, 1);
+    }
+    assert_null(comet_knob_get(COMET_KNOB_COUNT));
+    assert_ptr_equal(comet_knob_named("offload_weights"),
+                     comet_knob_get(COMET_KNOB_OFFLOAD_WEIGHTS));
+    assert_null(comet_knob_named("order"));     /* not a report column */
+    assert_string_equal(comet_knob_file_key(comet_knob_get(COMET_KNOB_OVERLAP_TP)), "overlap.tp");
+}
+
+/* "strategy:\n  offload: {weights: true}\n": one knob set by its file key. */
+static void knob_doc(char *out, size_t cap, const comet_knob *k, const char *value)
+{
+    const char *key = comet_knob_file_key(k);
+    const char *dot = strchr(key, '.');
+    if (dot)
+        snprintf(out, cap, "strategy:\n  %.*s: {%s: %s}\n", (int)(dot - key), key, dot + 1,
+                 value);
+    else
+        snprintf(out, cap, "strategy:\n  %s: %s\n", key, value);
+}
+
+/* Every knob read from its key lands in its field and nowhere else; an
+ * integer knob is read up to its limit and refused past it, and
+ * comet_strategy_resolve refuses the same value naming the same key and
+ * limit. */
+static void test_knobs_from_files(void **state)
+{
+    (void)state;
+    comet_strategy defaults;
+    comet_strategy_defaults(&defaults);
+    for (int i = 0; i < COMET_KNOB_COUNT; i++) {
+        const comet_knob *k = comet_knob_get((comet_knob_id)i);
+        char value[64], doc[256];
+        int64_t want;
+        if (k->type == COMET_KNOB_T_INT) {
+            want = k->hi;
+            snprintf(value, sizeof value, "%lld", (long long)want);
+        } else if (k->type == COMET_KNOB_T_BOOL) {
+            want = !comet_knob_value(k, &defaults);
+            snprintf(value, sizeof value, "%s", want ? "true" : "false");
+        } else if (k->type == COMET_KNOB_T_CHOICE) {
+            want = k->n_values - 1;
+            snprintf(value, sizeof value, "%s", k->value_name((int)want));
+        } else {
+            continue;   /* order and placement: full_yaml and test_error_* */
+        }
+        knob_doc(doc, sizeof doc, k, value);
+        comet_job *job = read_ok(doc, "k.yaml");
+        for (int j = 0; j < COMET_KNOB_COUNT; j++) {
+            const comet_knob *o = comet_knob_get((comet_knob_id)j);
+            if (o->type != COMET_KNOB_T_ORDER && o->type != COMET_KNOB_T_PLACEMENT)
+                assert_int_equal(comet_knob_value(o, &job->strategy),
+                                 j == i ? want : comet_knob_value(o, &defaults));
+        }
+        free(job);
+        if (k->type != COMET_KNOB_T_INT)
+            continue;
+        char limit[32], line[600];
+        snprintf(limit, sizeof limit, "%lld", (long long)k->hi);
+        snprintf(value, sizeof value, "%lld", (long long)k->hi + 1);
+        knob_doc(doc, sizeof doc, k, value);
+        job = new_job();
+        comet_error err;
+        comet_error_clear(&err);
+        assert_int_equal(comet_config_read_text(doc, strlen(doc), "k.yaml", job, &err),
+                         COMET_EINPUT);
+        assert_string_equal(err.key, k->key);
+        assert_non_null(strstr(err.message, limit));
+        /* resolution checks the same limit */
+        comet_strategy s = defaults;
+        comet_knob_set_value(k, &s, k->hi + 1);
+        comet_strategy_refusal why;
+        assert_int_equal(comet_strategy_resolve_why(&job->model, &job->system, &s, NULL, &why,
+                                                    &err),
+                         COMET_EINPUT);
+        assert_int_equal(why.fault, COMET_FAULT_LIMIT);
+        assert_int_equal(why.knob, i);
+        assert_string_equal(err.key, k->key);
+        if (!strstr(err.message, limit))
+            fail_msg("%s: %s", k->key, comet_error_format(&err, line, sizeof line));
+        /* and one below the lowest value */
+        snprintf(value, sizeof value, "%lld", (long long)k->lo - 1);
+        knob_doc(doc, sizeof doc, k, value);
+        assert_int_equal(comet_config_read_text(doc, strlen(doc), "k.yaml", job, &err),
+                         COMET_EINPUT);
+        assert_string_equal(err.key, k->key);
+        free(job);
+    }
+}
+
 /* ---- names -------------------------------------------------------------- */
 
 /* parse(text) succeeds and name() gives text back */
@@ -920,6 +1068,8 @@ void suite_config(test_tally *t)
         cmocka_unit_test(test_error_params_limit),
         cmocka_unit_test(test_srcmap_locate),
         cmocka_unit_test(test_srcmap_after_resolve),
+        cmocka_unit_test(test_knob_table_is_whole),
+        cmocka_unit_test(test_knobs_from_files),
         cmocka_unit_test(test_names),
     };
     RUN_GROUP(t, config_tests);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "comet/comet.h"
+#include "comet/knobs.h"
 #include "tests.h"
 #include "toy.h"
 
@@ -263,6 +264,92 @@ static void test_placement(void **state)
     assert_string_equal(t->err.key, "strategy.placement.pp");
 }
 
+/* Resolve t->s and check which rule the refusal names (code, knob, key),
+ * then put the toy strategy back. */
+static void expect_refusal(toy *t, comet_strategy_fault fault, comet_knob_id knob,
+                           const char *key, const char *message)
+{
+    comet_strategy_refusal why = {COMET_FAULT_NONE, COMET_KNOB_COUNT};
+    int64_t sizes[COMET_MAX_DIMS];
+    comet_status st = comet_strategy_resolve_why(&t->m, &t->sys, &t->s, sizes, &why, &t->err);
+    assert_int_equal(st, fault == COMET_FAULT_NONE ? COMET_OK : COMET_EINPUT);
+    assert_int_equal(why.fault, fault);
+    assert_int_equal(why.knob, knob);
+    if (key)
+        assert_string_equal(t->err.key, key);
+    if (message)
+        assert_string_equal(t->err.message, message);
+    toy_strategy(&t->s);
+}
+
+/* A strategy the toy refuses: up to two knobs changed from the toy
+ * strategy, and the refusal expected. */
+typedef struct refusal_case {
+    int n_set;
+    struct { comet_knob_id knob; int64_t value; } set[2];
+    comet_strategy_fault fault;
+    comet_knob_id knob;
+    const char *key, *message;
+} refusal_case;
+
+static const refusal_case refusal_cases[] = {
+    {1, {{COMET_KNOB_TP, 0}}, COMET_FAULT_LIMIT, COMET_KNOB_TP, "strategy.tp",
+     "must be a positive integer, got 0"},
+    {1, {{COMET_KNOB_ZERO, 4}}, COMET_FAULT_LIMIT, COMET_KNOB_ZERO, "strategy.zero",
+     "must be 0, 1, 2 or 3, got 4"},
+    {1, {{COMET_KNOB_INTERLEAVE, COMET_MAX_INTERLEAVE + 1}}, COMET_FAULT_LIMIT,
+     COMET_KNOB_INTERLEAVE, "strategy.interleave", "4097 is past comet's limit of 4096"},
+    {1, {{COMET_KNOB_MICROBATCH, COMET_MAX_BATCH + 1}}, COMET_FAULT_LIMIT, COMET_KNOB_MICROBATCH,
+     "strategy.microbatch", "2147483649 is past comet's limit of 2147483648"},
+    {2, {{COMET_KNOB_TP, 1024}, {COMET_KNOB_PP, 1024}}, COMET_FAULT_NPUS_LIMIT, COMET_KNOB_DP,
+     "strategy.dp", "tp*pp*dp = 2097152 NPUs is past comet's limit of 262144"},
+    {1, {{COMET_KNOB_PP, 16}}, COMET_FAULT_STAGES, COMET_KNOB_PP, "strategy.pp",
+     "16 stages for only 8 layers"},
+    {1, {{COMET_KNOB_INTERLEAVE, 8}}, COMET_FAULT_CHUNKS, COMET_KNOB_INTERLEAVE,
+     "strategy.interleave", "pp*interleave = 16 model chunks for only 8 layers"},
+    {2, {{COMET_KNOB_PP, 1}, {COMET_KNOB_INTERLEAVE, 2}}, COMET_FAULT_CHUNKS,
+     COMET_KNOB_INTERLEAVE, "strategy.interleave", "2 needs pipeline parallelism (pp > 1)"},
+    {1, {{COMET_KNOB_GLOBAL_BATCH, 7}}, COMET_FAULT_BATCH_SPLIT, COMET_KNOB_GLOBAL_BATCH,
+     "strategy.global_batch", "7 is not a multiple of microbatch*dp (2)"},
+    {2, {{COMET_KNOB_INTERLEAVE, 2}, {COMET_KNOB_GLOBAL_BATCH, 2}}, COMET_FAULT_BATCH_SPLIT,
+     COMET_KNOB_GLOBAL_BATCH, "strategy.global_batch",
+     "interleaved schedule needs microbatches (1) to be a multiple of pp (2)"},
+    {1, {{COMET_KNOB_OFFLOAD_WEIGHTS, 1}}, COMET_FAULT_NO_EXPANSION, COMET_KNOB_COUNT,
+     "strategy.offload", "system toy has no expansion memory tier to offload to"},
+};
+
+/* Each rule comet_strategy_resolve applies has its code, so the search
+ * sorts refusals without reading error keys. */
+static void test_refusal_codes(void **state)
+{
+    toy *t = *state;
+    expect_refusal(t, COMET_FAULT_NONE, COMET_KNOB_COUNT, NULL, NULL);
+    for (size_t i = 0; i < sizeof refusal_cases / sizeof refusal_cases[0]; i++) {
+        const refusal_case *c = &refusal_cases[i];
+        for (int j = 0; j < c->n_set; j++)
+            comet_knob_set_value(comet_knob_get(c->set[j].knob), &t->s, c->set[j].value);
+        expect_refusal(t, c->fault, c->knob, c->key, c->message);
+    }
+    t->s.placement_given = true;
+    t->s.place[COMET_GROUP_PP][0] = 4;
+    expect_refusal(t, COMET_FAULT_PLACEMENT, COMET_KNOB_PLACEMENT, "strategy.placement.tp",
+                   "span 0 on dimension 0 is not possible");
+    t->sys.dims[0].size = 8;
+    expect_refusal(t, COMET_FAULT_NETWORK, COMET_KNOB_COUNT, "strategy", NULL);
+    t->sys.dims[0].size = 0;
+    t->m.dtype = COMET_DTYPE_FP8;
+    expect_refusal(t, COMET_FAULT_DTYPE, COMET_KNOB_COUNT, "model.dtype", NULL);
+    t->m.dtype = COMET_DTYPE_FP16;
+    /* a transformer whose heads tp does not divide */
+    t->m.kind = COMET_MODEL_TRANSFORMER;
+    t->m.layers = 8;
+    t->m.heads = t->m.kv_heads = 3;
+    t->m.ffn = 12;
+    t->s.tp = 2;
+    expect_refusal(t, COMET_FAULT_TP_SPLIT, COMET_KNOB_TP, "strategy.tp",
+                   "2 does not divide heads (3)");
+}
+
 void suite_estimate(test_tally *t)
 {
 #define TOY_TEST(f) cmocka_unit_test_setup_teardown(f, toy_setup, toy_teardown)
@@ -277,6 +364,7 @@ void suite_estimate(test_tally *t)
         TOY_TEST(test_per_node_expansion_is_shared),
         TOY_TEST(test_strategy_errors),
         TOY_TEST(test_placement),
+        TOY_TEST(test_refusal_codes),
     };
 #undef TOY_TEST
     RUN_GROUP(t, estimate);

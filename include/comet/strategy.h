@@ -10,6 +10,12 @@
 #include "comet/model.h"
 #include "comet/system.h"
 
+/* Sanity limits of the knobs; past these, inputs are typos and counters
+ * overflow. comet/knobs.h's table applies them to each knob. */
+#define COMET_MAX_NPUS 262144
+#define COMET_MAX_BATCH 2147483648LL
+#define COMET_MAX_INTERLEAVE 4096
+
 typedef enum comet_recompute {
     COMET_RECOMPUTE_NONE = 0,
     COMET_RECOMPUTE_SELECTIVE,   /* attention core only (Korthikanti 2022) */
@@ -18,6 +24,30 @@ typedef enum comet_recompute {
 
 const char *comet_recompute_name(comet_recompute r);
 int comet_recompute_parse(const char *name, comet_recompute *out);
+
+/* The strategy's knobs, in the order strategy files list them; each is
+ * described once in comet/knobs.h's table. */
+typedef enum comet_knob_id {
+    COMET_KNOB_TP = 0,
+    COMET_KNOB_PP,
+    COMET_KNOB_DP,
+    COMET_KNOB_SP,
+    COMET_KNOB_GLOBAL_BATCH,
+    COMET_KNOB_MICROBATCH,
+    COMET_KNOB_INTERLEAVE,
+    COMET_KNOB_RECOMPUTE,
+    COMET_KNOB_ZERO,
+    COMET_KNOB_OFFLOAD_OPTIMIZER,
+    COMET_KNOB_OFFLOAD_WEIGHTS,
+    COMET_KNOB_OFFLOAD_ACTIVATIONS,
+    COMET_KNOB_OVERLAP_DP,
+    COMET_KNOB_OVERLAP_TP,
+    COMET_KNOB_GRAD_FP32,
+    COMET_KNOB_FLASH_ATTENTION,
+    COMET_KNOB_ORDER,
+    COMET_KNOB_PLACEMENT,
+    COMET_KNOB_COUNT             /* also: no knob in particular */
+} comet_knob_id;
 
 typedef struct comet_strategy {
     int64_t tp, pp, dp;
@@ -69,5 +99,35 @@ int64_t comet_strategy_microbatches(const comet_strategy *s);
 comet_status comet_strategy_resolve(const comet_model *m, const comet_system *sys,
                                     comet_strategy *s, int64_t dim_sizes[COMET_MAX_DIMS],
                                     comet_error *err);
+
+/* Which rule a refused strategy broke, as a code for callers that sort
+ * refusals (the search's statistics) rather than show them. */
+typedef enum comet_strategy_fault {
+    COMET_FAULT_NONE = 0,
+    COMET_FAULT_LIMIT,          /* a knob outside its limits (comet_knob_get(knob)) */
+    COMET_FAULT_NPUS_LIMIT,     /* tp*pp*dp past comet's limit of NPUs */
+    COMET_FAULT_TP_SPLIT,       /* tp does not divide heads, kv heads or ffn */
+    COMET_FAULT_STAGES,         /* more pipeline stages than layers */
+    COMET_FAULT_CHUNKS,         /* interleaving: more model chunks than layers, or no pipeline */
+    COMET_FAULT_BATCH_SPLIT,    /* the global batch does not split into microbatches over
+                                   dp (nor, interleaved, their count over pp) */
+    COMET_FAULT_DTYPE,          /* the system has no matrix peak for the model's dtype */
+    COMET_FAULT_NO_EXPANSION,   /* offload without an expansion memory tier */
+    COMET_FAULT_NETWORK,        /* the NPUs do not fill the system's network dimensions */
+    COMET_FAULT_PLACEMENT       /* the groups cannot be laid out on the dimensions, or the
+                                   given placement is not possible */
+} comet_strategy_fault;
+
+typedef struct comet_strategy_refusal {
+    comet_strategy_fault fault;
+    comet_knob_id knob;         /* the knob the error's key names; COMET_KNOB_COUNT when
+                                   it names the strategy as a whole or another section */
+} comet_strategy_refusal;
+
+/* comet_strategy_resolve that also says, in *why, which rule a refused
+ * strategy broke ({COMET_FAULT_NONE, COMET_KNOB_COUNT} when it resolves). */
+comet_status comet_strategy_resolve_why(const comet_model *m, const comet_system *sys,
+                                        comet_strategy *s, int64_t dim_sizes[COMET_MAX_DIMS],
+                                        comet_strategy_refusal *why, comet_error *err);
 
 #endif

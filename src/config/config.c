@@ -246,7 +246,8 @@ comet_status cfg_section_read(cfg_ctx *c, const cfg_node *n, const char *path,
             if (sec->loosen)
                 sec->loosen(obj);
         }
-        CFG_TRY(cfg_fields_read(c, n, path, sec->fields, obj));
+        CFG_TRY(sec->read ? sec->read(c, n, path, obj)
+                          : cfg_fields_read(c, n, path, sec->fields, obj));
     }
     return sec->check ? sec->check(c, path, obj) : COMET_OK;
 }

@@ -10,6 +10,9 @@
 typedef struct cfg_section {
     const char *kind;                       /* "models", "systems" or NULL */
     const cfg_field *fields;
+    /* reads the mapping's keys instead of fields, when the table is made
+     * at read time (may be NULL) */
+    comet_status (*read)(cfg_ctx *c, const cfg_node *n, const char *path, void *obj);
     void (*defaults)(void *obj);
     void (*loosen)(void *obj);              /* before overriding a preset (may be NULL) */
     comet_status (*check)(cfg_ctx *c, const char *path, void *obj);  /* may be NULL */

@@ -1,30 +1,20 @@
 /* The `strategy:` section: degrees of tensor, pipeline and data
  * parallelism, batch sizes, recomputation, ZeRO, offload, overlap and the
- * placement of the parallel groups on the network dimensions. Whether the
- * strategy suits a model and a system is checked by comet_strategy_resolve;
- * this file checks only what the section says on its own. */
+ * placement of the parallel groups on the network dimensions. Its keys,
+ * types and limits come from the knob table (comet/knobs.h), the same one
+ * the command line and the reports use; this file turns that table into
+ * fields for the table-driven reader and reads the two keys that need more
+ * than a type (order, placement). Whether the strategy suits a model and a
+ * system is checked by comet_strategy_resolve; this file checks only what
+ * the section says on its own. */
 #include <stdio.h>
 #include <string.h>
 
+#include "comet/knobs.h"
 #include "../vocab/vocab.h"
 #include "sections.h"
 
-#define MAX_DEGREE 262144
-#define MAX_BATCH 2147483648LL
-#define MAX_INTERLEAVE 65536
-
-static const cfg_field offload_fields[] = {
-    CFG_BOOL("optimizer", comet_strategy, offload_optimizer),
-    CFG_BOOL("weights", comet_strategy, offload_weights),
-    CFG_BOOL("activations", comet_strategy, offload_activations),
-    CFG_END,
-};
-
-static const cfg_field overlap_fields[] = {
-    CFG_BOOL("dp", comet_strategy, overlap_dp),
-    CFG_BOOL("tp", comet_strategy, overlap_tp),
-    CFG_END,
-};
+#define GROUP_KEY_LEN 32
 
 /* order: a permutation of tp, pp, dp, innermost first. */
 static comet_status read_order(cfg_ctx *c, const cfg_node *n, const char *path, void *base)
@@ -52,7 +42,7 @@ static comet_status read_order(cfg_ctx *c, const cfg_node *n, const char *path, 
 static comet_status read_span(cfg_ctx *c, const cfg_node *n, const char *path, size_t i,
                               void *out)
 {
-    return cfg_read_int(c, n, path, 1, MAX_DEGREE, (int64_t *)out + i);
+    return cfg_read_int(c, n, path, 1, COMET_MAX_NPUS, (int64_t *)out + i);
 }
 
 static comet_status read_spans(cfg_ctx *c, const cfg_node *n, const char *path,
@@ -122,24 +112,79 @@ static comet_status read_placement(cfg_ctx *c, const cfg_node *n, const char *pa
     return COMET_OK;
 }
 
-static const cfg_field strategy_fields[] = {
-    CFG_INT("tp", comet_strategy, tp, 1, MAX_DEGREE),
-    CFG_INT("pp", comet_strategy, pp, 1, MAX_DEGREE),
-    CFG_INT("dp", comet_strategy, dp, 1, MAX_DEGREE),
-    CFG_BOOL("sp", comet_strategy, sp),
-    CFG_INT("global_batch", comet_strategy, global_batch, 1, MAX_BATCH),
-    CFG_INT("microbatch", comet_strategy, microbatch, 1, MAX_BATCH),
-    CFG_INT("interleave", comet_strategy, interleave, 1, MAX_INTERLEAVE),
-    CFG_ENUM("recompute", comet_strategy, recompute, vocab_recompute_names),
-    CFG_INT("zero", comet_strategy, zero_stage, 0, 3),
-    CFG_GROUP("offload", offload_fields),
-    CFG_GROUP("overlap", overlap_fields),
-    CFG_BOOL("grad_fp32", comet_strategy, grad_fp32),
-    CFG_BOOL("flash_attention", comet_strategy, flash_attention),
-    CFG_CUSTOM("order", read_order),
-    CFG_CUSTOM("placement", read_placement),
-    CFG_END,
-};
+/* The section's fields, made from the knob table in its order: a knob
+ * whose key has a group (offload.optimizer) is read inside that group's
+ * entry, whose own table lies in subs. */
+typedef struct knob_fields {
+    cfg_field top[COMET_KNOB_COUNT + 1];
+    cfg_field subs[2 * COMET_KNOB_COUNT];       /* each group's knobs, then CFG_END */
+    char group_keys[COMET_KNOB_COUNT][GROUP_KEY_LEN];
+    const char *choices[COMET_KNOB_COUNT][COMET_KNOB_MAX_VALUES + 1];
+} knob_fields;
+
+static cfg_field knob_field(const comet_knob *k, const char *key, const char **choices)
+{
+    cfg_field f = {.key = key, .offset = k->offset, .size = k->size};
+    switch (k->type) {
+    case COMET_KNOB_T_INT:
+        f.type = CFG_T_INT;
+        f.lo = k->lo;
+        f.hi = k->hi;
+        break;
+    case COMET_KNOB_T_BOOL:
+        f.type = CFG_T_BOOL;
+        break;
+    case COMET_KNOB_T_CHOICE:
+        for (int v = 0; v < k->n_values; v++)
+            choices[v] = k->value_name(v);
+        choices[k->n_values] = NULL;
+        f.type = CFG_T_ENUM;
+        f.names = choices;
+        break;
+    case COMET_KNOB_T_ORDER:
+        f.type = CFG_T_CUSTOM;
+        f.custom = read_order;
+        break;
+    case COMET_KNOB_T_PLACEMENT:
+        f.type = CFG_T_CUSTOM;
+        f.custom = read_placement;
+        break;
+    }
+    return f;
+}
+
+static void knob_fields_make(knob_fields *kf)
+{
+    int n_top = 0, n_sub = 0;
+    for (int i = 0; i < COMET_KNOB_COUNT; i++) {
+        const comet_knob *k = comet_knob_get((comet_knob_id)i);
+        const char *key = comet_knob_file_key(k);
+        const char *dot = strchr(key, '.');
+        if (!dot) {
+            kf->top[n_top++] = knob_field(k, key, kf->choices[i]);
+            continue;
+        }
+        int len = (int)(dot - key);
+        cfg_field *group = n_top ? &kf->top[n_top - 1] : NULL;
+        if (group && group->type == CFG_T_SUB && strncmp(group->key, key, (size_t)len) == 0 &&
+            group->key[len] == '\0') {
+            n_sub--;    /* the knob joins the group: its entry replaces the CFG_END */
+        } else {
+            snprintf(kf->group_keys[i], GROUP_KEY_LEN, "%.*s", len, key);
+            kf->top[n_top++] = (cfg_field)CFG_GROUP(kf->group_keys[i], &kf->subs[n_sub]);
+        }
+        kf->subs[n_sub++] = knob_field(k, dot + 1, kf->choices[i]);
+        kf->subs[n_sub++] = (cfg_field)CFG_END;
+    }
+    kf->top[n_top] = (cfg_field)CFG_END;
+}
+
+static comet_status read_strategy(cfg_ctx *c, const cfg_node *n, const char *path, void *obj)
+{
+    knob_fields kf;
+    knob_fields_make(&kf);
+    return cfg_fields_read(c, n, path, kf.top, obj);
+}
 
 static void strategy_defaults(void *obj)
 {
@@ -148,6 +193,6 @@ static void strategy_defaults(void *obj)
 
 const cfg_section cfg_strategy_section = {
     .kind = NULL,
-    .fields = strategy_fields,
+    .read = read_strategy,
     .defaults = strategy_defaults,
 };

@@ -216,16 +216,38 @@ static bool owns_unit(search_run *run, uint64_t unit)
     return true;
 }
 
-static void count_invalid(search_run *run, const comet_error *e)
+/* The statistics sort refused layouts three ways: the TP degree does not
+ * suit the model, the batch does not split (global batch, microbatches,
+ * interleaved chunks), or the groups do not fit the network (the rest). */
+static uint64_t *invalid_kind(comet_search_stats *st, comet_strategy_refusal why)
 {
+    switch (why.fault) {
+    case COMET_FAULT_TP_SPLIT:
+        return &st->invalid_tp;
+    case COMET_FAULT_BATCH_SPLIT:
+    case COMET_FAULT_CHUNKS:
+        return &st->invalid_batch;
+    case COMET_FAULT_LIMIT:
+        if (why.knob == COMET_KNOB_TP)
+            return &st->invalid_tp;
+        if (why.knob == COMET_KNOB_GLOBAL_BATCH || why.knob == COMET_KNOB_INTERLEAVE)
+            return &st->invalid_batch;
+        return &st->invalid_layout;
+    default:
+        return &st->invalid_layout;
+    }
+}
+
+/* Resolve s; a refusal is counted in the statistics. */
+static bool resolves(search_run *run, comet_strategy *s)
+{
+    comet_strategy_refusal why;
+    if (!comet_strategy_resolve_why(run->req->model, run->req->system, s, NULL, &why,
+                                    &run->scratch))
+        return true;
     run->stats->invalid++;
-    if (strcmp(e->key, "strategy.tp") == 0)
-        run->stats->invalid_tp++;
-    else if (strcmp(e->key, "strategy.global_batch") == 0 ||
-             strcmp(e->key, "strategy.interleave") == 0)
-        run->stats->invalid_batch++;
-    else
-        run->stats->invalid_layout++;
+    (*invalid_kind(run->stats, why))++;
+    return false;
 }
 
 /* ---- progress --------------------------------------------------------------- */
@@ -402,8 +424,7 @@ static void search_unit(search_run *run, comet_strategy *unit)
                     }
                     if (stopped(run))
                         return;
-                    if (comet_strategy_resolve(m, req->system, &s, NULL, &run->scratch)) {
-                        count_invalid(run, &run->scratch);
+                    if (!resolves(run, &s)) {
                         run->position += points_per_workload(req, &s);
                         continue;
                     }
@@ -475,8 +496,7 @@ static void search_factorization(search_run *run, int64_t gbs, int64_t tp, int64
         }
         if (!owns_unit(run, unit))
             continue;
-        if (comet_strategy_resolve(req->model, req->system, &s, NULL, &run->scratch)) {
-            count_invalid(run, &run->scratch);
+        if (!resolves(run, &s)) {
             unit_passed(run, &s, false);
             continue;
         }
@@ -541,13 +561,13 @@ comet_status comet_search(const comet_search_request *req, comet_ranked *top, in
     if (req->shards < 1 || req->shard < 0 || req->shard >= req->shards)
         return comet_error_set(err, COMET_EINTERNAL, NULL, 0, 0, NULL, "bad shard %d of %d",
                                req->shard, req->shards);
-    if (sp->npus < 1 || sp->npus > 262144)
+    if (sp->npus < 1 || sp->npus > COMET_MAX_NPUS)
         return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--npus",
-                               "must be from 1 to 262144, got %lld", (long long)sp->npus);
+                               "must be from 1 to %d, got %lld", COMET_MAX_NPUS, (long long)sp->npus);
     int64_t max_gbs = sp->max_global_batch > 0 ? sp->max_global_batch : sp->global_batch;
-    if (max_gbs < 1 || max_gbs > 2147483648LL)
+    if (max_gbs < 1 || max_gbs > COMET_MAX_BATCH)
         return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--gbs",
-                               "must be from 1 to 2147483648, got %lld", (long long)max_gbs);
+                               "must be from 1 to %lld, got %lld", COMET_MAX_BATCH, (long long)max_gbs);
 
     search_run run = {.req = req, .top = {top, 0, req->top_k}, .stats = stats};
     if (req->claim)

@@ -1,14 +1,18 @@
 /* Strategy defaults and resolution: checks that a strategy can run a model
- * on a system (divisibility, NPU count, batch) and lays its parallel groups
- * onto the network dimensions. Every error names the strategy key, so the
- * config layer can point it at a file position. */
+ * on a system (the knob table's limits, divisibility, NPU count, batch) and
+ * lays its parallel groups onto the network dimensions. Every error names
+ * the strategy key, so the config layer can point it at a file position,
+ * and comes with a fault code, so callers that count refusals (the search)
+ * need not read keys. */
 #include "comet/strategy.h"
 
+#include <stdio.h>
 #include <string.h>
 
-/* Sanity limits; past these, inputs are typos and counters overflow. */
-#define MAX_NPUS 262144
-#define MAX_BATCH 2147483648LL
+#include "comet/knobs.h"
+
+/* Integer ranges this small are spelled out in errors: "0, 1, 2 or 3". */
+#define SPELLED_RANGE 8
 
 void comet_strategy_defaults(comet_strategy *s)
 {
@@ -35,71 +39,100 @@ int64_t comet_strategy_microbatches(const comet_strategy *s)
     return s->global_batch / (s->microbatch * s->dp);
 }
 
-#define BAD(err, key, ...) comet_error_set((err), COMET_EINPUT, NULL, 0, 0, (key), __VA_ARGS__)
-
-static comet_status check_positive(const comet_strategy *s, comet_error *err)
+static void note(comet_strategy_refusal *why, comet_strategy_fault fault, comet_knob_id knob)
 {
-    struct { const char *key; int64_t v; int64_t max; } f[] = {
-        {"strategy.tp", s->tp, MAX_NPUS},
-        {"strategy.pp", s->pp, MAX_NPUS},
-        {"strategy.dp", s->dp, MAX_NPUS},
-        {"strategy.global_batch", s->global_batch, MAX_BATCH},
-        {"strategy.microbatch", s->microbatch, MAX_BATCH},
-        {"strategy.interleave", s->interleave, 4096},
-    };
-    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
-        if (f[i].v < 1)
-            return BAD(err, f[i].key, "must be a positive integer, got %lld",
-                       (long long)f[i].v);
-        if (f[i].v > f[i].max)
-            return BAD(err, f[i].key, "%lld is past comet's limit of %lld", (long long)f[i].v,
-                       (long long)f[i].max);
+    why->fault = fault;
+    why->knob = knob;
+}
+
+/* Note which rule was broken and fill err with the message under the knob's
+ * key; evaluates to COMET_EINPUT. */
+#define REFUSE(why, fault, knob, err, ...) \
+    (note((why), (fault), (knob)), comet_error_set((err), COMET_EINPUT, NULL, 0, 0, \
+                                                   comet_knob_get(knob)->key, __VA_ARGS__))
+
+/* "0, 1, 2 or 3". */
+static void spell_range(char *out, size_t cap, int64_t lo, int64_t hi)
+{
+    size_t n = 0;
+    out[0] = '\0';
+    for (int64_t v = lo; v <= hi && n < cap; v++)
+        n += (size_t)snprintf(out + n, cap - n, "%s%lld", v == lo ? "" : v == hi ? " or " : ", ",
+                              (long long)v);
+}
+
+/* Every integer knob within the limits of the knob table. */
+static comet_status check_limits(const comet_strategy *s, comet_strategy_refusal *why,
+                                 comet_error *err)
+{
+    const comet_knob *table = comet_knob_table();
+    for (int i = 0; i < COMET_KNOB_COUNT; i++) {
+        const comet_knob *k = &table[i];
+        if (k->type != COMET_KNOB_T_INT)
+            continue;
+        long long v = (long long)comet_knob_value(k, s);
+        if (v >= k->lo && v <= k->hi)
+            continue;
+        if (k->hi - k->lo < SPELLED_RANGE) {
+            char values[64];
+            spell_range(values, sizeof values, k->lo, k->hi);
+            return REFUSE(why, COMET_FAULT_LIMIT, i, err, "must be %s, got %lld", values, v);
+        }
+        if (v < k->lo && k->lo == 1)
+            return REFUSE(why, COMET_FAULT_LIMIT, i, err, "must be a positive integer, got %lld", v);
+        if (v < k->lo)
+            return REFUSE(why, COMET_FAULT_LIMIT, i, err, "must be at least %lld, got %lld",
+                          (long long)k->lo, v);
+        return REFUSE(why, COMET_FAULT_LIMIT, i, err, "%lld is past comet's limit of %lld", v,
+                      (long long)k->hi);
     }
-    if (s->zero_stage < 0 || s->zero_stage > 3)
-        return BAD(err, "strategy.zero", "must be 0, 1, 2 or 3, got %d", s->zero_stage);
     /* tp*pp*dp could overflow before the limit check. */
-    if ((double)s->tp * (double)s->pp * (double)s->dp > MAX_NPUS)
-        return BAD(err, "strategy.dp", "tp*pp*dp = %.0f NPUs is past comet's limit of %d",
-                   (double)s->tp * (double)s->pp * (double)s->dp, MAX_NPUS);
+    if ((double)s->tp * (double)s->pp * (double)s->dp > COMET_MAX_NPUS)
+        return REFUSE(why, COMET_FAULT_NPUS_LIMIT, COMET_KNOB_DP, err,
+                      "tp*pp*dp = %.0f NPUs is past comet's limit of %d",
+                      (double)s->tp * (double)s->pp * (double)s->dp, COMET_MAX_NPUS);
     return COMET_OK;
 }
 
-static comet_status check_model(const comet_model *m, const comet_strategy *s, comet_error *err)
+static comet_status check_model(const comet_model *m, const comet_strategy *s,
+                               comet_strategy_refusal *why, comet_error *err)
 {
+    long long tp = (long long)s->tp;
     if (m->kind == COMET_MODEL_TRANSFORMER) {
         if (m->heads % s->tp)
-            return BAD(err, "strategy.tp", "%lld does not divide heads (%lld)", (long long)s->tp,
-                       (long long)m->heads);
+            return REFUSE(why, COMET_FAULT_TP_SPLIT, COMET_KNOB_TP, err,
+                          "%lld does not divide heads (%lld)", tp, (long long)m->heads);
         if (m->kv_heads % s->tp && s->tp % m->kv_heads)
-            return BAD(err, "strategy.tp", "%lld and kv_heads (%lld) do not divide each other",
-                       (long long)s->tp, (long long)m->kv_heads);
+            return REFUSE(why, COMET_FAULT_TP_SPLIT, COMET_KNOB_TP, err,
+                          "%lld and kv_heads (%lld) do not divide each other", tp,
+                          (long long)m->kv_heads);
         if (m->ffn % s->tp)
-            return BAD(err, "strategy.tp", "%lld does not divide ffn (%lld)", (long long)s->tp,
-                       (long long)m->ffn);
+            return REFUSE(why, COMET_FAULT_TP_SPLIT, COMET_KNOB_TP, err,
+                          "%lld does not divide ffn (%lld)", tp, (long long)m->ffn);
     }
     /* Stages may hold unequal numbers of layers (Llama 3 405B ran 126
      * layers on 16 stages); every stage needs at least one. */
     int64_t depth = comet_model_depth(m);
     if (depth < s->pp * s->interleave) {
         if (s->interleave > 1)
-            return BAD(err, "strategy.interleave",
-                       "pp*interleave = %lld model chunks for only %lld layers",
-                       (long long)(s->pp * s->interleave), (long long)depth);
-        return BAD(err, "strategy.pp", "%lld stages for only %lld layers", (long long)s->pp,
-                   (long long)depth);
+            return REFUSE(why, COMET_FAULT_CHUNKS, COMET_KNOB_INTERLEAVE, err,
+                          "pp*interleave = %lld model chunks for only %lld layers",
+                          (long long)(s->pp * s->interleave), (long long)depth);
+        return REFUSE(why, COMET_FAULT_STAGES, COMET_KNOB_PP, err,
+                      "%lld stages for only %lld layers", (long long)s->pp, (long long)depth);
     }
     if (s->interleave > 1 && s->pp == 1)
-        return BAD(err, "strategy.interleave", "%lld needs pipeline parallelism (pp > 1)",
-                   (long long)s->interleave);
+        return REFUSE(why, COMET_FAULT_CHUNKS, COMET_KNOB_INTERLEAVE, err,
+                      "%lld needs pipeline parallelism (pp > 1)", (long long)s->interleave);
     if (s->global_batch % (s->microbatch * s->dp))
-        return BAD(err, "strategy.global_batch",
-                   "%lld is not a multiple of microbatch*dp (%lld)", (long long)s->global_batch,
-                   (long long)(s->microbatch * s->dp));
+        return REFUSE(why, COMET_FAULT_BATCH_SPLIT, COMET_KNOB_GLOBAL_BATCH, err,
+                      "%lld is not a multiple of microbatch*dp (%lld)", (long long)s->global_batch,
+                      (long long)(s->microbatch * s->dp));
     int64_t micro = comet_strategy_microbatches(s);
     if (s->interleave > 1 && micro % s->pp)
-        return BAD(err, "strategy.global_batch",
-                   "interleaved schedule needs microbatches (%lld) to be a multiple of pp (%lld)",
-                   (long long)micro, (long long)s->pp);
+        return REFUSE(why, COMET_FAULT_BATCH_SPLIT, COMET_KNOB_GLOBAL_BATCH, err,
+                      "interleaved schedule needs microbatches (%lld) to be a multiple of pp "
+                      "(%lld)", (long long)micro, (long long)s->pp);
     return COMET_OK;
 }
 
@@ -195,6 +228,8 @@ static comet_status place_auto(comet_strategy *s, const int64_t sizes[COMET_MAX_
     return COMET_OK;
 }
 
+#define BAD(err, key, ...) comet_error_set((err), COMET_EINPUT, NULL, 0, 0, (key), __VA_ARGS__)
+
 static comet_status check_placement(const comet_strategy *s, const int64_t sizes[COMET_MAX_DIMS],
                                     int n_dims, comet_error *err)
 {
@@ -207,7 +242,7 @@ static comet_status check_placement(const comet_strategy *s, const int64_t sizes
             if (span < 1 || (d >= n_dims && span != 1) || span > sizes[d])
                 return BAD(err, keys[g], "span %lld on dimension %lld is not possible",
                            (long long)span, (long long)d);
-            prod *= span; /* <= product of dimension sizes <= MAX_NPUS: no overflow */
+            prod *= span; /* <= product of dimension sizes <= COMET_MAX_NPUS: no overflow */
         }
         if (prod != group_size(s, (comet_group)g))
             return BAD(err, keys[g], "spans multiply to %lld but the group has %lld NPUs",
@@ -222,32 +257,43 @@ static comet_status check_placement(const comet_strategy *s, const int64_t sizes
     return COMET_OK;
 }
 
+comet_status comet_strategy_resolve_why(const comet_model *m, const comet_system *sys,
+                                        comet_strategy *s, int64_t dim_sizes[COMET_MAX_DIMS],
+                                        comet_strategy_refusal *why, comet_error *err)
+{
+    note(why, COMET_FAULT_NONE, COMET_KNOB_COUNT);
+    comet_status st = check_limits(s, why, err);
+    if (!st)
+        st = check_model(m, s, why, err);
+    if (st)
+        return st;
+    if (!(sys->compute.matrix_flops[m->dtype] > 0.0))
+        return note(why, COMET_FAULT_DTYPE, COMET_KNOB_COUNT),
+               BAD(err, "model.dtype", "system %s gives no matrix peak for %s", sys->name,
+                   comet_dtype_name(m->dtype));
+    if ((s->offload_optimizer || s->offload_weights || s->offload_activations) &&
+        !sys->expansion.present)
+        return note(why, COMET_FAULT_NO_EXPANSION, COMET_KNOB_COUNT),
+               BAD(err, "strategy.offload", "system %s has no expansion memory tier to offload to",
+                   sys->name);
+    int64_t sizes[COMET_MAX_DIMS];
+    st = comet_system_layout(sys, comet_strategy_npus(s), sizes, err);
+    if (st)
+        return note(why, COMET_FAULT_NETWORK, COMET_KNOB_COUNT), st;
+    st = s->placement_given ? check_placement(s, sizes, sys->n_dims, err)
+                            : place_auto(s, sizes, sys->n_dims, err);
+    if (st)
+        return note(why, COMET_FAULT_PLACEMENT,
+                    s->placement_given ? COMET_KNOB_PLACEMENT : COMET_KNOB_ORDER), st;
+    if (dim_sizes)
+        memcpy(dim_sizes, sizes, sizeof sizes);
+    return COMET_OK;
+}
+
 comet_status comet_strategy_resolve(const comet_model *m, const comet_system *sys,
                                     comet_strategy *s, int64_t dim_sizes[COMET_MAX_DIMS],
                                     comet_error *err)
 {
-    comet_status st = check_positive(s, err);
-    if (!st)
-        st = check_model(m, s, err);
-    if (st)
-        return st;
-    if (!(sys->compute.matrix_flops[m->dtype] > 0.0))
-        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "model.dtype",
-                               "system %s gives no matrix peak for %s", sys->name,
-                               comet_dtype_name(m->dtype));
-    if ((s->offload_optimizer || s->offload_weights || s->offload_activations) &&
-        !sys->expansion.present)
-        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "strategy.offload",
-                               "system %s has no expansion memory tier to offload to", sys->name);
-    int64_t sizes[COMET_MAX_DIMS];
-    st = comet_system_layout(sys, comet_strategy_npus(s), sizes, err);
-    if (st)
-        return st;
-    st = s->placement_given ? check_placement(s, sizes, sys->n_dims, err)
-                            : place_auto(s, sizes, sys->n_dims, err);
-    if (st)
-        return st;
-    if (dim_sizes)
-        memcpy(dim_sizes, sizes, sizeof sizes);
-    return COMET_OK;
+    comet_strategy_refusal why;
+    return comet_strategy_resolve_why(m, sys, s, dim_sizes, &why, err);
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "comet/knobs.h"
 #include "parts.h"
 
 int report_time_parts(const comet_result *r, time_part parts[REPORT_TIME_PARTS])
@@ -281,109 +282,66 @@ static void placement_text(const comet_strategy *s, char *out, size_t cap)
     }
 }
 
-/* The strategy's knobs as named fields, shared by writing (JSON, CSV) and
- * reading back (comet_strategy_set_field). */
-typedef enum { KNOB_I64, KNOB_INT, KNOB_BOOL, KNOB_RECOMPUTE } knob_type;
-typedef struct knob_def {
-    const char *name;
-    size_t offset;
-    knob_type type;
-} knob_def;
-
-#define KNOB(name, member, type) {name, offsetof(comet_strategy, member), type}
-static const knob_def knob_defs[] = {
-    KNOB("tp", tp, KNOB_I64),
-    KNOB("pp", pp, KNOB_I64),
-    KNOB("dp", dp, KNOB_I64),
-    KNOB("sp", sp, KNOB_BOOL),
-    KNOB("microbatch", microbatch, KNOB_I64),
-    KNOB("global_batch", global_batch, KNOB_I64),
-    KNOB("interleave", interleave, KNOB_I64),
-    KNOB("recompute", recompute, KNOB_RECOMPUTE),
-    KNOB("zero", zero_stage, KNOB_INT),
-    KNOB("flash_attention", flash_attention, KNOB_BOOL),
-    KNOB("grad_fp32", grad_fp32, KNOB_BOOL),
-    KNOB("offload_optimizer", offload_optimizer, KNOB_BOOL),
-    KNOB("offload_weights", offload_weights, KNOB_BOOL),
-    KNOB("offload_activations", offload_activations, KNOB_BOOL),
-    KNOB("overlap_dp", overlap_dp, KNOB_BOOL),
-    KNOB("overlap_tp", overlap_tp, KNOB_BOOL),
-};
-#undef KNOB
-#define N_KNOB_DEFS (int)(sizeof knob_defs / sizeof knob_defs[0])
-
+/* The strategy's knobs as named fields, in the knob table's report
+ * columns (comet/knobs.h); comet_strategy_set_field reads them back. */
 static int strategy_fields(const comet_strategy *s, strategy_field f[STRATEGY_FIELDS_MAX])
 {
     int n = 0;
-    for (int i = 0; i < N_KNOB_DEFS; i++) {
-        const char *base = (const char *)s + knob_defs[i].offset;
+    const comet_knob *k;
+    for (int column = 0; (k = comet_knob_in_column(column)) && n < STRATEGY_FIELDS_MAX; column++) {
         strategy_field *x = &f[n++];
-        *x = (strategy_field){.name = knob_defs[i].name};
-        switch (knob_defs[i].type) {
-        case KNOB_I64: {
-            int64_t v;
-            memcpy(&v, base, sizeof v);
-            x->value = (long long)v;
-            break;
-        }
-        case KNOB_INT: {
-            int v;
-            memcpy(&v, base, sizeof v);
-            x->value = v;
-            break;
-        }
-        case KNOB_BOOL: {
-            bool v;
-            memcpy(&v, base, sizeof v);
-            x->value = v ? 1 : 0;
+        *x = (strategy_field){.name = k->name};
+        switch (k->type) {
+        case COMET_KNOB_T_BOOL:
             x->boolean = true;
+            x->value = (long long)comet_knob_value(k, s);
             break;
-        }
-        case KNOB_RECOMPUTE:
-            x->text = comet_recompute_name(s->recompute);
+        case COMET_KNOB_T_CHOICE:
+            x->text = k->value_name((int)comet_knob_value(k, s));
+            break;
+        case COMET_KNOB_T_PLACEMENT:
+            placement_text(s, x->buf, sizeof x->buf);
+            x->text = x->buf;
+            break;
+        case COMET_KNOB_T_INT:
+        case COMET_KNOB_T_ORDER:
+            x->value = (long long)comet_knob_value(k, s);
             break;
         }
     }
-    f[n].name = "placement";
-    f[n].value = 0;
-    f[n].boolean = false;
-    placement_text(s, f[n].buf, sizeof f[n].buf);
-    f[n].text = f[n].buf;
-    n++;
     return n;
 }
 
 bool comet_strategy_set_field(comet_strategy *s, const char *name, const char *text)
 {
-    for (int i = 0; i < N_KNOB_DEFS; i++) {
-        if (strcmp(knob_defs[i].name, name) != 0)
-            continue;
-        char *base = (char *)s + knob_defs[i].offset;
+    const comet_knob *k = comet_knob_named(name);
+    if (!k)
+        return false;
+    if (k->type == COMET_KNOB_T_CHOICE) {
+        for (int v = 0; v < k->n_values; v++)
+            if (strcmp(text, k->value_name(v)) == 0) {
+                comet_knob_set_value(k, s, v);
+                return true;
+            }
+        return false;
+    }
+    if (k->type == COMET_KNOB_T_BOOL) {
         bool yes = strcmp(text, "1") == 0 || strcmp(text, "true") == 0;
-        char *end;
-        long long v = strtoll(text, &end, 10);
-        if (knob_defs[i].type == KNOB_RECOMPUTE)
-            return comet_recompute_parse(text, &s->recompute) == 0;
-        if (knob_defs[i].type == KNOB_BOOL) {
-            if (!yes && strcmp(text, "0") != 0 && strcmp(text, "false") != 0)
-                return false;
-            memcpy(base, &yes, sizeof yes);
-            return true;
-        }
-        if (end == text || *end)
+        if (!yes && strcmp(text, "0") != 0 && strcmp(text, "false") != 0)
             return false;
-        if (knob_defs[i].type == KNOB_I64) {
-            int64_t w = (int64_t)v;
-            memcpy(base, &w, sizeof w);
-        } else {
-            if (v < INT_MIN || v > INT_MAX)
-                return false;
-            int w = (int)v;
-            memcpy(base, &w, sizeof w);
-        }
+        comet_knob_set_value(k, s, yes);
         return true;
     }
-    return false;
+    if (k->type != COMET_KNOB_T_INT)
+        return false;
+    char *end;
+    long long v = strtoll(text, &end, 10);
+    if (end == text || *end)
+        return false;
+    if (k->size != sizeof(int64_t) && (v < INT_MIN || v > INT_MAX))
+        return false;
+    comet_knob_set_value(k, s, v);
+    return true;
 }
 
 /* A JSON string literal; names come from user files and may hold anything. */
