@@ -13,7 +13,6 @@
 #include "sections.h"
 #include "srcmap.h"
 
-#define MAX_NPUS 262144
 #define UNIT_INTEGER CFG_UNIT_COUNT /* plain integers, not a quantity */
 #define UNIT_TOPOLOGY (CFG_UNIT_COUNT + 1) /* topology names */
 
@@ -41,7 +40,7 @@ static comet_status read_values(cfg_ctx *c, const cfg_node *n, const char *path,
             v = (double)t;
         } else if (unit == UNIT_INTEGER) {
             int64_t k;
-            CFG_TRY(cfg_read_int(c, item, ipath, 1, MAX_NPUS, &k));
+            CFG_TRY(cfg_read_int(c, item, ipath, 1, COMET_MAX_NPUS, &k));
             v = (double)k;
         } else {
             CFG_TRY(cfg_read_quantity(c, item, ipath, (cfg_unit_kind)unit, true, &v));
@@ -226,17 +225,17 @@ static comet_status read_study(cfg_ctx *c, comet_study *st, const cfg_node *n)
     if ((v = cfg_map_find(n, "strategy")))
         CFG_TRY(cfg_section_read(c, v, "study.strategy", &cfg_strategy_section, &st->base));
     if ((v = cfg_map_find(n, "npus")))
-        CFG_TRY(cfg_read_int(c, v, "study.npus", 1, MAX_NPUS, &st->npus));
+        CFG_TRY(cfg_read_int(c, v, "study.npus", 1, COMET_MAX_NPUS, &st->npus));
     if ((v = cfg_map_find(n, "global_batch")))
-        CFG_TRY(cfg_read_int(c, v, "study.global_batch", 1, 2147483648LL, &st->global_batch));
+        CFG_TRY(cfg_read_int(c, v, "study.global_batch", 1, COMET_MAX_BATCH, &st->global_batch));
     if ((v = cfg_map_find(n, "max_global_batch")))
-        CFG_TRY(cfg_read_int(c, v, "study.max_global_batch", 1, 2147483648LL,
+        CFG_TRY(cfg_read_int(c, v, "study.max_global_batch", 1, COMET_MAX_BATCH,
                              &st->max_global_batch));
     if ((v = cfg_map_find(n, "axes")))
         CFG_TRY(read_axes(c, st, v, "study.axes"));
     if ((v = cfg_map_find(n, "constraints"))) {
         static const cfg_field constraint_fields[] = {
-            CFG_INT("npus", comet_study, npus, 1, MAX_NPUS),
+            CFG_INT("npus", comet_study, npus, 1, COMET_MAX_NPUS),
             CFG_REAL("budget", comet_study, budget),
             CFG_END,
         };
@@ -245,7 +244,7 @@ static comet_status read_study(cfg_ctx *c, comet_study *st, const cfg_node *n)
     if ((v = cfg_map_find(n, "search"))) {
         static const cfg_field search_fields[] = {
             CFG_ENUM("objective", comet_study, objective, vocab_objective_names),
-            CFG_INT("max_microbatch", comet_study, max_microbatch, 1, 2147483648LL),
+            CFG_INT("max_microbatch", comet_study, max_microbatch, 1, COMET_MAX_BATCH),
             CFG_BOOL("flash_attention", comet_study, vary_flash),
             CFG_BOOL("offload", comet_study, vary_offload),
             CFG_END,
