@@ -336,6 +336,35 @@ static void test_registry_covers_every_enum(void **state)
         assert_ptr_equal(net_algorithm_of((comet_algorithm)a), algo);
         for (int c = COMET_COLL_ALL_REDUCE; c < COMET_COLL_COUNT; c++)
             assert_non_null(algo->time[c]);
+        assert_non_null(algo->pass_messages);
+    }
+    /* messages per NPU (the simulator's endpoint delays): n-1 per pass for
+     * the ring and direct, ceil(log2 n) for the log-step algorithms; an
+     * all-reduce is two passes; nothing on one NPU */
+    comet_link l8 = {.n = 8, .topology = COMET_TOPO_SWITCH, .bandwidth = 1e9};
+    comet_link l5 = l8;
+    l5.n = 5;
+    static const double per_pass8[COMET_ALGO_COUNT] = {
+        [COMET_ALGO_RING] = 7.0, [COMET_ALGO_DIRECT] = 7.0,
+        [COMET_ALGO_HALVING_DOUBLING] = 3.0, [COMET_ALGO_DOUBLE_BINARY_TREE] = 3.0};
+    static const double per_pass5[COMET_ALGO_COUNT] = {
+        [COMET_ALGO_RING] = 4.0, [COMET_ALGO_DIRECT] = 4.0,
+        [COMET_ALGO_HALVING_DOUBLING] = 3.0, [COMET_ALGO_DOUBLE_BINARY_TREE] = 3.0};
+    for (int a = 0; a < COMET_ALGO_COUNT; a++) {
+        l8.algorithm = l5.algorithm = (comet_algorithm)a;
+        assert_double_equal(comet_collective_messages(COMET_COLL_REDUCE_SCATTER, &l8),
+                            per_pass8[a], 0.0);
+        assert_double_equal(comet_collective_messages(COMET_COLL_ALL_GATHER, &l8), per_pass8[a],
+                            0.0);
+        assert_double_equal(comet_collective_messages(COMET_COLL_ALL_TO_ALL, &l8), per_pass8[a],
+                            0.0);
+        assert_double_equal(comet_collective_messages(COMET_COLL_ALL_REDUCE, &l8),
+                            2.0 * per_pass8[a], 0.0);
+        assert_double_equal(comet_collective_messages(COMET_COLL_ALL_REDUCE, &l5),
+                            2.0 * per_pass5[a], 0.0);
+        comet_link one = l8;
+        one.n = 1;
+        assert_double_equal(comet_collective_messages(COMET_COLL_ALL_REDUCE, &one), 0.0, 0.0);
     }
     /* only the switch reduces in the network */
     assert_non_null(net_topology_switch.in_network_all_reduce);

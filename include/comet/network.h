@@ -28,6 +28,11 @@ void comet_link_of(const comet_net_dim *d, int64_t n, comet_link *l);
  * on one dimension. Returns 0 for n <= 1 or bytes <= 0. */
 double comet_collective_time_1d(comet_collective c, const comet_link *link, double bytes);
 
+/* Messages one NPU sends in collective c on one dimension, as its
+ * algorithm runs it (an all-reduce is two passes); 0 for n <= 1. The
+ * simulator charges an endpoint delay per message. */
+double comet_collective_messages(comet_collective c, const comet_link *link);
+
 /* One phase of a collective over several dimensions: collective c of
  * `bytes` per NPU on the link links[link] (an index into the links given
  * to comet_collective_plan). */

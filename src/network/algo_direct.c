@@ -15,6 +15,12 @@ static double direct_all_reduce(const net_topology *t, const comet_link *l, doub
     return 2.0 * direct_one_pass(t, l, a, x);
 }
 
+/* One message to each of the n-1 peers. */
+static double direct_pass_messages(int64_t n)
+{
+    return (double)(n - 1);
+}
+
 const net_algorithm net_algorithm_direct = {
     .id = COMET_ALGO_DIRECT,
     .time = {
@@ -23,4 +29,5 @@ const net_algorithm net_algorithm_direct = {
         [COMET_COLL_ALL_GATHER] = direct_one_pass,
         [COMET_COLL_ALL_TO_ALL] = direct_one_pass,
     },
+    .pass_messages = direct_pass_messages,
 };

@@ -23,6 +23,12 @@ static double hd_all_to_all(const net_topology *t, const comet_link *l, double a
     return net_seconds(t->bruck(l), a, x);
 }
 
+/* L = ceil(log2 n) steps, one message each (Bruck's all-to-all too). */
+static double hd_pass_messages(int64_t n)
+{
+    return (double)net_ceil_log2(n);
+}
+
 const net_algorithm net_algorithm_halving_doubling = {
     .id = COMET_ALGO_HALVING_DOUBLING,
     .time = {
@@ -31,4 +37,5 @@ const net_algorithm net_algorithm_halving_doubling = {
         [COMET_COLL_ALL_GATHER] = hd_one_pass,
         [COMET_COLL_ALL_TO_ALL] = hd_all_to_all,
     },
+    .pass_messages = hd_pass_messages,
 };

@@ -26,6 +26,12 @@ static double ring_all_reduce(const net_topology *t, const comet_link *l, double
     return 2.0 * net_ring_schedule_pass(t, l, a, x);
 }
 
+/* n-1 neighbour steps, one message each. */
+static double ring_pass_messages(int64_t n)
+{
+    return (double)(n - 1);
+}
+
 const net_algorithm net_algorithm_ring = {
     .id = COMET_ALGO_RING,
     .time = {
@@ -34,4 +40,5 @@ const net_algorithm net_algorithm_ring = {
         [COMET_COLL_ALL_GATHER] = net_ring_schedule_pass,
         [COMET_COLL_ALL_TO_ALL] = net_ring_schedule_all_to_all,
     },
+    .pass_messages = ring_pass_messages,
 };

@@ -36,3 +36,11 @@ double comet_collective_time_1d(comet_collective c, const comet_link *link, doub
 
     return net_algorithm_of(link->algorithm)->time[c](topo, link, a, x);
 }
+
+double comet_collective_messages(comet_collective c, const comet_link *link)
+{
+    if (!link || link->n <= 1)
+        return 0.0;
+    double pass = net_algorithm_of(link->algorithm)->pass_messages(link->n);
+    return c == COMET_COLL_ALL_REDUCE ? 2.0 * pass : pass;
+}
