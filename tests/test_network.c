@@ -11,7 +11,7 @@
 
 #include "comet/network.h"
 #include "tests.h"
-#include "../src/network/network_impl.h"
+#include "../src/network/families.h"
 
 #define EXACT 1e-12
 

@@ -3,7 +3,7 @@
  * reduce-scatter then an all-gather. On a switch or a fully-connected
  * dimension RS = AG = A2A = a + (n-1)/n x; on a ring D a + (Q/n) x
  * (docs/collectives.md, "Direct"). */
-#include "network_impl.h"
+#include "families.h"
 
 static double direct_one_pass(const net_topology *t, const comet_link *l, double a, double x)
 {

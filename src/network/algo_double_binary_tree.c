@@ -6,7 +6,7 @@
  * fill term is left out, as in NCCL's base cost model. Reduce-scatter,
  * all-gather and all-to-all have no tree form: they run the ring schedule,
  * as in NCCL. docs/collectives.md, "Double binary tree (all-reduce)". */
-#include "network_impl.h"
+#include "families.h"
 
 static double tree_all_reduce(const net_topology *t, const comet_link *l, double a, double x)
 {

@@ -6,7 +6,7 @@
  * L steps of about S/2. Non-power-of-two n: L steps with the power-of-two
  * bandwidth term, which is optimistic (MPICH folds the extra NPUs first).
  * docs/collectives.md, "Halving-doubling (Rabenseifner) and Bruck". */
-#include "network_impl.h"
+#include "families.h"
 
 static double hd_one_pass(const net_topology *t, const comet_link *l, double a, double x)
 {

@@ -6,7 +6,7 @@
  * of all-reduce. All-to-all is a pairwise exchange, n-1 shifts of S/n.
  * What each pattern costs is the topology's (topo_*.c); docs/collectives.md
  * "Ring schedule". */
-#include "network_impl.h"
+#include "families.h"
 
 /* One reduce-scatter or all-gather pass. */
 double net_ring_schedule_pass(const net_topology *t, const comet_link *l, double a, double x)

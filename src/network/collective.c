@@ -3,7 +3,7 @@
  * (algorithm, topology) pair. The algorithm (algo_*.c) says which traffic
  * patterns a collective is made of, the topology (topo_*.c) what each
  * pattern costs; the registry (registry.c) maps the enums to them
- * (network_impl.h). These closed forms are the inner loop of the strategy
+ * (families.h). These closed forms are the inner loop of the strategy
  * search (millions of calls per second), so they are branch-and-multiply
  * only: no allocation, no libm, integer ceil(log2 n). Every formula, its
  * derivation and its source is in docs/collectives.md.
@@ -12,7 +12,7 @@
  * the NPU can inject into this dimension, efficiency already applied),
  * a = link->latency (seconds per step / per hop), n participants,
  * L = ceil(log2 n), x = S/B. */
-#include "network_impl.h"
+#include "families.h"
 
 #include <math.h>
 

@@ -13,8 +13,8 @@
  * the registry (registry.c); a new algorithm likewise with algo_*.c. The
  * formulas are the inner loop of the strategy search: patterns are closed
  * forms, no allocation, no libm. */
-#ifndef COMET_NETWORK_IMPL_H
-#define COMET_NETWORK_IMPL_H
+#ifndef COMET_NETWORK_FAMILIES_H
+#define COMET_NETWORK_FAMILIES_H
 
 #include <stddef.h>
 #include <stdint.h>
