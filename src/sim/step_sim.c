@@ -3,11 +3,12 @@
  * and DP, so one NPU per stage is simulated): per stage a compute stream,
  * a TP stream, forward and backward p2p links and a DP stream. Every pass
  * of every microbatch through every virtual stage (model chunk) is a chain
- * of per-layer compute and TP collective tasks priced by the estimator's
- * own layer_times (one source for FLOPs and bytes); the compute stream
- * runs Megatron's 1F1B or interleaved schedule in program order; pipeline
- * sends link stages; data-parallel gradient buckets start as each layer's
- * last backward ends (ZeRO-2/3 reduce every microbatch, ZeRO-3 gathers
+ * of per-layer compute and TP collective tasks priced by src/cost/'s
+ * layer_times, as the estimate's are (one source for FLOPs and bytes); the
+ * compute stream runs the pipeline schedule's program (src/schedule/:
+ * Megatron's 1F1B or interleaved 1F1B); pipeline sends link stages; the
+ * step plan's data-parallel items (src/cost/step_plan.c) become gradient
+ * buckets that start as each layer's last backward ends (ZeRO-2/3 reduce every microbatch, ZeRO-3 gathers
  * weights ahead of each layer); the optimizer step closes the stage.
  * Under congestion every collective and send becomes chunks of
  * per-dimension phases on the stage's network links, which are shared
@@ -64,7 +65,7 @@ typedef struct builder {
     segment *segs;       /* one virtual stage's segments (pass, epilogue) */
     int max_segs;
     step_plan plan;      /* the step's own items, as the estimator prices them */
-    footprint fp;        /* what lives in the expansion tier (the estimator's own split) */
+    footprint fp;        /* what lives in the expansion tier (cost's footprint, as the estimate) */
     bool congestion;
     bool split_tp;       /* one task per TP collective (for export) */
     step_coll *coll;     /* per task, when recording collectives (export) */
