@@ -222,16 +222,13 @@ comet_status comet_sim_collective(const comet_system *sys, const int64_t span[CO
     memset(&s, 0, sizeof s);
     s.o = o;
     int map[COMET_MAX_DIMS];
-    for (int d = 0; d < sys->n_dims && d < COMET_MAX_DIMS; d++) {
-        if (span[d] <= 1)
-            continue;
-        map[s.m] = d;
-        comet_link_of(&sys->dims[d], span[d], &s.dims[s.m].link);
-        s.links[s.m] = s.dims[s.m].link;
-        if (!(s.dims[s.m].link.bandwidth > 0.0))
+    s.m = comet_span_links(sys, span, s.links, map);
+    for (int i = 0; i < s.m; i++) {
+        s.dims[i].link = s.links[i];
+        if (!(s.links[i].bandwidth > 0.0))
             return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
-                                   "network dimension %s has no bandwidth", sys->dims[d].name);
-        s.m++;
+                                   "network dimension %s has no bandwidth",
+                                   sys->dims[map[i]].name);
     }
     if (s.m == 0)
         return COMET_OK; /* one NPU: nothing to do */

@@ -152,14 +152,10 @@ static int chunked(builder *b, int stage, int stream, comet_group grp, comet_col
                    double bytes, int kind, int64_t mb, int layer, int after)
 {
     comet_link links[COMET_MAX_DIMS];
-    int map[COMET_MAX_DIMS], order[COMET_MAX_DIMS], m = 0;
-    for (int d = 0; d < b->sys->n_dims; d++)
-        if (b->s->place[grp][d] > 1) {
-            comet_link_of(&b->sys->dims[d], b->s->place[grp][d], &links[m]);
-            map[m] = d;
-            order[m] = m;
-            m++;
-        }
+    int map[COMET_MAX_DIMS], order[COMET_MAX_DIMS];
+    int m = comet_span_links(b->sys, b->s->place[grp], links, map);
+    for (int i = 0; i < COMET_MAX_DIMS; i++)
+        order[i] = i;
     if (m == 0 || !(bytes > 0.0))
         return task(b, stage, stream, 0.0, kind, mb, layer, after);
     int64_t k = b->sys->collective_chunks > 1 ? b->sys->collective_chunks : 1;
@@ -292,16 +288,15 @@ static int send_hop(builder *b, int stage, bool forward, int64_t mb, int after)
     if (!b->congestion)
         return task(b, stage, stream, comet_p2p_time_on(b->sys, send->dim, send->bytes), kind, mb,
                     -1, after);
-    int d = send->dim;
-    comet_link l;
-    comet_link_of(&b->sys->dims[d], b->s->place[COMET_GROUP_PP][d], &l);
-    int hop = sim_add_task(&b->g, res(b, stage, R_PER_STAGE + d), l.latency > 0 ? l.latency : 0,
-                           (uint8_t)kind, stage, (int)mb, -1);
+    double latency, transfer;
+    comet_p2p_parts_on(b->sys, send->dim, send->bytes, &latency, &transfer);
+    int hop = sim_add_task(&b->g, res(b, stage, R_PER_STAGE + send->dim), latency, (uint8_t)kind,
+                           stage, (int)mb, -1);
     if (hop < 0 || sim_add_dep(&b->g, after, hop)) {
         b->oom = true;
         return -1;
     }
-    sim_set_work(&b->g, hop, send->bytes / l.bandwidth);
+    sim_set_work(&b->g, hop, transfer);
     return task(b, stage, stream, 0.0, kind, mb, -1, hop);
 }
 
