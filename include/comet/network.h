@@ -23,6 +23,13 @@ typedef struct comet_link {
  * (efficiency applied to the bandwidth; 0 efficiency counts as 1). */
 void comet_link_of(const comet_net_dim *d, int64_t n, comet_link *l);
 
+/* Chunks a collective's buffer is cut into, pipelined through its phases:
+ * sys->collective_chunks, 1 when it is not given (0) or below 1. */
+static inline int64_t comet_collective_chunks(const comet_system *sys)
+{
+    return sys->collective_chunks > 1 ? sys->collective_chunks : 1;
+}
+
 /* The links of a group that spans span[d] NPUs of each dimension d of sys:
  * one per dimension it spans (spans of 1 are skipped), innermost first,
  * with dims[i] the dimension of links[i]. Returns how many. */

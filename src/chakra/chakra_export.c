@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "comet/network.h"
 #include "comet/strategy.h"
 #include "../sim/sim.h"
 #include "comet/files.h"
@@ -219,7 +220,7 @@ static comet_status write_side_files(const exporter *x, comet_buf *b, comet_erro
     comet_buf_printf(b, "{\n  \"scheduling-policy\": \"FIFO\",\n  \"endpoint-delay\": 0,\n"
                         "  \"active-chunks-per-dimension\": 1,\n"
                         "  \"preferred-dataset-splits\": %lld,\n",
-                     (long long)(sys->collective_chunks > 1 ? sys->collective_chunks : 1));
+                     (long long)comet_collective_chunks(sys));
     static const char *const impls[] = {"all-reduce-implementation", "all-gather-implementation",
                                         "reduce-scatter-implementation",
                                         "all-to-all-implementation"};

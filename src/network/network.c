@@ -111,7 +111,7 @@ double comet_collective_time(const comet_system *sys, const int64_t span[COMET_M
     for (int i = 0; i < COMET_MAX_DIMS; i++)
         order[i] = i;
 
-    double k = sys->collective_chunks > 1 ? (double)sys->collective_chunks : 1.0;
+    double k = (double)comet_collective_chunks(sys);
     double sum = 0.0, max = 0.0;
     if (m == 1) {
         /* the common case: the plan is the collective itself on one link */

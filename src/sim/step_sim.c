@@ -158,7 +158,7 @@ static int chunked(builder *b, int stage, int stream, comet_group grp, comet_col
         order[i] = i;
     if (m == 0 || !(bytes > 0.0))
         return task(b, stage, stream, 0.0, kind, mb, layer, after);
-    int64_t k = b->sys->collective_chunks > 1 ? b->sys->collective_chunks : 1;
+    int64_t k = comet_collective_chunks(b->sys);
     comet_sim_options o;
     comet_sim_options_defaults(&o);
     int behind[MAX_PHASES];
