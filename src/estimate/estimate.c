@@ -213,8 +213,7 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
     double exp_bw = plan.expansion.bandwidth;
     if (exp_bw > 0.0) {
         double latency = plan.expansion.latency;
-        double serial = opt_bytes * fp.optimizer_offloaded / exp_bw +
-                        (fp.optimizer_offloaded > 0.0 ? latency : 0.0);
+        double serial = plan_expansion_time(&plan.expansion, opt_bytes * fp.optimizer_offloaded);
         /* Streamed traffic shares the tier's one channel: each pass's
          * share hides only behind that pass's compute (activations written
          * in forward must be out before backward reads them back); the
