@@ -164,7 +164,8 @@ static comet_status write_all(sweep_state *s, const comet_sweep_transport *tr, u
 }
 
 /* Other processes: own rows in order to process 0, then the end marker. */
-static comet_status send_all(sweep_state *s, const comet_sweep_transport *tr, uint64_t first)
+static comet_status send_all(sweep_state *s, const comet_sweep_transport *tr, uint64_t first,
+                             comet_error *err)
 {
     row_text t;
     comet_buf_init(&t.csv);
@@ -176,7 +177,9 @@ static comet_status send_all(sweep_state *s, const comet_sweep_transport *tr, ui
             break;
         render_row(s->format, s->study, &row, &t);
         if (tr->send_row(tr->ctx, i, t.csv.data, t.csv.len, t.jsonl.data, t.jsonl.len)) {
-            st = COMET_EINTERNAL;
+            st = comet_error_set(err, COMET_EINTERNAL, NULL, 0, 0, NULL,
+                                 "process %d could not send point %llu to process 0", tr->rank,
+                                 (unsigned long long)i);
             break;
         }
     }
@@ -260,7 +263,7 @@ static comet_status run_points(sweep_state *s, const comet_sweep_options *opt,
                         "could not start a thread: %s", strerror(why));
     }
     if (tr->rank != 0) {
-        comet_status sent = send_all(s, tr, first);
+        comet_status sent = send_all(s, tr, first, err);
         stop_workers(s, ids, started, sent != COMET_OK);
         return sent;
     }
