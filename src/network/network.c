@@ -40,8 +40,9 @@ static inline int n_dims_of(const comet_system *sys)
     return nd > COMET_MAX_DIMS ? COMET_MAX_DIMS : nd;
 }
 
-int comet_span_links(const comet_system *sys, const int64_t span[COMET_MAX_DIMS],
-                     comet_link links[COMET_MAX_DIMS], int dims[COMET_MAX_DIMS])
+/* Inline: the closed form below runs it in the strategy search's inner loop. */
+static inline int span_links(const comet_system *sys, const int64_t span[COMET_MAX_DIMS],
+                             comet_link links[COMET_MAX_DIMS], int dims[COMET_MAX_DIMS])
 {
     int m = 0;
     int nd = n_dims_of(sys);
@@ -51,6 +52,12 @@ int comet_span_links(const comet_system *sys, const int64_t span[COMET_MAX_DIMS]
             dims[m++] = d;
         }
     return m;
+}
+
+int comet_span_links(const comet_system *sys, const int64_t span[COMET_MAX_DIMS],
+                     comet_link links[COMET_MAX_DIMS], int dims[COMET_MAX_DIMS])
+{
+    return span_links(sys, span, links, dims);
 }
 
 int comet_collective_plan(comet_collective c, const comet_link *links, const int *order, int m,
@@ -104,12 +111,10 @@ double comet_collective_time(const comet_system *sys, const int64_t span[COMET_M
         return 0.0;
 
     comet_link links[COMET_MAX_DIMS];
-    int dims[COMET_MAX_DIMS], order[COMET_MAX_DIMS];
-    int m = comet_span_links(sys, span, links, dims);
+    int dims[COMET_MAX_DIMS];
+    int m = span_links(sys, span, links, dims);
     if (m == 0)
         return 0.0;
-    for (int i = 0; i < COMET_MAX_DIMS; i++)
-        order[i] = i;
 
     double k = (double)comet_collective_chunks(sys);
     double sum = 0.0, max = 0.0;
@@ -118,6 +123,9 @@ double comet_collective_time(const comet_system *sys, const int64_t span[COMET_M
         sum = max = comet_collective_time_1d(c, &links[0], bytes / k);
     } else {
         comet_coll_phase plan[COMET_MAX_COLL_PHASES];
+        int order[COMET_MAX_DIMS];
+        for (int i = 0; i < m; i++)
+            order[i] = i;
         int n = comet_collective_plan(c, links, order, m, bytes / k, plan);
         double busy[COMET_MAX_DIMS];
         for (int i = 0; i < m; i++)
