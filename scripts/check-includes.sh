@@ -27,11 +27,6 @@ LAYERS=(
     "config"
     "chakra"
 )
-ALLOWED=(
-    "src/sim/step_sim.c ../estimate/prepared.h"
-    "src/sim/step_sim.c ../estimate/footprint.h"
-    "src/explore/search.c ../estimate/prepared.h"
-)
 
 declare -A rank
 for i in "${!LAYERS[@]}"; do

@@ -11,7 +11,7 @@
 
 #include "comet/network.h"
 #include "tests.h"
-#include "../src/network/network_impl.h"
+#include "../src/network/families.h"
 
 #define EXACT 1e-12
 
@@ -336,6 +336,30 @@ static void test_registry_covers_every_enum(void **state)
         assert_ptr_equal(net_algorithm_of((comet_algorithm)a), algo);
         for (int c = COMET_COLL_ALL_REDUCE; c < COMET_COLL_COUNT; c++)
             assert_non_null(algo->time[c]);
+        assert_non_null(algo->pass_messages);
+    }
+    /* messages per NPU (the simulator's endpoint delays): n-1 per pass for
+     * the ring and direct, ceil(log2 n) for the log-step algorithms; an
+     * all-reduce is two passes; nothing on one NPU */
+    comet_link l8 = {.n = 8, .topology = COMET_TOPO_SWITCH, .bandwidth = 1e9};
+    comet_link l5 = l8;
+    l5.n = 5;
+    static const double per_pass8[COMET_ALGO_COUNT] = {
+        [COMET_ALGO_RING] = 7.0, [COMET_ALGO_DIRECT] = 7.0,
+        [COMET_ALGO_HALVING_DOUBLING] = 3.0, [COMET_ALGO_DOUBLE_BINARY_TREE] = 3.0};
+    static const double per_pass5[COMET_ALGO_COUNT] = {
+        [COMET_ALGO_RING] = 4.0, [COMET_ALGO_DIRECT] = 4.0,
+        [COMET_ALGO_HALVING_DOUBLING] = 3.0, [COMET_ALGO_DOUBLE_BINARY_TREE] = 3.0};
+    for (int a = 0; a < COMET_ALGO_COUNT; a++) {
+        l8.algorithm = l5.algorithm = (comet_algorithm)a;
+        assert_true(comet_collective_messages(COMET_COLL_REDUCE_SCATTER, &l8) == per_pass8[a]);
+        assert_true(comet_collective_messages(COMET_COLL_ALL_GATHER, &l8) == per_pass8[a]);
+        assert_true(comet_collective_messages(COMET_COLL_ALL_TO_ALL, &l8) == per_pass8[a]);
+        assert_true(comet_collective_messages(COMET_COLL_ALL_REDUCE, &l8) == 2.0 * per_pass8[a]);
+        assert_true(comet_collective_messages(COMET_COLL_ALL_REDUCE, &l5) == 2.0 * per_pass5[a]);
+        comet_link one = l8;
+        one.n = 1;
+        assert_true(comet_collective_messages(COMET_COLL_ALL_REDUCE, &one) == 0.0);
     }
     /* only the switch reduces in the network */
     assert_non_null(net_topology_switch.in_network_all_reduce);
@@ -693,6 +717,43 @@ static void test_p2p_between(void **state)
     assert_int_equal(comet_p2p_dim(&s, span), 0);
     span[0] = 1;
     assert_int_equal(comet_p2p_dim(&s, span), -1);
+    /* the same transfer in its parts: latency, and bytes at the bandwidth */
+    double lat, xfer;
+    comet_p2p_parts_on(&s, 0, 1.5e8, &lat, &xfer);
+    assert_true(lat == 1e-6);
+    assert_close(xfer, 1.5e8 / 150e9, EXACT);
+    comet_p2p_parts_on(&s, 3, 1e8, &lat, &xfer);
+    assert_true(lat == 0.0 && xfer == 0.0);
+    s.dims[1].bandwidth = 0.0;
+    comet_p2p_parts_on(&s, 1, 1e8, &lat, &xfer);
+    assert_true(lat == 2e-6 && isinf(xfer));
+    assert_true(isinf(comet_p2p_time_on(&s, 1, 1e8)));
+}
+
+/* The links a group spans: one per spanned dimension, innermost first,
+ * each with its dimension's index, size and efficiency-applied bandwidth. */
+static void test_span_links(void **state)
+{
+    (void)state;
+    comet_system s;
+    memset(&s, 0, sizeof s);
+    set_dim(&s, 0, 8, COMET_TOPO_SWITCH, COMET_ALGO_RING, 300e9, 0.5, 1e-6);
+    set_dim(&s, 1, 4, COMET_TOPO_RING, COMET_ALGO_HALVING_DOUBLING, 50e9, 1.0, 2e-6);
+    set_dim(&s, 2, 0, COMET_TOPO_SWITCH, COMET_ALGO_DIRECT, 25e9, 0.0, 5e-6);
+    comet_link links[COMET_MAX_DIMS];
+    int dims[COMET_MAX_DIMS];
+    int64_t span[COMET_MAX_DIMS] = {2, 1, 16, 1, 1, 1, 1, 1};
+    assert_int_equal(comet_span_links(&s, span, links, dims), 2);
+    assert_int_equal(dims[0], 0);
+    assert_int_equal(dims[1], 2);
+    assert_int_equal(links[0].n, 2);
+    assert_close(links[0].bandwidth, 150e9, EXACT);
+    assert_int_equal(links[1].n, 16);
+    assert_int_equal(links[1].algorithm, COMET_ALGO_DIRECT);
+    assert_close(links[1].bandwidth, 25e9, EXACT); /* efficiency 0 means 1 */
+    assert_true(links[1].latency == 5e-6);
+    int64_t ones[COMET_MAX_DIMS] = {1, 1, 1, 1, 1, 1, 1, 1};
+    assert_int_equal(comet_span_links(&s, ones, links, dims), 0);
 }
 
 /* ---- ASTRA-sim 2.0 reference ------------------------------------------------------ */
@@ -765,6 +826,7 @@ void suite_network(test_tally *t)
         cmocka_unit_test(test_p2p),
         cmocka_unit_test(test_collective_plan),
         cmocka_unit_test(test_p2p_between),
+        cmocka_unit_test(test_span_links),
         cmocka_unit_test(test_astra_sim_reference),
     };
     RUN_GROUP(t, network_tests);

@@ -407,6 +407,14 @@ static void test_sweep_run_library(void **state)
     assert_non_null(strstr(err.message, "already holds sweep results"));
     assert_int_equal(again.rows, 0);
 
+    /* no thread to compute a row: refused before DIR is touched (the
+     * writer once waited for a row no one would compute) */
+    comet_sweep_options none = {.dir = "unused", .format = &comet_sweep_rows_format};
+    int lock = 0;
+    assert_int_equal(comet_sweep_run(st, &none, &lock, &err), COMET_EINPUT);
+    assert_int_equal(lock, -1);
+    assert_non_null(strstr(err.message, "at least one thread"));
+
     /* stopped after 2 rows: whole rows only, then resumed to the same bytes */
     run_watch stopped = {.stop_after = 2};
     assert_int_equal(run_library(st, "stop", 2, false, &stopped, &err), COMET_ECANCELED);

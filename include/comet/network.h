@@ -23,10 +23,28 @@ typedef struct comet_link {
  * (efficiency applied to the bandwidth; 0 efficiency counts as 1). */
 void comet_link_of(const comet_net_dim *d, int64_t n, comet_link *l);
 
+/* Chunks a collective's buffer is cut into, pipelined through its phases:
+ * sys->collective_chunks, 1 when it is not given (0) or below 1. */
+static inline int64_t comet_collective_chunks(const comet_system *sys)
+{
+    return sys->collective_chunks > 1 ? sys->collective_chunks : 1;
+}
+
+/* The links of a group that spans span[d] NPUs of each dimension d of sys:
+ * one per dimension it spans (spans of 1 are skipped), innermost first,
+ * with dims[i] the dimension of links[i]. Returns how many. */
+int comet_span_links(const comet_system *sys, const int64_t span[COMET_MAX_DIMS],
+                     comet_link links[COMET_MAX_DIMS], int dims[COMET_MAX_DIMS]);
+
 /* Time of collective c of `bytes` per NPU (the full buffer each NPU holds
  * before a reduce-scatter / after an all-gather / the all-reduce buffer)
  * on one dimension. Returns 0 for n <= 1 or bytes <= 0. */
 double comet_collective_time_1d(comet_collective c, const comet_link *link, double bytes);
+
+/* Messages one NPU sends in collective c on one dimension, as its
+ * algorithm runs it (an all-reduce is two passes); 0 for n <= 1. The
+ * simulator charges an endpoint delay per message. */
+double comet_collective_messages(comet_collective c, const comet_link *link);
 
 /* One phase of a collective over several dimensions: collective c of
  * `bytes` per NPU on the link links[link] (an index into the links given
@@ -77,5 +95,11 @@ int comet_p2p_dim_between(const comet_system *sys, int64_t a, int64_t b);
  * alone for 0 bytes; infinite on a dimension without bandwidth, 0 for no
  * such dimension. */
 double comet_p2p_time_on(const comet_system *sys, int d, double bytes);
+
+/* The same transfer in its two parts, latency (*latency) and bytes at the
+ * bandwidth (*transfer: infinite without bandwidth); both 0 for no such
+ * dimension. comet_p2p_time_on is their sum. */
+void comet_p2p_parts_on(const comet_system *sys, int d, double bytes, double *latency,
+                        double *transfer);
 
 #endif

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "comet/network.h"
 #include "comet/strategy.h"
 #include "../sim/sim.h"
 #include "comet/files.h"
@@ -137,7 +138,7 @@ static double net_bandwidth_gb(const comet_net_dim *dim)
 
 static double net_latency_ns(const comet_net_dim *dim)
 {
-    return (dim->topology == COMET_TOPO_SWITCH ? dim->latency / 2.0 : dim->latency) * 1e9;
+    return dim->latency / cfg_astra_links_per_message(dim->topology) * 1e9;
 }
 
 /* One value as comet's ASTRA-sim reader reads it back (file value times
@@ -190,8 +191,7 @@ static comet_status check_side_values(const exporter *x, comet_error *err)
 
 static comet_status write_side_files(const exporter *x, comet_buf *b, comet_error *err)
 {
-    static const char *const topo[] = {"Ring", "FullyConnected", "Switch"};
-    static const char *const algo[] = {"ring", "direct", "halvingDoubling", "doubleBinaryTree"};
+    const char *const *topo = cfg_astra_topology_names, *const *algo = cfg_astra_algorithm_names;
     const comet_system *sys = x->sys;
     /* dimensions of one NPU are left out: ASTRA-sim rejects them, and they
      * change neither the rank numbering nor any collective */
@@ -220,7 +220,7 @@ static comet_status write_side_files(const exporter *x, comet_buf *b, comet_erro
     comet_buf_printf(b, "{\n  \"scheduling-policy\": \"FIFO\",\n  \"endpoint-delay\": 0,\n"
                         "  \"active-chunks-per-dimension\": 1,\n"
                         "  \"preferred-dataset-splits\": %lld,\n",
-                     (long long)(sys->collective_chunks > 1 ? sys->collective_chunks : 1));
+                     (long long)comet_collective_chunks(sys));
     static const char *const impls[] = {"all-reduce-implementation", "all-gather-implementation",
                                         "reduce-scatter-implementation",
                                         "all-to-all-implementation"};

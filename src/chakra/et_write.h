@@ -1,8 +1,8 @@
-/* Internal to the trace module: one rank's Chakra trace written to an
+/* Internal to src/chakra: one rank's Chakra trace written to an
  * open stream, so comet_et_write and the export (which writes every rank
  * of a set before renaming any, see comet/files.h) share the encoder. */
-#ifndef COMET_TRACE_ET_WRITE_H
-#define COMET_TRACE_ET_WRITE_H
+#ifndef COMET_CHAKRA_ET_WRITE_H
+#define COMET_CHAKRA_ET_WRITE_H
 
 #include <stdbool.h>
 #include <stdio.h>

@@ -77,10 +77,23 @@ static const cfg_node *list(cfg_ctx *c, const cfg_node *root, const char *key, s
     return v;
 }
 
+const char *const cfg_astra_topology_names[COMET_TOPO_COUNT + 1] = {
+    [COMET_TOPO_RING] = "Ring",
+    [COMET_TOPO_FULLY_CONNECTED] = "FullyConnected",
+    [COMET_TOPO_SWITCH] = "Switch",
+    [COMET_TOPO_COUNT] = NULL,
+};
+
+const char *const cfg_astra_algorithm_names[COMET_ALGO_COUNT] = {
+    [COMET_ALGO_RING] = "ring",
+    [COMET_ALGO_DIRECT] = "direct",
+    [COMET_ALGO_HALVING_DOUBLING] = "halvingDoubling",
+    [COMET_ALGO_DOUBLE_BINARY_TREE] = "doubleBinaryTree",
+};
+
 static comet_status read_network(cfg_ctx *c, const cfg_node *root, comet_astra_inputs *out)
 {
     static const char *const known[] = {"topology", "npus_count", "bandwidth", "latency", NULL};
-    static const char *const topologies[] = {"Ring", "FullyConnected", "Switch", NULL};
     CFG_TRY(only_keys(c, root, known));
     comet_status st = COMET_OK;
     const cfg_node *topo = list(c, root, "topology", 0, &st);
@@ -100,11 +113,10 @@ static comet_status read_network(cfg_ctx *c, const cfg_node *root, comet_astra_i
         char path[64];
         int t;
         snprintf(path, sizeof path, "topology[%zu]", d);
-        CFG_TRY(cfg_read_enum(c, cfg_seq_item(topo, d), path, topologies, &t));
+        CFG_TRY(cfg_read_enum(c, cfg_seq_item(topo, d), path, cfg_astra_topology_names, &t));
         comet_net_dim *dim = &sys->dims[d];
         snprintf(dim->name, sizeof dim->name, "dim%zu", d);
-        dim->topology = t == 0 ? COMET_TOPO_RING : t == 1 ? COMET_TOPO_FULLY_CONNECTED
-                                                          : COMET_TOPO_SWITCH;
+        dim->topology = (comet_topology)t;
         snprintf(path, sizeof path, "npus_count[%zu]", d);
         CFG_TRY(cfg_read_int(c, cfg_seq_item(npus, d), path, 1, 1 << 20, &dim->size));
         double v;
@@ -115,10 +127,9 @@ static comet_status read_network(cfg_ctx *c, const cfg_node *root, comet_astra_i
         snprintf(path, sizeof path, "latency[%zu]", d);
         CFG_TRY(cfg_read_real_in(c, cfg_seq_item(lat, d), path, CFG_UNIT_TIME, 1e-9, "ns", false,
                                  &v));
-        /* ASTRA-sim charges the latency per link traversed; through a
-         * switch a message crosses two links, and comet's latency is the
+        /* ASTRA-sim charges the latency per link traversed; comet's is the
          * whole message's */
-        dim->latency = v * (dim->topology == COMET_TOPO_SWITCH ? 2.0 : 1.0);
+        dim->latency = v * cfg_astra_links_per_message(dim->topology);
         dim->efficiency = 1.0;
         dim->algorithm = COMET_ALGO_RING;
     }

@@ -9,6 +9,8 @@
 
 #include <stdbool.h>
 
+#include "comet/system.h"
+
 typedef enum cfg_unit_kind {
     CFG_UNIT_BYTES = 0,
     CFG_UNIT_BANDWIDTH,
@@ -26,5 +28,21 @@ typedef enum cfg_unit_kind {
 bool cfg_units_in_range(cfg_unit_kind kind, double si_value);
 /* The range for messages: "1 KB/s to 10 PB/s". */
 const char *cfg_units_range(cfg_unit_kind kind);
+
+/* ASTRA-sim's words for comet's network, as its network and system files
+ * spell them (astra_reader.c reads them, the Chakra export writes them):
+ * the topologies by comet_topology value, NULL-terminated, and the
+ * collective implementations by comet_algorithm value (the reader also
+ * takes ASTRA-sim's other spellings). */
+extern const char *const cfg_astra_topology_names[COMET_TOPO_COUNT + 1];
+extern const char *const cfg_astra_algorithm_names[COMET_ALGO_COUNT];
+
+/* Links a message crosses on one dimension of topology t in ASTRA-sim:
+ * its latency is per link, comet's per message, so comet's latency is
+ * ASTRA-sim's times this (2 through a switch, else 1). */
+static inline double cfg_astra_links_per_message(comet_topology t)
+{
+    return t == COMET_TOPO_SWITCH ? 2.0 : 1.0;
+}
 
 #endif

@@ -127,7 +127,6 @@ void footprint_compute(const comet_system *sys, const comet_strategy *s, const w
     /* Offloaded weights are read in every microbatch's forward and backward
      * (and written once after the update); offloaded activations are
      * written in forward and read back in backward. */
-    (void)micro;
     double w_off = bytes[COMET_MEM_WEIGHTS] * off[COMET_MEM_WEIGHTS];
     fp->pass_bytes = w_off + act_per_micro * off[COMET_MEM_ACTIVATIONS];
     fp->final_bytes = w_off;

@@ -43,7 +43,7 @@ static void time_layer(const work_layer *l, bool w_first, const hw_rates *r,
      * chunks (collective matmul): the first chunk's share stays exposed. */
     bool full = l->where == WORK_EVERY_STAGE && s->recompute == COMET_RECOMPUTE_FULL;
     double gemm_window = lt.gemm_fwd * (3.0 + (full ? 1.0 : 0.0));
-    double chunks = sys->collective_chunks > 1 ? (double)sys->collective_chunks : 1.0;
+    double chunks = (double)comet_collective_chunks(sys);
     double n = l->count;
     for (int g = 0; g < COMET_GROUP_COUNT; g++) {
         double comm = lt.comm_fwd[g] + lt.comm_bwd[g] + lt.comm_rc[g];
@@ -213,8 +213,7 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
     double exp_bw = plan.expansion.bandwidth;
     if (exp_bw > 0.0) {
         double latency = plan.expansion.latency;
-        double serial = opt_bytes * fp.optimizer_offloaded / exp_bw +
-                        (fp.optimizer_offloaded > 0.0 ? latency : 0.0);
+        double serial = plan_expansion_time(&plan.expansion, opt_bytes * fp.optimizer_offloaded);
         /* Streamed traffic shares the tier's one channel: each pass's
          * share hides only behind that pass's compute (activations written
          * in forward must be out before backward reads them back); the

@@ -164,7 +164,8 @@ static comet_status write_all(sweep_state *s, const comet_sweep_transport *tr, u
 }
 
 /* Other processes: own rows in order to process 0, then the end marker. */
-static comet_status send_all(sweep_state *s, const comet_sweep_transport *tr, uint64_t first)
+static comet_status send_all(sweep_state *s, const comet_sweep_transport *tr, uint64_t first,
+                             comet_error *err)
 {
     row_text t;
     comet_buf_init(&t.csv);
@@ -176,7 +177,9 @@ static comet_status send_all(sweep_state *s, const comet_sweep_transport *tr, ui
             break;
         render_row(s->format, s->study, &row, &t);
         if (tr->send_row(tr->ctx, i, t.csv.data, t.csv.len, t.jsonl.data, t.jsonl.len)) {
-            st = COMET_EINTERNAL;
+            st = comet_error_set(err, COMET_EINTERNAL, NULL, 0, 0, NULL,
+                                 "process %d could not send point %llu to process 0", tr->rank,
+                                 (unsigned long long)i);
             break;
         }
     }
@@ -219,12 +222,18 @@ static comet_status open_outputs(const comet_sweep_options *opt, const comet_stu
                            err);
 }
 
-static int start_workers(sweep_state *s, int threads, pthread_t *ids)
+/* Starts up to `threads` workers; *why gets pthread_create's last error. */
+static int start_workers(sweep_state *s, int threads, pthread_t *ids, int *why)
 {
     int started = 0;
-    for (int t = 0; t < threads && t < MAX_THREADS; t++)
-        if (pthread_create(&ids[t], NULL, worker, s) == 0)
+    *why = 0;
+    for (int t = 0; t < threads && t < MAX_THREADS; t++) {
+        int e = pthread_create(&ids[started], NULL, worker, s);
+        if (e == 0)
             started++;
+        else
+            *why = e;
+    }
     return started;
 }
 
@@ -246,9 +255,15 @@ static comet_status run_points(sweep_state *s, const comet_sweep_options *opt,
     uint64_t first = start + ((uint64_t)tr->rank + s->stride - start % s->stride) % s->stride;
     s->next_claim = s->next_take = first;
     pthread_t ids[MAX_THREADS];
-    int started = start_workers(s, opt->threads, ids);
+    int why;
+    int started = start_workers(s, opt->threads, ids, &why);
+    if (started == 0) { /* no worker would ever compute a row: the writer would wait forever */
+        s->failed = true;
+        comet_error_set(&s->err, COMET_EINTERNAL, NULL, 0, 0, NULL,
+                        "could not start a thread: %s", strerror(why));
+    }
     if (tr->rank != 0) {
-        comet_status sent = send_all(s, tr, first);
+        comet_status sent = send_all(s, tr, first, err);
         stop_workers(s, ids, started, sent != COMET_OK);
         return sent;
     }
@@ -286,6 +301,11 @@ comet_status comet_sweep_run(const comet_study *study, const comet_sweep_options
         !opt->format->jsonl_row)
         return comet_error_set(err, COMET_EINTERNAL, NULL, 0, 0, NULL,
                                "a sweep needs a row format (comet_sweep_options.format)");
+    if (opt->threads < 1)
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
+                               "a sweep needs at least one thread (comet_sweep_options.threads "
+                               "is %d)",
+                               opt->threads);
     sweep_rows out = {0};
     uint64_t start = 0, go = 1;
     comet_status st = COMET_OK;

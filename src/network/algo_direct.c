@@ -3,7 +3,7 @@
  * reduce-scatter then an all-gather. On a switch or a fully-connected
  * dimension RS = AG = A2A = a + (n-1)/n x; on a ring D a + (Q/n) x
  * (docs/collectives.md, "Direct"). */
-#include "network_impl.h"
+#include "families.h"
 
 static double direct_one_pass(const net_topology *t, const comet_link *l, double a, double x)
 {
@@ -15,6 +15,12 @@ static double direct_all_reduce(const net_topology *t, const comet_link *l, doub
     return 2.0 * direct_one_pass(t, l, a, x);
 }
 
+/* One message to each of the n-1 peers. */
+static double direct_pass_messages(int64_t n)
+{
+    return (double)(n - 1);
+}
+
 const net_algorithm net_algorithm_direct = {
     .id = COMET_ALGO_DIRECT,
     .time = {
@@ -23,4 +29,5 @@ const net_algorithm net_algorithm_direct = {
         [COMET_COLL_ALL_GATHER] = direct_one_pass,
         [COMET_COLL_ALL_TO_ALL] = direct_one_pass,
     },
+    .pass_messages = direct_pass_messages,
 };

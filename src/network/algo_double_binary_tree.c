@@ -6,11 +6,19 @@
  * fill term is left out, as in NCCL's base cost model. Reduce-scatter,
  * all-gather and all-to-all have no tree form: they run the ring schedule,
  * as in NCCL. docs/collectives.md, "Double binary tree (all-reduce)". */
-#include "network_impl.h"
+#include "families.h"
 
 static double tree_all_reduce(const net_topology *t, const comet_link *l, double a, double x)
 {
     return net_seconds(t->double_tree(l), a, x);
+}
+
+/* L = ceil(log2 n) levels of the trees. Counted so for every collective,
+ * though reduce-scatter, all-gather and all-to-all run the ring schedule
+ * here (n-1 messages): what the simulator has always charged. */
+static double tree_pass_messages(int64_t n)
+{
+    return (double)net_ceil_log2(n);
 }
 
 const net_algorithm net_algorithm_double_binary_tree = {
@@ -21,4 +29,5 @@ const net_algorithm net_algorithm_double_binary_tree = {
         [COMET_COLL_ALL_GATHER] = net_ring_schedule_pass,
         [COMET_COLL_ALL_TO_ALL] = net_ring_schedule_all_to_all,
     },
+    .pass_messages = tree_pass_messages,
 };

@@ -6,7 +6,7 @@
  * L steps of about S/2. Non-power-of-two n: L steps with the power-of-two
  * bandwidth term, which is optimistic (MPICH folds the extra NPUs first).
  * docs/collectives.md, "Halving-doubling (Rabenseifner) and Bruck". */
-#include "network_impl.h"
+#include "families.h"
 
 static double hd_one_pass(const net_topology *t, const comet_link *l, double a, double x)
 {
@@ -23,6 +23,12 @@ static double hd_all_to_all(const net_topology *t, const comet_link *l, double a
     return net_seconds(t->bruck(l), a, x);
 }
 
+/* L = ceil(log2 n) steps, one message each (Bruck's all-to-all too). */
+static double hd_pass_messages(int64_t n)
+{
+    return (double)net_ceil_log2(n);
+}
+
 const net_algorithm net_algorithm_halving_doubling = {
     .id = COMET_ALGO_HALVING_DOUBLING,
     .time = {
@@ -31,4 +37,5 @@ const net_algorithm net_algorithm_halving_doubling = {
         [COMET_COLL_ALL_GATHER] = hd_one_pass,
         [COMET_COLL_ALL_TO_ALL] = hd_all_to_all,
     },
+    .pass_messages = hd_pass_messages,
 };

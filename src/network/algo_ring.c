@@ -6,7 +6,7 @@
  * of all-reduce. All-to-all is a pairwise exchange, n-1 shifts of S/n.
  * What each pattern costs is the topology's (topo_*.c); docs/collectives.md
  * "Ring schedule". */
-#include "network_impl.h"
+#include "families.h"
 
 /* One reduce-scatter or all-gather pass. */
 double net_ring_schedule_pass(const net_topology *t, const comet_link *l, double a, double x)
@@ -26,6 +26,12 @@ static double ring_all_reduce(const net_topology *t, const comet_link *l, double
     return 2.0 * net_ring_schedule_pass(t, l, a, x);
 }
 
+/* n-1 neighbour steps, one message each. */
+static double ring_pass_messages(int64_t n)
+{
+    return (double)(n - 1);
+}
+
 const net_algorithm net_algorithm_ring = {
     .id = COMET_ALGO_RING,
     .time = {
@@ -34,4 +40,5 @@ const net_algorithm net_algorithm_ring = {
         [COMET_COLL_ALL_GATHER] = net_ring_schedule_pass,
         [COMET_COLL_ALL_TO_ALL] = net_ring_schedule_all_to_all,
     },
+    .pass_messages = ring_pass_messages,
 };

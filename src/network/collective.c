@@ -3,7 +3,7 @@
  * (algorithm, topology) pair. The algorithm (algo_*.c) says which traffic
  * patterns a collective is made of, the topology (topo_*.c) what each
  * pattern costs; the registry (registry.c) maps the enums to them
- * (network_impl.h). These closed forms are the inner loop of the strategy
+ * (families.h). These closed forms are the inner loop of the strategy
  * search (millions of calls per second), so they are branch-and-multiply
  * only: no allocation, no libm, integer ceil(log2 n). Every formula, its
  * derivation and its source is in docs/collectives.md.
@@ -12,7 +12,7 @@
  * the NPU can inject into this dimension, efficiency already applied),
  * a = link->latency (seconds per step / per hop), n participants,
  * L = ceil(log2 n), x = S/B. */
-#include "network_impl.h"
+#include "families.h"
 
 #include <math.h>
 
@@ -35,4 +35,12 @@ double comet_collective_time_1d(comet_collective c, const comet_link *link, doub
         return net_seconds(topo->in_network_all_reduce(link), a, x);
 
     return net_algorithm_of(link->algorithm)->time[c](topo, link, a, x);
+}
+
+double comet_collective_messages(comet_collective c, const comet_link *link)
+{
+    if (!link || link->n <= 1)
+        return 0.0;
+    double pass = net_algorithm_of(link->algorithm)->pass_messages(link->n);
+    return c == COMET_COLL_ALL_REDUCE ? 2.0 * pass : pass;
 }

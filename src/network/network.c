@@ -40,6 +40,26 @@ static inline int n_dims_of(const comet_system *sys)
     return nd > COMET_MAX_DIMS ? COMET_MAX_DIMS : nd;
 }
 
+/* Inline: the closed form below runs it in the strategy search's inner loop. */
+static inline int span_links(const comet_system *sys, const int64_t span[COMET_MAX_DIMS],
+                             comet_link links[COMET_MAX_DIMS], int dims[COMET_MAX_DIMS])
+{
+    int m = 0;
+    int nd = n_dims_of(sys);
+    for (int d = 0; d < nd; d++)
+        if (span[d] > 1) {
+            comet_link_of(&sys->dims[d], span[d], &links[m]);
+            dims[m++] = d;
+        }
+    return m;
+}
+
+int comet_span_links(const comet_system *sys, const int64_t span[COMET_MAX_DIMS],
+                     comet_link links[COMET_MAX_DIMS], int dims[COMET_MAX_DIMS])
+{
+    return span_links(sys, span, links, dims);
+}
+
 int comet_collective_plan(comet_collective c, const comet_link *links, const int *order, int m,
                           double bytes, comet_coll_phase out[COMET_MAX_COLL_PHASES])
 {
@@ -91,25 +111,21 @@ double comet_collective_time(const comet_system *sys, const int64_t span[COMET_M
         return 0.0;
 
     comet_link links[COMET_MAX_DIMS];
-    int order[COMET_MAX_DIMS];
-    int m = 0;
-    int nd = n_dims_of(sys);
-    for (int d = 0; d < nd; d++)
-        if (span[d] > 1) {
-            comet_link_of(&sys->dims[d], span[d], &links[m]);
-            order[m] = m;
-            m++;
-        }
+    int dims[COMET_MAX_DIMS];
+    int m = span_links(sys, span, links, dims);
     if (m == 0)
         return 0.0;
 
-    double k = sys->collective_chunks > 1 ? (double)sys->collective_chunks : 1.0;
+    double k = (double)comet_collective_chunks(sys);
     double sum = 0.0, max = 0.0;
     if (m == 1) {
         /* the common case: the plan is the collective itself on one link */
         sum = max = comet_collective_time_1d(c, &links[0], bytes / k);
     } else {
         comet_coll_phase plan[COMET_MAX_COLL_PHASES];
+        int order[COMET_MAX_DIMS];
+        for (int i = 0; i < m; i++)
+            order[i] = i;
         int n = comet_collective_plan(c, links, order, m, bytes / k, plan);
         double busy[COMET_MAX_DIMS];
         for (int i = 0; i < m; i++)
@@ -153,16 +169,23 @@ int comet_p2p_dim_between(const comet_system *sys, int64_t a, int64_t b)
     return d;
 }
 
-double comet_p2p_time_on(const comet_system *sys, int d, double bytes)
+void comet_p2p_parts_on(const comet_system *sys, int d, double bytes, double *latency,
+                        double *transfer)
 {
+    *latency = *transfer = 0.0;
     if (!sys || d < 0 || d >= n_dims_of(sys) || !(bytes >= 0.0))
-        return 0.0;
+        return;
     comet_link l;
     comet_link_of(&sys->dims[d], 2, &l);
-    if (!(l.bandwidth > 0.0))
-        return (double)INFINITY;
-    double a = l.latency > 0.0 ? l.latency : 0.0;
-    return a + bytes / l.bandwidth;
+    *latency = l.latency > 0.0 ? l.latency : 0.0;
+    *transfer = l.bandwidth > 0.0 ? bytes / l.bandwidth : (double)INFINITY;
+}
+
+double comet_p2p_time_on(const comet_system *sys, int d, double bytes)
+{
+    double latency, transfer;
+    comet_p2p_parts_on(sys, d, bytes, &latency, &transfer);
+    return latency + transfer;
 }
 
 double comet_p2p_time(const comet_system *sys, const int64_t span[COMET_MAX_DIMS], double bytes)

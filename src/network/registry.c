@@ -2,7 +2,7 @@
  * which collective algorithm (algo_*.c) each value of the public enums
  * comet_topology and comet_algorithm stands for. Adding a member is adding
  * its file and its row here; a test checks that every enum value has one. */
-#include "network_impl.h"
+#include "families.h"
 
 const net_topology *const net_topologies[COMET_TOPO_COUNT] = {
     [COMET_TOPO_RING] = &net_topology_ring,

@@ -3,7 +3,7 @@
  * B; a pattern that talks to one partner at a time gets one link, B/(n-1),
  * which is what costs log-step schedules and trees here. No switch, so no
  * in-network reduction. Formulas: docs/collectives.md. */
-#include "network_impl.h"
+#include "families.h"
 
 /* Halving-doubling, one partner per step over one link of B/(n-1):
  * L hops, (n-1)(n-1)/n x. */

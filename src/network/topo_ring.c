@@ -4,7 +4,7 @@
  * is the diameter, Q = floor(n^2/4) the hops one NPU's messages to all
  * others travel. No switch, so no in-network reduction. Formulas and
  * derivations: docs/collectives.md. */
-#include "network_impl.h"
+#include "families.h"
 
 /* Hops waited for by a log-step schedule (halving-doubling, Bruck, the
  * tree's levels) laid on the ring: step i talks to the peer 2^i away, at

@@ -2,7 +2,7 @@
  * one hop apart, concurrent messages of one NPU share its port. Partners of
  * a log-step schedule are one hop away and get the whole port, and the
  * switch can reduce in the network. Formulas: docs/collectives.md. */
-#include "network_impl.h"
+#include "families.h"
 
 /* Halving-doubling on a switch: L steps, (n-1)/n x in all (S/2 + S/4 +
  * ... + S/n through one port). */

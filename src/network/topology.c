@@ -2,7 +2,7 @@
  * topology file (topo_*.c) can name them instead of repeating them. Both
  * reach the NPU's full injection bandwidth B. Derivations:
  * docs/collectives.md, "What B means on each topology". */
-#include "network_impl.h"
+#include "families.h"
 
 /* n-1 steps, each moving S/n per NPU at the full bandwidth: the ring
  * schedule's pass on every topology here (on a ring as two counter-rotating

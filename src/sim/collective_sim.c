@@ -214,7 +214,7 @@ comet_status comet_sim_collective(const comet_system *sys, const int64_t span[CO
         return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--active-chunks",
                                "must be from 1 to 64, got %d", o->active_chunks);
     int64_t splits = o->splits > 0 ? o->splits
-                                   : (sys->collective_chunks > 0 ? sys->collective_chunks : 1);
+                                   : comet_collective_chunks(sys);
     if (splits > MAX_SPLITS)
         return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--splits",
                                "must be from 1 to %d, got %lld", MAX_SPLITS, (long long)splits);
@@ -222,16 +222,13 @@ comet_status comet_sim_collective(const comet_system *sys, const int64_t span[CO
     memset(&s, 0, sizeof s);
     s.o = o;
     int map[COMET_MAX_DIMS];
-    for (int d = 0; d < sys->n_dims && d < COMET_MAX_DIMS; d++) {
-        if (span[d] <= 1)
-            continue;
-        map[s.m] = d;
-        comet_link_of(&sys->dims[d], span[d], &s.dims[s.m].link);
-        s.links[s.m] = s.dims[s.m].link;
-        if (!(s.dims[s.m].link.bandwidth > 0.0))
+    s.m = comet_span_links(sys, span, s.links, map);
+    for (int i = 0; i < s.m; i++) {
+        s.dims[i].link = s.links[i];
+        if (!(s.links[i].bandwidth > 0.0))
             return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
-                                   "network dimension %s has no bandwidth", sys->dims[d].name);
-        s.m++;
+                                   "network dimension %s has no bandwidth",
+                                   sys->dims[map[i]].name);
     }
     if (s.m == 0)
         return COMET_OK; /* one NPU: nothing to do */

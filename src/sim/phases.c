@@ -8,15 +8,6 @@
 #include <math.h>
 #include <string.h>
 
-/* Messages one NPU sends in a phase on n NPUs with this algorithm. */
-static double sends(comet_algorithm a, comet_collective c, int64_t n)
-{
-    double steps = (a == COMET_ALGO_HALVING_DOUBLING || a == COMET_ALGO_DOUBLE_BINARY_TREE)
-                       ? ceil(log2((double)n))
-                       : (double)(n - 1);
-    return c == COMET_COLL_ALL_REDUCE ? 2.0 * steps : steps;
-}
-
 /* Seconds of one reduction memory pass (read two, write one = 3 passes of
  * the message), per reduce step; ASTRA-sim keeps whole nanoseconds. */
 static double memory_time(const comet_sim_options *o, comet_collective c, const comet_link *l,
@@ -40,9 +31,11 @@ static phase make_phase(const comet_sim_options *o, int dim, const comet_link *l
     double total = comet_collective_time_1d(c, l, bytes);
     double bw = comet_collective_time_1d(c, &no_latency, bytes);
     phase p = {.dim = dim, .bw = bw};
-    p.fixed = (total - bw) + memory_time(o, c, l, bytes) +
-              (o->endpoint_delay > 0.0 ? (sends(l->algorithm, c, l->n) + 1.0) * o->endpoint_delay
-                                       : 0.0);
+    /* an endpoint delay per message the algorithm sends, and one more */
+    double endpoint = o->endpoint_delay > 0.0
+                          ? (comet_collective_messages(c, l) + 1.0) * o->endpoint_delay
+                          : 0.0;
+    p.fixed = (total - bw) + memory_time(o, c, l, bytes) + endpoint;
     return p;
 }
 

@@ -3,11 +3,12 @@
  * and DP, so one NPU per stage is simulated): per stage a compute stream,
  * a TP stream, forward and backward p2p links and a DP stream. Every pass
  * of every microbatch through every virtual stage (model chunk) is a chain
- * of per-layer compute and TP collective tasks priced by the estimator's
- * own layer_times (one source for FLOPs and bytes); the compute stream
- * runs Megatron's 1F1B or interleaved schedule in program order; pipeline
- * sends link stages; data-parallel gradient buckets start as each layer's
- * last backward ends (ZeRO-2/3 reduce every microbatch, ZeRO-3 gathers
+ * of per-layer compute and TP collective tasks priced by src/cost/'s
+ * layer_times, as the estimate's are (one source for FLOPs and bytes); the
+ * compute stream runs the pipeline schedule's program (src/schedule/:
+ * Megatron's 1F1B or interleaved 1F1B); pipeline sends link stages; the
+ * step plan's data-parallel items (src/cost/step_plan.c) become gradient
+ * buckets that start as each layer's last backward ends (ZeRO-2/3 reduce every microbatch, ZeRO-3 gathers
  * weights ahead of each layer); the optimizer step closes the stage.
  * Under congestion every collective and send becomes chunks of
  * per-dimension phases on the stage's network links, which are shared
@@ -64,7 +65,7 @@ typedef struct builder {
     segment *segs;       /* one virtual stage's segments (pass, epilogue) */
     int max_segs;
     step_plan plan;      /* the step's own items, as the estimator prices them */
-    footprint fp;        /* what lives in the expansion tier (the estimator's own split) */
+    footprint fp;        /* what lives in the expansion tier (cost's footprint, as the estimate) */
     bool congestion;
     bool split_tp;       /* one task per TP collective (for export) */
     step_coll *coll;     /* per task, when recording collectives (export) */
@@ -151,17 +152,13 @@ static int chunked(builder *b, int stage, int stream, comet_group grp, comet_col
                    double bytes, int kind, int64_t mb, int layer, int after)
 {
     comet_link links[COMET_MAX_DIMS];
-    int map[COMET_MAX_DIMS], order[COMET_MAX_DIMS], m = 0;
-    for (int d = 0; d < b->sys->n_dims; d++)
-        if (b->s->place[grp][d] > 1) {
-            comet_link_of(&b->sys->dims[d], b->s->place[grp][d], &links[m]);
-            map[m] = d;
-            order[m] = m;
-            m++;
-        }
+    int map[COMET_MAX_DIMS], order[COMET_MAX_DIMS];
+    int m = comet_span_links(b->sys, b->s->place[grp], links, map);
+    for (int i = 0; i < COMET_MAX_DIMS; i++)
+        order[i] = i;
     if (m == 0 || !(bytes > 0.0))
         return task(b, stage, stream, 0.0, kind, mb, layer, after);
-    int64_t k = b->sys->collective_chunks > 1 ? b->sys->collective_chunks : 1;
+    int64_t k = comet_collective_chunks(b->sys);
     comet_sim_options o;
     comet_sim_options_defaults(&o);
     int behind[MAX_PHASES];
@@ -291,16 +288,15 @@ static int send_hop(builder *b, int stage, bool forward, int64_t mb, int after)
     if (!b->congestion)
         return task(b, stage, stream, comet_p2p_time_on(b->sys, send->dim, send->bytes), kind, mb,
                     -1, after);
-    int d = send->dim;
-    comet_link l;
-    comet_link_of(&b->sys->dims[d], b->s->place[COMET_GROUP_PP][d], &l);
-    int hop = sim_add_task(&b->g, res(b, stage, R_PER_STAGE + d), l.latency > 0 ? l.latency : 0,
-                           (uint8_t)kind, stage, (int)mb, -1);
+    double latency, transfer;
+    comet_p2p_parts_on(b->sys, send->dim, send->bytes, &latency, &transfer);
+    int hop = sim_add_task(&b->g, res(b, stage, R_PER_STAGE + send->dim), latency, (uint8_t)kind,
+                           stage, (int)mb, -1);
     if (hop < 0 || sim_add_dep(&b->g, after, hop)) {
         b->oom = true;
         return -1;
     }
-    sim_set_work(&b->g, hop, send->bytes / l.bandwidth);
+    sim_set_work(&b->g, hop, transfer);
     return task(b, stage, stream, 0.0, kind, mb, -1, hop);
 }
 

@@ -13,8 +13,8 @@
  * the registry (registry.c); a new algorithm likewise with algo_*.c. The
  * formulas are the inner loop of the strategy search: patterns are closed
  * forms, no allocation, no libm. */
-#ifndef COMET_NETWORK_IMPL_H
-#define COMET_NETWORK_IMPL_H
+#ifndef COMET_NETWORK_FAMILIES_H
+#define COMET_NETWORK_FAMILIES_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -69,6 +69,10 @@ typedef double (*net_collective_fn)(const net_topology *t, const comet_link *l, 
 typedef struct net_algorithm {
     comet_algorithm id;
     net_collective_fn time[COMET_COLL_COUNT]; /* by collective; [COMET_COLL_NONE] unused */
+    /* Messages one NPU sends in one pass (a reduce-scatter, an all-gather
+     * or an all-to-all) on n >= 2 NPUs; an all-reduce is two passes. The
+     * simulator charges its endpoint delay per message. */
+    double (*pass_messages)(int64_t n);
 } net_algorithm;
 
 /* Members (one file each). */
