@@ -494,7 +494,7 @@ static comet_status stage_template(const exporter *x, int stage, stage_nodes *sn
             n->comm_tag = t;
             sn->peer_stage[sn->n - 1] = x->send_to[t];
         } else if (type == COMET_ET_MEM_LOAD || type == COMET_ET_MEM_STORE) {
-            n->tensor_size = (dur - x->sg.exp_latency) * x->sg.exp_bw;
+            n->tensor_size = c->bytes;
         } else if (type == COMET_ET_COMPUTE) {
             /* num_ops is an int64 in the file: a task past 2^63 ops at
              * 1 TFLOP/s (about 107 days) cannot be written */

@@ -98,6 +98,8 @@ enum { STEP_K_FWD, STEP_K_BWD, STEP_K_RECOMPUTE, STEP_K_TP, STEP_K_SEND_FWD, STE
        STEP_K_DP, STEP_K_OPTIMIZER, STEP_K_GATHER, STEP_K_LOAD_WEIGHTS, STEP_K_STORE_ACT,
        STEP_K_LOAD_ACT, STEP_K_OPT_STATE, STEP_K_STORE_WEIGHTS, STEP_K_COUNT };
 
+/* What a task moves: a collective's kind, group and bytes, or (coll
+ * COMET_COLL_NONE) an expansion-tier transfer's bytes; 0 bytes otherwise. */
 typedef struct step_coll {
     comet_collective coll;     /* COMET_COLL_NONE: not a collective */
     comet_group group;

@@ -193,6 +193,27 @@ static int chunked(builder *b, int stage, int stream, comet_group grp, comet_col
     return join;
 }
 
+/* What task id moves, recorded for the export (a graph built for it):
+ * a collective's kind, group and bytes, or an expansion transfer's bytes. */
+static void record(builder *b, int id, step_coll what)
+{
+    if (id < 0 || b->coll_cap < 0 || !b->split_tp || b->g.count_only)
+        return;
+    if (id >= b->coll_cap) {
+        int cap = 2 * id + 1024;
+        step_coll *p = realloc(b->coll, sizeof *p * (size_t)cap);
+        if (!p) {
+            b->oom = true;
+            return;
+        }
+        for (int i = b->coll_cap; i < cap; i++)
+            p[i] = (step_coll){COMET_COLL_NONE, COMET_GROUP_TP, 0.0};
+        b->coll = p;
+        b->coll_cap = cap;
+    }
+    b->coll[id] = what;
+}
+
 /* A collective: one task costing its closed form on `stream`, or under
  * congestion its chunks on the links. */
 static int collective(builder *b, int stage, int stream, comet_group grp, comet_collective c,
@@ -203,21 +224,7 @@ static int collective(builder *b, int stage, int stream, comet_group grp, comet_
                        bytes, kind, mb, layer, after);
     double t = comet_collective_time(b->sys, b->s->place[grp], c, bytes);
     int id = task(b, stage, stream, t, kind, mb, layer, after);
-    if (id >= 0 && b->coll_cap >= 0 && b->split_tp && !b->g.count_only) {
-        if (id >= b->coll_cap) {
-            int cap = 2 * id + 1024;
-            step_coll *p = realloc(b->coll, sizeof *p * (size_t)cap);
-            if (!p) {
-                b->oom = true;
-                return id;
-            }
-            for (int i = b->coll_cap; i < cap; i++)
-                p[i] = (step_coll){COMET_COLL_NONE, COMET_GROUP_TP, 0.0};
-            b->coll = p;
-            b->coll_cap = cap;
-        }
-        b->coll[id] = (step_coll){c, grp, bytes};
-    }
+    record(b, id, (step_coll){c, grp, bytes});
     return id;
 }
 
@@ -308,8 +315,10 @@ static int memory(builder *b, int stage, double bytes, int kind, int64_t mb, int
 {
     if (!(bytes > 0.0) || !(b->plan.expansion.bandwidth > 0.0))
         return -1;
-    return task(b, stage, R_MEM, plan_expansion_time(&b->plan.expansion, bytes), kind, mb, layer,
-                after);
+    int id = task(b, stage, R_MEM, plan_expansion_time(&b->plan.expansion, bytes), kind, mb, layer,
+                  after);
+    record(b, id, (step_coll){COMET_COLL_NONE, COMET_GROUP_TP, bytes});
+    return id;
 }
 
 /* Offloaded weights of a segment, streamed in for a pass; under ZeRO-3
