@@ -993,7 +993,7 @@ static void test_knobs_from_files(void **state)
 /* parse(text) succeeds and name() gives text back */
 #define ROUND_TRIP(type, parse, name, text)                                    \
     do {                                                                      \
-        type v_;                                                              \
+        type v_ = (type)0;                                                    \
         assert_int_equal(parse(text, &v_), 0);                                \
         assert_string_equal(name(v_), text);                                  \
     } while (0)

@@ -142,7 +142,7 @@ static comet_status add_entry(comet_files *set, const char *path, comet_file_ent
 comet_status comet_files_begin(comet_files *set, const char *path, FILE **out, comet_error *err)
 {
     *out = NULL;
-    comet_file_entry *entry;
+    comet_file_entry *entry = NULL;
     comet_status st = add_entry(set, path, &entry, err);
     if (st)
         return st;
@@ -167,7 +167,7 @@ comet_status comet_files_begin(comet_files *set, const char *path, FILE **out, c
 
 comet_status comet_files_remove(comet_files *set, const char *path, comet_error *err)
 {
-    comet_file_entry *entry;
+    comet_file_entry *entry = NULL;
     return add_entry(set, path, &entry, err);
 }
 
