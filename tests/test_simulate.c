@@ -339,6 +339,46 @@ static void test_plan_agrees_for_every_zero_stage(void **state)
     }
 }
 
+/* The task graph moves the DP bytes the step plan says, stage by stage:
+ * with P the stage's replicated parameters and bf16 weights and
+ * gradients (2 bytes each), ZeRO 0 reduces 2P once, ZeRO 1 reduces 2P and
+ * gathers 2P, ZeRO 2 reduces 2P in each of the m microbatches and gathers
+ * 2P once, ZeRO 3 reduces 2P and gathers 2P twice in each microbatch.
+ * P is read off the ZeRO-1 graph (its DP traffic is 4P). */
+static void test_sim_moves_the_plans_dp_bytes(void **state)
+{
+    (void)state;
+    comet_model m;
+    comet_system sys;
+    comet_error err;
+    assert_int_equal(comet_preset_model("megatron-22b", &m, &err), COMET_OK);
+    assert_int_equal(comet_preset_system("a100-80g-selene", &sys, &err), COMET_OK);
+    double bytes[4][2] = {{0}}; /* per ZeRO stage, per pipeline stage */
+    for (int zero = 0; zero <= 3; zero++) {
+        comet_strategy s;
+        comet_strategy_defaults(&s);
+        s.tp = 8;
+        s.pp = 2;
+        s.dp = 4;
+        s.global_batch = 32;
+        s.zero_stage = zero;
+        step_graph g;
+        assert_int_equal(sim_step_graph_build(&m, &sys, &s, &g, &err), COMET_OK);
+        for (int t = 0; t < g.g.n; t++)
+            if (g.coll[t].coll != COMET_COLL_NONE && g.coll[t].group == COMET_GROUP_DP)
+                bytes[zero][g.g.tasks[t].stage] += g.coll[t].bytes;
+        sim_step_graph_free(&g);
+    }
+    const double micro = 32.0 / 4.0;
+    for (int stage = 0; stage < 2; stage++) {
+        double p2 = bytes[1][stage] / 2.0; /* 2P */
+        assert_true(p2 > 1e9);
+        assert_close(bytes[0][stage], p2, 1e-12);
+        assert_close(bytes[2][stage], micro * p2 + p2, 1e-12);
+        assert_close(bytes[3][stage], micro * 3.0 * p2, 1e-12);
+    }
+}
+
 /* DLRM: the tables are split over all 64 NPUs, the MLPs replicated; the
  * all-to-all of pooled vectors is a blocking DP-group collective in both
  * passes; the optimizer updates the MLPs and only the table rows looked
@@ -987,6 +1027,7 @@ void suite_simulate(test_tally *t)
         cmocka_unit_test(test_dlrm_tables_are_model_parallel),
         cmocka_unit_test(test_zero3_offload_agrees),
         cmocka_unit_test(test_plan_agrees_for_every_zero_stage),
+        cmocka_unit_test(test_sim_moves_the_plans_dp_bytes),
         cmocka_unit_test(test_step_pipeline_closed_form),
         cmocka_unit_test(test_step_trace),
         cmocka_unit_test(test_engine_detects_deadlock),
