@@ -115,7 +115,8 @@ $(B)/libcomet.a: $(LIB_OBJ)
 $(B)/comet: $(CLI_OBJ) $(B)/libcomet.a
 	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LDLIBS_ALL) $(MPI_LIBS)
 
-$(B)/comet_tests: $(TEST_OBJ) $(B)/libcomet.a
+# the CLI's flag parser is tested on its own (tests/test_cli.c)
+$(B)/comet_tests: $(TEST_OBJ) $(B)/cli/args.o $(B)/libcomet.a
 	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LDLIBS_ALL) -lcmocka
 
 $(B)/bench_estimate: bench/estimate.c $(B)/libcomet.a

@@ -45,10 +45,6 @@ typedef enum { CLI_OUT_FILE, CLI_OUT_DIR, CLI_OUT_PREFIX } cli_output_kind;
 comet_status cli_check_output(const char *path, cli_output_kind kind, const char *flag,
                               comet_error *err);
 
-/* Strict integer parsing of a flag value within [min, max]. */
-comet_status cli_parse_int(const char *flag, const char *text, int64_t min, int64_t max,
-                           int64_t *out, comet_error *err);
-
 /* Threads to run on: `requested` when given (> 0), else every online core. */
 int cli_threads(int64_t requested);
 

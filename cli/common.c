@@ -1,16 +1,14 @@
 /* CLI helpers shared by the subcommands: rendering errors as one line,
- * strict flag parsing, and output to stdout or to a file written
- * atomically by the library (comet_file_write, comet/files.h), so a reader
- * never sees a half-written result and a planted link is never written
- * through. */
+ * output paths checked up front, and output to stdout or to a file
+ * written atomically by the library (comet_file_write, comet/files.h), so
+ * a reader never sees a half-written result and a planted link is never
+ * written through. (Flags are parsed in args.c.) */
 #include "cli.h"
 #include "comet/files.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -80,26 +78,6 @@ comet_status cli_check_output(const char *path, cli_output_kind kind, const char
     if (e)
         return comet_error_set(err, COMET_EINPUT, path, 0, 0, flag, "cannot write: %s",
                                strerror(e));
-    return COMET_OK;
-}
-
-comet_status cli_parse_int(const char *flag, const char *text, int64_t min, int64_t max,
-                           int64_t *out, comet_error *err)
-{
-    char *end = NULL;
-    errno = 0;
-    /* digits with an optional minus sign, nothing else (no spaces, no '+') */
-    bool plain = text && (isdigit((unsigned char)text[0]) ||
-                          (text[0] == '-' && isdigit((unsigned char)text[1])));
-    long long v = plain ? strtoll(text, &end, 10) : 0;
-    if (!plain || *end || errno == ERANGE)
-        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, flag,
-                               "expected an integer, got \"%s\"", text ? text : "");
-    if (v < min || v > max)
-        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, flag,
-                               "%lld is out of range [%lld, %lld]", v, (long long)min,
-                               (long long)max);
-    *out = (int64_t)v;
     return COMET_OK;
 }
 

@@ -1,125 +1,107 @@
-/* The command line shared by comet estimate and comet search: input
- * files and presets (read in order), strategy knobs (applied after the
- * inputs, so they win whatever their position), output options and the
- * search's own options. One table of flags here and the library's knob
- * table (comet/knobs.h: each knob's flag, limits and help line) drive both
- * passes, so "takes a value", "unknown option" and which command accepts
- * what are decided in one place. */
+/* The command line shared by comet estimate, search, export and the step
+ * form of simulate: input files and presets (read in order), strategy
+ * knobs (applied after the inputs, so they win whatever their position),
+ * output options and each command's own options. The flags here and the
+ * library's knob table (comet/knobs.h: each knob's flag, limits and help
+ * line) make one table per command, walked by the CLI's one flag parser
+ * (args.c), so which command accepts what is decided here and "takes a
+ * value" and "unknown option" there. */
 #define _XOPEN_SOURCE 700
 #include "inputs.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "args.h"
 #include "cli.h"
 
 #define DEFAULT_MODEL "gpt3-175b"
 #define DEFAULT_SYSTEM "a100-80g-selene"
 #define DEFAULT_STRATEGY "gpt3-175b-selene"
 
-typedef enum flag_kind {
-    FLAG_INPUT,     /* --model/--system/--strategy NAME|FILE */
-    FLAG_OUTPUT,    /* output selection */
-    FLAG_COMMAND    /* a command's own options (search, simulate) */
-} flag_kind;
-
-typedef struct flag_spec {
-    const char *name;
-    const char *alias;
-    flag_kind kind;
-    bool value;         /* takes a value */
-    const char *key;    /* FLAG_INPUT: the kind of preset */
-    int64_t min, max;   /* integer FLAG_COMMAND range */
-    unsigned commands;  /* cli_command bits that accept it */
-} flag_spec;
+/* A flag of the job commands and the commands that accept it. */
+typedef struct input_flag {
+    cli_arg arg;
+    unsigned commands;  /* cli_command bits */
+} input_flag;
 
 #define EST (CMD_ESTIMATE | CMD_SIMULATE | CMD_EXPORT)
 #define BOTH (CMD_ESTIMATE | CMD_SEARCH | CMD_SIMULATE | CMD_EXPORT)
 #define REPORTS (CMD_ESTIMATE | CMD_SEARCH | CMD_SIMULATE)
+#define AT(field) .offset = offsetof(cli_inputs, field)
 
-static const flag_spec flag_table[] = {
-    {"--model", NULL, FLAG_INPUT, true, "models", 0, 0, BOTH},
-    {"--system", NULL, FLAG_INPUT, true, "systems", 0, 0, BOTH},
-    {"--strategy", NULL, FLAG_INPUT, true, "strategies", 0, 0, BOTH},
-    {"--json", NULL, FLAG_OUTPUT, false, NULL, 0, 0, REPORTS},
-    {"--csv", NULL, FLAG_OUTPUT, false, NULL, 0, 0, REPORTS},
-    {"-o", "--output", FLAG_OUTPUT, true, NULL, 0, 0, REPORTS},
-    {"--help", "-h", FLAG_OUTPUT, false, NULL, 0, 0, BOTH},
-    {"--report", NULL, FLAG_OUTPUT, true, NULL, 0, 0, REPORTS},
-    {"--plots", NULL, FLAG_OUTPUT, true, NULL, 0, 0, REPORTS},
-    {"--trace", NULL, FLAG_OUTPUT, true, NULL, 0, 0, CMD_SIMULATE},
-    {"--chakra", NULL, FLAG_OUTPUT, true, NULL, 0, 0, CMD_EXPORT},
-    {"--congestion", NULL, FLAG_COMMAND, false, NULL, 0, 0, CMD_SIMULATE},
-    {"--max-tasks", NULL, FLAG_COMMAND, true, NULL, 1, COMET_SIM_MAX_TASKS_LIMIT, CMD_SIMULATE},
-    {"--npus", NULL, FLAG_COMMAND, true, NULL, 1, COMET_MAX_NPUS, CMD_SEARCH},
-    {"--max-gbs", NULL, FLAG_COMMAND, true, NULL, 1, COMET_MAX_BATCH, CMD_SEARCH},
-    {"--max-mb", NULL, FLAG_COMMAND, true, NULL, 1, COMET_MAX_BATCH, CMD_SEARCH},
-    {"--top", NULL, FLAG_COMMAND, true, NULL, 1, COMET_SEARCH_MAX_TOP, CMD_SEARCH},
-    {"-j", "--threads", FLAG_COMMAND, true, NULL, 1, 256, CMD_SEARCH},
-    {"--objective", NULL, FLAG_COMMAND, true, NULL, 0, 0, CMD_SEARCH},
-    {"--keep-dominated", NULL, FLAG_COMMAND, false, NULL, 0, 0, CMD_SEARCH},
-    {"--no-flash", NULL, FLAG_COMMAND, false, NULL, 0, 0, CMD_SEARCH},
-    {"--no-offload", NULL, FLAG_COMMAND, false, NULL, 0, 0, CMD_SEARCH},
-    {"--quiet", "-q", FLAG_COMMAND, false, NULL, 0, 0, CMD_SEARCH},
+static comet_status load_flag(const cli_arg *f, const char *value, void *dest,
+                                    comet_error *err);
+static comet_status format_flag(const cli_arg *f, const char *value, void *dest,
+                                comet_error *err);
+static comet_status objective_flag(const cli_arg *f, const char *value, void *dest,
+                                   comet_error *err);
+static comet_status knob_flag(const cli_arg *f, const char *value, void *dest, comet_error *err);
+
+static const input_flag flag_table[] = {
+    {{.name = "--model", .kind = CLI_ARG_CALL, .value = true, .call = load_flag,
+      .ctx = "models"}, BOTH},
+    {{.name = "--system", .kind = CLI_ARG_CALL, .value = true, .call = load_flag,
+      .ctx = "systems"}, BOTH},
+    {{.name = "--strategy", .kind = CLI_ARG_CALL, .value = true, .call = load_flag,
+      .ctx = "strategies"}, BOTH},
+    {{.name = "--json", .kind = CLI_ARG_CALL, .call = format_flag}, REPORTS},
+    {{.name = "--csv", .kind = CLI_ARG_CALL, .call = format_flag}, REPORTS},
+    {{.name = "-o", .alias = "--output", .kind = CLI_ARG_TEXT, AT(output)}, REPORTS},
+    {CLI_ARG_HELP_FLAGS, BOTH},
+    {{.name = "--report", .kind = CLI_ARG_TEXT, AT(report)}, REPORTS},
+    {{.name = "--plots", .kind = CLI_ARG_TEXT, AT(plots)}, REPORTS},
+    {{.name = "--trace", .kind = CLI_ARG_TEXT, AT(trace)}, CMD_SIMULATE},
+    {{.name = "--chakra", .kind = CLI_ARG_TEXT, AT(chakra)}, CMD_EXPORT},
+    {{.name = "--congestion", .kind = CLI_ARG_SWITCH, AT(congestion)}, CMD_SIMULATE},
+    {{.name = "--max-tasks", .kind = CLI_ARG_INT, AT(max_tasks), .min = 1,
+      .max = COMET_SIM_MAX_TASKS_LIMIT}, CMD_SIMULATE},
+    {{.name = "--npus", .kind = CLI_ARG_INT, AT(npus), .min = 1, .max = COMET_MAX_NPUS},
+     CMD_SEARCH},
+    {{.name = "--max-gbs", .kind = CLI_ARG_INT, AT(max_global_batch), .min = 1,
+      .max = COMET_MAX_BATCH}, CMD_SEARCH},
+    {{.name = "--max-mb", .kind = CLI_ARG_INT, AT(max_microbatch), .min = 1,
+      .max = COMET_MAX_BATCH}, CMD_SEARCH},
+    {{.name = "--top", .kind = CLI_ARG_INT, AT(top), .min = 1, .max = COMET_SEARCH_MAX_TOP},
+     CMD_SEARCH},
+    {{.name = "-j", .alias = "--threads", .kind = CLI_ARG_INT, AT(threads), .min = 1,
+      .max = 256}, CMD_SEARCH},
+    {{.name = "--objective", .kind = CLI_ARG_CALL, .value = true, .call = objective_flag},
+     CMD_SEARCH},
+    {{.name = "--keep-dominated", .kind = CLI_ARG_SWITCH, AT(keep_dominated)}, CMD_SEARCH},
+    {{.name = "--no-flash", .kind = CLI_ARG_SWITCH, AT(no_flash)}, CMD_SEARCH},
+    {{.name = "--no-offload", .kind = CLI_ARG_SWITCH, AT(no_offload)}, CMD_SEARCH},
+    {{.name = "--quiet", .alias = "-q", .kind = CLI_ARG_SWITCH, AT(quiet)}, CMD_SEARCH},
 };
 #define N_FLAGS (sizeof flag_table / sizeof flag_table[0])
 
-/* A flag found on the command line: one of flag_table's, or a knob's. */
-typedef struct flag_match {
-    const char *name;           /* its usual spelling, which errors name */
-    bool value;                 /* takes a value */
-    const flag_spec *spec;      /* from flag_table, or NULL */
-    const comet_knob *knob;     /* a knob's flag, or NULL */
-} flag_match;
+/* Room for the command's flags: flag_table's and each knob's on and off. */
+#define MAX_FLAGS (N_FLAGS + 2 * COMET_KNOB_COUNT)
 
-static bool same_flag(const char *arg, const char *name, const char *alias)
+/* The flags cmd accepts: flag_table's, then the knobs' from the knob table
+ * (comet/knobs.h), which act late: after the inputs, so they win whatever
+ * their position. Returns how many. */
+static int command_flags(cli_command cmd, cli_arg out[MAX_FLAGS])
 {
-    return (name && strcmp(arg, name) == 0) || (alias && strcmp(arg, alias) == 0);
-}
-
-static bool find_knob_flag(const char *arg, cli_command cmd, flag_match *m)
-{
+    int n = 0;
+    for (size_t i = 0; i < N_FLAGS; i++)
+        if (flag_table[i].commands & cmd)
+            out[n++] = flag_table[i].arg;
     for (int i = 0; i < COMET_KNOB_COUNT; i++) {
         const comet_knob *k = comet_knob_get((comet_knob_id)i);
         if (!k->flag || !(cmd & (k->search_flag ? BOTH : EST)))
             continue;
-        bool on = same_flag(arg, k->flag, k->flag_alias);
-        if (on || same_flag(arg, k->flag_off, NULL)) {
-            *m = (flag_match){.name = on ? k->flag : k->flag_off, .knob = k,
-                              .value = k->flag_form == COMET_FLAG_VALUE ||
-                                       k->flag_form == COMET_FLAG_ON_OFF ||
-                                       k->flag_form == COMET_FLAG_PART};
-            return true;
-        }
+        bool value = k->flag_form == COMET_FLAG_VALUE || k->flag_form == COMET_FLAG_ON_OFF ||
+                     k->flag_form == COMET_FLAG_PART;
+        out[n++] = (cli_arg){.name = k->flag, .alias = k->flag_alias, .kind = CLI_ARG_CALL,
+                             .value = value, .late = true, .call = knob_flag, .ctx = k};
+        if (k->flag_off)
+            out[n++] = (cli_arg){.name = k->flag_off, .kind = CLI_ARG_CALL, .value = value,
+                                 .late = true, .call = knob_flag, .ctx = k};
     }
-    return false;
-}
-
-static bool find_flag(const char *arg, cli_command cmd, flag_match *m)
-{
-    for (size_t i = 0; i < N_FLAGS; i++)
-        if ((flag_table[i].commands & cmd) &&
-            same_flag(arg, flag_table[i].name, flag_table[i].alias)) {
-            *m = (flag_match){.name = flag_table[i].name, .value = flag_table[i].value,
-                              .spec = &flag_table[i]};
-            return true;
-        }
-    return find_knob_flag(arg, cmd, m);
-}
-
-bool cli_wants_help(int argc, char **argv, cli_command cmd)
-{
-    for (int i = 1; i < argc; i++) {
-        flag_match f;
-        if (!find_flag(argv[i], cmd, &f))
-            continue;
-        if (f.spec && strcmp(f.name, "--help") == 0)
-            return true;
-        if (f.value)
-            i++;
-    }
-    return false;
+    return n;
 }
 
 /* The knob lines of a command's help, from the knob table. */
@@ -316,35 +298,51 @@ static comet_status parse_order(const char *v, comet_strategy *s, comet_error *e
     return COMET_OK;
 }
 
-/* Pass 1: check every argument against the table, read the inputs in
- * order, note the output options. With no input and no knob at all, the
- * default job runs: default model and system with the default strategy. */
-static comet_status apply_command_option(const flag_spec *f, const char *val, cli_inputs *a,
-                                        comet_error *err)
+static comet_status load_flag(const cli_arg *f, const char *value, void *dest,
+                                    comet_error *err)
 {
-    const char *n = f->name;
-    int64_t *target = strcmp(n, "--npus") == 0      ? &a->npus
-                    : strcmp(n, "--max-gbs") == 0   ? &a->max_global_batch
-                    : strcmp(n, "--max-mb") == 0    ? &a->max_microbatch
-                    : strcmp(n, "--top") == 0       ? &a->top
-                    : strcmp(n, "-j") == 0          ? &a->threads
-                    : strcmp(n, "--max-tasks") == 0 ? &a->max_tasks
-                                                    : NULL;
-    if (target)
-        return cli_parse_int(n, val, f->min, f->max, target, err);
-    if (strcmp(n, "--objective") == 0 && comet_objective_parse(val, &a->objective))
-        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, n,
-                               "expected time, throughput or cost, got \"%s\"", val);
-    if (strcmp(n, "--keep-dominated") == 0)
-        a->keep_dominated = true;
-    else if (strcmp(n, "--no-flash") == 0)
-        a->no_flash = true;
-    else if (strcmp(n, "--no-offload") == 0)
-        a->no_offload = true;
-    else if (strcmp(n, "--quiet") == 0)
-        a->quiet = true;
-    else if (strcmp(n, "--congestion") == 0)
-        a->congestion = true;
+    return load_input(f->ctx, value, &((cli_inputs *)dest)->job, err);
+}
+
+static comet_status format_flag(const cli_arg *f, const char *value, void *dest,
+                                comet_error *err)
+{
+    (void)value, (void)err;
+    ((cli_inputs *)dest)->format = f->name[2] == 'j' ? OUT_JSON : OUT_CSV;
+    return COMET_OK;
+}
+
+static comet_status objective_flag(const cli_arg *f, const char *value, void *dest,
+                                   comet_error *err)
+{
+    if (comet_objective_parse(value, &((cli_inputs *)dest)->objective))
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, f->name,
+                               "expected time, throughput or cost, got \"%s\"", value);
+    return COMET_OK;
+}
+
+/* An input file, read where it stands among the inputs. */
+static comet_status input_file(const char *arg, void *dest, comet_error *err)
+{
+    if (!arg[0])
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
+                               "an input file name is empty");
+    return comet_config_read_file(arg, &((cli_inputs *)dest)->job, err);
+}
+
+/* After the inputs, before the knobs: with no input file and no knob at
+ * all, the default job runs (default model and system with the default
+ * strategy); a missing model or system is the default one. */
+static comet_status default_inputs(void *dest, int files, int knobs, comet_error *err)
+{
+    cli_inputs *a = dest;
+    if (a->command != CMD_SEARCH && files + knobs == 0 &&
+        load_input("strategies", DEFAULT_STRATEGY, &a->job, err))
+        return err->status;
+    if (!a->job.has_model && load_input("models", DEFAULT_MODEL, &a->job, err))
+        return err->status;
+    if (!a->job.has_system && load_input("systems", DEFAULT_SYSTEM, &a->job, err))
+        return err->status;
     return COMET_OK;
 }
 
@@ -356,87 +354,26 @@ static const char *command_name(cli_command cmd)
                                : "estimate";
 }
 
-static comet_status parse_inputs(int argc, char **argv, cli_command cmd, cli_inputs *a,
-                                 comet_error *err)
+/* A strategy knob's flag, in the order given (the last one wins). */
+static comet_status knob_flag(const cli_arg *f, const char *val, void *dest, comet_error *err)
 {
-    bool any = false;
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        if (arg[0] != '-' || arg[1] == '\0') {
-            if (!arg[0])
-                return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
-                                       "an input file name is empty");
-            comet_status st = comet_config_read_file(arg, &a->job, err);
-            if (st)
-                return st;
-            any = true;
-            continue;
-        }
-        flag_match m;
-        if (!find_flag(arg, cmd, &m))
-            return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
-                                   "unknown option \"%s\" (see 'comet %s --help')", arg,
-                                   command_name(cmd));
-        const char *val = m.value ? argv[i + 1] : NULL;
-        if (m.value && (i + 1 >= argc || !val[0]))
-            return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, m.name, "needs a value");
-        if (m.value)
-            i++;
-        const flag_spec *f = m.spec;
-        if (!f) {
-            any = true;     /* a knob, set in pass 2 */
-        } else if (f->kind == FLAG_INPUT) {
-            comet_status st = load_input(f->key, val, &a->job, err);
-            if (st)
-                return st;
-        } else if (f->kind == FLAG_OUTPUT) {
-            if (strcmp(f->name, "-o") == 0)
-                a->output = val;
-            else if (strcmp(f->name, "--trace") == 0)
-                a->trace = val;
-            else if (strcmp(f->name, "--report") == 0)
-                a->report = val;
-            else if (strcmp(f->name, "--plots") == 0)
-                a->plots = val;
-            else if (strcmp(f->name, "--chakra") == 0)
-                a->chakra = val;
-            else if (strcmp(f->name, "--json") == 0 || strcmp(f->name, "--csv") == 0)
-                a->format = f->name[2] == 'j' ? OUT_JSON : OUT_CSV;
-            continue;
-        } else if (f->kind == FLAG_COMMAND) {
-            comet_status st = apply_command_option(f, val, a, err);
-            if (st)
-                return st;
-        }
-    }
-    if (cmd != CMD_SEARCH && !any && load_input("strategies", DEFAULT_STRATEGY, &a->job, err))
-        return err->status;
-    if (!a->job.has_model && load_input("models", DEFAULT_MODEL, &a->job, err))
-        return err->status;
-    if (!a->job.has_system && load_input("systems", DEFAULT_SYSTEM, &a->job, err))
-        return err->status;
-    return COMET_OK;
-}
-
-static comet_status apply_knob(const flag_match *m, const char *val, cli_inputs *a,
-                               comet_error *err)
-{
-    const comet_knob *k = m->knob;
+    const comet_knob *k = f->ctx;
+    cli_inputs *a = dest;
     comet_strategy *s = &a->job.strategy;
     /* a list flag sets its whole key group: errors about the group name it */
     size_t key_len = k->flag_form == COMET_FLAG_PART ? (size_t)(strrchr(k->key, '.') - k->key)
                                                      : strlen(k->key);
-    note_flag(a, k->key, key_len, m->name);
+    note_flag(a, k->key, key_len, f->name);
     switch (k->flag_form) {
     case COMET_FLAG_SWITCH:
         comet_knob_set_value(k, s, true);
         return COMET_OK;
     case COMET_FLAG_PAIR:
-        comet_knob_set_value(k, s, strcmp(m->name, k->flag) == 0);
+        comet_knob_set_value(k, s, strcmp(f->name, k->flag) == 0);
         return COMET_OK;
     case COMET_FLAG_ON_OFF: {
         bool on = false;
-        if (parse_on_off(m->name, val, &on, err))
+        if (parse_on_off(f->name, val, &on, err))
             return err->status;
         comet_knob_set_value(k, s, on);
         return COMET_OK;
@@ -448,42 +385,30 @@ static comet_status apply_knob(const flag_match *m, const char *val, cli_inputs 
         break;
     }
     if (k->type == COMET_KNOB_T_CHOICE)
-        return parse_choice(k, m->name, val, s, err);
+        return parse_choice(k, f->name, val, s, err);
     if (k->type == COMET_KNOB_T_ORDER)
         return parse_order(val, s, err);
     int64_t v;
-    if (cli_parse_int(m->name, val, k->lo, k->hi, &v, err))
+    if (cli_parse_int(f->name, val, k->lo, k->hi, &v, err))
         return err->status;
     comet_knob_set_value(k, s, v);
     return COMET_OK;
 }
 
-/* Pass 2: strategy knobs, in the order given (the last one wins). */
-static comet_status parse_knobs(int argc, char **argv, cli_command cmd, cli_inputs *a,
-                                comet_error *err)
-{
-    for (int i = 1; i < argc; i++) {
-        if (argv[i][0] != '-' || argv[i][1] == '\0')
-            continue;
-        flag_match m;
-        find_flag(argv[i], cmd, &m);    /* pass 1 found every flag */
-        const char *val = m.value ? argv[++i] : NULL;
-        if (m.knob) {
-            comet_status st = apply_knob(&m, val, a, err);
-            if (st)
-                return st;
-        }
-    }
-    return COMET_OK;
-}
-
 comet_status cli_inputs_parse(int argc, char **argv, cli_command cmd, cli_inputs *in,
-                              comet_error *err)
+                              bool *help, comet_error *err)
 {
     comet_job_init(&in->job);
+    in->command = cmd;
     in->top = 10;
-    comet_status st = parse_inputs(argc, argv, cmd, in, err);
-    return st ? st : parse_knobs(argc, argv, cmd, in, err);
+    cli_arg flags[MAX_FLAGS];
+    const cli_args_spec spec = {.command = command_name(cmd),
+                                .flags = flags,
+                                .n_flags = command_flags(cmd, flags),
+                                .help = CLI_HELP_OPTION,
+                                .positional = input_file,
+                                .between = default_inputs};
+    return cli_args_parse(&spec, argc, argv, in, help, err);
 }
 
 void cli_inputs_locate(const cli_inputs *a, comet_error *err)
@@ -501,22 +426,25 @@ cli_inputs *cli_inputs_start(int argc, char **argv, cli_command cmd, void (*help
                              int *code)
 {
     static cli_inputs inputs;
-    if (help && cli_wants_help(argc, argv, cmd)) {
-        help();
-        *code = CLI_OK;
-        return NULL;
-    }
     memset(&inputs, 0, sizeof inputs);
     comet_error err;
     comet_error_clear(&err);
+    bool wants_help = false;
     /* outputs are checked before any work, so a run does not fail at its end */
-    if (cli_inputs_parse(argc, argv, cmd, &inputs, &err) ||
-        cli_check_output(inputs.output, CLI_OUT_FILE, NULL, &err) ||
-        cli_check_output(inputs.trace, CLI_OUT_FILE, NULL, &err) ||
-        cli_check_output(inputs.report, CLI_OUT_FILE, NULL, &err) ||
-        cli_check_output(inputs.plots, CLI_OUT_DIR, "--plots", &err) ||
-        cli_check_output(inputs.chakra, CLI_OUT_PREFIX, "--chakra", &err)) {
+    if (cli_inputs_parse(argc, argv, cmd, &inputs, &wants_help, &err) ||
+        (!wants_help &&
+         (cli_check_output(inputs.output, CLI_OUT_FILE, NULL, &err) ||
+          cli_check_output(inputs.trace, CLI_OUT_FILE, NULL, &err) ||
+          cli_check_output(inputs.report, CLI_OUT_FILE, NULL, &err) ||
+          cli_check_output(inputs.plots, CLI_OUT_DIR, "--plots", &err) ||
+          cli_check_output(inputs.chakra, CLI_OUT_PREFIX, "--chakra", &err)))) {
         *code = cli_report_error(command_name(cmd), &err);
+        return NULL;
+    }
+    if (wants_help) {
+        if (help)
+            help();
+        *code = CLI_OK;
         return NULL;
     }
     return &inputs;

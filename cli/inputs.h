@@ -22,6 +22,7 @@ typedef enum out_format { OUT_TEXT, OUT_JSON, OUT_CSV } out_format;
 #define CLI_MAX_FLAG_KEYS 32
 
 typedef struct cli_inputs {
+    cli_command command;        /* the command parsing them */
     comet_job job;
     out_format format;
     const char *output;
@@ -48,14 +49,12 @@ typedef struct cli_inputs {
     const char *flag_name[CLI_MAX_FLAG_KEYS];
 } cli_inputs;
 
-/* True when --help or -h stands as an option (not as a flag's value). */
-bool cli_wants_help(int argc, char **argv, cli_command cmd);
-
 /* Parse argv (argv[0] is the command name) into in, which must be zeroed.
  * Inputs are read in order; strategy knobs then override them. With no
- * input and no knob, estimate runs the default job. */
+ * input and no knob, estimate runs the default job. --help or -h standing
+ * as an option (not as a flag's value) sets *help and reads nothing. */
 comet_status cli_inputs_parse(int argc, char **argv, cli_command cmd, cli_inputs *in,
-                              comet_error *err);
+                              bool *help, comet_error *err);
 
 /* The opening the job commands share: --help prints `help` (when given)
  * and returns NULL with *code = CLI_OK; a bad command line is reported on

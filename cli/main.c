@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "args.h"
 #include "cli.h"
 #include "cluster.h"
 
@@ -59,19 +60,29 @@ static void usage(FILE *out)
           out);
 }
 
-/* help and version take nothing more (but --help, as every command does):
- * an extra word is refused, as every other command refuses what it does
- * not know. -1: go on; else the exit code. */
+/* help and version take nothing more (but --help alone, as every command
+ * does): an extra word is refused, as every other command refuses what it
+ * does not know. -1: go on; else the exit code. */
 static int takes_nothing(int argc, char **argv)
 {
-    if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+    static const cli_arg flags[] = {CLI_ARG_HELP_FLAGS};
+    char hint[128];
+    snprintf(hint, sizeof hint, "%s takes none; see 'comet help'", argv[0]);
+    const cli_args_spec spec = {.command = argv[0],
+                                .flags = flags,
+                                .n_flags = 1,
+                                .help = CLI_HELP_ALONE,
+                                .unknown_hint = hint};
+    comet_error err;
+    comet_error_clear(&err);
+    bool help = false;
+    if (cli_args_parse(&spec, argc, argv, NULL, &help, &err)) {
+        fprintf(stderr, "comet %s: %s\n", argv[0], err.message);
+        return CLI_USAGE;
+    }
+    if (help) {
         usage(stdout);
         return CLI_OK;
-    }
-    if (argc > 1) {
-        fprintf(stderr, "comet %s: unknown option \"%s\" (%s takes none; see 'comet help')\n",
-                argv[0], argv[1], argv[0]);
-        return CLI_USAGE;
     }
     return -1;
 }

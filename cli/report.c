@@ -2,11 +2,13 @@
  * results.jsonl), and the writer every command's --report and --plots
  * share: the page as one HTML file, each chart as SVG plus CSV. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "args.h"
 #include "cli.h"
 #include "comet/files.h"
 #include "comet/results.h"
@@ -131,38 +133,43 @@ static void default_output(const char *in, char *out, size_t cap)
     snprintf(out + n, cap - n, ".html");
 }
 
+typedef struct report_args {
+    const char *input, *output, *plots, *heatmap;
+} report_args;
+
+#define AT(field) .offset = offsetof(report_args, field)
+
+/* -o and --output are two rows: an error names the spelling given. */
+static const cli_arg report_flags[] = {
+    CLI_ARG_HELP_FLAGS,
+    {.name = "-o", .kind = CLI_ARG_TEXT, AT(output)},
+    {.name = "--output", .kind = CLI_ARG_TEXT, AT(output)},
+    {.name = "--plots", .kind = CLI_ARG_TEXT, AT(plots)},
+    {.name = "--heatmap", .kind = CLI_ARG_TEXT, AT(heatmap)},
+};
+
 int cli_report(int argc, char **argv)
 {
-    const char *input = NULL, *output = NULL, *plots = NULL, *heatmap = NULL;
+    static const cli_args_spec spec = {
+        .command = "report",
+        .flags = report_flags,
+        .n_flags = sizeof report_flags / sizeof report_flags[0],
+        .help = CLI_HELP_IN_ORDER,
+        .single = "results file",
+        .single_offset = offsetof(report_args, input),
+    };
+    report_args args = {0};
     comet_error err;
     comet_error_clear(&err);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            help();
-            return CLI_OK;
-        }
-        bool takes = strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0 ||
-                     strcmp(a, "--plots") == 0 || strcmp(a, "--heatmap") == 0;
-        if (takes && (i + 1 >= argc || !argv[i + 1][0])) {
-            comet_error_set(&err, COMET_EINPUT, NULL, 0, 0, a, "needs a value");
-            return cli_report_error("report", &err);
-        }
-        if (takes) {
-            *(strcmp(a, "--plots") == 0     ? &plots
-              : strcmp(a, "--heatmap") == 0 ? &heatmap
-                                            : &output) = argv[++i];
-        } else if (a[0] == '-' && a[1]) {
-            comet_error_set(&err, COMET_EINPUT, NULL, 0, 0, NULL,
-                            "unknown option \"%s\" (see 'comet report --help')", a);
-            return cli_report_error("report", &err);
-        } else if (input) {
-            comet_error_set(&err, COMET_EINPUT, NULL, 0, 0, NULL,
-                            "one results file at a time (got \"%s\" and \"%s\")", input, a);
-            return cli_report_error("report", &err);
-        } else
-            input = a;
+    bool wants_help = false;
+    if (cli_args_parse(&spec, argc, argv, &args, &wants_help, &err))
+        return cli_report_error("report", &err);
+    if (wants_help) {
+        help();
+        return CLI_OK;
     }
+    const char *input = args.input, *output = args.output, *plots = args.plots,
+               *heatmap = args.heatmap;
     if (!input) {
         comet_error_set(&err, COMET_EINPUT, NULL, 0, 0, NULL,
                         "which results? usage: comet report RESULTS.csv|RESULTS.jsonl");

@@ -4,10 +4,12 @@
  * Otherwise one training step of a model, system and strategy (read like
  * comet estimate), as a task graph per pipeline stage, next to the
  * analytical estimate, with an optional Chrome trace. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "args.h"
 #include "cli.h"
 #include "comet/simulate.h"
 #include "inputs.h"
@@ -66,81 +68,85 @@ typedef struct sim_args {
     comet_collective collective;
     double size;
     int64_t npus;
+    int64_t active_chunks;      /* 0: the default */
+    bool congestion;
     comet_sim_options opt;
     bool json;
 } sim_args;
 
-static comet_status parse_collective(const char *v, comet_collective *out, comet_error *err)
+static comet_status collective_flag(const cli_arg *f, const char *v, void *dest,
+                                    comet_error *err)
 {
+    comet_collective *out = &((sim_args *)dest)->collective;
     char name[32];
     snprintf(name, sizeof name, "%s", v);
     for (char *p = name; *p; p++)
         if (*p == '-')
             *p = '_';
     if (comet_collective_parse(name, out) || *out == COMET_COLL_NONE)
-        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--collective",
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, f->name,
                                "expected all-reduce, reduce-scatter, all-gather or all-to-all, "
                                "got \"%s\"",
                                v);
     return COMET_OK;
 }
 
+static comet_status scheduler_flag(const cli_arg *f, const char *v, void *dest,
+                                   comet_error *err)
+{
+    comet_sim_options *opt = &((sim_args *)dest)->opt;
+    if (strcmp(v, "baseline") == 0)
+        opt->scheduler = COMET_SCHED_BASELINE;
+    else if (strcmp(v, "themis") == 0)
+        opt->scheduler = COMET_SCHED_THEMIS;
+    else
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, f->name,
+                               "expected baseline or themis, got \"%s\"", v);
+    return COMET_OK;
+}
+
+#define AT(field) .offset = offsetof(sim_args, field)
+
+/* The collective form's flags; --help is the whole command's (cli_simulate
+ * looks for it before choosing the form). */
+static const cli_arg collective_flags[] = {
+    CLI_ARG_HELP_FLAGS,
+    {.name = "--congestion", .kind = CLI_ARG_SWITCH, AT(congestion)},
+    {.name = "--astra-rounding", .kind = CLI_ARG_SWITCH, AT(opt.astra_rounding)},
+    {.name = "--json", .kind = CLI_ARG_SWITCH, AT(json)},
+    {.name = "--collective", .kind = CLI_ARG_CALL, .value = true, .call = collective_flag},
+    {.name = "--size", .kind = CLI_ARG_QUANTITY, AT(size), .unit = COMET_UNIT_BYTES},
+    {.name = "--system", .kind = CLI_ARG_TEXT, AT(system)},
+    {.name = "--npus", .kind = CLI_ARG_INT, AT(npus), .min = 1, .max = 1 << 30},
+    {.name = "--splits", .kind = CLI_ARG_INT, AT(opt.splits), .min = 1, .max = 65536},
+    {.name = "--active-chunks", .kind = CLI_ARG_INT, AT(active_chunks), .min = 1, .max = 64},
+    {.name = "--scheduler", .kind = CLI_ARG_CALL, .value = true, .call = scheduler_flag},
+    {.name = "--endpoint-delay", .kind = CLI_ARG_QUANTITY, AT(opt.endpoint_delay),
+     .unit = COMET_UNIT_TIME},
+    {.name = "--local-mem-bw", .kind = CLI_ARG_QUANTITY, AT(opt.local_mem_bw),
+     .unit = COMET_UNIT_BANDWIDTH},
+};
+
+static const cli_args_spec collective_spec = {
+    .command = "simulate",
+    .flags = collective_flags,
+    .n_flags = sizeof collective_flags / sizeof collective_flags[0],
+    .help = CLI_HELP_ANYWHERE,
+    .trailing_unknown_needs_value = true,
+};
+
 static comet_status parse_args(int argc, char **argv, sim_args *a, comet_error *err)
 {
     memset(a, 0, sizeof a[0]);
     a->system = "a100-80g-selene";
     comet_sim_options_defaults(&a->opt);
-    for (int i = 1; i < argc; i++) {
-        const char *f = argv[i];
-        bool flag_only = strcmp(f, "--congestion") == 0 || strcmp(f, "--astra-rounding") == 0 ||
-                         strcmp(f, "--json") == 0;
-        if (flag_only) {
-            if (f[2] == 'c')
-                a->opt.fidelity = COMET_SIM_CONGESTION;
-            else if (f[2] == 'a')
-                a->opt.astra_rounding = true;
-            else
-                a->json = true;
-            continue;
-        }
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!v || !v[0])
-            return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, f,
-                                   f[0] == '-' ? "needs a value" : "is not an option");
-        i++;
-        comet_status st = COMET_OK;
-        int64_t n;
-        if (strcmp(f, "--collective") == 0)
-            st = parse_collective(v, &a->collective, err);
-        else if (strcmp(f, "--size") == 0)
-            st = comet_parse_quantity(v, COMET_UNIT_BYTES, f, &a->size, err);
-        else if (strcmp(f, "--system") == 0)
-            a->system = v;
-        else if (strcmp(f, "--npus") == 0)
-            st = cli_parse_int(f, v, 1, 1 << 30, &a->npus, err);
-        else if (strcmp(f, "--splits") == 0 && !(st = cli_parse_int(f, v, 1, 65536, &n, err)))
-            a->opt.splits = n;
-        else if (strcmp(f, "--active-chunks") == 0 &&
-                 !(st = cli_parse_int(f, v, 1, 64, &n, err)))
-            a->opt.active_chunks = (int)n;
-        else if (strcmp(f, "--scheduler") == 0) {
-            if (strcmp(v, "baseline") == 0)
-                a->opt.scheduler = COMET_SCHED_BASELINE;
-            else if (strcmp(v, "themis") == 0)
-                a->opt.scheduler = COMET_SCHED_THEMIS;
-            else
-                st = comet_error_set(err, COMET_EINPUT, NULL, 0, 0, f,
-                                     "expected baseline or themis, got \"%s\"", v);
-        } else if (strcmp(f, "--endpoint-delay") == 0)
-            st = comet_parse_quantity(v, COMET_UNIT_TIME, f, &a->opt.endpoint_delay, err);
-        else if (strcmp(f, "--local-mem-bw") == 0)
-            st = comet_parse_quantity(v, COMET_UNIT_BANDWIDTH, f, &a->opt.local_mem_bw, err);
-        else if (strcmp(f, "--splits") && strcmp(f, "--active-chunks"))
-            st = comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
-                                 "unknown option \"%s\" (see 'comet simulate --help')", f);
-        if (st)
-            return st;
-    }
+    bool help;
+    if (cli_args_parse(&collective_spec, argc, argv, a, &help, err))
+        return err->status;
+    if (a->congestion)
+        a->opt.fidelity = COMET_SIM_CONGESTION;
+    if (a->active_chunks)
+        a->opt.active_chunks = (int)a->active_chunks;
     if (a->collective == COMET_COLL_NONE)
         return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--collective",
                                "is required (this release simulates single collectives)");
@@ -307,18 +313,14 @@ static int simulate_step(int argc, char **argv)
 
 int cli_simulate(int argc, char **argv)
 {
-    bool collective = false, chakra = false;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            usage(stdout);
-            return CLI_OK;
-        }
-        collective = collective || strcmp(argv[i], "--collective") == 0;
-        chakra = chakra || strcmp(argv[i], "--chakra") == 0;
+    /* --help, anywhere, is the whole command's, whichever the form */
+    if (cli_args_wants_help(&collective_spec, argc, argv)) {
+        usage(stdout);
+        return CLI_OK;
     }
-    if (chakra)
+    if (cli_args_present(argc, argv, "--chakra"))
         return cli_simulate_chakra(argc, argv);
-    if (!collective)
+    if (!cli_args_present(argc, argv, "--collective"))
         return simulate_step(argc, argv);
     comet_error err;
     comet_error_clear(&err);

@@ -4,10 +4,12 @@
  * simulates the trace, and reports
  * what ASTRA-sim reports (per-rank finish and exposed communication) plus
  * compute, communication and memory busy time per rank. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "args.h"
 #include "cli.h"
 #include "comet/chakra.h"
 #include "comet/config.h"
@@ -21,10 +23,12 @@ typedef struct chakra_args {
 
 /* The flag that sets each field of comet_et_limits (the reader's errors
  * name the field; the user is told the flag). */
-static const char *const limit_fields[] = {"max_nodes", "max_bytes", "max_memory", "max_deps",
-                                           NULL};
-static const char *const limit_flags[] = {"--max-trace-nodes", "--max-trace-bytes",
-                                          "--max-trace-memory", "--max-trace-deps", NULL};
+static const struct {
+    const char *field, *flag;
+} limit_flags[] = {{"max_nodes", "--max-trace-nodes"},
+                   {"max_bytes", "--max-trace-bytes"},
+                   {"max_memory", "--max-trace-memory"},
+                   {"max_deps", "--max-trace-deps"}};
 
 /* A byte limit: "0" (none) or a size with its unit, e.g. "512 MiB". */
 static comet_status byte_limit(const char *flag, const char *text, uint64_t *out,
@@ -66,35 +70,37 @@ static comet_status read_limits(chakra_args *a, comet_error *err)
     return COMET_OK;
 }
 
+#define AT(field) .offset = offsetof(chakra_args, field)
+
+/* The Chakra form's flags (its --help is the whole command's: cli_simulate
+ * looks for it first); the limits are read after the command line. */
+static const cli_arg chakra_flags[] = {
+    {.name = "--json", .kind = CLI_ARG_SWITCH, AT(json)},
+    {.name = "--chakra", .kind = CLI_ARG_TEXT, AT(prefix)},
+    {.name = "--astra-network", .kind = CLI_ARG_TEXT, AT(network)},
+    {.name = "--astra-system", .kind = CLI_ARG_TEXT, AT(system)},
+    {.name = "--astra-memory", .kind = CLI_ARG_TEXT, AT(memory)},
+    {.name = "--astra-comm-group", .kind = CLI_ARG_TEXT, AT(groups)},
+    {.name = "--output", .kind = CLI_ARG_TEXT, AT(output)},
+    {.name = "--max-trace-nodes", .kind = CLI_ARG_TEXT, AT(max_nodes)},
+    {.name = "--max-trace-bytes", .kind = CLI_ARG_TEXT, AT(max_bytes)},
+    {.name = "--max-trace-memory", .kind = CLI_ARG_TEXT, AT(max_memory)},
+    {.name = "--max-trace-deps", .kind = CLI_ARG_TEXT, AT(max_deps)},
+};
+
 static comet_status parse(int argc, char **argv, chakra_args *a, comet_error *err)
 {
     memset(a, 0, sizeof *a);
-    static const char *const flags[] = {"--chakra",         "--astra-network",
-                                        "--astra-system",   "--astra-memory",
-                                        "--astra-comm-group", "--output",
-                                        "--max-trace-nodes", "--max-trace-bytes",
-                                        "--max-trace-memory", "--max-trace-deps", NULL};
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--json") == 0) {
-            a->json = true;
-            continue;
-        }
-        const char **slot[] = {&a->prefix,    &a->network,   &a->system,
-                               &a->memory,    &a->groups,    &a->output,
-                               &a->max_nodes, &a->max_bytes, &a->max_memory,
-                               &a->max_deps};
-        int k = 0;
-        while (flags[k] && strcmp(flags[k], argv[i]) != 0)
-            k++;
-        if (!flags[k])
-            return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
-                                   "unknown option \"%s\" with --chakra (see 'comet simulate "
-                                   "--help')",
-                                   argv[i]);
-        if (i + 1 >= argc || !argv[i + 1][0])
-            return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, argv[i], "needs a value");
-        *slot[k] = argv[++i];
-    }
+    static const cli_args_spec spec = {
+        .command = "simulate",
+        .flags = chakra_flags,
+        .n_flags = sizeof chakra_flags / sizeof chakra_flags[0],
+        .help = CLI_HELP_ANYWHERE,
+        .unknown_context = "with --chakra",
+    };
+    bool help;
+    if (cli_args_parse(&spec, argc, argv, a, &help, err))
+        return err->status;
     if (!a->network)
         return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--astra-network",
                                "is required with --chakra (ASTRA-sim's network YAML)");
@@ -159,9 +165,9 @@ int cli_simulate_chakra(int argc, char **argv)
     comet_et_trace t;
     double t0 = cli_now();
     if (comet_et_read(a.prefix, 0, &a.limits, &t, &err)) {
-        for (int k = 0; limit_fields[k]; k++)
-            if (strcmp(err.key, limit_fields[k]) == 0)
-                snprintf(err.key, sizeof err.key, "%s", limit_flags[k]);
+        for (size_t k = 0; k < sizeof limit_flags / sizeof limit_flags[0]; k++)
+            if (strcmp(err.key, limit_flags[k].field) == 0)
+                snprintf(err.key, sizeof err.key, "%s", limit_flags[k].flag);
         comet_astra_free(&in);
         return cli_report_error("simulate", &err);
     }

@@ -8,11 +8,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "args.h"
 #include "cli.h"
 #include "cluster.h"
 #include "comet/files.h"
@@ -68,7 +71,7 @@ static comet_status check_design_count(const sweep_args *a, const comet_study *s
                                        comet_error *err)
 {
     uint64_t points = comet_study_points(study);
-    if (a->max_designs == 0 || points <= a->max_designs)
+    if (a->max_designs == 0 || points <= (uint64_t)a->max_designs)
         return COMET_OK;
     return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--max-designs",
                            "study %s has %llu cluster designs, above the limit of %llu; raise "
@@ -78,57 +81,39 @@ static comet_status check_design_count(const sweep_args *a, const comet_study *s
 }
 
 
+#define AT(field) .offset = offsetof(sweep_args, field)
+
+static const cli_arg sweep_flags[] = {
+    CLI_ARG_HELP_FLAGS,
+    {.name = "-o", .kind = CLI_ARG_TEXT, AT(dir)},
+    {.name = "-j", .kind = CLI_ARG_INT, AT(threads), .min = 1, .max = 256},
+    {.name = "--report", .kind = CLI_ARG_TEXT, AT(report)},
+    {.name = "--plots", .kind = CLI_ARG_TEXT, AT(plots)},
+    {.name = "--heatmap", .kind = CLI_ARG_TEXT, AT(heatmap)},
+    {.name = "--max-designs", .kind = CLI_ARG_INT, AT(max_designs), .min = 0,
+     .max = INT64_MAX},
+    {.name = "--resume", .kind = CLI_ARG_SWITCH, AT(resume)},
+    {.name = "--force", .kind = CLI_ARG_SWITCH, AT(force)},
+    {.name = "--quiet", .alias = "-q", .kind = CLI_ARG_SWITCH, AT(quiet)},
+};
+
 comet_status sweep_parse_args(int argc, char **argv, const char *command, sweep_args *a,
-                              comet_error *err)
+                              bool *help, comet_error *err)
 {
     memset(a, 0, sizeof *a);
     a->command = command;
     a->max_designs = SWEEP_DEFAULT_MAX_DESIGNS;
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        bool valued = strcmp(arg, "-o") == 0 || strcmp(arg, "-j") == 0 ||
-                      strcmp(arg, "--report") == 0 || strcmp(arg, "--plots") == 0 ||
-                      strcmp(arg, "--heatmap") == 0 || strcmp(arg, "--max-designs") == 0;
-        if (valued && (i + 1 >= argc || !argv[i + 1][0]))
-            return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, arg, "needs a value");
-        if (strcmp(arg, "--report") == 0) {
-            a->report = argv[++i];
-        } else if (strcmp(arg, "--plots") == 0) {
-            a->plots = argv[++i];
-        } else if (strcmp(arg, "--heatmap") == 0) {
-            a->heatmap = argv[++i];
-        } else if (strcmp(arg, "--max-designs") == 0) {
-            int64_t n;
-            if (cli_parse_int(arg, argv[++i], 0, INT64_MAX, &n, err))
-                return err->status;
-            a->max_designs = (uint64_t)n;
-        } else if (valued) {
-            if (arg[1] == 'o') {
-                a->dir = argv[++i];
-            } else {
-                int64_t n;
-                if (cli_parse_int("-j", argv[++i], 1, 256, &n, err))
-                    return err->status;
-                a->threads = (int)n;
-            }
-        } else if (strcmp(arg, "--resume") == 0) {
-            a->resume = true;
-        } else if (strcmp(arg, "--force") == 0) {
-            a->force = true;
-        } else if (strcmp(arg, "--quiet") == 0 || strcmp(arg, "-q") == 0) {
-            a->quiet = true;
-        } else if (arg[0] == '-' && arg[1]) {
-            return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
-                                   "unknown option \"%s\" (see 'comet %s --help')", arg,
-                                   command);
-        } else if (!a->study) {
-            a->study = arg;
-        } else {
-            return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
-                                   "one study file at a time (got \"%s\" and \"%s\")", a->study,
-                                   arg);
-        }
-    }
+    const cli_args_spec spec = {
+        .command = command,
+        .flags = sweep_flags,
+        .n_flags = sizeof sweep_flags / sizeof sweep_flags[0],
+        .help = CLI_HELP_ANYWHERE,
+        .single = "study file",
+        .single_offset = offsetof(sweep_args, study),
+    };
+    comet_status st = cli_args_parse(&spec, argc, argv, a, help, err);
+    if (st || *help)
+        return st;
     if (!a->study && strcmp(command, "sweep") == 0)
         return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
                                "needs a study file (see 'comet sweep --help')");
@@ -247,20 +232,21 @@ int sweep_run(const sweep_args *a, const comet_study *study, cli_cluster *cl, in
 
 int sweep_main(int argc, char **argv, const sweep_command *cmd)
 {
-    for (int i = 1; i < argc; i++)
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            cmd->usage(stdout);
-            return CLI_OK;
-        }
-    cli_cluster cl;
-    cli_cluster_init(NULL, NULL, &cl);
     comet_error err;
     comet_error_clear(&err);
     sweep_args a;
+    bool help = false;
+    comet_status parsed = sweep_parse_args(argc, argv, cmd->name, &a, &help, &err);
+    if (help) {
+        cmd->usage(stdout);
+        return CLI_OK;
+    }
+    cli_cluster cl;
+    cli_cluster_init(NULL, NULL, &cl);
     static comet_study study;
     int code;
     int axes[2];
-    if (sweep_parse_args(argc, argv, cmd->name, &a, &err) || cmd->read(a.study, &study, &err) ||
+    if (parsed || cmd->read(a.study, &study, &err) ||
         check_design_count(&a, &study, &err) || cli_heatmap_axes(a.heatmap, &study, axes, &err) ||
         cli_check_output(a.report, CLI_OUT_FILE, NULL, &err) ||
         cli_check_output(a.plots, CLI_OUT_DIR, "--plots", &err)) { /* checked before any work */

@@ -19,16 +19,17 @@ typedef struct sweep_args {
     const char *dir;
     const char *report, *plots;
     const char *heatmap;        /* --heatmap X,Y */
-    int threads;
-    uint64_t max_designs;       /* --max-designs: refuse larger studies (0: no limit) */
+    int64_t threads;            /* -j (0: every core) */
+    int64_t max_designs;        /* --max-designs: refuse larger studies (0: no limit) */
     bool resume, force, quiet;
     bool rows_only;             /* stop after results.csv/.jsonl (comet study writes the rest) */
 } sweep_args;
 
 /* Options shared by both commands; the study file may be left out (comet
- * study then runs its default). */
+ * study then runs its default). --help or -h anywhere sets *help and
+ * reads nothing. */
 comet_status sweep_parse_args(int argc, char **argv, const char *command, sweep_args *a,
-                              comet_error *err);
+                              bool *help, comet_error *err);
 
 /* A command that sweeps a study: comet sweep, and comet study (which reads
  * built-in studies by name too and, after the rows, runs `finish` on rank

@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include "comet/comet.h"
 #include "comet/knobs.h"
 #include "tests.h"
+#include "../cli/args.h"
 
 typedef struct cli_run {
     int status;
@@ -833,6 +835,231 @@ static void test_version_help_refuse_flags(void **state)
     }
 }
 
+/* The flag parser itself (cli/args.c), on a table with a flag of each
+ * kind: what lands where, the order late flags act in, and each wording
+ * and --help rule the commands use. */
+typedef struct demo_args {
+    bool verbose;
+    const char *out;
+    int64_t count;
+    double size;
+    char log[256];      /* the calls, positionals and between, in order */
+} demo_args;
+
+static void demo_log(demo_args *d, const char *what, const char *text)
+{
+    size_t n = strlen(d->log);
+    snprintf(d->log + n, sizeof d->log - n, "%s%s=%s", n ? " " : "", what, text ? text : "-");
+}
+
+static comet_status demo_call(const cli_arg *f, const char *value, void *dest, comet_error *err)
+{
+    (void)err;
+    demo_log(dest, f->name, value);
+    return COMET_OK;
+}
+
+static comet_status demo_positional(const char *arg, void *dest, comet_error *err)
+{
+    if (strcmp(arg, "bad") == 0)
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL, "bad positional");
+    demo_log(dest, "file", arg);
+    return COMET_OK;
+}
+
+static comet_status demo_between(void *dest, int positionals, int lates, comet_error *err)
+{
+    (void)err;
+    char counts[32];
+    snprintf(counts, sizeof counts, "%d/%d", positionals, lates);
+    demo_log(dest, "between", counts);
+    return COMET_OK;
+}
+
+static const cli_arg demo_flags[] = {
+    CLI_ARG_HELP_FLAGS,
+    {.name = "--verbose", .alias = "-v", .kind = CLI_ARG_SWITCH,
+     .offset = offsetof(demo_args, verbose)},
+    {.name = "-o", .alias = "--output", .kind = CLI_ARG_TEXT, .offset = offsetof(demo_args, out)},
+    {.name = "--count", .kind = CLI_ARG_INT, .offset = offsetof(demo_args, count), .min = 1,
+     .max = 10},
+    {.name = "--size", .kind = CLI_ARG_QUANTITY, .offset = offsetof(demo_args, size),
+     .unit = COMET_UNIT_BYTES},
+    {.name = "--mark", .kind = CLI_ARG_CALL, .call = demo_call},
+    {.name = "--late", .kind = CLI_ARG_CALL, .value = true, .late = true, .call = demo_call},
+};
+
+static cli_args_spec demo_spec(cli_help_rule help)
+{
+    return (cli_args_spec){.command = "demo",
+                           .flags = demo_flags,
+                           .n_flags = sizeof demo_flags / sizeof demo_flags[0],
+                           .help = help,
+                           .positional = demo_positional,
+                           .between = demo_between};
+}
+
+/* Parse a command line of words (NULL-ended, the command's name first). */
+static comet_status demo_parse(const cli_args_spec *spec, const char *const *words,
+                               demo_args *d, bool *help, comet_error *err)
+{
+    char *argv[32];
+    int argc = 0;
+    while (words[argc]) {
+        argv[argc] = (char *)words[argc];
+        argc++;
+    }
+    memset(d, 0, sizeof *d);
+    comet_error_clear(err);
+    *help = false;
+    return cli_args_parse(spec, argc, argv, d, help, err);
+}
+
+static void expect_parse_error(const cli_args_spec *spec, const char *const *words,
+                               const char *key, const char *message)
+{
+    demo_args d;
+    bool help;
+    comet_error err;
+    assert_int_equal(demo_parse(spec, words, &d, &help, &err), COMET_EINPUT);
+    assert_false(help);
+    assert_string_equal(err.key, key);
+    assert_string_equal(err.message, message);
+}
+
+static void test_args_each_kind(void **state)
+{
+    (void)state;
+    cli_args_spec spec = demo_spec(CLI_HELP_OPTION);
+    demo_args d;
+    bool help;
+    comet_error err;
+    /* the late flag acts after the positionals and `between`, whatever
+     * its place; a repeated flag acts again (the last value wins) */
+    const char *words[] = {"demo", "--late", "L1", "a.yaml", "-v", "--output", "x.txt",
+                           "--count", "3", "--size", "2 KiB", "--mark", "-o", "y.txt",
+                           "--count", "7", "-", "--late", "L2", "", NULL};
+    assert_int_equal(demo_parse(&spec, words, &d, &help, &err), COMET_OK);
+    assert_false(help);
+    assert_true(d.verbose);
+    assert_string_equal(d.out, "y.txt");
+    assert_int_equal(d.count, 7);
+    assert_true(d.size == 2048.0);
+    assert_string_equal(d.log, "file=a.yaml --mark=- file=- file= between=3/2 --late=L1 "
+                               "--late=L2");
+    /* nothing given: nothing set, `between` still runs */
+    const char *none[] = {"demo", NULL};
+    assert_int_equal(demo_parse(&spec, none, &d, &help, &err), COMET_OK);
+    assert_false(d.verbose);
+    assert_null(d.out);
+    assert_int_equal(d.count, 0);
+    assert_string_equal(d.log, "between=0/0");
+    /* or one positional argument, where `single` puts it; a second is refused */
+    spec.positional = NULL;
+    spec.single = "demo file";
+    spec.single_offset = offsetof(demo_args, out);
+    const char *one[] = {"demo", "a.yaml", "-v", NULL};
+    assert_int_equal(demo_parse(&spec, one, &d, &help, &err), COMET_OK);
+    assert_string_equal(d.out, "a.yaml");
+    assert_true(d.verbose);
+    expect_parse_error(&spec, (const char *const[]){"demo", "a.yaml", "b.yaml", NULL}, "",
+                       "one demo file at a time (got \"a.yaml\" and \"b.yaml\")");
+}
+
+static void test_args_errors(void **state)
+{
+    (void)state;
+    cli_args_spec spec = demo_spec(CLI_HELP_OPTION);
+    expect_parse_error(&spec, (const char *const[]){"demo", "--nope", "x", NULL}, "",
+                       "unknown option \"--nope\" (see 'comet demo --help')");
+    /* a missing or empty value; the error names the usual spelling */
+    expect_parse_error(&spec, (const char *const[]){"demo", "--count", NULL}, "--count",
+                       "needs a value");
+    expect_parse_error(&spec, (const char *const[]){"demo", "--output", "", "a", NULL}, "-o",
+                       "needs a value");
+    /* a late flag's value is checked in the first pass, before `between` */
+    expect_parse_error(&spec, (const char *const[]){"demo", "--late", NULL}, "--late",
+                       "needs a value");
+    /* bad values, in the words the commands have always used */
+    expect_parse_error(&spec, (const char *const[]){"demo", "--count", "11", NULL}, "--count",
+                       "11 is out of range [1, 10]");
+    expect_parse_error(&spec, (const char *const[]){"demo", "--count", "+3", NULL}, "--count",
+                       "expected an integer, got \"+3\"");
+    demo_args d;
+    bool help;
+    comet_error err;
+    assert_int_equal(demo_parse(&spec, (const char *const[]){"demo", "--size", "lots", NULL}, &d,
+                                &help, &err),
+                     COMET_EINPUT);
+    assert_string_equal(err.key, "--size");
+    /* a positional's own error stops the walk */
+    expect_parse_error(&spec, (const char *const[]){"demo", "bad", "--nope", NULL}, "",
+                       "bad positional");
+    /* without a positional handler a word is an unknown option; the
+     * wording's context and hint */
+    spec.positional = NULL;
+    spec.unknown_context = "with --chakra";
+    expect_parse_error(&spec, (const char *const[]){"demo", "word", NULL}, "",
+                       "unknown option \"word\" with --chakra (see 'comet demo --help')");
+    spec.unknown_context = NULL;
+    spec.unknown_hint = "demo takes none";
+    expect_parse_error(&spec, (const char *const[]){"demo", "-", NULL}, "",
+                       "unknown option \"-\" (demo takes none)");
+    /* simulate --collective's wording for an unknown last argument */
+    spec.unknown_hint = NULL;
+    spec.trailing_unknown_needs_value = true;
+    expect_parse_error(&spec, (const char *const[]){"demo", "--nope", NULL}, "--nope",
+                       "needs a value");
+    expect_parse_error(&spec, (const char *const[]){"demo", "word", "", NULL}, "word",
+                       "is not an option");
+    expect_parse_error(&spec, (const char *const[]){"demo", "--nope", "x", NULL}, "",
+                       "unknown option \"--nope\" (see 'comet demo --help')");
+}
+
+/* Whether argv asks for help under a rule: 1 help, 0 parsed, -1 an error. */
+static int demo_help(cli_help_rule rule, const char *const *words)
+{
+    cli_args_spec spec = demo_spec(rule);
+    demo_args d;
+    bool help;
+    comet_error err;
+    comet_status st = demo_parse(&spec, words, &d, &help, &err);
+    if (help) {
+        assert_int_equal(st, COMET_OK);
+        assert_string_equal(d.log, ""); /* nothing acted */
+    }
+    return st ? -1 : help;
+}
+
+static void test_args_help_rules(void **state)
+{
+    (void)state;
+    const char *const alone[] = {"demo", "-h", NULL};
+    const char *const as_value[] = {"demo", "-o", "--help", NULL};
+    const char *const after_error[] = {"demo", "--nope", "--help", NULL};
+    const char *const before_error[] = {"demo", "--help", "--nope", NULL};
+    /* as an option, before any error, but not as a flag's value */
+    assert_int_equal(demo_help(CLI_HELP_OPTION, alone), 1);
+    assert_int_equal(demo_help(CLI_HELP_OPTION, as_value), 0);
+    assert_int_equal(demo_help(CLI_HELP_OPTION, after_error), 1);
+    /* anywhere, a flag's value too */
+    assert_int_equal(demo_help(CLI_HELP_ANYWHERE, as_value), 1);
+    assert_int_equal(demo_help(CLI_HELP_ANYWHERE, after_error), 1);
+    /* in order: an error before it wins */
+    assert_int_equal(demo_help(CLI_HELP_IN_ORDER, after_error), -1);
+    assert_int_equal(demo_help(CLI_HELP_IN_ORDER, before_error), 1);
+    assert_int_equal(demo_help(CLI_HELP_IN_ORDER, as_value), 0);
+    /* alone only: with anything else it is an unknown option */
+    assert_int_equal(demo_help(CLI_HELP_ALONE, alone), 1);
+    assert_int_equal(demo_help(CLI_HELP_ALONE, before_error), -1);
+    cli_args_spec spec = demo_spec(CLI_HELP_ALONE);
+    expect_parse_error(&spec, before_error, "",
+                       "unknown option \"--help\" (see 'comet demo --help')");
+    char *argv[] = {"demo", "-o", "--chakra", NULL};
+    assert_true(cli_args_present(3, argv, "--chakra"));
+    assert_false(cli_args_present(3, argv, "demo"));
+}
+
 /* The command list `comet help` prints comes from the table main
  * dispatches through: every command listed there runs (its --help prints
  * its usage; comet presets takes no --help and prints its usage line as
@@ -1256,6 +1483,9 @@ void suite_cli(test_tally *t)
         cmocka_unit_test(test_export_sigterm_leaves_nothing),
         cmocka_unit_test(test_export_stale_ranks_stop_at_gap),
         cmocka_unit_test(test_version_help_refuse_flags),
+        cmocka_unit_test(test_args_each_kind),
+        cmocka_unit_test(test_args_errors),
+        cmocka_unit_test(test_args_help_rules),
         cmocka_unit_test(test_help_lists_dispatched_commands),
         cmocka_unit_test(test_unusable_outputs_exit_2),
         cmocka_unit_test(test_sweep_design_limit),
