@@ -202,6 +202,20 @@ static void test_summary(void **state)
     free(st);
 }
 
+/* What render writes of summaries a and b is the same text. */
+static void expect_same_text(void (*render)(comet_buf *, const comet_summary *),
+                             const comet_summary *a, const comet_summary *b)
+{
+    comet_buf x, y;
+    comet_buf_init(&x);
+    comet_buf_init(&y);
+    render(&x, a);
+    render(&y, b);
+    assert_string_equal(x.data, y.data);
+    comet_buf_free(&x);
+    comet_buf_free(&y);
+}
+
 /* Two summaries of one study agree: the same counts, the same front
  * (indices exact; times and costs to the ten digits a results file
  * keeps), the same sums per axis value, and the same pareto.csv and
@@ -224,21 +238,8 @@ static void expect_same_summary(const comet_summary *a, const comet_summary *b)
                 assert_close(b->log_sum[m][x][v], a->log_sum[m][x][v], 1e-8);
             }
     }
-    comet_buf x, y;
-    comet_buf_init(&x);
-    comet_buf_init(&y);
-    comet_summary_pareto_csv(&x, a);
-    comet_summary_pareto_csv(&y, b);
-    assert_string_equal(x.data, y.data);
-    comet_buf_free(&x);
-    comet_buf_free(&y);
-    comet_buf_init(&x);
-    comet_buf_init(&y);
-    comet_summary_text(&x, a);
-    comet_summary_text(&y, b);
-    assert_string_equal(x.data, y.data);
-    comet_buf_free(&x);
-    comet_buf_free(&y);
+    expect_same_text(comet_summary_pareto_csv, a, b);
+    expect_same_text(comet_summary_text, a, b);
 }
 
 /* The summary of saved results is the one the runner's rows give: the
@@ -286,12 +287,7 @@ static void test_summary_from_results(void **state)
     assert_int_equal(shell->points[0], rows->points[0]);
     assert_int_equal(shell->feasible[0], rows->feasible[0]);
     assert_int_equal(shell->n_front[0], rows->n_front[0]);
-    comet_buf a, b;
-    comet_buf_init(&a);
-    comet_buf_init(&b);
-    comet_summary_pareto_csv(&a, rows);
-    comet_summary_pareto_csv(&b, shell);
-    assert_string_equal(a.data, b.data);
+    expect_same_text(comet_summary_pareto_csv, rows, shell);
     for (int x = 0; x < st->n_axes; x++) {
         int slow, fast, slow2, fast2;
         double e = comet_summary_axis_effect(rows, 0, x, &slow, &fast);
@@ -301,8 +297,6 @@ static void test_summary_from_results(void **state)
             assert_close(res->study.axes[x].values[fast2], st->axes[x].values[fast], 1e-9);
         }
     }
-    comet_buf_free(&a);
-    comet_buf_free(&b);
     comet_buf_free(&csv);
     comet_results_free(res);
     free(res);
