@@ -1,6 +1,7 @@
 /* The files of a sweep written after its rows (the library's runner
  * writes those): the Pareto front, the summary and the HTML report, all
- * from results.csv read once (written atomically). */
+ * from results.csv read once (written atomically). The library builds and
+ * renders them; this file only asks, writes and prints. */
 #include "sweep_files.h"
 
 #include <stdio.h>
@@ -13,23 +14,6 @@
 void sweep_join(char *out, size_t cap, const char *dir, const char *name)
 {
     snprintf(out, cap, "%s/%s", dir, name);
-}
-
-/* The sweep's summaries from the rows it wrote: the design values come
- * from the study by index (exact, not re-read from text). */
-static void summarize(const comet_study *study, const comet_results *res, comet_summary *sum)
-{
-    comet_summary_init(sum, study);
-    for (size_t i = 0; i < res->n_rows; i++) {
-        const comet_results_row *row = &res->rows[i];
-        int model;
-        comet_system sys;
-        int64_t npus;
-        double values[COMET_STUDY_MAX_AXES];
-        comet_study_point(study, row->index, &model, &sys, &npus, values);
-        comet_summary_add(sum, model, row->index, values, row->status, row->result.step_time,
-                          row->cost);
-    }
 }
 
 /* The HTML report, drawn from the rows just read (the same path `comet
@@ -68,7 +52,7 @@ int sweep_finish(const comet_study *study, const sweep_args *a, const char *csv_
     comet_buf_init(&pareto);
     comet_buf_init(&text);
     if (!st) {
-        summarize(study, res, sum);
+        comet_summary_from_results(sum, res, study); /* design values by index */
         comet_summary_pareto_csv(&pareto, sum);
         comet_summary_text(&text, sum);
         char path[4096];

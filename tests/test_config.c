@@ -1017,6 +1017,18 @@ static void test_names(void **state)
     ROUND_TRIP(comet_recompute, comet_recompute_parse, comet_recompute_name, "selective");
     comet_recompute r = COMET_RECOMPUTE_FULL;
     assert_int_equal(comet_recompute_parse(NULL, &r), -1);
+    ROUND_TRIP(comet_objective, comet_objective_parse, comet_objective_name, "throughput");
+    comet_objective o = COMET_OBJECTIVE_TIME;
+    assert_int_equal(comet_objective_parse("speed", &o), -1);
+    assert_int_equal(o, COMET_OBJECTIVE_TIME);
+    assert_string_equal(comet_objective_name((comet_objective)3), "?");
+    /* memory kinds and tiers are only named (reports), never read */
+    assert_string_equal(comet_mem_kind_name(COMET_MEM_WEIGHTS), "weights");
+    assert_string_equal(comet_mem_kind_name(COMET_MEM_ACTIVATIONS), "activations");
+    assert_string_equal(comet_mem_kind_name(COMET_MEM_KIND_COUNT), "?");
+    assert_string_equal(comet_tier_name(COMET_TIER_HBM), "hbm");
+    assert_string_equal(comet_tier_name(COMET_TIER_EXPANSION), "expansion");
+    assert_string_equal(comet_tier_name((comet_tier)-1), "?");
 }
 
 /* The vocabulary below every layer: name tables indexed by enum value,

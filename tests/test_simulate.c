@@ -1015,6 +1015,60 @@ static void test_schedule_round_repeats(void **state)
     }
 }
 
+/* Microbatches a stage's program reaches before its first backward
+ * (warm-up) and after its last forward (cool-down, counted back from m). */
+static void ramp_spans(const pass_list *l, int64_t m, int64_t *warmup, int64_t *cooldown)
+{
+    int first_backward = 0, last_forward = l->n - 1;
+    while (first_backward < l->n && l->pass[first_backward].forward)
+        first_backward++;
+    while (last_forward >= 0 && !l->pass[last_forward].forward)
+        last_forward--;
+    *warmup = *cooldown = 0;
+    for (int j = 0; j < first_backward; j++)
+        if (l->pass[j].microbatch + 1 > *warmup)
+            *warmup = l->pass[j].microbatch + 1;
+    for (int j = last_forward + 1; j < l->n; j++)
+        if (m - l->pass[j].microbatch > *cooldown)
+            *cooldown = m - l->pass[j].microbatch;
+}
+
+/* A schedule's ramp bounds the microbatches its warm-up and its cool-down
+ * reach, on every stage of many shapes (the simulator's extrapolation
+ * keeps its runs and cut clear by it): 2p for both members. 1F1B's stage 0
+ * reaches p either way; interleaved's stage 0 2p-1 (microbatches 0..p-1
+ * through every chunk, then p-1 more in chunk 0). */
+static void test_schedule_ramp_bounds(void **state)
+{
+    (void)state;
+    comet_strategy s = pipeline(4, 1);
+    assert_int_equal(sched_1f1b.ramp(&s), 8);
+    s = pipeline(4, 2);
+    assert_int_equal(sched_interleaved.ramp(&s), 8);
+    s = pipeline(8, 3);
+    assert_int_equal(sched_interleaved.ramp(&s), 16);
+    static pass_list l;
+    for (int64_t p = 1; p <= 8; p++)
+        for (int64_t v = 1; v <= (p > 1 ? 4 : 1); v++)
+            for (int64_t m = p; m <= 48; m += p) {
+                s = pipeline(p, v);
+                const sched_kind *k = sched_of(&s);
+                for (int64_t stage = 0; stage < p; stage++) {
+                    l.n = 0;
+                    k->program(&s, m, stage, keep_pass, &l);
+                    assert_int_equal(l.n, 2 * m * v);
+                    int64_t warmup, cooldown;
+                    ramp_spans(&l, m, &warmup, &cooldown);
+                    assert_true(warmup <= k->ramp(&s));
+                    assert_true(cooldown <= k->ramp(&s));
+                    if (stage == 0 && m >= 4 * p && p > 1) {
+                        assert_int_equal(warmup, v > 1 ? 2 * p - 1 : p);
+                        assert_int_equal(cooldown, v > 1 ? 2 * p - 1 : p);
+                    }
+                }
+            }
+}
+
 void suite_simulate(test_tally *t)
 {
     const struct CMUnitTest simulate[] = {
@@ -1041,6 +1095,7 @@ void suite_simulate(test_tally *t)
         cmocka_unit_test(test_schedule_every_pass_once),
         cmocka_unit_test(test_schedule_bubble_and_in_flight),
         cmocka_unit_test(test_schedule_round_repeats),
+        cmocka_unit_test(test_schedule_ramp_bounds),
     };
     RUN_GROUP(t, simulate);
 }

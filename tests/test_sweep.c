@@ -19,6 +19,7 @@
 #include "comet/files.h"
 #include "comet/study.h"
 #include "comet/report.h"
+#include "comet/results.h"
 #include "comet/sweep.h"
 #include "tests.h"
 
@@ -198,6 +199,110 @@ static void test_summary(void **state)
                                    "80 GiB (1.000 s), slowest at 40 GiB (2.000 s)"));
     comet_buf_free(&b);
     free(sum);
+    free(st);
+}
+
+/* What render writes of summaries a and b is the same text. */
+static void expect_same_text(void (*render)(comet_buf *, const comet_summary *),
+                             const comet_summary *a, const comet_summary *b)
+{
+    comet_buf x, y;
+    comet_buf_init(&x);
+    comet_buf_init(&y);
+    render(&x, a);
+    render(&y, b);
+    assert_string_equal(x.data, y.data);
+    comet_buf_free(&x);
+    comet_buf_free(&y);
+}
+
+/* Two summaries of one study agree: the same counts, the same front
+ * (indices exact; times and costs to the ten digits a results file
+ * keeps), the same sums per axis value, and the same pareto.csv and
+ * summary text. */
+static void expect_same_summary(const comet_summary *a, const comet_summary *b)
+{
+    const comet_study *st = a->study;
+    for (int m = 0; m < st->n_models; m++) {
+        assert_int_equal(a->points[m], b->points[m]);
+        assert_int_equal(a->feasible[m], b->feasible[m]);
+        assert_int_equal(a->n_front[m], b->n_front[m]);
+        for (int i = 0; i < a->n_front[m]; i++) {
+            assert_int_equal(a->front[m][i].index, b->front[m][i].index);
+            assert_close(b->front[m][i].step_time, a->front[m][i].step_time, 1e-9);
+            assert_close(b->front[m][i].cost, a->front[m][i].cost, 1e-9);
+        }
+        for (int x = 0; x < st->n_axes; x++)
+            for (int v = 0; v < st->axes[x].n; v++) {
+                assert_int_equal(a->count[m][x][v], b->count[m][x][v]);
+                assert_close(b->log_sum[m][x][v], a->log_sum[m][x][v], 1e-8);
+            }
+    }
+    expect_same_text(comet_summary_pareto_csv, a, b);
+    expect_same_text(comet_summary_text, a, b);
+}
+
+/* The summary of saved results is the one the runner's rows give: the
+ * small study's six points, each searched, added to a summary as they
+ * come and written as results.csv; that text read back and summarized
+ * with the study gives the same summary (design values by index), and on
+ * the reader's study shell (no study) the same counts, front and axis
+ * effects. */
+static void test_summary_from_results(void **state)
+{
+    (void)state;
+    comet_study *st = calloc(1, sizeof *st);
+    comet_summary *rows = malloc(sizeof *rows), *exact = malloc(sizeof *exact),
+                  *shell = malloc(sizeof *shell);
+    comet_results *res = calloc(1, sizeof *res);
+    assert_true(st && rows && exact && shell && res);
+    comet_error err;
+    assert_int_equal(comet_study_read_text(test_small_study, strlen(test_small_study), "s.yaml",
+                                           st, &err),
+                     COMET_OK);
+    comet_summary_init(rows, st);
+    comet_buf csv;
+    comet_buf_init(&csv);
+    comet_sweep_csv_header(&csv, st);
+    for (uint64_t i = 0; i < comet_study_points(st); i++) {
+        comet_sweep_row row;
+        assert_int_equal(comet_sweep_point(st, i, &row, &err), COMET_OK);
+        comet_summary_add(rows, row.model, row.index, row.values, row.status,
+                          row.best.result.step_time, row.cost);
+        comet_sweep_csv_row(&csv, st, &row);
+    }
+    assert_int_equal(comet_results_parse(csv.data, csv.len, "results.csv", res, &err), COMET_OK);
+    assert_int_equal(res->n_rows, 6);
+    assert_int_equal(rows->points[0], 6);
+    assert_int_equal(rows->feasible[0], 6);
+    assert_int_equal(rows->n_front[0], 1); /* 80 GiB at 12.5 GB/s: fastest, and cheapest */
+    assert_int_equal(rows->front[0][0].index, 3);
+
+    comet_summary_from_results(exact, res, st);
+    assert_ptr_equal(exact->study, st);
+    expect_same_summary(rows, exact);
+
+    comet_summary_from_results(shell, res, NULL);
+    assert_ptr_equal(shell->study, &res->study);
+    assert_int_equal(shell->points[0], rows->points[0]);
+    assert_int_equal(shell->feasible[0], rows->feasible[0]);
+    assert_int_equal(shell->n_front[0], rows->n_front[0]);
+    expect_same_text(comet_summary_pareto_csv, rows, shell);
+    for (int x = 0; x < st->n_axes; x++) {
+        int slow, fast, slow2, fast2;
+        double e = comet_summary_axis_effect(rows, 0, x, &slow, &fast);
+        assert_close(comet_summary_axis_effect(shell, 0, x, &slow2, &fast2), e, 1e-8);
+        if (slow >= 0 && slow != fast) {
+            assert_close(res->study.axes[x].values[slow2], st->axes[x].values[slow], 1e-9);
+            assert_close(res->study.axes[x].values[fast2], st->axes[x].values[fast], 1e-9);
+        }
+    }
+    comet_buf_free(&csv);
+    comet_results_free(res);
+    free(res);
+    free(shell);
+    free(exact);
+    free(rows);
     free(st);
 }
 
@@ -572,6 +677,7 @@ void suite_sweep(test_tally *t)
         cmocka_unit_test(test_points_count_saturates),
         cmocka_unit_test(test_bad_studies),
         cmocka_unit_test(test_summary),
+        cmocka_unit_test(test_summary_from_results),
         cmocka_unit_test_setup_teardown(test_sweep_threads_and_resume, sweep_setup,
                                         sweep_teardown),
         cmocka_unit_test_setup_teardown(test_sweep_run_library, sweep_setup, sweep_teardown),

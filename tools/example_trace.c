@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "comet/chakra.h"
+#include "comet/units.h"
 
 int main(int argc, char **argv)
 {
@@ -14,7 +15,7 @@ int main(int argc, char **argv)
     comet_et_node n[3] = {
         {.id = 1, .type = COMET_ET_COMPUTE, .name = "backward_layer2", .duration_micros = 20000},
         {.id = 2, .type = COMET_ET_COLLECTIVE, .name = "allreduce_grad_layer2",
-         .comm_type = COMET_ET_ALL_REDUCE, .comm_size = 1073741824.0, .n_deps = 1, .deps = &first},
+         .comm_type = COMET_ET_ALL_REDUCE, .comm_size = COMET_GIB, .n_deps = 1, .deps = &first},
         {.id = 3, .type = COMET_ET_COMPUTE, .name = "backward_layer1", .duration_micros = 12000,
          .n_deps = 1, .deps = &first},
     };

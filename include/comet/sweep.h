@@ -137,6 +137,14 @@ typedef struct comet_summary {
 void comet_summary_init(comet_summary *s, const comet_study *study);
 void comet_summary_add(comet_summary *s, int model, uint64_t index, const double *values,
                        comet_point_status status, double step_time, double cost);
+/* The summary of saved results (comet/results.h), every row added in file
+ * order. With the study the sweep ran, each row's model and axis values
+ * come from that study by the row's index (exact, not re-read from text)
+ * and the summary names the study; with NULL they are the row's own, on
+ * the study shell res->study the reader built. */
+struct comet_results;
+void comet_summary_from_results(comet_summary *s, const struct comet_results *res,
+                                const comet_study *study);
 /* How much axis a moves model m's best step time: the ratio of the
  * geometric means at its slowest and fastest value (1 when fewer than two
  * values have feasible points), and which values those are (-1: none). */

@@ -163,14 +163,3 @@ const char *comet_result_reason(const comet_result *r, char *out, size_t cap)
     }
     return out;
 }
-
-const char *comet_mem_kind_name(comet_mem_kind k)
-{
-    static const char *const names[] = {"weights", "gradients", "optimizer", "activations"};
-    return (unsigned)k < COMET_MEM_KIND_COUNT ? names[k] : "?";
-}
-
-const char *comet_tier_name(comet_tier t)
-{
-    return t == COMET_TIER_HBM ? "hbm" : t == COMET_TIER_EXPANSION ? "expansion" : "?";
-}

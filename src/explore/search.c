@@ -26,22 +26,6 @@
 
 #define MAX_DIVISORS 512
 
-const char *comet_objective_name(comet_objective o)
-{
-    static const char *const names[] = {"time", "throughput", "cost"};
-    return (unsigned)o <= COMET_OBJECTIVE_COST ? names[o] : "?";
-}
-
-int comet_objective_parse(const char *name, comet_objective *out)
-{
-    for (int i = 0; i <= COMET_OBJECTIVE_COST; i++)
-        if (strcmp(name, comet_objective_name((comet_objective)i)) == 0) {
-            *out = (comet_objective)i;
-            return 0;
-        }
-    return -1;
-}
-
 void comet_search_space_defaults(comet_search_space *sp)
 {
     memset(sp, 0, sizeof *sp);

@@ -3,12 +3,16 @@
  * or cheaper than every other), and a sensitivity table: for every axis,
  * the geometric mean of the best step time at each of its values, averaged
  * over all other axes, and the ratio between its slowest and fastest
- * value. Memory is fixed (a bounded front, sums per axis value). */
+ * value. Memory is fixed (a bounded front, sums per axis value). The
+ * summary of saved results is built here too, once, for the sweep command
+ * (its pareto.csv and summary.txt) and for the sweep page alike. */
 #include "comet/sweep.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "comet/results.h"
 
 void comet_summary_init(comet_summary *s, const comet_study *study)
 {
@@ -57,6 +61,26 @@ void comet_summary_add(comet_summary *s, int model, uint64_t index, const double
                 s->log_sum[model][a][v] += log(step_time);
                 s->count[model][a][v]++;
             }
+}
+
+void comet_summary_from_results(comet_summary *s, const comet_results *res,
+                                const comet_study *study)
+{
+    comet_summary_init(s, study ? study : &res->study);
+    for (size_t i = 0; i < res->n_rows; i++) {
+        const comet_results_row *row = &res->rows[i];
+        int model = row->model;
+        const double *values = row->values;
+        double exact[COMET_STUDY_MAX_AXES];
+        if (study) { /* the design by index: exact, not re-read from text */
+            comet_system sys;
+            int64_t npus;
+            comet_study_point(study, row->index, &model, &sys, &npus, exact);
+            values = exact;
+        }
+        comet_summary_add(s, model, row->index, values, row->status, row->result.step_time,
+                          row->cost);
+    }
 }
 
 static int by_cost(const void *x, const void *y)

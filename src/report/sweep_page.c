@@ -4,7 +4,8 @@
  * Pareto front of step time against design cost, the sensitivity of step
  * time to each axis, the top designs as a sortable table and side by side,
  * and the best design's memory. The front and the sensitivities come from
- * comet_summary, the same code `comet sweep` prints its summary with. */
+ * comet_summary_from_results, the call `comet sweep` builds its summary
+ * with. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -368,12 +369,7 @@ void comet_report_page_sweep(comet_page *p, const comet_results *r, const int *c
         free(rows);
         return;
     }
-    comet_summary_init(sum, &r->study);
-    for (size_t i = 0; i < r->n_rows; i++) {
-        const comet_results_row *row = &r->rows[i];
-        comet_summary_add(sum, row->model, row->index, row->values, row->status,
-                          row->result.step_time, row->cost);
-    }
+    comet_summary_from_results(sum, r, NULL); /* on the rows' own study shell */
     if (r->n_rows == 1)
         comet_page_notice(p, "This sweep has a single design point: there is no heatmap, "
                              "front or sensitivity to draw, only the design itself.");

@@ -5,7 +5,9 @@
  * stage: the order in which one stage runs its passes (the simulator's
  * program), the bubble the closed-form estimate charges, and how many
  * microbatches' activations the busiest stage holds at once (the memory
- * footprint). A new schedule is one new file and its line in sched_of. */
+ * footprint); for the simulator's extrapolation of a long step, also the
+ * round its steady state repeats in and how far its warm-up and cool-down
+ * reach. A new schedule is one new file and its line in sched_of. */
 #ifndef COMET_SCHEDULE_H
 #define COMET_SCHEDULE_H
 
@@ -42,6 +44,11 @@ typedef struct sched_kind {
      * round of this many microbatches runs the same passes, one round
      * later (the simulator extrapolates a long step by rounds). */
     int64_t (*round)(const comet_strategy *s);
+    /* Microbatches a stage's warm-up may span, and likewise its cool-down,
+     * on any stage and for any microbatch count: the warm-up's passes are
+     * of microbatches below it, the cool-down's of the last this many (the
+     * simulator keeps its extrapolation's runs and cut clear of both). */
+    int64_t (*ramp)(const comet_strategy *s);
 } sched_kind;
 
 extern const sched_kind sched_1f1b;        /* schedule_1f1b.c */

@@ -38,10 +38,21 @@ static int64_t one_f_one_b_round(const comet_strategy *s)
     return 1;
 }
 
+/* Stage i's forwards before its first backward are of microbatches
+ * 0..p-i-1 and its backwards after its last forward of the last p-i, so p
+ * would do; the bound given is the family's 2p (interleaved 1F1B's), the
+ * margin the simulator's extrapolation has always kept for both, so its
+ * runs and figures stay as they were. */
+static int64_t one_f_one_b_ramp(const comet_strategy *s)
+{
+    return 2 * s->pp;
+}
+
 const sched_kind sched_1f1b = {
     .name = "1f1b",
     .program = one_f_one_b_program,
     .bubble = one_f_one_b_bubble,
     .in_flight = one_f_one_b_in_flight,
     .round = one_f_one_b_round,
+    .ramp = one_f_one_b_ramp,
 };

@@ -47,10 +47,20 @@ static int64_t interleaved_round(const comet_strategy *s)
     return s->pp;
 }
 
+/* Stage 0's forwards before its first backward ((p-1)*2 + (v-1)*p warm-up
+ * steps and the first steady one) take microbatches 0..p-1 through chunks
+ * 0..v-1 and then reach microbatch 2p-2 in chunk 0; the backwards after
+ * its last forward mirror them over the last microbatches: within 2p. */
+static int64_t interleaved_ramp(const comet_strategy *s)
+{
+    return 2 * s->pp;
+}
+
 const sched_kind sched_interleaved = {
     .name = "interleaved",
     .program = interleaved_program,
     .bubble = interleaved_bubble,
     .in_flight = interleaved_in_flight,
     .round = interleaved_round,
+    .ramp = interleaved_ramp,
 };

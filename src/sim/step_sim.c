@@ -823,14 +823,18 @@ static comet_status extrapolate(const comet_model *m, const comet_system *sys,
                                 double full_tasks, int64_t one, int64_t per_round, int64_t limit,
                                 builder **out, comet_sim_step_result *res, comet_error *err)
 {
-    int64_t p = s->pp, round = sched_of(s)->round(s);
+    const sched_kind *sched = sched_of(s);
+    int64_t round = sched->round(s), ramp = sched->ramp(s);
     comet_sim_step_result *r = malloc(sizeof *r * 4);
     if (!r)
         return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
-    /* warm-up and cool-down each span at most 2p microbatches (3p kept
-     * clear of the cut); the first run starts well past them */
+    /* warm-up and cool-down each span at most `ramp` microbatches (the
+     * schedule says): the first run starts three ramps in, and the two
+     * rounds compared around the cut end a ramp and a half before a run's
+     * last microbatch (clear of its cool-down, half a ramp to spare) */
+    int64_t clear = ramp + ramp / 2;
     comet_status st = COMET_OK;
-    for (int64_t first = 6 * p;; first *= 2) {
+    for (int64_t first = 3 * ramp;; first *= 2) {
         int64_t last = first + 3 * round;
         double need = (double)one + (double)(last / round - 1) * (double)per_round;
         if (last >= micro || need > (double)limit) {
@@ -853,7 +857,7 @@ static comet_status extrapolate(const comet_model *m, const comet_system *sys,
         if (st)
             break;
         double tol = 1e-9 * r[3].step_time, shift = r[3].step_time - r[2].step_time;
-        int64_t cut = last - 3 * p - round;
+        int64_t cut = last - clear - round;
         bool repeats = false;
         if (increments_equal(r, tol) &&
             (st = timeline_repeats(&(*out)->g, cut, round, shift, tol, &repeats, err)) == COMET_OK &&

@@ -1,14 +1,18 @@
 /* The domain's vocabulary: names of the enumerations users write in config
  * files and on the command line (datatypes, model kinds, collectives,
  * groups, topologies, algorithms, attach kinds, recompute modes,
- * objectives) and the size of each datatype. One table per enum, indexed
- * by value, so that name and parse can never disagree and error messages
- * can list what is accepted. It lives below every layer that speaks these
- * words (workload, parallel, estimate, sim, the readers and the reports),
- * so none of them depends on the config reader for a name. */
+ * objectives), the names reports give memory kinds and tiers, and the size
+ * of each datatype. One table per enum, indexed by value, so that name and
+ * parse can never disagree and error messages can list what is accepted.
+ * It lives below every layer that speaks these words (workload, parallel,
+ * estimate, sim, the readers and the reports), so none of them depends on
+ * the config reader for a name. */
 #include "vocab.h"
 
 #include <string.h>
+
+#include "comet/estimate.h"
+#include "comet/search.h"
 
 const char *const vocab_dtype_names[] = {"fp32", "tf32", "fp16", "bf16", "fp8", NULL};
 const char *const vocab_model_kind_names[] = {"transformer", "layers", NULL};
@@ -21,6 +25,10 @@ const char *const vocab_algorithm_names[] = {"ring", "direct", "halving_doubling
 const char *const vocab_attach_names[] = {"per_npu", "per_node", "pool", NULL};
 const char *const vocab_objective_names[] = {"time", "throughput", "cost", NULL};
 const char *const vocab_recompute_names[] = {"none", "selective", "full", NULL};
+/* only named, never read: private to this file */
+static const char *const mem_kind_names[] = {"weights", "gradients", "optimizer", "activations",
+                                             NULL};
+static const char *const tier_names[] = {"hbm", "expansion", NULL};
 
 int vocab_name_index(const char *const *names, const char *name)
 {
@@ -37,6 +45,10 @@ static const char *name_of(const char *const *names, int n, int v)
 }
 
 #define COUNT(table) ((int)(sizeof(table) / sizeof((table)[0])) - 1)
+
+_Static_assert(COUNT(mem_kind_names) == COMET_MEM_KIND_COUNT, "a name per memory kind");
+_Static_assert(COUNT(tier_names) == COMET_TIER_COUNT, "a name per memory tier");
+_Static_assert(COUNT(vocab_objective_names) == COMET_OBJECTIVE_COST + 1, "a name per objective");
 
 /* Parse into an enum through an int; -1 leaves *out untouched. */
 #define PARSE_INTO(table, name, out, type)                                    \
@@ -113,4 +125,24 @@ const char *comet_recompute_name(comet_recompute r)
 int comet_recompute_parse(const char *name, comet_recompute *out)
 {
     PARSE_INTO(vocab_recompute_names, name, out, comet_recompute);
+}
+
+const char *comet_objective_name(comet_objective o)
+{
+    return name_of(vocab_objective_names, COUNT(vocab_objective_names), (int)o);
+}
+
+int comet_objective_parse(const char *name, comet_objective *out)
+{
+    PARSE_INTO(vocab_objective_names, name, out, comet_objective);
+}
+
+const char *comet_mem_kind_name(comet_mem_kind k)
+{
+    return name_of(mem_kind_names, COUNT(mem_kind_names), (int)k);
+}
+
+const char *comet_tier_name(comet_tier t)
+{
+    return name_of(tier_names, COUNT(tier_names), (int)t);
 }
