@@ -270,6 +270,19 @@ static void test_zero3_offload_agrees(void **state)
     }
 }
 
+/* megatron-22b's strategy in the step-plan tests: 32 NPUs, 8 microbatches. */
+static comet_strategy tp8_pp2_dp4(int zero)
+{
+    comet_strategy s;
+    comet_strategy_defaults(&s);
+    s.tp = 8;
+    s.pp = 2;
+    s.dp = 4;
+    s.global_batch = 32;
+    s.zero_stage = zero;
+    return s;
+}
+
 /* Every ZeRO stage, with and without overlap of the data-parallel
  * traffic, with and without offloading everything to an expansion tier:
  * both engines read one step plan (src/cost/step_plan.c), so they agree
@@ -301,19 +314,12 @@ static void test_plan_agrees_for_every_zero_stage(void **state)
     comet_model m;
     comet_system sys;
     comet_error err;
-    assert_int_equal(comet_preset_model("megatron-22b", &m, &err), COMET_OK);
-    assert_int_equal(comet_preset_system("a100-80g-selene", &sys, &err), COMET_OK);
+    presets("megatron-22b", "a100-80g-selene", &m, &sys);
     sys.expansion = (comet_mem_tier){.present = true, .capacity = 512.0 * 1073741824.0,
                                      .bandwidth = 64e9, .latency = 300e-9, .efficiency = 0.9};
     static comet_sim_step_result sim;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        comet_strategy s;
-        comet_strategy_defaults(&s);
-        s.tp = 8;
-        s.pp = 2;
-        s.dp = 4;
-        s.global_batch = 32;
-        s.zero_stage = cases[i].zero;
+        comet_strategy s = tp8_pp2_dp4(cases[i].zero);
         s.overlap_dp = cases[i].overlap;
         s.offload_optimizer = s.offload_weights = s.offload_activations = cases[i].offload;
         comet_result est;
@@ -351,17 +357,10 @@ static void test_sim_moves_the_plans_dp_bytes(void **state)
     comet_model m;
     comet_system sys;
     comet_error err;
-    assert_int_equal(comet_preset_model("megatron-22b", &m, &err), COMET_OK);
-    assert_int_equal(comet_preset_system("a100-80g-selene", &sys, &err), COMET_OK);
+    presets("megatron-22b", "a100-80g-selene", &m, &sys);
     double bytes[4][2] = {{0}}; /* per ZeRO stage, per pipeline stage */
     for (int zero = 0; zero <= 3; zero++) {
-        comet_strategy s;
-        comet_strategy_defaults(&s);
-        s.tp = 8;
-        s.pp = 2;
-        s.dp = 4;
-        s.global_batch = 32;
-        s.zero_stage = zero;
+        comet_strategy s = tp8_pp2_dp4(zero);
         step_graph g;
         assert_int_equal(sim_step_graph_build(&m, &sys, &s, &g, &err), COMET_OK);
         for (int t = 0; t < g.g.n; t++)
