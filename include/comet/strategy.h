@@ -44,6 +44,7 @@ typedef enum comet_knob_id {
     COMET_KNOB_OVERLAP_TP,
     COMET_KNOB_GRAD_FP32,
     COMET_KNOB_FLASH_ATTENTION,
+    COMET_KNOB_FP8,
     COMET_KNOB_ORDER,
     COMET_KNOB_PLACEMENT,
     COMET_KNOB_COUNT             /* also: no knob in particular */
@@ -65,6 +66,9 @@ typedef struct comet_strategy {
     bool grad_fp32;                /* 4-byte gradient accumulation buffers */
     bool flash_attention;          /* fused attention: no score matrix in HBM,
                                       the core is recomputed in backward (Dao 2022) */
+    bool fp8;                      /* the blocks' linear GEMMs in FP8 with per-tensor
+                                      scaling, bf16 (the model's dtype) elsewhere
+                                      (Transformer Engine style; docs/model.md 6.1) */
 
     /* Placement: which network dimensions each group occupies, innermost
      * first. If placement_given is false, comet_strategy_resolve fills
@@ -114,8 +118,9 @@ typedef enum comet_strategy_fault {
     COMET_FAULT_DTYPE,          /* the system has no matrix peak for the model's dtype */
     COMET_FAULT_NO_EXPANSION,   /* offload without an expansion memory tier */
     COMET_FAULT_NETWORK,        /* the NPUs do not fill the system's network dimensions */
-    COMET_FAULT_PLACEMENT       /* the groups cannot be laid out on the dimensions, or the
+    COMET_FAULT_PLACEMENT,      /* the groups cannot be laid out on the dimensions, or the
                                    given placement is not possible */
+    COMET_FAULT_NO_FP8          /* fp8 on a system with no fp8 matrix peak */
 } comet_strategy_fault;
 
 typedef struct comet_strategy_refusal {

@@ -63,7 +63,10 @@ void footprint_compute(const comet_system *sys, const comet_strategy *s, const w
     /* replicated parameters shard under ZeRO; model-parallel ones are
      * already split over the stage's NPUs */
     double mp = w->params_mp_npu;
-    bytes[COMET_MEM_WEIGHTS] = (w->params_npu / dp->weight_shards + mp) * dp->weight_bytes;
+    /* fp8: the FP8 weight copies and scaling state, beside the weights;
+     * ZeRO does not shard them (docs/model.md, Section 6.1) */
+    bytes[COMET_MEM_WEIGHTS] = (w->params_npu / dp->weight_shards + mp) * dp->weight_bytes +
+                               w->fp8_bytes;
     bytes[COMET_MEM_GRADIENTS] = (w->params_npu / dp->grad_shards + mp) * dp->grad_bytes;
     bytes[COMET_MEM_OPTIMIZER] = (w->params_npu / dp->optimizer_shards + mp) * 12.0;
     double act_per_micro = 0.0;

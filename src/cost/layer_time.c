@@ -20,7 +20,7 @@ void layer_times(const work_layer *l, const hw_rates *r, const comet_system *sys
     double core = 0.0, core_flops = 0.0;
     for (int i = 0; i < l->n_ops; i++) {
         const work_op *op = &l->ops[i];
-        double t = op->kind == WORK_GEMM ? hw_gemm_time(r, op->flops, op->bytes)
+        double t = op->kind == WORK_GEMM ? hw_gemm_time(r, op->flops, op->bytes, op->fp8)
                                          : hw_vector_time(r, op->flops, op->bytes);
         out->fwd += t;
         out->flops += op->flops;

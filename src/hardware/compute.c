@@ -42,6 +42,7 @@ void hw_rates_init(hw_rates *r, const comet_system *sys, comet_dtype dt)
     r->compute = &sys->compute;
     log_points(&sys->compute, r->log_flops);
     r->matrix = sys->compute.matrix_flops[dt]; /* > 0: comet_strategy_resolve checks */
+    r->matrix_fp8 = sys->compute.matrix_flops[COMET_DTYPE_FP8]; /* > 0 when fp8 is asked for */
     /* Element-wise work on narrow types (fp8) runs on 16-bit vector units. */
     r->vector = sys->compute.vector_flops[dt];
     if (r->vector <= 0.0)
@@ -56,10 +57,10 @@ void hw_rates_init(hw_rates *r, const comet_system *sys, comet_dtype dt)
     r->hbm = sys->hbm.bandwidth * heff;
 }
 
-double hw_gemm_time(const hw_rates *r, double flops, double bytes)
+double hw_gemm_time(const hw_rates *r, double flops, double bytes, bool fp8)
 {
     double eff = interpolate(r->compute->gemm_eff, r->log_flops, r->compute->n_gemm_eff, flops);
-    double t_math = flops / (r->matrix * eff);
+    double t_math = flops / ((fp8 ? r->matrix_fp8 : r->matrix) * eff);
     double t_mem = bytes / r->hbm;
     return t_math > t_mem ? t_math : t_mem;
 }

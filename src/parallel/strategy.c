@@ -271,6 +271,14 @@ comet_status comet_strategy_resolve_why(const comet_model *m, const comet_system
         return note(why, COMET_FAULT_DTYPE, COMET_KNOB_COUNT),
                BAD(err, "model.dtype", "system %s gives no matrix peak for %s", sys->name,
                    comet_dtype_name(m->dtype));
+    if (s->fp8 && !(sys->compute.matrix_flops[COMET_DTYPE_FP8] > 0.0))
+        return note(why, COMET_FAULT_NO_FP8, COMET_KNOB_FP8),
+               BAD(err, "strategy.fp8", "system %s gives no fp8 matrix peak (compute.matrix.fp8)",
+                   sys->name);
+    if (s->fp8 && m->kind != COMET_MODEL_TRANSFORMER)
+        return note(why, COMET_FAULT_NO_FP8, COMET_KNOB_FP8),
+               BAD(err, "strategy.fp8", "fp8 applies to Transformer models only, not to the "
+                                        "layer list %s", m->name);
     if ((s->offload_optimizer || s->offload_weights || s->offload_activations) &&
         !sys->expansion.present)
         return note(why, COMET_FAULT_NO_EXPANSION, COMET_KNOB_COUNT),

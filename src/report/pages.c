@@ -29,6 +29,8 @@ const char *report_strategy_label(const comet_strategy *s, char *out, size_t cap
         MORE(" · %s recompute", comet_recompute_name(s->recompute));
     if (s->flash_attention)
         MORE(" · flash");
+    if (s->fp8)
+        MORE(" · fp8");
     if (s->offload_optimizer || s->offload_weights || s->offload_activations)
         MORE(" · offload%s%s%s", s->offload_optimizer ? " opt" : "",
              s->offload_weights ? " w" : "", s->offload_activations ? " act" : "");

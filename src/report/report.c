@@ -59,6 +59,8 @@ static void strategy_line(comet_buf *b, const comet_strategy *s)
         comet_buf_printf(b, "  grad fp32");
     if (s->flash_attention)
         comet_buf_printf(b, "  flash attention");
+    if (s->fp8)
+        comet_buf_printf(b, "  fp8");
     if (s->offload_optimizer || s->offload_weights || s->offload_activations)
         comet_buf_printf(b, "  offload%s%s%s", s->offload_optimizer ? " optimizer" : "",
                          s->offload_weights ? " weights" : "",

@@ -16,6 +16,7 @@ static void build_one(const comet_layer *src, const comet_strategy *s, double pe
     l->ops[0].flops = b * src->fwd_flops / shard;
     l->ops[0].bytes = b * src->fwd_bytes / shard;
     l->ops[0].attention_core = false;
+    l->ops[0].fp8 = false;
     l->n_comms = 0;
     if (src->tp_sharded && s->tp > 1) {
         work_comm *c = &l->comms[l->n_comms++];
@@ -69,4 +70,5 @@ void work_build_layers(const comet_model *m, const comet_strategy *s, work_stage
     out->busiest_is_first = false;
     out->fwd_flops_model = b * flops;
     out->act_extra = 0.0;
+    out->fp8_bytes = 0.0; /* fp8 is refused for layer lists (comet_strategy_resolve) */
 }

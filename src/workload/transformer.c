@@ -48,6 +48,7 @@ static void add_op(work_layer *l, work_op_kind kind, double flops, double bytes,
     op->flops = flops;
     op->bytes = bytes;
     op->attention_core = core;
+    op->fp8 = false;
 }
 
 /* A GEMM of (M x K) by (K x N): 2MNK FLOPs, reads both inputs, writes the output. */
@@ -55,6 +56,27 @@ static void add_gemm(work_layer *l, double mdim, double ndim, double kdim, doubl
 {
     add_op(l, WORK_GEMM, 2.0 * mdim * ndim * kdim, elem * (mdim * kdim + kdim * ndim + mdim * ndim),
            core);
+}
+
+/* A linear layer's GEMM of a block. Without fp8 the GEMM above. With fp8
+ * (Transformer Engine style) first a cast kernel: the activation input
+ * (M x K) read in the model's dtype, scaled, its amax taken and written as
+ * 1-byte FP8 (2 FLOPs and e + 1 bytes per element, a vector op); then the
+ * GEMM at the fp8 peak, reading both inputs in FP8 (the weight's FP8 copy)
+ * and writing its output in the model's dtype. Backward charges the cast
+ * twice, like every vector op: the output gradient's cast (and its
+ * transposed copy for the weight gradient). Returns the weight's elements. */
+static double add_linear(work_layer *l, double mdim, double ndim, double kdim, double elem, bool fp8)
+{
+    if (!fp8) {
+        add_gemm(l, mdim, ndim, kdim, elem, false);
+        return kdim * ndim;
+    }
+    add_op(l, WORK_VECTOR, 2.0 * mdim * kdim, (elem + 1.0) * mdim * kdim, false);
+    add_op(l, WORK_GEMM, 2.0 * mdim * ndim * kdim, mdim * kdim + kdim * ndim + elem * mdim * ndim,
+           false);
+    l->ops[l->n_ops - 1].fp8 = true;
+    return kdim * ndim;
 }
 
 static work_comm *add_comm(work_layer *l, comet_collective c, comet_group g, double bytes)
@@ -113,18 +135,19 @@ double work_transformer_embedding_params(const comet_model *m)
 }
 
 static void build_block(const comet_model *m, const comet_strategy *s, const block_shape *x,
-                        work_layer *l)
+                        work_layer *l, double *fp8_bytes)
 {
     double e = x->elem, h = x->h, T = x->tokens, Tr = x->tokens_rep;
     double scores = x->b * x->heads_local * x->s * x->s; /* attention matrix elements */
     double qkv_width = x->q_width_local + 2.0 * x->kv_width_local;
     double mask = m->dropout ? 1.0 : 0.0;                /* 1-byte dropout masks */
     double ffn_local = x->f / x->t;
+    bool fp8 = s->fp8;
 
     l->n_ops = 0;
     l->n_comms = 0;
     add_op(l, WORK_VECTOR, 5.0 * Tr * h, 2.0 * e * Tr * h, false);            /* norm 1 */
-    add_gemm(l, T, qkv_width, h, e, false);                                   /* QKV */
+    double fp8_weights = add_linear(l, T, qkv_width, h, e, fp8);             /* QKV */
     /* The attention core. Fused (flash) attention keeps the score matrix
      * on chip: the same FLOPs, no HBM traffic for it, no dropout mask. */
     bool flash = s->flash_attention;
@@ -136,28 +159,39 @@ static void build_block(const comet_model *m, const comet_strategy *s, const blo
         add_op(l, WORK_VECTOR, scores, (2.0 * e + 1.0) * score_bytes, true);  /* attention dropout */
     add_op(l, WORK_GEMM, 2.0 * scores * (h / (double)m->heads),               /* scores x V */
            e * (score_bytes + T * x->kv_width_local + T * x->q_width_local), true);
-    add_gemm(l, T, h, x->q_width_local, e, false);                            /* projection */
+    fp8_weights += add_linear(l, T, h, x->q_width_local, e, fp8);            /* projection */
     add_op(l, WORK_VECTOR, 2.0 * Tr * h, (3.0 * e + mask) * Tr * h, false);   /* dropout+residual */
     add_op(l, WORK_VECTOR, 5.0 * Tr * h, 2.0 * e * Tr * h, false);            /* norm 2 */
-    add_gemm(l, T, (x->mlp_mats - 1.0) * ffn_local, h, e, false);             /* MLP in (and gate) */
+    fp8_weights += add_linear(l, T, (x->mlp_mats - 1.0) * ffn_local, h, e,   /* MLP in (and gate) */
+                              fp8);
     add_op(l, WORK_VECTOR, 8.0 * T * ffn_local,                               /* GeLU or SwiGLU */
            (m->gated_mlp ? 3.0 : 2.0) * e * T * ffn_local, false);
-    add_gemm(l, T, h, ffn_local, e, false);                                   /* MLP out */
+    fp8_weights += add_linear(l, T, h, ffn_local, e, fp8);                   /* MLP out */
     add_op(l, WORK_VECTOR, 2.0 * Tr * h, (3.0 * e + mask) * Tr * h, false);   /* dropout+residual */
     add_tp_sync(l, x, s->sp);
     add_tp_sync(l, x, s->sp);
 
     l->params = work_transformer_block_params(m) / x->t;
+    /* fp8: each linear layer's FP8 weight copy (1 byte per weight) and the
+     * scaling state of its FP8 tensors (amax history, scale, inverse) */
+    double fp8_gemms = 4.0; /* QKV, projection, MLP in, MLP out */
+    *fp8_bytes = fp8 ? fp8_weights + fp8_gemms * WORK_FP8_TENSORS_PER_GEMM *
+                                         (WORK_FP8_AMAX_HISTORY + 2.0) * 4.0
+                     : 0.0;
 
     /* Stashed activations (Korthikanti 2022 Sec. 4.1, bytes per microbatch):
      * replicated ops keep 2 norm inputs, the QKV and MLP inputs and two
      * dropout masks; TP-sharded ops keep Q, K, V, the projection input and
      * the MLP intermediates; the attention core keeps softmax output,
      * its dropout mask and dropout output. */
-    double replicated = Tr * h * (4.0 * e + 2.0 * mask);
+    /* With fp8 the linear layers keep their inputs as the FP8 copies the
+     * cast made (1 byte): the QKV and MLP inputs, the projection input and
+     * the MLP-out input (Transformer Engine saves the FP8 input). */
+    double in = fp8 ? 1.0 : e;
+    double replicated = Tr * h * (2.0 * e + 2.0 * in + 2.0 * mask);
     double sharded = T * (e * x->q_width_local + 2.0 * e * x->kv_width_local) /* Q, K, V */
-                   + T * e * x->q_width_local                                 /* projection in */
-                   + T * ffn_local * e * (m->gated_mlp ? 3.0 : 2.0);          /* MLP intermediates */
+                   + T * in * x->q_width_local                                /* projection in */
+                   + T * ffn_local * (e * (x->mlp_mats - 1.0) + in);          /* MLP intermediates */
     /* softmax out, mask, dropout out; fused attention keeps only the fp32
      * row maximum and sum of the softmax (Dao et al. 2022). */
     double rows = x->b * x->heads_local * x->s;
@@ -240,7 +274,8 @@ void work_build_transformer(const comet_model *m, const comet_strategy *s, work_
     block_shape x = shape_of(m, s);
     out->n_layers = 0;
     work_layer *block = &out->layers[out->n_layers++];
-    build_block(m, s, &x, block);
+    double fp8_block = 0.0;
+    build_block(m, s, &x, block, &fp8_block);
     block->where = WORK_EVERY_STAGE;
     work_layer *head = &out->layers[out->n_layers++];
     build_head(m, s, &x, head);
@@ -275,4 +310,5 @@ void work_build_transformer(const comet_model *m, const comet_strategy *s, work_
                       (s->pp == 1 || !out->busiest_is_first ? head->params : 0.0) +
                       (s->pp == 1 || out->busiest_is_first ? embedding->params : 0.0);
     out->act_extra = 0.0;
+    out->fp8_bytes = fp8_block * block->count;
 }

@@ -15,6 +15,13 @@
 #include "comet/strategy.h"
 
 #define WORK_MAX_OPS 24
+
+/* Strategy fp8 (Transformer Engine's delayed scaling): each FP8 GEMM keeps
+ * an amax history of this many fp32 values plus an fp32 scale and inverse
+ * scale for each of its FP8 tensors (TE's DelayedScaling default). */
+#define WORK_FP8_AMAX_HISTORY 1024.0
+#define WORK_FP8_TENSORS_PER_GEMM 5.0   /* forward: input, weight, output; backward:
+                                           output gradient, input gradient */
 #define WORK_MAX_COMMS 8
 
 typedef enum work_op_kind {
@@ -27,6 +34,7 @@ typedef struct work_op {
     double bytes;          /* HBM traffic */
     work_op_kind kind;
     bool attention_core;   /* recomputed under selective recompute */
+    bool fp8;              /* a GEMM run at the fp8 matrix peak (strategy fp8) */
 } work_op;
 
 typedef struct work_comm {
@@ -73,6 +81,8 @@ typedef struct work_stage {
     double params_mp_npu;    /* model-parallel parameters on one NPU (embedding tables) */
     double mp_lookup_bytes;  /* rows of them read per microbatch (their forward bytes) */
     double act_extra;        /* activations outside the layers (embeddings, logits) per microbatch */
+    double fp8_bytes;        /* strategy fp8: FP8 weight copies and per-tensor scaling state
+                              * held by one NPU of the busiest stage (0 without fp8) */
     /* Pipelines whose stages hold unequal numbers of layers: the every-
      * stage layers' count on the first and on the last stage, and whether
      * the first stage (more layers, the embedding) is the busiest rather
