@@ -1289,6 +1289,20 @@ static void test_simulate_step(void **state)
     expect_error("simulate --offload optimizer --system a100-80g-selene",
                  "comet simulate: --offload: system a100-80g-selene has no expansion memory tier "
                  "to offload to");
+    /* fp8 without an fp8 peak: the flag, or the key at its place in a file */
+    expect_error("simulate --fp8 --system a100-80g-selene",
+                 "comet simulate: --fp8: system a100-80g-selene gives no fp8 matrix peak "
+                 "(compute.matrix.fp8)");
+    write_file("fp8.yaml", "system: a100-80g-selene\nstrategy:\n  tp: 8\n  pp: 8\n"
+                           "  global_batch: 64\n  fp8: true\n");
+    expect_error("estimate fp8.yaml",
+                 "comet estimate: fp8.yaml:6:8: strategy.fp8: system a100-80g-selene gives no fp8 "
+                 "matrix peak (compute.matrix.fp8)");
+    run(&r, "estimate fp8.yaml --system h100-80g-dgx");
+    assert_int_equal(r.status, 0);
+    run(&r, "export --chakra fp8x --model megatron-22b --system h100-80g-dgx --tp 8 --pp 1 "
+            "--dp 1 --gbs 8 --fp8");
+    assert_int_equal(r.status, 0);
     write_file("exp.yaml", "system:\n  preset: a100-80g-selene\n  expansion: {capacity: \"512 GiB\","
                            " bandwidth: \"64 GB/s\"}\n");
     run(&r, "simulate exp.yaml --strategy gpt3-175b-selene --offload optimizer");
@@ -1297,7 +1311,8 @@ static void test_simulate_step(void **state)
 }
 
 /* A value for every knob with a flag, together a strategy megatron-22b can
- * run on 8 NPUs of a Selene node with an expansion tier: integers and
+ * run on 8 NPUs of a DGX H100 node (fp8 needs its fp8 peak) with an
+ * expansion tier: integers and
  * choices as written, booleans on or off, the order as a list. */
 static const char *const knob_samples[COMET_KNOB_COUNT] = {
     [COMET_KNOB_TP] = "2", [COMET_KNOB_PP] = "2", [COMET_KNOB_DP] = "2",
@@ -1306,7 +1321,7 @@ static const char *const knob_samples[COMET_KNOB_COUNT] = {
     [COMET_KNOB_OFFLOAD_OPTIMIZER] = "on", [COMET_KNOB_OFFLOAD_WEIGHTS] = "off",
     [COMET_KNOB_OFFLOAD_ACTIVATIONS] = "on", [COMET_KNOB_OVERLAP_DP] = "off",
     [COMET_KNOB_OVERLAP_TP] = "on", [COMET_KNOB_GRAD_FP32] = "on",
-    [COMET_KNOB_FLASH_ATTENTION] = "on", [COMET_KNOB_ORDER] = "dp,tp,pp",
+    [COMET_KNOB_FLASH_ATTENTION] = "on", [COMET_KNOB_FP8] = "on", [COMET_KNOB_ORDER] = "dp,tp,pp",
 };
 
 /* Does text hold the number n as a whole number (no digit either side)? */
@@ -1391,7 +1406,7 @@ static void test_knob_flags_match_keys(void **state)
 {
     (void)state;
     write_file("expansion.yaml",
-               "system:\n  preset: a100-80g-selene\n  expansion: {capacity: \"512 GiB\", "
+               "system:\n  preset: h100-80g-dgx\n  expansion: {capacity: \"512 GiB\", "
                "bandwidth: \"64 GB/s\", latency: \"300 ns\", efficiency: 0.9, "
                "attach: per_npu}\n");
     char flags[1024], doc[1024], args[2048];

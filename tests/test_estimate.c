@@ -11,6 +11,8 @@
 #include "comet/knobs.h"
 #include "tests.h"
 #include "toy.h"
+#include "../src/hardware/hardware.h"
+#include "../src/workload/workload.h"
 
 /* Everything one test needs, fresh for each test (cmocka setup). */
 typedef struct toy {
@@ -316,6 +318,8 @@ static const refusal_case refusal_cases[] = {
      "interleaved schedule needs microbatches (1) to be a multiple of pp (2)"},
     {1, {{COMET_KNOB_OFFLOAD_WEIGHTS, 1}}, COMET_FAULT_NO_EXPANSION, COMET_KNOB_COUNT,
      "strategy.offload", "system toy has no expansion memory tier to offload to"},
+    {1, {{COMET_KNOB_FP8, 1}}, COMET_FAULT_NO_FP8, COMET_KNOB_FP8, "strategy.fp8",
+     "system toy gives no fp8 matrix peak (compute.matrix.fp8)"},
 };
 
 /* Each rule comet_strategy_resolve applies has its code, so the search
@@ -340,6 +344,12 @@ static void test_refusal_codes(void **state)
     t->m.dtype = COMET_DTYPE_FP8;
     expect_refusal(t, COMET_FAULT_DTYPE, COMET_KNOB_COUNT, "model.dtype", NULL);
     t->m.dtype = COMET_DTYPE_FP16;
+    /* fp8 on a system with an fp8 peak, but for a layer list */
+    t->sys.compute.matrix_flops[COMET_DTYPE_FP8] = 200e12;
+    t->s.fp8 = true;
+    expect_refusal(t, COMET_FAULT_NO_FP8, COMET_KNOB_FP8, "strategy.fp8",
+                   "fp8 applies to Transformer models only, not to the layer list toy");
+    t->sys.compute.matrix_flops[COMET_DTYPE_FP8] = 0.0;
     /* a transformer whose heads tp does not divide */
     t->m.kind = COMET_MODEL_TRANSFORMER;
     t->m.layers = 8;
@@ -348,6 +358,139 @@ static void test_refusal_codes(void **state)
     t->s.tp = 2;
     expect_refusal(t, COMET_FAULT_TP_SPLIT, COMET_KNOB_TP, "strategy.tp",
                    "2 does not divide heads (3)");
+}
+
+/* ---- fp8 (docs/model.md, Section 6.1) ------------------------------------ */
+
+/* A GEMM in fp8 runs at the fp8 matrix peak through the same efficiency
+ * curve: the bf16 time times bf16 peak / fp8 peak, on the curve and past
+ * its end. */
+static void test_fp8_gemm_at_fp8_peak(void **state)
+{
+    (void)state;
+    comet_system sys;
+    comet_error err;
+    assert_int_equal(comet_preset_system("h100-80g-dgx", &sys, &err), COMET_OK);
+    hw_rates r;
+    hw_rates_init(&r, &sys, COMET_DTYPE_BF16);
+    double ratio = 989e12 / 1979e12; /* the preset's dense bf16 and fp8 peaks */
+    const double sizes[] = {5e9, 2e12};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        double f = sizes[i];
+        double bf16 = hw_gemm_time(&r, f, 0.0, false), fp8 = hw_gemm_time(&r, f, 0.0, true);
+        assert_close(fp8, bf16 * ratio, 1e-9);
+        assert_close(fp8, f / (1979e12 * comet_gemm_efficiency(&sys.compute, f)), 1e-9);
+    }
+}
+
+/* llama2-70b, tp 8 with SP, pp 4, microbatch 1 on h100-80g-dgx. */
+static void fp8_case(comet_model *m, comet_system *sys, comet_strategy *s)
+{
+    comet_error err;
+    assert_int_equal(comet_preset_model("llama2-70b", m, &err), COMET_OK);
+    assert_int_equal(comet_preset_system("h100-80g-dgx", sys, &err), COMET_OK);
+    comet_strategy_defaults(s);
+    s->tp = 8;
+    s->pp = 4;
+    s->dp = 2;
+    s->sp = true;
+    s->microbatch = 1;
+    s->global_batch = 16;
+}
+
+/* The workload with fp8: a cast before each of the four linear GEMMs of a
+ * block (2 FLOPs and e + 1 bytes per input element, memory bound), those
+ * GEMMs flagged fp8 reading 1-byte inputs, nothing else in fp8; the FP8
+ * weight copies and scaling state; GEMM inputs stashed in 1 byte. */
+static void test_fp8_workload(void **state)
+{
+    (void)state;
+    comet_model m;
+    comet_system sys;
+    comet_strategy s;
+    fp8_case(&m, &sys, &s);
+    static work_stage off, on;
+    work_build(&m, &s, &off);
+    s.fp8 = true;
+    work_build(&m, &s, &on);
+    const work_layer *a = &off.layers[0], *b = &on.layers[0];
+    assert_int_equal(b->n_ops, a->n_ops + 4);
+
+    double e = 2.0, t = 8.0, T = (double)m.seq, h = (double)m.hidden, f = (double)m.ffn;
+    double kv = h / (double)m.heads * (double)m.kv_heads / t; /* K (and V) width per NPU */
+    const double mkn[4][3] = {{T, h, h / t + 2.0 * kv},       /* QKV */
+                              {T, h / t, h},                  /* projection */
+                              {T, h, 2.0 * f / t},            /* MLP in and gate */
+                              {T, f / t, h}};                 /* MLP out */
+    hw_rates r;
+    hw_rates_init(&r, &sys, COMET_DTYPE_BF16);
+    int n = 0, other_gemms = 0;
+    double weights = 0.0;
+    for (int i = 0; i < b->n_ops; i++) {
+        const work_op *op = &b->ops[i];
+        if (op->kind != WORK_GEMM)
+            continue;
+        if (!op->fp8) {
+            other_gemms++;
+            assert_true(op->attention_core);
+            continue;
+        }
+        assert_true(n < 4);
+        double M = mkn[n][0], K = mkn[n][1], N = mkn[n][2];
+        const work_op *cast = &b->ops[i - 1];
+        assert_int_equal(cast->kind, WORK_VECTOR);
+        assert_close(cast->flops, 2.0 * M * K, 1e-9);
+        assert_close(cast->bytes, (e + 1.0) * M * K, 1e-9);
+        /* memory bound on the roofline: bytes over the achievable HBM rate */
+        assert_close(hw_vector_time(&r, cast->flops, cast->bytes),
+                            (e + 1.0) * M * K / (3.35e12 * 0.85), 1e-9);
+        assert_close(op->flops, 2.0 * M * N * K, 1e-9);
+        assert_close(op->bytes, M * K + K * N + e * M * N, 1e-9);
+        weights += K * N;
+        n++;
+    }
+    assert_int_equal(n, 4);
+    assert_int_equal(other_gemms, 2);
+    for (int l = 1; l < on.n_layers; l++) /* the LM head and the embedding stay bf16 */
+        for (int i = 0; i < on.layers[l].n_ops; i++)
+            assert_false(on.layers[l].ops[i].fp8);
+
+    /* FP8 weight copies (1 byte per linear weight) and per GEMM five
+     * tensors' amax history of 1024 fp32 values, scale and inverse scale */
+    assert_close(off.fp8_bytes, 0.0, 1e-9);
+    assert_close(on.fp8_bytes, b->count * (weights + 4.0 * 5.0 * 1026.0 * 4.0), 1e-9);
+    /* the QKV and MLP inputs (T/t tokens under SP), the projection and
+     * MLP-out inputs stashed in 1 byte instead of e */
+    assert_close(a->act_bytes - b->act_bytes,
+                        (e - 1.0) * (2.0 * T / t * h + T * h / t + T * f / t), 1e-9);
+    assert_close(a->act_bytes_full, b->act_bytes_full, 1e-9);
+}
+
+/* The estimate counts the FP8 copies with the weights and runs faster. */
+static void test_fp8_estimate(void **state)
+{
+    (void)state;
+    comet_model m;
+    comet_system sys;
+    comet_strategy s;
+    comet_error err;
+    fp8_case(&m, &sys, &s);
+    comet_result off, on;
+    assert_int_equal(comet_estimate(&m, &sys, &s, &off, &err), COMET_OK);
+    s.fp8 = true;
+    assert_int_equal(comet_estimate(&m, &sys, &s, &on, &err), COMET_OK);
+    static work_stage w;
+    work_build(&m, &s, &w);
+    assert_true(w.fp8_bytes > 1e9);
+    assert_close(on.mem[COMET_TIER_HBM][COMET_MEM_WEIGHTS],
+                        off.mem[COMET_TIER_HBM][COMET_MEM_WEIGHTS] + w.fp8_bytes, 1e-9);
+    assert_close(on.mem[COMET_TIER_HBM][COMET_MEM_GRADIENTS],
+                        off.mem[COMET_TIER_HBM][COMET_MEM_GRADIENTS], 1e-9);
+    assert_close(on.mem[COMET_TIER_HBM][COMET_MEM_OPTIMIZER],
+                        off.mem[COMET_TIER_HBM][COMET_MEM_OPTIMIZER], 1e-9);
+    assert_true(on.step_time < off.step_time);
+    /* model FLOPs do not change; MFU stays against the bf16 peak */
+    assert_close(on.mfu * on.step_time, off.mfu * off.step_time, 1e-9);
 }
 
 void suite_estimate(test_tally *t)
@@ -365,6 +508,9 @@ void suite_estimate(test_tally *t)
         TOY_TEST(test_strategy_errors),
         TOY_TEST(test_placement),
         TOY_TEST(test_refusal_codes),
+        cmocka_unit_test(test_fp8_gemm_at_fp8_peak),
+        cmocka_unit_test(test_fp8_workload),
+        cmocka_unit_test(test_fp8_estimate),
     };
 #undef TOY_TEST
     RUN_GROUP(t, estimate);
