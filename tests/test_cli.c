@@ -1298,6 +1298,12 @@ static void test_simulate_step(void **state)
     expect_error("estimate fp8.yaml",
                  "comet estimate: fp8.yaml:6:8: strategy.fp8: system a100-80g-selene gives no fp8 "
                  "matrix peak (compute.matrix.fp8)");
+    expect_error("search --npus 16 --gbs 64 --model megatron-22b --fp8",
+                 "comet search: --fp8: system a100-80g-selene gives no fp8 matrix peak "
+                 "(compute.matrix.fp8)");
+    expect_error("estimate --model dlrm --system h100-80g-dgx --fp8",
+                 "comet estimate: --fp8: fp8 applies to Transformer models only, not to the "
+                 "layer list dlrm");
     run(&r, "estimate fp8.yaml --system h100-80g-dgx");
     assert_int_equal(r.status, 0);
     run(&r, "export --chakra fp8x --model megatron-22b --system h100-80g-dgx --tp 8 --pp 1 "

@@ -129,6 +129,14 @@ typedef struct comet_strategy_refusal {
                                    it names the strategy as a whole or another section */
 } comet_strategy_refusal;
 
+/* fp8's rule, one of those comet_strategy_resolve applies, for callers
+ * that check it before trying many strategies (the search): with s->fp8
+ * the system needs an fp8 matrix peak and the model must be a
+ * Transformer; else COMET_EINPUT naming strategy.fp8 (COMET_OK without
+ * fp8). */
+comet_status comet_strategy_check_fp8(const comet_model *m, const comet_system *sys,
+                                      const comet_strategy *s, comet_error *err);
+
 /* comet_strategy_resolve that also says, in *why, which rule a refused
  * strategy broke ({COMET_FAULT_NONE, COMET_KNOB_COUNT} when it resolves). */
 comet_status comet_strategy_resolve_why(const comet_model *m, const comet_system *sys,

@@ -553,6 +553,11 @@ comet_status comet_search(const comet_search_request *req, comet_ranked *top, in
         return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--gbs",
                                "must be from 1 to %lld, got %lld", COMET_MAX_BATCH, (long long)max_gbs);
 
+    /* a knob the search does not vary but every candidate would break */
+    comet_status fp8 = comet_strategy_check_fp8(req->model, req->system, &sp->base, err);
+    if (fp8)
+        return fp8;
+
     search_run run = {.req = req, .top = {top, 0, req->top_k}, .stats = stats};
     if (req->claim)
         run.claimed = atomic_fetch_add(&req->claim->next, 1);

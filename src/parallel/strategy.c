@@ -257,6 +257,20 @@ static comet_status check_placement(const comet_strategy *s, const int64_t sizes
     return COMET_OK;
 }
 
+comet_status comet_strategy_check_fp8(const comet_model *m, const comet_system *sys,
+                                      const comet_strategy *s, comet_error *err)
+{
+    if (!s->fp8)
+        return COMET_OK;
+    if (!(sys->compute.matrix_flops[COMET_DTYPE_FP8] > 0.0))
+        return BAD(err, "strategy.fp8", "system %s gives no fp8 matrix peak (compute.matrix.fp8)",
+                   sys->name);
+    if (m->kind != COMET_MODEL_TRANSFORMER)
+        return BAD(err, "strategy.fp8", "fp8 applies to Transformer models only, not to the "
+                                        "layer list %s", m->name);
+    return COMET_OK;
+}
+
 comet_status comet_strategy_resolve_why(const comet_model *m, const comet_system *sys,
                                         comet_strategy *s, int64_t dim_sizes[COMET_MAX_DIMS],
                                         comet_strategy_refusal *why, comet_error *err)
@@ -271,14 +285,9 @@ comet_status comet_strategy_resolve_why(const comet_model *m, const comet_system
         return note(why, COMET_FAULT_DTYPE, COMET_KNOB_COUNT),
                BAD(err, "model.dtype", "system %s gives no matrix peak for %s", sys->name,
                    comet_dtype_name(m->dtype));
-    if (s->fp8 && !(sys->compute.matrix_flops[COMET_DTYPE_FP8] > 0.0))
-        return note(why, COMET_FAULT_NO_FP8, COMET_KNOB_FP8),
-               BAD(err, "strategy.fp8", "system %s gives no fp8 matrix peak (compute.matrix.fp8)",
-                   sys->name);
-    if (s->fp8 && m->kind != COMET_MODEL_TRANSFORMER)
-        return note(why, COMET_FAULT_NO_FP8, COMET_KNOB_FP8),
-               BAD(err, "strategy.fp8", "fp8 applies to Transformer models only, not to the "
-                                        "layer list %s", m->name);
+    st = comet_strategy_check_fp8(m, sys, s, err);
+    if (st)
+        return note(why, COMET_FAULT_NO_FP8, COMET_KNOB_FP8), st;
     if ((s->offload_optimizer || s->offload_weights || s->offload_activations) &&
         !sys->expansion.present)
         return note(why, COMET_FAULT_NO_EXPANSION, COMET_KNOB_COUNT),
