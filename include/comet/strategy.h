@@ -120,7 +120,8 @@ typedef enum comet_strategy_fault {
     COMET_FAULT_NETWORK,        /* the NPUs do not fill the system's network dimensions */
     COMET_FAULT_PLACEMENT,      /* the groups cannot be laid out on the dimensions, or the
                                    given placement is not possible */
-    COMET_FAULT_NO_FP8          /* fp8 on a system with no fp8 matrix peak */
+    COMET_FAULT_NO_FP8          /* fp8 on a system with no fp8 matrix peak, or for a
+                                   layer list (comet_strategy_check_fp8) */
 } comet_strategy_fault;
 
 typedef struct comet_strategy_refusal {

@@ -93,8 +93,8 @@ static const comet_knob knobs[COMET_KNOB_COUNT] = {
         .help_usage = "--flash-attention", .help = "fused attention (no score matrix in memory)"},
     [COMET_KNOB_FP8] = {
         .name = "fp8", .key = "strategy.fp8", BOOL_KNOB(fp8), .flag = "--fp8",
-        .flag_form = COMET_FLAG_SWITCH, .search_flag = true, .column = 17, .help_line = 11, .help_usage = "--fp8",
-        .help = "linear GEMMs in FP8 (needs an fp8 matrix peak)"},
+        .flag_form = COMET_FLAG_SWITCH, .search_flag = true, .column = 17, .help_line = 11,
+        .help_usage = "--fp8", .help = "linear GEMMs in FP8 (needs an fp8 matrix peak)"},
     [COMET_KNOB_ORDER] = {
         .name = "order", .key = "strategy.order", .type = COMET_KNOB_T_ORDER, FIELD(order),
         .flag = "--order", .flag_form = COMET_FLAG_VALUE, .column = -1, .help_line = 12,

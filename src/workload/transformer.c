@@ -66,7 +66,8 @@ static void add_gemm(work_layer *l, double mdim, double ndim, double kdim, doubl
  * and writing its output in the model's dtype. Backward charges the cast
  * twice, like every vector op: the output gradient's cast (and its
  * transposed copy for the weight gradient). Returns the weight's elements. */
-static double add_linear(work_layer *l, double mdim, double ndim, double kdim, double elem, bool fp8)
+static double add_linear(work_layer *l, double mdim, double ndim, double kdim, double elem,
+                         bool fp8)
 {
     if (!fp8) {
         add_gemm(l, mdim, ndim, kdim, elem, false);
