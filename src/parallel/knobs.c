@@ -14,6 +14,11 @@ static const char *recompute_value(int value)
     return comet_recompute_name((comet_recompute)value);
 }
 
+static const char *cp_comm_value(int value)
+{
+    return comet_cp_comm_name((comet_cp_comm)value);
+}
+
 #define FIELD(member) .offset = offsetof(comet_strategy, member), \
                       .size = sizeof(((comet_strategy *)0)->member)
 #define INT_KNOB(member, lo_, hi_) .type = COMET_KNOB_T_INT, FIELD(member), .lo = (lo_), .hi = (hi_)
@@ -95,11 +100,23 @@ static const comet_knob knobs[COMET_KNOB_COUNT] = {
         .name = "fp8", .key = "strategy.fp8", BOOL_KNOB(fp8), .flag = "--fp8",
         .flag_form = COMET_FLAG_SWITCH, .search_flag = true, .column = 17, .help_line = 11,
         .help_usage = "--fp8", .help = "linear GEMMs in FP8 (needs an fp8 matrix peak)"},
+    [COMET_KNOB_CP] = {
+        .name = "cp", .key = "strategy.cp", INT_KNOB(cp, 1, COMET_MAX_NPUS),
+        .flag = "--cp", .flag_form = COMET_FLAG_VALUE, .column = 18, .help_line = 12,
+        .help_usage = "--cp N --ep N", .help = "context and expert parallel sizes (ep divides dp)"},
+    [COMET_KNOB_CP_COMM] = {
+        .name = "cp_comm", .key = "strategy.cp_comm", .type = COMET_KNOB_T_CHOICE,
+        FIELD(cp_comm), .n_values = COMET_CP_ULYSSES + 1, .value_name = cp_comm_value,
+        .flag = "--cp-comm", .flag_form = COMET_FLAG_VALUE, .column = 19, .help_line = 13,
+        .help_usage = "--cp-comm ring|ulysses", .help = "context parallelism's K/V exchange"},
+    [COMET_KNOB_EP] = {
+        .name = "ep", .key = "strategy.ep", INT_KNOB(ep, 1, COMET_MAX_NPUS),
+        .flag = "--ep", .flag_form = COMET_FLAG_VALUE, .column = 20, .help_line = 12},
     [COMET_KNOB_ORDER] = {
         .name = "order", .key = "strategy.order", .type = COMET_KNOB_T_ORDER, FIELD(order),
-        .flag = "--order", .flag_form = COMET_FLAG_VALUE, .column = -1, .help_line = 12,
+        .flag = "--order", .flag_form = COMET_FLAG_VALUE, .column = -1, .help_line = 14,
         .help_usage = "--order LIST",
-        .help = "auto placement order, innermost first (default tp,dp,pp)"},
+        .help = "auto placement order, innermost first (default tp,cp,ep,dp,pp)"},
     [COMET_KNOB_PLACEMENT] = {
         .name = "placement", .key = "strategy.placement", .type = COMET_KNOB_T_PLACEMENT,
         FIELD(place), .flag_form = COMET_FLAG_NONE, .column = 16, .help_line = -1},
