@@ -107,6 +107,8 @@ typedef struct comet_model {
     int64_t hidden;
     int64_t heads;
     int64_t kv_heads;          /* == heads for MHA, 1 for MQA, between for GQA */
+    int64_t head_dim;          /* width of one attention head (0: hidden / heads); Qwen3
+                                  and DeepSeek-V3's stand-in have heads*head_dim != hidden */
     int64_t ffn;               /* MLP inner size */
     int64_t seq;
     int64_t vocab;

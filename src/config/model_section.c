@@ -76,6 +76,7 @@ static const cfg_field model_fields[] = {
     CFG_INT("hidden", comet_model, hidden, 1, MAX_WIDTH),
     CFG_INT("heads", comet_model, heads, 1, MAX_HEADS),
     CFG_INT("kv_heads", comet_model, kv_heads, 1, MAX_HEADS),
+    CFG_INT("head_dim", comet_model, head_dim, 1, MAX_WIDTH),
     CFG_INT("ffn", comet_model, ffn, 1, MAX_WIDTH),
     CFG_INT("seq", comet_model, seq, 1, MAX_TOKENS),
     CFG_INT("vocab", comet_model, vocab, 1, MAX_TOKENS),
@@ -174,7 +175,7 @@ static comet_status check_transformer(cfg_ctx *c, const char *path, comet_model 
     if (m->ffn == 0)
         m->ffn = 4 * m->hidden;
     char key[CFG_PATH_LEN];
-    if (m->hidden % m->heads) {
+    if (m->head_dim == 0 && m->hidden % m->heads) {
         cfg_path_key(key, sizeof key, path, "hidden");
         return cfg_fail_key(c, key, "%lld is not a multiple of heads (%lld)", (long long)m->hidden,
                             (long long)m->heads);
