@@ -483,6 +483,15 @@ static void test_system_presets(void **state)
     assert_true(h.dims[0].bandwidth == 450e9);
     assert_true(h.dims[1].bandwidth == 50e9);
     assert_int_equal(h.collective_chunks, 4);
+
+    /* the H800: the H100's peaks and HBM, NVLink cut to 400 GB/s both ways,
+     * which at its efficiency is the 160 GB/s DeepSeek-V3's report gives */
+    comet_system h8;
+    assert_int_equal(comet_preset_system("h800-dgx", &h8, &err), COMET_OK);
+    assert_true(h8.compute.matrix_flops[COMET_DTYPE_FP8] == h.compute.matrix_flops[COMET_DTYPE_FP8]);
+    assert_true(h8.hbm.bandwidth == h.hbm.bandwidth);
+    assert_close(h8.dims[0].bandwidth * h8.dims[0].efficiency, 160e9, 1e-12);
+    assert_true(h8.dims[1].bandwidth == 50e9);
 }
 
 static void test_preset_registry(void **state)
@@ -512,7 +521,7 @@ static void test_preset_registry(void **state)
     comet_system s;
     assert_int_equal(comet_preset_system("tpu", &s, &err), COMET_EINPUT);
     assert_string_equal(comet_error_format(&err, line, sizeof line),
-                        "unknown system preset \"tpu\" (known: a100-80g-selene, h100-80g-dgx)");
+                        "unknown system preset \"tpu\" (known: a100-80g-selene, h100-80g-dgx, h800-dgx)");
 }
 
 static void test_preset_in_document(void **state)
