@@ -64,6 +64,8 @@ static const input_flag flag_table[] = {
       .max = COMET_MAX_BATCH}, CMD_SEARCH},
     {{.name = "--max-mb", .kind = CLI_ARG_INT, AT(max_microbatch), .min = 1,
       .max = COMET_MAX_BATCH}, CMD_SEARCH},
+    {{.name = "--max-cp", .kind = CLI_ARG_INT, AT(max_cp), .min = 1, .max = COMET_MAX_NPUS},
+     CMD_SEARCH},
     {{.name = "--top", .kind = CLI_ARG_INT, AT(top), .min = 1, .max = COMET_SEARCH_MAX_TOP},
      CMD_SEARCH},
     {{.name = "-j", .alias = "--threads", .kind = CLI_ARG_INT, AT(threads), .min = 1,

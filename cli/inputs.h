@@ -34,6 +34,7 @@ typedef struct cli_inputs {
     int64_t npus;
     int64_t max_global_batch;
     int64_t max_microbatch;
+    int64_t max_cp;
     int64_t top;
     int64_t threads;            /* 0 = all cores */
     comet_objective objective;

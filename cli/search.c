@@ -14,9 +14,10 @@
 static void help(void)
 {
     printf("usage: comet search [FILE.yaml|FILE.json ...] --npus N (--gbs N | --max-gbs N) [options]\n\n"
-           "Enumerates every valid strategy: TP x PP x DP, placement of the groups on the\n"
-           "network dimensions, microbatch, interleaving, sequence parallelism, fused\n"
-           "attention, recomputation, ZeRO stage, offloads (with an expansion tier) and\n"
+           "Enumerates every valid strategy: TP x CP x PP x DP, expert parallelism (MoE\n"
+           "models), placement of the groups on the network dimensions, microbatch,\n"
+           "interleaving, sequence parallelism, fused attention, ring or Ulysses context\n"
+           "parallelism, recomputation, ZeRO stage, offloads (with an expansion tier) and\n"
            "overlap, and ranks them.\n\n"
            "Inputs: --model NAME|FILE, --system NAME|FILE, --strategy NAME|FILE (its\n"
            "  fixed knobs, e.g. grad_fp32, are kept), --grad-fp32\n"
@@ -24,6 +25,8 @@ static void help(void)
            "  --gbs N                global batch in samples\n"
            "  --max-gbs N            instead: try dp * 2^k samples up to N\n"
            "  --max-mb N             largest microbatch to try\n"
+           "  --max-cp N             largest context parallelism to try (default: while\n"
+           "                         each rank keeps >= 4096 tokens of a sequence)\n"
            "  --objective time|throughput|cost   rank by step time (default), tokens/s,\n"
            "                         or tokens/s per unit of cluster cost\n"
            "  --top K                how many to keep (default 10)\n"
@@ -76,7 +79,10 @@ static void render_text(const cli_inputs *in, const comet_search_request *req,
                          : s->overlap_tp               ? "tp"
                                                        : "-",
                          r->mem_total[COMET_TIER_HBM] / COMET_GIB);
+        const int64_t ranks[COMET_GROUP_COUNT] = {s->tp, s->pp, s->dp, s->cp, s->ep};
         for (int g = 0; g < COMET_GROUP_COUNT; g++) {
+            if (g >= COMET_LAYER_GROUPS && ranks[g] == 1)
+                continue; /* cp and ep show when they are used */
             comet_buf_printf(b, "%s%s:", g ? " " : "", comet_group_name((comet_group)g));
             for (int d = 0; d < req->system->n_dims; d++)
                 comet_buf_printf(b, "%s%lld", d ? "x" : "", (long long)s->place[g][d]);
@@ -150,6 +156,7 @@ static comet_status build_request(const cli_inputs *in, comet_search_request *re
     req->space.global_batch = in->job.strategy.global_batch;
     req->space.max_global_batch = in->max_global_batch;
     req->space.max_microbatch = in->max_microbatch;
+    req->space.max_cp = in->max_cp;
     req->space.vary_flash = !in->no_flash;
     req->space.vary_offload = !in->no_offload;
     req->space.keep_dominated = in->keep_dominated;

@@ -97,7 +97,7 @@ static double brute_force_best(const comet_model *m, const comet_system *sys)
                                         s.recompute = (comet_recompute)rc;
                                         s.zero_stage = z;
                                         s.overlap_dp = s.overlap_tp = true;
-                                        memcpy(s.order, orders[o], sizeof s.order);
+                                        comet_strategy_order_complete(orders[o], 3, s.order);
                                         if (v > 1 && m->layers % (pp * v))
                                             continue;
                                         comet_result r;
@@ -137,6 +137,96 @@ static void test_best_matches_brute_force(void **state)
     assert_int_equal(st.enumerated, st.evaluated + st.dominated);
     assert_int_equal(st.evaluated, st.feasible + st.no_fit_hbm + st.no_fit_expansion);
     assert_int_equal(st.invalid, st.invalid_tp + st.invalid_batch + st.invalid_layout);
+}
+
+/* With context and expert parallelism in the space: a mixture-of-experts
+ * model on 16 NPUs, cp up to 4 (max_cp), every ep dividing dp and the 4
+ * experts, each placement order with the expert-parallel ranks inside or
+ * outside the rest of dp, ring and Ulysses. The best point equals a walk
+ * over the same space with the public estimator. */
+static double brute_force_best_cp_ep(const comet_model *m, const comet_system *sys, int64_t gbs)
+{
+    static const comet_group orders[6][3] = {
+        {0, 2, 1}, {0, 1, 2}, {2, 0, 1}, {2, 1, 0}, {1, 0, 2}, {1, 2, 0}};
+    double best = INFINITY;
+    for (int64_t tp = 1; tp <= 16; tp *= 2)
+        for (int64_t cp = 1; cp <= 4 && tp * cp <= 16; cp *= 2)
+            for (int64_t pp = 1; tp * cp * pp <= 16; pp *= 2)
+                for (int64_t ep = 1; ep <= 4 && tp * cp * pp * ep <= 16; ep *= 2)
+                    for (int o = 0; o < 12; o++)
+                        for (int64_t mb = 1; mb <= gbs; mb++)
+                            for (int64_t v = 1; v <= 8; v++)
+                                for (int x = 0; x < 8; x++)     /* sp, flash, Ulysses */
+                                    for (int rc = 0; rc < 3; rc++)
+                                        for (int z = 0; z < 4; z++) {
+                                            if (ep == 1 && o >= 6)
+                                                continue;
+                                            comet_strategy s;
+                                            comet_strategy_defaults(&s);
+                                            s.tp = tp;
+                                            s.cp = cp;
+                                            s.pp = pp;
+                                            s.dp = 16 / (tp * cp * pp);
+                                            s.ep = ep;
+                                            s.global_batch = gbs;
+                                            s.microbatch = mb;
+                                            s.interleave = v;
+                                            s.sp = x & 1;
+                                            s.flash_attention = (x >> 1) & 1;
+                                            s.cp_comm = (x >> 2) ? COMET_CP_ULYSSES : COMET_CP_RING;
+                                            s.recompute = (comet_recompute)rc;
+                                            s.zero_stage = z;
+                                            s.overlap_dp = s.overlap_tp = true;
+                                            comet_group given[4];
+                                            int n = 0;
+                                            for (int i = 0; i < 3; i++) {
+                                                given[n++] = orders[o % 6][i];
+                                                if (o >= 6 && given[n - 1] == COMET_GROUP_DP)
+                                                    given[n++] = COMET_GROUP_EP;
+                                            }
+                                            comet_strategy_order_complete(given, n, s.order);
+                                            if (v > 1 && m->layers % (pp * v))
+                                                continue;
+                                            comet_result r;
+                                            comet_error err;
+                                            if (comet_estimate(m, sys, &s, &r, &err) || !r.feasible)
+                                                continue;
+                                            if (r.step_time < best)
+                                                best = r.step_time;
+                                        }
+    return best;
+}
+
+static void test_search_explores_cp_and_ep(void **state)
+{
+    (void)state;
+    comet_model m;
+    comet_system sys;
+    small_job(&m, &sys);
+    m.moe = (comet_moe){.experts = 4, .top_k = 2, .ffn = 1024, .every = 1, .imbalance = 1.0};
+    comet_search_request req;
+    request(&req, &m, &sys, 400);
+    req.space.global_batch = 4;
+    req.space.max_cp = 4;
+    static comet_ranked top[400];
+    int n = 0;
+    comet_search_stats st;
+    comet_error err;
+    assert_int_equal(comet_search(&req, top, &n, &st, &err), COMET_OK);
+    assert_close(top[0].score, brute_force_best_cp_ep(&m, &sys, 4), 1e-12);
+    bool cp = false, ulysses = false, ep = false;
+    for (int i = 0; i < n; i++) {
+        cp |= top[i].strategy.cp > 1;
+        ulysses |= top[i].strategy.cp_comm == COMET_CP_ULYSSES;
+        ep |= top[i].strategy.ep > 1;
+    }
+    assert_true(cp && ulysses && ep);
+    /* by default cp stops where a rank would keep fewer than 4096 tokens:
+     * none for a 1024-token sequence */
+    req.space.max_cp = 0;
+    assert_int_equal(comet_search(&req, top, &n, &st, &err), COMET_OK);
+    for (int i = 0; i < n; i++)
+        assert_int_equal(top[i].strategy.cp, 1);
 }
 
 /* ---- progress ----------------------------------------------------------------- */
@@ -320,6 +410,7 @@ void suite_search(test_tally *t)
 {
     const struct CMUnitTest search[] = {
         cmocka_unit_test(test_best_matches_brute_force),
+        cmocka_unit_test(test_search_explores_cp_and_ep),
         cmocka_unit_test(test_threads_and_shards_agree),
         cmocka_unit_test(test_search_progress),
         cmocka_unit_test(test_bad_requests),

@@ -28,11 +28,19 @@ typedef struct comet_search_space {
     int64_t global_batch;      /* the global batch, or with max_global_batch ... */
     int64_t max_global_batch;  /* > 0: try dp * 2^k samples up to this */
     int64_t max_microbatch;    /* 0 = no cap */
+    int64_t max_cp;            /* context parallelism tried up to this; 0: while each rank
+                                  keeps at least COMET_SEARCH_CP_MIN_TOKENS of a sequence */
     comet_strategy base;       /* knobs not searched (grad_fp32, order of groups unused) */
     bool vary_flash;           /* try fused attention off and on */
     bool vary_offload;         /* try offloads when the system has an expansion tier */
     bool keep_dominated;       /* also evaluate overlap off (never faster in the model) */
 } comet_search_space;
+
+/* The default bound on context parallelism in a search: cp is tried while
+ * seq / cp stays at least this many tokens. Below it, attention is too
+ * short a share of a block for the ring's K/V sends to hide behind, and
+ * Megatron-LM's guidance is to use CP for long sequences only. */
+#define COMET_SEARCH_CP_MIN_TOKENS 4096
 
 /* Defaults: everything searched, dominated points pruned, base strategy
  * from comet_strategy_defaults. npus and global_batch must be set. */

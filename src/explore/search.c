@@ -1,10 +1,12 @@
 /* Strategy search over one cluster: enumerates every valid combination of
- * TP x PP x DP factorization, placement of the groups on the network
- * dimensions, microbatch, interleaving, sequence parallelism, fused
- * attention, recomputation, ZeRO stage, offloads and overlap, prices each
- * with the analytical model and keeps the best k.
+ * TP x CP x PP x DP factorization, expert parallelism within DP (mixture-
+ * of-experts models), placement of the groups on the network dimensions,
+ * microbatch, interleaving, sequence parallelism, fused attention, the
+ * context-parallel exchange, recomputation, ZeRO stage, offloads and
+ * overlap, prices each with the analytical model and keeps the best k.
  *
- * Work is split into "units" (global batch, tp, pp, placement order); a
+ * Work is split into "units" (global batch, tp, cp, pp, ep, placement
+ * order); a
  * unit's placement is resolved and checked once, its workload built once
  * per (microbatch, interleave, SP, fused attention), and the cheap knobs
  * are varied innermost. Every point has a fixed index, (unit << 32) +
@@ -388,6 +390,9 @@ static void search_unit(search_run *run, comet_strategy *unit)
     int64_t mbs[MAX_DIVISORS];
     int n_mb = divisors(per_replica, mbs, MAX_DIVISORS);
     bool transformer = m->kind == COMET_MODEL_TRANSFORMER;
+    /* with context parallelism: the ring, and Ulysses where cp divides
+     * each tp rank's heads */
+    bool ulysses = unit->cp > 1 && (m->heads / unit->tp) % unit->cp == 0;
     for (int i = 0; i < n_mb; i++) {
         if (req->space.max_microbatch > 0 && mbs[i] > req->space.max_microbatch)
             break;
@@ -395,13 +400,17 @@ static void search_unit(search_run *run, comet_strategy *unit)
             if (v > 1 && (unit->pp == 1 || depth % (unit->pp * v)))
                 continue;
             for (int sp = 0; sp < (unit->tp > 1 ? 2 : 1); sp++) {
-                for (int fa = 0; fa < (transformer && req->space.vary_flash ? 2 : 1); fa++) {
+                for (int fa = 0; fa < (transformer && req->space.vary_flash ? 2 : 1) * (ulysses ? 2 : 1);
+                     fa++) {
                     comet_strategy s = *unit;
                     s.microbatch = mbs[i];
                     s.interleave = v;
                     s.sp = sp == 1;
                     if (transformer && req->space.vary_flash)
-                        s.flash_attention = fa == 1;
+                        s.flash_attention = fa % 2 == 1;
+                    if (ulysses)
+                        s.cp_comm = fa >= (req->space.vary_flash ? 2 : 1) ? COMET_CP_ULYSSES
+                                                                          : COMET_CP_RING;
                     if (run->counting) {
                         run->counted += points_per_workload(req, &s);
                         continue;
@@ -422,12 +431,33 @@ static void search_unit(search_run *run, comet_strategy *unit)
 }
 
 /* The placement orders the search tries, as tp, pp, dp permutations; cp
- * and ep take their places by comet_strategy_order_complete. */
-static const comet_group orders[6][COMET_LAYER_GROUPS] = {
+ * takes its place by comet_strategy_order_complete (right after tp). */
+#define BASE_ORDERS 6
+static const comet_group orders[BASE_ORDERS][COMET_LAYER_GROUPS] = {
     {COMET_GROUP_TP, COMET_GROUP_DP, COMET_GROUP_PP}, {COMET_GROUP_TP, COMET_GROUP_PP, COMET_GROUP_DP},
     {COMET_GROUP_DP, COMET_GROUP_TP, COMET_GROUP_PP}, {COMET_GROUP_DP, COMET_GROUP_PP, COMET_GROUP_TP},
     {COMET_GROUP_PP, COMET_GROUP_TP, COMET_GROUP_DP}, {COMET_GROUP_PP, COMET_GROUP_DP, COMET_GROUP_TP},
 };
+
+/* Placement orders per factorization: with expert parallelism each base
+ * order twice, the expert-parallel ranks inside the rest of dp (right
+ * before it) or outside it (right after). */
+static int orders_of(int64_t ep)
+{
+    return ep > 1 ? 2 * BASE_ORDERS : BASE_ORDERS;
+}
+
+static void order_of(int o, comet_group out[COMET_GROUP_COUNT])
+{
+    comet_group given[COMET_LAYER_GROUPS + 1];
+    int n = 0;
+    for (int i = 0; i < COMET_LAYER_GROUPS; i++) {
+        given[n++] = orders[o % BASE_ORDERS][i];
+        if (o >= BASE_ORDERS && given[n - 1] == COMET_GROUP_DP)
+            given[n++] = COMET_GROUP_EP;
+    }
+    comet_strategy_order_complete(given, n, out);
+}
 
 /* Does an earlier placement order give the same layout as s? Then s is
  * the same point and is skipped (by whichever shard owns it). */
@@ -435,7 +465,7 @@ static bool seen_before(search_run *run, const comet_strategy *s, int order)
 {
     for (int p = 0; p < order; p++) {
         comet_strategy q = *s;
-        comet_strategy_order_complete(orders[p], COMET_LAYER_GROUPS, q.order);
+        order_of(p, q.order);
         q.placement_given = false;
         if (!comet_strategy_resolve(run->req->model, run->req->system, &q, NULL, &run->scratch) &&
             memcmp(q.place, s->place, sizeof s->place) == 0)
@@ -460,21 +490,29 @@ static void unit_passed(search_run *run, comet_strategy *unit, bool searched)
         atomic_fetch_add(&run->shared->done, searched ? run->position : unit_points(run, unit));
 }
 
-/* One (global batch, tp, pp) with its distinct placements. */
-static void search_factorization(search_run *run, int64_t gbs, int64_t tp, int64_t pp)
+/* The parallel degrees of one factorization of the NPUs. */
+typedef struct factorization {
+    int64_t tp, cp, pp, dp, ep;
+} factorization;
+
+/* One (global batch, tp, cp, pp, ep) with its distinct placements. */
+static void search_factorization(search_run *run, int64_t gbs, const factorization *f)
 {
     const comet_search_request *req = run->req;
-    for (int o = 0; o < 6 && !stopped(run); o++) {
+    for (int o = 0; o < orders_of(f->ep) && !stopped(run); o++) {
         uint64_t unit = run->next_unit++;
         comet_strategy s = req->space.base;
-        s.tp = tp;
-        s.pp = pp;
-        s.dp = req->space.npus / (tp * pp);
+        s.tp = f->tp;
+        s.cp = f->cp;
+        s.pp = f->pp;
+        s.dp = f->dp;
+        s.ep = f->ep;
+        s.cp_comm = COMET_CP_RING;
         s.global_batch = gbs;
         s.microbatch = 1;
         s.interleave = 1;
         s.placement_given = false;
-        comet_strategy_order_complete(orders[o], COMET_LAYER_GROUPS, s.order);
+        order_of(o, s.order);
         if (run->counting) {
             if ((int64_t)(unit % (uint64_t)req->shards) == req->shard)
                 search_unit(run, &s);
@@ -498,34 +536,87 @@ static void search_factorization(search_run *run, int64_t gbs, int64_t tp, int64
     }
 }
 
+/* Context-parallel degrees worth trying out of the n ranks left by tp: 1,
+ * and for a Transformer each divisor of n that splits the sequence into
+ * 2 cp chunks, up to max_cp or while each rank keeps at least
+ * COMET_SEARCH_CP_MIN_TOKENS tokens. */
+static int cp_candidates(const comet_search_request *req, int64_t n, int64_t *out)
+{
+    const comet_model *m = req->model;
+    int64_t all[MAX_DIVISORS];
+    int n_all = divisors(n, all, MAX_DIVISORS), k = 0;
+    for (int i = 0; i < n_all; i++) {
+        int64_t cp = all[i];
+        bool allowed = cp == 1 ||
+                       (m->kind == COMET_MODEL_TRANSFORMER && m->seq % (2 * cp) == 0 &&
+                        (req->space.max_cp > 0 ? cp <= req->space.max_cp
+                                               : m->seq / cp >= COMET_SEARCH_CP_MIN_TOKENS));
+        if (allowed)
+            out[k++] = cp;
+    }
+    return k;
+}
+
+/* Expert-parallel degrees for dp data-parallel ranks: 1, and for a
+ * mixture-of-experts model each divisor of dp that divides the experts. */
+static int ep_candidates(const comet_model *m, int64_t dp, int64_t *out)
+{
+    if (m->kind != COMET_MODEL_TRANSFORMER || m->moe.experts <= 0) {
+        out[0] = 1;
+        return 1;
+    }
+    int64_t all[MAX_DIVISORS];
+    int n_all = divisors(dp, all, MAX_DIVISORS), k = 0;
+    for (int i = 0; i < n_all; i++)
+        if (m->moe.experts % all[i] == 0)
+            out[k++] = all[i];
+    return k;
+}
+
+/* Every factorization tp x cp x pp x dp of the NPUs with its expert-
+ * parallel degrees, for one global batch (gbs 0: dp << bi, the batch
+ * ladder's rung bi). */
+static void enumerate_batch(search_run *run, int bi)
+{
+    const comet_search_space *sp = &run->req->space;
+    int64_t tps[MAX_DIVISORS], cps[MAX_DIVISORS], pps[MAX_DIVISORS], eps[MAX_DIVISORS];
+    int n_tp = divisors(sp->npus, tps, MAX_DIVISORS);
+    for (int i = 0; i < n_tp; i++) {
+        int n_cp = cp_candidates(run->req, sp->npus / tps[i], cps);
+        for (int c = 0; c < n_cp; c++) {
+            int n_pp = divisors(sp->npus / (tps[i] * cps[c]), pps, MAX_DIVISORS);
+            for (int j = 0; j < n_pp; j++) {
+                factorization f = {.tp = tps[i], .cp = cps[c], .pp = pps[j]};
+                f.dp = sp->npus / (f.tp * f.cp * f.pp);
+                int64_t gbs = sp->max_global_batch > 0 ? f.dp << bi : sp->global_batch;
+                int n_ep = ep_candidates(run->req->model, f.dp, eps);
+                for (int e = 0; e < n_ep; e++) {
+                    f.ep = eps[e];
+                    if (sp->max_global_batch > 0 && gbs > sp->max_global_batch) {
+                        run->next_unit += (uint64_t)orders_of(f.ep); /* keep the numbering */
+                        continue;
+                    }
+                    search_factorization(run, gbs, &f);
+                }
+            }
+        }
+    }
+}
+
 /* The whole space of the request's shard, in enumeration order: global
- * batches outermost, then tp, pp and the placement orders (searched, or
- * only counted when run->counting). */
+ * batches outermost, then tp, cp, pp, ep and the placement orders
+ * (searched, or only counted when run->counting). */
 static void enumerate(search_run *run)
 {
     const comet_search_space *sp = &run->req->space;
-    int64_t tps[MAX_DIVISORS], pps[MAX_DIVISORS];
-    int n_tp = divisors(sp->npus, tps, MAX_DIVISORS);
     /* Global batches: the one given, or dp * 2^k up to the maximum, taken
      * per factorization below; batches are enumerated outermost. */
     int n_batches = 1;
     if (sp->max_global_batch > 0)
         for (int64_t g = 1; g * 2 <= sp->max_global_batch; g *= 2)
             n_batches++;
-    for (int bi = 0; bi < n_batches; bi++) {
-        for (int i = 0; i < n_tp; i++) {
-            int n_pp = divisors(sp->npus / tps[i], pps, MAX_DIVISORS);
-            for (int j = 0; j < n_pp; j++) {
-                int64_t dp = sp->npus / (tps[i] * pps[j]);
-                int64_t gbs = sp->max_global_batch > 0 ? dp << bi : sp->global_batch;
-                if (sp->max_global_batch > 0 && gbs > sp->max_global_batch) {
-                    run->next_unit += 6; /* keep the numbering */
-                    continue;
-                }
-                search_factorization(run, gbs, tps[i], pps[j]);
-            }
-        }
-    }
+    for (int bi = 0; bi < n_batches; bi++)
+        enumerate_batch(run, bi);
 }
 
 uint64_t search_points(const comet_search_request *req)
