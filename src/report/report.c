@@ -26,6 +26,9 @@ int report_time_parts(const comet_result *r, time_part parts[REPORT_TIME_PARTS])
     int n = 0;
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         parts[n++] = all[i];
+    /* only mixtures of experts with ep > 1 have all-to-alls */
+    if (r->ep_comm_time > 0.0)
+        parts[n++] = (time_part){"EP comm (exposed)", r->ep_exposed};
     return n;
 }
 
