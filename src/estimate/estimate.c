@@ -27,12 +27,15 @@ typedef struct stage_time {
  * priced by layer_times, and the TP exposure under overlap. The embedding
  * sits on the first stage, which is not the busiest once there is a
  * pipeline. */
-static void time_layer(const work_layer *l, bool w_first, const hw_rates *r,
+static void time_layer(const work_layer *l, const work_stage *w, const hw_rates *r,
                        const comet_system *sys, const comet_strategy *s, stage_time *st)
 {
     /* With a pipeline, only the busiest stage's end layer counts: the LM
-     * head (last stage) or the embedding (first stage). */
-    if (s->pp > 1 && l->where == (w_first ? WORK_LAST_STAGE : WORK_FIRST_STAGE))
+     * head (last stage) or the embedding (first stage), neither when an
+     * inner stage is the busiest (an MoE model's). */
+    if (s->pp > 1 && l->where != WORK_EVERY_STAGE &&
+        (w->busiest_is_inner || l->where == (w->busiest_is_first ? WORK_LAST_STAGE
+                                                                 : WORK_FIRST_STAGE)))
         return;
     layer_time lt;
     layer_times(l, r, sys, s, &lt);
@@ -181,7 +184,7 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
     stage_time st;
     memset(&st, 0, sizeof st);
     for (int i = 0; i < work->n_layers; i++)
-        time_layer(&work->layers[i], work->busiest_is_first, &r, sys, &s, &st);
+        time_layer(&work->layers[i], work, &r, sys, &s, &st);
 
     out->forward = micro * st.fwd;
     out->backward = micro * st.bwd;

@@ -71,6 +71,7 @@ void work_build_layers(const comet_model *m, const comet_strategy *s, work_stage
     out->p2p_bytes = depth > 0.0 ? b * out_sum / depth : 0.0;
     out->first_stage_count = out->last_stage_count = -1.0; /* every stage alike */
     out->busiest_is_first = false;
+    out->busiest_is_inner = false;
     out->moe_first_count = out->moe_last_count = 0.0;
     out->params_expert_npu = 0.0;
     out->fwd_flops_model = b * flops;

@@ -312,6 +312,37 @@ static double gemm_flops(const work_layer *l)
     return f;
 }
 
+/* An MoE model's busiest stage, over all stages (DeepSeek-V3's first
+ * stage holds its 3 dense layers, its last fewer blocks than the others):
+ * with expert parallelism the one holding the most MoE blocks, whose
+ * all-to-alls outweigh what a dense block or the LM head adds, and among
+ * those the most forward GEMM work; without, the most GEMM work (dense
+ * blocks at bf FLOPs, MoE blocks at bm, the embedding's e on the first
+ * stage, the head's hd on the last), the dense rule over every stage. An
+ * inner stage takes over the counts and holds neither end layer. */
+static void busiest_moe_stage(const comet_model *m, const comet_strategy *s, double bf, double bm,
+                              double e, double hd, work_stage *out, work_layer *block,
+                              work_layer *moe)
+{
+    int64_t best = -1;
+    double best_moe = -1.0, best_flops = -1.0;
+    for (int64_t st = 0; st < s->pp; st++) {
+        double all = (double)work_stage_blocks(m, s, st);
+        double mo = (double)work_stage_moe_blocks(m, s, st);
+        double f = (all - mo) * bf + mo * bm + (st == 0 ? e : 0.0) + (st == s->pp - 1 ? hd : 0.0);
+        double key = s->ep > 1 ? mo : 0.0;
+        if (key > best_moe || (key == best_moe && f > best_flops)) {
+            best = st;
+            best_moe = key;
+            best_flops = f;
+            block->count = all - mo;
+            moe->count = mo;
+        }
+    }
+    out->busiest_is_first = best == 0;
+    out->busiest_is_inner = best > 0 && best < s->pp - 1;
+}
+
 void work_build_transformer(const comet_model *m, const comet_strategy *s, work_stage *out)
 {
     block_shape x = shape_of(m, s);
@@ -352,8 +383,13 @@ void work_build_transformer(const comet_model *m, const comet_strategy *s, work_
     out->busiest_is_first = s->pp > 1 && first_flops + gemm_flops(embedding) >
                                              last_flops + gemm_flops(head);
     block->count = work_end_count(out, block, out->busiest_is_first);
-    if (moe)
+    out->busiest_is_inner = false;
+    if (moe) {
         moe->count = work_end_count(out, moe, out->busiest_is_first);
+        if (s->pp > 1)
+            busiest_moe_stage(m, s, bf, bm, gemm_flops(embedding), gemm_flops(head), out, block,
+                              moe);
+    }
 
     /* Megatron's scatter/gather optimisation: each TP rank sends 1/t of the
      * boundary activation over its own NIC (Narayanan 2021, Sec. 4.1). */
@@ -373,8 +409,9 @@ void work_build_transformer(const comet_model *m, const comet_strategy *s, work_
                                 (work_moe_mlp_model_flops(m, T) - work_dense_mlp_model_flops(m, T));
     out->params_mp_npu = 0.0;
     out->mp_lookup_bytes = 0.0;
+    bool inner = out->busiest_is_inner;
     out->params_npu = block->params * block->count +
-                      (s->pp == 1 || !out->busiest_is_first ? head->params : 0.0) +
+                      (s->pp == 1 || (!out->busiest_is_first && !inner) ? head->params : 0.0) +
                       (s->pp == 1 || out->busiest_is_first ? embedding->params : 0.0);
     out->params_expert_npu = 0.0;
     out->act_extra = 0.0;

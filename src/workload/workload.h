@@ -101,6 +101,11 @@ typedef struct work_stage {
      * expert parameters (reduced and sharded over the expert-DP group). */
     double moe_first_count, moe_last_count;
     double params_expert_npu;
+    /* An MoE model's busiest stage may lie between the ends (DeepSeek-V3:
+     * the first holds the dense layers, the last fewer blocks and the
+     * head): then it holds neither the embedding nor the LM head, and the
+     * counts above are its own (busiest_is_first is false). */
+    bool busiest_is_inner;
 } work_stage;
 
 /* How many of the busiest stage's every-stage layers of kind l sit on the
