@@ -94,15 +94,19 @@ void work_build_moe_block(const comet_model *m, const comet_strategy *s, const w
     *l = *dense;
     l->moe = true;
     l->n_ops = dense->mlp_op;
+    /* the router GEMM, then one memory-bound op for the routing around
+     * the experts: softmax and top-k over the logits, the permutation of
+     * the tokens into expert order and back, and the weighted combine
+     * (one op, so a block fits WORK_MAX_OPS with fp8, dropout and shared
+     * experts) */
     if (routed) {
-        work_add_op(l, WORK_GEMM, 2.0 * tokens_rep * h * E, e * (tokens_rep * h + h * E + tokens_rep * E));
-        work_add_op(l, WORK_VECTOR, 6.0 * tokens_rep * E, 2.0 * e * tokens_rep * E); /* softmax, top-k */
-        work_add_op(l, WORK_VECTOR, 0.0, 2.0 * e * tokens_tp * k * h);             /* permute */
+        work_add_op(l, WORK_GEMM, 2.0 * tokens_rep * h * E,
+                    e * (tokens_rep * h + h * E + tokens_rep * E));
+        work_add_op(l, WORK_VECTOR, 6.0 * tokens_rep * E + tokens_tp * k * h,
+                    2.0 * e * tokens_rep * E + 5.0 * e * tokens_tp * k * h);
     }
     double fp8_weights = add_mlp(l, m, slots, fe_local, local_experts, e, fp8);
     double gemms = 2.0 * local_experts;
-    if (routed)
-        work_add_op(l, WORK_VECTOR, tokens_tp * k * h, 3.0 * e * tokens_tp * k * h); /* unpermute, weigh */
     if (moe->shared > 0) {
         fp8_weights += add_mlp(l, m, tokens, (double)moe->shared * fe_local, 1.0, e, fp8);
         gemms += 2.0;

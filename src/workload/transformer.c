@@ -368,27 +368,27 @@ void work_build_transformer(const comet_model *m, const comet_strategy *s, work_
 
     /* The busiest stage: the last holds the LM head, whose GEMM dwarfs the
      * embedding lookup, but with uneven stages the first may hold more
-     * layers; compare their forward FLOPs. With one stage it holds all.
-     * An MoE model's stages differ in their MoE blocks too (DeepSeek-V3's
-     * first stage holds the dense layers): each end counts its own. */
+     * layers; compare their forward FLOPs. With one stage it holds all. */
     out->first_stage_count = (double)work_stage_blocks(m, s, 0);
     out->last_stage_count = (double)work_stage_blocks(m, s, s->pp - 1);
-    out->moe_first_count = moe ? (double)work_stage_moe_blocks(m, s, 0) : 0.0;
-    out->moe_last_count = moe ? (double)work_stage_moe_blocks(m, s, s->pp - 1) : 0.0;
-    double bf = gemm_flops(block), bm = moe ? gemm_flops(moe) : 0.0;
-    double first_flops = (out->first_stage_count - out->moe_first_count) * bf +
-                         out->moe_first_count * bm;
-    double last_flops = (out->last_stage_count - out->moe_last_count) * bf +
-                        out->moe_last_count * bm;
-    out->busiest_is_first = s->pp > 1 && first_flops + gemm_flops(embedding) >
-                                             last_flops + gemm_flops(head);
-    block->count = work_end_count(out, block, out->busiest_is_first);
+    out->moe_first_count = out->moe_last_count = 0.0;
     out->busiest_is_inner = false;
-    if (moe) {
-        moe->count = work_end_count(out, moe, out->busiest_is_first);
+    double bf = gemm_flops(block);
+    if (!moe) {
+        out->busiest_is_first = s->pp > 1 && out->first_stage_count * bf + gemm_flops(embedding) >
+                                                 out->last_stage_count * bf + gemm_flops(head);
+        block->count = out->busiest_is_first ? out->first_stage_count : out->last_stage_count;
+    } else {
+        /* An MoE model's stages differ in their MoE blocks too (DeepSeek-
+         * V3's first holds the dense layers); see busiest_moe_stage. */
+        out->moe_first_count = (double)work_stage_moe_blocks(m, s, 0);
+        out->moe_last_count = (double)work_stage_moe_blocks(m, s, s->pp - 1);
+        out->busiest_is_first = false;
+        block->count = work_end_count(out, block, false);
+        moe->count = work_end_count(out, moe, false);
         if (s->pp > 1)
-            busiest_moe_stage(m, s, bf, bm, gemm_flops(embedding), gemm_flops(head), out, block,
-                              moe);
+            busiest_moe_stage(m, s, bf, gemm_flops(moe), gemm_flops(embedding), gemm_flops(head),
+                              out, block, moe);
     }
 
     /* Megatron's scatter/gather optimisation: each TP rank sends 1/t of the

@@ -14,7 +14,7 @@
 #include "comet/model.h"
 #include "comet/strategy.h"
 
-#define WORK_MAX_OPS 32   /* an MoE block with fp8, dropout and shared experts: 26 */
+#define WORK_MAX_OPS 24   /* an MoE block with fp8, dropout and shared experts: 24 */
 
 /* Strategy fp8 (Transformer Engine's delayed scaling): each FP8 GEMM keeps
  * an amax history of this many fp32 values plus an fp32 scale and inverse
