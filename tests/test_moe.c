@@ -21,6 +21,28 @@ static void load(const char *model, const char *system, comet_model *m, comet_sy
         assert_int_equal(comet_preset_system(system, sys, &err), COMET_OK);
 }
 
+/* Defaults with these degrees, sequence parallelism when tp > 1. */
+static comet_strategy layout(int64_t tp, int64_t pp, int64_t dp, int64_t ep, int64_t gbs)
+{
+    comet_strategy s;
+    comet_strategy_defaults(&s);
+    s.tp = tp;
+    s.pp = pp;
+    s.dp = dp;
+    s.ep = ep;
+    s.sp = tp > 1;
+    s.global_batch = gbs;
+    return s;
+}
+
+/* Mixtral 8x7B on DGX H100 nodes under layout(...). */
+static comet_strategy mixtral(comet_model *m, comet_system *sys, int64_t tp, int64_t pp,
+                              int64_t dp, int64_t ep, int64_t gbs)
+{
+    load("mixtral-8x7b", "h100-80g-dgx", m, sys);
+    return layout(tp, pp, dp, ep, gbs);
+}
+
 static const work_layer *moe_layer(const work_stage *w)
 {
     for (int i = 0; i < w->n_layers; i++)
@@ -86,15 +108,7 @@ static void test_all_to_all_bytes(void **state)
     (void)state;
     comet_model m;
     comet_system sys;
-    load("mixtral-8x7b", "h100-80g-dgx", &m, &sys);
-    comet_strategy s;
-    comet_strategy_defaults(&s);
-    s.tp = 2;
-    s.sp = true;
-    s.dp = 8;
-    s.ep = 4;
-    s.pp = 4;
-    s.global_batch = 64;
+    comet_strategy s = mixtral(&m, &sys, 2, 4, 8, 4, 64);
     comet_error err;
     comet_strategy r = s;
     assert_int_equal(comet_strategy_resolve(&m, &sys, &r, NULL, &err), COMET_OK);
@@ -135,10 +149,7 @@ static void test_imbalance_scales_expert_compute(void **state)
     (void)state;
     comet_model m;
     load("mixtral-8x7b", NULL, &m, NULL);
-    comet_strategy s;
-    comet_strategy_defaults(&s);
-    s.dp = 8;
-    s.ep = 8;
+    comet_strategy s = layout(1, 1, 8, 8, 8);
     double flops[3];
     double factors[3][2] = {{1.0, 0.0}, {1.5, 0.0}, {1.5, 1.25}}; /* imbalance, capacity */
     for (int i = 0; i < 3; i++) {
@@ -187,14 +198,8 @@ static void test_one_expert_is_dense(void **state)
     moe.moe.capacity_factor = 0.0;
     moe.moe.imbalance = 1.0;
     assert_close(comet_model_params(&moe), comet_model_params(&dense), 1e-12);
-    comet_strategy s;
-    comet_strategy_defaults(&s);
-    s.tp = 4;
-    s.pp = 4;
-    s.dp = 4;
-    s.sp = true;
+    comet_strategy s = layout(4, 4, 4, 1, 64);
     s.zero_stage = 1;
-    s.global_batch = 64;
     s.recompute = COMET_RECOMPUTE_SELECTIVE;
     comet_result a, b;
     comet_error err;
@@ -218,12 +223,7 @@ static void test_ep_across_nodes_is_slower(void **state)
     (void)state;
     comet_model m;
     comet_system sys;
-    load("mixtral-8x7b", "h100-80g-dgx", &m, &sys);
-    comet_strategy s;
-    comet_strategy_defaults(&s);
-    s.dp = 16;
-    s.ep = 8;
-    s.global_batch = 16;
+    comet_strategy s = mixtral(&m, &sys, 1, 1, 16, 8, 16);
     s.recompute = COMET_RECOMPUTE_FULL;
     s.zero_stage = 1;
     comet_result in, across;
@@ -253,17 +253,9 @@ static void test_memory_per_ep_rank(void **state)
     (void)state;
     comet_model m;
     comet_system sys;
-    load("mixtral-8x7b", "h100-80g-dgx", &m, &sys);
-    comet_strategy s;
-    comet_strategy_defaults(&s);
-    s.tp = 2;
-    s.sp = true;
-    s.pp = 4;
-    s.dp = 8;
-    s.global_batch = 64;
+    comet_strategy s = mixtral(&m, &sys, 2, 4, 8, 1, 64);
     s.zero_stage = 1;
     work_stage w1, w8;
-    s.ep = 1;
     work_build(&m, &s, &w1);
     s.ep = 8;
     work_build(&m, &s, &w8);
@@ -309,30 +301,21 @@ static void test_memory_per_ep_rank(void **state)
 static void test_sim_agrees(void **state)
 {
     (void)state;
-    static const struct {
-        const char *model;
-        int64_t tp, pp, dp, ep, gbs, v;
-    } cases[] = {
-        {"mixtral-8x7b", 2, 4, 4, 4, 128, 1},   {"mixtral-8x7b", 1, 4, 8, 8, 256, 2},
-        {"mixtral-8x22b", 2, 8, 4, 4, 128, 1},  {"qwen3-235b-a22b", 2, 4, 8, 8, 256, 1},
-        {"deepseek-v3", 1, 8, 16, 16, 512, 1},
-    };
+    const char *models[] = {"mixtral-8x7b", "mixtral-8x7b", "mixtral-8x22b", "qwen3-235b-a22b",
+                            "deepseek-v3"};
+    comet_strategy layouts[] = {layout(2, 4, 4, 4, 128), layout(1, 4, 8, 8, 256),
+                                layout(2, 8, 4, 4, 128), layout(2, 4, 8, 8, 256),
+                                layout(1, 8, 16, 16, 512)};
+    layouts[1].interleave = 2;
     comet_system sys;
     comet_error err;
     assert_int_equal(comet_preset_system("h100-80g-dgx", &sys, &err), COMET_OK);
     static comet_sim_step_result r;
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++) {
         comet_model m;
-        load(cases[i].model, NULL, &m, NULL);
-        comet_strategy s;
-        comet_strategy_defaults(&s);
-        s.tp = cases[i].tp;
-        s.pp = cases[i].pp;
-        s.dp = cases[i].dp;
-        s.ep = cases[i].ep;
-        s.global_batch = cases[i].gbs;
-        s.interleave = cases[i].v;
-        s.sp = true;
+        load(models[i], NULL, &m, NULL);
+        comet_strategy s = layouts[i];
+        s.sp = true; /* (with tp 1 too: the dense test's settings) */
         s.recompute = COMET_RECOMPUTE_SELECTIVE;
         s.overlap_dp = false;
         s.grad_fp32 = true;
@@ -343,7 +326,7 @@ static void test_sim_agrees(void **state)
         double diff = (r.step_time - est.step_time) / est.step_time;
         printf("  %-16s tp %lld pp %lld dp %lld ep %lld v %lld: simulated %.3f s, estimate "
                "%.3f s (%+.2f%%)\n",
-               cases[i].model, (long long)s.tp, (long long)s.pp, (long long)s.dp,
+               models[i], (long long)s.tp, (long long)s.pp, (long long)s.dp,
                (long long)s.ep, (long long)s.interleave, r.step_time, est.step_time,
                100.0 * diff);
         assert_true(est.ep_exposed > 0.0);
