@@ -72,8 +72,11 @@ static void request(comet_search_request *req, const comet_model *m, const comet
 /* An independent walk over the same space with the public estimator. */
 static double brute_force_best(const comet_model *m, const comet_system *sys)
 {
-    static const comet_group orders[6][3] = {
-        {0, 2, 1}, {0, 1, 2}, {2, 0, 1}, {2, 1, 0}, {1, 0, 2}, {1, 2, 0}};
+    /* the six orders of tp (0), pp (1) and dp (2), cp (3) right after tp
+     * and ep (4) right before dp (sizes 1 here; a whole order per row) */
+    static const comet_group orders[6][COMET_GROUP_COUNT] = {
+        {0, 3, 4, 2, 1}, {0, 3, 1, 4, 2}, {4, 2, 0, 3, 1},
+        {4, 2, 1, 0, 3}, {1, 0, 3, 4, 2}, {1, 4, 2, 0, 3}};
     double best = INFINITY;
     for (int64_t tp = 1; tp <= 16; tp *= 2)
         for (int64_t pp = 1; tp * pp <= 16; pp *= 2)
