@@ -289,6 +289,40 @@ static void test_memory_per_ep_rank(void **state)
     assert_int_equal(comet_strategy_grad_size(&res, true), 1);
 }
 
+/* A stage's dense and MoE blocks: DeepSeek-V3's 61 layers (the first 3
+ * dense) over 8 stages: 8 each on stages 0-4, 7 on 5-7. Stage 0 holds 3
+ * dense + 5 MoE, stages 1-4 8 MoE, the last 7 MoE and the head: with
+ * expert parallelism an inner stage is the busiest and holds neither the
+ * embedding nor the head. Interleaved over 4 stages x 2 chunks of 8, 8,
+ * 8, 8, 8, 7, 7, 7 layers, chunk 4 starts at layer 32, chunk 7 at 54:
+ * stage 0 holds layers 0-7 and 32-39 (13 MoE), stage 3 24-31 and 54-60. */
+static void test_stage_split(void **state)
+{
+    (void)state;
+    comet_model m;
+    load("deepseek-v3", NULL, &m, NULL);
+    comet_strategy s = layout(1, 8, 8, 8, 64);
+    work_stage w;
+    work_build(&m, &s, &w);
+    assert_true(w.busiest_is_inner);
+    assert_false(w.busiest_is_first);
+    assert_close(w.moe_first_count, 5.0, 0.0);
+    assert_close(w.moe_last_count, 7.0, 0.0);
+    assert_close(w.first_stage_count, 8.0, 0.0);
+    const work_layer *moe = moe_layer(&w);
+    assert_close(moe->count, 8.0, 0.0);
+    assert_close(w.layers[0].count, 0.0, 0.0); /* the dense block */
+    assert_close(w.params_npu, 8.0 * moe->params, 1e-15);
+    assert_close(w.params_expert_npu, 8.0 * moe->expert_params, 1e-15);
+    s = layout(1, 4, 8, 8, 64);
+    s.interleave = 2;
+    assert_int_equal(work_chunk_first_layer(&m, &s, 4), 32);
+    assert_int_equal(work_chunk_first_layer(&m, &s, 7), 54);
+    assert_int_equal(work_stage_moe_blocks(&m, &s, 0), 13);
+    assert_int_equal(work_stage_moe_blocks(&m, &s, 3), 15);
+    assert_int_equal(work_stage_blocks(&m, &s, 3), 15);
+}
+
 /* The simulator runs the all-to-alls as tasks and the expert-DP
  * reductions as their own collectives; it agrees with the estimate
  * within the 1 % the dense models' test_step_agrees_with_estimate uses,
@@ -351,6 +385,7 @@ void suite_moe(test_tally *t)
         cmocka_unit_test(test_one_expert_is_dense),
         cmocka_unit_test(test_ep_across_nodes_is_slower),
         cmocka_unit_test(test_memory_per_ep_rank),
+        cmocka_unit_test(test_stage_split),
         cmocka_unit_test(test_sim_agrees),
     };
     RUN_GROUP(t, moe);
