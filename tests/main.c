@@ -14,6 +14,7 @@ int main(void)
     suite_network(&t);
     suite_workload(&t);
     suite_estimate(&t);
+    suite_moe(&t);
     suite_validation(&t);
     suite_cli(&t);
     suite_threads(&t);

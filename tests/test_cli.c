@@ -202,8 +202,9 @@ static void test_bad_flags(void **state)
     expect_error("estimate --frobnicate 3",
                  "comet estimate: unknown option \"--frobnicate\" (see 'comet estimate --help')");
     expect_error("estimate --model gpt5",
-                 "comet estimate: unknown model preset \"gpt5\" (known: dlrm, gpt3-175b, llama2-70b, "
-                 "llama3-405b, megatron-1t, megatron-22b, transformer-1t, turing-530b)");
+                 "comet estimate: unknown model preset \"gpt5\" (known: deepseek-v3, dlrm, gpt3-175b, "
+                 "llama2-70b, llama3-405b, megatron-1t, megatron-22b, mixtral-8x22b, mixtral-8x7b, "
+                 "qwen3-235b-a22b, transformer-1t, turing-530b)");
 }
 
 /* Paths the user got wrong are bad input (exit 2) and are named. */

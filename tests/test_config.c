@@ -502,7 +502,7 @@ static void test_preset_registry(void **state)
     int n = 0;
     while (models[n])
         n++;
-    assert_int_equal(n, 8);
+    assert_int_equal(n, 12);
     assert_string_equal(comet_preset_names("studies")[0], "dlrm");
     assert_non_null(comet_preset_names("systems"));
     assert_string_equal(comet_preset_names("strategies")[0], "gpt3-175b-selene");
@@ -516,8 +516,9 @@ static void test_preset_registry(void **state)
     char line[600];
     assert_int_equal(comet_preset_model("gpt5", &m, &err), COMET_EINPUT);
     assert_string_equal(comet_error_format(&err, line, sizeof line),
-                        "unknown model preset \"gpt5\" (known: dlrm, gpt3-175b, llama2-70b, "
-                        "llama3-405b, megatron-1t, megatron-22b, transformer-1t, turing-530b)");
+                        "unknown model preset \"gpt5\" (known: deepseek-v3, dlrm, gpt3-175b, "
+                        "llama2-70b, llama3-405b, megatron-1t, megatron-22b, mixtral-8x22b, "
+                        "mixtral-8x7b, qwen3-235b-a22b, transformer-1t, turing-530b)");
     comet_system s;
     assert_int_equal(comet_preset_system("tpu", &s, &err), COMET_EINPUT);
     assert_string_equal(comet_error_format(&err, line, sizeof line),
@@ -550,9 +551,9 @@ static void test_preset_in_document(void **state)
     free(job);
 
     expect_error("p.yaml", "model: gpt5\n",
-                 "p.yaml:1:8: model: unknown model preset \"gpt5\" (known: dlrm, gpt3-175b, "
-                 "llama2-70b, llama3-405b, megatron-1t, megatron-22b, transformer-1t, "
-                 "turing-530b)");
+                 "p.yaml:1:8: model: unknown model preset \"gpt5\" (known: deepseek-v3, dlrm, "
+                 "gpt3-175b, llama2-70b, llama3-405b, megatron-1t, megatron-22b, mixtral-8x22b, "
+                 "mixtral-8x7b, qwen3-235b-a22b, transformer-1t, turing-530b)");
     expect_error("p.yaml", "system:\nmodel: gpt3-175b\n",
                  "p.yaml:1:8: system: expected a preset name or a mapping, got nothing");
     expect_error("p.yaml", "system:\n  preset: [a100]\n",

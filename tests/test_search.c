@@ -72,6 +72,8 @@ static void request(comet_search_request *req, const comet_model *m, const comet
 /* An independent walk over the same space with the public estimator. */
 static double brute_force_best(const comet_model *m, const comet_system *sys)
 {
+    /* the six orders of tp (0), pp (1) and dp (2); cp and ep take their
+     * places by comet_strategy_order_complete */
     static const comet_group orders[6][3] = {
         {0, 2, 1}, {0, 1, 2}, {2, 0, 1}, {2, 1, 0}, {1, 0, 2}, {1, 2, 0}};
     double best = INFINITY;

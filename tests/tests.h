@@ -63,6 +63,7 @@ void suite_config(test_tally *t);
 void suite_network(test_tally *t);
 void suite_workload(test_tally *t);
 void suite_estimate(test_tally *t);
+void suite_moe(test_tally *t);
 void suite_validation(test_tally *t);
 void suite_cli(test_tally *t);
 void suite_threads(test_tally *t);

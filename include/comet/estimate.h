@@ -33,7 +33,7 @@ typedef enum comet_infeasible {
 typedef struct comet_result {
     /* Time of one step, seconds, and where it goes. The parts add up to
      * step_time: forward + backward + recompute + optimizer + bubble +
-     * tp_exposed + pp_exposed + dp_exposed + offload_exposed. */
+     * tp_exposed + pp_exposed + dp_exposed + offload_exposed + ep_exposed. */
     double step_time;
     double forward;
     double backward;
@@ -44,17 +44,20 @@ typedef struct comet_result {
     double pp_exposed;
     double dp_exposed;
     double offload_exposed;
+    double ep_exposed;             /* mixture of experts: dispatch and combine all-to-alls */
 
     /* Communication volume and raw (unhidden) time for context. */
     double tp_comm_time;
     double pp_comm_time;
     double dp_comm_time;
     double offload_time;
+    double ep_comm_time;
     /* Communication volume per NPU per step: the buffers each NPU hands to
      * its group's collectives and sends (bytes, not wire traffic). */
     double tp_bytes;
     double pp_bytes;
     double dp_bytes;
+    double ep_bytes;
 
     /* Memory per NPU per tier, bytes. */
     double mem[COMET_TIER_COUNT][COMET_MEM_KIND_COUNT];

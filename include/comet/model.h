@@ -125,8 +125,12 @@ typedef struct comet_model {
     int64_t sample_tokens;     /* tokens per sample for tokens/s (1 if unset) */
 } comet_model;
 
-/* Total parameter count, embeddings and LM head included. */
+/* Total parameter count, embeddings and LM head included (every expert
+ * of a mixture of experts). */
 double comet_model_params(const comet_model *m);
+/* Parameters one token uses: a mixture of experts counts its top_k routed
+ * and its shared experts per MoE layer (and the router); else the total. */
+double comet_model_active_params(const comet_model *m);
 /* Number of layers the pipeline can split (transformer layers or the sum of counts). */
 int64_t comet_model_depth(const comet_model *m);
 /* Whether Transformer layer `layer` (0-based) is a mixture-of-experts

@@ -125,6 +125,13 @@ void comet_strategy_order_complete(const comet_group *given, int n,
  * ep's (the expert-data-parallel group, dp/ep ranks). Needs a resolved
  * strategy. */
 void comet_strategy_expert_dp_spans(const comet_strategy *s, int64_t out[COMET_MAX_DIMS]);
+/* The spans of the group a parameter's gradients are reduced over (and
+ * ZeRO shards its state over): a dense parameter's dp x cp ranks (it is
+ * replicated across context-parallel ranks, Megatron reduces over both),
+ * an expert's (dp/ep) x cp. Every data-parallel collective uses these
+ * rather than place[COMET_GROUP_DP]. comet_strategy_grad_size: the ranks. */
+void comet_strategy_grad_spans(const comet_strategy *s, bool expert, int64_t out[COMET_MAX_DIMS]);
+int64_t comet_strategy_grad_size(const comet_strategy *s, bool expert);
 
 /* How npus NPUs fill the system's network dimensions (innermost first;
  * an auto-sized outermost dimension takes what is left). Errors name the

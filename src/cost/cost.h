@@ -78,7 +78,10 @@ void footprint_compute(const comet_system *sys, const comet_strategy *s, const w
  * parallel parameters, such as embedding tables split over all NPUs, are
  * neither reduced nor gathered nor sharded). */
 typedef struct plan_dp {
-    bool active;                 /* dp > 1 */
+    bool active;                 /* dp x cp > 1: dense gradients are reduced */
+    bool expert_active;          /* (dp/ep) x cp > 1: expert gradients are reduced */
+    bool expert_apart;           /* ep > 1: expert parameters are reduced, gathered and
+                                  * sharded over their own group (else with the dense ones) */
     bool overlap;                /* reductions and gathers may hide behind compute */
     comet_collective reduce;     /* of the gradients: all-reduce (ZeRO 0) or reduce-scatter */
     bool reduce_each_micro;      /* ZeRO 2/3 keep a gradient shard only: every microbatch's
@@ -88,10 +91,21 @@ typedef struct plan_dp {
     bool gather_after_step;      /* ZeRO 1/2: updated weights gathered once after the optimizer */
     double grad_bytes;           /* bytes per parameter reduced (4 with fp32 gradients) */
     double weight_bytes;         /* bytes per parameter gathered (the model's dtype) */
-    /* Copies one NPU holds a 1/shards share of: dp for what ZeRO shards
-     * (weights from stage 3, gradients from 2, optimizer state from 1), else 1. */
+    /* Copies one NPU holds a 1/shards share of: the gradient group's
+     * size (dp x cp, comet_strategy_grad_size) for what ZeRO shards
+     * (weights from stage 3, gradients from 2, optimizer state from 1),
+     * else 1; the expert_ ones for expert parameters ((dp/ep) x cp). */
     double weight_shards, grad_shards, optimizer_shards;
+    double expert_weight_shards, expert_grad_shards, expert_optimizer_shards;
 } plan_dp;
+
+/* Of `params` replicated parameters, `expert` of them experts: what one
+ * NPU holds of them when ZeRO keeps a 1/shards share (dense / shards +
+ * expert / expert shards). */
+static inline double plan_held(double params, double expert, double shards, double expert_shards)
+{
+    return (params - expert) / shards + expert / expert_shards;
+}
 
 /* When a step-level collective may run behind compute: not at all, or
  * behind one microbatch's forward or backward (overlap on). */
@@ -110,9 +124,10 @@ typedef struct plan_comm {
     bool each_micro;           /* issued once per microbatch, else once per step */
     plan_window window;
     bool gather;               /* a ZeRO weight gather (else a gradient reduction) */
+    bool expert;               /* over the expert-DP group (comet_strategy_grad_spans) */
 } plan_comm;
 
-#define PLAN_MAX_COMMS 4
+#define PLAN_MAX_COMMS 8
 
 /* Expansion-memory traffic of the step (none when the tier cannot move data). */
 typedef struct plan_expansion {
@@ -155,9 +170,10 @@ void step_plan_traffic(const comet_system *sys, const comet_strategy *s, const w
 /* HBM bytes the optimizer step moves per parameter it updates. */
 double optimizer_bytes_per_param(const comet_strategy *s, double elem);
 
-/* HBM bytes the optimizer step of a stage holding `replicated` parameters
- * (and w's model-parallel tables) reads and writes. */
-double plan_optimizer_bytes(const step_plan *p, const work_stage *w, double replicated);
+/* HBM bytes the optimizer step of a stage holding `replicated` parameters,
+ * `expert` of them experts (and w's model-parallel tables), reads and writes. */
+double plan_optimizer_bytes(const step_plan *p, const work_stage *w, double replicated,
+                            double expert);
 
 /* Seconds of one transfer of `bytes` to or from the expansion tier: its
  * latency and the bytes at one NPU's share of its bandwidth; 0 when

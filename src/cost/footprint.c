@@ -28,8 +28,8 @@ static double activation_bytes(const comet_strategy *s, const work_stage *w, dou
         at[l->where] += a * l->count;
         if (l->where == WORK_EVERY_STAGE) {
             /* uneven pipelines: the first and last stages' own layer counts */
-            every_first += a * (w->first_stage_count >= 0.0 ? w->first_stage_count : l->count);
-            every_last += a * (w->last_stage_count >= 0.0 ? w->last_stage_count : l->count);
+            every_first += a * work_end_count(w, l, true);
+            every_last += a * work_end_count(w, l, false);
         }
         /* what one recomputed layer rebuilds: all of it under full
          * recompute, its attention core under selective */
@@ -65,10 +65,18 @@ void footprint_compute(const comet_system *sys, const comet_strategy *s, const w
     double mp = w->params_mp_npu;
     /* fp8: the FP8 weight copies and scaling state, beside the weights;
      * ZeRO does not shard them (docs/model.md, Section 6.1) */
-    bytes[COMET_MEM_WEIGHTS] = (w->params_npu / dp->weight_shards + mp) * dp->weight_bytes +
-                               w->fp8_bytes;
-    bytes[COMET_MEM_GRADIENTS] = (w->params_npu / dp->grad_shards + mp) * dp->grad_bytes;
-    bytes[COMET_MEM_OPTIMIZER] = (w->params_npu / dp->optimizer_shards + mp) * 12.0;
+    /* expert parameters shard over the expert-DP group ((dp/ep) x cp) */
+    double pe = w->params_expert_npu;
+    bytes[COMET_MEM_WEIGHTS] =
+        (plan_held(w->params_npu, pe, dp->weight_shards, dp->expert_weight_shards) + mp) *
+            dp->weight_bytes +
+        w->fp8_bytes;
+    bytes[COMET_MEM_GRADIENTS] =
+        (plan_held(w->params_npu, pe, dp->grad_shards, dp->expert_grad_shards) + mp) *
+        dp->grad_bytes;
+    bytes[COMET_MEM_OPTIMIZER] =
+        (plan_held(w->params_npu, pe, dp->optimizer_shards, dp->expert_optimizer_shards) + mp) *
+        12.0;
     double act_per_micro = 0.0;
     bytes[COMET_MEM_ACTIVATIONS] = activation_bytes(s, w, micro, &act_per_micro);
 

@@ -17,9 +17,12 @@
 /* The data-parallel rules of strategy s for a model of `elem`-byte elements. */
 static void plan_dp_of(const comet_strategy *s, double elem, plan_dp *out)
 {
-    double dp = (double)s->dp;
+    double dp = (double)comet_strategy_grad_size(s, false);
+    double edp = (double)comet_strategy_grad_size(s, true);
     int zero = s->zero_stage;
-    out->active = s->dp > 1;
+    out->active = dp > 1.0;
+    out->expert_active = edp > 1.0;
+    out->expert_apart = s->ep > 1;
     out->overlap = s->overlap_dp;
     /* ZeRO 0: one all-reduce of the gradients after the last microbatch.
      * ZeRO 1: one reduce-scatter, then an all-gather of the updated
@@ -36,6 +39,9 @@ static void plan_dp_of(const comet_strategy *s, double elem, plan_dp *out)
     out->weight_shards = zero >= 3 ? dp : 1.0;
     out->grad_shards = zero >= 2 ? dp : 1.0;
     out->optimizer_shards = zero >= 1 ? dp : 1.0;
+    out->expert_weight_shards = zero >= 3 ? edp : 1.0;
+    out->expert_grad_shards = zero >= 2 ? edp : 1.0;
+    out->expert_optimizer_shards = zero >= 1 ? edp : 1.0;
 }
 
 double optimizer_bytes_per_param(const comet_strategy *s, double elem)
@@ -49,14 +55,16 @@ double optimizer_bytes_per_param(const comet_strategy *s, double elem)
     return cast_grad + 4.0 + 28.0 + 4.0 + elem;
 }
 
-double plan_optimizer_bytes(const step_plan *p, const work_stage *w, double replicated)
+double plan_optimizer_bytes(const step_plan *p, const work_stage *w, double replicated,
+                            double expert)
 {
     /* The replicated parameters (a 1/dp shard under ZeRO >= 1) and, of the
      * model-parallel tables, only the rows the step looked up (a sparse
      * update), at most all of them. */
     double micro = (double)p->microbatches;
     double touched = p->elem > 0.0 ? micro * w->mp_lookup_bytes / p->elem : 0.0;
-    double updated = replicated / p->dp.optimizer_shards +
+    double updated = plan_held(replicated, expert, p->dp.optimizer_shards,
+                               p->dp.expert_optimizer_shards) +
                      (touched < w->params_mp_npu ? touched : w->params_mp_npu);
     return updated * p->optimizer_bytes_per_param;
 }
@@ -69,7 +77,7 @@ double plan_expansion_time(const plan_expansion *e, double bytes)
 }
 
 static void add_comm(step_plan *p, comet_collective c, double bytes, bool each_micro,
-                     plan_window window, bool gather)
+                     plan_window window, bool gather, bool expert)
 {
     if (p->n_comms >= PLAN_MAX_COMMS)
         return;
@@ -80,25 +88,36 @@ static void add_comm(step_plan *p, comet_collective c, double bytes, bool each_m
     pc->each_micro = each_micro;
     pc->window = p->dp.overlap ? window : PLAN_EXPOSED;
     pc->gather = gather;
+    pc->expert = expert;
 }
 
 /* The busiest stage's step-level DP collectives: its replicated
  * parameters' gradient reduction and ZeRO's weight gathers. Reductions
  * may hide behind one microbatch's backward, gathers behind the pass they
- * feed; the gather of updated weights after the optimizer never hides. */
+ * feed; the gather of updated weights after the optimizer never hides.
+ * With expert parallelism the expert parameters have their own set, over
+ * the expert-DP group, after the dense ones. */
+static void plan_dp_set(step_plan *p, double params, bool expert)
+{
+    const plan_dp *dp = &p->dp;
+    double grads = params * dp->grad_bytes, weights = params * dp->weight_bytes;
+    add_comm(p, dp->reduce, grads, dp->reduce_each_micro, PLAN_BEHIND_BACKWARD, false, expert);
+    if (dp->gather_each_pass) {
+        add_comm(p, COMET_COLL_ALL_GATHER, weights, true, PLAN_BEHIND_FORWARD, true, expert);
+        add_comm(p, COMET_COLL_ALL_GATHER, weights, true, PLAN_BEHIND_BACKWARD, true, expert);
+    }
+    if (dp->gather_after_step)
+        add_comm(p, COMET_COLL_ALL_GATHER, weights, false, PLAN_EXPOSED, true, expert);
+}
+
 static void plan_dp_comms(step_plan *p, const work_stage *w)
 {
     const plan_dp *dp = &p->dp;
-    if (!dp->active)
-        return;
-    double grads = w->params_npu * dp->grad_bytes, weights = w->params_npu * dp->weight_bytes;
-    add_comm(p, dp->reduce, grads, dp->reduce_each_micro, PLAN_BEHIND_BACKWARD, false);
-    if (dp->gather_each_pass) {
-        add_comm(p, COMET_COLL_ALL_GATHER, weights, true, PLAN_BEHIND_FORWARD, true);
-        add_comm(p, COMET_COLL_ALL_GATHER, weights, true, PLAN_BEHIND_BACKWARD, true);
-    }
-    if (dp->gather_after_step)
-        add_comm(p, COMET_COLL_ALL_GATHER, weights, false, PLAN_EXPOSED, true);
+    double expert = dp->expert_apart ? w->params_expert_npu : 0.0;
+    if (dp->active)
+        plan_dp_set(p, w->params_npu - expert, false);
+    if (dp->expert_active && expert > 0.0)
+        plan_dp_set(p, expert, true);
 }
 
 void step_plan_memory(const comet_model *m, const comet_system *sys, const comet_strategy *s,

@@ -27,12 +27,15 @@ typedef struct stage_time {
  * priced by layer_times, and the TP exposure under overlap. The embedding
  * sits on the first stage, which is not the busiest once there is a
  * pipeline. */
-static void time_layer(const work_layer *l, bool w_first, const hw_rates *r,
+static void time_layer(const work_layer *l, const work_stage *w, const hw_rates *r,
                        const comet_system *sys, const comet_strategy *s, stage_time *st)
 {
     /* With a pipeline, only the busiest stage's end layer counts: the LM
-     * head (last stage) or the embedding (first stage). */
-    if (s->pp > 1 && l->where == (w_first ? WORK_LAST_STAGE : WORK_FIRST_STAGE))
+     * head (last stage) or the embedding (first stage), neither when an
+     * inner stage is the busiest (an MoE model's). */
+    if (s->pp > 1 && l->where != WORK_EVERY_STAGE &&
+        (w->busiest_is_inner || l->where == (w->busiest_is_first ? WORK_LAST_STAGE
+                                                                 : WORK_FIRST_STAGE)))
         return;
     layer_time lt;
     layer_times(l, r, sys, s, &lt);
@@ -83,8 +86,11 @@ static void time_data_parallel(const comet_system *sys, const comet_strategy *s,
         const plan_comm *c = &plan->comms[i], *prev = i > 0 ? &plan->comms[i - 1] : NULL;
         /* ZeRO-3's forward and backward gathers are the same collective */
         if (!prev || prev->collective != c->collective || prev->group != c->group ||
-            prev->bytes != c->bytes)
-            t = comet_collective_time(sys, s->place[c->group], c->collective, c->bytes);
+            prev->bytes != c->bytes || prev->expert != c->expert) {
+            int64_t span[COMET_MAX_DIMS];
+            comet_strategy_grad_spans(s, c->expert, span);
+            t = comet_collective_time(sys, span, c->collective, c->bytes);
+        }
         (c->each_micro ? each : once)[c->window] += t;
         *(c->each_micro ? &each_bytes : &once_bytes) += c->bytes;
     }
@@ -178,7 +184,7 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
     stage_time st;
     memset(&st, 0, sizeof st);
     for (int i = 0; i < work->n_layers; i++)
-        time_layer(&work->layers[i], work->busiest_is_first, &r, sys, &s, &st);
+        time_layer(&work->layers[i], work, &r, sys, &s, &st);
 
     out->forward = micro * st.fwd;
     out->backward = micro * st.bwd;
@@ -189,7 +195,8 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
     out->dp_bytes = micro * st.bytes[COMET_GROUP_DP];
     out->tp_exposed = micro * st.exposed[COMET_GROUP_TP];
     double per_micro = st.fwd + st.bwd + st.recompute + st.exposed[COMET_GROUP_TP] +
-                       st.exposed[COMET_GROUP_PP] + st.exposed[COMET_GROUP_DP];
+                       st.exposed[COMET_GROUP_PP] + st.exposed[COMET_GROUP_DP] +
+                       st.exposed[COMET_GROUP_EP];
     out->bubble = sched_of(&s)->bubble(&s) * per_micro;
 
     /* Layers' own collectives on the PP and DP groups (e.g. a DLRM
@@ -201,11 +208,16 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
         out->pp_comm_time += micro * plan.send.per_micro * hop;
         out->pp_exposed += micro * plan.send.per_micro * hop;
     }
+    /* Mixture of experts: the dispatch and combine all-to-alls on the EP
+     * group block the layer's compute (docs/model.md, Mixture of experts). */
+    out->ep_comm_time = micro * st.comm[COMET_GROUP_EP];
+    out->ep_exposed = micro * st.exposed[COMET_GROUP_EP];
+    out->ep_bytes = micro * st.bytes[COMET_GROUP_EP];
     time_data_parallel(sys, &s, &plan, &st, out);
     out->dp_comm_time += micro * st.comm[COMET_GROUP_DP];
     out->dp_exposed += micro * st.exposed[COMET_GROUP_DP];
 
-    double opt_bytes = plan_optimizer_bytes(&plan, work, work->params_npu);
+    double opt_bytes = plan_optimizer_bytes(&plan, work, work->params_npu, work->params_expert_npu);
     out->optimizer = opt_bytes * (1.0 - fp.optimizer_offloaded) / r.hbm;
 
     /* Expansion-tier traffic: the optimizer step on offloaded state is
@@ -227,7 +239,8 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
     }
 
     out->step_time = out->forward + out->backward + out->recompute + out->optimizer + out->bubble +
-                     out->tp_exposed + out->pp_exposed + out->dp_exposed + out->offload_exposed;
+                     out->tp_exposed + out->pp_exposed + out->dp_exposed + out->offload_exposed +
+                     out->ep_exposed;
     double peak = r.matrix;
     fill_rates(m, sys, &s, work, &st, peak, out);
     /* The readers bound every input, so this only trips on combinations

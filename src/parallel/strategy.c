@@ -60,6 +60,21 @@ void comet_strategy_expert_dp_spans(const comet_strategy *s, int64_t out[COMET_M
                                                  : s->place[COMET_GROUP_DP][d];
 }
 
+void comet_strategy_grad_spans(const comet_strategy *s, bool expert, int64_t out[COMET_MAX_DIMS])
+{
+    if (expert && s->ep > 1)
+        comet_strategy_expert_dp_spans(s, out);
+    else
+        memcpy(out, s->place[COMET_GROUP_DP], sizeof s->place[COMET_GROUP_DP]);
+    for (int d = 0; s->cp > 1 && d < COMET_MAX_DIMS; d++)
+        out[d] *= s->place[COMET_GROUP_CP][d] > 0 ? s->place[COMET_GROUP_CP][d] : 1;
+}
+
+int64_t comet_strategy_grad_size(const comet_strategy *s, bool expert)
+{
+    return (expert && s->ep > 1 ? s->dp / s->ep : s->dp) * s->cp;
+}
+
 int64_t comet_strategy_microbatches(const comet_strategy *s)
 {
     return s->global_batch / (s->microbatch * s->dp);

@@ -62,8 +62,10 @@ void report_breakdown_add(comet_chart *c, const char *label, const comet_result 
     int k = comet_chart_cat(c, label);
     time_part parts[REPORT_TIME_PARTS];
     int n = report_time_parts(r, parts);
-    for (int i = 0; i < n; i++)
-        comet_chart_set(c, k, i, parts[i].seconds);
+    /* the chart's series are a dense model's parts; an MoE's exposed
+     * all-to-alls (the last part) join the TP segment, its layers' comms */
+    for (int i = 0; i < n && i < c->n_series; i++)
+        comet_chart_set(c, k, i, parts[i].seconds + (i == 5 && n > c->n_series ? parts[n - 1].seconds : 0.0));
 }
 
 void report_memory_chart(comet_page *p, const char *id, const comet_result *r)

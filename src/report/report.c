@@ -26,6 +26,9 @@ int report_time_parts(const comet_result *r, time_part parts[REPORT_TIME_PARTS])
     int n = 0;
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         parts[n++] = all[i];
+    /* only mixtures of experts with ep > 1 have all-to-alls */
+    if (r->ep_comm_time > 0.0)
+        parts[n++] = (time_part){"EP comm (exposed)", r->ep_exposed};
     return n;
 }
 
@@ -55,6 +58,8 @@ static void strategy_line(comet_buf *b, const comet_strategy *s)
                      (long long)s->tp, (long long)s->pp, (long long)s->dp, s->sp ? "on" : "off",
                      (long long)s->microbatch, (long long)s->global_batch,
                      (long long)s->interleave, comet_recompute_name(s->recompute), s->zero_stage);
+    if (s->ep > 1)
+        comet_buf_printf(b, "  ep %lld", (long long)s->ep);
     if (s->grad_fp32)
         comet_buf_printf(b, "  grad fp32");
     if (s->flash_attention)
@@ -83,7 +88,13 @@ void comet_report_text(comet_buf *b, const comet_model *m, const comet_system *s
 {
     comet_buf_printf(b, "%s on %s, %lld NPUs, ", m->name, sys->name, (long long)r->npus);
     count(b, r->params);
-    comet_buf_printf(b, " parameters\n");
+    comet_buf_printf(b, " parameters");
+    if (m->kind == COMET_MODEL_TRANSFORMER && m->moe.experts > 0) {
+        comet_buf_printf(b, " (");
+        count(b, comet_model_active_params(m));
+        comet_buf_printf(b, " active)");
+    }
+    comet_buf_printf(b, "\n");
     strategy_line(b, s);
     /* Layer-list models without a token count are measured in samples. */
     bool samples = m->kind == COMET_MODEL_LAYERS && comet_model_tokens_per_sample(m) == 1;

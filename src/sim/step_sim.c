@@ -106,10 +106,15 @@ static int segments_of(const builder *b, int vs, segment *out)
     bool transformer = b->m->kind == COMET_MODEL_TRANSFORMER;
     int64_t total = transformer ? b->m->layers : 0;
     int64_t blocks = transformer ? work_chunk_blocks(b->m, b->s, vs) : 0;
-    /* chunks before vs: l / (p v) blocks each, the first l mod (p v) one more */
-    int64_t chunks = (int64_t)b->vstages, extra = total % chunks;
-    int64_t first_layer = vs * (total / chunks) + (vs < extra ? vs : extra);
+    int64_t first_layer = transformer ? work_chunk_first_layer(b->m, b->s, vs) : 0;
     int cap = b->max_segs;
+    /* a Transformer's every-stage kinds: the dense block, and the MoE
+     * block for the layers comet_model_is_moe_layer names; the blocks
+     * take the dense kind's place in the order of kinds */
+    int moe = -1;
+    for (int k = 0; transformer && k < w->n_layers; k++)
+        if (w->layers[k].where == WORK_EVERY_STAGE && w->layers[k].moe)
+            moe = k;
     for (int k = 0; k < w->n_layers && n < cap; k++) {
         const work_layer *l = &w->layers[k];
         if (b->m->kind != COMET_MODEL_TRANSFORMER) {
@@ -118,9 +123,12 @@ static int segments_of(const builder *b, int vs, segment *out)
         }
         if (l->where == WORK_FIRST_STAGE && vs == 0)
             out[n++] = (segment){k, 1.0, -1};
-        if (l->where == WORK_EVERY_STAGE)
-            for (int64_t i = 0; i < blocks && n < cap; i++)
-                out[n++] = (segment){k, 1.0, (int)(first_layer + i)};
+        if (l->where == WORK_EVERY_STAGE && !l->moe)
+            for (int64_t i = 0; i < blocks && n < cap; i++) {
+                int64_t layer = first_layer + i;
+                int kind = moe >= 0 && comet_model_is_moe_layer(b->m, layer) ? moe : k;
+                out[n++] = (segment){kind, 1.0, (int)layer};
+            }
     }
     /* the LM head ends the last virtual stage */
     for (int k = 0; b->m->kind == COMET_MODEL_TRANSFORMER && k < w->n_layers; k++)
@@ -148,12 +156,12 @@ static int task(builder *b, int stage, int kind_res, double dur, int kind, int64
  * the previous one on every dimension, as one active chunk does), closed
  * by a zero-length task on `stream` so the stream waits for it in program
  * order. Returns that task. */
-static int chunked(builder *b, int stage, int stream, comet_group grp, comet_collective c,
-                   double bytes, int kind, int64_t mb, int layer, int after)
+static int chunked(builder *b, int stage, int stream, const int64_t span[COMET_MAX_DIMS],
+                   comet_collective c, double bytes, int kind, int64_t mb, int layer, int after)
 {
     comet_link links[COMET_MAX_DIMS];
     int map[COMET_MAX_DIMS], order[COMET_MAX_DIMS];
-    int m = comet_span_links(b->sys, b->s->place[grp], links, map);
+    int m = comet_span_links(b->sys, span, links, map);
     for (int i = 0; i < COMET_MAX_DIMS; i++)
         order[i] = i;
     if (m == 0 || !(bytes > 0.0))
@@ -214,18 +222,53 @@ static void record(builder *b, int id, step_coll what)
     b->coll[id] = what;
 }
 
-/* A collective: one task costing its closed form on `stream`, or under
- * congestion its chunks on the links. */
-static int collective(builder *b, int stage, int stream, comet_group grp, comet_collective c,
-                      double bytes, int kind, int64_t mb, int layer, int after)
+/* A collective over the ranks spanning span[] (group grp's, or a
+ * gradient group's): one task costing its closed form on `stream`, or
+ * under congestion its chunks on the links. */
+static int collective_on(builder *b, int stage, int stream, const int64_t span[COMET_MAX_DIMS],
+                         comet_group grp, comet_collective c, double bytes, int kind, int64_t mb,
+                         int layer, int after)
 {
     if (b->congestion)
-        return chunked(b, stage, stream == R_TP && !b->s->overlap_tp ? R_COMPUTE : stream, grp, c,
+        return chunked(b, stage, stream == R_TP && !b->s->overlap_tp ? R_COMPUTE : stream, span, c,
                        bytes, kind, mb, layer, after);
-    double t = comet_collective_time(b->sys, b->s->place[grp], c, bytes);
+    double t = comet_collective_time(b->sys, span, c, bytes);
     int id = task(b, stage, stream, t, kind, mb, layer, after);
     record(b, id, (step_coll){c, grp, bytes});
     return id;
+}
+
+static int collective(builder *b, int stage, int stream, comet_group grp, comet_collective c,
+                      double bytes, int kind, int64_t mb, int layer, int after)
+{
+    return collective_on(b, stage, stream, b->s->place[grp], grp, c, bytes, kind, mb, layer, after);
+}
+
+/* A data-parallel collective (gradient reduction or ZeRO gather) of
+ * `params` parameters at `per_param` bytes each, `expert` of them expert
+ * parameters: over the dense gradient group (dp x cp), and with expert
+ * parallelism the expert part apart over the expert-DP group, after it
+ * (comet_strategy_grad_spans). Returns the last task, or `after` when
+ * nothing is reduced. */
+static int dp_collective(builder *b, int stage, int stream, comet_collective c, double params,
+                         double expert, double per_param, int kind, int64_t mb, int layer,
+                         int after)
+{
+    const plan_dp *dp = &b->plan.dp;
+    int64_t span[COMET_MAX_DIMS];
+    double apart = dp->expert_apart ? expert : 0.0;
+    int last = after;
+    if (dp->active) {
+        comet_strategy_grad_spans(b->s, false, span);
+        last = collective_on(b, stage, stream, span, COMET_GROUP_DP, c,
+                             (params - apart) * per_param, kind, mb, layer, after);
+    }
+    if (dp->expert_active && apart > 0.0) {
+        comet_strategy_grad_spans(b->s, true, span);
+        last = collective_on(b, stage, stream, span, COMET_GROUP_DP, c, apart * per_param, kind,
+                             mb, layer, last);
+    }
+    return last;
 }
 
 /* A layer's own collectives in one pass, blocking the compute that
@@ -280,11 +323,12 @@ static int dp_stream(const builder *b)
 static int gather(builder *b, int stage, const segment *sg, int64_t mb)
 {
     const plan_dp *dp = &b->plan.dp;
-    if (!dp->active || !dp->gather_each_pass || b->work.layers[sg->kind].model_parallel)
+    const work_layer *wl = &b->work.layers[sg->kind];
+    if (!dp->active || !dp->gather_each_pass || wl->model_parallel)
         return -1;
-    double bytes = b->work.layers[sg->kind].params * sg->count * dp->weight_bytes;
-    return collective(b, stage, dp_stream(b), COMET_GROUP_DP, COMET_COLL_ALL_GATHER, bytes,
-                      K_GATHER, mb, sg->layer, -1);
+    return dp_collective(b, stage, dp_stream(b), COMET_COLL_ALL_GATHER, wl->params * sg->count,
+                         wl->expert_params * sg->count, dp->weight_bytes, K_GATHER, mb, sg->layer,
+                         -1);
 }
 
 /* A pipeline send: latency + bytes/bandwidth on the outermost dimension
@@ -327,10 +371,13 @@ static int memory(builder *b, int stage, double bytes, int kind, int64_t mb, int
 static int load_weights(builder *b, int stage, const segment *sg, int64_t mb)
 {
     const work_layer *wl = &b->work.layers[sg->kind];
-    double held = wl->model_parallel ? 1.0 : b->plan.dp.weight_shards;
-    return memory(b, stage,
-                  wl->params * sg->count / held * b->plan.dp.weight_bytes * b->fp.weights_offloaded,
-                  K_LOAD_WEIGHTS, mb, sg->layer, -1);
+    const plan_dp *dp = &b->plan.dp;
+    double held = wl->model_parallel ? wl->params * sg->count
+                                     : plan_held(wl->params * sg->count,
+                                                 wl->expert_params * sg->count, dp->weight_shards,
+                                                 dp->expert_weight_shards);
+    return memory(b, stage, held * dp->weight_bytes * b->fp.weights_offloaded, K_LOAD_WEIGHTS, mb,
+                  sg->layer, -1);
 }
 
 /* One pass (forward or backward) of microbatch mb through virtual stage vs. */
@@ -401,9 +448,10 @@ static void pass(builder *b, int64_t mb, int vs, bool forward)
             const plan_dp *dp = &b->plan.dp;
             if (dp->active && dp->overlap && (last_mb || dp->reduce_each_micro) &&
                 !wl->model_parallel)
-                b->dp_last[stage] = collective(b, stage, R_DP, COMET_GROUP_DP, dp->reduce,
-                                               wl->params * sg->count * dp->grad_bytes, K_DP, mb,
-                                               sg->layer, grad);
+                b->dp_last[stage] = dp_collective(b, stage, R_DP, dp->reduce,
+                                                  wl->params * sg->count,
+                                                  wl->expert_params * sg->count, dp->grad_bytes,
+                                                  K_DP, mb, sg->layer, grad);
         }
     }
     int *first_tab = forward ? b->fwd_first : b->bwd_first;
@@ -422,12 +470,14 @@ static void pass(builder *b, int64_t mb, int vs, bool forward)
      * gradients blocks the compute stream once its backward is done */
     const plan_dp *dp = &b->plan.dp;
     if (!forward && dp->active && !dp->overlap && dp->reduce_each_micro) {
-        double params = 0.0;
+        double params = 0.0, expert = 0.0;
         for (int i = 0; i < n; i++)
-            if (!b->work.layers[segs[i].kind].model_parallel)
+            if (!b->work.layers[segs[i].kind].model_parallel) {
                 params += b->work.layers[segs[i].kind].params * segs[i].count;
-        b->dp_last[stage] = collective(b, stage, R_COMPUTE, COMET_GROUP_DP, dp->reduce,
-                                       params * dp->grad_bytes, K_DP, mb, -1, prev);
+                expert += b->work.layers[segs[i].kind].expert_params * segs[i].count;
+            }
+        b->dp_last[stage] = dp_collective(b, stage, R_COMPUTE, dp->reduce, params, expert,
+                                          dp->grad_bytes, K_DP, mb, -1, prev);
     }
 }
 
@@ -456,11 +506,13 @@ static void stage_program(builder *b, int stage)
 static void stage_epilogue(builder *b, int stage)
 {
     double params = 0.0, params_mp = 0.0; /* replicated, and model-parallel */
+    double expert = 0.0;                  /* of the replicated ones, experts */
     for (int vs = stage; vs < b->vstages; vs += b->p) {
         int n = segments_of(b, vs, b->segs);
         for (int i = 0; i < n; i++) {
             const work_layer *wl = &b->work.layers[b->segs[i].kind];
             *(wl->model_parallel ? &params_mp : &params) += wl->params * b->segs[i].count;
+            expert += wl->expert_params * b->segs[i].count;
         }
     }
     int last_bwd = -1;
@@ -471,9 +523,9 @@ static void stage_epilogue(builder *b, int stage)
     int after = b->dp_last[stage] >= 0 ? b->dp_last[stage] : last_bwd;
     const plan_dp *dp = &b->plan.dp;
     if (dp->active && !dp->overlap && !dp->reduce_each_micro)
-        after = collective(b, stage, R_DP, COMET_GROUP_DP, dp->reduce, params * dp->grad_bytes,
-                           K_DP, b->micro - 1, -1, last_bwd);
-    double opt_bytes = plan_optimizer_bytes(&b->plan, &b->work, params);
+        after = dp_collective(b, stage, R_DP, dp->reduce, params, expert, dp->grad_bytes, K_DP,
+                              b->micro - 1, -1, last_bwd);
+    double opt_bytes = plan_optimizer_bytes(&b->plan, &b->work, params, expert);
     int opt = task(b, stage, R_COMPUTE, opt_bytes * (1.0 - b->fp.optimizer_offloaded) / b->rates.hbm,
                    K_OPTIMIZER, b->micro - 1, -1, after);
     sim_add_dep(&b->g, last_bwd, opt);
@@ -482,11 +534,12 @@ static void stage_epilogue(builder *b, int stage)
     int state = memory(b, stage, opt_bytes * b->fp.optimizer_offloaded, K_OPT_STATE, b->micro - 1,
                        -1, opt);
     memory(b, stage,
-           (params / dp->weight_shards + params_mp) * dp->weight_bytes * b->fp.weights_offloaded,
+           (plan_held(params, expert, dp->weight_shards, dp->expert_weight_shards) + params_mp) *
+               dp->weight_bytes * b->fp.weights_offloaded,
            K_STORE_WEIGHTS, b->micro - 1, -1, state >= 0 ? state : opt);
     if (dp->active && dp->gather_after_step)
-        collective(b, stage, R_DP, COMET_GROUP_DP, COMET_COLL_ALL_GATHER,
-                   params * dp->weight_bytes, K_GATHER, b->micro - 1, -1, opt);
+        dp_collective(b, stage, R_DP, COMET_COLL_ALL_GATHER, params, expert, dp->weight_bytes,
+                      K_GATHER, b->micro - 1, -1, opt);
 }
 
 /* Cross-stage edges: a pass waits for what the neighbouring virtual stage

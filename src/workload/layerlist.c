@@ -43,6 +43,9 @@ static void build_one(const comet_layer *src, const comet_strategy *s, double pe
     l->act_bytes = b * src->act_bytes / shard;
     l->act_bytes_selective = l->act_bytes;
     l->act_bytes_full = b * src->out_bytes;
+    l->moe = false;
+    l->expert_params = 0.0;
+    l->mlp_op = l->mlp_end = l->n_ops;
 }
 
 void work_build_layers(const comet_model *m, const comet_strategy *s, work_stage *out)
@@ -68,6 +71,9 @@ void work_build_layers(const comet_model *m, const comet_strategy *s, work_stage
     out->p2p_bytes = depth > 0.0 ? b * out_sum / depth : 0.0;
     out->first_stage_count = out->last_stage_count = -1.0; /* every stage alike */
     out->busiest_is_first = false;
+    out->busiest_is_inner = false;
+    out->moe_first_count = out->moe_last_count = 0.0;
+    out->params_expert_npu = 0.0;
     out->fwd_flops_model = b * flops;
     out->act_extra = 0.0;
     out->fp8_bytes = 0.0; /* fp8 is refused for layer lists (comet_strategy_resolve) */

@@ -3,11 +3,27 @@
  * builder's entry, which picks the Transformer or the layer-list builder. */
 #include "workload.h"
 
+/* A Transformer's parameters with every expert (active = false) or those
+ * one token uses: its dense blocks, its MoE blocks, embedding and head. */
+static double transformer_params(const comet_model *m, bool active)
+{
+    double moe = (double)comet_model_moe_layers(m, 0, m->layers);
+    double total = (double)m->layers * work_transformer_block_params(m)
+                 + work_transformer_embedding_params(m);
+    if (moe > 0.0)
+        total += moe * (work_moe_block_params(m, active) - work_transformer_block_params(m));
+    return total;
+}
+
+double comet_model_active_params(const comet_model *m)
+{
+    return m->kind == COMET_MODEL_TRANSFORMER ? transformer_params(m, true) : comet_model_params(m);
+}
+
 double comet_model_params(const comet_model *m)
 {
     if (m->kind == COMET_MODEL_TRANSFORMER)
-        return (double)m->layers * work_transformer_block_params(m)
-             + work_transformer_embedding_params(m);
+        return transformer_params(m, false);
     double total = 0.0;
     for (int i = 0; i < m->n_layer_kinds; i++)
         total += (double)m->layer_list[i].count * m->layer_list[i].params;

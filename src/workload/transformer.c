@@ -170,16 +170,20 @@ static void build_block(const comet_model *m, const comet_strategy *s, const blo
     fp8_weights += add_linear(l, T, h, x->q_width_local, e, fp8);            /* projection */
     add_op(l, WORK_VECTOR, 2.0 * Tr * h, (3.0 * e + mask) * Tr * h, false);   /* dropout+residual */
     add_op(l, WORK_VECTOR, 5.0 * Tr * h, 2.0 * e * Tr * h, false);            /* norm 2 */
+    l->mlp_op = l->n_ops; /* the MLP, which an MoE block replaces (moe.c) */
     fp8_weights += add_linear(l, T, (x->mlp_mats - 1.0) * ffn_local, h, e,   /* MLP in (and gate) */
                               fp8);
     add_op(l, WORK_VECTOR, 8.0 * T * ffn_local,                               /* GeLU or SwiGLU */
            (m->gated_mlp ? 3.0 : 2.0) * e * T * ffn_local, false);
     fp8_weights += add_linear(l, T, h, ffn_local, e, fp8);                   /* MLP out */
+    l->mlp_end = l->n_ops;
     add_op(l, WORK_VECTOR, 2.0 * Tr * h, (3.0 * e + mask) * Tr * h, false);   /* dropout+residual */
     add_tp_sync(l, x, s->sp);
     add_tp_sync(l, x, s->sp);
 
     l->params = work_transformer_block_params(m) / x->t;
+    l->moe = false;
+    l->expert_params = 0.0;
     /* fp8: each linear layer's FP8 weight copy (1 byte per weight) and the
      * scaling state of its FP8 tensors (amax history, scale, inverse) */
     double fp8_gemms = 4.0; /* QKV, projection, MLP in, MLP out */
@@ -269,12 +273,74 @@ int64_t work_stage_blocks(const comet_model *m, const comet_strategy *s, int64_t
     return n;
 }
 
+int64_t work_chunk_first_layer(const comet_model *m, const comet_strategy *s, int64_t vs)
+{
+    int64_t chunks = s->pp * s->interleave, extra = m->layers % chunks;
+    return vs * (m->layers / chunks) + (vs < extra ? vs : extra);
+}
+
+int64_t work_stage_moe_blocks(const comet_model *m, const comet_strategy *s, int64_t stage)
+{
+    int64_t n = 0;
+    for (int64_t c = 0; c < s->interleave; c++) {
+        int64_t vs = c * s->pp + stage;
+        n += comet_model_moe_layers(m, work_chunk_first_layer(m, s, vs), work_chunk_blocks(m, s, vs));
+    }
+    return n;
+}
+
+void work_add_op(work_layer *l, work_op_kind kind, double flops, double bytes)
+{
+    add_op(l, kind, flops, bytes, false);
+}
+
+double work_add_linear(work_layer *l, double mdim, double ndim, double kdim, double elem, bool fp8)
+{
+    return add_linear(l, mdim, ndim, kdim, elem, fp8);
+}
+
+work_comm *work_add_comm(work_layer *l, comet_collective c, comet_group g, double bytes)
+{
+    return add_comm(l, c, g, bytes);
+}
+
 static double gemm_flops(const work_layer *l)
 {
     double f = 0.0;
     for (int i = 0; i < l->n_ops; i++)
         f += l->ops[i].flops;
     return f;
+}
+
+/* An MoE model's busiest stage, over all stages (DeepSeek-V3's first
+ * stage holds its 3 dense layers, its last fewer blocks than the others):
+ * with expert parallelism the one holding the most MoE blocks, whose
+ * all-to-alls outweigh what a dense block or the LM head adds, and among
+ * those the most forward GEMM work; without, the most GEMM work (dense
+ * blocks at bf FLOPs, MoE blocks at bm, the embedding's e on the first
+ * stage, the head's hd on the last), the dense rule over every stage. An
+ * inner stage takes over the counts and holds neither end layer. */
+static void busiest_moe_stage(const comet_model *m, const comet_strategy *s, double bf, double bm,
+                              double e, double hd, work_stage *out, work_layer *block,
+                              work_layer *moe)
+{
+    int64_t best = -1;
+    double best_moe = -1.0, best_flops = -1.0;
+    for (int64_t st = 0; st < s->pp; st++) {
+        double all = (double)work_stage_blocks(m, s, st);
+        double mo = (double)work_stage_moe_blocks(m, s, st);
+        double f = (all - mo) * bf + mo * bm + (st == 0 ? e : 0.0) + (st == s->pp - 1 ? hd : 0.0);
+        double key = s->ep > 1 ? mo : 0.0;
+        if (key > best_moe || (key == best_moe && f > best_flops)) {
+            best = st;
+            best_moe = key;
+            best_flops = f;
+            block->count = all - mo;
+            moe->count = mo;
+        }
+    }
+    out->busiest_is_first = best == 0;
+    out->busiest_is_inner = best > 0 && best < s->pp - 1;
 }
 
 void work_build_transformer(const comet_model *m, const comet_strategy *s, work_stage *out)
@@ -290,33 +356,69 @@ void work_build_transformer(const comet_model *m, const comet_strategy *s, work_
     work_layer *embedding = &out->layers[out->n_layers++];
     build_embedding(m, s, &x, embedding);
     block->model_parallel = head->model_parallel = embedding->model_parallel = false;
+    head->moe = embedding->moe = false;
+    head->expert_params = embedding->expert_params = 0.0;
+    /* Mixture of experts: a second every-stage kind, the MoE block. */
+    work_layer *moe = NULL;
+    double fp8_moe = fp8_block;
+    if (m->moe.experts > 0) {
+        moe = &out->layers[out->n_layers++];
+        work_build_moe_block(m, s, block, x.tokens, x.tokens_rep, moe, &fp8_moe);
+    }
 
     /* The busiest stage: the last holds the LM head, whose GEMM dwarfs the
      * embedding lookup, but with uneven stages the first may hold more
      * layers; compare their forward FLOPs. With one stage it holds all. */
     out->first_stage_count = (double)work_stage_blocks(m, s, 0);
     out->last_stage_count = (double)work_stage_blocks(m, s, s->pp - 1);
+    out->moe_first_count = out->moe_last_count = 0.0;
+    out->busiest_is_inner = false;
     double bf = gemm_flops(block);
-    out->busiest_is_first = s->pp > 1 && out->first_stage_count * bf + gemm_flops(embedding) >
-                                             out->last_stage_count * bf + gemm_flops(head);
-    block->count = out->busiest_is_first ? out->first_stage_count : out->last_stage_count;
+    if (!moe) {
+        out->busiest_is_first = s->pp > 1 && out->first_stage_count * bf + gemm_flops(embedding) >
+                                                 out->last_stage_count * bf + gemm_flops(head);
+        block->count = out->busiest_is_first ? out->first_stage_count : out->last_stage_count;
+    } else {
+        /* An MoE model's stages differ in their MoE blocks too (DeepSeek-
+         * V3's first holds the dense layers); see busiest_moe_stage. */
+        out->moe_first_count = (double)work_stage_moe_blocks(m, s, 0);
+        out->moe_last_count = (double)work_stage_moe_blocks(m, s, s->pp - 1);
+        out->busiest_is_first = false;
+        block->count = work_end_count(out, block, false);
+        moe->count = work_end_count(out, moe, false);
+        if (s->pp > 1)
+            busiest_moe_stage(m, s, bf, gemm_flops(moe), gemm_flops(embedding), gemm_flops(head),
+                              out, block, moe);
+    }
 
     /* Megatron's scatter/gather optimisation: each TP rank sends 1/t of the
      * boundary activation over its own NIC (Narayanan 2021, Sec. 4.1). */
     out->p2p_bytes = x.tokens * x.h * x.elem / x.t;
 
     /* Model FLOPs of one microbatch forward over all NPUs (no recompute):
-     * every GEMM of every block plus the LM head, unsharded. */
+     * every GEMM of every block plus the LM head, unsharded; an MoE block
+     * counts the experts a token uses (top_k routed and the shared ones)
+     * and its router instead of the dense MLP. */
     double T = x.tokens, h = x.h;
     double q = (double)m->heads * x.head_dim, kv = (double)m->kv_heads * x.head_dim;
     double block_flops = 2.0 * T * h * (q + 2.0 * kv) + 4.0 * x.b * x.s * x.s * q
                        + 2.0 * T * q * h + 2.0 * x.mlp_mats * T * h * x.f;
     out->fwd_flops_model = (double)m->layers * block_flops + 2.0 * T * h * (double)m->vocab;
+    if (moe)
+        out->fwd_flops_model += (double)comet_model_moe_layers(m, 0, m->layers) *
+                                (work_moe_mlp_model_flops(m, T) - work_dense_mlp_model_flops(m, T));
     out->params_mp_npu = 0.0;
     out->mp_lookup_bytes = 0.0;
+    bool inner = out->busiest_is_inner;
     out->params_npu = block->params * block->count +
-                      (s->pp == 1 || !out->busiest_is_first ? head->params : 0.0) +
+                      (s->pp == 1 || (!out->busiest_is_first && !inner) ? head->params : 0.0) +
                       (s->pp == 1 || out->busiest_is_first ? embedding->params : 0.0);
+    out->params_expert_npu = 0.0;
     out->act_extra = 0.0;
     out->fp8_bytes = fp8_block * block->count;
+    if (moe) {
+        out->params_npu += moe->params * moe->count;
+        out->params_expert_npu = moe->expert_params * moe->count;
+        out->fp8_bytes += fp8_moe * moe->count;
+    }
 }

@@ -14,7 +14,7 @@
 #include "comet/model.h"
 #include "comet/strategy.h"
 
-#define WORK_MAX_OPS 24
+#define WORK_MAX_OPS 24   /* an MoE block with fp8, dropout and shared experts: 24 */
 
 /* Strategy fp8 (Transformer Engine's delayed scaling): each FP8 GEMM keeps
  * an amax history of this many fp32 values plus an fp32 scale and inverse
@@ -67,6 +67,12 @@ typedef struct work_layer {
     double act_bytes;                   /* stashed per microbatch per layer, no recompute */
     double act_bytes_selective;         /* ... with selective recompute */
     double act_bytes_full;              /* ... with full recompute */
+    /* Mixture of experts (src/workload/moe.c). A Transformer block marks
+     * its MLP's ops, [mlp_op, mlp_end), which the MoE block replaces. */
+    bool moe;                           /* an MoE block (router, experts, all-to-alls) */
+    double expert_params;               /* of params: this NPU's experts' weights, whose
+                                         * gradients are reduced over the expert-DP group */
+    int mlp_op, mlp_end;
 } work_layer;
 
 /* Work of the busiest pipeline stage for one microbatch. */
@@ -90,7 +96,29 @@ typedef struct work_stage {
      * busiest stage's; -1 (layer lists) means every stage is alike. */
     double first_stage_count, last_stage_count;
     bool busiest_is_first;
+    /* Mixture of experts: of the blocks counted above, the MoE ones on the
+     * first and the last stage (0 for dense models), and of params_npu the
+     * expert parameters (reduced and sharded over the expert-DP group). */
+    double moe_first_count, moe_last_count;
+    double params_expert_npu;
+    /* An MoE model's busiest stage may lie between the ends (DeepSeek-V3:
+     * the first holds the dense layers, the last fewer blocks and the
+     * head): then it holds neither the embedding nor the LM head, and the
+     * counts above are its own (busiest_is_first is false). */
+    bool busiest_is_inner;
 } work_stage;
+
+/* How many of the busiest stage's every-stage layers of kind l sit on the
+ * first (first = true) or the last stage: for Transformer blocks the
+ * stage's dense or MoE blocks, for layer lists l's own count. */
+static inline double work_end_count(const work_stage *w, const work_layer *l, bool first)
+{
+    double all = first ? w->first_stage_count : w->last_stage_count;
+    if (all < 0.0)
+        return l->count;
+    double moe = first ? w->moe_first_count : w->moe_last_count;
+    return l->moe ? moe : all - moe;
+}
 
 /* Build the stage work for a model under a resolved strategy. The
  * strategy must have been checked by comet_strategy_resolve. */
@@ -106,6 +134,36 @@ void work_build_layers(const comet_model *m, const comet_strategy *s, work_stage
 int64_t work_chunk_blocks(const comet_model *m, const comet_strategy *s, int64_t vs);
 /* ... and on pipeline stage `stage`, all its chunks. */
 int64_t work_stage_blocks(const comet_model *m, const comet_strategy *s, int64_t stage);
+
+/* First Transformer layer (0-based) of virtual stage vs: the blocks of
+ * the virtual stages before it. */
+int64_t work_chunk_first_layer(const comet_model *m, const comet_strategy *s, int64_t vs);
+/* MoE blocks on pipeline stage `stage`, all its chunks. */
+int64_t work_stage_moe_blocks(const comet_model *m, const comet_strategy *s, int64_t stage);
+
+/* Building blocks the MoE builder shares with the dense one (transformer.c). */
+void work_add_op(work_layer *l, work_op_kind kind, double flops, double bytes);
+double work_add_linear(work_layer *l, double mdim, double ndim, double kdim, double elem,
+                       bool fp8);
+work_comm *work_add_comm(work_layer *l, comet_collective c, comet_group g, double bytes);
+
+/* Mixture of experts (moe.c). The inner size of one expert's MLP. */
+double work_moe_expert_ffn(const comet_model *m);
+/* Parameters of one MoE block: all experts (active = false) or those one
+ * token uses (active = true: top_k routed and the shared ones). */
+double work_moe_block_params(const comet_model *m, bool active);
+/* Forward FLOPs of one MoE block's MLP for `tokens` tokens, model FLOPs
+ * (active experts only, no imbalance), and of the dense MLP it replaces. */
+double work_moe_mlp_model_flops(const comet_model *m, double tokens);
+double work_dense_mlp_model_flops(const comet_model *m, double tokens);
+/* The MoE block: the dense block `dense` (its attention part kept) with
+ * its MLP replaced by the router, the dispatch and combine all-to-alls on
+ * the EP group, this NPU's experts and the shared experts. tokens and
+ * tokens_rep are the block shape's (per NPU: all of the microbatch's, and
+ * those the replicated ops see). *fp8_bytes: the dense block's on entry,
+ * the MoE block's on return. */
+void work_build_moe_block(const comet_model *m, const comet_strategy *s, const work_layer *dense,
+                          double tokens, double tokens_rep, work_layer *out, double *fp8_bytes);
 
 /* Width of one attention head: head_dim, or hidden / heads when unset. */
 double work_head_dim(const comet_model *m);

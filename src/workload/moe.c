@@ -1,0 +1,151 @@
+/* Workload builder for mixture-of-experts blocks (Mixtral, DeepSeek-V3,
+ * Qwen3-MoE, Llama 4): the dense block's attention part with its MLP
+ * replaced by a router, the dispatch and combine all-to-alls over the
+ * expert-parallel group, the routed experts of the busiest EP rank and the
+ * shared experts, per NPU and per microbatch, as Megatron-Core's
+ * all-to-all token dispatcher runs them (expert tensor parallelism = tp).
+ * It lives apart from transformer.c so the dense block stays one place;
+ * the estimator, the simulator and the export all read what it builds.
+ * Formulas and sources: docs/model.md, "Mixture of experts". */
+#include "workload.h"
+
+double work_moe_expert_ffn(const comet_model *m)
+{
+    return m->moe.ffn > 0 ? (double)m->moe.ffn : (double)m->ffn;
+}
+
+/* One MLP of inner size f: its weight matrices and, for models with
+ * biases, the biases (the same count as work_transformer_block_params). */
+static double mlp_params(const comet_model *m, double f)
+{
+    double h = (double)m->hidden;
+    double mats = m->gated_mlp ? 3.0 : 2.0;
+    double biases = m->biases ? (m->gated_mlp ? 2.0 * f : f) + h : 0.0;
+    return mats * h * f + biases;
+}
+
+/* The router: a hidden x experts linear layer, none with one expert
+ * (nothing to route). */
+static double router_params(const comet_model *m)
+{
+    return m->moe.experts > 1 ? (double)m->hidden * (double)m->moe.experts : 0.0;
+}
+
+double work_moe_block_params(const comet_model *m, bool active)
+{
+    double attention = work_transformer_block_params(m) - mlp_params(m, (double)m->ffn);
+    double routed = (double)(active ? m->moe.top_k : m->moe.experts);
+    return attention + router_params(m) +
+           (routed + (double)m->moe.shared) * mlp_params(m, work_moe_expert_ffn(m));
+}
+
+double work_dense_mlp_model_flops(const comet_model *m, double tokens)
+{
+    return 2.0 * (m->gated_mlp ? 3.0 : 2.0) * tokens * (double)m->hidden * (double)m->ffn;
+}
+
+double work_moe_mlp_model_flops(const comet_model *m, double tokens)
+{
+    double used = (double)(m->moe.top_k + m->moe.shared);
+    return 2.0 * tokens * router_params(m) +
+           2.0 * (m->gated_mlp ? 3.0 : 2.0) * tokens * (double)m->hidden * work_moe_expert_ffn(m) *
+               used;
+}
+
+/* An MLP of inner size f_local per NPU on `tokens` tokens (fp8 as the
+ * dense block's linears), its weights read `copies` times over (a grouped
+ * GEMM over this NPU's experts reads each expert's weights once). Returns
+ * the weight elements. */
+static double add_mlp(work_layer *l, const comet_model *m, double tokens, double f_local,
+                      double copies, double e, bool fp8)
+{
+    double h = (double)m->hidden, mats = m->gated_mlp ? 3.0 : 2.0;
+    double wbytes = fp8 ? 1.0 : e;
+    double w = work_add_linear(l, tokens, (mats - 1.0) * f_local, h, e, fp8);
+    l->ops[l->n_ops - 1].bytes += (copies - 1.0) * w * wbytes;
+    work_add_op(l, WORK_VECTOR, 8.0 * tokens * f_local,
+                (m->gated_mlp ? 3.0 : 2.0) * e * tokens * f_local);
+    double w2 = work_add_linear(l, tokens, h, f_local, e, fp8);
+    l->ops[l->n_ops - 1].bytes += (copies - 1.0) * w2 * wbytes;
+    return copies * (w + w2);
+}
+
+void work_build_moe_block(const comet_model *m, const comet_strategy *s, const work_layer *dense,
+                          double tokens, double tokens_rep, work_layer *l, double *fp8_bytes)
+{
+    const comet_moe *moe = &m->moe;
+    double t = (double)s->tp, ep = (double)s->ep, e = comet_dtype_bytes(m->dtype);
+    double h = (double)m->hidden, k = (double)moe->top_k, E = (double)moe->experts;
+    double mats = m->gated_mlp ? 3.0 : 2.0;
+    double fe_local = work_moe_expert_ffn(m) / t, f_local = (double)m->ffn / t;
+    bool fp8 = s->fp8, routed = moe->experts > 1;
+    /* Routed slots through this NPU's experts: every token's top_k, on
+     * the busiest EP rank imbalance times the mean, at most the capacity
+     * factor times it when tokens are dropped; each TP rank of the expert
+     * sees all of them (expert TP = tp). One EP rank is its own mean. */
+    double skew = s->ep > 1 ? moe->imbalance : 1.0;
+    if (moe->capacity_factor > 0.0 && moe->capacity_factor < skew)
+        skew = moe->capacity_factor;
+    double slots = tokens * k * skew;
+    double tokens_tp = tokens / t;          /* tokens each TP rank dispatches */
+    double local_experts = E / ep;
+
+    /* the attention part and the residual after the MLP, the MLP replaced */
+    *l = *dense;
+    l->moe = true;
+    l->n_ops = dense->mlp_op;
+    /* the router GEMM, then one memory-bound op for the routing around
+     * the experts: softmax and top-k over the logits, the permutation of
+     * the tokens into expert order and back, and the weighted combine
+     * (one op, so a block fits WORK_MAX_OPS with fp8, dropout and shared
+     * experts) */
+    if (routed) {
+        work_add_op(l, WORK_GEMM, 2.0 * tokens_rep * h * E,
+                    e * (tokens_rep * h + h * E + tokens_rep * E));
+        work_add_op(l, WORK_VECTOR, 6.0 * tokens_rep * E + tokens_tp * k * h,
+                    2.0 * e * tokens_rep * E + 5.0 * e * tokens_tp * k * h);
+    }
+    double fp8_weights = add_mlp(l, m, slots, fe_local, local_experts, e, fp8);
+    double gemms = 2.0 * local_experts;
+    if (moe->shared > 0) {
+        fp8_weights += add_mlp(l, m, tokens, (double)moe->shared * fe_local, 1.0, e, fp8);
+        gemms += 2.0;
+    }
+    l->mlp_end = l->n_ops;
+    for (int i = dense->mlp_end; i < dense->n_ops; i++)
+        l->ops[l->n_ops++] = dense->ops[i];
+
+    /* Dispatch and combine: each TP rank's share of the tokens, top_k
+     * copies each, over the EP group; backward mirrors both. */
+    if (s->ep > 1) {
+        work_add_comm(l, COMET_COLL_ALL_TO_ALL, COMET_GROUP_EP, tokens_tp * k * h * e);
+        work_add_comm(l, COMET_COLL_ALL_TO_ALL, COMET_GROUP_EP, tokens_tp * k * h * e);
+    }
+
+    /* Parameters per NPU: the attention part and the shared experts split
+     * by tp, the router replicated, this EP rank's experts split by tp. */
+    double expert = mlp_params(m, work_moe_expert_ffn(m));
+    double attention = work_transformer_block_params(m) - mlp_params(m, (double)m->ffn);
+    l->expert_params = local_experts * expert / t;
+    l->params = (attention + (double)moe->shared * expert) / t + router_params(m) + l->expert_params;
+
+    /* fp8: the dense block's copies less its MLP's, plus this NPU's experts'
+     * and the shared experts' and their GEMMs' scaling state. */
+    if (fp8)
+        *fp8_bytes += fp8_weights - mats * h * f_local +
+                      (gemms - 2.0) * WORK_FP8_TENSORS_PER_GEMM * (WORK_FP8_AMAX_HISTORY + 2.0) * 4.0;
+
+    /* Stashed activations: the dense MLP's intermediates give way to the
+     * routed slots' and the shared experts' (the same per-token bytes),
+     * and routing keeps the router's fp32 logits and probabilities and,
+     * per routed slot, the dispatched expert input and the expert output
+     * (for the gradient of the weighted combine). */
+    double in = fp8 ? 1.0 : e;
+    double per_f = e * (mats - 1.0) + in;
+    double delta = (slots * fe_local + tokens * (double)moe->shared * fe_local - tokens * f_local) *
+                   per_f;
+    if (routed)
+        delta += 8.0 * tokens_rep * E + slots * h * (in + e);
+    l->act_bytes += delta;
+    l->act_bytes_selective += delta;
+}
