@@ -43,6 +43,7 @@ static void build_one(const comet_layer *src, const comet_strategy *s, double pe
     l->act_bytes = b * src->act_bytes / shard;
     l->act_bytes_selective = l->act_bytes;
     l->act_bytes_full = b * src->out_bytes;
+    l->cp_kv_bytes = 0.0; /* context parallelism is refused for layer lists */
 }
 
 void work_build_layers(const comet_model *m, const comet_strategy *s, work_stage *out)
@@ -70,5 +71,6 @@ void work_build_layers(const comet_model *m, const comet_strategy *s, work_stage
     out->busiest_is_first = false;
     out->fwd_flops_model = b * flops;
     out->act_extra = 0.0;
+    out->cp_buffer_bytes = 0.0;
     out->fp8_bytes = 0.0; /* fp8 is refused for layer lists (comet_strategy_resolve) */
 }
