@@ -62,6 +62,7 @@ void suite_core(test_tally *t);
 void suite_config(test_tally *t);
 void suite_network(test_tally *t);
 void suite_workload(test_tally *t);
+void suite_context(test_tally *t);
 void suite_estimate(test_tally *t);
 void suite_validation(test_tally *t);
 void suite_cli(test_tally *t);
