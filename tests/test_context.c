@@ -40,6 +40,22 @@ static double sum_flops(const work_layer *l, bool core)
     return f;
 }
 
+/* Llama 3 405B on DGX H100 nodes, and a strategy of tp 8, sequence
+ * parallelism and fused attention over `seq` tokens and `layers` layers. */
+static void llama_h100(comet_model *m, comet_system *sys, comet_strategy *s, int64_t seq,
+                       int64_t layers)
+{
+    comet_error err;
+    assert_int_equal(comet_preset_model("llama3-405b", m, &err), COMET_OK);
+    assert_int_equal(comet_preset_system("h100-80g-dgx", sys, &err), COMET_OK);
+    m->seq = seq;
+    m->layers = layers;
+    comet_strategy_defaults(s);
+    s->tp = 8;
+    s->sp = true;
+    s->flash_attention = true;
+}
+
 /* cp = 1 is today's model: no exchange, no buffers, and ring and Ulysses
  * (which only differ for cp > 1) give the same step to the bit. The golden
  * check (/work/golden) holds the CLI's outputs to main's. */
@@ -49,16 +65,11 @@ static void test_cp_one_is_unchanged(void **state)
     comet_model m;
     comet_system sys;
     comet_error err;
-    assert_int_equal(comet_preset_model("llama3-405b", &m, &err), COMET_OK);
-    assert_int_equal(comet_preset_system("h100-80g-dgx", &sys, &err), COMET_OK);
     comet_strategy s;
-    comet_strategy_defaults(&s);
-    s.tp = 8;
+    llama_h100(&m, &sys, &s, 8192, 126);
     s.pp = 8;
     s.dp = 2;
     s.global_batch = 64;
-    s.sp = true;
-    s.flash_attention = true;
     work_stage w;
     work_build(&m, &s, &w);
     assert_close(w.layers[0].cp_kv_bytes, 0.0, 0.0);
@@ -130,17 +141,10 @@ static void test_ring_bytes_closed_form(void **state)
     comet_model m;
     comet_system sys;
     comet_error err;
-    assert_int_equal(comet_preset_model("llama3-405b", &m, &err), COMET_OK);
-    assert_int_equal(comet_preset_system("h100-80g-dgx", &sys, &err), COMET_OK);
-    m.seq = 131072;
-    m.layers = 4;
     comet_strategy s;
-    comet_strategy_defaults(&s);
-    s.tp = 8;
+    llama_h100(&m, &sys, &s, 131072, 4);
     s.cp = 16;
     s.global_batch = 2;
-    s.sp = true;
-    s.flash_attention = true;
     work_stage w;
     work_build(&m, &s, &w);
     assert_close(w.layers[0].cp_kv_bytes, 4 * MIB, 0.0);
@@ -265,18 +269,13 @@ static void test_sim_agrees_with_cp(void **state)
     comet_model m;
     comet_system sys;
     comet_error err;
-    assert_int_equal(comet_preset_model("llama3-405b", &m, &err), COMET_OK);
-    assert_int_equal(comet_preset_system("h100-80g-dgx", &sys, &err), COMET_OK);
-    m.seq = 32768;
-    m.layers = 16;
+    comet_strategy s;
     static comet_sim_step_result r;
     for (int slow = 0; slow < 2; slow++)
         for (int c = 0; c < 2; c++)
             for (int congestion = 0; congestion < 2; congestion++) {
+                llama_h100(&m, &sys, &s, 32768, 16);
                 sys.dims[1].bandwidth = slow ? 0.5e9 : 50e9;
-                comet_strategy s;
-                comet_strategy_defaults(&s);
-                s.tp = 8;
                 s.cp = 4;
                 s.cp_comm = c ? COMET_CP_ULYSSES : COMET_CP_RING;
                 /* slow links: no pipeline, whose sends on them the
@@ -284,8 +283,6 @@ static void test_sim_agrees_with_cp(void **state)
                 s.pp = slow ? 1 : 2;
                 s.global_batch = 8;
                 s.interleave = slow ? 1 : 2;
-                s.sp = true;
-                s.flash_attention = true;
                 s.overlap_dp = false;
                 comet_result est;
                 assert_int_equal(comet_estimate(&m, &sys, &s, &est, &err), COMET_OK);
