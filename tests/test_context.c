@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "comet/comet.h"
+#include "comet/search.h"
 #include "comet/simulate.h"
 #include "../src/cost/cost.h"
 #include "../src/workload/workload.h"
@@ -303,6 +304,56 @@ static void test_sim_agrees_with_cp(void **state)
             }
 }
 
+/* The search explores cp: on a 32K sequence (64 NPUs) among the sizes
+ * that keep each rank SEARCH_MIN_CP_SEQ = 4096 positions (2, 4, 8) and
+ * split the sequence into 2 cp chunks, and a ranked point is what the
+ * estimate says of it; on a 4K sequence cp stays 1. */
+static void test_search_explores_cp(void **state)
+{
+    (void)state;
+    comet_model m;
+    comet_system sys;
+    comet_strategy base;
+    llama_h100(&m, &sys, &base, 32768, 16);
+    comet_search_request req;
+    memset(&req, 0, sizeof req);
+    req.model = &m;
+    req.system = &sys;
+    comet_search_space_defaults(&req.space);
+    req.space.npus = 64;
+    req.space.global_batch = 16;
+    req.objective = COMET_OBJECTIVE_TIME;
+    req.top_k = 50;
+    req.shards = 1;
+    static comet_ranked top[50];
+    int n = 0;
+    comet_search_stats st;
+    comet_error err;
+    assert_int_equal(comet_search(&req, top, &n, &st, &err), COMET_OK);
+    assert_int_equal(n, 50);
+    int with_cp = 0;
+    for (int i = 0; i < n; i++) {
+        const comet_strategy *s = &top[i].strategy;
+        assert_true(s->cp == 1 || s->cp == 2 || s->cp == 4 || s->cp == 8);
+        assert_int_equal(s->tp * s->cp * s->pp * s->dp, 64);
+        if (s->cp > 1)
+            with_cp++;
+    }
+    assert_true(with_cp > 0);
+    for (int i = 0; i < n; i++)
+        if (top[i].strategy.cp > 1) {
+            comet_result r;
+            assert_int_equal(comet_estimate(&m, &sys, &top[i].strategy, &r, &err), COMET_OK);
+            assert_close(r.step_time, top[i].result.step_time, 1e-12);
+            assert_true(r.cp_bytes > 0.0);
+            break;
+        }
+    m.seq = 4096;
+    assert_int_equal(comet_search(&req, top, &n, &st, &err), COMET_OK);
+    for (int i = 0; i < n; i++)
+        assert_int_equal(top[i].strategy.cp, 1);
+}
+
 void suite_context(test_tally *t)
 {
     const struct CMUnitTest context[] = {
@@ -312,6 +363,7 @@ void suite_context(test_tally *t)
         cmocka_unit_test(test_ring_exposure_by_hand),
         cmocka_unit_test(test_ulysses_all_to_alls),
         cmocka_unit_test(test_sim_agrees_with_cp),
+        cmocka_unit_test(test_search_explores_cp),
     };
     RUN_GROUP(t, context);
 }

@@ -50,10 +50,6 @@ static void time_layer(const work_layer *l, bool w_first, const hw_rates *r,
         double exposed = comm;
         if (g == COMET_GROUP_TP && s->overlap_tp)
             exposed = fmax(comm / chunks, comm - gemm_window);
-        /* ring CP: comm_*[CP] hold the exchange's exposed part; the rest
-         * of its sends hid behind the attention core */
-        if (g == COMET_GROUP_CP)
-            comm += lt.cp_hidden;
         st->comm[g] += n * comm;
         st->exposed[g] += n * exposed;
     }
@@ -62,6 +58,9 @@ static void time_layer(const work_layer *l, bool w_first, const hw_rates *r,
         int passes = c->in_forward + c->in_backward + (c->recomputed && full);
         st->bytes[c->group] += n * passes * c->bytes;
     }
+    /* ring CP: comm_*[CP] hold the exchange's exposed part; the rest of
+     * its sends hid behind the attention core */
+    st->comm[COMET_GROUP_CP] += n * lt.cp_hidden;
     st->bytes[COMET_GROUP_CP] += n * lt.cp_ring_bytes;
     st->fwd += n * lt.fwd;
     st->bwd += n * lt.bwd;

@@ -1,10 +1,10 @@
 /* Strategy search over one cluster: enumerates every valid combination of
- * TP x PP x DP factorization, placement of the groups on the network
+ * TP x PP x CP x DP factorization, placement of the groups on the network
  * dimensions, microbatch, interleaving, sequence parallelism, fused
  * attention, recomputation, ZeRO stage, offloads and overlap, prices each
  * with the analytical model and keeps the best k.
  *
- * Work is split into "units" (global batch, tp, pp, placement order); a
+ * Work is split into "units" (global batch, tp, pp, cp, placement order); a
  * unit's placement is resolved and checked once, its workload built once
  * per (microbatch, interleave, SP, fused attention), and the cheap knobs
  * are varied innermost. Every point has a fixed index, (unit << 32) +
@@ -25,6 +25,13 @@
 #include "../workload/workload.h"
 
 #define MAX_DIVISORS 512
+
+/* Context parallelism is searched only where each rank keeps at least
+ * this many positions of a sequence: below it the per-rank GEMMs shrink
+ * while the K/V exchange grows relative to the attention core it hides
+ * behind (Megatron-Core recommends CP for long sequences; Llama 3 405B
+ * kept 8K per rank at 128K). README, "Searching for the best strategy". */
+#define SEARCH_MIN_CP_SEQ 4096
 
 void comet_search_space_defaults(comet_search_space *sp)
 {
@@ -460,8 +467,9 @@ static void unit_passed(search_run *run, comet_strategy *unit, bool searched)
         atomic_fetch_add(&run->shared->done, searched ? run->position : unit_points(run, unit));
 }
 
-/* One (global batch, tp, pp) with its distinct placements. */
-static void search_factorization(search_run *run, int64_t gbs, int64_t tp, int64_t pp)
+/* One (global batch, tp, pp, cp) with its distinct placements. */
+static void search_factorization(search_run *run, int64_t gbs, int64_t tp, int64_t pp,
+                                 int64_t cp)
 {
     const comet_search_request *req = run->req;
     for (int o = 0; o < 6 && !stopped(run); o++) {
@@ -469,7 +477,8 @@ static void search_factorization(search_run *run, int64_t gbs, int64_t tp, int64
         comet_strategy s = req->space.base;
         s.tp = tp;
         s.pp = pp;
-        s.dp = req->space.npus / (tp * pp);
+        s.cp = cp;
+        s.dp = req->space.npus / (tp * pp * cp);
         s.global_batch = gbs;
         s.microbatch = 1;
         s.interleave = 1;
@@ -498,13 +507,36 @@ static void search_factorization(search_run *run, int64_t gbs, int64_t tp, int64
     }
 }
 
+/* The context-parallel sizes worth searching among the divisors of n
+ * (the ranks left beside tp and pp): 1, and each c > 1 that splits the
+ * model's sequence the base strategy's way (ring: 2c chunks; Ulysses: c
+ * parts and the heads of a tp rank) leaving each rank SEARCH_MIN_CP_SEQ
+ * positions or more. Layer lists have no sequence: 1 only. */
+static int cp_sizes(const comet_search_request *req, int64_t tp, int64_t n, int64_t *out)
+{
+    const comet_model *m = req->model;
+    int count = 0;
+    out[count++] = 1;
+    if (m->kind != COMET_MODEL_TRANSFORMER || m->seq < 2 * SEARCH_MIN_CP_SEQ)
+        return count;
+    bool ring = req->space.base.cp_comm == COMET_CP_RING;
+    for (int64_t c = 2; c <= n && m->seq / c >= SEARCH_MIN_CP_SEQ; c++) {
+        if (n % c || m->seq % (ring ? 2 * c : c))
+            continue;
+        if (!ring && (m->heads % tp || (m->heads / tp) % c))
+            continue;
+        out[count++] = c;
+    }
+    return count;
+}
+
 /* The whole space of the request's shard, in enumeration order: global
- * batches outermost, then tp, pp and the placement orders (searched, or
- * only counted when run->counting). */
+ * batches outermost, then tp, pp, cp and the placement orders (searched,
+ * or only counted when run->counting). */
 static void enumerate(search_run *run)
 {
     const comet_search_space *sp = &run->req->space;
-    int64_t tps[MAX_DIVISORS], pps[MAX_DIVISORS];
+    int64_t tps[MAX_DIVISORS], pps[MAX_DIVISORS], cps[MAX_DIVISORS];
     int n_tp = divisors(sp->npus, tps, MAX_DIVISORS);
     /* Global batches: the one given, or dp * 2^k up to the maximum, taken
      * per factorization below; batches are enumerated outermost. */
@@ -516,13 +548,17 @@ static void enumerate(search_run *run)
         for (int i = 0; i < n_tp; i++) {
             int n_pp = divisors(sp->npus / tps[i], pps, MAX_DIVISORS);
             for (int j = 0; j < n_pp; j++) {
-                int64_t dp = sp->npus / (tps[i] * pps[j]);
-                int64_t gbs = sp->max_global_batch > 0 ? dp << bi : sp->global_batch;
-                if (sp->max_global_batch > 0 && gbs > sp->max_global_batch) {
-                    run->next_unit += 6; /* keep the numbering */
-                    continue;
+                int64_t rest = sp->npus / (tps[i] * pps[j]);
+                int n_cp = cp_sizes(run->req, tps[i], rest, cps);
+                for (int k = 0; k < n_cp; k++) {
+                    int64_t dp = rest / cps[k];
+                    int64_t gbs = sp->max_global_batch > 0 ? dp << bi : sp->global_batch;
+                    if (sp->max_global_batch > 0 && gbs > sp->max_global_batch) {
+                        run->next_unit += 6; /* keep the numbering */
+                        continue;
+                    }
+                    search_factorization(run, gbs, tps[i], pps[j], cps[k]);
                 }
-                search_factorization(run, gbs, tps[i], pps[j]);
             }
         }
     }
