@@ -14,7 +14,8 @@
 static void help(void)
 {
     printf("usage: comet search [FILE.yaml|FILE.json ...] --npus N (--gbs N | --max-gbs N) [options]\n\n"
-           "Enumerates every valid strategy: TP x PP x DP, placement of the groups on the\n"
+           "Enumerates every valid strategy: TP x PP x CP x DP (CP where each rank keeps\n"
+           "4096 or more positions of the sequence), placement of the groups on the\n"
            "network dimensions, microbatch, interleaving, sequence parallelism, fused\n"
            "attention, recomputation, ZeRO stage, offloads (with an expansion tier) and\n"
            "overlap, and ranks them.\n\n"
