@@ -3,6 +3,8 @@
  * one block, the embedding and the LM head, per NPU and per microbatch.
  * FLOP counts follow Narayanan et al. 2021; activation bytes follow
  * Korthikanti et al. 2022 (Sec. 4), generalised to GQA and gated MLPs.
+ * Context parallelism gives each rank s/cp of every sequence and adds its
+ * attention exchange (ring K/V block or Ulysses all-to-alls).
  * Equations are written out in docs/model.md. */
 #include <math.h>
 
@@ -18,7 +20,7 @@ typedef struct block_shape {
                              * under ring CP (every rank's block passes by), else tokens */
     bool ring;              /* context parallelism by the ring (cp > 1) */
     bool ulysses;           /* ... by Ulysses' all-to-alls (cp > 1) */
-    double tokens_rep;      /* tokens seen by replicated ops: b*s, or b*s/t with SP */
+    double tokens_rep;      /* tokens seen by replicated ops: tokens, or tokens/t with SP */
     double heads_local;     /* a/t */
     double head_dim;        /* width of one head */
     double kv_width_local;  /* width of K (and of V) per NPU: head_dim * kv heads held */
