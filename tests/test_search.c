@@ -97,7 +97,7 @@ static double brute_force_best(const comet_model *m, const comet_system *sys)
                                         s.recompute = (comet_recompute)rc;
                                         s.zero_stage = z;
                                         s.overlap_dp = s.overlap_tp = true;
-                                        memcpy(s.order, orders[o], sizeof s.order);
+                                        comet_strategy_order_complete(orders[o], 3, s.order);
                                         if (v > 1 && m->layers % (pp * v))
                                             continue;
                                         comet_result r;
