@@ -316,15 +316,7 @@ static void test_search_explores_cp(void **state)
     comet_strategy base;
     llama_h100(&m, &sys, &base, 32768, 16);
     comet_search_request req;
-    memset(&req, 0, sizeof req);
-    req.model = &m;
-    req.system = &sys;
-    comet_search_space_defaults(&req.space);
-    req.space.npus = 64;
-    req.space.global_batch = 16;
-    req.objective = COMET_OBJECTIVE_TIME;
-    req.top_k = 50;
-    req.shards = 1;
+    test_search_request(&req, &m, &sys, 64, 16, 50);
     static comet_ranked top[50];
     int n = 0;
     comet_search_stats st;
