@@ -337,13 +337,13 @@ static comet_status input_file(const char *arg, void *dest, comet_error *err)
     return comet_config_read_file(arg, &((cli_inputs *)dest)->job, err);
 }
 
-/* After the inputs, before the knobs: with no input file and no knob at
- * all, the default job runs (default model and system with the default
- * strategy); a missing model or system is the default one. */
+/* After the inputs, before the knobs: with no input file, no knob and no
+ * --strategy at all, the default job runs (default model and system with
+ * the default strategy); a missing model or system is the default one. */
 static comet_status default_inputs(void *dest, int files, int knobs, comet_error *err)
 {
     cli_inputs *a = dest;
-    if (a->command != CMD_SEARCH && files + knobs == 0 &&
+    if (a->command != CMD_SEARCH && files + knobs == 0 && !a->job.has_strategy &&
         load_input("strategies", DEFAULT_STRATEGY, &a->job, err))
         return err->status;
     if (!a->job.has_model && load_input("models", DEFAULT_MODEL, &a->job, err))

@@ -13,6 +13,7 @@ int main(void)
     suite_config(&t);
     suite_network(&t);
     suite_workload(&t);
+    suite_context(&t);
     suite_estimate(&t);
     suite_moe(&t);
     suite_validation(&t);

@@ -171,6 +171,23 @@ static void test_strategy_file_errors_point_at_the_key(void **state)
     /* the same mistake made on the command line names the flag */
     expect_error("estimate gpt.yaml --tp 7",
                  "comet estimate: --tp: 7 does not divide heads (96)");
+    /* context parallelism that does not split the sequence (2048): the
+     * ring's 2 cp chunks, Ulysses' cp parts; in a file, the key */
+    expect_error("estimate gpt.yaml --tp 8 --cp 3",
+                 "comet estimate: --cp: ring context parallelism splits the sequence into 2*cp "
+                 "= 6 chunks, which does not divide seq (2048)");
+    expect_error("simulate gpt.yaml --tp 8 --cp 3 --cp-comm ulysses",
+                 "comet simulate: --cp: 3 does not divide seq (2048)");
+    write_file("cp.yaml", "strategy:\n  tp: 8\n  cp: 3\n");
+    expect_error("estimate --model gpt3-175b cp.yaml",
+                 "comet estimate: cp.yaml:3:7: strategy.cp: ring context parallelism splits the "
+                 "sequence into 2*cp = 6 chunks, which does not divide seq (2048)");
+    /* a strategy preset given alone is the strategy run, not the default's */
+    cli_run r;
+    run(&r, "estimate --strategy llama3-405b-128k --json");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "\"cp\": 16"));
+    assert_non_null(strstr(r.out, "\"npus\": 16384"));
 }
 
 static void test_bad_flags(void **state)

@@ -55,18 +55,24 @@ static void small_job(comet_model *m, comet_system *sys)
     sys->cost_per_npu = 1000;
 }
 
-static void request(comet_search_request *req, const comet_model *m, const comet_system *sys,
-                    int k)
+void test_search_request(comet_search_request *req, const comet_model *m,
+                         const comet_system *sys, int64_t npus, int64_t gbs, int k)
 {
     memset(req, 0, sizeof *req);
     req->model = m;
     req->system = sys;
     comet_search_space_defaults(&req->space);
-    req->space.npus = 16;
-    req->space.global_batch = 32;
+    req->space.npus = npus;
+    req->space.global_batch = gbs;
     req->objective = COMET_OBJECTIVE_TIME;
     req->top_k = k;
     req->shards = 1;
+}
+
+static void request(comet_search_request *req, const comet_model *m, const comet_system *sys,
+                    int k)
+{
+    test_search_request(req, m, sys, 16, 32, k);
 }
 
 /* An independent walk over the same space with the public estimator. */

@@ -55,6 +55,14 @@ extern int tests_skipped;
 /* Compare text with tests/golden/NAME (COMET_UPDATE_GOLDEN=1 rewrites it). */
 void test_golden(const char *name, const char *text);
 
+/* A search request for the whole space of m on npus NPUs of sys at global
+ * batch gbs, ranked by time, keeping k, one shard (tests/test_search.c). */
+struct comet_search_request;
+struct comet_model;
+struct comet_system;
+void test_search_request(struct comet_search_request *req, const struct comet_model *m,
+                         const struct comet_system *sys, int64_t npus, int64_t gbs, int k);
+
 /* A 2 x 3 design study of megatron-22b on 16 NPUs (tests/test_sweep.c). */
 extern const char test_small_study[];
 
@@ -62,6 +70,7 @@ void suite_core(test_tally *t);
 void suite_config(test_tally *t);
 void suite_network(test_tally *t);
 void suite_workload(test_tally *t);
+void suite_context(test_tally *t);
 void suite_estimate(test_tally *t);
 void suite_moe(test_tally *t);
 void suite_validation(test_tally *t);

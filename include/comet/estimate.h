@@ -58,6 +58,13 @@ typedef struct comet_result {
     double pp_bytes;
     double dp_bytes;
     double ep_bytes;
+    /* Of the tp_* figures above, context parallelism's exchange (ring
+     * sends or Ulysses all-to-alls; 0 without cp): its exposed time, raw
+     * time and bytes per NPU per step. Not a column of their own in the
+     * report: the TP rows hold them. */
+    double cp_exposed;
+    double cp_comm_time;
+    double cp_bytes;
 
     /* Memory per NPU per tier, bytes. */
     double mem[COMET_TIER_COUNT][COMET_MEM_KIND_COUNT];

@@ -25,11 +25,38 @@
 typedef struct layer_time {
     double fwd, bwd, recompute;               /* compute */
     double gemm_fwd;                          /* GEMM share of fwd */
-    double comm_fwd[COMET_GROUP_COUNT];       /* the layer's collectives, by pass */
-    double comm_bwd[COMET_GROUP_COUNT];
-    double comm_rc[COMET_GROUP_COUNT];
+    double comm_fwd[COMET_GROUP_COUNT];       /* the layer's collectives, by pass: what */
+    double comm_bwd[COMET_GROUP_COUNT];       /* blocks the compute after them (for ring */
+    double comm_rc[COMET_GROUP_COUNT];        /* CP, the exchange's exposed part) */
+    double cp_hidden;                         /* ring CP: its sends' time hidden behind the
+                                               * attention core, all passes */
+    double cp_ring_bytes;                     /* ring CP: bytes its sends carry, all passes */
     double flops, recompute_flops;            /* per NPU */
 } layer_time;
+
+/* Ring context parallelism's K/V exchange in one layer (docs/model.md,
+ * context parallelism): the pass's attention core runs in cp steps, one
+ * per K/V block; while a step computes, the rank sends the block it holds
+ * to its ring neighbour (and receives the next). Forward: cp-1 sends of the
+ * K/V block. Backward, as Transformer Engine runs it: the first step
+ * sends K/V, steps 1..cp-2 K/V with the dK/dV accumulated so far (two
+ * blocks' bytes, one message), the last dK/dV alone: 2(cp-1) blocks. A
+ * send hides behind its step's compute; what it takes beyond is exposed;
+ * the last step has no send (nothing left to pass on). */
+typedef struct cp_ring {
+    double send_one, send_two;     /* one send of one block, of two blocks */
+    double step_fwd, step_bwd;     /* attention core compute of one step */
+    double sends_fwd, sends_bwd;   /* the pass's sends, hidden or not */
+    double exposed_fwd, exposed_bwd;
+    double bytes_fwd, bytes_bwd;   /* (cp-1) and 2(cp-1) blocks */
+} cp_ring;
+
+/* The ring exchange of a `kv_bytes` block over strategy s's cp group (its
+ * sends on the outermost network dimension the group spans: the slowest
+ * hop paces every step), around an attention core of core_fwd seconds
+ * forward and core_bwd backward. All zero when cp is 1 or kv_bytes 0. */
+void cp_ring_times(const comet_system *sys, const comet_strategy *s, double kv_bytes,
+                   double core_fwd, double core_bwd, cp_ring *out);
 
 void layer_times(const work_layer *l, const hw_rates *r, const comet_system *sys,
                  const comet_strategy *s, layer_time *out);

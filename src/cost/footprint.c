@@ -14,7 +14,8 @@
  * up to p microbatches in flight under 1F1B (more with interleaving), the
  * last stage keeps one plus the LM head's logits. Recomputation needs what
  * one layer rebuilds as working space during backward: the whole layer
- * under full recompute, its attention core under selective. */
+ * under full recompute, its attention core under selective; ring context
+ * parallelism its K/V receive buffers. */
 static double activation_bytes(const comet_strategy *s, const work_stage *w, double micro,
                                double *per_micro)
 {
@@ -40,7 +41,8 @@ static double activation_bytes(const comet_strategy *s, const work_stage *w, dou
         if (l->where == WORK_EVERY_STAGE && rebuilt > work)
             work = rebuilt;
     }
-    double recompute_work = work;
+    /* ring CP's receive buffers are working space of the same kind */
+    double recompute_work = work + w->cp_buffer_bytes;
     double every = at[WORK_EVERY_STAGE], first = at[WORK_FIRST_STAGE], last = at[WORK_LAST_STAGE];
     *per_micro = every + first + last;
     if (s->pp == 1)

@@ -13,6 +13,29 @@ static double comm_time(const comet_system *sys, const comet_strategy *s, const 
     return comet_collective_time(sys, s->place[c->group], c->collective, c->bytes);
 }
 
+void cp_ring_times(const comet_system *sys, const comet_strategy *s, double kv_bytes,
+                   double core_fwd, double core_bwd, cp_ring *out)
+{
+    memset(out, 0, sizeof *out);
+    if (s->cp <= 1 || !(kv_bytes > 0.0))
+        return;
+    double cp = (double)s->cp;
+    int dim = comet_p2p_dim(sys, s->place[COMET_GROUP_CP]);
+    out->send_one = comet_p2p_time_on(sys, dim, kv_bytes);
+    out->send_two = comet_p2p_time_on(sys, dim, 2.0 * kv_bytes);
+    out->step_fwd = core_fwd / cp;
+    out->step_bwd = core_bwd / cp;
+    /* forward: steps 0..cp-2 each send one block */
+    out->sends_fwd = (cp - 1.0) * out->send_one;
+    out->exposed_fwd = (cp - 1.0) * fmax(0.0, out->send_one - out->step_fwd);
+    out->bytes_fwd = (cp - 1.0) * kv_bytes;
+    /* backward: steps 0 and cp-1 send one block, the cp-2 between two */
+    out->sends_bwd = 2.0 * out->send_one + (cp - 2.0) * out->send_two;
+    out->exposed_bwd = 2.0 * fmax(0.0, out->send_one - out->step_bwd) +
+                       (cp - 2.0) * fmax(0.0, out->send_two - out->step_bwd);
+    out->bytes_bwd = 2.0 * (cp - 1.0) * kv_bytes;
+}
+
 void layer_times(const work_layer *l, const hw_rates *r, const comet_system *sys,
                  const comet_strategy *s, layer_time *out)
 {
@@ -45,6 +68,22 @@ void layer_times(const work_layer *l, const hw_rates *r, const comet_system *sys
          * the attention core */
         out->recompute = core;
         out->recompute_flops = core_flops;
+    }
+    if (l->cp_kv_bytes > 0.0) {
+        /* Ring CP: backward's steps run the core's backward and, under
+         * fused attention or selective recompute, its rebuild (flash
+         * attention's backward kernel recomputes the scores step by step);
+         * full recompute reruns the forward, its ring included. */
+        double rebuilt = full ? 0.0 : out->recompute;
+        cp_ring ring;
+        cp_ring_times(sys, s, l->cp_kv_bytes, core, 2.0 * core + rebuilt, &ring);
+        out->comm_fwd[COMET_GROUP_CP] += ring.exposed_fwd;
+        out->comm_bwd[COMET_GROUP_CP] += ring.exposed_bwd;
+        double rc = full ? 1.0 : 0.0;
+        out->comm_rc[COMET_GROUP_CP] += rc * ring.exposed_fwd;
+        out->cp_hidden = (1.0 + rc) * (ring.sends_fwd - ring.exposed_fwd) + ring.sends_bwd -
+                         ring.exposed_bwd;
+        out->cp_ring_bytes = (1.0 + rc) * ring.bytes_fwd + ring.bytes_bwd;
     }
     for (int i = 0; i < l->n_comms; i++) {
         const work_comm *c = &l->comms[i];

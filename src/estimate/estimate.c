@@ -61,6 +61,10 @@ static void time_layer(const work_layer *l, const work_stage *w, const hw_rates 
         int passes = c->in_forward + c->in_backward + (c->recomputed && full);
         st->bytes[c->group] += n * passes * c->bytes;
     }
+    /* ring CP: comm_*[CP] hold the exchange's exposed part; the rest of
+     * its sends hid behind the attention core */
+    st->comm[COMET_GROUP_CP] += n * lt.cp_hidden;
+    st->bytes[COMET_GROUP_CP] += n * lt.cp_ring_bytes;
     st->fwd += n * lt.fwd;
     st->bwd += n * lt.bwd;
     st->recompute += n * lt.recompute;
@@ -196,7 +200,7 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
     out->tp_exposed = micro * st.exposed[COMET_GROUP_TP];
     double per_micro = st.fwd + st.bwd + st.recompute + st.exposed[COMET_GROUP_TP] +
                        st.exposed[COMET_GROUP_PP] + st.exposed[COMET_GROUP_DP] +
-                       st.exposed[COMET_GROUP_EP];
+                       st.exposed[COMET_GROUP_EP] + st.exposed[COMET_GROUP_CP];
     out->bubble = sched_of(&s)->bubble(&s) * per_micro;
 
     /* Layers' own collectives on the PP and DP groups (e.g. a DLRM
@@ -213,6 +217,15 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
     out->ep_comm_time = micro * st.comm[COMET_GROUP_EP];
     out->ep_exposed = micro * st.exposed[COMET_GROUP_EP];
     out->ep_bytes = micro * st.bytes[COMET_GROUP_EP];
+    /* Context parallelism's exchange (ring sends or Ulysses all-to-alls)
+     * is the blocks' model-parallel communication beside TP's: reported
+     * within the tp_* figures, and apart in cp_* (docs/model.md). */
+    out->cp_comm_time = micro * st.comm[COMET_GROUP_CP];
+    out->cp_exposed = micro * st.exposed[COMET_GROUP_CP];
+    out->cp_bytes = micro * st.bytes[COMET_GROUP_CP];
+    out->tp_comm_time += out->cp_comm_time;
+    out->tp_exposed += out->cp_exposed;
+    out->tp_bytes += out->cp_bytes;
     time_data_parallel(sys, &s, &plan, &st, out);
     out->dp_comm_time += micro * st.comm[COMET_GROUP_DP];
     out->dp_exposed += micro * st.exposed[COMET_GROUP_DP];

@@ -58,6 +58,8 @@ static void strategy_line(comet_buf *b, const comet_strategy *s)
                      (long long)s->tp, (long long)s->pp, (long long)s->dp, s->sp ? "on" : "off",
                      (long long)s->microbatch, (long long)s->global_batch,
                      (long long)s->interleave, comet_recompute_name(s->recompute), s->zero_stage);
+    if (s->cp > 1)
+        comet_buf_printf(b, "  cp %lld %s", (long long)s->cp, comet_cp_comm_name(s->cp_comm));
     if (s->ep > 1)
         comet_buf_printf(b, "  ep %lld", (long long)s->ep);
     if (s->grad_fp32)

@@ -273,10 +273,11 @@ static int dp_collective(builder *b, int stage, int stream, comet_collective c, 
 
 /* A layer's own collectives in one pass, blocking the compute that
  * follows: TP ones, and those of other groups (a DLRM embedding
- * all-to-all on the DP group). All of them run on the TP stream, which
- * only ever holds such blocking collectives, so they do not queue behind
- * the DP stream's gradient buckets: groups do not contend unless links
- * are shared (congestion mode routes each on its group's links). */
+ * all-to-all on the DP group, context parallelism's exchange). All of
+ * them run on the TP stream, which only ever holds such blocking
+ * collectives, so they do not queue behind the DP stream's gradient
+ * buckets: groups do not contend unless links are shared (congestion mode
+ * routes each on its group's links). */
 static int layer_comms(builder *b, int stage, const segment *sg, int pass_kind, int64_t mb,
                        int after)
 {
@@ -292,7 +293,12 @@ static int layer_comms(builder *b, int stage, const segment *sg, int pass_kind, 
                                       : lt->comm_rc[g];
         if (!(t > 0.0))
             continue;
-        if (!b->congestion && !b->split_tp) {
+        /* Ring context parallelism: its sends overlap the attention core
+         * inside the layer (cost's cp_ring_times); what they take beyond
+         * it, the closed form's exposed time, blocks here as one task, in
+         * every mode (docs/model.md, context parallelism). */
+        bool ring = g == COMET_GROUP_CP && l->cp_kv_bytes > 0.0;
+        if ((!b->congestion && !b->split_tp) || ring) {
             prev = task(b, stage, R_TP, t * sg->count, (uint8_t)kind[g], mb, sg->layer, prev);
             continue;
         }

@@ -46,6 +46,7 @@ static void build_one(const comet_layer *src, const comet_strategy *s, double pe
     l->moe = false;
     l->expert_params = 0.0;
     l->mlp_op = l->mlp_end = l->n_ops;
+    l->cp_kv_bytes = 0.0; /* context parallelism is refused for layer lists */
 }
 
 void work_build_layers(const comet_model *m, const comet_strategy *s, work_stage *out)
@@ -76,5 +77,6 @@ void work_build_layers(const comet_model *m, const comet_strategy *s, work_stage
     out->params_expert_npu = 0.0;
     out->fwd_flops_model = b * flops;
     out->act_extra = 0.0;
+    out->cp_buffer_bytes = 0.0;
     out->fp8_bytes = 0.0; /* fp8 is refused for layer lists (comet_strategy_resolve) */
 }

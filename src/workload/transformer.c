@@ -3,16 +3,24 @@
  * one block, the embedding and the LM head, per NPU and per microbatch.
  * FLOP counts follow Narayanan et al. 2021; activation bytes follow
  * Korthikanti et al. 2022 (Sec. 4), generalised to GQA and gated MLPs.
+ * Context parallelism gives each rank s/cp of every sequence and adds its
+ * attention exchange (ring K/V block or Ulysses all-to-alls).
  * Equations are written out in docs/model.md. */
 #include <math.h>
 
 #include "workload.h"
 
-/* Per-NPU shape under tensor parallelism. */
+/* Per-NPU shape under tensor and context parallelism. */
 typedef struct block_shape {
     double b, s, h, f, t;
-    double tokens;          /* b*s */
-    double tokens_rep;      /* tokens seen by replicated ops: b*s, or b*s/t with SP */
+    double cp;              /* context-parallel ranks the sequence is split over */
+    double s_local;         /* s/cp: the sequence positions (queries) one rank holds */
+    double tokens;          /* b*s/cp: the tokens one rank's per-token ops see */
+    double kv_tokens;       /* keys and values one rank's attention core reads: b*s
+                             * under ring CP (every rank's block passes by), else tokens */
+    bool ring;              /* context parallelism by the ring (cp > 1) */
+    bool ulysses;           /* ... by Ulysses' all-to-alls (cp > 1) */
+    double tokens_rep;      /* tokens seen by replicated ops: tokens, or tokens/t with SP */
     double heads_local;     /* a/t */
     double head_dim;        /* width of one head */
     double kv_width_local;  /* width of K (and of V) per NPU: head_dim * kv heads held */
@@ -29,7 +37,12 @@ static block_shape shape_of(const comet_model *m, const comet_strategy *s)
     x.h = (double)m->hidden;
     x.f = (double)m->ffn;
     x.t = (double)s->tp;
-    x.tokens = x.b * x.s;
+    x.cp = (double)s->cp;
+    x.s_local = x.s / x.cp;
+    x.tokens = x.b * x.s_local;
+    x.ring = s->cp > 1 && s->cp_comm == COMET_CP_RING;
+    x.ulysses = s->cp > 1 && s->cp_comm == COMET_CP_ULYSSES;
+    x.kv_tokens = x.ring ? x.b * x.s : x.tokens;
     x.tokens_rep = s->sp ? x.tokens / x.t : x.tokens;
     x.heads_local = (double)m->heads / x.t;
     x.head_dim = work_head_dim(m);
@@ -115,6 +128,30 @@ static void add_tp_sync(work_layer *l, const block_shape *x, bool sp)
     }
 }
 
+/* Context parallelism's attention exchange (docs/model.md, context
+ * parallelism). Ring (Liu et al. 2023; Megatron-Core / Transformer
+ * Engine's p2p CP): the layer records its local K/V block, 2 (K and V) x
+ * b s/cp tokens x the K width one TP rank holds, which passes around the
+ * cp ranks cp-1 times in forward and 2(cp-1) block-sized sends in backward;
+ * the cost layer prices and overlaps them (cp_ring_times). Ulysses
+ * (Jacobs et al. 2023): all-to-alls on the cp group turn the sequence-
+ * sharded Q, K, V into head-sharded ones before the core and the output
+ * back after it (4), each per NPU buffer the local tensor (b s/cp tokens
+ * x its width); backward mirrors them (dout, dQ, dK, dV), full recompute
+ * repeats the forward's. */
+static void add_context_exchange(work_layer *l, const block_shape *x)
+{
+    l->cp_kv_bytes = x->ring ? 2.0 * x->tokens * x->kv_width_local * x->elem : 0.0;
+    if (!x->ulysses)
+        return;
+    double q = x->tokens * x->q_width_local * x->elem;
+    double kv = x->tokens * x->kv_width_local * x->elem;
+    add_comm(l, COMET_COLL_ALL_TO_ALL, COMET_GROUP_CP, q);   /* Q (dQ) */
+    add_comm(l, COMET_COLL_ALL_TO_ALL, COMET_GROUP_CP, kv);  /* K (dK) */
+    add_comm(l, COMET_COLL_ALL_TO_ALL, COMET_GROUP_CP, kv);  /* V (dV) */
+    add_comm(l, COMET_COLL_ALL_TO_ALL, COMET_GROUP_CP, q);   /* output (its gradient) */
+}
+
 double work_head_dim(const comet_model *m)
 {
     return m->head_dim > 0 ? (double)m->head_dim : (double)m->hidden / (double)m->heads;
@@ -145,8 +182,15 @@ double work_transformer_embedding_params(const comet_model *m)
 static void build_block(const comet_model *m, const comet_strategy *s, const block_shape *x,
                         work_layer *l, double *fp8_bytes)
 {
-    double e = x->elem, h = x->h, T = x->tokens, Tr = x->tokens_rep;
-    double scores = x->b * x->heads_local * x->s * x->s; /* attention matrix elements */
+    double e = x->elem, h = x->h, T = x->tokens, Tr = x->tokens_rep, Tkv = x->kv_tokens;
+    /* Attention matrix elements one rank computes: its s/cp queries (ring:
+     * all heads it holds; Ulysses: 1/cp of them over all s queries, the
+     * same count) against all s keys. Comet counts the full s x s matrix,
+     * not the causal half (Narayanan 2021's count, as Megatron reports
+     * FLOPs); under causal masking the zig-zag split gives every rank the
+     * same 1/cp share of the causal work, so 1/cp of the full count stays
+     * consistent with it (docs/model.md, context parallelism). */
+    double scores = x->b * x->heads_local * x->s_local * x->s;
     double qkv_width = x->q_width_local + 2.0 * x->kv_width_local;
     double mask = m->dropout ? 1.0 : 0.0;                /* 1-byte dropout masks */
     double ffn_local = x->f / x->t;
@@ -161,12 +205,12 @@ static void build_block(const comet_model *m, const comet_strategy *s, const blo
     bool flash = s->flash_attention;
     double score_bytes = flash ? 0.0 : scores;
     add_op(l, WORK_GEMM, 2.0 * scores * x->head_dim,                          /* Q K^T */
-           e * (T * x->q_width_local + T * x->kv_width_local + score_bytes), true);
+           e * (T * x->q_width_local + Tkv * x->kv_width_local + score_bytes), true);
     add_op(l, WORK_VECTOR, 5.0 * scores, 2.0 * e * score_bytes, true);        /* scale+mask+softmax */
     if (m->dropout)
         add_op(l, WORK_VECTOR, scores, (2.0 * e + 1.0) * score_bytes, true);  /* attention dropout */
     add_op(l, WORK_GEMM, 2.0 * scores * x->head_dim,                          /* scores x V */
-           e * (score_bytes + T * x->kv_width_local + T * x->q_width_local), true);
+           e * (score_bytes + Tkv * x->kv_width_local + T * x->q_width_local), true);
     fp8_weights += add_linear(l, T, h, x->q_width_local, e, fp8);            /* projection */
     add_op(l, WORK_VECTOR, 2.0 * Tr * h, (3.0 * e + mask) * Tr * h, false);   /* dropout+residual */
     add_op(l, WORK_VECTOR, 5.0 * Tr * h, 2.0 * e * Tr * h, false);            /* norm 2 */
@@ -180,6 +224,7 @@ static void build_block(const comet_model *m, const comet_strategy *s, const blo
     add_op(l, WORK_VECTOR, 2.0 * Tr * h, (3.0 * e + mask) * Tr * h, false);   /* dropout+residual */
     add_tp_sync(l, x, s->sp);
     add_tp_sync(l, x, s->sp);
+    add_context_exchange(l, x);
 
     l->params = work_transformer_block_params(m) / x->t;
     l->moe = false;
@@ -206,7 +251,7 @@ static void build_block(const comet_model *m, const comet_strategy *s, const blo
                    + T * ffn_local * (e * (x->mlp_mats - 1.0) + in);          /* MLP intermediates */
     /* softmax out, mask, dropout out; fused attention keeps only the fp32
      * row maximum and sum of the softmax (Dao et al. 2022). */
-    double rows = x->b * x->heads_local * x->s;
+    double rows = x->b * x->heads_local * x->s_local;
     double core = flash ? 8.0 * rows : scores * (e + (m->dropout ? 1.0 + e : 0.0));
     l->act_bytes = replicated + sharded + core;
     l->act_bytes_selective = replicated + sharded;
@@ -222,6 +267,7 @@ static void build_embedding(const comet_model *m, const comet_strategy *s, const
     l->where = WORK_FIRST_STAGE;
     l->n_ops = 0;
     l->n_comms = 0;
+    l->cp_kv_bytes = 0.0;
     add_op(l, WORK_VECTOR, x->tokens * x->h, 3.0 * x->elem * x->tokens * x->h, false);
     if (x->t > 1.0) {
         add_comm(l, s->sp ? COMET_COLL_REDUCE_SCATTER : COMET_COLL_ALL_REDUCE, COMET_GROUP_TP,
@@ -246,6 +292,7 @@ static void build_head(const comet_model *m, const comet_strategy *s, const bloc
     l->where = WORK_LAST_STAGE;
     l->n_ops = 0;
     l->n_comms = 0;
+    l->cp_kv_bytes = 0.0;
     add_op(l, WORK_VECTOR, 5.0 * x->tokens_rep * x->h, 2.0 * x->elem * x->tokens_rep * x->h, false);
     add_gemm(l, x->tokens, v_local, x->h, x->elem, false);
     add_op(l, WORK_VECTOR, 5.0 * x->tokens * v_local, (x->elem + 4.0) * x->tokens * v_local, false);
@@ -392,14 +439,19 @@ void work_build_transformer(const comet_model *m, const comet_strategy *s, work_
     }
 
     /* Megatron's scatter/gather optimisation: each TP rank sends 1/t of the
-     * boundary activation over its own NIC (Narayanan 2021, Sec. 4.1). */
+     * boundary activation over its own NIC (Narayanan 2021, Sec. 4.1);
+     * each CP rank sends its own s/cp tokens. */
     out->p2p_bytes = x.tokens * x.h * x.elem / x.t;
+    /* Ring CP's receive buffers, working space beside the stashed
+     * activations: two blocks in flight (one arriving while the other is
+     * used), each K/V and, in backward, its gradients dK/dV. */
+    out->cp_buffer_bytes = 2.0 * 2.0 * block->cp_kv_bytes;
 
     /* Model FLOPs of one microbatch forward over all NPUs (no recompute):
-     * every GEMM of every block plus the LM head, unsharded; an MoE block
-     * counts the experts a token uses (top_k routed and the shared ones)
-     * and its router instead of the dense MLP. */
-    double T = x.tokens, h = x.h;
+     * every GEMM of every block plus the LM head, unsharded, over the
+     * whole sequence; an MoE block counts the experts a token uses (top_k
+     * routed and the shared ones) and its router instead of the dense MLP. */
+    double T = x.b * x.s, h = x.h;
     double q = (double)m->heads * x.head_dim, kv = (double)m->kv_heads * x.head_dim;
     double block_flops = 2.0 * T * h * (q + 2.0 * kv) + 4.0 * x.b * x.s * x.s * q
                        + 2.0 * T * q * h + 2.0 * x.mlp_mats * T * h * x.f;

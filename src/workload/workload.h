@@ -22,7 +22,7 @@
 #define WORK_FP8_AMAX_HISTORY 1024.0
 #define WORK_FP8_TENSORS_PER_GEMM 5.0   /* forward: input, weight, output; backward:
                                            output gradient, input gradient */
-#define WORK_MAX_COMMS 8
+#define WORK_MAX_COMMS 12
 
 typedef enum work_op_kind {
     WORK_GEMM = 0,     /* matrix engine, efficiency from the GEMM curve */
@@ -73,6 +73,8 @@ typedef struct work_layer {
     double expert_params;               /* of params: this NPU's experts' weights, whose
                                          * gradients are reduced over the expert-DP group */
     int mlp_op, mlp_end;
+    double cp_kv_bytes;                 /* ring context parallelism: the local K/V block
+                                         * passed around the cp ranks (0: no ring) */
 } work_layer;
 
 /* Work of the busiest pipeline stage for one microbatch. */
@@ -87,6 +89,8 @@ typedef struct work_stage {
     double params_mp_npu;    /* model-parallel parameters on one NPU (embedding tables) */
     double mp_lookup_bytes;  /* rows of them read per microbatch (their forward bytes) */
     double act_extra;        /* activations outside the layers (embeddings, logits) per microbatch */
+    double cp_buffer_bytes;  /* ring CP's K/V (and dK/dV) receive buffers, working space
+                              * held once (not per microbatch or layer) */
     double fp8_bytes;        /* strategy fp8: FP8 weight copies and per-tensor scaling state
                               * held by one NPU of the busiest stage (0 without fp8) */
     /* Pipelines whose stages hold unequal numbers of layers: the every-
