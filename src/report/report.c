@@ -151,7 +151,7 @@ void comet_report_text(comet_buf *b, const comet_model *m, const comet_system *s
 }
 
 /* The machine-readable fields, in one table used by both JSON and CSV. */
-#define RESULT_FIELDS_MAX 48
+#define RESULT_FIELDS_MAX 64
 typedef struct field {
     const char *name;
     double value;
@@ -210,6 +210,14 @@ static const result_def result_defs[] = {
     {"tflops_per_npu", offsetof(comet_result, tflops_per_npu), RESULT_REAL},
     {"cost", offsetof(comet_result, cost), RESULT_REAL},
     {"cost_per_mtoken_s", offsetof(comet_result, cost_per_mtoken_s), RESULT_REAL},
+    /* expert parallelism's all-to-alls, part of the step; context
+     * parallelism's exchange, already inside the tp_* figures */
+    {"ep_exposed_s", offsetof(comet_result, ep_exposed), RESULT_REAL},
+    {"ep_comm_s", offsetof(comet_result, ep_comm_time), RESULT_REAL},
+    {"ep_bytes", offsetof(comet_result, ep_bytes), RESULT_REAL},
+    {"cp_exposed_s", offsetof(comet_result, cp_exposed), RESULT_REAL},
+    {"cp_comm_s", offsetof(comet_result, cp_comm_time), RESULT_REAL},
+    {"cp_bytes", offsetof(comet_result, cp_bytes), RESULT_REAL},
 };
 #undef MEM
 #undef TIER
