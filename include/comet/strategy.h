@@ -15,6 +15,7 @@
 #define COMET_MAX_NPUS 262144
 #define COMET_MAX_BATCH 2147483648LL
 #define COMET_MAX_INTERLEAVE 4096
+#define COMET_MAX_STAGE_LAYERS 65536   /* first/last_stage_layers */
 
 typedef enum comet_recompute {
     COMET_RECOMPUTE_NONE = 0,
@@ -24,6 +25,16 @@ typedef enum comet_recompute {
 
 const char *comet_recompute_name(comet_recompute r);
 int comet_recompute_parse(const char *name, comet_recompute *out);
+
+/* The pipeline schedule of a strategy without interleaving (interleave > 1
+ * always runs interleaved 1F1B). */
+typedef enum comet_schedule {
+    COMET_SCHEDULE_1F1B = 0,     /* PipeDream-Flush, Megatron-LM's default */
+    COMET_SCHEDULE_ZB_H1         /* zero bubble ZB-H1: backward split into input- and
+                                    weight-gradient passes (Qi et al., ICLR 2024) */
+} comet_schedule;
+
+const char *comet_schedule_name(comet_schedule sc);
 
 /* The strategy's knobs, in the order strategy files list them; each is
  * described once in comet/knobs.h's table. */
@@ -45,6 +56,9 @@ typedef enum comet_knob_id {
     COMET_KNOB_GRAD_FP32,
     COMET_KNOB_FLASH_ATTENTION,
     COMET_KNOB_FP8,
+    COMET_KNOB_SCHEDULE,
+    COMET_KNOB_FIRST_STAGE_LAYERS,
+    COMET_KNOB_LAST_STAGE_LAYERS,
     COMET_KNOB_ORDER,
     COMET_KNOB_PLACEMENT,
     COMET_KNOB_COUNT             /* also: no knob in particular */
@@ -69,6 +83,10 @@ typedef struct comet_strategy {
     bool fp8;                      /* the blocks' linear GEMMs in FP8 with per-tensor
                                       scaling, bf16 (the model's dtype) elsewhere
                                       (Transformer Engine style; docs/model.md 6.1) */
+    comet_schedule schedule;       /* 1F1B or ZB-H1 (interleave 1 only) */
+    int64_t first_stage_layers;    /* Transformer blocks on the first and on the last */
+    int64_t last_stage_layers;     /* pipeline stage; 0: an even split (Megatron-LM's
+                                      --decoder-first/last-pipeline-num-layers) */
 
     /* Placement: which network dimensions each group occupies, innermost
      * first. If placement_given is false, comet_strategy_resolve fills
@@ -120,8 +138,11 @@ typedef enum comet_strategy_fault {
     COMET_FAULT_NETWORK,        /* the NPUs do not fill the system's network dimensions */
     COMET_FAULT_PLACEMENT,      /* the groups cannot be laid out on the dimensions, or the
                                    given placement is not possible */
-    COMET_FAULT_NO_FP8          /* fp8 on a system with no fp8 matrix peak, or for a
+    COMET_FAULT_NO_FP8,         /* fp8 on a system with no fp8 matrix peak, or for a
                                    layer list (comet_strategy_check_fp8) */
+    COMET_FAULT_SCHEDULE,       /* zb-h1 with interleave > 1 */
+    COMET_FAULT_UNEVEN_STAGES   /* first/last_stage_layers leave a middle stage no layer,
+                                   exceed the depth, or meet interleaving or a layer list */
 } comet_strategy_fault;
 
 typedef struct comet_strategy_refusal {

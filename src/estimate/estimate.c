@@ -1,7 +1,7 @@
 /* The analytical step-time model (the fast path). It prices the busiest
  * pipeline stage's work from the workload builder on the accelerator's
  * roofline and the network's collective formulas, then composes one step:
- * 1F1B (optionally interleaved) pipeline with its bubble, exposed tensor-,
+ * pipeline (1F1B, interleaved 1F1B or ZB-H1) with its bubble, exposed tensor-,
  * pipeline- and data-parallel communication, the optimizer step and
  * expansion-memory traffic. Equations and sources: docs/model.md. */
 #include "comet/estimate.h"
@@ -17,6 +17,7 @@
 /* Time of one microbatch on the busiest stage, split by kind. */
 typedef struct stage_time {
     double fwd, bwd, recompute;                   /* compute */
+    double wgrad;                                 /* the weight-gradient share of bwd */
     double comm[COMET_GROUP_COUNT];               /* layer collectives per group */
     double exposed[COMET_GROUP_COUNT];            /* ... not hidden behind compute */
     double bytes[COMET_GROUP_COUNT];              /* ... their buffers, per NPU */
@@ -27,12 +28,13 @@ typedef struct stage_time {
  * priced by layer_times, and the TP exposure under overlap. The embedding
  * sits on the first stage, which is not the busiest once there is a
  * pipeline. */
-static void time_layer(const work_layer *l, bool w_first, const hw_rates *r,
+static void time_layer(const work_layer *l, const work_stage *w, const hw_rates *r,
                        const comet_system *sys, const comet_strategy *s, stage_time *st)
 {
     /* With a pipeline, only the busiest stage's end layer counts: the LM
-     * head (last stage) or the embedding (first stage). */
-    if (s->pp > 1 && l->where == (w_first ? WORK_LAST_STAGE : WORK_FIRST_STAGE))
+     * head (last stage) or the embedding (first stage), or neither when a
+     * middle stage is the busiest (uneven stages). */
+    if (!work_on_busiest(w, s, l))
         return;
     layer_time lt;
     layer_times(l, r, sys, s, &lt);
@@ -60,6 +62,7 @@ static void time_layer(const work_layer *l, bool w_first, const hw_rates *r,
     }
     st->fwd += n * lt.fwd;
     st->bwd += n * lt.bwd;
+    st->wgrad += n * lt.wgrad;
     st->recompute += n * lt.recompute;
     st->fwd_flops += n * lt.flops;
     st->recompute_flops += n * lt.recompute_flops;
@@ -178,7 +181,7 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
     stage_time st;
     memset(&st, 0, sizeof st);
     for (int i = 0; i < work->n_layers; i++)
-        time_layer(&work->layers[i], work->busiest_is_first, &r, sys, &s, &st);
+        time_layer(&work->layers[i], work, &r, sys, &s, &st);
 
     out->forward = micro * st.fwd;
     out->backward = micro * st.bwd;
@@ -190,7 +193,8 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
     out->tp_exposed = micro * st.exposed[COMET_GROUP_TP];
     double per_micro = st.fwd + st.bwd + st.recompute + st.exposed[COMET_GROUP_TP] +
                        st.exposed[COMET_GROUP_PP] + st.exposed[COMET_GROUP_DP];
-    out->bubble = sched_of(&s)->bubble(&s) * per_micro;
+    sched_micro t = {.total = per_micro, .weight = st.wgrad};
+    out->bubble = sched_of(&s)->bubble(&s, &t);
 
     /* Layers' own collectives on the PP and DP groups (e.g. a DLRM
      * embedding all-to-all) run inside every microbatch. */

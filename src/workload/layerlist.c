@@ -43,6 +43,8 @@ static void build_one(const comet_layer *src, const comet_strategy *s, double pe
     l->act_bytes = b * src->act_bytes / shard;
     l->act_bytes_selective = l->act_bytes;
     l->act_bytes_full = b * src->out_bytes;
+    /* its input (what it stashes) and its output's gradient */
+    l->wgrad_bytes = l->act_bytes + b * src->out_bytes;
 }
 
 void work_build_layers(const comet_model *m, const comet_strategy *s, work_stage *out)
@@ -67,7 +69,8 @@ void work_build_layers(const comet_model *m, const comet_strategy *s, work_stage
     }
     out->p2p_bytes = depth > 0.0 ? b * out_sum / depth : 0.0;
     out->first_stage_count = out->last_stage_count = -1.0; /* every stage alike */
-    out->busiest_is_first = false;
+    out->middle_stage_count = -1.0;
+    out->busiest_is_first = out->busiest_is_middle = false;
     out->fwd_flops_model = b * flops;
     out->act_extra = 0.0;
     out->fp8_bytes = 0.0; /* fp8 is refused for layer lists (comet_strategy_resolve) */

@@ -56,6 +56,8 @@ static void add_gemm(work_layer *l, double mdim, double ndim, double kdim, doubl
 {
     add_op(l, WORK_GEMM, 2.0 * mdim * ndim * kdim, elem * (mdim * kdim + kdim * ndim + mdim * ndim),
            core);
+    if (!core) /* a weight GEMM: W reads its input and its output's gradient */
+        l->wgrad_bytes += elem * (mdim * kdim + mdim * ndim);
 }
 
 /* A linear layer's GEMM of a block. Without fp8 the GEMM above. With fp8
@@ -77,6 +79,7 @@ static double add_linear(work_layer *l, double mdim, double ndim, double kdim, d
     add_op(l, WORK_GEMM, 2.0 * mdim * ndim * kdim, mdim * kdim + kdim * ndim + elem * mdim * ndim,
            false);
     l->ops[l->n_ops - 1].fp8 = true;
+    l->wgrad_bytes += mdim * kdim + elem * mdim * ndim; /* the FP8 input, the output gradient */
     return kdim * ndim;
 }
 
@@ -147,6 +150,7 @@ static void build_block(const comet_model *m, const comet_strategy *s, const blo
 
     l->n_ops = 0;
     l->n_comms = 0;
+    l->wgrad_bytes = 0.0;
     add_op(l, WORK_VECTOR, 5.0 * Tr * h, 2.0 * e * Tr * h, false);            /* norm 1 */
     double fp8_weights = add_linear(l, T, qkv_width, h, e, fp8);             /* QKV */
     /* The attention core. Fused (flash) attention keeps the score matrix
@@ -211,6 +215,7 @@ static void build_embedding(const comet_model *m, const comet_strategy *s, const
     l->where = WORK_FIRST_STAGE;
     l->n_ops = 0;
     l->n_comms = 0;
+    l->wgrad_bytes = 0.0; /* the table's gradient is a scatter of the output gradient */
     add_op(l, WORK_VECTOR, x->tokens * x->h, 3.0 * x->elem * x->tokens * x->h, false);
     if (x->t > 1.0) {
         add_comm(l, s->sp ? COMET_COLL_REDUCE_SCATTER : COMET_COLL_ALL_REDUCE, COMET_GROUP_TP,
@@ -235,6 +240,7 @@ static void build_head(const comet_model *m, const comet_strategy *s, const bloc
     l->where = WORK_LAST_STAGE;
     l->n_ops = 0;
     l->n_comms = 0;
+    l->wgrad_bytes = 0.0;
     add_op(l, WORK_VECTOR, 5.0 * x->tokens_rep * x->h, 2.0 * x->elem * x->tokens_rep * x->h, false);
     add_gemm(l, x->tokens, v_local, x->h, x->elem, false);
     add_op(l, WORK_VECTOR, 5.0 * x->tokens * v_local, (x->elem + 4.0) * x->tokens * v_local, false);
@@ -248,10 +254,49 @@ static void build_head(const comet_model *m, const comet_strategy *s, const bloc
     l->act_bytes_full = l->act_bytes;
 }
 
+/* Virtual stage vs's blocks: *first, the global number of its first, and
+ * *count. Even: l / (pp v) each, the first l mod (pp v) one more. Uneven
+ * (Megatron-LM's --decoder-first-pipeline-num-layers and
+ * --decoder-last-pipeline-num-layers, one chunk per stage): the first and
+ * last stage hold what is given, the other stages split the rest evenly,
+ * the earliest one more each for the remainder. */
+static void chunk_span(const comet_model *m, const comet_strategy *s, int64_t vs, int64_t *first,
+                       int64_t *count)
+{
+    int64_t l = m->layers, head = s->first_stage_layers, tail = s->last_stage_layers;
+    int64_t lo = 0, chunks = s->pp * s->interleave;
+    if (s->interleave == 1 && s->pp > 1 && (head > 0 || tail > 0)) {
+        if (head > 0 && vs == 0) {
+            *first = 0;
+            *count = head;
+            return;
+        }
+        if (tail > 0 && vs == s->pp - 1) {
+            *first = l - tail;
+            *count = tail;
+            return;
+        }
+        lo = head > 0 ? 1 : 0;
+        chunks = s->pp - lo - (tail > 0 ? 1 : 0);
+        l -= head + tail;
+    }
+    int64_t j = vs - lo, per = chunks > 0 ? l / chunks : 0, extra = chunks > 0 ? l % chunks : 0;
+    *first = head * (lo > 0) + j * per + (j < extra ? j : extra);
+    *count = per + (j < extra ? 1 : 0);
+}
+
 int64_t work_chunk_blocks(const comet_model *m, const comet_strategy *s, int64_t vs)
 {
-    int64_t chunks = s->pp * s->interleave;
-    return m->layers / chunks + (vs < m->layers % chunks ? 1 : 0);
+    int64_t first, count;
+    chunk_span(m, s, vs, &first, &count);
+    return count;
+}
+
+int64_t work_chunk_first_block(const comet_model *m, const comet_strategy *s, int64_t vs)
+{
+    int64_t first, count;
+    chunk_span(m, s, vs, &first, &count);
+    return first;
 }
 
 int64_t work_stage_blocks(const comet_model *m, const comet_strategy *s, int64_t stage)
@@ -289,10 +334,16 @@ void work_build_transformer(const comet_model *m, const comet_strategy *s, work_
      * layers; compare their forward FLOPs. With one stage it holds all. */
     out->first_stage_count = (double)work_stage_blocks(m, s, 0);
     out->last_stage_count = (double)work_stage_blocks(m, s, s->pp - 1);
+    out->middle_stage_count = s->pp > 2 ? (double)work_stage_blocks(m, s, 1) : -1.0;
     double bf = gemm_flops(block);
-    out->busiest_is_first = s->pp > 1 && out->first_stage_count * bf + gemm_flops(embedding) >
-                                             out->last_stage_count * bf + gemm_flops(head);
-    block->count = out->busiest_is_first ? out->first_stage_count : out->last_stage_count;
+    double first = out->first_stage_count * bf + gemm_flops(embedding);
+    double last = out->last_stage_count * bf + gemm_flops(head);
+    out->busiest_is_first = s->pp > 1 && first > last;
+    /* uneven stages: a middle stage may carry more than either end */
+    out->busiest_is_middle = s->pp > 2 && out->middle_stage_count * bf > fmax(first, last);
+    block->count = out->busiest_is_middle ? out->middle_stage_count
+                 : out->busiest_is_first  ? out->first_stage_count
+                                          : out->last_stage_count;
 
     /* Megatron's scatter/gather optimisation: each TP rank sends 1/t of the
      * boundary activation over its own NIC (Narayanan 2021, Sec. 4.1). */
@@ -308,8 +359,8 @@ void work_build_transformer(const comet_model *m, const comet_strategy *s, work_
     out->params_mp_npu = 0.0;
     out->mp_lookup_bytes = 0.0;
     out->params_npu = block->params * block->count +
-                      (s->pp == 1 || !out->busiest_is_first ? head->params : 0.0) +
-                      (s->pp == 1 || out->busiest_is_first ? embedding->params : 0.0);
+                      (work_on_busiest(out, s, head) ? head->params : 0.0) +
+                      (work_on_busiest(out, s, embedding) ? embedding->params : 0.0);
     out->act_extra = 0.0;
     out->fp8_bytes = fp8_block * block->count;
 }

@@ -67,6 +67,10 @@ typedef struct work_layer {
     double act_bytes;                   /* stashed per microbatch per layer, no recompute */
     double act_bytes_selective;         /* ... with selective recompute */
     double act_bytes_full;              /* ... with full recompute */
+    double wgrad_bytes;                 /* what a split backward keeps from its input-
+                                           gradient pass to its weight-gradient pass
+                                           (ZB-H1), per microbatch per layer: each weight
+                                           GEMM's input and output gradient */
 } work_layer;
 
 /* Work of the busiest pipeline stage for one microbatch. */
@@ -87,10 +91,26 @@ typedef struct work_stage {
      * stage layers' count on the first and on the last stage, and whether
      * the first stage (more layers, the embedding) is the busiest rather
      * than the last (the LM head). The every-stage count above is the
-     * busiest stage's; -1 (layer lists) means every stage is alike. */
-    double first_stage_count, last_stage_count;
-    bool busiest_is_first;
+     * busiest stage's; -1 (layer lists) means every stage is alike. With
+     * uneven first and last stages a middle stage (no embedding, no LM
+     * head) may be the busiest: middle_stage_count is the most a middle
+     * stage holds (stage 1's; -1: no middle stage). */
+    double first_stage_count, last_stage_count, middle_stage_count;
+    bool busiest_is_first, busiest_is_middle;
 } work_stage;
+
+/* Whether layer l runs on the busiest stage: every-stage layers do; the
+ * embedding (first stage) and LM head (last) only when that stage is the
+ * busiest, or when there is one stage. */
+static inline bool work_on_busiest(const work_stage *w, const comet_strategy *s,
+                                   const work_layer *l)
+{
+    if (s->pp == 1 || l->where == WORK_EVERY_STAGE)
+        return true;
+    if (w->busiest_is_middle)
+        return false;
+    return l->where == (w->busiest_is_first ? WORK_FIRST_STAGE : WORK_LAST_STAGE);
+}
 
 /* Build the stage work for a model under a resolved strategy. The
  * strategy must have been checked by comet_strategy_resolve. */
@@ -102,8 +122,13 @@ void work_build_transformer(const comet_model *m, const comet_strategy *s, work_
 void work_build_layers(const comet_model *m, const comet_strategy *s, work_stage *out);
 
 /* Transformer blocks on virtual stage vs (model chunk c of stage s is
- * vs = c * pp + s): l / (pp v) each, the first l mod (pp v) one more. */
+ * vs = c * pp + s): l / (pp v) each, the first l mod (pp v) one more; with
+ * first_stage_layers or last_stage_layers (one chunk per stage), those on
+ * the first or last stage and the rest spread so over the others. */
 int64_t work_chunk_blocks(const comet_model *m, const comet_strategy *s, int64_t vs);
+/* The global number of virtual stage vs's first block (blocks of virtual
+ * stages 0 .. vs-1 come before it). */
+int64_t work_chunk_first_block(const comet_model *m, const comet_strategy *s, int64_t vs);
 /* ... and on pipeline stage `stage`, all its chunks. */
 int64_t work_stage_blocks(const comet_model *m, const comet_strategy *s, int64_t stage);
 
