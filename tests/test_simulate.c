@@ -873,6 +873,20 @@ static comet_strategy pipeline(int64_t p, int64_t v)
     return s;
 }
 
+/* ZB-H1 on p stages (v = 0 in the tables below). */
+static comet_strategy pipeline_of(int64_t p, int64_t v)
+{
+    comet_strategy s = pipeline(p, v > 0 ? v : 1);
+    if (v == 0)
+        s.schedule = COMET_SCHEDULE_ZB_H1;
+    return s;
+}
+
+static char pass_letter(sched_pass ps)
+{
+    return ps.kind == SCHED_FORWARD ? 'F' : ps.kind == SCHED_BACKWARD_WEIGHT ? 'W' : 'B';
+}
+
 /* A stage's program as text: "F3" / "B3" for microbatch 3, "F3.1" for
  * model chunk 1 when the strategy interleaves. */
 typedef struct program_text {
@@ -885,10 +899,10 @@ static void print_pass(void *ctx, sched_pass ps)
 {
     program_text *t = ctx;
     int n = t->chunks ? snprintf(t->text + t->len, sizeof t->text - t->len, "%s%c%lld.%lld",
-                                 t->len ? " " : "", ps.forward ? 'F' : 'B',
+                                 t->len ? " " : "", pass_letter(ps),
                                  (long long)ps.microbatch, (long long)ps.chunk)
                       : snprintf(t->text + t->len, sizeof t->text - t->len, "%s%c%lld",
-                                 t->len ? " " : "", ps.forward ? 'F' : 'B',
+                                 t->len ? " " : "", pass_letter(ps),
                                  (long long)ps.microbatch);
     assert_true(n > 0 && (size_t)n < sizeof t->text - t->len);
     t->len += (size_t)n;
@@ -896,7 +910,7 @@ static void print_pass(void *ctx, sched_pass ps)
 
 static void assert_program(int64_t p, int64_t v, int64_t m, int64_t stage, const char *want)
 {
-    comet_strategy s = pipeline(p, v);
+    comet_strategy s = pipeline_of(p, v);
     program_text t = {.len = 0, .chunks = v > 1};
     t.text[0] = '\0';
     sched_of(&s)->program(&s, m, stage, print_pass, &t);
@@ -948,48 +962,56 @@ static void test_schedule_interleaved_megatron_order(void **state)
     assert_program(2, 2, 2, 1, "F0.0 F1.0 F0.1 B0.1 F1.1 B1.1 B0.0 B1.0");
 }
 
-/* Counts each (direction, microbatch, chunk) a program emits and checks
- * that every backward comes after its own forward. */
+/* Counts each (pass kind, microbatch, chunk) a program emits and checks
+ * that every backward (or B) comes after its own forward and every W
+ * after its own B. */
 typedef struct pass_census {
     int64_t p, v, m;
-    int count[2][64][8];
+    int count[4][64][8];
     bool ok;
 } pass_census;
 
 static void census_pass(void *ctx, sched_pass ps)
 {
     pass_census *c = ctx;
-    if (ps.microbatch < 0 || ps.microbatch >= c->m || ps.chunk < 0 || ps.chunk >= c->v) {
+    if (ps.microbatch < 0 || ps.microbatch >= c->m || ps.chunk < 0 || ps.chunk >= c->v ||
+        (unsigned)ps.kind > SCHED_BACKWARD_WEIGHT) {
         c->ok = false;
         return;
     }
-    if (!ps.forward && c->count[1][ps.microbatch][ps.chunk] == 0)
+    if (ps.kind != SCHED_FORWARD && c->count[SCHED_FORWARD][ps.microbatch][ps.chunk] == 0)
         c->ok = false; /* backward before its forward */
-    c->count[ps.forward][ps.microbatch][ps.chunk]++;
+    if (ps.kind == SCHED_BACKWARD_WEIGHT &&
+        c->count[SCHED_BACKWARD_INPUT][ps.microbatch][ps.chunk] == 0)
+        c->ok = false; /* W before its B */
+    c->count[ps.kind][ps.microbatch][ps.chunk]++;
 }
 
 /* Every member, many shapes, every stage: each forward and each backward
- * of every (microbatch, chunk) exactly once, backward after forward. */
+ * of every (microbatch, chunk) exactly once, backward after forward; under
+ * ZB-H1 (v 0 here) each B and each W once instead of the whole backward,
+ * W after its B. */
 static void test_schedule_every_pass_once(void **state)
 {
     (void)state;
     for (int64_t p = 1; p <= 8; p++)
-        for (int64_t v = 1; v <= (p > 1 ? 4 : 1); v++)
+        for (int64_t v = 0; v <= (p > 1 ? 4 : 1); v++)
             for (int64_t m = v > 1 ? p : 1; m <= 48; m += v > 1 ? p : 1)
                 for (int64_t stage = 0; stage < p; stage++) {
-                    comet_strategy s = pipeline(p, v);
+                    comet_strategy s = pipeline_of(p, v);
                     static pass_census c;
                     memset(&c, 0, sizeof c);
                     c.p = p;
-                    c.v = v;
+                    c.v = v > 0 ? v : 1;
                     c.m = m;
                     c.ok = true;
                     sched_of(&s)->program(&s, m, stage, census_pass, &c);
                     assert_true(c.ok);
-                    for (int dir = 0; dir < 2; dir++)
+                    int want[4] = {1, v > 0, v == 0, v == 0};
+                    for (int kind = 0; kind < 4; kind++)
                         for (int64_t mb = 0; mb < m; mb++)
-                            for (int64_t ch = 0; ch < v; ch++)
-                                assert_int_equal(c.count[dir][mb][ch], 1);
+                            for (int64_t ch = 0; ch < c.v; ch++)
+                                assert_int_equal(c.count[kind][mb][ch], want[kind]);
                 }
 }
 
@@ -999,24 +1021,68 @@ static void test_schedule_every_pass_once(void **state)
 static void test_schedule_bubble_and_in_flight(void **state)
 {
     (void)state;
+    const sched_micro one = {.total = 1.0, .weight = 0.25};
     comet_strategy s = pipeline(4, 1);
     assert_ptr_equal(sched_of(&s), &sched_1f1b);
     assert_string_equal(sched_of(&s)->name, "1f1b");
-    assert_close(sched_of(&s)->bubble(&s), 3.0, 0.0);
+    assert_close(sched_of(&s)->bubble(&s, &one), 3.0, 0.0);
     assert_close(sched_of(&s)->in_flight(&s, 8.0), 4.0, 0.0);
     assert_close(sched_of(&s)->in_flight(&s, 2.0), 2.0, 0.0);
     s = pipeline(4, 2);
     assert_ptr_equal(sched_of(&s), &sched_interleaved);
     assert_string_equal(sched_of(&s)->name, "interleaved");
-    assert_close(sched_of(&s)->bubble(&s), 1.5, 0.0);
+    assert_close(sched_of(&s)->bubble(&s, &one), 1.5, 0.0);
     assert_close(sched_of(&s)->in_flight(&s, 8.0), 4.0 * (1.0 + 3.0 / 8.0), 1e-15);
     s = pipeline(8, 3);
-    assert_close(sched_of(&s)->bubble(&s), 7.0 / 3.0, 1e-15);
+    assert_close(sched_of(&s)->bubble(&s, &one), 7.0 / 3.0, 1e-15);
     assert_close(sched_of(&s)->in_flight(&s, 16.0), 8.0 * (1.0 + 7.0 / 24.0), 1e-15);
     /* no pipeline: no bubble, one microbatch in flight */
     s = pipeline(1, 1);
-    assert_close(sched_of(&s)->bubble(&s), 0.0, 0.0);
+    assert_close(sched_of(&s)->bubble(&s, &one), 0.0, 0.0);
     assert_close(sched_of(&s)->in_flight(&s, 32.0), 1.0, 0.0);
+}
+
+/* ZB-H1's closed forms (Qi et al. 2024, Sec. 2.1): F = 1 s, B = 1.5 s,
+ * W = 0.5 s per microbatch on 4 stages: the bubble is (p-1)(F+B-W) =
+ * 3 x 2 = 6 s (1F1B's (p-1)(F+B+W) = 9 s); stage i keeps 1F1B's p-i
+ * microbatches before their B and up to i more waiting for their W. */
+static void test_schedule_zbh1_closed_form(void **state)
+{
+    (void)state;
+    const sched_micro t = {.total = 1.0 + 1.5 + 0.5, .weight = 0.5};
+    comet_strategy s = pipeline_of(4, 0);
+    assert_ptr_equal(sched_of(&s), &sched_zbh1);
+    assert_string_equal(sched_of(&s)->name, "zb-h1");
+    assert_close(sched_of(&s)->bubble(&s, &t), 6.0, 1e-15);
+    assert_close(sched_1f1b.bubble(&s, &t), 9.0, 1e-15);
+    assert_close(sched_of(&s)->in_flight(&s, 8.0), 4.0, 0.0);
+    double full, weight_only;
+    static const double want[4][2] = {{4, 0}, {3, 1}, {2, 2}, {1, 3}};
+    for (int64_t stage = 0; stage < 4; stage++) {
+        sched_zbh1.stage_in_flight(&s, 8.0, stage, &full, &weight_only);
+        assert_close(full, want[stage][0], 0.0);
+        assert_close(weight_only, want[stage][1], 0.0);
+        sched_1f1b.stage_in_flight(&s, 8.0, stage, &full, &weight_only);
+        assert_close(full, want[stage][0], 0.0);
+        assert_close(weight_only, 0.0, 0.0);
+    }
+    /* two microbatches: stage 3 runs F B W F B W, one of them pending */
+    sched_zbh1.stage_in_flight(&s, 2.0, 3, &full, &weight_only);
+    assert_close(full, 1.0, 0.0);
+    assert_close(weight_only, 1.0, 0.0);
+    /* interleaving is refused with it; pipeline 1 has no bubble */
+    s = pipeline_of(1, 0);
+    assert_close(sched_of(&s)->bubble(&s, &t), 0.0, 0.0);
+}
+
+/* ZB-H1's programs, p = 4, m = 6: 1F1B's order of forwards and Bs; stage
+ * i keeps i Ws pending and runs the oldest once more are. */
+static void test_schedule_zbh1_order(void **state)
+{
+    (void)state;
+    assert_program(4, 0, 6, 0, "F0 F1 F2 F3 B0 W0 F4 B1 W1 F5 B2 W2 B3 W3 B4 W4 B5 W5");
+    assert_program(4, 0, 6, 1, "F0 F1 F2 B0 F3 B1 W0 F4 B2 W1 F5 B3 W2 B4 W3 B5 W4 W5");
+    assert_program(4, 0, 6, 3, "F0 B0 F1 B1 F2 B2 F3 B3 W0 F4 B4 W1 F5 B5 W2 W3 W4 W5");
 }
 
 typedef struct pass_list {
@@ -1038,25 +1104,26 @@ static void keep_pass(void *ctx, sched_pass pass)
 static void test_schedule_round_repeats(void **state)
 {
     (void)state;
-    static const int64_t shapes[][2] = {{4, 1}, {2, 2}, {4, 2}, {3, 3}};
+    static const int64_t shapes[][2] = {{4, 1}, {2, 2}, {4, 2}, {3, 3}, {4, 0}, {3, 0}};
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
-        comet_strategy s = pipeline(shapes[i][0], shapes[i][1]);
+        comet_strategy s = pipeline_of(shapes[i][0], shapes[i][1]);
         const sched_kind *k = sched_of(&s);
         int64_t p = s.pp, v = s.interleave, round = k->round(&s);
+        int64_t passes = shapes[i][1] == 0 ? 3 : 2; /* per microbatch and chunk */
         assert_int_equal(round, v > 1 ? p : 1);
         for (int64_t stage = 0; stage < p; stage++) {
             static pass_list l;
             l.n = 0;
             int64_t micro = 16 * round;
             k->program(&s, micro, stage, keep_pass, &l);
-            assert_int_equal(l.n, 2 * micro * v);
+            assert_int_equal(l.n, passes * micro * v);
             /* past warm-up (at most 2 p v passes) and before cool-down */
-            int64_t period = 2 * v * round, edge = 4 * p * v;
+            int64_t period = passes * v * round, edge = 2 * passes * p * v;
             for (int64_t j = edge; j + period < l.n - edge; j++) {
                 const sched_pass *a = &l.pass[j], *b = &l.pass[j + period];
                 assert_int_equal(b->microbatch, a->microbatch + round);
                 assert_int_equal(b->chunk, a->chunk);
-                assert_int_equal(b->forward, a->forward);
+                assert_int_equal(b->kind, a->kind);
             }
         }
     }
@@ -1067,9 +1134,9 @@ static void test_schedule_round_repeats(void **state)
 static void ramp_spans(const pass_list *l, int64_t m, int64_t *warmup, int64_t *cooldown)
 {
     int first_backward = 0, last_forward = l->n - 1;
-    while (first_backward < l->n && l->pass[first_backward].forward)
+    while (first_backward < l->n && l->pass[first_backward].kind == SCHED_FORWARD)
         first_backward++;
-    while (last_forward >= 0 && !l->pass[last_forward].forward)
+    while (last_forward >= 0 && l->pass[last_forward].kind != SCHED_FORWARD)
         last_forward--;
     *warmup = *cooldown = 0;
     for (int j = 0; j < first_backward; j++)
@@ -1094,16 +1161,18 @@ static void test_schedule_ramp_bounds(void **state)
     assert_int_equal(sched_interleaved.ramp(&s), 8);
     s = pipeline(8, 3);
     assert_int_equal(sched_interleaved.ramp(&s), 16);
+    s = pipeline_of(4, 0);
+    assert_int_equal(sched_zbh1.ramp(&s), 8);
     static pass_list l;
     for (int64_t p = 1; p <= 8; p++)
-        for (int64_t v = 1; v <= (p > 1 ? 4 : 1); v++)
+        for (int64_t v = 0; v <= (p > 1 ? 4 : 1); v++)
             for (int64_t m = p; m <= 48; m += p) {
-                s = pipeline(p, v);
+                s = pipeline_of(p, v);
                 const sched_kind *k = sched_of(&s);
                 for (int64_t stage = 0; stage < p; stage++) {
                     l.n = 0;
                     k->program(&s, m, stage, keep_pass, &l);
-                    assert_int_equal(l.n, 2 * m * v);
+                    assert_int_equal(l.n, (v == 0 ? 3 : 2) * m * (v > 0 ? v : 1));
                     int64_t warmup, cooldown;
                     ramp_spans(&l, m, &warmup, &cooldown);
                     assert_true(warmup <= k->ramp(&s));
@@ -1111,6 +1180,10 @@ static void test_schedule_ramp_bounds(void **state)
                     if (stage == 0 && m >= 4 * p && p > 1) {
                         assert_int_equal(warmup, v > 1 ? 2 * p - 1 : p);
                         assert_int_equal(cooldown, v > 1 ? 2 * p - 1 : p);
+                    }
+                    if (v == 0 && stage == p - 1 && m >= 4 * p && p > 1) {
+                        /* the last stage's pending Ws reach back p microbatches */
+                        assert_int_equal(cooldown, p);
                     }
                 }
             }
@@ -1142,6 +1215,8 @@ void suite_simulate(test_tally *t)
         cmocka_unit_test(test_schedule_interleaved_megatron_order),
         cmocka_unit_test(test_schedule_every_pass_once),
         cmocka_unit_test(test_schedule_bubble_and_in_flight),
+        cmocka_unit_test(test_schedule_zbh1_closed_form),
+        cmocka_unit_test(test_schedule_zbh1_order),
         cmocka_unit_test(test_schedule_round_repeats),
         cmocka_unit_test(test_schedule_ramp_bounds),
     };

@@ -17,8 +17,7 @@
  * stage i, up to i microbatches more whose input gradient has run and
  * weight gradient not: those hold each weight GEMM's input and output
  * gradient (work_layer.wgrad_bytes), its memory cost (docs/model.md).
- * With uneven stages a middle stage (stage 1 holds the most of them) may
- * hold the most. Recomputation needs what one layer rebuilds as working
+ * With uneven stages, or ZB-H1, a middle stage may hold the most. Recomputation needs what one layer rebuilds as working
  * space during backward: the whole layer under full recompute, its
  * attention core under selective. */
 static double activation_bytes(const comet_strategy *s, const work_stage *w, double micro,
@@ -66,8 +65,11 @@ static double activation_bytes(const comet_strategy *s, const work_stage *w, dou
     double most = (every[0] + first) * full + (every_wg[0] + wg[WORK_FIRST_STAGE]) * weight_only;
     sched->stage_in_flight(s, micro, s->pp - 1, &full, &weight_only);
     most = fmax(most, (every[2] + last) * full + (every_wg[2] + wg[WORK_LAST_STAGE]) * weight_only);
-    if (w->middle_stage_count >= 0.0) {
-        sched->stage_in_flight(s, micro, 1, &full, &weight_only);
+    /* middle stages: p-i activations and i weight-gradient inputs grow
+     * apart linearly, so the most is at stage 1 or p-2 (each taken with
+     * the most blocks a middle stage holds) */
+    for (int64_t i = 1; w->middle_stage_count >= 0.0 && i <= 2 && i < s->pp - 1; i++) {
+        sched->stage_in_flight(s, micro, i == 1 ? 1 : s->pp - 2, &full, &weight_only);
         most = fmax(most, every[1] * full + every_wg[1] * weight_only);
     }
     return most + recompute_work;
