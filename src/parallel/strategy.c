@@ -133,8 +133,10 @@ static comet_status check_uneven_stages(const comet_model *m, const comet_strate
                       "must hold all)", (long long)(first + last), (long long)depth);
     if (rest < stages)
         return REFUSE(why, COMET_FAULT_UNEVEN_STAGES, key, err,
-                      "%lld leaves %lld layers for %lld other stages (each needs one)", given,
-                      (long long)(rest < 0 ? 0 : rest), (long long)stages);
+                      "first_stage_layers %lld and last_stage_layers %lld leave %lld layers for "
+                      "%lld %s stages (each needs one)",
+                      (long long)first, (long long)last, (long long)(rest < 0 ? 0 : rest),
+                      (long long)stages, first > 0 && last > 0 ? "middle" : "other");
     return COMET_OK;
 }
 

@@ -56,11 +56,11 @@ static void add_gemm(work_layer *l, double mdim, double ndim, double kdim, doubl
 {
     add_op(l, WORK_GEMM, 2.0 * mdim * ndim * kdim, elem * (mdim * kdim + kdim * ndim + mdim * ndim),
            core);
-    if (!core) /* a weight GEMM: W reads its input and its output's gradient */
-        l->wgrad_bytes += elem * (mdim * kdim + mdim * ndim);
 }
 
-/* A linear layer's GEMM of a block. Without fp8 the GEMM above. With fp8
+/* A linear layer's GEMM of a block, whose input the layer stashes as
+ * `in_rows` rows (fewer than mdim when sequence parallelism shards it; the
+ * backward gathers it again). Without fp8 the GEMM above. With fp8
  * (Transformer Engine style) first a cast kernel: the activation input
  * (M x K) read in the model's dtype, scaled, its amax taken and written as
  * 1-byte FP8 (2 FLOPs and e + 1 bytes per element, a vector op); then the
@@ -68,9 +68,12 @@ static void add_gemm(work_layer *l, double mdim, double ndim, double kdim, doubl
  * and writing its output in the model's dtype. Backward charges the cast
  * twice, like every vector op: the output gradient's cast (and its
  * transposed copy for the weight gradient). Returns the weight's elements. */
-static double add_linear(work_layer *l, double mdim, double ndim, double kdim, double elem,
-                         bool fp8)
+static double add_linear(work_layer *l, double mdim, double ndim, double kdim, double in_rows,
+                         double elem, bool fp8)
 {
+    /* a split backward's W reads the stashed input and the output's
+     * gradient, kept from B until W runs (ZB-H1) */
+    l->wgrad_bytes += (fp8 ? 1.0 : elem) * in_rows * kdim + elem * mdim * ndim;
     if (!fp8) {
         add_gemm(l, mdim, ndim, kdim, elem, false);
         return kdim * ndim;
@@ -79,7 +82,6 @@ static double add_linear(work_layer *l, double mdim, double ndim, double kdim, d
     add_op(l, WORK_GEMM, 2.0 * mdim * ndim * kdim, mdim * kdim + kdim * ndim + elem * mdim * ndim,
            false);
     l->ops[l->n_ops - 1].fp8 = true;
-    l->wgrad_bytes += mdim * kdim + elem * mdim * ndim; /* the FP8 input, the output gradient */
     return kdim * ndim;
 }
 
@@ -152,7 +154,7 @@ static void build_block(const comet_model *m, const comet_strategy *s, const blo
     l->n_comms = 0;
     l->wgrad_bytes = 0.0;
     add_op(l, WORK_VECTOR, 5.0 * Tr * h, 2.0 * e * Tr * h, false);            /* norm 1 */
-    double fp8_weights = add_linear(l, T, qkv_width, h, e, fp8);             /* QKV */
+    double fp8_weights = add_linear(l, T, qkv_width, h, Tr, e, fp8);         /* QKV */
     /* The attention core. Fused (flash) attention keeps the score matrix
      * on chip: the same FLOPs, no HBM traffic for it, no dropout mask. */
     bool flash = s->flash_attention;
@@ -164,14 +166,14 @@ static void build_block(const comet_model *m, const comet_strategy *s, const blo
         add_op(l, WORK_VECTOR, scores, (2.0 * e + 1.0) * score_bytes, true);  /* attention dropout */
     add_op(l, WORK_GEMM, 2.0 * scores * (h / (double)m->heads),               /* scores x V */
            e * (score_bytes + T * x->kv_width_local + T * x->q_width_local), true);
-    fp8_weights += add_linear(l, T, h, x->q_width_local, e, fp8);            /* projection */
+    fp8_weights += add_linear(l, T, h, x->q_width_local, T, e, fp8);         /* projection */
     add_op(l, WORK_VECTOR, 2.0 * Tr * h, (3.0 * e + mask) * Tr * h, false);   /* dropout+residual */
     add_op(l, WORK_VECTOR, 5.0 * Tr * h, 2.0 * e * Tr * h, false);            /* norm 2 */
-    fp8_weights += add_linear(l, T, (x->mlp_mats - 1.0) * ffn_local, h, e,   /* MLP in (and gate) */
-                              fp8);
+    fp8_weights += add_linear(l, T, (x->mlp_mats - 1.0) * ffn_local, h, Tr, /* MLP in (and gate) */
+                              e, fp8);
     add_op(l, WORK_VECTOR, 8.0 * T * ffn_local,                               /* GeLU or SwiGLU */
            (m->gated_mlp ? 3.0 : 2.0) * e * T * ffn_local, false);
-    fp8_weights += add_linear(l, T, h, ffn_local, e, fp8);                   /* MLP out */
+    fp8_weights += add_linear(l, T, h, ffn_local, T, e, fp8);                /* MLP out */
     add_op(l, WORK_VECTOR, 2.0 * Tr * h, (3.0 * e + mask) * Tr * h, false);   /* dropout+residual */
     add_tp_sync(l, x, s->sp);
     add_tp_sync(l, x, s->sp);
@@ -243,6 +245,8 @@ static void build_head(const comet_model *m, const comet_strategy *s, const bloc
     l->wgrad_bytes = 0.0;
     add_op(l, WORK_VECTOR, 5.0 * x->tokens_rep * x->h, 2.0 * x->elem * x->tokens_rep * x->h, false);
     add_gemm(l, x->tokens, v_local, x->h, x->elem, false);
+    /* W: the stashed final-norm output and the logits' gradient */
+    l->wgrad_bytes = x->elem * (x->tokens_rep * x->h + x->tokens * v_local);
     add_op(l, WORK_VECTOR, 5.0 * x->tokens * v_local, (x->elem + 4.0) * x->tokens * v_local, false);
     /* The LM head holds its own copy of the table: untied, or tied with
      * the embedding on another stage (Megatron keeps both in sync). */
