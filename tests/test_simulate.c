@@ -188,18 +188,29 @@ static void presets(const char *model, const char *system, comet_model *m, comet
 
 
 /* With links that do not contend and no overlap to arbitrate, the task
- * graph and the closed form must agree on every preset model. */
+ * graph and the closed form must agree on every preset model; so they do
+ * under ZB-H1 (B and W as passes of their own), and with uneven first and
+ * last stages (Llama 3 405B's 126 layers as 7 + 14 x 8 + 7, where a middle
+ * stage is the busiest) under both schedules. (Splits that leave the
+ * stages unequal, e.g. GPT-3's 96 as 13 + 6 x 12 + 11, sit up to 2 %
+ * apart: every stage is timed as the busiest one, docs/model.md 15.) */
 static void test_step_agrees_with_estimate(void **state)
 {
     (void)state;
+    enum { ONE = COMET_SCHEDULE_1F1B, ZB = COMET_SCHEDULE_ZB_H1 };
     static const struct {
         const char *model;
-        int64_t tp, pp, dp, gbs, v;
+        int64_t tp, pp, dp, gbs, v, first, last;
+        int schedule;
     } cases[] = {
-        {"megatron-22b", 8, 4, 2, 64, 2},   {"gpt3-175b", 8, 8, 2, 128, 3},
-        {"gpt3-175b", 8, 8, 2, 128, 1},     {"turing-530b", 8, 5, 2, 80, 3},
-        {"megatron-1t", 8, 8, 2, 128, 2},   {"transformer-1t", 8, 8, 2, 128, 2},
-        {"llama2-70b", 8, 4, 2, 64, 2},     {"llama3-405b", 8, 7, 2, 112, 2},
+        {"megatron-22b", 8, 4, 2, 64, 2, 0, 0, ONE},  {"gpt3-175b", 8, 8, 2, 128, 3, 0, 0, ONE},
+        {"gpt3-175b", 8, 8, 2, 128, 1, 0, 0, ONE},  {"turing-530b", 8, 5, 2, 80, 3, 0, 0, ONE},
+        {"megatron-1t", 8, 8, 2, 128, 2, 0, 0, ONE},
+        {"transformer-1t", 8, 8, 2, 128, 2, 0, 0, ONE},
+        {"llama2-70b", 8, 4, 2, 64, 2, 0, 0, ONE},  {"llama3-405b", 8, 7, 2, 112, 2, 0, 0, ONE},
+        {"megatron-22b", 8, 4, 2, 64, 1, 0, 0, ZB},  {"gpt3-175b", 8, 8, 2, 128, 1, 0, 0, ZB},
+        {"llama2-70b", 8, 4, 2, 64, 1, 0, 0, ZB},  {"llama3-405b", 8, 7, 2, 112, 1, 0, 0, ZB},
+        {"llama3-405b", 8, 16, 1, 64, 1, 7, 7, ONE},  {"llama3-405b", 8, 16, 1, 64, 1, 7, 7, ZB},
     };
     comet_system sys;
     comet_error err;
@@ -215,6 +226,9 @@ static void test_step_agrees_with_estimate(void **state)
         s.dp = cases[i].dp;
         s.global_batch = cases[i].gbs;
         s.interleave = cases[i].v;
+        s.first_stage_layers = cases[i].first;
+        s.last_stage_layers = cases[i].last;
+        s.schedule = (comet_schedule)cases[i].schedule;
         s.sp = true;
         s.recompute = COMET_RECOMPUTE_SELECTIVE;
         s.overlap_dp = false;
@@ -223,9 +237,12 @@ static void test_step_agrees_with_estimate(void **state)
         assert_int_equal(comet_estimate(&m, &sys, &s, &est, &err), COMET_OK);
         assert_int_equal(comet_sim_step(&m, &sys, &s, NULL, &r, &err), COMET_OK);
         double diff = (r.step_time - est.step_time) / est.step_time;
-        printf("  %-15s tp %lld pp %lld dp %lld v %lld: simulated %.3f s, estimate %.3f s (%+.2f%%)\n",
+        printf("  %-15s tp %lld pp %lld dp %lld v %lld %s stages %lld/%lld: simulated %.3f s, "
+               "estimate %.3f s (%+.2f%%)\n",
                cases[i].model, (long long)s.tp, (long long)s.pp, (long long)s.dp,
-               (long long)s.interleave, r.step_time, est.step_time, 100.0 * diff);
+               (long long)s.interleave, comet_schedule_name(s.schedule),
+               (long long)s.first_stage_layers, (long long)s.last_stage_layers, r.step_time,
+               est.step_time, 100.0 * diff);
         assert_true(fabs(diff) < 0.01);
     }
 }
@@ -471,59 +488,7 @@ static void test_dlrm_tables_are_model_parallel(void **state)
     }
 }
 
-/* A pipeline of identical stages without communication: 1F1B takes
- * (m + p - 1)(t_f + t_b), then the optimizer. Four stages of two 1 TFLOP
- * layers at 100 TFLOPS: t_f = 0.02 s, t_b = 0.04 s; eight microbatches:
- * 11 x 0.06 s; Adam over 2e9 fp16 parameters at 1 TB/s: 2e9 x 44 / 1e12. */
-static void test_step_pipeline_closed_form(void **state)
-{
-    (void)state;
-    comet_model m;
-    memset(&m, 0, sizeof m);
-    snprintf(m.name, sizeof m.name, "toy");
-    m.kind = COMET_MODEL_LAYERS;
-    m.dtype = COMET_DTYPE_FP16;
-    m.n_layer_kinds = 1;
-    m.layer_list[0] = (comet_layer){.count = 8, .fwd_flops = 1e12, .params = 1e9};
-    m.sample_tokens = 1;
-    comet_system sys;
-    const int64_t n[1] = {0};
-    const double bw[1] = {100e9};
-    dims(&sys, 1, n, bw, 0.0, COMET_TOPO_SWITCH);
-    sys.compute.matrix_flops[COMET_DTYPE_FP16] = 100e12;
-    sys.compute.vector_flops[COMET_DTYPE_FP16] = 100e12;
-    sys.hbm.present = true;
-    sys.hbm.capacity = 1e12;
-    sys.hbm.bandwidth = 1e12;
-    sys.hbm.efficiency = 1.0;
-    comet_strategy s;
-    comet_strategy_defaults(&s);
-    s.pp = 4;
-    s.global_batch = 8;
-    static comet_sim_step_result r;
-    comet_result est;
-    comet_error err;
-    assert_int_equal(comet_sim_step(&m, &sys, &s, NULL, &r, &err), COMET_OK);
-    assert_close(r.step_time, 11 * 0.06 + 2e9 * 44.0 / 1e12, 1e-12);
-    assert_int_equal(comet_estimate(&m, &sys, &s, &est, &err), COMET_OK);
-    assert_close(r.step_time, est.step_time, 1e-12);
-    assert_close(r.compute_busy[0], 8 * 0.06 + 2e9 * 44.0 / 1e12, 1e-12);
-    /* optimizer state offloaded to a 50 GB/s tier with 1 ms latency: the
-     * optimizer step reads and writes it there instead, after the
-     * pipeline, as the estimate charges it */
-    sys.expansion.present = true;
-    sys.expansion.capacity = 1e12;
-    sys.expansion.bandwidth = 50e9;
-    sys.expansion.latency = 1e-3;
-    s.offload_optimizer = true;
-    assert_int_equal(comet_sim_step(&m, &sys, &s, NULL, &r, &err), COMET_OK);
-    assert_close(r.step_time, 11 * 0.06 + 2e9 * 44.0 / 50e9 + 1e-3, 1e-12);
-    assert_close(r.mem_busy[0], 2e9 * 44.0 / 50e9 + 1e-3, 1e-12);
-    assert_int_equal(comet_estimate(&m, &sys, &s, &est, &err), COMET_OK);
-    assert_close(r.step_time, est.step_time, 1e-12);
-}
-
-/* The toy pipeline of test_step_pipeline_closed_form: 8 layers of 1 TFLOP
+/* A toy pipeline: 8 layers of 1 TFLOP
  * (one GEMM each) at 100 TFLOPS, 2 per stage on 4 stages, no communication
  * time; `act` bytes stashed and `out` bytes of output per layer. */
 static void toy_pipeline(comet_model *m, comet_system *sys, comet_strategy *s, double act,
@@ -549,6 +514,40 @@ static void toy_pipeline(comet_model *m, comet_system *sys, comet_strategy *s, d
     comet_strategy_defaults(s);
     s->pp = 4;
     s->global_batch = 8;
+}
+
+/* A pipeline of identical stages without communication: 1F1B takes
+ * (m + p - 1)(t_f + t_b), then the optimizer. Four stages of two 1 TFLOP
+ * layers at 100 TFLOPS: t_f = 0.02 s, t_b = 0.04 s; eight microbatches:
+ * 11 x 0.06 s; Adam over 2e9 fp16 parameters at 1 TB/s: 2e9 x 44 / 1e12. */
+static void test_step_pipeline_closed_form(void **state)
+{
+    (void)state;
+    comet_model m;
+    comet_system sys;
+    comet_strategy s;
+    toy_pipeline(&m, &sys, &s, 0.0, 0.0);
+    static comet_sim_step_result r;
+    comet_result est;
+    comet_error err;
+    assert_int_equal(comet_sim_step(&m, &sys, &s, NULL, &r, &err), COMET_OK);
+    assert_close(r.step_time, 11 * 0.06 + 2e9 * 44.0 / 1e12, 1e-12);
+    assert_int_equal(comet_estimate(&m, &sys, &s, &est, &err), COMET_OK);
+    assert_close(r.step_time, est.step_time, 1e-12);
+    assert_close(r.compute_busy[0], 8 * 0.06 + 2e9 * 44.0 / 1e12, 1e-12);
+    /* optimizer state offloaded to a 50 GB/s tier with 1 ms latency: the
+     * optimizer step reads and writes it there instead, after the
+     * pipeline, as the estimate charges it */
+    sys.expansion.present = true;
+    sys.expansion.capacity = 1e12;
+    sys.expansion.bandwidth = 50e9;
+    sys.expansion.latency = 1e-3;
+    s.offload_optimizer = true;
+    assert_int_equal(comet_sim_step(&m, &sys, &s, NULL, &r, &err), COMET_OK);
+    assert_close(r.step_time, 11 * 0.06 + 2e9 * 44.0 / 50e9 + 1e-3, 1e-12);
+    assert_close(r.mem_busy[0], 2e9 * 44.0 / 50e9 + 1e-3, 1e-12);
+    assert_int_equal(comet_estimate(&m, &sys, &s, &est, &err), COMET_OK);
+    assert_close(r.step_time, est.step_time, 1e-12);
 }
 
 /* ZB-H1 on the toy pipeline: per stage F = 0.02 s, and the backward's
@@ -610,67 +609,6 @@ static void test_zbh1_memory_cost(void **state)
                  one.mem[COMET_TIER_HBM][COMET_MEM_WEIGHTS], 0.0);
     assert_close(zb.mem[COMET_TIER_HBM][COMET_MEM_OPTIMIZER],
                  one.mem[COMET_TIER_HBM][COMET_MEM_OPTIMIZER], 0.0);
-}
-
-/* With links that do not contend, ZB-H1's task graph (B and W as their
- * own passes) and the closed form agree within the 1 % the 1F1B cases
- * keep, on preset models, and so do uneven first and last stages
- * (Llama 3 405B's 126 layers as 7 + 14 x 8 + 7, where a middle stage is
- * the busiest) under both schedules. (Splits that leave the stages
- * unequal, e.g. GPT-3's 96 as 13 + 6 x 12 + 11, sit up to 2 % apart:
- * every stage is timed as the busiest one, docs/model.md Section 15.) */
-static void test_zbh1_step_agrees_with_estimate(void **state)
-{
-    (void)state;
-    static const struct {
-        const char *model;
-        int64_t tp, pp, dp, gbs, first, last;
-        comet_schedule schedule;
-    } cases[] = {
-        {"megatron-22b", 8, 4, 2, 64, 0, 0, COMET_SCHEDULE_ZB_H1},
-        {"gpt3-175b", 8, 8, 2, 128, 0, 0, COMET_SCHEDULE_ZB_H1},
-        {"llama2-70b", 8, 4, 2, 64, 0, 0, COMET_SCHEDULE_ZB_H1},
-        {"llama3-405b", 8, 7, 2, 112, 0, 0, COMET_SCHEDULE_ZB_H1},
-        {"llama3-405b", 8, 16, 1, 64, 7, 7, COMET_SCHEDULE_1F1B},
-        {"llama3-405b", 8, 16, 1, 64, 7, 7, COMET_SCHEDULE_ZB_H1},
-    };
-    comet_system sys;
-    comet_error err;
-    assert_int_equal(comet_preset_system("a100-80g-selene", &sys, &err), COMET_OK);
-    static comet_sim_step_result r;
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        comet_model m;
-        assert_int_equal(comet_preset_model(cases[i].model, &m, &err), COMET_OK);
-        comet_strategy s;
-        comet_strategy_defaults(&s);
-        s.tp = cases[i].tp;
-        s.pp = cases[i].pp;
-        s.dp = cases[i].dp;
-        s.global_batch = cases[i].gbs;
-        s.first_stage_layers = cases[i].first;
-        s.last_stage_layers = cases[i].last;
-        s.schedule = cases[i].schedule;
-        s.sp = true;
-        s.recompute = COMET_RECOMPUTE_SELECTIVE;
-        s.overlap_dp = false;
-        s.grad_fp32 = true;
-        comet_result est;
-        assert_int_equal(comet_estimate(&m, &sys, &s, &est, &err), COMET_OK);
-        assert_int_equal(comet_sim_step(&m, &sys, &s, NULL, &r, &err), COMET_OK);
-        double diff = (r.step_time - est.step_time) / est.step_time;
-        printf("  %-15s pp %lld %s first %lld last %lld: simulated %.3f s, estimate %.3f s "
-               "(%+.2f%%)\n",
-               cases[i].model, (long long)s.pp, comet_schedule_name(s.schedule),
-               (long long)s.first_stage_layers, (long long)s.last_stage_layers, r.step_time,
-               est.step_time, 100.0 * diff);
-        assert_true(fabs(diff) < 0.01);
-        /* ZB-H1 is never slower than 1F1B on the same strategy */
-        comet_strategy one = s;
-        one.schedule = COMET_SCHEDULE_1F1B;
-        comet_result est1;
-        assert_int_equal(comet_estimate(&m, &sys, &one, &est1, &err), COMET_OK);
-        assert_true(est.bubble <= est1.bubble);
-    }
 }
 
 /* The Chrome trace is one JSON object with a slice per task. */
@@ -1365,7 +1303,6 @@ void suite_simulate(test_tally *t)
         cmocka_unit_test(test_step_pipeline_closed_form),
         cmocka_unit_test(test_step_zbh1_closed_form),
         cmocka_unit_test(test_zbh1_memory_cost),
-        cmocka_unit_test(test_zbh1_step_agrees_with_estimate),
         cmocka_unit_test(test_step_trace),
         cmocka_unit_test(test_engine_detects_deadlock),
         cmocka_unit_test(test_engine_shared_link),

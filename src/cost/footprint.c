@@ -17,9 +17,10 @@
  * stage i, up to i microbatches more whose input gradient has run and
  * weight gradient not: those hold each weight GEMM's input and output
  * gradient (work_layer.wgrad_bytes), its memory cost (docs/model.md).
- * With uneven stages, or ZB-H1, a middle stage may hold the most. Recomputation needs what one layer rebuilds as working
- * space during backward: the whole layer under full recompute, its
- * attention core under selective. */
+ * With uneven stages, or ZB-H1, a middle stage may hold the most.
+ * Recomputation needs what one layer rebuilds as working space during
+ * backward: the whole layer under full recompute, its attention core
+ * under selective. */
 static double activation_bytes(const comet_strategy *s, const work_stage *w, double micro,
                                double *per_micro)
 {

@@ -110,7 +110,8 @@ static const comet_knob knobs[COMET_KNOB_COUNT] = {
         .name = "first_stage_layers", .key = "strategy.first_stage_layers",
         INT_KNOB(first_stage_layers, 0, COMET_MAX_STAGE_LAYERS), .flag = "--first-stage-layers",
         .flag_form = COMET_FLAG_VALUE, .search_flag = true, .column = 19, .help_line = 14,
-        .help_usage = "--first-stage-layers N", .help = "blocks on the first stage (0: even split)"},
+        .help_usage = "--first-stage-layers N",
+        .help = "blocks on the first stage (0: even split)"},
     [COMET_KNOB_LAST_STAGE_LAYERS] = {
         .name = "last_stage_layers", .key = "strategy.last_stage_layers",
         INT_KNOB(last_stage_layers, 0, COMET_MAX_STAGE_LAYERS), .flag = "--last-stage-layers",
