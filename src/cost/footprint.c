@@ -26,9 +26,7 @@ static double activation_bytes(const comet_strategy *s, const work_stage *w, dou
 {
     const sched_kind *sched = sched_of(s);
     double at[3] = {0.0, 0.0, 0.0}, wg[3] = {0.0, 0.0, 0.0}; /* indexed by work_where */
-    /* the every-stage layers on the first, a middle and the last stage:
-     * stashed activations and weight-gradient inputs */
-    double every[3] = {0.0, 0.0, 0.0}, every_wg[3] = {0.0, 0.0, 0.0};
+    double every_one = 0.0, every_wg_one = 0.0; /* the every-stage layers, one of each */
     double work = 0.0;
     for (int i = 0; i < w->n_layers; i++) {
         const work_layer *l = &w->layers[i];
@@ -36,13 +34,8 @@ static double activation_bytes(const comet_strategy *s, const work_stage *w, dou
         at[l->where] += a * l->count;
         wg[l->where] += l->wgrad_bytes * l->count;
         if (l->where == WORK_EVERY_STAGE) {
-            /* uneven pipelines: each stage's own layer count */
-            double n[3] = {w->first_stage_count, w->middle_stage_count, w->last_stage_count};
-            for (int k = 0; k < 3; k++) {
-                double c = n[k] >= 0.0 || k == 1 ? n[k] : l->count;
-                every[k] += a * c;
-                every_wg[k] += l->wgrad_bytes * c;
-            }
+            every_one += a;
+            every_wg_one += l->wgrad_bytes;
         }
         /* what one recomputed layer rebuilds: all of it under full
          * recompute, its attention core under selective */
@@ -53,6 +46,13 @@ static double activation_bytes(const comet_strategy *s, const work_stage *w, dou
         if (l->where == WORK_EVERY_STAGE && rebuilt > work)
             work = rebuilt;
     }
+    /* the every-stage layers on the first, a middle and the last stage,
+     * stashed and kept for W: uneven pipelines give each its own count of
+     * blocks (-1: every stage alike, as the layers' counts say) */
+    const double n[3] = {w->first_stage_count, w->middle_stage_count, w->last_stage_count};
+    double every[3];
+    for (int k = 0; k < 3; k++)
+        every[k] = n[k] >= 0.0 ? every_one * n[k] : at[WORK_EVERY_STAGE];
     double recompute_work = work;
     double first = at[WORK_FIRST_STAGE], last = at[WORK_LAST_STAGE];
     *per_micro = at[WORK_EVERY_STAGE] + first + last;
@@ -61,17 +61,24 @@ static double activation_bytes(const comet_strategy *s, const work_stage *w, dou
     if (!sched->stage_in_flight) /* interleaved: the first stage's count */
         return fmax((every[0] + first) * sched->in_flight(s, micro), every[2] + last) +
                recompute_work;
+    double every_wg[3];
+    for (int k = 0; k < 3; k++)
+        every_wg[k] = n[k] >= 0.0 ? every_wg_one * n[k] : wg[WORK_EVERY_STAGE];
     double full, weight_only;
     sched->stage_in_flight(s, micro, 0, &full, &weight_only);
     double most = (every[0] + first) * full + (every_wg[0] + wg[WORK_FIRST_STAGE]) * weight_only;
     sched->stage_in_flight(s, micro, s->pp - 1, &full, &weight_only);
     most = fmax(most, (every[2] + last) * full + (every_wg[2] + wg[WORK_LAST_STAGE]) * weight_only);
-    /* middle stages: p-i activations and i weight-gradient inputs grow
-     * apart linearly, so the most is at stage 1 or p-2 (each taken with
-     * the most blocks a middle stage holds) */
-    for (int64_t i = 1; w->middle_stage_count >= 0.0 && i <= 2 && i < s->pp - 1; i++) {
-        sched->stage_in_flight(s, micro, i == 1 ? 1 : s->pp - 2, &full, &weight_only);
+    /* middle stages: p-i activations and i weight-gradient inputs change
+     * linearly with i, so the most is at stage 1 or, when some wait for
+     * their W, p-2 (each taken with the most blocks a middle stage holds) */
+    if (w->middle_stage_count >= 0.0) {
+        sched->stage_in_flight(s, micro, 1, &full, &weight_only);
         most = fmax(most, every[1] * full + every_wg[1] * weight_only);
+        if (weight_only > 0.0 && s->pp > 3) {
+            sched->stage_in_flight(s, micro, s->pp - 2, &full, &weight_only);
+            most = fmax(most, every[1] * full + every_wg[1] * weight_only);
+        }
     }
     return most + recompute_work;
 }
