@@ -69,16 +69,13 @@ static double activation_bytes(const comet_strategy *s, const work_stage *w, dou
     double most = (every[0] + first) * full + (every_wg[0] + wg[WORK_FIRST_STAGE]) * weight_only;
     sched->stage_in_flight(s, micro, s->pp - 1, &full, &weight_only);
     most = fmax(most, (every[2] + last) * full + (every_wg[2] + wg[WORK_LAST_STAGE]) * weight_only);
-    /* middle stages: p-i activations and i weight-gradient inputs change
-     * linearly with i, so the most is at stage 1 or, when some wait for
-     * their W, p-2 (each taken with the most blocks a middle stage holds) */
-    if (w->middle_stage_count >= 0.0) {
-        sched->stage_in_flight(s, micro, 1, &full, &weight_only);
+    /* middle stages: over i the counts are constant (all m microbatches
+     * before their backward) and then change linearly (p-i before it, the
+     * rest waiting for their W), so the most is at stage 1 or p-2 (each
+     * taken with the most blocks a middle stage holds) */
+    for (int64_t i = 1; w->middle_stage_count >= 0.0 && i <= 2 && i < s->pp - 1; i++) {
+        sched->stage_in_flight(s, micro, i == 1 ? 1 : s->pp - 2, &full, &weight_only);
         most = fmax(most, every[1] * full + every_wg[1] * weight_only);
-        if (weight_only > 0.0 && s->pp > 3) {
-            sched->stage_in_flight(s, micro, s->pp - 2, &full, &weight_only);
-            most = fmax(most, every[1] * full + every_wg[1] * weight_only);
-        }
     }
     return most + recompute_work;
 }
