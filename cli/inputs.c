@@ -283,17 +283,22 @@ static comet_status parse_order(const char *v, comet_strategy *s, comet_error *e
     snprintf(list, sizeof list, "%s", v);
     int n = 0, seen = 0;
     char *save = NULL;
+    comet_group given[COMET_GROUP_COUNT];
+    const int needed = (1 << COMET_GROUP_TP) | (1 << COMET_GROUP_PP) | (1 << COMET_GROUP_DP);
     for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         comet_group g;
         if (n >= COMET_GROUP_COUNT || comet_group_parse(tok, &g) || (seen & (1 << g)))
             return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--order",
-                                   "expected a permutation of tp,dp,pp, got \"%s\"", v);
+                                   "expected a permutation of tp,dp,pp (cp and ep optional), "
+                                   "got \"%s\"", v);
         seen |= 1 << g;
-        s->order[n++] = g;
+        given[n++] = g;
     }
-    if (n != COMET_GROUP_COUNT)
+    if ((seen & needed) != needed)
         return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--order",
-                               "expected a permutation of tp,dp,pp, got \"%s\"", v);
+                               "expected a permutation of tp,dp,pp (cp and ep optional), got \"%s\"",
+                               v);
+    comet_strategy_order_complete(given, n, s->order);
     s->placement_given = false;
     return COMET_OK;
 }

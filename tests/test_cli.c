@@ -1366,7 +1366,8 @@ static const char *const knob_samples[COMET_KNOB_COUNT] = {
     [COMET_KNOB_OFFLOAD_OPTIMIZER] = "on", [COMET_KNOB_OFFLOAD_WEIGHTS] = "off",
     [COMET_KNOB_OFFLOAD_ACTIVATIONS] = "on", [COMET_KNOB_OVERLAP_DP] = "off",
     [COMET_KNOB_OVERLAP_TP] = "on", [COMET_KNOB_GRAD_FP32] = "on",
-    [COMET_KNOB_FLASH_ATTENTION] = "on", [COMET_KNOB_FP8] = "on", [COMET_KNOB_ORDER] = "dp,tp,pp",
+    [COMET_KNOB_FLASH_ATTENTION] = "on", [COMET_KNOB_FP8] = "on", [COMET_KNOB_CP] = "1",
+    [COMET_KNOB_CP_COMM] = "ulysses", [COMET_KNOB_EP] = "1", [COMET_KNOB_ORDER] = "dp,tp,pp",
     /* interleave 2 runs interleaved 1F1B on even stages (zb-h1 and uneven
      * stages are refused with it; test_schedule_flags sets them) */
     [COMET_KNOB_SCHEDULE] = "1f1b", [COMET_KNOB_FIRST_STAGE_LAYERS] = "0",

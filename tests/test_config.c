@@ -313,7 +313,12 @@ static void test_full_document(void **state)
     assert_true(st->overlap_dp && !st->overlap_tp);
     assert_int_equal(st->recompute, COMET_RECOMPUTE_SELECTIVE);
     assert_int_equal(st->zero_stage, 1);
-    assert_int_equal(st->order[1], COMET_GROUP_PP);
+    /* order [tp, pp, dp]: cp goes right after tp, ep right before dp */
+    assert_int_equal(st->order[0], COMET_GROUP_TP);
+    assert_int_equal(st->order[1], COMET_GROUP_CP);
+    assert_int_equal(st->order[2], COMET_GROUP_PP);
+    assert_int_equal(st->order[3], COMET_GROUP_EP);
+    assert_int_equal(st->order[4], COMET_GROUP_DP);
     assert_true(st->placement_given);
     assert_int_equal(st->place[COMET_GROUP_TP][0], 8);
     assert_int_equal(st->place[COMET_GROUP_PP][1], 8);
@@ -478,6 +483,15 @@ static void test_system_presets(void **state)
     assert_true(h.dims[0].bandwidth == 450e9);
     assert_true(h.dims[1].bandwidth == 50e9);
     assert_int_equal(h.collective_chunks, 4);
+
+    /* the H800: the H100's peaks and HBM, NVLink cut to 400 GB/s both ways,
+     * which at its efficiency is the 160 GB/s DeepSeek-V3's report gives */
+    comet_system h8;
+    assert_int_equal(comet_preset_system("h800-dgx", &h8, &err), COMET_OK);
+    assert_true(h8.compute.matrix_flops[COMET_DTYPE_FP8] == h.compute.matrix_flops[COMET_DTYPE_FP8]);
+    assert_true(h8.hbm.bandwidth == h.hbm.bandwidth);
+    assert_close(h8.dims[0].bandwidth * h8.dims[0].efficiency, 160e9, 1e-12);
+    assert_true(h8.dims[1].bandwidth == 50e9);
 }
 
 static void test_preset_registry(void **state)
@@ -507,7 +521,7 @@ static void test_preset_registry(void **state)
     comet_system s;
     assert_int_equal(comet_preset_system("tpu", &s, &err), COMET_EINPUT);
     assert_string_equal(comet_error_format(&err, line, sizeof line),
-                        "unknown system preset \"tpu\" (known: a100-80g-selene, h100-80g-dgx)");
+                        "unknown system preset \"tpu\" (known: a100-80g-selene, h100-80g-dgx, h800-dgx)");
 }
 
 static void test_preset_in_document(void **state)
@@ -577,7 +591,7 @@ static void test_error_unknown_key(void **state)
     expect_error("x.yaml", "strategy:\n  tp: 2\n  pipeline: 4\n",
                  "x.yaml:3:3: strategy.pipeline: unknown key (allowed: tp, pp, dp, sp, "
                  "global_batch, microbatch, interleave, recompute, zero, offload, overlap, "
-                 "grad_fp32, flash_attention, fp8, schedule, first_stage_layers, "
+                 "grad_fp32, flash_attention, fp8, cp, cp_comm, ep, schedule, first_stage_layers, "
                  "last_stage_layers, order, placement)");
     expect_error("x.yaml", "modle: gpt3-175b\n",
                  "x.yaml:1:1: modle: unknown key (did you mean \"model\"?)");
@@ -673,7 +687,10 @@ static void test_error_enums(void **state)
     expect_error("e.yaml", "strategy: {order: [tp, pp, tp]}\n",
                  "e.yaml:1:28: strategy.order[2]: tp is listed twice");
     expect_error("e.yaml", "strategy: {order: [tp, pp]}\n",
-                 "e.yaml:1:19: strategy.order: must list tp, pp and dp once each");
+                 "e.yaml:1:19: strategy.order: must list tp, pp and dp once each (and cp, ep at "
+                 "most once)");
+    expect_error("e.yaml", "strategy: {order: [tp, pp, cp, ep]}\n",
+                 "e.yaml:1:19: strategy.order: does not list dp");
 }
 
 static void test_error_yaml(void **state)
@@ -712,6 +729,21 @@ static void test_error_yaml(void **state)
 static void test_error_checks(void **state)
 {
     (void)state;
+    expect_error("m.yaml", "model:\n  preset: llama2-70b\n  moe:\n    experts: 8\n    top_k: 9\n",
+                 "m.yaml:5:12: model.moe.top_k: 9 is more than the 8 experts");
+    expect_error("m.yaml", "model:\n  preset: llama2-70b\n  moe: {experts: 8}\n",
+                 "m.yaml:3:3: model.moe: missing key \"top_k\"");
+    expect_error("m.yaml",
+                 "model:\n  preset: llama2-70b\n  moe: {experts: 8, top_k: 2, imbalance: 0.5}\n",
+                 "m.yaml:3:42: model.moe.imbalance: must be between 1 (balanced) and experts (8), "
+                 "got 0.5");
+    expect_error("m.yaml",
+                 "model:\n  preset: llama2-70b\n  moe: {experts: 8, top_k: 2, first_dense: 80}\n",
+                 "m.yaml:3:44: model.moe.first_dense: with every = 1 and first_dense = 80 none of "
+                 "the 80 layers is a mixture-of-experts layer");
+    expect_error("m.yaml", "model:\n  preset: dlrm\n  moe: {experts: 8, top_k: 2}\n",
+                 "m.yaml:3:3: model.moe: mixture-of-experts layers need a Transformer model, not "
+                 "a layer list");
     expect_error("c.yaml", "model:\n  preset: gpt3-175b\n  kv_heads: 7\n",
                  "c.yaml:3:13: model.kv_heads: heads (96) must be a multiple of kv_heads (7)");
     expect_error("c.yaml", "model:\n  layers: 2\n  hidden: 64\n  heads: 4\n  seq: 8\n",
@@ -1040,7 +1072,9 @@ static void test_vocab_conventions(void **state)
     assert_int_equal(vocab_name_index(vocab_topology_names, "switch"), COMET_TOPO_SWITCH);
     assert_int_equal(vocab_name_index(vocab_attach_names, "pool"), COMET_ATTACH_POOL);
     assert_int_equal(vocab_name_index(vocab_objective_names, "cost"), COMET_OBJECTIVE_COST);
-    assert_int_equal(vocab_name_index(vocab_group_names, "ep"), -1);
+    assert_int_equal(vocab_name_index(vocab_group_names, "ep"), COMET_GROUP_EP);
+    assert_int_equal(vocab_name_index(vocab_layer_group_names, "ep"), -1);
+    assert_null(vocab_layer_group_names[COMET_LAYER_GROUPS]);
     assert_int_equal(vocab_name_index(vocab_group_names, NULL), -1);
     assert_string_equal(vocab_dtype_names[COMET_DTYPE_BF16], comet_dtype_name(COMET_DTYPE_BF16));
     assert_null(vocab_recompute_names[3]);

@@ -320,6 +320,13 @@ static const refusal_case refusal_cases[] = {
      "strategy.offload", "system toy has no expansion memory tier to offload to"},
     {1, {{COMET_KNOB_FP8, 1}}, COMET_FAULT_NO_FP8, COMET_KNOB_FP8, "strategy.fp8",
      "system toy gives no fp8 matrix peak (compute.matrix.fp8)"},
+    {1, {{COMET_KNOB_CP, 2}}, COMET_FAULT_CP_SPLIT, COMET_KNOB_CP, "strategy.cp",
+     "context parallelism applies to Transformer models only, not to the layer list toy"},
+    {1, {{COMET_KNOB_EP, 2}}, COMET_FAULT_EP_SPLIT, COMET_KNOB_EP, "strategy.ep",
+     "expert parallelism needs a mixture-of-experts model; toy has no experts "
+     "(model.moe.experts)"},
+    {2, {{COMET_KNOB_CP, 1024}, {COMET_KNOB_PP, 1024}}, COMET_FAULT_NPUS_LIMIT, COMET_KNOB_DP,
+     "strategy.dp", "tp*cp*pp*dp = 2097152 NPUs is past comet's limit of 262144"},
 };
 
 /* Each rule comet_strategy_resolve applies has its code, so the search
@@ -358,6 +365,145 @@ static void test_refusal_codes(void **state)
     t->s.tp = 2;
     expect_refusal(t, COMET_FAULT_TP_SPLIT, COMET_KNOB_TP, "strategy.tp",
                    "2 does not divide heads (3)");
+    /* context parallelism: the ring needs 2 cp chunks of the sequence,
+     * Ulysses cp dividing each tp rank's heads (expect_refusal puts the
+     * toy strategy back after each case) */
+    t->m.hidden = 12;
+    t->m.seq = 12;
+    t->m.vocab = 10;
+    t->s.cp = 4;
+    expect_refusal(t, COMET_FAULT_CP_SPLIT, COMET_KNOB_CP, "strategy.cp",
+                   "ring context parallelism splits the sequence into 2*cp = 8 chunks, which "
+                   "does not divide seq (12)");
+    t->s.cp = 4;
+    t->s.cp_comm = COMET_CP_ULYSSES;
+    expect_refusal(t, COMET_FAULT_CP_SPLIT, COMET_KNOB_CP, "strategy.cp",
+                   "Ulysses splits the heads: cp 4 does not divide the 3 heads each tp rank holds");
+    t->s.cp = 5;
+    t->s.cp_comm = COMET_CP_ULYSSES;
+    expect_refusal(t, COMET_FAULT_CP_SPLIT, COMET_KNOB_CP, "strategy.cp",
+                   "5 does not divide seq (12)");
+    t->s.cp = 3;
+    t->s.cp_comm = COMET_CP_ULYSSES;
+    expect_refusal(t, COMET_FAULT_NONE, COMET_KNOB_COUNT, NULL, NULL);
+    /* expert parallelism: ep divides the experts and dp */
+    t->m.moe = (comet_moe){.experts = 6, .top_k = 2, .ffn = 12, .every = 1, .imbalance = 1.0};
+    t->s.ep = 4;
+    t->s.dp = 4;
+    expect_refusal(t, COMET_FAULT_EP_SPLIT, COMET_KNOB_EP, "strategy.ep",
+                   "4 does not divide the 6 experts (model.moe.experts)");
+    t->s.ep = 3;
+    expect_refusal(t, COMET_FAULT_EP_SPLIT, COMET_KNOB_EP, "strategy.ep",
+                   "3 does not divide dp (2): expert-parallel ranks are drawn from the "
+                   "data-parallel group");
+    t->s.ep = 2;
+    expect_refusal(t, COMET_FAULT_NONE, COMET_KNOB_COUNT, NULL, NULL);
+}
+
+/* Context and expert parallelism on the network: cp is a group of its own
+ * in the order, ep a part of dp laid where ep stands in the order, and a
+ * given placement without ep spans gives ep dp's innermost. */
+static void test_cp_ep_placement(void **state)
+{
+    (void)state;
+    comet_system sys;
+    toy_system(&sys);
+    sys.n_dims = 3;
+    for (int d = 0; d < 3; d++)
+        sys.dims[d] = sys.dims[0];
+    sys.dims[0].size = 4;
+    sys.dims[1].size = 4;
+    sys.dims[2].size = 0;
+    comet_model m;
+    toy_model(&m);
+    m.kind = COMET_MODEL_TRANSFORMER;
+    m.layers = 8;
+    m.hidden = 64;
+    m.heads = m.kv_heads = 8;
+    m.ffn = 256;
+    m.seq = 64;
+    m.vocab = 100;
+    m.moe = (comet_moe){.experts = 8, .top_k = 2, .ffn = 64, .every = 1, .imbalance = 1.0};
+    comet_strategy s;
+    comet_strategy_defaults(&s);
+    s.tp = 2;
+    s.cp = 2;
+    s.dp = 8;
+    s.ep = 4;
+    s.global_batch = 8;
+    comet_error err = {0};
+    int64_t sizes[COMET_MAX_DIMS];
+    /* tp, cp, ep, dp, pp: tp 2 and cp 2 fill the first dimension, ep 4 the
+     * second, the other 2 dp ranks the third */
+    assert_int_equal(comet_strategy_resolve(&m, &sys, &s, sizes, &err), COMET_OK);
+    assert_int_equal(comet_strategy_npus(&s), 32);
+    assert_int_equal(sizes[2], 2);
+    const int64_t cp_want[3] = {2, 1, 1}, ep_want[3] = {1, 4, 1}, dp_want[3] = {1, 4, 2};
+    int64_t edp[COMET_MAX_DIMS];
+    comet_strategy_expert_dp_spans(&s, edp);
+    for (int d = 0; d < 3; d++) {
+        assert_int_equal(s.place[COMET_GROUP_CP][d], cp_want[d]);
+        assert_int_equal(s.place[COMET_GROUP_EP][d], ep_want[d]);
+        assert_int_equal(s.place[COMET_GROUP_DP][d], dp_want[d]);
+        assert_int_equal(edp[d], dp_want[d] / ep_want[d]);
+    }
+    /* ep after dp in the order: the 2 other dp ranks go inside, ep across */
+    const comet_group outer_ep[] = {COMET_GROUP_TP, COMET_GROUP_DP, COMET_GROUP_EP, COMET_GROUP_PP};
+    comet_strategy_order_complete(outer_ep, 4, s.order);
+    assert_int_equal(s.order[1], COMET_GROUP_CP);
+    assert_int_equal(comet_strategy_resolve(&m, &sys, &s, sizes, &err), COMET_OK);
+    assert_int_equal(s.place[COMET_GROUP_EP][1], 2);
+    assert_int_equal(s.place[COMET_GROUP_EP][2], 2);
+    assert_int_equal(s.place[COMET_GROUP_DP][1], 4);
+    /* a given placement without ep spans: ep takes dp's innermost */
+    memset(s.place, 0, sizeof s.place);
+    for (int g = 0; g < COMET_GROUP_COUNT; g++)
+        for (int d = 0; d < COMET_MAX_DIMS; d++)
+            s.place[g][d] = 1;
+    s.placement_given = true;
+    s.place[COMET_GROUP_TP][0] = 2;
+    s.place[COMET_GROUP_CP][1] = 2;
+    s.place[COMET_GROUP_DP][0] = 2;
+    s.place[COMET_GROUP_DP][1] = 2;
+    s.place[COMET_GROUP_DP][2] = 2;
+    assert_int_equal(comet_strategy_resolve(&m, &sys, &s, sizes, &err), COMET_OK);
+    assert_int_equal(s.place[COMET_GROUP_EP][0], 2);
+    assert_int_equal(s.place[COMET_GROUP_EP][1], 2);
+    assert_int_equal(s.place[COMET_GROUP_EP][2], 1);
+    /* ep spans that do not divide dp's */
+    s.place[COMET_GROUP_EP][0] = 1;
+    s.place[COMET_GROUP_EP][1] = 1;
+    s.place[COMET_GROUP_EP][2] = 4;
+    assert_int_equal(comet_strategy_resolve(&m, &sys, &s, sizes, &err), COMET_EINPUT);
+    assert_string_equal(err.key, "strategy.placement.ep");
+    assert_string_equal(err.message, "span 4 on dimension 2 is not possible");
+}
+
+/* Which layers are mixture-of-experts layers: all, every other one, all
+ * but the first k, counted over any range of layers. */
+static void test_moe_layer_pattern(void **state)
+{
+    (void)state;
+    comet_model m;
+    toy_model(&m);
+    m.kind = COMET_MODEL_TRANSFORMER;
+    m.layers = 61;
+    m.moe = (comet_moe){.experts = 256, .top_k = 8, .every = 1, .first_dense = 3};
+    assert_false(comet_model_is_moe_layer(&m, 2));
+    assert_true(comet_model_is_moe_layer(&m, 3));
+    assert_int_equal(comet_model_moe_layers(&m, 0, 61), 58);   /* DeepSeek-V3 */
+    assert_int_equal(comet_model_moe_layers(&m, 0, 4), 1);
+    assert_int_equal(comet_model_moe_layers(&m, 4, 4), 4);
+    m.layers = 48;
+    m.moe.first_dense = 0;
+    m.moe.every = 2;                                           /* layers 1, 3, 5, ... */
+    assert_false(comet_model_is_moe_layer(&m, 0));
+    assert_true(comet_model_is_moe_layer(&m, 1));
+    assert_int_equal(comet_model_moe_layers(&m, 0, 48), 24);
+    assert_int_equal(comet_model_moe_layers(&m, 1, 3), 2);     /* layers 1 and 3 */
+    assert_int_equal(comet_model_moe_layers(&m, 2, 3), 1);     /* layer 3 */
+    m.moe.experts = 0;
+    assert_int_equal(comet_model_moe_layers(&m, 0, 48), 0);
 }
 
 /* ---- fp8 (docs/model.md, Section 6.1) ------------------------------------ */
@@ -508,6 +654,8 @@ void suite_estimate(test_tally *t)
         TOY_TEST(test_strategy_errors),
         TOY_TEST(test_placement),
         TOY_TEST(test_refusal_codes),
+        cmocka_unit_test(test_cp_ep_placement),
+        cmocka_unit_test(test_moe_layer_pattern),
         cmocka_unit_test(test_fp8_gemm_at_fp8_peak),
         cmocka_unit_test(test_fp8_workload),
         cmocka_unit_test(test_fp8_estimate),

@@ -187,6 +187,42 @@ static void presets(const char *model, const char *system, comet_model *m, comet
 }
 
 
+/* Estimate and simulate one step and check they agree within tol (a
+ * fraction of the estimate); prints both. Returns the estimate. */
+static comet_result expect_agreement(const char *label, const comet_model *m,
+                                     const comet_system *sys, const comet_strategy *s, double tol)
+{
+    static comet_sim_step_result r;
+    comet_error err;
+    comet_result est;
+    assert_int_equal(comet_estimate(m, sys, s, &est, &err), COMET_OK);
+    assert_int_equal(comet_sim_step(m, sys, s, NULL, &r, &err), COMET_OK);
+    double diff = (r.step_time - est.step_time) / est.step_time;
+    printf("  %-15s tp %lld pp %lld dp %lld v %lld: simulated %.3f s, estimate %.3f s (%+.2f%%)\n",
+           label, (long long)s->tp, (long long)s->pp, (long long)s->dp, (long long)s->interleave,
+           r.step_time, est.step_time, 100.0 * diff);
+    assert_true(fabs(diff) < tol);
+    return est;
+}
+
+/* The strategy the agreement tests share: tp, pp, dp, global batch and
+ * interleave as given, sequence parallelism, selective recompute, DP
+ * communication not overlapped. */
+static comet_strategy agreement_strategy(int64_t tp, int64_t pp, int64_t dp, int64_t gbs, int64_t v)
+{
+    comet_strategy s;
+    comet_strategy_defaults(&s);
+    s.tp = tp;
+    s.pp = pp;
+    s.dp = dp;
+    s.global_batch = gbs;
+    s.interleave = v;
+    s.sp = true;
+    s.recompute = COMET_RECOMPUTE_SELECTIVE;
+    s.overlap_dp = false;
+    return s;
+}
+
 /* With links that do not contend and no overlap to arbitrate, the task
  * graph and the closed form must agree on every preset model; so they do
  * under ZB-H1 (B and W as passes of their own), and with uneven first and
@@ -215,35 +251,20 @@ static void test_step_agrees_with_estimate(void **state)
     comet_system sys;
     comet_error err;
     assert_int_equal(comet_preset_system("a100-80g-selene", &sys, &err), COMET_OK);
-    static comet_sim_step_result r;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         comet_model m;
         assert_int_equal(comet_preset_model(cases[i].model, &m, &err), COMET_OK);
-        comet_strategy s;
-        comet_strategy_defaults(&s);
-        s.tp = cases[i].tp;
-        s.pp = cases[i].pp;
-        s.dp = cases[i].dp;
-        s.global_batch = cases[i].gbs;
-        s.interleave = cases[i].v;
+        comet_strategy s = agreement_strategy(cases[i].tp, cases[i].pp, cases[i].dp, cases[i].gbs,
+                                              cases[i].v);
+        s.grad_fp32 = true;
         s.first_stage_layers = cases[i].first;
         s.last_stage_layers = cases[i].last;
         s.schedule = (comet_schedule)cases[i].schedule;
-        s.sp = true;
-        s.recompute = COMET_RECOMPUTE_SELECTIVE;
-        s.overlap_dp = false;
-        s.grad_fp32 = true;
-        comet_result est;
-        assert_int_equal(comet_estimate(&m, &sys, &s, &est, &err), COMET_OK);
-        assert_int_equal(comet_sim_step(&m, &sys, &s, NULL, &r, &err), COMET_OK);
-        double diff = (r.step_time - est.step_time) / est.step_time;
-        printf("  %-15s tp %lld pp %lld dp %lld v %lld %s stages %lld/%lld: simulated %.3f s, "
-               "estimate %.3f s (%+.2f%%)\n",
-               cases[i].model, (long long)s.tp, (long long)s.pp, (long long)s.dp,
-               (long long)s.interleave, comet_schedule_name(s.schedule),
-               (long long)s.first_stage_layers, (long long)s.last_stage_layers, r.step_time,
-               est.step_time, 100.0 * diff);
-        assert_true(fabs(diff) < 0.01);
+        char label[64];
+        snprintf(label, sizeof label, "%s %s %lld/%lld", cases[i].model,
+                 comet_schedule_name(s.schedule), (long long)s.first_stage_layers,
+                 (long long)s.last_stage_layers);
+        expect_agreement(label, &m, &sys, &s, 0.01);
     }
 }
 
@@ -418,30 +439,15 @@ static void test_fp8_step_agrees_with_estimate(void **state)
     comet_system sys;
     comet_error err;
     assert_int_equal(comet_preset_system("h100-80g-dgx", &sys, &err), COMET_OK);
-    static comet_sim_step_result r;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         comet_model m;
         assert_int_equal(comet_preset_model(cases[i].model, &m, &err), COMET_OK);
-        comet_strategy s;
-        comet_strategy_defaults(&s);
-        s.tp = cases[i].tp;
-        s.pp = cases[i].pp;
-        s.dp = cases[i].dp;
-        s.global_batch = cases[i].gbs;
-        s.interleave = cases[i].v;
-        s.sp = true;
-        s.recompute = COMET_RECOMPUTE_SELECTIVE;
-        s.overlap_dp = false;
+        comet_strategy s = agreement_strategy(cases[i].tp, cases[i].pp, cases[i].dp, cases[i].gbs,
+                                              cases[i].v);
         s.fp8 = true;
-        comet_result est, bf16;
-        assert_int_equal(comet_estimate(&m, &sys, &s, &est, &err), COMET_OK);
-        assert_int_equal(comet_sim_step(&m, &sys, &s, NULL, &r, &err), COMET_OK);
-        double diff = (r.step_time - est.step_time) / est.step_time;
-        printf("  fp8 %-11s tp %lld pp %lld dp %lld v %lld: simulated %.3f s, estimate %.3f s "
-               "(%+.2f%%)\n",
-               cases[i].model, (long long)s.tp, (long long)s.pp, (long long)s.dp,
-               (long long)s.interleave, r.step_time, est.step_time, 100.0 * diff);
-        assert_true(fabs(diff) < 0.01);
+        char label[64];
+        snprintf(label, sizeof label, "fp8 %s", cases[i].model);
+        comet_result est = expect_agreement(label, &m, &sys, &s, 0.01), bf16;
         s.fp8 = false;
         assert_int_equal(comet_estimate(&m, &sys, &s, &bf16, &err), COMET_OK);
         assert_true(est.step_time < bf16.step_time);

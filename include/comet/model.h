@@ -27,13 +27,20 @@ typedef enum comet_model_kind {
     COMET_MODEL_LAYERS = 1
 } comet_model_kind;
 
-/* Which parallel group a generic layer's own communication runs over. */
+/* The parallel groups of a strategy. A generic layer's own communication
+ * runs over tp, pp or dp (COMET_LAYER_GROUPS of them). Context parallelism
+ * (cp) is a group of its own; expert parallelism (ep) is a part of the
+ * data-parallel group (comet/strategy.h). */
 typedef enum comet_group {
     COMET_GROUP_TP = 0,
     COMET_GROUP_PP = 1,
     COMET_GROUP_DP = 2,
+    COMET_GROUP_CP = 3,
+    COMET_GROUP_EP = 4,
     COMET_GROUP_COUNT
 } comet_group;
+
+#define COMET_LAYER_GROUPS 3
 
 typedef enum comet_collective {
     COMET_COLL_NONE = 0,
@@ -73,6 +80,23 @@ typedef struct comet_layer {
     double comm_bytes;         /* per sample */
 } comet_layer;
 
+/* Mixture-of-experts layers of a Transformer (experts == 0: a dense model).
+ * An MoE layer replaces the block's MLP by a router and `experts` routed
+ * experts, each an MLP of inner size `ffn`, of which every token uses
+ * `top_k`, plus `shared` experts every token uses. */
+typedef struct comet_moe {
+    int64_t experts;           /* routed experts per MoE layer */
+    int64_t top_k;             /* routed experts per token */
+    int64_t shared;            /* shared experts per MoE layer */
+    int64_t ffn;               /* one expert's MLP inner size (0: the model's ffn) */
+    int64_t every;             /* layer i is MoE when (i + 1) % every == 0 (1: all) */
+    int64_t first_dense;       /* ... and i >= first_dense (the first k layers stay dense) */
+    double capacity_factor;    /* an expert takes at most this times its mean share of
+                                  tokens, the rest are dropped (0: dropless) */
+    double imbalance;          /* the busiest expert-parallel rank's routed tokens over
+                                  the mean (>= 1; 1: perfectly balanced) */
+} comet_moe;
+
 typedef struct comet_model {
     char name[COMET_NAME_LEN];
     comet_model_kind kind;
@@ -83,6 +107,8 @@ typedef struct comet_model {
     int64_t hidden;
     int64_t heads;
     int64_t kv_heads;          /* == heads for MHA, 1 for MQA, between for GQA */
+    int64_t head_dim;          /* width of one attention head (0: hidden / heads); Qwen3
+                                  and DeepSeek-V3's stand-in have heads*head_dim != hidden */
     int64_t ffn;               /* MLP inner size */
     int64_t seq;
     int64_t vocab;
@@ -91,6 +117,7 @@ typedef struct comet_model {
     bool learned_positions;    /* learned position embedding table (GPT) vs rotary (Llama) */
     bool biases;               /* linear layers carry biases (GPT) or not (Llama) */
     bool dropout;              /* dropout layers present (their masks are stashed) */
+    comet_moe moe;             /* mixture-of-experts layers (moe.experts == 0: none) */
 
     /* Generic layer list (kind == COMET_MODEL_LAYERS). */
     int n_layer_kinds;
@@ -102,6 +129,10 @@ typedef struct comet_model {
 double comet_model_params(const comet_model *m);
 /* Number of layers the pipeline can split (transformer layers or the sum of counts). */
 int64_t comet_model_depth(const comet_model *m);
+/* Whether Transformer layer `layer` (0-based) is a mixture-of-experts
+ * layer, and how many of layers first .. first+count-1 are. */
+bool comet_model_is_moe_layer(const comet_model *m, int64_t layer);
+int64_t comet_model_moe_layers(const comet_model *m, int64_t first, int64_t count);
 /* Tokens in one sample (seq for transformers). */
 int64_t comet_model_tokens_per_sample(const comet_model *m);
 

@@ -1,6 +1,15 @@
 /* A parallelization strategy: how one training step is split over the NPUs
- * (tensor, pipeline, data, sequence parallelism, ZeRO, recomputation,
- * offload, overlap) and which network dimensions each parallel group uses. */
+ * (tensor, pipeline, data, sequence, context and expert parallelism, ZeRO,
+ * recomputation, offload, overlap) and which network dimensions each
+ * parallel group uses.
+ *
+ * The groups: tp * cp * pp * dp NPUs. Context parallelism splits each
+ * sequence over cp ranks. Expert parallelism is drawn from the data-
+ * parallel group (Megatron-Core's rule): the dp ranks of a pipeline stage
+ * form dp/ep groups of ep ranks, each of which holds all the experts, each
+ * rank experts/ep of them; expert layers keep the tp split of the dense
+ * layers (expert tensor parallelism = tp). A dense parameter's gradients
+ * are reduced over dp * cp ranks, an expert's over (dp/ep) * cp ranks. */
 #ifndef COMET_STRATEGY_H
 #define COMET_STRATEGY_H
 
@@ -26,6 +35,15 @@ typedef enum comet_recompute {
 const char *comet_recompute_name(comet_recompute r);
 int comet_recompute_parse(const char *name, comet_recompute *out);
 
+/* How context parallelism exchanges attention's keys and values. */
+typedef enum comet_cp_comm {
+    COMET_CP_RING = 0,           /* K/V blocks passed around the cp ranks point to point,
+                                    overlapped with attention (ring attention, Megatron's CP) */
+    COMET_CP_ULYSSES             /* all-to-all from sequence to head sharding and back
+                                    (DeepSpeed-Ulysses); cp must divide the heads */
+} comet_cp_comm;
+
+const char *comet_cp_comm_name(comet_cp_comm c);
 /* The pipeline schedule of a strategy without interleaving (interleave > 1
  * always runs interleaved 1F1B). */
 typedef enum comet_schedule {
@@ -56,6 +74,9 @@ typedef enum comet_knob_id {
     COMET_KNOB_GRAD_FP32,
     COMET_KNOB_FLASH_ATTENTION,
     COMET_KNOB_FP8,
+    COMET_KNOB_CP,
+    COMET_KNOB_CP_COMM,
+    COMET_KNOB_EP,
     COMET_KNOB_SCHEDULE,
     COMET_KNOB_FIRST_STAGE_LAYERS,
     COMET_KNOB_LAST_STAGE_LAYERS,
@@ -83,6 +104,10 @@ typedef struct comet_strategy {
     bool fp8;                      /* the blocks' linear GEMMs in FP8 with per-tensor
                                       scaling, bf16 (the model's dtype) elsewhere
                                       (Transformer Engine style; docs/model.md 6.1) */
+    int64_t cp;                    /* context parallelism: ranks each sequence is split over */
+    comet_cp_comm cp_comm;         /* ... and how they exchange keys and values */
+    int64_t ep;                    /* expert parallelism: ranks of the dp group the experts
+                                      of an MoE layer are split over (divides dp) */
     comet_schedule schedule;       /* 1F1B or ZB-H1 (interleave 1 only) */
     int64_t first_stage_layers;    /* Transformer blocks on the first and on the last */
     int64_t last_stage_layers;     /* pipeline stage; 0: an even split (Megatron-LM's
@@ -90,16 +115,33 @@ typedef struct comet_strategy {
 
     /* Placement: which network dimensions each group occupies, innermost
      * first. If placement_given is false, comet_strategy_resolve fills
-     * place[][] by filling dimensions in `order` (default tp, dp, pp). */
+     * place[][] by filling dimensions in `order` (default tp, cp, ep, dp,
+     * pp), where dp's place in the order is that of the data-parallel ranks
+     * outside the expert-parallel group; either way place[DP] spans the
+     * whole dp group and place[EP] its expert-parallel part, whose spans
+     * divide dp's. */
     comet_group order[COMET_GROUP_COUNT];
     bool placement_given;
     int64_t place[COMET_GROUP_COUNT][COMET_MAX_DIMS];
 } comet_strategy;
 
-/* Megatron-like defaults: tp=pp=dp=1, microbatch 1, global batch 1,
+/* Megatron-like defaults: tp=pp=dp=cp=ep=1, microbatch 1, global batch 1,
  * interleave 1, no recompute, ZeRO 0, DP overlap on, TP overlap off (as
- * Megatron-LM runs), order tp,dp,pp. */
+ * Megatron-LM runs), ring context parallelism, order tp,cp,ep,dp,pp. */
 void comet_strategy_defaults(comet_strategy *s);
+
+/* A full order from a list of `n` groups naming tp, pp and dp once each
+ * and cp and ep at most once (the caller checks that): cp when missing
+ * goes right after tp, ep when missing right before dp (Megatron-Core's
+ * tp-cp-ep-dp-pp). */
+void comet_strategy_order_complete(const comet_group *given, int n,
+                                   comet_group out[COMET_GROUP_COUNT]);
+
+/* The spans, per network dimension, of the ranks an expert's gradients
+ * are reduced over within one context-parallel slice: dp's spans over
+ * ep's (the expert-data-parallel group, dp/ep ranks). Needs a resolved
+ * strategy. */
+void comet_strategy_expert_dp_spans(const comet_strategy *s, int64_t out[COMET_MAX_DIMS]);
 
 /* How npus NPUs fill the system's network dimensions (innermost first;
  * an auto-sized outermost dimension takes what is left). Errors name the
@@ -107,7 +149,7 @@ void comet_strategy_defaults(comet_strategy *s);
 comet_status comet_system_layout(const comet_system *sys, int64_t npus,
                                  int64_t sizes[COMET_MAX_DIMS], comet_error *err);
 
-/* Total NPUs = tp*pp*dp. */
+/* Total NPUs = tp*cp*pp*dp. */
 int64_t comet_strategy_npus(const comet_strategy *s);
 
 /* Microbatches of one step per data-parallel replica:
@@ -127,7 +169,7 @@ comet_status comet_strategy_resolve(const comet_model *m, const comet_system *sy
 typedef enum comet_strategy_fault {
     COMET_FAULT_NONE = 0,
     COMET_FAULT_LIMIT,          /* a knob outside its limits (comet_knob_get(knob)) */
-    COMET_FAULT_NPUS_LIMIT,     /* tp*pp*dp past comet's limit of NPUs */
+    COMET_FAULT_NPUS_LIMIT,     /* tp*cp*pp*dp past comet's limit of NPUs */
     COMET_FAULT_TP_SPLIT,       /* tp does not divide heads, kv heads or ffn */
     COMET_FAULT_STAGES,         /* more pipeline stages than layers */
     COMET_FAULT_CHUNKS,         /* interleaving: more model chunks than layers, or no pipeline */
@@ -140,6 +182,10 @@ typedef enum comet_strategy_fault {
                                    given placement is not possible */
     COMET_FAULT_NO_FP8,         /* fp8 on a system with no fp8 matrix peak, or for a
                                    layer list (comet_strategy_check_fp8) */
+    COMET_FAULT_CP_SPLIT,       /* cp does not split the sequence (or the heads, Ulysses),
+                                   or the model is a layer list */
+    COMET_FAULT_EP_SPLIT,       /* ep does not divide dp or the experts, or the model
+                                   has no experts */
     COMET_FAULT_SCHEDULE,       /* zb-h1 with interleave > 1 */
     COMET_FAULT_UNEVEN_STAGES   /* first/last_stage_layers leave a middle stage no layer,
                                    exceed the depth, or meet interleaving or a layer list */

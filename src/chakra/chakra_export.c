@@ -53,14 +53,14 @@ typedef struct exporter {
 /* idx[g] -> rank (see the top comment). */
 static int64_t rank_of(const exporter *x, const int64_t idx[COMET_GROUP_COUNT])
 {
-    static const comet_group inner_to_outer[COMET_GROUP_COUNT] = {COMET_GROUP_TP, COMET_GROUP_DP,
-                                                                  COMET_GROUP_PP};
+    static const comet_group inner_to_outer[COMET_LAYER_GROUPS] = {COMET_GROUP_TP, COMET_GROUP_DP,
+                                                                   COMET_GROUP_PP};
     int64_t rest[COMET_GROUP_COUNT], rank = 0, stride = 1;
-    for (int g = 0; g < COMET_GROUP_COUNT; g++)
+    for (int g = 0; g < COMET_LAYER_GROUPS; g++)
         rest[g] = idx[g];
     for (int d = 0; d < x->sys->n_dims; d++) {
         int64_t coord = 0, scale = 1;
-        for (int k = 0; k < COMET_GROUP_COUNT; k++) {
+        for (int k = 0; k < COMET_LAYER_GROUPS; k++) {
             comet_group g = inner_to_outer[k];
             int64_t span = x->sg.s.place[g][d];
             coord += (rest[g] % span) * scale;
@@ -255,7 +255,7 @@ static comet_status write_side_files(const exporter *x, comet_buf *b, comet_erro
     comet_buf_printf(b, "{");
     bool first = true;
     const comet_strategy *s = &x->sg.s;
-    for (int g = 0; g < COMET_GROUP_COUNT; g++) {
+    for (int g = 0; g < COMET_LAYER_GROUPS; g++) {
         if (g == COMET_GROUP_PP || group_size(x, (comet_group)g) <= 1)
             continue;
         int64_t idx[COMET_GROUP_COUNT];
@@ -530,8 +530,8 @@ static comet_status write_stage(const exporter *x, int stage, stage_nodes *sn,
     for (idx[COMET_GROUP_TP] = 0; idx[COMET_GROUP_TP] < s->tp; idx[COMET_GROUP_TP]++)
         for (idx[COMET_GROUP_DP] = 0; idx[COMET_GROUP_DP] < s->dp; idx[COMET_GROUP_DP]++) {
             int64_t me = rank_of(x, idx);
-            char group_names[COMET_GROUP_COUNT][24];
-            for (int g = 0; g < COMET_GROUP_COUNT; g++)
+            char group_names[COMET_GROUP_COUNT][24] = {{0}};
+            for (int g = 0; g < COMET_LAYER_GROUPS; g++)
                 group_name(x, (comet_group)g, idx, group_names[g], sizeof group_names[g]);
             for (size_t i = 0; i < sn->n; i++) {
                 comet_et_node *n = &sn->nodes[i];
@@ -680,10 +680,15 @@ comet_status comet_export_chakra(const comet_model *m, const comet_system *sys,
     if (st)
         return st;
     x.npus = comet_strategy_npus(&x.sg.s);
-    st = comet_system_layout(sys, x.npus, x.sizes, err);
+    if (x.sg.s.cp > 1 || x.sg.s.ep > 1)
+        st = comet_error_set(err, COMET_EINPUT, NULL, 0, 0, x.sg.s.cp > 1 ? "strategy.cp" : "strategy.ep",
+                             "the Chakra export does not yet write context- or expert-parallel "
+                             "traffic");
+    if (!st)
+        st = comet_system_layout(sys, x.npus, x.sizes, err);
     for (int d = 0; !st && d < sys->n_dims; d++) {
         int64_t used = 1;
-        for (int g = 0; g < COMET_GROUP_COUNT; g++)
+        for (int g = 0; g < COMET_LAYER_GROUPS; g++)
             used *= x.sg.s.place[g][d];
         if (used != x.sizes[d])
             st = comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "strategy",

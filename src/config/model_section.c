@@ -25,7 +25,7 @@ static const cfg_field layer_fields[] = {
     CFG_BOOL("tp_sharded", comet_layer, tp_sharded),
     CFG_BOOL("model_parallel", comet_layer, model_parallel),
     CFG_ENUM("comm", comet_layer, comm, vocab_collective_names),
-    CFG_ENUM("comm_group", comet_layer, comm_group, vocab_group_names),
+    CFG_ENUM("comm_group", comet_layer, comm_group, vocab_layer_group_names),
     CFG_QTY0("comm_bytes", comet_layer, comm_bytes, CFG_UNIT_BYTES),
     CFG_END,
 };
@@ -54,6 +54,20 @@ static comet_status read_layer_list(cfg_ctx *c, const cfg_node *n, const char *p
                          &m->n_layer_kinds);
 }
 
+#define MAX_EXPERTS 65536
+
+static const cfg_field moe_fields[] = {
+    CFG_INT("experts", comet_moe, experts, 1, MAX_EXPERTS),
+    CFG_INT("top_k", comet_moe, top_k, 1, MAX_EXPERTS),
+    CFG_INT("shared_experts", comet_moe, shared, 0, MAX_EXPERTS),
+    CFG_INT("expert_ffn", comet_moe, ffn, 1, MAX_WIDTH),
+    CFG_INT("every", comet_moe, every, 1, MAX_LAYERS),
+    CFG_INT("first_dense", comet_moe, first_dense, 0, MAX_LAYERS),
+    CFG_REAL("capacity_factor", comet_moe, capacity_factor),
+    CFG_REAL("imbalance", comet_moe, imbalance),
+    CFG_END,
+};
+
 static const cfg_field model_fields[] = {
     CFG_SKIP("preset"),
     CFG_NAME("name", comet_model, name),
@@ -62,6 +76,7 @@ static const cfg_field model_fields[] = {
     CFG_INT("hidden", comet_model, hidden, 1, MAX_WIDTH),
     CFG_INT("heads", comet_model, heads, 1, MAX_HEADS),
     CFG_INT("kv_heads", comet_model, kv_heads, 1, MAX_HEADS),
+    CFG_INT("head_dim", comet_model, head_dim, 1, MAX_WIDTH),
     CFG_INT("ffn", comet_model, ffn, 1, MAX_WIDTH),
     CFG_INT("seq", comet_model, seq, 1, MAX_TOKENS),
     CFG_INT("vocab", comet_model, vocab, 1, MAX_TOKENS),
@@ -72,6 +87,7 @@ static const cfg_field model_fields[] = {
     CFG_BOOL("dropout", comet_model, dropout),
     CFG_ENUM("dtype", comet_model, dtype, vocab_dtype_names),
     CFG_INT("sample_tokens", comet_model, sample_tokens, 1, MAX_TOKENS),
+    CFG_SUB("moe", comet_model, moe, moe_fields),
     CFG_CUSTOM("layer_list", read_layer_list),
     CFG_END,
 };
@@ -85,6 +101,8 @@ static void model_defaults(void *obj)
     m->dtype = COMET_DTYPE_BF16;
     m->sample_tokens = 1;
     m->biases = true;
+    m->moe.every = 1;
+    m->moe.imbalance = 1.0;
 }
 
 /* Before keys override a preset: sizes that followed the shape (kv_heads =
@@ -96,6 +114,53 @@ static void model_loosen(void *obj)
         m->kv_heads = 0;
     if (m->ffn == 4 * m->hidden)
         m->ffn = 0;
+    if (m->moe.ffn == m->ffn)
+        m->moe.ffn = 0;
+}
+
+/* The moe: sub-map: experts and top_k both given, top_k within the
+ * experts, the factors in range, some layer left to be MoE. */
+static comet_status check_moe(cfg_ctx *c, const char *path, comet_model *m)
+{
+    comet_moe *e = &m->moe;
+    char moe[CFG_PATH_LEN], key[CFG_PATH_LEN];
+    cfg_path_key(moe, sizeof moe, path, "moe");
+    bool any = e->experts > 0 || e->top_k > 0 || e->shared > 0 || e->ffn > 0 ||
+               e->first_dense > 0 || e->every != 1 || e->capacity_factor != 0.0 ||
+               e->imbalance != 1.0;
+    if (!any)
+        return COMET_OK;
+    if (m->kind != COMET_MODEL_TRANSFORMER)
+        return cfg_fail_key(c, moe, "mixture-of-experts layers need a Transformer model, not a "
+                                    "layer list");
+    if (e->experts <= 0)
+        return cfg_missing(c, moe, "experts");
+    if (e->top_k <= 0)
+        return cfg_missing(c, moe, "top_k");
+    if (e->top_k > e->experts) {
+        cfg_path_key(key, sizeof key, moe, "top_k");
+        return cfg_fail_key(c, key, "%lld is more than the %lld experts", (long long)e->top_k,
+                            (long long)e->experts);
+    }
+    if (e->ffn == 0)
+        e->ffn = m->ffn;
+    if (e->capacity_factor != 0.0 && !(e->capacity_factor >= 1.0 && e->capacity_factor <= 1e3)) {
+        cfg_path_key(key, sizeof key, moe, "capacity_factor");
+        return cfg_fail_key(c, key, "must be 0 (no token dropping) or between 1 and 1000, got %g",
+                            e->capacity_factor);
+    }
+    if (!(e->imbalance >= 1.0 && e->imbalance <= (double)e->experts)) {
+        cfg_path_key(key, sizeof key, moe, "imbalance");
+        return cfg_fail_key(c, key, "must be between 1 (balanced) and experts (%lld), got %g",
+                            (long long)e->experts, e->imbalance);
+    }
+    if (comet_model_moe_layers(m, 0, m->layers) == 0) {
+        cfg_path_key(key, sizeof key, moe, "first_dense");
+        return cfg_fail_key(c, key, "with every = %lld and first_dense = %lld none of the %lld "
+                            "layers is a mixture-of-experts layer", (long long)e->every,
+                            (long long)e->first_dense, (long long)m->layers);
+    }
+    return COMET_OK;
 }
 
 static comet_status check_transformer(cfg_ctx *c, const char *path, comet_model *m)
@@ -110,7 +175,7 @@ static comet_status check_transformer(cfg_ctx *c, const char *path, comet_model 
     if (m->ffn == 0)
         m->ffn = 4 * m->hidden;
     char key[CFG_PATH_LEN];
-    if (m->hidden % m->heads) {
+    if (m->head_dim == 0 && m->hidden % m->heads) {
         cfg_path_key(key, sizeof key, path, "hidden");
         return cfg_fail_key(c, key, "%lld is not a multiple of heads (%lld)", (long long)m->hidden,
                             (long long)m->heads);
@@ -154,6 +219,7 @@ static comet_status model_check(cfg_ctx *c, const char *path, void *obj)
         CFG_TRY(check_transformer(c, path, m));
     else
         CFG_TRY(check_layers(c, path, m));
+    CFG_TRY(check_moe(c, path, m));
     double params = comet_model_params(m);
     if (!(params <= MAX_PARAMS))
         return cfg_fail_key(c, path, "model has %.1e parameters; comet's limit is 4e12", params);

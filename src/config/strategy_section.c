@@ -16,13 +16,14 @@
 
 #define GROUP_KEY_LEN 32
 
-/* order: a permutation of tp, pp, dp, innermost first. */
+/* order: tp, pp and dp once each, cp and ep at most once, innermost
+ * first; comet_strategy_order_complete places those left out. */
 static comet_status read_order(cfg_ctx *c, const cfg_node *n, const char *path, void *base)
 {
     comet_strategy *s = base;
     CFG_TRY(cfg_expect(c, n, path, CFG_SEQ));
-    if (n->n != COMET_GROUP_COUNT)
-        return cfg_fail(c, n, path, "must list tp, pp and dp once each");
+    if (n->n < COMET_LAYER_GROUPS || n->n > COMET_GROUP_COUNT)
+        return cfg_fail(c, n, path, "must list tp, pp and dp once each (and cp, ep at most once)");
     comet_group order[COMET_GROUP_COUNT];
     bool seen[COMET_GROUP_COUNT] = {false};
     for (size_t i = 0; i < n->n; i++) {
@@ -35,7 +36,10 @@ static comet_status read_order(cfg_ctx *c, const cfg_node *n, const char *path, 
         seen[g] = true;
         order[i] = (comet_group)g;
     }
-    memcpy(s->order, order, sizeof order);
+    for (int g = 0; g < COMET_LAYER_GROUPS; g++)
+        if (!seen[g])
+            return cfg_fail(c, n, path, "does not list %s", vocab_group_names[g]);
+    comet_strategy_order_complete(order, (int)n->n, s->order);
     return COMET_OK;
 }
 
@@ -67,10 +71,24 @@ static comet_status read_spans_dp(cfg_ctx *c, const cfg_node *n, const char *pat
     return read_spans(c, n, path, base, COMET_GROUP_DP);
 }
 
+static comet_status read_spans_cp(cfg_ctx *c, const cfg_node *n, const char *path, void *base)
+{
+    return read_spans(c, n, path, base, COMET_GROUP_CP);
+}
+
+static comet_status read_spans_ep(cfg_ctx *c, const cfg_node *n, const char *path, void *base)
+{
+    return read_spans(c, n, path, base, COMET_GROUP_EP);
+}
+
+/* ep's spans are a part of dp's (comet/strategy.h); left out, ep takes
+ * dp's innermost. */
 static const cfg_field placement_fields[] = {
     CFG_CUSTOM("tp", read_spans_tp),
     CFG_CUSTOM("pp", read_spans_pp),
     CFG_CUSTOM("dp", read_spans_dp),
+    CFG_CUSTOM("cp", read_spans_cp),
+    CFG_CUSTOM("ep", read_spans_ep),
     CFG_END,
 };
 

@@ -450,7 +450,9 @@ static void search_unit(search_run *run, comet_strategy *unit)
     }
 }
 
-static const comet_group orders[6][COMET_GROUP_COUNT] = {
+/* The placement orders the search tries, as tp, pp, dp permutations; cp
+ * and ep take their places by comet_strategy_order_complete. */
+static const comet_group orders[6][COMET_LAYER_GROUPS] = {
     {COMET_GROUP_TP, COMET_GROUP_DP, COMET_GROUP_PP}, {COMET_GROUP_TP, COMET_GROUP_PP, COMET_GROUP_DP},
     {COMET_GROUP_DP, COMET_GROUP_TP, COMET_GROUP_PP}, {COMET_GROUP_DP, COMET_GROUP_PP, COMET_GROUP_TP},
     {COMET_GROUP_PP, COMET_GROUP_TP, COMET_GROUP_DP}, {COMET_GROUP_PP, COMET_GROUP_DP, COMET_GROUP_TP},
@@ -462,7 +464,7 @@ static bool seen_before(search_run *run, const comet_strategy *s, int order)
 {
     for (int p = 0; p < order; p++) {
         comet_strategy q = *s;
-        memcpy(q.order, orders[p], sizeof q.order);
+        comet_strategy_order_complete(orders[p], COMET_LAYER_GROUPS, q.order);
         q.placement_given = false;
         if (!comet_strategy_resolve(run->req->model, run->req->system, &q, NULL, &run->scratch) &&
             memcmp(q.place, s->place, sizeof s->place) == 0)
@@ -501,7 +503,7 @@ static void search_factorization(search_run *run, int64_t gbs, int64_t tp, int64
         s.microbatch = 1;
         s.interleave = 1;
         s.placement_given = false;
-        memcpy(s.order, orders[o], sizeof s.order);
+        comet_strategy_order_complete(orders[o], COMET_LAYER_GROUPS, s.order);
         if (run->counting) {
             if ((int64_t)(unit % (uint64_t)req->shards) == req->shard)
                 search_unit(run, &s);

@@ -14,6 +14,11 @@ static const char *recompute_value(int value)
     return comet_recompute_name((comet_recompute)value);
 }
 
+static const char *cp_comm_value(int value)
+{
+    return comet_cp_comm_name((comet_cp_comm)value);
+}
+
 static const char *schedule_value(int value)
 {
     return comet_schedule_name((comet_schedule)value);
@@ -100,28 +105,40 @@ static const comet_knob knobs[COMET_KNOB_COUNT] = {
         .name = "fp8", .key = "strategy.fp8", BOOL_KNOB(fp8), .flag = "--fp8",
         .flag_form = COMET_FLAG_SWITCH, .search_flag = true, .column = 17, .help_line = 11,
         .help_usage = "--fp8", .help = "linear GEMMs in FP8 (needs an fp8 matrix peak)"},
+    [COMET_KNOB_CP] = {
+        .name = "cp", .key = "strategy.cp", INT_KNOB(cp, 1, COMET_MAX_NPUS),
+        .flag = "--cp", .flag_form = COMET_FLAG_VALUE, .column = 18, .help_line = 12,
+        .help_usage = "--cp N --ep N", .help = "context and expert parallel sizes (ep divides dp)"},
+    [COMET_KNOB_CP_COMM] = {
+        .name = "cp_comm", .key = "strategy.cp_comm", .type = COMET_KNOB_T_CHOICE,
+        FIELD(cp_comm), .n_values = COMET_CP_ULYSSES + 1, .value_name = cp_comm_value,
+        .flag = "--cp-comm", .flag_form = COMET_FLAG_VALUE, .column = 19, .help_line = 13,
+        .help_usage = "--cp-comm ring|ulysses", .help = "context parallelism's K/V exchange"},
+    [COMET_KNOB_EP] = {
+        .name = "ep", .key = "strategy.ep", INT_KNOB(ep, 1, COMET_MAX_NPUS),
+        .flag = "--ep", .flag_form = COMET_FLAG_VALUE, .column = 20, .help_line = 12},
     [COMET_KNOB_SCHEDULE] = {
         .name = "schedule", .key = "strategy.schedule", .type = COMET_KNOB_T_CHOICE,
         FIELD(schedule), .n_values = COMET_SCHEDULE_ZB_H1 + 1, .value_name = schedule_value,
-        .flag = "--schedule", .flag_form = COMET_FLAG_VALUE, .column = 18, .help_line = 13,
+        .flag = "--schedule", .flag_form = COMET_FLAG_VALUE, .column = 21, .help_line = 15,
         .help_usage = "--schedule 1f1b|zb-h1",
         .help = "pipeline schedule (zb-h1: zero bubble, interleave 1)"},
     [COMET_KNOB_FIRST_STAGE_LAYERS] = {
         .name = "first_stage_layers", .key = "strategy.first_stage_layers",
         INT_KNOB(first_stage_layers, 0, COMET_MAX_STAGE_LAYERS), .flag = "--first-stage-layers",
-        .flag_form = COMET_FLAG_VALUE, .search_flag = true, .column = 19, .help_line = 14,
+        .flag_form = COMET_FLAG_VALUE, .search_flag = true, .column = 22, .help_line = 16,
         .help_usage = "--first-stage-layers N",
         .help = "blocks on the first stage (0: even split)"},
     [COMET_KNOB_LAST_STAGE_LAYERS] = {
         .name = "last_stage_layers", .key = "strategy.last_stage_layers",
         INT_KNOB(last_stage_layers, 0, COMET_MAX_STAGE_LAYERS), .flag = "--last-stage-layers",
-        .flag_form = COMET_FLAG_VALUE, .search_flag = true, .column = 20, .help_line = 15,
+        .flag_form = COMET_FLAG_VALUE, .search_flag = true, .column = 23, .help_line = 17,
         .help_usage = "--last-stage-layers N", .help = "blocks on the last stage (0: even split)"},
     [COMET_KNOB_ORDER] = {
         .name = "order", .key = "strategy.order", .type = COMET_KNOB_T_ORDER, FIELD(order),
-        .flag = "--order", .flag_form = COMET_FLAG_VALUE, .column = -1, .help_line = 12,
+        .flag = "--order", .flag_form = COMET_FLAG_VALUE, .column = -1, .help_line = 14,
         .help_usage = "--order LIST",
-        .help = "auto placement order, innermost first (default tp,dp,pp)"},
+        .help = "auto placement order, innermost first (default tp,cp,ep,dp,pp)"},
     [COMET_KNOB_PLACEMENT] = {
         .name = "placement", .key = "strategy.placement", .type = COMET_KNOB_T_PLACEMENT,
         FIELD(place), .flag_form = COMET_FLAG_NONE, .column = 16, .help_line = -1},

@@ -17,21 +17,47 @@
 void comet_strategy_defaults(comet_strategy *s)
 {
     memset(s, 0, sizeof *s);
-    s->tp = s->pp = s->dp = 1;
+    s->tp = s->pp = s->dp = s->cp = s->ep = 1;
+    s->cp_comm = COMET_CP_RING;
     s->global_batch = 1;
     s->microbatch = 1;
     s->interleave = 1;
     s->recompute = COMET_RECOMPUTE_NONE;
     s->overlap_dp = true;
     s->overlap_tp = false;
-    s->order[0] = COMET_GROUP_TP;
-    s->order[1] = COMET_GROUP_DP;
-    s->order[2] = COMET_GROUP_PP;
+    static const comet_group megatron[] = {COMET_GROUP_TP, COMET_GROUP_DP, COMET_GROUP_PP};
+    comet_strategy_order_complete(megatron, 3, s->order);
+}
+
+void comet_strategy_order_complete(const comet_group *given, int n,
+                                   comet_group out[COMET_GROUP_COUNT])
+{
+    bool has_cp = false, has_ep = false;
+    for (int i = 0; i < n; i++) {
+        has_cp |= given[i] == COMET_GROUP_CP;
+        has_ep |= given[i] == COMET_GROUP_EP;
+    }
+    int k = 0;
+    for (int i = 0; i < n && k < COMET_GROUP_COUNT; i++) {
+        if (given[i] == COMET_GROUP_DP && !has_ep)
+            out[k++] = COMET_GROUP_EP;
+        out[k++] = given[i];
+        if (given[i] == COMET_GROUP_TP && !has_cp)
+            out[k++] = COMET_GROUP_CP;
+    }
 }
 
 int64_t comet_strategy_npus(const comet_strategy *s)
 {
-    return s->tp * s->pp * s->dp;
+    return s->tp * s->cp * s->pp * s->dp;
+}
+
+void comet_strategy_expert_dp_spans(const comet_strategy *s, int64_t out[COMET_MAX_DIMS])
+{
+    for (int d = 0; d < COMET_MAX_DIMS; d++)
+        out[d] = s->place[COMET_GROUP_EP][d] > 0 ? s->place[COMET_GROUP_DP][d] /
+                                                       s->place[COMET_GROUP_EP][d]
+                                                 : s->place[COMET_GROUP_DP][d];
 }
 
 int64_t comet_strategy_microbatches(const comet_strategy *s)
@@ -86,11 +112,64 @@ static comet_status check_limits(const comet_strategy *s, comet_strategy_refusal
         return REFUSE(why, COMET_FAULT_LIMIT, i, err, "%lld is past comet's limit of %lld", v,
                       (long long)k->hi);
     }
-    /* tp*pp*dp could overflow before the limit check. */
-    if ((double)s->tp * (double)s->pp * (double)s->dp > COMET_MAX_NPUS)
+    /* tp*cp*pp*dp could overflow before the limit check. */
+    double npus = (double)s->tp * (double)s->cp * (double)s->pp * (double)s->dp;
+    if (npus > COMET_MAX_NPUS)
         return REFUSE(why, COMET_FAULT_NPUS_LIMIT, COMET_KNOB_DP, err,
-                      "tp*pp*dp = %.0f NPUs is past comet's limit of %d",
-                      (double)s->tp * (double)s->pp * (double)s->dp, COMET_MAX_NPUS);
+                      "%s = %.0f NPUs is past comet's limit of %d",
+                      s->cp > 1 ? "tp*cp*pp*dp" : "tp*pp*dp", npus, COMET_MAX_NPUS);
+    return COMET_OK;
+}
+
+/* Context parallelism splits a Transformer's sequence: into 2 cp chunks
+ * for the ring (each rank takes one from each end, the causal load
+ * balance), or cp ways for Ulysses, whose all-to-all regroups by heads. */
+static comet_status check_context(const comet_model *m, const comet_strategy *s,
+                                  comet_strategy_refusal *why, comet_error *err)
+{
+    if (s->cp == 1)
+        return COMET_OK;
+    long long cp = (long long)s->cp;
+    if (m->kind != COMET_MODEL_TRANSFORMER)
+        return REFUSE(why, COMET_FAULT_CP_SPLIT, COMET_KNOB_CP, err,
+                      "context parallelism applies to Transformer models only, not to the layer "
+                      "list %s", m->name);
+    if (s->cp_comm == COMET_CP_RING && m->seq % (2 * s->cp))
+        return REFUSE(why, COMET_FAULT_CP_SPLIT, COMET_KNOB_CP, err,
+                      "ring context parallelism splits the sequence into 2*cp = %lld chunks, "
+                      "which does not divide seq (%lld)", 2 * cp, (long long)m->seq);
+    if (s->cp_comm == COMET_CP_ULYSSES) {
+        if (m->seq % s->cp)
+            return REFUSE(why, COMET_FAULT_CP_SPLIT, COMET_KNOB_CP, err,
+                          "%lld does not divide seq (%lld)", cp, (long long)m->seq);
+        if ((m->heads / s->tp) % s->cp)
+            return REFUSE(why, COMET_FAULT_CP_SPLIT, COMET_KNOB_CP, err,
+                          "Ulysses splits the heads: cp %lld does not divide the %lld heads each "
+                          "tp rank holds", cp, (long long)(m->heads / s->tp));
+    }
+    return COMET_OK;
+}
+
+/* Expert parallelism splits an MoE layer's experts over ep ranks of the
+ * data-parallel group. */
+static comet_status check_experts(const comet_model *m, const comet_strategy *s,
+                                  comet_strategy_refusal *why, comet_error *err)
+{
+    if (s->ep == 1)
+        return COMET_OK;
+    long long ep = (long long)s->ep;
+    if (m->kind != COMET_MODEL_TRANSFORMER || m->moe.experts <= 0)
+        return REFUSE(why, COMET_FAULT_EP_SPLIT, COMET_KNOB_EP, err,
+                      "expert parallelism needs a mixture-of-experts model; %s has no experts "
+                      "(model.moe.experts)", m->name);
+    if (m->moe.experts % s->ep)
+        return REFUSE(why, COMET_FAULT_EP_SPLIT, COMET_KNOB_EP, err,
+                      "%lld does not divide the %lld experts (model.moe.experts)", ep,
+                      (long long)m->moe.experts);
+    if (s->dp % s->ep)
+        return REFUSE(why, COMET_FAULT_EP_SPLIT, COMET_KNOB_EP, err,
+                      "%lld does not divide dp (%lld): expert-parallel ranks are drawn from the "
+                      "data-parallel group", ep, (long long)s->dp);
     return COMET_OK;
 }
 
@@ -156,6 +235,11 @@ static comet_status check_model(const comet_model *m, const comet_strategy *s,
             return REFUSE(why, COMET_FAULT_TP_SPLIT, COMET_KNOB_TP, err,
                           "%lld does not divide ffn (%lld)", tp, (long long)m->ffn);
     }
+    comet_status st = check_context(m, s, why, err);
+    if (!st)
+        st = check_experts(m, s, why, err);
+    if (st)
+        return st;
     /* Stages may hold unequal numbers of layers (Llama 3 405B ran 126
      * layers on 16 stages); every stage needs at least one. */
     int64_t depth = comet_model_depth(m);
@@ -254,7 +338,20 @@ static int64_t gcd64(int64_t a, int64_t b)
 
 static int64_t group_size(const comet_strategy *s, comet_group g)
 {
-    return g == COMET_GROUP_TP ? s->tp : g == COMET_GROUP_PP ? s->pp : s->dp;
+    switch (g) {
+    case COMET_GROUP_TP: return s->tp;
+    case COMET_GROUP_PP: return s->pp;
+    case COMET_GROUP_CP: return s->cp;
+    case COMET_GROUP_EP: return s->ep;
+    default: return s->dp;
+    }
+}
+
+/* Ranks a group lays out on its own in the order: dp's place in the order
+ * is that of its ranks outside expert parallelism. */
+static int64_t layout_size(const comet_strategy *s, comet_group g)
+{
+    return g == COMET_GROUP_DP ? s->dp / s->ep : group_size(s, g);
 }
 
 /* Fill dimensions innermost first, taking groups in s->order. */
@@ -266,7 +363,7 @@ static comet_status place_auto(comet_strategy *s, const int64_t sizes[COMET_MAX_
     memset(s->place, 0, sizeof s->place);
     for (int gi = 0; gi < COMET_GROUP_COUNT; gi++) {
         comet_group g = s->order[gi];
-        int64_t left = group_size(s, g);
+        int64_t left = layout_size(s, g);
         for (int d = 0; d < COMET_MAX_DIMS; d++) {
             int64_t span = d < n_dims ? gcd64(left, room[d]) : 1;
             s->place[g][d] = span;
@@ -276,18 +373,38 @@ static comet_status place_auto(comet_strategy *s, const int64_t sizes[COMET_MAX_
         if (left != 1)
             return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "strategy.order",
                                    "cannot lay the %s group (%lld NPUs) onto the network dimensions",
-                                   comet_group_name(g), (long long)group_size(s, g));
+                                   comet_group_name(g), (long long)layout_size(s, g));
     }
+    for (int d = 0; d < COMET_MAX_DIMS; d++)
+        s->place[COMET_GROUP_DP][d] *= s->place[COMET_GROUP_EP][d];
     return COMET_OK;
+}
+
+/* Given spans without ep's: expert parallelism takes the innermost of the
+ * dp group's spans. */
+static void carve_ep(comet_strategy *s)
+{
+    int64_t left = s->ep;
+    for (int d = 0; d < COMET_MAX_DIMS; d++) {
+        int64_t span = gcd64(left, s->place[COMET_GROUP_DP][d]);
+        s->place[COMET_GROUP_EP][d] = span;
+        left /= span;
+    }
 }
 
 #define BAD(err, key, ...) comet_error_set((err), COMET_EINPUT, NULL, 0, 0, (key), __VA_ARGS__)
 
-static comet_status check_placement(const comet_strategy *s, const int64_t sizes[COMET_MAX_DIMS],
+static comet_status check_placement(comet_strategy *s, const int64_t sizes[COMET_MAX_DIMS],
                                     int n_dims, comet_error *err)
 {
     static const char *const keys[COMET_GROUP_COUNT] = {
-        "strategy.placement.tp", "strategy.placement.pp", "strategy.placement.dp"};
+        "strategy.placement.tp", "strategy.placement.pp", "strategy.placement.dp",
+        "strategy.placement.cp", "strategy.placement.ep"};
+    int64_t ep_given = 1;
+    for (int d = 0; d < COMET_MAX_DIMS; d++)
+        ep_given *= s->place[COMET_GROUP_EP][d] > 0 ? s->place[COMET_GROUP_EP][d] : 1;
+    if (ep_given == 1 && s->ep > 1)
+        carve_ep(s);
     for (int g = 0; g < COMET_GROUP_COUNT; g++) {
         int64_t prod = 1;
         for (int d = 0; d < COMET_MAX_DIMS; d++) {
@@ -302,7 +419,13 @@ static comet_status check_placement(const comet_strategy *s, const int64_t sizes
                        (long long)prod, (long long)group_size(s, (comet_group)g));
     }
     for (int d = 0; d < n_dims; d++) {
-        int64_t prod = s->place[0][d] * s->place[1][d] * s->place[2][d];
+        if (s->place[COMET_GROUP_DP][d] % s->place[COMET_GROUP_EP][d])
+            return BAD(err, keys[COMET_GROUP_EP], "span %lld on dimension %lld does not divide dp's "
+                       "span there (%lld): expert parallelism is a part of the dp group",
+                       (long long)s->place[COMET_GROUP_EP][d], (long long)d,
+                       (long long)s->place[COMET_GROUP_DP][d]);
+        int64_t prod = s->place[COMET_GROUP_TP][d] * s->place[COMET_GROUP_PP][d] *
+                       s->place[COMET_GROUP_DP][d] * s->place[COMET_GROUP_CP][d];
         if (prod != sizes[d])
             return BAD(err, "strategy.placement", "groups use %lld NPUs of a dimension of size %lld",
                        (long long)prod, (long long)sizes[d]);

@@ -271,10 +271,11 @@ typedef struct strategy_field {
     char buf[96];
 } strategy_field;
 
-/* "tp:8x1 pp:1x8 dp:1x1": each group's span on each network dimension. */
+/* "tp:8x1 pp:1x8 dp:1x1": each group's span on each network dimension
+ * (cp and ep only when they are more than one rank). */
 static void placement_text(const comet_strategy *s, char *out, size_t cap)
 {
-    static const char *const names[COMET_GROUP_COUNT] = {"tp", "pp", "dp"};
+    static const char *const names[COMET_GROUP_COUNT] = {"tp", "pp", "dp", "cp", "ep"};
     int last = 0;
     for (int d = 0; d < COMET_MAX_DIMS; d++)
         for (int g = 0; g < COMET_GROUP_COUNT; g++)
@@ -282,7 +283,10 @@ static void placement_text(const comet_strategy *s, char *out, size_t cap)
                 last = d;
     size_t n = 0;
     out[0] = '\0';
+    const int64_t sizes[COMET_GROUP_COUNT] = {s->tp, s->pp, s->dp, s->cp, s->ep};
     for (int g = 0; g < COMET_GROUP_COUNT && n < cap; g++) {
+        if (g >= COMET_LAYER_GROUPS && sizes[g] <= 1)
+            continue;
         n += (size_t)snprintf(out + n, cap - n, "%s%s:", g ? " " : "", names[g]);
         for (int d = 0; d <= last && n < cap; d++)
             n += (size_t)snprintf(out + n, cap - n, "%s%lld", d ? "x" : "",

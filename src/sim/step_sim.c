@@ -242,7 +242,8 @@ static int layer_comms(builder *b, int stage, const segment *sg, int pass_kind, 
                        int after)
 {
     static const int kind[COMET_GROUP_COUNT] = {
-        [COMET_GROUP_TP] = K_TP, [COMET_GROUP_PP] = K_SEND_FWD, [COMET_GROUP_DP] = K_DP};
+        [COMET_GROUP_TP] = K_TP, [COMET_GROUP_PP] = K_SEND_FWD, [COMET_GROUP_DP] = K_DP,
+        [COMET_GROUP_CP] = K_TP, [COMET_GROUP_EP] = K_TP};
     const layer_time *lt = &b->lt[sg->kind];
     const work_layer *l = &b->work.layers[sg->kind];
     int prev = after;

@@ -1,6 +1,7 @@
 /* The domain's vocabulary: names of the enumerations users write in config
  * files and on the command line (datatypes, model kinds, collectives,
- * groups, topologies, algorithms, attach kinds, recompute modes,
+ * groups, topologies, algorithms, attach kinds, recompute modes, context-
+ * parallel exchanges,
  * objectives), the names reports give memory kinds and tiers, and the size
  * of each datatype. One table per enum, indexed by value, so that name and
  * parse can never disagree and error messages can list what is accepted.
@@ -18,13 +19,15 @@ const char *const vocab_dtype_names[] = {"fp32", "tf32", "fp16", "bf16", "fp8", 
 const char *const vocab_model_kind_names[] = {"transformer", "layers", NULL};
 const char *const vocab_collective_names[] = {"none", "all_reduce", "reduce_scatter",
                                             "all_gather", "all_to_all", NULL};
-const char *const vocab_group_names[] = {"tp", "pp", "dp", NULL};
+const char *const vocab_group_names[] = {"tp", "pp", "dp", "cp", "ep", NULL};
+const char *const vocab_layer_group_names[] = {"tp", "pp", "dp", NULL};
 const char *const vocab_topology_names[] = {"ring", "fully_connected", "switch", NULL};
 const char *const vocab_algorithm_names[] = {"ring", "direct", "halving_doubling",
                                            "double_binary_tree", NULL};
 const char *const vocab_attach_names[] = {"per_npu", "per_node", "pool", NULL};
 const char *const vocab_objective_names[] = {"time", "throughput", "cost", NULL};
 const char *const vocab_recompute_names[] = {"none", "selective", "full", NULL};
+const char *const vocab_cp_comm_names[] = {"ring", "ulysses", NULL};
 const char *const vocab_schedule_names[] = {"1f1b", "zb-h1", NULL};
 /* only named, never read: private to this file */
 static const char *const mem_kind_names[] = {"weights", "gradients", "optimizer", "activations",
@@ -126,6 +129,11 @@ const char *comet_recompute_name(comet_recompute r)
 int comet_recompute_parse(const char *name, comet_recompute *out)
 {
     PARSE_INTO(vocab_recompute_names, name, out, comet_recompute);
+}
+
+const char *comet_cp_comm_name(comet_cp_comm c)
+{
+    return name_of(vocab_cp_comm_names, COUNT(vocab_cp_comm_names), (int)c);
 }
 
 const char *comet_schedule_name(comet_schedule sc)

@@ -14,10 +14,13 @@ extern const char *const vocab_dtype_names[];
 extern const char *const vocab_model_kind_names[];
 extern const char *const vocab_collective_names[];
 extern const char *const vocab_group_names[];
+/* The groups a generic layer's own communication may name (tp, pp, dp). */
+extern const char *const vocab_layer_group_names[];
 extern const char *const vocab_topology_names[];
 extern const char *const vocab_algorithm_names[];
 extern const char *const vocab_attach_names[];
 extern const char *const vocab_recompute_names[];
+extern const char *const vocab_cp_comm_names[];
 extern const char *const vocab_schedule_names[];
 extern const char *const vocab_objective_names[];
 

@@ -14,6 +14,7 @@ typedef struct block_shape {
     double tokens;          /* b*s */
     double tokens_rep;      /* tokens seen by replicated ops: b*s, or b*s/t with SP */
     double heads_local;     /* a/t */
+    double head_dim;        /* width of one head */
     double kv_width_local;  /* width of K (and of V) per NPU: head_dim * kv heads held */
     double q_width_local;   /* h/t */
     double elem;            /* bytes per element of activations/weights */
@@ -31,11 +32,11 @@ static block_shape shape_of(const comet_model *m, const comet_strategy *s)
     x.tokens = x.b * x.s;
     x.tokens_rep = s->sp ? x.tokens / x.t : x.tokens;
     x.heads_local = (double)m->heads / x.t;
-    double head_dim = x.h / (double)m->heads;
+    x.head_dim = work_head_dim(m);
     /* KV heads are split by TP when there are enough, else replicated. */
     double kv_local = (double)m->kv_heads >= x.t ? (double)m->kv_heads / x.t : 1.0;
-    x.kv_width_local = head_dim * kv_local;
-    x.q_width_local = x.h / x.t;
+    x.kv_width_local = x.head_dim * kv_local;
+    x.q_width_local = x.heads_local * x.head_dim;
     x.elem = comet_dtype_bytes(m->dtype);
     x.mlp_mats = m->gated_mlp ? 3.0 : 2.0;
     return x;
@@ -119,13 +120,19 @@ static void add_tp_sync(work_layer *l, const block_shape *x, bool sp)
     }
 }
 
+double work_head_dim(const comet_model *m)
+{
+    return m->head_dim > 0 ? (double)m->head_dim : (double)m->hidden / (double)m->heads;
+}
+
 double work_transformer_block_params(const comet_model *m)
 {
     double h = (double)m->hidden, f = (double)m->ffn;
-    double kv = 2.0 * h * (double)m->kv_heads / (double)m->heads; /* K and V widths */
+    double q = (double)m->heads * work_head_dim(m);              /* Q width */
+    double kv = 2.0 * (double)m->kv_heads * work_head_dim(m);    /* K and V widths */
     double mats = m->gated_mlp ? 3.0 : 2.0;
-    double weights = h * (h + kv) + h * h + mats * h * f;
-    double biases = m->biases ? (h + kv) + h + (m->gated_mlp ? 2.0 * f : f) + h : 0.0;
+    double weights = h * (q + kv) + q * h + mats * h * f;
+    double biases = m->biases ? (q + kv) + h + (m->gated_mlp ? 2.0 * f : f) + h : 0.0;
     double norms = m->biases ? 4.0 * h : 2.0 * h; /* LayerNorm: gain+bias; RMSNorm: gain */
     return weights + biases + norms;
 }
@@ -159,12 +166,12 @@ static void build_block(const comet_model *m, const comet_strategy *s, const blo
      * on chip: the same FLOPs, no HBM traffic for it, no dropout mask. */
     bool flash = s->flash_attention;
     double score_bytes = flash ? 0.0 : scores;
-    add_op(l, WORK_GEMM, 2.0 * scores * (h / (double)m->heads),               /* Q K^T */
+    add_op(l, WORK_GEMM, 2.0 * scores * x->head_dim,                          /* Q K^T */
            e * (T * x->q_width_local + T * x->kv_width_local + score_bytes), true);
     add_op(l, WORK_VECTOR, 5.0 * scores, 2.0 * e * score_bytes, true);        /* scale+mask+softmax */
     if (m->dropout)
         add_op(l, WORK_VECTOR, scores, (2.0 * e + 1.0) * score_bytes, true);  /* attention dropout */
-    add_op(l, WORK_GEMM, 2.0 * scores * (h / (double)m->heads),               /* scores x V */
+    add_op(l, WORK_GEMM, 2.0 * scores * x->head_dim,                          /* scores x V */
            e * (score_bytes + T * x->kv_width_local + T * x->q_width_local), true);
     fp8_weights += add_linear(l, T, h, x->q_width_local, T, e, fp8);         /* projection */
     add_op(l, WORK_VECTOR, 2.0 * Tr * h, (3.0 * e + mask) * Tr * h, false);   /* dropout+residual */
@@ -355,10 +362,10 @@ void work_build_transformer(const comet_model *m, const comet_strategy *s, work_
 
     /* Model FLOPs of one microbatch forward over all NPUs (no recompute):
      * every GEMM of every block plus the LM head, unsharded. */
-    double T = x.tokens, h = x.h, a = (double)m->heads;
-    double kv = h * (double)m->kv_heads / a;
-    double block_flops = 2.0 * T * h * (h + 2.0 * kv) + 4.0 * x.b * x.s * x.s * h
-                       + 2.0 * T * h * h + 2.0 * x.mlp_mats * T * h * x.f;
+    double T = x.tokens, h = x.h;
+    double q = (double)m->heads * x.head_dim, kv = (double)m->kv_heads * x.head_dim;
+    double block_flops = 2.0 * T * h * (q + 2.0 * kv) + 4.0 * x.b * x.s * x.s * q
+                       + 2.0 * T * q * h + 2.0 * x.mlp_mats * T * h * x.f;
     out->fwd_flops_model = (double)m->layers * block_flops + 2.0 * T * h * (double)m->vocab;
     out->params_mp_npu = 0.0;
     out->mp_lookup_bytes = 0.0;

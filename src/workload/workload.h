@@ -132,6 +132,8 @@ int64_t work_chunk_first_block(const comet_model *m, const comet_strategy *s, in
 /* ... and on pipeline stage `stage`, all its chunks. */
 int64_t work_stage_blocks(const comet_model *m, const comet_strategy *s, int64_t stage);
 
+/* Width of one attention head: head_dim, or hidden / heads when unset. */
+double work_head_dim(const comet_model *m);
 /* Parameters of one transformer block and of the embedding/LM head. */
 double work_transformer_block_params(const comet_model *m);
 double work_transformer_embedding_params(const comet_model *m);
