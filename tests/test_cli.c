@@ -1326,7 +1326,7 @@ static void test_schedule_flags(void **state)
     run(&r, "estimate --json --model llama3-405b --tp 8 --pp 16 --dp 1 --gbs 16 "
             "--schedule zb-h1 --first-stage-layers 7 --last-stage-layers 7");
     assert_int_equal(r.status, 0);
-    assert_non_null(strstr(r.out, "\"fp8\": false, \"schedule\": \"zb-h1\", "
+    assert_non_null(strstr(r.out, "\"ep\": 1, \"schedule\": \"zb-h1\", "
                                   "\"first_stage_layers\": 7, \"last_stage_layers\": 7}"));
     run(&r, "estimate --model llama3-405b --tp 8 --pp 16 --dp 1 --gbs 16 --schedule zb-h1");
     assert_int_equal(r.status, 0);
