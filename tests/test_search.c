@@ -72,6 +72,8 @@ static void request(comet_search_request *req, const comet_model *m, const comet
 /* An independent walk over the same space with the public estimator. */
 static double brute_force_best(const comet_model *m, const comet_system *sys)
 {
+    /* the six orders of tp (0), pp (1) and dp (2); cp and ep take their
+     * places by comet_strategy_order_complete */
     static const comet_group orders[6][3] = {
         {0, 2, 1}, {0, 1, 2}, {2, 0, 1}, {2, 1, 0}, {1, 0, 2}, {1, 2, 0}};
     double best = INFINITY;
@@ -102,7 +104,7 @@ static double brute_force_best(const comet_model *m, const comet_system *sys)
                                         s.recompute = (comet_recompute)rc;
                                         s.zero_stage = z % 4;
                                         s.overlap_dp = s.overlap_tp = true;
-                                        memcpy(s.order, orders[o], sizeof s.order);
+                                        comet_strategy_order_complete(orders[o], 3, s.order);
                                         if (v > 1 && m->layers % (pp * v))
                                             continue;
                                         comet_result r;
