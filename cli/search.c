@@ -94,7 +94,8 @@ static void render_text(const cli_inputs *in, const comet_search_request *req,
     comet_buf_printf(b,
                      "\n%llu points enumerated in %.2f s on %d thread%s (%.2f M points/s): "
                      "%llu fit, %llu did not fit in HBM, %llu not in expansion memory, "
-                     "%llu dominated (overlap off); %llu layouts invalid (TP vs heads/ffn %llu, "
+                     "%llu dominated (overlap off, or 1F1B where ZB-H1 fits); "
+                     "%llu layouts invalid (TP vs heads/ffn %llu, "
                      "batch %llu, network %llu)\n",
                      (unsigned long long)st->enumerated, seconds, threads, threads == 1 ? "" : "s",
                      seconds > 0 ? (double)st->enumerated / seconds / 1e6 : 0.0,

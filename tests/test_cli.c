@@ -1334,6 +1334,45 @@ static void test_simulate_step(void **state)
     assert_non_null(strstr(r.out, "simulated  15.1"));
 }
 
+/* The schedule and uneven-stage flags: their values reach the strategy
+ * (the JSON report names them last), and each refusal is one line naming
+ * the flag. */
+static void test_schedule_flags(void **state)
+{
+    (void)state;
+    cli_run r;
+    run(&r, "estimate --json --model llama3-405b --tp 8 --pp 16 --dp 1 --gbs 16 "
+            "--schedule zb-h1 --first-stage-layers 7 --last-stage-layers 7");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "\"ep\": 1, \"schedule\": \"zb-h1\", "
+                                  "\"first_stage_layers\": 7, \"last_stage_layers\": 7}"));
+    run(&r, "estimate --model llama3-405b --tp 8 --pp 16 --dp 1 --gbs 16 --schedule zb-h1");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "schedule zb-h1"));
+    expect_error("estimate --model gpt3-175b --tp 8 --pp 8 --dp 1 --gbs 64 --interleave 2 "
+                 "--schedule zb-h1",
+                 "comet estimate: --schedule: zb-h1 runs one model chunk per stage, got "
+                 "interleave 2 (interleave > 1 runs interleaved 1F1B)");
+    expect_error("estimate --model gpt3-175b --tp 8 --pp 8 --dp 1 --gbs 64 --schedule zb-h3",
+                 "comet estimate: --schedule: expected 1f1b or zb-h1, got \"zb-h3\"");
+    expect_error("estimate --model llama3-405b --tp 8 --pp 16 --dp 1 --gbs 16 "
+                 "--first-stage-layers 200",
+                 "comet estimate: --first-stage-layers: 200 exceeds the model's 126 layers");
+    expect_error("estimate --model llama3-405b --tp 8 --pp 16 --dp 1 --gbs 16 "
+                 "--first-stage-layers 100 --last-stage-layers 20",
+                 "comet estimate: --last-stage-layers: first_stage_layers 100 and "
+                 "last_stage_layers 20 leave 6 layers for 14 middle stages (each needs one)");
+    expect_error("estimate --model llama3-405b --tp 8 --pp 8 --dp 1 --gbs 16 --interleave 2 "
+                 "--last-stage-layers 7",
+                 "comet estimate: --last-stage-layers: uneven stages run without "
+                 "interleaving, got interleave 2");
+    write_file("uneven.yaml", "strategy:\n  tp: 8\n  pp: 16\n  global_batch: 16\n"
+                              "  first_stage_layers: 130\n");
+    expect_error("estimate uneven.yaml --model llama3-405b",
+                 "comet estimate: uneven.yaml:5:23: strategy.first_stage_layers: 130 exceeds "
+                 "the model's 126 layers");
+}
+
 /* A value for every knob with a flag, together a strategy megatron-22b can
  * run on 8 NPUs of a DGX H100 node (fp8 needs its fp8 peak) with an
  * expansion tier: integers and
@@ -1347,6 +1386,10 @@ static const char *const knob_samples[COMET_KNOB_COUNT] = {
     [COMET_KNOB_OVERLAP_TP] = "on", [COMET_KNOB_GRAD_FP32] = "on",
     [COMET_KNOB_FLASH_ATTENTION] = "on", [COMET_KNOB_FP8] = "on", [COMET_KNOB_CP] = "1",
     [COMET_KNOB_CP_COMM] = "ulysses", [COMET_KNOB_EP] = "1", [COMET_KNOB_ORDER] = "dp,tp,pp",
+    /* interleave 2 runs interleaved 1F1B on even stages (zb-h1 and uneven
+     * stages are refused with it; test_schedule_flags sets them) */
+    [COMET_KNOB_SCHEDULE] = "1f1b", [COMET_KNOB_FIRST_STAGE_LAYERS] = "0",
+    [COMET_KNOB_LAST_STAGE_LAYERS] = "0",
 };
 
 /* Does text hold the number n as a whole number (no digit either side)? */
@@ -1506,6 +1549,7 @@ void suite_cli(test_tally *t)
         cmocka_unit_test(test_strategy_file_errors_point_at_the_key),
         cmocka_unit_test(test_bad_flags),
         cmocka_unit_test(test_knob_flags_match_keys),
+        cmocka_unit_test(test_schedule_flags),
         cmocka_unit_test(test_bad_files),
         cmocka_unit_test(test_bad_paths),
         cmocka_unit_test(test_output_quoting),

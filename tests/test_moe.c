@@ -304,7 +304,7 @@ static void test_stage_split(void **state)
     comet_strategy s = layout(1, 8, 8, 8, 64);
     work_stage w;
     work_build(&m, &s, &w);
-    assert_true(w.busiest_is_inner);
+    assert_true(w.busiest_is_middle);
     assert_false(w.busiest_is_first);
     assert_close(w.moe_first_count, 5.0, 0.0);
     assert_close(w.moe_last_count, 7.0, 0.0);
@@ -316,8 +316,8 @@ static void test_stage_split(void **state)
     assert_close(w.params_expert_npu, 8.0 * moe->expert_params, 1e-15);
     s = layout(1, 4, 8, 8, 64);
     s.interleave = 2;
-    assert_int_equal(work_chunk_first_layer(&m, &s, 4), 32);
-    assert_int_equal(work_chunk_first_layer(&m, &s, 7), 54);
+    assert_int_equal(work_chunk_first_block(&m, &s, 4), 32);
+    assert_int_equal(work_chunk_first_block(&m, &s, 7), 54);
     assert_int_equal(work_stage_moe_blocks(&m, &s, 0), 13);
     assert_int_equal(work_stage_moe_blocks(&m, &s, 3), 15);
     assert_int_equal(work_stage_blocks(&m, &s, 3), 15);

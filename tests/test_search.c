@@ -91,9 +91,14 @@ static double brute_force_best(const comet_model *m, const comet_system *sys)
                         for (int sp = 0; sp < 2; sp++)
                             for (int fa = 0; fa < 2; fa++)
                                 for (int rc = 0; rc < 3; rc++)
-                                    for (int z = 0; z < 4; z++) {
+                                    for (int z = 0; z < 8; z++) {
                                         comet_strategy s;
                                         comet_strategy_defaults(&s);
+                                        /* z 4-7: the same ZeRO stages under ZB-H1 */
+                                        if (z >= 4 && (v > 1 || pp == 1))
+                                            continue;
+                                        s.schedule = z >= 4 ? COMET_SCHEDULE_ZB_H1
+                                                            : COMET_SCHEDULE_1F1B;
                                         s.tp = tp;
                                         s.pp = pp;
                                         s.dp = 16 / (tp * pp);
@@ -103,7 +108,7 @@ static double brute_force_best(const comet_model *m, const comet_system *sys)
                                         s.sp = sp;
                                         s.flash_attention = fa;
                                         s.recompute = (comet_recompute)rc;
-                                        s.zero_stage = z;
+                                        s.zero_stage = z % 4;
                                         s.overlap_dp = s.overlap_tp = true;
                                         comet_strategy_order_complete(orders[o], 3, s.order);
                                         if (v > 1 && m->layers % (pp * v))
@@ -237,6 +242,62 @@ static void test_search_explores_cp_and_ep(void **state)
         assert_int_equal(top[i].strategy.cp, 1);
 }
 
+/* The schedule is searched: on a pipeline of one chunk per stage ZB-H1
+ * and 1F1B; with nothing in the expansion tier 1F1B is dominated wherever
+ * ZB-H1 fits (its bubble (p-1)(F+B-W) is shorter, the rest alike), so the
+ * pruned ranking holds no such 1F1B point; kept, each 1F1B point scores
+ * no better than its ZB-H1 twin and the best is unchanged. */
+static void test_search_schedule(void **state)
+{
+    (void)state;
+    comet_model m;
+    comet_system sys;
+    small_job(&m, &sys);
+    comet_search_request req;
+    request(&req, &m, &sys, COMET_SEARCH_MAX_TOP);
+    static comet_ranked pruned[COMET_SEARCH_MAX_TOP], kept[COMET_SEARCH_MAX_TOP];
+    int n_pruned = 0, n_kept = 0, zb = 0, one = 0, twins = 0;
+    comet_search_stats st;
+    comet_error err;
+    assert_int_equal(comet_search(&req, pruned, &n_pruned, &st, &err), COMET_OK);
+    for (int i = 0; i < n_pruned; i++) {
+        const comet_strategy *s = &pruned[i].strategy;
+        if (s->pp == 1 || s->interleave > 1)
+            continue;
+        if (s->schedule == COMET_SCHEDULE_ZB_H1) {
+            zb++;
+            continue;
+        }
+        /* 1F1B ranked: its ZB-H1 twin holds more than HBM has */
+        comet_strategy twin = *s;
+        twin.schedule = COMET_SCHEDULE_ZB_H1;
+        comet_result r;
+        assert_int_equal(comet_estimate(&m, &sys, &twin, &r, &err), COMET_OK);
+        assert_false(r.feasible && !(r.mem_total[COMET_TIER_EXPANSION] > 0.0));
+        one++;
+    }
+    printf("  %d ZB-H1 and %d 1F1B pipelines of one chunk per stage ranked\n", zb, one);
+    assert_true(zb > 0);
+    req.space.keep_dominated = true;
+    assert_int_equal(comet_search(&req, kept, &n_kept, &st, &err), COMET_OK);
+    assert_close(kept[0].score, pruned[0].score, 0.0);
+    for (int i = 0; i < n_kept; i++) {
+        if (kept[i].strategy.schedule != COMET_SCHEDULE_1F1B || kept[i].strategy.pp == 1 ||
+            kept[i].strategy.interleave > 1)
+            continue;
+        comet_strategy twin = kept[i].strategy;
+        twin.schedule = COMET_SCHEDULE_ZB_H1;
+        comet_result r;
+        assert_int_equal(comet_estimate(&m, &sys, &twin, &r, &err), COMET_OK);
+        if (!r.feasible)
+            continue;
+        assert_true(r.step_time < kept[i].result.step_time);
+        assert_true(r.bubble < kept[i].result.bubble);
+        twins++;
+    }
+    assert_true(twins > 0);
+}
+
 /* ---- progress ----------------------------------------------------------------- */
 
 typedef struct progress_log {
@@ -269,7 +330,8 @@ static bool log_progress(void *ctx, const comet_search_progress *p)
 /* The space's points counted by hand: every (tp, pp, placement order),
  * microbatch, interleave, SP and fused attention, times what one workload
  * stands for (3 recomputes, 4 ZeRO stages and 2 DP overlaps when dp > 1,
- * 2 TP overlaps when tp > 1). */
+ * 2 TP overlaps when tp > 1, 2 schedules with a pipeline of one chunk per
+ * stage). */
 static uint64_t points_by_hand(const comet_model *m, int64_t npus, int64_t gbs)
 {
     uint64_t total = 0;
@@ -280,12 +342,13 @@ static uint64_t points_by_hand(const comet_model *m, int64_t npus, int64_t gbs)
                 continue;
             int64_t dp = npus / (tp * pp);
             uint64_t per_workload = 3 * (dp > 1 ? 8 : 1) * (tp > 1 ? 2 : 1);
-            uint64_t workloads = 0;
+            uint64_t points = 0;
             for (int64_t mb = 1; mb <= gbs / dp; mb++)
                 for (int64_t v = 1; v * pp <= depth; v++)
                     if ((gbs / dp) % mb == 0 && (v == 1 || (pp > 1 && depth % (pp * v) == 0)))
-                        workloads += (tp > 1 ? 2 : 1) * 2;
-            total += 6 * workloads * per_workload;
+                        /* two schedules (1F1B, ZB-H1) with a pipeline of one chunk */
+                        points += (tp > 1 ? 2 : 1) * 2 * per_workload * (pp > 1 && v == 1 ? 2 : 1);
+            total += 6 * points;
         }
     return total;
 }
@@ -419,6 +482,7 @@ void suite_search(test_tally *t)
     const struct CMUnitTest search[] = {
         cmocka_unit_test(test_best_matches_brute_force),
         cmocka_unit_test(test_search_explores_cp_and_ep),
+        cmocka_unit_test(test_search_schedule),
         cmocka_unit_test(test_threads_and_shards_agree),
         cmocka_unit_test(test_search_progress),
         cmocka_unit_test(test_bad_requests),

@@ -224,18 +224,29 @@ static comet_strategy agreement_strategy(int64_t tp, int64_t pp, int64_t dp, int
 }
 
 /* With links that do not contend and no overlap to arbitrate, the task
- * graph and the closed form must agree on every preset model. */
+ * graph and the closed form must agree on every preset model; so they do
+ * under ZB-H1 (B and W as passes of their own), and with uneven first and
+ * last stages (Llama 3 405B's 126 layers as 7 + 14 x 8 + 7, where a middle
+ * stage is the busiest) under both schedules. (Splits that leave the
+ * stages unequal, e.g. GPT-3's 96 as 13 + 6 x 12 + 11, sit up to 2 %
+ * apart: every stage is timed as the busiest one, docs/model.md 15.) */
 static void test_step_agrees_with_estimate(void **state)
 {
     (void)state;
+    enum { ONE = COMET_SCHEDULE_1F1B, ZB = COMET_SCHEDULE_ZB_H1 };
     static const struct {
         const char *model;
-        int64_t tp, pp, dp, gbs, v;
+        int64_t tp, pp, dp, gbs, v, first, last;
+        int schedule;
     } cases[] = {
-        {"megatron-22b", 8, 4, 2, 64, 2},   {"gpt3-175b", 8, 8, 2, 128, 3},
-        {"gpt3-175b", 8, 8, 2, 128, 1},     {"turing-530b", 8, 5, 2, 80, 3},
-        {"megatron-1t", 8, 8, 2, 128, 2},   {"transformer-1t", 8, 8, 2, 128, 2},
-        {"llama2-70b", 8, 4, 2, 64, 2},     {"llama3-405b", 8, 7, 2, 112, 2},
+        {"megatron-22b", 8, 4, 2, 64, 2, 0, 0, ONE},  {"gpt3-175b", 8, 8, 2, 128, 3, 0, 0, ONE},
+        {"gpt3-175b", 8, 8, 2, 128, 1, 0, 0, ONE},  {"turing-530b", 8, 5, 2, 80, 3, 0, 0, ONE},
+        {"megatron-1t", 8, 8, 2, 128, 2, 0, 0, ONE},
+        {"transformer-1t", 8, 8, 2, 128, 2, 0, 0, ONE},
+        {"llama2-70b", 8, 4, 2, 64, 2, 0, 0, ONE},  {"llama3-405b", 8, 7, 2, 112, 2, 0, 0, ONE},
+        {"megatron-22b", 8, 4, 2, 64, 1, 0, 0, ZB},  {"gpt3-175b", 8, 8, 2, 128, 1, 0, 0, ZB},
+        {"llama2-70b", 8, 4, 2, 64, 1, 0, 0, ZB},  {"llama3-405b", 8, 7, 2, 112, 1, 0, 0, ZB},
+        {"llama3-405b", 8, 16, 1, 64, 1, 7, 7, ONE},  {"llama3-405b", 8, 16, 1, 64, 1, 7, 7, ZB},
     };
     comet_system sys;
     comet_error err;
@@ -246,7 +257,14 @@ static void test_step_agrees_with_estimate(void **state)
         comet_strategy s = agreement_strategy(cases[i].tp, cases[i].pp, cases[i].dp, cases[i].gbs,
                                               cases[i].v);
         s.grad_fp32 = true;
-        expect_agreement(cases[i].model, &m, &sys, &s, 0.01);
+        s.first_stage_layers = cases[i].first;
+        s.last_stage_layers = cases[i].last;
+        s.schedule = (comet_schedule)cases[i].schedule;
+        char label[64];
+        snprintf(label, sizeof label, "%s %s %lld/%lld", cases[i].model,
+                 comet_schedule_name(s.schedule), (long long)s.first_stage_layers,
+                 (long long)s.last_stage_layers);
+        expect_agreement(label, &m, &sys, &s, 0.01);
     }
 }
 
@@ -476,6 +494,34 @@ static void test_dlrm_tables_are_model_parallel(void **state)
     }
 }
 
+/* A toy pipeline: 8 layers of 1 TFLOP
+ * (one GEMM each) at 100 TFLOPS, 2 per stage on 4 stages, no communication
+ * time; `act` bytes stashed and `out` bytes of output per layer. */
+static void toy_pipeline(comet_model *m, comet_system *sys, comet_strategy *s, double act,
+                         double out)
+{
+    memset(m, 0, sizeof *m);
+    snprintf(m->name, sizeof m->name, "toy");
+    m->kind = COMET_MODEL_LAYERS;
+    m->dtype = COMET_DTYPE_FP16;
+    m->n_layer_kinds = 1;
+    m->layer_list[0] = (comet_layer){
+        .count = 8, .fwd_flops = 1e12, .params = 1e9, .act_bytes = act, .out_bytes = out};
+    m->sample_tokens = 1;
+    const int64_t n[1] = {0};
+    const double bw[1] = {100e9};
+    dims(sys, 1, n, bw, 0.0, COMET_TOPO_SWITCH);
+    sys->compute.matrix_flops[COMET_DTYPE_FP16] = 100e12;
+    sys->compute.vector_flops[COMET_DTYPE_FP16] = 100e12;
+    sys->hbm.present = true;
+    sys->hbm.capacity = 1e12;
+    sys->hbm.bandwidth = 1e12;
+    sys->hbm.efficiency = 1.0;
+    comet_strategy_defaults(s);
+    s->pp = 4;
+    s->global_batch = 8;
+}
+
 /* A pipeline of identical stages without communication: 1F1B takes
  * (m + p - 1)(t_f + t_b), then the optimizer. Four stages of two 1 TFLOP
  * layers at 100 TFLOPS: t_f = 0.02 s, t_b = 0.04 s; eight microbatches:
@@ -484,27 +530,9 @@ static void test_step_pipeline_closed_form(void **state)
 {
     (void)state;
     comet_model m;
-    memset(&m, 0, sizeof m);
-    snprintf(m.name, sizeof m.name, "toy");
-    m.kind = COMET_MODEL_LAYERS;
-    m.dtype = COMET_DTYPE_FP16;
-    m.n_layer_kinds = 1;
-    m.layer_list[0] = (comet_layer){.count = 8, .fwd_flops = 1e12, .params = 1e9};
-    m.sample_tokens = 1;
     comet_system sys;
-    const int64_t n[1] = {0};
-    const double bw[1] = {100e9};
-    dims(&sys, 1, n, bw, 0.0, COMET_TOPO_SWITCH);
-    sys.compute.matrix_flops[COMET_DTYPE_FP16] = 100e12;
-    sys.compute.vector_flops[COMET_DTYPE_FP16] = 100e12;
-    sys.hbm.present = true;
-    sys.hbm.capacity = 1e12;
-    sys.hbm.bandwidth = 1e12;
-    sys.hbm.efficiency = 1.0;
     comet_strategy s;
-    comet_strategy_defaults(&s);
-    s.pp = 4;
-    s.global_batch = 8;
+    toy_pipeline(&m, &sys, &s, 0.0, 0.0);
     static comet_sim_step_result r;
     comet_result est;
     comet_error err;
@@ -526,6 +554,67 @@ static void test_step_pipeline_closed_form(void **state)
     assert_close(r.mem_busy[0], 2e9 * 44.0 / 50e9 + 1e-3, 1e-12);
     assert_int_equal(comet_estimate(&m, &sys, &s, &est, &err), COMET_OK);
     assert_close(r.step_time, est.step_time, 1e-12);
+}
+
+/* ZB-H1 on the toy pipeline: per stage F = 0.02 s, and the backward's
+ * 0.04 s splits into B = 0.02 s (dX, one GEMM per forward GEMM) and
+ * W = 0.02 s (dW); the bubble is (p-1)(F+B-W) = 3 x 0.02 = 0.06 s against
+ * 1F1B's 3 x 0.06 = 0.18 s, so the step is 8 x 0.06 + 0.06 s and the
+ * optimizer, in the estimate and in the simulation alike. */
+static void test_step_zbh1_closed_form(void **state)
+{
+    (void)state;
+    comet_model m;
+    comet_system sys;
+    comet_strategy s;
+    toy_pipeline(&m, &sys, &s, 0.0, 0.0);
+    s.schedule = COMET_SCHEDULE_ZB_H1;
+    static comet_sim_step_result r;
+    comet_result est;
+    comet_error err;
+    assert_int_equal(comet_estimate(&m, &sys, &s, &est, &err), COMET_OK);
+    assert_close(est.bubble, 0.06, 1e-12);
+    assert_close(est.step_time, 9 * 0.06 + 2e9 * 44.0 / 1e12, 1e-12);
+    assert_int_equal(comet_sim_step(&m, &sys, &s, NULL, &r, &err), COMET_OK);
+    assert_close(r.step_time, est.step_time, 1e-12);
+    /* every stage computes the same: B and W add up to the backward */
+    for (int stage = 0; stage < 4; stage++) {
+        assert_close(r.forward[stage], 8 * 0.02, 1e-12);
+        assert_close(r.backward[stage], 8 * 0.04, 1e-12);
+    }
+    /* a long step, extrapolated by rounds, keeps the closed form */
+    s.global_batch = 4096;
+    comet_sim_step_options o = {.max_tasks = 2000};
+    assert_int_equal(comet_sim_step(&m, &sys, &s, &o, &r, &err), COMET_OK);
+    assert_true(r.simulated_microbatches < 4096);
+    assert_close(r.step_time, 4096 * 0.06 + 0.06 + 2e9 * 44.0 / 1e12, 1e-9);
+}
+
+/* ZB-H1's memory cost on the toy pipeline with 100 MB stashed and 10 MB
+ * of output per layer and sample: a layer's weight-gradient inputs are
+ * its input (the 100 MB) and its output's gradient (10 MB). 1F1B's first
+ * stage holds 4 microbatches of 2 layers: 800 MB. Under ZB-H1 stage i
+ * holds 4-i microbatches before their B and i more waiting for their W:
+ * 800, 820, 840 and, on the last stage, 200 + 3 x 220 = 860 MB. */
+static void test_zbh1_memory_cost(void **state)
+{
+    (void)state;
+    comet_model m;
+    comet_system sys;
+    comet_strategy s;
+    toy_pipeline(&m, &sys, &s, 100e6, 10e6);
+    comet_result one, zb;
+    comet_error err;
+    assert_int_equal(comet_estimate(&m, &sys, &s, &one, &err), COMET_OK);
+    s.schedule = COMET_SCHEDULE_ZB_H1;
+    assert_int_equal(comet_estimate(&m, &sys, &s, &zb, &err), COMET_OK);
+    assert_close(one.mem[COMET_TIER_HBM][COMET_MEM_ACTIVATIONS], 800e6, 1e-6);
+    assert_close(zb.mem[COMET_TIER_HBM][COMET_MEM_ACTIVATIONS], 860e6, 1e-6);
+    /* everything else is the same */
+    assert_close(zb.mem[COMET_TIER_HBM][COMET_MEM_WEIGHTS],
+                 one.mem[COMET_TIER_HBM][COMET_MEM_WEIGHTS], 0.0);
+    assert_close(zb.mem[COMET_TIER_HBM][COMET_MEM_OPTIMIZER],
+                 one.mem[COMET_TIER_HBM][COMET_MEM_OPTIMIZER], 0.0);
 }
 
 /* The Chrome trace is one JSON object with a slice per task. */
@@ -740,13 +829,21 @@ static void test_step_extrapolates_exactly(void **state)
         bool overlap_dp;
         comet_recompute rc;
         comet_sim_fidelity fidelity;
+        comet_schedule schedule;
     } cases[] = {
-        {"1F1B", 1, 1, 0, false, COMET_RECOMPUTE_NONE, COMET_SIM_UNAWARE},
-        {"interleaved", 1, 2, 0, false, COMET_RECOMPUTE_SELECTIVE, COMET_SIM_UNAWARE},
-        {"1F1B, DP overlap, ZeRO-2", 2, 1, 2, true, COMET_RECOMPUTE_FULL, COMET_SIM_UNAWARE},
-        {"interleaved, ZeRO-3", 2, 2, 3, true, COMET_RECOMPUTE_NONE, COMET_SIM_UNAWARE},
-        {"1F1B, ZeRO-1, congestion", 2, 1, 1, true, COMET_RECOMPUTE_NONE,
-         COMET_SIM_CONGESTION},
+        {"1F1B", 1, 1, 0, false, COMET_RECOMPUTE_NONE, COMET_SIM_UNAWARE, COMET_SCHEDULE_1F1B},
+        {"interleaved", 1, 2, 0, false, COMET_RECOMPUTE_SELECTIVE, COMET_SIM_UNAWARE,
+         COMET_SCHEDULE_1F1B},
+        {"1F1B, DP overlap, ZeRO-2", 2, 1, 2, true, COMET_RECOMPUTE_FULL, COMET_SIM_UNAWARE,
+         COMET_SCHEDULE_1F1B},
+        {"interleaved, ZeRO-3", 2, 2, 3, true, COMET_RECOMPUTE_NONE, COMET_SIM_UNAWARE,
+         COMET_SCHEDULE_1F1B},
+        {"1F1B, ZeRO-1, congestion", 2, 1, 1, true, COMET_RECOMPUTE_NONE, COMET_SIM_CONGESTION,
+         COMET_SCHEDULE_1F1B},
+        {"ZB-H1, DP overlap, ZeRO-2", 2, 1, 2, true, COMET_RECOMPUTE_FULL, COMET_SIM_UNAWARE,
+         COMET_SCHEDULE_ZB_H1},
+        {"ZB-H1, ZeRO-1, congestion", 2, 1, 1, true, COMET_RECOMPUTE_NONE, COMET_SIM_CONGESTION,
+         COMET_SCHEDULE_ZB_H1},
     };
     comet_model m;
     comet_system sys;
@@ -763,6 +860,7 @@ static void test_step_extrapolates_exactly(void **state)
         s.zero_stage = (int)cases[i].zero;
         s.overlap_dp = cases[i].overlap_dp;
         s.recompute = cases[i].rc;
+        s.schedule = cases[i].schedule;
         s.global_batch = 64 * s.dp;
         comet_sim_step_options o = {.fidelity = cases[i].fidelity};
         assert_int_equal(comet_sim_step(&m, &sys, &s, &o, &full, &err), COMET_OK);
@@ -878,6 +976,20 @@ static comet_strategy pipeline(int64_t p, int64_t v)
     return s;
 }
 
+/* ZB-H1 on p stages (v = 0 in the tables below). */
+static comet_strategy pipeline_of(int64_t p, int64_t v)
+{
+    comet_strategy s = pipeline(p, v > 0 ? v : 1);
+    if (v == 0)
+        s.schedule = COMET_SCHEDULE_ZB_H1;
+    return s;
+}
+
+static char pass_letter(sched_pass ps)
+{
+    return ps.kind == SCHED_FORWARD ? 'F' : ps.kind == SCHED_BACKWARD_WEIGHT ? 'W' : 'B';
+}
+
 /* A stage's program as text: "F3" / "B3" for microbatch 3, "F3.1" for
  * model chunk 1 when the strategy interleaves. */
 typedef struct program_text {
@@ -890,10 +1002,10 @@ static void print_pass(void *ctx, sched_pass ps)
 {
     program_text *t = ctx;
     int n = t->chunks ? snprintf(t->text + t->len, sizeof t->text - t->len, "%s%c%lld.%lld",
-                                 t->len ? " " : "", ps.forward ? 'F' : 'B',
+                                 t->len ? " " : "", pass_letter(ps),
                                  (long long)ps.microbatch, (long long)ps.chunk)
                       : snprintf(t->text + t->len, sizeof t->text - t->len, "%s%c%lld",
-                                 t->len ? " " : "", ps.forward ? 'F' : 'B',
+                                 t->len ? " " : "", pass_letter(ps),
                                  (long long)ps.microbatch);
     assert_true(n > 0 && (size_t)n < sizeof t->text - t->len);
     t->len += (size_t)n;
@@ -901,7 +1013,7 @@ static void print_pass(void *ctx, sched_pass ps)
 
 static void assert_program(int64_t p, int64_t v, int64_t m, int64_t stage, const char *want)
 {
-    comet_strategy s = pipeline(p, v);
+    comet_strategy s = pipeline_of(p, v);
     program_text t = {.len = 0, .chunks = v > 1};
     t.text[0] = '\0';
     sched_of(&s)->program(&s, m, stage, print_pass, &t);
@@ -953,48 +1065,56 @@ static void test_schedule_interleaved_megatron_order(void **state)
     assert_program(2, 2, 2, 1, "F0.0 F1.0 F0.1 B0.1 F1.1 B1.1 B0.0 B1.0");
 }
 
-/* Counts each (direction, microbatch, chunk) a program emits and checks
- * that every backward comes after its own forward. */
+/* Counts each (pass kind, microbatch, chunk) a program emits and checks
+ * that every backward (or B) comes after its own forward and every W
+ * after its own B. */
 typedef struct pass_census {
     int64_t p, v, m;
-    int count[2][64][8];
+    int count[4][64][8];
     bool ok;
 } pass_census;
 
 static void census_pass(void *ctx, sched_pass ps)
 {
     pass_census *c = ctx;
-    if (ps.microbatch < 0 || ps.microbatch >= c->m || ps.chunk < 0 || ps.chunk >= c->v) {
+    if (ps.microbatch < 0 || ps.microbatch >= c->m || ps.chunk < 0 || ps.chunk >= c->v ||
+        (unsigned)ps.kind > SCHED_BACKWARD_WEIGHT) {
         c->ok = false;
         return;
     }
-    if (!ps.forward && c->count[1][ps.microbatch][ps.chunk] == 0)
+    if (ps.kind != SCHED_FORWARD && c->count[SCHED_FORWARD][ps.microbatch][ps.chunk] == 0)
         c->ok = false; /* backward before its forward */
-    c->count[ps.forward][ps.microbatch][ps.chunk]++;
+    if (ps.kind == SCHED_BACKWARD_WEIGHT &&
+        c->count[SCHED_BACKWARD_INPUT][ps.microbatch][ps.chunk] == 0)
+        c->ok = false; /* W before its B */
+    c->count[ps.kind][ps.microbatch][ps.chunk]++;
 }
 
 /* Every member, many shapes, every stage: each forward and each backward
- * of every (microbatch, chunk) exactly once, backward after forward. */
+ * of every (microbatch, chunk) exactly once, backward after forward; under
+ * ZB-H1 (v 0 here) each B and each W once instead of the whole backward,
+ * W after its B. */
 static void test_schedule_every_pass_once(void **state)
 {
     (void)state;
     for (int64_t p = 1; p <= 8; p++)
-        for (int64_t v = 1; v <= (p > 1 ? 4 : 1); v++)
+        for (int64_t v = 0; v <= (p > 1 ? 4 : 1); v++)
             for (int64_t m = v > 1 ? p : 1; m <= 48; m += v > 1 ? p : 1)
                 for (int64_t stage = 0; stage < p; stage++) {
-                    comet_strategy s = pipeline(p, v);
+                    comet_strategy s = pipeline_of(p, v);
                     static pass_census c;
                     memset(&c, 0, sizeof c);
                     c.p = p;
-                    c.v = v;
+                    c.v = v > 0 ? v : 1;
                     c.m = m;
                     c.ok = true;
                     sched_of(&s)->program(&s, m, stage, census_pass, &c);
                     assert_true(c.ok);
-                    for (int dir = 0; dir < 2; dir++)
+                    int want[4] = {1, v > 0, v == 0, v == 0};
+                    for (int kind = 0; kind < 4; kind++)
                         for (int64_t mb = 0; mb < m; mb++)
-                            for (int64_t ch = 0; ch < v; ch++)
-                                assert_int_equal(c.count[dir][mb][ch], 1);
+                            for (int64_t ch = 0; ch < c.v; ch++)
+                                assert_int_equal(c.count[kind][mb][ch], want[kind]);
                 }
 }
 
@@ -1004,24 +1124,68 @@ static void test_schedule_every_pass_once(void **state)
 static void test_schedule_bubble_and_in_flight(void **state)
 {
     (void)state;
+    const sched_micro one = {.total = 1.0, .weight = 0.25};
     comet_strategy s = pipeline(4, 1);
     assert_ptr_equal(sched_of(&s), &sched_1f1b);
     assert_string_equal(sched_of(&s)->name, "1f1b");
-    assert_close(sched_of(&s)->bubble(&s), 3.0, 0.0);
+    assert_close(sched_of(&s)->bubble(&s, &one), 3.0, 0.0);
     assert_close(sched_of(&s)->in_flight(&s, 8.0), 4.0, 0.0);
     assert_close(sched_of(&s)->in_flight(&s, 2.0), 2.0, 0.0);
     s = pipeline(4, 2);
     assert_ptr_equal(sched_of(&s), &sched_interleaved);
     assert_string_equal(sched_of(&s)->name, "interleaved");
-    assert_close(sched_of(&s)->bubble(&s), 1.5, 0.0);
+    assert_close(sched_of(&s)->bubble(&s, &one), 1.5, 0.0);
     assert_close(sched_of(&s)->in_flight(&s, 8.0), 4.0 * (1.0 + 3.0 / 8.0), 1e-15);
     s = pipeline(8, 3);
-    assert_close(sched_of(&s)->bubble(&s), 7.0 / 3.0, 1e-15);
+    assert_close(sched_of(&s)->bubble(&s, &one), 7.0 / 3.0, 1e-15);
     assert_close(sched_of(&s)->in_flight(&s, 16.0), 8.0 * (1.0 + 7.0 / 24.0), 1e-15);
     /* no pipeline: no bubble, one microbatch in flight */
     s = pipeline(1, 1);
-    assert_close(sched_of(&s)->bubble(&s), 0.0, 0.0);
+    assert_close(sched_of(&s)->bubble(&s, &one), 0.0, 0.0);
     assert_close(sched_of(&s)->in_flight(&s, 32.0), 1.0, 0.0);
+}
+
+/* ZB-H1's closed forms (Qi et al. 2024, Sec. 2.1): F = 1 s, B = 1.5 s,
+ * W = 0.5 s per microbatch on 4 stages: the bubble is (p-1)(F+B-W) =
+ * 3 x 2 = 6 s (1F1B's (p-1)(F+B+W) = 9 s); stage i keeps 1F1B's p-i
+ * microbatches before their B and up to i more waiting for their W. */
+static void test_schedule_zbh1_closed_form(void **state)
+{
+    (void)state;
+    const sched_micro t = {.total = 1.0 + 1.5 + 0.5, .weight = 0.5};
+    comet_strategy s = pipeline_of(4, 0);
+    assert_ptr_equal(sched_of(&s), &sched_zbh1);
+    assert_string_equal(sched_of(&s)->name, "zb-h1");
+    assert_close(sched_of(&s)->bubble(&s, &t), 6.0, 1e-15);
+    assert_close(sched_1f1b.bubble(&s, &t), 9.0, 1e-15);
+    assert_close(sched_of(&s)->in_flight(&s, 8.0), 4.0, 0.0);
+    double full, weight_only;
+    static const double want[4][2] = {{4, 0}, {3, 1}, {2, 2}, {1, 3}};
+    for (int64_t stage = 0; stage < 4; stage++) {
+        sched_zbh1.stage_in_flight(&s, 8.0, stage, &full, &weight_only);
+        assert_close(full, want[stage][0], 0.0);
+        assert_close(weight_only, want[stage][1], 0.0);
+        sched_1f1b.stage_in_flight(&s, 8.0, stage, &full, &weight_only);
+        assert_close(full, want[stage][0], 0.0);
+        assert_close(weight_only, 0.0, 0.0);
+    }
+    /* two microbatches: stage 3 runs F B W F B W, one of them pending */
+    sched_zbh1.stage_in_flight(&s, 2.0, 3, &full, &weight_only);
+    assert_close(full, 1.0, 0.0);
+    assert_close(weight_only, 1.0, 0.0);
+    /* interleaving is refused with it; pipeline 1 has no bubble */
+    s = pipeline_of(1, 0);
+    assert_close(sched_of(&s)->bubble(&s, &t), 0.0, 0.0);
+}
+
+/* ZB-H1's programs, p = 4, m = 6: 1F1B's order of forwards and Bs; stage
+ * i keeps i Ws pending and runs the oldest once more are. */
+static void test_schedule_zbh1_order(void **state)
+{
+    (void)state;
+    assert_program(4, 0, 6, 0, "F0 F1 F2 F3 B0 W0 F4 B1 W1 F5 B2 W2 B3 W3 B4 W4 B5 W5");
+    assert_program(4, 0, 6, 1, "F0 F1 F2 B0 F3 B1 W0 F4 B2 W1 F5 B3 W2 B4 W3 B5 W4 W5");
+    assert_program(4, 0, 6, 3, "F0 B0 F1 B1 F2 B2 F3 B3 W0 F4 B4 W1 F5 B5 W2 W3 W4 W5");
 }
 
 typedef struct pass_list {
@@ -1043,25 +1207,26 @@ static void keep_pass(void *ctx, sched_pass pass)
 static void test_schedule_round_repeats(void **state)
 {
     (void)state;
-    static const int64_t shapes[][2] = {{4, 1}, {2, 2}, {4, 2}, {3, 3}};
+    static const int64_t shapes[][2] = {{4, 1}, {2, 2}, {4, 2}, {3, 3}, {4, 0}, {3, 0}};
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
-        comet_strategy s = pipeline(shapes[i][0], shapes[i][1]);
+        comet_strategy s = pipeline_of(shapes[i][0], shapes[i][1]);
         const sched_kind *k = sched_of(&s);
         int64_t p = s.pp, v = s.interleave, round = k->round(&s);
+        int64_t passes = shapes[i][1] == 0 ? 3 : 2; /* per microbatch and chunk */
         assert_int_equal(round, v > 1 ? p : 1);
         for (int64_t stage = 0; stage < p; stage++) {
             static pass_list l;
             l.n = 0;
             int64_t micro = 16 * round;
             k->program(&s, micro, stage, keep_pass, &l);
-            assert_int_equal(l.n, 2 * micro * v);
+            assert_int_equal(l.n, passes * micro * v);
             /* past warm-up (at most 2 p v passes) and before cool-down */
-            int64_t period = 2 * v * round, edge = 4 * p * v;
+            int64_t period = passes * v * round, edge = 2 * passes * p * v;
             for (int64_t j = edge; j + period < l.n - edge; j++) {
                 const sched_pass *a = &l.pass[j], *b = &l.pass[j + period];
                 assert_int_equal(b->microbatch, a->microbatch + round);
                 assert_int_equal(b->chunk, a->chunk);
-                assert_int_equal(b->forward, a->forward);
+                assert_int_equal(b->kind, a->kind);
             }
         }
     }
@@ -1072,9 +1237,9 @@ static void test_schedule_round_repeats(void **state)
 static void ramp_spans(const pass_list *l, int64_t m, int64_t *warmup, int64_t *cooldown)
 {
     int first_backward = 0, last_forward = l->n - 1;
-    while (first_backward < l->n && l->pass[first_backward].forward)
+    while (first_backward < l->n && l->pass[first_backward].kind == SCHED_FORWARD)
         first_backward++;
-    while (last_forward >= 0 && !l->pass[last_forward].forward)
+    while (last_forward >= 0 && l->pass[last_forward].kind != SCHED_FORWARD)
         last_forward--;
     *warmup = *cooldown = 0;
     for (int j = 0; j < first_backward; j++)
@@ -1099,16 +1264,18 @@ static void test_schedule_ramp_bounds(void **state)
     assert_int_equal(sched_interleaved.ramp(&s), 8);
     s = pipeline(8, 3);
     assert_int_equal(sched_interleaved.ramp(&s), 16);
+    s = pipeline_of(4, 0);
+    assert_int_equal(sched_zbh1.ramp(&s), 8);
     static pass_list l;
     for (int64_t p = 1; p <= 8; p++)
-        for (int64_t v = 1; v <= (p > 1 ? 4 : 1); v++)
+        for (int64_t v = 0; v <= (p > 1 ? 4 : 1); v++)
             for (int64_t m = p; m <= 48; m += p) {
-                s = pipeline(p, v);
+                s = pipeline_of(p, v);
                 const sched_kind *k = sched_of(&s);
                 for (int64_t stage = 0; stage < p; stage++) {
                     l.n = 0;
                     k->program(&s, m, stage, keep_pass, &l);
-                    assert_int_equal(l.n, 2 * m * v);
+                    assert_int_equal(l.n, (v == 0 ? 3 : 2) * m * (v > 0 ? v : 1));
                     int64_t warmup, cooldown;
                     ramp_spans(&l, m, &warmup, &cooldown);
                     assert_true(warmup <= k->ramp(&s));
@@ -1116,6 +1283,10 @@ static void test_schedule_ramp_bounds(void **state)
                     if (stage == 0 && m >= 4 * p && p > 1) {
                         assert_int_equal(warmup, v > 1 ? 2 * p - 1 : p);
                         assert_int_equal(cooldown, v > 1 ? 2 * p - 1 : p);
+                    }
+                    if (v == 0 && stage == p - 1 && m >= 4 * p && p > 1) {
+                        /* the last stage's pending Ws reach back p microbatches */
+                        assert_int_equal(cooldown, p);
                     }
                 }
             }
@@ -1136,6 +1307,8 @@ void suite_simulate(test_tally *t)
         cmocka_unit_test(test_plan_agrees_for_every_zero_stage),
         cmocka_unit_test(test_sim_moves_the_plans_dp_bytes),
         cmocka_unit_test(test_step_pipeline_closed_form),
+        cmocka_unit_test(test_step_zbh1_closed_form),
+        cmocka_unit_test(test_zbh1_memory_cost),
         cmocka_unit_test(test_step_trace),
         cmocka_unit_test(test_engine_detects_deadlock),
         cmocka_unit_test(test_engine_shared_link),
@@ -1147,6 +1320,8 @@ void suite_simulate(test_tally *t)
         cmocka_unit_test(test_schedule_interleaved_megatron_order),
         cmocka_unit_test(test_schedule_every_pass_once),
         cmocka_unit_test(test_schedule_bubble_and_in_flight),
+        cmocka_unit_test(test_schedule_zbh1_closed_form),
+        cmocka_unit_test(test_schedule_zbh1_order),
         cmocka_unit_test(test_schedule_round_repeats),
         cmocka_unit_test(test_schedule_ramp_bounds),
     };

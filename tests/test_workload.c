@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "comet/comet.h"
+#include "comet/knobs.h"
 #include "../src/workload/workload.h"
 #include "tests.h"
 
@@ -190,6 +191,137 @@ static void test_uneven_stages(void **state)
     assert_close(w.first_stage_count, 12.0, 0.0);
 }
 
+/* What a split backward keeps from B to W (ZB-H1) per block: each weight
+ * GEMM's stashed input and output gradient. GPT-3 (h 12288, 4h MLP, s
+ * 2048, b 1, 2 bytes): QKV 2 + 6, projection 2 + 2, MLP in 2 + 8, MLP out
+ * 8 + 2 = 32 s b h (Qi et al. 2024, Table 1). Under TP 8 with sequence
+ * parallelism the QKV and MLP inputs are stashed sharded and the two
+ * row-parallel GEMMs' output gradients are whole: s b h (4 + 28/t). */
+static void test_weight_gradient_bytes(void **state)
+{
+    (void)state;
+    comet_model m;
+    gpt(&m, 96, 12288, 96);
+    comet_strategy s;
+    comet_strategy_defaults(&s);
+    work_stage w;
+    work_build(&m, &s, &w);
+    double sbh = 2048.0 * 12288.0;
+    assert_close(w.layers[0].wgrad_bytes, 32.0 * sbh, 0.0);
+    s.tp = 8;
+    s.sp = true;
+    work_build(&m, &s, &w);
+    assert_close(w.layers[0].wgrad_bytes, sbh * (4.0 + 28.0 / 8.0), 1e-6);
+    /* the LM head: the final-norm output (sharded) and the logits' gradient */
+    assert_close(w.layers[1].wgrad_bytes, 2.0 * (2048.0 * 12288.0 / 8.0 + 2048.0 * 6400.0),
+                 1e-6);
+}
+
+/* Megatron-LM's uneven first and last stages (--decoder-first- and
+ * --decoder-last-pipeline-num-layers): Llama 3 405B's 126 layers on 16
+ * stages as 7 + 14 x 8 + 7; a middle stage's 8 blocks outweigh 7 blocks
+ * and the LM head (a block is ~10.6 TFLOP at b 1, s 8192, the head
+ * 2.1 TFLOP), so a middle stage is the busiest, with neither end layer.
+ * Only the first given: 119 over 15 stages, 8 each for the first 14.
+ * The refusals name the key, with their fault code. */
+static void test_uneven_first_last_stages(void **state)
+{
+    (void)state;
+    comet_model m;
+    comet_error err;
+    assert_int_equal(comet_preset_model("llama3-405b", &m, &err), COMET_OK);
+    assert_int_equal(m.layers, 126);
+    comet_strategy s;
+    comet_strategy_defaults(&s);
+    s.tp = 8;
+    s.pp = 16;
+    s.global_batch = 16;
+    s.first_stage_layers = 7;
+    s.last_stage_layers = 7;
+    static const int64_t blocks[16] = {7, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 7};
+    int64_t at = 0;
+    for (int64_t i = 0; i < 16; i++) {
+        assert_int_equal(work_chunk_blocks(&m, &s, i), blocks[i]);
+        assert_int_equal(work_chunk_first_block(&m, &s, i), at);
+        at += blocks[i];
+    }
+    assert_int_equal(at, 126);
+    work_stage w;
+    work_build(&m, &s, &w);
+    assert_true(w.busiest_is_middle);
+    assert_close(w.layers[0].count, 8.0, 0.0);
+    assert_close(w.first_stage_count, 7.0, 0.0);
+    assert_close(w.middle_stage_count, 8.0, 0.0);
+    assert_close(w.last_stage_count, 7.0, 0.0);
+    assert_close(w.params_npu, 8.0 * w.layers[0].params, 0.0); /* no embedding, no head */
+    s.last_stage_layers = 0;
+    assert_int_equal(work_chunk_blocks(&m, &s, 0), 7);
+    assert_int_equal(work_chunk_blocks(&m, &s, 14), 8);
+    assert_int_equal(work_chunk_blocks(&m, &s, 15), 7);
+    assert_int_equal(work_chunk_first_block(&m, &s, 15), 119);
+    /* even split as before when neither is given: 126 = 14 x 8 + 2 x 7 */
+    s.first_stage_layers = 0;
+    assert_int_equal(work_chunk_blocks(&m, &s, 13), 8);
+    assert_int_equal(work_chunk_blocks(&m, &s, 14), 7);
+    assert_int_equal(work_chunk_first_block(&m, &s, 14), 112);
+
+    comet_system sys;
+    assert_int_equal(comet_preset_system("a100-80g-selene", &sys, &err), COMET_OK);
+    static const struct {
+        int64_t pp, v, first, last;
+        comet_schedule schedule;
+        comet_knob_id knob;
+        comet_strategy_fault fault;
+    } bad[] = {
+        {16, 1, 120, 0, COMET_SCHEDULE_1F1B, COMET_KNOB_FIRST_STAGE_LAYERS,
+         COMET_FAULT_UNEVEN_STAGES},                   /* 6 layers for 15 stages */
+        {16, 1, 0, 127, COMET_SCHEDULE_1F1B, COMET_KNOB_LAST_STAGE_LAYERS,
+         COMET_FAULT_UNEVEN_STAGES},                   /* past the depth */
+        {2, 1, 60, 60, COMET_SCHEDULE_1F1B, COMET_KNOB_LAST_STAGE_LAYERS,
+         COMET_FAULT_UNEVEN_STAGES},                   /* pp 2: they must hold all 126 */
+        {8, 2, 7, 0, COMET_SCHEDULE_1F1B, COMET_KNOB_FIRST_STAGE_LAYERS,
+         COMET_FAULT_UNEVEN_STAGES},                   /* interleaved */
+        {1, 1, 7, 0, COMET_SCHEDULE_1F1B, COMET_KNOB_FIRST_STAGE_LAYERS,
+         COMET_FAULT_UNEVEN_STAGES},                   /* no pipeline */
+        {8, 2, 0, 0, COMET_SCHEDULE_ZB_H1, COMET_KNOB_SCHEDULE, COMET_FAULT_SCHEDULE},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        comet_strategy_defaults(&s);
+        s.tp = 8;
+        s.pp = bad[i].pp;
+        s.interleave = bad[i].v;
+        s.global_batch = 16;
+        s.first_stage_layers = bad[i].first;
+        s.last_stage_layers = bad[i].last;
+        s.schedule = bad[i].schedule;
+        comet_strategy_refusal why;
+        assert_int_equal(comet_strategy_resolve_why(&m, &sys, &s, NULL, &why, &err),
+                         COMET_EINPUT);
+        assert_int_equal(why.fault, bad[i].fault);
+        assert_int_equal(why.knob, bad[i].knob);
+        assert_string_equal(err.key, comet_knob_get(bad[i].knob)->key);
+    }
+    /* pp 2 with both ends given and holding all: fine */
+    comet_strategy_defaults(&s);
+    s.tp = 8;
+    s.pp = 2;
+    s.global_batch = 16;
+    s.first_stage_layers = 60;
+    s.last_stage_layers = 66;
+    assert_int_equal(comet_strategy_resolve(&m, &sys, &s, NULL, &err), COMET_OK);
+    /* layer lists: refused */
+    comet_model dlrm;
+    assert_int_equal(comet_preset_model("dlrm", &dlrm, &err), COMET_OK);
+    comet_strategy_defaults(&s);
+    s.pp = 2;
+    s.global_batch = 16;
+    s.first_stage_layers = 1;
+    comet_strategy_refusal why;
+    assert_int_equal(comet_strategy_resolve_why(&dlrm, &sys, &s, NULL, &why, &err), COMET_EINPUT);
+    assert_int_equal(why.fault, COMET_FAULT_UNEVEN_STAGES);
+    assert_string_equal(err.key, "strategy.first_stage_layers");
+}
+
 void suite_workload(test_tally *t)
 {
     const struct CMUnitTest workload[] = {
@@ -197,6 +329,8 @@ void suite_workload(test_tally *t)
         cmocka_unit_test(test_megatron_flops),      cmocka_unit_test(test_activation_formulas),
         cmocka_unit_test(test_tp_collectives),
         cmocka_unit_test(test_uneven_stages),
+        cmocka_unit_test(test_uneven_first_last_stages),
+        cmocka_unit_test(test_weight_gradient_bytes),
         cmocka_unit_test(test_flash_attention),
     };
     RUN_GROUP(t, workload);

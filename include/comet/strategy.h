@@ -24,6 +24,7 @@
 #define COMET_MAX_NPUS 262144
 #define COMET_MAX_BATCH 2147483648LL
 #define COMET_MAX_INTERLEAVE 4096
+#define COMET_MAX_STAGE_LAYERS 65536   /* first/last_stage_layers */
 
 typedef enum comet_recompute {
     COMET_RECOMPUTE_NONE = 0,
@@ -43,6 +44,15 @@ typedef enum comet_cp_comm {
 } comet_cp_comm;
 
 const char *comet_cp_comm_name(comet_cp_comm c);
+/* The pipeline schedule of a strategy without interleaving (interleave > 1
+ * always runs interleaved 1F1B). */
+typedef enum comet_schedule {
+    COMET_SCHEDULE_1F1B = 0,     /* PipeDream-Flush, Megatron-LM's default */
+    COMET_SCHEDULE_ZB_H1         /* zero bubble ZB-H1: backward split into input- and
+                                    weight-gradient passes (Qi et al., ICLR 2024) */
+} comet_schedule;
+
+const char *comet_schedule_name(comet_schedule sc);
 
 /* The strategy's knobs, in the order strategy files list them; each is
  * described once in comet/knobs.h's table. */
@@ -67,6 +77,9 @@ typedef enum comet_knob_id {
     COMET_KNOB_CP,
     COMET_KNOB_CP_COMM,
     COMET_KNOB_EP,
+    COMET_KNOB_SCHEDULE,
+    COMET_KNOB_FIRST_STAGE_LAYERS,
+    COMET_KNOB_LAST_STAGE_LAYERS,
     COMET_KNOB_ORDER,
     COMET_KNOB_PLACEMENT,
     COMET_KNOB_COUNT             /* also: no knob in particular */
@@ -95,6 +108,10 @@ typedef struct comet_strategy {
     comet_cp_comm cp_comm;         /* ... and how they exchange keys and values */
     int64_t ep;                    /* expert parallelism: ranks of the dp group the experts
                                       of an MoE layer are split over (divides dp) */
+    comet_schedule schedule;       /* 1F1B or ZB-H1 (interleave 1 only) */
+    int64_t first_stage_layers;    /* Transformer blocks on the first and on the last */
+    int64_t last_stage_layers;     /* pipeline stage; 0: an even split (Megatron-LM's
+                                      --decoder-first/last-pipeline-num-layers) */
 
     /* Placement: which network dimensions each group occupies, innermost
      * first. If placement_given is false, comet_strategy_resolve fills
@@ -174,8 +191,11 @@ typedef enum comet_strategy_fault {
                                    layer list (comet_strategy_check_fp8) */
     COMET_FAULT_CP_SPLIT,       /* cp does not split the sequence (or the heads, Ulysses),
                                    or the model is a layer list */
-    COMET_FAULT_EP_SPLIT        /* ep does not divide dp or the experts, or the model
+    COMET_FAULT_EP_SPLIT,       /* ep does not divide dp or the experts, or the model
                                    has no experts */
+    COMET_FAULT_SCHEDULE,       /* zb-h1 with interleave > 1 */
+    COMET_FAULT_UNEVEN_STAGES   /* first/last_stage_layers leave a middle stage no layer,
+                                   exceed the depth, or meet interleaving or a layer list */
 } comet_strategy_fault;
 
 typedef struct comet_strategy_refusal {

@@ -25,6 +25,9 @@
 typedef struct layer_time {
     double fwd, bwd, recompute;               /* compute */
     double gemm_fwd;                          /* GEMM share of fwd */
+    double wgrad;                             /* the weight-gradient share of bwd (W): one
+                                                 GEMM per forward GEMM with weights; the rest
+                                                 of bwd is the input gradient (B) */
     double comm_fwd[COMET_GROUP_COUNT];       /* the layer's collectives, by pass: what */
     double comm_bwd[COMET_GROUP_COUNT];       /* blocks the compute after them (for ring */
     double comm_rc[COMET_GROUP_COUNT];        /* CP, the exchange's exposed part) */

@@ -1,6 +1,6 @@
 /* Memory footprint per NPU: weights, gradients, optimizer state (mixed
  * precision Adam, sharded by ZeRO) and stashed activations (Korthikanti
- * 2022, with the 1F1B in-flight count and the interleaving factor), placed
+ * 2022, with the schedule's in-flight counts per stage), placed
  * on HBM and, when present, the expansion tier. */
 #include "cost.h"
 
@@ -10,27 +10,45 @@
 
 #include "../schedule/schedule.h"
 
-/* Activations held by the stage that holds the most: the first stage keeps
- * up to p microbatches in flight under 1F1B (more with interleaving), the
- * last stage keeps one plus the LM head's logits. Recomputation needs what
- * one layer rebuilds as working space during backward: the whole layer
- * under full recompute, its attention core under selective; ring context
- * parallelism its K/V receive buffers. */
+/* Activations held by the stage that holds the most. 1F1B keeps p-i
+ * microbatches in flight on stage i (the first holds the most, p), the
+ * last one plus the LM head's logits; interleaving multiplies the first
+ * stage's count. ZB-H1 keeps 1F1B's counts before each backward and, on
+ * stage i, up to i microbatches more whose input gradient has run and
+ * weight gradient not: those hold each weight GEMM's input and output
+ * gradient (work_layer.wgrad_bytes), its memory cost (docs/model.md).
+ * With uneven stages, or ZB-H1, a middle stage may hold the most.
+ * Recomputation needs what one layer rebuilds as working space during
+ * backward: the whole layer under full recompute, its attention core
+ * under selective; ring context parallelism its K/V receive buffers. */
 static double activation_bytes(const comet_strategy *s, const work_stage *w, double micro,
                                double *per_micro)
 {
-    double in_flight = sched_of(s)->in_flight(s, micro);
-    double at[3] = {0.0, 0.0, 0.0}; /* indexed by work_where */
-    double every_first = 0.0, every_last = 0.0;
+    const sched_kind *sched = sched_of(s);
+    double at[3] = {0.0, 0.0, 0.0}, wg[3] = {0.0, 0.0, 0.0}; /* indexed by work_where */
+    /* the every-stage layers on the first, a middle and the last stage,
+     * stashed (every) and kept for W (every_wg): uneven pipelines and MoE
+     * models give each stage its own counts of blocks */
+    double every[3] = {0.0, 0.0, 0.0}, every_wg[3] = {0.0, 0.0, 0.0};
+    bool moe_model = false;
+    for (int i = 0; i < w->n_layers; i++)
+        moe_model |= w->layers[i].moe;
     double work = 0.0;
     for (int i = 0; i < w->n_layers; i++) {
         const work_layer *l = &w->layers[i];
         double a = layer_stashed_bytes(l, s->recompute);
         at[l->where] += a * l->count;
+        wg[l->where] += l->wgrad_bytes * l->count;
         if (l->where == WORK_EVERY_STAGE) {
-            /* uneven pipelines: the first and last stages' own layer counts */
-            every_first += a * work_end_count(w, l, true);
-            every_last += a * work_end_count(w, l, false);
+            /* a middle stage: stage 1's count for a dense model; an MoE
+             * model's split is taken as the busiest stage's */
+            double mid = w->middle_stage_count >= 0.0 && !moe_model ? w->middle_stage_count
+                                                                     : l->count;
+            const double n[3] = {work_end_count(w, l, true), mid, work_end_count(w, l, false)};
+            for (int k = 0; k < 3; k++) {
+                every[k] += a * n[k];
+                every_wg[k] += l->wgrad_bytes * n[k];
+            }
         }
         /* what one recomputed layer rebuilds: all of it under full
          * recompute, its attention core under selective */
@@ -43,11 +61,27 @@ static double activation_bytes(const comet_strategy *s, const work_stage *w, dou
     }
     /* ring CP's receive buffers are working space of the same kind */
     double recompute_work = work + w->cp_buffer_bytes;
-    double every = at[WORK_EVERY_STAGE], first = at[WORK_FIRST_STAGE], last = at[WORK_LAST_STAGE];
-    *per_micro = every + first + last;
+    double first = at[WORK_FIRST_STAGE], last = at[WORK_LAST_STAGE];
+    *per_micro = at[WORK_EVERY_STAGE] + first + last;
     if (s->pp == 1)
         return *per_micro + recompute_work;
-    return fmax((every_first + first) * in_flight, every_last + last) + recompute_work;
+    if (!sched->stage_in_flight) /* interleaved: the first stage's count */
+        return fmax((every[0] + first) * sched->in_flight(s, micro), every[2] + last) +
+               recompute_work;
+    double full, weight_only;
+    sched->stage_in_flight(s, micro, 0, &full, &weight_only);
+    double most = (every[0] + first) * full + (every_wg[0] + wg[WORK_FIRST_STAGE]) * weight_only;
+    sched->stage_in_flight(s, micro, s->pp - 1, &full, &weight_only);
+    most = fmax(most, (every[2] + last) * full + (every_wg[2] + wg[WORK_LAST_STAGE]) * weight_only);
+    /* middle stages: over i the counts are constant (all m microbatches
+     * before their backward) and then change linearly (p-i before it, the
+     * rest waiting for their W), so the most is at stage 1 or p-2 (each
+     * taken with the most blocks a middle stage holds) */
+    for (int64_t i = 1; w->middle_stage_count >= 0.0 && i <= 2 && i < s->pp - 1; i++) {
+        sched->stage_in_flight(s, micro, i == 1 ? 1 : s->pp - 2, &full, &weight_only);
+        most = fmax(most, every[1] * full + every_wg[1] * weight_only);
+    }
+    return most + recompute_work;
 }
 
 static void place_kind(comet_result *out, comet_mem_kind k, double bytes, double offloaded)

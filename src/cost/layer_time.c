@@ -49,6 +49,11 @@ void layer_times(const work_layer *l, const hw_rates *r, const comet_system *sys
         out->flops += op->flops;
         if (op->kind == WORK_GEMM)
             out->gemm_fwd += t;
+        /* a GEMM with weights: dX (B) and dW (W) each cost one forward
+         * GEMM; the attention core's GEMMs have no weights, both their
+         * backward GEMMs are input gradients */
+        if (op->kind == WORK_GEMM && !op->attention_core)
+            out->wgrad += t;
         if (op->attention_core) {
             core += t;
             core_flops += op->flops;

@@ -1,7 +1,7 @@
 /* The analytical step-time model (the fast path). It prices the busiest
  * pipeline stage's work from the workload builder on the accelerator's
  * roofline and the network's collective formulas, then composes one step:
- * 1F1B (optionally interleaved) pipeline with its bubble, exposed tensor-,
+ * pipeline (1F1B, interleaved 1F1B or ZB-H1) with its bubble, exposed tensor-,
  * pipeline- and data-parallel communication, the optimizer step and
  * expansion-memory traffic. Equations and sources: docs/model.md. */
 #include "comet/estimate.h"
@@ -17,6 +17,7 @@
 /* Time of one microbatch on the busiest stage, split by kind. */
 typedef struct stage_time {
     double fwd, bwd, recompute;                   /* compute */
+    double wgrad;                                 /* the weight-gradient share of bwd */
     double comm[COMET_GROUP_COUNT];               /* layer collectives per group */
     double exposed[COMET_GROUP_COUNT];            /* ... not hidden behind compute */
     double bytes[COMET_GROUP_COUNT];              /* ... their buffers, per NPU */
@@ -31,11 +32,9 @@ static void time_layer(const work_layer *l, const work_stage *w, const hw_rates 
                        const comet_system *sys, const comet_strategy *s, stage_time *st)
 {
     /* With a pipeline, only the busiest stage's end layer counts: the LM
-     * head (last stage) or the embedding (first stage), neither when an
-     * inner stage is the busiest (an MoE model's). */
-    if (s->pp > 1 && l->where != WORK_EVERY_STAGE &&
-        (w->busiest_is_inner || l->where == (w->busiest_is_first ? WORK_LAST_STAGE
-                                                                 : WORK_FIRST_STAGE)))
+     * head (last stage) or the embedding (first stage), or neither when a
+     * middle stage is the busiest (uneven stages, an MoE model's). */
+    if (!work_on_busiest(w, s, l))
         return;
     layer_time lt;
     layer_times(l, r, sys, s, &lt);
@@ -67,6 +66,7 @@ static void time_layer(const work_layer *l, const work_stage *w, const hw_rates 
     st->bytes[COMET_GROUP_CP] += n * lt.cp_ring_bytes;
     st->fwd += n * lt.fwd;
     st->bwd += n * lt.bwd;
+    st->wgrad += n * lt.wgrad;
     st->recompute += n * lt.recompute;
     st->fwd_flops += n * lt.flops;
     st->recompute_flops += n * lt.recompute_flops;
@@ -201,7 +201,8 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
     double per_micro = st.fwd + st.bwd + st.recompute + st.exposed[COMET_GROUP_TP] +
                        st.exposed[COMET_GROUP_PP] + st.exposed[COMET_GROUP_DP] +
                        st.exposed[COMET_GROUP_EP] + st.exposed[COMET_GROUP_CP];
-    out->bubble = sched_of(&s)->bubble(&s) * per_micro;
+    sched_micro t = {.total = per_micro, .weight = st.wgrad};
+    out->bubble = sched_of(&s)->bubble(&s, &t);
 
     /* Layers' own collectives on the PP and DP groups (e.g. a DLRM
      * embedding all-to-all) run inside every microbatch. */

@@ -2,8 +2,9 @@
  * TP x CP x PP x DP factorization, expert parallelism within DP (mixture-
  * of-experts models), placement of the groups on the network dimensions,
  * microbatch, interleaving, sequence parallelism, fused attention, the
- * context-parallel exchange, recomputation, ZeRO stage, offloads and
- * overlap, prices each with the analytical model and keeps the best k.
+ * context-parallel exchange, recomputation, ZeRO stage, offloads, overlap
+ * and the pipeline schedule (1F1B or ZB-H1), prices each with the
+ * analytical model and keeps the best k.
  *
  * Work is split into "units" (global batch, tp, cp, pp, ep, placement
  * order); a
@@ -13,8 +14,8 @@
  * position inside the unit, whether it is evaluated or pruned, so rankings
  * (ties broken by index) do not depend on how the units are sharded over
  * threads or processes. Memory is checked before time; overlap off is
- * never faster than overlap on in the model, so it is pruned as dominated
- * unless asked for. */
+ * never faster than overlap on in the model, nor 1F1B than ZB-H1 when
+ * ZB-H1 fits in HBM, so those are pruned as dominated unless asked for. */
 #include "comet/search.h"
 
 #include <stdatomic.h>
@@ -301,13 +302,57 @@ static bool stopped(const search_run *run)
     return run->shared && atomic_load_explicit(&run->shared->stop, memory_order_relaxed);
 }
 
-/* The cheap knobs, innermost: offloads, then overlaps. */
+/* Prices one point, counts it and offers it to the top list. Returns
+ * whether it fits with nothing in the expansion tier. */
+static bool evaluate_point(search_run *run, comet_strategy *s, const work_stage *w, uint64_t index)
+{
+    const comet_search_request *req = run->req;
+    comet_ranked r;
+    run->stats->evaluated++;
+    if (run->shared && ++run->unreported >= progress_every(req))
+        report_progress(run);
+    if (estimate_prepared(req->model, req->system, s, w, true, &r.result, &run->scratch))
+        return false;
+    if (!r.result.feasible) {
+        if (r.result.infeasible == COMET_NO_FIT_HBM)
+            run->stats->no_fit_hbm++;
+        else
+            run->stats->no_fit_expansion++;
+        return false;
+    }
+    run->stats->feasible++;
+    r.score = score_of(req->objective, &r.result);
+    r.index = index;
+    comet_search_stats *st = run->stats;
+    if (!st->has_worst || better(&st->worst, &r)) {
+        r.strategy = *s;
+        st->worst = r;
+        st->has_worst = true;
+    }
+    bool in_hbm = !(r.result.mem_total[COMET_TIER_EXPANSION] > 0.0);
+    if (!admits(&run->top, r.score, index))
+        return in_hbm;
+    r.strategy = *s;
+    offer(&run->top, &r);
+    return in_hbm;
+}
+
+/* Schedules a point may run: ZB-H1 and 1F1B when there is a pipeline of
+ * one chunk per stage, else the one it has. */
+static int schedules_of(const comet_strategy *s)
+{
+    return s->pp > 1 && s->interleave == 1 ? 2 : 1;
+}
+
+/* The cheap knobs, innermost: offloads, then overlaps, then the
+ * schedule. */
 static void evaluate_knobs(search_run *run, comet_strategy *s, const work_stage *w)
 {
     const comet_search_request *req = run->req;
     bool offload = req->space.vary_offload && req->system->expansion.present;
     int n_offload = offload ? 8 : 1;
     bool dp_choice = s->dp > 1, tp_choice = s->tp > 1;
+    int n_sched = schedules_of(s);
     for (int off = 0; off < n_offload; off++) {
         if (offload) {
             s->offload_optimizer = off & 1;
@@ -316,44 +361,28 @@ static void evaluate_knobs(search_run *run, comet_strategy *s, const work_stage 
         }
         for (int ovdp = 0; ovdp < (dp_choice ? 2 : 1); ovdp++) {
             for (int ovtp = 0; ovtp < (tp_choice ? 2 : 1); ovtp++) {
-                uint64_t index = (run->unit << 32) | run->position++;
-                run->stats->enumerated++;
-                if (dp_choice)
-                    s->overlap_dp = ovdp == 0;
-                if (tp_choice)
-                    s->overlap_tp = ovtp == 0;
-                /* overlap never makes a step slower: off is dominated */
-                if ((ovdp || ovtp) && !req->space.keep_dominated) {
-                    run->stats->dominated++;
-                    continue;
+                bool zb_fits = false;
+                for (int sc = 0; sc < n_sched; sc++) {
+                    uint64_t index = (run->unit << 32) | run->position++;
+                    run->stats->enumerated++;
+                    if (dp_choice)
+                        s->overlap_dp = ovdp == 0;
+                    if (tp_choice)
+                        s->overlap_tp = ovtp == 0;
+                    if (n_sched > 1)
+                        s->schedule = sc == 0 ? COMET_SCHEDULE_ZB_H1 : COMET_SCHEDULE_1F1B;
+                    /* overlap never makes a step slower: off is dominated;
+                     * ZB-H1's bubble is never longer than 1F1B's and the
+                     * rest is the same, so once it fits in HBM alone 1F1B
+                     * (the same memory on the first stage, less on the
+                     * others) cannot win */
+                    if (((ovdp || ovtp) || (sc == 1 && zb_fits)) && !req->space.keep_dominated) {
+                        run->stats->dominated++;
+                        continue;
+                    }
+                    bool fits = evaluate_point(run, s, w, index);
+                    zb_fits = sc == 0 && fits;
                 }
-                comet_ranked r;
-                run->stats->evaluated++;
-                if (run->shared && ++run->unreported >= progress_every(req))
-                    report_progress(run);
-                if (estimate_prepared(req->model, req->system, s, w, true, &r.result,
-                                      &run->scratch))
-                    continue;
-                if (!r.result.feasible) {
-                    if (r.result.infeasible == COMET_NO_FIT_HBM)
-                        run->stats->no_fit_hbm++;
-                    else
-                        run->stats->no_fit_expansion++;
-                    continue;
-                }
-                run->stats->feasible++;
-                r.score = score_of(req->objective, &r.result);
-                r.index = index;
-                comet_search_stats *st = run->stats;
-                if (!st->has_worst || better(&st->worst, &r)) {
-                    r.strategy = *s;
-                    st->worst = r;
-                    st->has_worst = true;
-                }
-                if (!admits(&run->top, r.score, index))
-                    continue;
-                r.strategy = *s;
-                offer(&run->top, &r);
             }
         }
     }
@@ -378,7 +407,7 @@ static uint64_t points_per_workload(const comet_search_request *req, const comet
     uint64_t n = 3 * (s->dp > 1 ? 4 : 1);
     if (req->space.vary_offload && req->system->expansion.present)
         n *= 8;
-    return n * (s->dp > 1 ? 2 : 1) * (s->tp > 1 ? 2 : 1);
+    return n * (s->dp > 1 ? 2 : 1) * (s->tp > 1 ? 2 : 1) * (uint64_t)schedules_of(s);
 }
 
 static void search_unit(search_run *run, comet_strategy *unit)

@@ -19,6 +19,11 @@ static const char *cp_comm_value(int value)
     return comet_cp_comm_name((comet_cp_comm)value);
 }
 
+static const char *schedule_value(int value)
+{
+    return comet_schedule_name((comet_schedule)value);
+}
+
 #define FIELD(member) .offset = offsetof(comet_strategy, member), \
                       .size = sizeof(((comet_strategy *)0)->member)
 #define INT_KNOB(member, lo_, hi_) .type = COMET_KNOB_T_INT, FIELD(member), .lo = (lo_), .hi = (hi_)
@@ -112,6 +117,23 @@ static const comet_knob knobs[COMET_KNOB_COUNT] = {
     [COMET_KNOB_EP] = {
         .name = "ep", .key = "strategy.ep", INT_KNOB(ep, 1, COMET_MAX_NPUS),
         .flag = "--ep", .flag_form = COMET_FLAG_VALUE, .column = 20, .help_line = 12},
+    [COMET_KNOB_SCHEDULE] = {
+        .name = "schedule", .key = "strategy.schedule", .type = COMET_KNOB_T_CHOICE,
+        FIELD(schedule), .n_values = COMET_SCHEDULE_ZB_H1 + 1, .value_name = schedule_value,
+        .flag = "--schedule", .flag_form = COMET_FLAG_VALUE, .column = 21, .help_line = 15,
+        .help_usage = "--schedule 1f1b|zb-h1",
+        .help = "pipeline schedule (zb-h1: zero bubble, interleave 1)"},
+    [COMET_KNOB_FIRST_STAGE_LAYERS] = {
+        .name = "first_stage_layers", .key = "strategy.first_stage_layers",
+        INT_KNOB(first_stage_layers, 0, COMET_MAX_STAGE_LAYERS), .flag = "--first-stage-layers",
+        .flag_form = COMET_FLAG_VALUE, .search_flag = true, .column = 22, .help_line = 16,
+        .help_usage = "--first-stage-layers N",
+        .help = "blocks on the first stage (0: even split)"},
+    [COMET_KNOB_LAST_STAGE_LAYERS] = {
+        .name = "last_stage_layers", .key = "strategy.last_stage_layers",
+        INT_KNOB(last_stage_layers, 0, COMET_MAX_STAGE_LAYERS), .flag = "--last-stage-layers",
+        .flag_form = COMET_FLAG_VALUE, .search_flag = true, .column = 23, .help_line = 17,
+        .help_usage = "--last-stage-layers N", .help = "blocks on the last stage (0: even split)"},
     [COMET_KNOB_ORDER] = {
         .name = "order", .key = "strategy.order", .type = COMET_KNOB_T_ORDER, FIELD(order),
         .flag = "--order", .flag_form = COMET_FLAG_VALUE, .column = -1, .help_line = 14,

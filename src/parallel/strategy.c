@@ -188,6 +188,52 @@ static comet_status check_experts(const comet_model *m, const comet_strategy *s,
     return COMET_OK;
 }
 
+/* Uneven first and last stages (Megatron-LM's --decoder-first- and
+ * --decoder-last-pipeline-num-layers): Transformer blocks only, one model
+ * chunk per stage, and every stage left at least one block. */
+static comet_status check_uneven_stages(const comet_model *m, const comet_strategy *s,
+                                        int64_t depth, comet_strategy_refusal *why,
+                                        comet_error *err)
+{
+    int64_t first = s->first_stage_layers, last = s->last_stage_layers;
+    if (first == 0 && last == 0)
+        return COMET_OK;
+    comet_knob_id key = first > 0 ? COMET_KNOB_FIRST_STAGE_LAYERS : COMET_KNOB_LAST_STAGE_LAYERS;
+    long long given = (long long)(first > 0 ? first : last);
+    if (m->kind != COMET_MODEL_TRANSFORMER)
+        return REFUSE(why, COMET_FAULT_UNEVEN_STAGES, key, err,
+                      "uneven stages apply to Transformer models only, not to the layer list %s",
+                      m->name);
+    if (s->pp == 1)
+        return REFUSE(why, COMET_FAULT_UNEVEN_STAGES, key, err,
+                      "%lld needs pipeline parallelism (pp > 1)", given);
+    if (s->interleave > 1)
+        return REFUSE(why, COMET_FAULT_UNEVEN_STAGES, key, err,
+                      "uneven stages run without interleaving, got interleave %lld",
+                      (long long)s->interleave);
+    for (int i = 0; i < 2; i++) {
+        int64_t n = i == 0 ? first : last;
+        if (n > depth)
+            return REFUSE(why, COMET_FAULT_UNEVEN_STAGES,
+                          i == 0 ? COMET_KNOB_FIRST_STAGE_LAYERS : COMET_KNOB_LAST_STAGE_LAYERS,
+                          err, "%lld exceeds the model's %lld layers", (long long)n,
+                          (long long)depth);
+    }
+    int64_t rest = depth - first - last, stages = s->pp - (first > 0) - (last > 0);
+    key = last > 0 ? COMET_KNOB_LAST_STAGE_LAYERS : COMET_KNOB_FIRST_STAGE_LAYERS;
+    if (stages == 0 && rest != 0)
+        return REFUSE(why, COMET_FAULT_UNEVEN_STAGES, key, err,
+                      "first and last stage hold %lld layers of the model's %lld (pp 2: they "
+                      "must hold all)", (long long)(first + last), (long long)depth);
+    if (rest < stages)
+        return REFUSE(why, COMET_FAULT_UNEVEN_STAGES, key, err,
+                      "first_stage_layers %lld and last_stage_layers %lld leave %lld layers for "
+                      "%lld %s stages (each needs one)",
+                      (long long)first, (long long)last, (long long)(rest < 0 ? 0 : rest),
+                      (long long)stages, first > 0 && last > 0 ? "middle" : "other");
+    return COMET_OK;
+}
+
 static comet_status check_model(const comet_model *m, const comet_strategy *s,
                                comet_strategy_refusal *why, comet_error *err)
 {
@@ -223,6 +269,13 @@ static comet_status check_model(const comet_model *m, const comet_strategy *s,
     if (s->interleave > 1 && s->pp == 1)
         return REFUSE(why, COMET_FAULT_CHUNKS, COMET_KNOB_INTERLEAVE, err,
                       "%lld needs pipeline parallelism (pp > 1)", (long long)s->interleave);
+    if (s->schedule == COMET_SCHEDULE_ZB_H1 && s->interleave > 1)
+        return REFUSE(why, COMET_FAULT_SCHEDULE, COMET_KNOB_SCHEDULE, err,
+                      "zb-h1 runs one model chunk per stage, got interleave %lld (interleave > 1 "
+                      "runs interleaved 1F1B)", (long long)s->interleave);
+    comet_status uneven = check_uneven_stages(m, s, depth, why, err);
+    if (uneven)
+        return uneven;
     if (s->global_batch % (s->microbatch * s->dp))
         return REFUSE(why, COMET_FAULT_BATCH_SPLIT, COMET_KNOB_GLOBAL_BATCH, err,
                       "%lld is not a multiple of microbatch*dp (%lld)", (long long)s->global_batch,

@@ -31,6 +31,11 @@ const char *report_strategy_label(const comet_strategy *s, char *out, size_t cap
         MORE(" · flash");
     if (s->fp8)
         MORE(" · fp8");
+    if (s->schedule != COMET_SCHEDULE_1F1B)
+        MORE(" · %s", comet_schedule_name(s->schedule));
+    if (s->first_stage_layers > 0 || s->last_stage_layers > 0)
+        MORE(" · stages %lld/…/%lld", (long long)s->first_stage_layers,
+             (long long)s->last_stage_layers);
     if (s->offload_optimizer || s->offload_weights || s->offload_activations)
         MORE(" · offload%s%s%s", s->offload_optimizer ? " opt" : "",
              s->offload_weights ? " w" : "", s->offload_activations ? " act" : "");

@@ -68,6 +68,12 @@ static void strategy_line(comet_buf *b, const comet_strategy *s)
         comet_buf_printf(b, "  flash attention");
     if (s->fp8)
         comet_buf_printf(b, "  fp8");
+    if (s->schedule != COMET_SCHEDULE_1F1B)
+        comet_buf_printf(b, "  schedule %s", comet_schedule_name(s->schedule));
+    if (s->first_stage_layers > 0)
+        comet_buf_printf(b, "  first stage %lld layers", (long long)s->first_stage_layers);
+    if (s->last_stage_layers > 0)
+        comet_buf_printf(b, "  last stage %lld layers", (long long)s->last_stage_layers);
     if (s->offload_optimizer || s->offload_weights || s->offload_activations)
         comet_buf_printf(b, "  offload%s%s%s", s->offload_optimizer ? " optimizer" : "",
                          s->offload_weights ? " weights" : "",

@@ -1,12 +1,14 @@
 /* What the pipeline schedules share: choosing the one a strategy runs, and
  * the warm-up / steady 1F1B / cool-down shape that 1F1B and interleaved
  * 1F1B both have (they differ in the warm-up length and in which pass each
- * step is). */
+ * step is); ZB-H1 keeps 1F1B's order of forwards and input gradients. */
 #include "schedule.h"
 
 const sched_kind *sched_of(const comet_strategy *s)
 {
-    return s->interleave > 1 ? &sched_interleaved : &sched_1f1b;
+    if (s->interleave > 1)
+        return &sched_interleaved;
+    return s->schedule == COMET_SCHEDULE_ZB_H1 ? &sched_zbh1 : &sched_1f1b;
 }
 
 void sched_warmup_steady_cooldown(const comet_strategy *s, int64_t steps, int64_t warmup,

@@ -1,6 +1,6 @@
 /* Pipeline schedules, the interface of src/schedule to the rest of the
  * library: a schedule is a struct of function pointers, one file per member
- * (schedule_1f1b.c, schedule_interleaved.c), and says three things about a
+ * (schedule_1f1b.c, schedule_interleaved.c, schedule_zbh1.c), and says three things about a
  * pipeline of p stages running m microbatches through v model chunks per
  * stage: the order in which one stage runs its passes (the simulator's
  * program), the bubble the closed-form estimate charges, and how many
@@ -16,30 +16,56 @@
 
 #include "comet/strategy.h"
 
+/* What a pass runs: the forward, the whole backward, or (zero-bubble
+ * schedules) the backward split in two, the input gradient (B: what the
+ * previous stage waits for) and the weight gradient (W: free to run
+ * later, Qi et al., ICLR 2024). */
+typedef enum sched_pass_kind {
+    SCHED_FORWARD = 0,
+    SCHED_BACKWARD,          /* B and W together (1F1B, interleaved 1F1B) */
+    SCHED_BACKWARD_INPUT,    /* B */
+    SCHED_BACKWARD_WEIGHT    /* W */
+} sched_pass_kind;
+
 /* One pass of one microbatch through one model chunk of a stage: chunk c of
  * stage i is virtual stage c*p + i (Megatron's numbering). */
 typedef struct sched_pass {
     int64_t microbatch;
     int64_t chunk;
-    bool forward; /* false: the backward pass */
+    sched_pass_kind kind;
 } sched_pass;
 
 /* Receives the passes of a stage's program, in the order they run. */
 typedef void (*sched_emit_fn)(void *ctx, sched_pass pass);
 
+/* One microbatch through the whole busiest stage, in seconds: `total`
+ * its forward and whole backward (with what they leave exposed), `weight`
+ * the weight-gradient part of that backward. */
+typedef struct sched_micro {
+    double total, weight;
+} sched_micro;
+
 typedef struct sched_kind {
     const char *name;
-    /* Every forward and backward pass of `micro` microbatches on `stage`
-     * (0 = first), each exactly once, in the order the stage runs them
-     * (interleaved: micro a multiple of p, as the strategy checks demand). */
+    /* Every pass of `micro` microbatches on `stage` (0 = first), each
+     * exactly once, in the order the stage runs them (interleaved: micro a
+     * multiple of p, as the strategy checks demand); a split backward's W
+     * after its B. */
     void (*program)(const comet_strategy *s, int64_t micro, int64_t stage, sched_emit_fn emit,
                     void *ctx);
-    /* Idle time of a stage in one step, in microbatch times (one forward
-     * and backward of one microbatch through the whole stage). */
-    double (*bubble)(const comet_strategy *s);
+    /* Idle time of a stage in one step, in seconds, for microbatches that
+     * take `t` each through the stage. */
+    double (*bubble)(const comet_strategy *s, const sched_micro *t);
     /* Microbatches' worth of the stage's activations the busiest stage
      * keeps at once, with `micro` microbatches in the step. */
     double (*in_flight)(const comet_strategy *s, double micro);
+    /* The same for stage `stage` of a pipeline of one chunk per stage:
+     * *full microbatches whose backward has not run, *weight_only whose
+     * input gradient has run and weight gradient not (they keep only the
+     * weight gradient's inputs). NULL: only in_flight is known
+     * (interleaved: the first stage holds the most). */
+    void (*stage_in_flight)(const comet_strategy *s, double micro, int64_t stage, double *full,
+                            double *weight_only);
     /* Microbatches the program repeats in: in steady state each further
      * round of this many microbatches runs the same passes, one round
      * later (the simulator extrapolates a long step by rounds). */
@@ -53,9 +79,10 @@ typedef struct sched_kind {
 
 extern const sched_kind sched_1f1b;        /* schedule_1f1b.c */
 extern const sched_kind sched_interleaved; /* schedule_interleaved.c */
+extern const sched_kind sched_zbh1;        /* schedule_zbh1.c */
 
 /* The schedule a strategy runs: interleaved 1F1B when it has more than one
- * model chunk per stage, 1F1B otherwise. */
+ * model chunk per stage, else its schedule knob's (1F1B or ZB-H1). */
 const sched_kind *sched_of(const comet_strategy *s);
 
 /* Maps step k of one direction of a stage's program to its pass. */
@@ -64,7 +91,7 @@ typedef sched_pass (*sched_step_fn)(const comet_strategy *s, int64_t k, bool for
 /* The shape of the 1F1B family (Narayanan et al. 2021, Megatron-LM): `warmup`
  * forward steps, then one forward and one backward step in turn until all
  * `steps` forwards are done, then the remaining backward steps; step k of
- * each direction is the pass at(s, k, forward). */
+ * each direction is the pass at(s, k, forward), a whole backward. */
 void sched_warmup_steady_cooldown(const comet_strategy *s, int64_t steps, int64_t warmup,
                                   sched_step_fn at, sched_emit_fn emit, void *ctx);
 

@@ -12,7 +12,8 @@
 static sched_pass one_f_one_b_step(const comet_strategy *s, int64_t k, bool forward)
 {
     (void)s;
-    return (sched_pass){.microbatch = k, .chunk = 0, .forward = forward};
+    return (sched_pass){
+        .microbatch = k, .chunk = 0, .kind = forward ? SCHED_FORWARD : SCHED_BACKWARD};
 }
 
 static void one_f_one_b_program(const comet_strategy *s, int64_t micro, int64_t stage,
@@ -21,14 +22,23 @@ static void one_f_one_b_program(const comet_strategy *s, int64_t micro, int64_t 
     sched_warmup_steady_cooldown(s, micro, s->pp - stage - 1, one_f_one_b_step, emit, ctx);
 }
 
-static double one_f_one_b_bubble(const comet_strategy *s)
+static double one_f_one_b_bubble(const comet_strategy *s, const sched_micro *t)
 {
-    return (double)s->pp - 1.0;
+    return ((double)s->pp - 1.0) * t->total;
 }
 
 static double one_f_one_b_in_flight(const comet_strategy *s, double micro)
 {
     return s->pp > 1 ? fmin(micro, (double)s->pp) : 1.0;
+}
+
+/* Stage i runs p-i-1 warm-up forwards and one more before its first
+ * backward: p-i microbatches in flight (all of them when fewer). */
+static void one_f_one_b_stage_in_flight(const comet_strategy *s, double micro, int64_t stage,
+                                        double *full, double *weight_only)
+{
+    *full = s->pp > 1 ? fmin(micro, (double)(s->pp - stage)) : 1.0;
+    *weight_only = 0.0;
 }
 
 /* One microbatch enters and one leaves per 1F1B step. */
@@ -53,6 +63,7 @@ const sched_kind sched_1f1b = {
     .program = one_f_one_b_program,
     .bubble = one_f_one_b_bubble,
     .in_flight = one_f_one_b_in_flight,
+    .stage_in_flight = one_f_one_b_stage_in_flight,
     .round = one_f_one_b_round,
     .ramp = one_f_one_b_ramp,
 };

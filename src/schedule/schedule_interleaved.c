@@ -17,7 +17,7 @@ static sched_pass interleaved_step(const comet_strategy *s, int64_t k, bool forw
     int64_t chunk = (k / p) % v;
     return (sched_pass){.microbatch = (k / (p * v)) * p + k % p,
                         .chunk = forward ? chunk : v - 1 - chunk,
-                        .forward = forward};
+                        .kind = forward ? SCHED_FORWARD : SCHED_BACKWARD};
 }
 
 static void interleaved_program(const comet_strategy *s, int64_t micro, int64_t stage,
@@ -28,9 +28,9 @@ static void interleaved_program(const comet_strategy *s, int64_t micro, int64_t 
                                  interleaved_step, emit, ctx);
 }
 
-static double interleaved_bubble(const comet_strategy *s)
+static double interleaved_bubble(const comet_strategy *s, const sched_micro *t)
 {
-    return ((double)s->pp - 1.0) / (double)s->interleave;
+    return ((double)s->pp - 1.0) / (double)s->interleave * t->total;
 }
 
 /* 1F1B's count, times 1 + (p-1)/(p v). */
@@ -61,6 +61,7 @@ const sched_kind sched_interleaved = {
     .program = interleaved_program,
     .bubble = interleaved_bubble,
     .in_flight = interleaved_in_flight,
+    .stage_in_flight = NULL,
     .round = interleaved_round,
     .ramp = interleaved_ramp,
 };

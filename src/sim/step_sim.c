@@ -6,7 +6,8 @@
  * of per-layer compute and TP collective tasks priced by src/cost/'s
  * layer_times, as the estimate's are (one source for FLOPs and bytes); the
  * compute stream runs the pipeline schedule's program (src/schedule/:
- * Megatron's 1F1B or interleaved 1F1B); pipeline sends link stages; the
+ * Megatron's 1F1B or interleaved 1F1B, or ZB-H1, whose backward is two
+ * passes, input gradient and weight gradient); pipeline sends link stages; the
  * step plan's data-parallel items (src/cost/step_plan.c) become gradient
  * buckets that start as each layer's last backward ends (ZeRO-2/3 reduce every microbatch, ZeRO-3 gathers
  * weights ahead of each layer); the optimizer step closes the stage.
@@ -75,6 +76,7 @@ typedef struct builder {
     /* per (microbatch, virtual stage): first and last task of each pass, the
      * sends, and the last activation store to the expansion tier */
     int *fwd_first, *fwd_last, *bwd_first, *bwd_last, *send_fwd, *send_bwd, *act_store;
+    int *wgt_last;       /* ... and the last task of a split backward's W pass */
     int *dp_last;        /* per stage: last DP task before the optimizer */
     bool oom;
 } builder;
@@ -90,10 +92,14 @@ static int res(const builder *b, int stage, int kind)
 }
 
 /* Segments one virtual stage can hold: every layer kind, and the blocks
- * of the largest model chunk (work_chunk_blocks gives chunk 0 the most). */
+ * of the largest model chunk. */
 static int segments_max(const builder *b)
 {
-    int64_t blocks = b->m->kind == COMET_MODEL_TRANSFORMER ? work_chunk_blocks(b->m, b->s, 0) : 0;
+    int64_t blocks = 0;
+    for (int vs = 0; b->m->kind == COMET_MODEL_TRANSFORMER && vs < b->vstages; vs++) {
+        int64_t n = work_chunk_blocks(b->m, b->s, vs);
+        blocks = n > blocks ? n : blocks;
+    }
     return (int)(b->work.n_layers * (blocks + 1) + 1);
 }
 
@@ -106,7 +112,7 @@ static int segments_of(const builder *b, int vs, segment *out)
     bool transformer = b->m->kind == COMET_MODEL_TRANSFORMER;
     int64_t total = transformer ? b->m->layers : 0;
     int64_t blocks = transformer ? work_chunk_blocks(b->m, b->s, vs) : 0;
-    int64_t first_layer = transformer ? work_chunk_first_layer(b->m, b->s, vs) : 0;
+    int64_t first_layer = transformer ? work_chunk_first_block(b->m, b->s, vs) : 0;
     int cap = b->max_segs;
     /* a Transformer's every-stage kinds: the dense block, and the MoE
      * block for the layers comet_model_is_moe_layer names; the blocks
@@ -386,11 +392,30 @@ static int load_weights(builder *b, int stage, const segment *sg, int64_t mb)
                   sg->layer, -1);
 }
 
-/* One pass (forward or backward) of microbatch mb through virtual stage vs. */
-static void pass(builder *b, int64_t mb, int vs, bool forward)
+/* Gradient buckets on the DP stream, as each layer's gradients are ready
+ * (after its whole backward, or after its W): in the last microbatch, or
+ * in every one when ZeRO keeps only a shard of the gradients. */
+static void dp_bucket(builder *b, int stage, const segment *sg, int64_t mb, bool last_mb, int grad)
+{
+    const plan_dp *dp = &b->plan.dp;
+    const work_layer *wl = &b->work.layers[sg->kind];
+    if (dp->active && dp->overlap && (last_mb || dp->reduce_each_micro) && !wl->model_parallel)
+        b->dp_last[stage] = dp_collective(b, stage, R_DP, dp->reduce, wl->params * sg->count,
+                                          wl->expert_params * sg->count, dp->grad_bytes, K_DP, mb,
+                                          sg->layer, grad);
+}
+
+/* One pass of microbatch mb through virtual stage vs: a forward, a whole
+ * backward, or its input-gradient part (B: recompute, the input gradient's
+ * compute and the layers' backward collectives, the send to the previous
+ * stage) or its weight-gradient part (W: the weight GEMMs, after which the
+ * gradient buckets go). */
+static void pass(builder *b, int64_t mb, int vs, sched_pass_kind kind)
 {
     if (b->oom)
         return; /* out of memory, or past the count's limit */
+    bool forward = kind == SCHED_FORWARD, weight = kind == SCHED_BACKWARD_WEIGHT;
+    bool whole = kind == SCHED_BACKWARD, input = kind == SCHED_BACKWARD_INPUT;
     int stage = vs % b->p;
     const segment *segs = b->segs;
     int n = segments_of(b, vs, b->segs);
@@ -400,7 +425,7 @@ static void pass(builder *b, int64_t mb, int vs, bool forward)
      * are issued as soon as this segment's compute is, ahead of this
      * segment's gradient reduction on the DP stream and its activation
      * store on the memory stream (as DeepSpeed prefetches) */
-    const segment *first_sg = n > 0 ? &segs[forward ? 0 : n - 1] : NULL;
+    const segment *first_sg = n > 0 && !weight ? &segs[forward ? 0 : n - 1] : NULL;
     int g_next = first_sg ? gather(b, stage, first_sg, mb) : -1;
     int w_next = first_sg ? load_weights(b, stage, first_sg, mb) : -1;
     for (int i = 0; i < n; i++) {
@@ -425,6 +450,15 @@ static void pass(builder *b, int64_t mb, int vs, bool forward)
             if (first < 0)
                 first = t;
             prev = layer_comms(b, stage, sg, K_FWD, mb, t);
+        } else if (weight) {
+            /* dW reads the stashed input and the output gradient, not
+             * the weights: no gather, no load; it follows its B */
+            t = task(b, stage, R_COMPUTE, lt->wgrad * sg->count, K_BWD, mb, sg->layer, prev);
+            sim_add_dep(&b->g, b->bwd_last[idx(b, mb, vs)], t);
+            if (first < 0)
+                first = t;
+            prev = t;
+            dp_bucket(b, stage, sg, mb, last_mb, t);
         } else {
             int la = memory(b, stage, acts, K_LOAD_ACT, mb, sg->layer,
                             b->act_store[idx(b, mb, vs)]);
@@ -438,7 +472,8 @@ static void pass(builder *b, int64_t mb, int vs, bool forward)
                     first = t;
                 prev = layer_comms(b, stage, sg, K_RECOMPUTE, mb, t);
             }
-            t = task(b, stage, R_COMPUTE, lt->bwd * sg->count, K_BWD, mb, sg->layer, prev);
+            t = task(b, stage, R_COMPUTE, (input ? lt->bwd - lt->wgrad : lt->bwd) * sg->count,
+                     K_BWD, mb, sg->layer, prev);
             sim_add_dep(&b->g, g, t);
             sim_add_dep(&b->g, w, t);
             sim_add_dep(&b->g, la, t);
@@ -448,24 +483,17 @@ static void pass(builder *b, int64_t mb, int vs, bool forward)
                 first = t;
             int grad = t;
             prev = layer_comms(b, stage, sg, K_BWD, mb, t);
-            /* gradient buckets on the DP stream, as each layer's
-             * gradients are ready: in the last microbatch, or in every
-             * one when ZeRO keeps only a shard of the gradients */
-            const plan_dp *dp = &b->plan.dp;
-            if (dp->active && dp->overlap && (last_mb || dp->reduce_each_micro) &&
-                !wl->model_parallel)
-                b->dp_last[stage] = dp_collective(b, stage, R_DP, dp->reduce,
-                                                  wl->params * sg->count,
-                                                  wl->expert_params * sg->count, dp->grad_bytes,
-                                                  K_DP, mb, sg->layer, grad);
+            if (whole)
+                dp_bucket(b, stage, sg, mb, last_mb, grad);
         }
     }
     int *first_tab = forward ? b->fwd_first : b->bwd_first;
-    int *last_tab = forward ? b->fwd_last : b->bwd_last;
-    first_tab[idx(b, mb, vs)] = first;
+    int *last_tab = forward ? b->fwd_last : weight ? b->wgt_last : b->bwd_last;
+    if (!weight)
+        first_tab[idx(b, mb, vs)] = first;
     last_tab[idx(b, mb, vs)] = prev;
     /* send to the next virtual stage (forward) or the previous (backward) */
-    bool send = forward ? vs < b->vstages - 1 : vs > 0;
+    bool send = !weight && (forward ? vs < b->vstages - 1 : vs > 0);
     if (send && b->p > 1) {
         int id = send_hop(b, stage, forward, mb, prev);
         (forward ? b->send_fwd : b->send_bwd)[idx(b, mb, vs)] = id;
@@ -475,7 +503,7 @@ static void pass(builder *b, int64_t mb, int vs, bool forward)
     /* without overlap, ZeRO's per-microbatch reduction of this chunk's
      * gradients blocks the compute stream once its backward is done */
     const plan_dp *dp = &b->plan.dp;
-    if (!forward && dp->active && !dp->overlap && dp->reduce_each_micro) {
+    if ((whole || weight) && dp->active && !dp->overlap && dp->reduce_each_micro) {
         double params = 0.0, expert = 0.0;
         for (int i = 0; i < n; i++)
             if (!b->work.layers[segs[i].kind].model_parallel) {
@@ -496,11 +524,11 @@ typedef struct stage_cursor {
 static void program_pass(void *ctx, sched_pass ps)
 {
     const stage_cursor *c = ctx;
-    pass(c->b, ps.microbatch, (int)(ps.chunk * c->b->p + c->stage), ps.forward);
+    pass(c->b, ps.microbatch, (int)(ps.chunk * c->b->p + c->stage), ps.kind);
 }
 
 /* The order of passes on one stage is the pipeline schedule's
- * (src/schedule/: Megatron's 1F1B or interleaved 1F1B). */
+ * (src/schedule/: Megatron's 1F1B or interleaved 1F1B, or ZB-H1). */
 static void stage_program(builder *b, int stage)
 {
     stage_cursor c = {b, stage};
@@ -524,8 +552,11 @@ static void stage_epilogue(builder *b, int stage)
     int last_bwd = -1;
     for (int64_t mb = 0; mb < b->micro; mb++)
         for (int vs = stage; vs < b->vstages; vs += b->p)
-            if (b->bwd_last[idx(b, mb, vs)] > last_bwd)
-                last_bwd = b->bwd_last[idx(b, mb, vs)];
+            for (int w = 0; w < 2; w++) {
+                int t = (w ? b->wgt_last : b->bwd_last)[idx(b, mb, vs)];
+                if (t > last_bwd)
+                    last_bwd = t;
+            }
     int after = b->dp_last[stage] >= 0 ? b->dp_last[stage] : last_bwd;
     const plan_dp *dp = &b->plan.dp;
     if (dp->active && !dp->overlap && !dp->reduce_each_micro)
@@ -673,7 +704,7 @@ static comet_status build(const comet_model *m, const comet_system *sys, const c
             if (sim_set_shared(&b->g, res(b, stage, R_PER_STAGE + d)))
                 b->oom = true;
     int **tabs[] = {&b->fwd_first, &b->fwd_last, &b->bwd_first, &b->bwd_last, &b->send_fwd,
-                    &b->send_bwd, &b->act_store};
+                    &b->send_bwd, &b->act_store, &b->wgt_last};
     for (size_t i = 0; i < sizeof tabs / sizeof tabs[0]; i++) {
         *tabs[i] = malloc(sizeof(int) * cells);
         b->oom = b->oom || !*tabs[i];
@@ -706,6 +737,7 @@ static void builder_free(builder *b, bool keep_graph)
     free(b->send_fwd);
     free(b->send_bwd);
     free(b->act_store);
+    free(b->wgt_last);
     free(b->dp_last);
     free(b->segs);
     if (!keep_graph) {

@@ -28,6 +28,7 @@ const char *const vocab_attach_names[] = {"per_npu", "per_node", "pool", NULL};
 const char *const vocab_objective_names[] = {"time", "throughput", "cost", NULL};
 const char *const vocab_recompute_names[] = {"none", "selective", "full", NULL};
 const char *const vocab_cp_comm_names[] = {"ring", "ulysses", NULL};
+const char *const vocab_schedule_names[] = {"1f1b", "zb-h1", NULL};
 /* only named, never read: private to this file */
 static const char *const mem_kind_names[] = {"weights", "gradients", "optimizer", "activations",
                                              NULL};
@@ -133,6 +134,11 @@ int comet_recompute_parse(const char *name, comet_recompute *out)
 const char *comet_cp_comm_name(comet_cp_comm c)
 {
     return name_of(vocab_cp_comm_names, COUNT(vocab_cp_comm_names), (int)c);
+}
+
+const char *comet_schedule_name(comet_schedule sc)
+{
+    return name_of(vocab_schedule_names, COUNT(vocab_schedule_names), (int)sc);
 }
 
 const char *comet_objective_name(comet_objective o)

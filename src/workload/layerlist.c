@@ -46,7 +46,10 @@ static void build_one(const comet_layer *src, const comet_strategy *s, double pe
     l->moe = false;
     l->expert_params = 0.0;
     l->mlp_op = l->mlp_end = l->n_ops;
+    l->mlp_wgrad_bytes = 0.0;
     l->cp_kv_bytes = 0.0; /* context parallelism is refused for layer lists */
+    /* its input (what it stashes) and its output's gradient */
+    l->wgrad_bytes = l->act_bytes + b * src->out_bytes;
 }
 
 void work_build_layers(const comet_model *m, const comet_strategy *s, work_stage *out)
@@ -71,8 +74,8 @@ void work_build_layers(const comet_model *m, const comet_strategy *s, work_stage
     }
     out->p2p_bytes = depth > 0.0 ? b * out_sum / depth : 0.0;
     out->first_stage_count = out->last_stage_count = -1.0; /* every stage alike */
-    out->busiest_is_first = false;
-    out->busiest_is_inner = false;
+    out->middle_stage_count = -1.0;
+    out->busiest_is_first = out->busiest_is_middle = false;
     out->moe_first_count = out->moe_last_count = 0.0;
     out->params_expert_npu = 0.0;
     out->fwd_flops_model = b * flops;

@@ -61,11 +61,11 @@ static double add_mlp(work_layer *l, const comet_model *m, double tokens, double
 {
     double h = (double)m->hidden, mats = m->gated_mlp ? 3.0 : 2.0;
     double wbytes = fp8 ? 1.0 : e;
-    double w = work_add_linear(l, tokens, (mats - 1.0) * f_local, h, e, fp8);
+    double w = work_add_linear(l, tokens, (mats - 1.0) * f_local, h, tokens, e, fp8);
     l->ops[l->n_ops - 1].bytes += (copies - 1.0) * w * wbytes;
     work_add_op(l, WORK_VECTOR, 8.0 * tokens * f_local,
                 (m->gated_mlp ? 3.0 : 2.0) * e * tokens * f_local);
-    double w2 = work_add_linear(l, tokens, h, f_local, e, fp8);
+    double w2 = work_add_linear(l, tokens, h, f_local, tokens, e, fp8);
     l->ops[l->n_ops - 1].bytes += (copies - 1.0) * w2 * wbytes;
     return copies * (w + w2);
 }
@@ -94,6 +94,7 @@ void work_build_moe_block(const comet_model *m, const comet_strategy *s, const w
     *l = *dense;
     l->moe = true;
     l->n_ops = dense->mlp_op;
+    l->wgrad_bytes -= dense->mlp_wgrad_bytes; /* the experts' own come with their GEMMs */
     /* the router GEMM, then one memory-bound op for the routing around
      * the experts: softmax and top-k over the logits, the permutation of
      * the tokens into expert order and back, and the weighted combine

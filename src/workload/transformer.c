@@ -72,7 +72,9 @@ static void add_gemm(work_layer *l, double mdim, double ndim, double kdim, doubl
            core);
 }
 
-/* A linear layer's GEMM of a block. Without fp8 the GEMM above. With fp8
+/* A linear layer's GEMM of a block, whose input the layer stashes as
+ * `in_rows` rows (fewer than mdim when sequence parallelism shards it; the
+ * backward gathers it again). Without fp8 the GEMM above. With fp8
  * (Transformer Engine style) first a cast kernel: the activation input
  * (M x K) read in the model's dtype, scaled, its amax taken and written as
  * 1-byte FP8 (2 FLOPs and e + 1 bytes per element, a vector op); then the
@@ -80,9 +82,12 @@ static void add_gemm(work_layer *l, double mdim, double ndim, double kdim, doubl
  * and writing its output in the model's dtype. Backward charges the cast
  * twice, like every vector op: the output gradient's cast (and its
  * transposed copy for the weight gradient). Returns the weight's elements. */
-static double add_linear(work_layer *l, double mdim, double ndim, double kdim, double elem,
-                         bool fp8)
+static double add_linear(work_layer *l, double mdim, double ndim, double kdim, double in_rows,
+                         double elem, bool fp8)
 {
+    /* a split backward's W reads the stashed input and the output's
+     * gradient, kept from B until W runs (ZB-H1) */
+    l->wgrad_bytes += (fp8 ? 1.0 : elem) * in_rows * kdim + elem * mdim * ndim;
     if (!fp8) {
         add_gemm(l, mdim, ndim, kdim, elem, false);
         return kdim * ndim;
@@ -198,8 +203,9 @@ static void build_block(const comet_model *m, const comet_strategy *s, const blo
 
     l->n_ops = 0;
     l->n_comms = 0;
+    l->wgrad_bytes = 0.0;
     add_op(l, WORK_VECTOR, 5.0 * Tr * h, 2.0 * e * Tr * h, false);            /* norm 1 */
-    double fp8_weights = add_linear(l, T, qkv_width, h, e, fp8);             /* QKV */
+    double fp8_weights = add_linear(l, T, qkv_width, h, Tr, e, fp8);         /* QKV */
     /* The attention core. Fused (flash) attention keeps the score matrix
      * on chip: the same FLOPs, no HBM traffic for it, no dropout mask. */
     bool flash = s->flash_attention;
@@ -211,16 +217,18 @@ static void build_block(const comet_model *m, const comet_strategy *s, const blo
         add_op(l, WORK_VECTOR, scores, (2.0 * e + 1.0) * score_bytes, true);  /* attention dropout */
     add_op(l, WORK_GEMM, 2.0 * scores * x->head_dim,                          /* scores x V */
            e * (score_bytes + Tkv * x->kv_width_local + T * x->q_width_local), true);
-    fp8_weights += add_linear(l, T, h, x->q_width_local, e, fp8);            /* projection */
+    fp8_weights += add_linear(l, T, h, x->q_width_local, T, e, fp8);         /* projection */
     add_op(l, WORK_VECTOR, 2.0 * Tr * h, (3.0 * e + mask) * Tr * h, false);   /* dropout+residual */
     add_op(l, WORK_VECTOR, 5.0 * Tr * h, 2.0 * e * Tr * h, false);            /* norm 2 */
     l->mlp_op = l->n_ops; /* the MLP, which an MoE block replaces (moe.c) */
-    fp8_weights += add_linear(l, T, (x->mlp_mats - 1.0) * ffn_local, h, e,   /* MLP in (and gate) */
-                              fp8);
+    double wgrad_before_mlp = l->wgrad_bytes;
+    fp8_weights += add_linear(l, T, (x->mlp_mats - 1.0) * ffn_local, h, Tr, /* MLP in (and gate) */
+                              e, fp8);
     add_op(l, WORK_VECTOR, 8.0 * T * ffn_local,                               /* GeLU or SwiGLU */
            (m->gated_mlp ? 3.0 : 2.0) * e * T * ffn_local, false);
-    fp8_weights += add_linear(l, T, h, ffn_local, e, fp8);                   /* MLP out */
+    fp8_weights += add_linear(l, T, h, ffn_local, T, e, fp8);                /* MLP out */
     l->mlp_end = l->n_ops;
+    l->mlp_wgrad_bytes = l->wgrad_bytes - wgrad_before_mlp;
     add_op(l, WORK_VECTOR, 2.0 * Tr * h, (3.0 * e + mask) * Tr * h, false);   /* dropout+residual */
     add_tp_sync(l, x, s->sp);
     add_tp_sync(l, x, s->sp);
@@ -268,6 +276,7 @@ static void build_embedding(const comet_model *m, const comet_strategy *s, const
     l->n_ops = 0;
     l->n_comms = 0;
     l->cp_kv_bytes = 0.0;
+    l->wgrad_bytes = 0.0; /* the table's gradient is a scatter of the output gradient */
     add_op(l, WORK_VECTOR, x->tokens * x->h, 3.0 * x->elem * x->tokens * x->h, false);
     if (x->t > 1.0) {
         add_comm(l, s->sp ? COMET_COLL_REDUCE_SCATTER : COMET_COLL_ALL_REDUCE, COMET_GROUP_TP,
@@ -293,8 +302,11 @@ static void build_head(const comet_model *m, const comet_strategy *s, const bloc
     l->n_ops = 0;
     l->n_comms = 0;
     l->cp_kv_bytes = 0.0;
+    l->wgrad_bytes = 0.0;
     add_op(l, WORK_VECTOR, 5.0 * x->tokens_rep * x->h, 2.0 * x->elem * x->tokens_rep * x->h, false);
     add_gemm(l, x->tokens, v_local, x->h, x->elem, false);
+    /* W: the stashed final-norm output and the logits' gradient */
+    l->wgrad_bytes = x->elem * (x->tokens_rep * x->h + x->tokens * v_local);
     add_op(l, WORK_VECTOR, 5.0 * x->tokens * v_local, (x->elem + 4.0) * x->tokens * v_local, false);
     /* The LM head holds its own copy of the table: untied, or tied with
      * the embedding on another stage (Megatron keeps both in sync). */
@@ -306,10 +318,49 @@ static void build_head(const comet_model *m, const comet_strategy *s, const bloc
     l->act_bytes_full = l->act_bytes;
 }
 
+/* Virtual stage vs's blocks: *first, the global number of its first, and
+ * *count. Even: l / (pp v) each, the first l mod (pp v) one more. Uneven
+ * (Megatron-LM's --decoder-first-pipeline-num-layers and
+ * --decoder-last-pipeline-num-layers, one chunk per stage): the first and
+ * last stage hold what is given, the other stages split the rest evenly,
+ * the earliest one more each for the remainder. */
+static void chunk_span(const comet_model *m, const comet_strategy *s, int64_t vs, int64_t *first,
+                       int64_t *count)
+{
+    int64_t l = m->layers, head = s->first_stage_layers, tail = s->last_stage_layers;
+    int64_t lo = 0, chunks = s->pp * s->interleave;
+    if (s->interleave == 1 && s->pp > 1 && (head > 0 || tail > 0)) {
+        if (head > 0 && vs == 0) {
+            *first = 0;
+            *count = head;
+            return;
+        }
+        if (tail > 0 && vs == s->pp - 1) {
+            *first = l - tail;
+            *count = tail;
+            return;
+        }
+        lo = head > 0 ? 1 : 0;
+        chunks = s->pp - lo - (tail > 0 ? 1 : 0);
+        l -= head + tail;
+    }
+    int64_t j = vs - lo, per = chunks > 0 ? l / chunks : 0, extra = chunks > 0 ? l % chunks : 0;
+    *first = head * (lo > 0) + j * per + (j < extra ? j : extra);
+    *count = per + (j < extra ? 1 : 0);
+}
+
 int64_t work_chunk_blocks(const comet_model *m, const comet_strategy *s, int64_t vs)
 {
-    int64_t chunks = s->pp * s->interleave;
-    return m->layers / chunks + (vs < m->layers % chunks ? 1 : 0);
+    int64_t first, count;
+    chunk_span(m, s, vs, &first, &count);
+    return count;
+}
+
+int64_t work_chunk_first_block(const comet_model *m, const comet_strategy *s, int64_t vs)
+{
+    int64_t first, count;
+    chunk_span(m, s, vs, &first, &count);
+    return first;
 }
 
 int64_t work_stage_blocks(const comet_model *m, const comet_strategy *s, int64_t stage)
@@ -320,18 +371,12 @@ int64_t work_stage_blocks(const comet_model *m, const comet_strategy *s, int64_t
     return n;
 }
 
-int64_t work_chunk_first_layer(const comet_model *m, const comet_strategy *s, int64_t vs)
-{
-    int64_t chunks = s->pp * s->interleave, extra = m->layers % chunks;
-    return vs * (m->layers / chunks) + (vs < extra ? vs : extra);
-}
-
 int64_t work_stage_moe_blocks(const comet_model *m, const comet_strategy *s, int64_t stage)
 {
     int64_t n = 0;
     for (int64_t c = 0; c < s->interleave; c++) {
         int64_t vs = c * s->pp + stage;
-        n += comet_model_moe_layers(m, work_chunk_first_layer(m, s, vs), work_chunk_blocks(m, s, vs));
+        n += comet_model_moe_layers(m, work_chunk_first_block(m, s, vs), work_chunk_blocks(m, s, vs));
     }
     return n;
 }
@@ -341,9 +386,10 @@ void work_add_op(work_layer *l, work_op_kind kind, double flops, double bytes)
     add_op(l, kind, flops, bytes, false);
 }
 
-double work_add_linear(work_layer *l, double mdim, double ndim, double kdim, double elem, bool fp8)
+double work_add_linear(work_layer *l, double mdim, double ndim, double kdim, double in_rows,
+                       double elem, bool fp8)
 {
-    return add_linear(l, mdim, ndim, kdim, elem, fp8);
+    return add_linear(l, mdim, ndim, kdim, in_rows, elem, fp8);
 }
 
 work_comm *work_add_comm(work_layer *l, comet_collective c, comet_group g, double bytes)
@@ -387,7 +433,7 @@ static void busiest_moe_stage(const comet_model *m, const comet_strategy *s, dou
         }
     }
     out->busiest_is_first = best == 0;
-    out->busiest_is_inner = best > 0 && best < s->pp - 1;
+    out->busiest_is_middle = best > 0 && best < s->pp - 1;
 }
 
 void work_build_transformer(const comet_model *m, const comet_strategy *s, work_stage *out)
@@ -405,6 +451,7 @@ void work_build_transformer(const comet_model *m, const comet_strategy *s, work_
     block->model_parallel = head->model_parallel = embedding->model_parallel = false;
     head->moe = embedding->moe = false;
     head->expert_params = embedding->expert_params = 0.0;
+    head->mlp_wgrad_bytes = embedding->mlp_wgrad_bytes = 0.0;
     /* Mixture of experts: a second every-stage kind, the MoE block. */
     work_layer *moe = NULL;
     double fp8_moe = fp8_block;
@@ -418,13 +465,19 @@ void work_build_transformer(const comet_model *m, const comet_strategy *s, work_
      * layers; compare their forward FLOPs. With one stage it holds all. */
     out->first_stage_count = (double)work_stage_blocks(m, s, 0);
     out->last_stage_count = (double)work_stage_blocks(m, s, s->pp - 1);
+    out->middle_stage_count = s->pp > 2 ? (double)work_stage_blocks(m, s, 1) : -1.0;
     out->moe_first_count = out->moe_last_count = 0.0;
-    out->busiest_is_inner = false;
+    out->busiest_is_middle = false;
     double bf = gemm_flops(block);
     if (!moe) {
-        out->busiest_is_first = s->pp > 1 && out->first_stage_count * bf + gemm_flops(embedding) >
-                                                 out->last_stage_count * bf + gemm_flops(head);
-        block->count = out->busiest_is_first ? out->first_stage_count : out->last_stage_count;
+        double first = out->first_stage_count * bf + gemm_flops(embedding);
+        double last = out->last_stage_count * bf + gemm_flops(head);
+        out->busiest_is_first = s->pp > 1 && first > last;
+        /* uneven stages: a middle stage may carry more than either end */
+        out->busiest_is_middle = s->pp > 2 && out->middle_stage_count * bf > fmax(first, last);
+        block->count = out->busiest_is_middle ? out->middle_stage_count
+                     : out->busiest_is_first  ? out->first_stage_count
+                                              : out->last_stage_count;
     } else {
         /* An MoE model's stages differ in their MoE blocks too (DeepSeek-
          * V3's first holds the dense layers); see busiest_moe_stage. */
@@ -461,10 +514,9 @@ void work_build_transformer(const comet_model *m, const comet_strategy *s, work_
                                 (work_moe_mlp_model_flops(m, T) - work_dense_mlp_model_flops(m, T));
     out->params_mp_npu = 0.0;
     out->mp_lookup_bytes = 0.0;
-    bool inner = out->busiest_is_inner;
     out->params_npu = block->params * block->count +
-                      (s->pp == 1 || (!out->busiest_is_first && !inner) ? head->params : 0.0) +
-                      (s->pp == 1 || out->busiest_is_first ? embedding->params : 0.0);
+                      (work_on_busiest(out, s, head) ? head->params : 0.0) +
+                      (work_on_busiest(out, s, embedding) ? embedding->params : 0.0);
     out->params_expert_npu = 0.0;
     out->act_extra = 0.0;
     out->fp8_bytes = fp8_block * block->count;

@@ -73,8 +73,13 @@ typedef struct work_layer {
     double expert_params;               /* of params: this NPU's experts' weights, whose
                                          * gradients are reduced over the expert-DP group */
     int mlp_op, mlp_end;
+    double mlp_wgrad_bytes;             /* of wgrad_bytes, the MLP's share */
     double cp_kv_bytes;                 /* ring context parallelism: the local K/V block
                                          * passed around the cp ranks (0: no ring) */
+    double wgrad_bytes;                 /* what a split backward keeps from its input-
+                                           gradient pass to its weight-gradient pass
+                                           (ZB-H1), per microbatch per layer: each weight
+                                           GEMM's input and output gradient */
 } work_layer;
 
 /* Work of the busiest pipeline stage for one microbatch. */
@@ -97,19 +102,22 @@ typedef struct work_stage {
      * stage layers' count on the first and on the last stage, and whether
      * the first stage (more layers, the embedding) is the busiest rather
      * than the last (the LM head). The every-stage count above is the
-     * busiest stage's; -1 (layer lists) means every stage is alike. */
-    double first_stage_count, last_stage_count;
+     * busiest stage's; -1 (layer lists) means every stage is alike. With
+     * uneven first and last stages a middle stage (no embedding, no LM
+     * head) may be the busiest: middle_stage_count is the most a middle
+     * stage holds (stage 1's; -1: no middle stage). */
+    double first_stage_count, last_stage_count, middle_stage_count;
     bool busiest_is_first;
     /* Mixture of experts: of the blocks counted above, the MoE ones on the
      * first and the last stage (0 for dense models), and of params_npu the
      * expert parameters (reduced and sharded over the expert-DP group). */
     double moe_first_count, moe_last_count;
     double params_expert_npu;
-    /* An MoE model's busiest stage may lie between the ends (DeepSeek-V3:
-     * the first holds the dense layers, the last fewer blocks and the
-     * head): then it holds neither the embedding nor the LM head, and the
-     * counts above are its own (busiest_is_first is false). */
-    bool busiest_is_inner;
+    /* The busiest stage lies between the ends (uneven stages, or an MoE
+     * model such as DeepSeek-V3 whose first stage holds the dense layers):
+     * it holds neither the embedding nor the LM head, the every-stage
+     * counts are its own, and busiest_is_first is false. */
+    bool busiest_is_middle;
 } work_stage;
 
 /* How many of the busiest stage's every-stage layers of kind l sit on the
@@ -124,6 +132,19 @@ static inline double work_end_count(const work_stage *w, const work_layer *l, bo
     return l->moe ? moe : all - moe;
 }
 
+/* Whether layer l runs on the busiest stage: every-stage layers do; the
+ * embedding (first stage) and LM head (last) only when that stage is the
+ * busiest, or when there is one stage. */
+static inline bool work_on_busiest(const work_stage *w, const comet_strategy *s,
+                                   const work_layer *l)
+{
+    if (s->pp == 1 || l->where == WORK_EVERY_STAGE)
+        return true;
+    if (w->busiest_is_middle)
+        return false;
+    return l->where == (w->busiest_is_first ? WORK_FIRST_STAGE : WORK_LAST_STAGE);
+}
+
 /* Build the stage work for a model under a resolved strategy. The
  * strategy must have been checked by comet_strategy_resolve. */
 void work_build(const comet_model *m, const comet_strategy *s, work_stage *out);
@@ -134,21 +155,23 @@ void work_build_transformer(const comet_model *m, const comet_strategy *s, work_
 void work_build_layers(const comet_model *m, const comet_strategy *s, work_stage *out);
 
 /* Transformer blocks on virtual stage vs (model chunk c of stage s is
- * vs = c * pp + s): l / (pp v) each, the first l mod (pp v) one more. */
+ * vs = c * pp + s): l / (pp v) each, the first l mod (pp v) one more; with
+ * first_stage_layers or last_stage_layers (one chunk per stage), those on
+ * the first or last stage and the rest spread so over the others. */
 int64_t work_chunk_blocks(const comet_model *m, const comet_strategy *s, int64_t vs);
+/* The global number of virtual stage vs's first block (blocks of virtual
+ * stages 0 .. vs-1 come before it). */
+int64_t work_chunk_first_block(const comet_model *m, const comet_strategy *s, int64_t vs);
 /* ... and on pipeline stage `stage`, all its chunks. */
 int64_t work_stage_blocks(const comet_model *m, const comet_strategy *s, int64_t stage);
 
-/* First Transformer layer (0-based) of virtual stage vs: the blocks of
- * the virtual stages before it. */
-int64_t work_chunk_first_layer(const comet_model *m, const comet_strategy *s, int64_t vs);
 /* MoE blocks on pipeline stage `stage`, all its chunks. */
 int64_t work_stage_moe_blocks(const comet_model *m, const comet_strategy *s, int64_t stage);
 
 /* Building blocks the MoE builder shares with the dense one (transformer.c). */
 void work_add_op(work_layer *l, work_op_kind kind, double flops, double bytes);
-double work_add_linear(work_layer *l, double mdim, double ndim, double kdim, double elem,
-                       bool fp8);
+double work_add_linear(work_layer *l, double mdim, double ndim, double kdim, double in_rows,
+                       double elem, bool fp8);
 work_comm *work_add_comm(work_layer *l, comet_collective c, comet_group g, double bytes);
 
 /* Mixture of experts (moe.c). The inner size of one expert's MLP. */

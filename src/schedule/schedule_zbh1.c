@@ -1,0 +1,84 @@
+/* ZB-H1, the memory-efficient zero-bubble schedule (Qi, Wan, Huang, Lin,
+ * "Zero Bubble Pipeline Parallelism", ICLR 2024, arXiv 2401.10241, Sec. 2.1
+ * and Fig. 3). The backward is split into B, the input gradient the
+ * previous stage waits for, and W, the weight gradient nothing waits for
+ * but the optimizer. Forwards and Bs keep 1F1B's order (stage i of p runs
+ * p-i-1 warm-up forwards); stage i defers its Ws, keeping i of them
+ * pending and running the oldest as soon as more are, so every stage has
+ * p microbatches between F and W, and the pending Ws fill what would be
+ * the cool-down's bubbles. Why: the bubble drops from (p-1)(F+B+W) to
+ * (p-1)(F+B-W) while the first stage, which holds the most activations,
+ * keeps 1F1B's p microbatches; a later stage i holds p-i microbatches'
+ * activations and i microbatches' weight-gradient inputs (each GEMM's
+ * input and output gradient, what W reads), the schedule's memory cost. */
+#include "schedule.h"
+
+#include <math.h>
+
+static void zbh1_program(const comet_strategy *s, int64_t micro, int64_t stage, sched_emit_fn emit,
+                         void *ctx)
+{
+    int64_t warmup = s->pp - stage - 1, f = 0, w = 0;
+    if (warmup > micro)
+        warmup = micro;
+    for (; f < warmup; f++)
+        emit(ctx, (sched_pass){.microbatch = f, .chunk = 0, .kind = SCHED_FORWARD});
+    for (int64_t b = 0; b < micro; b++) {
+        if (f < micro) {
+            emit(ctx, (sched_pass){.microbatch = f, .chunk = 0, .kind = SCHED_FORWARD});
+            f++;
+        }
+        emit(ctx, (sched_pass){.microbatch = b, .chunk = 0, .kind = SCHED_BACKWARD_INPUT});
+        /* Ws pending: b + 1 - w; keep `stage` of them */
+        for (; b + 1 - w > stage; w++)
+            emit(ctx, (sched_pass){.microbatch = w, .chunk = 0, .kind = SCHED_BACKWARD_WEIGHT});
+    }
+    for (; w < micro; w++)
+        emit(ctx, (sched_pass){.microbatch = w, .chunk = 0, .kind = SCHED_BACKWARD_WEIGHT});
+}
+
+/* (p-1)(F+B-W) = (p-1)(total - 2W) (the paper's Sec. 2.1). */
+static double zbh1_bubble(const comet_strategy *s, const sched_micro *t)
+{
+    return ((double)s->pp - 1.0) * (t->total - 2.0 * t->weight);
+}
+
+/* The first stage: 1F1B's p (it defers no W). */
+static double zbh1_in_flight(const comet_strategy *s, double micro)
+{
+    return sched_1f1b.in_flight(s, micro);
+}
+
+/* Stage i: 1F1B's p-i before their B, and up to i more after it, waiting
+ * for their W (fewer when the step has fewer microbatches). */
+static void zbh1_stage_in_flight(const comet_strategy *s, double micro, int64_t stage,
+                                 double *full, double *weight_only)
+{
+    sched_1f1b.stage_in_flight(s, micro, stage, full, weight_only);
+    *weight_only = fmax(0.0, fmin((double)stage, micro - *full));
+}
+
+/* One microbatch enters and one leaves per step, as in 1F1B. */
+static int64_t zbh1_round(const comet_strategy *s)
+{
+    (void)s;
+    return 1;
+}
+
+/* The warm-up's forwards are of microbatches below p; after its last
+ * forward stage i runs the Bs of the last p-i microbatches and the Ws of
+ * the last p: within 1F1B's bound of 2p. */
+static int64_t zbh1_ramp(const comet_strategy *s)
+{
+    return 2 * s->pp;
+}
+
+const sched_kind sched_zbh1 = {
+    .name = "zb-h1",
+    .program = zbh1_program,
+    .bubble = zbh1_bubble,
+    .in_flight = zbh1_in_flight,
+    .stage_in_flight = zbh1_stage_in_flight,
+    .round = zbh1_round,
+    .ramp = zbh1_ramp,
+};
