@@ -59,16 +59,16 @@ static void render_text(const cli_inputs *in, const comet_search_request *req,
                      (long long)(req->space.max_global_batch > 0 ? req->space.max_global_batch
                                                                  : req->space.global_batch),
                      comet_objective_name(req->objective));
-    comet_buf_printf(b, "%4s %9s %10s %6s %4s %4s %4s %4s %4s %3s %3s %-9s %4s %3s %-5s %8s  %s\n",
+    comet_buf_printf(b, "%4s %9s %10s %6s %4s %4s %4s %4s %4s %3s %3s %-9s %4s %3s %-5s %-5s %8s  %s\n",
                      "rank", "step s", "tokens/s", "MFU", "tp", "pp", "dp", "mb", "v", "sp", "fa",
-                     "recompute", "zero", "off", "ovl", "HBM GiB", "placement");
+                     "recompute", "zero", "off", "ovl", "sched", "HBM GiB", "placement");
     for (int i = 0; i < n; i++) {
         const comet_strategy *s = &top[i].strategy;
         const comet_result *r = &top[i].result;
         char off[8];
         offload_text(s, off, sizeof off);
         comet_buf_printf(b, "%4d %9.3f %10.0f %5.1f%% %4lld %4lld %4lld %4lld %4lld %3s %3s %-9s %4d "
-                            "%3s %-5s %8.1f  ",
+                            "%3s %-5s %-5s %8.1f  ",
                          i + 1, r->step_time, r->tokens_per_s, 100.0 * r->mfu, (long long)s->tp,
                          (long long)s->pp, (long long)s->dp, (long long)s->microbatch,
                          (long long)s->interleave, s->sp ? "on" : "-",
@@ -78,7 +78,7 @@ static void render_text(const cli_inputs *in, const comet_search_request *req,
                          : s->overlap_dp               ? "dp"
                          : s->overlap_tp               ? "tp"
                                                        : "-",
-                         r->mem_total[COMET_TIER_HBM] / COMET_GIB);
+                         comet_schedule_name(s->schedule), r->mem_total[COMET_TIER_HBM] / COMET_GIB);
         const int64_t ranks[COMET_GROUP_COUNT] = {s->tp, s->pp, s->dp, s->cp, s->ep};
         for (int g = 0; g < COMET_GROUP_COUNT; g++) {
             if (g >= COMET_LAYER_GROUPS && ranks[g] == 1)
