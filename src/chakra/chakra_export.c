@@ -630,14 +630,21 @@ static comet_status stage_template(const exporter *x, int stage, stage_nodes *sn
              * task itself becomes a join on its dependencies and the last
              * receive */
             uint64_t last_recv = 0;
+            size_t own = sn->n_deps - first_dep;
             comet_status st = ring_nodes(x, sn, t, pass_task, &recv_id, &last_recv, err);
             if (st)
                 return st;
+            /* the join's dependencies: its own (before the ring's nodes'
+             * in the pool), then the last receive */
+            size_t join_at = sn->n_deps;
+            for (size_t i = 0; i < own; i++)
+                if (!add_dep(sn, sn->deps[first_dep + i]))
+                    goto oom;
             if (!add_dep(sn, last_recv))
                 goto oom;
             folded[t] = true;
-            fold_at[t] = first_dep;
-            fold_n[t] = sn->n_deps - first_dep;
+            fold_at[t] = join_at;
+            fold_n[t] = sn->n_deps - join_at;
             continue;
         }
         const char *kind = k->kind < STEP_K_COUNT ? x->sg.kind_names[k->kind] : "task";
