@@ -1272,22 +1272,18 @@ static int check_coll_groups(const comet_et_trace *t, const comet_astra_inputs *
     return n_names;
 }
 
-/* One send or receive: (source, destination, tag, bytes). */
+/* One send or receive: source, destination, tag, bytes. */
 typedef struct p2p_key {
-    int64_t src, dst, tag;
-    double bytes;
+    int64_t k[4];
 } p2p_key;
 
 static int p2p_cmp(const void *a, const void *b)
 {
-    const p2p_key *x = a, *y = b;
-    if (x->src != y->src)
-        return x->src < y->src ? -1 : 1;
-    if (x->dst != y->dst)
-        return x->dst < y->dst ? -1 : 1;
-    if (x->tag != y->tag)
-        return x->tag < y->tag ? -1 : 1;
-    return (x->bytes > y->bytes) - (x->bytes < y->bytes);
+    const int64_t *x = ((const p2p_key *)a)->k, *y = ((const p2p_key *)b)->k;
+    for (int i = 0; i < 4; i++)
+        if (x[i] != y[i])
+            return x[i] < y[i] ? -1 : 1;
+    return 0;
 }
 
 /* Every send has a receive on its peer with the same source, destination,
@@ -1304,7 +1300,7 @@ static size_t check_p2p_pairs(const comet_et_trace *t)
     for (int r = 0; r < t->ranks; r++)
         for (size_t i = 0; i < t->rank[r].n; i++) {
             const comet_et_node *nd = &t->rank[r].nodes[i];
-            p2p_key k = {nd->comm_src, nd->comm_dst, nd->comm_tag, nd->comm_size};
+            p2p_key k = {{nd->comm_src, nd->comm_dst, nd->comm_tag, (int64_t)nd->comm_size}};
             if (nd->type == COMET_ET_SEND) {
                 assert_int_equal(nd->comm_src, r);
                 sends[ns++] = k;
@@ -1319,8 +1315,7 @@ static size_t check_p2p_pairs(const comet_et_trace *t)
     for (size_t i = 0; i < ns; i++) {
         assert_int_equal(p2p_cmp(&sends[i], &recvs[i]), 0);
         if (i > 0) /* unique tags per (source, destination) */
-            assert_false(sends[i].src == sends[i - 1].src && sends[i].dst == sends[i - 1].dst &&
-                         sends[i].tag == sends[i - 1].tag);
+            assert_false(memcmp(sends[i].k, sends[i - 1].k, 3 * sizeof sends[i].k[0]) == 0);
     }
     free(sends);
     free(recvs);
