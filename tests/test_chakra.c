@@ -1105,6 +1105,44 @@ static void export_inputs(comet_model *m, comet_system *sys, comet_strategy *s)
     comet_strategy_defaults(s);
 }
 
+/* Export a step under `name`, read it back with the exporter's own
+ * network, system, memory and comm-group files (into *t and *in, for the
+ * caller to check and free) and simulate it: the finish time, and in
+ * *direct the step comet simulate gives for the same inputs. */
+static double export_replay(const char *name, const comet_model *m, const comet_system *sys,
+                            const comet_strategy *s, double *direct, comet_et_trace *t,
+                            comet_astra_inputs *in)
+{
+    comet_error err = {0};
+    static comet_sim_step_result r;
+    assert_int_equal(comet_sim_step(m, sys, s, NULL, &r, &err), COMET_OK);
+    *direct = r.step_time;
+    char p[128], f[4][160];
+    prefix(p, sizeof p, name);
+    comet_export_info info;
+    comet_status st = comet_export_chakra(m, sys, s, p, NULL, &info, &err);
+    if (st)
+        fail_msg("%s: %s: %s", err.file, err.key, err.message);
+    const char *ext[4] = {"network.yml", "system.json", "memory.json", "groups.json"};
+    for (int i = 0; i < 4; i++)
+        snprintf(f[i], sizeof f[i], "%s.%s", p, ext[i]);
+    st = comet_astra_read(f[0], f[1], f[2], in, &err);
+    if (!st)
+        st = comet_astra_read_groups(f[3], in, &err);
+    if (!st)
+        st = comet_et_read(p, 0, NULL, t, &err);
+    if (st)
+        fail_msg("%s: %s", err.file, err.message);
+    assert_int_equal(t->ranks, info.ranks);
+    comet_et_result res;
+    st = comet_et_simulate(t, in, &res, &err);
+    if (st)
+        fail_msg("%s: %s", err.file, err.message);
+    double got = res.finish;
+    comet_et_result_free(&res);
+    return got;
+}
+
 /* Export -> read -> simulate against simulating directly: a step of
  * megatron-22b on a100-80g-selene with TP, PP (interleaved) and DP, all
  * three kinds of group, pipeline sends and DP buckets, through the
@@ -1114,7 +1152,6 @@ static double round_trip(const char *name, int64_t tp, int64_t pp, int64_t dp, i
 {
     comet_model m;
     comet_system sys;
-    comet_error err = {0};
     comet_strategy s;
     export_inputs(&m, &sys, &s);
     s.tp = tp;
@@ -1132,29 +1169,10 @@ static double round_trip(const char *name, int64_t tp, int64_t pp, int64_t dp, i
         s.offload_optimizer = true;
         s.offload_activations = true;
     }
-    static comet_sim_step_result r;
-    assert_int_equal(comet_sim_step(&m, &sys, &s, NULL, &r, &err), COMET_OK);
-    *direct = r.step_time;
-    char p[128], f[4][160];
-    prefix(p, sizeof p, name);
-    comet_export_info info;
-    comet_status st = comet_export_chakra(&m, &sys, &s, p, NULL, &info, &err);
-    if (st)
-        fail_msg("%s: %s", err.file, err.message);
-    assert_int_equal(info.ranks, tp * pp * dp);
-    const char *ext[4] = {"network.yml", "system.json", "memory.json", "groups.json"};
-    for (int i = 0; i < 4; i++)
-        snprintf(f[i], sizeof f[i], "%s.%s", p, ext[i]);
-    comet_astra_inputs in;
-    st = comet_astra_read(f[0], f[1], f[2], &in, &err);
-    if (!st)
-        st = comet_astra_read_groups(f[3], &in, &err);
     comet_et_trace t;
-    if (!st)
-        st = comet_et_read(p, 0, NULL, &t, &err);
-    if (st)
-        fail_msg("%s: %s", err.file, err.message);
-    assert_int_equal(t.ranks, info.ranks);
+    comet_astra_inputs in;
+    double got = export_replay(name, &m, &sys, &s, direct, &t, &in);
+    assert_int_equal(t.ranks, tp * pp * dp);
     /* no metadata nodes (ASTRA-sim rejects them); memory nodes when offloading */
     size_t mem = 0;
     for (size_t i = 0; i < t.rank[0].n; i++) {
@@ -1163,14 +1181,8 @@ static double round_trip(const char *name, int64_t tp, int64_t pp, int64_t dp, i
                t.rank[0].nodes[i].type == COMET_ET_MEM_STORE;
     }
     assert_true(offload ? mem > 0 : mem == 0);
-    comet_et_result res;
-    st = comet_et_simulate(&t, &in, &res, &err);
     comet_et_free(&t);
     comet_astra_free(&in);
-    if (st)
-        fail_msg("%s: %s", err.file, err.message);
-    double got = res.finish;
-    comet_et_result_free(&res);
     return got;
 }
 
@@ -1202,6 +1214,283 @@ static void test_export_round_trip(void **state)
     assert_int_equal(comet_astra_read(net, NULL, NULL, &in, &err), COMET_OK);
     assert_int_equal(in.system.n_dims, 1);
     assert_int_equal(in.system.dims[0].size, 8);
+}
+
+/* Nodes of one rank by kind: collectives of comm type `coll` (-1: any
+ * type), or nodes of `type` when coll is -2. */
+static size_t count_nodes(const comet_et_rank *r, comet_et_type type, int coll)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->n; i++)
+        n += r->nodes[i].type == type && (coll < 0 || r->nodes[i].comm_type == coll);
+    return n;
+}
+
+/* The comm group named `name`, or NULL. */
+static const comet_comm_group *group_named(const comet_astra_inputs *in, const char *name)
+{
+    for (int g = 0; g < in->n_groups; g++)
+        if (strcmp(in->groups[g].name, name) == 0)
+            return &in->groups[g];
+    return NULL;
+}
+
+/* Every collective of comm type `coll` runs in a group of `size` ranks
+ * that holds its rank; those groups (by name) cover every rank exactly
+ * once. Returns how many such groups there are. */
+static int check_coll_groups(const comet_et_trace *t, const comet_astra_inputs *in, int coll,
+                             int size)
+{
+    int *seen = calloc((size_t)t->ranks, sizeof *seen);
+    const char *names[4096];
+    int n_names = 0;
+    assert_non_null(seen);
+    for (int r = 0; r < t->ranks; r++)
+        for (size_t i = 0; i < t->rank[r].n; i++) {
+            const comet_et_node *nd = &t->rank[r].nodes[i];
+            if (nd->type != COMET_ET_COLLECTIVE || nd->comm_type != coll)
+                continue;
+            const comet_comm_group *g = group_named(in, nd->pg_name);
+            assert_non_null(g);
+            assert_int_equal(g->n, size);
+            bool member = false;
+            for (int k = 0; k < g->n; k++)
+                member |= g->ranks[k] == r;
+            assert_true(member);
+            bool known = false;
+            for (int k = 0; k < n_names; k++)
+                known |= strcmp(names[k], g->name) == 0;
+            if (!known && n_names < 4096) {
+                names[n_names++] = g->name;
+                for (int k = 0; k < g->n; k++)
+                    seen[g->ranks[k]]++;
+            }
+        }
+    for (int r = 0; r < t->ranks; r++)
+        assert_int_equal(seen[r], 1);
+    free(seen);
+    return n_names;
+}
+
+/* One send or receive: source, destination, tag, bytes. */
+typedef struct p2p_key {
+    int64_t k[4];
+} p2p_key;
+
+static int p2p_cmp(const void *a, const void *b)
+{
+    const int64_t *x = ((const p2p_key *)a)->k, *y = ((const p2p_key *)b)->k;
+    for (int i = 0; i < 4; i++)
+        if (x[i] != y[i])
+            return x[i] < y[i] ? -1 : 1;
+    return 0;
+}
+
+/* Every send has a receive on its peer with the same source, destination,
+ * tag and size, and the other way round; tags are unique per pair.
+ * Returns the number of sends. */
+static size_t check_p2p_pairs(const comet_et_trace *t)
+{
+    size_t cap = 0;
+    for (int r = 0; r < t->ranks; r++)
+        cap += t->rank[r].n;
+    p2p_key *sends = malloc(sizeof *sends * (cap + 1)), *recvs = malloc(sizeof *recvs * (cap + 1));
+    assert_true(sends && recvs);
+    size_t ns = 0, nr = 0;
+    for (int r = 0; r < t->ranks; r++)
+        for (size_t i = 0; i < t->rank[r].n; i++) {
+            const comet_et_node *nd = &t->rank[r].nodes[i];
+            p2p_key k = {{nd->comm_src, nd->comm_dst, nd->comm_tag, (int64_t)nd->comm_size}};
+            if (nd->type == COMET_ET_SEND) {
+                assert_int_equal(nd->comm_src, r);
+                sends[ns++] = k;
+            } else if (nd->type == COMET_ET_RECV) {
+                assert_int_equal(nd->comm_dst, r);
+                recvs[nr++] = k;
+            }
+        }
+    assert_int_equal(ns, nr);
+    qsort(sends, ns, sizeof *sends, p2p_cmp);
+    qsort(recvs, nr, sizeof *recvs, p2p_cmp);
+    for (size_t i = 0; i < ns; i++) {
+        assert_int_equal(p2p_cmp(&sends[i], &recvs[i]), 0);
+        if (i > 0) /* unique tags per (source, destination) */
+            assert_false(memcmp(sends[i].k, sends[i - 1].k, 3 * sizeof sends[i].k[0]) == 0);
+    }
+    free(sends);
+    free(recvs);
+    return ns;
+}
+
+/* Expert parallelism: mixtral-8x7b cut to 4 layers (all MoE), TP 2, PP 2,
+ * DP 4 of which EP 2, 4 microbatches. Each rank holds 2 layers, so 2
+ * all-to-alls (dispatch, combine) x 2 layers x forward and backward x 4
+ * microbatches = 32 all-to-all nodes, each in an EP group of 2 ranks; the
+ * EP groups (8), the expert gradient groups ((dp/ep) x cp = 2 ranks, 8)
+ * and the dense gradient groups (4 ranks, 4) each cover all 16 ranks once.
+ * Replayed, the export gives comet simulate's step to 1e-5. */
+static void test_export_expert_parallel(void **state)
+{
+    (void)state;
+    comet_model m;
+    comet_system sys;
+    comet_strategy s;
+    comet_error err = {0};
+    assert_int_equal(comet_preset_model("mixtral-8x7b", &m, &err), COMET_OK);
+    assert_int_equal(comet_preset_system("a100-80g-selene", &sys, &err), COMET_OK);
+    comet_strategy_defaults(&s);
+    m.layers = 4;
+    s.tp = 2;
+    s.pp = 2;
+    s.dp = 4;
+    s.ep = 2;
+    s.global_batch = 16;
+    assert_true(comet_model_is_moe_layer(&m, 0) && comet_model_is_moe_layer(&m, 1));
+    comet_et_trace t;
+    comet_astra_inputs in;
+    double direct, got = export_replay("moe", &m, &sys, &s, &direct, &t, &in);
+    printf("  export mixtral-8x7b (4 layers) tp 2 pp 2 dp 4 ep 2: through Chakra %.6f s, direct "
+           "%.6f s (%+.4f%%)\n", got, direct, 100.0 * (got - direct) / direct);
+    assert_int_equal(t.ranks, 16);
+    for (int r = 0; r < t.ranks; r++)
+        assert_int_equal(count_nodes(&t.rank[r], COMET_ET_COLLECTIVE, COMET_ET_ALL_TO_ALL), 32);
+    assert_int_equal(check_coll_groups(&t, &in, COMET_ET_ALL_TO_ALL, 2), 8);
+    /* groups 1-8 TP (2 ranks), 9-12 dense gradients (dp x cp = 4), 13-20
+     * expert gradients (2), 21-28 EP (2) */
+    assert_int_equal(in.n_groups, 28);
+    int seen[16] = {0};
+    for (int g = 8; g < 12; g++) {
+        assert_int_equal(in.groups[g].n, 4);
+        for (int k = 0; k < 4; k++)
+            seen[in.groups[g].ranks[k]]++;
+    }
+    for (int r = 0; r < 16; r++)
+        assert_int_equal(seen[r], 1);
+    /* an EP group and an expert gradient group meet in one rank, and both
+     * lie inside one dense gradient group */
+    const comet_comm_group *ep = group_named(&in, "21"), *edp = group_named(&in, "13");
+    assert_true(ep && edp);
+    int common = 0;
+    for (int a = 0; a < 2; a++)
+        for (int b = 0; b < 2; b++)
+            common += ep->ranks[a] == edp->ranks[b];
+    assert_int_equal(common, 1);
+    /* the expert gradients are reduced apart, on the expert gradient groups */
+    size_t on_expert = 0;
+    for (size_t i = 0; i < t.rank[0].n; i++)
+        if (t.rank[0].nodes[i].type == COMET_ET_COLLECTIVE &&
+            atoi(t.rank[0].nodes[i].pg_name) >= 13 && atoi(t.rank[0].nodes[i].pg_name) <= 20)
+            on_expert++;
+    assert_true(on_expert > 0);
+    check_p2p_pairs(&t);
+    comet_et_free(&t);
+    comet_astra_free(&in);
+    assert_close(got, direct, 1e-5);
+}
+
+/* A 4-layer GPT of seq `seq` for the context-parallel exports. */
+static void cp_inputs(comet_model *m, comet_system *sys, comet_strategy *s, int64_t seq)
+{
+    export_inputs(m, sys, s);
+    m->layers = 4;
+    m->seq = seq;
+}
+
+/* Context parallelism, Ulysses: megatron-22b cut to 4 layers, TP 2, CP 2,
+ * DP 2, PP 1, 2 microbatches: 4 all-to-alls (Q, K, V, output) per layer
+ * forward and 4 backward, 4 x 2 x 4 x 2 = 64 per rank, each in a CP group
+ * of 2; the dense gradient groups hold dp x cp = 4 ranks. Ring: the same
+ * at seq 32768, CP 4, PP 2: per layer and microbatch cp - 1 = 3 K/V
+ * messages forward and cp = 4 backward, each a send to the next CP rank
+ * and a receive from the previous with the same tag and size; the ring
+ * hides under the attention core there, so the replay gives comet
+ * simulate's step to 1e-5. At seq 2048 under full recompute the ring is
+ * exposed: the replay overlaps the sends with the whole layer (the closed
+ * form with the core only), so it is faster, by at most the estimate's
+ * exposed CP time. */
+static void test_export_context_parallel(void **state)
+{
+    (void)state;
+    comet_model m;
+    comet_system sys;
+    comet_strategy s;
+    comet_et_trace t;
+    comet_astra_inputs in;
+    double direct, got;
+
+    cp_inputs(&m, &sys, &s, 2048);
+    s.tp = 2;
+    s.cp = 2;
+    s.dp = 2;
+    s.cp_comm = COMET_CP_ULYSSES;
+    s.global_batch = 4;
+    got = export_replay("ulysses", &m, &sys, &s, &direct, &t, &in);
+    printf("  export megatron-22b (4 layers) tp 2 cp 2 ulysses dp 2: through Chakra %.6f s, "
+           "direct %.6f s (%+.4f%%)\n", got, direct, 100.0 * (got - direct) / direct);
+    assert_int_equal(t.ranks, 8);
+    for (int r = 0; r < t.ranks; r++) {
+        assert_int_equal(count_nodes(&t.rank[r], COMET_ET_COLLECTIVE, COMET_ET_ALL_TO_ALL), 64);
+        assert_int_equal(count_nodes(&t.rank[r], COMET_ET_SEND, -2), 0);
+    }
+    assert_int_equal(check_coll_groups(&t, &in, COMET_ET_ALL_TO_ALL, 2), 4);
+    /* 1-4 TP (by dp, cp), 5-6 dense gradients (dp x cp = 4), 7-10 CP */
+    assert_int_equal(in.n_groups, 10);
+    assert_int_equal(group_named(&in, "5")->n, 4);
+    comet_et_free(&t);
+    comet_astra_free(&in);
+    assert_close(got, direct, 1e-5);
+
+    cp_inputs(&m, &sys, &s, 32768);
+    s.tp = 2;
+    s.cp = 4;
+    s.pp = 2;
+    s.global_batch = 2;
+    s.flash_attention = true;
+    got = export_replay("ring", &m, &sys, &s, &direct, &t, &in);
+    printf("  export megatron-22b (4 layers, seq 32768) tp 2 cp 4 ring pp 2: through Chakra "
+           "%.6f s, direct %.6f s (%+.4f%%)\n", got, direct, 100.0 * (got - direct) / direct);
+    assert_int_equal(t.ranks, 16);
+    /* 2 layers a stage, 2 microbatches: (3 + 4) x 2 x 2 ring sends, and
+     * one pipeline send per microbatch and pass on each stage */
+    for (int r = 0; r < t.ranks; r++) {
+        assert_int_equal(count_nodes(&t.rank[r], COMET_ET_SEND, -2), 28 + 2);
+        assert_int_equal(count_nodes(&t.rank[r], COMET_ET_RECV, -2), 28 + 2);
+        assert_int_equal(count_nodes(&t.rank[r], COMET_ET_COLLECTIVE, COMET_ET_ALL_TO_ALL), 0);
+    }
+    assert_int_equal(check_p2p_pairs(&t), 16 * 30);
+    /* the ring's messages: a K/V block (2 x 32768/4 tokens x 1024 K/V
+     * width / tp 2 x 2 bytes = 8 MiB), twice that mid-backward */
+    size_t blocks = 0, doubles = 0;
+    for (size_t i = 0; i < t.rank[0].n; i++)
+        if (t.rank[0].nodes[i].type == COMET_ET_SEND && strstr(t.rank[0].nodes[i].name, "ring")) {
+            blocks += t.rank[0].nodes[i].comm_size == 2.0 * 8192 * 3072 * 2;
+            doubles += t.rank[0].nodes[i].comm_size == 4.0 * 8192 * 3072 * 2;
+        }
+    /* forward 3 x 2 layers x 2 microbatches, backward 2 a layer and microbatch */
+    assert_int_equal(blocks, 12 + 8);
+    assert_int_equal(doubles, 8);
+    comet_et_free(&t);
+    comet_astra_free(&in);
+    assert_close(got, direct, 1e-5);
+
+    cp_inputs(&m, &sys, &s, 2048);
+    s.tp = 8;
+    s.cp = 4;
+    s.global_batch = 2;
+    s.recompute = COMET_RECOMPUTE_FULL;
+    comet_result est;
+    comet_error err = {0};
+    assert_int_equal(comet_estimate(&m, &sys, &s, &est, &err), COMET_OK);
+    got = export_replay("ring_exposed", &m, &sys, &s, &direct, &t, &in);
+    printf("  export megatron-22b (4 layers) tp 8 cp 4 ring, full recompute: through Chakra "
+           "%.6f s, direct %.6f s (%+.3f%%), exposed CP %.6f s\n",
+           got, direct, 100.0 * (got - direct) / direct, est.cp_exposed);
+    assert_true(est.cp_exposed > 0.0);
+    assert_true(got <= direct * (1.0 + 1e-9));
+    assert_true(got >= direct - est.cp_exposed);
+    check_p2p_pairs(&t);
+    comet_et_free(&t);
+    comet_astra_free(&in);
 }
 
 /* A compute task longer than num_ops can hold (2^63 ops at the export's
@@ -1919,6 +2208,8 @@ void suite_chakra(test_tally *t)
         cmocka_unit_test(test_named_groups),
         cmocka_unit_test(test_group_lacks_rank),
         cmocka_unit_test(test_export_round_trip),
+        cmocka_unit_test(test_export_expert_parallel),
+        cmocka_unit_test(test_export_context_parallel),
         cmocka_unit_test(test_export_refuses_unwritable_duration),
         cmocka_unit_test(test_export_refuses_unreadable_side_values),
         cmocka_unit_test(test_export_counts_match_reader),

@@ -1,10 +1,16 @@
 /* Exporting a training step as Chakra traces for ASTRA-sim (and comet).
  * The step graph comet simulate builds (one task per collective) becomes
  * one node list per pipeline stage; every NPU of the stage gets that list
- * with its own communicator groups and pipeline peers. Ranks are numbered
- * so every TP, PP and DP group is a sub-grid of the network (within each
- * dimension: TP innermost, then DP, then PP), and collectives name their
- * group with pg_name (a number), listed in the comm-group JSON. Stream order survives
+ * with its own communicator groups and pipeline and ring peers. Ranks are
+ * numbered so every group is a sub-grid of the network: within each
+ * dimension TP innermost, then CP, then DP, then PP (Megatron's order),
+ * DP's digit split into the EP digit (low) and the expert-DP digit (high),
+ * as place[EP]'s spans divide place[DP]'s. Collectives name their group
+ * with pg_name (a number), listed in the comm-group JSON: TP, dense
+ * gradient (dp x cp), expert gradient ((dp/ep) x cp), EP and CP groups.
+ * Ring context parallelism's K/V exchange is written as point-to-point
+ * sends and receives around the CP ring beside the layer's compute
+ * (docs/chakra.md, Export). Stream order survives
  * as control dependencies on the previous task of the same stream. Compute
  * time is written both as duration_micros and as num_ops at a roofline
  * peak of 1 TFLOP/s, so it survives to the picosecond. Beside the traces:
@@ -32,10 +38,26 @@
 #include "../vocab/vocab.h"
 #include "et_write.h"
 
+/* A rank's coordinates: its index in each group (DP's index split as
+ * EP's, low, and the expert-DP group's, dp/ep, high). */
+enum { XI_TP, XI_CP, XI_EP, XI_EDP, XI_PP, XI_COUNT };
+/* The groups written: TP, the dense gradient group (dp x cp: DP
+ * collectives and layer comms on the DP group), the expert gradient group
+ * ((dp/ep) x cp), EP and CP. */
+typedef enum { XG_TP, XG_GRAD, XG_EXPERT_GRAD, XG_EP, XG_CP, XG_COUNT } export_group;
+/* The coordinates each group's members differ in. */
+static const unsigned xg_varies[XG_COUNT] = {
+    [XG_TP] = 1u << XI_TP, [XG_GRAD] = (1u << XI_CP) | (1u << XI_EP) | (1u << XI_EDP),
+    [XG_EXPERT_GRAD] = (1u << XI_CP) | (1u << XI_EDP), [XG_EP] = 1u << XI_EP,
+    [XG_CP] = 1u << XI_CP};
+/* Coordinates outer to inner, for numbering groups and listing members. */
+static const int xi_order[XI_COUNT] = {XI_TP, XI_PP, XI_EDP, XI_EP, XI_CP};
+
 typedef struct exporter {
     const comet_system *sys;
     step_graph sg;
     int64_t sizes[COMET_MAX_DIMS];
+    int64_t edp_span[COMET_MAX_DIMS]; /* the expert-DP group's spans */
     int64_t npus;
     int *in_first, *in_edges;  /* incoming edges grouped by task */
     int *send_to;              /* per task: the stage a send feeds, else -1 */
@@ -50,21 +72,38 @@ typedef struct exporter {
     comet_files *files;        /* every file written, renamed into place at the end */
 } exporter;
 
-/* idx[g] -> rank (see the top comment). */
-static int64_t rank_of(const exporter *x, const int64_t idx[COMET_GROUP_COUNT])
+/* The span of coordinate i in network dimension d (1 where unused). */
+static int64_t coord_span(const exporter *x, int i, int d)
 {
-    static const comet_group inner_to_outer[COMET_LAYER_GROUPS] = {COMET_GROUP_TP, COMET_GROUP_DP,
-                                                                   COMET_GROUP_PP};
-    int64_t rest[COMET_GROUP_COUNT], rank = 0, stride = 1;
-    for (int g = 0; g < COMET_LAYER_GROUPS; g++)
-        rest[g] = idx[g];
+    const comet_strategy *s = &x->sg.s;
+    int64_t span = i == XI_TP   ? s->place[COMET_GROUP_TP][d]
+                 : i == XI_CP   ? s->place[COMET_GROUP_CP][d]
+                 : i == XI_EP   ? s->place[COMET_GROUP_EP][d]
+                 : i == XI_EDP  ? x->edp_span[d]
+                                : s->place[COMET_GROUP_PP][d];
+    return span > 0 ? span : 1;
+}
+
+/* How many values coordinate i takes. */
+static int64_t coord_count(const exporter *x, int i)
+{
+    const comet_strategy *s = &x->sg.s;
+    int64_t ep = s->ep > 1 ? s->ep : 1;
+    return i == XI_TP ? s->tp : i == XI_CP ? s->cp : i == XI_EP ? ep
+         : i == XI_EDP ? s->dp / ep : s->pp;
+}
+
+/* idx[] -> rank (see the top comment). */
+static int64_t rank_of(const exporter *x, const int64_t idx[XI_COUNT])
+{
+    int64_t rest[XI_COUNT], rank = 0, stride = 1;
+    memcpy(rest, idx, sizeof rest);
     for (int d = 0; d < x->sys->n_dims; d++) {
         int64_t coord = 0, scale = 1;
-        for (int k = 0; k < COMET_LAYER_GROUPS; k++) {
-            comet_group g = inner_to_outer[k];
-            int64_t span = x->sg.s.place[g][d];
-            coord += (rest[g] % span) * scale;
-            rest[g] /= span;
+        for (int i = 0; i < XI_COUNT; i++) { /* inner to outer: tp, cp, ep, edp, pp */
+            int64_t span = coord_span(x, i, d);
+            coord += (rest[i] % span) * scale;
+            rest[i] /= span;
             scale *= span;
         }
         rank += coord * stride;
@@ -73,23 +112,87 @@ static int64_t rank_of(const exporter *x, const int64_t idx[COMET_GROUP_COUNT])
     return rank;
 }
 
-static int64_t group_size(const exporter *x, comet_group g)
+/* The members of a group, or (fixed) how many groups of the kind there are. */
+static int64_t group_size(const exporter *x, export_group g)
 {
-    return g == COMET_GROUP_TP ? x->sg.s.tp : g == COMET_GROUP_PP ? x->sg.s.pp : x->sg.s.dp;
+    int64_t n = 1;
+    for (int i = 0; i < XI_COUNT; i++)
+        if (xg_varies[g] >> i & 1u)
+            n *= coord_count(x, i);
+    return n;
+}
+
+static int64_t group_count(const exporter *x, export_group g)
+{
+    int64_t n = 1;
+    for (int i = 0; i < XI_COUNT; i++)
+        if (!(xg_varies[g] >> i & 1u) && i != XI_PP)
+            n *= coord_count(x, i);
+    return n * x->sg.s.pp;
+}
+
+/* Whether groups of kind g are written: more than one member, and the
+ * expert gradient groups only with expert parallelism (else no expert
+ * gradients are reduced apart). */
+static bool group_written(const exporter *x, export_group g)
+{
+    return group_size(x, g) > 1 && (g != XG_EXPERT_GRAD || x->sg.s.ep > 1);
+}
+
+/* The coordinates in `mask` of idx[] as one number (xi_order, outer to
+ * inner), and back. */
+static int64_t coords_pack(const exporter *x, unsigned mask, const int64_t idx[XI_COUNT])
+{
+    int64_t n = 0;
+    for (int k = 0; k < XI_COUNT; k++)
+        if (mask >> xi_order[k] & 1u)
+            n = n * coord_count(x, xi_order[k]) + idx[xi_order[k]];
+    return n;
+}
+
+static void coords_unpack(const exporter *x, unsigned mask, int64_t n, int64_t idx[XI_COUNT])
+{
+    for (int k = XI_COUNT - 1; k >= 0; k--)
+        if (mask >> xi_order[k] & 1u) {
+            idx[xi_order[k]] = n % coord_count(x, xi_order[k]);
+            n /= coord_count(x, xi_order[k]);
+        }
 }
 
 /* Groups are numbered as PyTorch numbers process groups (Chakra's pg_name
  * holds such numbers, and ASTRA-sim reads them as integers): 1, 2, ...,
- * first the TP groups by (pp, dp), then the DP groups by (tp, pp). */
-static void group_name(const exporter *x, comet_group g, const int64_t idx[COMET_GROUP_COUNT],
-                       char *out, size_t cap)
+ * kind after kind (TP, dense gradient, expert gradient, EP, CP; kinds of
+ * one member left out), and within a kind by the coordinates its members
+ * share, in xi_order (so TP groups go by (pp, dp, cp), the dense gradient
+ * groups by (tp, pp), as before context and expert parallelism). */
+static int64_t group_id(const exporter *x, export_group g, const int64_t idx[XI_COUNT])
 {
-    const comet_strategy *s = &x->sg.s;
-    int64_t tp_groups = s->tp > 1 ? s->pp * s->dp : 0;
-    int64_t id = g == COMET_GROUP_TP
-                     ? 1 + idx[COMET_GROUP_PP] * s->dp + idx[COMET_GROUP_DP]
-                     : 1 + tp_groups + idx[COMET_GROUP_TP] * s->pp + idx[COMET_GROUP_PP];
-    snprintf(out, cap, "%lld", (long long)id);
+    int64_t base = 1;
+    for (int k = 0; k < (int)g; k++)
+        if (group_written(x, (export_group)k))
+            base += group_count(x, (export_group)k);
+    return base + coords_pack(x, ~xg_varies[g] & ((1u << XI_COUNT) - 1), idx);
+}
+
+static void group_name(const exporter *x, export_group g, const int64_t idx[XI_COUNT], char *out,
+                       size_t cap)
+{
+    snprintf(out, cap, "%lld", (long long)group_id(x, g, idx));
+}
+
+/* The export group a recorded collective runs on. Layer comms on the DP
+ * group exist only for layer lists (DLRM's embedding all-to-all), where
+ * cp = ep = 1 and the DP group is the dense gradient group. */
+static export_group group_of(const step_coll *c)
+{
+    if (c->on == STEP_ON_EXPERT_GRADS)
+        return XG_EXPERT_GRAD;
+    if (c->on == STEP_ON_GRADS)
+        return XG_GRAD;
+    return c->group == COMET_GROUP_TP ? XG_TP
+         : c->group == COMET_GROUP_EP ? XG_EP
+         : c->group == COMET_GROUP_CP ? XG_CP
+                                      : XG_GRAD;
 }
 
 /* Whether the caller asked to stop: COMET_ECANCELED, else COMET_OK. */
@@ -251,27 +354,28 @@ static comet_status write_side_files(const exporter *x, comet_buf *b, comet_erro
     if (st)
         return st;
 
-    /* every TP and DP group (PP has no collectives) */
+    /* every group of more than one rank (PP has no collectives), in the
+     * order of their numbers */
     comet_buf_printf(b, "{");
     bool first = true;
-    const comet_strategy *s = &x->sg.s;
-    for (int g = 0; g < COMET_LAYER_GROUPS; g++) {
-        if (g == COMET_GROUP_PP || group_size(x, (comet_group)g) <= 1)
+    const unsigned all = (1u << XI_COUNT) - 1;
+    for (int g = 0; g < XG_COUNT; g++) {
+        int64_t size = group_size(x, (export_group)g), count = group_count(x, (export_group)g);
+        if (!group_written(x, (export_group)g))
             continue;
-        int64_t idx[COMET_GROUP_COUNT];
-        for (idx[0] = 0; idx[0] < (g == 0 ? 1 : s->tp); idx[0]++)
-            for (idx[1] = 0; idx[1] < s->pp; idx[1]++)
-                for (idx[2] = 0; idx[2] < (g == 2 ? 1 : s->dp); idx[2]++) {
-                    char name[32];
-                    group_name(x, (comet_group)g, idx, name, sizeof name);
-                    comet_buf_printf(b, "%s\n  \"%s\": [", first ? "" : ",", name);
-                    first = false;
-                    int64_t m[COMET_GROUP_COUNT] = {idx[0], idx[1], idx[2]};
-                    for (m[g] = 0; m[g] < group_size(x, (comet_group)g); m[g]++)
-                        comet_buf_printf(b, "%s%lld", m[g] ? ", " : "",
-                                         (long long)rank_of(x, m));
-                    comet_buf_printf(b, "]");
-                }
+        for (int64_t k = 0; k < count; k++) {
+            int64_t idx[XI_COUNT] = {0};
+            coords_unpack(x, ~xg_varies[g] & all, k, idx);
+            char name[32];
+            group_name(x, (export_group)g, idx, name, sizeof name);
+            comet_buf_printf(b, "%s\n  \"%s\": [", first ? "" : ",", name);
+            first = false;
+            for (int64_t j = 0; j < size; j++) {
+                coords_unpack(x, xg_varies[g], j, idx);
+                comet_buf_printf(b, "%s%lld", j ? ", " : "", (long long)rank_of(x, idx));
+            }
+            comet_buf_printf(b, "]");
+        }
     }
     comet_buf_printf(b, "\n}\n");
     return write_side(x, b, SIDE_GROUPS, err);
@@ -335,7 +439,9 @@ typedef struct stage_nodes {
     uint64_t *deps;          /* pool; node.deps are offsets until fixed up */
     size_t n_deps, cap_deps;
     int *peer_stage;         /* per node: the other stage of a send or receive, else -1 */
-    comet_group *group;      /* per node: a collective's group */
+    signed char *peer_cp;    /* per node: a ring send's next CP rank (+1), a ring
+                              * receive's previous (-1), else 0 */
+    export_group *group;     /* per node: a collective's group */
     char (*names)[64];       /* per node: its name (node.name points here when written) */
 } stage_nodes;
 
@@ -350,13 +456,16 @@ static bool grow_nodes(stage_nodes *sn)
     int *p = n ? realloc(sn->peer_stage, sizeof *p * cap) : NULL;
     if (p)
         sn->peer_stage = p;
-    comet_group *g = p ? realloc(sn->group, sizeof *g * cap) : NULL;
+    signed char *c = p ? realloc(sn->peer_cp, sizeof *c * cap) : NULL;
+    if (c)
+        sn->peer_cp = c;
+    export_group *g = c ? realloc(sn->group, sizeof *g * cap) : NULL;
     if (g)
         sn->group = g;
     char(*names)[64] = g ? realloc(sn->names, sizeof *names * cap) : NULL;
     if (names)
         sn->names = names;
-    if (!n || !p || !g || !names)
+    if (!n || !p || !c || !g || !names)
         return false;
     sn->cap = cap;
     return true;
@@ -388,7 +497,8 @@ static comet_et_node *new_node(stage_nodes *sn, uint64_t id, comet_et_type type,
     snprintf(sn->names[sn->n], sizeof sn->names[sn->n], "%s", name);
     n->deps = (uint64_t *)(uintptr_t)sn->n_deps; /* offset, fixed up later */
     sn->peer_stage[sn->n] = -1;
-    sn->group[sn->n] = COMET_GROUP_TP;
+    sn->peer_cp[sn->n] = 0;
+    sn->group[sn->n] = XG_TP;
     sn->n++;
     return n;
 }
@@ -405,6 +515,67 @@ static bool dep_on(stage_nodes *sn, int from, const bool *folded, const size_t *
     return true;
 }
 
+/* Ring context parallelism's K/V exchange of ring task t (recorded by the
+ * step graph after pass task `pass`): per step a send of the block to the
+ * next CP rank and a receive of one from the previous, the forward's cp-1
+ * blocks as cp-1 messages, the backward's 2(cp-1) as cp messages (K/V, then
+ * K/V with the gradient block, then the last gradient block), the sizes
+ * cp_ring_times prices. The first send and receive wait for what the pass
+ * waits for, so they run beside its compute; each later one waits for the
+ * receive before it (a rank forwards what it received). Ids from *next_id
+ * on; tags t * cp + step past the task count, so unique. *last_recv: the
+ * last receive, which the layer's next work waits for. */
+static comet_status ring_nodes(const exporter *x, stage_nodes *sn, int t, int pass,
+                               uint64_t *next_id, uint64_t *last_recv, comet_error *err)
+{
+    const sim_graph *g = &x->sg.g;
+    const step_coll *c = &x->sg.coll[t];
+    int64_t cp = x->sg.s.cp;
+    bool backward = c->on == STEP_ON_RING_BWD;
+    int64_t messages = backward ? cp : cp - 1;
+    double block = ceil(c->bytes);
+    if ((double)g->n + (double)(t + 1) * (double)cp >= 2147483647.0)
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "strategy.cp",
+                               "the ring's tags would pass 2^31 - 1, the most Chakra's "
+                               "comm_tag holds for ASTRA-sim");
+    const sim_task *k = &g->tasks[t];
+    size_t start_at = pass >= 0 ? x->fold_at[pass] : 0, start_n = pass >= 0 ? x->fold_n[pass] : 0;
+    uint64_t prev_recv = 0;
+    for (int64_t step = 0; step < messages; step++) {
+        double bytes = backward && step > 0 && step < cp - 1 ? 2.0 * block : block;
+        for (int dir = 1; dir >= -1; dir -= 2) {
+            char name[64];
+            snprintf(name, sizeof name, "cp ring %s%s mb%d layer%d step%lld",
+                     dir > 0 ? "send" : "recv", backward ? " bwd" : "", k->micro, k->layer,
+                     (long long)step);
+            size_t first_dep = sn->n_deps;
+            if (step == 0) {
+                for (size_t i = 0; i < start_n; i++)
+                    if (!add_dep(sn, sn->deps[start_at + i])) /* by index: the pool may move */
+                        goto oom;
+            } else if (!add_dep(sn, prev_recv)) {
+                goto oom;
+            }
+            comet_et_node *n = new_node(sn, *next_id, dir > 0 ? COMET_ET_SEND : COMET_ET_RECV,
+                                        name);
+            if (!n)
+                goto oom;
+            n->comm_size = bytes;
+            n->comm_tag = (int64_t)g->n + (int64_t)t * cp + step;
+            n->deps = (uint64_t *)(uintptr_t)first_dep;
+            n->n_deps = sn->n_deps - first_dep;
+            sn->peer_cp[sn->n - 1] = (signed char)dir;
+            if (dir < 0)
+                prev_recv = *next_id;
+            ++*next_id;
+        }
+    }
+    *last_recv = prev_recv;
+    return COMET_OK;
+oom:
+    return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+}
+
 /* The node list of one stage (ranks fill in peers and groups). */
 static comet_status stage_template(const exporter *x, int stage, stage_nodes *sn,
                                    comet_error *err)
@@ -414,6 +585,7 @@ static comet_status stage_template(const exporter *x, int stage, stage_nodes *sn
     for (int r = 0; r < STEP_R_PER_STAGE; r++)
         last_on[r] = -1;
     uint64_t recv_id = (uint64_t)g->n + 1;
+    int pass_task = -1; /* the last forward, backward or recompute task */
     /* deps stay within the stage, so fold entries of other stages are never read */
     bool *folded = x->folded;
     size_t *fold_at = x->fold_at, *fold_n = x->fold_n;
@@ -451,12 +623,36 @@ static comet_status stage_template(const exporter *x, int stage, stage_nodes *sn
         last_on[res] = t;
         double dur = k->duration;
         const step_coll *c = &x->sg.coll[t];
+        if (k->kind == STEP_K_FWD || k->kind == STEP_K_BWD || k->kind == STEP_K_RECOMPUTE)
+            pass_task = t;
+        if (c->on == STEP_ON_RING_FWD || c->on == STEP_ON_RING_BWD) {
+            /* ring CP: sends and receives beside the pass's compute; the
+             * task itself becomes a join on its dependencies and the last
+             * receive */
+            uint64_t last_recv = 0;
+            size_t own = sn->n_deps - first_dep;
+            comet_status st = ring_nodes(x, sn, t, pass_task, &recv_id, &last_recv, err);
+            if (st)
+                return st;
+            /* the join's dependencies: its own (before the ring's nodes'
+             * in the pool), then the last receive */
+            size_t join_at = sn->n_deps;
+            for (size_t i = 0; i < own; i++)
+                if (!add_dep(sn, sn->deps[first_dep + i]))
+                    goto oom;
+            if (!add_dep(sn, last_recv))
+                goto oom;
+            folded[t] = true;
+            fold_at[t] = join_at;
+            fold_n[t] = sn->n_deps - join_at;
+            continue;
+        }
         const char *kind = k->kind < STEP_K_COUNT ? x->sg.kind_names[k->kind] : "task";
         char name[64];
         snprintf(name, sizeof name, "%s mb%d layer%d", kind, k->micro, k->layer);
         comet_et_node *n = NULL;
         comet_et_type type = COMET_ET_METADATA; /* a zero-length join: folded */
-        if (c->coll != COMET_COLL_NONE && group_size(x, c->group) > 1 && dur > 0)
+        if (c->coll != COMET_COLL_NONE && group_size(x, group_of(c)) > 1 && dur > 0)
             type = COMET_ET_COLLECTIVE;
         else if ((k->kind == STEP_K_SEND_FWD || k->kind == STEP_K_SEND_BWD) && dur > 0 &&
                  x->send_to[t] >= 0)
@@ -485,10 +681,10 @@ static comet_status stage_template(const exporter *x, int stage, stage_nodes *sn
             n->comm_type = types[c->coll];
             /* ASTRA-sim's sizes: an all-gather's is each rank's shard, the
              * others' the whole buffer (a multiple of the group, so it splits) */
-            double members = (double)group_size(x, c->group);
+            double members = (double)group_size(x, group_of(c));
             n->comm_size = c->coll == COMET_COLL_ALL_GATHER ? ceil(c->bytes / members)
                                                            : ceil(c->bytes / members) * members;
-            sn->group[sn->n - 1] = c->group;
+            sn->group[sn->n - 1] = group_of(c);
         } else if (type == COMET_ET_SEND) {
             n->comm_size = x->sg.p2p_bytes;
             n->comm_tag = t;
@@ -512,6 +708,9 @@ static comet_status stage_template(const exporter *x, int stage, stage_nodes *sn
         }
         n->deps = (uint64_t *)(uintptr_t)first_dep;
         n->n_deps = sn->n_deps - first_dep;
+        /* where a ring's sends find the start of the layer */
+        fold_at[t] = first_dep;
+        fold_n[t] = sn->n_deps - first_dep;
     }
     /* the pool is final: offsets become pointers */
     for (size_t i = 0; i < sn->n; i++)
@@ -525,47 +724,53 @@ static comet_status write_stage(const exporter *x, int stage, stage_nodes *sn,
                                 comet_export_info *info, comet_error *err)
 {
     const comet_strategy *s = &x->sg.s;
-    int64_t idx[COMET_GROUP_COUNT];
-    idx[COMET_GROUP_PP] = stage;
-    for (idx[COMET_GROUP_TP] = 0; idx[COMET_GROUP_TP] < s->tp; idx[COMET_GROUP_TP]++)
-        for (idx[COMET_GROUP_DP] = 0; idx[COMET_GROUP_DP] < s->dp; idx[COMET_GROUP_DP]++) {
-            int64_t me = rank_of(x, idx);
-            char group_names[COMET_GROUP_COUNT][24] = {{0}};
-            for (int g = 0; g < COMET_LAYER_GROUPS; g++)
-                group_name(x, (comet_group)g, idx, group_names[g], sizeof group_names[g]);
-            for (size_t i = 0; i < sn->n; i++) {
-                comet_et_node *n = &sn->nodes[i];
-                n->name = sn->names[i];
-                if (n->type == COMET_ET_COLLECTIVE)
-                    n->pg_name = group_names[sn->group[i]];
-                if (sn->peer_stage[i] >= 0) {
-                    int64_t peer[COMET_GROUP_COUNT] = {idx[0], idx[1], idx[2]};
-                    peer[COMET_GROUP_PP] = sn->peer_stage[i];
-                    int64_t other = rank_of(x, peer);
-                    n->comm_src = n->type == COMET_ET_SEND ? me : other;
-                    n->comm_dst = n->type == COMET_ET_SEND ? other : me;
-                }
+    const unsigned not_pp = ((1u << XI_COUNT) - 1) & ~(1u << XI_PP);
+    int64_t per_stage = s->tp * s->cp * s->dp;
+    for (int64_t r = 0; r < per_stage; r++) {
+        int64_t idx[XI_COUNT] = {0};
+        idx[XI_PP] = stage;
+        coords_unpack(x, not_pp, r, idx);
+        int64_t me = rank_of(x, idx);
+        char group_names[XG_COUNT][24] = {{0}};
+        for (int g = 0; g < XG_COUNT; g++)
+            group_name(x, (export_group)g, idx, group_names[g], sizeof group_names[g]);
+        for (size_t i = 0; i < sn->n; i++) {
+            comet_et_node *n = &sn->nodes[i];
+            n->name = sn->names[i];
+            if (n->type == COMET_ET_COLLECTIVE)
+                n->pg_name = group_names[sn->group[i]];
+            if (sn->peer_stage[i] >= 0 || sn->peer_cp[i]) {
+                int64_t peer[XI_COUNT];
+                memcpy(peer, idx, sizeof peer);
+                if (sn->peer_stage[i] >= 0)
+                    peer[XI_PP] = sn->peer_stage[i];
+                else
+                    peer[XI_CP] = (idx[XI_CP] + s->cp + sn->peer_cp[i]) % s->cp;
+                int64_t other = rank_of(x, peer);
+                n->comm_src = n->type == COMET_ET_SEND ? me : other;
+                n->comm_dst = n->type == COMET_ET_SEND ? other : me;
             }
-            char path[4200];
-            snprintf(path, sizeof path, "%s.%lld.et", x->prefix, (long long)me);
-            FILE *f;
-            comet_status st = check_cancel(x, err);
-            if (st)
-                return st;
-            st = comet_files_begin(x->files, path, &f, err);
-            if (!st) {
-                bool failed = !chakra_write_nodes(f, "0.0.4", sn->nodes, sn->n);
-                long at = failed ? -1 : ftell(f);
-                if (at > 0)
-                    info->bytes += (uint64_t)at;
-                st = comet_files_end(x->files, failed, err);
-            }
-            if (st)
-                return st;
-            info->nodes += sn->n;
-            for (size_t i = 0; i < sn->n; i++)
-                info->deps += sn->nodes[i].n_deps;
         }
+        char path[4200];
+        snprintf(path, sizeof path, "%s.%lld.et", x->prefix, (long long)me);
+        FILE *f;
+        comet_status st = check_cancel(x, err);
+        if (st)
+            return st;
+        st = comet_files_begin(x->files, path, &f, err);
+        if (!st) {
+            bool failed = !chakra_write_nodes(f, "0.0.4", sn->nodes, sn->n);
+            long at = failed ? -1 : ftell(f);
+            if (at > 0)
+                info->bytes += (uint64_t)at;
+            st = comet_files_end(x->files, failed, err);
+        }
+        if (st)
+            return st;
+        info->nodes += sn->n;
+        for (size_t i = 0; i < sn->n; i++)
+            info->deps += sn->nodes[i].n_deps;
+    }
     return COMET_OK;
 }
 
@@ -680,16 +885,12 @@ comet_status comet_export_chakra(const comet_model *m, const comet_system *sys,
     if (st)
         return st;
     x.npus = comet_strategy_npus(&x.sg.s);
-    if (x.sg.s.cp > 1 || x.sg.s.ep > 1)
-        st = comet_error_set(err, COMET_EINPUT, NULL, 0, 0, x.sg.s.cp > 1 ? "strategy.cp" : "strategy.ep",
-                             "the Chakra export does not yet write context- or expert-parallel "
-                             "traffic");
-    if (!st)
-        st = comet_system_layout(sys, x.npus, x.sizes, err);
+    comet_strategy_expert_dp_spans(&x.sg.s, x.edp_span);
+    st = comet_system_layout(sys, x.npus, x.sizes, err);
     for (int d = 0; !st && d < sys->n_dims; d++) {
-        int64_t used = 1;
-        for (int g = 0; g < COMET_LAYER_GROUPS; g++)
-            used *= x.sg.s.place[g][d];
+        int64_t used = 1; /* TP, CP, DP (EP inside it) and PP */
+        for (int i = 0; i < XI_COUNT; i++)
+            used *= coord_span(&x, i, d);
         if (used != x.sizes[d])
             st = comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "strategy",
                                  "the strategy uses %lld of the %lld NPUs of network dimension "
@@ -720,6 +921,7 @@ comet_status comet_export_chakra(const comet_model *m, const comet_system *sys,
         free(sn.nodes);
         free(sn.deps);
         free(sn.peer_stage);
+        free(sn.peer_cp);
         free(sn.group);
         free(sn.names);
     }

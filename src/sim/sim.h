@@ -98,12 +98,25 @@ enum { STEP_K_FWD, STEP_K_BWD, STEP_K_RECOMPUTE, STEP_K_TP, STEP_K_SEND_FWD, STE
        STEP_K_DP, STEP_K_OPTIMIZER, STEP_K_GATHER, STEP_K_LOAD_WEIGHTS, STEP_K_STORE_ACT,
        STEP_K_LOAD_ACT, STEP_K_OPT_STATE, STEP_K_STORE_WEIGHTS, STEP_K_COUNT };
 
+/* Which ranks a recorded task's traffic is on (step_coll.on). */
+typedef enum step_on {
+    STEP_ON_GROUP = 0,         /* its group's own ranks (s->place[group]) */
+    STEP_ON_GRADS,             /* a dense gradient group: dp x cp ranks */
+    STEP_ON_EXPERT_GRADS,      /* an expert gradient group: (dp/ep) x cp ranks
+                                  (comet_strategy_grad_spans) */
+    STEP_ON_RING_FWD,          /* ring CP's exposed part of a forward (or full
+                                  recompute): cp-1 K/V blocks of `bytes` around the ring */
+    STEP_ON_RING_BWD           /* ... of a backward: 2(cp-1) blocks in cp messages */
+} step_on;
+
 /* What a task moves: a collective's kind, group and bytes, or (coll
- * COMET_COLL_NONE) an expansion-tier transfer's bytes; 0 bytes otherwise. */
+ * COMET_COLL_NONE) an expansion-tier transfer's bytes or a ring's K/V
+ * block (`on` a ring); 0 bytes otherwise. */
 typedef struct step_coll {
     comet_collective coll;     /* COMET_COLL_NONE: not a collective */
     comet_group group;
     double bytes;              /* per NPU */
+    step_on on;
 } step_coll;
 
 typedef struct step_graph {

@@ -221,11 +221,18 @@ static void record(builder *b, int id, step_coll what)
             return;
         }
         for (int i = b->coll_cap; i < cap; i++)
-            p[i] = (step_coll){COMET_COLL_NONE, COMET_GROUP_TP, 0.0};
+            p[i] = (step_coll){COMET_COLL_NONE, COMET_GROUP_TP, 0.0, STEP_ON_GROUP};
         b->coll = p;
         b->coll_cap = cap;
     }
     b->coll[id] = what;
+}
+
+/* Which ranks a recorded task's traffic is on (the export's groups). */
+static void record_on(builder *b, int id, step_on on)
+{
+    if (id >= 0 && id < b->coll_cap && b->split_tp && !b->g.count_only)
+        b->coll[id].on = on;
 }
 
 /* A collective over the ranks spanning span[] (group grp's, or a
@@ -240,7 +247,7 @@ static int collective_on(builder *b, int stage, int stream, const int64_t span[C
                        bytes, kind, mb, layer, after);
     double t = comet_collective_time(b->sys, span, c, bytes);
     int id = task(b, stage, stream, t, kind, mb, layer, after);
-    record(b, id, (step_coll){c, grp, bytes});
+    record(b, id, (step_coll){c, grp, bytes, STEP_ON_GROUP});
     return id;
 }
 
@@ -268,11 +275,13 @@ static int dp_collective(builder *b, int stage, int stream, comet_collective c, 
         comet_strategy_grad_spans(b->s, false, span);
         last = collective_on(b, stage, stream, span, COMET_GROUP_DP, c,
                              (params - apart) * per_param, kind, mb, layer, after);
+        record_on(b, last, STEP_ON_GRADS);
     }
     if (dp->expert_active && apart > 0.0) {
         comet_strategy_grad_spans(b->s, true, span);
         last = collective_on(b, stage, stream, span, COMET_GROUP_DP, c, apart * per_param, kind,
                              mb, layer, last);
+        record_on(b, last, STEP_ON_EXPERT_GRADS);
     }
     return last;
 }
@@ -297,15 +306,24 @@ static int layer_comms(builder *b, int stage, const segment *sg, int pass_kind, 
         double t = pass_kind == K_FWD ? lt->comm_fwd[g]
                  : pass_kind == K_BWD ? lt->comm_bwd[g]
                                       : lt->comm_rc[g];
-        if (!(t > 0.0))
-            continue;
         /* Ring context parallelism: its sends overlap the attention core
          * inside the layer (cost's cp_ring_times); what they take beyond
          * it, the closed form's exposed time, blocks here as one task, in
-         * every mode (docs/model.md, context parallelism). */
+         * every mode (docs/model.md, context parallelism). For the export
+         * the task is there (and recorded) even when nothing is exposed:
+         * it becomes the ring's sends and receives (a zero-length task
+         * adds no time). */
         bool ring = g == COMET_GROUP_CP && l->cp_kv_bytes > 0.0;
+        bool ring_pass = ring && (pass_kind != K_RECOMPUTE || b->s->recompute == COMET_RECOMPUTE_FULL);
+        if (!(t > 0.0) && !(ring_pass && b->split_tp))
+            continue;
         if ((!b->congestion && !b->split_tp) || ring) {
             prev = task(b, stage, R_TP, t * sg->count, (uint8_t)kind[g], mb, sg->layer, prev);
+            if (ring)
+                record(b, prev, (step_coll){COMET_COLL_NONE, COMET_GROUP_CP,
+                                            l->cp_kv_bytes * sg->count,
+                                            pass_kind == K_BWD ? STEP_ON_RING_BWD
+                                                               : STEP_ON_RING_FWD});
             continue;
         }
         for (int i = 0; i < l->n_comms; i++) {
@@ -374,7 +392,7 @@ static int memory(builder *b, int stage, double bytes, int kind, int64_t mb, int
         return -1;
     int id = task(b, stage, R_MEM, plan_expansion_time(&b->plan.expansion, bytes), kind, mb, layer,
                   after);
-    record(b, id, (step_coll){COMET_COLL_NONE, COMET_GROUP_TP, bytes});
+    record(b, id, (step_coll){COMET_COLL_NONE, COMET_GROUP_TP, bytes, STEP_ON_GROUP});
     return id;
 }
 
@@ -1049,7 +1067,7 @@ comet_status sim_step_graph_build(const comet_model *m, const comet_system *sys,
             st = comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
         else {
             for (int i = b->coll_cap; i <= b->g.n; i++)
-                p[i] = (step_coll){COMET_COLL_NONE, COMET_GROUP_TP, 0.0};
+                p[i] = (step_coll){COMET_COLL_NONE, COMET_GROUP_TP, 0.0, STEP_ON_GROUP};
             b->coll = p;
             b->coll_cap = b->g.n + 1;
         }
