@@ -742,6 +742,10 @@ static void test_error_checks(void **state)
                  "model:\n  preset: llama2-70b\n  moe: {experts: 8, top_k: 2, first_dense: 80}\n",
                  "m.yaml:3:44: model.moe.first_dense: with every = 1 and first_dense = 80 none of "
                  "the 80 layers is a mixture-of-experts layer");
+    expect_error("m.yaml",
+                 "model:\n  preset: llama2-70b\n  moe: {experts: 8, top_k: 2, every: 100}\n",
+                 "m.yaml:3:38: model.moe.every: with every = 100 and first_dense = 0 none of the "
+                 "80 layers is a mixture-of-experts layer");
     expect_error("m.yaml", "model:\n  preset: dlrm\n  moe: {experts: 8, top_k: 2}\n",
                  "m.yaml:3:3: model.moe: mixture-of-experts layers need a Transformer model, not "
                  "a layer list");

@@ -175,6 +175,15 @@ static void test_imbalance_scales_expert_compute(void **state)
     work_build(&m, &s, &b);
     assert_close(moe_layer(&a)->ops[moe_layer(&a)->mlp_op + 2].flops,
                  moe_layer(&b)->ops[moe_layer(&b)->mlp_op + 2].flops, 0.0);
+    /* the busiest of ep ranks takes at most all the tokens, ep times the
+     * mean: an imbalance of 8 over 2 ranks counts as 2 */
+    s.ep = 2;
+    m.moe.imbalance = 8.0;
+    work_build(&m, &s, &a);
+    m.moe.imbalance = 2.0;
+    work_build(&m, &s, &b);
+    assert_close(moe_layer(&a)->ops[moe_layer(&a)->mlp_op + 2].flops,
+                 moe_layer(&b)->ops[moe_layer(&b)->mlp_op + 2].flops, 0.0);
 }
 
 /* An MoE with one expert of the dense FFN, top-1, no shared expert, no
@@ -212,6 +221,14 @@ static void test_one_expert_is_dense(void **state)
     assert_int_equal(comet_sim_step(&dense, &sys, &s, NULL, &ra, &err), COMET_OK);
     assert_int_equal(comet_sim_step(&moe, &sys, &s, NULL, &rb, &err), COMET_OK);
     assert_close(rb.step_time, ra.step_time, 1e-12);
+    /* and under ZB-H1 with sequence parallelism, whose W passes keep each
+     * weight GEMM's (sequence-parallel) input: the same memory too */
+    s.schedule = COMET_SCHEDULE_ZB_H1;
+    s.sp = true;
+    assert_int_equal(comet_estimate(&dense, &sys, &s, &a, &err), COMET_OK);
+    assert_int_equal(comet_estimate(&moe, &sys, &s, &b, &err), COMET_OK);
+    assert_close(b.step_time, a.step_time, 1e-12);
+    assert_close(b.mem_total[COMET_TIER_HBM], a.mem_total[COMET_TIER_HBM], 1e-12);
 }
 
 /* h100-80g-dgx (8 GPUs on NVLink, nodes on InfiniBand): Mixtral 8x7B on

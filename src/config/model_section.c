@@ -155,7 +155,10 @@ static comet_status check_moe(cfg_ctx *c, const char *path, comet_model *m)
                             (long long)e->experts, e->imbalance);
     }
     if (comet_model_moe_layers(m, 0, m->layers) == 0) {
-        cfg_path_key(key, sizeof key, moe, "first_dense");
+        /* name the key that rules every layer out: first_dense when it
+         * reaches past the last layer, else every */
+        bool past = e->first_dense >= m->layers;
+        cfg_path_key(key, sizeof key, moe, past ? "first_dense" : "every");
         return cfg_fail_key(c, key, "with every = %lld and first_dense = %lld none of the %lld "
                             "layers is a mixture-of-experts layer", (long long)e->every,
                             (long long)e->first_dense, (long long)m->layers);

@@ -201,7 +201,7 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
     double per_micro = st.fwd + st.bwd + st.recompute + st.exposed[COMET_GROUP_TP] +
                        st.exposed[COMET_GROUP_PP] + st.exposed[COMET_GROUP_DP] +
                        st.exposed[COMET_GROUP_EP] + st.exposed[COMET_GROUP_CP];
-    sched_micro t = {.total = per_micro, .weight = st.wgrad};
+    sched_micro t = {.total = per_micro, .weight = st.wgrad, .count = micro};
     out->bubble = sched_of(&s)->bubble(&s, &t);
 
     /* Layers' own collectives on the PP and DP groups (e.g. a DLRM

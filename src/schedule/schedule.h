@@ -40,9 +40,11 @@ typedef void (*sched_emit_fn)(void *ctx, sched_pass pass);
 
 /* One microbatch through the whole busiest stage, in seconds: `total`
  * its forward and whole backward (with what they leave exposed), `weight`
- * the weight-gradient part of that backward. */
+ * the weight-gradient part of that backward; and how many microbatches
+ * the step has (`count`; 0 counts as at least p). */
 typedef struct sched_micro {
     double total, weight;
+    double count;
 } sched_micro;
 
 typedef struct sched_kind {

@@ -37,10 +37,15 @@ static void zbh1_program(const comet_strategy *s, int64_t micro, int64_t stage, 
         emit(ctx, (sched_pass){.microbatch = w, .chunk = 0, .kind = SCHED_BACKWARD_WEIGHT});
 }
 
-/* (p-1)(F+B-W) = (p-1)(total - 2W) (the paper's Sec. 2.1). */
+/* (p-1)(F+B-W) = (p-1)(total - 2W) with m >= p microbatches (the
+ * paper's Sec. 2.1). With fewer, fewer Ws are left to fill the cool-down:
+ * one microbatch leaves (p-1)(F+B), each W runs right after its B while
+ * the input gradient travels on; each further microbatch's W fills one
+ * more W-long gap, so (p-1)(F+B) - min(m-1, p-1) W in all. */
 static double zbh1_bubble(const comet_strategy *s, const sched_micro *t)
 {
-    return ((double)s->pp - 1.0) * (t->total - 2.0 * t->weight);
+    double p = (double)s->pp, m = t->count > 0.0 ? t->count : p;
+    return (p - 1.0) * (t->total - t->weight) - fmin(m - 1.0, p - 1.0) * t->weight;
 }
 
 /* The first stage: 1F1B's p (it defers no W). */

@@ -7,6 +7,8 @@
  * It lives apart from transformer.c so the dense block stays one place;
  * the estimator, the simulator and the export all read what it builds.
  * Formulas and sources: docs/model.md, "Mixture of experts". */
+#include <math.h>
+
 #include "workload.h"
 
 double work_moe_expert_ffn(const comet_model *m)
@@ -54,14 +56,15 @@ double work_moe_mlp_model_flops(const comet_model *m, double tokens)
 
 /* An MLP of inner size f_local per NPU on `tokens` tokens (fp8 as the
  * dense block's linears), its weights read `copies` times over (a grouped
- * GEMM over this NPU's experts reads each expert's weights once). Returns
- * the weight elements. */
-static double add_mlp(work_layer *l, const comet_model *m, double tokens, double f_local,
-                      double copies, double e, bool fp8)
+ * GEMM over this NPU's experts reads each expert's weights once); its
+ * first GEMM's stashed input has `in_rows` rows (what ZB-H1's W reads).
+ * Returns the weight elements. */
+static double add_mlp(work_layer *l, const comet_model *m, double tokens, double in_rows,
+                      double f_local, double copies, double e, bool fp8)
 {
     double h = (double)m->hidden, mats = m->gated_mlp ? 3.0 : 2.0;
     double wbytes = fp8 ? 1.0 : e;
-    double w = work_add_linear(l, tokens, (mats - 1.0) * f_local, h, tokens, e, fp8);
+    double w = work_add_linear(l, tokens, (mats - 1.0) * f_local, h, in_rows, e, fp8);
     l->ops[l->n_ops - 1].bytes += (copies - 1.0) * w * wbytes;
     work_add_op(l, WORK_VECTOR, 8.0 * tokens * f_local,
                 (m->gated_mlp ? 3.0 : 2.0) * e * tokens * f_local);
@@ -83,7 +86,7 @@ void work_build_moe_block(const comet_model *m, const comet_strategy *s, const w
      * the busiest EP rank imbalance times the mean, at most the capacity
      * factor times it when tokens are dropped; each TP rank of the expert
      * sees all of them (expert TP = tp). One EP rank is its own mean. */
-    double skew = s->ep > 1 ? moe->imbalance : 1.0;
+    double skew = s->ep > 1 ? fmin(moe->imbalance, ep) : 1.0; /* at most all on one rank */
     if (moe->capacity_factor > 0.0 && moe->capacity_factor < skew)
         skew = moe->capacity_factor;
     double slots = tokens * k * skew;
@@ -106,10 +109,15 @@ void work_build_moe_block(const comet_model *m, const comet_strategy *s, const w
         work_add_op(l, WORK_VECTOR, 6.0 * tokens_rep * E + tokens_tp * k * h,
                     2.0 * e * tokens_rep * E + 5.0 * e * tokens_tp * k * h);
     }
-    double fp8_weights = add_mlp(l, m, slots, fe_local, local_experts, e, fp8);
+    /* the routed experts' input: the dispatched slots, kept whole (with
+     * one expert and no routing, the block's own sequence-parallel input,
+     * as the dense MLP's) */
+    double fp8_weights = add_mlp(l, m, slots, routed ? slots : tokens_rep, fe_local, local_experts,
+                                 e, fp8);
     double gemms = 2.0 * local_experts;
     if (moe->shared > 0) {
-        fp8_weights += add_mlp(l, m, tokens, (double)moe->shared * fe_local, 1.0, e, fp8);
+        fp8_weights += add_mlp(l, m, tokens, tokens_rep, (double)moe->shared * fe_local, 1.0, e,
+                               fp8);
         gemms += 2.0;
     }
     l->mlp_end = l->n_ops;
