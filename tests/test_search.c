@@ -75,51 +75,65 @@ static void request(comet_search_request *req, const comet_model *m, const comet
     test_search_request(req, m, sys, 16, 32, k);
 }
 
-/* An independent walk over the same space with the public estimator. */
-static double brute_force_best(const comet_model *m, const comet_system *sys)
+/* An independent walk over the search's space with the public estimator,
+ * on 16 NPUs: tp, cp (up to max_cp) and pp powers of two, ep up to max_ep
+ * dividing the rest, the six orders of tp (0), pp (1) and dp (2) (with
+ * ep > 1 each also with the expert ranks right after dp; cp and ep take
+ * their other places by comet_strategy_order_complete), every microbatch,
+ * interleave, sp, fused attention, ring or Ulysses, recompute, ZeRO stage
+ * and, on pipelines of one chunk per stage, 1F1B or ZB-H1. */
+static double brute_force(const comet_model *m, const comet_system *sys, int64_t gbs,
+                          int64_t max_cp, int64_t max_ep)
 {
-    /* the six orders of tp (0), pp (1) and dp (2); cp and ep take their
-     * places by comet_strategy_order_complete */
     static const comet_group orders[6][3] = {
         {0, 2, 1}, {0, 1, 2}, {2, 0, 1}, {2, 1, 0}, {1, 0, 2}, {1, 2, 0}};
     double best = INFINITY;
     for (int64_t tp = 1; tp <= 16; tp *= 2)
-        for (int64_t pp = 1; tp * pp <= 16; pp *= 2)
-            for (int o = 0; o < 6; o++)
-                for (int64_t mb = 1; mb <= 32; mb++)
-                    for (int64_t v = 1; v <= 8; v++)
-                        for (int sp = 0; sp < 2; sp++)
-                            for (int fa = 0; fa < 2; fa++)
-                                for (int rc = 0; rc < 3; rc++)
-                                    for (int z = 0; z < 8; z++) {
-                                        comet_strategy s;
-                                        comet_strategy_defaults(&s);
-                                        /* z 4-7: the same ZeRO stages under ZB-H1 */
-                                        if (z >= 4 && (v > 1 || pp == 1))
-                                            continue;
-                                        s.schedule = z >= 4 ? COMET_SCHEDULE_ZB_H1
-                                                            : COMET_SCHEDULE_1F1B;
-                                        s.tp = tp;
-                                        s.pp = pp;
-                                        s.dp = 16 / (tp * pp);
-                                        s.global_batch = 32;
-                                        s.microbatch = mb;
-                                        s.interleave = v;
-                                        s.sp = sp;
-                                        s.flash_attention = fa;
-                                        s.recompute = (comet_recompute)rc;
-                                        s.zero_stage = z % 4;
-                                        s.overlap_dp = s.overlap_tp = true;
-                                        comet_strategy_order_complete(orders[o], 3, s.order);
-                                        if (v > 1 && m->layers % (pp * v))
-                                            continue;
-                                        comet_result r;
-                                        comet_error err;
-                                        if (comet_estimate(m, sys, &s, &r, &err) || !r.feasible)
-                                            continue;
-                                        if (r.step_time < best)
-                                            best = r.step_time;
-                                    }
+    for (int64_t cp = 1; cp <= max_cp && tp * cp <= 16; cp *= 2)
+    for (int64_t pp = 1; tp * cp * pp <= 16; pp *= 2)
+    for (int64_t ep = 1; ep <= max_ep && tp * cp * pp * ep <= 16; ep *= 2)
+    for (int o = 0; o < (ep > 1 ? 12 : 6); o++)
+    for (int64_t mb = 1; mb <= gbs; mb++)
+    for (int64_t v = 1; v <= 8; v++)
+    for (int x = 0; x < (cp > 1 ? 8 : 4); x++)     /* sp, flash, Ulysses */
+    for (int rc = 0; rc < 3; rc++)
+    for (int z = 0; z < 8; z++) {                  /* ZeRO 0-3, under 1F1B then ZB-H1 */
+        if (z >= 4 && (v > 1 || pp == 1))
+            continue;
+        comet_strategy s;
+        comet_strategy_defaults(&s);
+        s.schedule = z >= 4 ? COMET_SCHEDULE_ZB_H1 : COMET_SCHEDULE_1F1B;
+        s.tp = tp;
+        s.cp = cp;
+        s.pp = pp;
+        s.dp = 16 / (tp * cp * pp);
+        s.ep = ep;
+        s.global_batch = gbs;
+        s.microbatch = mb;
+        s.interleave = v;
+        s.sp = x & 1;
+        s.flash_attention = (x >> 1) & 1;
+        s.cp_comm = (x >> 2) ? COMET_CP_ULYSSES : COMET_CP_RING;
+        s.recompute = (comet_recompute)rc;
+        s.zero_stage = z % 4;
+        s.overlap_dp = s.overlap_tp = true;
+        comet_group given[4];
+        int n = 0;
+        for (int i = 0; i < 3; i++) {
+            given[n++] = orders[o % 6][i];
+            if (o >= 6 && given[n - 1] == COMET_GROUP_DP)
+                given[n++] = COMET_GROUP_EP;
+        }
+        comet_strategy_order_complete(given, n, s.order);
+        if (v > 1 && m->layers % (pp * v))
+            continue;
+        comet_result r;
+        comet_error err;
+        if (comet_estimate(m, sys, &s, &r, &err) || !r.feasible)
+            continue;
+        if (r.step_time < best)
+            best = r.step_time;
+    }
     return best;
 }
 
@@ -138,7 +152,7 @@ static void test_best_matches_brute_force(void **state)
     assert_int_equal(comet_search(&req, top, &n, &st, &err), COMET_OK);
     assert_int_equal(n, 50);
     assert_true(st.no_fit_hbm > 0);
-    assert_close(top[0].score, brute_force_best(&m, &sys), 1e-12);
+    assert_close(top[0].score, brute_force(&m, &sys, 32, 1, 1), 1e-12);
     for (int i = 1; i < n; i++)
         assert_true(top[i - 1].score < top[i].score ||
                     (top[i - 1].score == top[i].score && top[i - 1].index < top[i].index));
@@ -157,59 +171,6 @@ static void test_best_matches_brute_force(void **state)
  * experts, each placement order with the expert-parallel ranks inside or
  * outside the rest of dp, ring and Ulysses. The best point equals a walk
  * over the same space with the public estimator. */
-static double brute_force_best_cp_ep(const comet_model *m, const comet_system *sys, int64_t gbs)
-{
-    static const comet_group orders[6][3] = {
-        {0, 2, 1}, {0, 1, 2}, {2, 0, 1}, {2, 1, 0}, {1, 0, 2}, {1, 2, 0}};
-    double best = INFINITY;
-    for (int64_t tp = 1; tp <= 16; tp *= 2)
-        for (int64_t cp = 1; cp <= 4 && tp * cp <= 16; cp *= 2)
-            for (int64_t pp = 1; tp * cp * pp <= 16; pp *= 2)
-                for (int64_t ep = 1; ep <= 4 && tp * cp * pp * ep <= 16; ep *= 2)
-                    for (int o = 0; o < 12; o++)
-                        for (int64_t mb = 1; mb <= gbs; mb++)
-                            for (int64_t v = 1; v <= 8; v++)
-                                for (int x = 0; x < 8; x++)     /* sp, flash, Ulysses */
-                                    for (int rc = 0; rc < 3; rc++)
-                                        for (int z = 0; z < 4; z++) {
-                                            if (ep == 1 && o >= 6)
-                                                continue;
-                                            comet_strategy s;
-                                            comet_strategy_defaults(&s);
-                                            s.tp = tp;
-                                            s.cp = cp;
-                                            s.pp = pp;
-                                            s.dp = 16 / (tp * cp * pp);
-                                            s.ep = ep;
-                                            s.global_batch = gbs;
-                                            s.microbatch = mb;
-                                            s.interleave = v;
-                                            s.sp = x & 1;
-                                            s.flash_attention = (x >> 1) & 1;
-                                            s.cp_comm = (x >> 2) ? COMET_CP_ULYSSES : COMET_CP_RING;
-                                            s.recompute = (comet_recompute)rc;
-                                            s.zero_stage = z;
-                                            s.overlap_dp = s.overlap_tp = true;
-                                            comet_group given[4];
-                                            int n = 0;
-                                            for (int i = 0; i < 3; i++) {
-                                                given[n++] = orders[o % 6][i];
-                                                if (o >= 6 && given[n - 1] == COMET_GROUP_DP)
-                                                    given[n++] = COMET_GROUP_EP;
-                                            }
-                                            comet_strategy_order_complete(given, n, s.order);
-                                            if (v > 1 && m->layers % (pp * v))
-                                                continue;
-                                            comet_result r;
-                                            comet_error err;
-                                            if (comet_estimate(m, sys, &s, &r, &err) || !r.feasible)
-                                                continue;
-                                            if (r.step_time < best)
-                                                best = r.step_time;
-                                        }
-    return best;
-}
-
 static void test_search_explores_cp_and_ep(void **state)
 {
     (void)state;
@@ -226,7 +187,7 @@ static void test_search_explores_cp_and_ep(void **state)
     comet_search_stats st;
     comet_error err;
     assert_int_equal(comet_search(&req, top, &n, &st, &err), COMET_OK);
-    assert_close(top[0].score, brute_force_best_cp_ep(&m, &sys, 4), 1e-12);
+    assert_close(top[0].score, brute_force(&m, &sys, 4, 4, 4), 1e-12);
     bool cp = false, ulysses = false, ep = false;
     for (int i = 0; i < n; i++) {
         cp |= top[i].strategy.cp > 1;
