@@ -40,25 +40,6 @@ int64_t comet_model_depth(const comet_model *m)
     return depth;
 }
 
-bool comet_model_is_moe_layer(const comet_model *m, int64_t layer)
-{
-    return m->kind == COMET_MODEL_TRANSFORMER && m->moe.experts > 0 && layer >= m->moe.first_dense &&
-           (layer + 1) % m->moe.every == 0;
-}
-
-int64_t comet_model_moe_layers(const comet_model *m, int64_t first, int64_t count)
-{
-    if (m->kind != COMET_MODEL_TRANSFORMER || m->moe.experts <= 0 || count <= 0)
-        return 0;
-    int64_t lo = first > m->moe.first_dense ? first : m->moe.first_dense;
-    int64_t hi = first + count;
-    if (hi <= lo)
-        return 0;
-    /* layer i qualifies when i + 1 is a multiple of every: count the
-     * multiples in lo+1 .. hi */
-    return hi / m->moe.every - lo / m->moe.every;
-}
-
 int64_t comet_model_tokens_per_sample(const comet_model *m)
 {
     if (m->kind == COMET_MODEL_TRANSFORMER)

@@ -11,49 +11,6 @@
 
 #include "workload.h"
 
-double work_moe_expert_ffn(const comet_model *m)
-{
-    return m->moe.ffn > 0 ? (double)m->moe.ffn : (double)m->ffn;
-}
-
-/* One MLP of inner size f: its weight matrices and, for models with
- * biases, the biases (the same count as work_transformer_block_params). */
-static double mlp_params(const comet_model *m, double f)
-{
-    double h = (double)m->hidden;
-    double mats = m->gated_mlp ? 3.0 : 2.0;
-    double biases = m->biases ? (m->gated_mlp ? 2.0 * f : f) + h : 0.0;
-    return mats * h * f + biases;
-}
-
-/* The router: a hidden x experts linear layer, none with one expert
- * (nothing to route). */
-static double router_params(const comet_model *m)
-{
-    return m->moe.experts > 1 ? (double)m->hidden * (double)m->moe.experts : 0.0;
-}
-
-double work_moe_block_params(const comet_model *m, bool active)
-{
-    double attention = work_transformer_block_params(m) - mlp_params(m, (double)m->ffn);
-    double routed = (double)(active ? m->moe.top_k : m->moe.experts);
-    return attention + router_params(m) +
-           (routed + (double)m->moe.shared) * mlp_params(m, work_moe_expert_ffn(m));
-}
-
-double work_dense_mlp_model_flops(const comet_model *m, double tokens)
-{
-    return 2.0 * (m->gated_mlp ? 3.0 : 2.0) * tokens * (double)m->hidden * (double)m->ffn;
-}
-
-double work_moe_mlp_model_flops(const comet_model *m, double tokens)
-{
-    double used = (double)(m->moe.top_k + m->moe.shared);
-    return 2.0 * tokens * router_params(m) +
-           2.0 * (m->gated_mlp ? 3.0 : 2.0) * tokens * (double)m->hidden * work_moe_expert_ffn(m) *
-               used;
-}
-
 /* An MLP of inner size f_local per NPU on `tokens` tokens (fp8 as the
  * dense block's linears), its weights read `copies` times over (a grouped
  * GEMM over this NPU's experts reads each expert's weights once); its
@@ -67,7 +24,7 @@ static double add_mlp(work_layer *l, const comet_model *m, double tokens, double
     double w = work_add_linear(l, tokens, (mats - 1.0) * f_local, h, in_rows, e, fp8);
     l->ops[l->n_ops - 1].bytes += (copies - 1.0) * w * wbytes;
     work_add_op(l, WORK_VECTOR, 8.0 * tokens * f_local,
-                (m->gated_mlp ? 3.0 : 2.0) * e * tokens * f_local);
+                (m->gated_mlp ? 3.0 : 2.0) * e * tokens * f_local, false);
     double w2 = work_add_linear(l, tokens, h, f_local, tokens, e, fp8);
     l->ops[l->n_ops - 1].bytes += (copies - 1.0) * w2 * wbytes;
     return copies * (w + w2);
@@ -105,9 +62,9 @@ void work_build_moe_block(const comet_model *m, const comet_strategy *s, const w
      * experts) */
     if (routed) {
         work_add_op(l, WORK_GEMM, 2.0 * tokens_rep * h * E,
-                    e * (tokens_rep * h + h * E + tokens_rep * E));
+                    e * (tokens_rep * h + h * E + tokens_rep * E), false);
         work_add_op(l, WORK_VECTOR, 6.0 * tokens_rep * E + tokens_tp * k * h,
-                    2.0 * e * tokens_rep * E + 5.0 * e * tokens_tp * k * h);
+                    2.0 * e * tokens_rep * E + 5.0 * e * tokens_tp * k * h, false);
     }
     /* the routed experts' input: the dispatched slots, kept whole (with
      * one expert and no routing, the block's own sequence-parallel input,
@@ -133,10 +90,10 @@ void work_build_moe_block(const comet_model *m, const comet_strategy *s, const w
 
     /* Parameters per NPU: the attention part and the shared experts split
      * by tp, the router replicated, this EP rank's experts split by tp. */
-    double expert = mlp_params(m, work_moe_expert_ffn(m));
-    double attention = work_transformer_block_params(m) - mlp_params(m, (double)m->ffn);
+    double expert = work_mlp_params(m, work_moe_expert_ffn(m));
+    double attention = work_transformer_block_params(m) - work_mlp_params(m, (double)m->ffn);
     l->expert_params = local_experts * expert / t;
-    l->params = (attention + (double)moe->shared * expert) / t + router_params(m) + l->expert_params;
+    l->params = (attention + (double)moe->shared * expert) / t + work_router_params(m) + l->expert_params;
 
     /* fp8: the dense block's copies less its MLP's, plus this NPU's experts'
      * and the shared experts' and their GEMMs' scaling state. */

@@ -55,62 +55,6 @@ static block_shape shape_of(const comet_model *m, const comet_strategy *s)
     return x;
 }
 
-static void add_op(work_layer *l, work_op_kind kind, double flops, double bytes, bool core)
-{
-    work_op *op = &l->ops[l->n_ops++];
-    op->kind = kind;
-    op->flops = flops;
-    op->bytes = bytes;
-    op->attention_core = core;
-    op->fp8 = false;
-}
-
-/* A GEMM of (M x K) by (K x N): 2MNK FLOPs, reads both inputs, writes the output. */
-static void add_gemm(work_layer *l, double mdim, double ndim, double kdim, double elem, bool core)
-{
-    add_op(l, WORK_GEMM, 2.0 * mdim * ndim * kdim, elem * (mdim * kdim + kdim * ndim + mdim * ndim),
-           core);
-}
-
-/* A linear layer's GEMM of a block, whose input the layer stashes as
- * `in_rows` rows (fewer than mdim when sequence parallelism shards it; the
- * backward gathers it again). Without fp8 the GEMM above. With fp8
- * (Transformer Engine style) first a cast kernel: the activation input
- * (M x K) read in the model's dtype, scaled, its amax taken and written as
- * 1-byte FP8 (2 FLOPs and e + 1 bytes per element, a vector op); then the
- * GEMM at the fp8 peak, reading both inputs in FP8 (the weight's FP8 copy)
- * and writing its output in the model's dtype. Backward charges the cast
- * twice, like every vector op: the output gradient's cast (and its
- * transposed copy for the weight gradient). Returns the weight's elements. */
-static double add_linear(work_layer *l, double mdim, double ndim, double kdim, double in_rows,
-                         double elem, bool fp8)
-{
-    /* a split backward's W reads the stashed input and the output's
-     * gradient, kept from B until W runs (ZB-H1) */
-    l->wgrad_bytes += (fp8 ? 1.0 : elem) * in_rows * kdim + elem * mdim * ndim;
-    if (!fp8) {
-        add_gemm(l, mdim, ndim, kdim, elem, false);
-        return kdim * ndim;
-    }
-    add_op(l, WORK_VECTOR, 2.0 * mdim * kdim, (elem + 1.0) * mdim * kdim, false);
-    add_op(l, WORK_GEMM, 2.0 * mdim * ndim * kdim, mdim * kdim + kdim * ndim + elem * mdim * ndim,
-           false);
-    l->ops[l->n_ops - 1].fp8 = true;
-    return kdim * ndim;
-}
-
-static work_comm *add_comm(work_layer *l, comet_collective c, comet_group g, double bytes)
-{
-    work_comm *cm = &l->comms[l->n_comms++];
-    cm->collective = c;
-    cm->group = g;
-    cm->bytes = bytes;
-    cm->in_forward = true;
-    cm->in_backward = true;
-    cm->recomputed = true;
-    return cm;
-}
-
 /* The two TP synchronisation points of a block (after attention and after
  * the MLP, Megatron's f/g operators): an all-reduce each, or with sequence
  * parallelism an all-gather before and a reduce-scatter after. Under
@@ -123,13 +67,13 @@ static void add_tp_sync(work_layer *l, const block_shape *x, bool sp)
         return;
     double bytes = x->tokens * x->h * x->elem;
     if (sp) {
-        add_comm(l, COMET_COLL_ALL_GATHER, COMET_GROUP_TP, bytes);
-        add_comm(l, COMET_COLL_REDUCE_SCATTER, COMET_GROUP_TP, bytes);
-        work_comm *regather = add_comm(l, COMET_COLL_ALL_GATHER, COMET_GROUP_TP, bytes);
+        work_add_comm(l, COMET_COLL_ALL_GATHER, COMET_GROUP_TP, bytes);
+        work_add_comm(l, COMET_COLL_REDUCE_SCATTER, COMET_GROUP_TP, bytes);
+        work_comm *regather = work_add_comm(l, COMET_COLL_ALL_GATHER, COMET_GROUP_TP, bytes);
         regather->in_forward = false;
         regather->recomputed = false;
     } else {
-        add_comm(l, COMET_COLL_ALL_REDUCE, COMET_GROUP_TP, bytes);
+        work_add_comm(l, COMET_COLL_ALL_REDUCE, COMET_GROUP_TP, bytes);
     }
 }
 
@@ -151,37 +95,10 @@ static void add_context_exchange(work_layer *l, const block_shape *x)
         return;
     double q = x->tokens * x->q_width_local * x->elem;
     double kv = x->tokens * x->kv_width_local * x->elem;
-    add_comm(l, COMET_COLL_ALL_TO_ALL, COMET_GROUP_CP, q);   /* Q (dQ) */
-    add_comm(l, COMET_COLL_ALL_TO_ALL, COMET_GROUP_CP, kv);  /* K (dK) */
-    add_comm(l, COMET_COLL_ALL_TO_ALL, COMET_GROUP_CP, kv);  /* V (dV) */
-    add_comm(l, COMET_COLL_ALL_TO_ALL, COMET_GROUP_CP, q);   /* output (its gradient) */
-}
-
-double work_head_dim(const comet_model *m)
-{
-    return m->head_dim > 0 ? (double)m->head_dim : (double)m->hidden / (double)m->heads;
-}
-
-double work_transformer_block_params(const comet_model *m)
-{
-    double h = (double)m->hidden, f = (double)m->ffn;
-    double q = (double)m->heads * work_head_dim(m);              /* Q width */
-    double kv = 2.0 * (double)m->kv_heads * work_head_dim(m);    /* K and V widths */
-    double mats = m->gated_mlp ? 3.0 : 2.0;
-    double weights = h * (q + kv) + q * h + mats * h * f;
-    double biases = m->biases ? (q + kv) + h + (m->gated_mlp ? 2.0 * f : f) + h : 0.0;
-    double norms = m->biases ? 4.0 * h : 2.0 * h; /* LayerNorm: gain+bias; RMSNorm: gain */
-    return weights + biases + norms;
-}
-
-double work_transformer_embedding_params(const comet_model *m)
-{
-    double h = (double)m->hidden, v = (double)m->vocab;
-    double table = v * h;
-    double head = m->tied_embeddings ? 0.0 : v * h;
-    double pos = m->learned_positions ? (double)m->seq * h : 0.0;
-    double final_norm = m->biases ? 2.0 * h : h;
-    return table + head + pos + final_norm;
+    work_add_comm(l, COMET_COLL_ALL_TO_ALL, COMET_GROUP_CP, q);   /* Q (dQ) */
+    work_add_comm(l, COMET_COLL_ALL_TO_ALL, COMET_GROUP_CP, kv);  /* K (dK) */
+    work_add_comm(l, COMET_COLL_ALL_TO_ALL, COMET_GROUP_CP, kv);  /* V (dV) */
+    work_add_comm(l, COMET_COLL_ALL_TO_ALL, COMET_GROUP_CP, q);   /* output (its gradient) */
 }
 
 static void build_block(const comet_model *m, const comet_strategy *s, const block_shape *x,
@@ -204,32 +121,32 @@ static void build_block(const comet_model *m, const comet_strategy *s, const blo
     l->n_ops = 0;
     l->n_comms = 0;
     l->wgrad_bytes = 0.0;
-    add_op(l, WORK_VECTOR, 5.0 * Tr * h, 2.0 * e * Tr * h, false);            /* norm 1 */
-    double fp8_weights = add_linear(l, T, qkv_width, h, Tr, e, fp8);         /* QKV */
+    work_add_op(l, WORK_VECTOR, 5.0 * Tr * h, 2.0 * e * Tr * h, false);            /* norm 1 */
+    double fp8_weights = work_add_linear(l, T, qkv_width, h, Tr, e, fp8);         /* QKV */
     /* The attention core. Fused (flash) attention keeps the score matrix
      * on chip: the same FLOPs, no HBM traffic for it, no dropout mask. */
     bool flash = s->flash_attention;
     double score_bytes = flash ? 0.0 : scores;
-    add_op(l, WORK_GEMM, 2.0 * scores * x->head_dim,                          /* Q K^T */
+    work_add_op(l, WORK_GEMM, 2.0 * scores * x->head_dim,                          /* Q K^T */
            e * (T * x->q_width_local + Tkv * x->kv_width_local + score_bytes), true);
-    add_op(l, WORK_VECTOR, 5.0 * scores, 2.0 * e * score_bytes, true);        /* scale+mask+softmax */
+    work_add_op(l, WORK_VECTOR, 5.0 * scores, 2.0 * e * score_bytes, true);        /* scale+mask+softmax */
     if (m->dropout)
-        add_op(l, WORK_VECTOR, scores, (2.0 * e + 1.0) * score_bytes, true);  /* attention dropout */
-    add_op(l, WORK_GEMM, 2.0 * scores * x->head_dim,                          /* scores x V */
+        work_add_op(l, WORK_VECTOR, scores, (2.0 * e + 1.0) * score_bytes, true);  /* attention dropout */
+    work_add_op(l, WORK_GEMM, 2.0 * scores * x->head_dim,                          /* scores x V */
            e * (score_bytes + Tkv * x->kv_width_local + T * x->q_width_local), true);
-    fp8_weights += add_linear(l, T, h, x->q_width_local, T, e, fp8);         /* projection */
-    add_op(l, WORK_VECTOR, 2.0 * Tr * h, (3.0 * e + mask) * Tr * h, false);   /* dropout+residual */
-    add_op(l, WORK_VECTOR, 5.0 * Tr * h, 2.0 * e * Tr * h, false);            /* norm 2 */
+    fp8_weights += work_add_linear(l, T, h, x->q_width_local, T, e, fp8);         /* projection */
+    work_add_op(l, WORK_VECTOR, 2.0 * Tr * h, (3.0 * e + mask) * Tr * h, false);   /* dropout+residual */
+    work_add_op(l, WORK_VECTOR, 5.0 * Tr * h, 2.0 * e * Tr * h, false);            /* norm 2 */
     l->mlp_op = l->n_ops; /* the MLP, which an MoE block replaces (moe.c) */
     double wgrad_before_mlp = l->wgrad_bytes;
-    fp8_weights += add_linear(l, T, (x->mlp_mats - 1.0) * ffn_local, h, Tr, /* MLP in (and gate) */
+    fp8_weights += work_add_linear(l, T, (x->mlp_mats - 1.0) * ffn_local, h, Tr, /* MLP in (and gate) */
                               e, fp8);
-    add_op(l, WORK_VECTOR, 8.0 * T * ffn_local,                               /* GeLU or SwiGLU */
+    work_add_op(l, WORK_VECTOR, 8.0 * T * ffn_local,                               /* GeLU or SwiGLU */
            (m->gated_mlp ? 3.0 : 2.0) * e * T * ffn_local, false);
-    fp8_weights += add_linear(l, T, h, ffn_local, T, e, fp8);                /* MLP out */
+    fp8_weights += work_add_linear(l, T, h, ffn_local, T, e, fp8);                /* MLP out */
     l->mlp_end = l->n_ops;
     l->mlp_wgrad_bytes = l->wgrad_bytes - wgrad_before_mlp;
-    add_op(l, WORK_VECTOR, 2.0 * Tr * h, (3.0 * e + mask) * Tr * h, false);   /* dropout+residual */
+    work_add_op(l, WORK_VECTOR, 2.0 * Tr * h, (3.0 * e + mask) * Tr * h, false);   /* dropout+residual */
     add_tp_sync(l, x, s->sp);
     add_tp_sync(l, x, s->sp);
     add_context_exchange(l, x);
@@ -277,9 +194,9 @@ static void build_embedding(const comet_model *m, const comet_strategy *s, const
     l->n_comms = 0;
     l->cp_kv_bytes = 0.0;
     l->wgrad_bytes = 0.0; /* the table's gradient is a scatter of the output gradient */
-    add_op(l, WORK_VECTOR, x->tokens * x->h, 3.0 * x->elem * x->tokens * x->h, false);
+    work_add_op(l, WORK_VECTOR, x->tokens * x->h, 3.0 * x->elem * x->tokens * x->h, false);
     if (x->t > 1.0) {
-        add_comm(l, s->sp ? COMET_COLL_REDUCE_SCATTER : COMET_COLL_ALL_REDUCE, COMET_GROUP_TP,
+        work_add_comm(l, s->sp ? COMET_COLL_REDUCE_SCATTER : COMET_COLL_ALL_REDUCE, COMET_GROUP_TP,
                  x->tokens * x->h * x->elem);
         l->comms[0].recomputed = false;
     }
@@ -303,11 +220,11 @@ static void build_head(const comet_model *m, const comet_strategy *s, const bloc
     l->n_comms = 0;
     l->cp_kv_bytes = 0.0;
     l->wgrad_bytes = 0.0;
-    add_op(l, WORK_VECTOR, 5.0 * x->tokens_rep * x->h, 2.0 * x->elem * x->tokens_rep * x->h, false);
-    add_gemm(l, x->tokens, v_local, x->h, x->elem, false);
+    work_add_op(l, WORK_VECTOR, 5.0 * x->tokens_rep * x->h, 2.0 * x->elem * x->tokens_rep * x->h, false);
+    work_add_gemm(l, x->tokens, v_local, x->h, x->elem, false);
     /* W: the stashed final-norm output and the logits' gradient */
     l->wgrad_bytes = x->elem * (x->tokens_rep * x->h + x->tokens * v_local);
-    add_op(l, WORK_VECTOR, 5.0 * x->tokens * v_local, (x->elem + 4.0) * x->tokens * v_local, false);
+    work_add_op(l, WORK_VECTOR, 5.0 * x->tokens * v_local, (x->elem + 4.0) * x->tokens * v_local, false);
     /* The LM head holds its own copy of the table: untied, or tied with
      * the embedding on another stage (Megatron keeps both in sync). */
     double norm = (m->biases ? 2.0 : 1.0) * x->h;
@@ -379,22 +296,6 @@ int64_t work_stage_moe_blocks(const comet_model *m, const comet_strategy *s, int
         n += comet_model_moe_layers(m, work_chunk_first_block(m, s, vs), work_chunk_blocks(m, s, vs));
     }
     return n;
-}
-
-void work_add_op(work_layer *l, work_op_kind kind, double flops, double bytes)
-{
-    add_op(l, kind, flops, bytes, false);
-}
-
-double work_add_linear(work_layer *l, double mdim, double ndim, double kdim, double in_rows,
-                       double elem, bool fp8)
-{
-    return add_linear(l, mdim, ndim, kdim, in_rows, elem, fp8);
-}
-
-work_comm *work_add_comm(work_layer *l, comet_collective c, comet_group g, double bytes)
-{
-    return add_comm(l, c, g, bytes);
 }
 
 static double gemm_flops(const work_layer *l)

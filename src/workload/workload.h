@@ -168,11 +168,21 @@ int64_t work_stage_blocks(const comet_model *m, const comet_strategy *s, int64_t
 /* MoE blocks on pipeline stage `stage`, all its chunks. */
 int64_t work_stage_moe_blocks(const comet_model *m, const comet_strategy *s, int64_t stage);
 
-/* Building blocks the MoE builder shares with the dense one (transformer.c). */
-void work_add_op(work_layer *l, work_op_kind kind, double flops, double bytes);
+/* Building blocks the MoE and dense builders share (ops.c): an op (core:
+ * part of the attention core), a GEMM (M x K) by (K x N), a linear
+ * layer's GEMM whose input is stashed as in_rows rows (with fp8 its cast;
+ * returns the weight's elements), a collective. */
+void work_add_op(work_layer *l, work_op_kind kind, double flops, double bytes, bool core);
+void work_add_gemm(work_layer *l, double mdim, double ndim, double kdim, double elem, bool core);
 double work_add_linear(work_layer *l, double mdim, double ndim, double kdim, double in_rows,
                        double elem, bool fp8);
 work_comm *work_add_comm(work_layer *l, comet_collective c, comet_group g, double bytes);
+
+/* One MLP of inner size f (its matrices and, with biases, its biases),
+ * and the router of an MoE layer (hidden x experts; none for one expert),
+ * in parameters (shape.c). */
+double work_mlp_params(const comet_model *m, double f);
+double work_router_params(const comet_model *m);
 
 /* Mixture of experts (moe.c). The inner size of one expert's MLP. */
 double work_moe_expert_ffn(const comet_model *m);
