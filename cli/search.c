@@ -79,15 +79,9 @@ static void render_text(const cli_inputs *in, const comet_search_request *req,
                          : s->overlap_tp               ? "tp"
                                                        : "-",
                          comet_schedule_name(s->schedule), r->mem_total[COMET_TIER_HBM] / COMET_GIB);
-        const int64_t ranks[COMET_GROUP_COUNT] = {s->tp, s->pp, s->dp, s->cp, s->ep};
-        for (int g = 0; g < COMET_GROUP_COUNT; g++) {
-            if (g >= COMET_LAYER_GROUPS && ranks[g] == 1)
-                continue; /* cp and ep show when they are used */
-            comet_buf_printf(b, "%s%s:", g ? " " : "", comet_group_name((comet_group)g));
-            for (int d = 0; d < req->system->n_dims; d++)
-                comet_buf_printf(b, "%s%lld", d ? "x" : "", (long long)s->place[g][d]);
-        }
-        comet_buf_append(b, "\n", 1);
+        char placement[160];
+        comet_report_placement_text(s, req->system->n_dims, placement, sizeof placement);
+        comet_buf_printf(b, "%s\n", placement);
     }
     if (n == 0)
         comet_buf_printf(b, "   no strategy fits\n");

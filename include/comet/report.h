@@ -21,6 +21,10 @@ void comet_report_json(comet_buf *b, const comet_model *m, const comet_system *s
                        const comet_strategy *s, const comet_result *r);
 /* A JSON string literal of text (quotes, backslashes, control characters escaped). */
 void comet_report_json_string(comet_buf *b, const char *text);
+/* "tp:8x1 pp:1x8 dp:1x1": each group's span on each network dimension,
+ * cp and ep only when they have more than one rank; n_dims dimensions, or
+ * (n_dims <= 0) up to the last one any group spans. */
+void comet_report_placement_text(const comet_strategy *s, int n_dims, char *out, size_t cap);
 /* CSV header line, then one row per result. */
 void comet_report_csv_header(comet_buf *b);
 void comet_report_csv_row(comet_buf *b, const comet_model *m, const comet_system *sys,

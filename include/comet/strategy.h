@@ -159,6 +159,9 @@ comet_status comet_system_layout(const comet_system *sys, int64_t npus,
 /* Total NPUs = tp*cp*pp*dp. */
 int64_t comet_strategy_npus(const comet_strategy *s);
 
+/* Ranks in group g: tp, pp, dp, cp or ep. */
+int64_t comet_strategy_group_size(const comet_strategy *s, comet_group g);
+
 /* Microbatches of one step per data-parallel replica:
  * global_batch / (microbatch * dp), for a strategy that has passed
  * comet_strategy_resolve (or at least has positive microbatch and dp). */

@@ -351,7 +351,7 @@ static int64_t gcd64(int64_t a, int64_t b)
     return a;
 }
 
-static int64_t group_size(const comet_strategy *s, comet_group g)
+int64_t comet_strategy_group_size(const comet_strategy *s, comet_group g)
 {
     switch (g) {
     case COMET_GROUP_TP: return s->tp;
@@ -366,7 +366,7 @@ static int64_t group_size(const comet_strategy *s, comet_group g)
  * is that of its ranks outside expert parallelism. */
 static int64_t layout_size(const comet_strategy *s, comet_group g)
 {
-    return g == COMET_GROUP_DP ? s->dp / s->ep : group_size(s, g);
+    return g == COMET_GROUP_DP ? s->dp / s->ep : comet_strategy_group_size(s, g);
 }
 
 /* Fill dimensions innermost first, taking groups in s->order. */
@@ -429,9 +429,9 @@ static comet_status check_placement(comet_strategy *s, const int64_t sizes[COMET
                            (long long)span, (long long)d);
             prod *= span; /* <= product of dimension sizes <= COMET_MAX_NPUS: no overflow */
         }
-        if (prod != group_size(s, (comet_group)g))
+        if (prod != comet_strategy_group_size(s, (comet_group)g))
             return BAD(err, keys[g], "spans multiply to %lld but the group has %lld NPUs",
-                       (long long)prod, (long long)group_size(s, (comet_group)g));
+                       (long long)prod, (long long)comet_strategy_group_size(s, (comet_group)g));
     }
     for (int d = 0; d < n_dims; d++) {
         if (s->place[COMET_GROUP_DP][d] % s->place[COMET_GROUP_EP][d])

@@ -292,23 +292,22 @@ typedef struct strategy_field {
     char buf[96];
 } strategy_field;
 
-/* "tp:8x1 pp:1x8 dp:1x1": each group's span on each network dimension
- * (cp and ep only when they are more than one rank). */
-static void placement_text(const comet_strategy *s, char *out, size_t cap)
+void comet_report_placement_text(const comet_strategy *s, int n_dims, char *out, size_t cap)
 {
-    static const char *const names[COMET_GROUP_COUNT] = {"tp", "pp", "dp", "cp", "ep"};
-    int last = 0;
-    for (int d = 0; d < COMET_MAX_DIMS; d++)
+    int last = n_dims - 1;
+    for (int d = 0; n_dims <= 0 && d < COMET_MAX_DIMS; d++)
         for (int g = 0; g < COMET_GROUP_COUNT; g++)
             if (s->place[g][d] > 1)
                 last = d;
+    if (last < 0)
+        last = 0;
     size_t n = 0;
     out[0] = '\0';
-    const int64_t sizes[COMET_GROUP_COUNT] = {s->tp, s->pp, s->dp, s->cp, s->ep};
     for (int g = 0; g < COMET_GROUP_COUNT && n < cap; g++) {
-        if (g >= COMET_LAYER_GROUPS && sizes[g] <= 1)
-            continue;
-        n += (size_t)snprintf(out + n, cap - n, "%s%s:", g ? " " : "", names[g]);
+        if (g >= COMET_LAYER_GROUPS && comet_strategy_group_size(s, (comet_group)g) <= 1)
+            continue; /* cp and ep show when they are used */
+        n += (size_t)snprintf(out + n, cap - n, "%s%s:", g ? " " : "",
+                              comet_group_name((comet_group)g));
         for (int d = 0; d <= last && n < cap; d++)
             n += (size_t)snprintf(out + n, cap - n, "%s%lld", d ? "x" : "",
                                   (long long)(s->place[g][d] > 0 ? s->place[g][d] : 1));
@@ -333,7 +332,7 @@ static int strategy_fields(const comet_strategy *s, strategy_field f[STRATEGY_FI
             x->text = k->value_name((int)comet_knob_value(k, s));
             break;
         case COMET_KNOB_T_PLACEMENT:
-            placement_text(s, x->buf, sizeof x->buf);
+            comet_report_placement_text(s, 0, x->buf, sizeof x->buf);
             x->text = x->buf;
             break;
         case COMET_KNOB_T_INT:
