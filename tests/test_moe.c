@@ -345,10 +345,10 @@ static void test_stage_split(void **state)
  * within the 1 % the dense models' test_step_agrees_with_estimate uses,
  * or, where the model's dense shape (no experts, ep 1) on the same layout
  * is already further apart, within 0.5 points of the dense gap: that gap
- * is the pipeline's (the bubble priced at the busiest stage's microbatch,
- * the LM head's stage or DeepSeek-V3's uneven stages), measured at
- * -1.28/-2.26/-1.49/-0.36/+1.84 % for the dense shapes below against
- * -0.89/-1.53/-1.03/-0.41/-1.92 % with experts. */
+ * is the interleaved pipeline's (its bubble priced at the busiest stage's
+ * microbatch; 1F1B and ZB-H1 see every stage's own, docs/model.md 15),
+ * measured at -0.95/-2.26/-0.79/-0.21/+0.05 % for the dense shapes below
+ * against -0.66/-1.53/-0.54/-0.08/+0.02 % with experts. */
 static void test_sim_agrees(void **state)
 {
     (void)state;

@@ -226,10 +226,11 @@ static comet_strategy agreement_strategy(int64_t tp, int64_t pp, int64_t dp, int
 /* With links that do not contend and no overlap to arbitrate, the task
  * graph and the closed form must agree on every preset model; so they do
  * under ZB-H1 (B and W as passes of their own), and with uneven first and
- * last stages (Llama 3 405B's 126 layers as 7 + 14 x 8 + 7, where a middle
- * stage is the busiest) under both schedules. (Splits that leave the
- * stages strongly unequal sit further apart, up to 7 % for 30/20/20/10:
- * every stage is timed as the busiest one, docs/model.md 15.) */
+ * last stages under both schedules: Llama 3 405B's 126 layers as 7 + 14 x
+ * 8 + 7 (a middle stage the busiest), Llama 2 70B's 80 as 30/20/20/10 and
+ * 10/30/30/10, with 32 microbatches and with 4 (the bubble is the longest
+ * path through every stage's own passes, docs/model.md 15; timing every
+ * stage as the busiest one put these 4-7 % apart). */
 static void test_step_agrees_with_estimate(void **state)
 {
     (void)state;
@@ -247,6 +248,9 @@ static void test_step_agrees_with_estimate(void **state)
         {"megatron-22b", 8, 4, 2, 64, 1, 0, 0, ZB},  {"gpt3-175b", 8, 8, 2, 128, 1, 0, 0, ZB},
         {"llama2-70b", 8, 4, 2, 64, 1, 0, 0, ZB},  {"llama3-405b", 8, 7, 2, 112, 1, 0, 0, ZB},
         {"llama3-405b", 8, 16, 1, 64, 1, 7, 7, ONE},  {"llama3-405b", 8, 16, 1, 64, 1, 7, 7, ZB},
+        {"llama2-70b", 8, 4, 2, 64, 1, 30, 10, ONE},  {"llama2-70b", 8, 4, 2, 64, 1, 30, 10, ZB},
+        {"llama2-70b", 8, 4, 2, 64, 1, 10, 10, ONE},  {"llama2-70b", 8, 4, 2, 64, 1, 10, 10, ZB},
+        {"llama2-70b", 8, 4, 2, 8, 1, 30, 10, ONE},   {"llama2-70b", 8, 4, 2, 8, 1, 10, 10, ZB},
     };
     comet_system sys;
     comet_error err;
@@ -1192,6 +1196,57 @@ static void test_schedule_zbh1_closed_form(void **state)
     assert_close(sched_of(&s)->bubble(&s, &t), 0.0, 0.0);
 }
 
+/* Stages that differ (sched_micro.stage): the bubble is the longest
+ * path through the step's passes less the busiest stage's m microbatches.
+ * 1F1B on 4 stages holding 3, 2, 2 and 1 units of work (F = 1, whole
+ * backward 2 per unit, half of it W), m = 8: along stage 0, 8 x 9 s plus
+ * its first backward's wait, the later stages' 15 s less its 3 warm-up
+ * forwards of 3 s: 6 s (the busiest-stage form said 3 x 9 = 27 s); with
+ * 2 microbatches only the longer of the two waits counts (12 s), with one
+ * every stage's pass in turn (24 - 9 = 15 s). ZB-H1 on 1, 3, 3, 1 units
+ * (F = B = W = 1 per unit), m = 8: along stage 2, 4 s of forwards to
+ * reach it, 72 s less the 3 Ws of 3 s it still holds, no wait, then those
+ * Ws: 4 s (the even form's (p-1)(F+B-W) 9 s). All of these are what a
+ * step of these passes takes (the task graph of the same times). */
+static double uneven_units[2][4] = {{3, 2, 2, 1}, {1, 3, 3, 1}};
+
+static void uneven_stage(const void *ctx, int64_t stage, sched_stage_time *out)
+{
+    double u = ((const double *)ctx)[stage];
+    *out = (sched_stage_time){.fwd = u, .bwd = 2.0 * u, .weight = u};
+}
+
+static void test_schedule_uneven_stages(void **state)
+{
+    (void)state;
+    comet_strategy s = pipeline_of(4, 0);
+    s.schedule = COMET_SCHEDULE_1F1B;
+    static const struct {
+        int which;
+        double m, want;
+    } cases[] = {{0, 8, 6.0}, {0, 2, 12.0}, {0, 1, 15.0}, {1, 8, 12.0}, {1, 2, 12.0}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const double *u = uneven_units[cases[i].which];
+        const sched_micro t = {.total = 9.0, .weight = 3.0, .count = cases[i].m,
+                               .stage = uneven_stage, .stage_ctx = u};
+        assert_close(sched_1f1b.bubble(&s, &t), cases[i].want, 1e-12);
+    }
+    /* ZB-H1 */
+    const sched_micro eight = {.total = 9.0, .weight = 3.0, .count = 8.0,
+                               .stage = uneven_stage, .stage_ctx = uneven_units[1]};
+    assert_close(sched_zbh1.bubble(&s, &eight), 4.0, 1e-12);
+    const sched_micro two = {.total = 9.0, .weight = 3.0, .count = 2.0,
+                             .stage = uneven_stage, .stage_ctx = uneven_units[1]};
+    assert_close(sched_zbh1.bubble(&s, &two), 7.0, 1e-12);
+    /* even stages through the same path: the closed forms, (p-1)(F+B+W)
+     * and (p-1)(F+B-W) */
+    static double even[4] = {2, 2, 2, 2};
+    const sched_micro e = {.total = 6.0, .weight = 2.0, .count = 8.0, .stage = uneven_stage,
+                           .stage_ctx = even};
+    assert_close(sched_1f1b.bubble(&s, &e), 3.0 * 6.0, 1e-12);
+    assert_close(sched_zbh1.bubble(&s, &e), 3.0 * 2.0, 1e-12);
+}
+
 /* ZB-H1's programs, p = 4, m = 6: 1F1B's order of forwards and Bs; stage
  * i keeps i Ws pending and runs the oldest once more are. */
 static void test_schedule_zbh1_order(void **state)
@@ -1335,6 +1390,7 @@ void suite_simulate(test_tally *t)
         cmocka_unit_test(test_schedule_every_pass_once),
         cmocka_unit_test(test_schedule_bubble_and_in_flight),
         cmocka_unit_test(test_schedule_zbh1_closed_form),
+        cmocka_unit_test(test_schedule_uneven_stages),
         cmocka_unit_test(test_schedule_zbh1_order),
         cmocka_unit_test(test_schedule_round_repeats),
         cmocka_unit_test(test_schedule_ramp_bounds),

@@ -24,18 +24,28 @@ typedef struct stage_time {
     double fwd_flops, recompute_flops;            /* per NPU */
 } stage_time;
 
-/* Adds one layer kind's forward, backward, recompute and collectives, as
- * priced by layer_times, and the TP exposure under overlap. The embedding
+/* One instance of a layer kind through every pass of one microbatch, as
+ * the pipeline schedules see a stage: forward and whole backward
+ * (recompute included) with the communication each leaves exposed, and
+ * the weight-gradient part of the backward. */
+typedef struct kind_time {
+    double fwd, bwd, weight;
+} kind_time;
+
+/* Prices one layer kind (layer_times) into *unit, one instance, and adds
+ * the busiest stage's instances' forward, backward, recompute and
+ * collectives to *st, with the TP exposure under overlap. The embedding
  * sits on the first stage, which is not the busiest once there is a
  * pipeline. */
 static void time_layer(const work_layer *l, const work_stage *w, const hw_rates *r,
-                       const comet_system *sys, const comet_strategy *s, stage_time *st)
+                       const comet_system *sys, const comet_strategy *s, stage_time *st,
+                       kind_time *unit)
 {
     /* With a pipeline, only the busiest stage's end layer counts: the LM
      * head (last stage) or the embedding (first stage), or neither when a
-     * middle stage is the busiest (uneven stages, an MoE model's). */
-    if (!work_on_busiest(w, s, l))
-        return;
+     * middle stage is the busiest (uneven stages, an MoE model's). The
+     * others are priced for the schedule's view of every stage. */
+    bool on_busiest = work_on_busiest(w, s, l);
     layer_time lt;
     layer_times(l, r, sys, s, &lt);
     /* Overlapped TP communication hides behind the GEMMs of the same
@@ -46,7 +56,8 @@ static void time_layer(const work_layer *l, const work_stage *w, const hw_rates 
     bool full = l->where == WORK_EVERY_STAGE && s->recompute == COMET_RECOMPUTE_FULL;
     double gemm_window = lt.gemm_fwd * (3.0 + (full ? 1.0 : 0.0));
     double chunks = (double)comet_collective_chunks(sys);
-    double n = l->count;
+    double n = on_busiest ? l->count : 0.0;
+    *unit = (kind_time){.fwd = lt.fwd, .bwd = lt.bwd + lt.recompute, .weight = lt.wgrad};
     for (int g = 0; g < COMET_GROUP_COUNT; g++) {
         double comm = lt.comm_fwd[g] + lt.comm_bwd[g] + lt.comm_rc[g];
         double exposed = comm;
@@ -54,7 +65,13 @@ static void time_layer(const work_layer *l, const work_stage *w, const hw_rates 
             exposed = fmax(comm / chunks, comm - gemm_window);
         st->comm[g] += n * comm;
         st->exposed[g] += n * exposed;
+        /* each pass keeps its own share of what stays exposed */
+        double in_fwd = comm > 0.0 ? exposed * lt.comm_fwd[g] / comm : 0.0;
+        unit->fwd += in_fwd;
+        unit->bwd += exposed - in_fwd;
     }
+    if (!on_busiest)
+        return;
     for (int i = 0; i < l->n_comms; i++) {
         const work_comm *c = &l->comms[i];
         int passes = c->in_forward + c->in_backward + (c->recomputed && full);
@@ -70,6 +87,45 @@ static void time_layer(const work_layer *l, const work_stage *w, const hw_rates 
     st->recompute += n * lt.recompute;
     st->fwd_flops += n * lt.flops;
     st->recompute_flops += n * lt.recompute_flops;
+}
+
+/* Every pipeline stage's times for the schedule (sched_micro.stage): each
+ * layer kind's instances on that stage, the Transformer's dense and MoE
+ * blocks as the stage split places them (work_stage_blocks), a layer
+ * list's every-stage layers alike on all, the embedding on the first and
+ * the LM head on the last. */
+typedef struct stage_times_ctx {
+    const comet_model *model;
+    const comet_strategy *strategy;
+    const work_stage *work;
+    const kind_time *unit;
+} stage_times_ctx;
+
+static void stage_times(const void *ctx_in, int64_t stage, sched_stage_time *out)
+{
+    const stage_times_ctx *ctx = ctx_in;
+    const work_stage *w = ctx->work;
+    const comet_strategy *s = ctx->strategy;
+    double blocks = 0.0, moe = 0.0;
+    bool split = w->first_stage_count >= 0.0;
+    if (split) {
+        blocks = (double)work_stage_blocks(ctx->model, s, stage);
+        moe = (double)work_stage_moe_blocks(ctx->model, s, stage);
+    }
+    *out = (sched_stage_time){0.0, 0.0, 0.0};
+    for (int i = 0; i < w->n_layers; i++) {
+        const work_layer *l = &w->layers[i];
+        double n;
+        if (l->where == WORK_FIRST_STAGE)
+            n = stage == 0 ? l->count : 0.0;
+        else if (l->where == WORK_LAST_STAGE)
+            n = stage == s->pp - 1 ? l->count : 0.0;
+        else
+            n = !split ? l->count : l->moe ? moe : blocks - moe;
+        out->fwd += n * ctx->unit[i].fwd;
+        out->bwd += n * ctx->unit[i].bwd;
+        out->weight += n * ctx->unit[i].weight;
+    }
 }
 
 /* The step plan's data-parallel collectives (gradient reductions, ZeRO
@@ -187,8 +243,9 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
 
     stage_time st;
     memset(&st, 0, sizeof st);
+    kind_time unit[sizeof work->layers / sizeof work->layers[0]];
     for (int i = 0; i < work->n_layers; i++)
-        time_layer(&work->layers[i], work, &r, sys, &s, &st);
+        time_layer(&work->layers[i], work, &r, sys, &s, &st, &unit[i]);
 
     out->forward = micro * st.fwd;
     out->backward = micro * st.bwd;
@@ -201,7 +258,11 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
     double per_micro = st.fwd + st.bwd + st.recompute + st.exposed[COMET_GROUP_TP] +
                        st.exposed[COMET_GROUP_PP] + st.exposed[COMET_GROUP_DP] +
                        st.exposed[COMET_GROUP_EP] + st.exposed[COMET_GROUP_CP];
-    sched_micro t = {.total = per_micro, .weight = st.wgrad, .count = micro};
+    /* the schedule sees every stage when they differ (docs/model.md,
+     * uneven stages) */
+    stage_times_ctx stages = {.model = m, .strategy = &s, .work = work, .unit = unit};
+    sched_micro t = {.total = per_micro, .weight = st.wgrad, .count = micro,
+                     .stage = s.pp > 1 ? stage_times : NULL, .stage_ctx = &stages};
     out->bubble = sched_of(&s)->bubble(&s, &t);
 
     /* Layers' own collectives on the PP and DP groups (e.g. a DLRM

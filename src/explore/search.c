@@ -337,6 +337,14 @@ static bool evaluate_point(search_run *run, comet_strategy *s, const work_stage 
     return in_hbm;
 }
 
+/* Whether gradients are reduced over more than one rank (dp x cp: context
+ * parallel ranks hold the same weights too), so the ZeRO stage and DP
+ * overlap are choices. */
+static bool grad_ranks(const comet_strategy *s)
+{
+    return comet_strategy_grad_size(s, false) > 1;
+}
+
 /* Schedules a point may run: ZB-H1 and 1F1B when there is a pipeline of
  * one chunk per stage, else the one it has. */
 static int schedules_of(const comet_strategy *s)
@@ -351,7 +359,7 @@ static void evaluate_knobs(search_run *run, comet_strategy *s, const work_stage 
     const comet_search_request *req = run->req;
     bool offload = req->space.vary_offload && req->system->expansion.present;
     int n_offload = offload ? 8 : 1;
-    bool dp_choice = s->dp > 1, tp_choice = s->tp > 1;
+    bool dp_choice = grad_ranks(s), tp_choice = s->tp > 1;
     int n_sched = schedules_of(s);
     for (int off = 0; off < n_offload; off++) {
         if (offload) {
@@ -393,7 +401,7 @@ static void evaluate_workload(search_run *run, comet_strategy *s, const work_sta
 {
     for (int rc = 0; rc <= COMET_RECOMPUTE_FULL; rc++) {
         s->recompute = (comet_recompute)rc;
-        for (int zero = 0; zero <= (s->dp > 1 ? 3 : 0); zero++) {
+        for (int zero = 0; zero <= (grad_ranks(s) ? 3 : 0); zero++) {
             s->zero_stage = zero;
             evaluate_knobs(run, s, w);
         }
@@ -404,10 +412,10 @@ static void evaluate_workload(search_run *run, comet_strategy *s, const work_sta
  * indices and the numbering stays the same in every shard. */
 static uint64_t points_per_workload(const comet_search_request *req, const comet_strategy *s)
 {
-    uint64_t n = 3 * (s->dp > 1 ? 4 : 1);
+    uint64_t n = 3 * (grad_ranks(s) ? 4 : 1);
     if (req->space.vary_offload && req->system->expansion.present)
         n *= 8;
-    return n * (s->dp > 1 ? 2 : 1) * (s->tp > 1 ? 2 : 1) * (uint64_t)schedules_of(s);
+    return n * (grad_ranks(s) ? 2 : 1) * (s->tp > 1 ? 2 : 1) * (uint64_t)schedules_of(s);
 }
 
 static void search_unit(search_run *run, comet_strategy *unit)

@@ -4,6 +4,8 @@
  * step is); ZB-H1 keeps 1F1B's order of forwards and input gradients. */
 #include "schedule.h"
 
+#include <math.h>
+
 const sched_kind *sched_of(const comet_strategy *s)
 {
     if (s->interleave > 1)
@@ -25,4 +27,12 @@ void sched_warmup_steady_cooldown(const comet_strategy *s, int64_t steps, int64_
     }
     for (; k < steps; k++)
         emit(ctx, at(s, k, false));
+}
+
+double sched_ramp_waits(const comet_strategy *s, int64_t b, double m, double later, double fwd,
+                        double cooldown)
+{
+    double w = fmin((double)(s->pp - b - 1), m - 1.0);
+    double warm = fmax(0.0, later - w * fwd), cool = fmax(0.0, later - w * cooldown);
+    return m >= (double)(s->pp - b + 1) ? warm + cool : fmax(warm, cool);
 }

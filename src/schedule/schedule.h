@@ -38,13 +38,29 @@ typedef struct sched_pass {
 /* Receives the passes of a stage's program, in the order they run. */
 typedef void (*sched_emit_fn)(void *ctx, sched_pass pass);
 
+/* One microbatch through one stage, in seconds: its forward, its whole
+ * backward (input and weight gradients, recompute, with the
+ * communication they leave exposed), and the weight-gradient part of
+ * that backward. */
+typedef struct sched_stage_time {
+    double fwd, bwd, weight;
+} sched_stage_time;
+
+/* Stage `stage`'s times, for pipelines whose stages differ. */
+typedef void (*sched_stage_fn)(const void *ctx, int64_t stage, sched_stage_time *out);
+
 /* One microbatch through the whole busiest stage, in seconds: `total`
  * its forward and whole backward (with what they leave exposed), `weight`
  * the weight-gradient part of that backward; and how many microbatches
- * the step has (`count`; 0 counts as at least p). */
+ * the step has (`count`; 0 counts as at least p). When the stages differ
+ * (uneven splits, the embedding's and the LM head's stages, an MoE
+ * model's dense first stage), `stage` gives each one's own times
+ * (NULL: every stage takes the busiest one's). */
 typedef struct sched_micro {
     double total, weight;
     double count;
+    sched_stage_fn stage;
+    const void *stage_ctx;
 } sched_micro;
 
 typedef struct sched_kind {
@@ -55,8 +71,11 @@ typedef struct sched_kind {
      * after its B. */
     void (*program)(const comet_strategy *s, int64_t micro, int64_t stage, sched_emit_fn emit,
                     void *ctx);
-    /* Idle time of a stage in one step, in seconds, for microbatches that
-     * take `t` each through the stage. */
+    /* Idle time of the busiest stage in one step, in seconds, for
+     * microbatches that take `t` each through it: the step's pipeline
+     * part is t->count * t->total + bubble. With per-stage times the
+     * bubble is the longest path through the step's passes less the
+     * busiest stage's own work (docs/model.md, uneven stages). */
     double (*bubble)(const comet_strategy *s, const sched_micro *t);
     /* Microbatches' worth of the stage's activations the busiest stage
      * keeps at once, with `micro` microbatches in the step. */
@@ -94,6 +113,15 @@ typedef sched_pass (*sched_step_fn)(const comet_strategy *s, int64_t k, bool for
  * forward steps, then one forward and one backward step in turn until all
  * `steps` forwards are done, then the remaining backward steps; step k of
  * each direction is the pass at(s, k, forward), a whole backward. */
+/* The waits of stage b of the 1F1B family when the stages after it take
+ * `later` seconds (forward and backward chain) to bring a microbatch's
+ * backward back: its first backward waits for them behind its w warm-up
+ * forwards (w = p-b-1, fewer with fewer microbatches), its last behind
+ * w cool-down backwards of `cooldown` seconds each; both waits happen when
+ * the step has m >= p-b+1 microbatches, else only the longer one. */
+double sched_ramp_waits(const comet_strategy *s, int64_t b, double m, double later, double fwd,
+                        double cooldown);
+
 void sched_warmup_steady_cooldown(const comet_strategy *s, int64_t steps, int64_t warmup,
                                   sched_step_fn at, sched_emit_fn emit, void *ctx);
 
