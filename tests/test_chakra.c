@@ -1573,6 +1573,72 @@ static void test_export_refuses_unreadable_side_values(void **state)
     comet_astra_free(&in);
 }
 
+/* The system file asks ASTRA-sim for the collectives comet prices
+ * (docs/chakra.md, "Side by side with ASTRA-sim"): an all-reduce over two
+ * dimensions as reduce-scatter, all-reduce, all-gather (localBWAware; its
+ * baseline all-reduced the whole buffer on each dimension, +70 % in
+ * ASTRA-sim on megatron-22b cut to 4 layers, --tp 1 --dp 16), and a ring
+ * dimension's all-to-all as the pairwise exchange, n-1 messages of S/n
+ * ("direct1"; ASTRA-sim's "ring" all-to-all takes n(n-1)/2 steps, +6.2 %
+ * on mixtral-8x7b cut to 4 layers, EP 8). comet still reads one
+ * algorithm per dimension, the all-reduce one. */
+static void test_export_system_file(void **state)
+{
+    (void)state;
+    comet_model m;
+    comet_system sys;
+    comet_strategy s;
+    comet_error err = {0};
+    export_inputs(&m, &sys, &s);
+    m.layers = 4;
+    s.tp = 8;
+    s.dp = 2;
+    s.global_batch = 2;
+    sys.dims[1].algorithm = COMET_ALGO_DOUBLE_BINARY_TREE;
+    static const struct {
+        comet_algorithm inner;
+        const char *all_reduce, *all_to_all;
+    } cases[] = {
+        {COMET_ALGO_RING, "[\"ring\", \"doubleBinaryTree\"]", "[\"direct1\", \"direct1\"]"},
+        {COMET_ALGO_DIRECT, "[\"direct\", \"doubleBinaryTree\"]", "[\"direct\", \"direct1\"]"},
+        {COMET_ALGO_HALVING_DOUBLING, "[\"halvingDoubling\", \"doubleBinaryTree\"]",
+         "[\"halvingDoubling\", \"direct1\"]"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sys.dims[0].algorithm = cases[i].inner;
+        char p[128], name[32], path[160], want[160];
+        snprintf(name, sizeof name, "sysfile%zu", i);
+        prefix(p, sizeof p, name);
+        comet_export_info info;
+        assert_int_equal(comet_export_chakra(&m, &sys, &s, p, NULL, &info, &err), COMET_OK);
+        snprintf(path, sizeof path, "%s.system.json", p);
+        FILE *f = fopen(path, "rb");
+        assert_non_null(f);
+        char text[2048];
+        size_t len = fread(text, 1, sizeof text - 1, f);
+        fclose(f);
+        text[len] = '\0';
+        snprintf(want, sizeof want, "\"all-reduce-implementation\": %s,", cases[i].all_reduce);
+        assert_non_null(strstr(text, want));
+        snprintf(want, sizeof want, "\"reduce-scatter-implementation\": %s,", cases[i].all_reduce);
+        assert_non_null(strstr(text, want));
+        snprintf(want, sizeof want, "\"all-to-all-implementation\": %s,", cases[i].all_to_all);
+        assert_non_null(strstr(text, want));
+        assert_non_null(strstr(text, "\"collective-optimization\": \"localBWAware\","));
+        assert_null(strstr(text, "baseline"));
+        /* read back: each dimension keeps its all-reduce algorithm */
+        char net[160], mem[160];
+        snprintf(net, sizeof net, "%s.network.yml", p);
+        snprintf(mem, sizeof mem, "%s.memory.json", p);
+        comet_astra_inputs in;
+        assert_int_equal(comet_astra_read(net, path, mem, &in, &err), COMET_OK);
+        assert_int_equal(in.system.n_dims, 2);
+        assert_int_equal(in.system.dims[0].algorithm, cases[i].inner);
+        assert_int_equal(in.system.dims[1].algorithm, COMET_ALGO_DOUBLE_BINARY_TREE);
+        comet_astra_free(&in);
+    }
+}
+
 /* What export counts (nodes, dependencies, bytes) is what the reader
  * counts, so the limits it suggests are the ones the reader applies. */
 static void test_export_counts_match_reader(void **state)
@@ -2212,6 +2278,7 @@ void suite_chakra(test_tally *t)
         cmocka_unit_test(test_export_context_parallel),
         cmocka_unit_test(test_export_refuses_unwritable_duration),
         cmocka_unit_test(test_export_refuses_unreadable_side_values),
+        cmocka_unit_test(test_export_system_file),
         cmocka_unit_test(test_export_counts_match_reader),
         cmocka_unit_test(test_export_reader_flags),
         cmocka_unit_test(test_out_of_order),

@@ -328,16 +328,21 @@ static comet_status write_side_files(const exporter *x, comet_buf *b, comet_erro
                                         "reduce-scatter-implementation",
                                         "all-to-all-implementation"};
     for (int i = 0; i < 4; i++) {
+        const char *const *names = i == 3 ? cfg_astra_all_to_all_names : algo;
         comet_buf_printf(b, "  \"%s\": [", impls[i]);
         for (int k = 0; k < nk; k++)
-            comet_buf_printf(b, "%s\"%s\"", k ? ", " : "", algo[sys->dims[keep[k]].algorithm]);
+            comet_buf_printf(b, "%s\"%s\"", k ? ", " : "", names[sys->dims[keep[k]].algorithm]);
         comet_buf_printf(b, "],\n");
     }
     /* local memory far faster than anything else: ASTRA-sim's roofline
      * needs a bandwidth, and reductions then cost (almost) nothing, as in
      * comet's closed forms; 10^7 GB/s is 10 PB/s, the top of the sane
      * range comet's readers accept (docs/config.md) */
-    comet_buf_printf(b, "  \"collective-optimization\": \"baseline\",\n"
+    /* comet's all-reduce over several dimensions reduce-scatters on each
+     * inner one, all-reduces on the outermost and all-gathers back
+     * (comet_collective_plan): ASTRA-sim's localBWAware; its baseline
+     * all-reduces the whole buffer on every dimension (Sys.cc) */
+    comet_buf_printf(b, "  \"collective-optimization\": \"localBWAware\",\n"
                         "  \"local-mem-bw\": 10000000,\n"
                         "  \"roofline-enabled\": 1,\n  \"peak-perf\": 1\n}\n");
     st = write_side(x, b, SIDE_SYSTEM, err);

@@ -91,6 +91,13 @@ const char *const cfg_astra_algorithm_names[COMET_ALGO_COUNT] = {
     [COMET_ALGO_DOUBLE_BINARY_TREE] = "doubleBinaryTree",
 };
 
+const char *const cfg_astra_all_to_all_names[COMET_ALGO_COUNT] = {
+    [COMET_ALGO_RING] = "direct1",
+    [COMET_ALGO_DIRECT] = "direct",
+    [COMET_ALGO_HALVING_DOUBLING] = "halvingDoubling",
+    [COMET_ALGO_DOUBLE_BINARY_TREE] = "direct1",
+};
+
 static comet_status read_network(cfg_ctx *c, const cfg_node *root, comet_astra_inputs *out)
 {
     static const char *const known[] = {"topology", "npus_count", "bandwidth", "latency", NULL};

@@ -36,6 +36,13 @@ const char *cfg_units_range(cfg_unit_kind kind);
  * takes ASTRA-sim's other spellings). */
 extern const char *const cfg_astra_topology_names[COMET_TOPO_COUNT + 1];
 extern const char *const cfg_astra_algorithm_names[COMET_ALGO_COUNT];
+/* The all-to-all implementation the export writes for each comet_algorithm:
+ * comet's ring and double-binary-tree all-to-all is the pairwise exchange,
+ * n-1 messages of S/n one after the other, which ASTRA-sim calls direct
+ * with a window of 1 ("direct1"); its "ring" all-to-all forwards every
+ * block around the ring, n(n-1)/2 neighbour steps (Ring.cc), and its
+ * "doubleBinaryTree" runs the all-reduce tree. */
+extern const char *const cfg_astra_all_to_all_names[COMET_ALGO_COUNT];
 
 /* Links a message crosses on one dimension of topology t in ASTRA-sim:
  * its latency is per link, comet's per message, so comet's latency is
