@@ -347,8 +347,9 @@ static const char *const assumption_lines[] = {
     "Compute: GEMMs at a size-dependent fraction of peak (the system's efficiency curve), "
     "other kernels bound by HBM bandwidth (a roofline).",
     "Pipeline: 1F1B, interleaved when v > 1, or zero-bubble ZB-H1 (v = 1, searched beside "
-    "1F1B); the bubble is (p - 1) / v microbatches of the busiest stage, (p - 1)(F + B - W) "
-    "under ZB-H1.",
+    "1F1B); the bubble is the longest path through every stage's own passes ((p - 1) "
+    "microbatches for equal stages, (p - 1)(F + B - W) under ZB-H1), interleaved (p - 1) / v "
+    "of the busiest stage's.",
     "Network: each collective runs its algorithm on every dimension in turn "
     "(hierarchically), without congestion between groups.",
     "Overlap: DP and TP communication hide behind compute when the strategy overlaps them; "
