@@ -91,27 +91,30 @@ static void time_layer(const work_layer *l, const work_stage *w, const hw_rates 
 
 /* Every pipeline stage's times for the schedule (sched_micro.stage): each
  * layer kind's instances on that stage, the Transformer's dense and MoE
- * blocks as the stage split places them (work_stage_blocks), a layer
- * list's every-stage layers alike on all, the embedding on the first and
- * the LM head on the last. */
+ * blocks as the stage split places them (work_stage_block_counts), a
+ * layer list's every-stage layers alike on all, the embedding on the
+ * first and the LM head on the last. Pipelines of up to STAGE_CACHE
+ * stages are priced once into `cached` (the schedules read every stage
+ * twice). */
+enum { STAGE_CACHE = 64 };
+
 typedef struct stage_times_ctx {
     const comet_model *model;
     const comet_strategy *strategy;
     const work_stage *work;
     const kind_time *unit;
+    sched_stage_time cached[STAGE_CACHE];
+    bool have_cache;
 } stage_times_ctx;
 
-static void stage_times(const void *ctx_in, int64_t stage, sched_stage_time *out)
+static void price_stage(const stage_times_ctx *ctx, int64_t stage, sched_stage_time *out)
 {
-    const stage_times_ctx *ctx = ctx_in;
     const work_stage *w = ctx->work;
     const comet_strategy *s = ctx->strategy;
-    double blocks = 0.0, moe = 0.0;
+    int64_t blocks = 0, moe = 0;
     bool split = w->first_stage_count >= 0.0;
-    if (split) {
-        blocks = (double)work_stage_blocks(ctx->model, s, stage);
-        moe = (double)work_stage_moe_blocks(ctx->model, s, stage);
-    }
+    if (split)
+        work_stage_block_counts(ctx->model, s, stage, &blocks, &moe);
     *out = (sched_stage_time){0.0, 0.0, 0.0};
     for (int i = 0; i < w->n_layers; i++) {
         const work_layer *l = &w->layers[i];
@@ -121,11 +124,20 @@ static void stage_times(const void *ctx_in, int64_t stage, sched_stage_time *out
         else if (l->where == WORK_LAST_STAGE)
             n = stage == s->pp - 1 ? l->count : 0.0;
         else
-            n = !split ? l->count : l->moe ? moe : blocks - moe;
+            n = !split ? l->count : (double)(l->moe ? moe : blocks - moe);
         out->fwd += n * ctx->unit[i].fwd;
         out->bwd += n * ctx->unit[i].bwd;
         out->weight += n * ctx->unit[i].weight;
     }
+}
+
+static void stage_times(const void *ctx_in, int64_t stage, sched_stage_time *out)
+{
+    const stage_times_ctx *ctx = ctx_in;
+    if (ctx->have_cache)
+        *out = ctx->cached[stage];
+    else
+        price_stage(ctx, stage, out);
 }
 
 /* The step plan's data-parallel collectives (gradient reductions, ZeRO
@@ -260,7 +272,17 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
                        st.exposed[COMET_GROUP_EP] + st.exposed[COMET_GROUP_CP];
     /* the schedule sees every stage when they differ (docs/model.md,
      * uneven stages) */
-    stage_times_ctx stages = {.model = m, .strategy = &s, .work = work, .unit = unit};
+    stage_times_ctx stages; /* its cache filled only as far as used */
+    stages.model = m;
+    stages.strategy = &s;
+    stages.work = work;
+    stages.unit = unit;
+    stages.have_cache = false;
+    if (s.pp > 1 && s.pp <= STAGE_CACHE && s.interleave == 1) {
+        for (int64_t i = 0; i < s.pp; i++)
+            price_stage(&stages, i, &stages.cached[i]);
+        stages.have_cache = true;
+    }
     sched_micro t = {.total = per_micro, .weight = st.wgrad, .count = micro,
                      .stage = s.pp > 1 ? stage_times : NULL, .stage_ctx = &stages};
     out->bubble = sched_of(&s)->bubble(&s, &t);

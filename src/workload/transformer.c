@@ -280,22 +280,30 @@ int64_t work_chunk_first_block(const comet_model *m, const comet_strategy *s, in
     return first;
 }
 
+void work_stage_block_counts(const comet_model *m, const comet_strategy *s, int64_t stage,
+                             int64_t *blocks, int64_t *moe)
+{
+    *blocks = *moe = 0;
+    for (int64_t c = 0; c < s->interleave; c++) {
+        int64_t first, count;
+        chunk_span(m, s, c * s->pp + stage, &first, &count);
+        *blocks += count;
+        *moe += comet_model_moe_layers(m, first, count);
+    }
+}
+
 int64_t work_stage_blocks(const comet_model *m, const comet_strategy *s, int64_t stage)
 {
-    int64_t n = 0;
-    for (int64_t c = 0; c < s->interleave; c++)
-        n += work_chunk_blocks(m, s, c * s->pp + stage);
-    return n;
+    int64_t blocks, moe;
+    work_stage_block_counts(m, s, stage, &blocks, &moe);
+    return blocks;
 }
 
 int64_t work_stage_moe_blocks(const comet_model *m, const comet_strategy *s, int64_t stage)
 {
-    int64_t n = 0;
-    for (int64_t c = 0; c < s->interleave; c++) {
-        int64_t vs = c * s->pp + stage;
-        n += comet_model_moe_layers(m, work_chunk_first_block(m, s, vs), work_chunk_blocks(m, s, vs));
-    }
-    return n;
+    int64_t blocks, moe;
+    work_stage_block_counts(m, s, stage, &blocks, &moe);
+    return moe;
 }
 
 static double gemm_flops(const work_layer *l)

@@ -167,6 +167,9 @@ int64_t work_stage_blocks(const comet_model *m, const comet_strategy *s, int64_t
 
 /* MoE blocks on pipeline stage `stage`, all its chunks. */
 int64_t work_stage_moe_blocks(const comet_model *m, const comet_strategy *s, int64_t stage);
+/* Both at once: *blocks on stage `stage` and *moe of them MoE blocks. */
+void work_stage_block_counts(const comet_model *m, const comet_strategy *s, int64_t stage,
+                             int64_t *blocks, int64_t *moe);
 
 /* Building blocks the MoE and dense builders share (ops.c): an op (core:
  * part of the attention core), a GEMM (M x K) by (K x N), a linear
