@@ -329,8 +329,9 @@ static void busiest_moe_stage(const comet_model *m, const comet_strategy *s, dou
     int64_t best = -1;
     double best_moe = -1.0, best_flops = -1.0;
     for (int64_t st = 0; st < s->pp; st++) {
-        double all = (double)work_stage_blocks(m, s, st);
-        double mo = (double)work_stage_moe_blocks(m, s, st);
+        int64_t blocks, moe_blocks;
+        work_stage_block_counts(m, s, st, &blocks, &moe_blocks);
+        double all = (double)blocks, mo = (double)moe_blocks;
         double f = (all - mo) * bf + mo * bm + (st == 0 ? e : 0.0) + (st == s->pp - 1 ? hd : 0.0);
         double key = s->ep > 1 ? mo : 0.0;
         if (key > best_moe || (key == best_moe && f > best_flops)) {
