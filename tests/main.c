@@ -15,6 +15,7 @@ int main(void)
     suite_workload(&t);
     suite_context(&t);
     suite_estimate(&t);
+    suite_compute(&t);
     suite_moe(&t);
     suite_validation(&t);
     suite_cli(&t);

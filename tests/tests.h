@@ -72,6 +72,7 @@ void suite_network(test_tally *t);
 void suite_workload(test_tally *t);
 void suite_context(test_tally *t);
 void suite_estimate(test_tally *t);
+void suite_compute(test_tally *t);
 void suite_moe(test_tally *t);
 void suite_validation(test_tally *t);
 void suite_cli(test_tally *t);

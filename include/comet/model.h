@@ -117,6 +117,8 @@ typedef struct comet_model {
     bool learned_positions;    /* learned position embedding table (GPT) vs rotary (Llama) */
     bool biases;               /* linear layers carry biases (GPT) or not (Llama) */
     bool dropout;              /* dropout layers present (their masks are stashed) */
+    bool causal;               /* causal (decoder) attention: a fused kernel skips the masked
+                                  half of the scores (default); false: bidirectional */
     comet_moe moe;             /* mixture-of-experts layers (moe.experts == 0: none) */
 
     /* Generic layer list (kind == COMET_MODEL_LAYERS). */

@@ -19,12 +19,49 @@ typedef struct comet_eff_point {
     double efficiency;
 } comet_eff_point;
 
+/* Fused (flash) attention's efficiency at one shape: the fraction of the
+ * matrix peak its forward, and its forward and backward together, reach
+ * on the work the kernel does (half the score matrix when causal), the
+ * backward counted as twice the forward's FLOPs. Points are ordered by
+ * seq x head_dim, the size the curve is interpolated over (in log). */
+typedef struct comet_attn_point {
+    double seq;
+    double head_dim;
+    double forward;
+    double forward_backward;
+} comet_attn_point;
+
+/* Kinds of memory-bound kernel: each reaches its own fraction of HBM
+ * bandwidth (a copy streams; a norm reduces each row first). */
+typedef enum comet_mem_kernel {
+    COMET_MEMK_ELEMENTWISE = 0, /* residual add, dropout, bias: streaming, like a copy */
+    COMET_MEMK_NORM,            /* layernorm, RMSNorm */
+    COMET_MEMK_ACTIVATION,      /* GeLU, SwiGLU */
+    COMET_MEMK_SOFTMAX,         /* unfused attention softmax; the LM head's cross-entropy */
+    COMET_MEMK_ROPE,            /* rotary position embedding */
+    COMET_MEMK_CAST,            /* fp8 casts with their amax */
+    COMET_MEMK_OPTIMIZER,       /* the optimizer step */
+    COMET_MEMK_COUNT
+} comet_mem_kernel;
+
+#define COMET_MAX_ATTN_POINTS 16
+
 typedef struct comet_compute {
     double matrix_flops[COMET_DTYPE_COUNT];   /* peak FLOP/s, 0 = unsupported */
     double vector_flops[COMET_DTYPE_COUNT];
     int n_gemm_eff;
     comet_eff_point gemm_eff[COMET_MAX_EFF_POINTS];
+    /* A GEMM's reduction length K costs as K + gemm_k_overhead (each
+     * output tile's prologue and epilogue), so its efficiency is the
+     * curve's times K / (K + gemm_k_overhead); 0: no such term. */
+    double gemm_k_overhead;
     double vector_efficiency;                 /* of vector peak */
+    double kernel_launch;                     /* seconds added to every kernel */
+    int n_attn_eff;                           /* 0: attention priced as its GEMMs */
+    comet_attn_point attn_eff[COMET_MAX_ATTN_POINTS];
+    /* achievable fraction of HBM bandwidth per kind of memory-bound
+     * kernel; 0: the HBM tier's efficiency */
+    double mem_efficiency[COMET_MEMK_COUNT];
 } comet_compute;
 
 typedef enum comet_attach {

@@ -85,6 +85,7 @@ static const cfg_field model_fields[] = {
     CFG_BOOL("learned_positions", comet_model, learned_positions),
     CFG_BOOL("biases", comet_model, biases),
     CFG_BOOL("dropout", comet_model, dropout),
+    CFG_BOOL("causal", comet_model, causal),
     CFG_ENUM("dtype", comet_model, dtype, vocab_dtype_names),
     CFG_INT("sample_tokens", comet_model, sample_tokens, 1, MAX_TOKENS),
     CFG_SUB("moe", comet_model, moe, moe_fields),
@@ -101,6 +102,7 @@ static void model_defaults(void *obj)
     m->dtype = COMET_DTYPE_BF16;
     m->sample_tokens = 1;
     m->biases = true;
+    m->causal = true;
     m->moe.every = 1;
     m->moe.imbalance = 1.0;
 }

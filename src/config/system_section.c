@@ -57,11 +57,75 @@ static comet_status read_gemm_curve(cfg_ctx *c, const cfg_node *n, const char *p
                          &cc->n_gemm_eff);
 }
 
+static const cfg_field attn_point_fields[] = {
+    CFG_REAL("seq", comet_attn_point, seq),
+    CFG_REAL("head_dim", comet_attn_point, head_dim),
+    CFG_FRACTION("forward", comet_attn_point, forward),
+    CFG_FRACTION("forward_backward", comet_attn_point, forward_backward),
+    CFG_END,
+};
+
+/* One shape of the fused-attention curve: every key given, positive, and
+ * the points in increasing seq x head_dim, the size interpolated over. */
+static comet_status read_attn_point(cfg_ctx *c, const cfg_node *n, const char *path, size_t i,
+                                    void *out)
+{
+    comet_attn_point *p = (comet_attn_point *)out + i;
+    memset(p, 0, sizeof *p);
+    CFG_TRY(cfg_fields_read(c, n, path, attn_point_fields, p));
+    static const char *const keys[] = {"seq", "head_dim", "forward", "forward_backward"};
+    const double vals[] = {p->seq, p->head_dim, p->forward, p->forward_backward};
+    for (int k = 0; k < 4; k++)
+        if (!(vals[k] > 0.0))
+            return cfg_missing(c, path, keys[k]);
+    if (i > 0 && p->seq * p->head_dim <= p[-1].seq * p[-1].head_dim) {
+        char key[CFG_PATH_LEN];
+        cfg_path_key(key, sizeof key, path, "seq");
+        return cfg_fail_key(c, key,
+                            "points must increase in seq x head_dim (the point before has %g)",
+                            p[-1].seq * p[-1].head_dim);
+    }
+    return COMET_OK;
+}
+
+static comet_status read_attn_curve(cfg_ctx *c, const cfg_node *n, const char *path, void *base)
+{
+    comet_compute *cc = base;
+    return cfg_list_read(c, n, path, COMET_MAX_ATTN_POINTS, read_attn_point, cc->attn_eff,
+                         &cc->n_attn_eff);
+}
+
+static comet_status read_k_overhead(cfg_ctx *c, const cfg_node *n, const char *path, void *base)
+{
+    comet_compute *cc = base;
+    CFG_TRY(cfg_read_real(c, n, path, false, &cc->gemm_k_overhead));
+    if (!(cc->gemm_k_overhead >= 0.0) || cc->gemm_k_overhead > 1e9)
+        return cfg_fail_key(c, path, "must be between 0 and 1e9 elements, got %g",
+                            cc->gemm_k_overhead);
+    return COMET_OK;
+}
+
+#define MEM_KIND(k, kind)                                                               \
+    {.key = (k), .type = CFG_T_FRACTION, .offset = (kind) * sizeof(double),            \
+     .size = sizeof(double)}
+
+/* Keys of a double[COMET_MEMK_COUNT] of HBM efficiencies per kernel kind. */
+static const cfg_field mem_kind_fields[] = {
+    MEM_KIND("elementwise", COMET_MEMK_ELEMENTWISE), MEM_KIND("norm", COMET_MEMK_NORM),
+    MEM_KIND("activation", COMET_MEMK_ACTIVATION),   MEM_KIND("softmax", COMET_MEMK_SOFTMAX),
+    MEM_KIND("rope", COMET_MEMK_ROPE),               MEM_KIND("cast", COMET_MEMK_CAST),
+    MEM_KIND("optimizer", COMET_MEMK_OPTIMIZER),     CFG_END,
+};
+
 static const cfg_field compute_fields[] = {
     CFG_SUB("matrix", comet_compute, matrix_flops, peak_fields),
     CFG_SUB("vector", comet_compute, vector_flops, peak_fields),
     CFG_CUSTOM("gemm_efficiency", read_gemm_curve),
+    CFG_CUSTOM("gemm_k_overhead", read_k_overhead),
     CFG_FRACTION("vector_efficiency", comet_compute, vector_efficiency),
+    CFG_QTY0("kernel_launch", comet_compute, kernel_launch, CFG_UNIT_TIME),
+    CFG_CUSTOM("attention_efficiency", read_attn_curve),
+    CFG_SUB("memory_efficiency", comet_compute, mem_efficiency, mem_kind_fields),
     CFG_END,
 };
 

@@ -36,42 +36,81 @@ void cp_ring_times(const comet_system *sys, const comet_strategy *s, double kv_b
     out->bytes_bwd = 2.0 * (cp - 1.0) * kv_bytes;
 }
 
+/* One op's forward and backward time. A GEMM's backward is its input-
+ * and weight-gradient GEMMs (each of the forward's size, with their own
+ * reduction lengths); a memory-bound op's backward one kernel moving
+ * twice the forward's bytes. */
+static void op_times(const work_op *op, const hw_rates *r, double *fwd, double *bwd, double *wgrad)
+{
+    if (op->kind == WORK_GEMM) {
+        *fwd = hw_gemm_time(r, op->flops, op->bytes, op->fp8, op->k_fwd);
+        *wgrad = hw_gemm_time(r, op->flops, op->bytes, op->fp8, op->k_wgrad);
+        *bwd = hw_gemm_time(r, op->flops, op->bytes, op->fp8, op->k_dgrad) + *wgrad;
+    } else {
+        *fwd = hw_vector_time(r, op->mem, op->flops, op->bytes);
+        *bwd = hw_vector_time(r, op->mem, 2.0 * op->flops, 2.0 * op->bytes);
+        *wgrad = 0.0;
+    }
+}
+
 void layer_times(const work_layer *l, const hw_rates *r, const comet_system *sys,
                  const comet_strategy *s, layer_time *out)
 {
     memset(out, 0, sizeof *out);
-    double core = 0.0, core_flops = 0.0;
+    /* Fused (flash) attention with a measured curve is one kernel each
+     * way, priced by its shape; otherwise the core is its GEMMs and
+     * softmax. */
+    bool fused = s->flash_attention && l->attn_seq > 0.0 && hw_has_attention_curve(r);
+    double core = 0.0, core_bwd = 0.0, core_flops = 0.0, core_matrix = 0.0;
     for (int i = 0; i < l->n_ops; i++) {
         const work_op *op = &l->ops[i];
-        double t = op->kind == WORK_GEMM ? hw_gemm_time(r, op->flops, op->bytes, op->fp8)
-                                         : hw_vector_time(r, op->flops, op->bytes);
-        out->fwd += t;
         out->flops += op->flops;
-        if (op->kind == WORK_GEMM)
-            out->gemm_fwd += t;
-        /* a GEMM with weights: dX (B) and dW (W) each cost one forward
-         * GEMM; the attention core's GEMMs have no weights, both their
-         * backward GEMMs are input gradients */
-        if (op->kind == WORK_GEMM && !op->attention_core)
-            out->wgrad += t;
         if (op->attention_core) {
-            core += t;
             core_flops += op->flops;
+            if (op->kind == WORK_GEMM)
+                core_matrix += op->flops;
+            if (fused)
+                continue;
+        }
+        double f, b, w;
+        op_times(op, r, &f, &b, &w);
+        out->fwd += f;
+        out->bwd += b;
+        if (op->kind == WORK_GEMM)
+            out->gemm_fwd += f;
+        /* the attention core's GEMMs have no weights: both their backward
+         * GEMMs are input gradients */
+        if (!op->attention_core)
+            out->wgrad += w;
+        else {
+            core += f;
+            core_bwd += b;
         }
     }
-    /* Backward: two GEMMs of each forward GEMM's size, twice the vector
-     * traffic. Only transformer blocks (every-stage layers) are
-     * recomputed; the embedding and LM head are not. */
-    out->bwd = 2.0 * out->fwd;
     bool recomputed = l->where == WORK_EVERY_STAGE;
     bool full = recomputed && s->recompute == COMET_RECOMPUTE_FULL;
+    /* The fused backward kernel rebuilds the scores itself: counted as the
+     * core's recompute (below) unless full recompute reruns the forward. */
+    double rebuild_in_kernel = 0.0;
+    if (fused) {
+        double fwd_bwd;
+        hw_attention_times(r, core_matrix, l->attn_seq, l->attn_head_dim, l->causal, &core,
+                           &fwd_bwd);
+        core_bwd = fmax(fwd_bwd - core, 0.0);
+        out->fwd += core;
+        out->gemm_fwd += core;
+        rebuild_in_kernel = full ? 0.0 : fmin(core, core_bwd);
+        out->bwd += core_bwd - rebuild_in_kernel;
+    }
+    /* Only transformer blocks (every-stage layers) are recomputed; the
+     * embedding and LM head are not. */
     if (full) {
         out->recompute = out->fwd;
         out->recompute_flops = out->flops;
     } else if (recomputed && (s->recompute == COMET_RECOMPUTE_SELECTIVE || s->flash_attention)) {
         /* selective recompute, and fused attention's own backward, rebuild
          * the attention core */
-        out->recompute = core;
+        out->recompute = fused ? rebuild_in_kernel : core;
         out->recompute_flops = core_flops;
     }
     if (l->cp_kv_bytes > 0.0) {
@@ -79,9 +118,9 @@ void layer_times(const work_layer *l, const hw_rates *r, const comet_system *sys
          * fused attention or selective recompute, its rebuild (flash
          * attention's backward kernel recomputes the scores step by step);
          * full recompute reruns the forward, its ring included. */
-        double rebuilt = full ? 0.0 : out->recompute;
+        double rebuilt = full || fused ? 0.0 : out->recompute;
         cp_ring ring;
-        cp_ring_times(sys, s, l->cp_kv_bytes, core, 2.0 * core + rebuilt, &ring);
+        cp_ring_times(sys, s, l->cp_kv_bytes, core, core_bwd + rebuilt, &ring);
         out->comm_fwd[COMET_GROUP_CP] += ring.exposed_fwd;
         out->comm_bwd[COMET_GROUP_CP] += ring.exposed_bwd;
         double rc = full ? 1.0 : 0.0;

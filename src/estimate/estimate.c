@@ -315,7 +315,7 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
     out->dp_exposed += micro * st.exposed[COMET_GROUP_DP];
 
     double opt_bytes = plan_optimizer_bytes(&plan, work, work->params_npu, work->params_expert_npu);
-    out->optimizer = opt_bytes * (1.0 - fp.optimizer_offloaded) / r.hbm;
+    out->optimizer = hw_optimizer_time(&r, opt_bytes * (1.0 - fp.optimizer_offloaded));
 
     /* Expansion-tier traffic: the optimizer step on offloaded state is
      * serial; streamed weights and activations prefetch behind compute. */

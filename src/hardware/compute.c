@@ -1,6 +1,10 @@
-/* Accelerator compute model: roofline time of one operation, with GEMM
- * efficiency interpolated from measured points as a function of the
- * operation's size (small GEMMs do not fill the matrix engines). */
+/* Accelerator compute model: roofline time of one kernel. GEMM efficiency
+ * is interpolated from measured points as a function of the operation's
+ * size (small GEMMs do not fill the matrix engines), times a term for a
+ * short reduction; fused attention has its own curve by shape; each kind
+ * of memory-bound kernel its own share of HBM bandwidth; every kernel
+ * pays a fixed launch overhead. Formulas and sources: docs/model.md,
+ * compute. */
 #include "hardware.h"
 #include "../vocab/vocab.h"
 
@@ -39,35 +43,93 @@ double comet_gemm_efficiency(const comet_compute *c, double flops)
 
 void hw_rates_init(hw_rates *r, const comet_system *sys, comet_dtype dt)
 {
-    r->compute = &sys->compute;
-    log_points(&sys->compute, r->log_flops);
-    r->matrix = sys->compute.matrix_flops[dt]; /* > 0: comet_strategy_resolve checks */
-    r->matrix_fp8 = sys->compute.matrix_flops[COMET_DTYPE_FP8]; /* > 0 when fp8 is asked for */
+    const comet_compute *c = &sys->compute;
+    r->compute = c;
+    log_points(c, r->log_flops);
+    int na = c->n_attn_eff < COMET_MAX_ATTN_POINTS ? c->n_attn_eff : COMET_MAX_ATTN_POINTS;
+    for (int i = 0; i < na; i++)
+        r->log_attn[i] = log(c->attn_eff[i].seq * c->attn_eff[i].head_dim);
+    r->matrix = c->matrix_flops[dt]; /* > 0: comet_strategy_resolve checks */
+    r->matrix_fp8 = c->matrix_flops[COMET_DTYPE_FP8]; /* > 0 when fp8 is asked for */
     /* Element-wise work on narrow types (fp8) runs on 16-bit vector units. */
-    r->vector = sys->compute.vector_flops[dt];
+    r->vector = c->vector_flops[dt];
     if (r->vector <= 0.0)
-        r->vector = sys->compute.vector_flops[COMET_DTYPE_FP16];
+        r->vector = c->vector_flops[COMET_DTYPE_FP16];
     if (r->vector <= 0.0)
-        r->vector = sys->compute.vector_flops[COMET_DTYPE_FP32];
+        r->vector = c->vector_flops[COMET_DTYPE_FP32];
     if (r->vector <= 0.0)
         r->vector = r->matrix;
-    double veff = vocab_efficiency(sys->compute.vector_efficiency);
+    double veff = vocab_efficiency(c->vector_efficiency);
     r->vector *= veff;
     double heff = vocab_efficiency(sys->hbm.efficiency);
     r->hbm = sys->hbm.bandwidth * heff;
+    for (int k = 0; k < COMET_MEMK_COUNT; k++)
+        r->hbm_kind[k] = c->mem_efficiency[k] > 0.0 ? sys->hbm.bandwidth * c->mem_efficiency[k]
+                                                    : r->hbm;
+    r->launch = c->kernel_launch;
 }
 
-double hw_gemm_time(const hw_rates *r, double flops, double bytes, bool fp8)
+double hw_gemm_time(const hw_rates *r, double flops, double bytes, bool fp8, double k_reduce)
 {
-    double eff = interpolate(r->compute->gemm_eff, r->log_flops, r->compute->n_gemm_eff, flops);
+    const comet_compute *c = r->compute;
+    double eff = interpolate(c->gemm_eff, r->log_flops, c->n_gemm_eff, flops);
+    if (c->gemm_k_overhead > 0.0 && k_reduce > 0.0)
+        eff *= k_reduce / (k_reduce + c->gemm_k_overhead);
     double t_math = flops / ((fp8 ? r->matrix_fp8 : r->matrix) * eff);
     double t_mem = bytes / r->hbm;
-    return t_math > t_mem ? t_math : t_mem;
+    return (t_math > t_mem ? t_math : t_mem) + r->launch;
 }
 
-double hw_vector_time(const hw_rates *r, double flops, double bytes)
+double hw_vector_time(const hw_rates *r, comet_mem_kernel kind, double flops, double bytes)
 {
     double t_math = flops / r->vector;
-    double t_mem = bytes / r->hbm;
-    return t_math > t_mem ? t_math : t_mem;
+    double t_mem = bytes / r->hbm_kind[kind];
+    return (t_math > t_mem ? t_math : t_mem) + r->launch;
+}
+
+double hw_optimizer_time(const hw_rates *r, double bytes)
+{
+    return bytes / r->hbm_kind[COMET_MEMK_OPTIMIZER];
+}
+
+bool hw_has_attention_curve(const hw_rates *r)
+{
+    return r->compute->n_attn_eff > 0;
+}
+
+/* Both efficiencies at size seq x head_dim: linear in its log between
+ * the points, clamped at the ends (as the GEMM curve). */
+static void attention_efficiency(const hw_rates *r, double size, double *fwd, double *fb)
+{
+    const comet_compute *c = r->compute;
+    const comet_attn_point *p = c->attn_eff;
+    int n = c->n_attn_eff < COMET_MAX_ATTN_POINTS ? c->n_attn_eff : COMET_MAX_ATTN_POINTS;
+    if (size <= p[0].seq * p[0].head_dim || n == 1) {
+        *fwd = p[0].forward;
+        *fb = p[0].forward_backward;
+        return;
+    }
+    if (size >= p[n - 1].seq * p[n - 1].head_dim) {
+        *fwd = p[n - 1].forward;
+        *fb = p[n - 1].forward_backward;
+        return;
+    }
+    int i = 1;
+    while (i < n - 1 && size > p[i].seq * p[i].head_dim)
+        i++;
+    double w = (log(size) - r->log_attn[i - 1]) / (r->log_attn[i] - r->log_attn[i - 1]);
+    *fwd = p[i - 1].forward + w * (p[i].forward - p[i - 1].forward);
+    *fb = p[i - 1].forward_backward + w * (p[i].forward_backward - p[i - 1].forward_backward);
+}
+
+void hw_attention_times(const hw_rates *r, double flops, double seq, double head_dim, bool causal,
+                        double *fwd, double *fwd_bwd)
+{
+    double e_f, e_fb;
+    attention_efficiency(r, seq * head_dim, &e_f, &e_fb);
+    double work = causal ? 0.5 * flops : flops;
+    /* one forward kernel; the backward (its own rebuild of the scores
+     * included) one more */
+    *fwd = work / (r->matrix * e_f) + r->launch;
+    *fwd_bwd = 3.0 * work / (r->matrix * e_fb) + 2.0 * r->launch;
 }

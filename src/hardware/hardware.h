@@ -7,21 +7,38 @@
 #include "comet/system.h"
 
 /* Effective rates for one datatype, efficiencies applied (except the
- * size-dependent GEMM efficiency, applied per operation). */
+ * size-dependent GEMM and attention efficiencies, applied per operation). */
 typedef struct hw_rates {
     const comet_compute *compute;
     double log_flops[COMET_MAX_EFF_POINTS];  /* log of each GEMM efficiency point's size */
+    double log_attn[COMET_MAX_ATTN_POINTS];  /* log of each attention point's seq x head_dim */
     double matrix;   /* peak matrix FLOP/s */
     double matrix_fp8; /* peak fp8 matrix FLOP/s, for GEMMs in fp8 (0: none) */
     double vector;   /* achievable vector FLOP/s */
-    double hbm;      /* achievable HBM bytes/s */
+    double hbm;      /* achievable HBM bytes/s of a streaming kernel (GEMM operands) */
+    double hbm_kind[COMET_MEMK_COUNT]; /* ... of each kind of memory-bound kernel */
+    double launch;   /* seconds added to every kernel */
 } hw_rates;
 
 void hw_rates_init(hw_rates *r, const comet_system *sys, comet_dtype dt);
 /* A GEMM at the dtype's matrix peak, or (fp8) at the fp8 peak, through
- * the same size-dependent efficiency curve. */
-double hw_gemm_time(const hw_rates *r, double flops, double bytes, bool fp8);
-double hw_vector_time(const hw_rates *r, double flops, double bytes);
+ * the same size-dependent efficiency curve, times the reduction-length
+ * term for a reduction of k_reduce elements (0: unknown, no term). */
+double hw_gemm_time(const hw_rates *r, double flops, double bytes, bool fp8, double k_reduce);
+/* A memory-bound kernel of a kind: the slower of its FLOPs on the vector
+ * units and its bytes at that kind's HBM rate. */
+double hw_vector_time(const hw_rates *r, comet_mem_kernel kind, double flops, double bytes);
+/* The optimizer step moving `bytes` through HBM. */
+double hw_optimizer_time(const hw_rates *r, double bytes);
+
+/* Whether the system gives a fused-attention curve (else attention is
+ * priced as its GEMMs and softmax). */
+bool hw_has_attention_curve(const hw_rates *r);
+/* Fused attention of `flops` matrix FLOPs (comet's count: the whole score
+ * matrix) at (seq, head_dim): the forward kernel's time and the forward
+ * and backward kernels' time together. Causal masking halves the work. */
+void hw_attention_times(const hw_rates *r, double flops, double seq, double head_dim, bool causal,
+                        double *fwd, double *fwd_bwd);
 
 /* Achievable expansion-tier bandwidth seen by one NPU when `active` NPUs
  * use the tier at once (per_node devices are shared by shared_by NPUs,

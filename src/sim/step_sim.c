@@ -581,7 +581,7 @@ static void stage_epilogue(builder *b, int stage)
         after = dp_collective(b, stage, R_DP, dp->reduce, params, expert, dp->grad_bytes, K_DP,
                               b->micro - 1, -1, last_bwd);
     double opt_bytes = plan_optimizer_bytes(&b->plan, &b->work, params, expert);
-    int opt = task(b, stage, R_COMPUTE, opt_bytes * (1.0 - b->fp.optimizer_offloaded) / b->rates.hbm,
+    int opt = task(b, stage, R_COMPUTE, hw_optimizer_time(&b->rates, opt_bytes * (1.0 - b->fp.optimizer_offloaded)),
                    K_OPTIMIZER, b->micro - 1, -1, after);
     sim_add_dep(&b->g, last_bwd, opt);
     /* offloaded optimizer state is read and written at the tier's speed,

@@ -11,12 +11,10 @@ static void build_one(const comet_layer *src, const comet_strategy *s, double pe
 {
     double b = (double)s->microbatch;
     double shard = src->tp_sharded ? (double)s->tp : 1.0;
-    l->n_ops = 1;
-    l->ops[0].kind = WORK_GEMM;
-    l->ops[0].flops = b * src->fwd_flops / shard;
-    l->ops[0].bytes = b * src->fwd_bytes / shard;
-    l->ops[0].attention_core = false;
-    l->ops[0].fp8 = false;
+    l->n_ops = 0;
+    /* shape unknown: no reduction-length term */
+    work_add_gemm_op(l, b * src->fwd_flops / shard, b * src->fwd_bytes / shard, false, 0.0, 0.0,
+                     0.0);
     l->n_comms = 0;
     if (src->tp_sharded && s->tp > 1) {
         work_comm *c = &l->comms[l->n_comms++];
@@ -48,6 +46,7 @@ static void build_one(const comet_layer *src, const comet_strategy *s, double pe
     l->mlp_op = l->mlp_end = l->n_ops;
     l->mlp_wgrad_bytes = 0.0;
     l->cp_kv_bytes = 0.0; /* context parallelism is refused for layer lists */
+    l->attn_seq = 0.0;
     /* its input (what it stashes) and its output's gradient */
     l->wgrad_bytes = l->act_bytes + b * src->out_bytes;
 }

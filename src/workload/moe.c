@@ -23,10 +23,13 @@ static double add_mlp(work_layer *l, const comet_model *m, double tokens, double
     double wbytes = fp8 ? 1.0 : e;
     double w = work_add_linear(l, tokens, (mats - 1.0) * f_local, h, in_rows, e, fp8);
     l->ops[l->n_ops - 1].bytes += (copies - 1.0) * w * wbytes;
-    work_add_op(l, WORK_VECTOR, 8.0 * tokens * f_local,
-                (m->gated_mlp ? 3.0 : 2.0) * e * tokens * f_local, false);
+    /* a grouped GEMM's weight gradient reduces over one expert's tokens */
+    l->ops[l->n_ops - 1].k_wgrad = tokens / copies;
+    work_add_vector(l, COMET_MEMK_ACTIVATION, 8.0 * tokens * f_local,
+                    (m->gated_mlp ? 3.0 : 2.0) * e * tokens * f_local, false);
     double w2 = work_add_linear(l, tokens, h, f_local, tokens, e, fp8);
     l->ops[l->n_ops - 1].bytes += (copies - 1.0) * w2 * wbytes;
+    l->ops[l->n_ops - 1].k_wgrad = tokens / copies;
     return copies * (w + w2);
 }
 
@@ -61,10 +64,9 @@ void work_build_moe_block(const comet_model *m, const comet_strategy *s, const w
      * (one op, so a block fits WORK_MAX_OPS with fp8, dropout and shared
      * experts) */
     if (routed) {
-        work_add_op(l, WORK_GEMM, 2.0 * tokens_rep * h * E,
-                    e * (tokens_rep * h + h * E + tokens_rep * E), false);
-        work_add_op(l, WORK_VECTOR, 6.0 * tokens_rep * E + tokens_tp * k * h,
-                    2.0 * e * tokens_rep * E + 5.0 * e * tokens_tp * k * h, false);
+        work_add_gemm(l, tokens_rep, E, h, e, false);
+        work_add_vector(l, COMET_MEMK_ELEMENTWISE, 6.0 * tokens_rep * E + tokens_tp * k * h,
+                        2.0 * e * tokens_rep * E + 5.0 * e * tokens_tp * k * h, false);
     }
     /* the routed experts' input: the dispatched slots, kept whole (with
      * one expert and no routing, the block's own sequence-parallel input,

@@ -3,25 +3,50 @@
  * layer's GEMM (with FP8's cast and the weight-gradient inputs ZB-H1
  * keeps), one collective. Apart from both builders so that neither calls
  * into the other for them. */
+#include <string.h>
+
 #include "workload.h"
 
-/* One op of a layer's forward: its FLOPs, HBM bytes, and whether it is
- * part of the attention core (recomputed under selective recompute). */
-void work_add_op(work_layer *l, work_op_kind kind, double flops, double bytes, bool core)
+static work_op *push_op(work_layer *l, work_op_kind kind, double flops, double bytes, bool core)
 {
     work_op *op = &l->ops[l->n_ops++];
+    memset(op, 0, sizeof *op);
     op->kind = kind;
     op->flops = flops;
     op->bytes = bytes;
     op->attention_core = core;
-    op->fp8 = false;
+    return op;
 }
 
-/* A GEMM of (M x K) by (K x N): 2MNK FLOPs, reads both inputs, writes the output. */
+/* One memory-bound op of a layer's forward: its kind of kernel, FLOPs, HBM
+ * bytes, and whether it is part of the attention core (recomputed under
+ * selective recompute). */
+work_op *work_add_vector(work_layer *l, comet_mem_kernel kind, double flops, double bytes,
+                         bool core)
+{
+    work_op *op = push_op(l, WORK_VECTOR, flops, bytes, core);
+    op->mem = kind;
+    return op;
+}
+
+/* One GEMM with its reduction lengths in forward and in its backward GEMMs. */
+work_op *work_add_gemm_op(work_layer *l, double flops, double bytes, bool core, double k_fwd,
+                          double k_dgrad, double k_wgrad)
+{
+    work_op *op = push_op(l, WORK_GEMM, flops, bytes, core);
+    op->k_fwd = k_fwd;
+    op->k_dgrad = k_dgrad;
+    op->k_wgrad = k_wgrad;
+    return op;
+}
+
+/* A GEMM of (M x K) by (K x N): 2MNK FLOPs, reads both inputs, writes the
+ * output. Its input gradient (M x N by N x K) reduces over N, its weight
+ * gradient (K x M by M x N) over M. */
 void work_add_gemm(work_layer *l, double mdim, double ndim, double kdim, double elem, bool core)
 {
-    work_add_op(l, WORK_GEMM, 2.0 * mdim * ndim * kdim,
-                elem * (mdim * kdim + kdim * ndim + mdim * ndim), core);
+    work_add_gemm_op(l, 2.0 * mdim * ndim * kdim, elem * (mdim * kdim + kdim * ndim + mdim * ndim),
+                     core, kdim, ndim, mdim);
 }
 
 /* A linear layer's GEMM of a block, whose input the layer stashes as
@@ -44,10 +69,9 @@ double work_add_linear(work_layer *l, double mdim, double ndim, double kdim, dou
         work_add_gemm(l, mdim, ndim, kdim, elem, false);
         return kdim * ndim;
     }
-    work_add_op(l, WORK_VECTOR, 2.0 * mdim * kdim, (elem + 1.0) * mdim * kdim, false);
-    work_add_op(l, WORK_GEMM, 2.0 * mdim * ndim * kdim, mdim * kdim + kdim * ndim + elem * mdim * ndim,
-           false);
-    l->ops[l->n_ops - 1].fp8 = true;
+    work_add_vector(l, COMET_MEMK_CAST, 2.0 * mdim * kdim, (elem + 1.0) * mdim * kdim, false);
+    work_add_gemm_op(l, 2.0 * mdim * ndim * kdim, mdim * kdim + kdim * ndim + elem * mdim * ndim,
+                     false, kdim, ndim, mdim)->fp8 = true;
     return kdim * ndim;
 }
 

@@ -121,32 +121,49 @@ static void build_block(const comet_model *m, const comet_strategy *s, const blo
     l->n_ops = 0;
     l->n_comms = 0;
     l->wgrad_bytes = 0.0;
-    work_add_op(l, WORK_VECTOR, 5.0 * Tr * h, 2.0 * e * Tr * h, false);            /* norm 1 */
+    work_add_vector(l, COMET_MEMK_NORM, 5.0 * Tr * h, 2.0 * e * Tr * h, false);   /* norm 1 */
     double fp8_weights = work_add_linear(l, T, qkv_width, h, Tr, e, fp8);         /* QKV */
+    if (!m->learned_positions) {
+        /* rotary embedding of Q and K: a multiply-add with the cos and
+         * sin tables per element pair, read and written once */
+        double rotated = T * (x->q_width_local + x->kv_width_local);
+        work_add_vector(l, COMET_MEMK_ROPE, 3.0 * rotated, 2.0 * e * rotated, false);
+    }
     /* The attention core. Fused (flash) attention keeps the score matrix
      * on chip: the same FLOPs, no HBM traffic for it, no dropout mask. */
     bool flash = s->flash_attention;
     double score_bytes = flash ? 0.0 : scores;
-    work_add_op(l, WORK_GEMM, 2.0 * scores * x->head_dim,                          /* Q K^T */
-           e * (T * x->q_width_local + Tkv * x->kv_width_local + score_bytes), true);
-    work_add_op(l, WORK_VECTOR, 5.0 * scores, 2.0 * e * score_bytes, true);        /* scale+mask+softmax */
-    if (m->dropout)
-        work_add_op(l, WORK_VECTOR, scores, (2.0 * e + 1.0) * score_bytes, true);  /* attention dropout */
-    work_add_op(l, WORK_GEMM, 2.0 * scores * x->head_dim,                          /* scores x V */
-           e * (score_bytes + Tkv * x->kv_width_local + T * x->q_width_local), true);
+    /* Q K^T reduces over the head width, its gradients over the keys
+     * (dQ) and the queries (dK); scores x V over the keys, its gradients
+     * over the head width (dP) and the queries (dV) */
+    work_add_gemm_op(l, 2.0 * scores * x->head_dim,                                /* Q K^T */
+                     e * (T * x->q_width_local + Tkv * x->kv_width_local + score_bytes), true,
+                     x->head_dim, x->s, x->s_local);
+    work_add_vector(l, COMET_MEMK_SOFTMAX, 5.0 * scores, 2.0 * e * score_bytes,    /* scale+mask+softmax */
+                    true);
+    if (m->dropout)                                                                 /* attention dropout */
+        work_add_vector(l, COMET_MEMK_ELEMENTWISE, scores, (2.0 * e + 1.0) * score_bytes, true);
+    work_add_gemm_op(l, 2.0 * scores * x->head_dim,                                /* scores x V */
+                     e * (score_bytes + Tkv * x->kv_width_local + T * x->q_width_local), true,
+                     x->s, x->head_dim, x->s_local);
+    l->attn_seq = x->s;
+    l->attn_head_dim = x->head_dim;
+    l->causal = m->causal;
     fp8_weights += work_add_linear(l, T, h, x->q_width_local, T, e, fp8);         /* projection */
-    work_add_op(l, WORK_VECTOR, 2.0 * Tr * h, (3.0 * e + mask) * Tr * h, false);   /* dropout+residual */
-    work_add_op(l, WORK_VECTOR, 5.0 * Tr * h, 2.0 * e * Tr * h, false);            /* norm 2 */
+    work_add_vector(l, COMET_MEMK_ELEMENTWISE, 2.0 * Tr * h, (3.0 * e + mask) * Tr * h, /* dropout+residual */
+                    false);
+    work_add_vector(l, COMET_MEMK_NORM, 5.0 * Tr * h, 2.0 * e * Tr * h, false);   /* norm 2 */
     l->mlp_op = l->n_ops; /* the MLP, which an MoE block replaces (moe.c) */
     double wgrad_before_mlp = l->wgrad_bytes;
     fp8_weights += work_add_linear(l, T, (x->mlp_mats - 1.0) * ffn_local, h, Tr, /* MLP in (and gate) */
                               e, fp8);
-    work_add_op(l, WORK_VECTOR, 8.0 * T * ffn_local,                               /* GeLU or SwiGLU */
-           (m->gated_mlp ? 3.0 : 2.0) * e * T * ffn_local, false);
+    work_add_vector(l, COMET_MEMK_ACTIVATION, 8.0 * T * ffn_local,                 /* GeLU or SwiGLU */
+                    (m->gated_mlp ? 3.0 : 2.0) * e * T * ffn_local, false);
     fp8_weights += work_add_linear(l, T, h, ffn_local, T, e, fp8);                /* MLP out */
     l->mlp_end = l->n_ops;
     l->mlp_wgrad_bytes = l->wgrad_bytes - wgrad_before_mlp;
-    work_add_op(l, WORK_VECTOR, 2.0 * Tr * h, (3.0 * e + mask) * Tr * h, false);   /* dropout+residual */
+    work_add_vector(l, COMET_MEMK_ELEMENTWISE, 2.0 * Tr * h, (3.0 * e + mask) * Tr * h, /* dropout+residual */
+                    false);
     add_tp_sync(l, x, s->sp);
     add_tp_sync(l, x, s->sp);
     add_context_exchange(l, x);
@@ -193,8 +210,10 @@ static void build_embedding(const comet_model *m, const comet_strategy *s, const
     l->n_ops = 0;
     l->n_comms = 0;
     l->cp_kv_bytes = 0.0;
+    l->attn_seq = 0.0; /* no attention core */
     l->wgrad_bytes = 0.0; /* the table's gradient is a scatter of the output gradient */
-    work_add_op(l, WORK_VECTOR, x->tokens * x->h, 3.0 * x->elem * x->tokens * x->h, false);
+    work_add_vector(l, COMET_MEMK_ELEMENTWISE, x->tokens * x->h, 3.0 * x->elem * x->tokens * x->h,
+                    false);
     if (x->t > 1.0) {
         work_add_comm(l, s->sp ? COMET_COLL_REDUCE_SCATTER : COMET_COLL_ALL_REDUCE, COMET_GROUP_TP,
                  x->tokens * x->h * x->elem);
@@ -219,12 +238,15 @@ static void build_head(const comet_model *m, const comet_strategy *s, const bloc
     l->n_ops = 0;
     l->n_comms = 0;
     l->cp_kv_bytes = 0.0;
+    l->attn_seq = 0.0; /* no attention core */
     l->wgrad_bytes = 0.0;
-    work_add_op(l, WORK_VECTOR, 5.0 * x->tokens_rep * x->h, 2.0 * x->elem * x->tokens_rep * x->h, false);
+    work_add_vector(l, COMET_MEMK_NORM, 5.0 * x->tokens_rep * x->h,
+                    2.0 * x->elem * x->tokens_rep * x->h, false);
     work_add_gemm(l, x->tokens, v_local, x->h, x->elem, false);
     /* W: the stashed final-norm output and the logits' gradient */
     l->wgrad_bytes = x->elem * (x->tokens_rep * x->h + x->tokens * v_local);
-    work_add_op(l, WORK_VECTOR, 5.0 * x->tokens * v_local, (x->elem + 4.0) * x->tokens * v_local, false);
+    work_add_vector(l, COMET_MEMK_SOFTMAX, 5.0 * x->tokens * v_local,             /* cross-entropy */
+                    (x->elem + 4.0) * x->tokens * v_local, false);
     /* The LM head holds its own copy of the table: untied, or tied with
      * the embedding on another stage (Megatron keeps both in sync). */
     double norm = (m->biases ? 2.0 : 1.0) * x->h;

@@ -13,8 +13,10 @@
 #include <stdint.h>
 #include "comet/model.h"
 #include "comet/strategy.h"
+#include "comet/system.h"
 
-#define WORK_MAX_OPS 24   /* an MoE block with fp8, dropout and shared experts: 24 */
+#define WORK_MAX_OPS 26   /* an MoE block with fp8, dropout, rotary positions and shared
+                             experts: 25 */
 
 /* Strategy fp8 (Transformer Engine's delayed scaling): each FP8 GEMM keeps
  * an amax history of this many fp32 values plus an fp32 scale and inverse
@@ -33,6 +35,11 @@ typedef struct work_op {
     double flops;
     double bytes;          /* HBM traffic */
     work_op_kind kind;
+    comet_mem_kernel mem;  /* a vector op's kind of memory-bound kernel */
+    /* A GEMM's reduction length in forward and in its two backward GEMMs
+     * (input gradient, then weight gradient; for the attention core's
+     * weightless GEMMs, its two input gradients); 0: unknown. */
+    double k_fwd, k_dgrad, k_wgrad;
     bool attention_core;   /* recomputed under selective recompute */
     bool fp8;              /* a GEMM run at the fp8 matrix peak (strategy fp8) */
 } work_op;
@@ -74,6 +81,9 @@ typedef struct work_layer {
                                          * gradients are reduced over the expert-DP group */
     int mlp_op, mlp_end;
     double mlp_wgrad_bytes;             /* of wgrad_bytes, the MLP's share */
+    double attn_seq;                    /* the attention core's key length (0: no core) */
+    double attn_head_dim;               /* ... its head width */
+    bool causal;                        /* ... and whether it is causal */
     double cp_kv_bytes;                 /* ring context parallelism: the local K/V block
                                          * passed around the cp ranks (0: no ring) */
     double wgrad_bytes;                 /* what a split backward keeps from its input-
@@ -175,7 +185,10 @@ void work_stage_block_counts(const comet_model *m, const comet_strategy *s, int6
  * part of the attention core), a GEMM (M x K) by (K x N), a linear
  * layer's GEMM whose input is stashed as in_rows rows (with fp8 its cast;
  * returns the weight's elements), a collective. */
-void work_add_op(work_layer *l, work_op_kind kind, double flops, double bytes, bool core);
+work_op *work_add_vector(work_layer *l, comet_mem_kernel kind, double flops, double bytes,
+                         bool core);
+work_op *work_add_gemm_op(work_layer *l, double flops, double bytes, bool core, double k_fwd,
+                          double k_dgrad, double k_wgrad);
 void work_add_gemm(work_layer *l, double mdim, double ndim, double kdim, double elem, bool core);
 double work_add_linear(work_layer *l, double mdim, double ndim, double kdim, double in_rows,
                        double elem, bool fp8);
