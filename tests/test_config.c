@@ -769,6 +769,29 @@ static void test_error_checks(void **state)
                  "      - {size: \"1 GFLOP\", efficiency: 0.6}\n",
                  "c.yaml:6:16: system.compute.gemm_efficiency[1].size: sizes must increase (the "
                  "point before has 2e+09 FLOP)");
+    expect_error("c.yaml",
+                 "system:\n  preset: h100-80g-dgx\n  compute:\n    attention_efficiency:\n"
+                 "      - {seq: 8192, head_dim: 128, forward: 0.6, forward_backward: 0.5}\n"
+                 "      - {seq: 2048, head_dim: 64, forward: 0.2, forward_backward: 0.1}\n",
+                 "c.yaml:6:15: system.compute.attention_efficiency[1].seq: points must increase "
+                 "in seq x head_dim (the point before has 1.04858e+06)");
+    expect_error("c.yaml",
+                 "system:\n  preset: h100-80g-dgx\n  compute:\n    attention_efficiency:\n"
+                 "      - {seq: 8192, head_dim: 128, forward: 0.6}\n",
+                 "c.yaml:5:9: system.compute.attention_efficiency[0]: missing key "
+                 "\"forward_backward\"");
+    expect_error("c.yaml",
+                 "system:\n  preset: h100-80g-dgx\n  compute:\n    gemm_k_overhead: 2e9\n",
+                 "c.yaml:4:22: system.compute.gemm_k_overhead: must be between 0 and 1e9 "
+                 "elements, got 2e+09");
+    expect_error("c.yaml",
+                 "system:\n  preset: h100-80g-dgx\n  compute:\n    memory_efficiency: {layernorm: 0.5}\n",
+                 "c.yaml:4:25: system.compute.memory_efficiency.layernorm: unknown key (allowed: "
+                 "elementwise, norm, activation, softmax, rope, cast, optimizer)");
+    expect_error("c.yaml",
+                 "system:\n  preset: h100-80g-dgx\n  compute:\n    kernel_launch: 3\n",
+                 "c.yaml:4:20: system.compute.kernel_launch: needs a unit, e.g. \"500 ns\" "
+                 "(units: ps, ns, us, ms, s)");
     expect_error("c.yaml", "system:\n  preset: a100-80g-selene\n  expansion: {capacity: 1 TiB}\n",
                  "c.yaml:3:3: system.expansion: missing key \"bandwidth\"");
     expect_error("c.yaml",
