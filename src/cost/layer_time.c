@@ -43,9 +43,12 @@ void cp_ring_times(const comet_system *sys, const comet_strategy *s, double kv_b
 static void op_times(const work_op *op, const hw_rates *r, double *fwd, double *bwd, double *wgrad)
 {
     if (op->kind == WORK_GEMM) {
-        *fwd = hw_gemm_time(r, op->flops, op->bytes, op->fp8, op->k_fwd);
-        *wgrad = hw_gemm_time(r, op->flops, op->bytes, op->fp8, op->k_wgrad);
-        *bwd = hw_gemm_time(r, op->flops, op->bytes, op->fp8, op->k_dgrad) + *wgrad;
+        const double k[3] = {op->k_fwd, op->k_dgrad, op->k_wgrad};
+        double t[3];
+        hw_gemm_passes(r, op->flops, op->bytes, op->fp8, k, t);
+        *fwd = t[0];
+        *wgrad = t[2];
+        *bwd = t[1] + t[2];
     } else {
         *fwd = hw_vector_time(r, op->mem, op->flops, op->bytes);
         *bwd = hw_vector_time(r, op->mem, 2.0 * op->flops, 2.0 * op->bytes);

@@ -69,15 +69,34 @@ void hw_rates_init(hw_rates *r, const comet_system *sys, comet_dtype dt)
     r->launch = c->kernel_launch;
 }
 
-double hw_gemm_time(const hw_rates *r, double flops, double bytes, bool fp8, double k_reduce)
+/* One pass of a GEMM whose reduction-free math time is t_math: the
+ * reduction-length term for k_reduce, the roofline, the launch. */
+static double gemm_pass(const hw_rates *r, double t_math, double t_mem, double k_reduce)
+{
+    double k0 = r->compute->gemm_k_overhead;
+    if (k0 > 0.0 && k_reduce > 0.0)
+        t_math *= (k_reduce + k0) / k_reduce;
+    return (t_math > t_mem ? t_math : t_mem) + r->launch;
+}
+
+static double gemm_math(const hw_rates *r, double flops, bool fp8)
 {
     const comet_compute *c = r->compute;
     double eff = interpolate(c->gemm_eff, r->log_flops, c->n_gemm_eff, flops);
-    if (c->gemm_k_overhead > 0.0 && k_reduce > 0.0)
-        eff *= k_reduce / (k_reduce + c->gemm_k_overhead);
-    double t_math = flops / ((fp8 ? r->matrix_fp8 : r->matrix) * eff);
-    double t_mem = bytes / r->hbm;
-    return (t_math > t_mem ? t_math : t_mem) + r->launch;
+    return flops / ((fp8 ? r->matrix_fp8 : r->matrix) * eff);
+}
+
+double hw_gemm_time(const hw_rates *r, double flops, double bytes, bool fp8, double k_reduce)
+{
+    return gemm_pass(r, gemm_math(r, flops, fp8), bytes / r->hbm, k_reduce);
+}
+
+void hw_gemm_passes(const hw_rates *r, double flops, double bytes, bool fp8,
+                    const double k_reduce[3], double t[3])
+{
+    double t_math = gemm_math(r, flops, fp8), t_mem = bytes / r->hbm;
+    for (int p = 0; p < 3; p++)
+        t[p] = gemm_pass(r, t_math, t_mem, k_reduce[p]);
 }
 
 double hw_vector_time(const hw_rates *r, comet_mem_kernel kind, double flops, double bytes)

@@ -25,6 +25,10 @@ void hw_rates_init(hw_rates *r, const comet_system *sys, comet_dtype dt);
  * the same size-dependent efficiency curve, times the reduction-length
  * term for a reduction of k_reduce elements (0: unknown, no term). */
 double hw_gemm_time(const hw_rates *r, double flops, double bytes, bool fp8, double k_reduce);
+/* The same GEMM's three passes at once (forward, input gradient, weight
+ * gradient), each with its reduction length: one curve lookup. */
+void hw_gemm_passes(const hw_rates *r, double flops, double bytes, bool fp8,
+                    const double k_reduce[3], double t[3]);
 /* A memory-bound kernel of a kind: the slower of its FLOPs on the vector
  * units and its bytes at that kind's HBM rate. */
 double hw_vector_time(const hw_rates *r, comet_mem_kernel kind, double flops, double bytes);
