@@ -492,6 +492,21 @@ static void test_system_presets(void **state)
     assert_true(h8.hbm.bandwidth == h.hbm.bandwidth);
     assert_close(h8.dims[0].bandwidth * h8.dims[0].efficiency, 160e9, 1e-12);
     assert_true(h8.dims[1].bandwidth == 50e9);
+
+    /* the H200: the H100's die, peaks and kernel efficiencies, with 141 GB
+     * of HBM3e at 4.8 TB/s */
+    comet_system h2;
+    assert_int_equal(comet_preset_system("h200-dgx", &h2, &err), COMET_OK);
+    assert_true(h2.compute.matrix_flops[COMET_DTYPE_BF16] == 989e12);
+    assert_true(h2.compute.matrix_flops[COMET_DTYPE_FP8] == 1979e12);
+    assert_close(h2.hbm.bandwidth, 4.8e12, 1e-12);
+    assert_close(h2.hbm.capacity, 141e9, 1e-12);
+    assert_true(h2.compute.gemm_k_overhead == h.compute.gemm_k_overhead);
+    assert_int_equal(h2.compute.n_attn_eff, h.compute.n_attn_eff);
+    for (int k = 0; k < COMET_MEMK_COUNT; k++)
+        assert_true(h2.compute.mem_efficiency[k] == h.compute.mem_efficiency[k]);
+    assert_true(h2.dims[0].bandwidth == 450e9);
+    assert_true(h2.dims[1].bandwidth == 50e9);
 }
 
 static void test_preset_registry(void **state)
@@ -522,7 +537,7 @@ static void test_preset_registry(void **state)
     comet_system s;
     assert_int_equal(comet_preset_system("tpu", &s, &err), COMET_EINPUT);
     assert_string_equal(comet_error_format(&err, line, sizeof line),
-                        "unknown system preset \"tpu\" (known: a100-80g-selene, h100-80g-dgx, h800-dgx)");
+                        "unknown system preset \"tpu\" (known: a100-80g-selene, h100-80g-dgx, h200-dgx, h800-dgx)");
 }
 
 static void test_preset_in_document(void **state)
