@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "comet/error.h"
 #include "comet/model.h"
 #include "comet/system.h"
 
@@ -17,7 +18,33 @@ typedef struct comet_link {
     double bandwidth;          /* effective bytes/s per NPU (efficiency applied) */
     double latency;            /* seconds per step */
     bool in_network_reduction;
+    /* The dimension, when its collectives are priced by message size
+     * beyond the alpha-beta closed forms (a protocol model or measured
+     * bus-bandwidth curves); NULL for the closed forms alone. */
+    const comet_net_dim *size_model;
 } comet_link;
+
+/* The protocol a collective call is priced with (docs/collectives.md,
+ * "Protocols and measured curves"). */
+typedef enum comet_protocol {
+    COMET_PROTO_NONE = 0,   /* the alpha-beta closed form, no protocol model */
+    COMET_PROTO_LL,         /* NCCL's low-latency protocol: 8-byte stores, half of them flags */
+    COMET_PROTO_LL128,      /* 128-byte lines, 8 bytes of each a flag */
+    COMET_PROTO_SIMPLE,     /* bulk copies behind a fence */
+    COMET_PROTO_MEASURED,   /* a measured bus-bandwidth curve */
+    COMET_PROTO_COUNT
+} comet_protocol;
+
+const char *comet_protocol_name(comet_protocol p);
+
+/* One collective call on one dimension: its time, the part of it that is
+ * bandwidth (what concurrent transfers share under congestion; the rest is
+ * latency), and the protocol it is priced with. */
+typedef struct comet_coll_cost {
+    double time;
+    double transfer;
+    comet_protocol protocol;
+} comet_coll_cost;
 
 /* The link parameters of dimension d for a group of n NPUs along it
  * (efficiency applied to the bandwidth; 0 efficiency counts as 1). */
@@ -40,6 +67,39 @@ int comet_span_links(const comet_system *sys, const int64_t span[COMET_MAX_DIMS]
  * before a reduce-scatter / after an all-gather / the all-reduce buffer)
  * on one dimension. Returns 0 for n <= 1 or bytes <= 0. */
 double comet_collective_time_1d(comet_collective c, const comet_link *link, double bytes);
+
+/* The same call with its bandwidth part and protocol; .time is what
+ * comet_collective_time_1d returns. */
+comet_coll_cost comet_collective_cost_1d(comet_collective c, const comet_link *link, double bytes);
+
+/* nccl-tests' bus-bandwidth factor of collective c on n NPUs: busbw =
+ * algbw * factor, algbw = bytes / time; 2(n-1)/n for all-reduce, (n-1)/n
+ * for reduce-scatter, all-gather and all-to-all; 0 for n <= 1. */
+double comet_busbw_factor(comet_collective c, int64_t n);
+
+/* What nccl-tests would print for collective c of `bytes` per NPU (its
+ * "size") run as one call over n NPUs of dimension dim of sys. */
+typedef struct comet_coll_price {
+    double time;             /* seconds */
+    double algbw;            /* bytes / time */
+    double busbw;            /* algbw * comet_busbw_factor(c, n) */
+    comet_protocol protocol; /* what priced it */
+} comet_coll_price;
+
+/* Fails (COMET_EINPUT, the argument named) for a dimension sys does not
+ * have, n < 2, bytes <= 0 or a collective out of range. */
+comet_status comet_collective_price_on(const comet_system *sys, int dim, comet_collective c,
+                                       int64_t n, double bytes, comet_coll_price *out,
+                                       comet_error *err);
+
+/* The protocol each spanned dimension's first phase is priced with when
+ * collective c of `bytes` per NPU runs over a group spanning span[] (one
+ * chunk of bytes / collective_chunks, as comet_collective_time prices it):
+ * out[d] for every dimension d of sys, COMET_PROTO_NONE where the group
+ * spans none or the dimension has no size model. */
+void comet_collective_protocols(const comet_system *sys, const int64_t span[COMET_MAX_DIMS],
+                                comet_collective c, double bytes,
+                                comet_protocol out[COMET_MAX_DIMS]);
 
 /* Messages one NPU sends in collective c on one dimension, as its
  * algorithm runs it (an all-reduce is two passes); 0 for n <= 1. The

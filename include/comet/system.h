@@ -101,6 +101,47 @@ int comet_topology_parse(const char *name, comet_topology *out);
 const char *comet_algorithm_name(comet_algorithm a);
 int comet_algorithm_parse(const char *name, comet_algorithm *out);
 
+/* How a dimension's collectives pay for small messages (docs/collectives.md,
+ * "Protocols"). NONE: the alpha-beta closed forms alone. The NCCL values
+ * price every collective call three ways, as NCCL's tuning model does for
+ * its LL, LL128 and Simple protocols (a base latency per call, a latency
+ * per step, a fraction of the link bandwidth), and keep the fastest; the
+ * suffix picks NCCL's per-step hardware latencies: NVLink, PCIe, or the
+ * network between nodes. */
+typedef enum comet_protocol_model {
+    COMET_PROTOCOLS_NONE = 0,
+    COMET_PROTOCOLS_NCCL_NVLINK,
+    COMET_PROTOCOLS_NCCL_PCI,
+    COMET_PROTOCOLS_NCCL_NET,
+    COMET_PROTOCOLS_COUNT
+} comet_protocol_model;
+
+const char *comet_protocol_model_name(comet_protocol_model p);
+
+#define COMET_MAX_BUS_POINTS 32
+
+/* One row of a measured bus-bandwidth curve, as nccl-tests prints it: the
+ * buffer size (bytes per NPU, nccl-tests' "size") and the bus bandwidth. */
+typedef struct comet_bus_point {
+    double bytes;
+    double busbw;              /* bytes/s */
+} comet_bus_point;
+
+typedef struct comet_bus_curve {
+    int n_points;              /* 0: no curve for this collective */
+    comet_bus_point points[COMET_MAX_BUS_POINTS]; /* increasing bytes */
+} comet_bus_curve;
+
+/* Measured curves of one dimension, one per collective (indexed by
+ * comet_collective; [COMET_COLL_NONE] unused), all measured on `npus`
+ * NPUs of the dimension. A collective with a curve is priced by it on this
+ * dimension; the others by the protocol model or the closed forms. */
+typedef struct comet_bus_curves {
+    int64_t npus;              /* the group the curves were measured on (>= 2) */
+    int n_curves;              /* collectives that have a curve */
+    comet_bus_curve curve[COMET_COLL_COUNT];
+} comet_bus_curves;
+
 typedef struct comet_net_dim {
     char name[32];
     int64_t size;              /* NPUs along this dimension; 0 = as many as needed (outermost only) */
@@ -111,6 +152,8 @@ typedef struct comet_net_dim {
     double efficiency;         /* achievable fraction of bandwidth */
     bool in_network_reduction; /* switch reduces: all-reduce moves half the data */
     double cost_per_gbps;      /* cost per GB/s per NPU on this dimension (0 = none) */
+    comet_protocol_model protocols; /* NONE: alpha-beta only */
+    comet_bus_curves bus;      /* measured bus bandwidth (bus.n_curves 0: none) */
 } comet_net_dim;
 
 typedef struct comet_system {

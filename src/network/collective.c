@@ -11,10 +11,42 @@
  * Conventions: S = bytes per NPU (full buffer), B = link->bandwidth (bytes/s
  * the NPU can inject into this dimension, efficiency already applied),
  * a = link->latency (seconds per step / per hop), n participants,
- * L = ceil(log2 n), x = S/B. */
+ * L = ceil(log2 n), x = S/B. A dimension with a size model (a protocol
+ * model or measured curves, protocol.c and bus_curve.c) is priced by it
+ * instead; the closed forms above stay as they are for every other. */
 #include "families.h"
 
 #include <math.h>
+
+/* The closed form of docs/collectives.md: hops * a + load * x. */
+static double closed_form(comet_collective c, const comet_link *link, double a, double x)
+{
+    const net_topology *topo = net_topology_of(link->topology);
+
+    /* In-network reduction replaces the algorithm for all-reduce only, on
+     * a topology that can reduce (docs/collectives.md, "In-network
+     * reduction"). */
+    if (c == COMET_COLL_ALL_REDUCE && link->in_network_reduction && topo->in_network_all_reduce)
+        return net_seconds(topo->in_network_all_reduce(link), a, x);
+
+    return net_algorithm_of(link->algorithm)->time[c](topo, link, a, x);
+}
+
+/* A link whose dimension has a size model: its measured curve for c, else
+ * its protocol model, else the closed form (a dimension may carry curves
+ * for some collectives only). */
+static comet_coll_cost sized_cost(comet_collective c, const comet_link *link, double bytes,
+                                  double a, double x)
+{
+    comet_coll_cost r;
+    if (net_bus_curve_cost(c, link, bytes, &r))
+        return r;
+    comet_protocol_model pm = link->size_model->protocols;
+    if (pm > COMET_PROTOCOLS_NONE && pm < COMET_PROTOCOLS_COUNT)
+        return net_protocol_cost(c, link, a, x);
+    return (comet_coll_cost){closed_form(c, link, a, x), closed_form(c, link, 0.0, x),
+                             COMET_PROTO_NONE};
+}
 
 double comet_collective_time_1d(comet_collective c, const comet_link *link, double bytes)
 {
@@ -26,15 +58,26 @@ double comet_collective_time_1d(comet_collective c, const comet_link *link, doub
         return (double)INFINITY;
     double a = link->latency > 0.0 ? link->latency : 0.0;
     double x = bytes / link->bandwidth;
-    const net_topology *topo = net_topology_of(link->topology);
+    if (link->size_model)
+        return sized_cost(c, link, bytes, a, x).time;
+    return closed_form(c, link, a, x);
+}
 
-    /* In-network reduction replaces the algorithm for all-reduce only, on
-     * a topology that can reduce (docs/collectives.md, "In-network
-     * reduction"). */
-    if (c == COMET_COLL_ALL_REDUCE && link->in_network_reduction && topo->in_network_all_reduce)
-        return net_seconds(topo->in_network_all_reduce(link), a, x);
-
-    return net_algorithm_of(link->algorithm)->time[c](topo, link, a, x);
+comet_coll_cost comet_collective_cost_1d(comet_collective c, const comet_link *link, double bytes)
+{
+    if (link && link->size_model && link->n > 1 && bytes > 0.0 && c > COMET_COLL_NONE &&
+        c < COMET_COLL_COUNT && link->bandwidth > 0.0)
+        return sized_cost(c, link, bytes, link->latency > 0.0 ? link->latency : 0.0,
+                          bytes / link->bandwidth);
+    /* the closed form's bandwidth part is its time without latency,
+     * computed so (not as hops * a subtracted) as the simulator always has */
+    comet_coll_cost r = {comet_collective_time_1d(c, link, bytes), 0.0, COMET_PROTO_NONE};
+    if (link) {
+        comet_link no_latency = *link;
+        no_latency.latency = 0.0;
+        r.transfer = comet_collective_time_1d(c, &no_latency, bytes);
+    }
+    return r;
 }
 
 double comet_collective_messages(comet_collective c, const comet_link *link)

@@ -16,6 +16,7 @@
 #ifndef COMET_NETWORK_FAMILIES_H
 #define COMET_NETWORK_FAMILIES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -109,6 +110,17 @@ double net_ring_schedule_all_to_all(const net_topology *t, const comet_link *l, 
 /* Patterns that cost the same on several topologies (topology.c). */
 net_cost net_full_bandwidth_steps(const comet_link *l); /* n-1 steps of S/n at full B */
 net_cost net_one_hop_scatter(const comet_link *l);      /* S/n to every peer, one hop */
+
+/* Pricing by message size, for a link with a size_model (n >= 2, S > 0,
+ * B > 0, a >= 0, x = S/B; docs/collectives.md, "Protocols and measured
+ * curves"). NCCL's protocol model (protocol.c): the fastest of LL, LL128
+ * and Simple; the model must be one of COMET_PROTOCOLS_NCCL_*. */
+comet_coll_cost net_protocol_cost(comet_collective c, const comet_link *l, double a, double x);
+/* A measured curve (bus_curve.c): false when the dimension has none for c. */
+bool net_bus_curve_cost(comet_collective c, const comet_link *l, double bytes,
+                        comet_coll_cost *out);
+/* The curve's bus bandwidth at `bytes` (its own group size), n_points >= 1. */
+double net_bus_curve_at(const comet_bus_curve *cv, double bytes);
 
 /* ceil(log2 n) for n >= 2, integer arithmetic. */
 static inline int net_ceil_log2(int64_t n)

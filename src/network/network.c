@@ -15,6 +15,7 @@
 #include "comet/network.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "../vocab/vocab.h"
 
@@ -30,6 +31,7 @@ void comet_link_of(const comet_net_dim *d, int64_t n, comet_link *l)
     l->bandwidth = d->bandwidth * eff;
     l->latency = d->latency;
     l->in_network_reduction = d->in_network_reduction;
+    l->size_model = d->protocols != COMET_PROTOCOLS_NONE || d->bus.n_curves > 0 ? d : NULL;
 }
 
 static inline int n_dims_of(const comet_system *sys)
@@ -141,6 +143,59 @@ double comet_collective_time(const comet_system *sys, const int64_t span[COMET_M
     if (!(sum < (double)INFINITY))
         return (double)INFINITY;
     return k > 1.0 ? sum + (k - 1.0) * max : sum;
+}
+
+comet_status comet_collective_price_on(const comet_system *sys, int dim, comet_collective c,
+                                       int64_t n, double bytes, comet_coll_price *out,
+                                       comet_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (!sys || dim < 0 || dim >= n_dims_of(sys))
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "dimension",
+                               "%d is not a dimension of the system", dim);
+    if (c <= COMET_COLL_NONE || c >= COMET_COLL_COUNT)
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "collective", "unknown collective");
+    if (n < 2)
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "npus",
+                               "a collective needs at least 2 NPUs, got %lld", (long long)n);
+    if (!(bytes > 0.0))
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "size",
+                               "must be positive, got %g", bytes);
+    comet_link l;
+    comet_link_of(&sys->dims[dim], n, &l);
+    comet_coll_cost cost = comet_collective_cost_1d(c, &l, bytes);
+    out->time = cost.time;
+    out->protocol = cost.protocol;
+    out->algbw = cost.time > 0.0 ? bytes / cost.time : 0.0;
+    out->busbw = out->algbw * comet_busbw_factor(c, n);
+    return COMET_OK;
+}
+
+void comet_collective_protocols(const comet_system *sys, const int64_t span[COMET_MAX_DIMS],
+                                comet_collective c, double bytes,
+                                comet_protocol out[COMET_MAX_DIMS])
+{
+    for (int d = 0; d < COMET_MAX_DIMS; d++)
+        out[d] = COMET_PROTO_NONE;
+    if (!sys || !span || !(bytes > 0.0) || c <= COMET_COLL_NONE || c >= COMET_COLL_COUNT)
+        return;
+    comet_link links[COMET_MAX_DIMS];
+    int dims[COMET_MAX_DIMS], order[COMET_MAX_DIMS];
+    bool seen[COMET_MAX_DIMS] = {false};
+    int m = span_links(sys, span, links, dims);
+    for (int i = 0; i < m; i++)
+        order[i] = i;
+    comet_coll_phase plan[COMET_MAX_COLL_PHASES];
+    int n = comet_collective_plan(c, links, order, m,
+                                  bytes / (double)comet_collective_chunks(sys), plan);
+    for (int i = 0; i < n; i++) {
+        int k = plan[i].link;
+        if (seen[k])
+            continue;
+        seen[k] = true;
+        out[dims[k]] =
+            comet_collective_cost_1d(plan[i].collective, &links[k], plan[i].bytes).protocol;
+    }
 }
 
 int comet_p2p_dim(const comet_system *sys, const int64_t span[COMET_MAX_DIMS])

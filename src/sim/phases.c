@@ -26,16 +26,16 @@ static double memory_time(const comet_sim_options *o, comet_collective c, const 
 static phase make_phase(const comet_sim_options *o, int dim, const comet_link *l,
                         comet_collective c, double bytes)
 {
-    comet_link no_latency = *l;
-    no_latency.latency = 0.0;
-    double total = comet_collective_time_1d(c, l, bytes);
-    double bw = comet_collective_time_1d(c, &no_latency, bytes);
-    phase p = {.dim = dim, .bw = bw};
+    /* the network's price of this chunk's call, by the chunk's own size
+     * (under a protocol model the size picks the protocol), split into
+     * its latency and its bandwidth part */
+    comet_coll_cost cost = comet_collective_cost_1d(c, l, bytes);
+    phase p = {.dim = dim, .bw = cost.transfer};
     /* an endpoint delay per message the algorithm sends, and one more */
     double endpoint = o->endpoint_delay > 0.0
                           ? (comet_collective_messages(c, l) + 1.0) * o->endpoint_delay
                           : 0.0;
-    p.fixed = (total - bw) + memory_time(o, c, l, bytes) + endpoint;
+    p.fixed = (cost.time - cost.transfer) + memory_time(o, c, l, bytes) + endpoint;
     return p;
 }
 

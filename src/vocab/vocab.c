@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "comet/estimate.h"
+#include "comet/network.h"
 #include "comet/search.h"
 
 const char *const vocab_dtype_names[] = {"fp32", "tf32", "fp16", "bf16", "fp8", NULL};
@@ -24,6 +25,10 @@ const char *const vocab_layer_group_names[] = {"tp", "pp", "dp", NULL};
 const char *const vocab_topology_names[] = {"ring", "fully_connected", "switch", NULL};
 const char *const vocab_algorithm_names[] = {"ring", "direct", "halving_doubling",
                                            "double_binary_tree", NULL};
+const char *const vocab_protocol_model_names[] = {"none", "nccl_nvlink", "nccl_pci", "nccl_net",
+                                                NULL};
+/* the protocol a collective call ran with (comet_protocol, network.h) */
+static const char *const protocol_names[] = {"-", "LL", "LL128", "Simple", "measured", NULL};
 const char *const vocab_attach_names[] = {"per_npu", "per_node", "pool", NULL};
 const char *const vocab_objective_names[] = {"time", "throughput", "cost", NULL};
 const char *const vocab_recompute_names[] = {"none", "selective", "full", NULL};
@@ -52,6 +57,9 @@ static const char *name_of(const char *const *names, int n, int v)
 
 _Static_assert(COUNT(mem_kind_names) == COMET_MEM_KIND_COUNT, "a name per memory kind");
 _Static_assert(COUNT(tier_names) == COMET_TIER_COUNT, "a name per memory tier");
+_Static_assert(COUNT(vocab_protocol_model_names) == COMET_PROTOCOLS_COUNT,
+               "a name per protocol model");
+_Static_assert(COUNT(protocol_names) == COMET_PROTO_COUNT, "a name per protocol");
 _Static_assert(COUNT(vocab_objective_names) == COMET_OBJECTIVE_COST + 1, "a name per objective");
 
 /* Parse into an enum through an int; -1 leaves *out untouched. */
@@ -119,6 +127,16 @@ const char *comet_algorithm_name(comet_algorithm a)
 int comet_algorithm_parse(const char *name, comet_algorithm *out)
 {
     PARSE_INTO(vocab_algorithm_names, name, out, comet_algorithm);
+}
+
+const char *comet_protocol_model_name(comet_protocol_model p)
+{
+    return name_of(vocab_protocol_model_names, COUNT(vocab_protocol_model_names), (int)p);
+}
+
+const char *comet_protocol_name(comet_protocol p)
+{
+    return name_of(protocol_names, COUNT(protocol_names), (int)p);
 }
 
 const char *comet_recompute_name(comet_recompute r)
