@@ -11,6 +11,7 @@
 
 #include "args.h"
 #include "cli.h"
+#include "comet/network.h"
 #include "comet/simulate.h"
 #include "inputs.h"
 
@@ -37,6 +38,10 @@ static void usage(FILE *out)
             "The second simulates one collective over all NPUs of a system, event by event.\n"
             "  --collective all-reduce|reduce-scatter|all-gather|all-to-all\n"
             "  --size SIZE            buffer per NPU, e.g. \"1 GiB\"\n"
+            "  --max-size SIZE        a table over sizes from --size up to this one, as\n"
+            "                         nccl-tests prints it: time, algbw, busbw and the\n"
+            "                         protocol each dimension is priced with\n"
+            "  --step-factor F        size ratio between rows of the table (default 2)\n"
             "  --system NAME|FILE     system preset or file (default a100-80g-selene)\n"
             "  --npus N               NPUs (default: all of a fixed-size system; needed when\n"
             "                         its outermost dimension is auto)\n"
@@ -67,6 +72,8 @@ typedef struct sim_args {
     const char *system;
     comet_collective collective;
     double size;
+    double max_size;            /* 0: one size */
+    int64_t step_factor;        /* 0: 2 */
     int64_t npus;
     int64_t active_chunks;      /* 0: the default */
     bool congestion;
@@ -116,6 +123,8 @@ static const cli_arg collective_flags[] = {
     {.name = "--json", .kind = CLI_ARG_SWITCH, AT(json)},
     {.name = "--collective", .kind = CLI_ARG_CALL, .value = true, .call = collective_flag},
     {.name = "--size", .kind = CLI_ARG_QUANTITY, AT(size), .unit = COMET_UNIT_BYTES},
+    {.name = "--max-size", .kind = CLI_ARG_QUANTITY, AT(max_size), .unit = COMET_UNIT_BYTES},
+    {.name = "--step-factor", .kind = CLI_ARG_INT, AT(step_factor), .min = 2, .max = 1024},
     {.name = "--system", .kind = CLI_ARG_TEXT, AT(system)},
     {.name = "--npus", .kind = CLI_ARG_INT, AT(npus), .min = 1, .max = 1 << 30},
     {.name = "--splits", .kind = CLI_ARG_INT, AT(opt.splits), .min = 1, .max = 65536},
@@ -152,6 +161,14 @@ static comet_status parse_args(int argc, char **argv, sim_args *a, comet_error *
                                "is required (this release simulates single collectives)");
     if (!(a->size > 0.0))
         return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--size", "is required");
+    if (a->max_size > 0.0 && a->max_size < a->size)
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--max-size",
+                               "must be at least --size (%g B), got %g B", a->size, a->max_size);
+    if (a->step_factor && !(a->max_size > 0.0))
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--step-factor",
+                               "needs --max-size (it spaces the rows of a table over sizes)");
+    if (!a->step_factor)
+        a->step_factor = 2;
     return COMET_OK;
 }
 
@@ -204,6 +221,74 @@ static void render(comet_buf *b, const sim_args *a, const comet_system *sys,
     for (int d = 0; d < sys->n_dims; d++)
         comet_buf_printf(b, "%-16s %6lld %12.6f %11.1f%%\n", sys->dims[d].name,
                          (long long)sizes[d], r->busy[d] * 1e3, 100.0 * r->utilization[d]);
+}
+
+/* One row of the table over sizes. */
+typedef struct size_row {
+    double bytes, time, analytic;
+    comet_protocol protocols[COMET_MAX_DIMS];
+} size_row;
+
+#define MAX_SIZE_ROWS 128
+
+/* The protocols of the spanned dimensions, innermost first, "/"-joined. */
+static void protocol_text(char *out, size_t cap, const size_row *row,
+                          const int64_t sizes[COMET_MAX_DIMS], int n_dims)
+{
+    size_t len = 0;
+    out[0] = '\0';
+    for (int d = 0; d < n_dims && len < cap; d++)
+        if (sizes[d] > 1)
+            len += (size_t)snprintf(out + len, cap - len, "%s%s", len ? "/" : "",
+                                    comet_protocol_name(row->protocols[d]));
+}
+
+/* nccl-tests' table: size, time, algbw = size / time, busbw = algbw times
+ * the collective's factor over the whole group. */
+static void render_sizes(comet_buf *b, const sim_args *a, const comet_system *sys,
+                         const int64_t sizes[COMET_MAX_DIMS], int64_t npus, const size_row *rows,
+                         int n_rows)
+{
+    const char *name = comet_collective_name(a->collective);
+    double factor = comet_busbw_factor(a->collective, npus);
+    char protocols[128];
+    if (a->json) {
+        comet_buf_printf(b, "{\"collective\": \"%s\", \"npus\": %lld, \"system\": \"%s\", "
+                            "\"busbw_factor\": %.10g, \"rows\": [",
+                         name, (long long)npus, sys->name, factor);
+        for (int i = 0; i < n_rows; i++) {
+            const size_row *r = &rows[i];
+            double algbw = r->time > 0.0 ? r->bytes / r->time : 0.0;
+            comet_buf_printf(b, "%s\n  {\"bytes\": %.10g, \"time_s\": %.10g, "
+                                "\"analytic_s\": %.10g, \"algbw_Bps\": %.10g, "
+                                "\"busbw_Bps\": %.10g, \"protocols\": [",
+                             i ? "," : "", r->bytes, r->time, r->analytic, algbw, algbw * factor);
+            int k = 0;
+            for (int d = 0; d < sys->n_dims; d++)
+                if (sizes[d] > 1)
+                    comet_buf_printf(b, "%s\"%s\"", k++ ? ", " : "",
+                                     comet_protocol_name(r->protocols[d]));
+            comet_buf_printf(b, "]}");
+        }
+        comet_buf_printf(b, "\n]}\n");
+        return;
+    }
+    comet_buf_printf(b, "%s on %lld NPUs of %s (", name, (long long)npus, sys->name);
+    for (int d = 0; d < sys->n_dims; d++)
+        comet_buf_printf(b, "%s%lld", d ? "x" : "", (long long)sizes[d]);
+    comet_buf_printf(b, "), %s; busbw = algbw x %.4g\n\n",
+                     a->opt.fidelity == COMET_SIM_CONGESTION ? "congestion-aware"
+                                                             : "congestion-unaware",
+                     factor);
+    comet_buf_printf(b, "%15s %14s %12s %12s  %s\n", "size (B)", "time (us)", "algbw (GB/s)",
+                     "busbw (GB/s)", "protocol per dimension");
+    for (int i = 0; i < n_rows; i++) {
+        const size_row *r = &rows[i];
+        double algbw = r->time > 0.0 ? r->bytes / r->time : 0.0;
+        protocol_text(protocols, sizeof protocols, r, sizes, sys->n_dims);
+        comet_buf_printf(b, "%15.0f %14.2f %12.2f %12.2f  %s\n", r->bytes, r->time * 1e6,
+                         algbw / 1e9, algbw * factor / 1e9, protocols);
+    }
 }
 
 static void render_step(comet_buf *b, const cli_inputs *in, const comet_sim_step_result *r,
@@ -346,16 +431,36 @@ int cli_simulate(int argc, char **argv)
         return cli_report_error("simulate", &err);
     }
     comet_sim_collective_result r;
-    double t0 = cli_now();
-    if (comet_sim_collective(&sys, sizes, a.collective, a.size, &a.opt, &r, &err))
-        return cli_report_error("simulate", &err);
-    double seconds = cli_now() - t0;
     comet_system chunked = sys;
     chunked.collective_chunks = a.opt.splits > 0 ? a.opt.splits : sys.collective_chunks;
-    double analytic = comet_collective_time(&chunked, sizes, a.collective, a.size);
     comet_buf out;
     comet_buf_init(&out);
-    render(&out, &a, &sys, sizes, npus, &r, analytic, seconds);
+    if (a.max_size > 0.0) {
+        static size_row rows[MAX_SIZE_ROWS];
+        int n_rows = 0;
+        for (double bytes = a.size; bytes <= a.max_size * (1.0 + 1e-12) && n_rows < MAX_SIZE_ROWS;
+             bytes *= (double)a.step_factor) {
+            size_row *row = &rows[n_rows++];
+            if (comet_sim_collective(&sys, sizes, a.collective, bytes, &a.opt, &r, &err)) {
+                comet_buf_free(&out);
+                return cli_report_error("simulate", &err);
+            }
+            row->bytes = bytes;
+            row->time = r.time;
+            row->analytic = comet_collective_time(&chunked, sizes, a.collective, bytes);
+            comet_collective_protocols(&chunked, sizes, a.collective, bytes, row->protocols);
+        }
+        render_sizes(&out, &a, &sys, sizes, npus, rows, n_rows);
+    } else {
+        double t0 = cli_now();
+        if (comet_sim_collective(&sys, sizes, a.collective, a.size, &a.opt, &r, &err)) {
+            comet_buf_free(&out);
+            return cli_report_error("simulate", &err);
+        }
+        double seconds = cli_now() - t0;
+        double analytic = comet_collective_time(&chunked, sizes, a.collective, a.size);
+        render(&out, &a, &sys, sizes, npus, &r, analytic, seconds);
+    }
     comet_status st = cli_write_output(NULL, out.data, out.len, &err);
     comet_buf_free(&out);
     return st ? cli_report_error("simulate", &err) : CLI_OK;

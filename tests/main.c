@@ -12,6 +12,7 @@ int main(void)
     suite_core(&t);
     suite_config(&t);
     suite_network(&t);
+    suite_protocols(&t);
     suite_workload(&t);
     suite_context(&t);
     suite_estimate(&t);

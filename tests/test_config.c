@@ -635,6 +635,70 @@ static void test_error_types(void **state)
                  "gpt.yaml:1:44: system.network: expected a list, got a mapping");
 }
 
+/* A dimension's size models: protocols (NCCL's protocol model) and
+ * bus_bandwidth (measured curves per collective), read and refused with
+ * one-line errors naming the file position and the key. */
+#define NET_PREFIX "system:\n  preset: h100-80g-dgx\n  network:\n    - name: nvlink\n      size: 8\n" \
+                   "      bandwidth: \"450 GB/s\"\n"
+
+static void test_network_size_models(void **state)
+{
+    (void)state;
+    comet_job *job = read_ok(NET_PREFIX "      protocols: nccl_nvlink\n"
+                                        "      bus_bandwidth:\n"
+                                        "        all_reduce:\n"
+                                        "          - {size: \"1 MiB\", bandwidth: \"40 GB/s\"}\n"
+                                        "          - {size: \"1 GiB\", bandwidth: \"360 GB/s\"}\n"
+                                        "        all_to_all: [{size: \"8 MiB\", bandwidth: \"100 GB/s\"}]\n",
+                             "n.yaml");
+    const comet_net_dim *d = &job->system.dims[0];
+    assert_int_equal(d->protocols, COMET_PROTOCOLS_NCCL_NVLINK);
+    assert_int_equal(d->bus.npus, 8); /* the dimension's size */
+    assert_int_equal(d->bus.n_curves, 2);
+    assert_int_equal(d->bus.curve[COMET_COLL_ALL_REDUCE].n_points, 2);
+    assert_true(d->bus.curve[COMET_COLL_ALL_REDUCE].points[1].bytes == 1073741824.0);
+    assert_true(d->bus.curve[COMET_COLL_ALL_REDUCE].points[1].busbw == 360e9);
+    assert_int_equal(d->bus.curve[COMET_COLL_ALL_TO_ALL].n_points, 1);
+    assert_int_equal(d->bus.curve[COMET_COLL_ALL_GATHER].n_points, 0);
+    free(job);
+
+    expect_error("n.yaml", NET_PREFIX "      protocols: nccl\n",
+                 "n.yaml:7:18: system.network[0].protocols: unknown value \"nccl\" (expected one "
+                 "of none, nccl_nvlink, nccl_pci, nccl_net)");
+    expect_error("n.yaml",
+                 NET_PREFIX "      bus_bandwidth:\n        all_reduce:\n"
+                            "          - {size: \"1 GiB\", bandwidth: \"40 GB/s\"}\n"
+                            "          - {size: \"1 MiB\", bandwidth: \"40 GB/s\"}\n",
+                 "n.yaml:10:20: system.network[0].bus_bandwidth.all_reduce[1].size: sizes must "
+                 "increase (the point before has 1.07374e+09 B)");
+    expect_error("n.yaml",
+                 NET_PREFIX "      bus_bandwidth:\n        all_reduce:\n"
+                            "          - {size: \"1 MiB\", bandwidth: \"-40 GB/s\"}\n",
+                 "n.yaml:9:40: system.network[0].bus_bandwidth.all_reduce[0].bandwidth: expected "
+                 "a positive bandwidth, got \"-40 GB/s\"");
+    expect_error("n.yaml",
+                 NET_PREFIX "      bus_bandwidth:\n        allreduce:\n"
+                            "          - {size: \"1 MiB\", bandwidth: \"40 GB/s\"}\n",
+                 "n.yaml:8:9: system.network[0].bus_bandwidth.allreduce: unknown key (did you "
+                 "mean \"all_reduce\"?)");
+    expect_error("n.yaml",
+                 NET_PREFIX "      bus_bandwidth:\n        all_reduce:\n"
+                            "          - {size: \"1 MiB\"}\n",
+                 "n.yaml:9:13: system.network[0].bus_bandwidth.all_reduce[0]: missing key "
+                 "\"bandwidth\"");
+    expect_error("n.yaml", NET_PREFIX "      bus_bandwidth: {npus: 8}\n",
+                 "n.yaml:7:7: system.network[0].bus_bandwidth: needs a curve (all_reduce, "
+                 "reduce_scatter, all_gather or all_to_all)");
+    expect_error("n.yaml", NET_PREFIX "      bus_bandwidth: {all_gather: []}\n",
+                 "n.yaml:7:35: system.network[0].bus_bandwidth.all_gather: needs at least one "
+                 "point");
+    expect_error("n.yaml",
+                 "system:\n  preset: h100-80g-dgx\n  network:\n    - {size: auto, bandwidth: "
+                 "\"50 GB/s\",\n       bus_bandwidth: {all_reduce: [{size: 1 MiB, bandwidth: "
+                 "1 GB/s}]}}\n",
+                 "n.yaml:5:8: system.network[0].bus_bandwidth: missing key \"npus\"");
+}
+
 static void test_error_sizes(void **state)
 {
     (void)state;
@@ -1151,6 +1215,7 @@ void suite_config(test_tally *t)
         cmocka_unit_test(test_error_ranges),
         cmocka_unit_test(test_error_types),
         cmocka_unit_test(test_error_sizes),
+        cmocka_unit_test(test_network_size_models),
         cmocka_unit_test(test_error_units),
         cmocka_unit_test(test_error_enums),
         cmocka_unit_test(test_error_yaml),

@@ -30,6 +30,17 @@ static const cfg_field point_fields[] = {
     CFG_END,
 };
 
+/* A curve's point i: its size (in `unit`) must exceed the point before. */
+static comet_status size_increases(cfg_ctx *c, const char *path, size_t i, double size,
+                                   double before, const char *unit)
+{
+    if (i == 0 || size > before)
+        return COMET_OK;
+    char key[CFG_PATH_LEN];
+    cfg_path_key(key, sizeof key, path, "size");
+    return cfg_fail_key(c, key, "sizes must increase (the point before has %g %s)", before, unit);
+}
+
 static comet_status read_point(cfg_ctx *c, const cfg_node *n, const char *path, size_t i,
                                void *out)
 {
@@ -40,13 +51,7 @@ static comet_status read_point(cfg_ctx *c, const cfg_node *n, const char *path, 
         return cfg_missing(c, path, "size");
     if (p->efficiency <= 0)
         return cfg_missing(c, path, "efficiency");
-    if (i > 0 && p->flops <= p[-1].flops) {
-        char key[CFG_PATH_LEN];
-        cfg_path_key(key, sizeof key, path, "size");
-        return cfg_fail_key(c, key, "sizes must increase (the point before has %g FLOP)",
-                            p[-1].flops);
-    }
-    return COMET_OK;
+    return size_increases(c, path, i, p->flops, i ? p[-1].flops : 0.0, "FLOP");
 }
 
 static comet_status read_gemm_curve(cfg_ctx *c, const cfg_node *n, const char *path,
@@ -180,6 +185,79 @@ static comet_status read_dim_size(cfg_ctx *c, const cfg_node *n, const char *pat
     return cfg_read_int(c, n, path, 0, MAX_DIM_SIZE, &d->size);
 }
 
+static const cfg_field bus_point_fields[] = {
+    CFG_QTY("size", comet_bus_point, bytes, CFG_UNIT_BYTES),
+    CFG_QTY("bandwidth", comet_bus_point, busbw, CFG_UNIT_BANDWIDTH),
+    CFG_END,
+};
+
+/* One row of a measured curve: size and bus bandwidth, both given and
+ * positive, sizes increasing. */
+static comet_status read_bus_point(cfg_ctx *c, const cfg_node *n, const char *path, size_t i,
+                                   void *out)
+{
+    comet_bus_point *p = (comet_bus_point *)out + i;
+    memset(p, 0, sizeof *p);
+    CFG_TRY(cfg_fields_read(c, n, path, bus_point_fields, p));
+    if (p->bytes <= 0)
+        return cfg_missing(c, path, "size");
+    if (p->busbw <= 0)
+        return cfg_missing(c, path, "bandwidth");
+    return size_increases(c, path, i, p->bytes, i ? p[-1].bytes : 0.0, "B");
+}
+
+static comet_status read_bus_curve(cfg_ctx *c, const cfg_node *n, const char *path,
+                                   comet_bus_curves *bus, comet_collective coll)
+{
+    comet_bus_curve *cv = &bus->curve[coll];
+    CFG_TRY(cfg_list_read(c, n, path, COMET_MAX_BUS_POINTS, read_bus_point, cv->points,
+                          &cv->n_points));
+    if (cv->n_points == 0)
+        return cfg_fail(c, n, path, "needs at least one point");
+    return COMET_OK;
+}
+
+#define BUS_CURVE_READER(fn, coll)                                                        \
+    static comet_status fn(cfg_ctx *c, const cfg_node *n, const char *path, void *base)   \
+    {                                                                                     \
+        return read_bus_curve(c, n, path, base, coll);                                    \
+    }
+BUS_CURVE_READER(read_bus_all_reduce, COMET_COLL_ALL_REDUCE)
+BUS_CURVE_READER(read_bus_reduce_scatter, COMET_COLL_REDUCE_SCATTER)
+BUS_CURVE_READER(read_bus_all_gather, COMET_COLL_ALL_GATHER)
+BUS_CURVE_READER(read_bus_all_to_all, COMET_COLL_ALL_TO_ALL)
+
+static const cfg_field bus_fields[] = {
+    CFG_INT("npus", comet_bus_curves, npus, 2, MAX_DIM_SIZE),
+    CFG_CUSTOM("all_reduce", read_bus_all_reduce),
+    CFG_CUSTOM("reduce_scatter", read_bus_reduce_scatter),
+    CFG_CUSTOM("all_gather", read_bus_all_gather),
+    CFG_CUSTOM("all_to_all", read_bus_all_to_all),
+    CFG_END,
+};
+
+/* bus_bandwidth: the measured curves; npus defaults to the dimension's
+ * size, and must be given when that is auto. */
+static comet_status check_bus(cfg_ctx *c, const char *path, comet_net_dim *d)
+{
+    comet_bus_curves *bus = &d->bus;
+    bus->n_curves = 0;
+    for (int k = 0; k < COMET_COLL_COUNT; k++)
+        bus->n_curves += bus->curve[k].n_points > 0;
+    if (bus->n_curves == 0 && bus->npus == 0)
+        return COMET_OK;
+    char key[CFG_PATH_LEN];
+    cfg_path_key(key, sizeof key, path, "bus_bandwidth");
+    if (bus->n_curves == 0)
+        return cfg_fail_key(c, key, "needs a curve (all_reduce, reduce_scatter, all_gather "
+                                    "or all_to_all)");
+    if (bus->npus == 0 && d->size < 2)
+        return cfg_missing(c, key, "npus");
+    if (bus->npus == 0)
+        bus->npus = d->size;
+    return COMET_OK;
+}
+
 static const cfg_field dim_fields[] = {
     CFG_NAME("name", comet_net_dim, name),
     CFG_CUSTOM("size", read_dim_size),
@@ -190,6 +268,8 @@ static const cfg_field dim_fields[] = {
     CFG_FRACTION("efficiency", comet_net_dim, efficiency),
     CFG_BOOL("in_network_reduction", comet_net_dim, in_network_reduction),
     CFG_REAL("cost_per_gbps", comet_net_dim, cost_per_gbps),
+    CFG_ENUM("protocols", comet_net_dim, protocols, vocab_protocol_model_names),
+    CFG_SUB("bus_bandwidth", comet_net_dim, bus, bus_fields),
     CFG_END,
 };
 
@@ -208,7 +288,7 @@ static comet_status read_dim(cfg_ctx *c, const cfg_node *n, const char *path, si
         return cfg_missing(c, path, "size");
     if (d->bandwidth <= 0)
         return cfg_missing(c, path, "bandwidth");
-    return COMET_OK;
+    return check_bus(c, path, d);
 }
 
 static comet_status read_network(cfg_ctx *c, const cfg_node *n, const char *path, void *base)
