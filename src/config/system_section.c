@@ -2,6 +2,7 @@
  * GEMM efficiency curve), memory tiers (HBM and an optional expansion tier)
  * and the network as a list of dimensions, innermost first. Lists replace
  * a preset's lists; mappings merge into a preset's values. */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -30,28 +31,45 @@ static const cfg_field point_fields[] = {
     CFG_END,
 };
 
-/* A curve's point i: its size (in `unit`) must exceed the point before. */
-static comet_status size_increases(cfg_ctx *c, const char *path, size_t i, double size,
-                                   double before, const char *unit)
+/* The points of a curve: two positive numbers each, a size and a value,
+ * stored as a struct of two doubles, with sizes increasing. */
+typedef struct curve_kind {
+    const cfg_field *fields; /* "size" and value_key */
+    const char *value_key;
+    const char *unit;        /* the size's, for the error */
+} curve_kind;
+
+_Static_assert(sizeof(comet_eff_point) == 2 * sizeof(double) &&
+                   offsetof(comet_eff_point, efficiency) == sizeof(double),
+               "a GEMM efficiency point is (size, value)");
+_Static_assert(sizeof(comet_bus_point) == 2 * sizeof(double) &&
+                   offsetof(comet_bus_point, busbw) == sizeof(double),
+               "a bus-bandwidth point is (size, value)");
+
+static comet_status read_curve_point(cfg_ctx *c, const cfg_node *n, const char *path, size_t i,
+                                     double (*points)[2], const curve_kind *k)
 {
-    if (i == 0 || size > before)
+    double *p = points[i];
+    p[0] = p[1] = 0.0;
+    CFG_TRY(cfg_fields_read(c, n, path, k->fields, p));
+    if (p[0] <= 0)
+        return cfg_missing(c, path, "size");
+    if (p[1] <= 0)
+        return cfg_missing(c, path, k->value_key);
+    if (i == 0 || p[0] > points[i - 1][0])
         return COMET_OK;
     char key[CFG_PATH_LEN];
     cfg_path_key(key, sizeof key, path, "size");
-    return cfg_fail_key(c, key, "sizes must increase (the point before has %g %s)", before, unit);
+    return cfg_fail_key(c, key, "sizes must increase (the point before has %g %s)",
+                        points[i - 1][0], k->unit);
 }
+
+static const curve_kind gemm_curve = {point_fields, "efficiency", "FLOP"};
 
 static comet_status read_point(cfg_ctx *c, const cfg_node *n, const char *path, size_t i,
                                void *out)
 {
-    comet_eff_point *p = (comet_eff_point *)out + i;
-    memset(p, 0, sizeof *p);
-    CFG_TRY(cfg_fields_read(c, n, path, point_fields, p));
-    if (p->flops <= 0)
-        return cfg_missing(c, path, "size");
-    if (p->efficiency <= 0)
-        return cfg_missing(c, path, "efficiency");
-    return size_increases(c, path, i, p->flops, i ? p[-1].flops : 0.0, "FLOP");
+    return read_curve_point(c, n, path, i, out, &gemm_curve);
 }
 
 static comet_status read_gemm_curve(cfg_ctx *c, const cfg_node *n, const char *path,
@@ -191,19 +209,13 @@ static const cfg_field bus_point_fields[] = {
     CFG_END,
 };
 
-/* One row of a measured curve: size and bus bandwidth, both given and
- * positive, sizes increasing. */
+/* One row of a measured curve: size and bus bandwidth. */
+static const curve_kind bus_curve = {bus_point_fields, "bandwidth", "B"};
+
 static comet_status read_bus_point(cfg_ctx *c, const cfg_node *n, const char *path, size_t i,
                                    void *out)
 {
-    comet_bus_point *p = (comet_bus_point *)out + i;
-    memset(p, 0, sizeof *p);
-    CFG_TRY(cfg_fields_read(c, n, path, bus_point_fields, p));
-    if (p->bytes <= 0)
-        return cfg_missing(c, path, "size");
-    if (p->busbw <= 0)
-        return cfg_missing(c, path, "bandwidth");
-    return size_increases(c, path, i, p->bytes, i ? p[-1].bytes : 0.0, "B");
+    return read_curve_point(c, n, path, i, out, &bus_curve);
 }
 
 static comet_status read_bus_curve(cfg_ctx *c, const cfg_node *n, const char *path,

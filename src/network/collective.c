@@ -18,25 +18,12 @@
 
 #include <math.h>
 
-/* The closed form of docs/collectives.md: hops * a + load * x. */
-static double closed_form(comet_collective c, const comet_link *link, double a, double x)
-{
-    const net_topology *topo = net_topology_of(link->topology);
-
-    /* In-network reduction replaces the algorithm for all-reduce only, on
-     * a topology that can reduce (docs/collectives.md, "In-network
-     * reduction"). */
-    if (c == COMET_COLL_ALL_REDUCE && link->in_network_reduction && topo->in_network_all_reduce)
-        return net_seconds(topo->in_network_all_reduce(link), a, x);
-
-    return net_algorithm_of(link->algorithm)->time[c](topo, link, a, x);
-}
-
 /* A link whose dimension has a size model: its measured curve for c, else
  * its protocol model, else the closed form (a dimension may carry curves
- * for some collectives only). */
-static comet_coll_cost sized_cost(comet_collective c, const comet_link *link, double bytes,
-                                  double a, double x)
+ * for some collectives only). Kept out of line and cold: the strategy
+ * search's systems mostly have none, and their path stays as it was. */
+NET_COLD static comet_coll_cost sized_cost(comet_collective c, const comet_link *link,
+                                           double bytes, double a, double x)
 {
     comet_coll_cost r;
     if (net_bus_curve_cost(c, link, bytes, &r))
@@ -44,7 +31,7 @@ static comet_coll_cost sized_cost(comet_collective c, const comet_link *link, do
     comet_protocol_model pm = link->size_model->protocols;
     if (pm > COMET_PROTOCOLS_NONE && pm < COMET_PROTOCOLS_COUNT)
         return net_protocol_cost(c, link, a, x);
-    return (comet_coll_cost){closed_form(c, link, a, x), closed_form(c, link, 0.0, x),
+    return (comet_coll_cost){net_closed_form(c, link, a, x), net_closed_form(c, link, 0.0, x),
                              COMET_PROTO_NONE};
 }
 
@@ -60,7 +47,7 @@ double comet_collective_time_1d(comet_collective c, const comet_link *link, doub
     double x = bytes / link->bandwidth;
     if (link->size_model)
         return sized_cost(c, link, bytes, a, x).time;
-    return closed_form(c, link, a, x);
+    return net_closed_form(c, link, a, x);
 }
 
 comet_coll_cost comet_collective_cost_1d(comet_collective c, const comet_link *link, double bytes)

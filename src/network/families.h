@@ -111,6 +111,25 @@ double net_ring_schedule_all_to_all(const net_topology *t, const comet_link *l, 
 net_cost net_full_bandwidth_steps(const comet_link *l); /* n-1 steps of S/n at full B */
 net_cost net_one_hop_scatter(const comet_link *l);      /* S/n to every peer, one hop */
 
+/* The closed form of docs/collectives.md on a link: hops * a + load * x,
+ * in-network reduction replacing the algorithm for all-reduce only, on a
+ * topology that can reduce ("In-network reduction"). */
+static inline double net_closed_form(comet_collective c, const comet_link *l, double a, double x)
+{
+    const net_topology *topo = net_topology_of(l->topology);
+    if (c == COMET_COLL_ALL_REDUCE && l->in_network_reduction && topo->in_network_all_reduce)
+        return net_seconds(topo->in_network_all_reduce(l), a, x);
+    return net_algorithm_of(l->algorithm)->time[c](topo, l, a, x);
+}
+
+/* Out of line and cold (GCC, Clang): paths the strategy search's common
+ * case never takes. */
+#if defined(__GNUC__) || defined(__clang__)
+#define NET_COLD __attribute__((cold, noinline))
+#else
+#define NET_COLD
+#endif
+
 /* Pricing by message size, for a link with a size_model (n >= 2, S > 0,
  * B > 0, a >= 0, x = S/B; docs/collectives.md, "Protocols and measured
  * curves"). NCCL's protocol model (protocol.c): the fastest of LL, LL128
