@@ -249,13 +249,14 @@ static void render_sizes(comet_buf *b, const sim_args *a, const comet_system *sy
                          const int64_t sizes[COMET_MAX_DIMS], int64_t npus, const size_row *rows,
                          int n_rows)
 {
+    int64_t chunks = comet_collective_chunks(sys);
     const char *name = comet_collective_name(a->collective);
     double factor = comet_busbw_factor(a->collective, npus);
     char protocols[128];
     if (a->json) {
         comet_buf_printf(b, "{\"collective\": \"%s\", \"npus\": %lld, \"system\": \"%s\", "
-                            "\"busbw_factor\": %.10g, \"rows\": [",
-                         name, (long long)npus, sys->name, factor);
+                            "\"chunks\": %lld, \"busbw_factor\": %.10g, \"rows\": [",
+                         name, (long long)npus, sys->name, (long long)chunks, factor);
         for (int i = 0; i < n_rows; i++) {
             const size_row *r = &rows[i];
             double algbw = r->time > 0.0 ? r->bytes / r->time : 0.0;
@@ -276,7 +277,8 @@ static void render_sizes(comet_buf *b, const sim_args *a, const comet_system *sy
     comet_buf_printf(b, "%s on %lld NPUs of %s (", name, (long long)npus, sys->name);
     for (int d = 0; d < sys->n_dims; d++)
         comet_buf_printf(b, "%s%lld", d ? "x" : "", (long long)sizes[d]);
-    comet_buf_printf(b, "), %s; busbw = algbw x %.4g\n\n",
+    comet_buf_printf(b, "), %lld chunk%s, %s; busbw = algbw x %.4g\n\n", (long long)chunks,
+                     chunks == 1 ? "" : "s",
                      a->opt.fidelity == COMET_SIM_CONGESTION ? "congestion-aware"
                                                              : "congestion-unaware",
                      factor);
@@ -450,7 +452,7 @@ int cli_simulate(int argc, char **argv)
             row->analytic = comet_collective_time(&chunked, sizes, a.collective, bytes);
             comet_collective_protocols(&chunked, sizes, a.collective, bytes, row->protocols);
         }
-        render_sizes(&out, &a, &sys, sizes, npus, rows, n_rows);
+        render_sizes(&out, &a, &chunked, sizes, npus, rows, n_rows);
     } else {
         double t0 = cli_now();
         if (comet_sim_collective(&sys, sizes, a.collective, a.size, &a.opt, &r, &err)) {

@@ -411,6 +411,39 @@ static void test_simulate_collective(void **state)
                  "this one hold more than 1073741824 NPUs, comet's limit");
 }
 
+/* --max-size: nccl-tests' table over sizes. Two NPUs on NVLink under
+ * NCCL's protocol model, 100 GB/s, one chunk (docs/collectives.md): 1 KiB
+ * by LL in 7.8 us + 1024 / 50e9 = 7.82048 us, 1 MiB by Simple in 15.2 us +
+ * 2^20 / 100e9 = 25.68576 us; busbw = algbw on 2 NPUs. */
+static void test_simulate_collective_sizes(void **state)
+{
+    (void)state;
+    write_file("proto2.yaml", "system:\n  preset: a100-80g-selene\n  collective_chunks: 1\n"
+                              "  network:\n"
+                              "    - {size: 2, bandwidth: \"100 GB/s\", protocols: nccl_nvlink}\n");
+    cli_run r;
+    run(&r, "simulate --system proto2.yaml --collective all-reduce --npus 2 --size '1 KiB' "
+            "--max-size '1 MiB' --step-factor 1024 --json");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "{\"bytes\": 1024, \"time_s\": 7.82048e-06, \"analytic_s\": "
+                                  "7.82048e-06, \"algbw_Bps\": 130938254.4, \"busbw_Bps\": "
+                                  "130938254.4, \"protocols\": [\"LL\"]}"));
+    assert_non_null(strstr(r.out, "{\"bytes\": 1048576, \"time_s\": 2.568576e-05"));
+    assert_non_null(strstr(r.out, "\"protocols\": [\"Simple\"]}\n]}"));
+    run(&r, "simulate --system proto2.yaml --collective all-reduce --npus 2 --size '1 KiB' "
+            "--max-size '1 MiB' --step-factor 1024");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "           1024           7.82         0.13         0.13  LL\n"));
+    assert_non_null(strstr(r.out, "        1048576          25.69        40.82        40.82  Simple\n"));
+    expect_error("simulate --system proto2.yaml --collective all-reduce --size '1 MiB' "
+                 "--max-size '1 KiB'",
+                 "comet simulate: --max-size: must be at least --size (1.04858e+06 B), got 1024 B");
+    expect_error("simulate --system proto2.yaml --collective all-reduce --size '1 MiB' "
+                 "--step-factor 4",
+                 "comet simulate: --step-factor: needs --max-size (it spaces the rows of a table "
+                 "over sizes)");
+}
+
 /* A step of a million microbatches (125 s and 9.6 GB before it ran out of
  * memory) is simulated through its steady state in bounded memory; one
  * that cannot fit the task limit is refused with the flag that raises it. */
@@ -1557,6 +1590,7 @@ void suite_cli(test_tally *t)
         cmocka_unit_test(test_layer_list_example),
         cmocka_unit_test(test_search),
         cmocka_unit_test(test_simulate_collective),
+        cmocka_unit_test(test_simulate_collective_sizes),
         cmocka_unit_test(test_quantities_out_of_range),
         cmocka_unit_test(test_simulate_huge_step),
         cmocka_unit_test(test_simulate_chakra),
