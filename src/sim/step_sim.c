@@ -79,6 +79,7 @@ typedef struct builder {
     int *wgt_last;       /* ... and the last task of a split backward's W pass */
     int *dp_last;        /* per stage: last DP task before the optimizer */
     int *seg_gather;     /* per-layer ZeRO 3: each segment's gather in the current pass */
+    int *pass_end;       /* per stage: the last task of the stage's latest pass */
     bool oom;
 } builder;
 
@@ -461,7 +462,8 @@ static void pass(builder *b, int64_t mb, int vs, sched_pass_kind kind)
     bool per_layer = b->plan.dp.per_layer && !weight;
     int ahead = per_layer ? (int)b->plan.dp.prefetch : 0;
     for (int k = 0; per_layer && k <= ahead && k < n; k++)
-        b->seg_gather[k] = gather(b, stage, &segs[forward ? k : n - 1 - k], mb, -1);
+        b->seg_gather[k] = gather(b, stage, &segs[forward ? k : n - 1 - k], mb,
+                                  b->pass_end[stage]);
     int g_next = first_sg && !per_layer ? gather(b, stage, first_sg, mb, -1) : -1;
     int w_next = first_sg ? load_weights(b, stage, first_sg, mb) : -1;
     for (int i = 0; i < n; i++) {
@@ -534,6 +536,8 @@ static void pass(builder *b, int64_t mb, int vs, sched_pass_kind kind)
     if (!weight)
         first_tab[idx(b, mb, vs)] = first;
     last_tab[idx(b, mb, vs)] = prev;
+    if (prev >= 0)
+        b->pass_end[stage] = prev;
     /* send to the next virtual stage (forward) or the previous (backward) */
     bool send = !weight && (forward ? vs < b->vstages - 1 : vs > 0);
     if (send && b->p > 1) {
@@ -755,9 +759,10 @@ static comet_status build(const comet_model *m, const comet_system *sys, const c
             (*tabs[i])[c] = -1;
     }
     b->dp_last = malloc(sizeof(int) * (size_t)b->p);
-    b->oom = b->oom || !b->dp_last;
-    for (int i = 0; b->dp_last && i < b->p; i++)
-        b->dp_last[i] = -1;
+    b->pass_end = malloc(sizeof(int) * (size_t)b->p);
+    b->oom = b->oom || !b->dp_last || !b->pass_end;
+    for (int i = 0; b->dp_last && b->pass_end && i < b->p; i++)
+        b->dp_last[i] = b->pass_end[i] = -1;
     for (int stage = 0; stage < b->p && !b->oom; stage++) {
         stage_program(b, stage);
         stage_epilogue(b, stage);
@@ -784,6 +789,7 @@ static void builder_free(builder *b, bool keep_graph)
     free(b->dp_last);
     free(b->segs);
     free(b->seg_gather);
+    free(b->pass_end);
     if (!keep_graph) {
         sim_graph_free(&b->g);
         free(b->coll);
