@@ -4,7 +4,9 @@
  * microbatch, interleaving, sequence parallelism, fused attention, the
  * context-parallel exchange, recomputation, ZeRO stage, offloads, overlap
  * and the pipeline schedule (1F1B or ZB-H1), prices each with the
- * analytical model and keeps the best k.
+ * analytical model and keeps the best k. The framework is the base
+ * strategy's: auto prices ZeRO 3 as fsdp (per-layer gathers), megatron
+ * leaves ZeRO 3 out.
  *
  * Work is split into "units" (global batch, tp, cp, pp, ep, placement
  * order); a
