@@ -28,6 +28,7 @@ int main(void)
     suite_fuzz_seeds(&t);
     suite_report(&t);
     suite_study(&t);
+    suite_framework(&t);
     if (t.skipped)
         printf("\n%d test%s skipped (see the SKIPPED lines above)", t.skipped,
                t.skipped == 1 ? "" : "s");

@@ -1422,7 +1422,9 @@ static const char *const knob_samples[COMET_KNOB_COUNT] = {
     /* interleave 2 runs interleaved 1F1B on even stages (zb-h1 and uneven
      * stages are refused with it; test_schedule_flags sets them) */
     [COMET_KNOB_SCHEDULE] = "1f1b", [COMET_KNOB_FIRST_STAGE_LAYERS] = "0",
-    [COMET_KNOB_LAST_STAGE_LAYERS] = "0",
+    [COMET_KNOB_LAST_STAGE_LAYERS] = "0", [COMET_KNOB_FRAMEWORK] = "fsdp",
+    [COMET_KNOB_PREFETCH] = "2", [COMET_KNOB_GATHER_BUCKET] = "1000",
+    [COMET_KNOB_REDUCE_BUCKET] = "2000",
 };
 
 /* Does text hold the number n as a whole number (no digit either side)? */
@@ -1561,13 +1563,18 @@ static void test_knob_flags_match_keys(void **state)
                  k->flag, past, (long long)k->lo, (long long)k->hi);
         expect_error(args, want);
         char file[128];
-        snprintf(file, sizeof file, "strategy:\n  %s: %lld\n", comet_knob_file_key(k), past);
+        const char *fkey = comet_knob_file_key(k), *dot = strchr(fkey, '.');
+        if (dot) /* a key of a group (zero3.prefetch): nested under it */
+            snprintf(file, sizeof file, "strategy:\n  %.*s:\n    %s: %lld\n", (int)(dot - fkey),
+                     fkey, dot + 1, past);
+        else
+            snprintf(file, sizeof file, "strategy:\n  %s: %lld\n", fkey, past);
         write_file("limit.yaml", file);
         cli_run r;
         run(&r, "estimate limit.yaml");
         assert_int_equal(r.status, 2);
-        snprintf(want, sizeof want, "comet estimate: limit.yaml:2:%d: %s: ",
-                 (int)strlen(comet_knob_file_key(k)) + 5, k->key);
+        snprintf(want, sizeof want, "comet estimate: limit.yaml:%d:%d: %s: ", dot ? 3 : 2,
+                 dot ? (int)strlen(dot + 1) + 7 : (int)strlen(fkey) + 5, k->key);
         if (strncmp(r.err, want, strlen(want)) != 0 || !names_number(r.err, k->hi))
             fail_msg("estimate limit.yaml (%s = %lld): %s", k->key, past, r.err);
     }

@@ -362,6 +362,7 @@ static void test_plan_agrees_for_every_zero_stage(void **state)
     static comet_sim_step_result sim;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         comet_strategy s = tp8_pp2_dp4(cases[i].zero);
+        s.framework = COMET_FRAMEWORK_IDEAL; /* fsdp's ZeRO 3: tests/test_framework.c */
         s.overlap_dp = cases[i].overlap;
         s.offload_optimizer = s.offload_weights = s.offload_activations = cases[i].offload;
         comet_result est;
@@ -479,12 +480,14 @@ static void test_dlrm_tables_are_model_parallel(void **state)
     /* DP: the MLPs' gradients once, and the all-to-all of 13.3 KB per
      * sample forward and backward for the 1024 samples of one microbatch */
     assert_close(r.dp_bytes, mlp * 4 + 2 * 1024 * 13.3e3, 1e-9);
-    /* ZeRO shards the replicated MLPs only */
+    /* ZeRO shards the replicated MLPs only (ideal: no gathered layers) */
     s.zero_stage = 3;
+    s.framework = COMET_FRAMEWORK_IDEAL;
     comet_result z;
     assert_int_equal(comet_estimate(&m, &sys, &s, &z, &err), COMET_OK);
     assert_close(z.mem[COMET_TIER_HBM][COMET_MEM_WEIGHTS], (mlp / 64 + tables / 64) * 4, 1e-9);
     s.zero_stage = 0;
+    s.framework = COMET_FRAMEWORK_AUTO;
     static comet_sim_step_result sim;
     for (int congestion = 0; congestion <= 1; congestion++) {
         comet_sim_step_options o = {.fidelity = congestion ? COMET_SIM_CONGESTION
@@ -850,7 +853,7 @@ static void test_step_extrapolates_exactly(void **state)
          COMET_SCHEDULE_1F1B},
         {"1F1B, DP overlap, ZeRO-2", 2, 1, 2, true, COMET_RECOMPUTE_FULL, COMET_SIM_UNAWARE,
          COMET_SCHEDULE_1F1B},
-        {"interleaved, ZeRO-3", 2, 2, 3, true, COMET_RECOMPUTE_NONE, COMET_SIM_UNAWARE,
+        {"interleaved, ZeRO-3 (ideal)", 2, 2, 3, true, COMET_RECOMPUTE_NONE, COMET_SIM_UNAWARE,
          COMET_SCHEDULE_1F1B},
         {"1F1B, ZeRO-1, congestion", 2, 1, 1, true, COMET_RECOMPUTE_NONE, COMET_SIM_CONGESTION,
          COMET_SCHEDULE_1F1B},
@@ -872,6 +875,9 @@ static void test_step_extrapolates_exactly(void **state)
         s.dp = cases[i].dp;
         s.interleave = cases[i].v;
         s.zero_stage = (int)cases[i].zero;
+        /* fsdp's per-layer gathers do not settle into a round that
+         * repeats within the limit here (docs/model.md 7.6) */
+        s.framework = COMET_FRAMEWORK_IDEAL;
         s.overlap_dp = cases[i].overlap_dp;
         s.recompute = cases[i].rc;
         s.schedule = cases[i].schedule;

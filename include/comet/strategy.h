@@ -25,6 +25,8 @@
 #define COMET_MAX_BATCH 2147483648LL
 #define COMET_MAX_INTERLEAVE 4096
 #define COMET_MAX_STAGE_LAYERS 65536   /* first/last_stage_layers */
+#define COMET_MAX_PREFETCH 64          /* prefetch */
+#define COMET_MAX_BUCKET 1000000000000LL  /* gather_bucket, reduce_bucket (parameters) */
 
 typedef enum comet_recompute {
     COMET_RECOMPUTE_NONE = 0,
@@ -54,6 +56,21 @@ typedef enum comet_schedule {
 
 const char *comet_schedule_name(comet_schedule sc);
 
+/* The training framework a strategy assumes: how its data-parallel
+ * collectives are issued and how much of them hides behind compute
+ * (docs/model.md, frameworks). */
+typedef enum comet_framework {
+    COMET_FRAMEWORK_AUTO = 0,    /* by ZeRO stage: fsdp for ZeRO 3, megatron below */
+    COMET_FRAMEWORK_MEGATRON,    /* Megatron-LM: bucketed gradient reduction (distributed
+                                    optimizer for ZeRO 1/2) overlapped with backward; no ZeRO 3 */
+    COMET_FRAMEWORK_FSDP,        /* ZeRO-3 as PyTorch FSDP / DeepSpeed run it: per-layer gathers
+                                    and reduce-scatters on one stream, prefetch-limited */
+    COMET_FRAMEWORK_IDEAL        /* comet's earlier model: ZeRO-3 gathers hide behind a whole
+                                    pass and overlapped communication takes no compute */
+} comet_framework;
+
+const char *comet_framework_name(comet_framework f);
+
 /* The strategy's knobs, in the order strategy files list them; each is
  * described once in comet/knobs.h's table. */
 typedef enum comet_knob_id {
@@ -78,6 +95,10 @@ typedef enum comet_knob_id {
     COMET_KNOB_CP_COMM,
     COMET_KNOB_EP,
     COMET_KNOB_SCHEDULE,
+    COMET_KNOB_FRAMEWORK,
+    COMET_KNOB_PREFETCH,
+    COMET_KNOB_GATHER_BUCKET,
+    COMET_KNOB_REDUCE_BUCKET,
     COMET_KNOB_FIRST_STAGE_LAYERS,
     COMET_KNOB_LAST_STAGE_LAYERS,
     COMET_KNOB_ORDER,
@@ -112,6 +133,12 @@ typedef struct comet_strategy {
     int64_t first_stage_layers;    /* Transformer blocks on the first and on the last */
     int64_t last_stage_layers;     /* pipeline stage; 0: an even split (Megatron-LM's
                                       --decoder-first/last-pipeline-num-layers) */
+    comet_framework framework;     /* the implementation assumed (auto: by ZeRO stage) */
+    /* ZeRO 3 under fsdp (docs/model.md, frameworks): */
+    int64_t prefetch;              /* layers whose gathers may run ahead of the layer
+                                      computing (FSDP's backward_prefetch: 1) */
+    int64_t gather_bucket;         /* parameters per all-gather message; 0: one per layer */
+    int64_t reduce_bucket;         /* parameters per reduce-scatter message; 0: one per layer */
 
     /* Placement: which network dimensions each group occupies, innermost
      * first. If placement_given is false, comet_strategy_resolve fills
@@ -124,6 +151,10 @@ typedef struct comet_strategy {
     bool placement_given;
     int64_t place[COMET_GROUP_COUNT][COMET_MAX_DIMS];
 } comet_strategy;
+
+/* The framework a strategy runs: its own, or for auto the ZeRO stage's
+ * (fsdp for ZeRO 3, megatron otherwise). */
+comet_framework comet_strategy_framework(const comet_strategy *s);
 
 /* Megatron-like defaults: tp=pp=dp=cp=ep=1, microbatch 1, global batch 1,
  * interleave 1, no recompute, ZeRO 0, DP overlap on, TP overlap off (as
@@ -197,8 +228,9 @@ typedef enum comet_strategy_fault {
     COMET_FAULT_EP_SPLIT,       /* ep does not divide dp or the experts, or the model
                                    has no experts */
     COMET_FAULT_SCHEDULE,       /* zb-h1 with interleave > 1 */
-    COMET_FAULT_UNEVEN_STAGES   /* first/last_stage_layers leave a middle stage no layer,
+    COMET_FAULT_UNEVEN_STAGES,  /* first/last_stage_layers leave a middle stage no layer,
                                    exceed the depth, or meet interleaving or a layer list */
+    COMET_FAULT_FRAMEWORK       /* ZeRO 3 under framework megatron */
 } comet_strategy_fault;
 
 typedef struct comet_strategy_refusal {

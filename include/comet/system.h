@@ -62,6 +62,10 @@ typedef struct comet_compute {
     /* achievable fraction of HBM bandwidth per kind of memory-bound
      * kernel; 0: the HBM tier's efficiency */
     double mem_efficiency[COMET_MEMK_COUNT];
+    /* Share of compute throughput a collective takes while it runs behind
+     * compute (its kernels hold SMs and HBM bandwidth): h seconds of hidden
+     * communication add overlap_slowdown * h to the compute; 0: free. */
+    double overlap_slowdown;
 } comet_compute;
 
 typedef enum comet_attach {

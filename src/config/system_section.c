@@ -128,6 +128,18 @@ static comet_status read_k_overhead(cfg_ctx *c, const cfg_node *n, const char *p
     return COMET_OK;
 }
 
+/* compute.overlap_slowdown: a share of compute throughput, 0 (free) to 1
+ * (an overlapped collective costs as much as an exposed one). */
+static comet_status read_overlap_slowdown(cfg_ctx *c, const cfg_node *n, const char *path,
+                                          void *base)
+{
+    comet_compute *cc = base;
+    CFG_TRY(cfg_read_real(c, n, path, false, &cc->overlap_slowdown));
+    if (!(cc->overlap_slowdown >= 0.0 && cc->overlap_slowdown <= 1.0))
+        return cfg_fail_key(c, path, "must be a share from 0 to 1, got %g", cc->overlap_slowdown);
+    return COMET_OK;
+}
+
 #define MEM_KIND(k, kind)                                                               \
     {.key = (k), .type = CFG_T_FRACTION, .offset = (kind) * sizeof(double),            \
      .size = sizeof(double)}
@@ -149,6 +161,7 @@ static const cfg_field compute_fields[] = {
     CFG_QTY0("kernel_launch", comet_compute, kernel_launch, CFG_UNIT_TIME),
     CFG_CUSTOM("attention_efficiency", read_attn_curve),
     CFG_SUB("memory_efficiency", comet_compute, mem_efficiency, mem_kind_fields),
+    CFG_CUSTOM("overlap_slowdown", read_overlap_slowdown),
     CFG_END,
 };
 

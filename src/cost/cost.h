@@ -13,6 +13,7 @@
 #ifndef COMET_COST_H
 #define COMET_COST_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include "comet/estimate.h"
@@ -102,6 +103,41 @@ struct step_plan;
 void footprint_compute(const comet_system *sys, const comet_strategy *s, const work_stage *w,
                        const struct step_plan *plan, footprint *fp, comet_result *out);
 
+/* ---- ZeRO 3 under fsdp: per-layer gathers (fsdp.c) ---- */
+
+/* A run of equal layers of one pass, in forward order: how many, one
+ * layer's compute (with what its own collectives leave exposed), the
+ * all-gather of its weights and (backward) the reduce-scatter of its
+ * gradients, each as priced on the data-parallel group. */
+typedef struct fsdp_run {
+    double count;
+    double compute, gather, reduce;
+} fsdp_run;
+
+typedef struct fsdp_time {
+    double compute;            /* the pass's compute */
+    double comm;               /* its gathers and reduce-scatters, end to end */
+    double exposed;            /* the time the pass takes beyond its compute */
+    double hidden;             /* communication that ran while the compute did */
+} fsdp_time;
+
+/* One pass (forward, or backward: runs walked in reverse, a reduce-scatter
+ * after each layer) over n_runs runs: gathers go out on one stream in
+ * layer order, at most `prefetch` layers ahead of the layer computing
+ * (prefetch 0: a layer's gather starts when the layer before it has
+ * computed); a layer computes once its gather is in. docs/model.md,
+ * frameworks. */
+void fsdp_pass(const fsdp_run *runs, int n_runs, int64_t prefetch, bool backward, fsdp_time *out);
+
+/* The share of compute throughput overlapped communication takes under
+ * strategy s (the system's compute.overlap_slowdown; 0 under framework
+ * ideal, which keeps overlap free). */
+static inline double overlap_share(const comet_system *sys, const comet_strategy *s)
+{
+    return comet_strategy_framework(s) == COMET_FRAMEWORK_IDEAL ? 0.0
+                                                                 : sys->compute.overlap_slowdown;
+}
+
 /* ---- the step plan (step_plan.c) ---- */
 
 /* What data parallelism and ZeRO do with each replicated parameter (model-
@@ -119,6 +155,12 @@ typedef struct plan_dp {
                                   * after the last microbatch */
     bool gather_each_pass;       /* ZeRO 3: weights gathered before each forward and backward */
     bool gather_after_step;      /* ZeRO 1/2: updated weights gathered once after the optimizer */
+    bool per_layer;              /* ZeRO 3 under fsdp: each layer's gathers and reduce-scatter
+                                  * are collectives of their own on one stream, priced layer
+                                  * by layer (fsdp.c), not as step-level comms */
+    int64_t prefetch;            /* ... layers a gather may run ahead */
+    double gather_bucket;        /* ... parameters per all-gather message (0: a layer's) */
+    double reduce_bucket;        /* ... parameters per reduce-scatter message (0: a layer's) */
     double grad_bytes;           /* bytes per parameter reduced (4 with fp32 gradients) */
     double weight_bytes;         /* bytes per parameter gathered (the model's dtype) */
     /* Copies one NPU holds a 1/shards share of: the gradient group's
@@ -196,6 +238,20 @@ void step_plan_memory(const comet_model *m, const comet_system *sys, const comet
                       step_plan *out);
 void step_plan_traffic(const comet_system *sys, const comet_strategy *s, const work_stage *w,
                        step_plan *out);
+
+/* Messages one layer's collective of `params` parameters goes out in,
+ * under a bucket of `bucket` parameters (0: one message). */
+static inline double plan_messages(double params, double bucket)
+{
+    return bucket > 0.0 && params > bucket ? ceil(params / bucket) : 1.0;
+}
+
+/* Under per-layer ZeRO 3: the time of one layer's weight all-gather
+ * (gather) or gradient reduce-scatter, `params` parameters of which
+ * `expert` experts, as messages of at most the plan's bucket over the
+ * gradient group (the experts' over theirs, after). */
+double plan_layer_collective(const comet_system *sys, const comet_strategy *s, const plan_dp *dp,
+                             bool gather, double params, double expert);
 
 /* HBM bytes the optimizer step moves per parameter it updates. */
 double optimizer_bytes_per_param(const comet_strategy *s, double elem);

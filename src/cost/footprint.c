@@ -113,6 +113,18 @@ void footprint_compute(const comet_system *sys, const comet_strategy *s, const w
     bytes[COMET_MEM_OPTIMIZER] =
         (plan_held(w->params_npu, pe, dp->optimizer_shards, dp->expert_optimizer_shards) + mp) *
         12.0;
+    if (dp->per_layer) {
+        /* ZeRO 3 under fsdp: a layer computes on its gathered weights
+         * while up to `prefetch` more layers' gathers have landed, and its
+         * backward writes its whole gradient before the reduce-scatter
+         * shards it (docs/model.md, frameworks) */
+        double largest = 0.0;
+        for (int i = 0; i < w->n_layers; i++)
+            if (!w->layers[i].model_parallel && w->layers[i].params > largest)
+                largest = w->layers[i].params;
+        bytes[COMET_MEM_WEIGHTS] += (double)(dp->prefetch + 1) * largest * dp->weight_bytes;
+        bytes[COMET_MEM_GRADIENTS] += largest * dp->grad_bytes;
+    }
     double act_per_micro = 0.0;
     bytes[COMET_MEM_ACTIVATIONS] = activation_bytes(s, w, micro, &act_per_micro);
 

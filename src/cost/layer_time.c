@@ -34,6 +34,12 @@ void cp_ring_times(const comet_system *sys, const comet_strategy *s, double kv_b
     out->exposed_bwd = 2.0 * fmax(0.0, out->send_one - out->step_bwd) +
                        (cp - 2.0) * fmax(0.0, out->send_two - out->step_bwd);
     out->bytes_bwd = 2.0 * (cp - 1.0) * kv_bytes;
+    /* the sends that hide take their share of the core they hide behind */
+    double share = overlap_share(sys, s);
+    if (share > 0.0) {
+        out->exposed_fwd += share * (out->sends_fwd - out->exposed_fwd);
+        out->exposed_bwd += share * (out->sends_bwd - out->exposed_bwd);
+    }
 }
 
 /* One op's forward and backward time. A GEMM's backward is its input-

@@ -42,6 +42,33 @@ static void plan_dp_of(const comet_strategy *s, double elem, plan_dp *out)
     out->expert_weight_shards = zero >= 3 ? edp : 1.0;
     out->expert_grad_shards = zero >= 2 ? edp : 1.0;
     out->expert_optimizer_shards = zero >= 1 ? edp : 1.0;
+    /* ZeRO 3 as FSDP runs it: per-layer collectives (fsdp.c); under
+     * framework ideal, the step-level gathers below */
+    out->per_layer = zero >= 3 && comet_strategy_framework(s) == COMET_FRAMEWORK_FSDP;
+    out->prefetch = s->prefetch;
+    out->gather_bucket = (double)s->gather_bucket;
+    out->reduce_bucket = (double)s->reduce_bucket;
+}
+
+double plan_layer_collective(const comet_system *sys, const comet_strategy *s, const plan_dp *dp,
+                             bool gather, double params, double expert)
+{
+    double per_param = gather ? dp->weight_bytes : dp->grad_bytes;
+    double bucket = gather ? dp->gather_bucket : dp->reduce_bucket;
+    comet_collective c = gather ? COMET_COLL_ALL_GATHER : dp->reduce;
+    double apart = dp->expert_apart ? expert : 0.0, t = 0.0;
+    int64_t span[COMET_MAX_DIMS];
+    if (dp->active && params - apart > 0.0) {
+        double n = plan_messages(params - apart, bucket);
+        comet_strategy_grad_spans(s, false, span);
+        t += n * comet_collective_time(sys, span, c, (params - apart) * per_param / n);
+    }
+    if (dp->expert_active && apart > 0.0) {
+        double n = plan_messages(apart, bucket);
+        comet_strategy_grad_spans(s, true, span);
+        t += n * comet_collective_time(sys, span, c, apart * per_param / n);
+    }
+    return t;
 }
 
 double optimizer_bytes_per_param(const comet_strategy *s, double elem)
@@ -101,6 +128,8 @@ static void plan_dp_set(step_plan *p, double params, bool expert)
 {
     const plan_dp *dp = &p->dp;
     double grads = params * dp->grad_bytes, weights = params * dp->weight_bytes;
+    if (dp->per_layer)
+        return; /* each layer's own (fsdp.c) */
     add_comm(p, dp->reduce, grads, dp->reduce_each_micro, PLAN_BEHIND_BACKWARD, false, expert);
     if (dp->gather_each_pass) {
         add_comm(p, COMET_COLL_ALL_GATHER, weights, true, PLAN_BEHIND_FORWARD, true, expert);

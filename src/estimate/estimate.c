@@ -56,13 +56,17 @@ static void time_layer(const work_layer *l, const work_stage *w, const hw_rates 
     bool full = l->where == WORK_EVERY_STAGE && s->recompute == COMET_RECOMPUTE_FULL;
     double gemm_window = lt.gemm_fwd * (3.0 + (full ? 1.0 : 0.0));
     double chunks = (double)comet_collective_chunks(sys);
+    double share = overlap_share(sys, s);
     double n = on_busiest ? l->count : 0.0;
     *unit = (kind_time){.fwd = lt.fwd, .bwd = lt.bwd + lt.recompute, .weight = lt.wgrad};
     for (int g = 0; g < COMET_GROUP_COUNT; g++) {
         double comm = lt.comm_fwd[g] + lt.comm_bwd[g] + lt.comm_rc[g];
         double exposed = comm;
-        if (g == COMET_GROUP_TP && s->overlap_tp)
+        if (g == COMET_GROUP_TP && s->overlap_tp) {
             exposed = fmax(comm / chunks, comm - gemm_window);
+            /* what hides takes its share of the GEMMs it hides behind */
+            exposed += share * (comm - exposed);
+        }
         st->comm[g] += n * comm;
         st->exposed[g] += n * exposed;
         /* each pass keeps its own share of what stays exposed */
@@ -100,12 +104,56 @@ enum { STAGE_CACHE = 64 };
 
 typedef struct stage_times_ctx {
     const comet_model *model;
+    const comet_system *system;
     const comet_strategy *strategy;
     const work_stage *work;
+    const step_plan *plan;
     const kind_time *unit;
     sched_stage_time cached[STAGE_CACHE];
     bool have_cache;
 } stage_times_ctx;
+
+/* ZeRO 3 under fsdp (docs/model.md, frameworks): one microbatch's
+ * forward and backward over a stage holding count[i] layers of kind i,
+ * with each layer's gathers and reduce-scatter on one stream (fsdp.c).
+ * The kinds run in the stage's order: the embedding, the blocks (an MoE
+ * model's dense blocks, then its MoE blocks), the LM head. */
+static void fsdp_stage(const comet_system *sys, const comet_strategy *s, const step_plan *plan,
+                       const work_stage *w, const kind_time *unit, const double *count,
+                       fsdp_time *fwd, fsdp_time *bwd)
+{
+    static const work_where order[3] = {WORK_FIRST_STAGE, WORK_EVERY_STAGE, WORK_LAST_STAGE};
+    fsdp_run f[sizeof w->layers / sizeof w->layers[0]], b[sizeof w->layers / sizeof w->layers[0]];
+    int n = 0;
+    for (int o = 0; o < 3; o++)
+        for (int i = 0; i < w->n_layers; i++) {
+            const work_layer *l = &w->layers[i];
+            if (l->where != order[o] || !(count[i] > 0.0))
+                continue;
+            double g = 0.0, r = 0.0;
+            if (!l->model_parallel) {
+                g = plan_layer_collective(sys, s, &plan->dp, true, l->params, l->expert_params);
+                r = plan_layer_collective(sys, s, &plan->dp, false, l->params, l->expert_params);
+            }
+            f[n] = (fsdp_run){count[i], unit[i].fwd, g, 0.0};
+            b[n] = (fsdp_run){count[i], unit[i].bwd, g, r};
+            n++;
+        }
+    fsdp_pass(f, n, plan->dp.prefetch, false, fwd);
+    fsdp_pass(b, n, plan->dp.prefetch, true, bwd);
+    if (!plan->dp.overlap) /* every collective blocks the compute */
+        for (fsdp_time *t = fwd; t; t = t == fwd ? bwd : NULL) {
+            t->exposed = t->comm;
+            t->hidden = 0.0;
+        }
+}
+
+/* What fsdp's passes add to a microbatch: the time the compute waits and
+ * the share of compute the hidden collectives take. */
+static double fsdp_added(const fsdp_time *t, double share)
+{
+    return t->exposed + share * t->hidden;
+}
 
 static void price_stage(const stage_times_ctx *ctx, int64_t stage, sched_stage_time *out)
 {
@@ -116,6 +164,7 @@ static void price_stage(const stage_times_ctx *ctx, int64_t stage, sched_stage_t
     if (split)
         work_stage_block_counts(ctx->model, s, stage, &blocks, &moe);
     *out = (sched_stage_time){0.0, 0.0, 0.0};
+    double counts[sizeof w->layers / sizeof w->layers[0]];
     for (int i = 0; i < w->n_layers; i++) {
         const work_layer *l = &w->layers[i];
         double n;
@@ -125,9 +174,17 @@ static void price_stage(const stage_times_ctx *ctx, int64_t stage, sched_stage_t
             n = stage == s->pp - 1 ? l->count : 0.0;
         else
             n = !split ? l->count : (double)(l->moe ? moe : blocks - moe);
+        counts[i] = n;
         out->fwd += n * ctx->unit[i].fwd;
         out->bwd += n * ctx->unit[i].bwd;
         out->weight += n * ctx->unit[i].weight;
+    }
+    if (ctx->plan->dp.per_layer) {
+        fsdp_time f, b;
+        fsdp_stage(ctx->system, s, ctx->plan, w, ctx->unit, counts, &f, &b);
+        double share = overlap_share(ctx->system, s);
+        out->fwd += fsdp_added(&f, share);
+        out->bwd += fsdp_added(&b, share);
     }
 }
 
@@ -168,11 +225,17 @@ static void time_data_parallel(const comet_system *sys, const comet_strategy *s,
     }
     double micro = (double)plan->microbatches, comm_each = 0.0, comm_once = 0.0;
     double exposed_each = 0.0, exposed_once = 0.0;
+    double share = overlap_share(sys, s);
     for (int w = PLAN_BEHIND_FORWARD; w < PLAN_WINDOW_COUNT; w++) {
         comm_each += each[w];
         comm_once += once[w];
         exposed_each += fmax(0.0, each[w] - window[w]);
         exposed_once += fmax(0.0, once[w] - window[w]);
+        /* what hides takes its share of the compute it hides behind */
+        if (share > 0.0) {
+            exposed_each += share * fmin(each[w], window[w]);
+            exposed_once += share * fmin(once[w], window[w]);
+        }
     }
     out->dp_bytes += micro * each_bytes + once_bytes;
     out->dp_comm_time += micro * (comm_each + each[PLAN_EXPOSED]) + comm_once + once[PLAN_EXPOSED];
@@ -258,6 +321,26 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
     kind_time unit[sizeof work->layers / sizeof work->layers[0]];
     for (int i = 0; i < work->n_layers; i++)
         time_layer(&work->layers[i], work, &r, sys, &s, &st, &unit[i]);
+    /* ZeRO 3 under fsdp: the layers' gathers and reduce-scatters, inside
+     * every microbatch (docs/model.md, frameworks) */
+    double fsdp_micro = 0.0;
+    if (plan.dp.per_layer) {
+        double counts[sizeof work->layers / sizeof work->layers[0]];
+        double bytes = 0.0;
+        for (int i = 0; i < work->n_layers; i++) {
+            const work_layer *l = &work->layers[i];
+            counts[i] = work_on_busiest(work, &s, l) ? l->count : 0.0;
+            if (!l->model_parallel)
+                bytes += counts[i] * l->params * (2.0 * plan.dp.weight_bytes + plan.dp.grad_bytes);
+        }
+        fsdp_time f, b;
+        fsdp_stage(sys, &s, &plan, work, unit, counts, &f, &b);
+        double share = overlap_share(sys, &s);
+        fsdp_micro = fsdp_added(&f, share) + fsdp_added(&b, share);
+        out->dp_comm_time += micro * (f.comm + b.comm);
+        out->dp_exposed += micro * fsdp_micro;
+        out->dp_bytes += micro * bytes;
+    }
 
     out->forward = micro * st.fwd;
     out->backward = micro * st.bwd;
@@ -265,17 +348,19 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
     out->tp_comm_time = micro * st.comm[COMET_GROUP_TP];
     out->tp_bytes = micro * st.bytes[COMET_GROUP_TP];
     out->pp_bytes = micro * st.bytes[COMET_GROUP_PP] + micro * plan.send.per_micro * plan.send.bytes;
-    out->dp_bytes = micro * st.bytes[COMET_GROUP_DP];
+    out->dp_bytes += micro * st.bytes[COMET_GROUP_DP];
     out->tp_exposed = micro * st.exposed[COMET_GROUP_TP];
     double per_micro = st.fwd + st.bwd + st.recompute + st.exposed[COMET_GROUP_TP] +
                        st.exposed[COMET_GROUP_PP] + st.exposed[COMET_GROUP_DP] +
-                       st.exposed[COMET_GROUP_EP] + st.exposed[COMET_GROUP_CP];
+                       st.exposed[COMET_GROUP_EP] + st.exposed[COMET_GROUP_CP] + fsdp_micro;
     /* the schedule sees every stage when they differ (docs/model.md,
      * uneven stages) */
     stage_times_ctx stages; /* its cache filled only as far as used */
     stages.model = m;
+    stages.system = sys;
     stages.strategy = &s;
     stages.work = work;
+    stages.plan = &plan;
     stages.unit = unit;
     stages.have_cache = false;
     if (s.pp > 1 && s.pp <= STAGE_CACHE && s.interleave == 1) {

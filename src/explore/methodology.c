@@ -352,8 +352,10 @@ static const char *const assumption_lines[] = {
     "of the busiest stage's.",
     "Network: each collective runs its algorithm on every dimension in turn "
     "(hierarchically), without congestion between groups.",
-    "Overlap: DP and TP communication hide behind compute when the strategy overlaps them; "
-    "TP overlap and fused attention assume no contention (optimistic).",
+    "Overlap: DP and TP communication hide behind compute when the strategy overlaps them, "
+    "taking the system's compute.overlap_slowdown share of the compute they hide behind; "
+    "ZeRO 3 gathers and reduce-scatters each layer apart on one stream, prefetched one "
+    "layer ahead (FSDP); fused attention assumes no contention.",
     "Memory: mixed-precision weights and gradients with fp32 Adam state, activations per "
     "Korthikanti et al. 2022; an expansion tier holds offloaded or spilled state and streams "
     "it at its bandwidth.",

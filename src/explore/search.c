@@ -4,7 +4,9 @@
  * microbatch, interleaving, sequence parallelism, fused attention, the
  * context-parallel exchange, recomputation, ZeRO stage, offloads, overlap
  * and the pipeline schedule (1F1B or ZB-H1), prices each with the
- * analytical model and keeps the best k.
+ * analytical model and keeps the best k. The framework is the base
+ * strategy's: auto prices ZeRO 3 as fsdp (per-layer gathers), megatron
+ * leaves ZeRO 3 out.
  *
  * Work is split into "units" (global batch, tp, cp, pp, ep, placement
  * order); a
@@ -345,6 +347,17 @@ static bool grad_ranks(const comet_strategy *s)
     return comet_strategy_grad_size(s, false) > 1;
 }
 
+/* The highest ZeRO stage a point may use: none without gradient ranks;
+ * 2 under framework megatron (whose distributed optimizer does not shard
+ * weights), else 3. The framework itself is the base strategy's: auto
+ * gives ZeRO 3 the fsdp model and the others megatron's. */
+static int max_zero(const comet_strategy *s)
+{
+    if (!grad_ranks(s))
+        return 0;
+    return s->framework == COMET_FRAMEWORK_MEGATRON ? 2 : 3;
+}
+
 /* Schedules a point may run: ZB-H1 and 1F1B when there is a pipeline of
  * one chunk per stage, else the one it has. */
 static int schedules_of(const comet_strategy *s)
@@ -401,7 +414,7 @@ static void evaluate_workload(search_run *run, comet_strategy *s, const work_sta
 {
     for (int rc = 0; rc <= COMET_RECOMPUTE_FULL; rc++) {
         s->recompute = (comet_recompute)rc;
-        for (int zero = 0; zero <= (grad_ranks(s) ? 3 : 0); zero++) {
+        for (int zero = 0; zero <= max_zero(s); zero++) {
             s->zero_stage = zero;
             evaluate_knobs(run, s, w);
         }
@@ -412,7 +425,7 @@ static void evaluate_workload(search_run *run, comet_strategy *s, const work_sta
  * indices and the numbering stays the same in every shard. */
 static uint64_t points_per_workload(const comet_search_request *req, const comet_strategy *s)
 {
-    uint64_t n = 3 * (grad_ranks(s) ? 4 : 1);
+    uint64_t n = 3 * (uint64_t)(max_zero(s) + 1);
     if (req->space.vary_offload && req->system->expansion.present)
         n *= 8;
     return n * (grad_ranks(s) ? 2 : 1) * (s->tp > 1 ? 2 : 1) * (uint64_t)schedules_of(s);

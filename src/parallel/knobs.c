@@ -24,6 +24,11 @@ static const char *schedule_value(int value)
     return comet_schedule_name((comet_schedule)value);
 }
 
+static const char *framework_value(int value)
+{
+    return comet_framework_name((comet_framework)value);
+}
+
 #define FIELD(member) .offset = offsetof(comet_strategy, member), \
                       .size = sizeof(((comet_strategy *)0)->member)
 #define INT_KNOB(member, lo_, hi_) .type = COMET_KNOB_T_INT, FIELD(member), .lo = (lo_), .hi = (hi_)
@@ -123,6 +128,27 @@ static const comet_knob knobs[COMET_KNOB_COUNT] = {
         .flag = "--schedule", .flag_form = COMET_FLAG_VALUE, .column = 21, .help_line = 15,
         .help_usage = "--schedule 1f1b|zb-h1",
         .help = "pipeline schedule (zb-h1: zero bubble, interleave 1)"},
+    [COMET_KNOB_FRAMEWORK] = {
+        .name = "framework", .key = "strategy.framework", .type = COMET_KNOB_T_CHOICE,
+        FIELD(framework), .n_values = COMET_FRAMEWORK_IDEAL + 1, .value_name = framework_value,
+        .flag = "--framework", .flag_form = COMET_FLAG_VALUE, .search_flag = true,
+        .column = -1, .help_line = 18, .help_usage = "--framework NAME",
+        .help = "auto|megatron|fsdp|ideal (auto: fsdp for ZeRO 3, else megatron)"},
+    [COMET_KNOB_PREFETCH] = {
+        .name = "prefetch", .key = "strategy.zero3.prefetch",
+        INT_KNOB(prefetch, 0, COMET_MAX_PREFETCH), .flag = "--prefetch",
+        .flag_form = COMET_FLAG_VALUE, .search_flag = true, .column = -1, .help_line = 19,
+        .help_usage = "--prefetch N", .help = "fsdp ZeRO 3: layers gathered ahead (default 1)"},
+    [COMET_KNOB_GATHER_BUCKET] = {
+        .name = "gather_bucket", .key = "strategy.zero3.gather_bucket",
+        INT_KNOB(gather_bucket, 0, COMET_MAX_BUCKET), .flag = "--gather-bucket",
+        .flag_form = COMET_FLAG_VALUE, .search_flag = true, .column = -1, .help_line = 20,
+        .help_usage = "--gather-bucket N --reduce-bucket N",
+        .help = "fsdp ZeRO 3: parameters per message (0: a layer's)"},
+    [COMET_KNOB_REDUCE_BUCKET] = {
+        .name = "reduce_bucket", .key = "strategy.zero3.reduce_bucket",
+        INT_KNOB(reduce_bucket, 0, COMET_MAX_BUCKET), .flag = "--reduce-bucket",
+        .flag_form = COMET_FLAG_VALUE, .search_flag = true, .column = -1, .help_line = 20},
     [COMET_KNOB_FIRST_STAGE_LAYERS] = {
         .name = "first_stage_layers", .key = "strategy.first_stage_layers",
         INT_KNOB(first_stage_layers, 0, COMET_MAX_STAGE_LAYERS), .flag = "--first-stage-layers",

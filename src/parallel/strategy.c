@@ -25,6 +25,8 @@ void comet_strategy_defaults(comet_strategy *s)
     s->recompute = COMET_RECOMPUTE_NONE;
     s->overlap_dp = true;
     s->overlap_tp = false;
+    s->framework = COMET_FRAMEWORK_AUTO;
+    s->prefetch = 1; /* FSDP's default backward_prefetch, BACKWARD_PRE: the next layer */
     static const comet_group megatron[] = {COMET_GROUP_TP, COMET_GROUP_DP, COMET_GROUP_PP};
     comet_strategy_order_complete(megatron, 3, s->order);
 }
@@ -45,6 +47,13 @@ void comet_strategy_order_complete(const comet_group *given, int n,
         if (given[i] == COMET_GROUP_TP && !has_cp)
             out[k++] = COMET_GROUP_CP;
     }
+}
+
+comet_framework comet_strategy_framework(const comet_strategy *s)
+{
+    if (s->framework != COMET_FRAMEWORK_AUTO)
+        return s->framework;
+    return s->zero_stage >= 3 ? COMET_FRAMEWORK_FSDP : COMET_FRAMEWORK_MEGATRON;
 }
 
 int64_t comet_strategy_npus(const comet_strategy *s)
@@ -269,6 +278,10 @@ static comet_status check_model(const comet_model *m, const comet_strategy *s,
     if (s->interleave > 1 && s->pp == 1)
         return REFUSE(why, COMET_FAULT_CHUNKS, COMET_KNOB_INTERLEAVE, err,
                       "%lld needs pipeline parallelism (pp > 1)", (long long)s->interleave);
+    if (s->zero_stage >= 3 && s->framework == COMET_FRAMEWORK_MEGATRON)
+        return REFUSE(why, COMET_FAULT_FRAMEWORK, COMET_KNOB_FRAMEWORK, err,
+                      "megatron shards optimizer state and gradients (ZeRO 1 and 2), not the "
+                      "weights: ZeRO 3 needs framework fsdp (or ideal)");
     if (s->schedule == COMET_SCHEDULE_ZB_H1 && s->interleave > 1)
         return REFUSE(why, COMET_FAULT_SCHEDULE, COMET_KNOB_SCHEDULE, err,
                       "zb-h1 runs one model chunk per stage, got interleave %lld (interleave > 1 "

@@ -78,6 +78,8 @@ typedef struct builder {
     int *fwd_first, *fwd_last, *bwd_first, *bwd_last, *send_fwd, *send_bwd, *act_store;
     int *wgt_last;       /* ... and the last task of a split backward's W pass */
     int *dp_last;        /* per stage: last DP task before the optimizer */
+    int *seg_gather;     /* per-layer ZeRO 3: each segment's gather in the current pass */
+    int *pass_end;       /* per stage: the last task of the stage's latest pass */
     bool oom;
 } builder;
 
@@ -261,11 +263,12 @@ static int collective(builder *b, int stage, int stream, comet_group grp, comet_
  * `params` parameters at `per_param` bytes each, `expert` of them expert
  * parameters: over the dense gradient group (dp x cp), and with expert
  * parallelism the expert part apart over the expert-DP group, after it
- * (comet_strategy_grad_spans). Returns the last task, or `after` when
- * nothing is reduced. */
+ * (comet_strategy_grad_spans); each part as messages of at most `bucket`
+ * parameters, one after another (plan_messages; 0: one message). Returns
+ * the last task, or `after` when nothing is reduced. */
 static int dp_collective(builder *b, int stage, int stream, comet_collective c, double params,
-                         double expert, double per_param, int kind, int64_t mb, int layer,
-                         int after)
+                         double expert, double per_param, double bucket, int kind, int64_t mb,
+                         int layer, int after)
 {
     const plan_dp *dp = &b->plan.dp;
     int64_t span[COMET_MAX_DIMS];
@@ -273,15 +276,21 @@ static int dp_collective(builder *b, int stage, int stream, comet_collective c, 
     int last = after;
     if (dp->active) {
         comet_strategy_grad_spans(b->s, false, span);
-        last = collective_on(b, stage, stream, span, COMET_GROUP_DP, c,
-                             (params - apart) * per_param, kind, mb, layer, after);
-        record_on(b, last, STEP_ON_GRADS);
+        double n = plan_messages(params - apart, bucket);
+        for (double i = 0.0; i < n; i++) {
+            last = collective_on(b, stage, stream, span, COMET_GROUP_DP, c,
+                                 (params - apart) * per_param / n, kind, mb, layer, i > 0.0 ? last : after);
+            record_on(b, last, STEP_ON_GRADS);
+        }
     }
     if (dp->expert_active && apart > 0.0) {
         comet_strategy_grad_spans(b->s, true, span);
-        last = collective_on(b, stage, stream, span, COMET_GROUP_DP, c, apart * per_param, kind,
-                             mb, layer, last);
-        record_on(b, last, STEP_ON_EXPERT_GRADS);
+        double n = plan_messages(apart, bucket);
+        for (double i = 0.0; i < n; i++) {
+            last = collective_on(b, stage, stream, span, COMET_GROUP_DP, c, apart * per_param / n,
+                                 kind, mb, layer, last);
+            record_on(b, last, STEP_ON_EXPERT_GRADS);
+        }
     }
     return last;
 }
@@ -349,16 +358,17 @@ static int dp_stream(const builder *b)
 
 /* ZeRO-3: gather a segment's weights ahead of using them (with overlap,
  * prefetched: the gathers queue on the DP stream, the compute waits for
- * its own; without, each blocks the compute stream before its use). */
-static int gather(builder *b, int stage, const segment *sg, int64_t mb)
+ * its own; without, each blocks the compute stream before its use),
+ * once `after` is done (-1: at once). */
+static int gather(builder *b, int stage, const segment *sg, int64_t mb, int after)
 {
     const plan_dp *dp = &b->plan.dp;
     const work_layer *wl = &b->work.layers[sg->kind];
     if (!dp->active || !dp->gather_each_pass || wl->model_parallel)
         return -1;
     return dp_collective(b, stage, dp_stream(b), COMET_COLL_ALL_GATHER, wl->params * sg->count,
-                         wl->expert_params * sg->count, dp->weight_bytes, K_GATHER, mb, sg->layer,
-                         -1);
+                         wl->expert_params * sg->count, dp->weight_bytes,
+                         dp->per_layer ? dp->gather_bucket : 0.0, K_GATHER, mb, sg->layer, after);
 }
 
 /* A pipeline send: latency + bytes/bandwidth on the outermost dimension
@@ -419,7 +429,8 @@ static void dp_bucket(builder *b, int stage, const segment *sg, int64_t mb, bool
     const work_layer *wl = &b->work.layers[sg->kind];
     if (dp->active && dp->overlap && (last_mb || dp->reduce_each_micro) && !wl->model_parallel)
         b->dp_last[stage] = dp_collective(b, stage, R_DP, dp->reduce, wl->params * sg->count,
-                                          wl->expert_params * sg->count, dp->grad_bytes, K_DP, mb,
+                                          wl->expert_params * sg->count, dp->grad_bytes,
+                                          dp->per_layer ? dp->reduce_bucket : 0.0, K_DP, mb,
                                           sg->layer, grad);
 }
 
@@ -444,21 +455,31 @@ static void pass(builder *b, int64_t mb, int vs, sched_pass_kind kind)
      * segment's gradient reduction on the DP stream and its activation
      * store on the memory stream (as DeepSpeed prefetches) */
     const segment *first_sg = n > 0 && !weight ? &segs[forward ? 0 : n - 1] : NULL;
-    int g_next = first_sg ? gather(b, stage, first_sg, mb) : -1;
+    /* ZeRO 3 under fsdp (cost's fsdp.c): the first prefetch+1 layers'
+     * gathers go out at once, then each layer's once the layer `prefetch`
+     * places before it has computed (and, in backward, that layer's
+     * reduce-scatter has been issued) */
+    bool per_layer = b->plan.dp.per_layer && !weight;
+    int ahead = per_layer ? (int)b->plan.dp.prefetch : 0;
+    for (int k = 0; per_layer && k <= ahead && k < n; k++)
+        b->seg_gather[k] = gather(b, stage, &segs[forward ? k : n - 1 - k], mb,
+                                  b->pass_end[stage]);
+    int g_next = first_sg && !per_layer ? gather(b, stage, first_sg, mb, -1) : -1;
     int w_next = first_sg ? load_weights(b, stage, first_sg, mb) : -1;
     for (int i = 0; i < n; i++) {
         const segment *sg = &segs[forward ? i : n - 1 - i];
         const layer_time *lt = &b->lt[sg->kind];
         const work_layer *wl = &b->work.layers[sg->kind];
-        int g = g_next, w = w_next;
+        int g = per_layer ? b->seg_gather[i] : g_next, w = w_next;
         const segment *next = i + 1 < n ? &segs[forward ? i + 1 : n - 2 - i] : NULL;
+        const segment *next_gather = next && !per_layer ? next : NULL;
         double acts = layer_stashed_bytes(wl, b->s->recompute) * sg->count * b->fp.activations_offloaded;
         int t;
         if (forward) {
             t = task(b, stage, R_COMPUTE, lt->fwd * sg->count, K_FWD, mb, sg->layer, prev);
             sim_add_dep(&b->g, g, t);
             sim_add_dep(&b->g, w, t);
-            g_next = next ? gather(b, stage, next, mb) : -1;
+            g_next = next_gather ? gather(b, stage, next_gather, mb, -1) : -1;
             w_next = next ? load_weights(b, stage, next, mb) : -1;
             /* offloaded activations go out after the forward; the memory
              * stream keeps order, so the pass's last store covers all */
@@ -495,21 +516,28 @@ static void pass(builder *b, int64_t mb, int vs, sched_pass_kind kind)
             sim_add_dep(&b->g, g, t);
             sim_add_dep(&b->g, w, t);
             sim_add_dep(&b->g, la, t);
-            g_next = next ? gather(b, stage, next, mb) : -1;
+            g_next = next_gather ? gather(b, stage, next_gather, mb, -1) : -1;
             w_next = next ? load_weights(b, stage, next, mb) : -1;
             if (first < 0)
                 first = t;
             int grad = t;
             prev = layer_comms(b, stage, sg, K_BWD, mb, t);
+            /* per-layer ZeRO 3 reduces once the layer's backward is over,
+             * its collectives included, as the closed form does */
             if (whole)
-                dp_bucket(b, stage, sg, mb, last_mb, grad);
+                dp_bucket(b, stage, sg, mb, last_mb, per_layer ? prev : grad);
         }
+        int k = i + ahead + 1;
+        if (per_layer && k < n)
+            b->seg_gather[k] = gather(b, stage, &segs[forward ? k : n - 1 - k], mb, prev);
     }
     int *first_tab = forward ? b->fwd_first : b->bwd_first;
     int *last_tab = forward ? b->fwd_last : weight ? b->wgt_last : b->bwd_last;
     if (!weight)
         first_tab[idx(b, mb, vs)] = first;
     last_tab[idx(b, mb, vs)] = prev;
+    if (prev >= 0)
+        b->pass_end[stage] = prev;
     /* send to the next virtual stage (forward) or the previous (backward) */
     bool send = !weight && (forward ? vs < b->vstages - 1 : vs > 0);
     if (send && b->p > 1) {
@@ -529,7 +557,7 @@ static void pass(builder *b, int64_t mb, int vs, sched_pass_kind kind)
                 expert += b->work.layers[segs[i].kind].expert_params * segs[i].count;
             }
         b->dp_last[stage] = dp_collective(b, stage, R_COMPUTE, dp->reduce, params, expert,
-                                          dp->grad_bytes, K_DP, mb, -1, prev);
+                                          dp->grad_bytes, 0.0, K_DP, mb, -1, prev);
     }
 }
 
@@ -578,8 +606,8 @@ static void stage_epilogue(builder *b, int stage)
     int after = b->dp_last[stage] >= 0 ? b->dp_last[stage] : last_bwd;
     const plan_dp *dp = &b->plan.dp;
     if (dp->active && !dp->overlap && !dp->reduce_each_micro)
-        after = dp_collective(b, stage, R_DP, dp->reduce, params, expert, dp->grad_bytes, K_DP,
-                              b->micro - 1, -1, last_bwd);
+        after = dp_collective(b, stage, R_DP, dp->reduce, params, expert, dp->grad_bytes, 0.0,
+                              K_DP, b->micro - 1, -1, last_bwd);
     double opt_bytes = plan_optimizer_bytes(&b->plan, &b->work, params, expert);
     int opt = task(b, stage, R_COMPUTE, hw_optimizer_time(&b->rates, opt_bytes * (1.0 - b->fp.optimizer_offloaded)),
                    K_OPTIMIZER, b->micro - 1, -1, after);
@@ -593,7 +621,7 @@ static void stage_epilogue(builder *b, int stage)
                dp->weight_bytes * b->fp.weights_offloaded,
            K_STORE_WEIGHTS, b->micro - 1, -1, state >= 0 ? state : opt);
     if (dp->active && dp->gather_after_step)
-        dp_collective(b, stage, R_DP, COMET_COLL_ALL_GATHER, params, expert, dp->weight_bytes,
+        dp_collective(b, stage, R_DP, COMET_COLL_ALL_GATHER, params, expert, dp->weight_bytes, 0.0,
                       K_GATHER, b->micro - 1, -1, opt);
 }
 
@@ -716,7 +744,8 @@ static comet_status build(const comet_model *m, const comet_system *sys, const c
     b->g.count_only = count_only;
     b->max_segs = segments_max(b);
     b->segs = malloc(sizeof *b->segs * (size_t)b->max_segs);
-    b->oom = !b->segs;
+    b->seg_gather = malloc(sizeof *b->seg_gather * (size_t)b->max_segs);
+    b->oom = !b->segs || !b->seg_gather;
     for (int stage = 0; b->congestion && stage < b->p; stage++)
         for (int d = 0; d < sys->n_dims; d++)
             if (sim_set_shared(&b->g, res(b, stage, R_PER_STAGE + d)))
@@ -730,9 +759,10 @@ static comet_status build(const comet_model *m, const comet_system *sys, const c
             (*tabs[i])[c] = -1;
     }
     b->dp_last = malloc(sizeof(int) * (size_t)b->p);
-    b->oom = b->oom || !b->dp_last;
-    for (int i = 0; b->dp_last && i < b->p; i++)
-        b->dp_last[i] = -1;
+    b->pass_end = malloc(sizeof(int) * (size_t)b->p);
+    b->oom = b->oom || !b->dp_last || !b->pass_end;
+    for (int i = 0; b->dp_last && b->pass_end && i < b->p; i++)
+        b->dp_last[i] = b->pass_end[i] = -1;
     for (int stage = 0; stage < b->p && !b->oom; stage++) {
         stage_program(b, stage);
         stage_epilogue(b, stage);
@@ -758,6 +788,8 @@ static void builder_free(builder *b, bool keep_graph)
     free(b->wgt_last);
     free(b->dp_last);
     free(b->segs);
+    free(b->seg_gather);
+    free(b->pass_end);
     if (!keep_graph) {
         sim_graph_free(&b->g);
         free(b->coll);
@@ -822,6 +854,77 @@ static comet_status step_size(const comet_model *m, const comet_system *sys,
     return COMET_OK;
 }
 
+/* A span of time one task of a stage took. */
+typedef struct busy_span {
+    int stage;
+    double start, end;
+} busy_span;
+
+static int span_order(const void *pa, const void *pb)
+{
+    const busy_span *a = pa, *b = pb;
+    if (a->stage != b->stage)
+        return a->stage < b->stage ? -1 : 1;
+    return a->start < b->start ? -1 : a->start > b->start ? 1 : 0;
+}
+
+/* Overlap contention (docs/model.md, frameworks): the time, on the stage
+ * where it is longest, that data-parallel communication ran while the
+ * compute stream computed. The closed form's hidden communication, as the
+ * timeline has it; the step grows by the system's share of it, as the
+ * estimate's does. 0 when nothing is shared, or out of memory. */
+static double hidden_comm(const builder *b)
+{
+    const sim_graph *g = &b->g;
+    busy_span *comp = malloc(sizeof *comp * (size_t)(g->n + 1));
+    busy_span *comm = malloc(sizeof *comm * (size_t)(g->n + 1));
+    int n_comp = 0, n_comm = 0;
+    double most = 0.0;
+    if (!comp || !comm)
+        goto done;
+    for (int i = 0; i < g->n; i++) {
+        const sim_task *t = &g->tasks[i];
+        int r = t->resource % b->per_stage;
+        if (!(t->end > t->start))
+            continue;
+        bool compute = r == R_COMPUTE && (t->kind == K_FWD || t->kind == K_BWD ||
+                                          t->kind == K_RECOMPUTE);
+        bool dp = r != R_COMPUTE && (t->kind == K_DP || t->kind == K_GATHER);
+        if (compute)
+            comp[n_comp++] = (busy_span){t->stage, t->start, t->end};
+        else if (dp)
+            comm[n_comm++] = (busy_span){t->stage, t->start, t->end};
+    }
+    qsort(comp, (size_t)n_comp, sizeof *comp, span_order);
+    qsort(comm, (size_t)n_comm, sizeof *comm, span_order);
+    /* walk both, stage by stage: the communication's union (links may
+     * carry several at once) against the compute stream's spans */
+    double stage_sum = 0.0;
+    int stage = -1;
+    for (int i = 0, j = 0; i < n_comm;) {
+        busy_span u = comm[i++];
+        while (i < n_comm && comm[i].stage == u.stage && comm[i].start <= u.end) {
+            u.end = fmax(u.end, comm[i].end);
+            i++;
+        }
+        if (u.stage != stage) {
+            most = fmax(most, stage_sum);
+            stage_sum = 0.0;
+            stage = u.stage;
+        }
+        while (j < n_comp && (comp[j].stage < u.stage ||
+                              (comp[j].stage == u.stage && comp[j].end <= u.start)))
+            j++;
+        for (int k = j; k < n_comp && comp[k].stage == u.stage && comp[k].start < u.end; k++)
+            stage_sum += fmax(0.0, fmin(u.end, comp[k].end) - fmax(u.start, comp[k].start));
+    }
+    most = fmax(most, stage_sum);
+done:
+    free(comp);
+    free(comm);
+    return most;
+}
+
 /* Build and run the graph of `micro` microbatches; *out gets the builder
  * (its graph simulated) and r the figures. */
 static comet_status run_step(const comet_model *m, const comet_system *sys,
@@ -834,6 +937,9 @@ static comet_status run_step(const comet_model *m, const comet_system *sys,
         st = sim_run(&(*out)->g, &makespan, describe, NULL, err);
     if (!st)
         collect(*out, makespan, r);
+    double share = overlap_share(sys, s);
+    if (!st && share > 0.0)
+        r->step_time += share * hidden_comm(*out);
     r->microbatches = r->simulated_microbatches = micro;
     r->round = sched_of(s)->round(s);
     return st;

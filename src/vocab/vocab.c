@@ -1,7 +1,7 @@
 /* The domain's vocabulary: names of the enumerations users write in config
  * files and on the command line (datatypes, model kinds, collectives,
  * groups, topologies, algorithms, attach kinds, recompute modes, context-
- * parallel exchanges,
+ * parallel exchanges, frameworks,
  * objectives), the names reports give memory kinds and tiers, and the size
  * of each datatype. One table per enum, indexed by value, so that name and
  * parse can never disagree and error messages can list what is accepted.
@@ -34,6 +34,7 @@ const char *const vocab_objective_names[] = {"time", "throughput", "cost", NULL}
 const char *const vocab_recompute_names[] = {"none", "selective", "full", NULL};
 const char *const vocab_cp_comm_names[] = {"ring", "ulysses", NULL};
 const char *const vocab_schedule_names[] = {"1f1b", "zb-h1", NULL};
+const char *const vocab_framework_names[] = {"auto", "megatron", "fsdp", "ideal", NULL};
 /* only named, never read: private to this file */
 static const char *const mem_kind_names[] = {"weights", "gradients", "optimizer", "activations",
                                              NULL};
@@ -61,6 +62,7 @@ _Static_assert(COUNT(vocab_protocol_model_names) == COMET_PROTOCOLS_COUNT,
                "a name per protocol model");
 _Static_assert(COUNT(protocol_names) == COMET_PROTO_COUNT, "a name per protocol");
 _Static_assert(COUNT(vocab_objective_names) == COMET_OBJECTIVE_COST + 1, "a name per objective");
+_Static_assert(COUNT(vocab_framework_names) == COMET_FRAMEWORK_IDEAL + 1, "a name per framework");
 
 /* Parse into an enum through an int; -1 leaves *out untouched. */
 #define PARSE_INTO(table, name, out, type)                                    \
@@ -157,6 +159,11 @@ const char *comet_cp_comm_name(comet_cp_comm c)
 const char *comet_schedule_name(comet_schedule sc)
 {
     return name_of(vocab_schedule_names, COUNT(vocab_schedule_names), (int)sc);
+}
+
+const char *comet_framework_name(comet_framework f)
+{
+    return name_of(vocab_framework_names, COUNT(vocab_framework_names), (int)f);
 }
 
 const char *comet_objective_name(comet_objective o)

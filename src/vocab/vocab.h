@@ -23,6 +23,7 @@ extern const char *const vocab_attach_names[];
 extern const char *const vocab_recompute_names[];
 extern const char *const vocab_cp_comm_names[];
 extern const char *const vocab_schedule_names[];
+extern const char *const vocab_framework_names[];
 extern const char *const vocab_objective_names[];
 
 /* Index of name in a NULL-terminated table, or -1. */

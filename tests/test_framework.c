@@ -1,0 +1,326 @@
+/* Frameworks and overlap contention (docs/model.md, frameworks): the
+ * per-layer ZeRO-3 recurrence worked by hand for two kinds of layer at
+ * prefetch depths 0, 1 and 2, and its steady state against the closed
+ * form of a long run of equal layers; gathers split into small messages
+ * growing with the data-parallel ranks (latency per step); framework
+ * ideal reproducing the earlier model exactly and ignoring contention;
+ * the contention share applied exactly (hidden h, share f: the step grows
+ * by f*h); the simulator agreeing with the estimate; the framework's
+ * memory; and the errors of the new keys. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "comet/comet.h"
+#include "comet/simulate.h"
+#include "../src/cost/cost.h"
+#include "tests.h"
+
+/* Layers A (one: compute 6, gather 1, reduce-scatter 2) then B (three:
+ * compute 1, gather 3, reduce-scatter 1), seconds. */
+static const fsdp_run two_kinds[2] = {{1.0, 6.0, 1.0, 2.0}, {3.0, 1.0, 3.0, 1.0}};
+
+/* Forward, by hand (g_i: gather of layer i, E_i: its compute's end; a
+ * gather goes out once the layer d+1 before it has computed):
+ *   d = 0: g0 0-1, E0 7; g1 7-10, E1 11; g2 11-14, E2 15; g3 15-18, E3 19:
+ *          19 - 9 = 10 exposed, every gather;
+ *   d = 1: g0 0-1, g1 1-4, E0 7; g2 7-10, E1 8; g3 10-13, E2 11, E3 14: 5;
+ *   d = 2: g0 0-1, g1 1-4, g2 4-7, E0 7; g3 7-10, E1 8, E2 9, E3 11: 2. */
+static void test_fsdp_by_hand_forward(void **state)
+{
+    (void)state;
+    static const double exposed[3] = {10.0, 5.0, 2.0};
+    for (int d = 0; d < 3; d++) {
+        fsdp_time t;
+        fsdp_pass(two_kinds, 2, d, false, &t);
+        assert_close(t.compute, 9.0, 1e-15);
+        assert_close(t.comm, 10.0, 1e-15);
+        assert_close(t.exposed, exposed[d], 1e-15);
+        assert_close(t.hidden, 10.0 - exposed[d], 1e-15);
+    }
+}
+
+/* Backward, d = 1: the runs in reverse, B B B A; after each layer its
+ * reduce-scatter, then the gather d+1 layers on, on the one stream:
+ *   g0 0-3, g1 3-6; E0 3-4; rs0 6-7; g2 7-10; E1 6-7; rs1 10-11;
+ *   g3 11-12; E2 10-11; rs2 12-13; E3 12-18; rs3 18-20.
+ * The pass ends at 20: 20 - 9 = 11 exposed of 15 s of communication. */
+static void test_fsdp_by_hand_backward(void **state)
+{
+    (void)state;
+    fsdp_time t;
+    fsdp_pass(two_kinds, 2, 1, true, &t);
+    assert_close(t.compute, 9.0, 1e-15);
+    assert_close(t.comm, 15.0, 1e-15);
+    assert_close(t.exposed, 11.0, 1e-15);
+    assert_close(t.hidden, 4.0, 1e-15);
+}
+
+/* A long run of equal layers (compute c, gather g): forward with d >= 1
+ * exposes the first gather and, when gathers are slower, g - c per
+ * further layer: g + (N-1) max(0, g - c); d = 0 exposes every gather.
+ * Backward with c >= g + r exposes the first gather and the last
+ * reduce-scatter. The recurrence skips the steady layers; these check
+ * that the skip lands exactly where walking every layer would. */
+static void test_fsdp_steady_state(void **state)
+{
+    (void)state;
+    fsdp_time t;
+    fsdp_run slow = {1000.0, 2.0, 3.0, 0.0}, fast = {1000.0, 3.0, 2.0, 0.0};
+    fsdp_pass(&slow, 1, 1, false, &t);
+    assert_close(t.exposed, 3.0 + 999.0 * 1.0, 1e-12);
+    fsdp_pass(&slow, 1, 4, false, &t);
+    assert_close(t.exposed, 1002.0, 1e-12);
+    fsdp_pass(&fast, 1, 1, false, &t);
+    assert_close(t.exposed, 2.0, 1e-12);
+    fsdp_pass(&fast, 1, 0, false, &t);
+    assert_close(t.exposed, 2000.0, 1e-12);
+    fsdp_run back = {1000.0, 5.0, 2.0, 1.0};
+    fsdp_pass(&back, 1, 1, true, &t);
+    assert_close(t.exposed, 3.0, 1e-12);
+    /* comm-bound backward, d = 1: per layer g + r on the stream */
+    fsdp_run bound = {1000.0, 1.0, 2.0, 1.0};
+    fsdp_pass(&bound, 1, 1, true, &t);
+    assert_true(t.exposed >= 1000.0 * 3.0 - 1000.0 * 1.0);
+    assert_true(t.exposed <= 1000.0 * 3.0 - 1000.0 * 1.0 + 3.0);
+    /* a run sandwiched between others: the gathers prefetched across the
+     * boundary are the next run's */
+    fsdp_run three[3] = {{1.0, 1.0, 5.0, 0.0}, {500.0, 4.0, 1.0, 0.0}, {1.0, 1.0, 9.0, 0.0}};
+    fsdp_pass(three, 3, 1, false, &t);
+    /* gathers: 5 (exposed), then 1-s gathers hide under 4-s computes; the
+     * last layer's 9-s gather starts when layer 499 of the run has
+     * computed and finishes 9 s later, 5 s after the run's last compute */
+    assert_close(t.exposed, 5.0 + 5.0, 1e-12);
+}
+
+static void gpt3_h100(comet_model *m, comet_system *sys)
+{
+    comet_error err;
+    assert_int_equal(comet_preset_model("gpt3-175b", m, &err), COMET_OK);
+    assert_int_equal(comet_preset_system("h100-80g-dgx", sys, &err), COMET_OK);
+}
+
+static comet_strategy zero3(int64_t dp)
+{
+    comet_strategy s;
+    comet_strategy_defaults(&s);
+    s.dp = dp;
+    s.microbatch = 1;
+    s.global_batch = 4 * dp;
+    s.zero_stage = 3;
+    s.flash_attention = true;
+    s.recompute = COMET_RECOMPUTE_FULL;
+    return s;
+}
+
+/* DeepSpeed-sized messages (5e7 parameters: ~37 per GPT-3 block) pay
+ * the all-gather's latency per step, (n - 1) steps over n ranks: the
+ * exposed DP time grows with the ranks, and at 512 ranks the step is
+ * slower than with one message per layer and slower than ideal. */
+static void test_fsdp_small_messages_grow_with_ranks(void **state)
+{
+    (void)state;
+    comet_model m;
+    comet_system sys;
+    gpt3_h100(&m, &sys);
+    comet_error err;
+    double last = 0.0;
+    comet_result r;
+    for (int64_t dp = 64; dp <= 512; dp *= 2) {
+        comet_strategy s = zero3(dp);
+        s.gather_bucket = 50000000;
+        s.reduce_bucket = 500000000;
+        assert_int_equal(comet_estimate(&m, &sys, &s, &r, &err), COMET_OK);
+        double per_micro = r.dp_exposed / (double)r.microbatches;
+        printf("  gpt3-175b zero 3 fsdp, 5e7-parameter gathers, dp %4lld: DP exposed %.3f s per "
+               "microbatch, step %.3f s\n", (long long)dp, per_micro, r.step_time);
+        assert_true(per_micro > last);
+        last = per_micro;
+    }
+    comet_strategy one = zero3(512), ideal = zero3(512);
+    ideal.framework = COMET_FRAMEWORK_IDEAL;
+    comet_result r1, ri;
+    assert_int_equal(comet_estimate(&m, &sys, &one, &r1, &err), COMET_OK);
+    assert_int_equal(comet_estimate(&m, &sys, &ideal, &ri, &err), COMET_OK);
+    assert_true(r.step_time > r1.step_time);
+    assert_true(r1.step_time > ri.step_time);
+}
+
+/* Framework ideal is the earlier model: the value main gives for this
+ * step (17.96548012 s), and the system's contention share changes
+ * nothing under it. Megatron and ideal agree where nothing overlaps. */
+static void test_ideal_is_the_earlier_model(void **state)
+{
+    (void)state;
+    comet_model m;
+    comet_system sys;
+    gpt3_h100(&m, &sys);
+    comet_error err;
+    comet_strategy s = zero3(512);
+    s.framework = COMET_FRAMEWORK_IDEAL;
+    comet_result a, b;
+    assert_int_equal(comet_estimate(&m, &sys, &s, &a, &err), COMET_OK);
+    assert_close(a.step_time, 17.96548012, 1e-9);
+    sys.compute.overlap_slowdown = 0.0;
+    assert_int_equal(comet_estimate(&m, &sys, &s, &b, &err), COMET_OK);
+    assert_memory_equal(&a, &b, sizeof a);
+    /* zero 1 without overlap: megatron's model is ideal's */
+    s.zero_stage = 1;
+    s.overlap_dp = false;
+    sys.compute.overlap_slowdown = 0.18;
+    assert_int_equal(comet_estimate(&m, &sys, &s, &a, &err), COMET_OK);
+    s.framework = COMET_FRAMEWORK_MEGATRON;
+    assert_int_equal(comet_estimate(&m, &sys, &s, &b, &err), COMET_OK);
+    assert_memory_equal(&a, &b, sizeof a);
+}
+
+/* Contention: with share f the step grows by f times the hidden
+ * communication. ZeRO 0 (one all-reduce behind the last microbatch's
+ * backward: hidden min(C_AR, t_bwd)) and overlapped TP (hidden: the TP
+ * time less its exposed part), pp = 1 so no bubble. */
+static void test_contention_share_is_exact(void **state)
+{
+    (void)state;
+    comet_model m;
+    comet_system sys;
+    gpt3_h100(&m, &sys);
+    comet_error err;
+    comet_strategy s;
+    comet_strategy_defaults(&s);
+    s.tp = 8;
+    s.dp = 16;
+    s.microbatch = 1;
+    s.global_batch = 64;
+    s.sp = true;
+    s.recompute = COMET_RECOMPUTE_FULL;
+    s.flash_attention = true;
+    s.overlap_tp = true;
+    comet_result r0, r1;
+    sys.compute.overlap_slowdown = 0.0;
+    assert_int_equal(comet_estimate(&m, &sys, &s, &r0, &err), COMET_OK);
+    const double f = 0.25;
+    sys.compute.overlap_slowdown = f;
+    assert_int_equal(comet_estimate(&m, &sys, &s, &r1, &err), COMET_OK);
+    double micro = (double)r0.microbatches;
+    double dp_hidden = fmin(r0.dp_comm_time, r0.backward / micro);
+    double tp_hidden = r0.tp_comm_time - r0.tp_exposed;
+    assert_true(dp_hidden > 0.0 && tp_hidden > 0.0);
+    assert_close(r1.dp_exposed - r0.dp_exposed, f * dp_hidden, 1e-9);
+    assert_close(r1.tp_exposed - r0.tp_exposed, f * tp_hidden, 1e-9);
+    assert_close(r1.step_time - r0.step_time, f * (dp_hidden + tp_hidden), 1e-9);
+}
+
+/* The simulator runs the per-layer gathers as tasks (gather i after layer
+ * i-d-1, reduce-scatters after each backward layer, one stream) and the
+ * contention from its own timeline: within 0.5 % of the estimate at
+ * prefetch 0, 1, 2, with and without contention. */
+static void test_fsdp_sim_agrees(void **state)
+{
+    (void)state;
+    comet_model m;
+    comet_system sys;
+    gpt3_h100(&m, &sys);
+    m.layers = 24;
+    comet_error err;
+    static comet_sim_step_result sim;
+    for (int f = 0; f < 2; f++)
+        for (int d = 0; d <= 2; d++) {
+            sys.compute.overlap_slowdown = f ? 0.18 : 0.0;
+            comet_strategy s = zero3(256);
+            s.prefetch = d;
+            comet_result r;
+            assert_int_equal(comet_estimate(&m, &sys, &s, &r, &err), COMET_OK);
+            assert_int_equal(comet_sim_step(&m, &sys, &s, NULL, &sim, &err), COMET_OK);
+            double diff = (sim.step_time - r.step_time) / r.step_time;
+            printf("  24-layer gpt3 dp 256 fsdp prefetch %d, share %.2f: simulated %.4f s, "
+                   "estimate %.4f s (%+.3f%%)\n", d, sys.compute.overlap_slowdown,
+                   sim.step_time, r.step_time, 100.0 * diff);
+            assert_true(fabs(diff) < 0.005);
+        }
+}
+
+/* fsdp holds prefetch + 1 layers' gathered weights and one layer's whole
+ * gradient beside its shards; ideal holds the shards only. */
+static void test_fsdp_memory(void **state)
+{
+    (void)state;
+    comet_model m;
+    comet_system sys;
+    gpt3_h100(&m, &sys);
+    comet_error err;
+    comet_strategy s = zero3(512);
+    comet_result f1, f2, id;
+    assert_int_equal(comet_estimate(&m, &sys, &s, &f1, &err), COMET_OK);
+    s.prefetch = 2;
+    assert_int_equal(comet_estimate(&m, &sys, &s, &f2, &err), COMET_OK);
+    s.framework = COMET_FRAMEWORK_IDEAL;
+    assert_int_equal(comet_estimate(&m, &sys, &s, &id, &err), COMET_OK);
+    /* the largest layer of GPT-3 at tp 1: a block, 12 h^2 + 13 h */
+    double h = 12288.0, block = 12.0 * h * h + 13.0 * h;
+    assert_close(f2.mem[COMET_TIER_HBM][COMET_MEM_WEIGHTS] -
+                     f1.mem[COMET_TIER_HBM][COMET_MEM_WEIGHTS], 2.0 * block, 1e-3);
+    assert_close(f1.mem[COMET_TIER_HBM][COMET_MEM_WEIGHTS] -
+                     id.mem[COMET_TIER_HBM][COMET_MEM_WEIGHTS], 2.0 * 2.0 * block, 1e-3);
+    assert_close(f1.mem[COMET_TIER_HBM][COMET_MEM_GRADIENTS] -
+                     id.mem[COMET_TIER_HBM][COMET_MEM_GRADIENTS], 2.0 * block, 1e-3);
+}
+
+/* One-line errors naming the key and its position. */
+static void expect_read_error(const char *text, const char *expected)
+{
+    comet_job *job = malloc(sizeof *job);
+    assert_non_null(job);
+    comet_job_init(job);
+    comet_error err;
+    comet_error_clear(&err);
+    assert_int_equal(comet_config_read_text(text, strlen(text), "f.yaml", job, &err), COMET_EINPUT);
+    char line[600];
+    assert_string_equal(comet_error_format(&err, line, sizeof line), expected);
+    free(job);
+}
+
+static void test_framework_errors(void **state)
+{
+    (void)state;
+    expect_read_error("strategy:\n  framework: deepspeed\n",
+                      "f.yaml:2:14: strategy.framework: unknown value \"deepspeed\" (expected one "
+                      "of auto, megatron, fsdp, ideal)");
+    expect_read_error("strategy:\n  zero3: {prefetch: 65}\n",
+                      "f.yaml:2:21: strategy.zero3.prefetch: expected an integer from 0 to 64, "
+                      "got \"65\"");
+    expect_read_error("strategy:\n  zero3: {gather_bucket: -1}\n",
+                      "f.yaml:2:26: strategy.zero3.gather_bucket: expected a non-negative "
+                      "integer, got \"-1\"");
+    expect_read_error("system:\n  preset: h100-80g-dgx\n  compute: {overlap_slowdown: 1.5}\n",
+                      "f.yaml:3:31: system.compute.overlap_slowdown: must be a share from 0 to 1, "
+                      "got 1.5");
+    comet_model m;
+    comet_system sys;
+    gpt3_h100(&m, &sys);
+    comet_strategy s = zero3(64);
+    s.framework = COMET_FRAMEWORK_MEGATRON;
+    comet_result r;
+    comet_error err;
+    assert_int_equal(comet_estimate(&m, &sys, &s, &r, &err), COMET_EINPUT);
+    char line[600];
+    assert_string_equal(comet_error_format(&err, line, sizeof line),
+                        "strategy.framework: megatron shards optimizer state and gradients (ZeRO 1 "
+                        "and 2), not the weights: ZeRO 3 needs framework fsdp (or ideal)");
+}
+
+void suite_framework(test_tally *t)
+{
+    const struct CMUnitTest framework[] = {
+        cmocka_unit_test(test_fsdp_by_hand_forward),
+        cmocka_unit_test(test_fsdp_by_hand_backward),
+        cmocka_unit_test(test_fsdp_steady_state),
+        cmocka_unit_test(test_fsdp_small_messages_grow_with_ranks),
+        cmocka_unit_test(test_ideal_is_the_earlier_model),
+        cmocka_unit_test(test_contention_share_is_exact),
+        cmocka_unit_test(test_fsdp_sim_agrees),
+        cmocka_unit_test(test_fsdp_memory),
+        cmocka_unit_test(test_framework_errors),
+    };
+    RUN_GROUP(t, framework);
+}
