@@ -226,6 +226,7 @@ static void render(comet_buf *b, const sim_args *a, const comet_system *sys,
 /* One row of the table over sizes. */
 typedef struct size_row {
     double bytes, time, analytic;
+    unsigned long long chunks;  /* the calls the simulator cut it into */
     comet_protocol protocols[COMET_MAX_DIMS];
 } size_row;
 
@@ -262,8 +263,9 @@ static void render_sizes(comet_buf *b, const sim_args *a, const comet_system *sy
             double algbw = r->time > 0.0 ? r->bytes / r->time : 0.0;
             comet_buf_printf(b, "%s\n  {\"bytes\": %.10g, \"time_s\": %.10g, "
                                 "\"analytic_s\": %.10g, \"algbw_Bps\": %.10g, "
-                                "\"busbw_Bps\": %.10g, \"protocols\": [",
-                             i ? "," : "", r->bytes, r->time, r->analytic, algbw, algbw * factor);
+                                "\"busbw_Bps\": %.10g, \"chunks\": %llu, \"protocols\": [",
+                             i ? "," : "", r->bytes, r->time, r->analytic, algbw, algbw * factor,
+                             r->chunks);
             int k = 0;
             for (int d = 0; d < sys->n_dims; d++)
                 if (sizes[d] > 1)
@@ -277,19 +279,19 @@ static void render_sizes(comet_buf *b, const sim_args *a, const comet_system *sy
     comet_buf_printf(b, "%s on %lld NPUs of %s (", name, (long long)npus, sys->name);
     for (int d = 0; d < sys->n_dims; d++)
         comet_buf_printf(b, "%s%lld", d ? "x" : "", (long long)sizes[d]);
-    comet_buf_printf(b, "), %lld chunk%s, %s; busbw = algbw x %.4g\n\n", (long long)chunks,
-                     chunks == 1 ? "" : "s",
+    comet_buf_printf(b, "), up to %lld chunk%s, %s; busbw = algbw x %.4g\n\n",
+                     (long long)chunks, chunks == 1 ? "" : "s",
                      a->opt.fidelity == COMET_SIM_CONGESTION ? "congestion-aware"
                                                              : "congestion-unaware",
                      factor);
-    comet_buf_printf(b, "%15s %14s %12s %12s  %s\n", "size (B)", "time (us)", "algbw (GB/s)",
-                     "busbw (GB/s)", "protocol per dimension");
+    comet_buf_printf(b, "%15s %14s %12s %12s %7s  %s\n", "size (B)", "time (us)",
+                     "algbw (GB/s)", "busbw (GB/s)", "chunks", "protocol per dimension");
     for (int i = 0; i < n_rows; i++) {
         const size_row *r = &rows[i];
         double algbw = r->time > 0.0 ? r->bytes / r->time : 0.0;
         protocol_text(protocols, sizeof protocols, r, sizes, sys->n_dims);
-        comet_buf_printf(b, "%15.0f %14.2f %12.2f %12.2f  %s\n", r->bytes, r->time * 1e6,
-                         algbw / 1e9, algbw * factor / 1e9, protocols);
+        comet_buf_printf(b, "%15.0f %14.2f %12.2f %12.2f %7llu  %s\n", r->bytes, r->time * 1e6,
+                         algbw / 1e9, algbw * factor / 1e9, r->chunks, protocols);
     }
 }
 
@@ -449,6 +451,7 @@ int cli_simulate(int argc, char **argv)
             }
             row->bytes = bytes;
             row->time = r.time;
+            row->chunks = (unsigned long long)r.chunks;
             row->analytic = comet_collective_time(&chunked, sizes, a.collective, bytes);
             comet_collective_protocols(&chunked, sizes, a.collective, bytes, row->protocols);
         }

@@ -1,6 +1,9 @@
 /* Test runner: runs every suite and closes with one "N passed, M failed"
- * line so CI and people read the result the same way. */
+ * line so CI and people read the result the same way. COMET_SUITE=name
+ * runs only the suites whose function name holds it (while working). */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "tests.h"
 
@@ -9,26 +12,28 @@ int tests_skipped;
 int main(void)
 {
     test_tally t = {0, 0, 0};
-    suite_core(&t);
-    suite_config(&t);
-    suite_network(&t);
-    suite_protocols(&t);
-    suite_workload(&t);
-    suite_context(&t);
-    suite_estimate(&t);
-    suite_compute(&t);
-    suite_moe(&t);
-    suite_validation(&t);
-    suite_cli(&t);
-    suite_threads(&t);
-    suite_search(&t);
-    suite_sweep(&t);
-    suite_simulate(&t);
-    suite_chakra(&t);
-    suite_fuzz_seeds(&t);
-    suite_report(&t);
-    suite_study(&t);
-    suite_framework(&t);
+    const char *only = getenv("COMET_SUITE");
+#define RUN(suite) if (!only || strstr(#suite, only)) suite(&t)
+    RUN(suite_core);
+    RUN(suite_config);
+    RUN(suite_network);
+    RUN(suite_protocols);
+    RUN(suite_workload);
+    RUN(suite_context);
+    RUN(suite_estimate);
+    RUN(suite_compute);
+    RUN(suite_moe);
+    RUN(suite_validation);
+    RUN(suite_cli);
+    RUN(suite_threads);
+    RUN(suite_search);
+    RUN(suite_sweep);
+    RUN(suite_simulate);
+    RUN(suite_chakra);
+    RUN(suite_fuzz_seeds);
+    RUN(suite_report);
+    RUN(suite_study);
+    RUN(suite_framework);
     if (t.skipped)
         printf("\n%d test%s skipped (see the SKIPPED lines above)", t.skipped,
                t.skipped == 1 ? "" : "s");

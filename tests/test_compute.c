@@ -304,6 +304,53 @@ static void test_rope_op(void **state)
                      w.layers[0].ops[i].mem == COMET_MEMK_ROPE);
 }
 
+/* The host issue floor (compute.kernel_issue): a layer pass takes at least
+ * its kernels times the host's issue time: one kernel per forward op, two
+ * per GEMM's backward, one per vector op's backward; the weight-gradient
+ * share scales with the backward; below the GPU time nothing changes. */
+static void test_host_issue_floor(void **state)
+{
+    (void)state;
+    comet_model m;
+    comet_system sys;
+    comet_strategy s;
+    comet_error err;
+    assert_int_equal(comet_preset_model("llama2-70b", &m, &err), COMET_OK);
+    tuned_toy(&sys);
+    comet_strategy_defaults(&s);
+    s.microbatch = 1;
+    s.global_batch = 1;
+    static work_stage w;
+    work_build(&m, &s, &w);
+    const work_layer *l = &w.layers[0];
+    double kf = 0.0, kb = 0.0;
+    for (int i = 0; i < l->n_ops; i++) {
+        kf += 1.0;
+        kb += l->ops[i].kind == WORK_GEMM ? 2.0 : 1.0;
+    }
+    hw_rates r;
+    hw_rates_init(&r, &sys, COMET_DTYPE_FP16);
+    layer_time gpu, host;
+    layer_times(l, &r, &sys, &s, &gpu);
+    /* an issue time far below the GPU's kernels: unchanged, bit for bit */
+    sys.compute.kernel_issue = 1e-9;
+    hw_rates_init(&r, &sys, COMET_DTYPE_FP16);
+    layer_times(l, &r, &sys, &s, &host);
+    assert_true(host.fwd == gpu.fwd && host.bwd == gpu.bwd && host.wgrad == gpu.wgrad);
+    /* one far above: the host sets both passes */
+    sys.compute.kernel_issue = 1.0;
+    hw_rates_init(&r, &sys, COMET_DTYPE_FP16);
+    layer_times(l, &r, &sys, &s, &host);
+    assert_close(host.fwd, kf, 1e-12);
+    assert_close(host.bwd, kb, 1e-12);
+    assert_close(host.wgrad, gpu.wgrad * kb / gpu.bwd, 1e-12);
+    assert_close(host.gemm_fwd, gpu.gemm_fwd * kf / gpu.fwd, 1e-12);
+    /* a llama block: 19 forward kernels (3 norms and residuals, QKV, RoPE,
+     * the core's 2 GEMMs, softmax and dropout, out-projection, SwiGLU's 3
+     * GEMMs and activation...) as the workload builder lists them */
+    assert_true(kf >= 10.0 && kf <= (double)WORK_MAX_OPS);
+}
+
 void suite_compute(test_tally *t)
 {
     const struct CMUnitTest group[] = {
@@ -315,6 +362,7 @@ void suite_compute(test_tally *t)
         cmocka_unit_test(test_plain_system_backward_twice_forward),
         cmocka_unit_test(test_fused_attention_in_layer),
         cmocka_unit_test(test_rope_op),
+        cmocka_unit_test(test_host_issue_floor),
     };
     RUN_GROUP(t, group);
 }

@@ -8,6 +8,7 @@
  * against simulation with both models on (chunks priced by their own
  * size). Constants: NCCL 2.30.7 src/graph/tuning.cc, docs/collectives.md. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "comet/comet.h"
@@ -210,11 +211,11 @@ static void test_curve_interpolation_and_clamping(void **state)
     assert_close(p.time, 183.5008e-6, EXACT);
     assert_close(p.busbw, 10e9, EXACT);
     assert_close(p.algbw, MIB / 183.5008e-6, EXACT);
-    /* 2 MiB is half-way in log(size): 20 GB/s */
+    /* 2 MiB is half-way in log(size): log(busbw) half-way too, sqrt(10 x 30) GB/s */
     assert_int_equal(comet_collective_price_on(&s, 0, COMET_COLL_ALL_REDUCE, 8, 2 * MIB, &p, &err),
                      COMET_OK);
-    assert_close(p.busbw, 20e9, EXACT);
-    assert_close(p.time, 2 * MIB * 1.75 / 20e9, EXACT);
+    assert_close(p.busbw, sqrt(300.0) * 1e9, EXACT);
+    assert_close(p.time, 2 * MIB * 1.75 / (sqrt(300.0) * 1e9), EXACT);
     /* above the curve: its last bus bandwidth, 30 GB/s */
     assert_int_equal(comet_collective_price_on(&s, 0, COMET_COLL_ALL_REDUCE, 8, GIB, &p, &err),
                      COMET_OK);
@@ -235,8 +236,8 @@ static void test_curve_interpolation_and_clamping(void **state)
 }
 
 /* Another group size reads the curve at the same block per NPU:
- * 4 NPUs and 1 MiB read the 8-NPU curve at 2 MiB (20 GB/s), and the time
- * is 1 MiB x 2(3)/4 / 20e9 = 78.6432 us. At the latency-bound end the
+ * 4 NPUs and 1 MiB read the 8-NPU curve at 2 MiB (sqrt(300) GB/s), and
+ * the time is 1 MiB x 2(3)/4 / sqrt(300)e9 = 90.8094 us. At the latency-bound end the
  * time grows with the ring's steps: 512 B on 16 NPUs is 1 KiB on 8,
  * below the curve, so 2 x 15 / (2 x 7) of the 8-NPU floor. */
 static void test_curve_other_group_size(void **state)
@@ -248,11 +249,46 @@ static void test_curve_other_group_size(void **state)
     comet_error err;
     assert_int_equal(comet_collective_price_on(&s, 0, COMET_COLL_ALL_REDUCE, 4, MIB, &p, &err),
                      COMET_OK);
-    assert_close(p.time, 78.6432e-6, EXACT);
-    assert_close(p.busbw, 20e9, EXACT);
+    assert_close(p.time, 1.5 * MIB / (sqrt(300.0) * 1e9), EXACT);
+    assert_close(p.busbw, sqrt(300.0) * 1e9, EXACT);
     assert_int_equal(comet_collective_price_on(&s, 0, COMET_COLL_ALL_REDUCE, 16, 512, &p, &err),
                      COMET_OK);
     assert_close(p.time, 183.5008e-6 * 30.0 / 14.0, EXACT);
+}
+
+/* The h100-80g-dgx preset against a table it was not fitted to: all_reduce_perf
+ * on 4 DGX-class H100 nodes (32 GPUs, 8 NDR 400G NICs each, NCCL 2.26.2,
+ * NCCL's defaults), out-of-place times in us (NVIDIA/nccl-tests issue #309,
+ * 2025-05-23). The preset takes only the per-NIC bus bandwidth NVIDIA
+ * states (46 GB/s) and NCCL's latencies; chunking picks its own count. From
+ * 16 MiB up the closed form is within 16 % (its 4-chunk pipeline fills
+ * conservatively: +11 to +15 % from 1 GiB; `comet simulate --collective`
+ * is within 8 %); below, where NCCL's LL bandwidth
+ * ceilings (not modelled) bind, within 30 %. */
+#define LARGE_BOUND 16.0
+static void test_h100_preset_against_4_node_nccl_tests(void **state)
+{
+    (void)state;
+    static const double rows[][2] = {
+        {1024, 39.79},        {16384, 48.51},       {65536, 50.83},      {262144, 67.82},
+        {1048576, 82.17},     {4194304, 151.1},     {16777216, 259.6},   {67108864, 579.1},
+        {268435456, 1768.0},  {1073741824, 5808.8}, {4294967296, 22890}, {17179869184, 90986},
+    };
+    comet_system s;
+    comet_error err;
+    assert_int_equal(comet_preset_system("h100-80g-dgx", &s, &err), COMET_OK);
+    int64_t span[COMET_MAX_DIMS] = {8, 4};
+    double worst_small = 0.0, worst_large = 0.0;
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        double t = comet_collective_time(&s, span, COMET_COLL_ALL_REDUCE, rows[i][0]) * 1e6;
+        double err_pct = 100.0 * (t / rows[i][1] - 1.0);
+        printf("  all_reduce %12.0f B on 32 H100: %9.2f us, measured %9.2f (%+.1f %%)\n",
+               rows[i][0], t, rows[i][1], err_pct);
+        double *worst = rows[i][0] >= 16777216 ? &worst_large : &worst_small;
+        *worst = fmax(*worst, fabs(err_pct));
+    }
+    assert_true(worst_large <= LARGE_BOUND);
+    assert_true(worst_small <= 30.0);
 }
 
 static void test_price_errors(void **state)
@@ -366,6 +402,10 @@ static void test_step_agrees_with_protocols(void **state)
     /* and the model moved the answer: the same step without it differs */
     comet_system plain;
     assert_int_equal(comet_preset_system("h100-80g-dgx", &plain, &err), COMET_OK);
+    for (int d = 0; d < 2; d++) {
+        plain.dims[d].protocols = COMET_PROTOCOLS_NONE;
+        memset(&plain.dims[d].bus, 0, sizeof plain.dims[d].bus);
+    }
     comet_result base;
     assert_int_equal(comet_estimate(&m, &plain, &s, &base, &err), COMET_OK);
     assert_true(base.step_time != est.step_time);
@@ -383,6 +423,7 @@ void suite_protocols(test_tally *t)
         cmocka_unit_test(test_no_model_is_closed_form),
         cmocka_unit_test(test_busbw_factors),
         cmocka_unit_test(test_curve_interpolation_and_clamping),
+        cmocka_unit_test(test_h100_preset_against_4_node_nccl_tests),
         cmocka_unit_test(test_curve_other_group_size),
         cmocka_unit_test(test_price_errors),
         cmocka_unit_test(test_estimate_matches_simulation),

@@ -137,6 +137,14 @@ int comet_collective_plan(comet_collective c, const comet_link *links, const int
 double comet_collective_time(const comet_system *sys, const int64_t span[COMET_MAX_DIMS],
                              comet_collective c, double bytes);
 
+/* The chunks a collective of `bytes` over span[] is cut into: the
+ * system's collective_chunks, or, where a spanned dimension prices calls
+ * by size (protocols, bus_bandwidth), the fastest of 1, 2, 4, ... up to
+ * it (docs/collectives.md, chunk pipelining). comet_collective_time and
+ * the simulator use the same count. */
+int64_t comet_collective_chunks_for(const comet_system *sys, const int64_t span[COMET_MAX_DIMS],
+                                    comet_collective c, double bytes);
+
 /* Point-to-point transfer of bytes between neighbours of a group that
  * spans span[] (pipeline stage boundary): uses the outermost spanned dim. */
 double comet_p2p_time(const comet_system *sys, const int64_t span[COMET_MAX_DIMS], double bytes);

@@ -57,6 +57,10 @@ typedef struct comet_compute {
     double gemm_k_overhead;
     double vector_efficiency;                 /* of vector peak */
     double kernel_launch;                     /* seconds added to every kernel */
+    /* Host time to issue one kernel (framework dispatch and launch): a
+     * layer's pass takes at least its kernels times this, when the host
+     * cannot keep ahead of short kernels; 0: the host never limits. */
+    double kernel_issue;
     int n_attn_eff;                           /* 0: attention priced as its GEMMs */
     comet_attn_point attn_eff[COMET_MAX_ATTN_POINTS];
     /* achievable fraction of HBM bandwidth per kind of memory-bound

@@ -159,6 +159,7 @@ static const cfg_field compute_fields[] = {
     CFG_CUSTOM("gemm_k_overhead", read_k_overhead),
     CFG_FRACTION("vector_efficiency", comet_compute, vector_efficiency),
     CFG_QTY0("kernel_launch", comet_compute, kernel_launch, CFG_UNIT_TIME),
+    CFG_QTY0("kernel_issue", comet_compute, kernel_issue, CFG_UNIT_TIME),
     CFG_CUSTOM("attention_efficiency", read_attn_curve),
     CFG_SUB("memory_efficiency", comet_compute, mem_efficiency, mem_kind_fields),
     CFG_CUSTOM("overlap_slowdown", read_overlap_slowdown),

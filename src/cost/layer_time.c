@@ -62,6 +62,27 @@ static void op_times(const work_op *op, const hw_rates *r, double *fwd, double *
     }
 }
 
+/* The host issues each kernel in hw.issue seconds; a pass of a layer
+ * whose kernels run shorter than that on average waits for the host (in a
+ * stack of equal layers the host cannot run ahead of the GPU for long:
+ * the period's time is the slower of the two). The weight-gradient share
+ * of the backward scales with it. docs/model.md 6.2. */
+static void host_issue_floor(const hw_rates *r, double kernels_fwd, double kernels_bwd,
+                             layer_time *out)
+{
+    if (r->issue <= 0.0)
+        return;
+    double host_fwd = kernels_fwd * r->issue, host_bwd = kernels_bwd * r->issue;
+    if (host_fwd > out->fwd) {
+        out->gemm_fwd *= out->fwd > 0.0 ? host_fwd / out->fwd : 0.0;
+        out->fwd = host_fwd;
+    }
+    if (host_bwd > out->bwd) {
+        out->wgrad *= out->bwd > 0.0 ? host_bwd / out->bwd : 0.0;
+        out->bwd = host_bwd;
+    }
+}
+
 void layer_times(const work_layer *l, const hw_rates *r, const comet_system *sys,
                  const comet_strategy *s, layer_time *out)
 {
@@ -71,6 +92,7 @@ void layer_times(const work_layer *l, const hw_rates *r, const comet_system *sys
      * softmax. */
     bool fused = s->flash_attention && l->attn_seq > 0.0 && hw_has_attention_curve(r);
     double core = 0.0, core_bwd = 0.0, core_flops = 0.0, core_matrix = 0.0;
+    double kernels_fwd = 0.0, kernels_bwd = 0.0; /* kernels each pass launches */
     for (int i = 0; i < l->n_ops; i++) {
         const work_op *op = &l->ops[i];
         out->flops += op->flops;
@@ -83,6 +105,8 @@ void layer_times(const work_layer *l, const hw_rates *r, const comet_system *sys
         }
         double f, b, w;
         op_times(op, r, &f, &b, &w);
+        kernels_fwd += 1.0;
+        kernels_bwd += op->kind == WORK_GEMM ? 2.0 : 1.0;
         out->fwd += f;
         out->bwd += b;
         if (op->kind == WORK_GEMM)
@@ -110,7 +134,10 @@ void layer_times(const work_layer *l, const hw_rates *r, const comet_system *sys
         out->gemm_fwd += core;
         rebuild_in_kernel = full ? 0.0 : fmin(core, core_bwd);
         out->bwd += core_bwd - rebuild_in_kernel;
+        kernels_fwd += 1.0;
+        kernels_bwd += 1.0;
     }
+    host_issue_floor(r, kernels_fwd, kernels_bwd, out);
     /* Only transformer blocks (every-stage layers) are recomputed; the
      * embedding and LM head are not. */
     if (full) {

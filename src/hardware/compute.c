@@ -67,6 +67,7 @@ void hw_rates_init(hw_rates *r, const comet_system *sys, comet_dtype dt)
         r->hbm_kind[k] = c->mem_efficiency[k] > 0.0 ? sys->hbm.bandwidth * c->mem_efficiency[k]
                                                     : r->hbm;
     r->launch = c->kernel_launch;
+    r->issue = c->kernel_issue;
 }
 
 /* One pass of a GEMM whose reduction-free math time is t_math: the

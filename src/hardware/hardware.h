@@ -18,6 +18,7 @@ typedef struct hw_rates {
     double hbm;      /* achievable HBM bytes/s of a streaming kernel (GEMM operands) */
     double hbm_kind[COMET_MEMK_COUNT]; /* ... of each kind of memory-bound kernel */
     double launch;   /* seconds added to every kernel */
+    double issue;    /* host seconds to issue one kernel (0: never the limit) */
 } hw_rates;
 
 void hw_rates_init(hw_rates *r, const comet_system *sys, comet_dtype dt);

@@ -13,7 +13,8 @@
  * size/n, so busbw = (size/n) / (a + (size/n)/B) depends on the block
  * alone; reading the curve by block keeps both the latency-bound end
  * (time grows with the n-1 steps) and the bandwidth-bound end (busbw the
- * same) right. Between points busbw is linear in log(size); below the
+ * same) right. Between points log(busbw) is linear in log(size)
+ * (so the time moves monotonically between two points' times); below the
  * smallest point it falls in proportion to size (the time stays that of
  * the smallest point: latency-bound), above the largest it stays the
  * largest point's. docs/collectives.md, "Measured curves". */
@@ -50,7 +51,7 @@ double net_bus_curve_at(const comet_bus_curve *cv, double bytes)
     while (p[i].bytes < bytes)
         i++;
     double t = log(bytes / p[i - 1].bytes) / log(p[i].bytes / p[i - 1].bytes);
-    return p[i - 1].busbw + t * (p[i].busbw - p[i - 1].busbw);
+    return p[i - 1].busbw * pow(p[i].busbw / p[i - 1].busbw, t);
 }
 
 bool net_bus_curve_cost(comet_collective c, const comet_link *l, double bytes, comet_coll_cost *out)

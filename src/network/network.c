@@ -106,19 +106,9 @@ int comet_collective_plan(comet_collective c, const comet_link *links, const int
  * pipeline's stage is one dimension (an inner dimension's reduce-scatter
  * and all-gather share its links, so their times add up in one stage):
  * total = sum_i T_i + (k - 1) max_i T_i over the dimensions' busy times. */
-double comet_collective_time(const comet_system *sys, const int64_t span[COMET_MAX_DIMS],
-                             comet_collective c, double bytes)
+static double pipelined_time(const comet_link *links, int m, comet_collective c, double bytes,
+                             double k)
 {
-    if (!sys || !span || !(bytes > 0.0) || c <= COMET_COLL_NONE || c >= COMET_COLL_COUNT)
-        return 0.0;
-
-    comet_link links[COMET_MAX_DIMS];
-    int dims[COMET_MAX_DIMS];
-    int m = span_links(sys, span, links, dims);
-    if (m == 0)
-        return 0.0;
-
-    double k = (double)comet_collective_chunks(sys);
     double sum = 0.0, max = 0.0;
     if (m == 1) {
         /* the common case: the plan is the collective itself on one link */
@@ -126,7 +116,7 @@ double comet_collective_time(const comet_system *sys, const int64_t span[COMET_M
     } else {
         comet_coll_phase plan[COMET_MAX_COLL_PHASES];
         int order[COMET_MAX_DIMS];
-        for (int i = 0; i < m; i++)
+        for (int i = 0; i < COMET_MAX_DIMS; i++)
             order[i] = i;
         int n = comet_collective_plan(c, links, order, m, bytes / k, plan);
         double busy[COMET_MAX_DIMS];
@@ -143,6 +133,62 @@ double comet_collective_time(const comet_system *sys, const int64_t span[COMET_M
     if (!(sum < (double)INFINITY))
         return (double)INFINITY;
     return k > 1.0 ? sum + (k - 1.0) * max : sum;
+}
+
+/* With a size model on a spanned link (NCCL's protocols or a measured
+ * curve) every chunk is a call that pays the call's latency, and a
+ * runtime does not cut a latency-bound call: the chunk count is the
+ * fastest of 1, 2, 4, ... up to the system's. Without one, the system's
+ * count, as ASTRA-sim runs it. *time gets the time at that count. */
+static int64_t chunks_and_time(const comet_system *sys, const comet_link *links, int m,
+                               comet_collective c, double bytes, double *time)
+{
+    int64_t k = comet_collective_chunks(sys);
+    bool sized = false;
+    for (int i = 0; i < m; i++)
+        sized = sized || links[i].size_model != NULL;
+    *time = pipelined_time(links, m, c, bytes, (double)k);
+    if (!sized || k == 1)
+        return k;
+    int64_t best = k;
+    for (int64_t j = 1; j < k; j *= 2) {
+        double t = pipelined_time(links, m, c, bytes, (double)j);
+        if (t < *time) {
+            *time = t;
+            best = j;
+        }
+    }
+    return best;
+}
+
+double comet_collective_time(const comet_system *sys, const int64_t span[COMET_MAX_DIMS],
+                             comet_collective c, double bytes)
+{
+    if (!sys || !span || !(bytes > 0.0) || c <= COMET_COLL_NONE || c >= COMET_COLL_COUNT)
+        return 0.0;
+
+    comet_link links[COMET_MAX_DIMS];
+    int dims[COMET_MAX_DIMS];
+    int m = span_links(sys, span, links, dims);
+    if (m == 0)
+        return 0.0;
+    double t;
+    chunks_and_time(sys, links, m, c, bytes, &t);
+    return t;
+}
+
+int64_t comet_collective_chunks_for(const comet_system *sys, const int64_t span[COMET_MAX_DIMS],
+                                    comet_collective c, double bytes)
+{
+    if (!sys || !span || !(bytes > 0.0) || c <= COMET_COLL_NONE || c >= COMET_COLL_COUNT)
+        return comet_collective_chunks(sys);
+    comet_link links[COMET_MAX_DIMS];
+    int dims[COMET_MAX_DIMS];
+    int m = span_links(sys, span, links, dims);
+    if (m == 0)
+        return comet_collective_chunks(sys);
+    double t;
+    return chunks_and_time(sys, links, m, c, bytes, &t);
 }
 
 comet_status comet_collective_price_on(const comet_system *sys, int dim, comet_collective c,
@@ -187,7 +233,8 @@ void comet_collective_protocols(const comet_system *sys, const int64_t span[COME
         order[i] = i;
     comet_coll_phase plan[COMET_MAX_COLL_PHASES];
     int n = comet_collective_plan(c, links, order, m,
-                                  bytes / (double)comet_collective_chunks(sys), plan);
+                                  bytes / (double)comet_collective_chunks_for(sys, span, c, bytes),
+                                  plan);
     for (int i = 0; i < n; i++) {
         int k = plan[i].link;
         if (seen[k])
