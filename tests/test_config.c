@@ -492,6 +492,20 @@ static void test_system_presets(void **state)
     assert_true(h8.hbm.bandwidth == h.hbm.bandwidth);
     assert_close(h8.dims[0].bandwidth * h8.dims[0].efficiency, 160e9, 1e-12);
     assert_true(h8.dims[1].bandwidth == 50e9);
+    /* ... and the H100's measured kernel efficiencies (the same die) */
+    assert_int_equal(h8.compute.n_gemm_eff, 1);
+    assert_true(h8.compute.gemm_eff[0].efficiency == h.compute.gemm_eff[0].efficiency);
+    assert_true(h8.compute.gemm_k_overhead == 247);
+    assert_true(h8.compute.vector_efficiency == h.compute.vector_efficiency);
+    assert_int_equal(h8.compute.n_attn_eff, h.compute.n_attn_eff);
+    for (int i = 0; i < h.compute.n_attn_eff; i++) {
+        assert_true(h8.compute.attn_eff[i].forward == h.compute.attn_eff[i].forward);
+        assert_true(h8.compute.attn_eff[i].forward_backward ==
+                    h.compute.attn_eff[i].forward_backward);
+    }
+    for (int k = 0; k < COMET_MEMK_COUNT; k++)
+        assert_true(h8.compute.mem_efficiency[k] == h.compute.mem_efficiency[k]);
+    assert_true(h8.hbm.efficiency == h.hbm.efficiency);
 
     /* the H200: the H100's die, peaks and kernel efficiencies, with 141 GB
      * of HBM3e at 4.8 TB/s */
@@ -507,6 +521,87 @@ static void test_system_presets(void **state)
         assert_true(h2.compute.mem_efficiency[k] == h.compute.mem_efficiency[k]);
     assert_true(h2.dims[0].bandwidth == 450e9);
     assert_true(h2.dims[1].bandwidth == 50e9);
+}
+
+/* Blackwell and MI300X presets: the datasheet figures, loaded as written */
+static void test_system_presets_b200_gb200_mi300x(void **state)
+{
+    (void)state;
+    comet_error err;
+
+    /* DGX B200: HGX B200 dense peaks (half the sparse figures), 180 GB of
+     * HBM3e at 7.7 TB/s, NVLink 5 at 1.8 TB/s both ways, 8 per node, one
+     * 400 Gb/s ConnectX-7 per GPU */
+    comet_system b;
+    assert_int_equal(comet_preset_system("b200-dgx", &b, &err), COMET_OK);
+    assert_string_equal(b.name, "b200-dgx");
+    assert_true(b.compute.matrix_flops[COMET_DTYPE_BF16] == 2250e12);
+    assert_true(b.compute.matrix_flops[COMET_DTYPE_FP16] == 2250e12);
+    assert_true(b.compute.matrix_flops[COMET_DTYPE_FP8] == 4500e12);
+    assert_true(b.compute.matrix_flops[COMET_DTYPE_TF32] == 1100e12);
+    assert_true(b.compute.vector_flops[COMET_DTYPE_FP32] == 75e12);
+    assert_true(b.hbm.capacity == 180e9);
+    assert_close(b.hbm.bandwidth, 7.7e12, 1e-12);
+    assert_close(b.hbm.efficiency, 6.721 / 7.7, 1e-3);   /* cub add at 6.721 TB/s */
+    /* 8192^3 bf16 at 0.631 of peak, the K term taken out */
+    assert_close(b.compute.gemm_eff[0].efficiency, 0.631 * (8192.0 + 247.0) / 8192.0, 1e-3);
+    assert_false(b.expansion.present);
+    assert_int_equal(b.n_dims, 2);
+    assert_int_equal(b.dims[0].size, 8);
+    assert_int_equal(b.dims[0].topology, COMET_TOPO_SWITCH);
+    assert_true(b.dims[0].bandwidth == 900e9);
+    assert_int_equal(b.dims[1].size, 0);
+    assert_true(b.dims[1].bandwidth == 50e9);
+
+    /* GB200 NVL72: the rack's figures / 72, one NVLink domain of 72, and
+     * each Grace's 480 GB of LPDDR5X shared by its two GPUs over the
+     * 900 GB/s (both ways) NVLink-C2C */
+    comet_system g;
+    assert_int_equal(comet_preset_system("gb200-nvl72", &g, &err), COMET_OK);
+    /* the rack's figures are with sparsity: dense is half */
+    assert_close(g.compute.matrix_flops[COMET_DTYPE_BF16], 360e15 / 72 / 2, 1e-12);
+    assert_close(g.compute.matrix_flops[COMET_DTYPE_FP8], 720e15 / 72 / 2, 1e-12);
+    assert_close(g.compute.matrix_flops[COMET_DTYPE_TF32], 180e15 / 72 / 2, 1e-12);
+    assert_true(g.compute.vector_flops[COMET_DTYPE_FP32] == 80e12);
+    assert_true(g.hbm.capacity == 186e9);
+    assert_close(g.hbm.bandwidth, 576e12 / 72, 1e-12);
+    assert_true(g.expansion.present);
+    assert_true(g.expansion.capacity == 480e9);
+    assert_true(g.expansion.bandwidth == 450e9);
+    assert_int_equal(g.expansion.attach, COMET_ATTACH_PER_NODE);
+    assert_int_equal(g.expansion.shared_by, 2);
+    assert_int_equal(g.n_dims, 2);
+    assert_int_equal(g.dims[0].size, 72);
+    assert_int_equal(g.dims[0].topology, COMET_TOPO_SWITCH);
+    assert_true(g.dims[0].bandwidth == 900e9);
+    assert_close(g.dims[0].bandwidth, 130e12 / 72 / 2, 0.01);   /* 130 TB/s both ways */
+    assert_int_equal(g.dims[1].size, 0);
+    assert_true(g.dims[1].bandwidth == 50e9);
+
+    /* MI300X: datasheet dense peaks, 192 GB of HBM3 at 5.3 TB/s, 8 GPUs
+     * fully connected by 7 xGMI links of 64 GB/s per direction, and the
+     * measured RCCL all-reduce bus bandwidth of 314.72 GB/s at 1 GiB */
+    comet_system m;
+    assert_int_equal(comet_preset_system("mi300x", &m, &err), COMET_OK);
+    assert_close(m.compute.matrix_flops[COMET_DTYPE_BF16], 1307.4e12, 1e-12);
+    assert_close(m.compute.matrix_flops[COMET_DTYPE_FP16], 1307.4e12, 1e-12);
+    assert_close(m.compute.matrix_flops[COMET_DTYPE_FP8], 2614.9e12, 1e-12);
+    assert_close(m.compute.matrix_flops[COMET_DTYPE_TF32], 653.7e12, 1e-12);
+    assert_close(m.compute.matrix_flops[COMET_DTYPE_FP32], 163.4e12, 1e-12);
+    assert_close(m.compute.vector_flops[COMET_DTYPE_FP32], 163.4e12, 1e-12);
+    assert_true(m.hbm.capacity == 192e9);
+    assert_close(m.hbm.bandwidth, 5.3e12, 1e-12);
+    /* hipBLASLt BF16 at 708 TFLOPS with K = 32896, the K term taken out */
+    assert_close(m.compute.gemm_eff[0].efficiency,
+                 708.0 / 1307.4 * (32896.0 + 247.0) / 32896.0, 1e-3);
+    assert_int_equal(m.compute.n_attn_eff, 0);
+    assert_int_equal(m.n_dims, 2);
+    assert_int_equal(m.dims[0].size, 8);
+    assert_int_equal(m.dims[0].topology, COMET_TOPO_FULLY_CONNECTED);
+    assert_true(m.dims[0].bandwidth == 7 * 64e9);
+    assert_close(m.dims[0].bandwidth * m.dims[0].efficiency, 314.72e9, 0.01);
+    assert_int_equal(m.dims[1].size, 0);
+    assert_true(m.dims[1].bandwidth == 50e9);
 }
 
 static void test_preset_registry(void **state)
@@ -537,7 +632,8 @@ static void test_preset_registry(void **state)
     comet_system s;
     assert_int_equal(comet_preset_system("tpu", &s, &err), COMET_EINPUT);
     assert_string_equal(comet_error_format(&err, line, sizeof line),
-                        "unknown system preset \"tpu\" (known: a100-80g-selene, h100-80g-dgx, h200-dgx, h800-dgx)");
+                        "unknown system preset \"tpu\" (known: a100-80g-selene, b200-dgx, gb200-nvl72, "
+                        "h100-80g-dgx, h200-dgx, h800-dgx, mi300x)");
 }
 
 static void test_preset_in_document(void **state)
@@ -1209,6 +1305,7 @@ void suite_config(test_tally *t)
         cmocka_unit_test(test_read_file),
         cmocka_unit_test(test_model_presets),
         cmocka_unit_test(test_system_presets),
+        cmocka_unit_test(test_system_presets_b200_gb200_mi300x),
         cmocka_unit_test(test_preset_registry),
         cmocka_unit_test(test_preset_in_document),
         cmocka_unit_test(test_error_unknown_key),
