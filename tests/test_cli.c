@@ -427,14 +427,14 @@ static void test_simulate_collective_sizes(void **state)
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(r.out, "{\"bytes\": 1024, \"time_s\": 7.82048e-06, \"analytic_s\": "
                                   "7.82048e-06, \"algbw_Bps\": 130938254.4, \"busbw_Bps\": "
-                                  "130938254.4, \"protocols\": [\"LL\"]}"));
+                                  "130938254.4, \"chunks\": 1, \"protocols\": [\"LL\"]}"));
     assert_non_null(strstr(r.out, "{\"bytes\": 1048576, \"time_s\": 2.568576e-05"));
     assert_non_null(strstr(r.out, "\"protocols\": [\"Simple\"]}\n]}"));
     run(&r, "simulate --system proto2.yaml --collective all-reduce --npus 2 --size '1 KiB' "
             "--max-size '1 MiB' --step-factor 1024");
     assert_int_equal(r.status, 0);
-    assert_non_null(strstr(r.out, "           1024           7.82         0.13         0.13  LL\n"));
-    assert_non_null(strstr(r.out, "        1048576          25.69        40.82        40.82  Simple\n"));
+    assert_non_null(strstr(r.out, "           1024           7.82         0.13         0.13       1  LL\n"));
+    assert_non_null(strstr(r.out, "        1048576          25.69        40.82        40.82       1  Simple\n"));
     expect_error("simulate --system proto2.yaml --collective all-reduce --size '1 MiB' "
                  "--max-size '1 KiB'",
                  "comet simulate: --max-size: must be at least --size (1.04858e+06 B), got 1024 B");

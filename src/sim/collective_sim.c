@@ -213,7 +213,7 @@ comet_status comet_sim_collective(const comet_system *sys, const int64_t span[CO
     if (o->active_chunks < 1 || o->active_chunks > 64)
         return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--active-chunks",
                                "must be from 1 to 64, got %d", o->active_chunks);
-    int64_t splits = o->splits > 0 ? o->splits : comet_collective_chunks(sys);
+    int64_t splits = o->splits > 0 ? o->splits : comet_collective_chunks_for(sys, span, c, bytes);
     if (splits > MAX_SPLITS)
         return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--splits",
                                "must be from 1 to %d, got %lld", MAX_SPLITS, (long long)splits);

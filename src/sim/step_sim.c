@@ -174,7 +174,7 @@ static int chunked(builder *b, int stage, int stream, const int64_t span[COMET_M
         order[i] = i;
     if (m == 0 || !(bytes > 0.0))
         return task(b, stage, stream, 0.0, kind, mb, layer, after);
-    int64_t k = comet_collective_chunks(b->sys);
+    int64_t k = comet_collective_chunks_for(b->sys, span, c, bytes);
     comet_sim_options o;
     comet_sim_options_defaults(&o);
     int behind[MAX_PHASES];
