@@ -90,7 +90,7 @@ static double compute_time(const comet_result *r)
 static void stats_line(comet_buf *b, const comet_validation_table *t,
                        const comet_validation_stats *st)
 {
-    comet_buf_printf(b, "%3d rows  %3d fit", st->rows, st->ok);
+    comet_buf_printf(b, "%3d row%s %3d fit", st->rows, st->rows == 1 ? " " : "s", st->ok);
     if (st->no_fit)
         comet_buf_printf(b, "  %d no fit", st->no_fit);
     if (st->refused)
@@ -108,7 +108,7 @@ static void stats_line(comet_buf *b, const comet_validation_table *t,
 static void render_text(comet_buf *b, const comet_validation_table *t,
                         const comet_validation_report *r)
 {
-    comet_buf_printf(b, "%s (%s): %s\n\n", t->name, t->file, t->about);
+    comet_buf_printf(b, "%s (%s)%s%s\n\n", t->name, t->file, t->about[0] ? ": " : "", t->about);
     int id_w = 2, st_w = 8;
     char label[256], line[640];
     for (int i = 0; i < r->n_rows; i++) {
@@ -164,7 +164,8 @@ static void render_md(comet_buf *b, const comet_validation_table *t,
                       const comet_validation_report *r)
 {
     char label[256], text[640];
-    comet_buf_printf(b, "### %s\n\n%s (`%s`)\n\n", t->name, t->about, t->file);
+    comet_buf_printf(b, "### %s\n\n%s%s`%s`\n\n", t->name, t->about, t->about[0] ? " " : "",
+                     t->file);
     comet_buf_printf(b, "| id | system | framework | GPUs | strategy | stated | measured s | "
                         "predicted s | error | compute s | bubble s | TP s | PP s | DP s | "
                         "EP s |\n|---|---|---|---:|---|---|---:|---:|---:|---:|---:|---:|"
