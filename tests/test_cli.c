@@ -125,6 +125,20 @@ static void test_default_job(void **state)
     assert_string_equal(r.err, "");
 }
 
+/* args (with -o file) succeed silently and leave file holding expected. */
+static void expect_written(const char *args, const char *file, const char *expected)
+{
+    cli_run r;
+    run(&r, args);
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.out, "");
+    char path[512];
+    static char text[65536];
+    snprintf(path, sizeof path, "%s/%s", workdir, file);
+    slurp(path, text, sizeof text);
+    assert_string_equal(text, expected);
+}
+
 static void test_json_and_csv(void **state)
 {
     (void)state;
@@ -167,14 +181,7 @@ static void test_validate(void **state)
     assert_true(measured == 13.75);
     assert_close(predicted, 13.622, 1e-3);
     assert_close(error, 100.0 * (predicted - measured) / measured, 1e-6);
-    cli_run again;
-    run(&again, "validate korthikanti2022 --format csv -o v.csv");
-    assert_int_equal(again.status, 0);
-    assert_string_equal(again.out, "");
-    char path[512], text[65536];
-    snprintf(path, sizeof path, "%s/v.csv", workdir);
-    slurp(path, text, sizeof text);
-    assert_string_equal(text, r.out);
+    expect_written("validate korthikanti2022 --format csv -o v.csv", "v.csv", r.out);
     run(&r, "validate");
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(r.out, "hopper (presets/validation/hopper.yaml)"));
@@ -200,15 +207,9 @@ static void test_validate(void **state)
 static void test_output_file(void **state)
 {
     (void)state;
-    cli_run r, again;
-    run(&r, "estimate --json -o result.json");
-    assert_int_equal(r.status, 0);
-    assert_string_equal(r.out, "");
-    char path[512], text[65536];
-    snprintf(path, sizeof path, "%s/result.json", workdir);
-    slurp(path, text, sizeof text);
-    run(&again, "estimate --json");
-    assert_string_equal(text, again.out);
+    cli_run r;
+    run(&r, "estimate --json");
+    expect_written("estimate --json -o result.json", "result.json", r.out);
 }
 
 static void test_strategy_file_errors_point_at_the_key(void **state)

@@ -22,30 +22,6 @@
 
 #define ROOT "validation"
 
-static comet_status row_model(cfg_ctx *c, const cfg_node *n, const char *path, void *base)
-{
-    comet_job *job = &((comet_validation_row *)base)->job;
-    CFG_TRY(cfg_section_read(c, n, path, &cfg_model_section, &job->model));
-    job->has_model = true;
-    return COMET_OK;
-}
-
-static comet_status row_system(cfg_ctx *c, const cfg_node *n, const char *path, void *base)
-{
-    comet_job *job = &((comet_validation_row *)base)->job;
-    CFG_TRY(cfg_section_read(c, n, path, &cfg_system_section, &job->system));
-    job->has_system = true;
-    return COMET_OK;
-}
-
-static comet_status row_strategy(cfg_ctx *c, const cfg_node *n, const char *path, void *base)
-{
-    comet_job *job = &((comet_validation_row *)base)->job;
-    CFG_TRY(cfg_section_read(c, n, path, &cfg_strategy_section, &job->strategy));
-    job->has_strategy = true;
-    return COMET_OK;
-}
-
 /* measured: exactly one way of stating it, and flops/peak where it needs them. */
 static comet_status row_measured(cfg_ctx *c, const cfg_node *n, const char *path, void *base)
 {
@@ -122,15 +98,30 @@ static comet_status row_input(cfg_ctx *c, const cfg_node *n, const char *path, v
     return COMET_OK;
 }
 
+/* A row's keys are read in two passes over its mapping: its own into the
+ * row, then the input document's sections into its job with the document
+ * reader's own section readers (config.c). */
 static const cfg_field row_fields[] = {
     CFG_NAME("id", comet_validation_row, id),
     CFG_NAME("source", comet_validation_row, source),
     CFG_NAME("notes", comet_validation_row, notes),
     CFG_SKIP("input"),
-    CFG_CUSTOM("model", row_model),
-    CFG_CUSTOM("system", row_system),
-    CFG_CUSTOM("strategy", row_strategy),
+    CFG_SKIP("model"),
+    CFG_SKIP("system"),
+    CFG_SKIP("strategy"),
     CFG_CUSTOM("measured", row_measured),
+    CFG_END,
+};
+
+static const cfg_field job_fields[] = {
+    CFG_SKIP("id"),
+    CFG_SKIP("source"),
+    CFG_SKIP("notes"),
+    CFG_SKIP("input"),
+    CFG_CUSTOM("model", cfg_job_read_model),
+    CFG_CUSTOM("system", cfg_job_read_system),
+    CFG_CUSTOM("strategy", cfg_job_read_strategy),
+    CFG_SKIP("measured"),
     CFG_END,
 };
 
@@ -151,6 +142,7 @@ static comet_status read_row(cfg_ctx *table, const cfg_node *n, const char *path
         CFG_TRY(row_input(&c, input, ipath, row));
     }
     CFG_TRY(cfg_fields_read(&c, n, path, row_fields, row));
+    CFG_TRY(cfg_fields_read(&c, n, path, job_fields, &row->job));
     static const char *const needed[] = {"id", "source", "measured", NULL};
     for (int i = 0; needed[i]; i++)
         if (!cfg_map_find(n, needed[i]))
