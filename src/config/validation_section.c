@@ -286,7 +286,7 @@ void comet_validation_locate(const comet_validation_table *t, int row, comet_err
     if (!t || row < 0 || row >= t->n_rows || !err || err->line > 0)
         return;
     char key[sizeof err->key];
-    snprintf(key, sizeof key, ROOT ".rows[%d]%s%s", row, err->key[0] ? "." : "", err->key);
+    snprintf(key, sizeof key, ROOT ".rows[%d]%s%.96s", row, err->key[0] ? "." : "", err->key);
     memcpy(err->key, key, sizeof key);
     comet_srcmap_locate(&t->rows[row].job.srcmap, err);
     if (err->line == 0)
