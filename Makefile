@@ -39,7 +39,7 @@ CLI_SRC   := $(sort $(wildcard cli/*.c))
 CLI_OBJ   := $(CLI_SRC:%.c=$(B)/%.o)
 TEST_SRC  := $(sort $(wildcard tests/*.c))
 TEST_OBJ  := $(TEST_SRC:%.c=$(B)/%.o)
-PRESETS   := $(sort $(wildcard presets/models/*.yaml presets/systems/*.yaml presets/strategies/*.yaml presets/studies/*.yaml))
+PRESETS   := $(sort $(wildcard presets/models/*.yaml presets/systems/*.yaml presets/strategies/*.yaml presets/studies/*.yaml presets/validation/*.yaml))
 HEADERS   := $(wildcard include/comet/*.h src/*/*.h tests/*.h cli/*.h)
 
 # The core model: the folders that estimate and simulate a step from structs

@@ -2,6 +2,7 @@
 #ifndef COMET_CLI_H
 #define COMET_CLI_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include "comet/comet.h"
 #include "comet/page.h"
@@ -12,6 +13,10 @@
  * or written at the start); 1 a failure mid-way (disk full, a write error
  * after opening) or an internal one. An interrupted sweep exits 130. */
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
+
+/* Whether a command-line argument names a file rather than a preset: it
+ * has a slash or a .yaml, .yml or .json in it, or a file of that name exists. */
+bool cli_is_file_arg(const char *arg);
 
 /* Print "comet: <error line>" to stderr and return the exit code for it. */
 int cli_report_error(const char *command, const comet_error *err);
@@ -60,5 +65,6 @@ int cli_presets(int argc, char **argv);
 int cli_export(int argc, char **argv);
 int cli_report(int argc, char **argv);
 int cli_study(int argc, char **argv);
+int cli_validate(int argc, char **argv);
 
 #endif

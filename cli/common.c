@@ -14,6 +14,13 @@
 #include <time.h>
 #include <unistd.h>
 
+bool cli_is_file_arg(const char *arg)
+{
+    struct stat st;
+    return strchr(arg, '/') || strstr(arg, ".yaml") || strstr(arg, ".yml") ||
+           strstr(arg, ".json") || stat(arg, &st) == 0;
+}
+
 int cli_report_error(const char *command, const comet_error *err)
 {
     char line[1024];

@@ -12,7 +12,6 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "args.h"
 #include "cli.h"
@@ -125,13 +124,6 @@ void cli_print_knob_help(void)
     }
 }
 
-static bool is_file_arg(const char *arg)
-{
-    struct stat st;
-    return strchr(arg, '/') || strstr(arg, ".yaml") || strstr(arg, ".yml") ||
-           strstr(arg, ".json") || stat(arg, &st) == 0;
-}
-
 static bool *section_flag(comet_job *job, const char *kind)
 {
     return kind[1] == 'o' ? &job->has_model : kind[1] == 'y' ? &job->has_system
@@ -148,7 +140,7 @@ static comet_status load_input(const char *kind, const char *arg, comet_job *job
     bool had = *has;
     *has = false;
     comet_status st;
-    if (is_file_arg(arg)) {
+    if (cli_is_file_arg(arg)) {
         st = comet_config_read_file(arg, job, err);
     } else {
         const char *text = comet_preset_text(kind, arg);

@@ -31,6 +31,8 @@ static const cli_command commands[] = {
      "event-driven simulation: a training step, a collective, or a Chakra trace"},
     {"report", cli_report, "an HTML report with charts from saved sweep results"},
     {"export", cli_export, "write a training step as Chakra traces plus ASTRA-sim input files"},
+    {"validate", cli_validate,
+     "predicted against published step times: per row error, mean, median, worst"},
     {"presets", cli_presets, "list the embedded presets, or print one: comet presets show NAME"},
     {"version", run_version, "print the version"},
     {"--version", run_version, NULL},

@@ -1,11 +1,12 @@
-/* comet presets: lists the embedded model, system and strategy presets, or
- * prints one so users can copy and edit it. */
+/* comet presets: lists the embedded model, system, strategy and study
+ * presets and validation tables, or prints one so users can copy and edit
+ * it. */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
 
-static const char *const kinds[] = {"models", "systems", "strategies", "studies"};
+static const char *const kinds[] = {"models", "systems", "strategies", "studies", "validation"};
 
 int cli_presets(int argc, char **argv)
 {

@@ -125,6 +125,20 @@ static void test_default_job(void **state)
     assert_string_equal(r.err, "");
 }
 
+/* args (with -o file) succeed silently and leave file holding expected. */
+static void expect_written(const char *args, const char *file, const char *expected)
+{
+    cli_run r;
+    run(&r, args);
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.out, "");
+    char path[512];
+    static char text[65536];
+    snprintf(path, sizeof path, "%s/%s", workdir, file);
+    slurp(path, text, sizeof text);
+    assert_string_equal(text, expected);
+}
+
 static void test_json_and_csv(void **state)
 {
     (void)state;
@@ -141,18 +155,61 @@ static void test_json_and_csv(void **state)
     assert_int_equal(strncmp(r.out, "model,system,tp,pp,dp,", 22), 0);
 }
 
+/* comet validate: a built-in table as CSV (the header, then one line per
+ * row with the measured and predicted step time and the signed error),
+ * written atomically with -o; a bad key in a table file is one line
+ * naming file:line:col and the row's key; a bad format names the flag. */
+static void test_validate(void **state)
+{
+    (void)state;
+    cli_run r;
+    run(&r, "validate korthikanti2022 --format csv");
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.err, "");
+    assert_int_equal(lines(r.out), 10);
+    assert_int_equal(strncmp(r.out, "table,id,system,framework,model,gpus,strategy,stated_kind,"
+                                    "stated_value,flops,peak_flops,measured_step_s,status,"
+                                    "predicted_step_s,error_pct,", 110), 0);
+    const char *row = strstr(r.out, "\nkorthikanti2022,k22-175b-selective,a100-80g-selene,"
+                                    "megatron,gpt3-175b,64,");
+    assert_non_null(row);
+    double measured, predicted, error;
+    const char *ok = strstr(row, ",step_time,13.75,,,13.75,ok,");
+    assert_non_null(ok);
+    assert_int_equal(sscanf(ok, ",step_time,13.75,,,%lf,ok,%lf,%lf", &measured, &predicted,
+                            &error), 3);
+    assert_true(measured == 13.75);
+    assert_close(predicted, 13.622, 1e-3);
+    assert_close(error, 100.0 * (predicted - measured) / measured, 1e-6);
+    expect_written("validate korthikanti2022 --format csv -o v.csv", "v.csv", r.out);
+    run(&r, "validate");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "hopper (presets/validation/hopper.yaml)"));
+    assert_non_null(strstr(r.out, "korthikanti2022 (presets/validation/korthikanti2022.yaml)"));
+    write_file("bad-table.yaml", "validation:\n"
+                                 "  rows:\n"
+                                 "    - id: x\n"
+                                 "      source: s\n"
+                                 "      model: gpt3-175b\n"
+                                 "      system: h100-80g-dgx\n"
+                                 "      strategy: {tp: 8, interleaved: 2}\n"
+                                 "      measured: {step_time: \"1 s\"}\n");
+    expect_error("validate bad-table.yaml",
+                 "comet validate: bad-table.yaml:7:25: validation.rows[0].strategy.interleaved: "
+                 "unknown key (did you mean \"interleave\"?)");
+    expect_error("validate korthikanti2022 --format xml",
+                 "comet validate: --format: expected text, md, csv or json, got \"xml\"");
+    expect_error("validate nosuch",
+                 "comet validate: unknown validation table \"nosuch\" (known: hopper, "
+                 "korthikanti2022)");
+}
+
 static void test_output_file(void **state)
 {
     (void)state;
-    cli_run r, again;
-    run(&r, "estimate --json -o result.json");
-    assert_int_equal(r.status, 0);
-    assert_string_equal(r.out, "");
-    char path[512], text[65536];
-    snprintf(path, sizeof path, "%s/result.json", workdir);
-    slurp(path, text, sizeof text);
-    run(&again, "estimate --json");
-    assert_string_equal(text, again.out);
+    cli_run r;
+    run(&r, "estimate --json");
+    expect_written("estimate --json -o result.json", "result.json", r.out);
 }
 
 static void test_strategy_file_errors_point_at_the_key(void **state)
@@ -1124,7 +1181,7 @@ static void test_help_lists_dispatched_commands(void **state)
     const char *list = strstr(r.out, "commands:\n");
     assert_non_null(list);
     const char *expected[] = {"study", "estimate", "search", "sweep", "simulate",
-                              "report", "export", "presets", "version"};
+                              "report", "export", "validate", "presets", "version"};
     const char *line = list + strlen("commands:\n");
     for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++) {
         char name[32];
@@ -1585,6 +1642,7 @@ void suite_cli(test_tally *t)
     const struct CMUnitTest cli[] = {
         cmocka_unit_test(test_default_job),
         cmocka_unit_test(test_json_and_csv),
+        cmocka_unit_test(test_validate),
         cmocka_unit_test(test_output_file),
         cmocka_unit_test(test_strategy_file_errors_point_at_the_key),
         cmocka_unit_test(test_bad_flags),

@@ -1,4 +1,4 @@
-/* Build-time tool: turns presets/{models,systems,strategies,studies}/NAME.yaml into
+/* Build-time tool: turns presets/{models,systems,strategies,studies,validation}/NAME.yaml into
  * a C table so the presets are inside the binary and need no install path.
  * Usage:
  *   embed OUT.c presets/models/a.yaml presets/systems/b.yaml ...
@@ -97,6 +97,7 @@ int main(int argc, char **argv)
     emit_names(out, argc, argv, "systems", "comet_embedded_system_names");
     emit_names(out, argc, argv, "strategies", "comet_embedded_strategy_names");
     emit_names(out, argc, argv, "studies", "comet_embedded_study_names");
+    emit_names(out, argc, argv, "validation", "comet_embedded_validation_names");
     if (fclose(out) != 0 || rename(tmp, argv[1]) != 0) {
         fprintf(stderr, "embed: cannot write %s\n", argv[1]);
         return 1;

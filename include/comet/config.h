@@ -57,7 +57,8 @@ comet_status comet_config_read_file(const char *path, comet_job *job, comet_erro
 /* Presets embedded at build time from presets/{models,systems}/NAME.yaml. */
 comet_status comet_preset_model(const char *name, comet_model *out, comet_error *err);
 comet_status comet_preset_system(const char *name, comet_system *out, comet_error *err);
-/* NULL-terminated list of names; kind is "models" or "systems". */
+/* NULL-terminated list of names; kind is "models", "systems", "strategies",
+ * "studies" or "validation". */
 const char *const *comet_preset_names(const char *kind);
 /* Source text of a preset, or NULL. */
 const char *comet_preset_text(const char *kind, const char *name);

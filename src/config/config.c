@@ -20,7 +20,7 @@ void comet_job_init(comet_job *job)
     comet_strategy_defaults(&job->strategy);
 }
 
-static comet_status read_model(cfg_ctx *c, const cfg_node *n, const char *path, void *base)
+comet_status cfg_job_read_model(cfg_ctx *c, const cfg_node *n, const char *path, void *base)
 {
     comet_job *job = base;
     CFG_TRY(cfg_section_read(c, n, path, &cfg_model_section, &job->model));
@@ -28,7 +28,7 @@ static comet_status read_model(cfg_ctx *c, const cfg_node *n, const char *path, 
     return COMET_OK;
 }
 
-static comet_status read_system(cfg_ctx *c, const cfg_node *n, const char *path, void *base)
+comet_status cfg_job_read_system(cfg_ctx *c, const cfg_node *n, const char *path, void *base)
 {
     comet_job *job = base;
     CFG_TRY(cfg_section_read(c, n, path, &cfg_system_section, &job->system));
@@ -36,7 +36,7 @@ static comet_status read_system(cfg_ctx *c, const cfg_node *n, const char *path,
     return COMET_OK;
 }
 
-static comet_status read_strategy(cfg_ctx *c, const cfg_node *n, const char *path, void *base)
+comet_status cfg_job_read_strategy(cfg_ctx *c, const cfg_node *n, const char *path, void *base)
 {
     comet_job *job = base;
     CFG_TRY(cfg_section_read(c, n, path, &cfg_strategy_section, &job->strategy));
@@ -45,9 +45,9 @@ static comet_status read_strategy(cfg_ctx *c, const cfg_node *n, const char *pat
 }
 
 static const cfg_field document_fields[] = {
-    CFG_CUSTOM("model", read_model),
-    CFG_CUSTOM("system", read_system),
-    CFG_CUSTOM("strategy", read_strategy),
+    CFG_CUSTOM("model", cfg_job_read_model),
+    CFG_CUSTOM("system", cfg_job_read_system),
+    CFG_CUSTOM("strategy", cfg_job_read_strategy),
     CFG_END,
 };
 

@@ -1,8 +1,8 @@
-/* Presets: model, system, strategy and study descriptions embedded in the
- * library at build time (tools/embed.c), so `model: gpt3-175b` works
- * without an install path. This file finds them by kind and name; a
- * preset is an ordinary config document, read (and its nesting bounded)
- * by the document reader in config.c. */
+/* Presets: model, system, strategy and study descriptions and validation
+ * tables embedded in the library at build time (tools/embed.c), so
+ * `model: gpt3-175b` works without an install path. This file finds them
+ * by kind and name; a preset is an ordinary config document, read (and
+ * its nesting bounded) by the document reader in config.c. */
 #include <string.h>
 
 #include "comet/config.h"
@@ -28,6 +28,7 @@ const char *const *comet_preset_names(const char *kind)
         {"systems", comet_embedded_system_names},
         {"strategies", comet_embedded_strategy_names},
         {"studies", comet_embedded_study_names},
+        {"validation", comet_embedded_validation_names},
     };
     for (size_t i = 0; kind && i < sizeof lists / sizeof lists[0]; i++)
         if (strcmp(lists[i].kind, kind) == 0)

@@ -25,6 +25,12 @@ extern const cfg_section cfg_model_section;
 extern const cfg_section cfg_system_section;
 extern const cfg_section cfg_strategy_section;
 
+/* A document's model:, system: and strategy: sections into the comet_job
+ * at base (CFG_CUSTOM readers; a validation row's sections too). */
+comet_status cfg_job_read_model(cfg_ctx *c, const cfg_node *n, const char *path, void *base);
+comet_status cfg_job_read_system(cfg_ctx *c, const cfg_node *n, const char *path, void *base);
+comet_status cfg_job_read_strategy(cfg_ctx *c, const cfg_node *n, const char *path, void *base);
+
 /* Spans per group a strategy.placement mapping lists (0 when none). */
 int cfg_placement_dims(const cfg_node *placement);
 

@@ -21,6 +21,10 @@ const char *report_strategy_label(const comet_strategy *s, char *out, size_t cap
     } while (0)
     if (s->interleave > 1)
         MORE(" · v %lld", (long long)s->interleave);
+    if (s->cp > 1)
+        MORE(" · cp %lld", (long long)s->cp);
+    if (s->ep > 1)
+        MORE(" · ep %lld", (long long)s->ep);
     if (s->sp && s->tp > 1)
         MORE(" · sp");
     if (s->zero_stage)

@@ -15,7 +15,8 @@ typedef struct time_part {
 } time_part;
 int report_time_parts(const comet_result *r, time_part parts[REPORT_TIME_PARTS]);
 
-/* "tp 8 · pp 8 · dp 4 · mb 1 · v 2 · zero 1 · flash": a strategy in one short line. */
+/* "tp 8 · pp 8 · dp 4 · mb 1 · v 2 · cp 2 · ep 8 · zero 1 · flash": a strategy in one
+ * short line (cp and ep when above 1). */
 const char *report_strategy_label(const comet_strategy *s, char *out, size_t cap);
 
 /* A stacked chart of step-time breakdowns, one bar per labelled result. */

@@ -2,7 +2,8 @@
  * files and on the command line (datatypes, model kinds, collectives,
  * groups, topologies, algorithms, attach kinds, recompute modes, context-
  * parallel exchanges, frameworks,
- * objectives), the names reports give memory kinds and tiers, and the size
+ * objectives, how a validation row's measurement is stated and under
+ * which FLOP-counting convention), the names reports give memory kinds and tiers, and the size
  * of each datatype. One table per enum, indexed by value, so that name and
  * parse can never disagree and error messages can list what is accepted.
  * It lives below every layer that speaks these words (workload, parallel,
@@ -15,6 +16,7 @@
 #include "comet/estimate.h"
 #include "comet/network.h"
 #include "comet/search.h"
+#include "comet/validate.h"
 
 const char *const vocab_dtype_names[] = {"fp32", "tf32", "fp16", "bf16", "fp8", NULL};
 const char *const vocab_model_kind_names[] = {"transformer", "layers", NULL};
@@ -35,6 +37,12 @@ const char *const vocab_recompute_names[] = {"none", "selective", "full", NULL};
 const char *const vocab_cp_comm_names[] = {"ring", "ulysses", NULL};
 const char *const vocab_schedule_names[] = {"1f1b", "zb-h1", NULL};
 const char *const vocab_framework_names[] = {"auto", "megatron", "fsdp", "ideal", NULL};
+/* the keys of a validation row's `measured:` section, one per way of stating it */
+const char *const vocab_measure_kind_names[] = {"step_time", "tokens_per_s_per_gpu",
+                                                "model_tflops_per_gpu", "mfu",
+                                                "gpu_hours_per_trillion_tokens", NULL};
+const char *const vocab_flops_convention_names[] = {"megatron", "megatron_causal", "6n", NULL};
+static const char *const validation_status_names[] = {"ok", "no fit", "refused", NULL};
 /* only named, never read: private to this file */
 static const char *const mem_kind_names[] = {"weights", "gradients", "optimizer", "activations",
                                              NULL};
@@ -63,6 +71,12 @@ _Static_assert(COUNT(vocab_protocol_model_names) == COMET_PROTOCOLS_COUNT,
 _Static_assert(COUNT(protocol_names) == COMET_PROTO_COUNT, "a name per protocol");
 _Static_assert(COUNT(vocab_objective_names) == COMET_OBJECTIVE_COST + 1, "a name per objective");
 _Static_assert(COUNT(vocab_framework_names) == COMET_FRAMEWORK_IDEAL + 1, "a name per framework");
+_Static_assert(COUNT(vocab_measure_kind_names) == COMET_MEASURE_KIND_COUNT,
+               "a name per way of stating a measurement");
+_Static_assert(COUNT(vocab_flops_convention_names) == COMET_FLOPS_CONVENTION_COUNT,
+               "a name per FLOP convention");
+_Static_assert(COUNT(validation_status_names) == COMET_VALIDATION_REFUSED + 1,
+               "a name per validation status");
 
 /* Parse into an enum through an int; -1 leaves *out untouched. */
 #define PARSE_INTO(table, name, out, type)                                    \
@@ -184,4 +198,19 @@ const char *comet_mem_kind_name(comet_mem_kind k)
 const char *comet_tier_name(comet_tier t)
 {
     return name_of(tier_names, COUNT(tier_names), (int)t);
+}
+
+const char *comet_measure_kind_name(comet_measure_kind k)
+{
+    return name_of(vocab_measure_kind_names, COUNT(vocab_measure_kind_names), (int)k);
+}
+
+const char *comet_flops_convention_name(comet_flops_convention c)
+{
+    return name_of(vocab_flops_convention_names, COUNT(vocab_flops_convention_names), (int)c);
+}
+
+const char *comet_validation_status_name(comet_validation_status s)
+{
+    return name_of(validation_status_names, COUNT(validation_status_names), (int)s);
 }

@@ -25,6 +25,8 @@ extern const char *const vocab_cp_comm_names[];
 extern const char *const vocab_schedule_names[];
 extern const char *const vocab_framework_names[];
 extern const char *const vocab_objective_names[];
+extern const char *const vocab_measure_kind_names[];
+extern const char *const vocab_flops_convention_names[];
 
 /* Index of name in a NULL-terminated table, or -1. */
 int vocab_name_index(const char *const *names, const char *name);
