@@ -7,6 +7,7 @@
 #include "comet/config.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,6 +183,65 @@ const char *cfg_units_example(cfg_unit_kind kind)
 const char *cfg_units_noun(cfg_unit_kind kind)
 {
     return families[kind].noun;
+}
+
+const char *cfg_format_number(double v, char *out, size_t cap)
+{
+    /* the shortest text that reads back ("80" rather than "8e+01") */
+    char best[40] = "", text[40];
+    size_t best_len = 0;
+    for (int p = 1; p <= 17; p++) {
+        snprintf(text, sizeof text, "%.*g", p, v);
+        /* a tie goes to the form without an exponent ("40000", not "4e+04") */
+        size_t len = 2 * strlen(text) + (strchr(text, 'e') != NULL);
+        if (strtod(text, NULL) == v && (!best[0] || len < best_len)) {
+            memcpy(best, text, sizeof best);
+            best_len = len;
+        }
+    }
+    snprintf(out, cap, "%s", best[0] ? best : "0");
+    return out;
+}
+
+/* Whether text names the same double as v when read as a quantity. */
+static bool reads_back(const char *text, cfg_unit_kind kind, double v)
+{
+    double back = 0.0;
+    return cfg_units_parse(text, kind, &back, NULL) == CFG_UNITS_OK && back == v;
+}
+
+const char *cfg_units_format(cfg_unit_kind kind, double v, char *out, size_t cap)
+{
+    const unit_def *base = families[kind].units;
+    while (base->name && base->scale != 1.0)
+        base = base + 1;
+    if (v == 0.0 || !isfinite(v)) {
+        snprintf(out, cap, "%.17g %s", v, base->name);
+        return out;
+    }
+    char best[64] = "", text[64], num[40];
+    size_t best_len = 0;
+    bool best_in_range = false;
+    for (const unit_def *d = families[kind].units; d->name; d++) {
+        if ((unsigned char)d->name[0] >= 0x80)
+            continue; /* "µs": "us" says the same in ASCII */
+        double x = v / d->scale;
+        cfg_format_number(x, num, sizeof num);
+        snprintf(text, sizeof text, "%s %s", num, d->name);
+        if (!reads_back(text, kind, v))
+            continue; /* the scale's rounding lost the last bit */
+        bool in_range = fabs(x) >= 1.0 && fabs(x) < 1000.0;
+        size_t len = strlen(num);
+        if (!best[0] || len < best_len || (len == best_len && in_range && !best_in_range)) {
+            memcpy(best, text, sizeof best);
+            best_len = len;
+            best_in_range = in_range;
+        }
+    }
+    if (!best[0]) /* scale 1 always reads back exactly */
+        snprintf(best, sizeof best, "%.17g %s", v, base->name);
+    snprintf(out, cap, "%s", best);
+    return out;
 }
 
 comet_status comet_parse_quantity(const char *text, comet_unit_kind kind, const char *what,

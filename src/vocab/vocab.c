@@ -34,6 +34,10 @@ const char *const vocab_objective_names[] = {"time", "throughput", "cost", NULL}
 const char *const vocab_recompute_names[] = {"none", "selective", "full", NULL};
 const char *const vocab_cp_comm_names[] = {"ring", "ulysses", NULL};
 const char *const vocab_schedule_names[] = {"1f1b", "zb-h1", NULL};
+/* kinds of memory-bound kernel (comet_mem_kernel, system.h): the keys of
+ * compute.memory_efficiency and the subkinds of comet calibrate's rows */
+const char *const vocab_mem_kernel_names[] = {"elementwise", "norm",    "activation", "softmax",
+                                              "rope",        "cast",    "optimizer",  NULL};
 /* only named, never read: private to this file */
 static const char *const mem_kind_names[] = {"weights", "gradients", "optimizer", "activations",
                                              NULL};
@@ -60,6 +64,7 @@ _Static_assert(COUNT(tier_names) == COMET_TIER_COUNT, "a name per memory tier");
 _Static_assert(COUNT(vocab_protocol_model_names) == COMET_PROTOCOLS_COUNT,
                "a name per protocol model");
 _Static_assert(COUNT(protocol_names) == COMET_PROTO_COUNT, "a name per protocol");
+_Static_assert(COUNT(vocab_mem_kernel_names) == COMET_MEMK_COUNT, "a name per memory kernel");
 _Static_assert(COUNT(vocab_objective_names) == COMET_OBJECTIVE_COST + 1, "a name per objective");
 
 /* Parse into an enum through an int; -1 leaves *out untouched. */
@@ -177,4 +182,14 @@ const char *comet_mem_kind_name(comet_mem_kind k)
 const char *comet_tier_name(comet_tier t)
 {
     return name_of(tier_names, COUNT(tier_names), (int)t);
+}
+
+const char *comet_mem_kernel_name(comet_mem_kernel k)
+{
+    return name_of(vocab_mem_kernel_names, COUNT(vocab_mem_kernel_names), (int)k);
+}
+
+int comet_mem_kernel_parse(const char *name, comet_mem_kernel *out)
+{
+    PARSE_INTO(vocab_mem_kernel_names, name, out, comet_mem_kernel);
 }
