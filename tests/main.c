@@ -11,6 +11,7 @@ int main(void)
     test_tally t = {0, 0, 0};
     suite_core(&t);
     suite_config(&t);
+    suite_calibrate(&t);
     suite_network(&t);
     suite_protocols(&t);
     suite_workload(&t);

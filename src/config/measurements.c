@@ -127,7 +127,8 @@ typedef struct csv_row {
     const char *file;
     int line;
     const field *at[COL_COUNT];  /* NULL: empty or not in the header */
-    int line_end;                /* column just past the line, for missing values */
+    int pos[COL_COUNT];          /* where each column's field starts, empty ones too (0: none) */
+    int line_end;                /* column just past the line, for columns it lacks */
     comet_error *err;
 } csv_row;
 
@@ -137,7 +138,7 @@ static comet_status row_fail(const csv_row *r, col c, const char *fmt, const cha
     char key[48];
     snprintf(key, sizeof key, "column '%s'", col_names[c]);
     return comet_error_set(r->err, COMET_EINPUT, r->file, r->line,
-                           r->at[c] ? r->at[c]->column : r->line_end, key, fmt, a, b);
+                           r->pos[c] ? r->pos[c] : r->line_end, key, fmt, a, b);
 }
 
 static comet_status missing(const csv_row *r, col c, const char *why)
@@ -314,9 +315,11 @@ static comet_status read_kernel_line(const char *file, int line, const field *f,
     if (n > n_columns)
         return comet_error_set(err, COMET_EINPUT, file, line, f[n_columns].column, NULL,
                                "%d fields, the header names %d columns", n, n_columns);
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
+        r.pos[columns[i]] = f[i].column;
         if (f[i].text[0])
             r.at[columns[i]] = &f[i];
+    }
     if (!r.at[COL_KIND])
         return missing(&r, COL_KIND, "gemm, attention or memory");
     comet_kernel_row k;

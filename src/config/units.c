@@ -210,6 +210,27 @@ static bool reads_back(const char *text, cfg_unit_kind kind, double v)
     return cfg_units_parse(text, kind, &back, NULL) == CFG_UNITS_OK && back == v;
 }
 
+/* The shortest text "NUMBER UNIT" in unit d that reads back to exactly v
+ * (the digits of v / scale, at the precision that parses back, not
+ * necessarily that of the quotient); its length for comparing, with a
+ * form without exponent ahead of one as long; 0 when none does. */
+static size_t shortest_in(const unit_def *d, cfg_unit_kind kind, double v, char *out, size_t cap)
+{
+    double x = v / d->scale;
+    char num[40], text[64];
+    size_t best = 0;
+    for (int p = 1; p <= 17; p++) {
+        snprintf(num, sizeof num, "%.*g", p, x);
+        snprintf(text, sizeof text, "%s %s", num, d->name);
+        size_t len = 2 * strlen(num) + (strchr(num, 'e') != NULL);
+        if (reads_back(text, kind, v) && (!best || len < best)) {
+            snprintf(out, cap, "%s", text);
+            best = len;
+        }
+    }
+    return best;
+}
+
 const char *cfg_units_format(cfg_unit_kind kind, double v, char *out, size_t cap)
 {
     const unit_def *base = families[kind].units;
@@ -219,20 +240,16 @@ const char *cfg_units_format(cfg_unit_kind kind, double v, char *out, size_t cap
         snprintf(out, cap, "%.17g %s", v, base->name);
         return out;
     }
-    char best[64] = "", text[64], num[40];
+    char best[64] = "", text[64];
     size_t best_len = 0;
     bool best_in_range = false;
     for (const unit_def *d = families[kind].units; d->name; d++) {
         if ((unsigned char)d->name[0] >= 0x80)
             continue; /* "µs": "us" says the same in ASCII */
-        double x = v / d->scale;
-        cfg_format_number(x, num, sizeof num);
-        snprintf(text, sizeof text, "%s %s", num, d->name);
-        if (!reads_back(text, kind, v))
-            continue; /* the scale's rounding lost the last bit */
-        bool in_range = fabs(x) >= 1.0 && fabs(x) < 1000.0;
-        size_t len = strlen(num);
-        if (!best[0] || len < best_len || (len == best_len && in_range && !best_in_range)) {
+        size_t len = shortest_in(d, kind, v, text, sizeof text);
+        double x = fabs(v / d->scale);
+        bool in_range = x >= 1.0 * (1.0 - 1e-12) && x < 1000.0 * (1.0 - 1e-12);
+        if (len && (!best[0] || len < best_len || (len == best_len && in_range && !best_in_range))) {
             memcpy(best, text, sizeof best);
             best_len = len;
             best_in_range = in_range;
