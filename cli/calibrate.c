@@ -93,7 +93,7 @@ static comet_status placement_flag(const cli_arg *f, const char *value, void *de
         return COMET_OK;
     }
     if (strcmp(f->name, "--nccl-npus") == 0)
-        return cli_parse_int(f->name, value, 2, 1 << 30, &a->next.npus, err);
+        return cli_parse_int(f->name, value, 2, 16777216, &a->next.npus, err);
     return cli_parse_collective(f->name, value, &a->next.collective, err);
 }
 
@@ -156,6 +156,9 @@ static comet_status check_args(const calib_args *a, comet_error *err)
     if (!a->kernels && !a->n_nccl)
         return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
                                "nothing to fit: give --kernels FILE.csv or --nccl FILE");
+    if (a->name && strlen(a->name) >= COMET_NAME_LEN)
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--name",
+                               "longer than %d characters", COMET_NAME_LEN - 1);
     if (a->pending)
         return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, a->pending,
                                "applies to the --nccl files after it, and none follows");

@@ -739,8 +739,8 @@ static void test_nccl_curve_mode(void **state)
     assert_int_equal(d->bus.npus, 8);
     assert_int_equal(d->bus.curve[COMET_COLL_ALL_REDUCE].n_points, 31);
     assert_true(d->latency == base.dims[0].latency); /* left as it was */
-    for (size_t i = 0; i < r->n_points; i++)
-        assert_true(fabs(r->points[i].residual) < 1e-12);
+    for (size_t i = 0; i < r->n_points; i++) /* the curve's points hold 5 digits */
+        assert_true(fabs(r->points[i].residual) < 1e-4);
     free(round_trip(&r->system));
     comet_calib_result_free(r);
     free(r);

@@ -206,6 +206,13 @@ static comet_status read_gemm(const csv_row *r, comet_kernel_row *k)
     CFG_TRY(number(r, COL_M, &k->m));
     CFG_TRY(number(r, COL_N, &k->n));
     CFG_TRY(number(r, COL_K, &k->k));
+    double flops = 2.0 * k->m * k->n * k->k;
+    if (!cfg_units_in_range(CFG_UNIT_FLOPS, flops)) {
+        char text[48];
+        snprintf(text, sizeof text, "%g", flops);
+        return row_fail(r, COL_M, "the GEMM's 2mnk, %s FLOP, is outside the sane range %s",
+                        text, cfg_units_range(CFG_UNIT_FLOPS));
+    }
     return measurement(r, COL_TFLOPS, 1e12, CFG_UNIT_FLOP_RATE, k);
 }
 
@@ -590,7 +597,7 @@ comet_status comet_nccl_read_text(const char *text, size_t len, const char *file
     size_t at = 0;
     const char *line;
     size_t n;
-    field f[MAX_FIELDS];
+    field f[MAX_FIELDS + 1]; /* f[0] the comment mark, then the fields */
     CFG_TRY(new_series(out, file, 1, collective, err));
     for (int lineno = 1; next_line(text, len, &at, &line, &n); lineno++) {
         if (n > LINE_MAX_LEN || memchr(line, '\0', n))
@@ -602,7 +609,7 @@ comet_status comet_nccl_read_text(const char *text, size_t len, const char *file
         /* "#wrong" is one column name; a lone '#' starts the line */
         int k = split(line + i + comment, n - i - comment, 0, f + 1);
         if (k < 0)
-            k = MAX_FIELDS - 1;
+            k = MAX_FIELDS; /* the first MAX_FIELDS fields of a longer line */
         for (int j = 1; j <= k; j++)
             f[j].column += (int)(i + comment);
         if (comment) {

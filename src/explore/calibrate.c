@@ -42,7 +42,11 @@
 #define MIN_FRACTION 0.001   /* the smallest efficiency a system file takes */
 #define MIN_LATENCY 1e-12    /* below it a latency is written as 0 */
 #define MAX_LATENCY 1.0
-#define MIN_BUSBW 1e3        /* the smallest bandwidth a system file takes */
+/* the bandwidths, group sizes and k0 a system file takes (docs/config.md) */
+#define MIN_BUSBW 1e3
+#define MAX_BUSBW 1e16
+#define MAX_CURVE_NPUS 16777216
+#define MAX_K0 1e9
 
 #define TRY(expr)                                                                          \
     do {                                                                                   \
@@ -452,6 +456,10 @@ static comet_status fit_gemm(calib *c, gemm_obs *o, size_t n)
         double was = comet_gemm_efficiency(&base->compute, best.curve[j].flops);
         TRY(add_param(c, COMET_CALIB_GEMM, key, label, COMET_CALIB_FRACTION, was,
                                 cc->gemm_eff[j].efficiency, (int)n, note));
+    }
+    if (best.k0 > MAX_K0) {
+        best.k0 = MAX_K0;
+        snprintf(best.note, sizeof best.note, "clamped to %g", MAX_K0);
     }
     cc->gemm_k_overhead = best.k0;
     c->out->gemm_points = best.points;
@@ -941,9 +949,15 @@ static comet_status net_curve(calib *c, int d, comet_collective coll, const net_
         if (o[i].run->series->collective != coll)
             continue;
         npus = o[i].run->npus;
-        double busbw =
-            o[i].row->bytes * comet_busbw_factor(coll, npus) / o[i].row->seconds;
-        if (busbw < MIN_BUSBW) {
+        /* five significant digits of a decimal unit (B/s, KB/s, MB/s, ...):
+         * more than nccl-tests' times hold, and the written curve reads
+         * as a person would write it ("193.87 GB/s") */
+        double busbw = o[i].row->bytes * comet_busbw_factor(coll, npus) / o[i].row->seconds;
+        double unit = busbw >= 1.0 ? pow(1e3, floor(log10(busbw) / 3.0)) : 1.0;
+        char text[32];
+        snprintf(text, sizeof text, "%.5g", busbw / unit);
+        busbw = strtod(text, NULL) * unit;
+        if (!(busbw >= MIN_BUSBW && busbw <= MAX_BUSBW)) {
             dropped++;
             continue;
         }
@@ -958,6 +972,13 @@ static comet_status net_curve(calib *c, int d, comet_collective coll, const net_
             sum += b[j++].busbw;
         b[u++] = (bus_obs){b[i].bytes, sum / (double)(j - i)};
         i = j;
+    }
+    if (!u) {
+        free(b);
+        return comet_error_set(c->err, COMET_EINPUT, o[0].run->series->file, 0, 0, NULL,
+                               "no %s row gives a bus bandwidth from 1 KB/s to 10 PB/s, the "
+                               "range a curve takes",
+                               comet_collective_name(coll));
     }
     comet_net_dim *dim = &c->out->system.dims[d];
     comet_bus_curve *cv = &dim->bus.curve[coll];
@@ -982,7 +1003,7 @@ static comet_status net_curve(calib *c, int d, comet_collective coll, const net_
         snprintf(note, sizeof note, "%zu sizes, %d of them spread evenly", u,
                  COMET_MAX_BUS_POINTS);
     else if (dropped)
-        snprintf(note, sizeof note, "%zu rows below 1 KB/s left out", dropped);
+        snprintf(note, sizeof note, "%zu rows outside 1 KB/s to 10 PB/s left out", dropped);
     return add_param(c, COMET_CALIB_NETWORK, key, label, COMET_CALIB_POINTS, was_points,
                      cv->n_points, (int)m, note);
 }
@@ -1026,10 +1047,10 @@ static comet_status network_rows(calib *c)
             return comet_error_set(c->err, COMET_EINPUT, run->series->file, 0, 0, NULL,
                                    "dimension %d: system %s has %d", run->dim, q->base->name,
                                    q->base->n_dims);
-        if (run->npus < 2)
+        if (run->npus < 2 || run->npus > MAX_CURVE_NPUS)
             return comet_error_set(c->err, COMET_EINPUT, run->series->file, 0, 0, NULL,
-                                   "a collective needs at least 2 NPUs, got %lld",
-                                   (long long)run->npus);
+                                   "a collective of %lld NPUs: comet takes 2 to %d",
+                                   (long long)run->npus, MAX_CURVE_NPUS);
         total += run->series->n;
     }
     if (!total)
@@ -1111,6 +1132,10 @@ comet_status comet_calibrate(const comet_calib_request *req, comet_calib_result 
     if (!(req->kernels && req->kernels->n) && !req->n_nccl)
         return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
                                "nothing to fit: no kernel rows and no nccl-tests runs");
+    for (const char *p = req->name; p && *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "name",
+                                   "names may not contain control characters");
     calib *c = malloc(sizeof *c);
     if (!c)
         return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
