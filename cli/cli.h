@@ -50,6 +50,15 @@ typedef enum { CLI_OUT_FILE, CLI_OUT_DIR, CLI_OUT_PREFIX } cli_output_kind;
 comet_status cli_check_output(const char *path, cli_output_kind kind, const char *flag,
                               comet_error *err);
 
+/* A system preset by name, else a file with a system: section (read as
+ * comet estimate reads it: errors name file, line, column and key). */
+comet_status cli_load_system(const char *arg, comet_system *sys, comet_error *err);
+
+/* A collective named on the command line: all-reduce or all_reduce,
+ * reduce-scatter, all-gather, all-to-all; errors name `flag`. */
+comet_status cli_parse_collective(const char *flag, const char *value, comet_collective *out,
+                                  comet_error *err);
+
 /* Threads to run on: `requested` when given (> 0), else every online core. */
 int cli_threads(int64_t requested);
 
@@ -66,5 +75,6 @@ int cli_export(int argc, char **argv);
 int cli_report(int argc, char **argv);
 int cli_study(int argc, char **argv);
 int cli_validate(int argc, char **argv);
+int cli_calibrate(int argc, char **argv);
 
 #endif

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -101,4 +102,37 @@ int cli_threads(int64_t requested)
         return (int)requested;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     return cores > 0 ? (int)cores : 1;
+}
+
+comet_status cli_load_system(const char *arg, comet_system *sys, comet_error *err)
+{
+    if (comet_preset_text("systems", arg))
+        return comet_preset_system(arg, sys, err);
+    comet_job *job = malloc(sizeof *job); /* large: it holds a source map */
+    if (!job)
+        return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    comet_job_init(job);
+    comet_status st = comet_config_read_file(arg, job, err);
+    if (!st && !job->has_system)
+        st = comet_error_set(err, COMET_EINPUT, arg, 0, 0, NULL, "has no system: section");
+    if (!st)
+        *sys = job->system;
+    free(job);
+    return st;
+}
+
+comet_status cli_parse_collective(const char *flag, const char *value, comet_collective *out,
+                                  comet_error *err)
+{
+    char name[32];
+    snprintf(name, sizeof name, "%s", value);
+    for (char *p = name; *p; p++)
+        if (*p == '-')
+            *p = '_';
+    if (comet_collective_parse(name, out) || *out == COMET_COLL_NONE)
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, flag,
+                               "expected all-reduce, reduce-scatter, all-gather or all-to-all, "
+                               "got \"%s\"",
+                               value);
+    return COMET_OK;
 }

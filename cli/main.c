@@ -30,6 +30,8 @@ static const cli_command commands[] = {
     {"simulate", cli_simulate,
      "event-driven simulation: a training step, a collective, or a Chakra trace"},
     {"report", cli_report, "an HTML report with charts from saved sweep results"},
+    {"calibrate", cli_calibrate,
+     "fit a system's efficiencies to kernel timings and nccl-tests output"},
     {"export", cli_export, "write a training step as Chakra traces plus ASTRA-sim input files"},
     {"validate", cli_validate,
      "predicted against published step times: per row error, mean, median, worst"},

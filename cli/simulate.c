@@ -84,18 +84,7 @@ typedef struct sim_args {
 static comet_status collective_flag(const cli_arg *f, const char *v, void *dest,
                                     comet_error *err)
 {
-    comet_collective *out = &((sim_args *)dest)->collective;
-    char name[32];
-    snprintf(name, sizeof name, "%s", v);
-    for (char *p = name; *p; p++)
-        if (*p == '-')
-            *p = '_';
-    if (comet_collective_parse(name, out) || *out == COMET_COLL_NONE)
-        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, f->name,
-                               "expected all-reduce, reduce-scatter, all-gather or all-to-all, "
-                               "got \"%s\"",
-                               v);
-    return COMET_OK;
+    return cli_parse_collective(f->name, v, &((sim_args *)dest)->collective, err);
 }
 
 static comet_status scheduler_flag(const cli_arg *f, const char *v, void *dest,
@@ -170,20 +159,6 @@ static comet_status parse_args(int argc, char **argv, sim_args *a, comet_error *
     if (!a->step_factor)
         a->step_factor = 2;
     return COMET_OK;
-}
-
-static comet_status load_system(const char *arg, comet_system *sys, comet_error *err)
-{
-    if (comet_preset_text("systems", arg))
-        return comet_preset_system(arg, sys, err);
-    static comet_job job;
-    comet_job_init(&job);
-    comet_status st = comet_config_read_file(arg, &job, err);
-    if (!st && !job.has_system)
-        st = comet_error_set(err, COMET_EINPUT, arg, 0, 0, NULL, "has no system: section");
-    if (!st)
-        *sys = job.system;
-    return st;
 }
 
 static void render(comet_buf *b, const sim_args *a, const comet_system *sys,
@@ -415,7 +390,7 @@ int cli_simulate(int argc, char **argv)
     comet_error_clear(&err);
     sim_args a;
     static comet_system sys;
-    if (parse_args(argc, argv, &a, &err) || load_system(a.system, &sys, &err))
+    if (parse_args(argc, argv, &a, &err) || cli_load_system(a.system, &sys, &err))
         return cli_report_error("simulate", &err);
     int64_t npus = a.npus;
     if (npus == 0) {

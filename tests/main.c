@@ -16,6 +16,7 @@ int main(void)
 #define RUN(suite) if (!only || strstr(#suite, only)) suite(&t)
     RUN(suite_core);
     RUN(suite_config);
+    RUN(suite_calibrate);
     RUN(suite_network);
     RUN(suite_protocols);
     RUN(suite_workload);

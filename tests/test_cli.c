@@ -1180,8 +1180,8 @@ static void test_help_lists_dispatched_commands(void **state)
     assert_int_equal(r.status, 0);
     const char *list = strstr(r.out, "commands:\n");
     assert_non_null(list);
-    const char *expected[] = {"study", "estimate", "search", "sweep", "simulate",
-                              "report", "export", "validate", "presets", "version"};
+    const char *expected[] = {"study",  "estimate",  "search",   "sweep",   "simulate", "report",
+                              "calibrate", "export", "validate", "presets", "version"};
     const char *line = list + strlen("commands:\n");
     for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++) {
         char name[32];
@@ -1637,6 +1637,87 @@ static void test_knob_flags_match_keys(void **state)
     }
 }
 
+/* comet calibrate: bad measurements and flags are one line and exit 2;
+ * the system it writes is what comet estimate --system reads. */
+static void test_calibrate(void **state)
+{
+    (void)state;
+    write_file("k.csv", "# kernels\nkind,m,n,k,seconds\ngemm,1024,abc,4096,0.001\n");
+    expect_error("calibrate --system h100-80g-dgx --kernels k.csv -o new.yaml",
+                 "comet calibrate: k.csv:3:11: column 'n': expected a positive number, got "
+                 "\"abc\"");
+    expect_error("calibrate --kernels k.csv -o new.yaml",
+                 "comet calibrate: --system: is required (the system to start from: a preset or "
+                 "a file)");
+    expect_error("calibrate --system h100-80g-dgx --kernels k.csv",
+                 "comet calibrate: -o: is required (the new system file, or - for stdout)");
+    expect_error("calibrate --system h100-80g-dgx -o new.yaml",
+                 "comet calibrate: nothing to fit: give --kernels FILE.csv or --nccl FILE");
+    expect_error("calibrate --system h100-80g-dgx --nccl n.txt --nccl-npus 8 -o new.yaml",
+                 "comet calibrate: --nccl-npus: applies to the --nccl files after it, and none "
+                 "follows");
+    expect_error("calibrate --system h100-80g-dgx --nccl-mode both --nccl n.txt -o new.yaml",
+                 "comet calibrate: --nccl-mode: expected fit or curve, got \"both\"");
+    expect_error("calibrate --system h100-80g-dgx --gemm-points 17 --kernels k.csv -o x.yaml",
+                 "comet calibrate: --gemm-points: 17 is out of range [1, 16]");
+    expect_error("calibrate --system h100-80g-dgx --nccl missing.txt -o new.yaml",
+                 "comet calibrate: missing.txt: cannot read: No such file or directory");
+    char args[8192];
+    snprintf(args, sizeof args,
+             "calibrate --system h100-80g-dgx --nccl-dim nvl --nccl %s/../tests/data/"
+             "nccl-all-reduce-h100x8.txt -o new.yaml",
+             examples);
+    expect_error(args, "comet calibrate: --nccl-dim: system h100-80g-dgx has no dimension "
+                       "\"nvl\" (it has nvlink, infiniband)");
+    write_file("n.txt", "    1024 32 float sum -1 20.0 0 0 0 21.0 0 0 0\n");
+    expect_error("calibrate --system h100-80g-dgx --nccl n.txt -o new.yaml",
+                 "comet calibrate: n.txt:1: cannot tell the collective (no \"# Collective test "
+                 "starting:\" line); name it with --nccl-collective");
+    expect_error("calibrate --system h100-80g-dgx --nccl-collective all-reduce --nccl-dim "
+                 "infiniband --nccl n.txt -o new.yaml",
+                 "comet calibrate: n.txt: lists no ranks, and dimension infiniband's size is "
+                 "auto: give --nccl-npus before --nccl");
+
+    /* the example measurements: the written system reads back and estimates */
+    cli_run r;
+    snprintf(args, sizeof args,
+             "calibrate --system h100-80g-dgx --kernels %s/calibrate/h100-kernels.csv "
+             "--nccl-dim nvlink --nccl %s/../tests/data/nccl-all-reduce-h100x8.txt -o new.yaml",
+             examples, examples);
+    run(&r, args);
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.err, "");
+    assert_non_null(strstr(r.out, "# comet calibrate: h100-80g-dgx-calibrated from h100-80g-dgx"));
+    assert_non_null(strstr(r.out, "| compute.gemm_k_overhead | k0 | 247 |"));
+    assert_non_null(strstr(r.out, "### Network (nccl-tests): 31 measurements"));
+    run(&r, "estimate --system new.yaml --model llama2-70b --tp 8 --pp 4 --dp 4 --gbs 512 "
+            "--sp --recompute selective");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "llama2-70b on h100-80g-dgx-calibrated, 128 NPUs"));
+
+    /* --report moves the report to a file; -o - puts the system on stdout */
+    snprintf(args, sizeof args,
+             "calibrate --system new.yaml --kernels %s/calibrate/h100-kernels.csv --name again "
+             "-o again.yaml --report r.md",
+             examples);
+    run(&r, args);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "wrote again.yaml (system again) and the fit-quality report "
+                                  "r.md"));
+    char report[65536], path[512];
+    snprintf(path, sizeof path, "%s/r.md", workdir);
+    slurp(path, report, sizeof report);
+    assert_non_null(strstr(report, "### GEMM: 3 measurements"));
+    snprintf(args, sizeof args,
+             "calibrate --system h100-80g-dgx --kernels %s/calibrate/h100-kernels.csv -o -",
+             examples);
+    run(&r, args);
+    assert_int_equal(r.status, 0);
+    assert_true(strncmp(r.out, "# h100-80g-dgx-calibrated: written by comet calibrate", 53) == 0);
+    assert_non_null(strstr(r.out, "\nsystem:\n  name: \"h100-80g-dgx-calibrated\"\n"));
+    assert_null(strstr(r.out, "## Fitted keys"));
+}
+
 void suite_cli(test_tally *t)
 {
     const struct CMUnitTest cli[] = {
@@ -1675,6 +1756,7 @@ void suite_cli(test_tally *t)
         cmocka_unit_test(test_report_exit_codes),
         cmocka_unit_test(test_failures_midway_exit_1),
         cmocka_unit_test(test_simulate_step),
+        cmocka_unit_test(test_calibrate),
     };
     RUN_GROUP_WITH(t, cli, setup, teardown);
 }

@@ -86,5 +86,6 @@ void suite_fuzz_seeds(test_tally *t);
 void suite_report(test_tally *t);
 void suite_study(test_tally *t);
 void suite_framework(test_tally *t);
+void suite_calibrate(test_tally *t);
 
 #endif

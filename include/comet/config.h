@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "comet/buf.h"
 #include "comet/error.h"
 #include "comet/model.h"
 #include "comet/strategy.h"
@@ -62,6 +63,13 @@ comet_status comet_preset_system(const char *name, comet_system *out, comet_erro
 const char *const *comet_preset_names(const char *kind);
 /* Source text of a preset, or NULL. */
 const char *comet_preset_text(const char *kind, const char *name);
+
+/* Append sys as a YAML document `system:` with every key the system
+ * reader takes (docs/config.md, Schema), written from the reader's own
+ * field tables so that reading it back gives the same struct (quantities
+ * with units chosen to parse back to the same double). Keys at their
+ * defaults may be left out. COMET_ENOMEM when the buffer failed. */
+comet_status comet_system_write_yaml(const comet_system *sys, comet_buf *out, comet_error *err);
 
 /* Kinds of quantity a text like "1 GiB" or "50 GB/s" may hold. */
 typedef enum comet_unit_kind {

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include "comet/buf.h"
+#include "comet/calibrate.h"
 #include "comet/estimate.h"
 #include "comet/methodology.h"
 #include "comet/page.h"
@@ -51,6 +52,19 @@ void comet_report_page_simulate(comet_page *p, const comet_model *m, const comet
                                 const comet_strategy *s, const comet_sim_step_result *r,
                                 const comet_sim_timeline *timeline,
                                 const comet_result *estimate);
+
+/* What comet_calibrate_report writes. */
+typedef enum comet_calib_report_form {
+    COMET_CALIB_REPORT_FULL = 0, /* Markdown: the keys, then every measurement by kind */
+    COMET_CALIB_REPORT_KEYS,     /* Markdown: the keys' table alone */
+    COMET_CALIB_REPORT_COMMENT   /* YAML comment lines: "#   key: base -> fitted" */
+} comet_calib_report_form;
+
+/* comet calibrate's fit-quality report: the fitted keys against the base
+ * system's values, then every measurement against the fitted system's
+ * price of it, by kind, with each kind's residual RMS and largest. */
+void comet_calibrate_report(comet_buf *b, const comet_calib_result *r,
+                            comet_calib_report_form form);
 
 /* Set the field a CSV/JSON column names (as the writers above name them);
  * false when the name is not one of them or the text does not parse, and

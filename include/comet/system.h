@@ -44,6 +44,11 @@ typedef enum comet_mem_kernel {
     COMET_MEMK_COUNT
 } comet_mem_kernel;
 
+/* "elementwise", "norm", ... (the keys of compute.memory_efficiency);
+ * parse returns 0, or -1 for an unknown name. */
+const char *comet_mem_kernel_name(comet_mem_kernel k);
+int comet_mem_kernel_parse(const char *name, comet_mem_kernel *out);
+
 #define COMET_MAX_ATTN_POINTS 16
 
 typedef struct comet_compute {

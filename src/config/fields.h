@@ -4,6 +4,7 @@
 #define COMET_CONFIG_FIELDS_H
 
 #include <stddef.h>
+#include "comet/buf.h"
 #include "read.h"
 
 typedef enum cfg_type {
@@ -21,6 +22,9 @@ typedef enum cfg_type {
 
 typedef comet_status (*cfg_custom_fn)(cfg_ctx *c, const cfg_node *n, const char *path,
                                       void *base);
+/* Writes the field's key and value as YAML lines at `indent` spaces, from
+ * the same base the reader fills (nothing when the value is absent). */
+typedef void (*cfg_write_fn)(comet_buf *b, int indent, const char *key, const void *base);
 
 typedef struct cfg_field {
     const char *key;        /* NULL ends a table */
@@ -32,6 +36,7 @@ typedef struct cfg_field {
     const char *const *names;
     const struct cfg_field *sub;
     cfg_custom_fn custom;
+    cfg_write_fn write;     /* writes it instead of cfg_fields_write's rule for its type */
 } cfg_field;
 
 #define CFG_AT(k, ty, T, m) .key = (k), .type = (ty), .offset = offsetof(T, m), \
@@ -48,6 +53,9 @@ typedef struct cfg_field {
 /* Keys grouped under k that live in the same struct (strategy.offload.*). */
 #define CFG_GROUP(k, sub_) {.key = (k), .type = CFG_T_SUB, .sub = (sub_)}
 #define CFG_CUSTOM(k, fn_) {.key = (k), .type = CFG_T_CUSTOM, .custom = (fn_)}
+/* A custom key that the writer writes back with write_ */
+#define CFG_CUSTOM_RW(k, fn_, write_) {.key = (k), .type = CFG_T_CUSTOM, .custom = (fn_), \
+                                       .write = (write_)}
 #define CFG_SKIP(k) {.key = (k), .type = CFG_T_SKIP}
 #define CFG_END {.key = NULL}
 
@@ -64,6 +72,24 @@ typedef comet_status (*cfg_item_fn)(cfg_ctx *c, const cfg_node *n, const char *p
                                     void *out);
 comet_status cfg_list_read(cfg_ctx *c, const cfg_node *n, const char *path, size_t max,
                            cfg_item_fn item, void *out, int *count);
+
+/* Write every field of `fields` that base holds as YAML lines of `key:
+ * value` at `indent` spaces, each in the form its reader takes back to the
+ * same double, integer or name: quantities with a unit (cfg_units_format),
+ * numbers in their shortest exact decimal, names quoted, enums by name,
+ * mappings nested (left out when nothing in them is set). A value the
+ * reader would not take (a zero quantity, fraction or real number, an
+ * integer below its range, an empty name) is left out, so the reader's
+ * default stands; a custom key is written by its field's `write` (left out
+ * without one). */
+void cfg_fields_write(comet_buf *b, int indent, const cfg_field *fields, const void *base);
+
+/* `key:` and a list of n items (each `stride` bytes from the one before)
+ * under it, each item's keys written from `fields`: one line each as a
+ * flow mapping `- {size: "1 GiB", bandwidth: "40 GB/s"}` when `flow` (flat
+ * keys only), else in block style. Nothing when n is 0. */
+void cfg_write_list(comet_buf *b, int indent, const char *key, const cfg_field *fields,
+                    const void *items, size_t stride, int n, bool flow);
 
 /* CFG_T_ENUM stores an enum through an int. */
 _Static_assert(sizeof(comet_dtype) == sizeof(int), "enum size");

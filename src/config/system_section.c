@@ -80,6 +80,13 @@ static comet_status read_gemm_curve(cfg_ctx *c, const cfg_node *n, const char *p
                          &cc->n_gemm_eff);
 }
 
+static void write_gemm_curve(comet_buf *b, int indent, const char *key, const void *base)
+{
+    const comet_compute *cc = base;
+    cfg_write_list(b, indent, key, point_fields, cc->gemm_eff, sizeof cc->gemm_eff[0],
+                   cc->n_gemm_eff, true);
+}
+
 static const cfg_field attn_point_fields[] = {
     CFG_REAL("seq", comet_attn_point, seq),
     CFG_REAL("head_dim", comet_attn_point, head_dim),
@@ -118,6 +125,13 @@ static comet_status read_attn_curve(cfg_ctx *c, const cfg_node *n, const char *p
                          &cc->n_attn_eff);
 }
 
+static void write_attn_curve(comet_buf *b, int indent, const char *key, const void *base)
+{
+    const comet_compute *cc = base;
+    cfg_write_list(b, indent, key, attn_point_fields, cc->attn_eff, sizeof cc->attn_eff[0],
+                   cc->n_attn_eff, true);
+}
+
 static comet_status read_k_overhead(cfg_ctx *c, const cfg_node *n, const char *path, void *base)
 {
     comet_compute *cc = base;
@@ -140,6 +154,24 @@ static comet_status read_overlap_slowdown(cfg_ctx *c, const cfg_node *n, const c
     return COMET_OK;
 }
 
+static void write_overlap_slowdown(comet_buf *b, int indent, const char *key, const void *base)
+{
+    const comet_compute *cc = base;
+    char num[40];
+    if (cc->overlap_slowdown > 0.0)
+        comet_buf_printf(b, "%*s%s: %s\n", indent, "", key,
+                         cfg_format_number(cc->overlap_slowdown, num, sizeof num));
+}
+
+static void write_k_overhead(comet_buf *b, int indent, const char *key, const void *base)
+{
+    const comet_compute *cc = base;
+    char num[40];
+    if (cc->gemm_k_overhead > 0.0)
+        comet_buf_printf(b, "%*s%s: %s\n", indent, "", key,
+                         cfg_format_number(cc->gemm_k_overhead, num, sizeof num));
+}
+
 #define MEM_KIND(k, kind)                                                               \
     {.key = (k), .type = CFG_T_FRACTION, .offset = (kind) * sizeof(double),            \
      .size = sizeof(double)}
@@ -155,14 +187,14 @@ static const cfg_field mem_kind_fields[] = {
 static const cfg_field compute_fields[] = {
     CFG_SUB("matrix", comet_compute, matrix_flops, peak_fields),
     CFG_SUB("vector", comet_compute, vector_flops, peak_fields),
-    CFG_CUSTOM("gemm_efficiency", read_gemm_curve),
-    CFG_CUSTOM("gemm_k_overhead", read_k_overhead),
+    CFG_CUSTOM_RW("gemm_efficiency", read_gemm_curve, write_gemm_curve),
+    CFG_CUSTOM_RW("gemm_k_overhead", read_k_overhead, write_k_overhead),
     CFG_FRACTION("vector_efficiency", comet_compute, vector_efficiency),
     CFG_QTY0("kernel_launch", comet_compute, kernel_launch, CFG_UNIT_TIME),
     CFG_QTY0("kernel_issue", comet_compute, kernel_issue, CFG_UNIT_TIME),
-    CFG_CUSTOM("attention_efficiency", read_attn_curve),
+    CFG_CUSTOM_RW("attention_efficiency", read_attn_curve, write_attn_curve),
     CFG_SUB("memory_efficiency", comet_compute, mem_efficiency, mem_kind_fields),
-    CFG_CUSTOM("overlap_slowdown", read_overlap_slowdown),
+    CFG_CUSTOM_RW("overlap_slowdown", read_overlap_slowdown, write_overlap_slowdown),
     CFG_END,
 };
 
@@ -206,6 +238,15 @@ static comet_status read_expansion(cfg_ctx *c, const cfg_node *n, const char *pa
     return cfg_fields_read(c, n, path, expansion_fields, t);
 }
 
+static void write_expansion(comet_buf *b, int indent, const char *key, const void *base)
+{
+    const comet_mem_tier *t = &((const comet_system *)base)->expansion;
+    if (!t->present)
+        return;
+    comet_buf_printf(b, "%*s%s:\n", indent, "", key);
+    cfg_fields_write(b, indent + 2, expansion_fields, t);
+}
+
 /* size: a count, or "auto" (stored as 0) for as many as needed. */
 static comet_status read_dim_size(cfg_ctx *c, const cfg_node *n, const char *path, void *base)
 {
@@ -215,6 +256,15 @@ static comet_status read_dim_size(cfg_ctx *c, const cfg_node *n, const char *pat
         return COMET_OK;
     }
     return cfg_read_int(c, n, path, 0, MAX_DIM_SIZE, &d->size);
+}
+
+static void write_dim_size(comet_buf *b, int indent, const char *key, const void *base)
+{
+    const comet_net_dim *d = base;
+    if (d->size == 0)
+        comet_buf_printf(b, "%*s%s: auto\n", indent, "", key);
+    else
+        comet_buf_printf(b, "%*s%s: %lld\n", indent, "", key, (long long)d->size);
 }
 
 static const cfg_field bus_point_fields[] = {
@@ -243,24 +293,46 @@ static comet_status read_bus_curve(cfg_ctx *c, const cfg_node *n, const char *pa
     return COMET_OK;
 }
 
-#define BUS_CURVE_READER(fn, coll)                                                        \
+static void write_bus_curve(comet_buf *b, int indent, const char *key,
+                            const comet_bus_curves *bus, comet_collective coll)
+{
+    const comet_bus_curve *cv = &bus->curve[coll];
+    cfg_write_list(b, indent, key, bus_point_fields, cv->points, sizeof cv->points[0],
+                   cv->n_points, true);
+}
+
+#define BUS_CURVE_READER(fn, write_fn, coll)                                              \
     static comet_status fn(cfg_ctx *c, const cfg_node *n, const char *path, void *base)   \
     {                                                                                     \
         return read_bus_curve(c, n, path, base, coll);                                    \
+    }                                                                                     \
+    static void write_fn(comet_buf *b, int indent, const char *key, const void *base)     \
+    {                                                                                     \
+        write_bus_curve(b, indent, key, base, coll);                                      \
     }
-BUS_CURVE_READER(read_bus_all_reduce, COMET_COLL_ALL_REDUCE)
-BUS_CURVE_READER(read_bus_reduce_scatter, COMET_COLL_REDUCE_SCATTER)
-BUS_CURVE_READER(read_bus_all_gather, COMET_COLL_ALL_GATHER)
-BUS_CURVE_READER(read_bus_all_to_all, COMET_COLL_ALL_TO_ALL)
+BUS_CURVE_READER(read_bus_all_reduce, write_bus_all_reduce, COMET_COLL_ALL_REDUCE)
+BUS_CURVE_READER(read_bus_reduce_scatter, write_bus_reduce_scatter, COMET_COLL_REDUCE_SCATTER)
+BUS_CURVE_READER(read_bus_all_gather, write_bus_all_gather, COMET_COLL_ALL_GATHER)
+BUS_CURVE_READER(read_bus_all_to_all, write_bus_all_to_all, COMET_COLL_ALL_TO_ALL)
 
 static const cfg_field bus_fields[] = {
     CFG_INT("npus", comet_bus_curves, npus, 2, MAX_DIM_SIZE),
-    CFG_CUSTOM("all_reduce", read_bus_all_reduce),
-    CFG_CUSTOM("reduce_scatter", read_bus_reduce_scatter),
-    CFG_CUSTOM("all_gather", read_bus_all_gather),
-    CFG_CUSTOM("all_to_all", read_bus_all_to_all),
+    CFG_CUSTOM_RW("all_reduce", read_bus_all_reduce, write_bus_all_reduce),
+    CFG_CUSTOM_RW("reduce_scatter", read_bus_reduce_scatter, write_bus_reduce_scatter),
+    CFG_CUSTOM_RW("all_gather", read_bus_all_gather, write_bus_all_gather),
+    CFG_CUSTOM_RW("all_to_all", read_bus_all_to_all, write_bus_all_to_all),
     CFG_END,
 };
+
+/* bus_bandwidth only when the dimension has a curve (npus alone is refused). */
+static void write_bus(comet_buf *b, int indent, const char *key, const void *base)
+{
+    const comet_net_dim *d = base;
+    if (d->bus.n_curves <= 0)
+        return;
+    comet_buf_printf(b, "%*s%s:\n", indent, "", key);
+    cfg_fields_write(b, indent + 2, bus_fields, &d->bus);
+}
 
 /* bus_bandwidth: the measured curves; npus defaults to the dimension's
  * size, and must be given when that is auto. */
@@ -286,7 +358,7 @@ static comet_status check_bus(cfg_ctx *c, const char *path, comet_net_dim *d)
 
 static const cfg_field dim_fields[] = {
     CFG_NAME("name", comet_net_dim, name),
-    CFG_CUSTOM("size", read_dim_size),
+    CFG_CUSTOM_RW("size", read_dim_size, write_dim_size),
     CFG_ENUM("topology", comet_net_dim, topology, vocab_topology_names),
     CFG_ENUM("algorithm", comet_net_dim, algorithm, vocab_algorithm_names),
     CFG_QTY("bandwidth", comet_net_dim, bandwidth, CFG_UNIT_BANDWIDTH),
@@ -295,7 +367,8 @@ static const cfg_field dim_fields[] = {
     CFG_BOOL("in_network_reduction", comet_net_dim, in_network_reduction),
     CFG_REAL("cost_per_gbps", comet_net_dim, cost_per_gbps),
     CFG_ENUM("protocols", comet_net_dim, protocols, vocab_protocol_model_names),
-    CFG_SUB("bus_bandwidth", comet_net_dim, bus, bus_fields),
+    {CFG_AT("bus_bandwidth", CFG_T_SUB, comet_net_dim, bus), .sub = bus_fields,
+     .write = write_bus},
     CFG_END,
 };
 
@@ -348,6 +421,12 @@ static comet_status read_network(cfg_ctx *c, const cfg_node *n, const char *path
     return COMET_OK;
 }
 
+static void write_network(comet_buf *b, int indent, const char *key, const void *base)
+{
+    const comet_system *s = base;
+    cfg_write_list(b, indent, key, dim_fields, s->dims, sizeof s->dims[0], s->n_dims, false);
+}
+
 static const cfg_field cost_fields[] = {
     CFG_REAL("per_npu", comet_system, cost_per_npu),
     CFG_REAL("per_gib_hbm", comet_system, cost_per_gib_hbm),
@@ -362,8 +441,8 @@ static const cfg_field system_fields[] = {
     CFG_NAME("name", comet_system, name),
     CFG_SUB("compute", comet_system, compute, compute_fields),
     CFG_SUB("hbm", comet_system, hbm, hbm_fields),
-    CFG_CUSTOM("expansion", read_expansion),
-    CFG_CUSTOM("network", read_network),
+    CFG_CUSTOM_RW("expansion", read_expansion, write_expansion),
+    CFG_CUSTOM_RW("network", read_network, write_network),
     CFG_INT("collective_chunks", comet_system, collective_chunks, 1, MAX_CHUNKS),
     CFG_GROUP("cost", cost_fields),
     CFG_END,
@@ -420,3 +499,12 @@ const cfg_section cfg_system_section = {
     .defaults = system_defaults,
     .check = system_check,
 };
+
+comet_status comet_system_write_yaml(const comet_system *sys, comet_buf *out, comet_error *err)
+{
+    comet_buf_printf(out, "system:\n");
+    cfg_fields_write(out, 2, system_fields, sys);
+    if (out->failed)
+        return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    return COMET_OK;
+}

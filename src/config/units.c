@@ -7,6 +7,7 @@
 #include "comet/config.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,6 +183,100 @@ const char *cfg_units_example(cfg_unit_kind kind)
 const char *cfg_units_noun(cfg_unit_kind kind)
 {
     return families[kind].noun;
+}
+
+const char *cfg_format_number(double v, char *out, size_t cap)
+{
+    /* the shortest text that reads back ("80" rather than "8e+01") */
+    char best[40] = "", text[40];
+    size_t best_len = 0;
+    for (int p = 1; p <= 17; p++) {
+        snprintf(text, sizeof text, "%.*g", p, v);
+        /* a tie goes to the form without an exponent ("40000", not "4e+04") */
+        size_t len = 2 * strlen(text) + (strchr(text, 'e') != NULL);
+        if (strtod(text, NULL) == v && (!best[0] || len < best_len)) {
+            memcpy(best, text, sizeof best);
+            best_len = len;
+        }
+    }
+    snprintf(out, cap, "%s", best[0] ? best : "0");
+    return out;
+}
+
+/* Whether text names the same double as v when read as a quantity. */
+static bool reads_back(const char *text, cfg_unit_kind kind, double v)
+{
+    double back = 0.0;
+    return cfg_units_parse(text, kind, &back, NULL) == CFG_UNITS_OK && back == v;
+}
+
+/* The fewest significant digits with which "NUMBER UNIT" in unit d reads
+ * back to exactly v (the digits of v / scale at the precision that parses
+ * back, not necessarily the quotient's own), 0 when none does; out gets
+ * the shortest such text without an exponent where there is one ("80
+ * GiB", not "8e+01 GiB"). */
+static int digits_in(const unit_def *d, cfg_unit_kind kind, double v, char *out, size_t cap)
+{
+    double x = v / d->scale;
+    char num[48], text[72];
+    int fewest = 0;
+    size_t best = 0;
+    for (int p = 1; p <= 18; p++) {
+        /* the last try: a whole number written out ("135050000000") */
+        if (p == 18 && !(x == floor(x) && fabs(x) < 1e17))
+            break;
+        if (p == 18)
+            snprintf(num, sizeof num, "%.0f", x);
+        else
+            snprintf(num, sizeof num, "%.*g", p, x);
+        snprintf(text, sizeof text, "%s %s", num, d->name);
+        if (!reads_back(text, kind, v))
+            continue;
+        size_t len = strlen(num) + (strchr(num, 'e') ? 100 : 0);
+        if (!fewest)
+            fewest = p;
+        if (!best || len < best) {
+            snprintf(out, cap, "%s", text);
+            best = len;
+        }
+    }
+    return fewest;
+}
+
+const char *cfg_units_format(cfg_unit_kind kind, double v, char *out, size_t cap)
+{
+    const unit_def *base = families[kind].units;
+    while (base->name && base->scale != 1.0)
+        base = base + 1;
+    if (v == 0.0 || !isfinite(v)) {
+        snprintf(out, cap, "%.17g %s", v, base->name);
+        return out;
+    }
+    /* the fewest digits, where a number from 1 to 1000 is worth two and a
+     * half digits ("512 B", not "0.5 KiB") and bytes rather than bits one
+     * and a half ("135.05 GB/s", not "1.0804 Tb/s"), then the shorter
+     * text ("0.5 us", not "500000 ps"), then the table's order (decimal
+     * units before binary ones) */
+    char best[64] = "", text[64];
+    double best_score = 0.0;
+    for (const unit_def *d = families[kind].units; d->name; d++) {
+        if ((unsigned char)d->name[0] >= 0x80)
+            continue; /* "µs": "us" says the same in ASCII */
+        int digits = digits_in(d, kind, v, text, sizeof text);
+        double x = fabs(v / d->scale);
+        bool in_range = x >= 1.0 - 1e-12 && x < 1000.0 * (1.0 - 1e-12);
+        bool bits = strstr(d->name, "b/s") != NULL;
+        double score = digits + (in_range ? 0.0 : 2.5) + (bits ? 1.5 : 0.0) +
+                       0.01 * (double)strlen(text); /* a tie: the shorter */
+        if (digits && (!best[0] || score < best_score)) {
+            memcpy(best, text, sizeof best);
+            best_score = score;
+        }
+    }
+    if (!best[0]) /* scale 1 always reads back exactly */
+        snprintf(best, sizeof best, "%.17g %s", v, base->name);
+    snprintf(out, cap, "%s", best);
+    return out;
 }
 
 comet_status comet_parse_quantity(const char *text, comet_unit_kind kind, const char *what,

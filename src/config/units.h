@@ -29,6 +29,14 @@ const char *cfg_units_example(cfg_unit_kind kind);
 /* What the quantity is called in messages: "size", "bandwidth", ... */
 const char *cfg_units_noun(cfg_unit_kind kind);
 
+/* v (in SI, >= 0 and finite) as "NUMBER UNIT" that cfg_units_parse reads
+ * back to exactly v: the shortest such text over the kind's units (a
+ * number from 1 to 1000 wins a tie), "80 GiB", "450 GB/s", "2 us"; 0 is
+ * "0" and the unit of scale 1. Returns out. */
+const char *cfg_units_format(cfg_unit_kind kind, double v, char *out, size_t cap);
+/* The shortest decimal text that strtod reads back to exactly v. */
+const char *cfg_format_number(double v, char *out, size_t cap);
+
 /* Length of the decimal number at the start of s ([+-]digits[.digits][e[+-]digits]),
  * 0 if there is none. No hex, inf or nan. */
 size_t cfg_number_span(const char *s);

@@ -43,6 +43,10 @@ const char *const vocab_measure_kind_names[] = {"step_time", "tokens_per_s_per_g
                                                 "gpu_hours_per_trillion_tokens", NULL};
 const char *const vocab_flops_convention_names[] = {"megatron", "megatron_causal", "6n", NULL};
 static const char *const validation_status_names[] = {"ok", "no fit", "refused", NULL};
+/* kinds of memory-bound kernel (comet_mem_kernel, system.h): the keys of
+ * compute.memory_efficiency and the subkinds of comet calibrate's rows */
+const char *const vocab_mem_kernel_names[] = {"elementwise", "norm",    "activation", "softmax",
+                                              "rope",        "cast",    "optimizer",  NULL};
 /* only named, never read: private to this file */
 static const char *const mem_kind_names[] = {"weights", "gradients", "optimizer", "activations",
                                              NULL};
@@ -69,6 +73,7 @@ _Static_assert(COUNT(tier_names) == COMET_TIER_COUNT, "a name per memory tier");
 _Static_assert(COUNT(vocab_protocol_model_names) == COMET_PROTOCOLS_COUNT,
                "a name per protocol model");
 _Static_assert(COUNT(protocol_names) == COMET_PROTO_COUNT, "a name per protocol");
+_Static_assert(COUNT(vocab_mem_kernel_names) == COMET_MEMK_COUNT, "a name per memory kernel");
 _Static_assert(COUNT(vocab_objective_names) == COMET_OBJECTIVE_COST + 1, "a name per objective");
 _Static_assert(COUNT(vocab_framework_names) == COMET_FRAMEWORK_IDEAL + 1, "a name per framework");
 _Static_assert(COUNT(vocab_measure_kind_names) == COMET_MEASURE_KIND_COUNT,
@@ -213,4 +218,14 @@ const char *comet_flops_convention_name(comet_flops_convention c)
 const char *comet_validation_status_name(comet_validation_status s)
 {
     return name_of(validation_status_names, COUNT(validation_status_names), (int)s);
+}
+
+const char *comet_mem_kernel_name(comet_mem_kernel k)
+{
+    return name_of(vocab_mem_kernel_names, COUNT(vocab_mem_kernel_names), (int)k);
+}
+
+int comet_mem_kernel_parse(const char *name, comet_mem_kernel *out)
+{
+    PARSE_INTO(vocab_mem_kernel_names, name, out, comet_mem_kernel);
 }

@@ -20,6 +20,7 @@ extern const char *const vocab_topology_names[];
 extern const char *const vocab_algorithm_names[];
 extern const char *const vocab_protocol_model_names[];
 extern const char *const vocab_attach_names[];
+extern const char *const vocab_mem_kernel_names[];
 extern const char *const vocab_recompute_names[];
 extern const char *const vocab_cp_comm_names[];
 extern const char *const vocab_schedule_names[];
