@@ -1662,7 +1662,7 @@ static void test_calibrate(void **state)
                  "comet calibrate: --gemm-points: 17 is out of range [1, 16]");
     expect_error("calibrate --system h100-80g-dgx --nccl missing.txt -o new.yaml",
                  "comet calibrate: missing.txt: cannot read: No such file or directory");
-    char args[8192];
+    char args[8448]; /* two paths of up to 4096 bytes */
     snprintf(args, sizeof args,
              "calibrate --system h100-80g-dgx --nccl-dim nvl --nccl %s/../tests/data/"
              "nccl-all-reduce-h100x8.txt -o new.yaml",

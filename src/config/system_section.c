@@ -154,22 +154,22 @@ static comet_status read_overlap_slowdown(cfg_ctx *c, const cfg_node *n, const c
     return COMET_OK;
 }
 
+/* A plain number key, written only when set (0 is its default). */
+static void write_positive(comet_buf *b, int indent, const char *key, double v)
+{
+    char num[40];
+    if (v > 0.0)
+        comet_buf_printf(b, "%*s%s: %s\n", indent, "", key, cfg_format_number(v, num, sizeof num));
+}
+
 static void write_overlap_slowdown(comet_buf *b, int indent, const char *key, const void *base)
 {
-    const comet_compute *cc = base;
-    char num[40];
-    if (cc->overlap_slowdown > 0.0)
-        comet_buf_printf(b, "%*s%s: %s\n", indent, "", key,
-                         cfg_format_number(cc->overlap_slowdown, num, sizeof num));
+    write_positive(b, indent, key, ((const comet_compute *)base)->overlap_slowdown);
 }
 
 static void write_k_overhead(comet_buf *b, int indent, const char *key, const void *base)
 {
-    const comet_compute *cc = base;
-    char num[40];
-    if (cc->gemm_k_overhead > 0.0)
-        comet_buf_printf(b, "%*s%s: %s\n", indent, "", key,
-                         cfg_format_number(cc->gemm_k_overhead, num, sizeof num));
+    write_positive(b, indent, key, ((const comet_compute *)base)->gemm_k_overhead);
 }
 
 #define MEM_KIND(k, kind)                                                               \

@@ -235,8 +235,9 @@ static int digits_in(const unit_def *d, cfg_unit_kind kind, double v, char *out,
         size_t len = strlen(num) + (strchr(num, 'e') ? 100 : 0);
         if (!fewest)
             fewest = p;
-        if (!best || len < best) {
-            snprintf(out, cap, "%s", text);
+        size_t text_len = strlen(text);
+        if ((!best || len < best) && text_len < cap) {
+            memcpy(out, text, text_len + 1);
             best = len;
         }
     }
