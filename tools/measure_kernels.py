@@ -457,21 +457,27 @@ STEP_MODELS = [
 ]
 
 
+def training_step(cfg):
+    """The model of cfg on the GPU in bf16 and one training step of it: forward on a fixed batch of
+    token ids, backward, a fused AdamW step (its state bf16, as the weights)."""
+    torch.manual_seed(0)
+    model = Model(cfg).to(DEV, torch.bfloat16)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-5, fused=True)
+    idx = torch.randint(0, cfg["vocab"], (cfg["micro"], cfg["seq"]), device=DEV)
+
+    def step():
+        model(idx, idx).backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+    return model, step
+
+
 def step_rows(steps, deadline):
     for cfg in STEP_MODELS:
         if time.time() > deadline:
             log("time budget reached: remaining training steps skipped")
             return
-        torch.manual_seed(0)
-        model = Model(cfg).to(DEV, torch.bfloat16)
-        opt = torch.optim.AdamW(model.parameters(), lr=1e-5, fused=True)
-        idx = torch.randint(0, cfg["vocab"], (cfg["micro"], cfg["seq"]), device=DEV)
-
-        def step():
-            loss = model(idx, idx)
-            loss.backward()
-            opt.step()
-            opt.zero_grad(set_to_none=True)
+        model, step = training_step(cfg)
         sec = timed(step, target_s=2.0, min_reps=5, max_reps=20, warmup=3)
         params = sum(p.numel() for p in model.parameters())
         peak = torch.cuda.max_memory_allocated() / 2**30
@@ -479,7 +485,7 @@ def step_rows(steps, deadline):
                                          "vocab", "micro")}, params=params, seconds=f"{sec:.6e}",
                   tokens_per_s=f"{cfg['micro'] * cfg['seq'] / sec:.0f}", peak_gib=f"{peak:.1f}")
         log(f"step {cfg['name']}: {sec * 1e3:.1f} ms, {params / 1e9:.2f} B params")
-        del model, opt, idx
+        del model, step
         torch.cuda.empty_cache()
         torch.cuda.reset_peak_memory_stats()
 
@@ -493,15 +499,7 @@ def profile_rows(path, names):
         for cfg in STEP_MODELS:
             if cfg["name"] not in names:
                 continue
-            torch.manual_seed(0)
-            model = Model(cfg).to(DEV, torch.bfloat16)
-            opt = torch.optim.AdamW(model.parameters(), lr=1e-5, fused=True)
-            idx = torch.randint(0, cfg["vocab"], (cfg["micro"], cfg["seq"]), device=DEV)
-
-            def step():
-                model(idx, idx).backward()
-                opt.step()
-                opt.zero_grad(set_to_none=True)
+            model, step = training_step(cfg)
             for _ in range(3):
                 step()
             torch.cuda.synchronize()
@@ -519,7 +517,7 @@ def profile_rows(path, names):
                 name = ev.key.replace(",", ";")[:160]
                 f.write(f"{cfg['name']},{name},{ev.count / steps:.1f},{gpu / steps:.1f},{wall * 1e6:.0f}\n")
             log(f"profiled {cfg['name']}")
-            del model, opt, idx
+            del model, step
             torch.cuda.empty_cache()
 
 
