@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "comet/band.h"
 #include "comet/comet.h"
 #include "comet/page.h"
 
@@ -61,6 +62,8 @@ comet_status cli_parse_collective(const char *flag, const char *value, comet_col
 
 /* Threads to run on: `requested` when given (> 0), else every online core. */
 int cli_threads(int64_t requested);
+/* The uncertainty-band model of every built-in validation table. */
+comet_status cli_band_model(comet_band_model **out, comet_error *err);
 
 /* Seconds on a monotonic clock. */
 double cli_now(void);

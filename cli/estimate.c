@@ -25,16 +25,17 @@ static void help(void)
            "Exit status: 0 ok, 1 a failure mid-way, 2 bad input or an unusable output path.\n");
 }
 
-static void render(const cli_inputs *in, const comet_result *r, comet_buf *out)
+static void render(const cli_inputs *in, const comet_result *r, const comet_band *band,
+                   comet_buf *out)
 {
     const comet_job *j = &in->job;
     if (in->format == OUT_JSON) {
-        comet_report_json(out, &j->model, &j->system, &j->strategy, r);
+        comet_report_json(out, &j->model, &j->system, &j->strategy, r, band);
     } else if (in->format == OUT_CSV) {
         comet_report_csv_header(out);
         comet_report_csv_row(out, &j->model, &j->system, &j->strategy, r);
     } else {
-        comet_report_text(out, &j->model, &j->system, &j->strategy, r);
+        comet_report_text(out, &j->model, &j->system, &j->strategy, r, band);
     }
 }
 
@@ -54,16 +55,24 @@ int cli_estimate(int argc, char **argv)
         cli_inputs_locate(in, &err);
         return cli_report_error("estimate", &err);
     }
+    /* the step time's uncertainty band, from every built-in validation table */
+    comet_band_model *bands;
+    if (cli_band_model(&bands, &err))
+        return cli_report_error("estimate", &err);
+    comet_band band;
+    comet_band_for(bands, &in->job.model, &in->job.system, &in->job.strategy, &r, &band);
+    comet_band_model_free(bands);
     comet_buf out;
     comet_buf_init(&out);
-    render(in, &r, &out);
+    render(in, &r, &band, &out);
     comet_status st = out.failed ? comet_error_set(&err, COMET_ENOMEM, NULL, 0, 0, NULL,
                                                    "out of memory rendering the report")
                                  : cli_write_output(in->output, out.data, out.len, &err);
     comet_buf_free(&out);
     if (!st && (in->report || in->plots)) {
         comet_page *page = comet_page_new("comet estimate");
-        comet_report_page_estimate(page, &in->job.model, &in->job.system, &in->job.strategy, &r);
+        comet_report_page_estimate(page, &in->job.model, &in->job.system, &in->job.strategy, &r,
+                                   &band);
         st = cli_write_report(page, in->report, in->plots, &err);
     }
     return st ? cli_report_error("estimate", &err) : CLI_OK;

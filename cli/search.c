@@ -50,7 +50,7 @@ static void offload_text(const comet_strategy *s, char *out, size_t cap)
 
 static void render_text(const cli_inputs *in, const comet_search_request *req,
                         const comet_ranked *top, int n, const comet_search_stats *st,
-                        double seconds, int threads, comet_buf *b)
+                        double seconds, int threads, comet_buf *b, const comet_band *bands)
 {
     const comet_model *m = req->model;
     comet_buf_printf(b, "%s on %s: %lld NPUs, global batch %s%lld, ranked by %s\n\n", m->name,
@@ -99,13 +99,13 @@ static void render_text(const cli_inputs *in, const comet_search_request *req,
                      (unsigned long long)st->invalid_batch, (unsigned long long)st->invalid_layout);
     if (n > 0) {
         comet_buf_printf(b, "\nbest strategy:\n");
-        comet_report_text(b, m, req->system, &top[0].strategy, &top[0].result);
+        comet_report_text(b, m, req->system, &top[0].strategy, &top[0].result, &bands[0]);
     }
     (void)in;
 }
 
 static void render_json(const comet_search_request *req, const comet_ranked *top, int n,
-                        const comet_search_stats *st, comet_buf *b)
+                        const comet_search_stats *st, comet_buf *b, const comet_band *bands)
 {
     comet_buf_printf(b,
                      "{\"npus\": %lld, \"objective\": \"%s\", \"enumerated\": %llu, "
@@ -122,7 +122,7 @@ static void render_json(const comet_search_request *req, const comet_ranked *top
     for (int i = 0; i < n; i++) {
         comet_buf_printf(b, "{\"rank\": %d, \"score\": %.10g, \"index\": %llu, \"estimate\":\n",
                          i + 1, top[i].score, (unsigned long long)top[i].index);
-        comet_report_json(b, req->model, req->system, &top[i].strategy, &top[i].result);
+        comet_report_json(b, req->model, req->system, &top[i].strategy, &top[i].result, &bands[i]);
         comet_buf_printf(b, "}%s\n", i + 1 < n ? "," : "");
     }
     comet_buf_printf(b, "]}\n");
@@ -197,23 +197,39 @@ int cli_search(int argc, char **argv)
         cli_inputs_locate(in, &err);
         return cli_report_error("search", &err);
     }
+    /* each ranked strategy's uncertainty band, from the built-in validation tables */
+    comet_band *bands = calloc((size_t)(n > 0 ? n : 1), sizeof *bands);
+    comet_band_model *band_model = NULL;
+    if (!bands || cli_band_model(&band_model, &err)) {
+        if (!bands)
+            comet_error_set(&err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+        free(bands);
+        free(top);
+        return cli_report_error("search", &err);
+    }
+    for (int i = 0; i < n; i++)
+        comet_band_for(band_model, req.model, req.system, &top[i].strategy, &top[i].result,
+                       &bands[i]);
+    comet_band_model_free(band_model);
     comet_buf out;
     comet_buf_init(&out);
     if (in->format == OUT_JSON)
-        render_json(&req, top, n, &stats, &out);
+        render_json(&req, top, n, &stats, &out, bands);
     else if (in->format == OUT_CSV)
         render_csv(&req, top, n, &out);
     else
-        render_text(in, &req, top, n, &stats, seconds, threads, &out);
+        render_text(in, &req, top, n, &stats, seconds, threads, &out, bands);
     st = out.failed ? comet_error_set(&err, COMET_ENOMEM, NULL, 0, 0, NULL,
                                       "out of memory rendering the report")
                     : cli_write_output(in->output, out.data, out.len, &err);
     comet_buf_free(&out);
     if (!st && (in->report || in->plots)) {
         comet_page *page = comet_page_new("comet search");
-        comet_report_page_search(page, req.model, req.system, req.space.npus, top, n, &stats);
+        comet_report_page_search(page, req.model, req.system, req.space.npus, top, n, &stats,
+                                 bands);
         st = cli_write_report(page, in->report, in->plots, &err);
     }
+    free(bands);
     free(top);
     return st ? cli_report_error("search", &err) : CLI_OK;
 }

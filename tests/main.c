@@ -25,6 +25,7 @@ int main(void)
     RUN(suite_compute);
     RUN(suite_moe);
     RUN(suite_validation);
+    RUN(suite_band);
     RUN(suite_cli);
     RUN(suite_threads);
     RUN(suite_search);

@@ -155,6 +155,50 @@ static void test_json_and_csv(void **state)
     assert_int_equal(strncmp(r.out, "model,system,tp,pp,dp,", 22), 0);
 }
 
+/* The step time's uncertainty band (include/comet/band.h) in every form an
+ * estimate takes: a line under the step time with its note, the JSON's
+ * step_time_band, a whisker on the HTML report's breakdown bar and band
+ * columns in its plot CSV; and in a search's JSON, one per ranked strategy.
+ * The default job's band is drawn from Korthikanti's 9 rows on
+ * a100-80g-selene (8 of them fitted): 13.419 to 14.030 s around 13.622 s. */
+static void test_estimate_band(void **state)
+{
+    (void)state;
+    cli_run r;
+    run(&r, "estimate");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "step time 13.622 s"));
+    assert_non_null(strstr(r.out, "\n80 % band 13.419 to 14.030 s (9 validation rows: "
+                                  "a100-80g-selene, megatron)\n  note: 8 of the 9 rows are ones a "
+                                  "preset was fit to"));
+    run(&r, "estimate --json");
+    assert_non_null(strstr(r.out, "\"step_time_band\": {\"low\": 13.419"));
+    assert_non_null(strstr(r.out, "\"rows\": 9, \"basis\": \"a100-80g-selene, megatron\""));
+    run(&r, "estimate --report band.html --plots bandplots");
+    assert_int_equal(r.status, 0);
+    static char text[1 << 20];
+    char path[512];
+    snprintf(path, sizeof path, "%s/band.html", workdir);
+    slurp(path, text, sizeof text);
+    assert_non_null(strstr(text, "<g class=\"band\""));
+    assert_non_null(strstr(text, "80 % band: 13.4 s to 14.0 s"));
+    snprintf(path, sizeof path, "%s/bandplots/breakdown.csv", workdir);
+    slurp(path, text, sizeof text);
+    assert_non_null(strstr(text, ",limit,band low,band high\n"));
+    /* a GPU no row ran on: every row's band, and a note naming the GPU */
+    run(&r, "estimate --system b200-dgx --model llama2-70b --tp 8 --dp 8 --gbs 64 "
+            "--flash-attention --recompute full");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "validation rows: every validation row"));
+    assert_non_null(strstr(r.out, "note: no validation row on a GPU of 2250 TFLOP/s"));
+    run(&r, "search --npus 8 --gbs 8 --model megatron-22b --top 3 --json");
+    assert_int_equal(r.status, 0);
+    int bands = 0;
+    for (const char *p = r.out; (p = strstr(p, "\"step_time_band\"")); p++)
+        bands++;
+    assert_int_equal(bands, 3);
+}
+
 /* comet validate: a built-in table as CSV (the header, then one line per
  * row with the measured and predicted step time and the signed error),
  * written atomically with -o; a bad key in a table file is one line
@@ -200,8 +244,8 @@ static void test_validate(void **state)
     expect_error("validate korthikanti2022 --format xml",
                  "comet validate: --format: expected text, md, csv or json, got \"xml\"");
     expect_error("validate nosuch",
-                 "comet validate: unknown validation table \"nosuch\" (known: hopper, "
-                 "korthikanti2022)");
+                 "comet validate: unknown validation table \"nosuch\" (known: h200-steps, "
+                 "hopper, korthikanti2022)");
 }
 
 static void test_output_file(void **state)
@@ -1723,6 +1767,7 @@ void suite_cli(test_tally *t)
     const struct CMUnitTest cli[] = {
         cmocka_unit_test(test_default_job),
         cmocka_unit_test(test_json_and_csv),
+        cmocka_unit_test(test_estimate_band),
         cmocka_unit_test(test_validate),
         cmocka_unit_test(test_output_file),
         cmocka_unit_test(test_strategy_file_errors_point_at_the_key),

@@ -76,6 +76,7 @@ void suite_estimate(test_tally *t);
 void suite_compute(test_tally *t);
 void suite_moe(test_tally *t);
 void suite_validation(test_tally *t);
+void suite_band(test_tally *t);
 void suite_cli(test_tally *t);
 void suite_threads(test_tally *t);
 void suite_search(test_tally *t);

@@ -12,7 +12,8 @@
 
 typedef enum comet_chart_kind {
     COMET_CHART_STACKED = 0, /* horizontal stacked bars: one per category, a segment per series;
-                              * an optional limit per category is drawn as a marker */
+                              * an optional limit per category is drawn as a marker, an
+                              * optional band on its total as a whisker */
     COMET_CHART_HEATMAP,     /* categories = rows (y), series = columns (x); NAN cells are marked */
     COMET_CHART_SCATTER,     /* points (x, y), with a highlighted subset (a Pareto front) */
     COMET_CHART_BARS,        /* one horizontal bar per category (series 0) */
@@ -46,6 +47,10 @@ typedef struct comet_chart {
     char cats[COMET_CHART_MAX_CATS][COMET_CHART_NAME_LEN];
     double values[COMET_CHART_MAX_VALUES];  /* [cat * n_series + series] */
     double limits[COMET_CHART_MAX_CATS];    /* stacked: a capacity per category, NAN = none */
+    /* stacked: an uncertainty band on each category's total, drawn as a
+     * whisker (include/comet/band.h); NAN = none. band_level: its coverage. */
+    double band_low[COMET_CHART_MAX_CATS], band_high[COMET_CHART_MAX_CATS];
+    double band_level;
     size_t n_points, cap_points;
     comet_chart_point *points;
     bool failed;                 /* something did not fit or memory ran out */
@@ -61,6 +66,8 @@ void comet_chart_set(comet_chart *c, int cat, int series, double v);
 double comet_chart_get(const comet_chart *c, int cat, int series);
 void comet_chart_point_add(comet_chart *c, double x, double y, int lane, int series,
                            const char *label);
+/* Whether any category carries a band (its CSV then has band columns). */
+bool comet_chart_has_bands(const comet_chart *c);
 
 /* The chart as SVG. standalone adds the XML declaration, namespace and
  * style so the file opens on its own; inline SVG relies on the page's. */

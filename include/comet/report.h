@@ -6,6 +6,7 @@
 #define COMET_REPORT_H
 
 #include <stdbool.h>
+#include "comet/band.h"
 #include "comet/buf.h"
 #include "comet/calibrate.h"
 #include "comet/estimate.h"
@@ -16,10 +17,14 @@
 #include "comet/simulate.h"
 #include "comet/sweep.h"
 
+/* One estimate as a table, or as a JSON object; band (may be NULL) adds the
+ * step time's uncertainty band and its notes (include/comet/band.h). */
 void comet_report_text(comet_buf *b, const comet_model *m, const comet_system *sys,
-                       const comet_strategy *s, const comet_result *r);
+                       const comet_strategy *s, const comet_result *r, const comet_band *band);
 void comet_report_json(comet_buf *b, const comet_model *m, const comet_system *sys,
-                       const comet_strategy *s, const comet_result *r);
+                       const comet_strategy *s, const comet_result *r, const comet_band *band);
+/* The band alone: "80 % band 12.9 to 14.5 s (...)" and a line per note. */
+void comet_report_band_text(comet_buf *b, const comet_band *band);
 /* A JSON string literal of text (quotes, backslashes, control characters escaped). */
 void comet_report_json_string(comet_buf *b, const char *text);
 /* "tp:8x1 pp:1x8 dp:1x1": each group's span on each network dimension,
@@ -42,12 +47,15 @@ extern const comet_sweep_format comet_sweep_rows_format;
 
 /* HTML report pages (see comet/page.h) for one estimate, a strategy
  * search (best first) and a simulated step (timeline optional; estimate,
- * when given, is compared with the simulation). */
+ * when given, is compared with the simulation). Bands (optional: NULL)
+ * are the step times' uncertainty bands, one per estimate or ranked
+ * strategy, drawn on the breakdown charts. */
 void comet_report_page_estimate(comet_page *p, const comet_model *m, const comet_system *sys,
-                                const comet_strategy *s, const comet_result *r);
+                                const comet_strategy *s, const comet_result *r,
+                                const comet_band *band);
 void comet_report_page_search(comet_page *p, const comet_model *m, const comet_system *sys,
                               int64_t npus, const comet_ranked *top, int n_top,
-                              const comet_search_stats *stats);
+                              const comet_search_stats *stats, const comet_band *bands);
 void comet_report_page_simulate(comet_page *p, const comet_model *m, const comet_system *sys,
                                 const comet_strategy *s, const comet_sim_step_result *r,
                                 const comet_sim_timeline *timeline,

@@ -75,6 +75,11 @@ typedef struct comet_compute {
      * compute (its kernels hold SMs and HBM bandwidth): h seconds of hidden
      * communication add overlap_slowdown * h to the compute; 0: free. */
     double overlap_slowdown;
+    /* Relative 1-sigma spread of the measured kernel rates about the
+     * efficiencies above (calibrate's residuals, a source's range): widens
+     * every prediction's uncertainty band by this times the step's compute
+     * share (include/comet/band.h); 0: none given. */
+    double efficiency_spread;
 } comet_compute;
 
 typedef enum comet_attach {

@@ -72,6 +72,7 @@ typedef struct comet_validation_row {
     comet_job job;                      /* model, system, strategy (and where their keys
                                            stood in the file) */
     comet_measured measured;
+    bool fitted;                        /* a preset's constants were fit to this row */
 } comet_validation_row;
 
 typedef struct comet_validation_table {

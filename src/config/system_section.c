@@ -142,16 +142,29 @@ static comet_status read_k_overhead(cfg_ctx *c, const cfg_node *n, const char *p
     return COMET_OK;
 }
 
+/* A share from 0 to 1, 0 allowed (the key's default). */
+static comet_status read_share(cfg_ctx *c, const cfg_node *n, const char *path, double *v)
+{
+    CFG_TRY(cfg_read_real(c, n, path, false, v));
+    if (!(*v >= 0.0 && *v <= 1.0))
+        return cfg_fail_key(c, path, "must be a share from 0 to 1, got %g", *v);
+    return COMET_OK;
+}
+
 /* compute.overlap_slowdown: a share of compute throughput, 0 (free) to 1
  * (an overlapped collective costs as much as an exposed one). */
 static comet_status read_overlap_slowdown(cfg_ctx *c, const cfg_node *n, const char *path,
                                           void *base)
 {
-    comet_compute *cc = base;
-    CFG_TRY(cfg_read_real(c, n, path, false, &cc->overlap_slowdown));
-    if (!(cc->overlap_slowdown >= 0.0 && cc->overlap_slowdown <= 1.0))
-        return cfg_fail_key(c, path, "must be a share from 0 to 1, got %g", cc->overlap_slowdown);
-    return COMET_OK;
+    return read_share(c, n, path, &((comet_compute *)base)->overlap_slowdown);
+}
+
+/* compute.efficiency_spread: the relative 1-sigma spread of the measured
+ * kernel rates about the efficiencies (include/comet/band.h). */
+static comet_status read_efficiency_spread(cfg_ctx *c, const cfg_node *n, const char *path,
+                                           void *base)
+{
+    return read_share(c, n, path, &((comet_compute *)base)->efficiency_spread);
 }
 
 /* A plain number key, written only when set (0 is its default). */
@@ -165,6 +178,11 @@ static void write_positive(comet_buf *b, int indent, const char *key, double v)
 static void write_overlap_slowdown(comet_buf *b, int indent, const char *key, const void *base)
 {
     write_positive(b, indent, key, ((const comet_compute *)base)->overlap_slowdown);
+}
+
+static void write_efficiency_spread(comet_buf *b, int indent, const char *key, const void *base)
+{
+    write_positive(b, indent, key, ((const comet_compute *)base)->efficiency_spread);
 }
 
 static void write_k_overhead(comet_buf *b, int indent, const char *key, const void *base)
@@ -195,6 +213,7 @@ static const cfg_field compute_fields[] = {
     CFG_CUSTOM_RW("attention_efficiency", read_attn_curve, write_attn_curve),
     CFG_SUB("memory_efficiency", comet_compute, mem_efficiency, mem_kind_fields),
     CFG_CUSTOM_RW("overlap_slowdown", read_overlap_slowdown, write_overlap_slowdown),
+    CFG_CUSTOM_RW("efficiency_spread", read_efficiency_spread, write_efficiency_spread),
     CFG_END,
 };
 

@@ -110,6 +110,7 @@ static const cfg_field row_fields[] = {
     CFG_SKIP("system"),
     CFG_SKIP("strategy"),
     CFG_CUSTOM("measured", row_measured),
+    CFG_BOOL("fitted", comet_validation_row, fitted),
     CFG_END,
 };
 
@@ -122,6 +123,7 @@ static const cfg_field job_fields[] = {
     CFG_CUSTOM("system", cfg_job_read_system),
     CFG_CUSTOM("strategy", cfg_job_read_strategy),
     CFG_SKIP("measured"),
+    CFG_SKIP("fitted"),
     CFG_END,
 };
 

@@ -1120,6 +1120,30 @@ static void unit_system(const comet_system *base, comet_system *u)
     u->hbm.efficiency = 1.0;
 }
 
+/* compute.efficiency_spread: the RMS of the kernel rows' residuals against
+ * the fitted system, the relative spread of measured kernel rates about
+ * the efficiencies that widens every prediction's uncertainty band
+ * (include/comet/band.h). */
+static comet_status kernel_spread(calib *c)
+{
+    double sum = 0.0;
+    int n = 0;
+    for (size_t i = 0; i < c->out->n_points; i++)
+        if (c->out->points[i].group != COMET_CALIB_NETWORK) {
+            sum += c->out->points[i].residual * c->out->points[i].residual;
+            n++;
+        }
+    if (n == 0)
+        return COMET_OK;
+    double spread = fmin(1.0, sqrt(sum / n));
+    comet_status st = add_param(c, COMET_CALIB_GEMM, "compute.efficiency_spread",
+                                "kernel-rate spread (residual RMS)", COMET_CALIB_FRACTION,
+                                c->req->base->compute.efficiency_spread, spread, n,
+                                "every kernel row's residual");
+    c->out->system.compute.efficiency_spread = spread;
+    return st;
+}
+
 comet_status comet_calibrate(const comet_calib_request *req, comet_calib_result *out,
                              comet_error *err)
 {
@@ -1162,6 +1186,8 @@ comet_status comet_calibrate(const comet_calib_request *req, comet_calib_result 
             kernel_point(c, &req->kernels->rows[i], &p);
             st = add_point(c, &p);
         }
+        if (!st)
+            st = kernel_spread(c);
     }
     if (!st)
         st = network_rows(c);

@@ -18,7 +18,15 @@ void comet_chart_init(comet_chart *c, comet_chart_kind kind, const char *id, con
     for (int i = 0; i < COMET_CHART_MAX_VALUES; i++)
         c->values[i] = NAN;
     for (int i = 0; i < COMET_CHART_MAX_CATS; i++)
-        c->limits[i] = NAN;
+        c->limits[i] = c->band_low[i] = c->band_high[i] = NAN;
+}
+
+bool comet_chart_has_bands(const comet_chart *c)
+{
+    for (int k = 0; k < c->n_cats; k++)
+        if (isfinite(c->band_low[k]) && isfinite(c->band_high[k]))
+            return true;
+    return false;
 }
 
 void comet_chart_free(comet_chart *c)
@@ -114,8 +122,11 @@ void comet_chart_csv(comet_buf *b, const comet_chart *c)
             comet_buf_append(b, ",", 1);
             comet_buf_csv_field(b, c->series[s]);
         }
+        bool bands = comet_chart_has_bands(c);
         if (c->kind == COMET_CHART_STACKED)
             comet_buf_printf(b, ",limit");
+        if (bands)
+            comet_buf_printf(b, ",band low,band high");
         comet_buf_append(b, "\n", 1);
         for (int k = 0; k < c->n_cats; k++) {
             comet_buf_csv_field(b, c->cats[k]);
@@ -123,6 +134,10 @@ void comet_chart_csv(comet_buf *b, const comet_chart *c)
                 csv_number(b, comet_chart_get(c, k, s));
             if (c->kind == COMET_CHART_STACKED)
                 csv_number(b, c->limits[k]);
+            if (bands) {
+                csv_number(b, c->band_low[k]);
+                csv_number(b, c->band_high[k]);
+            }
             comet_buf_append(b, "\n", 1);
         }
         break;

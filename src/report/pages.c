@@ -64,11 +64,17 @@ comet_chart *report_breakdown_chart(comet_page *p, const char *id, const char *t
     return c;
 }
 
-void report_breakdown_add(comet_chart *c, const char *label, const comet_result *r)
+void report_breakdown_add(comet_chart *c, const char *label, const comet_result *r,
+                          const comet_band *band)
 {
     if (!c)
         return;
     int k = comet_chart_cat(c, label);
+    if (k >= 0 && band && band->low > 0.0) {
+        c->band_low[k] = band->low;
+        c->band_high[k] = band->high;
+        c->band_level = band->level;
+    }
     time_part parts[REPORT_TIME_PARTS];
     int n = report_time_parts(r, parts);
     /* the chart's series are a dense model's parts; an MoE's exposed
@@ -138,19 +144,36 @@ static void job_facts(comet_page *p, const comet_model *m, const comet_system *s
     comet_page_fact(p, "system", "%s, %lld NPUs", sys->name, (long long)npus);
 }
 
+/* The band as facts: its range and what it rests on, and each note. */
+static void band_facts(comet_page *p, const comet_band *band)
+{
+    if (!band)
+        return;
+    if (band->low > 0.0)
+        comet_page_fact(p, "uncertainty", "%.0f %% band %.3f to %.3f s, from %d validation rows "
+                                          "(%s)%s",
+                        100.0 * band->level, band->low, band->high, band->rows, band->basis,
+                        band->spread > 0.0 ? ", widened by the kernel-rate spread" : "");
+    for (int i = 0; i < band->n_notes; i++)
+        comet_page_notice(p, "Uncertainty: %s.", band->notes[i]);
+}
+
 void comet_report_page_estimate(comet_page *p, const comet_model *m, const comet_system *sys,
-                                const comet_strategy *s, const comet_result *r)
+                                const comet_strategy *s, const comet_result *r,
+                                const comet_band *band)
 {
     char label[160];
     comet_page_section(p, "The job");
     job_facts(p, m, sys, r->npus, r->params);
     comet_page_fact(p, "strategy", "%s", report_strategy_label(s, label, sizeof label));
     report_result_facts(p, r);
+    band_facts(p, band);
     comet_page_section(p, "Where the step time goes");
     comet_page_text(p, "The parts add up to the step time: compute, the pipeline bubble, and "
                        "the communication and memory traffic that is not hidden behind "
                        "compute.");
-    report_breakdown_add(report_breakdown_chart(p, "breakdown", "Step time breakdown"), label, r);
+    report_breakdown_add(report_breakdown_chart(p, "breakdown", "Step time breakdown"), label, r,
+                         band);
     comet_page_section(p, "Memory footprint");
     report_memory_chart(p, "memory", r);
 }
@@ -205,7 +228,7 @@ static void top_table(comet_page *p, const comet_ranked *top, int n)
 
 void comet_report_page_search(comet_page *p, const comet_model *m, const comet_system *sys,
                               int64_t npus, const comet_ranked *top, int n_top,
-                              const comet_search_stats *stats)
+                              const comet_search_stats *stats, const comet_band *bands)
 {
     comet_page_section(p, "The search");
     job_facts(p, m, sys, npus, n_top > 0 ? top[0].result.params : 0.0);
@@ -228,6 +251,7 @@ void comet_report_page_search(comet_page *p, const comet_model *m, const comet_s
     comet_page_fact(p, "strategy", "%s",
                     report_strategy_label(&top[0].strategy, label, sizeof label));
     report_result_facts(p, &top[0].result);
+    band_facts(p, bands);
     comet_page_section(p, "Top strategies");
     top_table(p, top, n_top);
     int shown = n_top < 10 ? n_top : 10;
@@ -238,7 +262,7 @@ void comet_report_page_search(comet_page *p, const comet_model *m, const comet_s
         char cat[COMET_CHART_NAME_LEN];
         snprintf(cat, sizeof cat, "#%d %s", i + 1,
                  report_strategy_label(&top[i].strategy, label, sizeof label));
-        report_breakdown_add(c, cat, &top[i].result);
+        report_breakdown_add(c, cat, &top[i].result, bands ? &bands[i] : NULL);
     }
     comet_page_section(p, "Memory footprint of the best strategy");
     report_memory_chart(p, "memory", &top[0].result);

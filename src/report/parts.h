@@ -3,6 +3,7 @@
 #define COMET_REPORT_PARTS_H
 
 #include <stddef.h>
+#include "comet/band.h"
 #include "comet/estimate.h"
 #include "comet/page.h"
 #include "comet/strategy.h"
@@ -21,7 +22,8 @@ const char *report_strategy_label(const comet_strategy *s, char *out, size_t cap
 
 /* A stacked chart of step-time breakdowns, one bar per labelled result. */
 comet_chart *report_breakdown_chart(comet_page *p, const char *id, const char *title);
-void report_breakdown_add(comet_chart *c, const char *label, const comet_result *r);
+void report_breakdown_add(comet_chart *c, const char *label, const comet_result *r,
+                          const comet_band *band);
 
 /* Memory per NPU per tier against each tier's capacity. */
 void report_memory_chart(comet_page *p, const char *id, const comet_result *r);

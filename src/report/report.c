@@ -91,8 +91,22 @@ static void count(comet_buf *b, double v)
         comet_buf_printf(b, "%.0f", v);
 }
 
+void comet_report_band_text(comet_buf *b, const comet_band *band)
+{
+    if (band->low > 0.0)
+        comet_buf_printf(b, "%.0f %% band %.3f to %.3f s (%d validation rows: %s",
+                         100.0 * band->level, band->low, band->high, band->rows, band->basis);
+    else
+        comet_buf_printf(b, "no uncertainty band (%s", band->basis);
+    if (band->spread > 0.0)
+        comet_buf_printf(b, "; kernel-rate spread %.1f %% of the step", 100.0 * band->spread);
+    comet_buf_printf(b, ")\n");
+    for (int i = 0; i < band->n_notes; i++)
+        comet_buf_printf(b, "  note: %s\n", band->notes[i]);
+}
+
 void comet_report_text(comet_buf *b, const comet_model *m, const comet_system *sys,
-                       const comet_strategy *s, const comet_result *r)
+                       const comet_strategy *s, const comet_result *r, const comet_band *band)
 {
     comet_buf_printf(b, "%s on %s, %lld NPUs, ", m->name, sys->name, (long long)r->npus);
     count(b, r->params);
@@ -111,6 +125,8 @@ void comet_report_text(comet_buf *b, const comet_model *m, const comet_system *s
                      r->step_time, samples ? r->samples_per_s : r->tokens_per_s,
                      samples ? "samples" : "tokens", 100.0 * r->mfu, 100.0 * r->hfu,
                      r->tflops_per_npu);
+    if (band)
+        comet_report_band_text(b, band);
     if (r->cost > 0.0) {
         comet_buf_printf(b, "cluster cost ");
         money(b, r->cost);
@@ -391,8 +407,29 @@ void comet_report_json_string(comet_buf *b, const char *text)
     comet_buf_append(b, "\"", 1);
 }
 
+/* "step_time_band": {...}, the band's fields and notes. */
+static void band_json(comet_buf *b, const comet_band *band)
+{
+    comet_buf_printf(b, "  \"step_time_band\": {\"low\": ");
+    json_number(b, band->low);
+    comet_buf_printf(b, ", \"high\": ");
+    json_number(b, band->high);
+    comet_buf_printf(b, ", \"level\": ");
+    json_number(b, band->level);
+    comet_buf_printf(b, ", \"rows\": %d, \"basis\": ", band->rows);
+    comet_report_json_string(b, band->basis);
+    comet_buf_printf(b, ", \"spread\": ");
+    json_number(b, band->spread);
+    comet_buf_printf(b, ", \"notes\": [");
+    for (int i = 0; i < band->n_notes; i++) {
+        comet_buf_printf(b, "%s", i ? ", " : "");
+        comet_report_json_string(b, band->notes[i]);
+    }
+    comet_buf_printf(b, "]},\n");
+}
+
 void comet_report_json(comet_buf *b, const comet_model *m, const comet_system *sys,
-                       const comet_strategy *s, const comet_result *r)
+                       const comet_strategy *s, const comet_result *r, const comet_band *band)
 {
     comet_buf_printf(b, "{\n  \"model\": ");
     comet_report_json_string(b, m->name);
@@ -415,6 +452,8 @@ void comet_report_json(comet_buf *b, const comet_model *m, const comet_system *s
     char reason[160];
     comet_buf_printf(b, "  \"feasible\": %s,\n  \"reason\": \"%s\",\n",
                      r->feasible ? "true" : "false", comet_result_reason(r, reason, sizeof reason));
+    if (band)
+        band_json(b, band);
     field f[RESULT_FIELDS_MAX];
     int n = result_fields(r, f);
     for (int i = 0; i < n; i++) {

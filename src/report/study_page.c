@@ -241,9 +241,9 @@ static void strategy_section(comet_page *p, const comet_study *study, const come
     snprintf(title, sizeof title, "%s: best and worst strategy that fit", name);
     comet_chart *c = report_breakdown_chart(p, id, title);
     report_breakdown_add(c, report_strategy_label(&f->best.strategy, label, sizeof label),
-                         &f->best.result);
+                         &f->best.result, NULL);
     report_breakdown_add(c, report_strategy_label(&f->space.worst.strategy, label, sizeof label),
-                         &f->space.worst.result);
+                         &f->space.worst.result, NULL);
 }
 
 static void memory_section(comet_page *p, const comet_study *study, const comet_findings *f)

@@ -278,6 +278,28 @@ static void label_text(comet_buf *b, const char *text, size_t max_chars)
 #define BAR_H 22.0
 #define BAR_GAP 8.0
 
+/* A category's band on its total: a line across the bar's middle from the
+ * low to the high end, with a tick at each. */
+static void band_whisker(comet_buf *b, const comet_chart *c, const axis *a, double x0, double x1,
+                         double y, int k, const char *name)
+{
+    double xl = at(a, c->band_low[k], x0, x1), xh = at(a, c->band_high[k], x0, x1);
+    double ym = y + 0.5 * BAR_H;
+    char ql[48], qh[48];
+    comet_format_quantity(c->band_low[k], c->x_unit, 0.0, ql, sizeof ql);
+    comet_format_quantity(c->band_high[k], c->x_unit, 0.0, qh, sizeof qh);
+    comet_buf_printf(b, "<g class=\"band\" stroke=\"#444444\" stroke-width=\"2\"><title>");
+    comet_buf_escape(b, name);
+    comet_buf_printf(b, ": ");
+    comet_buf_escape(b, ql);
+    comet_buf_printf(b, " to ");
+    comet_buf_escape(b, qh);
+    comet_buf_printf(b, "</title><line x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" y2=\"%.1f\"/>"
+                        "<line x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" y2=\"%.1f\"/>"
+                        "<line x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" y2=\"%.1f\"/></g>\n",
+                     xl, ym, xh, ym, xl, ym - 6.0, xl, ym + 6.0, xh, ym - 6.0, xh, ym + 6.0);
+}
+
 static void draw_bars(comet_buf *b, const comet_chart *c, bool standalone)
 {
     bool stacked = c->kind == COMET_CHART_STACKED;
@@ -306,8 +328,16 @@ static void draw_bars(comet_buf *b, const comet_chart *c, bool standalone)
             any_limit = true;
         }
     }
+    bool bands = stacked && comet_chart_has_bands(c);
+    for (int k = 0; bands && k < c->n_cats; k++)
+        if (isfinite(c->band_high[k]))
+            hi = fmax(hi, c->band_high[k]);
+    char band_name[48];
+    snprintf(band_name, sizeof band_name, "%.0f %% band", 100.0 * c->band_level);
     if (any_limit)
         items[n_items++] = (legend_item){"capacity", "#000000", false};
+    if (bands)
+        items[n_items++] = (legend_item){band_name, "#444444", false};
     double lh = legend_height(items, n_items);
     double top = TITLE_H + lh + 10.0;
     double rows_h = c->n_cats * (BAR_H + BAR_GAP);
@@ -362,6 +392,8 @@ static void draw_bars(comet_buf *b, const comet_chart *c, bool standalone)
             comet_buf_escape(b, q);
             comet_buf_printf(b, "</title></line>\n");
         }
+        if (bands && isfinite(c->band_low[k]) && isfinite(c->band_high[k]))
+            band_whisker(b, c, &a, x0, x1, y, k, band_name);
         comet_buf_printf(b, "</g>\n");
     }
     close_svg(b, c, height);

@@ -289,7 +289,7 @@ static void top_designs(comet_page *p, const comet_results *r, int m,
     for (size_t i = 0; i < bars; i++) {
         char label[COMET_CHART_NAME_LEN];
         comet_results_design_label(r, ok[i], label, sizeof label);
-        report_breakdown_add(c, label, &ok[i]->result);
+        report_breakdown_add(c, label, &ok[i]->result, NULL);
     }
 }
 

@@ -58,7 +58,7 @@ void comet_sweep_jsonl_row(comet_buf *b, const comet_study *study, const comet_s
     /* the estimate's JSON object, folded onto this one line */
     size_t start = b->len;
     comet_report_json(b, &study->models[row->model], &sys, &row->best.strategy,
-                      &row->best.result);
+                      &row->best.result, NULL);
     for (size_t i = start; i < b->len && b->data; i++)
         if (b->data[i] == '\n')
             b->data[i] = ' ';
