@@ -93,6 +93,45 @@ static void time_layer(const work_layer *l, const work_stage *w, const hw_rates 
     st->recompute_flops += n * lt.recompute_flops;
 }
 
+/* ZeRO 3 under fsdp (docs/model.md, frameworks): what one estimate
+ * prices of the layers' per-layer collectives. Each layer kind's gather
+ * and reduce-scatter is priced once, when a stage first holds it, and
+ * the passes of the last FSDP_MEMO stage contents are kept: the middle
+ * stages of a pipeline hold the same layers, so they cost one pass, not
+ * one each. */
+enum { FSDP_MEMO = 4, MAX_KINDS = 4 + COMET_MAX_LAYER_KINDS };
+_Static_assert(MAX_KINDS == sizeof ((work_stage *)0)->layers / sizeof ((work_stage *)0)->layers[0],
+               "a kind per work_stage layer");
+
+typedef struct fsdp_memo {
+    double count[MAX_KINDS];
+    fsdp_time fwd, bwd;
+} fsdp_memo;
+
+typedef struct fsdp_ctx {
+    const comet_system *system;
+    const comet_strategy *strategy;
+    const step_plan *plan;
+    const work_stage *work;
+    const kind_time *unit;
+    double gather[MAX_KINDS], reduce[MAX_KINDS];
+    bool priced[MAX_KINDS];
+    fsdp_memo memo[FSDP_MEMO];
+    int n_memo, next_memo;
+} fsdp_ctx;
+
+static void fsdp_ctx_init(fsdp_ctx *f, const comet_system *sys, const comet_strategy *s,
+                          const step_plan *plan, const work_stage *w, const kind_time *unit)
+{
+    f->system = sys;
+    f->strategy = s;
+    f->plan = plan;
+    f->work = w;
+    f->unit = unit;
+    memset(f->priced, 0, sizeof f->priced);
+    f->n_memo = f->next_memo = 0;
+}
+
 /* Every pipeline stage's times for the schedule (sched_micro.stage): each
  * layer kind's instances on that stage, the Transformer's dense and MoE
  * blocks as the stage split places them (work_stage_block_counts), a
@@ -104,39 +143,52 @@ enum { STAGE_CACHE = 64 };
 
 typedef struct stage_times_ctx {
     const comet_model *model;
-    const comet_system *system;
     const comet_strategy *strategy;
     const work_stage *work;
-    const step_plan *plan;
     const kind_time *unit;
+    fsdp_ctx *fsdp;            /* ZeRO 3 under fsdp, else NULL */
     sched_stage_time cached[STAGE_CACHE];
     bool have_cache;
 } stage_times_ctx;
 
-/* ZeRO 3 under fsdp (docs/model.md, frameworks): one microbatch's
- * forward and backward over a stage holding count[i] layers of kind i,
- * with each layer's gathers and reduce-scatter on one stream (fsdp.c).
- * The kinds run in the stage's order: the embedding, the blocks (an MoE
- * model's dense blocks, then its MoE blocks), the LM head. */
-static void fsdp_stage(const comet_system *sys, const comet_strategy *s, const step_plan *plan,
-                       const work_stage *w, const kind_time *unit, const double *count,
-                       fsdp_time *fwd, fsdp_time *bwd)
+/* One microbatch's forward and backward over a stage holding count[i]
+ * layers of kind i, with each layer's gathers and reduce-scatter on one
+ * stream (fsdp.c). The kinds run in the stage's order: the embedding,
+ * the blocks (an MoE model's dense blocks, then its MoE blocks), the LM
+ * head. */
+static void fsdp_stage(fsdp_ctx *ctx, const double *count, fsdp_time *fwd, fsdp_time *bwd)
 {
+    const work_stage *w = ctx->work;
+    size_t key = (size_t)w->n_layers * sizeof count[0];
+    for (int m = 0; m < ctx->n_memo; m++)
+        if (memcmp(ctx->memo[m].count, count, key) == 0) {
+            *fwd = ctx->memo[m].fwd;
+            *bwd = ctx->memo[m].bwd;
+            return;
+        }
     static const work_where order[3] = {WORK_FIRST_STAGE, WORK_EVERY_STAGE, WORK_LAST_STAGE};
-    fsdp_run f[sizeof w->layers / sizeof w->layers[0]], b[sizeof w->layers / sizeof w->layers[0]];
+    const step_plan *plan = ctx->plan;
+    fsdp_run f[MAX_KINDS], b[MAX_KINDS];
     int n = 0;
     for (int o = 0; o < 3; o++)
         for (int i = 0; i < w->n_layers; i++) {
             const work_layer *l = &w->layers[i];
             if (l->where != order[o] || !(count[i] > 0.0))
                 continue;
-            double g = 0.0, r = 0.0;
-            if (!l->model_parallel) {
-                g = plan_layer_collective(sys, s, &plan->dp, true, l->params, l->expert_params);
-                r = plan_layer_collective(sys, s, &plan->dp, false, l->params, l->expert_params);
+            if (!ctx->priced[i]) {
+                double g = 0.0, r = 0.0;
+                if (!l->model_parallel) {
+                    g = plan_layer_collective(ctx->system, ctx->strategy, &plan->dp, true,
+                                              l->params, l->expert_params);
+                    r = plan_layer_collective(ctx->system, ctx->strategy, &plan->dp, false,
+                                              l->params, l->expert_params);
+                }
+                ctx->gather[i] = g;
+                ctx->reduce[i] = r;
+                ctx->priced[i] = true;
             }
-            f[n] = (fsdp_run){count[i], unit[i].fwd, g, 0.0};
-            b[n] = (fsdp_run){count[i], unit[i].bwd, g, r};
+            f[n] = (fsdp_run){count[i], ctx->unit[i].fwd, ctx->gather[i], 0.0};
+            b[n] = (fsdp_run){count[i], ctx->unit[i].bwd, ctx->gather[i], ctx->reduce[i]};
             n++;
         }
     fsdp_pass(f, n, plan->dp.prefetch, false, fwd);
@@ -146,6 +198,13 @@ static void fsdp_stage(const comet_system *sys, const comet_strategy *s, const s
             t->exposed = t->comm;
             t->hidden = 0.0;
         }
+    fsdp_memo *m = &ctx->memo[ctx->next_memo];
+    ctx->next_memo = (ctx->next_memo + 1) % FSDP_MEMO;
+    if (ctx->n_memo < FSDP_MEMO)
+        ctx->n_memo++;
+    memcpy(m->count, count, key);
+    m->fwd = *fwd;
+    m->bwd = *bwd;
 }
 
 /* What fsdp's passes add to a microbatch: the time the compute waits and
@@ -164,7 +223,7 @@ static void price_stage(const stage_times_ctx *ctx, int64_t stage, sched_stage_t
     if (split)
         work_stage_block_counts(ctx->model, s, stage, &blocks, &moe);
     *out = (sched_stage_time){0.0, 0.0, 0.0};
-    double counts[sizeof w->layers / sizeof w->layers[0]];
+    double counts[MAX_KINDS];
     for (int i = 0; i < w->n_layers; i++) {
         const work_layer *l = &w->layers[i];
         double n;
@@ -179,10 +238,10 @@ static void price_stage(const stage_times_ctx *ctx, int64_t stage, sched_stage_t
         out->bwd += n * ctx->unit[i].bwd;
         out->weight += n * ctx->unit[i].weight;
     }
-    if (ctx->plan->dp.per_layer) {
+    if (ctx->fsdp) {
         fsdp_time f, b;
-        fsdp_stage(ctx->system, s, ctx->plan, w, ctx->unit, counts, &f, &b);
-        double share = overlap_share(ctx->system, s);
+        fsdp_stage(ctx->fsdp, counts, &f, &b);
+        double share = overlap_share(ctx->fsdp->system, s);
         out->fwd += fsdp_added(&f, share);
         out->bwd += fsdp_added(&b, share);
     }
@@ -318,14 +377,16 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
 
     stage_time st;
     memset(&st, 0, sizeof st);
-    kind_time unit[sizeof work->layers / sizeof work->layers[0]];
+    kind_time unit[MAX_KINDS];
     for (int i = 0; i < work->n_layers; i++)
         time_layer(&work->layers[i], work, &r, sys, &s, &st, &unit[i]);
     /* ZeRO 3 under fsdp: the layers' gathers and reduce-scatters, inside
      * every microbatch (docs/model.md, frameworks) */
     double fsdp_micro = 0.0;
+    fsdp_ctx fsdp;
     if (plan.dp.per_layer) {
-        double counts[sizeof work->layers / sizeof work->layers[0]];
+        fsdp_ctx_init(&fsdp, sys, &s, &plan, work, unit);
+        double counts[MAX_KINDS];
         double bytes = 0.0;
         for (int i = 0; i < work->n_layers; i++) {
             const work_layer *l = &work->layers[i];
@@ -334,7 +395,7 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
                 bytes += counts[i] * l->params * (2.0 * plan.dp.weight_bytes + plan.dp.grad_bytes);
         }
         fsdp_time f, b;
-        fsdp_stage(sys, &s, &plan, work, unit, counts, &f, &b);
+        fsdp_stage(&fsdp, counts, &f, &b);
         double share = overlap_share(sys, &s);
         fsdp_micro = fsdp_added(&f, share) + fsdp_added(&b, share);
         out->dp_comm_time += micro * (f.comm + b.comm);
@@ -357,11 +418,10 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
      * uneven stages) */
     stage_times_ctx stages; /* its cache filled only as far as used */
     stages.model = m;
-    stages.system = sys;
     stages.strategy = &s;
     stages.work = work;
-    stages.plan = &plan;
     stages.unit = unit;
+    stages.fsdp = plan.dp.per_layer ? &fsdp : NULL;
     stages.have_cache = false;
     if (s.pp > 1 && s.pp <= STAGE_CACHE && s.interleave == 1) {
         for (int64_t i = 0; i < s.pp; i++)
