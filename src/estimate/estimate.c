@@ -108,29 +108,14 @@ typedef struct fsdp_memo {
     fsdp_time fwd, bwd;
 } fsdp_memo;
 
+/* What the passes of one estimate keep: each kind's collectives once
+ * priced, and the last stages' passes. */
 typedef struct fsdp_ctx {
-    const comet_system *system;
-    const comet_strategy *strategy;
-    const step_plan *plan;
-    const work_stage *work;
-    const kind_time *unit;
     double gather[MAX_KINDS], reduce[MAX_KINDS];
     bool priced[MAX_KINDS];
     fsdp_memo memo[FSDP_MEMO];
     int n_memo, next_memo;
 } fsdp_ctx;
-
-static void fsdp_ctx_init(fsdp_ctx *f, const comet_system *sys, const comet_strategy *s,
-                          const step_plan *plan, const work_stage *w, const kind_time *unit)
-{
-    f->system = sys;
-    f->strategy = s;
-    f->plan = plan;
-    f->work = w;
-    f->unit = unit;
-    memset(f->priced, 0, sizeof f->priced);
-    f->n_memo = f->next_memo = 0;
-}
 
 /* Every pipeline stage's times for the schedule (sched_micro.stage): each
  * layer kind's instances on that stage, the Transformer's dense and MoE
@@ -139,12 +124,14 @@ static void fsdp_ctx_init(fsdp_ctx *f, const comet_system *sys, const comet_stra
  * first and the LM head on the last. Pipelines of up to STAGE_CACHE
  * stages are priced once into `cached` (the schedules read every stage
  * twice). */
-enum { STAGE_CACHE = 64 };
+enum { STAGE_CACHE = 256 };
 
 typedef struct stage_times_ctx {
     const comet_model *model;
+    const comet_system *system;
     const comet_strategy *strategy;
     const work_stage *work;
+    const step_plan *plan;
     const kind_time *unit;
     fsdp_ctx *fsdp;            /* ZeRO 3 under fsdp, else NULL */
     sched_stage_time cached[STAGE_CACHE];
@@ -156,18 +143,23 @@ typedef struct stage_times_ctx {
  * stream (fsdp.c). The kinds run in the stage's order: the embedding,
  * the blocks (an MoE model's dense blocks, then its MoE blocks), the LM
  * head. */
-static void fsdp_stage(fsdp_ctx *ctx, const double *count, fsdp_time *fwd, fsdp_time *bwd)
+static void fsdp_stage(const stage_times_ctx *stages, const double *count, fsdp_time *fwd,
+                       fsdp_time *bwd)
 {
-    const work_stage *w = ctx->work;
-    size_t key = (size_t)w->n_layers * sizeof count[0];
-    for (int m = 0; m < ctx->n_memo; m++)
-        if (memcmp(ctx->memo[m].count, count, key) == 0) {
+    fsdp_ctx *ctx = stages->fsdp;
+    const work_stage *w = stages->work;
+    for (int m = 0; m < ctx->n_memo; m++) {
+        int i = 0;
+        while (i < w->n_layers && ctx->memo[m].count[i] == count[i])
+            i++;
+        if (i == w->n_layers) {
             *fwd = ctx->memo[m].fwd;
             *bwd = ctx->memo[m].bwd;
             return;
         }
+    }
     static const work_where order[3] = {WORK_FIRST_STAGE, WORK_EVERY_STAGE, WORK_LAST_STAGE};
-    const step_plan *plan = ctx->plan;
+    const step_plan *plan = stages->plan;
     fsdp_run f[MAX_KINDS], b[MAX_KINDS];
     int n = 0;
     for (int o = 0; o < 3; o++)
@@ -178,17 +170,17 @@ static void fsdp_stage(fsdp_ctx *ctx, const double *count, fsdp_time *fwd, fsdp_
             if (!ctx->priced[i]) {
                 double g = 0.0, r = 0.0;
                 if (!l->model_parallel) {
-                    g = plan_layer_collective(ctx->system, ctx->strategy, &plan->dp, true,
+                    g = plan_layer_collective(stages->system, stages->strategy, &plan->dp, true,
                                               l->params, l->expert_params);
-                    r = plan_layer_collective(ctx->system, ctx->strategy, &plan->dp, false,
+                    r = plan_layer_collective(stages->system, stages->strategy, &plan->dp, false,
                                               l->params, l->expert_params);
                 }
                 ctx->gather[i] = g;
                 ctx->reduce[i] = r;
                 ctx->priced[i] = true;
             }
-            f[n] = (fsdp_run){count[i], ctx->unit[i].fwd, ctx->gather[i], 0.0};
-            b[n] = (fsdp_run){count[i], ctx->unit[i].bwd, ctx->gather[i], ctx->reduce[i]};
+            f[n] = (fsdp_run){count[i], stages->unit[i].fwd, ctx->gather[i], 0.0};
+            b[n] = (fsdp_run){count[i], stages->unit[i].bwd, ctx->gather[i], ctx->reduce[i]};
             n++;
         }
     fsdp_pass(f, n, plan->dp.prefetch, false, fwd);
@@ -202,7 +194,7 @@ static void fsdp_stage(fsdp_ctx *ctx, const double *count, fsdp_time *fwd, fsdp_
     ctx->next_memo = (ctx->next_memo + 1) % FSDP_MEMO;
     if (ctx->n_memo < FSDP_MEMO)
         ctx->n_memo++;
-    memcpy(m->count, count, key);
+    memcpy(m->count, count, (size_t)w->n_layers * sizeof count[0]);
     m->fwd = *fwd;
     m->bwd = *bwd;
 }
@@ -214,25 +206,43 @@ static double fsdp_added(const fsdp_time *t, double share)
     return t->exposed + share * t->hidden;
 }
 
-static void price_stage(const stage_times_ctx *ctx, int64_t stage, sched_stage_time *out)
+/* What sets a stage's times: its Transformer blocks, dense and MoE, when
+ * the stage split places them, and whether it holds the first or the
+ * last stage's layers. Stages alike in these take the same times. */
+typedef struct stage_key {
+    int64_t blocks, moe;
+    bool first, last;
+} stage_key;
+
+static stage_key stage_key_of(const stage_times_ctx *ctx, int64_t stage)
+{
+    stage_key k = {0, 0, stage == 0, stage == ctx->strategy->pp - 1};
+    if (ctx->work->first_stage_count >= 0.0)
+        work_stage_block_counts(ctx->model, ctx->strategy, stage, &k.blocks, &k.moe);
+    return k;
+}
+
+static bool same_stage(const stage_key *a, const stage_key *b)
+{
+    return a->blocks == b->blocks && a->moe == b->moe && a->first == b->first &&
+           a->last == b->last;
+}
+
+static void price_stage(const stage_times_ctx *ctx, const stage_key *k, sched_stage_time *out)
 {
     const work_stage *w = ctx->work;
-    const comet_strategy *s = ctx->strategy;
-    int64_t blocks = 0, moe = 0;
     bool split = w->first_stage_count >= 0.0;
-    if (split)
-        work_stage_block_counts(ctx->model, s, stage, &blocks, &moe);
     *out = (sched_stage_time){0.0, 0.0, 0.0};
     double counts[MAX_KINDS];
     for (int i = 0; i < w->n_layers; i++) {
         const work_layer *l = &w->layers[i];
         double n;
         if (l->where == WORK_FIRST_STAGE)
-            n = stage == 0 ? l->count : 0.0;
+            n = k->first ? l->count : 0.0;
         else if (l->where == WORK_LAST_STAGE)
-            n = stage == s->pp - 1 ? l->count : 0.0;
+            n = k->last ? l->count : 0.0;
         else
-            n = !split ? l->count : (double)(l->moe ? moe : blocks - moe);
+            n = !split ? l->count : (double)(l->moe ? k->moe : k->blocks - k->moe);
         counts[i] = n;
         out->fwd += n * ctx->unit[i].fwd;
         out->bwd += n * ctx->unit[i].bwd;
@@ -240,8 +250,8 @@ static void price_stage(const stage_times_ctx *ctx, int64_t stage, sched_stage_t
     }
     if (ctx->fsdp) {
         fsdp_time f, b;
-        fsdp_stage(ctx->fsdp, counts, &f, &b);
-        double share = overlap_share(ctx->fsdp->system, s);
+        fsdp_stage(ctx, counts, &f, &b);
+        double share = overlap_share(ctx->system, ctx->strategy);
         out->fwd += fsdp_added(&f, share);
         out->bwd += fsdp_added(&b, share);
     }
@@ -250,10 +260,28 @@ static void price_stage(const stage_times_ctx *ctx, int64_t stage, sched_stage_t
 static void stage_times(const void *ctx_in, int64_t stage, sched_stage_time *out)
 {
     const stage_times_ctx *ctx = ctx_in;
-    if (ctx->have_cache)
+    if (ctx->have_cache) {
         *out = ctx->cached[stage];
-    else
-        price_stage(ctx, stage, out);
+    } else {
+        stage_key k = stage_key_of(ctx, stage);
+        price_stage(ctx, &k, out);
+    }
+}
+
+/* Fills ctx->cached with every stage's times, pricing a stage only where
+ * it differs from the one before (a pipeline's middle stages are alike). */
+static void cache_stages(stage_times_ctx *ctx)
+{
+    stage_key prev = {0, 0, false, false};
+    for (int64_t i = 0; i < ctx->strategy->pp; i++) {
+        stage_key k = stage_key_of(ctx, i);
+        if (i > 0 && same_stage(&k, &prev))
+            ctx->cached[i] = ctx->cached[i - 1];
+        else
+            price_stage(ctx, &k, &ctx->cached[i]);
+        prev = k;
+    }
+    ctx->have_cache = true;
 }
 
 /* The step plan's data-parallel collectives (gradient reductions, ZeRO
@@ -382,10 +410,23 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
         time_layer(&work->layers[i], work, &r, sys, &s, &st, &unit[i]);
     /* ZeRO 3 under fsdp: the layers' gathers and reduce-scatters, inside
      * every microbatch (docs/model.md, frameworks) */
-    double fsdp_micro = 0.0;
+    /* the schedule sees every stage when they differ (docs/model.md,
+     * uneven stages) */
+    stage_times_ctx stages; /* its cache filled only as far as used */
     fsdp_ctx fsdp;
+    stages.model = m;
+    stages.system = sys;
+    stages.strategy = &s;
+    stages.work = work;
+    stages.plan = &plan;
+    stages.unit = unit;
+    stages.fsdp = NULL;
+    stages.have_cache = false;
+    double fsdp_micro = 0.0;
     if (plan.dp.per_layer) {
-        fsdp_ctx_init(&fsdp, sys, &s, &plan, work, unit);
+        memset(fsdp.priced, 0, sizeof fsdp.priced);
+        fsdp.n_memo = fsdp.next_memo = 0;
+        stages.fsdp = &fsdp;
         double counts[MAX_KINDS];
         double bytes = 0.0;
         for (int i = 0; i < work->n_layers; i++) {
@@ -395,7 +436,7 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
                 bytes += counts[i] * l->params * (2.0 * plan.dp.weight_bytes + plan.dp.grad_bytes);
         }
         fsdp_time f, b;
-        fsdp_stage(&fsdp, counts, &f, &b);
+        fsdp_stage(&stages, counts, &f, &b);
         double share = overlap_share(sys, &s);
         fsdp_micro = fsdp_added(&f, share) + fsdp_added(&b, share);
         out->dp_comm_time += micro * (f.comm + b.comm);
@@ -414,20 +455,8 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
     double per_micro = st.fwd + st.bwd + st.recompute + st.exposed[COMET_GROUP_TP] +
                        st.exposed[COMET_GROUP_PP] + st.exposed[COMET_GROUP_DP] +
                        st.exposed[COMET_GROUP_EP] + st.exposed[COMET_GROUP_CP] + fsdp_micro;
-    /* the schedule sees every stage when they differ (docs/model.md,
-     * uneven stages) */
-    stage_times_ctx stages; /* its cache filled only as far as used */
-    stages.model = m;
-    stages.strategy = &s;
-    stages.work = work;
-    stages.unit = unit;
-    stages.fsdp = plan.dp.per_layer ? &fsdp : NULL;
-    stages.have_cache = false;
-    if (s.pp > 1 && s.pp <= STAGE_CACHE && s.interleave == 1) {
-        for (int64_t i = 0; i < s.pp; i++)
-            price_stage(&stages, i, &stages.cached[i]);
-        stages.have_cache = true;
-    }
+    if (s.pp > 1 && s.pp <= STAGE_CACHE && s.interleave == 1)
+        cache_stages(&stages);
     sched_micro t = {.total = per_micro, .weight = st.wgrad, .count = micro,
                      .stage = s.pp > 1 ? stage_times : NULL, .stage_ctx = &stages};
     out->bubble = sched_of(&s)->bubble(&s, &t);
