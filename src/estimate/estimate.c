@@ -269,11 +269,26 @@ static void stage_times(const void *ctx_in, int64_t stage, sched_stage_time *out
 }
 
 /* Fills ctx->cached with every stage's times, pricing a stage only where
- * it differs from the one before (a pipeline's middle stages are alike). */
+ * it differs from the one before (a pipeline's middle stages are alike):
+ * once per run of alike stages where the workload lists them. */
 static void cache_stages(stage_times_ctx *ctx)
 {
+    const work_stage *w = ctx->work;
+    int64_t pp = ctx->strategy->pp;
+    ctx->have_cache = true;
+    int n_runs = w->n_stage_runs > 0 && w->stage_runs[w->n_stage_runs - 1].last == pp - 1
+                     ? w->n_stage_runs : 0; /* the runs of this pipeline */
+    for (int r = 0; r < n_runs; r++) {
+        const work_stage_run *run = &w->stage_runs[r];
+        stage_key k = {run->blocks, run->moe, run->first == 0, run->last == pp - 1};
+        price_stage(ctx, &k, &ctx->cached[run->first]);
+        for (int64_t i = run->first + 1; i <= run->last; i++)
+            ctx->cached[i] = ctx->cached[run->first];
+    }
+    if (n_runs > 0)
+        return;
     stage_key prev = {0, 0, false, false};
-    for (int64_t i = 0; i < ctx->strategy->pp; i++) {
+    for (int64_t i = 0; i < pp; i++) {
         stage_key k = stage_key_of(ctx, i);
         if (i > 0 && same_stage(&k, &prev))
             ctx->cached[i] = ctx->cached[i - 1];
@@ -281,7 +296,6 @@ static void cache_stages(stage_times_ctx *ctx)
             price_stage(ctx, &k, &ctx->cached[i]);
         prev = k;
     }
-    ctx->have_cache = true;
 }
 
 /* The step plan's data-parallel collectives (gradient reductions, ZeRO
