@@ -214,6 +214,41 @@ static void test_fsdp_closed_form_matches_stepping(void **state)
     assert_int_equal(compared, 60 * (COMET_MAX_PREFETCH + 1) * 2);
 }
 
+/* fsdp_pass_cached gives fsdp_pass's answer to the bit, from the cache
+ * or not, for passes that differ in one input only (more of them than
+ * the cache holds, so entries are replaced), and passes on what it does
+ * not hold (more runs than an entry keeps). */
+static void test_fsdp_cache_is_exact(void **state)
+{
+    (void)state;
+    fsdp_cache cache;
+    fsdp_cache_init(&cache);
+    uint64_t x = 12345;
+    fsdp_run runs[FSDP_CACHE_RUNS + 1];
+    for (int k = 0; k <= FSDP_CACHE_RUNS; k++)
+        runs[k] = (fsdp_run){(double)(1 + next_random(&x) % 40), random_time(&x),
+                             random_time(&x), random_time(&x)};
+    for (int round = 0; round < 3; round++)
+        for (int n = 1; n <= FSDP_CACHE_RUNS + 1; n++)
+            for (int d = 0; d < 3; d++)
+                for (int backward = 0; backward < 2; backward++) {
+                    fsdp_time want, got;
+                    fsdp_pass(runs, n, d, backward, &want);
+                    fsdp_pass_cached(&cache, runs, n, d, backward, &got);
+                    assert_memory_equal(&want, &got, sizeof want);
+                    fsdp_pass_cached(NULL, runs, n, d, backward, &got);
+                    assert_memory_equal(&want, &got, sizeof want);
+                }
+    /* a changed layer time is a new pass */
+    fsdp_time before, after, want;
+    fsdp_pass_cached(&cache, runs, 2, 1, true, &before);
+    runs[1].reduce += 1.0;
+    fsdp_pass_cached(&cache, runs, 2, 1, true, &after);
+    fsdp_pass(runs, 2, 1, true, &want);
+    assert_memory_equal(&want, &after, sizeof want);
+    assert_true(after.comm > before.comm);
+}
+
 static void gpt3_h100(comet_model *m, comet_system *sys)
 {
     comet_error err;
@@ -445,6 +480,7 @@ void suite_framework(test_tally *t)
         cmocka_unit_test(test_fsdp_by_hand_backward),
         cmocka_unit_test(test_fsdp_steady_state),
         cmocka_unit_test(test_fsdp_closed_form_matches_stepping),
+        cmocka_unit_test(test_fsdp_cache_is_exact),
         cmocka_unit_test(test_fsdp_small_messages_grow_with_ranks),
         cmocka_unit_test(test_ideal_is_the_earlier_model),
         cmocka_unit_test(test_contention_share_is_exact),

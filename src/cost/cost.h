@@ -129,6 +129,30 @@ typedef struct fsdp_time {
  * frameworks. */
 void fsdp_pass(const fsdp_run *runs, int n_runs, int64_t prefetch, bool backward, fsdp_time *out);
 
+/* Passes already worked out, by their exact inputs: a strategy search's
+ * thread keeps one from point to point, since points that differ only in
+ * their offloads or pipeline schedule run the same passes. */
+enum { FSDP_CACHE_SLOTS = 8, FSDP_CACHE_RUNS = 8 };
+
+typedef struct fsdp_cache_entry {
+    int n_runs;                /* 0: empty */
+    bool backward;
+    int64_t prefetch;
+    fsdp_run runs[FSDP_CACHE_RUNS];
+    fsdp_time out;
+} fsdp_cache_entry;
+
+typedef struct fsdp_cache {
+    fsdp_cache_entry entry[FSDP_CACHE_SLOTS];
+    int next;                  /* the slot the next new pass takes */
+} fsdp_cache;
+
+void fsdp_cache_init(fsdp_cache *c);
+
+/* fsdp_pass, through `cache` where one is given (NULL: none). */
+void fsdp_pass_cached(fsdp_cache *cache, const fsdp_run *runs, int n_runs, int64_t prefetch,
+                      bool backward, fsdp_time *out);
+
 /* The share of compute throughput overlapped communication takes under
  * strategy s (the system's compute.overlap_slowdown; 0 under framework
  * ideal, which keeps overlap free). */

@@ -12,7 +12,9 @@
  * straight lines in the layer number, or the larger of two, and the run's
  * middle is added in one step; only its first and last layers, whose
  * gathers belong to other runs, are stepped. That keeps a pass at
- * O(runs x prefetch) whatever the layer counts. The simulator builds the
+ * O(runs x prefetch) whatever the layer counts, and fsdp_pass_cached keeps
+ * passes by their exact inputs for a caller that prices many alike (each
+ * thread of the strategy search). The simulator builds the
  * same thing task by task (src/sim/step_sim.c); the two agree exactly
  * without congestion. Equations: docs/model.md, frameworks. */
 #include "cost.h"
@@ -130,7 +132,9 @@ void fsdp_pass(const fsdp_run *runs, int n_runs, int64_t prefetch, bool backward
         return;
     int d = w.depth;
     w.issue_left = layers_of(run_at(&w, 0));
-    fsdp_state st = {.end = 0.0, .stream = 0.0, .slot = 0};
+    fsdp_state st; /* its gathers set as they are issued */
+    st.end = st.stream = 0.0;
+    st.slot = 0;
     /* the first d+1 gathers go out at once */
     for (int k = 0; k <= d; k++)
         st.gathered[k] = k < w.total ? issue_gather(&w, &st, 0.0) : 0.0;
@@ -155,4 +159,45 @@ void fsdp_pass(const fsdp_run *runs, int n_runs, int64_t prefetch, bool backward
     double end = later(st.end, st.stream);
     out->exposed = fmax(0.0, end - out->compute);
     out->hidden = fmax(0.0, out->comm - out->exposed);
+}
+
+void fsdp_cache_init(fsdp_cache *c)
+{
+    for (int i = 0; i < FSDP_CACHE_SLOTS; i++)
+        c->entry[i].n_runs = 0;
+    c->next = 0;
+}
+
+static bool same_runs(const fsdp_run *a, const fsdp_run *b, int n)
+{
+    for (int k = 0; k < n; k++)
+        if (a[k].count != b[k].count || a[k].compute != b[k].compute ||
+            a[k].gather != b[k].gather || a[k].reduce != b[k].reduce)
+            return false;
+    return true;
+}
+
+void fsdp_pass_cached(fsdp_cache *cache, const fsdp_run *runs, int n_runs, int64_t prefetch,
+                      bool backward, fsdp_time *out)
+{
+    if (!cache || n_runs < 1 || n_runs > FSDP_CACHE_RUNS) {
+        fsdp_pass(runs, n_runs, prefetch, backward, out);
+        return;
+    }
+    for (int i = 0; i < FSDP_CACHE_SLOTS; i++) {
+        const fsdp_cache_entry *e = &cache->entry[i];
+        if (e->n_runs == n_runs && e->backward == backward && e->prefetch == prefetch &&
+            same_runs(e->runs, runs, n_runs)) {
+            *out = e->out;
+            return;
+        }
+    }
+    fsdp_pass(runs, n_runs, prefetch, backward, out);
+    fsdp_cache_entry *e = &cache->entry[cache->next];
+    cache->next = (cache->next + 1) % FSDP_CACHE_SLOTS;
+    e->n_runs = n_runs;
+    e->backward = backward;
+    e->prefetch = prefetch;
+    memcpy(e->runs, runs, (size_t)n_runs * sizeof runs[0]);
+    e->out = *out;
 }

@@ -134,6 +134,7 @@ typedef struct stage_times_ctx {
     const step_plan *plan;
     const kind_time *unit;
     fsdp_ctx *fsdp;            /* ZeRO 3 under fsdp, else NULL */
+    fsdp_cache *passes;        /* the caller's, kept across estimates, or NULL */
     sched_stage_time cached[STAGE_CACHE];
     bool have_cache;
 } stage_times_ctx;
@@ -183,8 +184,8 @@ static void fsdp_stage(const stage_times_ctx *stages, const double *count, fsdp_
             b[n] = (fsdp_run){count[i], stages->unit[i].bwd, ctx->gather[i], ctx->reduce[i]};
             n++;
         }
-    fsdp_pass(f, n, plan->dp.prefetch, false, fwd);
-    fsdp_pass(b, n, plan->dp.prefetch, true, bwd);
+    fsdp_pass_cached(stages->passes, f, n, plan->dp.prefetch, false, fwd);
+    fsdp_pass_cached(stages->passes, b, n, plan->dp.prefetch, true, bwd);
     if (!plan->dp.overlap) /* every collective blocks the compute */
         for (fsdp_time *t = fwd; t; t = t == fwd ? bwd : NULL) {
             t->exposed = t->comm;
@@ -391,12 +392,18 @@ comet_status comet_estimate(const comet_model *m, const comet_system *sys,
         return status;
     work_stage w;
     work_build(m, &s, &w);
-    return estimate_prepared(m, sys, &s, &w, false, out, err);
+    return estimate_prepared(m, sys, &s, &w, false, NULL, out, err);
+}
+
+void estimate_cache_init(estimate_cache *c)
+{
+    fsdp_cache_init(&c->fsdp);
 }
 
 comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
                                const comet_strategy *resolved, const work_stage *work,
-                               bool stop_if_no_fit, comet_result *out, comet_error *err)
+                               bool stop_if_no_fit, estimate_cache *cache, comet_result *out,
+                               comet_error *err)
 {
     const comet_strategy s = *resolved;
     memset(out, 0, sizeof *out);
@@ -435,6 +442,7 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
     stages.plan = &plan;
     stages.unit = unit;
     stages.fsdp = NULL;
+    stages.passes = cache ? &cache->fsdp : NULL;
     stages.have_cache = false;
     double fsdp_micro = 0.0;
     if (plan.dp.per_layer) {

@@ -8,13 +8,25 @@
 
 #include <stdbool.h>
 #include "comet/estimate.h"
+#include "../cost/cost.h"
 #include "../workload/workload.h"
+
+/* What one thread of the strategy search keeps from point to point, so
+ * that points sharing inputs share their work: the ZeRO 3 passes
+ * (fsdp.c). One per thread; estimate_cache_init before the first use. */
+typedef struct estimate_cache {
+    fsdp_cache fsdp;
+} estimate_cache;
+
+void estimate_cache_init(estimate_cache *c);
 
 /* `resolved` has passed comet_strategy_resolve and `work` is
  * work_build(m, resolved). With stop_if_no_fit, a strategy that does not
- * fit returns after the memory footprint, with no times filled in. */
+ * fit returns after the memory footprint, with no times filled in.
+ * `cache` may be NULL; the result is the same either way. */
 comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
                                const comet_strategy *resolved, const work_stage *work,
-                               bool stop_if_no_fit, comet_result *out, comet_error *err);
+                               bool stop_if_no_fit, estimate_cache *cache, comet_result *out,
+                               comet_error *err);
 
 #endif

@@ -17,7 +17,9 @@
  * (ties broken by index) do not depend on how the units are sharded over
  * threads or processes. Memory is checked before time; overlap off is
  * never faster than overlap on in the model, nor 1F1B than ZB-H1 when
- * ZB-H1 fits in HBM, so those are pruned as dominated unless asked for. */
+ * ZB-H1 fits in HBM, so those are pruned as dominated unless asked for.
+ * Each thread keeps an estimate_cache, so that points which differ only
+ * in cheap knobs (offloads, the schedule) share their ZeRO 3 passes. */
 #include "comet/search.h"
 
 #include <stdatomic.h>
@@ -180,6 +182,7 @@ typedef struct search_run {
     uint64_t claimed;       /* with a shared counter: the next of this shard's units we own */
     uint64_t shard_units;   /* this shard's units seen so far */
     comet_error scratch;
+    estimate_cache cache;   /* what points share (estimate.h) */
     /* progress (req->progress set): what the threads share, and this
      * thread's evaluations not yet added to it */
     struct comet_unit_claim *shared;
@@ -313,7 +316,8 @@ static bool evaluate_point(search_run *run, comet_strategy *s, const work_stage 
     run->stats->evaluated++;
     if (run->shared && ++run->unreported >= progress_every(req))
         report_progress(run);
-    if (estimate_prepared(req->model, req->system, s, w, true, &r.result, &run->scratch))
+    if (estimate_prepared(req->model, req->system, s, w, true, &run->cache, &r.result,
+                          &run->scratch))
         return false;
     if (!r.result.feasible) {
         if (r.result.infeasible == COMET_NO_FIT_HBM)
@@ -702,6 +706,7 @@ comet_status comet_search(const comet_search_request *req, comet_ranked *top, in
         return fp8;
 
     search_run run = {.req = req, .top = {top, 0, req->top_k}, .stats = stats};
+    estimate_cache_init(&run.cache);
     if (req->claim)
         run.claimed = atomic_fetch_add(&req->claim->next, 1);
     struct comet_unit_claim alone; /* progress of a search on one thread */
