@@ -1,7 +1,9 @@
 /* Frameworks and overlap contention (docs/model.md, frameworks): the
  * per-layer ZeRO-3 recurrence worked by hand for two kinds of layer at
  * prefetch depths 0, 1 and 2, and its steady state against the closed
- * form of a long run of equal layers; gathers split into small messages
+ * form of a long run of equal layers; the closed form inside fsdp_pass
+ * against every layer stepped on random runs, and the kept passes and
+ * collective prices answering to the bit; gathers split into small messages
  * growing with the data-parallel ranks (latency per step); framework
  * ideal reproducing the earlier model exactly and ignoring contention;
  * the contention share applied exactly (hidden h, share f: the step grows
@@ -249,6 +251,46 @@ static void test_fsdp_cache_is_exact(void **state)
     assert_true(after.comm > before.comm);
 }
 
+/* coll_memo_time gives comet_collective_time's double, held or not:
+ * 3,000 queries over 400 keys (more than the memo's slots, so prices are
+ * replaced), on a system with NCCL's protocol model and measured curves
+ * (h100-80g-dgx: the chunk count is chosen per size), and a second
+ * system's query never answered from the first's prices. */
+static void test_collective_memo_is_exact(void **state)
+{
+    (void)state;
+    comet_system h100, a100;
+    comet_error err;
+    assert_int_equal(comet_preset_system("h100-80g-dgx", &h100, &err), COMET_OK);
+    assert_int_equal(comet_preset_system("a100-80g-selene", &a100, &err), COMET_OK);
+    static coll_memo memo;
+    coll_memo_init(&memo);
+    uint64_t x = 777;
+    enum { KEYS = 400 };
+    static int64_t span[KEYS][COMET_MAX_DIMS];
+    static comet_collective c[KEYS];
+    static double bytes[KEYS];
+    for (int k = 0; k < KEYS; k++) {
+        for (int d = 0; d < COMET_MAX_DIMS; d++)
+            span[k][d] = d < h100.n_dims ? (int64_t)1 << (next_random(&x) % 4) : 1;
+        c[k] = (comet_collective)(1 + next_random(&x) % (COMET_COLL_COUNT - 1));
+        bytes[k] = pow(2.0, (double)(next_random(&x) % 34));
+    }
+    int held = 0;
+    for (int q = 0; q < 3000; q++) {
+        int k = (int)(next_random(&x) % KEYS);
+        const comet_system *sys = q % 7 == 0 ? &a100 : &h100;
+        double want = comet_collective_time(sys, span[k], c[k], bytes[k]);
+        double got = coll_memo_time(&memo, sys, span[k], c[k], bytes[k]);
+        assert_memory_equal(&want, &got, sizeof want);
+        held += coll_memo_time(&memo, sys, span[k], c[k], bytes[k]) == want;
+    }
+    assert_int_equal(held, 3000);
+    double want = comet_collective_time(&h100, span[0], c[0], bytes[0]);
+    double got = coll_memo_time(NULL, &h100, span[0], c[0], bytes[0]);
+    assert_memory_equal(&want, &got, sizeof want);
+}
+
 static void gpt3_h100(comet_model *m, comet_system *sys)
 {
     comet_error err;
@@ -481,6 +523,7 @@ void suite_framework(test_tally *t)
         cmocka_unit_test(test_fsdp_steady_state),
         cmocka_unit_test(test_fsdp_closed_form_matches_stepping),
         cmocka_unit_test(test_fsdp_cache_is_exact),
+        cmocka_unit_test(test_collective_memo_is_exact),
         cmocka_unit_test(test_fsdp_small_messages_grow_with_ranks),
         cmocka_unit_test(test_ideal_is_the_earlier_model),
         cmocka_unit_test(test_contention_share_is_exact),

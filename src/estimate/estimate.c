@@ -38,8 +38,8 @@ typedef struct kind_time {
  * sits on the first stage, which is not the busiest once there is a
  * pipeline. */
 static void time_layer(const work_layer *l, const work_stage *w, const hw_rates *r,
-                       const comet_system *sys, const comet_strategy *s, stage_time *st,
-                       kind_time *unit)
+                       const comet_system *sys, const comet_strategy *s, coll_memo *memo,
+                       stage_time *st, kind_time *unit)
 {
     /* With a pipeline, only the busiest stage's end layer counts: the LM
      * head (last stage) or the embedding (first stage), or neither when a
@@ -47,7 +47,7 @@ static void time_layer(const work_layer *l, const work_stage *w, const hw_rates 
      * others are priced for the schedule's view of every stage. */
     bool on_busiest = work_on_busiest(w, s, l);
     layer_time lt;
-    layer_times(l, r, sys, s, &lt);
+    layer_times_memo(l, r, sys, s, memo, &lt);
     /* Overlapped TP communication hides behind the GEMMs of the same
      * passes (forward, backward = 2x forward GEMMs, recompute). A TP
      * collective sits between the GEMM producing its input and the one
@@ -135,6 +135,7 @@ typedef struct stage_times_ctx {
     const kind_time *unit;
     fsdp_ctx *fsdp;            /* ZeRO 3 under fsdp, else NULL */
     fsdp_cache *passes;        /* the caller's, kept across estimates, or NULL */
+    coll_memo *memo;           /* ... its collective prices, or NULL */
     sched_stage_time cached[STAGE_CACHE];
     bool have_cache;
 } stage_times_ctx;
@@ -171,10 +172,10 @@ static void fsdp_stage(const stage_times_ctx *stages, const double *count, fsdp_
             if (!ctx->priced[i]) {
                 double g = 0.0, r = 0.0;
                 if (!l->model_parallel) {
-                    g = plan_layer_collective(stages->system, stages->strategy, &plan->dp, true,
-                                              l->params, l->expert_params);
-                    r = plan_layer_collective(stages->system, stages->strategy, &plan->dp, false,
-                                              l->params, l->expert_params);
+                    g = plan_layer_collective(stages->system, stages->strategy, &plan->dp,
+                                              stages->memo, true, l->params, l->expert_params);
+                    r = plan_layer_collective(stages->system, stages->strategy, &plan->dp,
+                                              stages->memo, false, l->params, l->expert_params);
                 }
                 ctx->gather[i] = g;
                 ctx->reduce[i] = r;
@@ -305,7 +306,8 @@ static void cache_stages(stage_times_ctx *ctx)
  * backward) take turns on the same DP links, so they hide together:
  * their summed time less the window is exposed. */
 static void time_data_parallel(const comet_system *sys, const comet_strategy *s,
-                               const step_plan *plan, const stage_time *st, comet_result *out)
+                               const step_plan *plan, coll_memo *memo, const stage_time *st,
+                               comet_result *out)
 {
     if (plan->n_comms == 0)
         return;
@@ -320,7 +322,7 @@ static void time_data_parallel(const comet_system *sys, const comet_strategy *s,
             prev->bytes != c->bytes || prev->expert != c->expert) {
             int64_t span[COMET_MAX_DIMS];
             comet_strategy_grad_spans(s, c->expert, span);
-            t = comet_collective_time(sys, span, c->collective, c->bytes);
+            t = coll_memo_time(memo, sys, span, c->collective, c->bytes);
         }
         (c->each_micro ? each : once)[c->window] += t;
         *(c->each_micro ? &each_bytes : &once_bytes) += c->bytes;
@@ -398,6 +400,7 @@ comet_status comet_estimate(const comet_model *m, const comet_system *sys,
 void estimate_cache_init(estimate_cache *c)
 {
     fsdp_cache_init(&c->fsdp);
+    coll_memo_init(&c->coll);
 }
 
 comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
@@ -424,11 +427,12 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
     hw_rates r;
     hw_rates_init(&r, sys, m->dtype);
 
+    coll_memo *memo = cache ? &cache->coll : NULL;
     stage_time st;
     memset(&st, 0, sizeof st);
     kind_time unit[MAX_KINDS];
     for (int i = 0; i < work->n_layers; i++)
-        time_layer(&work->layers[i], work, &r, sys, &s, &st, &unit[i]);
+        time_layer(&work->layers[i], work, &r, sys, &s, memo, &st, &unit[i]);
     /* ZeRO 3 under fsdp: the layers' gathers and reduce-scatters, inside
      * every microbatch (docs/model.md, frameworks) */
     /* the schedule sees every stage when they differ (docs/model.md,
@@ -443,6 +447,7 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
     stages.unit = unit;
     stages.fsdp = NULL;
     stages.passes = cache ? &cache->fsdp : NULL;
+    stages.memo = memo;
     stages.have_cache = false;
     double fsdp_micro = 0.0;
     if (plan.dp.per_layer) {
@@ -506,7 +511,7 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
     out->tp_comm_time += out->cp_comm_time;
     out->tp_exposed += out->cp_exposed;
     out->tp_bytes += out->cp_bytes;
-    time_data_parallel(sys, &s, &plan, &st, out);
+    time_data_parallel(sys, &s, &plan, memo, &st, out);
     out->dp_comm_time += micro * st.comm[COMET_GROUP_DP];
     out->dp_exposed += micro * st.exposed[COMET_GROUP_DP];
 

@@ -13,9 +13,11 @@
 
 /* What one thread of the strategy search keeps from point to point, so
  * that points sharing inputs share their work: the ZeRO 3 passes
- * (fsdp.c). One per thread; estimate_cache_init before the first use. */
+ * (fsdp.c) and the collectives' prices (coll_memo.c), each kept by its
+ * exact inputs. One per thread; estimate_cache_init before the first use. */
 typedef struct estimate_cache {
     fsdp_cache fsdp;
+    coll_memo coll;
 } estimate_cache;
 
 void estimate_cache_init(estimate_cache *c);
