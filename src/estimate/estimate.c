@@ -36,18 +36,17 @@ typedef struct kind_time {
  * the busiest stage's instances' forward, backward, recompute and
  * collectives to *st, with the TP exposure under overlap. The embedding
  * sits on the first stage, which is not the busiest once there is a
- * pipeline. */
-static void time_layer(const work_layer *l, const work_stage *w, const hw_rates *r,
-                       const comet_system *sys, const comet_strategy *s, coll_memo *memo,
-                       stage_time *st, kind_time *unit)
+ * pipeline. `priced` is the layer's layer_times. */
+static void time_layer(const work_layer *l, const work_stage *w, const layer_time *priced,
+                       const comet_system *sys, const comet_strategy *s, stage_time *st,
+                       kind_time *unit)
 {
     /* With a pipeline, only the busiest stage's end layer counts: the LM
      * head (last stage) or the embedding (first stage), or neither when a
      * middle stage is the busiest (uneven stages, an MoE model's). The
      * others are priced for the schedule's view of every stage. */
     bool on_busiest = work_on_busiest(w, s, l);
-    layer_time lt;
-    layer_times_memo(l, r, sys, s, memo, &lt);
+    const layer_time lt = *priced;
     /* Overlapped TP communication hides behind the GEMMs of the same
      * passes (forward, backward = 2x forward GEMMs, recompute). A TP
      * collective sits between the GEMM producing its input and the one
@@ -394,7 +393,17 @@ comet_status comet_estimate(const comet_model *m, const comet_system *sys,
         return status;
     work_stage w;
     work_build(m, &s, &w);
-    return estimate_prepared(m, sys, &s, &w, false, NULL, out, err);
+    return estimate_prepared(m, sys, &s, &w, false, NULL, NULL, out, err);
+}
+
+void estimate_price_layers(const comet_model *m, const comet_system *sys,
+                           const comet_strategy *resolved, const work_stage *work,
+                           estimate_cache *cache, estimate_layers *out)
+{
+    hw_rates_init(&out->rates, sys, m->dtype);
+    coll_memo *memo = cache ? &cache->coll : NULL;
+    for (int i = 0; i < work->n_layers; i++)
+        layer_times_memo(&work->layers[i], &out->rates, sys, resolved, memo, &out->layer[i]);
 }
 
 void estimate_cache_init(estimate_cache *c)
@@ -405,8 +414,8 @@ void estimate_cache_init(estimate_cache *c)
 
 comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
                                const comet_strategy *resolved, const work_stage *work,
-                               bool stop_if_no_fit, estimate_cache *cache, comet_result *out,
-                               comet_error *err)
+                               bool stop_if_no_fit, estimate_cache *cache,
+                               const estimate_layers *layers, comet_result *out, comet_error *err)
 {
     const comet_strategy s = *resolved;
     memset(out, 0, sizeof *out);
@@ -424,15 +433,19 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
         return COMET_OK;
     step_plan_traffic(sys, &s, work, &plan);
 
-    hw_rates r;
-    hw_rates_init(&r, sys, m->dtype);
+    estimate_layers own;
+    if (!layers) {
+        estimate_price_layers(m, sys, &s, work, cache, &own);
+        layers = &own;
+    }
+    const hw_rates *r = &layers->rates;
 
     coll_memo *memo = cache ? &cache->coll : NULL;
     stage_time st;
     memset(&st, 0, sizeof st);
     kind_time unit[MAX_KINDS];
     for (int i = 0; i < work->n_layers; i++)
-        time_layer(&work->layers[i], work, &r, sys, &s, memo, &st, &unit[i]);
+        time_layer(&work->layers[i], work, &layers->layer[i], sys, &s, &st, &unit[i]);
     /* ZeRO 3 under fsdp: the layers' gathers and reduce-scatters, inside
      * every microbatch (docs/model.md, frameworks) */
     /* the schedule sees every stage when they differ (docs/model.md,
@@ -516,7 +529,7 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
     out->dp_exposed += micro * st.exposed[COMET_GROUP_DP];
 
     double opt_bytes = plan_optimizer_bytes(&plan, work, work->params_npu, work->params_expert_npu);
-    out->optimizer = hw_optimizer_time(&r, opt_bytes * (1.0 - fp.optimizer_offloaded));
+    out->optimizer = hw_optimizer_time(r, opt_bytes * (1.0 - fp.optimizer_offloaded));
 
     /* Expansion-tier traffic: the optimizer step on offloaded state is
      * serial; streamed weights and activations prefetch behind compute. */
@@ -539,7 +552,7 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
     out->step_time = out->forward + out->backward + out->recompute + out->optimizer + out->bubble +
                      out->tp_exposed + out->pp_exposed + out->dp_exposed + out->offload_exposed +
                      out->ep_exposed;
-    double peak = r.matrix;
+    double peak = r->matrix;
     fill_rates(m, sys, &s, work, &st, peak, out);
     /* The readers bound every input, so this only trips on combinations
      * of extremes; an answer of inf or NaN is never returned. */

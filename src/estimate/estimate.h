@@ -22,13 +22,31 @@ typedef struct estimate_cache {
 
 void estimate_cache_init(estimate_cache *c);
 
+/* The accelerator's rates and each layer kind of `work` priced
+ * (layer_times) under `resolved`. A layer's price reads of the strategy
+ * only its recomputation, fused attention, context parallelism, placement
+ * and framework, so the strategy search prices a workload's layers once
+ * per recomputation choice and passes them to every point that shares
+ * them. `cache` may be NULL. */
+typedef struct estimate_layers {
+    hw_rates rates;
+    layer_time layer[sizeof ((work_stage *)0)->layers / sizeof ((work_stage *)0)->layers[0]];
+} estimate_layers;
+
+void estimate_price_layers(const comet_model *m, const comet_system *sys,
+                           const comet_strategy *resolved, const work_stage *work,
+                           estimate_cache *cache, estimate_layers *out);
+
 /* `resolved` has passed comet_strategy_resolve and `work` is
  * work_build(m, resolved). With stop_if_no_fit, a strategy that does not
  * fit returns after the memory footprint, with no times filled in.
- * `cache` may be NULL; the result is the same either way. */
+ * `cache` may be NULL; `layers` NULL, or estimate_price_layers of the
+ * same work under a strategy equal to `resolved` in the knobs it reads.
+ * The result is the same either way. */
 comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
                                const comet_strategy *resolved, const work_stage *work,
-                               bool stop_if_no_fit, estimate_cache *cache, comet_result *out,
+                               bool stop_if_no_fit, estimate_cache *cache,
+                               const estimate_layers *layers, comet_result *out,
                                comet_error *err);
 
 #endif
