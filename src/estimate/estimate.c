@@ -400,6 +400,7 @@ void estimate_price_layers(const comet_model *m, const comet_system *sys,
                            const comet_strategy *resolved, const work_stage *work,
                            estimate_cache *cache, estimate_layers *out)
 {
+    out->priced = true;
     hw_rates_init(&out->rates, sys, m->dtype);
     coll_memo *memo = cache ? &cache->coll : NULL;
     for (int i = 0; i < work->n_layers; i++)
@@ -415,7 +416,7 @@ void estimate_cache_init(estimate_cache *c)
 comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
                                const comet_strategy *resolved, const work_stage *work,
                                bool stop_if_no_fit, estimate_cache *cache,
-                               const estimate_layers *layers, comet_result *out, comet_error *err)
+                               estimate_layers *layers, comet_result *out, comet_error *err)
 {
     const comet_strategy s = *resolved;
     memset(out, 0, sizeof *out);
@@ -435,9 +436,11 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
 
     estimate_layers own;
     if (!layers) {
-        estimate_price_layers(m, sys, &s, work, cache, &own);
+        own.priced = false;
         layers = &own;
     }
+    if (!layers->priced)
+        estimate_price_layers(m, sys, &s, work, cache, layers);
     const hw_rates *r = &layers->rates;
 
     coll_memo *memo = cache ? &cache->coll : NULL;

@@ -310,7 +310,7 @@ static bool stopped(const search_run *run)
 /* Prices one point, counts it and offers it to the top list. Returns
  * whether it fits with nothing in the expansion tier. */
 static bool evaluate_point(search_run *run, comet_strategy *s, const work_stage *w,
-                           const estimate_layers *layers, uint64_t index)
+                           estimate_layers *layers, uint64_t index)
 {
     const comet_search_request *req = run->req;
     comet_ranked r;
@@ -373,7 +373,7 @@ static int schedules_of(const comet_strategy *s)
 /* The cheap knobs, innermost: offloads, then overlaps, then the
  * schedule. */
 static void evaluate_knobs(search_run *run, comet_strategy *s, const work_stage *w,
-                           const estimate_layers *layers)
+                           estimate_layers *layers)
 {
     const comet_search_request *req = run->req;
     bool offload = req->space.vary_offload && req->system->expansion.present;
@@ -417,13 +417,13 @@ static void evaluate_knobs(search_run *run, comet_strategy *s, const work_stage 
 
 /* Recompute and ZeRO over one built workload. The layers' prices depend
  * on the recomputation alone of the knobs varied here (estimate.h), so
- * they are worked out once for each. */
+ * they are worked out at most once for each. */
 static void evaluate_workload(search_run *run, comet_strategy *s, const work_stage *w)
 {
     estimate_layers layers;
     for (int rc = 0; rc <= COMET_RECOMPUTE_FULL; rc++) {
         s->recompute = (comet_recompute)rc;
-        estimate_price_layers(run->req->model, run->req->system, s, w, &run->cache, &layers);
+        layers.priced = false;
         for (int zero = 0; zero <= max_zero(s); zero++) {
             s->zero_stage = zero;
             evaluate_knobs(run, s, w, &layers);
