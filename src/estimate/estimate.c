@@ -3,7 +3,10 @@
  * roofline and the network's collective formulas, then composes one step:
  * pipeline (1F1B, interleaved 1F1B or ZB-H1) with its bubble, exposed tensor-,
  * pipeline- and data-parallel communication, the optimizer step and
- * expansion-memory traffic. Equations and sources: docs/model.md. */
+ * expansion-memory traffic. Stages alike are priced once. The strategy
+ * search passes what its thread keeps from point to point (estimate.h):
+ * its layer prices, ZeRO 3 passes and collective prices, each the same
+ * doubles this file would work out. Equations and sources: docs/model.md. */
 #include "comet/estimate.h"
 
 #include <math.h>

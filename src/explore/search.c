@@ -18,8 +18,10 @@
  * threads or processes. Memory is checked before time; overlap off is
  * never faster than overlap on in the model, nor 1F1B than ZB-H1 when
  * ZB-H1 fits in HBM, so those are pruned as dominated unless asked for.
- * Each thread keeps an estimate_cache, so that points which differ only
- * in cheap knobs (offloads, the schedule) share their ZeRO 3 passes. */
+ * Each thread keeps an estimate_cache (the collectives' prices and ZeRO
+ * 3's passes, by their exact inputs), and a workload's layers are priced
+ * once per recomputation choice, when a point that fits first needs them:
+ * points that differ only in cheap knobs share that work. */
 #include "comet/search.h"
 
 #include <stdatomic.h>

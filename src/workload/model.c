@@ -1,6 +1,7 @@
 /* Whole-model facts derived from a model description (parameter count,
  * pipeline depth and tokens per sample), and work_build, the workload
- * builder's entry, which picks the Transformer or the layer-list builder. */
+ * builder's entry, which picks the Transformer or the layer-list builder
+ * and lists a pipeline's stages as runs of alike ones. */
 #include "workload.h"
 
 /* A Transformer's parameters with every expert (active = false) or those
