@@ -1,7 +1,9 @@
 /* Frameworks and overlap contention (docs/model.md, frameworks): the
  * per-layer ZeRO-3 recurrence worked by hand for two kinds of layer at
  * prefetch depths 0, 1 and 2, and its steady state against the closed
- * form of a long run of equal layers; gathers split into small messages
+ * form of a long run of equal layers; the closed form inside fsdp_pass
+ * against every layer stepped on random runs, and the kept passes and
+ * collective prices answering to the bit; gathers split into small messages
  * growing with the data-parallel ranks (latency per step); framework
  * ideal reproducing the earlier model exactly and ignoring contention;
  * the contention share applied exactly (hidden h, share f: the step grows
@@ -92,6 +94,201 @@ static void test_fsdp_steady_state(void **state)
      * last layer's 9-s gather starts when layer 499 of the run has
      * computed and finishes 9 s later, 5 s after the run's last compute */
     assert_close(t.exposed, 5.0 + 5.0, 1e-12);
+}
+
+/* The plain recurrence, every layer stepped (docs/model.md, frameworks):
+ * the reference the closed form inside fsdp_pass must reproduce. Returns
+ * the pass's end. */
+static double fsdp_stepped(const fsdp_run *runs, int n_runs, int d, bool backward)
+{
+    int64_t total = 0;
+    for (int k = 0; k < n_runs; k++)
+        total += (int64_t)runs[k].count;
+    double *c = calloc((size_t)total + 1, sizeof *c), *g = calloc((size_t)total + 1, sizeof *g);
+    double *r = calloc((size_t)total + 1, sizeof *r), *gathered = calloc((size_t)total + 1, sizeof *r);
+    assert_non_null(c);
+    assert_non_null(g);
+    assert_non_null(r);
+    assert_non_null(gathered);
+    int64_t i = 0;
+    for (int k = 0; k < n_runs; k++) {
+        const fsdp_run *run = &runs[backward ? n_runs - 1 - k : k];
+        for (int64_t n = 0; n < (int64_t)run->count; n++, i++) {
+            c[i] = run->compute;
+            g[i] = run->gather;
+            r[i] = backward ? run->reduce : 0.0;
+        }
+    }
+    double stream = 0.0, end = 0.0;
+    for (int64_t j = 0; j <= d && j < total; j++) {
+        stream += g[j];
+        gathered[j] = stream;
+    }
+    for (int64_t j = 0; j < total; j++) {
+        end = fmax(end, gathered[j]) + c[j];
+        stream = fmax(stream, end) + r[j];
+        if (j + d + 1 < total) {
+            stream = fmax(stream, end) + g[j + d + 1];
+            gathered[j + d + 1] = stream;
+        }
+    }
+    free(c);
+    free(g);
+    free(r);
+    free(gathered);
+    return fmax(end, stream);
+}
+
+static uint64_t next_random(uint64_t *x)
+{
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    return *x;
+}
+
+/* A time: zero, or spread over eight decades. */
+static double random_time(uint64_t *x)
+{
+    if (next_random(x) % 8 == 0)
+        return 0.0;
+    return pow(10.0, (double)(next_random(x) % 8000) / 1000.0 - 6.0);
+}
+
+/* fsdp_pass (closed form inside each run) against every layer stepped,
+ * on random runs: 1 to 6 runs of up to 300 layers (some counts
+ * fractional), every prefetch depth from 0 to COMET_MAX_PREFETCH, forward
+ * and backward, with compute below, at and just above the stream's time
+ * per layer as well as far from it. Equal within 1e-9 of the pass. */
+static void test_fsdp_closed_form_matches_stepping(void **state)
+{
+    (void)state;
+    uint64_t x = 0x9e3779b97f4a7c15u;
+    int compared = 0;
+    for (int trial = 0; trial < 60; trial++) {
+        fsdp_run runs[6];
+        int n_runs = 1 + (int)(next_random(&x) % 6);
+        for (int k = 0; k < n_runs; k++) {
+            fsdp_run *r = &runs[k];
+            r->count = (double)(1 + next_random(&x) % 300);
+            if (next_random(&x) % 5 == 0)
+                r->count += 0.5;
+            r->gather = random_time(&x);
+            r->reduce = random_time(&x);
+            r->compute = random_time(&x);
+            switch (next_random(&x) % 4) { /* the stream's time per layer, q, against c */
+            case 0:
+                r->compute = r->gather + r->reduce; /* backward: c = q */
+                break;
+            case 1:
+                r->compute = r->gather * (1.0 + 1e-9); /* forward: c just above q */
+                break;
+            default:
+                break;
+            }
+        }
+        for (int d = 0; d <= COMET_MAX_PREFETCH; d++) {
+            for (int backward = 0; backward < 2; backward++) {
+                fsdp_time t;
+                fsdp_pass(runs, n_runs, d, backward, &t);
+                double want = fsdp_stepped(runs, n_runs, d, backward);
+                double compute = 0.0, comm = 0.0;
+                for (int k = 0; k < n_runs; k++) {
+                    compute += runs[k].count * runs[k].compute;
+                    comm += runs[k].count * (runs[k].gather + (backward ? runs[k].reduce : 0.0));
+                }
+                double exposed = fmax(0.0, want - compute), tol = 1e-9 * fmax(want, 1e-300);
+                if (fabs(t.exposed - exposed) > tol || fabs(t.compute - compute) > tol ||
+                    fabs(t.comm - comm) > 1e-9 * comm ||
+                    fabs(t.hidden - fmax(0.0, comm - exposed)) > tol)
+                    fail_msg("trial %d, %d runs, prefetch %d, %s: exposed %.17g, stepped %.17g "
+                             "(pass ends at %.17g)", trial, n_runs, d,
+                             backward ? "backward" : "forward", t.exposed, exposed, want);
+                compared++;
+            }
+        }
+    }
+    /* prefetch past the limit is the limit */
+    fsdp_time a, b;
+    fsdp_pass(two_kinds, 2, COMET_MAX_PREFETCH + 5, true, &a);
+    fsdp_pass(two_kinds, 2, COMET_MAX_PREFETCH, true, &b);
+    assert_true(a.exposed == b.exposed);
+    assert_int_equal(compared, 60 * (COMET_MAX_PREFETCH + 1) * 2);
+}
+
+/* fsdp_pass_cached gives fsdp_pass's answer to the bit, from the cache
+ * or not, for passes that differ in one input only (more of them than
+ * the cache holds, so entries are replaced), and passes on what it does
+ * not hold (more runs than an entry keeps). */
+static void test_fsdp_cache_is_exact(void **state)
+{
+    (void)state;
+    fsdp_cache cache;
+    fsdp_cache_init(&cache);
+    uint64_t x = 12345;
+    fsdp_run runs[FSDP_CACHE_RUNS + 1];
+    for (int k = 0; k <= FSDP_CACHE_RUNS; k++)
+        runs[k] = (fsdp_run){(double)(1 + next_random(&x) % 40), random_time(&x),
+                             random_time(&x), random_time(&x)};
+    for (int round = 0; round < 3; round++)
+        for (int n = 1; n <= FSDP_CACHE_RUNS + 1; n++)
+            for (int d = 0; d < 3; d++)
+                for (int backward = 0; backward < 2; backward++) {
+                    fsdp_time want, got;
+                    fsdp_pass(runs, n, d, backward, &want);
+                    fsdp_pass_cached(&cache, runs, n, d, backward, &got);
+                    assert_memory_equal(&want, &got, sizeof want);
+                    fsdp_pass_cached(NULL, runs, n, d, backward, &got);
+                    assert_memory_equal(&want, &got, sizeof want);
+                }
+    /* a changed layer time is a new pass */
+    fsdp_time before, after, want;
+    fsdp_pass_cached(&cache, runs, 2, 1, true, &before);
+    runs[1].reduce += 1.0;
+    fsdp_pass_cached(&cache, runs, 2, 1, true, &after);
+    fsdp_pass(runs, 2, 1, true, &want);
+    assert_memory_equal(&want, &after, sizeof want);
+    assert_true(after.comm > before.comm);
+}
+
+/* coll_memo_time gives comet_collective_time's double, held or not:
+ * 3,000 queries over 400 keys (more than the memo's slots, so prices are
+ * replaced), on a system with NCCL's protocol model and measured curves
+ * (h100-80g-dgx: the chunk count is chosen per size), and a second
+ * system's query never answered from the first's prices. */
+static void test_collective_memo_is_exact(void **state)
+{
+    (void)state;
+    comet_system h100, a100;
+    comet_error err;
+    assert_int_equal(comet_preset_system("h100-80g-dgx", &h100, &err), COMET_OK);
+    assert_int_equal(comet_preset_system("a100-80g-selene", &a100, &err), COMET_OK);
+    static coll_memo memo;
+    coll_memo_init(&memo);
+    uint64_t x = 777;
+    enum { KEYS = 400 };
+    static int64_t span[KEYS][COMET_MAX_DIMS];
+    static comet_collective c[KEYS];
+    static double bytes[KEYS];
+    for (int k = 0; k < KEYS; k++) {
+        for (int d = 0; d < COMET_MAX_DIMS; d++)
+            span[k][d] = d < h100.n_dims ? (int64_t)1 << (next_random(&x) % 4) : 1;
+        c[k] = (comet_collective)(1 + next_random(&x) % (COMET_COLL_COUNT - 1));
+        bytes[k] = pow(2.0, (double)(next_random(&x) % 34));
+    }
+    int held = 0;
+    for (int q = 0; q < 3000; q++) {
+        int k = (int)(next_random(&x) % KEYS);
+        const comet_system *sys = q % 7 == 0 ? &a100 : &h100;
+        double want = comet_collective_time(sys, span[k], c[k], bytes[k]);
+        double got = coll_memo_time(&memo, sys, span[k], c[k], bytes[k]);
+        assert_memory_equal(&want, &got, sizeof want);
+        held += coll_memo_time(&memo, sys, span[k], c[k], bytes[k]) == want;
+    }
+    assert_int_equal(held, 3000);
+    double want = comet_collective_time(&h100, span[0], c[0], bytes[0]);
+    double got = coll_memo_time(NULL, &h100, span[0], c[0], bytes[0]);
+    assert_memory_equal(&want, &got, sizeof want);
 }
 
 static void gpt3_h100(comet_model *m, comet_system *sys)
@@ -324,6 +521,9 @@ void suite_framework(test_tally *t)
         cmocka_unit_test(test_fsdp_by_hand_forward),
         cmocka_unit_test(test_fsdp_by_hand_backward),
         cmocka_unit_test(test_fsdp_steady_state),
+        cmocka_unit_test(test_fsdp_closed_form_matches_stepping),
+        cmocka_unit_test(test_fsdp_cache_is_exact),
+        cmocka_unit_test(test_collective_memo_is_exact),
         cmocka_unit_test(test_fsdp_small_messages_grow_with_ranks),
         cmocka_unit_test(test_ideal_is_the_earlier_model),
         cmocka_unit_test(test_contention_share_is_exact),

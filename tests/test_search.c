@@ -1,5 +1,6 @@
 /* Strategy search: the best point equals a brute-force minimum over the
- * same space computed with comet_estimate directly; rankings are sorted
+ * same space computed with comet_estimate directly; every ranked point is
+ * comet_estimate's result for its strategy, to the bit; rankings are sorted
  * and identical at 1, 2 and 3 threads and across merged shards; the
  * counts add up. */
 #include <math.h>
@@ -164,6 +165,56 @@ static void test_best_matches_brute_force(void **state)
     assert_int_equal(st.enumerated, st.evaluated + st.dominated);
     assert_int_equal(st.evaluated, st.feasible + st.no_fit_hbm + st.no_fit_expansion);
     assert_int_equal(st.invalid, st.invalid_tp + st.invalid_batch + st.invalid_layout);
+}
+
+/* What a search thread keeps from point to point (its layer prices per
+ * recomputation, ZeRO 3 passes and collective prices: estimate.h) never
+ * changes a result: every ranked point of a search over every knob,
+ * dominated ones included, on a preset with NCCL's protocol model, an
+ * expansion tier (offloads) and overlap contention, is what
+ * comet_estimate gives its strategy alone, to the bit. */
+static void test_search_results_are_the_estimates(void **state)
+{
+    (void)state;
+    comet_model m;
+    comet_system sys, plain;
+    small_job(&m, &plain);
+    comet_error err;
+    assert_int_equal(comet_preset_system("h100-80g-dgx", &sys, &err), COMET_OK);
+    sys.hbm.capacity = plain.hbm.capacity;
+    memset(&sys.expansion, 0, sizeof sys.expansion);
+    sys.expansion.present = true;
+    sys.expansion.capacity = 64e9;
+    sys.expansion.bandwidth = 50e9;
+    sys.expansion.efficiency = 1.0;
+    comet_search_request req;
+    test_search_request(&req, &m, &sys, 16, 16, COMET_SEARCH_MAX_TOP);
+    req.space.keep_dominated = true;
+    static comet_ranked top[COMET_SEARCH_MAX_TOP];
+    int n = 0;
+    comet_search_stats st;
+    assert_int_equal(comet_search(&req, top, &n, &st, &err), COMET_OK);
+    assert_true(n > 100);
+    int zero3 = 0, offloaded = 0;
+    for (int i = 0; i < n; i++) {
+        comet_result r;
+        assert_int_equal(comet_estimate(&m, &sys, &top[i].strategy, &r, &err), COMET_OK);
+        const comet_result *got = &top[i].result;
+        const double want[] = {r.step_time, r.forward, r.backward, r.recompute, r.bubble,
+                               r.tp_exposed, r.dp_exposed, r.dp_comm_time, r.optimizer,
+                               r.offload_exposed, r.mem_total[COMET_TIER_HBM],
+                               r.mem_total[COMET_TIER_EXPANSION]};
+        const double have[] = {got->step_time, got->forward, got->backward, got->recompute,
+                               got->bubble, got->tp_exposed, got->dp_exposed, got->dp_comm_time,
+                               got->optimizer, got->offload_exposed,
+                               got->mem_total[COMET_TIER_HBM],
+                               got->mem_total[COMET_TIER_EXPANSION]};
+        assert_memory_equal(want, have, sizeof want);
+        zero3 += top[i].strategy.zero_stage == 3;
+        offloaded += top[i].strategy.offload_weights || top[i].strategy.offload_optimizer;
+    }
+    assert_true(zero3 > 0);
+    assert_true(offloaded > 0);
 }
 
 /* With context and expert parallelism in the space: a mixture-of-experts
@@ -442,6 +493,7 @@ void suite_search(test_tally *t)
 {
     const struct CMUnitTest search[] = {
         cmocka_unit_test(test_best_matches_brute_force),
+        cmocka_unit_test(test_search_results_are_the_estimates),
         cmocka_unit_test(test_search_explores_cp_and_ep),
         cmocka_unit_test(test_search_schedule),
         cmocka_unit_test(test_threads_and_shards_agree),

@@ -9,6 +9,8 @@
  *     ZeRO gathers with their collectives and bytes, the optimizer's bytes,
  *     expansion-memory moves and the pipeline sends with their network
  *     dimension (step_plan.c).
+ * ZeRO 3 under fsdp's per-layer passes (fsdp.c) and a memo of collective
+ * prices for callers that price many alike (coll_memo.c) sit beside them.
  * This is the cost folder's interface to other folders. */
 #ifndef COMET_COST_H
 #define COMET_COST_H
@@ -19,6 +21,30 @@
 #include "comet/estimate.h"
 #include "../hardware/hardware.h"
 #include "../workload/workload.h"
+
+/* ---- collective prices kept (coll_memo.c) ---- */
+
+/* comet_collective_time's answers, by their exact inputs: direct-mapped
+ * slots, a newer price taking an older one's slot. */
+enum { COLL_MEMO_SLOTS = 128 };
+
+typedef struct coll_memo_entry {
+    const comet_system *sys;   /* NULL: empty */
+    int64_t span[COMET_MAX_DIMS];
+    comet_collective collective;
+    double bytes, time;
+} coll_memo_entry;
+
+typedef struct coll_memo {
+    coll_memo_entry entry[COLL_MEMO_SLOTS];
+} coll_memo;
+
+void coll_memo_init(coll_memo *m);
+
+/* comet_collective_time(sys, span, c, bytes), from `m` where it holds it
+ * (m NULL: priced every time). */
+double coll_memo_time(coll_memo *m, const comet_system *sys, const int64_t span[COMET_MAX_DIMS],
+                      comet_collective c, double bytes);
 
 /* ---- layer prices (layer_time.c) ---- */
 
@@ -62,8 +88,12 @@ typedef struct cp_ring {
 void cp_ring_times(const comet_system *sys, const comet_strategy *s, double kv_bytes,
                    double core_fwd, double core_bwd, cp_ring *out);
 
+/* Layer l priced under s; layer_times_memo prices its collectives through
+ * `memo` (NULL: none), to the same doubles. */
 void layer_times(const work_layer *l, const hw_rates *r, const comet_system *sys,
                  const comet_strategy *s, layer_time *out);
+void layer_times_memo(const work_layer *l, const hw_rates *r, const comet_system *sys,
+                      const comet_strategy *s, coll_memo *memo, layer_time *out);
 
 /* Activation bytes one layer stashes per microbatch under the strategy's
  * recomputation (inline: the footprint asks per layer kind in the
@@ -128,6 +158,30 @@ typedef struct fsdp_time {
  * computed); a layer computes once its gather is in. docs/model.md,
  * frameworks. */
 void fsdp_pass(const fsdp_run *runs, int n_runs, int64_t prefetch, bool backward, fsdp_time *out);
+
+/* Passes already worked out, by their exact inputs: a strategy search's
+ * thread keeps one from point to point, since points that differ only in
+ * their offloads or pipeline schedule run the same passes. */
+enum { FSDP_CACHE_SLOTS = 8, FSDP_CACHE_RUNS = 8 };
+
+typedef struct fsdp_cache_entry {
+    int n_runs;                /* 0: empty */
+    bool backward;
+    int64_t prefetch;
+    fsdp_run runs[FSDP_CACHE_RUNS];
+    fsdp_time out;
+} fsdp_cache_entry;
+
+typedef struct fsdp_cache {
+    fsdp_cache_entry entry[FSDP_CACHE_SLOTS];
+    int next;                  /* the slot the next new pass takes */
+} fsdp_cache;
+
+void fsdp_cache_init(fsdp_cache *c);
+
+/* fsdp_pass, through `cache` where one is given (NULL: none). */
+void fsdp_pass_cached(fsdp_cache *cache, const fsdp_run *runs, int n_runs, int64_t prefetch,
+                      bool backward, fsdp_time *out);
 
 /* The share of compute throughput overlapped communication takes under
  * strategy s (the system's compute.overlap_slowdown; 0 under framework
@@ -249,9 +303,10 @@ static inline double plan_messages(double params, double bucket)
 /* Under per-layer ZeRO 3: the time of one layer's weight all-gather
  * (gather) or gradient reduce-scatter, `params` parameters of which
  * `expert` experts, as messages of at most the plan's bucket over the
- * gradient group (the experts' over theirs, after). */
+ * gradient group (the experts' over theirs, after); priced through `memo`
+ * (NULL: none). */
 double plan_layer_collective(const comet_system *sys, const comet_strategy *s, const plan_dp *dp,
-                             bool gather, double params, double expert);
+                             coll_memo *memo, bool gather, double params, double expert);
 
 /* HBM bytes the optimizer step moves per parameter it updates. */
 double optimizer_bytes_per_param(const comet_strategy *s, double elem);

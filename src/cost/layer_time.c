@@ -8,9 +8,10 @@
 #include "comet/network.h"
 #include "cost.h"
 
-static double comm_time(const comet_system *sys, const comet_strategy *s, const work_comm *c)
+static double comm_time(const comet_system *sys, const comet_strategy *s, coll_memo *memo,
+                        const work_comm *c)
 {
-    return comet_collective_time(sys, s->place[c->group], c->collective, c->bytes);
+    return coll_memo_time(memo, sys, s->place[c->group], c->collective, c->bytes);
 }
 
 void cp_ring_times(const comet_system *sys, const comet_strategy *s, double kv_bytes,
@@ -85,6 +86,12 @@ static void host_issue_floor(const hw_rates *r, double kernels_fwd, double kerne
 
 void layer_times(const work_layer *l, const hw_rates *r, const comet_system *sys,
                  const comet_strategy *s, layer_time *out)
+{
+    layer_times_memo(l, r, sys, s, NULL, out);
+}
+
+void layer_times_memo(const work_layer *l, const hw_rates *r, const comet_system *sys,
+                      const comet_strategy *s, coll_memo *memo, layer_time *out)
 {
     memset(out, 0, sizeof *out);
     /* Fused (flash) attention with a measured curve is one kernel each
@@ -167,7 +174,7 @@ void layer_times(const work_layer *l, const hw_rates *r, const comet_system *sys
     }
     for (int i = 0; i < l->n_comms; i++) {
         const work_comm *c = &l->comms[i];
-        double t = comm_time(sys, s, c);
+        double t = comm_time(sys, s, memo, c);
         if (c->in_forward)
             out->comm_fwd[c->group] += t;
         if (c->in_backward)

@@ -51,7 +51,7 @@ static void plan_dp_of(const comet_strategy *s, double elem, plan_dp *out)
 }
 
 double plan_layer_collective(const comet_system *sys, const comet_strategy *s, const plan_dp *dp,
-                             bool gather, double params, double expert)
+                             coll_memo *memo, bool gather, double params, double expert)
 {
     double per_param = gather ? dp->weight_bytes : dp->grad_bytes;
     double bucket = gather ? dp->gather_bucket : dp->reduce_bucket;
@@ -61,12 +61,12 @@ double plan_layer_collective(const comet_system *sys, const comet_strategy *s, c
     if (dp->active && params - apart > 0.0) {
         double n = plan_messages(params - apart, bucket);
         comet_strategy_grad_spans(s, false, span);
-        t += n * comet_collective_time(sys, span, c, (params - apart) * per_param / n);
+        t += n * coll_memo_time(memo, sys, span, c, (params - apart) * per_param / n);
     }
     if (dp->expert_active && apart > 0.0) {
         double n = plan_messages(apart, bucket);
         comet_strategy_grad_spans(s, true, span);
-        t += n * comet_collective_time(sys, span, c, apart * per_param / n);
+        t += n * coll_memo_time(memo, sys, span, c, apart * per_param / n);
     }
     return t;
 }

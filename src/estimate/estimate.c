@@ -3,7 +3,10 @@
  * roofline and the network's collective formulas, then composes one step:
  * pipeline (1F1B, interleaved 1F1B or ZB-H1) with its bubble, exposed tensor-,
  * pipeline- and data-parallel communication, the optimizer step and
- * expansion-memory traffic. Equations and sources: docs/model.md. */
+ * expansion-memory traffic. Stages alike are priced once. The strategy
+ * search passes what its thread keeps from point to point (estimate.h):
+ * its layer prices, ZeRO 3 passes and collective prices, each the same
+ * doubles this file would work out. Equations and sources: docs/model.md. */
 #include "comet/estimate.h"
 
 #include <math.h>
@@ -36,8 +39,8 @@ typedef struct kind_time {
  * the busiest stage's instances' forward, backward, recompute and
  * collectives to *st, with the TP exposure under overlap. The embedding
  * sits on the first stage, which is not the busiest once there is a
- * pipeline. */
-static void time_layer(const work_layer *l, const work_stage *w, const hw_rates *r,
+ * pipeline. `priced` is the layer's layer_times. */
+static void time_layer(const work_layer *l, const work_stage *w, const layer_time *priced,
                        const comet_system *sys, const comet_strategy *s, stage_time *st,
                        kind_time *unit)
 {
@@ -46,8 +49,7 @@ static void time_layer(const work_layer *l, const work_stage *w, const hw_rates 
      * middle stage is the busiest (uneven stages, an MoE model's). The
      * others are priced for the schedule's view of every stage. */
     bool on_busiest = work_on_busiest(w, s, l);
-    layer_time lt;
-    layer_times(l, r, sys, s, &lt);
+    const layer_time lt = *priced;
     /* Overlapped TP communication hides behind the GEMMs of the same
      * passes (forward, backward = 2x forward GEMMs, recompute). A TP
      * collective sits between the GEMM producing its input and the one
@@ -93,6 +95,30 @@ static void time_layer(const work_layer *l, const work_stage *w, const hw_rates 
     st->recompute_flops += n * lt.recompute_flops;
 }
 
+/* ZeRO 3 under fsdp (docs/model.md, frameworks): what one estimate
+ * prices of the layers' per-layer collectives. Each layer kind's gather
+ * and reduce-scatter is priced once, when a stage first holds it, and
+ * the passes of the last FSDP_MEMO stage contents are kept: the middle
+ * stages of a pipeline hold the same layers, so they cost one pass, not
+ * one each. */
+enum { FSDP_MEMO = 4, MAX_KINDS = 4 + COMET_MAX_LAYER_KINDS };
+_Static_assert(MAX_KINDS == sizeof ((work_stage *)0)->layers / sizeof ((work_stage *)0)->layers[0],
+               "a kind per work_stage layer");
+
+typedef struct fsdp_memo {
+    double count[MAX_KINDS];
+    fsdp_time fwd, bwd;
+} fsdp_memo;
+
+/* What the passes of one estimate keep: each kind's collectives once
+ * priced, and the last stages' passes. */
+typedef struct fsdp_ctx {
+    double gather[MAX_KINDS], reduce[MAX_KINDS];
+    bool priced[MAX_KINDS];
+    fsdp_memo memo[FSDP_MEMO];
+    int n_memo, next_memo;
+} fsdp_ctx;
+
 /* Every pipeline stage's times for the schedule (sched_micro.stage): each
  * layer kind's instances on that stage, the Transformer's dense and MoE
  * blocks as the stage split places them (work_stage_block_counts), a
@@ -100,7 +126,7 @@ static void time_layer(const work_layer *l, const work_stage *w, const hw_rates 
  * first and the LM head on the last. Pipelines of up to STAGE_CACHE
  * stages are priced once into `cached` (the schedules read every stage
  * twice). */
-enum { STAGE_CACHE = 64 };
+enum { STAGE_CACHE = 256 };
 
 typedef struct stage_times_ctx {
     const comet_model *model;
@@ -109,43 +135,72 @@ typedef struct stage_times_ctx {
     const work_stage *work;
     const step_plan *plan;
     const kind_time *unit;
+    fsdp_ctx *fsdp;            /* ZeRO 3 under fsdp, else NULL */
+    fsdp_cache *passes;        /* the caller's, kept across estimates, or NULL */
+    coll_memo *memo;           /* ... its collective prices, or NULL */
     sched_stage_time cached[STAGE_CACHE];
     bool have_cache;
 } stage_times_ctx;
 
-/* ZeRO 3 under fsdp (docs/model.md, frameworks): one microbatch's
- * forward and backward over a stage holding count[i] layers of kind i,
- * with each layer's gathers and reduce-scatter on one stream (fsdp.c).
- * The kinds run in the stage's order: the embedding, the blocks (an MoE
- * model's dense blocks, then its MoE blocks), the LM head. */
-static void fsdp_stage(const comet_system *sys, const comet_strategy *s, const step_plan *plan,
-                       const work_stage *w, const kind_time *unit, const double *count,
-                       fsdp_time *fwd, fsdp_time *bwd)
+/* One microbatch's forward and backward over a stage holding count[i]
+ * layers of kind i, with each layer's gathers and reduce-scatter on one
+ * stream (fsdp.c). The kinds run in the stage's order: the embedding,
+ * the blocks (an MoE model's dense blocks, then its MoE blocks), the LM
+ * head. */
+static void fsdp_stage(const stage_times_ctx *stages, const double *count, fsdp_time *fwd,
+                       fsdp_time *bwd)
 {
+    fsdp_ctx *ctx = stages->fsdp;
+    const work_stage *w = stages->work;
+    for (int m = 0; m < ctx->n_memo; m++) {
+        int i = 0;
+        while (i < w->n_layers && ctx->memo[m].count[i] == count[i])
+            i++;
+        if (i == w->n_layers) {
+            *fwd = ctx->memo[m].fwd;
+            *bwd = ctx->memo[m].bwd;
+            return;
+        }
+    }
     static const work_where order[3] = {WORK_FIRST_STAGE, WORK_EVERY_STAGE, WORK_LAST_STAGE};
-    fsdp_run f[sizeof w->layers / sizeof w->layers[0]], b[sizeof w->layers / sizeof w->layers[0]];
+    const step_plan *plan = stages->plan;
+    fsdp_run f[MAX_KINDS], b[MAX_KINDS];
     int n = 0;
     for (int o = 0; o < 3; o++)
         for (int i = 0; i < w->n_layers; i++) {
             const work_layer *l = &w->layers[i];
             if (l->where != order[o] || !(count[i] > 0.0))
                 continue;
-            double g = 0.0, r = 0.0;
-            if (!l->model_parallel) {
-                g = plan_layer_collective(sys, s, &plan->dp, true, l->params, l->expert_params);
-                r = plan_layer_collective(sys, s, &plan->dp, false, l->params, l->expert_params);
+            if (!ctx->priced[i]) {
+                double g = 0.0, r = 0.0;
+                if (!l->model_parallel) {
+                    g = plan_layer_collective(stages->system, stages->strategy, &plan->dp,
+                                              stages->memo, true, l->params, l->expert_params);
+                    r = plan_layer_collective(stages->system, stages->strategy, &plan->dp,
+                                              stages->memo, false, l->params, l->expert_params);
+                }
+                ctx->gather[i] = g;
+                ctx->reduce[i] = r;
+                ctx->priced[i] = true;
             }
-            f[n] = (fsdp_run){count[i], unit[i].fwd, g, 0.0};
-            b[n] = (fsdp_run){count[i], unit[i].bwd, g, r};
+            f[n] = (fsdp_run){count[i], stages->unit[i].fwd, ctx->gather[i], 0.0};
+            b[n] = (fsdp_run){count[i], stages->unit[i].bwd, ctx->gather[i], ctx->reduce[i]};
             n++;
         }
-    fsdp_pass(f, n, plan->dp.prefetch, false, fwd);
-    fsdp_pass(b, n, plan->dp.prefetch, true, bwd);
+    fsdp_pass_cached(stages->passes, f, n, plan->dp.prefetch, false, fwd);
+    fsdp_pass_cached(stages->passes, b, n, plan->dp.prefetch, true, bwd);
     if (!plan->dp.overlap) /* every collective blocks the compute */
         for (fsdp_time *t = fwd; t; t = t == fwd ? bwd : NULL) {
             t->exposed = t->comm;
             t->hidden = 0.0;
         }
+    fsdp_memo *m = &ctx->memo[ctx->next_memo];
+    ctx->next_memo = (ctx->next_memo + 1) % FSDP_MEMO;
+    if (ctx->n_memo < FSDP_MEMO)
+        ctx->n_memo++;
+    memcpy(m->count, count, (size_t)w->n_layers * sizeof count[0]);
+    m->fwd = *fwd;
+    m->bwd = *bwd;
 }
 
 /* What fsdp's passes add to a microbatch: the time the compute waits and
@@ -155,34 +210,52 @@ static double fsdp_added(const fsdp_time *t, double share)
     return t->exposed + share * t->hidden;
 }
 
-static void price_stage(const stage_times_ctx *ctx, int64_t stage, sched_stage_time *out)
+/* What sets a stage's times: its Transformer blocks, dense and MoE, when
+ * the stage split places them, and whether it holds the first or the
+ * last stage's layers. Stages alike in these take the same times. */
+typedef struct stage_key {
+    int64_t blocks, moe;
+    bool first, last;
+} stage_key;
+
+static stage_key stage_key_of(const stage_times_ctx *ctx, int64_t stage)
+{
+    stage_key k = {0, 0, stage == 0, stage == ctx->strategy->pp - 1};
+    if (ctx->work->first_stage_count >= 0.0)
+        work_stage_block_counts(ctx->model, ctx->strategy, stage, &k.blocks, &k.moe);
+    return k;
+}
+
+static bool same_stage(const stage_key *a, const stage_key *b)
+{
+    return a->blocks == b->blocks && a->moe == b->moe && a->first == b->first &&
+           a->last == b->last;
+}
+
+static void price_stage(const stage_times_ctx *ctx, const stage_key *k, sched_stage_time *out)
 {
     const work_stage *w = ctx->work;
-    const comet_strategy *s = ctx->strategy;
-    int64_t blocks = 0, moe = 0;
     bool split = w->first_stage_count >= 0.0;
-    if (split)
-        work_stage_block_counts(ctx->model, s, stage, &blocks, &moe);
     *out = (sched_stage_time){0.0, 0.0, 0.0};
-    double counts[sizeof w->layers / sizeof w->layers[0]];
+    double counts[MAX_KINDS];
     for (int i = 0; i < w->n_layers; i++) {
         const work_layer *l = &w->layers[i];
         double n;
         if (l->where == WORK_FIRST_STAGE)
-            n = stage == 0 ? l->count : 0.0;
+            n = k->first ? l->count : 0.0;
         else if (l->where == WORK_LAST_STAGE)
-            n = stage == s->pp - 1 ? l->count : 0.0;
+            n = k->last ? l->count : 0.0;
         else
-            n = !split ? l->count : (double)(l->moe ? moe : blocks - moe);
+            n = !split ? l->count : (double)(l->moe ? k->moe : k->blocks - k->moe);
         counts[i] = n;
         out->fwd += n * ctx->unit[i].fwd;
         out->bwd += n * ctx->unit[i].bwd;
         out->weight += n * ctx->unit[i].weight;
     }
-    if (ctx->plan->dp.per_layer) {
+    if (ctx->fsdp) {
         fsdp_time f, b;
-        fsdp_stage(ctx->system, s, ctx->plan, w, ctx->unit, counts, &f, &b);
-        double share = overlap_share(ctx->system, s);
+        fsdp_stage(ctx, counts, &f, &b);
+        double share = overlap_share(ctx->system, ctx->strategy);
         out->fwd += fsdp_added(&f, share);
         out->bwd += fsdp_added(&b, share);
     }
@@ -191,10 +264,42 @@ static void price_stage(const stage_times_ctx *ctx, int64_t stage, sched_stage_t
 static void stage_times(const void *ctx_in, int64_t stage, sched_stage_time *out)
 {
     const stage_times_ctx *ctx = ctx_in;
-    if (ctx->have_cache)
+    if (ctx->have_cache) {
         *out = ctx->cached[stage];
-    else
-        price_stage(ctx, stage, out);
+    } else {
+        stage_key k = stage_key_of(ctx, stage);
+        price_stage(ctx, &k, out);
+    }
+}
+
+/* Fills ctx->cached with every stage's times, pricing a stage only where
+ * it differs from the one before (a pipeline's middle stages are alike):
+ * once per run of alike stages where the workload lists them. */
+static void cache_stages(stage_times_ctx *ctx)
+{
+    const work_stage *w = ctx->work;
+    int64_t pp = ctx->strategy->pp;
+    ctx->have_cache = true;
+    int n_runs = w->n_stage_runs > 0 && w->stage_runs[w->n_stage_runs - 1].last == pp - 1
+                     ? w->n_stage_runs : 0; /* the runs of this pipeline */
+    for (int r = 0; r < n_runs; r++) {
+        const work_stage_run *run = &w->stage_runs[r];
+        stage_key k = {run->blocks, run->moe, run->first == 0, run->last == pp - 1};
+        price_stage(ctx, &k, &ctx->cached[run->first]);
+        for (int64_t i = run->first + 1; i <= run->last; i++)
+            ctx->cached[i] = ctx->cached[run->first];
+    }
+    if (n_runs > 0)
+        return;
+    stage_key prev = {0, 0, false, false};
+    for (int64_t i = 0; i < pp; i++) {
+        stage_key k = stage_key_of(ctx, i);
+        if (i > 0 && same_stage(&k, &prev))
+            ctx->cached[i] = ctx->cached[i - 1];
+        else
+            price_stage(ctx, &k, &ctx->cached[i]);
+        prev = k;
+    }
 }
 
 /* The step plan's data-parallel collectives (gradient reductions, ZeRO
@@ -203,7 +308,8 @@ static void stage_times(const void *ctx_in, int64_t stage, sched_stage_time *out
  * backward) take turns on the same DP links, so they hide together:
  * their summed time less the window is exposed. */
 static void time_data_parallel(const comet_system *sys, const comet_strategy *s,
-                               const step_plan *plan, const stage_time *st, comet_result *out)
+                               const step_plan *plan, coll_memo *memo, const stage_time *st,
+                               comet_result *out)
 {
     if (plan->n_comms == 0)
         return;
@@ -218,7 +324,7 @@ static void time_data_parallel(const comet_system *sys, const comet_strategy *s,
             prev->bytes != c->bytes || prev->expert != c->expert) {
             int64_t span[COMET_MAX_DIMS];
             comet_strategy_grad_spans(s, c->expert, span);
-            t = comet_collective_time(sys, span, c->collective, c->bytes);
+            t = coll_memo_time(memo, sys, span, c->collective, c->bytes);
         }
         (c->each_micro ? each : once)[c->window] += t;
         *(c->each_micro ? &each_bytes : &once_bytes) += c->bytes;
@@ -290,12 +396,30 @@ comet_status comet_estimate(const comet_model *m, const comet_system *sys,
         return status;
     work_stage w;
     work_build(m, &s, &w);
-    return estimate_prepared(m, sys, &s, &w, false, out, err);
+    return estimate_prepared(m, sys, &s, &w, false, NULL, NULL, out, err);
+}
+
+void estimate_price_layers(const comet_model *m, const comet_system *sys,
+                           const comet_strategy *resolved, const work_stage *work,
+                           estimate_cache *cache, estimate_layers *out)
+{
+    out->priced = true;
+    hw_rates_init(&out->rates, sys, m->dtype);
+    coll_memo *memo = cache ? &cache->coll : NULL;
+    for (int i = 0; i < work->n_layers; i++)
+        layer_times_memo(&work->layers[i], &out->rates, sys, resolved, memo, &out->layer[i]);
+}
+
+void estimate_cache_init(estimate_cache *c)
+{
+    fsdp_cache_init(&c->fsdp);
+    coll_memo_init(&c->coll);
 }
 
 comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
                                const comet_strategy *resolved, const work_stage *work,
-                               bool stop_if_no_fit, comet_result *out, comet_error *err)
+                               bool stop_if_no_fit, estimate_cache *cache,
+                               estimate_layers *layers, comet_result *out, comet_error *err)
 {
     const comet_strategy s = *resolved;
     memset(out, 0, sizeof *out);
@@ -313,19 +437,43 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
         return COMET_OK;
     step_plan_traffic(sys, &s, work, &plan);
 
-    hw_rates r;
-    hw_rates_init(&r, sys, m->dtype);
+    estimate_layers own;
+    if (!layers) {
+        own.priced = false;
+        layers = &own;
+    }
+    if (!layers->priced)
+        estimate_price_layers(m, sys, &s, work, cache, layers);
+    const hw_rates *r = &layers->rates;
 
+    coll_memo *memo = cache ? &cache->coll : NULL;
     stage_time st;
     memset(&st, 0, sizeof st);
-    kind_time unit[sizeof work->layers / sizeof work->layers[0]];
+    kind_time unit[MAX_KINDS];
     for (int i = 0; i < work->n_layers; i++)
-        time_layer(&work->layers[i], work, &r, sys, &s, &st, &unit[i]);
+        time_layer(&work->layers[i], work, &layers->layer[i], sys, &s, &st, &unit[i]);
     /* ZeRO 3 under fsdp: the layers' gathers and reduce-scatters, inside
      * every microbatch (docs/model.md, frameworks) */
+    /* the schedule sees every stage when they differ (docs/model.md,
+     * uneven stages) */
+    stage_times_ctx stages; /* its cache filled only as far as used */
+    fsdp_ctx fsdp;
+    stages.model = m;
+    stages.system = sys;
+    stages.strategy = &s;
+    stages.work = work;
+    stages.plan = &plan;
+    stages.unit = unit;
+    stages.fsdp = NULL;
+    stages.passes = cache ? &cache->fsdp : NULL;
+    stages.memo = memo;
+    stages.have_cache = false;
     double fsdp_micro = 0.0;
     if (plan.dp.per_layer) {
-        double counts[sizeof work->layers / sizeof work->layers[0]];
+        memset(fsdp.priced, 0, sizeof fsdp.priced);
+        fsdp.n_memo = fsdp.next_memo = 0;
+        stages.fsdp = &fsdp;
+        double counts[MAX_KINDS];
         double bytes = 0.0;
         for (int i = 0; i < work->n_layers; i++) {
             const work_layer *l = &work->layers[i];
@@ -334,7 +482,7 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
                 bytes += counts[i] * l->params * (2.0 * plan.dp.weight_bytes + plan.dp.grad_bytes);
         }
         fsdp_time f, b;
-        fsdp_stage(sys, &s, &plan, work, unit, counts, &f, &b);
+        fsdp_stage(&stages, counts, &f, &b);
         double share = overlap_share(sys, &s);
         fsdp_micro = fsdp_added(&f, share) + fsdp_added(&b, share);
         out->dp_comm_time += micro * (f.comm + b.comm);
@@ -353,21 +501,8 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
     double per_micro = st.fwd + st.bwd + st.recompute + st.exposed[COMET_GROUP_TP] +
                        st.exposed[COMET_GROUP_PP] + st.exposed[COMET_GROUP_DP] +
                        st.exposed[COMET_GROUP_EP] + st.exposed[COMET_GROUP_CP] + fsdp_micro;
-    /* the schedule sees every stage when they differ (docs/model.md,
-     * uneven stages) */
-    stage_times_ctx stages; /* its cache filled only as far as used */
-    stages.model = m;
-    stages.system = sys;
-    stages.strategy = &s;
-    stages.work = work;
-    stages.plan = &plan;
-    stages.unit = unit;
-    stages.have_cache = false;
-    if (s.pp > 1 && s.pp <= STAGE_CACHE && s.interleave == 1) {
-        for (int64_t i = 0; i < s.pp; i++)
-            price_stage(&stages, i, &stages.cached[i]);
-        stages.have_cache = true;
-    }
+    if (s.pp > 1 && s.pp <= STAGE_CACHE && s.interleave == 1)
+        cache_stages(&stages);
     sched_micro t = {.total = per_micro, .weight = st.wgrad, .count = micro,
                      .stage = s.pp > 1 ? stage_times : NULL, .stage_ctx = &stages};
     out->bubble = sched_of(&s)->bubble(&s, &t);
@@ -395,12 +530,12 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
     out->tp_comm_time += out->cp_comm_time;
     out->tp_exposed += out->cp_exposed;
     out->tp_bytes += out->cp_bytes;
-    time_data_parallel(sys, &s, &plan, &st, out);
+    time_data_parallel(sys, &s, &plan, memo, &st, out);
     out->dp_comm_time += micro * st.comm[COMET_GROUP_DP];
     out->dp_exposed += micro * st.exposed[COMET_GROUP_DP];
 
     double opt_bytes = plan_optimizer_bytes(&plan, work, work->params_npu, work->params_expert_npu);
-    out->optimizer = hw_optimizer_time(&r, opt_bytes * (1.0 - fp.optimizer_offloaded));
+    out->optimizer = hw_optimizer_time(r, opt_bytes * (1.0 - fp.optimizer_offloaded));
 
     /* Expansion-tier traffic: the optimizer step on offloaded state is
      * serial; streamed weights and activations prefetch behind compute. */
@@ -423,7 +558,7 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
     out->step_time = out->forward + out->backward + out->recompute + out->optimizer + out->bubble +
                      out->tp_exposed + out->pp_exposed + out->dp_exposed + out->offload_exposed +
                      out->ep_exposed;
-    double peak = r.matrix;
+    double peak = r->matrix;
     fill_rates(m, sys, &s, work, &st, peak, out);
     /* The readers bound every input, so this only trips on combinations
      * of extremes; an answer of inf or NaN is never returned. */

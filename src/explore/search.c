@@ -17,7 +17,11 @@
  * (ties broken by index) do not depend on how the units are sharded over
  * threads or processes. Memory is checked before time; overlap off is
  * never faster than overlap on in the model, nor 1F1B than ZB-H1 when
- * ZB-H1 fits in HBM, so those are pruned as dominated unless asked for. */
+ * ZB-H1 fits in HBM, so those are pruned as dominated unless asked for.
+ * Each thread keeps an estimate_cache (the collectives' prices and ZeRO
+ * 3's passes, by their exact inputs), and a workload's layers are priced
+ * once per recomputation choice, when a point that fits first needs them:
+ * points that differ only in cheap knobs share that work. */
 #include "comet/search.h"
 
 #include <stdatomic.h>
@@ -180,6 +184,7 @@ typedef struct search_run {
     uint64_t claimed;       /* with a shared counter: the next of this shard's units we own */
     uint64_t shard_units;   /* this shard's units seen so far */
     comet_error scratch;
+    estimate_cache cache;   /* what points share (estimate.h) */
     /* progress (req->progress set): what the threads share, and this
      * thread's evaluations not yet added to it */
     struct comet_unit_claim *shared;
@@ -306,14 +311,16 @@ static bool stopped(const search_run *run)
 
 /* Prices one point, counts it and offers it to the top list. Returns
  * whether it fits with nothing in the expansion tier. */
-static bool evaluate_point(search_run *run, comet_strategy *s, const work_stage *w, uint64_t index)
+static bool evaluate_point(search_run *run, comet_strategy *s, const work_stage *w,
+                           estimate_layers *layers, uint64_t index)
 {
     const comet_search_request *req = run->req;
     comet_ranked r;
     run->stats->evaluated++;
     if (run->shared && ++run->unreported >= progress_every(req))
         report_progress(run);
-    if (estimate_prepared(req->model, req->system, s, w, true, &r.result, &run->scratch))
+    if (estimate_prepared(req->model, req->system, s, w, true, &run->cache, layers, &r.result,
+                          &run->scratch))
         return false;
     if (!r.result.feasible) {
         if (r.result.infeasible == COMET_NO_FIT_HBM)
@@ -367,7 +374,8 @@ static int schedules_of(const comet_strategy *s)
 
 /* The cheap knobs, innermost: offloads, then overlaps, then the
  * schedule. */
-static void evaluate_knobs(search_run *run, comet_strategy *s, const work_stage *w)
+static void evaluate_knobs(search_run *run, comet_strategy *s, const work_stage *w,
+                           estimate_layers *layers)
 {
     const comet_search_request *req = run->req;
     bool offload = req->space.vary_offload && req->system->expansion.present;
@@ -401,7 +409,7 @@ static void evaluate_knobs(search_run *run, comet_strategy *s, const work_stage 
                         run->stats->dominated++;
                         continue;
                     }
-                    bool fits = evaluate_point(run, s, w, index);
+                    bool fits = evaluate_point(run, s, w, layers, index);
                     zb_fits = sc == 0 && fits;
                 }
             }
@@ -409,14 +417,18 @@ static void evaluate_knobs(search_run *run, comet_strategy *s, const work_stage 
     }
 }
 
-/* Recompute and ZeRO over one built workload. */
+/* Recompute and ZeRO over one built workload. The layers' prices depend
+ * on the recomputation alone of the knobs varied here (estimate.h), so
+ * they are worked out at most once for each. */
 static void evaluate_workload(search_run *run, comet_strategy *s, const work_stage *w)
 {
+    estimate_layers layers;
     for (int rc = 0; rc <= COMET_RECOMPUTE_FULL; rc++) {
         s->recompute = (comet_recompute)rc;
+        layers.priced = false;
         for (int zero = 0; zero <= max_zero(s); zero++) {
             s->zero_stage = zero;
-            evaluate_knobs(run, s, w);
+            evaluate_knobs(run, s, w, &layers);
         }
     }
 }
@@ -702,6 +714,7 @@ comet_status comet_search(const comet_search_request *req, comet_ranked *top, in
         return fp8;
 
     search_run run = {.req = req, .top = {top, 0, req->top_k}, .stats = stats};
+    estimate_cache_init(&run.cache);
     if (req->claim)
         run.claimed = atomic_fetch_add(&req->claim->next, 1);
     struct comet_unit_claim alone; /* progress of a search on one thread */

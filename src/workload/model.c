@@ -1,6 +1,7 @@
 /* Whole-model facts derived from a model description (parameter count,
  * pipeline depth and tokens per sample), and work_build, the workload
- * builder's entry, which picks the Transformer or the layer-list builder. */
+ * builder's entry, which picks the Transformer or the layer-list builder
+ * and lists a pipeline's stages as runs of alike ones. */
 #include "workload.h"
 
 /* A Transformer's parameters with every expert (active = false) or those
@@ -49,6 +50,30 @@ int64_t comet_model_tokens_per_sample(const comet_model *m)
 
 /* The builders fill the stage; the whole-model count is the model's own
  * fact (above), so the builders never call back into this file. */
+/* out->stage_runs: the stages in order, a new run wherever the blocks
+ * change and at the second and the last stage (the first holds the
+ * embedding, the last the LM head). */
+static void stage_runs(const comet_model *m, const comet_strategy *s, work_stage *out)
+{
+    out->n_stage_runs = 0;
+    if (m->kind != COMET_MODEL_TRANSFORMER || s->pp < 2 || s->interleave != 1)
+        return;
+    for (int64_t st = 0; st < s->pp; st++) {
+        int64_t blocks, moe;
+        work_stage_block_counts(m, s, st, &blocks, &moe);
+        work_stage_run *r = &out->stage_runs[out->n_stage_runs - (st > 0)];
+        if (st > 1 && st < s->pp - 1 && r->blocks == blocks && r->moe == moe) {
+            r->last = st;
+            continue;
+        }
+        if (st > 0 && out->n_stage_runs == WORK_STAGE_RUNS) {
+            out->n_stage_runs = 0;
+            return;
+        }
+        out->stage_runs[out->n_stage_runs++] = (work_stage_run){st, st, blocks, moe};
+    }
+}
+
 void work_build(const comet_model *m, const comet_strategy *s, work_stage *out)
 {
     if (m->kind == COMET_MODEL_TRANSFORMER)
@@ -56,5 +81,6 @@ void work_build(const comet_model *m, const comet_strategy *s, work_stage *out)
     else
         work_build_layers(m, s, out);
     out->params_total = comet_model_params(m);
+    stage_runs(m, s, out);
 }
 

@@ -92,6 +92,15 @@ typedef struct work_layer {
                                            GEMM's input and output gradient */
 } work_layer;
 
+/* Pipeline stages first .. last, alike: each holds `blocks` Transformer
+ * blocks, `moe` of them MoE blocks. */
+typedef struct work_stage_run {
+    int64_t first, last;
+    int64_t blocks, moe;
+} work_stage_run;
+
+enum { WORK_STAGE_RUNS = 8 };
+
 /* Work of the busiest pipeline stage for one microbatch. */
 typedef struct work_stage {
     int n_layers;
@@ -128,6 +137,13 @@ typedef struct work_stage {
      * it holds neither the embedding nor the LM head, the every-stage
      * counts are its own, and busiest_is_first is false. */
     bool busiest_is_middle;
+    /* A Transformer's pipeline of one chunk per stage as runs of alike
+     * stages (the first and the last stage each a run of its own), so
+     * that the schedules' per-stage times are priced once per run;
+     * n_stage_runs 0: not worked out (one stage, interleaving, layer
+     * lists, or more than WORK_STAGE_RUNS runs), price each stage. */
+    int n_stage_runs;
+    work_stage_run stage_runs[WORK_STAGE_RUNS];
 } work_stage;
 
 /* How many of the busiest stage's every-stage layers of kind l sit on the

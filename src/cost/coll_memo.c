@@ -1,0 +1,53 @@
+/* Collective times already priced, by their exact inputs. A strategy
+ * search prices the same collectives over and over: a layer's TP
+ * collectives are the same for every recompute, ZeRO, offload, overlap
+ * and schedule choice over one workload, and the data-parallel ones for
+ * every choice but ZeRO's; since NCCL's protocol model and the chunk-
+ * count choice price a collective several times over (network.c), each
+ * price is worth keeping. comet_collective_time is a pure function of
+ * (system, the span of the system's dimensions, collective, bytes), so
+ * a kept price is the same double it would return. A memo belongs to one caller at a time (each thread of
+ * the search keeps its own, estimate.h); the library keeps none. */
+#include "cost.h"
+
+#include <string.h>
+
+#include "comet/network.h"
+
+void coll_memo_init(coll_memo *m)
+{
+    for (int i = 0; i < COLL_MEMO_SLOTS; i++)
+        m->entry[i].sys = NULL;
+}
+
+static uint64_t bits_of(double x)
+{
+    uint64_t b;
+    memcpy(&b, &x, sizeof b);
+    return b;
+}
+
+double coll_memo_time(coll_memo *m, const comet_system *sys, const int64_t span[COMET_MAX_DIMS],
+                      comet_collective c, double bytes)
+{
+    if (!m || !sys || !span)
+        return comet_collective_time(sys, span, c, bytes);
+    /* the price reads the span of the system's dimensions only */
+    int n = sys->n_dims < 0 ? 0 : sys->n_dims > COMET_MAX_DIMS ? COMET_MAX_DIMS : sys->n_dims;
+    uint64_t bits = bits_of(bytes), h = (uint64_t)c + 1;
+    for (int i = 0; i < n; i++)
+        h = (h ^ (uint64_t)span[i]) * 0x9e3779b97f4a7c15u;
+    h = (h ^ bits) * 0xff51afd7ed558ccdu;
+    coll_memo_entry *e = &m->entry[(h ^ h >> 33) % COLL_MEMO_SLOTS];
+    bool hit = e->sys == sys && e->collective == c && bits_of(e->bytes) == bits;
+    for (int i = 0; hit && i < n; i++)
+        hit = e->span[i] == span[i];
+    if (hit)
+        return e->time;
+    e->sys = sys;
+    memcpy(e->span, span, sizeof e->span);
+    e->collective = c;
+    e->bytes = bytes;
+    e->time = comet_collective_time(sys, span, c, bytes);
+    return e->time;
+}
