@@ -41,14 +41,14 @@ typedef struct fsdp_walk {
     int64_t issue_left;        /* ... its layers whose gathers are still to go out */
 } fsdp_walk;
 
-/* State of the recurrence before layer `next` of the pass: when the
- * compute and the stream are next free, and the end times of the gathers
- * already issued (layers next .. next+d), layer i's at slot i mod (d+1). */
+/* State of the recurrence before layer j of the pass: when the compute
+ * and the stream are next free, and the end times of the gathers already
+ * issued (layers j .. j+d), layer i's at slot i mod (d+1). */
 typedef struct fsdp_state {
     double end;
     double stream;
     double gathered[COMET_MAX_PREFETCH + 1];
-    int slot;                  /* next mod (d+1) */
+    int slot;                  /* j mod (d+1) */
 } fsdp_state;
 
 static const fsdp_run *run_at(const fsdp_walk *w, int k)

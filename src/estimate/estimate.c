@@ -452,8 +452,6 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
     kind_time unit[MAX_KINDS];
     for (int i = 0; i < work->n_layers; i++)
         time_layer(&work->layers[i], work, &layers->layer[i], sys, &s, &st, &unit[i]);
-    /* ZeRO 3 under fsdp: the layers' gathers and reduce-scatters, inside
-     * every microbatch (docs/model.md, frameworks) */
     /* the schedule sees every stage when they differ (docs/model.md,
      * uneven stages) */
     stage_times_ctx stages; /* its cache filled only as far as used */
@@ -468,6 +466,8 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
     stages.passes = cache ? &cache->fsdp : NULL;
     stages.memo = memo;
     stages.have_cache = false;
+    /* ZeRO 3 under fsdp: the layers' gathers and reduce-scatters, inside
+     * every microbatch (docs/model.md, frameworks) */
     double fsdp_micro = 0.0;
     if (plan.dp.per_layer) {
         memset(fsdp.priced, 0, sizeof fsdp.priced);
