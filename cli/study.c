@@ -75,6 +75,7 @@ static comet_status read_study(const char *name, comet_study *study, comet_error
 
 typedef struct study_run {
     comet_findings findings[COMET_STUDY_MAX_MODELS];
+    comet_band best_bands[COMET_STUDY_MAX_MODELS];  /* each model's best strategy's band */
     comet_conclusions conclusions[COMET_STUDY_MAX_MODELS];
     comet_results results;
 } study_run;
@@ -99,6 +100,15 @@ static int conclude(const sweep_args *a, const comet_study *study)
     comet_status st = COMET_OK;
     for (int m = 0; !st && m < study->n_models; m++)
         st = comet_study_findings(study, m, threads, &run->findings[m], &err);
+    comet_band_model *bands = NULL;
+    if (!st)
+        st = cli_band_model(&bands, &err);
+    for (int m = 0; !st && m < study->n_models; m++)
+        if (run->findings[m].has_best)
+            comet_band_for(bands, &study->models[m], &study->system,
+                           &run->findings[m].best.strategy, &run->findings[m].best.result,
+                           &run->best_bands[m]);
+    comet_band_model_free(bands);
     int axes[2];
     if (!st)
         st = comet_results_read(csv, &run->results, &err);
@@ -112,7 +122,7 @@ static int conclude(const sweep_args *a, const comet_study *study)
         comet_buf text;
         comet_buf_init(&text);
         comet_study_summary(&text, study, run->findings, run->conclusions, study->n_models,
-                            &run->results, report);
+                            &run->results, report, run->best_bands);
         st = text.failed ? comet_error_set(&err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory")
                          : cli_write_output(summary_path, text.data, text.len, &err);
         if (!st) {
@@ -120,7 +130,7 @@ static int conclude(const sweep_args *a, const comet_study *study)
             snprintf(title, sizeof title, "comet study: %s", study->name);
             comet_page *page = comet_page_new(title);
             comet_report_page_study(page, study, run->findings, run->conclusions,
-                                    study->n_models, &run->results, axes);
+                                    study->n_models, &run->results, axes, run->best_bands);
             st = cli_write_report(page, report, a->plots, &err);
         }
         if (!st)

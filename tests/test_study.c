@@ -181,8 +181,13 @@ static void test_findings_and_conclusions(void **state)
     comet_buf page;
     comet_buf_init(&page);
     comet_page *p = comet_page_new("study");
-    comet_report_page_study(p, &st, &f, &c, 1, &r, NULL);
+    /* the best strategy's band, as the CLI passes it (include/comet/band.h) */
+    comet_band band = {.step_time = 1.5, .low = 1.25, .high = 2.0, .level = 0.8, .rows = 9};
+    snprintf(band.basis, sizeof band.basis, "a100-80g-selene, megatron");
+    comet_report_page_study(p, &st, &f, &c, 1, &r, NULL, &band);
     comet_page_html(&page, p);
+    assert_non_null(strstr(page.data, "80 % band 1.250 to 2.000 s, from 9 validation rows "
+                                      "(a100-80g-selene, megatron)"));
     assert_non_null(strstr(page.data, "1. Workload: gpt3-175b"));
     assert_non_null(strstr(page.data, "5. Recommendation for gpt3-175b"));
     assert_non_null(strstr(page.data, "chart-heatmap"));

@@ -23,8 +23,9 @@ void comet_report_text(comet_buf *b, const comet_model *m, const comet_system *s
                        const comet_strategy *s, const comet_result *r, const comet_band *band);
 void comet_report_json(comet_buf *b, const comet_model *m, const comet_system *sys,
                        const comet_strategy *s, const comet_result *r, const comet_band *band);
-/* The band alone: "80 % band 12.9 to 14.5 s (...)" and a line per note. */
-void comet_report_band_text(comet_buf *b, const comet_band *band);
+/* The band alone: "80 % band 12.9 to 14.5 s (...)" and a line per note,
+ * each indented by `indent` spaces. */
+void comet_report_band_text(comet_buf *b, const comet_band *band, int indent);
 /* A JSON string literal of text (quotes, backslashes, control characters escaped). */
 void comet_report_json_string(comet_buf *b, const char *text);
 /* "tp:8x1 pp:1x8 dp:1x1": each group's span on each network dimension,
@@ -100,9 +101,11 @@ void comet_report_page_sweep(comet_page *p, const comet_results *r, const int *h
  * sections for steps 1-3 and 5 around the sweep report of step 4. */
 void comet_study_summary(comet_buf *b, const comet_study *study, const comet_findings *f,
                          const comet_conclusions *c, int n_models, const comet_results *r,
-                         const char *report_path);
+                         const char *report_path,
+                         const comet_band *best_bands);
 void comet_report_page_study(comet_page *p, const comet_study *study, const comet_findings *f,
                              const comet_conclusions *c, int n_models, const comet_results *r,
-                             const int *heatmap);
+                             const int *heatmap,
+                             const comet_band *best_bands);
 
 #endif

@@ -145,7 +145,7 @@ static void job_facts(comet_page *p, const comet_model *m, const comet_system *s
 }
 
 /* The band as facts: its range and what it rests on, and each note. */
-static void band_facts(comet_page *p, const comet_band *band)
+void report_band_facts(comet_page *p, const comet_band *band)
 {
     if (!band)
         return;
@@ -167,7 +167,7 @@ void comet_report_page_estimate(comet_page *p, const comet_model *m, const comet
     job_facts(p, m, sys, r->npus, r->params);
     comet_page_fact(p, "strategy", "%s", report_strategy_label(s, label, sizeof label));
     report_result_facts(p, r);
-    band_facts(p, band);
+    report_band_facts(p, band);
     comet_page_section(p, "Where the step time goes");
     comet_page_text(p, "The parts add up to the step time: compute, the pipeline bubble, and "
                        "the communication and memory traffic that is not hidden behind "
@@ -251,7 +251,7 @@ void comet_report_page_search(comet_page *p, const comet_model *m, const comet_s
     comet_page_fact(p, "strategy", "%s",
                     report_strategy_label(&top[0].strategy, label, sizeof label));
     report_result_facts(p, &top[0].result);
-    band_facts(p, bands);
+    report_band_facts(p, bands);
     comet_page_section(p, "Top strategies");
     top_table(p, top, n_top);
     int shown = n_top < 10 ? n_top : 10;

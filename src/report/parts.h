@@ -22,6 +22,9 @@ const char *report_strategy_label(const comet_strategy *s, char *out, size_t cap
 
 /* A stacked chart of step-time breakdowns, one bar per labelled result. */
 comet_chart *report_breakdown_chart(comet_page *p, const char *id, const char *title);
+/* An uncertainty band as page facts (range, rows, basis) and a notice per
+ * note; nothing for NULL. */
+void report_band_facts(comet_page *p, const comet_band *band);
 void report_breakdown_add(comet_chart *c, const char *label, const comet_result *r,
                           const comet_band *band);
 

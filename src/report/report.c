@@ -91,8 +91,9 @@ static void count(comet_buf *b, double v)
         comet_buf_printf(b, "%.0f", v);
 }
 
-void comet_report_band_text(comet_buf *b, const comet_band *band)
+void comet_report_band_text(comet_buf *b, const comet_band *band, int indent)
 {
+    comet_buf_printf(b, "%*s", indent, "");
     if (band->low > 0.0)
         comet_buf_printf(b, "%.0f %% band %.3f to %.3f s (%d validation rows: %s",
                          100.0 * band->level, band->low, band->high, band->rows, band->basis);
@@ -102,7 +103,7 @@ void comet_report_band_text(comet_buf *b, const comet_band *band)
         comet_buf_printf(b, "; kernel-rate spread %.1f %% of the step", 100.0 * band->spread);
     comet_buf_printf(b, ")\n");
     for (int i = 0; i < band->n_notes; i++)
-        comet_buf_printf(b, "  note: %s\n", band->notes[i]);
+        comet_buf_printf(b, "%*s  note: %s\n", indent, "", band->notes[i]);
 }
 
 void comet_report_text(comet_buf *b, const comet_model *m, const comet_system *sys,
@@ -126,7 +127,7 @@ void comet_report_text(comet_buf *b, const comet_model *m, const comet_system *s
                      samples ? "samples" : "tokens", 100.0 * r->mfu, 100.0 * r->hfu,
                      r->tflops_per_npu);
     if (band)
-        comet_report_band_text(b, band);
+        comet_report_band_text(b, band, 0);
     if (r->cost > 0.0) {
         comet_buf_printf(b, "cluster cost ");
         money(b, r->cost);

@@ -49,9 +49,16 @@ static double state_total(const comet_findings *f)
 
 /* ---- the printed summary --------------------------------------------------- */
 
+/* The best strategy's uncertainty band, under step 2 (include/comet/band.h). */
+static void best_band_text(comet_buf *b, const comet_band *band)
+{
+    if (band)
+        comet_report_band_text(b, band, 3);
+}
+
 void comet_study_summary(comet_buf *b, const comet_study *study, const comet_findings *f,
                          const comet_conclusions *c, int n_models, const comet_results *r,
-                         const char *report_path)
+                         const char *report_path, const comet_band *best_bands)
 {
     char q1[48], q2[48], q3[48], q4[48], label[160];
     comet_buf_printf(b, "comet study %s: %d model%s, %llu cluster designs\n", study->name,
@@ -85,6 +92,7 @@ void comet_study_summary(comet_buf *b, const comet_study *study, const comet_fin
                              ratio_text(fm->space.worst.result.step_time /
                                             fm->best.result.step_time, q3, sizeof q3),
                              100.0 * share, loss);
+            best_band_text(b, best_bands ? &best_bands[m] : NULL);
         }
         comet_buf_printf(b, "3. memory: %llu strategies fit in HBM alone%s%s%s", 
                          (unsigned long long)fm->hbm_only.feasible,
@@ -210,7 +218,8 @@ static void workload_section(comet_page *p, const comet_study *study, const come
     }
 }
 
-static void strategy_section(comet_page *p, const comet_study *study, const comet_findings *f)
+static void strategy_section(comet_page *p, const comet_study *study, const comet_findings *f,
+                             const comet_band *band)
 {
     char q[48], q2[48], title[200], id[48], label[160];
     const char *name = study->models[f->model].name;
@@ -229,6 +238,7 @@ static void strategy_section(comet_page *p, const comet_study *study, const come
     comet_page_fact(p, "best", "%s per step with %s",
                     Q(f->best.result.step_time, COMET_QTY_SECONDS, q),
                     report_strategy_label(&f->best.strategy, label, sizeof label));
+    report_band_facts(p, band);
     comet_page_fact(p, "worst that fits", "%s per step with %s",
                     Q(f->space.worst.result.step_time, COMET_QTY_SECONDS, q2),
                     report_strategy_label(&f->space.worst.strategy, label, sizeof label));
@@ -241,7 +251,7 @@ static void strategy_section(comet_page *p, const comet_study *study, const come
     snprintf(title, sizeof title, "%s: best and worst strategy that fit", name);
     comet_chart *c = report_breakdown_chart(p, id, title);
     report_breakdown_add(c, report_strategy_label(&f->best.strategy, label, sizeof label),
-                         &f->best.result, NULL);
+                         &f->best.result, band);
     report_breakdown_add(c, report_strategy_label(&f->space.worst.strategy, label, sizeof label),
                          &f->space.worst.result, NULL);
 }
@@ -400,7 +410,7 @@ static void recommendation(comet_page *p, const comet_study *study, const comet_
 
 void comet_report_page_study(comet_page *p, const comet_study *study, const comet_findings *f,
                              const comet_conclusions *c, int n_models, const comet_results *r,
-                             const int *heatmap)
+                             const int *heatmap, const comet_band *best_bands)
 {
     if (!p)
         return;
@@ -419,7 +429,7 @@ void comet_report_page_study(comet_page *p, const comet_study *study, const come
         comet_page_text(p, "%s", lines[i]);
     for (int m = 0; m < n_models; m++) {
         workload_section(p, study, &f[m]);
-        strategy_section(p, study, &f[m]);
+        strategy_section(p, study, &f[m], best_bands ? &best_bands[m] : NULL);
         memory_section(p, study, &f[m]);
     }
     comet_page_section(p, "4. Cluster design sweep");
