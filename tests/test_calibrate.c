@@ -527,6 +527,16 @@ static void test_h100_example(void **state)
     assert_close(cc->gemm_eff[0].efficiency, 0.750, 0.02);
     assert_close(cc->gemm_k_overhead, 247.0, 0.05);
     assert_string_equal(r.system.name, "h100-80g-dgx-calibrated");
+    /* the kernel-rate spread: the RMS of the kernel rows' residuals */
+    double sum = 0.0;
+    int n = 0;
+    for (size_t i = 0; i < r.n_points; i++)
+        if (r.points[i].group != COMET_CALIB_NETWORK) {
+            sum += r.points[i].residual * r.points[i].residual;
+            n++;
+        }
+    assert_true(n > 0);
+    assert_close(cc->efficiency_spread, sqrt(sum / n), 1e-12);
     free(round_trip(&r.system));
     comet_calib_result_free(&r);
     comet_kernel_rows_free(&rows);

@@ -501,6 +501,12 @@ static void test_framework_errors(void **state)
     expect_read_error("system:\n  preset: h100-80g-dgx\n  compute: {overlap_slowdown: 1.5}\n",
                       "f.yaml:3:31: system.compute.overlap_slowdown: must be a share from 0 to 1, "
                       "got 1.5");
+    expect_read_error("system:\n  preset: h100-80g-dgx\n  compute: {efficiency_spread: -0.1}\n",
+                      "f.yaml:3:32: system.compute.efficiency_spread: expected a non-negative "
+                      "number, got \"-0.1\"");
+    expect_read_error("system:\n  preset: h100-80g-dgx\n  compute: {efficiency_spread: 2}\n",
+                      "f.yaml:3:32: system.compute.efficiency_spread: must be a share from 0 to "
+                      "1, got 2");
     comet_model m;
     comet_system sys;
     gpt3_h100(&m, &sys);
