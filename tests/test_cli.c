@@ -197,6 +197,12 @@ static void test_estimate_band(void **state)
     for (const char *p = r.out; (p = strstr(p, "\"step_time_band\"")); p++)
         bands++;
     assert_int_equal(bands, 3);
+    run(&r, "search --npus 8 --gbs 8 --model megatron-22b --top 3 --report sband.html");
+    assert_int_equal(r.status, 0);
+    snprintf(path, sizeof path, "%s/sband.html", workdir);
+    slurp(path, text, sizeof text);
+    assert_non_null(strstr(text, "band low"));
+    assert_non_null(strstr(text, "<g class=\"band\""));
 }
 
 /* comet validate: a built-in table as CSV (the header, then one line per

@@ -178,8 +178,9 @@ void comet_report_page_estimate(comet_page *p, const comet_model *m, const comet
     report_memory_chart(p, "memory", r);
 }
 
-/* The top strategies as a table people can sort. */
-static void top_table(comet_page *p, const comet_ranked *top, int n)
+/* The top strategies as a table people can sort; with bands, each step
+ * time's uncertainty band as two more columns. */
+static void top_table(comet_page *p, const comet_ranked *top, int n, const comet_band *bands)
 {
     comet_table *t = comet_page_table(p, "top", "Best strategies");
     static const struct {
@@ -196,6 +197,10 @@ static void top_table(comet_page *p, const comet_ranked *top, int n)
                 {"bubble", COMET_QTY_SECONDS}};
     for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++)
         comet_table_col(t, cols[c].name, cols[c].unit);
+    if (bands) {
+        comet_table_col(t, "band low", COMET_QTY_SECONDS);
+        comet_table_col(t, "band high", COMET_QTY_SECONDS);
+    }
     for (int i = 0; i < n; i++) {
         const comet_strategy *s = &top[i].strategy;
         const comet_result *r = &top[i].result;
@@ -223,6 +228,10 @@ static void top_table(comet_page *p, const comet_ranked *top, int n)
         comet_table_num(t, row, c++, r->tp_exposed + r->pp_exposed + r->dp_exposed +
                                          r->offload_exposed);
         comet_table_num(t, row, c++, r->bubble);
+        if (bands && bands[i].low > 0.0) {
+            comet_table_num(t, row, c++, bands[i].low);
+            comet_table_num(t, row, c++, bands[i].high);
+        }
     }
 }
 
@@ -253,7 +262,7 @@ void comet_report_page_search(comet_page *p, const comet_model *m, const comet_s
     report_result_facts(p, &top[0].result);
     report_band_facts(p, bands);
     comet_page_section(p, "Top strategies");
-    top_table(p, top, n_top);
+    top_table(p, top, n_top, bands);
     int shown = n_top < 10 ? n_top : 10;
     char title[96];
     snprintf(title, sizeof title, "Step time breakdown of the best %d strategies", shown);
