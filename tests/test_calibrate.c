@@ -92,6 +92,11 @@ static comet_calib_result *fit_kernels(const comet_system *base, const char *csv
         char line[600];
         fail_msg("%s", comet_error_format(&err, line, sizeof line));
     }
+    /* every note is written text or empty, never what was on the stack */
+    for (size_t i = 0; i < r->n_params; i++)
+        for (const char *ch = r->params[i].note; *ch; ch++)
+            if (*ch < 0x20 || *ch > 0x7e)
+                fail_msg("%s: note holds byte 0x%02x", r->params[i].key, (unsigned char)*ch);
     return r;
 }
 
@@ -691,6 +696,11 @@ static comet_calib_result *fit_nccl(const comet_system *base, comet_nccl_series 
         char line[600];
         fail_msg("%s", comet_error_format(&err, line, sizeof line));
     }
+    /* every note is written text or empty, never what was on the stack */
+    for (size_t i = 0; i < r->n_params; i++)
+        for (const char *ch = r->params[i].note; *ch; ch++)
+            if (*ch < 0x20 || *ch > 0x7e)
+                fail_msg("%s: note holds byte 0x%02x", r->params[i].key, (unsigned char)*ch);
     return r;
 }
 

@@ -320,6 +320,7 @@ static void gemm_flat(const gemm_obs *o, size_t n, size_t distinct_k, double bas
 static void gemm_knots(const gemm_obs *o, size_t n, const double *logs, size_t n_logs,
                        int points, double k0, gemm_model *m)
 {
+    memset(m, 0, sizeof *m); /* no note unless one is written */
     double u[COMET_MAX_EFF_POINTS];
     for (int j = 0; j < points; j++)
         u[j] = logs[(size_t)lround((double)j * (double)(n_logs - 1) / (double)(points - 1))];
