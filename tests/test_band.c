@@ -220,6 +220,7 @@ static void test_band_notes(void **state)
     comet_band_for(bm, &q.model, &q.system, &q.strategy, &q.result, &b);
     assert_true(b.low == 0.0 && b.high == 0.0);
     assert_true(b.flags & COMET_BAND_NO_PREDICTION);
+    assert_string_equal(b.basis, "no prediction");
     comet_band_model_free(bm);
     synth_free(&s);
 }

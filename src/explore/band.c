@@ -210,9 +210,11 @@ void comet_band_for(const comet_band_model *bm, const comet_model *m, const come
     out->level = COMET_BAND_LEVEL;
     out->step_time = r->step_time;
     band_query q = {sys->name, gpu_peak(sys), comet_strategy_framework(s)};
-    if (!bm || bm->n == 0 || !(r->step_time > 0.0) || !isfinite(r->step_time)) {
-        snprintf(out->basis, sizeof out->basis, "no validation rows");
-        if (!(r->step_time > 0.0) || !isfinite(r->step_time))
+    bool predicted = r->step_time > 0.0 && isfinite(r->step_time);
+    if (!predicted || !bm || bm->n == 0) {
+        snprintf(out->basis, sizeof out->basis, "%s",
+                 predicted ? "no validation rows" : "no prediction");
+        if (!predicted)
             add_note(out, COMET_BAND_NO_PREDICTION, "no band: the prediction is not a positive time");
         else
             add_note(out, COMET_BAND_FEW_ROWS, "no band: no validation rows to draw it from");
