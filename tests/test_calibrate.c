@@ -378,7 +378,7 @@ static void test_gemm_recovers_exact(void **state)
         assert_int_equal(r->gemm_points, 1);
         assert_close(r->system.compute.gemm_eff[0].efficiency, E_MAX, 1e-6);
         assert_close(r->system.compute.gemm_k_overhead, K0, 1e-6);
-        assert_close(param(r, "compute.gemm_k_overhead")->base, 247.0, 1e-12);
+        assert_close(param(r, "compute.gemm_k_overhead")->base, 90.0, 1e-12); /* the preset's */
         assert_int_equal(r->n_points, 24);
         for (size_t i = 0; i < r->n_points; i++)
             assert_true(fabs(r->points[i].residual) < 1e-9);
@@ -444,6 +444,51 @@ static void test_gemm_size_curve(void **state)
     calib_free(r, &rows);
 }
 
+/* bf16 rows on the exact form and fp8 rows at 0.85 of it (on the fp8
+ * peak): the curve from the bf16 rows alone, fp8's share 0.85, and every
+ * row priced back exactly. fp8 rows alone make the curve theirs, share 1. */
+static void test_gemm_fp8_share(void **state)
+{
+    (void)state;
+    comet_system base = preset("h100-80g-dgx");
+    base.compute.kernel_launch = 0.0;
+    double peak = base.compute.matrix_flops[COMET_DTYPE_BF16];
+    double peak8 = base.compute.matrix_flops[COMET_DTYPE_FP8];
+    char csv[8192], only[4096];
+    size_t n = (size_t)snprintf(csv, sizeof csv, "kind,m,n,k,seconds,dtype\n");
+    size_t o = (size_t)snprintf(only, sizeof only, "kind,m,n,k,seconds,dtype\n");
+    for (int i = 0; i < 12; i++) {
+        bool fp8 = i % 2;
+        double k = 256.0 * (1 << (i / 2)), m = 8192, nn = 4096;
+        double e = (fp8 ? 0.85 : 1.0) * E_MAX * k / (k + K0);
+        double t = 2.0 * m * nn * k / ((fp8 ? peak8 : peak) * e);
+        char row[160];
+        snprintf(row, sizeof row, "gemm,%.17g,%.17g,%.17g,%.17g,%s\n", m, nn, k, t,
+                 fp8 ? "fp8" : "bf16");
+        n += (size_t)snprintf(csv + n, sizeof csv - n, "%s", row);
+        if (fp8)
+            o += (size_t)snprintf(only + o, sizeof only - o, "%s", row);
+    }
+    comet_kernel_rows rows;
+    comet_calib_result *r = fit_kernels(&base, csv, 1, &rows);
+    assert_close(r->system.compute.gemm_eff[0].efficiency, E_MAX, 1e-6);
+    assert_close(r->system.compute.gemm_k_overhead, K0, 1e-6);
+    assert_close(r->system.compute.fp8_gemm_efficiency, 0.85, 1e-9);
+    assert_close(param(r, "compute.fp8_gemm_efficiency")->base, 0.901, 1e-12); /* the preset's */
+    assert_int_equal(param(r, "compute.fp8_gemm_efficiency")->points, 6);
+    for (size_t i = 0; i < r->n_points; i++)
+        assert_true(fabs(r->points[i].residual) < 1e-9);
+    calib_free(r, &rows);
+
+    /* the fp8 rows alone */
+    r = fit_kernels(&base, only, 1, &rows);
+    assert_close(r->system.compute.fp8_gemm_efficiency, 1.0, 1e-12);
+    assert_close(r->system.compute.gemm_eff[0].efficiency, 0.85 * E_MAX, 1e-6);
+    assert_string_equal(param(r, "compute.fp8_gemm_efficiency")->note,
+                        "only fp8 GEMM rows: the curve is theirs");
+    calib_free(r, &rows);
+}
+
 /* ---- attention and memory ------------------------------------------------------ */
 
 static void test_attention_and_memory(void **state)
@@ -456,8 +501,8 @@ static void test_attention_and_memory(void **state)
      * form: W = 4 b heads s^2 d (halved when causal), t = W / (P e) + launch,
      * forward and backward 3 W / (P e) + 2 launch */
     static const struct {
-        double seq, hd, fwd, fb;
-    } shapes[] = {{1024, 64, 0.2, 0.15}, {4096, 128, 0.55, 0.45}};
+        double seq, hd, fwd, fb, cfwd, cfb;
+    } shapes[] = {{1024, 64, 0.2, 0.15, 0.12, 0.08}, {4096, 128, 0.55, 0.45, 0.47, 0.36}};
     char csv[4096];
     size_t n = (size_t)snprintf(csv, sizeof csv,
                                 "kind,batch,heads,seq,head_dim,causal,pass,subkind,bytes,"
@@ -470,9 +515,10 @@ static void test_attention_and_memory(void **state)
                                   "attention,2,16,%g,%g,%s,fwd,,,%.17g,\n"
                                   "attention,2,16,%g,%g,%s,fwd_bwd,,,%.17g,\n",
                                   shapes[s].seq, shapes[s].hd, causal ? "true" : "false",
-                                  w / (peak * shapes[s].fwd) + 3e-6, shapes[s].seq,
-                                  shapes[s].hd, causal ? "true" : "false",
-                                  3.0 * w / (peak * shapes[s].fb) + 6e-6);
+                                  w / (peak * (causal ? shapes[s].cfwd : shapes[s].fwd)) + 3e-6,
+                                  shapes[s].seq, shapes[s].hd, causal ? "true" : "false",
+                                  3.0 * w / (peak * (causal ? shapes[s].cfb : shapes[s].fb)) +
+                                      6e-6);
         }
     /* memory: a median of three norms; a copy with its bytes */
     double bw = base.hbm.bandwidth;
@@ -489,50 +535,77 @@ static void test_attention_and_memory(void **state)
         assert_true(cc->attn_eff[s].head_dim == shapes[s].hd);
         assert_close(cc->attn_eff[s].forward, shapes[s].fwd, 1e-9);
         assert_close(cc->attn_eff[s].forward_backward, shapes[s].fb, 1e-9);
+        assert_close(cc->attn_eff[s].causal_forward, shapes[s].cfwd, 1e-9);
+        assert_close(cc->attn_eff[s].causal_forward_backward, shapes[s].cfb, 1e-9);
     }
     assert_close(cc->mem_efficiency[COMET_MEMK_NORM], 1550e9 / bw, 1e-12);
     assert_close(cc->mem_efficiency[COMET_MEMK_ELEMENTWISE], 0.8, 1e-9);
     assert_close(r->system.hbm.efficiency, 0.8, 1e-9);
-    assert_close(cc->mem_efficiency[COMET_MEMK_OPTIMIZER], 0.627, 1e-12); /* not measured */
+    assert_close(cc->mem_efficiency[COMET_MEMK_OPTIMIZER], 0.678, 1e-12); /* not measured */
     for (size_t i = 0; i < r->n_points; i++)
         if (r->points[i].group == COMET_CALIB_ATTENTION)
             assert_true(fabs(r->points[i].residual) < 1e-9);
     calib_free(r, &rows);
+
+    /* causal rows alone: one value per pass, no causal pair (the base's,
+     * whatever it had, does not survive a refit of the shape) */
+    n = (size_t)snprintf(csv, sizeof csv, "kind,batch,heads,seq,head_dim,causal,pass,seconds\n");
+    double w = 0.5 * 4.0 * 2 * 16 * 4096.0 * 4096.0 * 128;
+    n += (size_t)snprintf(csv + n, sizeof csv - n,
+                          "attention,2,16,4096,128,true,fwd,%.17g\n"
+                          "attention,2,16,4096,128,true,fwd_bwd,%.17g\n",
+                          w / (peak * 0.47) + 3e-6, 3.0 * w / (peak * 0.36) + 6e-6);
+    r = fit_kernels(&base, csv, 0, &rows);
+    cc = &r->system.compute;
+    assert_int_equal(cc->n_attn_eff, 1);
+    assert_close(cc->attn_eff[0].forward, 0.47, 1e-9);
+    assert_close(cc->attn_eff[0].forward_backward, 0.36, 1e-9);
+    assert_true(cc->attn_eff[0].causal_forward == 0.0);
+    assert_true(cc->attn_eff[0].causal_forward_backward == 0.0);
+    calib_free(r, &rows);
 }
 
-/* The transcription of h100-kernels.md gives the preset's hand-derived
- * values back where the preset read the same rows. */
-static void test_h100_example(void **state)
+/* A kernel file of examples/calibrate/, read. */
+static void read_example_kernels(const char *file, comet_kernel_rows *rows, comet_error *err)
 {
-    (void)state;
     char path[512];
     const char *dir = getenv("COMET_TESTS_DIR");
-    snprintf(path, sizeof path, "%s/../examples/calibrate/h100-kernels.csv", dir ? dir : "tests");
+    snprintf(path, sizeof path, "%s/../examples/calibrate/%s", dir ? dir : "tests", file);
+    memset(rows, 0, sizeof *rows);
+    comet_error_clear(err);
+    assert_int_equal(comet_kernels_read_file(path, rows, err), COMET_OK);
+}
+
+/* The h100 and h200 presets are the rounded fits of their measured kernel
+ * files (the presets' comments say so): a refit gives their values back
+ * within the rounding, and the kernel-rate spread is the RMS of the kernel
+ * rows' residuals. */
+static void check_preset_fit(const char *system, const char *file)
+{
     comet_kernel_rows rows;
-    memset(&rows, 0, sizeof rows);
     comet_error err;
-    comet_error_clear(&err);
-    assert_int_equal(comet_kernels_read_file(path, &rows, &err), COMET_OK);
-    comet_system base = preset("h100-80g-dgx");
-    /* the preset read its efficiencies off [K]'s rates as whole kernel
-     * times, before it had a launch term */
-    base.compute.kernel_launch = 0.0;
+    read_example_kernels(file, &rows, &err);
+    comet_system base = preset(system);
     comet_calib_request req = {.base = &base, .kernels = &rows};
     comet_calib_result r;
     memset(&r, 0, sizeof r);
     assert_int_equal(comet_calibrate(&req, &r, &err), COMET_OK);
     const comet_compute *cc = &r.system.compute, *was = &base.compute;
-    for (int i = 0; i < 2; i++) {
-        assert_close(cc->attn_eff[i].forward, was->attn_eff[i].forward, 1e-3);
-        assert_close(cc->attn_eff[i].forward_backward, was->attn_eff[i].forward_backward, 2e-3);
+    assert_int_equal(cc->n_gemm_eff, was->n_gemm_eff);
+    for (int i = 0; i < cc->n_gemm_eff; i++)
+        assert_close(cc->gemm_eff[i].efficiency, was->gemm_eff[i].efficiency, 0.01);
+    assert_close(cc->gemm_k_overhead, was->gemm_k_overhead, 0.01);
+    assert_true(fabs(cc->fp8_gemm_efficiency - was->fp8_gemm_efficiency) < 5e-4);
+    assert_int_equal(cc->n_attn_eff, was->n_attn_eff);
+    for (int i = 0; i < cc->n_attn_eff; i++) {
+        const comet_attn_point *p = &cc->attn_eff[i], *q = &was->attn_eff[i];
+        assert_true(p->seq == q->seq && p->head_dim == q->head_dim);
+        assert_true(fabs(p->forward - q->forward) < 5e-4);
+        assert_true(fabs(p->forward_backward - q->forward_backward) < 5e-4);
+        assert_true(fabs(p->causal_forward - q->causal_forward) < 5e-4);
+        assert_true(fabs(p->causal_forward_backward - q->causal_forward_backward) < 5e-4);
     }
-    for (int k = 0; k < COMET_MEMK_COUNT; k++)
-        assert_close(cc->mem_efficiency[k], was->mem_efficiency[k], 1e-3);
-    /* three GEMM rows instead of the preset's two: close to 0.750 and 247 */
-    assert_close(cc->gemm_eff[0].efficiency, 0.750, 0.02);
-    assert_close(cc->gemm_k_overhead, 247.0, 0.05);
-    assert_string_equal(r.system.name, "h100-80g-dgx-calibrated");
-    /* the kernel-rate spread: the RMS of the kernel rows' residuals */
+    assert_true(fabs(cc->efficiency_spread - was->efficiency_spread) < 5e-4);
     double sum = 0.0;
     int n = 0;
     for (size_t i = 0; i < r.n_points; i++)
@@ -543,6 +616,36 @@ static void test_h100_example(void **state)
     assert_true(n > 0);
     assert_close(cc->efficiency_spread, sqrt(sum / n), 1e-12);
     free(round_trip(&r.system));
+    comet_calib_result_free(&r);
+    comet_kernel_rows_free(&rows);
+}
+
+static void test_presets_are_fits(void **state)
+{
+    (void)state;
+    check_preset_fit("h100-80g-dgx", "h100-kernels-measured.csv");
+    check_preset_fit("h200-dgx", "h200-kernels.csv");
+}
+
+/* The transcription of h100-kernels.md (its ranges' ends as rows) fits
+ * without error, and its GEMM rows give the constants the ranges imply:
+ * 8192^3 at 690-750 TFLOP/s and 512-token weight gradients at 450-550. */
+static void test_h100_transcription(void **state)
+{
+    (void)state;
+    comet_kernel_rows rows;
+    comet_error err;
+    read_example_kernels("h100-kernels.csv", &rows, &err);
+    comet_system base = preset("h100-80g-dgx");
+    base.compute.kernel_launch = 0.0; /* [K]'s rates are whole kernel times */
+    comet_calib_request req = {.base = &base, .kernels = &rows};
+    comet_calib_result r;
+    memset(&r, 0, sizeof r);
+    assert_int_equal(comet_calibrate(&req, &r, &err), COMET_OK);
+    const comet_compute *cc = &r.system.compute;
+    assert_close(cc->gemm_eff[0].efficiency, 0.750, 0.02);
+    assert_close(cc->gemm_k_overhead, 247.0, 0.05);
+    assert_string_equal(r.system.name, "h100-80g-dgx-calibrated");
     comet_calib_result_free(&r);
     comet_kernel_rows_free(&rows);
 }
@@ -783,8 +886,10 @@ void suite_calibrate(test_tally *t)
         cmocka_unit_test(test_gemm_recovers_exact),
         cmocka_unit_test(test_gemm_recovers_with_noise),
         cmocka_unit_test(test_gemm_size_curve),
+        cmocka_unit_test(test_gemm_fp8_share),
         cmocka_unit_test(test_attention_and_memory),
-        cmocka_unit_test(test_h100_example),
+        cmocka_unit_test(test_presets_are_fits),
+        cmocka_unit_test(test_h100_transcription),
         cmocka_unit_test(test_nccl_reads_sample),
         cmocka_unit_test(test_nccl_variants),
         cmocka_unit_test(test_nccl_fit_recovers),

@@ -1738,7 +1738,7 @@ static void test_calibrate(void **state)
     assert_int_equal(r.status, 0);
     assert_string_equal(r.err, "");
     assert_non_null(strstr(r.out, "# comet calibrate: h100-80g-dgx-calibrated from h100-80g-dgx"));
-    assert_non_null(strstr(r.out, "| compute.gemm_k_overhead | k0 | 247 |"));
+    assert_non_null(strstr(r.out, "| compute.gemm_k_overhead | k0 | 90 |"));
     assert_non_null(strstr(r.out, "### Network (nccl-tests): 31 measurements"));
     run(&r, "estimate --system new.yaml --model llama2-70b --tp 8 --pp 4 --dp 4 --gbs 512 "
             "--sp --recompute selective");

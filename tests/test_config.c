@@ -493,18 +493,25 @@ static void test_system_presets(void **state)
     assert_close(h8.dims[0].bandwidth * h8.dims[0].efficiency, 160e9, 1e-12);
     assert_true(h8.dims[1].bandwidth == 50e9);
     /* ... and the H100's measured kernel efficiencies (the same die) */
-    assert_int_equal(h8.compute.n_gemm_eff, 1);
-    assert_true(h8.compute.gemm_eff[0].efficiency == h.compute.gemm_eff[0].efficiency);
-    assert_true(h8.compute.gemm_k_overhead == 247);
-    assert_true(h8.compute.vector_efficiency == h.compute.vector_efficiency);
-    assert_int_equal(h8.compute.n_attn_eff, h.compute.n_attn_eff);
-    for (int i = 0; i < h.compute.n_attn_eff; i++) {
-        assert_true(h8.compute.attn_eff[i].forward == h.compute.attn_eff[i].forward);
-        assert_true(h8.compute.attn_eff[i].forward_backward ==
-                    h.compute.attn_eff[i].forward_backward);
+    assert_int_equal(h8.compute.n_gemm_eff, 4);
+    assert_int_equal(h8.compute.n_gemm_eff, h.compute.n_gemm_eff);
+    for (int i = 0; i < h.compute.n_gemm_eff; i++) {
+        assert_true(h8.compute.gemm_eff[i].flops == h.compute.gemm_eff[i].flops);
+        assert_true(h8.compute.gemm_eff[i].efficiency == h.compute.gemm_eff[i].efficiency);
     }
+    assert_true(h8.compute.gemm_k_overhead == 90);
+    assert_true(h8.compute.fp8_gemm_efficiency == h.compute.fp8_gemm_efficiency);
+    assert_true(h8.compute.vector_efficiency == h.compute.vector_efficiency);
+    assert_int_equal(h8.compute.n_attn_eff, 14);
+    assert_int_equal(h8.compute.n_attn_eff, h.compute.n_attn_eff);
+    assert_memory_equal(h8.compute.attn_eff, h.compute.attn_eff,
+                        (size_t)h.compute.n_attn_eff * sizeof h.compute.attn_eff[0]);
     for (int k = 0; k < COMET_MEMK_COUNT; k++)
         assert_true(h8.compute.mem_efficiency[k] == h.compute.mem_efficiency[k]);
+    assert_true(h8.compute.kernel_launch == h.compute.kernel_launch);
+    assert_true(h8.compute.kernel_issue == h.compute.kernel_issue);
+    assert_true(h8.compute.overlap_slowdown == h.compute.overlap_slowdown);
+    assert_true(h8.compute.efficiency_spread == h.compute.efficiency_spread);
     assert_true(h8.hbm.efficiency == h.hbm.efficiency);
 
     /* the H200: the H100's die and peaks with 141 GB of HBM3e at 4.8 TB/s;
@@ -516,8 +523,8 @@ static void test_system_presets(void **state)
     assert_true(h2.compute.matrix_flops[COMET_DTYPE_FP8] == 1979e12);
     assert_close(h2.hbm.bandwidth, 4.8e12, 1e-12);
     assert_close(h2.hbm.capacity, 141e9, 1e-12);
-    assert_true(h2.compute.gemm_k_overhead == 71.0);
-    assert_int_equal(h2.compute.n_attn_eff, 8);
+    assert_true(h2.compute.gemm_k_overhead == 75.0);
+    assert_int_equal(h2.compute.n_attn_eff, 14);
     assert_close(h2.compute.mem_efficiency[COMET_MEMK_NORM], 0.498, 1e-12);     /* 2.30-2.49 TB/s */
     assert_close(h2.compute.mem_efficiency[COMET_MEMK_ROPE], 0.751, 1e-12);     /* 3.61 TB/s fused */
     assert_close(h2.compute.mem_efficiency[COMET_MEMK_SOFTMAX], 0.220, 1e-12);  /* 1.06 TB/s */
@@ -953,8 +960,20 @@ static void test_error_checks(void **state)
                  "system:\n  preset: h100-80g-dgx\n  compute:\n    attention_efficiency:\n"
                  "      - {seq: 8192, head_dim: 128, forward: 0.6, forward_backward: 0.5}\n"
                  "      - {seq: 2048, head_dim: 64, forward: 0.2, forward_backward: 0.1}\n",
-                 "c.yaml:6:15: system.compute.attention_efficiency[1].seq: points must increase "
-                 "in seq x head_dim (the point before has 1.04858e+06)");
+                 "c.yaml:6:31: system.compute.attention_efficiency[1].head_dim: points must come "
+                 "in increasing head_dim (the point before has 128)");
+    expect_error("c.yaml",
+                 "system:\n  preset: h100-80g-dgx\n  compute:\n    attention_efficiency:\n"
+                 "      - {seq: 8192, head_dim: 128, forward: 0.6, forward_backward: 0.5}\n"
+                 "      - {seq: 8192, head_dim: 128, forward: 0.2, forward_backward: 0.1}\n",
+                 "c.yaml:6:15: system.compute.attention_efficiency[1].seq: points of one head_dim "
+                 "must increase in seq (the point before has 8192)");
+    expect_error("c.yaml",
+                 "system:\n  preset: h100-80g-dgx\n  compute:\n    attention_efficiency:\n"
+                 "      - {seq: 8192, head_dim: 128, forward: 0.6, forward_backward: 0.5, "
+                 "causal_forward: 1.5}\n",
+                 "c.yaml:5:89: system.compute.attention_efficiency[0].causal_forward: expected a "
+                 "number from 0.001 to 1, got \"1.5\"");
     expect_error("c.yaml",
                  "system:\n  preset: h100-80g-dgx\n  compute:\n    attention_efficiency:\n"
                  "      - {seq: 8192, head_dim: 128, forward: 0.6}\n",

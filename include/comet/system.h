@@ -22,13 +22,18 @@ typedef struct comet_eff_point {
 /* Fused (flash) attention's efficiency at one shape: the fraction of the
  * matrix peak its forward, and its forward and backward together, reach
  * on the work the kernel does (half the score matrix when causal), the
- * backward counted as twice the forward's FLOPs. Points are ordered by
- * seq x head_dim, the size the curve is interpolated over (in log). */
+ * backward counted as twice the forward's FLOPs. A causal kernel has its
+ * own pair where given (its diagonal blocks are half masked, so it reaches
+ * less of the peak on the work it does, most at short sequences); 0: the
+ * non-causal value. Points are ordered by seq x head_dim, the size the
+ * curve is interpolated over (in log). */
 typedef struct comet_attn_point {
     double seq;
     double head_dim;
     double forward;
     double forward_backward;
+    double causal_forward;            /* 0: forward */
+    double causal_forward_backward;   /* 0: forward_backward */
 } comet_attn_point;
 
 /* Kinds of memory-bound kernel: each reaches its own fraction of HBM
@@ -49,13 +54,17 @@ typedef enum comet_mem_kernel {
 const char *comet_mem_kernel_name(comet_mem_kernel k);
 int comet_mem_kernel_parse(const char *name, comet_mem_kernel *out);
 
-#define COMET_MAX_ATTN_POINTS 16
+#define COMET_MAX_ATTN_POINTS 32
 
 typedef struct comet_compute {
     double matrix_flops[COMET_DTYPE_COUNT];   /* peak FLOP/s, 0 = unsupported */
     double vector_flops[COMET_DTYPE_COUNT];
     int n_gemm_eff;
     comet_eff_point gemm_eff[COMET_MAX_EFF_POINTS];
+    /* An fp8 GEMM reaches this share of the curve's efficiency (on the
+     * fp8 peak): its scaling, casts and narrower tiles cost what a bf16
+     * GEMM of the same FLOPs does not; 0: 1, the curve as it is. */
+    double fp8_gemm_efficiency;
     /* A GEMM's reduction length K costs as K + gemm_k_overhead (each
      * output tile's prologue and epilogue), so its efficiency is the
      * curve's times K / (K + gemm_k_overhead); 0: no such term. */

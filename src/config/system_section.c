@@ -92,11 +92,16 @@ static const cfg_field attn_point_fields[] = {
     CFG_REAL("head_dim", comet_attn_point, head_dim),
     CFG_FRACTION("forward", comet_attn_point, forward),
     CFG_FRACTION("forward_backward", comet_attn_point, forward_backward),
+    CFG_FRACTION("causal_forward", comet_attn_point, causal_forward),
+    CFG_FRACTION("causal_forward_backward", comet_attn_point, causal_forward_backward),
     CFG_END,
 };
 
-/* One shape of the fused-attention curve: every key given, positive, and
- * the points in increasing seq x head_dim, the size interpolated over. */
+/* One shape of the fused-attention curve: every non-causal key given,
+ * positive (the causal pair is optional, each defaulting to its non-causal
+ * value), and the points in increasing head_dim, then increasing seq
+ * within a head_dim (a kernel takes the points of the nearest head_dim,
+ * interpolated over seq). */
 static comet_status read_attn_point(cfg_ctx *c, const cfg_node *n, const char *path, size_t i,
                                     void *out)
 {
@@ -108,12 +113,22 @@ static comet_status read_attn_point(cfg_ctx *c, const cfg_node *n, const char *p
     for (int k = 0; k < 4; k++)
         if (!(vals[k] > 0.0))
             return cfg_missing(c, path, keys[k]);
-    if (i > 0 && p->seq * p->head_dim <= p[-1].seq * p[-1].head_dim) {
-        char key[CFG_PATH_LEN];
+    if (i == 0)
+        return COMET_OK;
+    const comet_attn_point *q = p - 1;
+    char key[CFG_PATH_LEN];
+    if (p->head_dim < q->head_dim) {
+        cfg_path_key(key, sizeof key, path, "head_dim");
+        return cfg_fail_key(c, key,
+                            "points must come in increasing head_dim (the point before has %g)",
+                            q->head_dim);
+    }
+    if (p->head_dim == q->head_dim && p->seq <= q->seq) {
         cfg_path_key(key, sizeof key, path, "seq");
         return cfg_fail_key(c, key,
-                            "points must increase in seq x head_dim (the point before has %g)",
-                            p[-1].seq * p[-1].head_dim);
+                            "points of one head_dim must increase in seq (the point before has "
+                            "%g)",
+                            q->seq);
     }
     return COMET_OK;
 }
@@ -207,6 +222,7 @@ static const cfg_field compute_fields[] = {
     CFG_SUB("vector", comet_compute, vector_flops, peak_fields),
     CFG_CUSTOM_RW("gemm_efficiency", read_gemm_curve, write_gemm_curve),
     CFG_CUSTOM_RW("gemm_k_overhead", read_k_overhead, write_k_overhead),
+    CFG_FRACTION("fp8_gemm_efficiency", comet_compute, fp8_gemm_efficiency),
     CFG_FRACTION("vector_efficiency", comet_compute, vector_efficiency),
     CFG_QTY0("kernel_launch", comet_compute, kernel_launch, CFG_UNIT_TIME),
     CFG_QTY0("kernel_issue", comet_compute, kernel_issue, CFG_UNIT_TIME),

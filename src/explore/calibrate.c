@@ -468,19 +468,55 @@ static comet_status fit_gemm(calib *c, gemm_obs *o, size_t n)
                      base_k0, best.k0, (int)n, best.note);
 }
 
-/* Each GEMM row's achieved efficiency, then the fit. */
+/* compute.fp8_gemm_efficiency: the median ratio of what the fp8 rows
+ * reached (of the fp8 peak) to what the fitted curve gives a GEMM of their
+ * FLOPs and reduction; without other rows the curve is the fp8 rows' own
+ * and the share 1. */
+static comet_status fit_fp8(calib *c, const gemm_obs *o, size_t n, size_t n_other)
+{
+    const comet_compute *cc = &c->out->system.compute;
+    double base = c->req->base->compute.fp8_gemm_efficiency;
+    base = base > 0.0 ? base : 1.0;
+    char note[160] = "";
+    double share = 1.0;
+    if (n_other) {
+        double *v = malloc(n * sizeof *v);
+        if (!v)
+            return comet_error_set(c->err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+        for (size_t i = 0; i < n; i++) {
+            double k = o[i].op.k_fwd, k0 = cc->gemm_k_overhead;
+            double curve = comet_gemm_efficiency(cc, o[i].op.flops) * k / (k + k0);
+            v[i] = o[i].achieved / curve;
+        }
+        share = fraction(median(v, n), note, sizeof note);
+        free(v);
+    } else {
+        snprintf(note, sizeof note, "only fp8 GEMM rows: the curve is theirs");
+    }
+    c->out->system.compute.fp8_gemm_efficiency = share;
+    return add_param(c, COMET_CALIB_GEMM, "compute.fp8_gemm_efficiency",
+                     "fp8 GEMMs, share of the curve", COMET_CALIB_FRACTION, base, share, (int)n,
+                     note);
+}
+
+/* Each GEMM row's achieved efficiency (of its dtype's peak), then the
+ * fits: the curve on the rows other than fp8 (all of them if there are
+ * no others), then fp8's share of it. */
 static comet_status gemm_rows(calib *c)
 {
     const comet_kernel_rows *k = c->req->kernels;
-    size_t n = 0;
-    for (size_t i = 0; i < k->n; i++)
+    size_t n = 0, n_fp8 = 0;
+    for (size_t i = 0; i < k->n; i++) {
         n += k->rows[i].kind == COMET_KERNEL_GEMM;
+        n_fp8 += k->rows[i].kind == COMET_KERNEL_GEMM && k->rows[i].dtype == COMET_DTYPE_FP8;
+    }
     if (!n)
         return COMET_OK;
     gemm_obs *o = malloc(n * sizeof *o);
     if (!o)
         return comet_error_set(c->err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
-    size_t m = 0;
+    /* the rows the curve is fitted to first, the fp8 rows after them */
+    size_t n_other = n - n_fp8, at_other = 0, at_fp8 = n_other ? n_other : 0;
     comet_status st = COMET_OK;
     for (size_t i = 0; i < k->n && !st; i++) {
         const comet_kernel_row *row = &k->rows[i];
@@ -491,7 +527,8 @@ static comet_status gemm_rows(calib *c)
             break;
         hw_rates r;
         hw_rates_init(&r, &c->unit, row->dtype);
-        gemm_obs *g = &o[m++];
+        bool fp8 = row->dtype == COMET_DTYPE_FP8 && n_other;
+        gemm_obs *g = &o[fp8 ? at_fp8++ : at_other++];
         g->row = row;
         g->op = gemm_of(row);
         double t_zero = hw_gemm_time(&r, 0.0, 0.0, false, 0.0);
@@ -501,7 +538,9 @@ static comet_status gemm_rows(calib *c)
             g->achieved = implied(t, hw_gemm_time(&r, g->op.flops, 0.0, false, 0.0), t_zero);
     }
     if (!st)
-        st = fit_gemm(c, o, m);
+        st = fit_gemm(c, o, n_other ? n_other : n);
+    if (!st && n_fp8)
+        st = fit_fp8(c, o + (n_other ? n_other : 0), n_fp8, n_other);
     free(o);
     return st;
 }
@@ -548,65 +587,97 @@ static double attention_implied(const calib *c, const comet_kernel_row *row, dou
 
 typedef struct attn_obs {
     const comet_kernel_row *row;
-    double size;         /* seq x head_dim */
     double achieved;
 } attn_obs;
 
-static int compare_attn(const void *a, const void *b)
+static bool same_shape(const attn_obs *x, const attn_obs *y)
 {
-    const attn_obs *x = a, *y = b;
-    if (x->size != y->size)
-        return (x->size > y->size) - (x->size < y->size);
-    return (x->row->line > y->row->line) - (x->row->line < y->row->line);
+    return x->row->head_dim == y->row->head_dim && x->row->seq == y->row->seq;
 }
 
-/* One shape's point: the median of each pass, a pass without rows taken
+/* The curve's order: head_dim, then seq; rows of one shape by line. */
+static int compare_attn(const void *a, const void *b)
+{
+    const comet_kernel_row *x = ((const attn_obs *)a)->row, *y = ((const attn_obs *)b)->row;
+    if (x->head_dim != y->head_dim)
+        return (x->head_dim > y->head_dim) - (x->head_dim < y->head_dim);
+    if (x->seq != y->seq)
+        return (x->seq > y->seq) - (x->seq < y->seq);
+    return (x->line > y->line) - (x->line < y->line);
+}
+
+/* The base's efficiency for a pass at a row's shape, causal or not,
+ * through the same inversion (NAN without a base curve). */
+static double attention_base(const calib *c, const comet_kernel_row *row, bool fwd_bwd,
+                             bool causal)
+{
+    const comet_system *base = c->req->base;
+    if (base->compute.n_attn_eff <= 0)
+        return NAN;
+    comet_kernel_row probe = *row;
+    probe.fwd_bwd = fwd_bwd;
+    probe.causal = causal;
+    return implied(attention_time(base, &probe, attention_flops(&probe)),
+                   attention_time(&c->unit, &probe, attention_flops(&probe)),
+                   attention_time(&c->unit, &probe, 0.0));
+}
+
+/* The median of one pass's rows: causal ones (which = 1), the others (0),
+ * or all (-1). `v` has room for n values. */
+static size_t attention_values(const attn_obs *o, size_t n, int pass, int which, double *v)
+{
+    size_t nv = 0;
+    for (size_t i = 0; i < n; i++)
+        if ((int)o[i].row->fwd_bwd == pass && (which < 0 || (int)o[i].row->causal == which))
+            v[nv++] = o[i].achieved;
+    return nv;
+}
+
+/* One shape's point: the median of each pass; where a pass has causal and
+ * non-causal rows both, each its own value (the non-causal keys and the
+ * causal_ pair), else one value for both. A pass without rows is taken
  * from the base's curve. `v` has room for n values. */
 static comet_status attention_point(calib *c, const attn_obs *o, size_t n, int index, double *v)
 {
     const comet_system *base = c->req->base;
     comet_attn_point *pt = &c->out->system.compute.attn_eff[index];
+    memset(pt, 0, sizeof *pt);
     pt->seq = o[0].row->seq;
     pt->head_dim = o[0].row->head_dim;
     static const char *const names[2] = {"forward", "forward_backward"};
     static const char *const passes[2] = {"fwd", "fwd_bwd"};
     for (int pass = 0; pass < 2; pass++) {
-        size_t nv = 0;
-        for (size_t i = 0; i < n; i++)
-            if ((int)o[i].row->fwd_bwd == pass)
-                v[nv++] = o[i].achieved;
-        /* the base's value at this shape, through the same inversion */
-        comet_kernel_row probe = *o[0].row;
-        probe.fwd_bwd = pass == 1;
-        double was = NAN;
-        if (base->compute.n_attn_eff > 0)
-            was = implied(attention_time(base, &probe, attention_flops(&probe)),
-                          attention_time(&c->unit, &probe, attention_flops(&probe)),
-                          attention_time(&c->unit, &probe, 0.0));
-        char note[160] = "";
-        double e = was;
-        if (nv)
-            e = fraction(median(v, nv), note, sizeof note);
-        else if (base->compute.n_attn_eff > 0)
-            snprintf(note, sizeof note, "no %s rows at this shape: the base's curve there",
-                     passes[pass]);
-        else
-            return comet_error_set(c->err, COMET_EINPUT, c->req->kernels->file,
-                                   o[0].row->line, 0, NULL,
-                                   "attention at seq %g, head_dim %g has %s rows but no %s "
-                                   "row, and the base system has no attention curve to take "
-                                   "it from",
-                                   pt->seq, pt->head_dim, passes[1 - pass], passes[pass]);
-        if (pass)
-            pt->forward_backward = e;
-        else
-            pt->forward = e;
-        char key[96], label[64];
-        snprintf(key, sizeof key, "compute.attention_efficiency[%d].%s", index, names[pass]);
-        snprintf(label, sizeof label, "%s at seq %g, head_dim %g", passes[pass], pt->seq,
-                 pt->head_dim);
-        TRY(add_param(c, COMET_CALIB_ATTENTION, key, label, COMET_CALIB_FRACTION, was, e,
-                      (int)nv, note));
+        size_t n_causal = attention_values(o, n, pass, 1, v);
+        size_t n_plain = attention_values(o, n, pass, 0, v);
+        bool split = n_causal && n_plain;
+        for (int causal = 0; causal <= (int)split; causal++) {
+            double was = attention_base(c, o[0].row, pass == 1, causal == 1);
+            size_t nv = attention_values(o, n, pass, split ? causal : -1, v);
+            char note[160] = "";
+            double e = was;
+            if (nv)
+                e = fraction(median(v, nv), note, sizeof note);
+            else if (base->compute.n_attn_eff > 0)
+                snprintf(note, sizeof note, "no %s rows at this shape: the base's curve there",
+                         passes[pass]);
+            else
+                return comet_error_set(c->err, COMET_EINPUT, c->req->kernels->file,
+                                       o[0].row->line, 0, NULL,
+                                       "attention at seq %g, head_dim %g has %s rows but no %s "
+                                       "row, and the base system has no attention curve to "
+                                       "take it from",
+                                       pt->seq, pt->head_dim, passes[1 - pass], passes[pass]);
+            double *slot = causal ? (pass ? &pt->causal_forward_backward : &pt->causal_forward)
+                                  : (pass ? &pt->forward_backward : &pt->forward);
+            *slot = e;
+            char key[96], label[80];
+            snprintf(key, sizeof key, "compute.attention_efficiency[%d].%s%s", index,
+                     causal ? "causal_" : "", names[pass]);
+            snprintf(label, sizeof label, "%s at seq %g, head_dim %g%s", passes[pass], pt->seq,
+                     pt->head_dim, causal ? ", causal" : split ? ", not causal" : "");
+            TRY(add_param(c, COMET_CALIB_ATTENTION, key, label, COMET_CALIB_FRACTION, was, e,
+                          (int)nv, note));
+        }
     }
     return COMET_OK;
 }
@@ -637,7 +708,7 @@ static comet_status attention_rows(calib *c)
             break;
         double t = attention_measured(row);
         st = check_time(c, row, t, attention_time(&c->unit, row, 0.0));
-        o[m] = (attn_obs){row, row->seq * row->head_dim, 0.0};
+        o[m] = (attn_obs){row, 0.0};
         if (!st)
             o[m++].achieved = attention_implied(c, row, t);
     }
@@ -646,7 +717,7 @@ static comet_status attention_rows(calib *c)
     int points = 0;
     for (size_t i = 0; i < m && !st;) {
         size_t j = i;
-        while (j < m && o[j].size == o[i].size)
+        while (j < m && same_shape(&o[j], &o[i]))
             j++;
         if (points == COMET_MAX_ATTN_POINTS)
             st = comet_error_set(c->err, COMET_EINPUT, k->file, o[i].row->line, 0, NULL,
@@ -744,7 +815,8 @@ static void kernel_point(const calib *c, const comet_kernel_row *row, comet_cali
         p->group = COMET_CALIB_GEMM;
         snprintf(p->what, sizeof p->what, "gemm %gx%gx%g %s", row->m, row->n, row->k, dt);
         p->measured_s = gemm_measured(row, &op);
-        p->fitted_s = hw_gemm_time(&r, op.flops, op.bytes, false, op.k_fwd);
+        p->fitted_s = hw_gemm_time(&r, op.flops, op.bytes, row->dtype == COMET_DTYPE_FP8,
+                                   op.k_fwd);
         p->measured_rate = op.flops / p->measured_s;
         p->fitted_rate = op.flops / p->fitted_s;
     } else if (row->kind == COMET_KERNEL_ATTENTION) {
@@ -1115,7 +1187,8 @@ static void unit_system(const comet_system *base, comet_system *u)
     cc->gemm_eff[0] = (comet_eff_point){1.0, 1.0};
     cc->gemm_k_overhead = 0.0;
     cc->n_attn_eff = 1;
-    cc->attn_eff[0] = (comet_attn_point){1.0, 1.0, 1.0, 1.0};
+    cc->attn_eff[0] = (comet_attn_point){1.0, 1.0, 1.0, 1.0, 0.0, 0.0};
+    cc->fp8_gemm_efficiency = 1.0;
     for (int k = 0; k < COMET_MEMK_COUNT; k++)
         cc->mem_efficiency[k] = 1.0;
     u->hbm.efficiency = 1.0;

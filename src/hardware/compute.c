@@ -50,7 +50,9 @@ void hw_rates_init(hw_rates *r, const comet_system *sys, comet_dtype dt)
     for (int i = 0; i < na; i++)
         r->log_attn[i] = log(c->attn_eff[i].seq * c->attn_eff[i].head_dim);
     r->matrix = c->matrix_flops[dt]; /* > 0: comet_strategy_resolve checks */
-    r->matrix_fp8 = c->matrix_flops[COMET_DTYPE_FP8]; /* > 0 when fp8 is asked for */
+    /* > 0 when fp8 is asked for */
+    r->matrix_fp8 = c->matrix_flops[COMET_DTYPE_FP8] *
+                    (c->fp8_gemm_efficiency > 0.0 ? c->fp8_gemm_efficiency : 1.0);
     /* Element-wise work on narrow types (fp8) runs on 16-bit vector units. */
     r->vector = c->vector_flops[dt];
     if (r->vector <= 0.0)
@@ -117,36 +119,68 @@ bool hw_has_attention_curve(const hw_rates *r)
     return r->compute->n_attn_eff > 0;
 }
 
-/* Both efficiencies at size seq x head_dim: linear in its log between
- * the points, clamped at the ends (as the GEMM curve). */
-static void attention_efficiency(const hw_rates *r, double size, double *fwd, double *fb)
+/* A point's efficiency of one pass: the causal value where the point has
+ * one and the kernel is causal, else the non-causal. */
+static double attn_point_eff(const comet_attn_point *p, bool causal, bool fwd_bwd)
+{
+    double c = fwd_bwd ? p->causal_forward_backward : p->causal_forward;
+    if (causal && c > 0.0)
+        return c;
+    return fwd_bwd ? p->forward_backward : p->forward;
+}
+
+/* The points of the curve whose head dim is nearest `head_dim` (in log;
+ * a tie goes to the larger): [*first, *first + *count). Points come in
+ * increasing head_dim, then seq (system_section.c checks). */
+static void attention_group(const comet_attn_point *p, int n, double head_dim, int *first,
+                            int *count)
+{
+    int best = 0;
+    double best_d = INFINITY;
+    for (int i = 0; i < n; i++) {
+        double d = fabs(log(p[i].head_dim / head_dim));
+        if (d <= best_d) {
+            best_d = d;
+            best = i;
+        }
+    }
+    int lo = best;
+    while (lo > 0 && p[lo - 1].head_dim == p[best].head_dim)
+        lo--;
+    *first = lo;
+    *count = best - lo + 1;
+}
+
+/* One pass's efficiency at seq x head_dim: among the points of the
+ * nearest head dim, linear in the log of seq x head_dim between them,
+ * clamped at the ends (as the GEMM curve). */
+static double attention_efficiency(const hw_rates *r, double seq, double head_dim, bool causal,
+                                   bool fwd_bwd)
 {
     const comet_compute *c = r->compute;
-    const comet_attn_point *p = c->attn_eff;
-    int n = c->n_attn_eff < COMET_MAX_ATTN_POINTS ? c->n_attn_eff : COMET_MAX_ATTN_POINTS;
-    if (size <= p[0].seq * p[0].head_dim || n == 1) {
-        *fwd = p[0].forward;
-        *fb = p[0].forward_backward;
-        return;
-    }
-    if (size >= p[n - 1].seq * p[n - 1].head_dim) {
-        *fwd = p[n - 1].forward;
-        *fb = p[n - 1].forward_backward;
-        return;
-    }
+    int na = c->n_attn_eff < COMET_MAX_ATTN_POINTS ? c->n_attn_eff : COMET_MAX_ATTN_POINTS;
+    int first, n;
+    attention_group(c->attn_eff, na, head_dim, &first, &n);
+    const comet_attn_point *p = c->attn_eff + first;
+    const double *logs = r->log_attn + first;
+    double size = seq * head_dim;
+    if (size <= p[0].seq * p[0].head_dim || n == 1)
+        return attn_point_eff(&p[0], causal, fwd_bwd);
+    if (size >= p[n - 1].seq * p[n - 1].head_dim)
+        return attn_point_eff(&p[n - 1], causal, fwd_bwd);
     int i = 1;
     while (i < n - 1 && size > p[i].seq * p[i].head_dim)
         i++;
-    double w = (log(size) - r->log_attn[i - 1]) / (r->log_attn[i] - r->log_attn[i - 1]);
-    *fwd = p[i - 1].forward + w * (p[i].forward - p[i - 1].forward);
-    *fb = p[i - 1].forward_backward + w * (p[i].forward_backward - p[i - 1].forward_backward);
+    double w = (log(size) - logs[i - 1]) / (logs[i] - logs[i - 1]);
+    double lo = attn_point_eff(&p[i - 1], causal, fwd_bwd);
+    return lo + w * (attn_point_eff(&p[i], causal, fwd_bwd) - lo);
 }
 
 void hw_attention_times(const hw_rates *r, double flops, double seq, double head_dim, bool causal,
                         double *fwd, double *fwd_bwd)
 {
-    double e_f, e_fb;
-    attention_efficiency(r, seq * head_dim, &e_f, &e_fb);
+    double e_f = attention_efficiency(r, seq, head_dim, causal, false);
+    double e_fb = attention_efficiency(r, seq, head_dim, causal, true);
     double work = causal ? 0.5 * flops : flops;
     /* one forward kernel; the backward (its own rebuild of the scores
      * included) one more */
