@@ -499,7 +499,7 @@ static void test_system_presets(void **state)
         assert_true(h8.compute.gemm_eff[i].flops == h.compute.gemm_eff[i].flops);
         assert_true(h8.compute.gemm_eff[i].efficiency == h.compute.gemm_eff[i].efficiency);
     }
-    assert_true(h8.compute.gemm_k_overhead == 90);
+    assert_true(h8.compute.gemm_k_overhead == 91);
     assert_true(h8.compute.fp8_gemm_efficiency == h.compute.fp8_gemm_efficiency);
     assert_true(h8.compute.vector_efficiency == h.compute.vector_efficiency);
     assert_int_equal(h8.compute.n_attn_eff, 14);

@@ -129,6 +129,14 @@ static void test_cp_two_halves_per_rank_work(void **state)
                          1e-15); /* LM head */
             assert_close(two.fwd_flops_model, one.fwd_flops_model, 1e-15);
             assert_close(two.params_npu, one.params_npu, 1e-15);
+            /* the attention kernel: under the ring a block of s/2 queries
+             * against s/2 keys, half the causal work on the diagonal
+             * (masked), the rest unmasked; Ulysses runs the whole sequence
+             * on a share of the heads */
+            assert_close(a->attn_seq, 4096, 1e-15);
+            assert_close(a->attn_causal_share, 1.0, 1e-15);
+            assert_close(b->attn_seq, c ? 4096 : 2048, 1e-15);
+            assert_close(b->attn_causal_share, c ? 1.0 : 0.5, 1e-15);
         }
 }
 

@@ -134,8 +134,8 @@ void layer_times_memo(const work_layer *l, const hw_rates *r, const comet_system
     double rebuild_in_kernel = 0.0;
     if (fused) {
         double fwd_bwd;
-        hw_attention_times(r, core_matrix, l->attn_seq, l->attn_head_dim, l->causal, &core,
-                           &fwd_bwd);
+        hw_attention_times(r, core_matrix, l->attn_seq, l->attn_head_dim, l->causal,
+                           l->attn_causal_share, &core, &fwd_bwd);
         core_bwd = fmax(fwd_bwd - core, 0.0);
         out->fwd += core;
         out->gemm_fwd += core;

@@ -573,7 +573,7 @@ static double attention_time(const comet_system *sys, const comet_kernel_row *ro
     hw_rates r;
     hw_rates_init(&r, sys, row->dtype);
     double fwd, fwd_bwd;
-    hw_attention_times(&r, flops, row->seq, row->head_dim, row->causal, &fwd, &fwd_bwd);
+    hw_attention_times(&r, flops, row->seq, row->head_dim, row->causal, 1.0, &fwd, &fwd_bwd);
     return row->fwd_bwd ? fwd_bwd : fwd;
 }
 

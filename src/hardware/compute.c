@@ -177,13 +177,17 @@ static double attention_efficiency(const hw_rates *r, double seq, double head_di
 }
 
 void hw_attention_times(const hw_rates *r, double flops, double seq, double head_dim, bool causal,
-                        double *fwd, double *fwd_bwd)
+                        double causal_share, double *fwd, double *fwd_bwd)
 {
-    double e_f = attention_efficiency(r, seq, head_dim, causal, false);
-    double e_fb = attention_efficiency(r, seq, head_dim, causal, true);
     double work = causal ? 0.5 * flops : flops;
+    double share = causal ? causal_share : 0.0;
+    /* seconds per FLOP at the matrix peak, masked and unmasked work */
+    double per_f = share / attention_efficiency(r, seq, head_dim, true, false) +
+                   (1.0 - share) / attention_efficiency(r, seq, head_dim, false, false);
+    double per_fb = share / attention_efficiency(r, seq, head_dim, true, true) +
+                    (1.0 - share) / attention_efficiency(r, seq, head_dim, false, true);
     /* one forward kernel; the backward (its own rebuild of the scores
      * included) one more */
-    *fwd = work / (r->matrix * e_f) + r->launch;
-    *fwd_bwd = 3.0 * work / (r->matrix * e_fb) + 2.0 * r->launch;
+    *fwd = work * per_f / r->matrix + r->launch;
+    *fwd_bwd = 3.0 * work * per_fb / r->matrix + 2.0 * r->launch;
 }

@@ -40,10 +40,13 @@ double hw_optimizer_time(const hw_rates *r, double bytes);
  * priced as its GEMMs and softmax). */
 bool hw_has_attention_curve(const hw_rates *r);
 /* Fused attention of `flops` matrix FLOPs (comet's count: the whole score
- * matrix) at (seq, head_dim): the forward kernel's time and the forward
- * and backward kernels' time together. Causal masking halves the work. */
+ * matrix) in kernels of (seq, head_dim): the forward kernel's time and the
+ * forward and backward kernels' time together. Causal masking halves the
+ * work; `causal_share` of that work runs in causal (masked) kernels, the
+ * rest in unmasked blocks (ring context parallelism: 1/cp on the
+ * diagonal); ignored when not causal. */
 void hw_attention_times(const hw_rates *r, double flops, double seq, double head_dim, bool causal,
-                        double *fwd, double *fwd_bwd);
+                        double causal_share, double *fwd, double *fwd_bwd);
 
 /* Achievable expansion-tier bandwidth seen by one NPU when `active` NPUs
  * use the tier at once (per_node devices are shared by shared_by NPUs,

@@ -146,9 +146,12 @@ static void build_block(const comet_model *m, const comet_strategy *s, const blo
     work_add_gemm_op(l, 2.0 * scores * x->head_dim,                                /* scores x V */
                      e * (score_bytes + Tkv * x->kv_width_local + T * x->q_width_local), true,
                      x->s, x->head_dim, x->s_local);
-    l->attn_seq = x->s;
+    /* under ring CP each step's kernel is a block of s/cp queries against
+     * s/cp keys: the diagonal block masked, the others whole */
+    l->attn_seq = x->ring ? x->s_local : x->s;
     l->attn_head_dim = x->head_dim;
     l->causal = m->causal;
+    l->attn_causal_share = x->ring ? 1.0 / x->cp : 1.0;
     fp8_weights += work_add_linear(l, T, h, x->q_width_local, T, e, fp8);         /* projection */
     work_add_vector(l, COMET_MEMK_ELEMENTWISE, 2.0 * Tr * h, (3.0 * e + mask) * Tr * h, /* dropout+residual */
                     false);

@@ -81,9 +81,13 @@ typedef struct work_layer {
                                          * gradients are reduced over the expert-DP group */
     int mlp_op, mlp_end;
     double mlp_wgrad_bytes;             /* of wgrad_bytes, the MLP's share */
-    double attn_seq;                    /* the attention core's key length (0: no core) */
+    double attn_seq;                    /* the attention kernel's sequence: the whole
+                                         * (0: no core), a block of s/cp under ring CP */
     double attn_head_dim;               /* ... its head width */
     bool causal;                        /* ... and whether it is causal */
+    double attn_causal_share;           /* of a causal core's work, the share in masked
+                                         * kernels: 1, or 1/cp under ring CP (the
+                                         * diagonal blocks; the others run unmasked) */
     double cp_kv_bytes;                 /* ring context parallelism: the local K/V block
                                          * passed around the cp ranks (0: no ring) */
     double wgrad_bytes;                 /* what a split backward keeps from its input-
