@@ -114,27 +114,36 @@ static void test_hopper(void **state)
     comet_validation_free(t);
 }
 
+/* A table of five single-GPU steps: every row fits, the mean and worst
+ * error within their bounds, and S02's measurement as stated. */
+static void check_steps(const char *table, double mean_bound, double worst_bound,
+                        double s02_seconds)
+{
+    comet_validation_table *t;
+    comet_validation_report r;
+    run_preset(table, 5, &t, &r);
+    assert_int_equal(r.overall.ok, 5);
+    printf("  %s: mean |error| %.2f %%, worst %.2f %% (%s), bias %+.2f %% (bounds: %.0f %%, "
+           "%.0f %%)\n",
+           table, 100.0 * r.overall.mean_abs, 100.0 * r.overall.worst_abs,
+           t->rows[r.overall.worst].id, 100.0 * r.overall.bias, 100.0 * mean_bound,
+           100.0 * worst_bound);
+    assert_true(r.overall.mean_abs <= mean_bound);
+    assert_true(r.overall.worst_abs <= worst_bound);
+    assert_close(r.rows[row_index(t, "S02")].measured_step, s02_seconds, 1e-12);
+    comet_validation_report_free(&r);
+    comet_validation_free(t);
+}
+
 /* The same five steps measured on one H100 (presets/validation/
  * h100-steps.yaml), priced on the h100 preset fitted to that H100's kernel
  * rows: mean 7.1 %, worst 11.5 % (S03), bias +7.1 % today, comet slower
  * (it charges fp32 optimizer state where the script keeps bf16). Bounds: a
- * mean of 9 % and a worst of 15 %. */
+ * mean of 9 % and a worst of 15 %; S02 the median of three runs. */
 static void test_h100_steps(void **state)
 {
     (void)state;
-    comet_validation_table *t;
-    comet_validation_report r;
-    run_preset("h100-steps", 5, &t, &r);
-    assert_int_equal(r.overall.ok, 5);
-    printf("  h100-steps: mean |error| %.2f %%, worst %.2f %% (%s), bias %+.2f %% (bounds: 9 %%, 15 %%)\n",
-           100.0 * r.overall.mean_abs, 100.0 * r.overall.worst_abs, t->rows[r.overall.worst].id,
-           100.0 * r.overall.bias);
-    assert_true(r.overall.mean_abs <= 0.09);
-    assert_true(r.overall.worst_abs <= 0.15);
-    /* the measurement as stated: the median of three runs, in milliseconds */
-    assert_close(r.rows[row_index(t, "S02")].measured_step, 0.1841, 1e-12);
-    comet_validation_report_free(&r);
-    comet_validation_free(t);
+    check_steps("h100-steps", 0.09, 0.15, 0.1841);
 }
 
 /* Single-GPU steps measured on an H200 (docs/measured-h200.md) against the
@@ -143,23 +152,11 @@ static void test_h100_steps(void **state)
  * (S03), bias +3.9 % today. Bounds: a mean of 6 % and a worst of 12 %, so
  * a change to the compute model that breaks what holds on measured
  * hardware fails here even where the Hopper table's larger errors would
- * hide it. */
+ * hide it. S02 is the mean of two runs. */
 static void test_h200_steps(void **state)
 {
     (void)state;
-    comet_validation_table *t;
-    comet_validation_report r;
-    run_preset("h200-steps", 5, &t, &r);
-    assert_int_equal(r.overall.ok, 5);
-    printf("  h200-steps: mean |error| %.2f %%, worst %.2f %% (%s), bias %+.2f %% (bounds: 6 %%, 12 %%)\n",
-           100.0 * r.overall.mean_abs, 100.0 * r.overall.worst_abs, t->rows[r.overall.worst].id,
-           100.0 * r.overall.bias);
-    assert_true(r.overall.mean_abs <= 0.06);
-    assert_true(r.overall.worst_abs <= 0.12);
-    /* the measurement as stated: the mean of two runs, in milliseconds */
-    assert_close(r.rows[row_index(t, "S02")].measured_step, 0.176, 1e-12);
-    comet_validation_report_free(&r);
-    comet_validation_free(t);
+    check_steps("h200-steps", 0.06, 0.12, 0.176);
 }
 
 /* ---- stated measurement -> step time (the research note's Section 2) ---- */
