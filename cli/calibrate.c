@@ -27,6 +27,7 @@ typedef struct nccl_file {
 typedef struct calib_args {
     const char *system;
     const char *kernels;
+    const char *steps;
     const char *output;
     const char *report;
     const char *name;
@@ -43,7 +44,7 @@ static void help(void)
 {
     printf("usage: comet calibrate --system BASE -o NEW.yaml [--kernels FILE.csv]\n"
            "                       [[--nccl-dim NAME] [--nccl-npus N] [--nccl-collective C]\n"
-           "                        --nccl FILE ...] [--nccl-mode fit|curve]\n"
+           "                        --nccl FILE ...] [--nccl-mode fit|curve] [--steps FILE]\n"
            "                       [--gemm-points N|auto] [--name NAME] [--report FILE.md]\n\n"
            "Fits the efficiency keys of system BASE (a preset name or a file) to your\n"
            "measurements and writes the whole system, fitted keys replaced, to NEW.yaml\n"
@@ -63,6 +64,11 @@ static void help(void)
            "  --nccl-mode fit     fit each measured dimension's latency and efficiency\n"
            "                      (default); curve: write the measurements as its\n"
            "                      bus_bandwidth curve instead\n"
+           "  --steps FILE        measured training steps, as a validation table (YAML:\n"
+           "                      docs/validation.md; each row's system is replaced by the\n"
+           "                      calibrated one): fit compute.framework_efficiency, the\n"
+           "                      share of the kernels' own rates they reach in your\n"
+           "                      framework, after the kernel and network fits\n"
            "  --gemm-points N     points of the GEMM size curve, 1 (flat, e_max) to 16;\n"
            "                      auto (default): 1 unless the rows call for more\n"
            "  --name NAME         the new system's name (default: BASE-calibrated)\n"
@@ -127,6 +133,7 @@ static const cli_arg flags[] = {
     CLI_ARG_HELP_FLAGS,
     {.name = "--system", .kind = CLI_ARG_TEXT, AT(system)},
     {.name = "--kernels", .kind = CLI_ARG_TEXT, AT(kernels)},
+    {.name = "--steps", .kind = CLI_ARG_TEXT, AT(steps)},
     {.name = "-o", .alias = "--output", .kind = CLI_ARG_TEXT, AT(output)},
     {.name = "--report", .kind = CLI_ARG_TEXT, AT(report)},
     {.name = "--name", .kind = CLI_ARG_TEXT, AT(name)},
@@ -153,9 +160,10 @@ static comet_status check_args(const calib_args *a, comet_error *err)
     if (!a->output)
         return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "-o",
                                "is required (the new system file, or - for stdout)");
-    if (!a->kernels && !a->n_nccl)
+    if (!a->kernels && !a->n_nccl && !a->steps)
         return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
-                               "nothing to fit: give --kernels FILE.csv or --nccl FILE");
+                               "nothing to fit: give --kernels FILE.csv, --nccl FILE or "
+                               "--steps FILE");
     if (a->name && strlen(a->name) >= COMET_NAME_LEN)
         return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--name",
                                "longer than %d characters", COMET_NAME_LEN - 1);
@@ -198,6 +206,7 @@ static comet_status find_dim(const comet_system *sys, const char *name, int *out
 typedef struct calib_inputs {
     comet_system base;
     comet_kernel_rows kernels;
+    comet_validation_table *steps;
     comet_nccl_runs runs;
     comet_calib_nccl *placed;
     size_t n_placed;
@@ -257,6 +266,11 @@ static comet_status system_file(const calib_args *a, const calib_inputs *in,
         comment_text(b, a->kernels);
         comet_buf_printf(b, " (%zu rows)\n", in->kernels.n);
     }
+    if (a->steps) {
+        comet_buf_printf(b, "#   training steps: ");
+        comment_text(b, a->steps);
+        comet_buf_printf(b, " (%d rows)\n", in->steps->n_rows);
+    }
     for (size_t i = 0; i < in->n_placed; i++) {
         const comet_calib_nccl *p = &in->placed[i];
         comet_buf_printf(b, "#   nccl-tests: ");
@@ -305,6 +319,8 @@ static comet_status run(const calib_args *a, calib_inputs *in, comet_error *err)
         st = cli_load_system(a->system, &in->base, err);
     if (!st && a->kernels)
         st = comet_kernels_read_file(a->kernels, &in->kernels, err);
+    if (!st && a->steps)
+        st = comet_validation_read_file(a->steps, &in->steps, err);
     if (!st)
         st = read_nccl(a, in, err);
     if (st)
@@ -315,7 +331,8 @@ static comet_status run(const calib_args *a, calib_inputs *in, comet_error *err)
                                .n_nccl = in->n_placed,
                                .net_mode = a->mode,
                                .gemm_points = (int)a->gemm_points,
-                               .name = a->name};
+                               .name = a->name,
+                               .steps = in->steps};
     comet_calib_result *r = calloc(1, sizeof *r);
     if (!r)
         return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
@@ -323,6 +340,8 @@ static comet_status run(const calib_args *a, calib_inputs *in, comet_error *err)
     comet_buf_init(&yaml);
     comet_buf_init(&report);
     st = comet_calibrate(&req, r, err);
+    if (st && r->step_row >= 0)
+        comet_validation_locate(in->steps, r->step_row, err);
     if (!st)
         st = system_file(a, in, r, &yaml, err);
     if (!st)
@@ -374,6 +393,7 @@ int cli_calibrate(int argc, char **argv)
     comet_status st = run(&a, in, &err);
     comet_kernel_rows_free(&in->kernels);
     comet_nccl_runs_free(&in->runs);
+    comet_validation_free(in->steps);
     free(in->placed);
     free(in);
     return st ? cli_report_error("calibrate", &err) : CLI_OK;

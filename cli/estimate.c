@@ -33,7 +33,7 @@ static void render(const cli_inputs *in, const comet_result *r, const comet_band
         comet_report_json(out, &j->model, &j->system, &j->strategy, r, band);
     } else if (in->format == OUT_CSV) {
         comet_report_csv_header(out);
-        comet_report_csv_row(out, &j->model, &j->system, &j->strategy, r);
+        comet_report_csv_row(out, &j->model, &j->system, &j->strategy, r, band);
     } else {
         comet_report_text(out, &j->model, &j->system, &j->strategy, r, band);
     }

@@ -129,13 +129,14 @@ static void render_json(const comet_search_request *req, const comet_ranked *top
 }
 
 static void render_csv(const comet_search_request *req, const comet_ranked *top, int n,
-                       comet_buf *b)
+                       comet_buf *b, const comet_band *bands)
 {
     comet_buf_printf(b, "rank,");
     comet_report_csv_header(b);
     for (int i = 0; i < n; i++) {
         comet_buf_printf(b, "%d,", i + 1);
-        comet_report_csv_row(b, req->model, req->system, &top[i].strategy, &top[i].result);
+        comet_report_csv_row(b, req->model, req->system, &top[i].strategy, &top[i].result,
+                             &bands[i]);
     }
 }
 
@@ -216,7 +217,7 @@ int cli_search(int argc, char **argv)
     if (in->format == OUT_JSON)
         render_json(&req, top, n, &stats, &out, bands);
     else if (in->format == OUT_CSV)
-        render_csv(&req, top, n, &out);
+        render_csv(&req, top, n, &out, bands);
     else
         render_text(in, &req, top, n, &stats, seconds, threads, &out, bands);
     st = out.failed ? comet_error_set(&err, COMET_ENOMEM, NULL, 0, 0, NULL,

@@ -198,6 +198,12 @@ int sweep_run(const sweep_args *a, const comet_study *study, cli_cluster *cl, in
     sweep_join(watch.csv_path, sizeof watch.csv_path, a->dir, "results.csv");
     sweep_join(watch.jsonl_path, sizeof watch.jsonl_path, a->dir, "results.jsonl");
     comet_sweep_transport transport = cli_cluster_transport(cl);
+    /* each point's best gets its uncertainty band, on every process */
+    comet_error err;
+    comet_error_clear(&err);
+    comet_band_model *bands = NULL;
+    if (cli_band_model(&bands, &err))
+        return cli_report_error(a->command, &err);
     comet_sweep_options opt = {
         .dir = a->dir,
         .format = &comet_sweep_rows_format,
@@ -209,10 +215,10 @@ int sweep_run(const sweep_args *a, const comet_study *study, cli_cluster *cl, in
                   .stop = stop_hook,
                   .rows_begin = rows_begin,
                   .row_written = row_written},
+        .bands = bands,
     };
-    comet_error err;
-    comet_error_clear(&err);
     comet_status st = comet_sweep_run(study, &opt, dir_lock, &err);
+    comet_band_model_free(bands);
     if (cl->rank != 0)
         return st && st != COMET_ECANCELED ? CLI_FAIL : CLI_OK;
     if (watch.show && watch.began)

@@ -157,13 +157,16 @@ static const char full_system[] =
     "      - {size: \"1 GFLOP\", efficiency: 0.35}\n"
     "      - {size: \"1 TFLOP\", efficiency: 0.78}\n"
     "    gemm_k_overhead: 247.5\n"
+    "    fp8_gemm_efficiency: 0.9\n"
     "    vector_efficiency: 0.7\n"
     "    kernel_launch: \"4 us\"\n"
     "    attention_efficiency:\n"
     "      - {seq: 2048, head_dim: 64, forward: 0.14, forward_backward: 0.076}\n"
-    "      - {seq: 8192, head_dim: 128, forward: 0.6, forward_backward: 0.51}\n"
+    "      - {seq: 8192, head_dim: 128, forward: 0.6, forward_backward: 0.51,\n"
+    "         causal_forward: 0.5, causal_forward_backward: 0.45}\n"
     "    memory_efficiency: {elementwise: 0.86, norm: 0.46, activation: 0.85, softmax: 0.45,\n"
     "                        rope: 0.84, cast: 0.44, optimizer: 0.62}\n"
+    "    framework_efficiency: 0.93\n"
     "  hbm: {capacity: \"80 GiB\", bandwidth: \"2039 GB/s\", efficiency: 0.85, latency: \"100 ns\"}\n"
     "  expansion: {capacity: \"512 GiB\", bandwidth: \"64 GB/s\", latency: \"300 ns\",\n"
     "              efficiency: 0.9, attach: per_node, shared_by: 4}\n"
@@ -206,7 +209,8 @@ static void test_writer_every_key(void **state)
         "name:", "matrix:", "fp32:", "tf32:", "fp16:", "bf16:", "fp8:", "vector:",
         "gemm_efficiency:", "size:", "efficiency:", "gemm_k_overhead:", "vector_efficiency:",
         "kernel_launch:", "attention_efficiency:", "seq:", "head_dim:", "forward:",
-        "forward_backward:", "memory_efficiency:", "elementwise:", "norm:", "activation:",
+        "forward_backward:", "causal_forward:", "causal_forward_backward:",
+        "fp8_gemm_efficiency:", "framework_efficiency:", "memory_efficiency:", "elementwise:", "norm:", "activation:",
         "softmax:", "rope:", "cast:", "optimizer:", "hbm:", "capacity:", "bandwidth:",
         "latency:", "expansion:", "attach: per_node", "shared_by:", "network:",
         "size: auto", "topology: fully_connected", "algorithm: double_binary_tree",
@@ -654,6 +658,74 @@ static void test_h100_transcription(void **state)
     comet_kernel_rows_free(&rows);
 }
 
+/* ---- training steps --------------------------------------------------------------- */
+
+/* Two steps "measured" as the h100 preset prices them with its kernels at
+ * 0.8 of their own rates: --steps recovers 0.8, prices both steps back
+ * exactly, and keeps every other key. */
+static void test_steps_recover_framework(void **state)
+{
+    (void)state;
+    comet_system base = preset("h100-80g-dgx");
+    comet_system slow = base;
+    slow.compute.framework_efficiency = 0.8;
+    const char *jobs[2][2] = {{"mixtral-8x7b", "{tp: 1, dp: 8, ep: 8, global_batch: 32, microbatch: 1}"},
+                              {"gpt3-175b",
+                               "{tp: 8, pp: 8, dp: 1, global_batch: 16, microbatch: 1, sp: "
+                               "true}"}};
+    char text[4096];
+    size_t n = (size_t)snprintf(text, sizeof text, "validation:\n  name: mine\n  rows:\n");
+    for (int i = 0; i < 2; i++) {
+        char row[512];
+        snprintf(row, sizeof row,
+                 "    - id: R%d\n      source: here\n      notes: synthetic\n"
+                 "      model: %s\n      system: h100-80g-dgx\n      strategy: %s\n"
+                 "      measured: {step_time: \"1 s\"}\n",
+                 i, jobs[i][0], jobs[i][1]);
+        n += (size_t)snprintf(text + n, sizeof text - n, "%s", row);
+    }
+    comet_error err;
+    comet_validation_table *t;
+    assert_int_equal(comet_validation_read_text(text, n, "steps.yaml", &t, &err), COMET_OK);
+    for (int i = 0; i < 2; i++) {
+        comet_result r;
+        assert_int_equal(comet_estimate(&t->rows[i].job.model, &slow, &t->rows[i].job.strategy,
+                                        &r, &err),
+                         COMET_OK);
+        t->rows[i].measured.value = r.step_time; /* what "measured" says */
+    }
+    comet_calib_request req = {.base = &base, .steps = t};
+    comet_calib_result out;
+    memset(&out, 0, sizeof out);
+    assert_int_equal(comet_calibrate(&req, &out, &err), COMET_OK);
+    assert_close(out.system.compute.framework_efficiency, 0.8, 1e-6);
+    assert_int_equal(out.n_params, 1);
+    assert_string_equal(out.params[0].key, "compute.framework_efficiency");
+    assert_close(out.params[0].base, 1.0, 1e-12);
+    assert_int_equal(out.n_points, 2);
+    for (size_t i = 0; i < out.n_points; i++) {
+        assert_int_equal(out.points[i].group, COMET_CALIB_STEP);
+        assert_true(fabs(out.points[i].residual) < 1e-5);
+    }
+    out.system.compute.framework_efficiency = 0.0;
+    out.system.compute.efficiency_spread = base.compute.efficiency_spread;
+    strcpy(out.system.name, base.name);
+    assert_memory_equal(&out.system.compute, &base.compute, sizeof base.compute);
+    comet_calib_result_free(&out);
+
+    /* a step the system cannot run names the row's key */
+    t->rows[1].job.strategy.tp = 7;
+    memset(&out, 0, sizeof out);
+    assert_int_equal(comet_calibrate(&req, &out, &err), COMET_EINPUT);
+    assert_non_null(strstr(err.message, "step R1: "));
+    assert_int_equal(out.step_row, 1);
+    comet_validation_locate(t, out.step_row, &err);
+    assert_string_equal(err.key, "validation.rows[1].strategy.tp");
+    assert_int_equal(err.line, 16);
+    comet_calib_result_free(&out);
+    comet_validation_free(t);
+}
+
 /* ---- nccl-tests ----------------------------------------------------------------- */
 
 static void read_nccl(const char *text, comet_collective forced, comet_nccl_runs *runs)
@@ -894,6 +966,7 @@ void suite_calibrate(test_tally *t)
         cmocka_unit_test(test_attention_and_memory),
         cmocka_unit_test(test_presets_are_fits),
         cmocka_unit_test(test_h100_transcription),
+        cmocka_unit_test(test_steps_recover_framework),
         cmocka_unit_test(test_nccl_reads_sample),
         cmocka_unit_test(test_nccl_variants),
         cmocka_unit_test(test_nccl_fit_recovers),

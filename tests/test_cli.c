@@ -1702,7 +1702,8 @@ static void test_calibrate(void **state)
     expect_error("calibrate --system h100-80g-dgx --kernels k.csv",
                  "comet calibrate: -o: is required (the new system file, or - for stdout)");
     expect_error("calibrate --system h100-80g-dgx -o new.yaml",
-                 "comet calibrate: nothing to fit: give --kernels FILE.csv or --nccl FILE");
+                 "comet calibrate: nothing to fit: give --kernels FILE.csv, --nccl FILE or "
+                 "--steps FILE");
     expect_error("calibrate --system h100-80g-dgx --nccl n.txt --nccl-npus 8 -o new.yaml",
                  "comet calibrate: --nccl-npus: applies to the --nccl files after it, and none "
                  "follows");
@@ -1744,6 +1745,20 @@ static void test_calibrate(void **state)
             "--sp --recompute selective");
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(r.out, "llama2-70b on h100-80g-dgx-calibrated, 128 NPUs"));
+
+    /* measured training steps fit compute.framework_efficiency: the H100
+     * steps run 7 % faster than the h100 preset's kernels alone say */
+    snprintf(args, sizeof args,
+             "calibrate --system h100-80g-dgx --steps %s/../presets/validation/h100-steps.yaml "
+             "-o steps.yaml",
+             examples);
+    run(&r, args);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "| compute.framework_efficiency | kernel rates in the steps' "
+                                  "framework | 1 | 1.07 |"));
+    assert_non_null(strstr(r.out, "### Training steps: 5 measurements"));
+    run(&r, "estimate --system steps.yaml --model gpt3-175b --tp 8 --pp 8 --gbs 64");
+    assert_int_equal(r.status, 0);
 
     /* --report moves the report to a file; -o - puts the system on stdout */
     snprintf(args, sizeof args,

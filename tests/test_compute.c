@@ -109,6 +109,28 @@ static void test_attention_curve(void **state)
     assert_close(f0, 1e12 / (100e12 * 0.6) + 4e-6, 1e-12);
 }
 
+/* compute.framework_efficiency scales every kernel rate (matrix, fp8,
+ * vector, HBM by kind), never the launch. */
+static void test_framework_efficiency(void **state)
+{
+    (void)state;
+    comet_system sys;
+    tuned_toy(&sys);
+    sys.compute.matrix_flops[COMET_DTYPE_FP8] = 200e12;
+    hw_rates a, b;
+    hw_rates_init(&a, &sys, COMET_DTYPE_FP16);
+    sys.compute.framework_efficiency = 0.8;
+    hw_rates_init(&b, &sys, COMET_DTYPE_FP16);
+    double launch = sys.compute.kernel_launch;
+    for (int fp8 = 0; fp8 < 2; fp8++)
+        assert_close(hw_gemm_time(&b, 1e12, 0.0, fp8, 0.0) - launch,
+                     (hw_gemm_time(&a, 1e12, 0.0, fp8, 0.0) - launch) / 0.8, 1e-12);
+    assert_close(hw_vector_time(&b, COMET_MEMK_NORM, 1e3, 1e9) - launch,
+                 (hw_vector_time(&a, COMET_MEMK_NORM, 1e3, 1e9) - launch) / 0.8, 1e-12);
+    assert_close(hw_optimizer_time(&b, 1e12), hw_optimizer_time(&a, 1e12) / 0.8, 1e-12);
+    assert_true(a.launch == b.launch);
+}
+
 /* compute.fp8_gemm_efficiency scales what an fp8 GEMM reaches of the fp8
  * peak; other GEMMs keep the curve; unset (0) is 1. */
 static void test_fp8_gemm_efficiency(void **state)
@@ -445,6 +467,7 @@ void suite_compute(test_tally *t)
         cmocka_unit_test(test_gemm_reduction_and_launch),
         cmocka_unit_test(test_attention_curve),
         cmocka_unit_test(test_fp8_gemm_efficiency),
+        cmocka_unit_test(test_framework_efficiency),
         cmocka_unit_test(test_h100_gemm_rates),
         cmocka_unit_test(test_h100_memory_kernels),
         cmocka_unit_test(test_h100_attention),

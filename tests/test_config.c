@@ -975,6 +975,14 @@ static void test_error_checks(void **state)
                  "c.yaml:5:89: system.compute.attention_efficiency[0].causal_forward: expected a "
                  "number from 0.001 to 1, got \"1.5\"");
     expect_error("c.yaml",
+                 "system:\n  preset: h100-80g-dgx\n  compute:\n    framework_efficiency: 2.5\n",
+                 "c.yaml:4:27: system.compute.framework_efficiency: must be above 0 and at most "
+                 "2, got 2.5");
+    expect_error("c.yaml",
+                 "system:\n  preset: h100-80g-dgx\n  compute:\n    framework_efficiency: 0\n",
+                 "c.yaml:4:27: system.compute.framework_efficiency: must be above 0 and at most "
+                 "2, got 0");
+    expect_error("c.yaml",
                  "system:\n  preset: h100-80g-dgx\n  compute:\n    attention_efficiency:\n"
                  "      - {seq: 8192, head_dim: 128, forward: 0.6}\n",
                  "c.yaml:5:9: system.compute.attention_efficiency[0]: missing key "

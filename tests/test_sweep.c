@@ -451,8 +451,21 @@ static void watch_row(void *ctx, uint64_t done, uint64_t total, uint64_t start)
     w->rows++;
 }
 
-static comet_status run_library(const comet_study *st, const char *sub, int threads,
-                                bool resume, run_watch *w, comet_error *err)
+/* The small study, read (a study is too big for the stack). */
+static comet_study *small_study(void)
+{
+    comet_study *st = malloc(sizeof *st);
+    assert_non_null(st);
+    comet_error err;
+    assert_int_equal(comet_study_read_text(test_small_study, strlen(test_small_study), "s.yaml",
+                                           st, &err),
+                     COMET_OK);
+    return st;
+}
+
+static comet_status run_banded(const comet_study *st, const char *sub, int threads,
+                               bool resume, run_watch *w, const comet_band_model *bands,
+                               comet_error *err)
 {
     char out[512];
     snprintf(out, sizeof out, "%s/%s", dir, sub);
@@ -463,12 +476,19 @@ static comet_status run_library(const comet_study *st, const char *sub, int thre
         .resume = resume,
         .hooks = {.ctx = w, .stop = watch_stop, .rows_begin = watch_begin,
                   .row_written = watch_row},
+        .bands = bands,
     };
     int lock = -1;
     comet_status status = comet_sweep_run(st, &opt, &lock, err);
     assert_true(lock >= 0); /* held for the caller until it is done */
     comet_dir_unlock(lock);
     return status;
+}
+
+static comet_status run_library(const comet_study *st, const char *sub, int threads,
+                                bool resume, run_watch *w, comet_error *err)
+{
+    return run_banded(st, sub, threads, resume, w, NULL, err);
 }
 
 /* comet_sweep_run without the CLI: 2 threads write the bytes 1 thread
@@ -478,12 +498,8 @@ static comet_status run_library(const comet_study *st, const char *sub, int thre
 static void test_sweep_run_library(void **state)
 {
     (void)state;
-    comet_study *st = malloc(sizeof *st);
-    assert_non_null(st);
     comet_error err;
-    assert_int_equal(comet_study_read_text(test_small_study, strlen(test_small_study), "s.yaml",
-                                           st, &err),
-                     COMET_OK);
+    comet_study *st = small_study();
     run_watch one = {0}, two = {0};
     assert_int_equal(run_library(st, "lib1", 1, false, &one, &err), COMET_OK);
     assert_int_equal(run_library(st, "lib2", 2, false, &two, &err), COMET_OK);
@@ -538,6 +554,86 @@ static void test_sweep_run_library(void **state)
     snprintf(stop, sizeof stop, "%s/stop", dir);
     expect_same_file(lib1, stop, "results.csv");
     expect_same_file(lib1, stop, "results.jsonl");
+    free(st);
+}
+
+/* With a band model every ok row carries its best's band: the CSV's last
+ * two columns hold it (low < step time < high; empty without a model) and
+ * the JSON line's best has "step_time_band"; the bytes are the same at 1
+ * and 2 threads. */
+static void test_sweep_bands(void **state)
+{
+    (void)state;
+    comet_error err;
+    comet_study *st = small_study();
+    comet_validation_table *t;
+    comet_validation_report r;
+    assert_int_equal(comet_validation_preset("korthikanti2022", &t, &err), COMET_OK);
+    assert_int_equal(comet_validate(t, &r, &err), COMET_OK);
+    const comet_validation_table *tables[1] = {t};
+    const comet_validation_report *reports[1] = {&r};
+    comet_band_model *bm;
+    assert_int_equal(comet_band_model_new(tables, reports, 1, &bm, &err), COMET_OK);
+    run_watch one = {0}, two = {0};
+    assert_int_equal(run_banded(st, "band1", 1, false, &one, bm, &err), COMET_OK);
+    assert_int_equal(run_banded(st, "band2", 2, false, &two, bm, &err), COMET_OK);
+    char b1[300], b2[300], path[512];
+    snprintf(b1, sizeof b1, "%s/band1", dir);
+    snprintf(b2, sizeof b2, "%s/band2", dir);
+    expect_same_file(b1, b2, "results.csv");
+    expect_same_file(b1, b2, "results.jsonl");
+
+    comet_results *res = malloc(sizeof *res); /* holds a study: too big for the stack */
+    assert_non_null(res);
+    snprintf(path, sizeof path, "%s/results.csv", b1);
+    assert_int_equal(comet_results_read(path, res, &err), COMET_OK);
+    char *csv = slurp(path);
+    assert_non_null(csv);
+    assert_non_null(strstr(csv, ",step_time_low,step_time_high\n"));
+    int banded = 0;
+    size_t k = 0; /* the reader's rows, in the file's order */
+    for (char *line = strchr(csv, '\n') + 1; *line; line = strchr(line, '\n') + 1, k++) {
+        char *end = strchr(line, '\n');
+        *end = '\0';
+        char *hi = strrchr(line, ','), *lo;
+        *hi = '\0';
+        lo = strrchr(line, ',');
+        bool ok = strncmp(strchr(line, ',') + 1, "ok,", 3) == 0;
+        assert_true(k < res->n_rows);
+        assert_int_equal(res->rows[k].index, strtoull(line, NULL, 10));
+        if (ok) {
+            double low = strtod(lo + 1, NULL), high = strtod(hi + 1, NULL);
+            double step = res->rows[k].result.step_time;
+            assert_true(low > 0.0 && low < step && step < high);
+            banded++;
+        } else {
+            assert_string_equal(lo, ","); /* both empty */
+        }
+        *hi = ',';
+        *end = '\n';
+    }
+    assert_true(banded > 0);
+    free(csv);
+    comet_results_free(res);
+    free(res);
+    snprintf(path, sizeof path, "%s/results.jsonl", b1);
+    char *jsonl = slurp(path);
+    assert_non_null(jsonl);
+    assert_non_null(strstr(jsonl, "\"step_time_band\": {\"low\": "));
+    free(jsonl);
+
+    /* without a model: the columns are there, empty */
+    run_watch plain = {0};
+    assert_int_equal(run_library(st, "band0", 1, false, &plain, &err), COMET_OK);
+    snprintf(path, sizeof path, "%s/band0/results.csv", dir);
+    csv = slurp(path);
+    assert_non_null(csv);
+    assert_non_null(strstr(csv, ",,\n"));
+    assert_null(strstr(csv, "step_time_band"));
+    free(csv);
+    comet_band_model_free(bm);
+    comet_validation_report_free(&r);
+    comet_validation_free(t);
     free(st);
 }
 
@@ -682,6 +778,7 @@ void suite_sweep(test_tally *t)
         cmocka_unit_test(test_summary_from_results),
         cmocka_unit_test_setup_teardown(test_sweep_threads_and_resume, sweep_setup,
                                         sweep_teardown),
+        cmocka_unit_test_setup_teardown(test_sweep_bands, sweep_setup, sweep_teardown),
         cmocka_unit_test_setup_teardown(test_sweep_run_library, sweep_setup, sweep_teardown),
         cmocka_unit_test_setup_teardown(test_sweep_sigterm, sweep_setup, sweep_teardown),
         cmocka_unit_test_setup_teardown(test_sweep_lock, sweep_setup, sweep_teardown),

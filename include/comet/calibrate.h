@@ -16,6 +16,7 @@
 #include "comet/error.h"
 #include "comet/model.h"
 #include "comet/system.h"
+#include "comet/validate.h"
 
 /* ---- kernel measurements (a CSV file) ------------------------------------ */
 
@@ -130,6 +131,10 @@ typedef struct comet_calib_request {
      * criterion of the fit) */
     int gemm_points;
     const char *name;                   /* the new system's; NULL: BASE-calibrated */
+    /* measured training steps (a validation table; each row's system is
+     * replaced by the fitted one): fit compute.framework_efficiency to
+     * them after the kernel and network fits; NULL: none */
+    const comet_validation_table *steps;
 } comet_calib_request;
 
 typedef enum comet_calib_group {
@@ -137,6 +142,7 @@ typedef enum comet_calib_group {
     COMET_CALIB_ATTENTION,
     COMET_CALIB_MEMORY,
     COMET_CALIB_NETWORK,
+    COMET_CALIB_STEP,           /* a measured training step */
     COMET_CALIB_GROUP_COUNT
 } comet_calib_group;
 
@@ -149,7 +155,8 @@ typedef struct comet_calib_point {
     double measured_s;          /* 0 when the row gave a rate and no bytes */
     double fitted_s;
     /* FLOP/s (gemm, attention: comet's count of the work, causal halved),
-     * bytes/s (memory) or nccl-tests' bus bandwidth (network) */
+     * bytes/s (memory), nccl-tests' bus bandwidth (network) or tokens/s
+     * (a training step) */
     double measured_rate;
     double fitted_rate;
     double residual;            /* fitted time / measured time - 1 */
@@ -183,6 +190,9 @@ typedef struct comet_calib_result {
     comet_calib_point *points;
     size_t n_params, cap_params;
     comet_calib_param *params;
+    /* after an error about a training step: its row in req->steps, whose
+     * key comet_validation_locate points at the row in the file; else -1 */
+    int step_row;
 } comet_calib_result;
 
 /* Fit what the measurements cover; every other key stays the base's.

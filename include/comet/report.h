@@ -32,10 +32,11 @@ void comet_report_json_string(comet_buf *b, const char *text);
  * cp and ep only when they have more than one rank; n_dims dimensions, or
  * (n_dims <= 0) up to the last one any group spans. */
 void comet_report_placement_text(const comet_strategy *s, int n_dims, char *out, size_t cap);
-/* CSV header line, then one row per result. */
+/* CSV header line, then one row per result; the last two columns are the
+ * step time's uncertainty band, empty when band is NULL or has none. */
 void comet_report_csv_header(comet_buf *b);
 void comet_report_csv_row(comet_buf *b, const comet_model *m, const comet_system *sys,
-                          const comet_strategy *s, const comet_result *r);
+                          const comet_strategy *s, const comet_result *r, const comet_band *band);
 
 /* A sweep's rows as comet's results files hold them: the CSV header, one
  * CSV line and one JSON line per design point (index, status, design cost,

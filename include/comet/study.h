@@ -89,5 +89,7 @@ uint64_t comet_study_points(const comet_study *study);
  * values applied, the NPU count, and the axis values (in axis order). */
 void comet_study_point(const comet_study *study, uint64_t index, int *model,
                        comet_system *system, int64_t *npus, double values[COMET_STUDY_MAX_AXES]);
+/* ... its system alone. */
+void comet_study_point_system(const comet_study *study, uint64_t index, comet_system *system);
 
 #endif

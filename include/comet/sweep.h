@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "comet/band.h"
 #include "comet/buf.h"
 #include "comet/search.h"
 #include "comet/study.h"
@@ -32,6 +33,9 @@ typedef struct comet_sweep_row {
     double cost;                 /* of the design */
     comet_ranked best;
     comet_search_stats stats;
+    /* the best's uncertainty band when the sweep's options give a band
+     * model and the point has a best (band.low 0: none) */
+    comet_band band;
 } comet_sweep_row;
 
 /* Search design point `index` of the study (single-threaded; a sweep runs
@@ -97,6 +101,9 @@ typedef struct comet_sweep_options {
     bool force;                 /* replace earlier results (else they are refused) */
     const comet_sweep_transport *transport; /* NULL: one process */
     comet_sweep_hooks hooks;
+    /* each row's best gets its uncertainty band from this model (shared
+     * read-only by the threads); NULL: rows without bands */
+    const comet_band_model *bands;
 } comet_sweep_options;
 
 /* Every design point of the study, each searched (comet_sweep_point) on

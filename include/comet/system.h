@@ -89,6 +89,11 @@ typedef struct comet_compute {
      * every prediction's uncertainty band by this times the step's compute
      * share (include/comet/band.h); 0: none given. */
     double efficiency_spread;
+    /* Every kernel's rate (matrix, vector, HBM) times this: what a
+     * training framework's kernels reach of the rates the same kernels
+     * reach timed alone, as `comet calibrate --steps` fits it to measured
+     * steps (0 < x <= 2); 0: 1, the kernels' own rates. */
+    double framework_efficiency;
 } comet_compute;
 
 typedef enum comet_attach {

@@ -182,6 +182,19 @@ static comet_status read_efficiency_spread(cfg_ctx *c, const cfg_node *n, const 
     return read_share(c, n, path, &((comet_compute *)base)->efficiency_spread);
 }
 
+/* compute.framework_efficiency: a factor on every kernel rate, above 0 and
+ * at most 2 (a framework can run kernels faster than comet's kernel rows
+ * say, not without bound). */
+static comet_status read_framework_efficiency(cfg_ctx *c, const cfg_node *n, const char *path,
+                                              void *base)
+{
+    double *v = &((comet_compute *)base)->framework_efficiency;
+    CFG_TRY(cfg_read_real(c, n, path, false, v));
+    if (!(*v > 0.0 && *v <= 2.0))
+        return cfg_fail_key(c, path, "must be above 0 and at most 2, got %g", *v);
+    return COMET_OK;
+}
+
 /* A plain number key, written only when set (0 is its default). */
 static void write_positive(comet_buf *b, int indent, const char *key, double v)
 {
@@ -198,6 +211,12 @@ static void write_overlap_slowdown(comet_buf *b, int indent, const char *key, co
 static void write_efficiency_spread(comet_buf *b, int indent, const char *key, const void *base)
 {
     write_positive(b, indent, key, ((const comet_compute *)base)->efficiency_spread);
+}
+
+static void write_framework_efficiency(comet_buf *b, int indent, const char *key,
+                                       const void *base)
+{
+    write_positive(b, indent, key, ((const comet_compute *)base)->framework_efficiency);
 }
 
 static void write_k_overhead(comet_buf *b, int indent, const char *key, const void *base)
@@ -230,6 +249,7 @@ static const cfg_field compute_fields[] = {
     CFG_SUB("memory_efficiency", comet_compute, mem_efficiency, mem_kind_fields),
     CFG_CUSTOM_RW("overlap_slowdown", read_overlap_slowdown, write_overlap_slowdown),
     CFG_CUSTOM_RW("efficiency_spread", read_efficiency_spread, write_efficiency_spread),
+    CFG_CUSTOM_RW("framework_efficiency", read_framework_efficiency, write_framework_efficiency),
     CFG_END,
 };
 

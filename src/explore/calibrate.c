@@ -60,6 +60,7 @@ typedef struct calib {
     comet_calib_result *out;
     comet_error *err;
     comet_system unit;       /* the base at efficiency 1 everywhere: t_ideal */
+    comet_system alone;      /* scratch: the fitted system pricing kernels alone */
 } calib;
 
 /* ---- result lists ---------------------------------------------------------- */
@@ -801,9 +802,12 @@ static comet_status memory_rows(calib *c)
 
 /* ---- each kernel row against the fitted system ------------------------------- */
 
-static void kernel_point(const calib *c, const comet_kernel_row *row, comet_calib_point *p)
+static void kernel_point(calib *c, const comet_kernel_row *row, comet_calib_point *p)
 {
-    const comet_system *sys = &c->out->system;
+    /* kernels timed alone: no framework factor */
+    comet_system *sys = &c->alone;
+    *sys = c->out->system;
+    sys->compute.framework_efficiency = 1.0;
     memset(p, 0, sizeof p[0]);
     p->file = c->req->kernels->file;
     p->line = row->line;
@@ -1176,6 +1180,113 @@ static comet_status network_points(calib *c)
     return COMET_OK;
 }
 
+/* ---- training steps ---------------------------------------------------------- */
+
+/* Step `i` of the steps table on the fitted system whose kernels run at
+ * `fe` of their own rates: the predicted and the measured step time. */
+static comet_status step_times(calib *c, int i, double fe, double *predicted, double *measured)
+{
+    const comet_validation_row *row = &c->req->steps->rows[i];
+    comet_system *sys = &c->alone;
+    *sys = c->out->system;
+    sys->compute.framework_efficiency = fe;
+    comet_result res;
+    comet_error why;
+    comet_error_clear(&why);
+    *measured = comet_measured_step_time(&row->measured, &row->job.model, &row->job.strategy);
+    if (comet_estimate(&row->job.model, sys, &row->job.strategy, &res, &why)) {
+        /* the message says which step; the caller points the key at the
+         * row in the steps file (comet_validation_locate) */
+        c->out->step_row = i;
+        char message[sizeof why.message];
+        snprintf(message, sizeof message, "step %.40s: %s", row->id, why.message);
+        *c->err = why;
+        snprintf(c->err->message, sizeof c->err->message, "%s", message);
+        return why.status ? why.status : COMET_EINPUT;
+    }
+    *predicted = res.step_time;
+    if (!(*predicted > 0.0) || !(*measured > 0.0))
+        return comet_error_set(c->err, COMET_EINPUT, c->req->steps->file, 0, 0, NULL,
+                               "step %s: no positive step time to fit to (measured %g s, "
+                               "predicted %g s)",
+                               row->id, *measured, *predicted);
+    return COMET_OK;
+}
+
+/* Sum over the steps of ln(predicted / measured)^2 at `fe`. */
+static comet_status step_objective(calib *c, double fe, double *sum)
+{
+    *sum = 0.0;
+    for (int i = 0; i < c->req->steps->n_rows; i++) {
+        double p, m;
+        TRY(step_times(c, i, fe, &p, &m));
+        *sum += log(p / m) * log(p / m);
+    }
+    return COMET_OK;
+}
+
+#define MIN_FRAMEWORK 0.05   /* the factors the fit searches, in log */
+#define MAX_FRAMEWORK 2.0
+
+/* compute.framework_efficiency: the factor on every kernel rate that
+ * brings the steps' predictions nearest their measurements (least squares
+ * in log; a golden-section search over 0.05..2, where the objective is
+ * one-humped: every step only slows as kernels do), then each step priced
+ * with it. */
+static comet_status steps_fit(calib *c)
+{
+    const comet_validation_table *t = c->req->steps;
+    if (!t || t->n_rows == 0)
+        return COMET_OK;
+    double was = c->req->base->compute.framework_efficiency;
+    was = was > 0.0 ? was : 1.0;
+    const double g = 0.5 * (sqrt(5.0) - 1.0);
+    double lo = log(MIN_FRAMEWORK), hi = log(MAX_FRAMEWORK);
+    double x1 = hi - g * (hi - lo), x2 = lo + g * (hi - lo), f1, f2;
+    TRY(step_objective(c, exp(x1), &f1));
+    TRY(step_objective(c, exp(x2), &f2));
+    for (int it = 0; it < 60; it++) {
+        if (f1 <= f2) {
+            hi = x2;
+            x2 = x1;
+            f2 = f1;
+            x1 = hi - g * (hi - lo);
+            TRY(step_objective(c, exp(x1), &f1));
+        } else {
+            lo = x1;
+            x1 = x2;
+            f1 = f2;
+            x2 = lo + g * (hi - lo);
+            TRY(step_objective(c, exp(x2), &f2));
+        }
+    }
+    double fe = exp(0.5 * (lo + hi));
+    char note[160] = "";
+    if (fe < MIN_FRAMEWORK * 1.01 || fe > MAX_FRAMEWORK * 0.99)
+        snprintf(note, sizeof note, "at the end of the range searched (%g to %g)",
+                 MIN_FRAMEWORK, MAX_FRAMEWORK);
+    c->out->system.compute.framework_efficiency = fe;
+    TRY(add_param(c, COMET_CALIB_STEP, "compute.framework_efficiency",
+                  "kernel rates in the steps' framework", COMET_CALIB_FRACTION, was, fe, t->n_rows,
+                  note));
+    for (int i = 0; i < t->n_rows; i++) {
+        const comet_validation_row *row = &t->rows[i];
+        comet_calib_point p;
+        memset(&p, 0, sizeof p);
+        p.group = COMET_CALIB_STEP;
+        p.file = t->file;
+        snprintf(p.what, sizeof p.what, "%.20s: %.40s on %lld NPUs", row->id,
+                 row->job.model.name, (long long)comet_strategy_npus(&row->job.strategy));
+        TRY(step_times(c, i, fe, &p.fitted_s, &p.measured_s));
+        double tokens = (double)row->job.strategy.global_batch * (double)row->job.model.seq;
+        p.measured_rate = tokens / p.measured_s;
+        p.fitted_rate = tokens / p.fitted_s;
+        p.residual = p.fitted_s / p.measured_s - 1.0;
+        TRY(add_point(c, &p));
+    }
+    return COMET_OK;
+}
+
 /* ---- the whole ----------------------------------------------------------------- */
 
 /* The base at efficiency 1: what t_ideal is priced on. */
@@ -1189,6 +1300,7 @@ static void unit_system(const comet_system *base, comet_system *u)
     cc->n_attn_eff = 1;
     cc->attn_eff[0] = (comet_attn_point){1.0, 1.0, 1.0, 1.0, 0.0, 0.0};
     cc->fp8_gemm_efficiency = 1.0;
+    cc->framework_efficiency = 1.0;
     for (int k = 0; k < COMET_MEMK_COUNT; k++)
         cc->mem_efficiency[k] = 1.0;
     u->hbm.efficiency = 1.0;
@@ -1203,7 +1315,7 @@ static comet_status kernel_spread(calib *c)
     double sum = 0.0;
     int n = 0;
     for (size_t i = 0; i < c->out->n_points; i++)
-        if (c->out->points[i].group != COMET_CALIB_NETWORK) {
+        if (c->out->points[i].group <= COMET_CALIB_MEMORY) {
             sum += c->out->points[i].residual * c->out->points[i].residual;
             n++;
         }
@@ -1227,9 +1339,11 @@ comet_status comet_calibrate(const comet_calib_request *req, comet_calib_result 
         return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
                                "GEMM size points: %d is not 0 (choose) or 1 to %d",
                                req->gemm_points, COMET_CALIB_MAX_GEMM_POINTS);
-    if (!(req->kernels && req->kernels->n) && !req->n_nccl)
+    if (!(req->kernels && req->kernels->n) && !req->n_nccl &&
+        !(req->steps && req->steps->n_rows))
         return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
-                               "nothing to fit: no kernel rows and no nccl-tests runs");
+                               "nothing to fit: no kernel rows, no nccl-tests runs and no "
+                               "training steps");
     for (const char *p = req->name; p && *p; p++)
         if ((unsigned char)*p < 0x20 || *p == 0x7f)
             return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "name",
@@ -1243,6 +1357,7 @@ comet_status comet_calibrate(const comet_calib_request *req, comet_calib_result 
     unit_system(req->base, &c->unit);
     out->base = req->base;
     out->system = *req->base;
+    out->step_row = -1;
     if (req->name)
         snprintf(out->system.name, sizeof out->system.name, "%s", req->name);
     else
@@ -1267,6 +1382,8 @@ comet_status comet_calibrate(const comet_calib_request *req, comet_calib_result 
         st = network_rows(c);
     if (!st)
         st = network_points(c);
+    if (!st)
+        st = steps_fit(c);
     free(c);
     return st;
 }

@@ -176,3 +176,11 @@ void comet_study_point(const comet_study *study, uint64_t index, int *model,
         comet_axis_apply(&study->axes[a], values[a], dtype, system, npus);
     }
 }
+
+void comet_study_point_system(const comet_study *study, uint64_t index, comet_system *system)
+{
+    int model;
+    int64_t npus;
+    double values[COMET_STUDY_MAX_AXES];
+    comet_study_point(study, index, &model, system, &npus, values);
+}

@@ -26,6 +26,7 @@ typedef struct sweep_state {
     const comet_study *study;
     const comet_sweep_format *format;
     const comet_sweep_hooks *hooks;
+    const comet_band_model *bands;
     uint64_t total, stride;
     pthread_mutex_t lock;
     pthread_cond_t changed;
@@ -47,6 +48,16 @@ static size_t slot(const sweep_state *s, uint64_t index)
     return (size_t)((index / s->stride) % WINDOW);
 }
 
+/* The best strategy's band on the point's own system. */
+static void point_band(const comet_study *study, const comet_band_model *bands,
+                       comet_sweep_row *row)
+{
+    comet_system sys;
+    comet_study_point_system(study, row->index, &sys);
+    comet_band_for(bands, &study->models[row->model], &sys, &row->best.strategy,
+                   &row->best.result, &row->band);
+}
+
 static void *worker(void *arg)
 {
     sweep_state *s = arg;
@@ -66,6 +77,8 @@ static void *worker(void *arg)
         comet_sweep_row row;
         comet_error err;
         comet_status st = comet_sweep_point(s->study, index, &row, &err);
+        if (!st && s->bands && row.status == COMET_POINT_OK)
+            point_band(s->study, s->bands, &row);
 
         pthread_mutex_lock(&s->lock);
         if (st) {
@@ -322,6 +335,7 @@ comet_status comet_sweep_run(const comet_study *study, const comet_sweep_options
         s->study = study;
         s->format = opt->format;
         s->hooks = &opt->hooks;
+        s->bands = opt->bands;
         s->total = comet_study_points(study);
         s->stride = (uint64_t)tr->size;
         pthread_mutex_init(&s->lock, NULL);

@@ -68,6 +68,14 @@ void hw_rates_init(hw_rates *r, const comet_system *sys, comet_dtype dt)
     for (int k = 0; k < COMET_MEMK_COUNT; k++)
         r->hbm_kind[k] = c->mem_efficiency[k] > 0.0 ? sys->hbm.bandwidth * c->mem_efficiency[k]
                                                     : r->hbm;
+    /* a framework's kernels against the same kernels timed alone */
+    double fe = c->framework_efficiency > 0.0 ? c->framework_efficiency : 1.0;
+    r->matrix *= fe;
+    r->matrix_fp8 *= fe;
+    r->vector *= fe;
+    r->hbm *= fe;
+    for (int k = 0; k < COMET_MEMK_COUNT; k++)
+        r->hbm_kind[k] *= fe;
     r->launch = c->kernel_launch;
     r->issue = c->kernel_issue;
 }

@@ -12,7 +12,8 @@
 #include "comet/report.h"
 
 static const char *const group_names[COMET_CALIB_GROUP_COUNT] = {
-    "GEMM", "Fused attention", "Memory-bound kernels", "Network (nccl-tests)"};
+    "GEMM", "Fused attention", "Memory-bound kernels", "Network (nccl-tests)",
+    "Training steps"};
 
 static const char *value_text(double v, comet_calib_unit unit, char *out, size_t cap)
 {
@@ -47,9 +48,12 @@ static const char *measure_text(double seconds, double rate, comet_calib_group g
                                 size_t cap)
 {
     char t[32] = "", r[32];
-    comet_format_quantity(rate, g <= COMET_CALIB_ATTENTION ? COMET_QTY_FLOP_PER_S
-                                                           : COMET_QTY_BYTES_PER_S,
-                          0, r, sizeof r);
+    if (g == COMET_CALIB_STEP)
+        snprintf(r, sizeof r, "%.0f tokens/s", rate);
+    else
+        comet_format_quantity(rate, g <= COMET_CALIB_ATTENTION ? COMET_QTY_FLOP_PER_S
+                                                               : COMET_QTY_BYTES_PER_S,
+                              0, r, sizeof r);
     if (seconds > 0.0) {
         comet_format_quantity(seconds, COMET_QTY_SECONDS, 0, t, sizeof t);
         snprintf(out, cap, "%s, %s", t, r);
@@ -98,8 +102,10 @@ static void points_table(comet_buf *b, const comet_calib_result *r, comet_calib_
             continue;
         const char *file = p->file ? strrchr(p->file, '/') : NULL;
         file = file ? file + 1 : (p->file ? p->file : "");
-        char m[64], f[64];
-        comet_buf_printf(b, "| %s:%d | %s | %s | %s | %+.2f %% |\n", file, p->line, p->what,
+        char m[64], f[64], line[24] = "";
+        if (p->line > 0)
+            snprintf(line, sizeof line, ":%d", p->line);
+        comet_buf_printf(b, "| %s%s | %s | %s | %s | %+.2f %% |\n", file, line, p->what,
                          measure_text(p->measured_s, p->measured_rate, g, m, sizeof m),
                          measure_text(p->measured_s > 0.0 ? p->fitted_s : 0.0, p->fitted_rate,
                                       g, f, sizeof f),
@@ -137,7 +143,8 @@ void comet_calibrate_report(comet_buf *b, const comet_calib_result *r,
     comet_buf_printf(b, "\nEvery other key is the base system's. Rates: GEMMs at 2mnk FLOP, "
                         "attention at the non-causal 4 b heads s^2 d FLOP per forward (3x for "
                         "fwd_bwd), memory kernels at their bytes moved, collectives at "
-                        "nccl-tests' bus bandwidth.\n\n"
+                        "nccl-tests' bus bandwidth, training steps at tokens per second of the "
+                        "whole job.\n\n"
                         "## Measurements against the fitted system\n\n"
                         "Each measurement priced by the fitted system as an estimate prices "
                         "it; residual = fitted time / measured time - 1 (for a memory rate "

@@ -480,11 +480,11 @@ void comet_report_csv_header(comet_buf *b)
     comet_buf_printf(b, ",feasible");
     for (int i = 0; i < n; i++)
         comet_buf_printf(b, ",%s", f[i].name);
-    comet_buf_append(b, "\n", 1);
+    comet_buf_printf(b, ",step_time_low,step_time_high\n");
 }
 
 void comet_report_csv_row(comet_buf *b, const comet_model *m, const comet_system *sys,
-                          const comet_strategy *s, const comet_result *r)
+                          const comet_strategy *s, const comet_result *r, const comet_band *band)
 {
     comet_buf_csv_field(b, m->name);
     comet_buf_append(b, ",", 1);
@@ -507,5 +507,8 @@ void comet_report_csv_row(comet_buf *b, const comet_model *m, const comet_system
         else
             comet_buf_append(b, ",", 1);
     }
-    comet_buf_append(b, "\n", 1);
+    if (band && band->low > 0.0)
+        comet_buf_printf(b, ",%.10g,%.10g\n", band->low, band->high);
+    else
+        comet_buf_append(b, ",,\n", 3);
 }

@@ -1,6 +1,8 @@
 /* Sweep rows for machines: one CSV line and one JSON line per design
  * point, with the point's index, status, design cost, axis values and NPU
- * count ahead of the best strategy's usual estimate fields. */
+ * count ahead of the best strategy's usual estimate fields, and its
+ * uncertainty band where the sweep computed one (CSV: the last two
+ * columns, empty without; JSON: "step_time_band" in the best's object). */
 
 #include <stdio.h>
 #include <string.h>
@@ -24,12 +26,9 @@ void comet_sweep_csv_row(comet_buf *b, const comet_study *study, const comet_swe
         comet_buf_printf(b, ",%.10g", row->values[a]);
     comet_buf_printf(b, ",%lld,", (long long)row->npus);
     comet_system sys;
-    int model;
-    int64_t npus;
-    double values[COMET_STUDY_MAX_AXES];
-    comet_study_point(study, row->index, &model, &sys, &npus, values);
+    comet_study_point_system(study, row->index, &sys);
     comet_report_csv_row(b, &study->models[row->model], &sys, &row->best.strategy,
-                         &row->best.result);
+                         &row->best.result, &row->band);
 }
 
 void comet_sweep_jsonl_row(comet_buf *b, const comet_study *study, const comet_sweep_row *row)
@@ -51,14 +50,11 @@ void comet_sweep_jsonl_row(comet_buf *b, const comet_study *study, const comet_s
         return;
     }
     comet_system sys;
-    int model;
-    int64_t npus;
-    double values[COMET_STUDY_MAX_AXES];
-    comet_study_point(study, row->index, &model, &sys, &npus, values);
+    comet_study_point_system(study, row->index, &sys);
     /* the estimate's JSON object, folded onto this one line */
     size_t start = b->len;
     comet_report_json(b, &study->models[row->model], &sys, &row->best.strategy,
-                      &row->best.result, NULL);
+                      &row->best.result, row->band.low > 0.0 ? &row->band : NULL);
     for (size_t i = start; i < b->len && b->data; i++)
         if (b->data[i] == '\n')
             b->data[i] = ' ';
