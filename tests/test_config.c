@@ -715,8 +715,9 @@ static void test_error_unknown_key(void **state)
     expect_error("x.yaml", "strategy:\n  tp: 2\n  pipeline: 4\n",
                  "x.yaml:3:3: strategy.pipeline: unknown key (allowed: tp, pp, dp, sp, "
                  "global_batch, microbatch, interleave, recompute, zero, offload, overlap, "
-                 "grad_fp32, flash_attention, fp8, cp, cp_comm, ep, schedule, framework, zero3, "
-                 "first_stage_layers, last_stage_layers, order, placement)");
+                 "grad_fp32, flash_attention, fp8, cp, cp_comm, ep, expert_tp, moe_dispatcher, "
+                 "schedule, framework, zero3, first_stage_layers, last_stage_layers, order, "
+                 "placement)");
     expect_error("x.yaml", "modle: gpt3-175b\n",
                  "x.yaml:1:1: modle: unknown key (did you mean \"model\"?)");
     expect_error("x.yaml", "system:\n  network:\n    - {size: 8, bandwith: \"1 GB/s\"}\n",
@@ -1191,6 +1192,41 @@ static void knob_doc(char *out, size_t cap, const comet_knob *k, const char *val
  * integer knob is read up to its limit and refused past it, and
  * comet_strategy_resolve refuses the same value naming the same key and
  * limit. */
+/* The MoE keys: strategy expert_tp and moe_dispatcher, model moe.max_nodes
+ * (docs/config.md), their errors with file positions, and the report's
+ * fields read back. */
+static void test_moe_keys(void **state)
+{
+    (void)state;
+    comet_job *job = read_ok("model:\n  preset: deepseek-v3\n  moe: {max_nodes: 2}\n"
+                             "strategy:\n  tp: 2\n  expert_tp: 1\n  moe_dispatcher: deepep\n",
+                             "m.yaml");
+    assert_int_equal(job->model.moe.max_nodes, 2);
+    assert_int_equal(job->strategy.expert_tp, 1);
+    assert_int_equal(job->strategy.moe_dispatcher, COMET_MOE_DEEPEP);
+    assert_true(comet_strategy_folded(&job->strategy));
+    free(job);
+    job = read_ok("model: deepseek-v3\n", "m.yaml");
+    assert_int_equal(job->model.moe.max_nodes, 4); /* the preset's */
+    free(job);
+    expect_error("m.yaml", "strategy:\n  moe_dispatcher: deep\n",
+                 "m.yaml:2:19: strategy.moe_dispatcher: unknown value \"deep\" (did you mean "
+                 "\"deepep\"?)");
+    expect_error("m.yaml", "model:\n  preset: deepseek-v3\n  moe: {max_nodes: -1}\n",
+                 "m.yaml:3:20: model.moe.max_nodes: expected a non-negative integer, got \"-1\"");
+    comet_strategy s;
+    comet_strategy_defaults(&s);
+    assert_int_equal(comet_strategy_expert_tp(&s), 1); /* 0 stands for tp */
+    s.tp = 4;
+    assert_int_equal(comet_strategy_expert_tp(&s), 4);
+    assert_false(comet_strategy_folded(&s));
+    assert_true(comet_strategy_set_field(&s, "expert_tp", "2"));
+    assert_true(comet_strategy_set_field(&s, "moe_dispatcher", "deepep"));
+    assert_int_equal(s.expert_tp, 2);
+    assert_int_equal(s.moe_dispatcher, COMET_MOE_DEEPEP);
+    assert_false(comet_strategy_set_field(&s, "moe_dispatcher", "nccl"));
+}
+
 static void test_knobs_from_files(void **state)
 {
     (void)state;
@@ -1354,6 +1390,7 @@ void suite_config(test_tally *t)
         cmocka_unit_test(test_srcmap_after_resolve),
         cmocka_unit_test(test_knob_table_is_whole),
         cmocka_unit_test(test_knobs_from_files),
+        cmocka_unit_test(test_moe_keys),
         cmocka_unit_test(test_names),
     };
     RUN_GROUP(t, config_tests);

@@ -396,7 +396,8 @@ static void test_refusal_codes(void **state)
     t->s.ep = 3;
     expect_refusal(t, COMET_FAULT_EP_SPLIT, COMET_KNOB_EP, "strategy.ep",
                    "3 does not divide dp (2): expert-parallel ranks are drawn from the "
-                   "data-parallel group");
+                   "data-parallel group (or set expert_tp below tp to fold them over the "
+                   "tensor-parallel ranks too)");
     t->s.ep = 2;
     expect_refusal(t, COMET_FAULT_NONE, COMET_KNOB_COUNT, NULL, NULL);
 }

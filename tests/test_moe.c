@@ -3,7 +3,8 @@
  * form, the all-to-all bytes per token per EP rank, expert compute under
  * load imbalance and a capacity factor, one expert equal to the dense
  * model, EP across a slower network dimension, expert state per EP rank,
- * the gradient groups, and the simulator against the estimate. */
+ * the gradient groups, and the simulator against the estimate; folded
+ * experts (expert_tp < tp) and DeepEP's de-duplicated dispatch. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -396,6 +397,265 @@ static void test_sim_agrees(void **state)
     }
 }
 
+/* D(E, n, k) = n (1 - C(E - E/n, k) / C(E, k)): a token's top_k experts
+ * reach one bucket with k = 1, all n with k = E; E = 4 in 2 buckets with
+ * k = 2: 2 (1 - C(2,2)/C(4,2)) = 5/3; E = 8 in 2 with k = 2:
+ * 2 (1 - 6/28) = 11/7. */
+static void test_distinct_closed_forms(void **state)
+{
+    (void)state;
+    assert_close(work_moe_distinct(128.0, 16.0, 1.0), 1.0, 1e-15);
+    assert_close(work_moe_distinct(64.0, 8.0, 64.0), 8.0, 1e-15);
+    assert_close(work_moe_distinct(4.0, 2.0, 2.0), 5.0 / 3.0, 1e-15);
+    assert_close(work_moe_distinct(8.0, 2.0, 2.0), 11.0 / 7.0, 1e-15);
+    assert_close(work_moe_distinct(256.0, 1.0, 8.0), 1.0, 0.0);
+    /* Qwen3 (128 experts, top 8) on 2 nodes: 2 (1 - prod_{i<8} (64-i)/(128-i)) */
+    double miss = 1.0;
+    for (int i = 0; i < 8; i++)
+        miss *= (64.0 - i) / (128.0 - i);
+    assert_close(work_moe_distinct(128.0, 2.0, 8.0), 2.0 * (1.0 - miss), 1e-14);
+}
+
+/* Product of a span list. */
+static int64_t span_product(const int64_t *span)
+{
+    int64_t p = 1;
+    for (int d = 0; d < COMET_MAX_DIMS; d++)
+        p *= span[d] > 0 ? span[d] : 1;
+    return p;
+}
+
+/* s resolved for m on sys (it must resolve). */
+static comet_strategy resolved(const comet_model *m, const comet_system *sys, comet_strategy s)
+{
+    comet_error err;
+    assert_int_equal(comet_strategy_resolve(m, sys, &s, NULL, &err), COMET_OK);
+    return s;
+}
+
+/* MoE Parallel Folding on X03's shape (Qwen3-235B, tp 2, dp 128, ep 8 on
+ * 8-GPU DGX nodes): with expert TP = tp the EP group is 4 of a node's dp
+ * ranks and 2 nodes; folded (expert_tp 1) it is one node, and the expert-
+ * DP group 2 x 128 / 8 = 32 ranks, one per node (the model zoo's EDP 32). */
+static void test_folded_placement(void **state)
+{
+    (void)state;
+    comet_model m;
+    comet_system sys;
+    load("qwen3-235b-a22b", "h100-80g-dgx", &m, &sys);
+    comet_strategy s = layout(2, 1, 128, 8, 1024);
+    comet_strategy r = resolved(&m, &sys, s);
+    assert_int_equal(r.place[COMET_GROUP_EP][0], 4);
+    assert_int_equal(r.place[COMET_GROUP_EP][1], 2);
+    assert_int_equal(comet_strategy_grad_size(&r, true), 16);
+    s.expert_tp = 1;
+    r = resolved(&m, &sys, s);
+    assert_true(comet_strategy_folded(&r));
+    assert_int_equal(r.place[COMET_GROUP_EP][0], 8);
+    assert_int_equal(r.place[COMET_GROUP_EP][1], 1);
+    assert_int_equal(r.place_etp[0], 1);
+    int64_t e[COMET_MAX_DIMS];
+    comet_strategy_grad_spans(&r, true, e);
+    assert_int_equal(e[0], 1);
+    assert_int_equal(e[1], 32);
+    assert_int_equal(span_product(e), 32);
+    assert_int_equal(comet_strategy_grad_size(&r, true), 32);
+    /* the dense groups stay as they were */
+    assert_int_equal(r.place[COMET_GROUP_TP][0], 2);
+    assert_int_equal(r.place[COMET_GROUP_DP][0], 4);
+    /* expert_tp 2 of tp 4 (tp 4, dp 8, ep 4): expert-TP the innermost 2,
+     * EP the next 4 of the node, expert DP 4 x 8 / 8 = 4 */
+    s = layout(4, 1, 8, 4, 64);
+    s.expert_tp = 2;
+    r = resolved(&m, &sys, s);
+    assert_int_equal(r.place_etp[0], 2);
+    assert_int_equal(r.place[COMET_GROUP_EP][0], 4);
+    assert_int_equal(comet_strategy_grad_size(&r, true), 4);
+    comet_strategy_grad_spans(&r, true, e);
+    assert_int_equal(e[0], 1);
+    assert_int_equal(e[1], 4);
+}
+
+/* What folding refuses, naming the key. */
+static void test_folded_errors(void **state)
+{
+    (void)state;
+    comet_model m;
+    comet_system sys;
+    load("qwen3-235b-a22b", "h100-80g-dgx", &m, &sys);
+    comet_error err;
+    comet_strategy s = layout(4, 1, 8, 8, 64);
+    s.expert_tp = 3;
+    assert_int_equal(comet_strategy_resolve(&m, &sys, &s, NULL, &err), COMET_EINPUT);
+    assert_string_equal(err.key, "strategy.expert_tp");
+    assert_string_equal(err.message, "3 does not divide tp (4): each expert is split over a part "
+                                     "of the tensor-parallel ranks");
+    /* folded ep draws on tp*cp*dp/expert_tp = 2 x 2 / 1 = 4 ranks */
+    s = layout(2, 1, 2, 8, 64);
+    s.expert_tp = 1;
+    assert_int_equal(comet_strategy_resolve(&m, &sys, &s, NULL, &err), COMET_EINPUT);
+    assert_string_equal(err.key, "strategy.ep");
+    assert_string_equal(err.message, "8 does not divide tp*cp*dp/expert_tp (4): folded expert-"
+                                     "parallel ranks are drawn from a stage's tensor-, context- "
+                                     "and data-parallel ranks past the expert-TP ranks");
+    /* unfolded, the same ep must divide dp */
+    s.expert_tp = 0;
+    assert_int_equal(comet_strategy_resolve(&m, &sys, &s, NULL, &err), COMET_EINPUT);
+    assert_string_equal(err.key, "strategy.ep");
+    /* folded needs sequence parallelism, as Megatron-Core does */
+    s = layout(2, 1, 8, 8, 64);
+    s.expert_tp = 1;
+    s.sp = false;
+    assert_int_equal(comet_strategy_resolve(&m, &sys, &s, NULL, &err), COMET_EINPUT);
+    assert_string_equal(err.key, "strategy.expert_tp");
+}
+
+/* Folded experts are whole on each EP rank (expert_tp 1): Mixtral's 8
+ * experts over ep 8 with tp 2 leave one whole expert per NPU (half of
+ * one unfolded), and the expert optimizer state shards over the expert-
+ * DP group, tp x dp / ep = 2 x 8 / 8 = 2 ranks, under ZeRO 1. */
+static void test_folded_memory(void **state)
+{
+    (void)state;
+    comet_model m;
+    comet_system sys;
+    comet_strategy s = mixtral(&m, &sys, 2, 4, 8, 8, 64);
+    s.zero_stage = 1;
+    s.expert_tp = 1;
+    comet_error err;
+    comet_strategy r = resolved(&m, &sys, s);
+    work_stage w;
+    work_build(&m, &r, &w);
+    double expert = 3.0 * 4096.0 * 14336.0;
+    assert_close(w.params_expert_npu, 8.0 * 1.0 * expert, 1e-15);
+    comet_result res;
+    assert_int_equal(comet_estimate(&m, &sys, &s, &res, &err), COMET_OK);
+    double dense = w.params_npu - w.params_expert_npu;
+    assert_close(res.mem[COMET_TIER_HBM][COMET_MEM_OPTIMIZER],
+                 (dense / 8.0 + w.params_expert_npu / 2.0) * 12.0, 1e-12);
+    /* the routed experts' GEMMs see this rank's T/tp tokens x top_k (no
+     * expert-TP gather): the first expert GEMM is (b s / 2 x 2) x h x 2 f_e */
+    const work_layer *l = moe_layer(&w);
+    double tokens = 1.0 * 4096.0 / 2.0;
+    bool found = false;
+    for (int i = l->mlp_op; i < l->mlp_end && !found; i++)
+        if (l->ops[i].kind == WORK_GEMM && l->ops[i].k_fwd == 4096.0 &&
+            l->ops[i].flops > 2.0 * tokens * 4096.0 * 8.0 * 1.5) {
+            assert_close(l->ops[i].flops, 2.0 * tokens * 2.0 * 4096.0 * 2.0 * 14336.0, 1e-15);
+            found = true;
+        }
+    assert_true(found);
+    /* no shared experts: the MLP's TP synchronisation went (attention's
+     * all-gather, reduce-scatter and backward re-gather stay) */
+    int tp_comms = 0;
+    for (int i = 0; i < l->n_comms; i++)
+        tp_comms += l->comms[i].group == COMET_GROUP_TP;
+    assert_int_equal(tp_comms, 3);
+}
+
+/* DeepEP's buffers per dimension: Qwen3 (128 experts, top 8) on EP 16
+ * over 2 DGX nodes sends D(128, 16, 8) copies of each token over NVLink
+ * and D(128, 2, 8) over InfiniBand rather than 8 on both; DeepSeek-V3
+ * (256 experts, top 8, at most 4 nodes) on EP 64 over 8 nodes:
+ * D(128, 32, 8) and D(128, 4, 8). The estimate prices the all-to-alls
+ * with these buffers (the network's split all-to-all). */
+static void test_deepep_bytes(void **state)
+{
+    (void)state;
+    comet_model m;
+    comet_system sys;
+    load("qwen3-235b-a22b", "h100-80g-dgx", &m, &sys);
+    comet_strategy s = layout(1, 1, 16, 16, 64);
+    s.moe_dispatcher = COMET_MOE_DEEPEP;
+    comet_error err;
+    comet_strategy r = resolved(&m, &sys, s);
+    double unit = 4096.0 * 4096.0 * 2.0; /* b s tokens x h x 2 bytes */
+    double inner, outer;
+    work_moe_dispatch_buffers(&m, &r, unit, &inner, &outer);
+    assert_close(inner, unit * work_moe_distinct(128.0, 16.0, 8.0), 1e-15);
+    assert_close(outer, unit * work_moe_distinct(128.0, 2.0, 8.0), 1e-15);
+    work_stage w;
+    work_build(&m, &r, &w);
+    const work_layer *l = moe_layer(&w);
+    int n = 0;
+    for (int i = 0; i < l->n_comms; i++)
+        if (l->comms[i].group == COMET_GROUP_EP) {
+            assert_close(l->comms[i].bytes, inner, 0.0);
+            assert_close(l->comms[i].outer_bytes, outer, 0.0);
+            n++;
+        }
+    assert_int_equal(n, 2);
+    /* alltoall: top_k copies on both */
+    r.moe_dispatcher = COMET_MOE_ALLTOALL;
+    work_moe_dispatch_buffers(&m, &r, unit, &inner, &outer);
+    assert_close(inner, 8.0 * unit, 0.0);
+    assert_close(outer, 8.0 * unit, 0.0);
+    /* the split all-to-all with equal buffers is the plain one, and
+     * de-duplication past the node makes it faster */
+    double t = comet_collective_time(&sys, r.place[COMET_GROUP_EP], COMET_COLL_ALL_TO_ALL, inner);
+    assert_close(comet_collective_time_split(&sys, r.place[COMET_GROUP_EP],
+                                             COMET_COLL_ALL_TO_ALL, inner, inner), t, 0.0);
+    assert_true(comet_collective_time_split(&sys, r.place[COMET_GROUP_EP], COMET_COLL_ALL_TO_ALL,
+                                            inner, inner / 4.0) < t);
+    /* the estimate's EP time: 94 MoE layers, 64 / 16 = 4 microbatches,
+     * dispatch and combine forward and backward, at the split price */
+    comet_result res;
+    assert_int_equal(comet_estimate(&m, &sys, &s, &res, &err), COMET_OK);
+    r.moe_dispatcher = COMET_MOE_DEEPEP;
+    work_moe_dispatch_buffers(&m, &r, unit, &inner, &outer);
+    double ts = comet_collective_time_split(&sys, r.place[COMET_GROUP_EP], COMET_COLL_ALL_TO_ALL,
+                                            inner, outer);
+    assert_close(res.ep_comm_time, (double)m.layers * 4.0 * 4.0 * ts, 1e-12);
+    /* DeepSeek-V3's node limit */
+    load("deepseek-v3", NULL, &m, NULL);
+    assert_int_equal(m.moe.max_nodes, 4);
+    s = layout(1, 1, 64, 64, 64);
+    s.moe_dispatcher = COMET_MOE_DEEPEP;
+    r = resolved(&m, &sys, s);
+    work_moe_dispatch_buffers(&m, &r, unit, &inner, &outer);
+    assert_close(inner, unit * work_moe_distinct(128.0, 32.0, 8.0), 1e-15);
+    assert_close(outer, unit * work_moe_distinct(128.0, 4.0, 8.0), 1e-15);
+}
+
+/* The simulator against the estimate on s (selective recompute, ZeRO 1,
+ * no DP overlap, the settings of test_sim_agrees): within 1 %. */
+static void sim_within_a_percent(const comet_model *m, const comet_system *sys, comet_strategy s,
+                                 const char *what)
+{
+    s.recompute = COMET_RECOMPUTE_SELECTIVE;
+    s.overlap_dp = false;
+    s.grad_fp32 = true;
+    s.zero_stage = 1;
+    comet_error err;
+    comet_result est;
+    static comet_sim_step_result r;
+    assert_int_equal(comet_estimate(m, sys, &s, &est, &err), COMET_OK);
+    assert_int_equal(comet_sim_step(m, sys, &s, NULL, &r, &err), COMET_OK);
+    double diff = (r.step_time - est.step_time) / est.step_time;
+    printf("  %s: simulated %.3f s, estimate %.3f s (%+.2f%%)\n", what, r.step_time,
+           est.step_time, 100.0 * diff);
+    assert_true(est.ep_exposed > 0.0);
+    assert_true(fabs(diff) < 0.01);
+}
+
+/* The simulator agrees with the estimate on folded experts with DeepEP
+ * (Qwen3-235B, tp 2, pp 4, dp 8, ep 8, expert_tp 1: EP inside a node),
+ * and on DeepEP across 2 nodes (tp 1, ep 16). */
+static void test_sim_agrees_folded_deepep(void **state)
+{
+    (void)state;
+    comet_model m;
+    comet_system sys;
+    load("qwen3-235b-a22b", "h100-80g-dgx", &m, &sys);
+    comet_strategy s = layout(2, 4, 8, 8, 256);
+    s.expert_tp = 1;
+    s.moe_dispatcher = COMET_MOE_DEEPEP;
+    sim_within_a_percent(&m, &sys, s, "folded deepep");
+    s = layout(1, 4, 16, 16, 256);
+    s.moe_dispatcher = COMET_MOE_DEEPEP;
+    sim_within_a_percent(&m, &sys, s, "deepep over 2 nodes");
+}
+
 void suite_moe(test_tally *t)
 {
     const struct CMUnitTest moe[] = {
@@ -407,6 +667,12 @@ void suite_moe(test_tally *t)
         cmocka_unit_test(test_memory_per_ep_rank),
         cmocka_unit_test(test_stage_split),
         cmocka_unit_test(test_sim_agrees),
+        cmocka_unit_test(test_distinct_closed_forms),
+        cmocka_unit_test(test_folded_placement),
+        cmocka_unit_test(test_folded_errors),
+        cmocka_unit_test(test_folded_memory),
+        cmocka_unit_test(test_deepep_bytes),
+        cmocka_unit_test(test_sim_agrees_folded_deepep),
     };
     RUN_GROUP(t, moe);
 }

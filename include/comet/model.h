@@ -95,6 +95,9 @@ typedef struct comet_moe {
                                   tokens, the rest are dropped (0: dropless) */
     double imbalance;          /* the busiest expert-parallel rank's routed tokens over
                                   the mean (>= 1; 1: perfectly balanced) */
+    int64_t max_nodes;         /* node-limited routing: a token's routed experts lie on at
+                                  most this many nodes of the EP group (DeepSeek-V3: 4);
+                                  0: no limit. Only the deepep dispatcher's bytes read it */
 } comet_moe;
 
 typedef struct comet_model {

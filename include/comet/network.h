@@ -128,6 +128,14 @@ typedef struct comet_coll_phase {
  * Fills out[] and returns the number of phases (0 for an unknown c). */
 int comet_collective_plan(comet_collective c, const comet_link *links, const int *order, int m,
                           double bytes, comet_coll_phase out[COMET_MAX_COLL_PHASES]);
+/* The same with, for an all-to-all, a buffer of `outer` bytes on every
+ * link but links[0] (the group's innermost spanned dimension), which
+ * keeps `bytes`: an all-to-all whose copies are de-duplicated per
+ * destination across the outer dimensions (DeepEP's dispatch, docs/
+ * model.md 17.1). outer <= 0, or another collective: the plan above. */
+int comet_collective_plan_split(comet_collective c, const comet_link *links, const int *order,
+                                int m, double bytes, double outer,
+                                comet_coll_phase out[COMET_MAX_COLL_PHASES]);
 
 /* Time of collective c of `bytes` per NPU over a group that spans span[d]
  * NPUs of each dimension d of sys (spans of 1 are skipped). Hierarchical:
@@ -136,6 +144,10 @@ int comet_collective_plan(comet_collective c, const comet_link *links, const int
  * pipeline across the phases. */
 double comet_collective_time(const comet_system *sys, const int64_t span[COMET_MAX_DIMS],
                              comet_collective c, double bytes);
+/* ... with an all-to-all's buffer past the innermost spanned dimension
+ * `outer` bytes (comet_collective_plan_split; outer <= 0: bytes). */
+double comet_collective_time_split(const comet_system *sys, const int64_t span[COMET_MAX_DIMS],
+                                   comet_collective c, double bytes, double outer);
 
 /* The chunks a collective of `bytes` over span[] is cut into: the
  * system's collective_chunks, or, where a spanned dimension prices calls
@@ -144,6 +156,9 @@ double comet_collective_time(const comet_system *sys, const int64_t span[COMET_M
  * the simulator use the same count. */
 int64_t comet_collective_chunks_for(const comet_system *sys, const int64_t span[COMET_MAX_DIMS],
                                     comet_collective c, double bytes);
+int64_t comet_collective_chunks_split(const comet_system *sys,
+                                      const int64_t span[COMET_MAX_DIMS], comet_collective c,
+                                      double bytes, double outer);
 
 /* Point-to-point transfer of bytes between neighbours of a group that
  * spans span[] (pipeline stage boundary): uses the outermost spanned dim. */

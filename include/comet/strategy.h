@@ -71,6 +71,17 @@ typedef enum comet_framework {
 
 const char *comet_framework_name(comet_framework f);
 
+/* How an MoE layer's tokens reach their experts (docs/model.md 17.1). */
+typedef enum comet_moe_dispatcher {
+    COMET_MOE_ALLTOALL = 0,      /* Megatron-Core's alltoall dispatcher: top_k copies of every
+                                    token on every network dimension of the EP group */
+    COMET_MOE_DEEPEP             /* DeepEP / HybridEP: one copy per distinct destination node
+                                    across nodes, one per distinct destination GPU inside them
+                                    (DeepSeek-V3 report Sec. 3.2.2) */
+} comet_moe_dispatcher;
+
+const char *comet_moe_dispatcher_name(comet_moe_dispatcher d);
+
 /* The strategy's knobs, in the order strategy files list them; each is
  * described once in comet/knobs.h's table. */
 typedef enum comet_knob_id {
@@ -94,6 +105,8 @@ typedef enum comet_knob_id {
     COMET_KNOB_CP,
     COMET_KNOB_CP_COMM,
     COMET_KNOB_EP,
+    COMET_KNOB_EXPERT_TP,
+    COMET_KNOB_MOE_DISPATCHER,
     COMET_KNOB_SCHEDULE,
     COMET_KNOB_FRAMEWORK,
     COMET_KNOB_PREFETCH,
@@ -127,8 +140,13 @@ typedef struct comet_strategy {
                                       (Transformer Engine style; docs/model.md 6.1) */
     int64_t cp;                    /* context parallelism: ranks each sequence is split over */
     comet_cp_comm cp_comm;         /* ... and how they exchange keys and values */
-    int64_t ep;                    /* expert parallelism: ranks of the dp group the experts
-                                      of an MoE layer are split over (divides dp) */
+    int64_t ep;                    /* expert parallelism: ranks the experts of an MoE layer
+                                      are split over (divides dp; folded: tp*cp*dp/expert_tp) */
+    int64_t expert_tp;             /* ranks each expert is split over (divides tp; 0: tp).
+                                      Below tp the experts are folded (MoE Parallel Folding,
+                                      arXiv 2504.14960): expert-TP, EP and expert-DP laid over
+                                      the stage's tp*cp*dp ranks, innermost first */
+    comet_moe_dispatcher moe_dispatcher; /* how tokens reach the experts */
     comet_schedule schedule;       /* 1F1B or ZB-H1 (interleave 1 only) */
     int64_t first_stage_layers;    /* Transformer blocks on the first and on the last */
     int64_t last_stage_layers;     /* pipeline stage; 0: an even split (Megatron-LM's
@@ -150,7 +168,27 @@ typedef struct comet_strategy {
     comet_group order[COMET_GROUP_COUNT];
     bool placement_given;
     int64_t place[COMET_GROUP_COUNT][COMET_MAX_DIMS];
+    /* Folded experts (expert_tp < tp): the expert-TP group's spans, filled
+     * by comet_strategy_resolve (all 1 otherwise); place[EP] then lies in
+     * the stage's tp*cp*dp spans rather than in dp's. */
+    int64_t place_etp[COMET_MAX_DIMS];
 } comet_strategy;
+
+/* The expert tensor-parallel degree in effect: expert_tp, or tp when 0.
+ * (Inline: the workload builder, a layer below src/parallel/, reads it.) */
+static inline int64_t comet_strategy_expert_tp(const comet_strategy *s)
+{
+    return s->expert_tp > 0 ? s->expert_tp : s->tp;
+}
+/* Whether the experts are folded: expert parallelism with expert_tp < tp
+ * (Megatron-Core's MoE Parallel Folding). Then the expert-parallel group
+ * is drawn from the stage's tp*cp*dp ranks after the expert-TP ranks,
+ * and the expert-data-parallel group is the rest, tp*cp*dp/(expert_tp*ep)
+ * ranks (comet_strategy_grad_spans). */
+static inline bool comet_strategy_folded(const comet_strategy *s)
+{
+    return comet_strategy_expert_tp(s) < s->tp;
+}
 
 /* The framework a strategy runs: its own, or for auto the ZeRO stage's
  * (fsdp for ZeRO 3, megatron otherwise). */
@@ -169,17 +207,21 @@ void comet_strategy_order_complete(const comet_group *given, int n,
                                    comet_group out[COMET_GROUP_COUNT]);
 
 /* The spans, per network dimension, of the ranks an expert's gradients
- * are reduced over within one context-parallel slice: dp's spans over
- * ep's (the expert-data-parallel group, dp/ep ranks). Needs a resolved
- * strategy. */
+ * are reduced over: dp's spans over ep's (the expert-data-parallel group
+ * within one context-parallel slice, dp/ep ranks), or folded the stage's
+ * tp*cp*dp spans over expert-TP's and EP's (context-parallel ranks
+ * included). Needs a resolved strategy. */
 void comet_strategy_expert_dp_spans(const comet_strategy *s, int64_t out[COMET_MAX_DIMS]);
 /* The spans of the group a parameter's gradients are reduced over (and
  * ZeRO shards its state over): a dense parameter's dp x cp ranks (it is
  * replicated across context-parallel ranks, Megatron reduces over both),
- * an expert's (dp/ep) x cp. Every data-parallel collective uses these
+ * an expert's (dp/ep) x cp, or folded tp*cp*dp/(expert_tp*ep). Every data-parallel collective uses these
  * rather than place[COMET_GROUP_DP]. comet_strategy_grad_size: the ranks. */
 void comet_strategy_grad_spans(const comet_strategy *s, bool expert, int64_t out[COMET_MAX_DIMS]);
 int64_t comet_strategy_grad_size(const comet_strategy *s, bool expert);
+/* Whether expert parameters have a gradient group of their own (ep > 1,
+ * or folded): the step plan reduces and shards them apart. */
+bool comet_strategy_experts_apart(const comet_strategy *s);
 
 /* How npus NPUs fill the system's network dimensions (innermost first;
  * an auto-sized outermost dimension takes what is left). Errors name the
@@ -225,8 +267,9 @@ typedef enum comet_strategy_fault {
                                    layer list (comet_strategy_check_fp8) */
     COMET_FAULT_CP_SPLIT,       /* cp does not split the sequence (or the heads, Ulysses),
                                    or the model is a layer list */
-    COMET_FAULT_EP_SPLIT,       /* ep does not divide dp or the experts, or the model
-                                   has no experts */
+    COMET_FAULT_EP_SPLIT,       /* ep does not divide dp (folded: tp*cp*dp/expert_tp) or
+                                   the experts, or the model has no experts; expert_tp does
+                                   not divide tp */
     COMET_FAULT_SCHEDULE,       /* zb-h1 with interleave > 1 */
     COMET_FAULT_UNEVEN_STAGES,  /* first/last_stage_layers leave a middle stage no layer,
                                    exceed the depth, or meet interleaving or a layer list */

@@ -883,6 +883,21 @@ comet_status comet_export_chakra(const comet_model *m, const comet_system *sys,
                                  comet_error *err)
 {
     memset(info, 0, sizeof *info);
+    /* The ranks are numbered with EP inside DP's digits, and Chakra's
+     * all-to-all has one size on every dimension: folded experts and
+     * DeepEP's de-duplicated dispatch are refused rather than written
+     * wrong (docs/chakra.md, Export). */
+    bool moe = m->kind == COMET_MODEL_TRANSFORMER && m->moe.experts > 1;
+    if (moe && comet_strategy_folded(strategy))
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "strategy.expert_tp",
+                               "the Chakra export draws expert parallelism from the data-"
+                               "parallel ranks; folded experts (expert_tp %lld below tp %lld) "
+                               "are not exported", (long long)comet_strategy_expert_tp(strategy),
+                               (long long)strategy->tp);
+    if (moe && strategy->ep > 1 && strategy->moe_dispatcher == COMET_MOE_DEEPEP)
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "strategy.moe_dispatcher",
+                               "Chakra's all-to-all has one size on every network dimension; "
+                               "deepep's de-duplicated dispatch is not exported (use alltoall)");
     comet_files files;
     comet_files_init(&files);
     exporter x = {.sys = sys, .prefix = prefix, .options = options, .files = &files};

@@ -65,6 +65,7 @@ static const cfg_field moe_fields[] = {
     CFG_INT("first_dense", comet_moe, first_dense, 0, MAX_LAYERS),
     CFG_REAL("capacity_factor", comet_moe, capacity_factor),
     CFG_REAL("imbalance", comet_moe, imbalance),
+    CFG_INT("max_nodes", comet_moe, max_nodes, 0, MAX_EXPERTS),
     CFG_END,
 };
 
@@ -129,7 +130,7 @@ static comet_status check_moe(cfg_ctx *c, const char *path, comet_model *m)
     cfg_path_key(moe, sizeof moe, path, "moe");
     bool any = e->experts > 0 || e->top_k > 0 || e->shared > 0 || e->ffn > 0 ||
                e->first_dense > 0 || e->every != 1 || e->capacity_factor != 0.0 ||
-               e->imbalance != 1.0;
+               e->imbalance != 1.0 || e->max_nodes != 0;
     if (!any)
         return COMET_OK;
     if (m->kind != COMET_MODEL_TRANSFORMER)

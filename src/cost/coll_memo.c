@@ -30,16 +30,24 @@ static uint64_t bits_of(double x)
 double coll_memo_time(coll_memo *m, const comet_system *sys, const int64_t span[COMET_MAX_DIMS],
                       comet_collective c, double bytes)
 {
+    return coll_memo_time_split(m, sys, span, c, bytes, 0.0);
+}
+
+double coll_memo_time_split(coll_memo *m, const comet_system *sys,
+                            const int64_t span[COMET_MAX_DIMS], comet_collective c, double bytes,
+                            double outer)
+{
     if (!m || !sys || !span)
-        return comet_collective_time(sys, span, c, bytes);
+        return comet_collective_time_split(sys, span, c, bytes, outer);
     /* the price reads the span of the system's dimensions only */
     int n = sys->n_dims < 0 ? 0 : sys->n_dims > COMET_MAX_DIMS ? COMET_MAX_DIMS : sys->n_dims;
-    uint64_t bits = bits_of(bytes), h = (uint64_t)c + 1;
+    uint64_t bits = bits_of(bytes), obits = bits_of(outer), h = (uint64_t)c + 1;
     for (int i = 0; i < n; i++)
         h = (h ^ (uint64_t)span[i]) * 0x9e3779b97f4a7c15u;
-    h = (h ^ bits) * 0xff51afd7ed558ccdu;
+    h = (h ^ bits ^ (obits >> 1)) * 0xff51afd7ed558ccdu;
     coll_memo_entry *e = &m->entry[(h ^ h >> 33) % COLL_MEMO_SLOTS];
-    bool hit = e->sys == sys && e->collective == c && bits_of(e->bytes) == bits;
+    bool hit = e->sys == sys && e->collective == c && bits_of(e->bytes) == bits &&
+               bits_of(e->outer) == obits;
     for (int i = 0; hit && i < n; i++)
         hit = e->span[i] == span[i];
     if (hit)
@@ -48,6 +56,7 @@ double coll_memo_time(coll_memo *m, const comet_system *sys, const int64_t span[
     memcpy(e->span, span, sizeof e->span);
     e->collective = c;
     e->bytes = bytes;
-    e->time = comet_collective_time(sys, span, c, bytes);
+    e->outer = outer;
+    e->time = comet_collective_time_split(sys, span, c, bytes, outer);
     return e->time;
 }

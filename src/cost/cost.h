@@ -32,7 +32,7 @@ typedef struct coll_memo_entry {
     const comet_system *sys;   /* NULL: empty */
     int64_t span[COMET_MAX_DIMS];
     comet_collective collective;
-    double bytes, time;
+    double bytes, outer, time;     /* outer: comet_collective_time_split's */
 } coll_memo_entry;
 
 typedef struct coll_memo {
@@ -45,6 +45,11 @@ void coll_memo_init(coll_memo *m);
  * (m NULL: priced every time). */
 double coll_memo_time(coll_memo *m, const comet_system *sys, const int64_t span[COMET_MAX_DIMS],
                       comet_collective c, double bytes);
+/* ... comet_collective_time_split's (an all-to-all de-duplicated past the
+ * innermost dimension). */
+double coll_memo_time_split(coll_memo *m, const comet_system *sys,
+                            const int64_t span[COMET_MAX_DIMS], comet_collective c, double bytes,
+                            double outer);
 
 /* ---- layer prices (layer_time.c) ---- */
 

@@ -11,7 +11,8 @@
 static double comm_time(const comet_system *sys, const comet_strategy *s, coll_memo *memo,
                         const work_comm *c)
 {
-    return coll_memo_time(memo, sys, s->place[c->group], c->collective, c->bytes);
+    return coll_memo_time_split(memo, sys, s->place[c->group], c->collective, c->bytes,
+                                c->outer_bytes);
 }
 
 void cp_ring_times(const comet_system *sys, const comet_strategy *s, double kv_bytes,

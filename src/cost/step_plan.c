@@ -22,7 +22,7 @@ static void plan_dp_of(const comet_strategy *s, double elem, plan_dp *out)
     int zero = s->zero_stage;
     out->active = dp > 1.0;
     out->expert_active = edp > 1.0;
-    out->expert_apart = s->ep > 1;
+    out->expert_apart = comet_strategy_experts_apart(s);
     out->overlap = s->overlap_dp;
     /* ZeRO 0: one all-reduce of the gradients after the last microbatch.
      * ZeRO 1: one reduce-scatter, then an all-gather of the updated

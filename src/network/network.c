@@ -3,7 +3,9 @@
  * (ASTRA-sim 2.0, Won et al. 2023; Themis, Rashidi et al. 2022): reduce-
  * scatter up the spanned dimensions with the data shrinking by each span,
  * all-reduce on the outermost, all-gather back down; all-to-all runs once per
- * dimension on the full buffer. The buffer is cut into
+ * dimension on the full buffer (or, de-duplicated as DeepEP dispatches,
+ * on a smaller buffer past the innermost spanned dimension: the _split
+ * variants). The buffer is cut into
  * sys->collective_chunks chunks that flow through these phases as a
  * pipeline, so the total is sum_i T_i + (k-1) * max_i T_i with every stage
  * time T_i taken for one chunk; a stage is one dimension (an inner
@@ -65,6 +67,13 @@ int comet_span_links(const comet_system *sys, const int64_t span[COMET_MAX_DIMS]
 int comet_collective_plan(comet_collective c, const comet_link *links, const int *order, int m,
                           double bytes, comet_coll_phase out[COMET_MAX_COLL_PHASES])
 {
+    return comet_collective_plan_split(c, links, order, m, bytes, 0.0, out);
+}
+
+int comet_collective_plan_split(comet_collective c, const comet_link *links, const int *order,
+                                int m, double bytes, double outer,
+                                comet_coll_phase out[COMET_MAX_COLL_PHASES])
+{
     int n = 0;
     double s = bytes;
     if (m > COMET_MAX_DIMS)
@@ -93,8 +102,10 @@ int comet_collective_plan(comet_collective c, const comet_link *links, const int
         }
         break;
     case COMET_COLL_ALL_TO_ALL:
+        /* link 0 is the group's innermost spanned dimension */
         for (int i = 0; i < m; i++)
-            out[n++] = (comet_coll_phase){order[i], c, s};
+            out[n++] = (comet_coll_phase){order[i], c,
+                                          order[i] == 0 || !(outer > 0.0) ? s : outer};
         break;
     default:
         break;
@@ -107,7 +118,7 @@ int comet_collective_plan(comet_collective c, const comet_link *links, const int
  * and all-gather share its links, so their times add up in one stage):
  * total = sum_i T_i + (k - 1) max_i T_i over the dimensions' busy times. */
 static double pipelined_time(const comet_link *links, int m, comet_collective c, double bytes,
-                             double k)
+                             double outer, double k)
 {
     double sum = 0.0, max = 0.0;
     if (m == 1) {
@@ -118,7 +129,7 @@ static double pipelined_time(const comet_link *links, int m, comet_collective c,
         int order[COMET_MAX_DIMS];
         for (int i = 0; i < COMET_MAX_DIMS; i++)
             order[i] = i;
-        int n = comet_collective_plan(c, links, order, m, bytes / k, plan);
+        int n = comet_collective_plan_split(c, links, order, m, bytes / k, outer / k, plan);
         double busy[COMET_MAX_DIMS];
         for (int i = 0; i < m; i++)
             busy[i] = 0.0;
@@ -141,18 +152,18 @@ static double pipelined_time(const comet_link *links, int m, comet_collective c,
  * fastest of 1, 2, 4, ... up to the system's. Without one, the system's
  * count, as ASTRA-sim runs it. *time gets the time at that count. */
 static int64_t chunks_and_time(const comet_system *sys, const comet_link *links, int m,
-                               comet_collective c, double bytes, double *time)
+                               comet_collective c, double bytes, double outer, double *time)
 {
     int64_t k = comet_collective_chunks(sys);
     bool sized = false;
     for (int i = 0; i < m; i++)
         sized = sized || links[i].size_model != NULL;
-    *time = pipelined_time(links, m, c, bytes, (double)k);
+    *time = pipelined_time(links, m, c, bytes, outer, (double)k);
     if (!sized || k == 1)
         return k;
     int64_t best = k;
     for (int64_t j = 1; j < k; j *= 2) {
-        double t = pipelined_time(links, m, c, bytes, (double)j);
+        double t = pipelined_time(links, m, c, bytes, outer, (double)j);
         if (t < *time) {
             *time = t;
             best = j;
@@ -164,6 +175,12 @@ static int64_t chunks_and_time(const comet_system *sys, const comet_link *links,
 double comet_collective_time(const comet_system *sys, const int64_t span[COMET_MAX_DIMS],
                              comet_collective c, double bytes)
 {
+    return comet_collective_time_split(sys, span, c, bytes, 0.0);
+}
+
+double comet_collective_time_split(const comet_system *sys, const int64_t span[COMET_MAX_DIMS],
+                                   comet_collective c, double bytes, double outer)
+{
     if (!sys || !span || !(bytes > 0.0) || c <= COMET_COLL_NONE || c >= COMET_COLL_COUNT)
         return 0.0;
 
@@ -173,12 +190,19 @@ double comet_collective_time(const comet_system *sys, const int64_t span[COMET_M
     if (m == 0)
         return 0.0;
     double t;
-    chunks_and_time(sys, links, m, c, bytes, &t);
+    chunks_and_time(sys, links, m, c, bytes, outer, &t);
     return t;
 }
 
 int64_t comet_collective_chunks_for(const comet_system *sys, const int64_t span[COMET_MAX_DIMS],
                                     comet_collective c, double bytes)
+{
+    return comet_collective_chunks_split(sys, span, c, bytes, 0.0);
+}
+
+int64_t comet_collective_chunks_split(const comet_system *sys,
+                                      const int64_t span[COMET_MAX_DIMS], comet_collective c,
+                                      double bytes, double outer)
 {
     if (!sys || !span || !(bytes > 0.0) || c <= COMET_COLL_NONE || c >= COMET_COLL_COUNT)
         return comet_collective_chunks(sys);
@@ -188,7 +212,7 @@ int64_t comet_collective_chunks_for(const comet_system *sys, const int64_t span[
     if (m == 0)
         return comet_collective_chunks(sys);
     double t;
-    return chunks_and_time(sys, links, m, c, bytes, &t);
+    return chunks_and_time(sys, links, m, c, bytes, outer, &t);
 }
 
 comet_status comet_collective_price_on(const comet_system *sys, int dim, comet_collective c,

@@ -29,6 +29,11 @@ static const char *framework_value(int value)
     return comet_framework_name((comet_framework)value);
 }
 
+static const char *moe_dispatcher_value(int value)
+{
+    return comet_moe_dispatcher_name((comet_moe_dispatcher)value);
+}
+
 #define FIELD(member) .offset = offsetof(comet_strategy, member), \
                       .size = sizeof(((comet_strategy *)0)->member)
 #define INT_KNOB(member, lo_, hi_) .type = COMET_KNOB_T_INT, FIELD(member), .lo = (lo_), .hi = (hi_)
@@ -122,6 +127,18 @@ static const comet_knob knobs[COMET_KNOB_COUNT] = {
     [COMET_KNOB_EP] = {
         .name = "ep", .key = "strategy.ep", INT_KNOB(ep, 1, COMET_MAX_NPUS),
         .flag = "--ep", .flag_form = COMET_FLAG_VALUE, .column = 20, .help_line = 12},
+    [COMET_KNOB_EXPERT_TP] = {
+        .name = "expert_tp", .key = "strategy.expert_tp", INT_KNOB(expert_tp, 0, COMET_MAX_NPUS),
+        .flag = "--expert-tp", .flag_form = COMET_FLAG_VALUE, .column = 24, .help_line = 21,
+        .help_usage = "--expert-tp N",
+        .help = "ranks each expert is split over (divides tp; default tp; below tp: folded)"},
+    [COMET_KNOB_MOE_DISPATCHER] = {
+        .name = "moe_dispatcher", .key = "strategy.moe_dispatcher", .type = COMET_KNOB_T_CHOICE,
+        FIELD(moe_dispatcher), .n_values = COMET_MOE_DEEPEP + 1,
+        .value_name = moe_dispatcher_value, .flag = "--moe-dispatcher",
+        .flag_form = COMET_FLAG_VALUE, .search_flag = true, .column = 25, .help_line = 22,
+        .help_usage = "--moe-dispatcher NAME",
+        .help = "alltoall (top_k copies) or deepep (one per node and GPU reached)"},
     [COMET_KNOB_SCHEDULE] = {
         .name = "schedule", .key = "strategy.schedule", .type = COMET_KNOB_T_CHOICE,
         FIELD(schedule), .n_values = COMET_SCHEDULE_ZB_H1 + 1, .value_name = schedule_value,

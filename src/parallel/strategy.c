@@ -27,6 +27,10 @@ void comet_strategy_defaults(comet_strategy *s)
     s->overlap_tp = false;
     s->framework = COMET_FRAMEWORK_AUTO;
     s->prefetch = 1; /* FSDP's default backward_prefetch, BACKWARD_PRE: the next layer */
+    s->expert_tp = 0;  /* as tp */
+    s->moe_dispatcher = COMET_MOE_ALLTOALL;
+    for (int d = 0; d < COMET_MAX_DIMS; d++)
+        s->place_etp[d] = 1;
     static const comet_group megatron[] = {COMET_GROUP_TP, COMET_GROUP_DP, COMET_GROUP_PP};
     comet_strategy_order_complete(megatron, 3, s->order);
 }
@@ -61,27 +65,55 @@ int64_t comet_strategy_npus(const comet_strategy *s)
     return s->tp * s->cp * s->pp * s->dp;
 }
 
+/* Expert parameters have a gradient group of their own: with expert
+ * parallelism, or folded (experts split over fewer ranks than tp). */
+static bool experts_apart(const comet_strategy *s)
+{
+    return s->ep > 1 || comet_strategy_folded(s);
+}
+
 void comet_strategy_expert_dp_spans(const comet_strategy *s, int64_t out[COMET_MAX_DIMS])
 {
-    for (int d = 0; d < COMET_MAX_DIMS; d++)
-        out[d] = s->place[COMET_GROUP_EP][d] > 0 ? s->place[COMET_GROUP_DP][d] /
-                                                       s->place[COMET_GROUP_EP][d]
-                                                 : s->place[COMET_GROUP_DP][d];
+    bool folded = comet_strategy_folded(s);
+    for (int d = 0; d < COMET_MAX_DIMS; d++) {
+        int64_t ep = s->place[COMET_GROUP_EP][d] > 0 ? s->place[COMET_GROUP_EP][d] : 1;
+        int64_t dp = s->place[COMET_GROUP_DP][d] > 0 ? s->place[COMET_GROUP_DP][d] : 1;
+        if (folded) {
+            /* the rest of the stage's tp*cp*dp ranks past expert-TP and EP */
+            int64_t cp = s->place[COMET_GROUP_CP][d] > 0 ? s->place[COMET_GROUP_CP][d] : 1;
+            int64_t tp = s->place[COMET_GROUP_TP][d] > 0 ? s->place[COMET_GROUP_TP][d] : 1;
+            int64_t etp = s->place_etp[d] > 0 ? s->place_etp[d] : 1;
+            out[d] = tp * cp * dp / (etp * ep);
+        } else {
+            out[d] = dp / ep;
+        }
+    }
 }
 
 void comet_strategy_grad_spans(const comet_strategy *s, bool expert, int64_t out[COMET_MAX_DIMS])
 {
-    if (expert && s->ep > 1)
+    bool apart = expert && experts_apart(s);
+    if (apart)
         comet_strategy_expert_dp_spans(s, out);
     else
         memcpy(out, s->place[COMET_GROUP_DP], sizeof s->place[COMET_GROUP_DP]);
+    /* folded, the expert-DP spans already hold the context-parallel ranks */
+    if (apart && comet_strategy_folded(s))
+        return;
     for (int d = 0; s->cp > 1 && d < COMET_MAX_DIMS; d++)
         out[d] *= s->place[COMET_GROUP_CP][d] > 0 ? s->place[COMET_GROUP_CP][d] : 1;
 }
 
 int64_t comet_strategy_grad_size(const comet_strategy *s, bool expert)
 {
+    if (expert && comet_strategy_folded(s))
+        return s->tp * s->cp * s->dp / (comet_strategy_expert_tp(s) * s->ep);
     return (expert && s->ep > 1 ? s->dp / s->ep : s->dp) * s->cp;
+}
+
+bool comet_strategy_experts_apart(const comet_strategy *s)
+{
+    return experts_apart(s);
 }
 
 int64_t comet_strategy_microbatches(const comet_strategy *s)
@@ -175,10 +207,21 @@ static comet_status check_context(const comet_model *m, const comet_strategy *s,
 }
 
 /* Expert parallelism splits an MoE layer's experts over ep ranks of the
- * data-parallel group. */
+ * data-parallel group, or folded (expert_tp < tp) of the stage's
+ * tp*cp*dp ranks past the expert-TP ranks; expert_tp divides tp. */
 static comet_status check_experts(const comet_model *m, const comet_strategy *s,
                                   comet_strategy_refusal *why, comet_error *err)
 {
+    if (s->expert_tp > 0 && s->tp % s->expert_tp)
+        return REFUSE(why, COMET_FAULT_EP_SPLIT, COMET_KNOB_EXPERT_TP, err,
+                      "%lld does not divide tp (%lld): each expert is split over a part of "
+                      "the tensor-parallel ranks", (long long)s->expert_tp, (long long)s->tp);
+    bool moe = m->kind == COMET_MODEL_TRANSFORMER && m->moe.experts > 0;
+    if (moe && comet_strategy_folded(s) && !s->sp)
+        return REFUSE(why, COMET_FAULT_EP_SPLIT, COMET_KNOB_EXPERT_TP, err,
+                      "%lld below tp (%lld) needs sequence parallelism (sp): folded experts take "
+                      "each tensor-parallel rank's sequence shard (Megatron-Core refuses MoE "
+                      "with tp > 1 and no sp)", (long long)s->expert_tp, (long long)s->tp);
     if (s->ep == 1)
         return COMET_OK;
     long long ep = (long long)s->ep;
@@ -190,10 +233,20 @@ static comet_status check_experts(const comet_model *m, const comet_strategy *s,
         return REFUSE(why, COMET_FAULT_EP_SPLIT, COMET_KNOB_EP, err,
                       "%lld does not divide the %lld experts (model.moe.experts)", ep,
                       (long long)m->moe.experts);
+    if (comet_strategy_folded(s)) {
+        int64_t block = s->tp * s->cp * s->dp / comet_strategy_expert_tp(s);
+        if (block % s->ep)
+            return REFUSE(why, COMET_FAULT_EP_SPLIT, COMET_KNOB_EP, err,
+                          "%lld does not divide tp*cp*dp/expert_tp (%lld): folded expert-"
+                          "parallel ranks are drawn from a stage's tensor-, context- and data-"
+                          "parallel ranks past the expert-TP ranks", ep, (long long)block);
+        return COMET_OK;
+    }
     if (s->dp % s->ep)
         return REFUSE(why, COMET_FAULT_EP_SPLIT, COMET_KNOB_EP, err,
                       "%lld does not divide dp (%lld): expert-parallel ranks are drawn from the "
-                      "data-parallel group", ep, (long long)s->dp);
+                      "data-parallel group (or set expert_tp below tp to fold them over the "
+                      "tensor-parallel ranks too)", ep, (long long)s->dp);
     return COMET_OK;
 }
 
@@ -376,10 +429,49 @@ int64_t comet_strategy_group_size(const comet_strategy *s, comet_group g)
 }
 
 /* Ranks a group lays out on its own in the order: dp's place in the order
- * is that of its ranks outside expert parallelism. */
+ * is that of its ranks outside expert parallelism. Folded, expert
+ * parallelism is laid out afterwards over the stage's ranks (carve_folded)
+ * and takes no place of its own. */
 static int64_t layout_size(const comet_strategy *s, comet_group g)
 {
+    if (comet_strategy_folded(s))
+        return g == COMET_GROUP_EP ? 1 : comet_strategy_group_size(s, g);
     return g == COMET_GROUP_DP ? s->dp / s->ep : comet_strategy_group_size(s, g);
+}
+
+/* Folded experts (Megatron-Core's MoE Parallel Folding, arXiv 2504.14960;
+ * parallel_state.py's expert rank generator, order tp-ep-dp over the
+ * ranks of a pipeline stage): per network dimension the stage's ranks are
+ * tp*cp*dp; expert-TP takes the innermost of them, then EP (unless its
+ * spans are given), the expert-DP group the rest. With tp 2, ep 8 and
+ * expert_tp 1 on 8-NPU nodes the EP group is one node. */
+static comet_status carve_folded(comet_strategy *s, bool ep_given, comet_error *err)
+{
+    int64_t room[COMET_MAX_DIMS];
+    int64_t left_etp = comet_strategy_expert_tp(s), left_ep = ep_given ? 1 : s->ep;
+    for (int d = 0; d < COMET_MAX_DIMS; d++) {
+        room[d] = s->place[COMET_GROUP_TP][d] * s->place[COMET_GROUP_CP][d] *
+                  s->place[COMET_GROUP_DP][d];
+        if (ep_given)
+            room[d] /= s->place[COMET_GROUP_EP][d];
+    }
+    for (int d = 0; d < COMET_MAX_DIMS; d++) {
+        s->place_etp[d] = gcd64(left_etp, room[d]);
+        left_etp /= s->place_etp[d];
+        room[d] /= s->place_etp[d];
+    }
+    for (int d = 0; !ep_given && d < COMET_MAX_DIMS; d++) {
+        s->place[COMET_GROUP_EP][d] = gcd64(left_ep, room[d]);
+        left_ep /= s->place[COMET_GROUP_EP][d];
+    }
+    if (left_etp != 1 || left_ep != 1)
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0,
+                               left_etp != 1 ? "strategy.expert_tp" : "strategy.ep",
+                               "cannot lay the folded expert %s group (%lld NPUs) onto the "
+                               "spans of the stage's tp*cp*dp ranks",
+                               left_etp != 1 ? "tensor-parallel" : "parallel",
+                               (long long)(left_etp != 1 ? comet_strategy_expert_tp(s) : s->ep));
+    return COMET_OK;
 }
 
 /* Fill dimensions innermost first, taking groups in s->order. */
@@ -403,6 +495,8 @@ static comet_status place_auto(comet_strategy *s, const int64_t sizes[COMET_MAX_
                                    "cannot lay the %s group (%lld NPUs) onto the network dimensions",
                                    comet_group_name(g), (long long)layout_size(s, g));
     }
+    if (comet_strategy_folded(s))
+        return carve_folded(s, false, err);
     for (int d = 0; d < COMET_MAX_DIMS; d++)
         s->place[COMET_GROUP_DP][d] *= s->place[COMET_GROUP_EP][d];
     return COMET_OK;
@@ -431,8 +525,12 @@ static comet_status check_placement(comet_strategy *s, const int64_t sizes[COMET
     int64_t ep_given = 1;
     for (int d = 0; d < COMET_MAX_DIMS; d++)
         ep_given *= s->place[COMET_GROUP_EP][d] > 0 ? s->place[COMET_GROUP_EP][d] : 1;
-    if (ep_given == 1 && s->ep > 1)
+    bool folded = comet_strategy_folded(s);
+    if (ep_given == 1 && s->ep > 1 && !folded)
         carve_ep(s);
+    if (ep_given == 1 && folded)
+        for (int d = 0; d < COMET_MAX_DIMS; d++)
+            s->place[COMET_GROUP_EP][d] = 1;
     for (int g = 0; g < COMET_GROUP_COUNT; g++) {
         int64_t prod = 1;
         for (int d = 0; d < COMET_MAX_DIMS; d++) {
@@ -442,12 +540,22 @@ static comet_status check_placement(comet_strategy *s, const int64_t sizes[COMET
                            (long long)span, (long long)d);
             prod *= span; /* <= product of dimension sizes <= COMET_MAX_NPUS: no overflow */
         }
-        if (prod != comet_strategy_group_size(s, (comet_group)g))
+        int64_t want = comet_strategy_group_size(s, (comet_group)g);
+        if (folded && g == COMET_GROUP_EP && ep_given == 1)
+            want = 1; /* carved below */
+        if (prod != want)
             return BAD(err, keys[g], "spans multiply to %lld but the group has %lld NPUs",
-                       (long long)prod, (long long)comet_strategy_group_size(s, (comet_group)g));
+                       (long long)prod, (long long)want);
     }
     for (int d = 0; d < n_dims; d++) {
-        if (s->place[COMET_GROUP_DP][d] % s->place[COMET_GROUP_EP][d])
+        int64_t stage = s->place[COMET_GROUP_TP][d] * s->place[COMET_GROUP_CP][d] *
+                        s->place[COMET_GROUP_DP][d];
+        if (folded && stage % s->place[COMET_GROUP_EP][d])
+            return BAD(err, keys[COMET_GROUP_EP], "span %lld on dimension %lld does not divide "
+                       "the span of the stage's tp*cp*dp ranks there (%lld): folded expert "
+                       "parallelism is a part of them", (long long)s->place[COMET_GROUP_EP][d],
+                       (long long)d, (long long)stage);
+        if (!folded && s->place[COMET_GROUP_DP][d] % s->place[COMET_GROUP_EP][d])
             return BAD(err, keys[COMET_GROUP_EP], "span %lld on dimension %lld does not divide dp's "
                        "span there (%lld): expert parallelism is a part of the dp group",
                        (long long)s->place[COMET_GROUP_EP][d], (long long)d,
@@ -458,7 +566,7 @@ static comet_status check_placement(comet_strategy *s, const int64_t sizes[COMET
             return BAD(err, "strategy.placement", "groups use %lld NPUs of a dimension of size %lld",
                        (long long)prod, (long long)sizes[d]);
     }
-    return COMET_OK;
+    return folded ? carve_folded(s, ep_given > 1, err) : COMET_OK;
 }
 
 comet_status comet_strategy_check_fp8(const comet_model *m, const comet_system *sys,
@@ -498,6 +606,8 @@ comet_status comet_strategy_resolve_why(const comet_model *m, const comet_system
                BAD(err, "strategy.offload", "system %s has no expansion memory tier to offload to",
                    sys->name);
     int64_t sizes[COMET_MAX_DIMS];
+    for (int d = 0; d < COMET_MAX_DIMS; d++)
+        s->place_etp[d] = 1;
     st = comet_system_layout(sys, comet_strategy_npus(s), sizes, err);
     if (st)
         return note(why, COMET_FAULT_NETWORK, COMET_KNOB_COUNT), st;

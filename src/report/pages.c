@@ -25,6 +25,10 @@ const char *report_strategy_label(const comet_strategy *s, char *out, size_t cap
         MORE(" · cp %lld", (long long)s->cp);
     if (s->ep > 1)
         MORE(" · ep %lld", (long long)s->ep);
+    if (comet_strategy_folded(s))
+        MORE(" · etp %lld", (long long)comet_strategy_expert_tp(s));
+    if (s->moe_dispatcher != COMET_MOE_ALLTOALL)
+        MORE(" · %s", comet_moe_dispatcher_name(s->moe_dispatcher));
     if (s->sp && s->tp > 1)
         MORE(" · sp");
     if (s->zero_stage)

@@ -62,6 +62,10 @@ static void strategy_line(comet_buf *b, const comet_strategy *s)
         comet_buf_printf(b, "  cp %lld %s", (long long)s->cp, comet_cp_comm_name(s->cp_comm));
     if (s->ep > 1)
         comet_buf_printf(b, "  ep %lld", (long long)s->ep);
+    if (comet_strategy_folded(s))
+        comet_buf_printf(b, "  expert tp %lld (folded)", (long long)comet_strategy_expert_tp(s));
+    if (s->moe_dispatcher != COMET_MOE_ALLTOALL)
+        comet_buf_printf(b, "  dispatcher %s", comet_moe_dispatcher_name(s->moe_dispatcher));
     if (s->grad_fp32)
         comet_buf_printf(b, "  grad fp32");
     if (s->flash_attention)
@@ -299,7 +303,7 @@ static void json_number(comet_buf *b, double v)
 }
 
 /* The strategy's knobs, in one table used by both JSON and CSV. */
-#define STRATEGY_FIELDS_MAX 24
+#define STRATEGY_FIELDS_MAX 26
 
 typedef struct strategy_field {
     const char *name;
@@ -355,6 +359,8 @@ static int strategy_fields(const comet_strategy *s, strategy_field f[STRATEGY_FI
         case COMET_KNOB_T_INT:
         case COMET_KNOB_T_ORDER:
             x->value = (long long)comet_knob_value(k, s);
+            if (k == comet_knob_get(COMET_KNOB_EXPERT_TP))
+                x->value = (long long)comet_strategy_expert_tp(s); /* 0 stands for tp */
             break;
         }
     }

@@ -72,7 +72,7 @@ static void themis_order(const comet_sim_options *o, const dim_state *dims,
     double best_peak = INFINITY;
     for (;;) {
         chunk trial;
-        sim_plan_chunk(o, links, perm, m, c, bytes, &trial);
+        sim_plan_chunk(o, links, perm, m, c, bytes, 0.0, &trial);
         double load[COMET_MAX_DIMS];
         for (int d = 0; d < m; d++)
             load[d] = dims[d].load;
@@ -250,7 +250,7 @@ comet_status comet_sim_collective(const comet_system *sys, const int64_t span[CO
             for (int i = 0; i < s.m; i++)
                 order[i] = i;
         }
-        sim_plan_chunk(o, s.links, order, s.m, c, bytes / (double)splits, &s.chunks[k]);
+        sim_plan_chunk(o, s.links, order, s.m, c, bytes / (double)splits, 0.0, &s.chunks[k]);
         for (int p = 0; p < s.chunks[k].n_phases; p++)
             s.dims[s.chunks[k].phases[p].dim].load +=
                 s.chunks[k].phases[p].fixed + s.chunks[k].phases[p].bw;

@@ -40,13 +40,14 @@ static phase make_phase(const comet_sim_options *o, int dim, const comet_link *l
 }
 
 /* The phases of one chunk visiting the spanned dimensions in `order`:
- * the network's own plan (comet_collective_plan), each phase split into
+ * the network's own plan (comet_collective_plan_split: an all-to-all of
+ * `outer` bytes past links[0] where outer > 0), each phase split into
  * its unshared and bandwidth parts. */
 void sim_plan_chunk(const comet_sim_options *o, const comet_link *links, const int *order, int m,
-                    comet_collective c, double bytes, chunk *ch)
+                    comet_collective c, double bytes, double outer, chunk *ch)
 {
     comet_coll_phase plan[COMET_MAX_COLL_PHASES];
-    int n = comet_collective_plan(c, links, order, m, bytes, plan);
+    int n = comet_collective_plan_split(c, links, order, m, bytes, outer, plan);
     ch->n_phases = 0;
     ch->next = 0;
     for (int i = 0; i < n && i < MAX_PHASES; i++)

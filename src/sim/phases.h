@@ -25,6 +25,6 @@ typedef struct chunk {
  * reduce-scatter up, all-reduce on the last, all-gather down (or one
  * all-to-all per dimension; or the reduce-scatter or all-gather phases). */
 void sim_plan_chunk(const comet_sim_options *o, const comet_link *links, const int *order, int m,
-                    comet_collective c, double bytes, chunk *ch);
+                    comet_collective c, double bytes, double outer, chunk *ch);
 
 #endif

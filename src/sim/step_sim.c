@@ -165,7 +165,8 @@ static int task(builder *b, int stage, int kind_res, double dur, int kind, int64
  * by a zero-length task on `stream` so the stream waits for it in program
  * order. Returns that task. */
 static int chunked(builder *b, int stage, int stream, const int64_t span[COMET_MAX_DIMS],
-                   comet_collective c, double bytes, int kind, int64_t mb, int layer, int after)
+                   comet_collective c, double bytes, double outer, int kind, int64_t mb,
+                   int layer, int after)
 {
     comet_link links[COMET_MAX_DIMS];
     int map[COMET_MAX_DIMS], order[COMET_MAX_DIMS];
@@ -174,7 +175,7 @@ static int chunked(builder *b, int stage, int stream, const int64_t span[COMET_M
         order[i] = i;
     if (m == 0 || !(bytes > 0.0))
         return task(b, stage, stream, 0.0, kind, mb, layer, after);
-    int64_t k = comet_collective_chunks_for(b->sys, span, c, bytes);
+    int64_t k = comet_collective_chunks_split(b->sys, span, c, bytes, outer);
     comet_sim_options o;
     comet_sim_options_defaults(&o);
     int behind[MAX_PHASES];
@@ -183,7 +184,7 @@ static int chunked(builder *b, int stage, int stream, const int64_t span[COMET_M
     int ends[64], n_ends = 0;
     for (int64_t ci = 0; ci < k; ci++) {
         chunk ch;
-        sim_plan_chunk(&o, links, order, m, c, bytes / (double)k, &ch);
+        sim_plan_chunk(&o, links, order, m, c, bytes / (double)k, outer / (double)k, &ch);
         int prev = after;
         for (int i = 0; i < ch.n_phases; i++) {
             int id = sim_add_task(&b->g, res(b, stage, R_PER_STAGE + map[ch.phases[i].dim]),
@@ -241,22 +242,23 @@ static void record_on(builder *b, int id, step_on on)
  * gradient group's): one task costing its closed form on `stream`, or
  * under congestion its chunks on the links. */
 static int collective_on(builder *b, int stage, int stream, const int64_t span[COMET_MAX_DIMS],
-                         comet_group grp, comet_collective c, double bytes, int kind, int64_t mb,
-                         int layer, int after)
+                         comet_group grp, comet_collective c, double bytes, double outer,
+                         int kind, int64_t mb, int layer, int after)
 {
     if (b->congestion)
         return chunked(b, stage, stream == R_TP && !b->s->overlap_tp ? R_COMPUTE : stream, span, c,
-                       bytes, kind, mb, layer, after);
-    double t = comet_collective_time(b->sys, span, c, bytes);
+                       bytes, outer, kind, mb, layer, after);
+    double t = comet_collective_time_split(b->sys, span, c, bytes, outer);
     int id = task(b, stage, stream, t, kind, mb, layer, after);
     record(b, id, (step_coll){c, grp, bytes, STEP_ON_GROUP});
     return id;
 }
 
 static int collective(builder *b, int stage, int stream, comet_group grp, comet_collective c,
-                      double bytes, int kind, int64_t mb, int layer, int after)
+                      double bytes, double outer, int kind, int64_t mb, int layer, int after)
 {
-    return collective_on(b, stage, stream, b->s->place[grp], grp, c, bytes, kind, mb, layer, after);
+    return collective_on(b, stage, stream, b->s->place[grp], grp, c, bytes, outer, kind, mb,
+                         layer, after);
 }
 
 /* A data-parallel collective (gradient reduction or ZeRO gather) of
@@ -279,7 +281,8 @@ static int dp_collective(builder *b, int stage, int stream, comet_collective c, 
         double n = plan_messages(params - apart, bucket);
         for (double i = 0.0; i < n; i++) {
             last = collective_on(b, stage, stream, span, COMET_GROUP_DP, c,
-                                 (params - apart) * per_param / n, kind, mb, layer, i > 0.0 ? last : after);
+                                 (params - apart) * per_param / n, 0.0, kind, mb, layer,
+                                 i > 0.0 ? last : after);
             record_on(b, last, STEP_ON_GRADS);
         }
     }
@@ -288,7 +291,7 @@ static int dp_collective(builder *b, int stage, int stream, comet_collective c, 
         double n = plan_messages(apart, bucket);
         for (double i = 0.0; i < n; i++) {
             last = collective_on(b, stage, stream, span, COMET_GROUP_DP, c, apart * per_param / n,
-                                 kind, mb, layer, last);
+                                 0.0, kind, mb, layer, last);
             record_on(b, last, STEP_ON_EXPERT_GRADS);
         }
     }
@@ -343,7 +346,8 @@ static int layer_comms(builder *b, int stage, const segment *sg, int pass_kind, 
                                                     b->s->recompute == COMET_RECOMPUTE_FULL;
             if ((int)c->group == g && in_pass)
                 prev = collective(b, stage, R_TP, c->group, c->collective,
-                                  c->bytes * sg->count, kind[g], mb, sg->layer, prev);
+                                  c->bytes * sg->count, c->outer_bytes * sg->count, kind[g], mb,
+                                  sg->layer, prev);
         }
     }
     return prev;

@@ -37,6 +37,7 @@ const char *const vocab_recompute_names[] = {"none", "selective", "full", NULL};
 const char *const vocab_cp_comm_names[] = {"ring", "ulysses", NULL};
 const char *const vocab_schedule_names[] = {"1f1b", "zb-h1", NULL};
 const char *const vocab_framework_names[] = {"auto", "megatron", "fsdp", "ideal", NULL};
+const char *const vocab_moe_dispatcher_names[] = {"alltoall", "deepep", NULL};
 /* the keys of a validation row's `measured:` section, one per way of stating it */
 const char *const vocab_measure_kind_names[] = {"step_time", "tokens_per_s_per_gpu",
                                                 "model_tflops_per_gpu", "mfu",
@@ -76,6 +77,8 @@ _Static_assert(COUNT(protocol_names) == COMET_PROTO_COUNT, "a name per protocol"
 _Static_assert(COUNT(vocab_mem_kernel_names) == COMET_MEMK_COUNT, "a name per memory kernel");
 _Static_assert(COUNT(vocab_objective_names) == COMET_OBJECTIVE_COST + 1, "a name per objective");
 _Static_assert(COUNT(vocab_framework_names) == COMET_FRAMEWORK_IDEAL + 1, "a name per framework");
+_Static_assert(COUNT(vocab_moe_dispatcher_names) == COMET_MOE_DEEPEP + 1,
+               "a name per MoE dispatcher");
 _Static_assert(COUNT(vocab_measure_kind_names) == COMET_MEASURE_KIND_COUNT,
                "a name per way of stating a measurement");
 _Static_assert(COUNT(vocab_flops_convention_names) == COMET_FLOPS_CONVENTION_COUNT,
@@ -183,6 +186,11 @@ const char *comet_schedule_name(comet_schedule sc)
 const char *comet_framework_name(comet_framework f)
 {
     return name_of(vocab_framework_names, COUNT(vocab_framework_names), (int)f);
+}
+
+const char *comet_moe_dispatcher_name(comet_moe_dispatcher d)
+{
+    return name_of(vocab_moe_dispatcher_names, COUNT(vocab_moe_dispatcher_names), (int)d);
 }
 
 const char *comet_objective_name(comet_objective o)

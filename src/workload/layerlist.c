@@ -16,24 +16,10 @@ static void build_one(const comet_layer *src, const comet_strategy *s, double pe
     work_add_gemm_op(l, b * src->fwd_flops / shard, b * src->fwd_bytes / shard, false, 0.0, 0.0,
                      0.0);
     l->n_comms = 0;
-    if (src->tp_sharded && s->tp > 1) {
-        work_comm *c = &l->comms[l->n_comms++];
-        c->collective = COMET_COLL_ALL_REDUCE;
-        c->group = COMET_GROUP_TP;
-        c->bytes = b * src->out_bytes;
-        c->in_forward = true;
-        c->in_backward = true;
-        c->recomputed = true;
-    }
-    if (src->comm != COMET_COLL_NONE && src->comm_bytes > 0.0) {
-        work_comm *c = &l->comms[l->n_comms++];
-        c->collective = src->comm;
-        c->group = src->comm_group;
-        c->bytes = b * src->comm_bytes;
-        c->in_forward = true;
-        c->in_backward = true;
-        c->recomputed = false;
-    }
+    if (src->tp_sharded && s->tp > 1)
+        work_add_comm(l, COMET_COLL_ALL_REDUCE, COMET_GROUP_TP, b * src->out_bytes);
+    if (src->comm != COMET_COLL_NONE && src->comm_bytes > 0.0)
+        work_add_comm(l, src->comm, src->comm_group, b * src->comm_bytes)->recomputed = false;
     l->count = per_stage;
     l->where = WORK_EVERY_STAGE;
     l->model_parallel = src->model_parallel;

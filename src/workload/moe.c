@@ -3,7 +3,8 @@
  * replaced by a router, the dispatch and combine all-to-alls over the
  * expert-parallel group, the routed experts of the busiest EP rank and the
  * shared experts, per NPU and per microbatch, as Megatron-Core's
- * all-to-all token dispatcher runs them (expert tensor parallelism = tp).
+ * all-to-all token dispatcher runs them (expert tensor parallelism = tp,
+ * or folded below it), or DeepEP's de-duplicated dispatch.
  * It lives apart from transformer.c so the dense block stays one place;
  * the estimator, the simulator and the export all read what it builds.
  * Formulas and sources: docs/model.md, "Mixture of experts". */
@@ -33,28 +34,91 @@ static double add_mlp(work_layer *l, const comet_model *m, double tokens, double
     return copies * (w + w2);
 }
 
+double work_moe_distinct(double experts, double buckets, double top_k)
+{
+    if (!(buckets > 1.0))
+        return buckets > 0.0 ? 1.0 : 0.0;
+    /* C(E - E/n, k) / C(E, k) = prod_{i<k} (E - E/n - i) / (E - i): the
+     * chance that a bucket holds none of the k */
+    double other = experts - experts / buckets, miss = 1.0;
+    for (double i = 0.0; i < top_k && miss > 0.0; i++)
+        miss *= other - i > 0.0 ? (other - i) / (experts - i) : 0.0;
+    return buckets * (1.0 - miss);
+}
+
+void work_moe_dispatch_buffers(const comet_model *m, const comet_strategy *s, double unit,
+                               double *inner, double *outer)
+{
+    double k = (double)m->moe.top_k, E = (double)m->moe.experts, ep = (double)s->ep;
+    /* the outer buckets (nodes) of the EP group: its spans past the
+     * innermost spanned dimension */
+    double nodes = 1.0;
+    bool inner_seen = false;
+    for (int d = 0; d < COMET_MAX_DIMS; d++) {
+        double span = s->place[COMET_GROUP_EP][d] > 1 ? (double)s->place[COMET_GROUP_EP][d] : 1.0;
+        if (inner_seen)
+            nodes *= span;
+        inner_seen = inner_seen || span > 1.0;
+    }
+    if (s->moe_dispatcher != COMET_MOE_DEEPEP) {
+        *inner = unit * k;
+        *outer = nodes > 1.0 ? unit * k : 0.0;
+        return;
+    }
+    /* node-limited routing: the token's experts lie on M of the nodes, k
+     * of the E M / nodes experts there */
+    double M = m->moe.max_nodes > 0 && (double)m->moe.max_nodes < nodes ? (double)m->moe.max_nodes
+                                                                         : nodes;
+    double reach = M / nodes;
+    *inner = unit * work_moe_distinct(E * reach, ep * reach, k);
+    *outer = nodes > 1.0 ? unit * work_moe_distinct(E * reach, M, k) : 0.0;
+}
+
 void work_build_moe_block(const comet_model *m, const comet_strategy *s, const work_layer *dense,
                           double tokens, double tokens_rep, work_layer *l, double *fp8_bytes)
 {
     const comet_moe *moe = &m->moe;
     double t = (double)s->tp, ep = (double)s->ep, e = comet_dtype_bytes(m->dtype);
+    double etp = (double)comet_strategy_expert_tp(s);
+    bool folded = comet_strategy_folded(s);
     double h = (double)m->hidden, k = (double)moe->top_k, E = (double)moe->experts;
     double mats = m->gated_mlp ? 3.0 : 2.0;
-    double fe_local = work_moe_expert_ffn(m) / t, f_local = (double)m->ffn / t;
+    double fe_local = work_moe_expert_ffn(m) / etp, f_local = (double)m->ffn / t;
+    double fe_shared = work_moe_expert_ffn(m) / t; /* shared experts split over tp */
     bool fp8 = s->fp8, routed = moe->experts > 1;
     /* Routed slots through this NPU's experts: every token's top_k, on
      * the busiest EP rank imbalance times the mean, at most the capacity
-     * factor times it when tokens are dropped; each TP rank of the expert
-     * sees all of them (expert TP = tp). One EP rank is its own mean. */
+     * factor times it when tokens are dropped; each expert-TP rank of the
+     * expert sees all of its expert-TP group's (expert TP = tp: the
+     * microbatch's; folded, the T/tp that each of expert_tp ranks
+     * dispatches). One EP rank is its own mean. */
     double skew = s->ep > 1 ? fmin(moe->imbalance, ep) : 1.0; /* at most all on one rank */
     if (moe->capacity_factor > 0.0 && moe->capacity_factor < skew)
         skew = moe->capacity_factor;
-    double slots = tokens * k * skew;
     double tokens_tp = tokens / t;          /* tokens each TP rank dispatches */
+    double slots = (folded ? tokens_tp * etp : tokens) * k * skew;
     double local_experts = E / ep;
 
     /* the attention part and the residual after the MLP, the MLP replaced */
     *l = *dense;
+    /* Folded to expert_tp 1 with no shared experts, nothing of the MLP
+     * half is split over tp: the routed experts take the sequence-parallel
+     * shard as it is (Megatron-Core's dispatcher gathers over the
+     * expert-TP group only, token_dispatcher.py), so the MLP's TP
+     * synchronisation (the second of the dense block's two) goes. A shared
+     * expert keeps it (its MLP is split over tp); 1 < expert_tp < tp keeps
+     * it as the stand-in for the expert-TP gather, as expert_tp = tp does. */
+    if (folded && etp == 1.0 && moe->shared == 0 && s->tp > 1) {
+        int sync = s->sp ? 3 : 1, first = -1, seen = 0;
+        for (int i = 0; i < l->n_comms && first < 0; i++)
+            if (l->comms[i].group == COMET_GROUP_TP && ++seen == sync + 1)
+                first = i;
+        if (first >= 0) {
+            for (int i = first; i + sync < l->n_comms; i++)
+                l->comms[i] = l->comms[i + sync];
+            l->n_comms -= sync;
+        }
+    }
     l->moe = true;
     l->n_ops = dense->mlp_op;
     l->wgrad_bytes -= dense->mlp_wgrad_bytes; /* the experts' own come with their GEMMs */
@@ -75,7 +139,7 @@ void work_build_moe_block(const comet_model *m, const comet_strategy *s, const w
                                  e, fp8);
     double gemms = 2.0 * local_experts;
     if (moe->shared > 0) {
-        fp8_weights += add_mlp(l, m, tokens, tokens_rep, (double)moe->shared * fe_local, 1.0, e,
+        fp8_weights += add_mlp(l, m, tokens, tokens_rep, (double)moe->shared * fe_shared, 1.0, e,
                                fp8);
         gemms += 2.0;
     }
@@ -83,18 +147,23 @@ void work_build_moe_block(const comet_model *m, const comet_strategy *s, const w
     for (int i = dense->mlp_end; i < dense->n_ops; i++)
         l->ops[l->n_ops++] = dense->ops[i];
 
-    /* Dispatch and combine: each TP rank's share of the tokens, top_k
-     * copies each, over the EP group; backward mirrors both. */
+    /* Dispatch and combine: each TP rank's share of the tokens over the
+     * EP group, top_k copies each (alltoall) or one per node and GPU
+     * reached (deepep); backward mirrors both. */
     if (s->ep > 1) {
-        work_add_comm(l, COMET_COLL_ALL_TO_ALL, COMET_GROUP_EP, tokens_tp * k * h * e);
-        work_add_comm(l, COMET_COLL_ALL_TO_ALL, COMET_GROUP_EP, tokens_tp * k * h * e);
+        double inner, outer;
+        work_moe_dispatch_buffers(m, s, tokens_tp * h * e, &inner, &outer);
+        for (int i = 0; i < 2; i++)
+            work_add_comm(l, COMET_COLL_ALL_TO_ALL, COMET_GROUP_EP, inner)->outer_bytes =
+                s->moe_dispatcher == COMET_MOE_DEEPEP ? outer : 0.0;
     }
 
     /* Parameters per NPU: the attention part and the shared experts split
-     * by tp, the router replicated, this EP rank's experts split by tp. */
+     * by tp, the router replicated, this EP rank's experts split by
+     * expert_tp. */
     double expert = work_mlp_params(m, work_moe_expert_ffn(m));
     double attention = work_transformer_block_params(m) - work_mlp_params(m, (double)m->ffn);
-    l->expert_params = local_experts * expert / t;
+    l->expert_params = local_experts * expert / etp;
     l->params = (attention + (double)moe->shared * expert) / t + work_router_params(m) + l->expert_params;
 
     /* fp8: the dense block's copies less its MLP's, plus this NPU's experts'
@@ -110,7 +179,7 @@ void work_build_moe_block(const comet_model *m, const comet_strategy *s, const w
      * (for the gradient of the weighted combine). */
     double in = fp8 ? 1.0 : e;
     double per_f = e * (mats - 1.0) + in;
-    double delta = (slots * fe_local + tokens * (double)moe->shared * fe_local - tokens * f_local) *
+    double delta = (slots * fe_local + tokens * (double)moe->shared * fe_shared - tokens * f_local) *
                    per_f;
     if (routed)
         delta += 8.0 * tokens_rep * E + slots * h * (in + e);

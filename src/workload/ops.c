@@ -81,6 +81,7 @@ work_comm *work_add_comm(work_layer *l, comet_collective c, comet_group g, doubl
     cm->collective = c;
     cm->group = g;
     cm->bytes = bytes;
+    cm->outer_bytes = 0.0;
     cm->in_forward = true;
     cm->in_backward = true;
     cm->recomputed = true;

@@ -48,6 +48,9 @@ typedef struct work_comm {
     comet_collective collective;
     comet_group group;
     double bytes;          /* per NPU buffer size */
+    double outer_bytes;    /* an all-to-all's buffer on the group's dimensions past its
+                              innermost spanned one, where it differs (DeepEP's dispatch:
+                              one copy per destination node, docs/model.md 17.1); 0: bytes */
     bool in_forward;       /* issued in forward */
     bool in_backward;      /* mirrored in backward */
     bool recomputed;       /* repeated by full recompute */
@@ -220,7 +223,21 @@ work_comm *work_add_comm(work_layer *l, comet_collective c, comet_group g, doubl
 double work_mlp_params(const comet_model *m, double f);
 double work_router_params(const comet_model *m);
 
-/* Mixture of experts (moe.c). The inner size of one expert's MLP. */
+/* Mixture of experts (moe.c). The expected number of distinct buckets
+ * that a token's top_k experts fall into when `experts` experts lie in
+ * `buckets` equal buckets and the top_k are drawn uniformly without
+ * replacement: buckets (1 - C(E - E/n, k) / C(E, k)) (docs/model.md 17.1;
+ * 1 for k = 1, buckets for k = E). */
+double work_moe_distinct(double experts, double buckets, double top_k);
+/* The dispatch (and combine) all-to-all's buffers per NPU of a rank that
+ * sends `unit` bytes per token copy, on the EP group's innermost spanned
+ * network dimension (*inner) and on the others (*outer; 0 when the group
+ * spans one dimension): k copies on each under the alltoall dispatcher;
+ * under deepep one per distinct GPU reached inside and one per distinct
+ * outer bucket (node) reached, at most model.moe.max_nodes of them. */
+void work_moe_dispatch_buffers(const comet_model *m, const comet_strategy *s, double unit,
+                               double *inner, double *outer);
+/* The inner size of one expert's MLP. */
 double work_moe_expert_ffn(const comet_model *m);
 /* Parameters of one MoE block: all experts (active = false) or those one
  * token uses (active = true: top_k routed and the shared ones). */
