@@ -164,6 +164,10 @@ static const char full_system[] =
     "      - {seq: 2048, head_dim: 64, forward: 0.14, forward_backward: 0.076}\n"
     "      - {seq: 8192, head_dim: 128, forward: 0.6, forward_backward: 0.51,\n"
     "         causal_forward: 0.5, causal_forward_backward: 0.45}\n"
+    "    attention_kernel: cudnn\n"
+    "    attention_kernels:\n"
+    "      flash2:\n"
+    "        - {seq: 8192, head_dim: 128, forward: 0.3, forward_backward: 0.25}\n"
     "    memory_efficiency: {elementwise: 0.86, norm: 0.46, activation: 0.85, softmax: 0.45,\n"
     "                        rope: 0.84, cast: 0.44, optimizer: 0.62}\n"
     "    framework_efficiency: 0.93\n"
@@ -210,7 +214,8 @@ static void test_writer_every_key(void **state)
         "gemm_efficiency:", "size:", "efficiency:", "gemm_k_overhead:", "vector_efficiency:",
         "kernel_launch:", "attention_efficiency:", "seq:", "head_dim:", "forward:",
         "forward_backward:", "causal_forward:", "causal_forward_backward:",
-        "fp8_gemm_efficiency:", "framework_efficiency:", "memory_efficiency:", "elementwise:", "norm:", "activation:",
+        "fp8_gemm_efficiency:", "framework_efficiency:", "attention_kernel: cudnn",
+        "attention_kernels:", "flash2:", "memory_efficiency:", "elementwise:", "norm:", "activation:",
         "softmax:", "rope:", "cast:", "optimizer:", "hbm:", "capacity:", "bandwidth:",
         "latency:", "expansion:", "attach: per_node", "shared_by:", "network:",
         "size: auto", "topology: fully_connected", "algorithm: double_binary_tree",

@@ -1486,7 +1486,8 @@ static void test_schedule_flags(void **state)
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(r.out, "\"ep\": 1, \"schedule\": \"zb-h1\", "
                                   "\"first_stage_layers\": 7, \"last_stage_layers\": 7, "
-                                  "\"expert_tp\": 8, \"moe_dispatcher\": \"alltoall\"}"));
+                                  "\"expert_tp\": 8, \"moe_dispatcher\": \"alltoall\", "
+                                  "\"attention_kernel\": \"auto\"}"));
     run(&r, "estimate --model llama3-405b --tp 8 --pp 16 --dp 1 --gbs 16 --schedule zb-h1");
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(r.out, "schedule zb-h1"));
@@ -1528,6 +1529,7 @@ static const char *const knob_samples[COMET_KNOB_COUNT] = {
     [COMET_KNOB_FLASH_ATTENTION] = "on", [COMET_KNOB_FP8] = "on", [COMET_KNOB_CP] = "1",
     [COMET_KNOB_CP_COMM] = "ulysses", [COMET_KNOB_EP] = "1", [COMET_KNOB_ORDER] = "dp,tp,pp",
     [COMET_KNOB_EXPERT_TP] = "1", [COMET_KNOB_MOE_DISPATCHER] = "deepep",
+    [COMET_KNOB_ATTENTION_KERNEL] = "auto",
     /* interleave 2 runs interleaved 1F1B on even stages (zb-h1 and uneven
      * stages are refused with it; test_schedule_flags sets them) */
     [COMET_KNOB_SCHEDULE] = "1f1b", [COMET_KNOB_FIRST_STAGE_LAYERS] = "0",

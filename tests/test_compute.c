@@ -297,6 +297,73 @@ static void test_h100_attention(void **state)
     assert_true(f64 > f128 * 1.05); /* head dim 64 runs slower: 0.448 against 0.500 */
 }
 
+/* A strategy's attention kernel: auto and the kernel the system's own
+ * curve measured price with that curve; another name with its own curve;
+ * a name without one falls back (comet_strategy_resolve refuses it first:
+ * test_attention_kernel_refused). The h100 preset's flash2 curve runs the
+ * script's FlashAttention 2 rows: causal head dim 128 at seq 8192, 583
+ * and 472 TFLOP/s counted non-causal, against cuDNN's 989 and 848. */
+static void test_attention_kernels(void **state)
+{
+    (void)state;
+    comet_system sys;
+    hw_rates r;
+    h100_rates(&sys, &r);
+    assert_int_equal(sys.compute.attn_kernel, COMET_ATTN_CUDNN);
+    double counted = 4.0 * 2 * 16 * 8192.0 * 8192.0 * 128, launch = sys.compute.kernel_launch;
+    double f[4], fb[4];
+    const comet_attn_kernel ks[4] = {COMET_ATTN_AUTO, COMET_ATTN_CUDNN, COMET_ATTN_FLASH2,
+                                     COMET_ATTN_FLASH3};
+    for (int i = 0; i < 4; i++) {
+        hw_rates_attention(&r, ks[i]);
+        hw_attention_times(&r, counted, 8192, 128, true, 1.0, &f[i], &fb[i]);
+    }
+    assert_true(f[0] == f[1] && fb[0] == fb[1]);
+    assert_true(f[3] == f[0]); /* no flash3 curve: the system's own */
+    assert_within(counted / (f[2] - launch) / 1e12, 583 * 0.99, 583 * 1.01);
+    assert_within(3.0 * counted / (fb[2] - 2.0 * launch) / 1e12, 472 * 0.99, 472 * 1.01);
+    assert_within(counted / (f[0] - launch) / 1e12, 989 * 0.99, 989 * 1.01);
+}
+
+/* GPT-3 175B at tp 8, pp 8, microbatch 1, global batch 8 on a preset. */
+static void gpt3_tp8_pp8(const char *system, comet_model *m, comet_system *sys, comet_strategy *s)
+{
+    comet_error err;
+    assert_int_equal(comet_preset_model("gpt3-175b", m, &err), COMET_OK);
+    assert_int_equal(comet_preset_system(system, sys, &err), COMET_OK);
+    comet_strategy_defaults(s);
+    s->tp = 8;
+    s->pp = 8;
+    s->microbatch = 1;
+    s->global_batch = 8;
+}
+
+/* A kernel the system has no curve for is refused, naming the key and
+ * the kernels it has. */
+static void test_attention_kernel_refused(void **state)
+{
+    (void)state;
+    comet_model m;
+    comet_system sys;
+    comet_strategy s;
+    comet_error err;
+    gpt3_tp8_pp8("h100-80g-dgx", &m, &sys, &s);
+    s.flash_attention = true;
+    s.attention_kernel = COMET_ATTN_FLASH3;
+    comet_result res;
+    assert_int_equal(comet_estimate(&m, &sys, &s, &res, &err), COMET_EINPUT);
+    assert_string_equal(err.key, "strategy.attention_kernel");
+    assert_string_equal(err.message, "system h100-80g-dgx has no flash3 attention curve (it has "
+                                     "cudnn, flash2)");
+    /* flash2 runs slower than the system's own (cuDNN) */
+    comet_result cudnn;
+    s.attention_kernel = COMET_ATTN_AUTO;
+    assert_int_equal(comet_estimate(&m, &sys, &s, &cudnn, &err), COMET_OK);
+    s.attention_kernel = COMET_ATTN_FLASH2;
+    assert_int_equal(comet_estimate(&m, &sys, &s, &res, &err), COMET_OK);
+    assert_true(res.step_time > cudnn.step_time * 1.01);
+}
+
 /* llama2-70b block, tp 8, on a system without the new terms: backward is
  * exactly twice the forward, as before the per-pass GEMM terms (the A100
  * preset, fitted to Korthikanti 2022, must not move by a bit). */
@@ -306,14 +373,7 @@ static void test_plain_system_backward_twice_forward(void **state)
     comet_model m;
     comet_system sys;
     comet_strategy s;
-    comet_error err;
-    assert_int_equal(comet_preset_model("gpt3-175b", &m, &err), COMET_OK);
-    assert_int_equal(comet_preset_system("a100-80g-selene", &sys, &err), COMET_OK);
-    comet_strategy_defaults(&s);
-    s.tp = 8;
-    s.pp = 8;
-    s.microbatch = 1;
-    s.global_batch = 8;
+    gpt3_tp8_pp8("a100-80g-selene", &m, &sys, &s);
     static work_stage w;
     work_build(&m, &s, &w);
     hw_rates r;
@@ -468,6 +528,8 @@ void suite_compute(test_tally *t)
         cmocka_unit_test(test_attention_curve),
         cmocka_unit_test(test_fp8_gemm_efficiency),
         cmocka_unit_test(test_framework_efficiency),
+        cmocka_unit_test(test_attention_kernels),
+        cmocka_unit_test(test_attention_kernel_refused),
         cmocka_unit_test(test_h100_gemm_rates),
         cmocka_unit_test(test_h100_memory_kernels),
         cmocka_unit_test(test_h100_attention),

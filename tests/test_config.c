@@ -716,8 +716,8 @@ static void test_error_unknown_key(void **state)
                  "x.yaml:3:3: strategy.pipeline: unknown key (allowed: tp, pp, dp, sp, "
                  "global_batch, microbatch, interleave, recompute, zero, offload, overlap, "
                  "grad_fp32, flash_attention, fp8, cp, cp_comm, ep, expert_tp, moe_dispatcher, "
-                 "schedule, framework, zero3, first_stage_layers, last_stage_layers, order, "
-                 "placement)");
+                 "attention_kernel, schedule, framework, zero3, first_stage_layers, "
+                 "last_stage_layers, order, placement)");
     expect_error("x.yaml", "modle: gpt3-175b\n",
                  "x.yaml:1:1: modle: unknown key (did you mean \"model\"?)");
     expect_error("x.yaml", "system:\n  network:\n    - {size: 8, bandwith: \"1 GB/s\"}\n",

@@ -23,7 +23,7 @@ typedef struct comet_error {
     int column;
     char file[256];
     char key[128];     /* dotted key path, e.g. "strategy.tp" */
-    char message[320];
+    char message[512];
 } comet_error;
 
 /* Reset to "no error". */

@@ -107,6 +107,7 @@ typedef enum comet_knob_id {
     COMET_KNOB_EP,
     COMET_KNOB_EXPERT_TP,
     COMET_KNOB_MOE_DISPATCHER,
+    COMET_KNOB_ATTENTION_KERNEL,
     COMET_KNOB_SCHEDULE,
     COMET_KNOB_FRAMEWORK,
     COMET_KNOB_PREFETCH,
@@ -147,6 +148,8 @@ typedef struct comet_strategy {
                                       arXiv 2504.14960): expert-TP, EP and expert-DP laid over
                                       the stage's tp*cp*dp ranks, innermost first */
     comet_moe_dispatcher moe_dispatcher; /* how tokens reach the experts */
+    comet_attn_kernel attention_kernel; /* the fused-attention kernel the framework runs
+                                      (auto: the system's attention_efficiency curve) */
     comet_schedule schedule;       /* 1F1B or ZB-H1 (interleave 1 only) */
     int64_t first_stage_layers;    /* Transformer blocks on the first and on the last */
     int64_t last_stage_layers;     /* pipeline stage; 0: an even split (Megatron-LM's
@@ -273,7 +276,8 @@ typedef enum comet_strategy_fault {
     COMET_FAULT_SCHEDULE,       /* zb-h1 with interleave > 1 */
     COMET_FAULT_UNEVEN_STAGES,  /* first/last_stage_layers leave a middle stage no layer,
                                    exceed the depth, or meet interleaving or a layer list */
-    COMET_FAULT_FRAMEWORK       /* ZeRO 3 under framework megatron */
+    COMET_FAULT_FRAMEWORK,      /* ZeRO 3 under framework megatron */
+    COMET_FAULT_ATTENTION_KERNEL /* an attention kernel the system has no curve for */
 } comet_strategy_fault;
 
 typedef struct comet_strategy_refusal {

@@ -56,6 +56,18 @@ int comet_mem_kernel_parse(const char *name, comet_mem_kernel *out);
 
 #define COMET_MAX_ATTN_POINTS 32
 
+/* Fused-attention kernels a system may give curves for, by name; auto is
+ * the system's own attention_efficiency curve, whichever kernel it is. */
+typedef enum comet_attn_kernel {
+    COMET_ATTN_AUTO = 0,
+    COMET_ATTN_CUDNN,        /* cuDNN's fused attention (Transformer Engine on Hopper) */
+    COMET_ATTN_FLASH2,       /* FlashAttention 2 (PyTorch SDPA's flash backend) */
+    COMET_ATTN_FLASH3,       /* FlashAttention 3 (Hopper) */
+    COMET_ATTN_KERNEL_COUNT
+} comet_attn_kernel;
+
+const char *comet_attn_kernel_name(comet_attn_kernel k);
+
 typedef struct comet_compute {
     double matrix_flops[COMET_DTYPE_COUNT];   /* peak FLOP/s, 0 = unsupported */
     double vector_flops[COMET_DTYPE_COUNT];
@@ -77,6 +89,12 @@ typedef struct comet_compute {
     double kernel_issue;
     int n_attn_eff;                           /* 0: attention priced as its GEMMs */
     comet_attn_point attn_eff[COMET_MAX_ATTN_POINTS];
+    /* which kernel attn_eff measured (auto: not said), and other kernels'
+     * curves by name (attention_kernels), for strategies that name one
+     * (strategy.attention_kernel); n 0: no curve for that kernel */
+    comet_attn_kernel attn_kernel;
+    int n_attn_alt[COMET_ATTN_KERNEL_COUNT];
+    comet_attn_point attn_alt[COMET_ATTN_KERNEL_COUNT][COMET_MAX_ATTN_POINTS];
     /* achievable fraction of HBM bandwidth per kind of memory-bound
      * kernel; 0: the HBM tier's efficiency */
     double mem_efficiency[COMET_MEMK_COUNT];

@@ -26,7 +26,7 @@ static comet_status unknown_key(const cfg_ctx *c, const cfg_node *key, const cha
     const char *near = cfg_suggest(key->text, names);
     if (near)
         return cfg_fail(c, key, path, "unknown key (did you mean \"%s\"?)", near);
-    char list[256];
+    char list[384];
     cfg_join(list, sizeof list, names);
     return cfg_fail(c, key, path, "unknown key (allowed: %s)", list);
 }

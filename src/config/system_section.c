@@ -147,6 +147,39 @@ static void write_attn_curve(comet_buf *b, int indent, const char *key, const vo
                    cc->n_attn_eff, true);
 }
 
+/* attention_kernels.NAME: another kernel's curve, read as the main one. */
+static comet_status read_alt_curve(cfg_ctx *c, const cfg_node *n, const char *path,
+                                   comet_compute *cc, comet_attn_kernel k)
+{
+    CFG_TRY(cfg_list_read(c, n, path, COMET_MAX_ATTN_POINTS, read_attn_point, cc->attn_alt[k],
+                          &cc->n_attn_alt[k]));
+    if (cc->n_attn_alt[k] == 0)
+        return cfg_fail(c, n, path, "needs at least one point");
+    return COMET_OK;
+}
+
+#define ATTN_KERNEL_CURVE(fn, write_fn, kernel)                                            \
+    static comet_status fn(cfg_ctx *c, const cfg_node *n, const char *path, void *base)   \
+    {                                                                                     \
+        return read_alt_curve(c, n, path, base, kernel);                                  \
+    }                                                                                     \
+    static void write_fn(comet_buf *b, int indent, const char *key, const void *base)     \
+    {                                                                                     \
+        const comet_compute *cc = base;                                                   \
+        cfg_write_list(b, indent, key, attn_point_fields, cc->attn_alt[kernel],           \
+                       sizeof cc->attn_alt[kernel][0], cc->n_attn_alt[kernel], true);      \
+    }
+ATTN_KERNEL_CURVE(read_attn_cudnn, write_attn_cudnn, COMET_ATTN_CUDNN)
+ATTN_KERNEL_CURVE(read_attn_flash2, write_attn_flash2, COMET_ATTN_FLASH2)
+ATTN_KERNEL_CURVE(read_attn_flash3, write_attn_flash3, COMET_ATTN_FLASH3)
+
+static const cfg_field attn_kernel_fields[] = {
+    CFG_CUSTOM_RW("cudnn", read_attn_cudnn, write_attn_cudnn),
+    CFG_CUSTOM_RW("flash2", read_attn_flash2, write_attn_flash2),
+    CFG_CUSTOM_RW("flash3", read_attn_flash3, write_attn_flash3),
+    CFG_END,
+};
+
 static comet_status read_k_overhead(cfg_ctx *c, const cfg_node *n, const char *path, void *base)
 {
     comet_compute *cc = base;
@@ -246,6 +279,8 @@ static const cfg_field compute_fields[] = {
     CFG_QTY0("kernel_launch", comet_compute, kernel_launch, CFG_UNIT_TIME),
     CFG_QTY0("kernel_issue", comet_compute, kernel_issue, CFG_UNIT_TIME),
     CFG_CUSTOM_RW("attention_efficiency", read_attn_curve, write_attn_curve),
+    CFG_ENUM("attention_kernel", comet_compute, attn_kernel, vocab_attn_kernel_names),
+    CFG_GROUP("attention_kernels", attn_kernel_fields),
     CFG_SUB("memory_efficiency", comet_compute, mem_efficiency, mem_kind_fields),
     CFG_CUSTOM_RW("overlap_slowdown", read_overlap_slowdown, write_overlap_slowdown),
     CFG_CUSTOM_RW("efficiency_spread", read_efficiency_spread, write_efficiency_spread),

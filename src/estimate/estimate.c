@@ -405,6 +405,7 @@ void estimate_price_layers(const comet_model *m, const comet_system *sys,
 {
     out->priced = true;
     hw_rates_init(&out->rates, sys, m->dtype);
+    hw_rates_attention(&out->rates, resolved->attention_kernel);
     coll_memo *memo = cache ? &cache->coll : NULL;
     for (int i = 0; i < work->n_layers; i++)
         layer_times_memo(&work->layers[i], &out->rates, sys, resolved, memo, &out->layer[i]);

@@ -46,9 +46,7 @@ void hw_rates_init(hw_rates *r, const comet_system *sys, comet_dtype dt)
     const comet_compute *c = &sys->compute;
     r->compute = c;
     log_points(c, r->log_flops);
-    int na = c->n_attn_eff < COMET_MAX_ATTN_POINTS ? c->n_attn_eff : COMET_MAX_ATTN_POINTS;
-    for (int i = 0; i < na; i++)
-        r->log_attn[i] = log(c->attn_eff[i].seq * c->attn_eff[i].head_dim);
+    hw_rates_attention(r, COMET_ATTN_AUTO);
     r->matrix = c->matrix_flops[dt]; /* > 0: comet_strategy_resolve checks */
     /* > 0 when fp8 is asked for */
     r->matrix_fp8 = c->matrix_flops[COMET_DTYPE_FP8] *
@@ -122,9 +120,21 @@ double hw_optimizer_time(const hw_rates *r, double bytes)
     return bytes / r->hbm_kind[COMET_MEMK_OPTIMIZER];
 }
 
+void hw_rates_attention(hw_rates *r, comet_attn_kernel k)
+{
+    const comet_compute *c = r->compute;
+    bool own = k == COMET_ATTN_AUTO || k == c->attn_kernel || (unsigned)k >= COMET_ATTN_KERNEL_COUNT ||
+               c->n_attn_alt[k] <= 0;
+    r->attn = own ? c->attn_eff : c->attn_alt[k];
+    int n = own ? c->n_attn_eff : c->n_attn_alt[k];
+    r->n_attn = n < COMET_MAX_ATTN_POINTS ? n : COMET_MAX_ATTN_POINTS;
+    for (int i = 0; i < r->n_attn; i++)
+        r->log_attn[i] = log(r->attn[i].seq * r->attn[i].head_dim);
+}
+
 bool hw_has_attention_curve(const hw_rates *r)
 {
-    return r->compute->n_attn_eff > 0;
+    return r->n_attn > 0;
 }
 
 /* A point's efficiency of one pass: the causal value where the point has
@@ -165,11 +175,9 @@ static void attention_group(const comet_attn_point *p, int n, double head_dim, i
 static double attention_efficiency(const hw_rates *r, double seq, double head_dim, bool causal,
                                    bool fwd_bwd)
 {
-    const comet_compute *c = r->compute;
-    int na = c->n_attn_eff < COMET_MAX_ATTN_POINTS ? c->n_attn_eff : COMET_MAX_ATTN_POINTS;
     int first, n;
-    attention_group(c->attn_eff, na, head_dim, &first, &n);
-    const comet_attn_point *p = c->attn_eff + first;
+    attention_group(r->attn, r->n_attn, head_dim, &first, &n);
+    const comet_attn_point *p = r->attn + first;
     const double *logs = r->log_attn + first;
     double size = seq * head_dim;
     if (size <= p[0].seq * p[0].head_dim || n == 1)

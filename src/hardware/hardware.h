@@ -11,6 +11,8 @@
 typedef struct hw_rates {
     const comet_compute *compute;
     double log_flops[COMET_MAX_EFF_POINTS];  /* log of each GEMM efficiency point's size */
+    const comet_attn_point *attn;            /* the fused-attention curve in use */
+    int n_attn;                              /* ... its points (0: none) */
     double log_attn[COMET_MAX_ATTN_POINTS];  /* log of each attention point's seq x head_dim */
     double matrix;   /* peak matrix FLOP/s */
     double matrix_fp8; /* peak fp8 matrix FLOP/s, for GEMMs in fp8 (0: none) */
@@ -22,6 +24,10 @@ typedef struct hw_rates {
 } hw_rates;
 
 void hw_rates_init(hw_rates *r, const comet_system *sys, comet_dtype dt);
+/* Price fused attention with the curve of kernel k (auto, or the one the
+ * system's own curve measured: that curve; else the system's curve of
+ * that name, which comet_strategy_resolve has checked is there). */
+void hw_rates_attention(hw_rates *r, comet_attn_kernel k);
 /* A GEMM at the dtype's matrix peak, or (fp8) at the fp8 peak, through
  * the same size-dependent efficiency curve, times the reduction-length
  * term for a reduction of k_reduce elements (0: unknown, no term). */

@@ -34,6 +34,11 @@ static const char *moe_dispatcher_value(int value)
     return comet_moe_dispatcher_name((comet_moe_dispatcher)value);
 }
 
+static const char *attention_kernel_value(int value)
+{
+    return comet_attn_kernel_name((comet_attn_kernel)value);
+}
+
 #define FIELD(member) .offset = offsetof(comet_strategy, member), \
                       .size = sizeof(((comet_strategy *)0)->member)
 #define INT_KNOB(member, lo_, hi_) .type = COMET_KNOB_T_INT, FIELD(member), .lo = (lo_), .hi = (hi_)
@@ -139,6 +144,13 @@ static const comet_knob knobs[COMET_KNOB_COUNT] = {
         .flag_form = COMET_FLAG_VALUE, .search_flag = true, .column = 25, .help_line = 22,
         .help_usage = "--moe-dispatcher NAME",
         .help = "alltoall (top_k copies) or deepep (one per node and GPU reached)"},
+    [COMET_KNOB_ATTENTION_KERNEL] = {
+        .name = "attention_kernel", .key = "strategy.attention_kernel",
+        .type = COMET_KNOB_T_CHOICE, FIELD(attention_kernel),
+        .n_values = COMET_ATTN_KERNEL_COUNT, .value_name = attention_kernel_value,
+        .flag = "--attention-kernel", .flag_form = COMET_FLAG_VALUE, .search_flag = true,
+        .column = 26, .help_line = 23, .help_usage = "--attention-kernel NAME",
+        .help = "auto (the system's curve), cudnn, flash2 or flash3"},
     [COMET_KNOB_SCHEDULE] = {
         .name = "schedule", .key = "strategy.schedule", .type = COMET_KNOB_T_CHOICE,
         FIELD(schedule), .n_values = COMET_SCHEDULE_ZB_H1 + 1, .value_name = schedule_value,

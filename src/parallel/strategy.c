@@ -583,6 +583,27 @@ comet_status comet_strategy_check_fp8(const comet_model *m, const comet_system *
     return COMET_OK;
 }
 
+/* A named attention kernel the system has a curve for (the one its own
+ * curve measured, or one of its other kernels'); auto always. */
+static comet_status check_attention_kernel(const comet_system *sys, const comet_strategy *s,
+                                           comet_error *err)
+{
+    comet_attn_kernel k = s->attention_kernel;
+    const comet_compute *c = &sys->compute;
+    if (k == COMET_ATTN_AUTO || (k == c->attn_kernel && c->n_attn_eff > 0) ||
+        ((unsigned)k < COMET_ATTN_KERNEL_COUNT && c->n_attn_alt[k] > 0))
+        return COMET_OK;
+    char have[96] = "";
+    size_t n = 0;
+    for (int i = 1; i < COMET_ATTN_KERNEL_COUNT; i++)
+        if ((i == (int)c->attn_kernel && c->n_attn_eff > 0) || c->n_attn_alt[i] > 0)
+            n += (size_t)snprintf(have + n, sizeof have - n, "%s%s", n ? ", " : "",
+                                  comet_attn_kernel_name((comet_attn_kernel)i));
+    return BAD(err, "strategy.attention_kernel",
+               "system %s has no %s attention curve (it has %s)", sys->name,
+               comet_attn_kernel_name(k), n ? have : "none by name");
+}
+
 comet_status comet_strategy_resolve_why(const comet_model *m, const comet_system *sys,
                                         comet_strategy *s, int64_t dim_sizes[COMET_MAX_DIMS],
                                         comet_strategy_refusal *why, comet_error *err)
@@ -600,6 +621,9 @@ comet_status comet_strategy_resolve_why(const comet_model *m, const comet_system
     st = comet_strategy_check_fp8(m, sys, s, err);
     if (st)
         return note(why, COMET_FAULT_NO_FP8, COMET_KNOB_FP8), st;
+    st = check_attention_kernel(sys, s, err);
+    if (st)
+        return note(why, COMET_FAULT_ATTENTION_KERNEL, COMET_KNOB_ATTENTION_KERNEL), st;
     if ((s->offload_optimizer || s->offload_weights || s->offload_activations) &&
         !sys->expansion.present)
         return note(why, COMET_FAULT_NO_EXPANSION, COMET_KNOB_COUNT),

@@ -37,6 +37,8 @@ const char *report_strategy_label(const comet_strategy *s, char *out, size_t cap
         MORE(" · %s recompute", comet_recompute_name(s->recompute));
     if (s->flash_attention)
         MORE(" · flash");
+    if (s->flash_attention && s->attention_kernel != COMET_ATTN_AUTO)
+        MORE(" %s", comet_attn_kernel_name(s->attention_kernel));
     if (s->fp8)
         MORE(" · fp8");
     if (s->schedule != COMET_SCHEDULE_1F1B)

@@ -70,6 +70,8 @@ static void strategy_line(comet_buf *b, const comet_strategy *s)
         comet_buf_printf(b, "  grad fp32");
     if (s->flash_attention)
         comet_buf_printf(b, "  flash attention");
+    if (s->flash_attention && s->attention_kernel != COMET_ATTN_AUTO)
+        comet_buf_printf(b, " (%s)", comet_attn_kernel_name(s->attention_kernel));
     if (s->fp8)
         comet_buf_printf(b, "  fp8");
     if (s->schedule != COMET_SCHEDULE_1F1B)
@@ -303,7 +305,7 @@ static void json_number(comet_buf *b, double v)
 }
 
 /* The strategy's knobs, in one table used by both JSON and CSV. */
-#define STRATEGY_FIELDS_MAX 26
+#define STRATEGY_FIELDS_MAX 32
 
 typedef struct strategy_field {
     const char *name;

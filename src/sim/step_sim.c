@@ -729,6 +729,7 @@ static comet_status build(const comet_model *m, const comet_system *sys, const c
     b->split_tp = split_tp;
     work_build(m, s, &b->work);
     hw_rates_init(&b->rates, sys, m->dtype);
+    hw_rates_attention(&b->rates, s->attention_kernel);
     for (int k = 0; k < b->work.n_layers; k++)
         layer_times(&b->work.layers[k], &b->rates, sys, s, &b->lt[k]);
     b->p = (int)s->pp;

@@ -38,6 +38,7 @@ const char *const vocab_cp_comm_names[] = {"ring", "ulysses", NULL};
 const char *const vocab_schedule_names[] = {"1f1b", "zb-h1", NULL};
 const char *const vocab_framework_names[] = {"auto", "megatron", "fsdp", "ideal", NULL};
 const char *const vocab_moe_dispatcher_names[] = {"alltoall", "deepep", NULL};
+const char *const vocab_attn_kernel_names[] = {"auto", "cudnn", "flash2", "flash3", NULL};
 /* the keys of a validation row's `measured:` section, one per way of stating it */
 const char *const vocab_measure_kind_names[] = {"step_time", "tokens_per_s_per_gpu",
                                                 "model_tflops_per_gpu", "mfu",
@@ -79,6 +80,8 @@ _Static_assert(COUNT(vocab_objective_names) == COMET_OBJECTIVE_COST + 1, "a name
 _Static_assert(COUNT(vocab_framework_names) == COMET_FRAMEWORK_IDEAL + 1, "a name per framework");
 _Static_assert(COUNT(vocab_moe_dispatcher_names) == COMET_MOE_DEEPEP + 1,
                "a name per MoE dispatcher");
+_Static_assert(COUNT(vocab_attn_kernel_names) == COMET_ATTN_KERNEL_COUNT,
+               "a name per attention kernel");
 _Static_assert(COUNT(vocab_measure_kind_names) == COMET_MEASURE_KIND_COUNT,
                "a name per way of stating a measurement");
 _Static_assert(COUNT(vocab_flops_convention_names) == COMET_FLOPS_CONVENTION_COUNT,
@@ -191,6 +194,11 @@ const char *comet_framework_name(comet_framework f)
 const char *comet_moe_dispatcher_name(comet_moe_dispatcher d)
 {
     return name_of(vocab_moe_dispatcher_names, COUNT(vocab_moe_dispatcher_names), (int)d);
+}
+
+const char *comet_attn_kernel_name(comet_attn_kernel k)
+{
+    return name_of(vocab_attn_kernel_names, COUNT(vocab_attn_kernel_names), (int)k);
 }
 
 const char *comet_objective_name(comet_objective o)
