@@ -605,6 +605,8 @@ static void test_sweep_bands(void **state)
             double low = strtod(lo + 1, NULL), high = strtod(hi + 1, NULL);
             double step = res->rows[k].result.step_time;
             assert_true(low > 0.0 && low < step && step < high);
+            /* the reader keeps it */
+            assert_true(res->rows[k].band_low == low && res->rows[k].band_high == high);
             banded++;
         } else {
             assert_string_equal(lo, ","); /* both empty */
@@ -614,6 +616,26 @@ static void test_sweep_bands(void **state)
     }
     assert_true(banded > 0);
     free(csv);
+    /* the JSON lines give the same bands back; the report draws them (the
+     * top designs' two band columns, the breakdown's whiskers) */
+    comet_results *again = malloc(sizeof *again);
+    assert_non_null(again);
+    snprintf(path, sizeof path, "%s/results.jsonl", b1);
+    assert_int_equal(comet_results_read(path, again, &err), COMET_OK);
+    assert_int_equal(again->n_rows, res->n_rows);
+    for (size_t i = 0; i < res->n_rows; i++)
+        assert_true(again->rows[i].band_low == res->rows[i].band_low &&
+                    again->rows[i].band_high == res->rows[i].band_high);
+    comet_page *page = comet_page_new("bands");
+    comet_report_page_sweep(page, again, NULL);
+    comet_buf html;
+    comet_buf_init(&html);
+    comet_page_html(&html, page);
+    assert_non_null(strstr(html.data, "band low"));
+    comet_buf_free(&html);
+    comet_page_free(page);
+    comet_results_free(again);
+    free(again);
     comet_results_free(res);
     free(res);
     snprintf(path, sizeof path, "%s/results.jsonl", b1);

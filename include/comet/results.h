@@ -22,6 +22,7 @@ typedef struct comet_results_row {
     double values[COMET_STUDY_MAX_AXES];
     comet_strategy strategy;      /* the best strategy's knobs (placement not kept) */
     comet_result result;          /* its estimate */
+    double band_low, band_high;   /* its step time's uncertainty band (0: none saved) */
 } comet_results_row;
 
 typedef struct comet_results {

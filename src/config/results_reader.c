@@ -11,6 +11,7 @@
 #include "comet/results.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,6 +199,13 @@ static void require(comet_results *r, const csv_columns *c, const char *const *n
                  r->path, missing);
 }
 
+/* A band is kept only when it is one: 0 < low <= high, finite. */
+static void band_check(comet_results_row *row)
+{
+    if (!(row->band_low > 0.0 && row->band_low <= row->band_high && isfinite(row->band_high)))
+        row->band_low = row->band_high = 0.0;
+}
+
 static void csv_row(comet_results *r, const csv_columns *c, char **f, int n, size_t line)
 {
     if (n != c->n) {
@@ -232,12 +240,20 @@ static void csv_row(comet_results *r, const csv_columns *c, char **f, int n, siz
     row->npus = (int64_t)npus;
     row->model = m;
     memcpy(row->values, values, sizeof values[0] * (size_t)c->n_axes);
-    /* The estimate's fields follow "model"; "npus" comes twice (design, then result). */
+    /* The estimate's fields follow "model"; "npus" comes twice (design, then result);
+     * the band's two columns close the line (empty without one). */
     for (int i = c->model + 1; i < n; i++) {
         double v;
-        if (!comet_strategy_set_field(&row->strategy, c->name[i], f[i]) && number(f[i], &v))
+        if (!number(f[i], &v))
+            v = 0.0;
+        if (strcmp(c->name[i], "step_time_low") == 0)
+            row->band_low = v;
+        else if (strcmp(c->name[i], "step_time_high") == 0)
+            row->band_high = v;
+        else if (!comet_strategy_set_field(&row->strategy, c->name[i], f[i]) && v != 0.0)
             comet_result_set_field(&row->result, c->name[i], v);
     }
+    band_check(row);
     row->result.feasible = status == COMET_POINT_OK;
     r->n_rows++;
 }
@@ -379,6 +395,11 @@ static void json_row(comet_results *r, const cfg_node *root, size_t line)
             if (k->text && v->kind == CFG_SCALAR && v->text && number(v->text, &x))
                 comet_result_set_field(&row->result, k->text, x);
         }
+        const cfg_node *band = cfg_map_find(best, "step_time_band");
+        const char *low = band && band->kind == CFG_MAP ? scalar(band, "low") : NULL;
+        const char *high = band && band->kind == CFG_MAP ? scalar(band, "high") : NULL;
+        if (low && high && number(low, &row->band_low) && number(high, &row->band_high))
+            band_check(row);
     }
     row->result.feasible = st == COMET_POINT_OK;
     r->n_rows++;

@@ -1199,7 +1199,7 @@ static comet_status step_times(calib *c, int i, double fe, double *predicted, do
          * row in the steps file (comet_validation_locate) */
         c->out->step_row = i;
         char message[sizeof why.message];
-        snprintf(message, sizeof message, "step %.40s: %s", row->id, why.message);
+        snprintf(message, sizeof message, "step %.40s: %.440s", row->id, why.message);
         *c->err = why;
         snprintf(c->err->message, sizeof c->err->message, "%s", message);
         return why.status ? why.status : COMET_EINPUT;

@@ -256,6 +256,14 @@ static void top_designs(comet_page *p, const comet_results *r, int m,
     comet_table_col(t, "MFU", COMET_QTY_FRACTION);
     comet_table_col(t, "design cost", COMET_QTY_MONEY);
     comet_table_col(t, "cost per 1M tokens/s", COMET_QTY_MONEY);
+    /* the step time's uncertainty band, where the results saved one */
+    bool bands = false;
+    for (size_t i = 0; i < n_ok && i < TOP_DESIGNS; i++)
+        bands = bands || ok[i]->band_low > 0.0;
+    if (bands) {
+        comet_table_col(t, "band low", COMET_QTY_SECONDS);
+        comet_table_col(t, "band high", COMET_QTY_SECONDS);
+    }
     size_t shown = n_ok < TOP_DESIGNS ? n_ok : TOP_DESIGNS;
     for (size_t i = 0; i < shown; i++) {
         const comet_results_row *row = ok[i];
@@ -278,6 +286,10 @@ static void top_designs(comet_page *p, const comet_results *r, int m,
         comet_table_num(t, k, c++, row->result.mfu);
         comet_table_num(t, k, c++, row->cost);
         comet_table_num(t, k, c++, row->result.cost_per_mtoken_s);
+        if (bands && row->band_low > 0.0) {
+            comet_table_num(t, k, c++, row->band_low);
+            comet_table_num(t, k, c++, row->band_high);
+        }
     }
     size_t bars = n_ok < BREAKDOWN_DESIGNS ? n_ok : BREAKDOWN_DESIGNS;
     snprintf(id, sizeof id, "breakdown-%d", m);
@@ -289,7 +301,9 @@ static void top_designs(comet_page *p, const comet_results *r, int m,
     for (size_t i = 0; i < bars; i++) {
         char label[COMET_CHART_NAME_LEN];
         comet_results_design_label(r, ok[i], label, sizeof label);
-        report_breakdown_add(c, label, &ok[i]->result, NULL);
+        comet_band band = {.low = ok[i]->band_low, .high = ok[i]->band_high,
+                           .level = COMET_BAND_LEVEL};
+        report_breakdown_add(c, label, &ok[i]->result, ok[i]->band_low > 0.0 ? &band : NULL);
     }
 }
 
