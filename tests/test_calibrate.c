@@ -158,6 +158,7 @@ static const char full_system[] =
     "      - {size: \"1 TFLOP\", efficiency: 0.78}\n"
     "    gemm_k_overhead: 247.5\n"
     "    fp8_gemm_efficiency: 0.9\n"
+    "    grouped_gemm_m0: 130\n"
     "    vector_efficiency: 0.7\n"
     "    kernel_launch: \"4 us\"\n"
     "    attention_efficiency:\n"
@@ -214,7 +215,7 @@ static void test_writer_every_key(void **state)
         "gemm_efficiency:", "size:", "efficiency:", "gemm_k_overhead:", "vector_efficiency:",
         "kernel_launch:", "attention_efficiency:", "seq:", "head_dim:", "forward:",
         "forward_backward:", "causal_forward:", "causal_forward_backward:",
-        "fp8_gemm_efficiency:", "framework_efficiency:", "attention_kernel: cudnn",
+        "fp8_gemm_efficiency:", "grouped_gemm_m0:", "framework_efficiency:", "attention_kernel: cudnn",
         "attention_kernels:", "flash2:", "memory_efficiency:", "elementwise:", "norm:", "activation:",
         "softmax:", "rope:", "cast:", "optimizer:", "hbm:", "capacity:", "bandwidth:",
         "latency:", "expansion:", "attach: per_node", "shared_by:", "network:",

@@ -11,6 +11,7 @@
 
 #include "comet/comet.h"
 #include "comet/simulate.h"
+#include "../src/hardware/hardware.h"
 #include "../src/workload/workload.h"
 #include "tests.h"
 
@@ -185,6 +186,49 @@ static void test_imbalance_scales_expert_compute(void **state)
     work_build(&m, &s, &b);
     assert_close(moe_layer(&a)->ops[moe_layer(&a)->mlp_op + 2].flops,
                  moe_layer(&b)->ops[moe_layer(&b)->mlp_op + 2].flops, 0.0);
+}
+
+/* The routed experts' two GEMMs are grouped over this NPU's experts: each
+ * expert's tokens are the GEMMs' m_group (mixtral, ep 2: 4 local experts
+ * of b s top_k / 4 slots each), and only theirs; one local expert is a
+ * plain GEMM. The grouped term: forward and input gradient at
+ * (m + m0) / m of the plain time on the same curve, the weight gradient
+ * untouched. */
+static void test_grouped_expert_gemms(void **state)
+{
+    (void)state;
+    comet_model m;
+    comet_system sys;
+    load("mixtral-8x7b", "h100-80g-dgx", &m, &sys);
+    comet_strategy s = layout(1, 1, 2, 2, 8);
+    work_stage w;
+    work_build(&m, &s, &w);
+    const work_layer *l = moe_layer(&w);
+    int grouped = 0;
+    for (int k = 0; k < l->n_ops; k++)
+        if (l->ops[k].m_group > 0.0) {
+            assert_close(l->ops[k].m_group, 4096.0 * 2.0 / 4.0, 1e-12);
+            assert_close(l->ops[k].k_wgrad, l->ops[k].m_group, 1e-12);
+            grouped++;
+        }
+    assert_int_equal(grouped, 2);
+    assert_true(sys.compute.grouped_gemm_m0 == 127.0);
+    hw_rates r;
+    hw_rates_init(&r, &sys, COMET_DTYPE_BF16);
+    const double k[3] = {4096, 14336, 2048};
+    double plain[3], group[3];
+    sys.compute.kernel_launch = 0.0;
+    hw_rates_init(&r, &sys, COMET_DTYPE_BF16);
+    hw_gemm_passes(&r, 1e12, 0.0, false, k, 0.0, plain);
+    hw_gemm_passes(&r, 1e12, 0.0, false, k, 2048.0, group);
+    for (int p = 0; p < 2; p++)
+        assert_close(group[p], plain[p] * (2048.0 + 127.0) / 2048.0, 1e-12);
+    assert_close(group[2], plain[2], 1e-12);
+    s.ep = 8; /* one expert per NPU */
+    work_build(&m, &s, &w);
+    l = moe_layer(&w);
+    for (int i = 0; i < l->n_ops; i++)
+        assert_true(l->ops[i].m_group == 0.0);
 }
 
 /* An MoE with one expert of the dense FFN, top-1, no shared expert, no
@@ -662,6 +706,7 @@ void suite_moe(test_tally *t)
         cmocka_unit_test(test_params_published),
         cmocka_unit_test(test_all_to_all_bytes),
         cmocka_unit_test(test_imbalance_scales_expert_compute),
+        cmocka_unit_test(test_grouped_expert_gemms),
         cmocka_unit_test(test_one_expert_is_dense),
         cmocka_unit_test(test_ep_across_nodes_is_slower),
         cmocka_unit_test(test_memory_per_ep_rank),

@@ -83,7 +83,7 @@ static void test_korthikanti(void **state)
 
 /* Today's Hopper figures (docs/validation.md): 43 rows, 41 fit, 2 do not
  * fit in comet's memory model (A04, D01), none refused; mean |error|
- * 15.9 %, worst 50.1 % (X05). Bounds: the mean rounded up plus one point,
+ * 15.9 %, worst 47.6 % (X05). Bounds: the mean rounded up plus one point,
  * the worst rounded up plus two. */
 static void test_hopper(void **state)
 {
@@ -100,7 +100,7 @@ static void test_hopper(void **state)
            100.0 * r.overall.mean_abs, 100.0 * r.overall.median_abs,
            100.0 * r.overall.worst_abs, t->rows[r.overall.worst].id, 100.0 * r.overall.bias);
     assert_true(r.overall.mean_abs <= 0.17);
-    assert_true(r.overall.worst_abs <= 0.52);
+    assert_true(r.overall.worst_abs <= 0.50);
     /* the groups partition the rows */
     int rows = 0;
     for (int g = 0; g < r.n_systems; g++)

@@ -140,6 +140,45 @@ def gemm_rows(out, extra):
 
 
 # ---------------------------------------------------------------- attention
+def grouped_rows(extra):
+    """MoE expert GEMMs: G experts of m tokens each through one grouped GEMM (torch._grouped_mm,
+    what torchtitan's MoE runs), against one dense GEMM of all G*m tokens and one expert's GEMM
+    alone, so the report can say which size a grouped GEMM's efficiency follows. Rows go to
+    extra.csv as grouped_*, each with its FLOPs and TFLOP/s."""
+    # (hidden, expert inner size, local experts): Qwen3-30B-A3B at EP 16, Qwen3-235B at EP 8,
+    # DeepSeek-V3 at EP 64, Mixtral 8x7B at EP 8
+    cases = [(2048, 768, 8), (4096, 1536, 16), (7168, 2048, 4), (4096, 14336, 1)]
+    for h, f, g in cases:
+        for m in (128, 256, 512, 1024, 2048):
+            for name, k, n in (("up", h, 2 * f), ("down", f, h)):
+                flops = 2.0 * g * m * k * n
+                x = torch.randn(g * m, k, device=DEV, dtype=torch.bfloat16)
+                w = torch.randn(g, k, n, device=DEV, dtype=torch.bfloat16)
+                offs = torch.arange(m, g * m + 1, m, device=DEV, dtype=torch.int32)
+                try:
+                    try:
+                        sec = timed(lambda: torch._grouped_mm(x, w, offs=offs))
+                    except RuntimeError:  # some versions want the experts' weights column-major
+                        w = torch.randn(g, n, k, device=DEV, dtype=torch.bfloat16).transpose(-2, -1)
+                        sec = timed(lambda: torch._grouped_mm(x, w, offs=offs))
+                    extra.row(name=f"grouped_{name}", params=f"h={h} f={f} experts={g} m={m} flops={flops:.6g}",
+                              seconds=f"{sec:.6e}", rate=f"{flops / sec / 1e12:.1f}", unit="TFLOP/s")
+                except Exception as e:
+                    extra.row(name="grouped_failed", params=str(e).replace(",", ";")[:200])
+                    log(f"grouped GEMMs failed: {e}")
+                    return
+                wd = torch.randn(k, n, device=DEV, dtype=torch.bfloat16)
+                sec = timed(lambda: torch.matmul(x, wd))
+                extra.row(name=f"dense_{name}", params=f"h={h} f={f} experts={g} m={m} flops={flops:.6g}",
+                          seconds=f"{sec:.6e}", rate=f"{flops / sec / 1e12:.1f}", unit="TFLOP/s")
+                one = x[:m]
+                sec = timed(lambda: torch.matmul(one, wd))
+                extra.row(name=f"single_{name}", params=f"h={h} f={f} experts={g} m={m} flops={flops / g:.6g}",
+                          seconds=f"{sec:.6e}", rate=f"{flops / g / sec / 1e12:.1f}", unit="TFLOP/s")
+                del x, w, wd, offs
+    log("grouped GEMMs done")
+
+
 def attention_rows(out, extra, main_backend):
     """Fused attention through PyTorch's SDPA, by backend: `flash` (FlashAttention 2 in PyTorch) and
     `cudnn` (cuDNN's fused attention, which Transformer Engine runs on Hopper). The backend named
@@ -526,7 +565,7 @@ def main():
     ap.add_argument("outdir")
     ap.add_argument("--budget", type=float, default=400.0, help="seconds; the training steps stop at it")
     ap.add_argument("--skip-steps", action="store_true")
-    ap.add_argument("--only", choices=["launch", "memory", "gemm", "attention"], action="append",
+    ap.add_argument("--only", choices=["launch", "memory", "gemm", "attention", "grouped"], action="append",
                     help="measure only these kernel sections (repeatable)")
     ap.add_argument("--profile", action="append", metavar="MODEL",
                     help="also write profile.csv: per-kernel GPU time of this step model's steps (repeatable)")
@@ -546,7 +585,8 @@ def main():
                     "params", "seconds", "tokens_per_s", "peak_gib"])
     sections = {"launch": lambda: launch_rows(extra), "memory": lambda: memory_rows(out, extra),
                 "gemm": lambda: gemm_rows(out, extra),
-                "attention": lambda: attention_rows(out, extra, args.attention_backend)}
+                "attention": lambda: attention_rows(out, extra, args.attention_backend),
+                "grouped": lambda: grouped_rows(extra)}
     for name, section in sections.items():
         if args.only and name not in args.only:
             continue

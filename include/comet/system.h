@@ -81,6 +81,12 @@ typedef struct comet_compute {
      * output tile's prologue and epilogue), so its efficiency is the
      * curve's times K / (K + gemm_k_overhead); 0: no such term. */
     double gemm_k_overhead;
+    /* A grouped GEMM (an MoE layer's local experts in one launch, m tokens
+     * each) reaches the curve's efficiency at its total FLOPs times
+     * m / (m + grouped_gemm_m0) in its forward and input-gradient passes:
+     * each expert's few rows fill its output tiles only in part (its
+     * weight gradient reduces over the m tokens: the k0 term); 0: none. */
+    double grouped_gemm_m0;
     double vector_efficiency;                 /* of vector peak */
     double kernel_launch;                     /* seconds added to every kernel */
     /* Host time to issue one kernel (framework dispatch and launch): a

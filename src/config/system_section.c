@@ -180,14 +180,18 @@ static const cfg_field attn_kernel_fields[] = {
     CFG_END,
 };
 
+/* A count of elements a GEMM term stands for, 0 (off) to 1e9. */
+static comet_status read_elements(cfg_ctx *c, const cfg_node *n, const char *path, double *v)
+{
+    CFG_TRY(cfg_read_real(c, n, path, false, v));
+    if (!(*v >= 0.0) || *v > 1e9)
+        return cfg_fail_key(c, path, "must be between 0 and 1e9 elements, got %g", *v);
+    return COMET_OK;
+}
+
 static comet_status read_k_overhead(cfg_ctx *c, const cfg_node *n, const char *path, void *base)
 {
-    comet_compute *cc = base;
-    CFG_TRY(cfg_read_real(c, n, path, false, &cc->gemm_k_overhead));
-    if (!(cc->gemm_k_overhead >= 0.0) || cc->gemm_k_overhead > 1e9)
-        return cfg_fail_key(c, path, "must be between 0 and 1e9 elements, got %g",
-                            cc->gemm_k_overhead);
-    return COMET_OK;
+    return read_elements(c, n, path, &((comet_compute *)base)->gemm_k_overhead);
 }
 
 /* A share from 0 to 1, 0 allowed (the key's default). */
@@ -252,6 +256,17 @@ static void write_framework_efficiency(comet_buf *b, int indent, const char *key
     write_positive(b, indent, key, ((const comet_compute *)base)->framework_efficiency);
 }
 
+/* compute.grouped_gemm_m0: elements, as gemm_k_overhead. */
+static comet_status read_grouped_m0(cfg_ctx *c, const cfg_node *n, const char *path, void *base)
+{
+    return read_elements(c, n, path, &((comet_compute *)base)->grouped_gemm_m0);
+}
+
+static void write_grouped_m0(comet_buf *b, int indent, const char *key, const void *base)
+{
+    write_positive(b, indent, key, ((const comet_compute *)base)->grouped_gemm_m0);
+}
+
 static void write_k_overhead(comet_buf *b, int indent, const char *key, const void *base)
 {
     write_positive(b, indent, key, ((const comet_compute *)base)->gemm_k_overhead);
@@ -274,6 +289,7 @@ static const cfg_field compute_fields[] = {
     CFG_SUB("vector", comet_compute, vector_flops, peak_fields),
     CFG_CUSTOM_RW("gemm_efficiency", read_gemm_curve, write_gemm_curve),
     CFG_CUSTOM_RW("gemm_k_overhead", read_k_overhead, write_k_overhead),
+    CFG_CUSTOM_RW("grouped_gemm_m0", read_grouped_m0, write_grouped_m0),
     CFG_FRACTION("fp8_gemm_efficiency", comet_compute, fp8_gemm_efficiency),
     CFG_FRACTION("vector_efficiency", comet_compute, vector_efficiency),
     CFG_QTY0("kernel_launch", comet_compute, kernel_launch, CFG_UNIT_TIME),

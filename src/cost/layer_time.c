@@ -53,7 +53,7 @@ static void op_times(const work_op *op, const hw_rates *r, double *fwd, double *
     if (op->kind == WORK_GEMM) {
         const double k[3] = {op->k_fwd, op->k_dgrad, op->k_wgrad};
         double t[3];
-        hw_gemm_passes(r, op->flops, op->bytes, op->fp8, k, t);
+        hw_gemm_passes(r, op->flops, op->bytes, op->fp8, k, op->m_group, t);
         *fwd = t[0];
         *wgrad = t[2];
         *bwd = t[1] + t[2];

@@ -101,11 +101,15 @@ double hw_gemm_time(const hw_rates *r, double flops, double bytes, bool fp8, dou
 }
 
 void hw_gemm_passes(const hw_rates *r, double flops, double bytes, bool fp8,
-                    const double k_reduce[3], double t[3])
+                    const double k_reduce[3], double m_group, double t[3])
 {
     double t_math = gemm_math(r, flops, fp8), t_mem = bytes / r->hbm;
+    double m0 = r->compute->grouped_gemm_m0;
+    /* a grouped GEMM's experts' rows: forward and input gradient (the
+     * weight gradient reduces over them instead) */
+    double rows = m_group > 0.0 && m0 > 0.0 ? (m_group + m0) / m_group : 1.0;
     for (int p = 0; p < 3; p++)
-        t[p] = gemm_pass(r, t_math, t_mem, k_reduce[p]);
+        t[p] = gemm_pass(r, p < 2 ? t_math * rows : t_math, t_mem, k_reduce[p]);
 }
 
 double hw_vector_time(const hw_rates *r, comet_mem_kernel kind, double flops, double bytes)

@@ -33,9 +33,11 @@ void hw_rates_attention(hw_rates *r, comet_attn_kernel k);
  * term for a reduction of k_reduce elements (0: unknown, no term). */
 double hw_gemm_time(const hw_rates *r, double flops, double bytes, bool fp8, double k_reduce);
 /* The same GEMM's three passes at once (forward, input gradient, weight
- * gradient), each with its reduction length: one curve lookup. */
+ * gradient), each with its reduction length: one curve lookup. m_group > 0:
+ * a grouped GEMM over experts of m_group tokens each (the forward and the
+ * input gradient take the grouped_gemm_m0 term). */
 void hw_gemm_passes(const hw_rates *r, double flops, double bytes, bool fp8,
-                    const double k_reduce[3], double t[3]);
+                    const double k_reduce[3], double m_group, double t[3]);
 /* A memory-bound kernel of a kind: the slower of its FLOPs on the vector
  * units and its bytes at that kind's HBM rate. */
 double hw_vector_time(const hw_rates *r, comet_mem_kernel kind, double flops, double bytes);

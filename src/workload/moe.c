@@ -24,13 +24,18 @@ static double add_mlp(work_layer *l, const comet_model *m, double tokens, double
     double wbytes = fp8 ? 1.0 : e;
     double w = work_add_linear(l, tokens, (mats - 1.0) * f_local, h, in_rows, e, fp8);
     l->ops[l->n_ops - 1].bytes += (copies - 1.0) * w * wbytes;
-    /* a grouped GEMM's weight gradient reduces over one expert's tokens */
+    /* a grouped GEMM's weight gradient reduces over one expert's tokens,
+     * its other passes run each expert's few rows (one expert: a plain
+     * GEMM) */
+    double m_group = copies > 1.0 ? tokens / copies : 0.0;
     l->ops[l->n_ops - 1].k_wgrad = tokens / copies;
+    l->ops[l->n_ops - 1].m_group = m_group;
     work_add_vector(l, COMET_MEMK_ACTIVATION, 8.0 * tokens * f_local,
                     (m->gated_mlp ? 3.0 : 2.0) * e * tokens * f_local, false);
     double w2 = work_add_linear(l, tokens, h, f_local, tokens, e, fp8);
     l->ops[l->n_ops - 1].bytes += (copies - 1.0) * w2 * wbytes;
     l->ops[l->n_ops - 1].k_wgrad = tokens / copies;
+    l->ops[l->n_ops - 1].m_group = m_group;
     return copies * (w + w2);
 }
 

@@ -42,6 +42,7 @@ typedef struct work_op {
     double k_fwd, k_dgrad, k_wgrad;
     bool attention_core;   /* recomputed under selective recompute */
     bool fp8;              /* a GEMM run at the fp8 matrix peak (strategy fp8) */
+    double m_group;        /* a grouped GEMM over experts: tokens per expert; 0: not grouped */
 } work_op;
 
 typedef struct work_comm {
