@@ -160,7 +160,8 @@ static void attention_group(const comet_attn_point *p, int n, double head_dim, i
     int best = 0;
     double best_d = INFINITY;
     for (int i = 0; i < n; i++) {
-        double d = fabs(log(p[i].head_dim / head_dim));
+        /* the ratio, not its log: the same order, no log per point */
+        double d = p[i].head_dim > head_dim ? p[i].head_dim / head_dim : head_dim / p[i].head_dim;
         if (d <= best_d) {
             best_d = d;
             best = i;
