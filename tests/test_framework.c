@@ -401,6 +401,15 @@ static void test_ideal_is_the_earlier_model(void **state)
     s.framework = COMET_FRAMEWORK_MEGATRON;
     assert_int_equal(comet_estimate(&m, &sys, &s, &b, &err), COMET_OK);
     assert_memory_equal(&a, &b, sizeof a);
+    /* with overlap, megatron gathers the updated weights behind the next
+     * forward (overlap_param_gather) where ideal exposes the gather: less
+     * DP exposed, never more than the gather saves */
+    s.overlap_dp = true;
+    assert_int_equal(comet_estimate(&m, &sys, &s, &b, &err), COMET_OK);
+    s.framework = COMET_FRAMEWORK_IDEAL;
+    assert_int_equal(comet_estimate(&m, &sys, &s, &a, &err), COMET_OK);
+    assert_true(b.dp_exposed < a.dp_exposed);
+    assert_true(b.step_time < a.step_time);
 }
 
 /* Contention: with share f the step grows by f times the hidden

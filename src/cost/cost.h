@@ -199,6 +199,15 @@ static inline double overlap_share(const comet_system *sys, const comet_strategy
 
 /* ---- the step plan (step_plan.c) ---- */
 
+/* When a step-level collective may run behind compute: not at all, or
+ * behind one microbatch's forward or backward (overlap on). */
+typedef enum plan_window {
+    PLAN_EXPOSED = 0,
+    PLAN_BEHIND_FORWARD,
+    PLAN_BEHIND_BACKWARD,
+    PLAN_WINDOW_COUNT
+} plan_window;
+
 /* What data parallelism and ZeRO do with each replicated parameter (model-
  * parallel parameters, such as embedding tables split over all NPUs, are
  * neither reduced nor gathered nor sharded). */
@@ -214,6 +223,7 @@ typedef struct plan_dp {
                                   * after the last microbatch */
     bool gather_each_pass;       /* ZeRO 3: weights gathered before each forward and backward */
     bool gather_after_step;      /* ZeRO 1/2: updated weights gathered once after the optimizer */
+    plan_window gather_window;   /* ... behind the next forward (megatron) or exposed */
     bool per_layer;              /* ZeRO 3 under fsdp: each layer's gathers and reduce-scatter
                                   * are collectives of their own on one stream, priced layer
                                   * by layer (fsdp.c), not as step-level comms */
@@ -238,14 +248,6 @@ static inline double plan_held(double params, double expert, double shards, doub
     return (params - expert) / shards + expert / expert_shards;
 }
 
-/* When a step-level collective may run behind compute: not at all, or
- * behind one microbatch's forward or backward (overlap on). */
-typedef enum plan_window {
-    PLAN_EXPOSED = 0,
-    PLAN_BEHIND_FORWARD,
-    PLAN_BEHIND_BACKWARD,
-    PLAN_WINDOW_COUNT
-} plan_window;
 
 /* A step-level collective of the busiest stage, per NPU. */
 typedef struct plan_comm {

@@ -34,6 +34,12 @@ static void plan_dp_of(const comet_strategy *s, double elem, plan_dp *out)
     out->reduce_each_micro = zero >= 2;
     out->gather_each_pass = zero >= 3;
     out->gather_after_step = zero == 1 || zero == 2;
+    /* Megatron's distributed optimizer gathers the updated weights bucket
+     * by bucket as the next forward reaches them (overlap_param_gather);
+     * under ideal the gather never hides, as before frameworks */
+    out->gather_window = comet_strategy_framework(s) == COMET_FRAMEWORK_MEGATRON
+                             ? PLAN_BEHIND_FORWARD
+                             : PLAN_EXPOSED;
     out->grad_bytes = s->grad_fp32 ? 4.0 : elem;
     out->weight_bytes = elem;
     out->weight_shards = zero >= 3 ? dp : 1.0;
@@ -136,7 +142,7 @@ static void plan_dp_set(step_plan *p, double params, bool expert)
         add_comm(p, COMET_COLL_ALL_GATHER, weights, true, PLAN_BEHIND_BACKWARD, true, expert);
     }
     if (dp->gather_after_step)
-        add_comm(p, COMET_COLL_ALL_GATHER, weights, false, PLAN_EXPOSED, true, expert);
+        add_comm(p, COMET_COLL_ALL_GATHER, weights, false, dp->gather_window, true, expert);
 }
 
 static void plan_dp_comms(step_plan *p, const work_stage *w)
