@@ -38,6 +38,7 @@ typedef struct calib_args {
     const char *pending;         /* a placement flag no --nccl file followed yet */
     comet_calib_net_mode mode;
     int64_t gemm_points;         /* 0: choose */
+    comet_attn_kernel attention_kernel; /* the attention rows' kernel (auto: the system's own) */
 } calib_args;
 
 static void help(void)
@@ -45,6 +46,7 @@ static void help(void)
     printf("usage: comet calibrate --system BASE -o NEW.yaml [--kernels FILE.csv]\n"
            "                       [[--nccl-dim NAME] [--nccl-npus N] [--nccl-collective C]\n"
            "                        --nccl FILE ...] [--nccl-mode fit|curve] [--steps FILE]\n"
+           "                       [--attention-kernel NAME]\n"
            "                       [--gemm-points N|auto] [--name NAME] [--report FILE.md]\n\n"
            "Fits the efficiency keys of system BASE (a preset name or a file) to your\n"
            "measurements and writes the whole system, fitted keys replaced, to NEW.yaml\n"
@@ -69,6 +71,10 @@ static void help(void)
            "                      calibrated one): fit compute.framework_efficiency, the\n"
            "                      share of the kernels' own rates they reach in your\n"
            "                      framework, after the kernel and network fits\n"
+           "  --attention-kernel NAME  the kernel the attention rows timed: auto (default;\n"
+           "                      the system's own curve), cudnn, flash2 or flash3, fitted\n"
+           "                      into compute.attention_kernels.NAME when it is not the\n"
+           "                      system's own\n"
            "  --gemm-points N     points of the GEMM size curve, 1 (flat, e_max) to 16;\n"
            "                      auto (default): 1 unless the rows call for more\n"
            "  --name NAME         the new system's name (default: BASE-calibrated)\n"
@@ -116,6 +122,19 @@ static comet_status mode_flag(const cli_arg *f, const char *value, void *dest, c
     return COMET_OK;
 }
 
+static comet_status kernel_flag(const cli_arg *f, const char *value, void *dest,
+                                comet_error *err)
+{
+    calib_args *a = dest;
+    for (int k = 0; k < COMET_ATTN_KERNEL_COUNT; k++)
+        if (strcmp(value, comet_attn_kernel_name((comet_attn_kernel)k)) == 0) {
+            a->attention_kernel = (comet_attn_kernel)k;
+            return COMET_OK;
+        }
+    return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, f->name,
+                           "expected auto, cudnn, flash2 or flash3, got \"%s\"", value);
+}
+
 static comet_status points_flag(const cli_arg *f, const char *value, void *dest,
                                 comet_error *err)
 {
@@ -143,6 +162,7 @@ static const cli_arg flags[] = {
     {.name = "--nccl-collective", .kind = CLI_ARG_CALL, .value = true, .call = placement_flag},
     {.name = "--nccl-mode", .kind = CLI_ARG_CALL, .value = true, .call = mode_flag},
     {.name = "--gemm-points", .kind = CLI_ARG_CALL, .value = true, .call = points_flag},
+    {.name = "--attention-kernel", .kind = CLI_ARG_CALL, .value = true, .call = kernel_flag},
 };
 
 static const cli_args_spec spec = {
@@ -332,7 +352,8 @@ static comet_status run(const calib_args *a, calib_inputs *in, comet_error *err)
                                .net_mode = a->mode,
                                .gemm_points = (int)a->gemm_points,
                                .name = a->name,
-                               .steps = in->steps};
+                               .steps = in->steps,
+                               .attention_kernel = a->attention_kernel};
     comet_calib_result *r = calloc(1, sizeof *r);
     if (!r)
         return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");

@@ -634,11 +634,47 @@ static void check_preset_fit(const char *system, const char *file)
     comet_kernel_rows_free(&rows);
 }
 
+/* A preset's flash2 curve is the fit of its FlashAttention 2 rows with
+ * --attention-kernel flash2: the points within the rounding, the system's
+ * own (cuDNN) curve and its kernel-rate spread untouched. */
+static void check_flash2_fit(const char *system, const char *file)
+{
+    comet_kernel_rows rows;
+    comet_error err;
+    read_example_kernels(file, &rows, &err);
+    comet_system base = preset(system);
+    comet_calib_request req = {.base = &base, .kernels = &rows,
+                               .attention_kernel = COMET_ATTN_FLASH2};
+    comet_calib_result r;
+    memset(&r, 0, sizeof r);
+    assert_int_equal(comet_calibrate(&req, &r, &err), COMET_OK);
+    const comet_compute *cc = &r.system.compute, *was = &base.compute;
+    int n = was->n_attn_alt[COMET_ATTN_FLASH2];
+    assert_int_equal(n, 14);
+    assert_int_equal(cc->n_attn_alt[COMET_ATTN_FLASH2], n);
+    for (int i = 0; i < n; i++) {
+        const comet_attn_point *p = &cc->attn_alt[COMET_ATTN_FLASH2][i];
+        const comet_attn_point *q = &was->attn_alt[COMET_ATTN_FLASH2][i];
+        assert_true(p->seq == q->seq && p->head_dim == q->head_dim);
+        assert_true(fabs(p->forward - q->forward) < 5e-4);
+        assert_true(fabs(p->forward_backward - q->forward_backward) < 5e-4);
+        assert_true(fabs(p->causal_forward - q->causal_forward) < 5e-4);
+        assert_true(fabs(p->causal_forward_backward - q->causal_forward_backward) < 5e-4);
+    }
+    assert_memory_equal(cc->attn_eff, was->attn_eff, sizeof was->attn_eff);
+    assert_true(cc->efficiency_spread == was->efficiency_spread);
+    assert_non_null(strstr(r.params[0].key, "compute.attention_kernels.flash2[0]."));
+    comet_calib_result_free(&r);
+    comet_kernel_rows_free(&rows);
+}
+
 static void test_presets_are_fits(void **state)
 {
     (void)state;
     check_preset_fit("h100-80g-dgx", "h100-kernels-measured.csv");
     check_preset_fit("h200-dgx", "h200-kernels.csv");
+    check_flash2_fit("h100-80g-dgx", "h100-attention-flash.csv");
+    check_flash2_fit("h200-dgx", "h200-attention-flash.csv");
 }
 
 /* The transcription of h100-kernels.md (its ranges' ends as rows) fits

@@ -1705,6 +1705,10 @@ static void test_calibrate(void **state)
                  "a file)");
     expect_error("calibrate --system h100-80g-dgx --kernels k.csv",
                  "comet calibrate: -o: is required (the new system file, or - for stdout)");
+    expect_error("calibrate --system h100-80g-dgx --kernels k.csv --attention-kernel flash4 "
+                 "-o new.yaml",
+                 "comet calibrate: --attention-kernel: expected auto, cudnn, flash2 or flash3, "
+                 "got \"flash4\"");
     expect_error("calibrate --system h100-80g-dgx -o new.yaml",
                  "comet calibrate: nothing to fit: give --kernels FILE.csv, --nccl FILE or "
                  "--steps FILE");

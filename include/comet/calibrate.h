@@ -135,6 +135,10 @@ typedef struct comet_calib_request {
      * replaced by the fitted one): fit compute.framework_efficiency to
      * them after the kernel and network fits; NULL: none */
     const comet_validation_table *steps;
+    /* the attention rows' kernel: auto (or the one the base's own curve
+     * measured) fits compute.attention_efficiency, another name that
+     * kernel's curve under compute.attention_kernels */
+    comet_attn_kernel attention_kernel;
 } comet_calib_request;
 
 typedef enum comet_calib_group {

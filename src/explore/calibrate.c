@@ -567,12 +567,22 @@ static double attention_measured(const comet_kernel_row *row)
     return row->seconds > 0.0 ? row->seconds : attention_counted(row) / row->rate;
 }
 
-/* The model's time of the row's pass on a system (its curve at the row's
- * shape). */
-static double attention_time(const comet_system *sys, const comet_kernel_row *row, double flops)
+/* Whether the attention rows fit another kernel's curve than the
+ * system's own (calib.h's request: attention_kernel). */
+static bool attention_alt(const comet_calib_request *req)
+{
+    comet_attn_kernel k = req->attention_kernel;
+    return k != COMET_ATTN_AUTO && k != req->base->compute.attn_kernel;
+}
+
+/* The model's time of the row's pass on a system (the curve of the
+ * request's kernel at the row's shape). */
+static double attention_time(const calib *c, const comet_system *sys,
+                             const comet_kernel_row *row, double flops)
 {
     hw_rates r;
     hw_rates_init(&r, sys, row->dtype);
+    hw_rates_attention(&r, c->req->attention_kernel);
     double fwd, fwd_bwd;
     hw_attention_times(&r, flops, row->seq, row->head_dim, row->causal, 1.0, &fwd, &fwd_bwd);
     return row->fwd_bwd ? fwd_bwd : fwd;
@@ -582,8 +592,8 @@ static double attention_time(const comet_system *sys, const comet_kernel_row *ro
  * have to say at its shape. */
 static double attention_implied(const calib *c, const comet_kernel_row *row, double t)
 {
-    return implied(t, attention_time(&c->unit, row, attention_flops(row)),
-                   attention_time(&c->unit, row, 0.0));
+    return implied(t, attention_time(c, &c->unit, row, attention_flops(row)),
+                   attention_time(c, &c->unit, row, 0.0));
 }
 
 typedef struct attn_obs {
@@ -607,20 +617,39 @@ static int compare_attn(const void *a, const void *b)
     return (x->line > y->line) - (x->line < y->line);
 }
 
+/* The points the base holds for the request's kernel. */
+static int base_attention_points(const calib *c)
+{
+    const comet_compute *b = &c->req->base->compute;
+    return attention_alt(c->req) ? b->n_attn_alt[c->req->attention_kernel] : b->n_attn_eff;
+}
+
+/* The fitted system's curve for the request's kernel. */
+static comet_attn_point *fitted_attention(calib *c, int **n)
+{
+    comet_compute *cc = &c->out->system.compute;
+    if (attention_alt(c->req)) {
+        *n = &cc->n_attn_alt[c->req->attention_kernel];
+        return cc->attn_alt[c->req->attention_kernel];
+    }
+    *n = &cc->n_attn_eff;
+    return cc->attn_eff;
+}
+
 /* The base's efficiency for a pass at a row's shape, causal or not,
  * through the same inversion (NAN without a base curve). */
 static double attention_base(const calib *c, const comet_kernel_row *row, bool fwd_bwd,
                              bool causal)
 {
     const comet_system *base = c->req->base;
-    if (base->compute.n_attn_eff <= 0)
+    if (base_attention_points(c) <= 0)
         return NAN;
     comet_kernel_row probe = *row;
     probe.fwd_bwd = fwd_bwd;
     probe.causal = causal;
-    return implied(attention_time(base, &probe, attention_flops(&probe)),
-                   attention_time(&c->unit, &probe, attention_flops(&probe)),
-                   attention_time(&c->unit, &probe, 0.0));
+    return implied(attention_time(c, base, &probe, attention_flops(&probe)),
+                   attention_time(c, &c->unit, &probe, attention_flops(&probe)),
+                   attention_time(c, &c->unit, &probe, 0.0));
 }
 
 /* The median of one pass's rows: causal ones (which = 1), the others (0),
@@ -640,8 +669,8 @@ static size_t attention_values(const attn_obs *o, size_t n, int pass, int which,
  * from the base's curve. `v` has room for n values. */
 static comet_status attention_point(calib *c, const attn_obs *o, size_t n, int index, double *v)
 {
-    const comet_system *base = c->req->base;
-    comet_attn_point *pt = &c->out->system.compute.attn_eff[index];
+    int *n_points;
+    comet_attn_point *pt = &fitted_attention(c, &n_points)[index];
     memset(pt, 0, sizeof *pt);
     pt->seq = o[0].row->seq;
     pt->head_dim = o[0].row->head_dim;
@@ -658,7 +687,7 @@ static comet_status attention_point(calib *c, const attn_obs *o, size_t n, int i
             double e = was;
             if (nv)
                 e = fraction(median(v, nv), note, sizeof note);
-            else if (base->compute.n_attn_eff > 0)
+            else if (base_attention_points(c) > 0)
                 snprintf(note, sizeof note, "no %s rows at this shape: the base's curve there",
                          passes[pass]);
             else
@@ -672,8 +701,13 @@ static comet_status attention_point(calib *c, const attn_obs *o, size_t n, int i
                                   : (pass ? &pt->forward_backward : &pt->forward);
             *slot = e;
             char key[96], label[80];
-            snprintf(key, sizeof key, "compute.attention_efficiency[%d].%s%s", index,
-                     causal ? "causal_" : "", names[pass]);
+            if (attention_alt(c->req))
+                snprintf(key, sizeof key, "compute.attention_kernels.%s[%d].%s%s",
+                         comet_attn_kernel_name(c->req->attention_kernel), index,
+                         causal ? "causal_" : "", names[pass]);
+            else
+                snprintf(key, sizeof key, "compute.attention_efficiency[%d].%s%s", index,
+                         causal ? "causal_" : "", names[pass]);
             snprintf(label, sizeof label, "%s at seq %g, head_dim %g%s", passes[pass], pt->seq,
                      pt->head_dim, causal ? ", causal" : split ? ", not causal" : "");
             TRY(add_param(c, COMET_CALIB_ATTENTION, key, label, COMET_CALIB_FRACTION, was, e,
@@ -708,7 +742,7 @@ static comet_status attention_rows(calib *c)
         if (st)
             break;
         double t = attention_measured(row);
-        st = check_time(c, row, t, attention_time(&c->unit, row, 0.0));
+        st = check_time(c, row, t, attention_time(c, &c->unit, row, 0.0));
         o[m] = (attn_obs){row, 0.0};
         if (!st)
             o[m++].achieved = attention_implied(c, row, t);
@@ -729,8 +763,11 @@ static comet_status attention_rows(calib *c)
             st = attention_point(c, o + i, j - i, points++, v);
         i = j;
     }
-    if (!st)
-        c->out->system.compute.n_attn_eff = points;
+    if (!st) {
+        int *n_points;
+        fitted_attention(c, &n_points);
+        *n_points = points;
+    }
     free(o);
     free(v);
     return st;
@@ -829,7 +866,7 @@ static void kernel_point(calib *c, const comet_kernel_row *row, comet_calib_poin
                  row->fwd_bwd ? "fwd_bwd" : "fwd", row->seq, row->head_dim,
                  row->causal ? " causal" : "", dt);
         p->measured_s = attention_measured(row);
-        p->fitted_s = attention_time(sys, row, attention_flops(row));
+        p->fitted_s = attention_time(c, sys, row, attention_flops(row));
         p->measured_rate = attention_counted(row) / p->measured_s;
         p->fitted_rate = attention_counted(row) / p->fitted_s;
     } else {
@@ -1299,6 +1336,9 @@ static void unit_system(const comet_system *base, comet_system *u)
     cc->gemm_k_overhead = 0.0;
     cc->n_attn_eff = 1;
     cc->attn_eff[0] = (comet_attn_point){1.0, 1.0, 1.0, 1.0, 0.0, 0.0};
+    /* every kernel's attention at efficiency 1: the one curve above */
+    memset(cc->n_attn_alt, 0, sizeof cc->n_attn_alt);
+    cc->attn_kernel = COMET_ATTN_AUTO;
     cc->fp8_gemm_efficiency = 1.0;
     cc->framework_efficiency = 1.0;
     for (int k = 0; k < COMET_MEMK_COUNT; k++)
@@ -1309,13 +1349,15 @@ static void unit_system(const comet_system *base, comet_system *u)
 /* compute.efficiency_spread: the RMS of the kernel rows' residuals against
  * the fitted system, the relative spread of measured kernel rates about
  * the efficiencies that widens every prediction's uncertainty band
- * (include/comet/band.h). */
+ * (include/comet/band.h); another kernel's attention rows are not the
+ * system's own kernels and leave it alone. */
 static comet_status kernel_spread(calib *c)
 {
     double sum = 0.0;
     int n = 0;
     for (size_t i = 0; i < c->out->n_points; i++)
-        if (c->out->points[i].group <= COMET_CALIB_MEMORY) {
+        if (c->out->points[i].group <= COMET_CALIB_MEMORY &&
+            !(c->out->points[i].group == COMET_CALIB_ATTENTION && attention_alt(c->req))) {
             sum += c->out->points[i].residual * c->out->points[i].residual;
             n++;
         }
