@@ -1,5 +1,5 @@
-/* Whole-model facts derived from a model description (parameter count,
- * pipeline depth and tokens per sample), and work_build, the workload
+/* Whole-model facts derived from a model description (parameter count
+ * and tokens per sample), and work_build, the workload
  * builder's entry, which picks the Transformer or the layer-list builder
  * and lists a pipeline's stages as runs of alike ones. */
 #include "workload.h"
@@ -29,16 +29,6 @@ double comet_model_params(const comet_model *m)
     for (int i = 0; i < m->n_layer_kinds; i++)
         total += (double)m->layer_list[i].count * m->layer_list[i].params;
     return total;
-}
-
-int64_t comet_model_depth(const comet_model *m)
-{
-    if (m->kind == COMET_MODEL_TRANSFORMER)
-        return m->layers;
-    int64_t depth = 0;
-    for (int i = 0; i < m->n_layer_kinds; i++)
-        depth += m->layer_list[i].count;
-    return depth;
 }
 
 int64_t comet_model_tokens_per_sample(const comet_model *m)

@@ -1,9 +1,21 @@
-/* What a Transformer's shape implies on its own, before any strategy: the
- * width of a head, the parameters of a dense block, of the embedding and
- * LM head and of an MoE block, the MLPs' model FLOPs, and which layers are
- * mixture-of-experts layers. Below the builders (transformer.c, moe.c) and
- * the whole-model facts (model.c), which all read it. */
+/* What a model's shape implies on its own, before any strategy: its depth
+ * in layers (what pipeline stages split; the strategy checks read it), and
+ * for a Transformer the width of a head, the parameters of a dense block,
+ * of the embedding and LM head and of an MoE block, the MLPs' model FLOPs,
+ * and which layers are mixture-of-experts layers. Below the builders
+ * (transformer.c, moe.c) and the whole-model facts (model.c), which all
+ * read it, and calling none of them. */
 #include "workload.h"
+
+int64_t comet_model_depth(const comet_model *m)
+{
+    if (m->kind == COMET_MODEL_TRANSFORMER)
+        return m->layers;
+    int64_t depth = 0;
+    for (int i = 0; i < m->n_layer_kinds; i++)
+        depth += m->layer_list[i].count;
+    return depth;
+}
 
 double work_head_dim(const comet_model *m)
 {
