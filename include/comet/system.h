@@ -231,4 +231,11 @@ typedef struct comet_system {
 /* GEMM efficiency for an operation of this many FLOPs (1.0 if no curve). */
 double comet_gemm_efficiency(const comet_compute *c, double flops);
 
+/* The fused-attention curve kernel k is priced with and its points in *n:
+ * auto, or the kernel the system's own curve measured, that curve (which
+ * may have no points); another kernel its attention_kernels curve; NULL
+ * (and *n 0) when the system gives none for k. */
+const comet_attn_point *comet_attention_curve(const comet_compute *c, comet_attn_kernel k,
+                                              int *n);
+
 #endif

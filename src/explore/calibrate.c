@@ -60,7 +60,8 @@ typedef struct calib {
     comet_calib_result *out;
     comet_error *err;
     comet_system unit;       /* the base at efficiency 1 everywhere: t_ideal */
-    comet_system alone;      /* scratch: the fitted system pricing kernels alone */
+    comet_system alone;      /* scratch: the fitted system with a framework factor of
+                              * its own (1: kernels alone; a step fit's trial) */
 } calib;
 
 /* ---- result lists ---------------------------------------------------------- */
@@ -242,6 +243,14 @@ typedef struct gemm_model {
     char note[160];
 } gemm_model;
 
+/* The efficiency a curve and k0 give a row's GEMM (compute.c's own
+ * curve times the short-reduction term). */
+static double gemm_predicted(const comet_compute *cc, const gemm_obs *o, double k0)
+{
+    double k = o->op.k_fwd;
+    return comet_gemm_efficiency(cc, o->op.flops) * k / (k + k0);
+}
+
 /* Squared relative residuals of a model on the rows, through compute.c's
  * own curve: the time it predicts over the measured, less 1. */
 static double gemm_rss(const gemm_obs *o, size_t n, const comet_eff_point *curve, int points,
@@ -253,9 +262,7 @@ static double gemm_rss(const gemm_obs *o, size_t n, const comet_eff_point *curve
     memcpy(cc.gemm_eff, curve, (size_t)points * sizeof *curve);
     double rss = 0.0;
     for (size_t i = 0; i < n; i++) {
-        double k = o[i].op.k_fwd;
-        double pred = comet_gemm_efficiency(&cc, o[i].op.flops) * k / (k + k0);
-        double r = o[i].achieved / pred - 1.0;
+        double r = o[i].achieved / gemm_predicted(&cc, &o[i], k0) - 1.0;
         rss += r * r;
     }
     return rss;
@@ -484,11 +491,8 @@ static comet_status fit_fp8(calib *c, const gemm_obs *o, size_t n, size_t n_othe
         double *v = malloc(n * sizeof *v);
         if (!v)
             return comet_error_set(c->err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
-        for (size_t i = 0; i < n; i++) {
-            double k = o[i].op.k_fwd, k0 = cc->gemm_k_overhead;
-            double curve = comet_gemm_efficiency(cc, o[i].op.flops) * k / (k + k0);
-            v[i] = o[i].achieved / curve;
-        }
+        for (size_t i = 0; i < n; i++)
+            v[i] = o[i].achieved / gemm_predicted(cc, &o[i], cc->gemm_k_overhead);
         share = fraction(median(v, n), note, sizeof note);
         free(v);
     } else {
@@ -517,7 +521,7 @@ static comet_status gemm_rows(calib *c)
     if (!o)
         return comet_error_set(c->err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
     /* the rows the curve is fitted to first, the fp8 rows after them */
-    size_t n_other = n - n_fp8, at_other = 0, at_fp8 = n_other ? n_other : 0;
+    size_t n_other = n - n_fp8, at_other = 0, at_fp8 = n_other;
     comet_status st = COMET_OK;
     for (size_t i = 0; i < k->n && !st; i++) {
         const comet_kernel_row *row = &k->rows[i];
@@ -541,7 +545,7 @@ static comet_status gemm_rows(calib *c)
     if (!st)
         st = fit_gemm(c, o, n_other ? n_other : n);
     if (!st && n_fp8)
-        st = fit_fp8(c, o + (n_other ? n_other : 0), n_fp8, n_other);
+        st = fit_fp8(c, o + n_other, n_fp8, n_other);
     free(o);
     return st;
 }
@@ -620,8 +624,9 @@ static int compare_attn(const void *a, const void *b)
 /* The points the base holds for the request's kernel. */
 static int base_attention_points(const calib *c)
 {
-    const comet_compute *b = &c->req->base->compute;
-    return attention_alt(c->req) ? b->n_attn_alt[c->req->attention_kernel] : b->n_attn_eff;
+    int n;
+    comet_attention_curve(&c->req->base->compute, c->req->attention_kernel, &n);
+    return n;
 }
 
 /* The fitted system's curve for the request's kernel. */
@@ -839,12 +844,11 @@ static comet_status memory_rows(calib *c)
 
 /* ---- each kernel row against the fitted system ------------------------------- */
 
-static void kernel_point(calib *c, const comet_kernel_row *row, comet_calib_point *p)
+/* One kernel row priced by `sys`, the fitted system as it prices kernels
+ * timed alone (no framework factor). */
+static void kernel_point(const calib *c, const comet_system *sys, const comet_kernel_row *row,
+                         comet_calib_point *p)
 {
-    /* kernels timed alone: no framework factor */
-    comet_system *sys = &c->alone;
-    *sys = c->out->system;
-    sys->compute.framework_efficiency = 1.0;
     memset(p, 0, sizeof p[0]);
     p->file = c->req->kernels->file;
     p->line = row->line;
@@ -1219,13 +1223,13 @@ static comet_status network_points(calib *c)
 
 /* ---- training steps ---------------------------------------------------------- */
 
-/* Step `i` of the steps table on the fitted system whose kernels run at
- * `fe` of their own rates: the predicted and the measured step time. */
+/* Step `i` of the steps table on the fitted system (c->alone, copied by
+ * steps_fit) whose kernels run at `fe` of their own rates: the predicted
+ * and the measured step time. */
 static comet_status step_times(calib *c, int i, double fe, double *predicted, double *measured)
 {
     const comet_validation_row *row = &c->req->steps->rows[i];
     comet_system *sys = &c->alone;
-    *sys = c->out->system;
     sys->compute.framework_efficiency = fe;
     comet_result res;
     comet_error why;
@@ -1277,6 +1281,7 @@ static comet_status steps_fit(calib *c)
         return COMET_OK;
     double was = c->req->base->compute.framework_efficiency;
     was = was > 0.0 ? was : 1.0;
+    c->alone = c->out->system; /* the kernel and network fits done */
     const double g = 0.5 * (sqrt(5.0) - 1.0);
     double lo = log(MIN_FRAMEWORK), hi = log(MAX_FRAMEWORK);
     double x1 = hi - g * (hi - lo), x2 = lo + g * (hi - lo), f1, f2;
@@ -1412,9 +1417,12 @@ comet_status comet_calibrate(const comet_calib_request *req, comet_calib_result 
             st = attention_rows(c);
         if (!st)
             st = memory_rows(c);
+        /* kernels timed alone: no framework factor */
+        c->alone = out->system;
+        c->alone.compute.framework_efficiency = 1.0;
         for (size_t i = 0; i < req->kernels->n && !st; i++) {
             comet_calib_point p;
-            kernel_point(c, &req->kernels->rows[i], &p);
+            kernel_point(c, &c->alone, &req->kernels->rows[i], &p);
             st = add_point(c, &p);
         }
         if (!st)

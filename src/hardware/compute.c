@@ -124,13 +124,27 @@ double hw_optimizer_time(const hw_rates *r, double bytes)
     return bytes / r->hbm_kind[COMET_MEMK_OPTIMIZER];
 }
 
+const comet_attn_point *comet_attention_curve(const comet_compute *c, comet_attn_kernel k, int *n)
+{
+    if (k == COMET_ATTN_AUTO || (k == c->attn_kernel && c->n_attn_eff > 0)) {
+        *n = c->n_attn_eff;
+        return c->attn_eff;
+    }
+    if ((unsigned)k < COMET_ATTN_KERNEL_COUNT && c->n_attn_alt[k] > 0) {
+        *n = c->n_attn_alt[k];
+        return c->attn_alt[k];
+    }
+    *n = 0;
+    return NULL;
+}
+
 void hw_rates_attention(hw_rates *r, comet_attn_kernel k)
 {
     const comet_compute *c = r->compute;
-    bool own = k == COMET_ATTN_AUTO || k == c->attn_kernel || (unsigned)k >= COMET_ATTN_KERNEL_COUNT ||
-               c->n_attn_alt[k] <= 0;
-    r->attn = own ? c->attn_eff : c->attn_alt[k];
-    int n = own ? c->n_attn_eff : c->n_attn_alt[k];
+    int n;
+    r->attn = comet_attention_curve(c, k, &n);
+    if (!r->attn) /* a kernel without a curve (resolve refuses it): the system's own */
+        r->attn = comet_attention_curve(c, COMET_ATTN_AUTO, &n);
     r->n_attn = n < COMET_MAX_ATTN_POINTS ? n : COMET_MAX_ATTN_POINTS;
     for (int i = 0; i < r->n_attn; i++)
         r->log_attn[i] = log(r->attn[i].seq * r->attn[i].head_dim);

@@ -590,13 +590,13 @@ static comet_status check_attention_kernel(const comet_system *sys, const comet_
 {
     comet_attn_kernel k = s->attention_kernel;
     const comet_compute *c = &sys->compute;
-    if (k == COMET_ATTN_AUTO || (k == c->attn_kernel && c->n_attn_eff > 0) ||
-        ((unsigned)k < COMET_ATTN_KERNEL_COUNT && c->n_attn_alt[k] > 0))
+    int points;
+    if (comet_attention_curve(c, k, &points))
         return COMET_OK;
     char have[96] = "";
     size_t n = 0;
     for (int i = 1; i < COMET_ATTN_KERNEL_COUNT; i++)
-        if ((i == (int)c->attn_kernel && c->n_attn_eff > 0) || c->n_attn_alt[i] > 0)
+        if (comet_attention_curve(c, (comet_attn_kernel)i, &points))
             n += (size_t)snprintf(have + n, sizeof have - n, "%s%s", n ? ", " : "",
                                   comet_attn_kernel_name((comet_attn_kernel)i));
     return BAD(err, "strategy.attention_kernel",
