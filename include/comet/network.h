@@ -5,6 +5,7 @@
 #define COMET_NETWORK_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "comet/error.h"
 #include "comet/model.h"
@@ -22,7 +23,38 @@ typedef struct comet_link {
      * beyond the alpha-beta closed forms (a protocol model or measured
      * bus-bandwidth curves); NULL for the closed forms alone. */
     const comet_net_dim *size_model;
+    /* The topology's shape (torus axes, Clos tiers) and the NPUs of the
+     * dimensions inside this one: a Clos carries that many groups'
+     * collectives at once (every inner position runs the same phase in a
+     * training step), so its oversubscribed tiers are priced with them.
+     * NULL / 1 from comet_link_of; comet_span_links sets inner. */
+    const comet_net_shape *shape;
+    int64_t inner;
 } comet_link;
+
+/* ---- topology shapes (src/network/shape.c, docs/fabric.md) ------------------ */
+
+/* NPUs the dimensions 0..d of sys hold together (one Clos pod's
+ * endpoints); 0 when one of them is auto (size 0). */
+int64_t comet_net_pod_npus(const comet_system *sys, int d);
+
+/* A Clos's port split: leaf down and up ports, aggregation down and up
+ * (3 tiers), from radix and oversubscription (down:up = o:1, down =
+ * floor(radix * o / (1 + o))). */
+typedef struct comet_clos_ports {
+    int tiers;
+    int64_t down[COMET_MAX_TIERS], up[COMET_MAX_TIERS];
+    int64_t max_endpoints;     /* NPUs the tree connects at most */
+} comet_clos_ports;
+
+void comet_clos_ports_of(const comet_net_shape *sh, comet_clos_ports *out);
+
+/* Whether dimension d of a system can be built with `size` NPUs along it
+ * and `inner` NPUs inside it (sizes resolved): NULL when it can, else
+ * the key at fault ("shape", "radix", "tiers", "oversubscription",
+ * "bidirectional", "routing", "size") with the reason in msg. */
+const char *comet_net_shape_problem(const comet_net_dim *dim, int64_t size, int64_t inner,
+                                    char *msg, size_t cap);
 
 /* The protocol a collective call is priced with (docs/collectives.md,
  * "Protocols and measured curves"). */

@@ -137,12 +137,45 @@ typedef struct comet_mem_tier {
                              size of the innermost network dimension */
 } comet_mem_tier;
 
+/* A dimension's physical topology (docs/fabric.md). The first three are
+ * the short form every dimension had; the others take shape keys
+ * (comet_net_shape). */
 typedef enum comet_topology {
     COMET_TOPO_RING = 0,
     COMET_TOPO_FULLY_CONNECTED,
     COMET_TOPO_SWITCH,
+    COMET_TOPO_TORUS,          /* 1-3 axes (shape), wrap-around links */
+    COMET_TOPO_MESH,           /* 1-3 axes (shape), no wrap-around */
+    COMET_TOPO_FAT_TREE,       /* Clos of 2 or 3 tiers of radix-port switches, one tree per
+                                  pod: every NPU of the dimensions up to this one attaches */
+    COMET_TOPO_RAIL,           /* rail-optimized Clos: NIC k of every node on rail leaf k */
     COMET_TOPO_COUNT
 } comet_topology;
+
+/* How a Clos spreads flows over its equal-cost paths. */
+typedef enum comet_routing {
+    COMET_ROUTE_ECMP = 0,      /* one path per flow, picked by a reproducible hash */
+    COMET_ROUTE_SPRAY,         /* every flow split evenly over all equal paths (ideal) */
+    COMET_ROUTE_COUNT
+} comet_routing;
+
+#define COMET_MAX_AXES 3
+#define COMET_MAX_TIERS 3
+
+/* The shape of a dimension's topology beyond its size: what the fabric
+ * builds (src/network/fabric.c) and the closed forms price. Zero values
+ * are "not given": a ring is bidirectional, a Clos 2 tiers, 1:1. */
+typedef struct comet_net_shape {
+    int n_axes;                           /* torus, mesh: axes given (product = size) */
+    int64_t axes[COMET_MAX_AXES];
+    bool unidirectional;                  /* ring: links one way only */
+    int tiers;                            /* fat_tree, rail: 2 or 3 (0: 2) */
+    int64_t radix;                        /* fat_tree, rail: ports per switch */
+    /* down:up port ratio at the top of tier t ([0] the leaves' uplinks,
+     * [1] the aggregation switches' in 3 tiers); 0: 1 (non-blocking) */
+    double oversubscription[COMET_MAX_TIERS - 1];
+    comet_routing routing;
+} comet_net_shape;
 
 typedef enum comet_algorithm {
     COMET_ALGO_RING = 0,
@@ -153,6 +186,7 @@ typedef enum comet_algorithm {
 } comet_algorithm;
 
 const char *comet_topology_name(comet_topology t);
+const char *comet_routing_name(comet_routing r);
 int comet_topology_parse(const char *name, comet_topology *out);
 const char *comet_algorithm_name(comet_algorithm a);
 int comet_algorithm_parse(const char *name, comet_algorithm *out);
@@ -210,6 +244,7 @@ typedef struct comet_net_dim {
     double cost_per_gbps;      /* cost per GB/s per NPU on this dimension (0 = none) */
     comet_protocol_model protocols; /* NONE: alpha-beta only */
     comet_bus_curves bus;      /* measured bus bandwidth (bus.n_curves 0: none) */
+    comet_net_shape shape;     /* torus/mesh axes, Clos tiers, ring direction */
 } comet_net_dim;
 
 typedef struct comet_system {

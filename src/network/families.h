@@ -80,6 +80,10 @@ typedef struct net_algorithm {
 extern const net_topology net_topology_ring;            /* topo_ring.c */
 extern const net_topology net_topology_fully_connected; /* topo_fully_connected.c */
 extern const net_topology net_topology_switch;          /* topo_switch.c */
+extern const net_topology net_topology_torus;           /* topo_torus.c */
+extern const net_topology net_topology_mesh;            /* topo_torus.c */
+extern const net_topology net_topology_fat_tree;        /* topo_clos.c */
+extern const net_topology net_topology_rail;            /* topo_clos.c */
 extern const net_algorithm net_algorithm_ring;          /* algo_ring.c */
 extern const net_algorithm net_algorithm_direct;        /* algo_direct.c */
 extern const net_algorithm net_algorithm_halving_doubling;   /* algo_halving_doubling.c */

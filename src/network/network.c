@@ -34,6 +34,8 @@ void comet_link_of(const comet_net_dim *d, int64_t n, comet_link *l)
     l->latency = d->latency;
     l->in_network_reduction = d->in_network_reduction;
     l->size_model = d->protocols != COMET_PROTOCOLS_NONE || d->bus.n_curves > 0 ? d : NULL;
+    l->shape = &d->shape;
+    l->inner = 1;
 }
 
 static inline int n_dims_of(const comet_system *sys)
@@ -50,11 +52,15 @@ static inline int span_links(const comet_system *sys, const int64_t span[COMET_M
 {
     int m = 0;
     int nd = n_dims_of(sys);
-    for (int d = 0; d < nd; d++)
+    int64_t inner = 1;
+    for (int d = 0; d < nd; d++) {
         if (span[d] > 1) {
             comet_link_of(&sys->dims[d], span[d], &links[m]);
+            links[m].inner = inner;
             dims[m++] = d;
         }
+        inner *= sys->dims[d].size > 0 ? sys->dims[d].size : 1;
+    }
     return m;
 }
 

@@ -8,6 +8,10 @@ const net_topology *const net_topologies[COMET_TOPO_COUNT] = {
     [COMET_TOPO_RING] = &net_topology_ring,
     [COMET_TOPO_FULLY_CONNECTED] = &net_topology_fully_connected,
     [COMET_TOPO_SWITCH] = &net_topology_switch,
+    [COMET_TOPO_TORUS] = &net_topology_torus,
+    [COMET_TOPO_MESH] = &net_topology_mesh,
+    [COMET_TOPO_FAT_TREE] = &net_topology_fat_tree,
+    [COMET_TOPO_RAIL] = &net_topology_rail,
 };
 
 const net_algorithm *const net_algorithms[COMET_ALGO_COUNT] = {

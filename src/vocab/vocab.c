@@ -24,7 +24,9 @@ const char *const vocab_collective_names[] = {"none", "all_reduce", "reduce_scat
                                             "all_gather", "all_to_all", NULL};
 const char *const vocab_group_names[] = {"tp", "pp", "dp", "cp", "ep", NULL};
 const char *const vocab_layer_group_names[] = {"tp", "pp", "dp", NULL};
-const char *const vocab_topology_names[] = {"ring", "fully_connected", "switch", NULL};
+const char *const vocab_topology_names[] = {"ring", "fully_connected", "switch", "torus",
+                                            "mesh", "fat_tree", "rail", NULL};
+const char *const vocab_routing_names[] = {"ecmp", "spray", NULL};
 const char *const vocab_algorithm_names[] = {"ring", "direct", "halving_doubling",
                                            "double_binary_tree", NULL};
 const char *const vocab_protocol_model_names[] = {"none", "nccl_nvlink", "nccl_pci", "nccl_net",
@@ -72,6 +74,7 @@ static const char *name_of(const char *const *names, int n, int v)
 
 _Static_assert(COUNT(mem_kind_names) == COMET_MEM_KIND_COUNT, "a name per memory kind");
 _Static_assert(COUNT(tier_names) == COMET_TIER_COUNT, "a name per memory tier");
+_Static_assert(COUNT(vocab_routing_names) == COMET_ROUTE_COUNT, "routing names");
 _Static_assert(COUNT(vocab_protocol_model_names) == COMET_PROTOCOLS_COUNT,
                "a name per protocol model");
 _Static_assert(COUNT(protocol_names) == COMET_PROTO_COUNT, "a name per protocol");
@@ -144,6 +147,11 @@ const char *comet_topology_name(comet_topology t)
 int comet_topology_parse(const char *name, comet_topology *out)
 {
     PARSE_INTO(vocab_topology_names, name, out, comet_topology);
+}
+
+const char *comet_routing_name(comet_routing r)
+{
+    return name_of(vocab_routing_names, COUNT(vocab_routing_names), (int)r);
 }
 
 const char *comet_algorithm_name(comet_algorithm a)

@@ -17,6 +17,7 @@ extern const char *const vocab_group_names[];
 /* The groups a generic layer's own communication may name (tp, pp, dp). */
 extern const char *const vocab_layer_group_names[];
 extern const char *const vocab_topology_names[];
+extern const char *const vocab_routing_names[];
 extern const char *const vocab_algorithm_names[];
 extern const char *const vocab_protocol_model_names[];
 extern const char *const vocab_attach_names[];

@@ -1,0 +1,198 @@
+/* Torus and mesh: NPUs on a grid of 1-3 axes (shape), each linked to its
+ * two neighbours along every axis, with wrap-around links on a torus and
+ * none on a mesh. B is split over the NPU's 2m ports (m the topology's
+ * axes): B/(2m) per link and direction; an axis of 2 on a torus has both
+ * ports on the one neighbour (one link of B/m). A group of n NPUs takes
+ * the axes innermost first (partial axes are lines, without wrap-around).
+ * The ring schedule runs per axis with the buffer split in one part per
+ * axis, the parts visiting the axes in rotated orders (a part's phases
+ * telescope to (n-1)/n x whatever the order); a line's bisection is one
+ * link, a ring's two, so every pattern costs a line twice a ring's
+ * bandwidth. Dimension-order routing. Formulas: docs/fabric.md. */
+#include "families.h"
+
+typedef struct grid {
+    int m;               /* the topology's axes: ports 2m */
+    int g;               /* the group's axes */
+    int64_t k[COMET_MAX_AXES];
+    double line[COMET_MAX_AXES]; /* 1 on a whole torus axis, 2 on a line (bisection) */
+} grid;
+
+/* The group's axes: innermost first, each as much of the topology's axis
+ * as the NPUs left fill. */
+static grid grid_of(const comet_link *l, bool wrap)
+{
+    grid gr = {1, 0, {0}, {0}};
+    const comet_net_shape *sh = l->shape;
+    int64_t axes[COMET_MAX_AXES] = {l->n, 0, 0};
+    int m = 1;
+    if (sh && sh->n_axes > 0) {
+        m = sh->n_axes > COMET_MAX_AXES ? COMET_MAX_AXES : sh->n_axes;
+        for (int i = 0; i < m; i++)
+            axes[i] = sh->axes[i];
+    }
+    gr.m = m;
+    int64_t left = l->n;
+    for (int i = 0; i < m && left > 1; i++) {
+        int64_t k = axes[i] < left ? axes[i] : left;
+        if (k < 2)
+            continue;
+        gr.k[gr.g] = k;
+        gr.line[gr.g] = wrap && k == axes[i] ? 1.0 : 2.0;
+        gr.g++;
+        left = (left + k - 1) / k;
+    }
+    if (gr.g == 0) {
+        gr.k[0] = l->n;
+        gr.line[0] = wrap ? 1.0 : 2.0;
+        gr.g = 1;
+    }
+    return gr;
+}
+
+static double quarter_sq(int64_t n)
+{
+    return (double)(n / 2) * (double)(n - n / 2);
+}
+
+/* Neighbour steps on one axis: a ring's neighbours are one hop apart, a
+ * line's ring folds back (every other NPU each way): two hops. */
+static double step_hops(const grid *gr, int i)
+{
+    return gr->k[i] > 2 && gr->line[i] > 1.0 ? 2.0 : 1.0;
+}
+
+/* The ring schedule: part j visits the axes j, j+1, ... (mod g); on axis
+ * i it moves (k_i - 1)/k_i of what it holds at B/m per axis (ring) or
+ * half that (line). Load: the slowest part, times m/g when the group
+ * leaves some of the NPU's axes idle. */
+static net_cost grid_ring_pass(const comet_link *l, bool wrap)
+{
+    grid gr = grid_of(l, wrap);
+    double worst = 0.0, hops = 0.0;
+    for (int j = 0; j < gr.g; j++) {
+        double load = 0.0, held = 1.0, h = 0.0;
+        for (int p = 0; p < gr.g; p++) {
+            int i = (j + p) % gr.g;
+            double k = (double)gr.k[i];
+            load += gr.line[i] * (k - 1.0) / k * held;
+            held /= k;
+            h += (k - 1.0) * step_hops(&gr, i);
+        }
+        if (load > worst)
+            worst = load;
+        if (h > hops)
+            hops = h;
+    }
+    return (net_cost){hops, worst * (double)gr.m / (double)gr.g};
+}
+
+/* Every NPU sends S/n to every other at once, dimension-order routed:
+ * axis i carries m Q(k_i)/k_i x per link on a ring axis (twice on a line:
+ * its middle link carries Q(k) blocks each way), and no NPU injects more
+ * than (n-1)/n x. */
+static net_cost grid_scatter(const comet_link *l, bool wrap)
+{
+    grid gr = grid_of(l, wrap);
+    double n = (double)l->n;
+    double load = (n - 1.0) / n, hops = 0.0;
+    for (int i = 0; i < gr.g; i++) {
+        double k = (double)gr.k[i];
+        double axis = gr.line[i] * (double)gr.m * quarter_sq(gr.k[i]) / k;
+        if (axis > load)
+            load = axis;
+        hops += gr.line[i] > 1.0 ? k - 1.0 : (double)(gr.k[i] / 2);
+    }
+    return (net_cost){hops, load};
+}
+
+/* Pairwise exchange: the same blocks as the scatter, one peer per round,
+ * rounds pipelined: n-1 latencies, the scatter's load (an approximation:
+ * a round's blocks do not spread over the axes evenly). */
+static net_cost grid_pairwise(const comet_link *l, bool wrap)
+{
+    net_cost c = grid_scatter(l, wrap);
+    c.hops = (double)(l->n - 1);
+    return c;
+}
+
+/* Log-step schedules run on one axis at a time, bit by bit of the rank
+ * (axis 0's bits first), with what the earlier axes left: step s of axis
+ * i sends held/2^(s+1) to the NPU 2^s away, which loads the busiest link
+ * with 2^s such blocks on a line (m held x a step) and splits the last
+ * step both ways on a ring. */
+static net_cost grid_halving(const comet_link *l, bool wrap)
+{
+    grid gr = grid_of(l, wrap);
+    double load = 0.0, hops = 0.0, held = 1.0;
+    for (int i = 0; i < gr.g; i++) {
+        int L = net_ceil_log2(gr.k[i]);
+        double steps = gr.line[i] > 1.0 ? (double)L : (double)L - 0.5;
+        load += (double)gr.m * held * steps;
+        int64_t half = gr.k[i] / 2;
+        for (int s = 0; s < L; s++) {
+            int64_t d = (int64_t)1 << s;
+            hops += (double)(gr.line[i] > 1.0 || d < half ? d : half);
+        }
+        held /= (double)gr.k[i];
+    }
+    return (net_cost){hops, load};
+}
+
+/* Bruck: each step ships S/2 a distance 2^s along the rank order; priced
+ * as the halving schedule's steps on S/2 without the shrinking (an
+ * approximation, docs/fabric.md). */
+static net_cost grid_bruck(const comet_link *l, bool wrap)
+{
+    grid gr = grid_of(l, wrap);
+    double load = 0.0, hops = 0.0;
+    for (int i = 0; i < gr.g; i++) {
+        int L = net_ceil_log2(gr.k[i]);
+        load += 0.5 * (double)gr.m * gr.line[i] * (double)L;
+        hops += (double)L * step_hops(&gr, i);
+    }
+    return (net_cost){hops, load};
+}
+
+/* Double binary tree: its edges laid along the rank order cross the busiest
+ * link about once per level each way (the ring's approximation, per axis). */
+static net_cost grid_double_tree(const comet_link *l, bool wrap)
+{
+    net_cost c = grid_halving(l, wrap);
+    return (net_cost){2.0 * c.hops, c.load > 1.0 ? 2.0 * c.load : 2.0};
+}
+
+static net_cost torus_ring_pass(const comet_link *l) { return grid_ring_pass(l, true); }
+static net_cost torus_scatter(const comet_link *l) { return grid_scatter(l, true); }
+static net_cost torus_pairwise(const comet_link *l) { return grid_pairwise(l, true); }
+static net_cost torus_halving(const comet_link *l) { return grid_halving(l, true); }
+static net_cost torus_bruck(const comet_link *l) { return grid_bruck(l, true); }
+static net_cost torus_double_tree(const comet_link *l) { return grid_double_tree(l, true); }
+static net_cost mesh_ring_pass(const comet_link *l) { return grid_ring_pass(l, false); }
+static net_cost mesh_scatter(const comet_link *l) { return grid_scatter(l, false); }
+static net_cost mesh_pairwise(const comet_link *l) { return grid_pairwise(l, false); }
+static net_cost mesh_halving(const comet_link *l) { return grid_halving(l, false); }
+static net_cost mesh_bruck(const comet_link *l) { return grid_bruck(l, false); }
+static net_cost mesh_double_tree(const comet_link *l) { return grid_double_tree(l, false); }
+
+const net_topology net_topology_torus = {
+    .id = COMET_TOPO_TORUS,
+    .ring_pass = torus_ring_pass,
+    .pairwise_exchange = torus_pairwise,
+    .scatter_to_all = torus_scatter,
+    .recursive_halving = torus_halving,
+    .bruck = torus_bruck,
+    .double_tree = torus_double_tree,
+    .in_network_all_reduce = NULL,
+};
+
+const net_topology net_topology_mesh = {
+    .id = COMET_TOPO_MESH,
+    .ring_pass = mesh_ring_pass,
+    .pairwise_exchange = mesh_pairwise,
+    .scatter_to_all = mesh_scatter,
+    .recursive_halving = mesh_halving,
+    .bruck = mesh_bruck,
+    .double_tree = mesh_double_tree,
+    .in_network_all_reduce = NULL,
+};
