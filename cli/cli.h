@@ -73,6 +73,17 @@ int cli_search(int argc, char **argv);
 int cli_sweep(int argc, char **argv);
 int cli_simulate(int argc, char **argv);
 int cli_simulate_chakra(int argc, char **argv);
+
+/* comet simulate --collective ... --flows (cli/simulate_flows.c). */
+typedef struct cli_flow_args {
+    bool on, one_group, json;
+    int64_t concurrent, max_flows, splits;
+    const char *span;          /* "A,B,..." NPUs per group per dimension; NULL: all */
+    comet_collective collective;
+    double size;
+} cli_flow_args;
+
+int cli_simulate_flows(const cli_flow_args *a, const comet_system *sys, int64_t npus);
 int cli_presets(int argc, char **argv);
 int cli_export(int argc, char **argv);
 int cli_report(int argc, char **argv);

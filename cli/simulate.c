@@ -52,7 +52,14 @@ static void usage(FILE *out)
             "  --endpoint-delay TIME  per message sent, e.g. \"10 ns\"\n"
             "  --local-mem-bw BW      memory bandwidth for reductions, e.g. \"1600 GB/s\"\n"
             "  --astra-rounding       whole nanoseconds per memory pass, as ASTRA-sim\n"
-            "  --json                 machine-readable output\n\n"
+            "  --json                 machine-readable output\n"
+            "  --flows                every transfer a flow on the system's fabric (its links,\n"
+            "                         switches and routes), every NPU simulated, links shared\n"
+            "                         max-min fairly (docs/fabric.md); with it:\n"
+            "  --span A,B,...         NPUs per group along each dimension (default: all)\n"
+            "  --concurrent N         identical collectives issued at once (default 1)\n"
+            "  --one-group            only the first group runs (default: every group)\n"
+            "  --max-flows N          refuse past N flows (default 50000000)\n\n"
             "The third runs an ASTRA-sim experiment unmodified: the Chakra execution trace\n"
             "PREFIX.0.et, PREFIX.1.et, ... (plain or gzip) on the network, system,\n"
             "remote-memory and comm-group files ASTRA-sim takes (collectives with a\n"
@@ -79,6 +86,7 @@ typedef struct sim_args {
     bool congestion;
     comet_sim_options opt;
     bool json;
+    cli_flow_args flows;
 } sim_args;
 
 static comet_status collective_flag(const cli_arg *f, const char *v, void *dest,
@@ -123,6 +131,12 @@ static const cli_arg collective_flags[] = {
      .unit = COMET_UNIT_TIME},
     {.name = "--local-mem-bw", .kind = CLI_ARG_QUANTITY, AT(opt.local_mem_bw),
      .unit = COMET_UNIT_BANDWIDTH},
+    {.name = "--flows", .kind = CLI_ARG_SWITCH, AT(flows.on)},
+    {.name = "--one-group", .kind = CLI_ARG_SWITCH, AT(flows.one_group)},
+    {.name = "--concurrent", .kind = CLI_ARG_INT, AT(flows.concurrent), .min = 1, .max = 16},
+    {.name = "--max-flows", .kind = CLI_ARG_INT, AT(flows.max_flows), .min = 1,
+     .max = 2000000000},
+    {.name = "--span", .kind = CLI_ARG_TEXT, AT(flows.span)},
 };
 
 static const cli_args_spec collective_spec = {
@@ -143,6 +157,19 @@ static comet_status parse_args(int argc, char **argv, sim_args *a, comet_error *
         return err->status;
     if (a->congestion)
         a->opt.fidelity = COMET_SIM_CONGESTION;
+    if (!a->flows.on && (a->flows.one_group || a->flows.concurrent || a->flows.max_flows ||
+                         a->flows.span))
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0,
+                               a->flows.span ? "--span" : a->flows.concurrent ? "--concurrent"
+                                                    : a->flows.one_group ? "--one-group"
+                                                                         : "--max-flows",
+                               "needs --flows (it sets up the flow-level simulation)");
+    if (a->flows.on && (a->congestion || a->max_size > 0.0 || a->active_chunks ||
+                        a->opt.scheduler != COMET_SCHED_BASELINE || a->opt.endpoint_delay > 0.0 ||
+                        a->opt.local_mem_bw > 0.0 || a->opt.astra_rounding))
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--flows",
+                               "takes --splits, --span, --concurrent, --one-group and "
+                               "--max-flows, not the per-dimension simulator's options");
     if (a->active_chunks)
         a->opt.active_chunks = (int)a->active_chunks;
     if (a->collective == COMET_COLL_NONE)
@@ -408,6 +435,13 @@ int cli_simulate(int argc, char **argv)
     if (comet_system_layout(&sys, npus, sizes, &err)) {
         snprintf(err.key, sizeof err.key, "--npus");
         return cli_report_error("simulate", &err);
+    }
+    if (a.flows.on) {
+        a.flows.collective = a.collective;
+        a.flows.size = a.size;
+        a.flows.splits = a.opt.splits;
+        a.flows.json = a.json;
+        return cli_simulate_flows(&a.flows, &sys, npus);
     }
     comet_sim_collective_result r;
     comet_system chunked = sys;

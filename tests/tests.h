@@ -69,6 +69,7 @@ extern const char test_small_study[];
 void suite_core(test_tally *t);
 void suite_config(test_tally *t);
 void suite_network(test_tally *t);
+void suite_fabric(test_tally *t);
 void suite_protocols(test_tally *t);
 void suite_workload(test_tally *t);
 void suite_context(test_tally *t);

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "comet/network.h"
+#include "fabric.h"
 
 /* What one traffic pattern costs on one dimension. */
 typedef struct net_cost {
@@ -60,6 +61,8 @@ typedef struct net_topology {
     /* All-reduce reduced inside the network (SHARP-like): NULL where the
      * topology has nothing to reduce in. */
     net_pattern_fn in_network_all_reduce;
+    /* Its part of the fabric: switches, links and routes (fabric.h). */
+    const fab_ops *fabric;
 } net_topology;
 
 /* Seconds of one collective with this algorithm on topology t; a = latency

@@ -157,8 +157,143 @@ static net_cost rail_bruck(const comet_link *l) { return clos_bruck(l, true); }
 static net_cost rail_double_tree(const comet_link *l) { return clos_double_tree(l, true); }
 static net_cost rail_in_network(const comet_link *l) { return clos_in_network(l, true); }
 
+/* ---- the fabric: one tree per pod (outer instance) ----------------------- */
+
+/* Per pod: P NPUs on L1 leaves; with 2 tiers every leaf has a link to each
+ * of the u0 spines, with 3 the leaves form Q blocks of down1, each with u0
+ * aggregation switches (leaf j-th uplink to the block's agg j), and agg j
+ * of every block links to the u1 cores of core group j. Spraying merges
+ * each tier's parallel links into one of their summed bandwidth (a flow
+ * split evenly over equal paths shares them as one). Links per pod: the
+ * NPU ports (2 each: up, down), the leaf uplinks, the agg uplinks. */
+static void clos_layout(fab_dim *d)
+{
+    const comet_clos_ports *p = &d->ports;
+    int64_t u0 = p->up[0], u1 = p->up[1];
+    d->P = d->size * d->inner;
+    d->G = (d->size + p->down[0] - 1) / p->down[0];
+    d->L1 = d->rail ? d->inner * d->G : (d->P + p->down[0] - 1) / p->down[0];
+    d->Q = p->tiers == 3 ? (d->L1 + p->down[1] - 1) / p->down[1] : 0;
+    int64_t sw, up, top;
+    if (p->tiers == 2) {
+        sw = d->L1 + (d->spray ? 1 : u0);
+        up = d->spray ? d->L1 : d->L1 * u0;
+        top = 0;
+    } else {
+        sw = d->L1 + (d->spray ? d->Q + 1 : d->Q * u0 + u0 * u1);
+        up = d->spray ? d->L1 : d->L1 * u0;
+        top = d->spray ? d->Q : d->Q * u0 * u1;
+    }
+    d->leaf_links0 = 0;
+    d->up_links0 = 2 * d->P;
+    d->top_links0 = 2 * d->P + 2 * up;
+    d->n_links = d->outer * (d->top_links0 + 2 * top);
+    d->n_switches = d->outer * sw;
+}
+
+static int64_t clos_pod_links(const fab_dim *d)
+{
+    return d->n_links / d->outer;
+}
+
+static int64_t clos_leaf_of(const fab_dim *d, int64_t e)
+{
+    if (d->rail)
+        return (e % d->inner) * d->G + (e / d->inner) / d->ports.down[0];
+    return e / d->ports.down[0];
+}
+
+/* Node ids of a pod's switches: leaves, then tier 2 (spines, or the
+ * blocks' aggs), then the cores. */
+static int64_t clos_node(const fab_dim *d, int64_t pod, int tier, int64_t i)
+{
+    int64_t per = d->n_switches / d->outer, base = d->node0 + pod * per;
+    if (tier == 0)
+        return base + i;
+    if (tier == 1)
+        return base + d->L1 + i;
+    int64_t t2 = d->spray ? d->Q : d->Q * d->ports.up[0];
+    return base + d->L1 + t2 + i;
+}
+
+static void clos_build(comet_fabric *f, const fab_dim *d)
+{
+    const comet_clos_ports *p = &d->ports;
+    int64_t u0 = p->up[0], u1 = p->up[1];
+    double a = 0.5 * d->lat, B = d->bw;
+    for (int64_t pod = 0; pod < d->outer; pod++) {
+        int64_t L = d->link0 + pod * clos_pod_links(d);
+        for (int64_t e = 0; e < d->P; e++) {
+            int64_t npu = e + d->P * pod, leaf = clos_node(d, pod, 0, clos_leaf_of(d, e));
+            fab_set(f, L + 2 * e, npu, leaf, B, a, d, 0);
+            fab_set(f, L + 2 * e + 1, leaf, npu, B, a, d, 0);
+        }
+        for (int64_t l = 0; l < d->L1; l++) {
+            int64_t leaf = clos_node(d, pod, 0, l);
+            int64_t block = p->tiers == 3 ? l / p->down[1] : 0;
+            for (int64_t j = 0; j < (d->spray ? 1 : u0); j++) {
+                int64_t up = p->tiers == 2 ? clos_node(d, pod, 1, d->spray ? 0 : j)
+                                           : clos_node(d, pod, 1, d->spray ? block : block * u0 + j);
+                int64_t id = L + d->up_links0 + 2 * (l * (d->spray ? 1 : u0) + j);
+                double cap = d->spray ? B * (double)u0 : B;
+                fab_set(f, id, leaf, up, cap, a, d, 1);
+                fab_set(f, id + 1, up, leaf, cap, a, d, 1);
+            }
+        }
+        for (int64_t q = 0; q < d->Q; q++)
+            for (int64_t j = 0; j < (d->spray ? 1 : u0); j++)
+                for (int64_t c = 0; c < (d->spray ? 1 : u1); c++) {
+                    int64_t agg = clos_node(d, pod, 1, d->spray ? q : q * u0 + j);
+                    int64_t core = clos_node(d, pod, 2, d->spray ? 0 : j * u1 + c);
+                    int64_t id = L + d->top_links0 + 2 * ((q * (d->spray ? 1 : u0) + j) *
+                                                              (d->spray ? 1 : u1) + c);
+                    double cap = d->spray ? B * (double)(u0 * u1) : B;
+                    fab_set(f, id, agg, core, cap, a, d, 2);
+                    fab_set(f, id + 1, core, agg, cap, a, d, 2);
+                }
+    }
+}
+
+/* Up to the lowest switch both ends share and down: the NPU's port, the
+ * leaf uplink to spine (or agg) j = hash mod u0, with 3 tiers across
+ * blocks the agg uplink to core (hash / u0) mod u1, and back down the same
+ * way; a spraying tree takes the merged links. */
+static int clos_route(const comet_fabric *f, const fab_dim *d, int64_t in, int64_t out,
+                      int64_t a, int64_t b, uint64_t hash, int32_t *path, int cap)
+{
+    (void)f;
+    const comet_clos_ports *p = &d->ports;
+    if (cap < 6)
+        return -1;
+    int64_t u0 = p->up[0], u1 = p->up[1], L = d->link0 + out * clos_pod_links(d);
+    int64_t ea = in + d->inner * a, eb = in + d->inner * b;
+    int64_t la = clos_leaf_of(d, ea), lb = clos_leaf_of(d, eb);
+    uint64_t h = fab_mix(hash);
+    int64_t j = d->spray ? 0 : (int64_t)(h % (uint64_t)u0);
+    int64_t c = d->spray ? 0 : (int64_t)((h / (uint64_t)u0) % (uint64_t)(u1 > 0 ? u1 : 1));
+    int64_t w0 = d->spray ? 1 : u0, w1 = d->spray ? 1 : u1;
+    int n = 0;
+    path[n++] = (int32_t)(L + 2 * ea);
+    if (la != lb) {
+        path[n++] = (int32_t)(L + d->up_links0 + 2 * (la * w0 + j));
+        if (p->tiers == 3) {
+            int64_t qa = la / p->down[1], qb = lb / p->down[1];
+            if (qa != qb) {
+                path[n++] = (int32_t)(L + d->top_links0 + 2 * ((qa * w0 + j) * w1 + c));
+                path[n++] = (int32_t)(L + d->top_links0 + 2 * ((qb * w0 + j) * w1 + c) + 1);
+            }
+        }
+        path[n++] = (int32_t)(L + d->up_links0 + 2 * (lb * w0 + j) + 1);
+    }
+    path[n++] = (int32_t)(L + 2 * eb + 1);
+    return n;
+}
+
+static const fab_ops clos_fabric = {clos_layout, clos_build, clos_route};
+
 const net_topology net_topology_fat_tree = {
     .id = COMET_TOPO_FAT_TREE,
+    .fabric = &clos_fabric,
     .ring_pass = fat_ring_pass,
     .pairwise_exchange = fat_pairwise,
     .scatter_to_all = fat_scatter,
@@ -170,6 +305,7 @@ const net_topology net_topology_fat_tree = {
 
 const net_topology net_topology_rail = {
     .id = COMET_TOPO_RAIL,
+    .fabric = &clos_fabric,
     .ring_pass = rail_ring_pass,
     .pairwise_exchange = rail_pairwise,
     .scatter_to_all = rail_scatter,

@@ -32,8 +32,50 @@ static net_cost fully_connected_double_tree(const comet_link *l)
     return (net_cost){2.0 * Ld, link > 2.0 ? link : 2.0};
 }
 
+/* ---- the fabric: a direct link between every pair of each instance ----- */
+
+static void fully_connected_layout(fab_dim *d)
+{
+    d->n_links = d->inner * d->outer * d->size * (d->size - 1);
+    d->n_switches = 0;
+}
+
+static int64_t fully_connected_link(const fab_dim *d, int64_t inst, int64_t a, int64_t b)
+{
+    return d->link0 + (inst * d->size + a) * (d->size - 1) + (b < a ? b : b - 1);
+}
+
+static void fully_connected_build(comet_fabric *f, const fab_dim *d)
+{
+    double cap = d->bw / (double)(d->size - 1);
+    for (int64_t out = 0; out < d->outer; out++)
+        for (int64_t in = 0; in < d->inner; in++)
+            for (int64_t a = 0; a < d->size; a++)
+                for (int64_t b = 0; b < d->size; b++)
+                    if (a != b)
+                        fab_set(f, fully_connected_link(d, fab_instance(d, in, out), a, b),
+                                fab_npu(d, in, out, a), fab_npu(d, in, out, b), cap, d->lat, d,
+                                0);
+}
+
+static int fully_connected_route(const comet_fabric *f, const fab_dim *d, int64_t in,
+                                 int64_t out, int64_t a, int64_t b, uint64_t hash,
+                                 int32_t *path, int cap)
+{
+    (void)f;
+    (void)hash;
+    if (cap < 1)
+        return -1;
+    path[0] = (int32_t)fully_connected_link(d, fab_instance(d, in, out), a, b);
+    return 1;
+}
+
+static const fab_ops fully_connected_fabric = {fully_connected_layout, fully_connected_build,
+                                               fully_connected_route};
+
 const net_topology net_topology_fully_connected = {
     .id = COMET_TOPO_FULLY_CONNECTED,
+    .fabric = &fully_connected_fabric,
     .ring_pass = net_full_bandwidth_steps,
     .pairwise_exchange = net_full_bandwidth_steps,
     .scatter_to_all = net_one_hop_scatter,

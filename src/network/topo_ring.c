@@ -72,8 +72,63 @@ static net_cost ring_double_tree(const comet_link *l)
     return (net_cost){2.0 * logstep_hops(l->n, L), Ld > 2.0 ? Ld : 2.0};
 }
 
+/* ---- the fabric: one ring per instance of the dimension ----------------- */
+
+/* A unidirectional ring, or a ring of 2 (both ports on the one neighbour),
+ * has one link per NPU at B; a bidirectional ring two, each B/2. */
+static bool ring_single(const fab_dim *d)
+{
+    return d->uni || d->size == 2;
+}
+
+static void ring_layout(fab_dim *d)
+{
+    int64_t per = ring_single(d) ? 1 : 2;
+    d->n_links = d->inner * d->outer * d->size * per;
+    d->n_switches = 0;
+}
+
+static void ring_build(comet_fabric *f, const fab_dim *d)
+{
+    bool single = ring_single(d);
+    double cap = single ? d->bw : 0.5 * d->bw;
+    int64_t id = d->link0, k = d->size;
+    for (int64_t out = 0; out < d->outer; out++)
+        for (int64_t in = 0; in < d->inner; in++)
+            for (int64_t p = 0; p < k; p++) {
+                int64_t me = fab_npu(d, in, out, p);
+                fab_set(f, id++, me, fab_npu(d, in, out, (p + 1) % k), cap, d->lat, d, 0);
+                if (!single)
+                    fab_set(f, id++, me, fab_npu(d, in, out, (p + k - 1) % k), cap, d->lat, d, 0);
+            }
+}
+
+/* The shorter way round, hop by hop; on a tie (n/2 away) forward from an
+ * even position and back from an odd one, so the two ways carry half each. */
+static int ring_route(const comet_fabric *f, const fab_dim *d, int64_t in, int64_t out,
+                      int64_t a, int64_t b, uint64_t hash, int32_t *path, int cap)
+{
+    (void)f;
+    (void)hash;
+    int64_t k = d->size, fwd = ((b - a) % k + k) % k;
+    int64_t base = d->link0 + fab_instance(d, in, out) * k * (ring_single(d) ? 1 : 2);
+    bool back = !ring_single(d) && (k - fwd < fwd || (k - fwd == fwd && (a & 1)));
+    int64_t hops = back ? k - fwd : fwd;
+    if (hops > cap)
+        return -1;
+    int64_t p = a;
+    for (int64_t h = 0; h < hops; h++) {
+        path[h] = (int32_t)(ring_single(d) ? base + p : base + 2 * p + (back ? 1 : 0));
+        p = back ? (p + k - 1) % k : (p + 1) % k;
+    }
+    return (int)hops;
+}
+
+static const fab_ops ring_fabric = {ring_layout, ring_build, ring_route};
+
 const net_topology net_topology_ring = {
     .id = COMET_TOPO_RING,
+    .fabric = &ring_fabric,
     .ring_pass = net_full_bandwidth_steps,
     .pairwise_exchange = ring_pairwise_exchange,
     .scatter_to_all = ring_scatter_to_all,

@@ -36,8 +36,47 @@ static net_cost switch_in_network_all_reduce(const comet_link *l)
     return (net_cost){2.0, 1.0};
 }
 
+/* ---- the fabric: one non-blocking switch per instance ------------------ */
+
+/* NPU p's port: link 2p up to the switch, 2p+1 down from it; each half of
+ * the one-hop latency. */
+static void switch_layout(fab_dim *d)
+{
+    d->n_switches = d->inner * d->outer;
+    d->n_links = d->n_switches * d->size * 2;
+}
+
+static void switch_build(comet_fabric *f, const fab_dim *d)
+{
+    for (int64_t out = 0; out < d->outer; out++)
+        for (int64_t in = 0; in < d->inner; in++) {
+            int64_t inst = fab_instance(d, in, out), sw = d->node0 + inst;
+            for (int64_t p = 0; p < d->size; p++) {
+                int64_t id = d->link0 + (inst * d->size + p) * 2, me = fab_npu(d, in, out, p);
+                fab_set(f, id, me, sw, d->bw, 0.5 * d->lat, d, 0);
+                fab_set(f, id + 1, sw, me, d->bw, 0.5 * d->lat, d, 0);
+            }
+        }
+}
+
+static int switch_route(const comet_fabric *f, const fab_dim *d, int64_t in, int64_t out,
+                        int64_t a, int64_t b, uint64_t hash, int32_t *path, int cap)
+{
+    (void)f;
+    (void)hash;
+    if (cap < 2)
+        return -1;
+    int64_t base = d->link0 + fab_instance(d, in, out) * d->size * 2;
+    path[0] = (int32_t)(base + 2 * a);
+    path[1] = (int32_t)(base + 2 * b + 1);
+    return 2;
+}
+
+static const fab_ops switch_fabric = {switch_layout, switch_build, switch_route};
+
 const net_topology net_topology_switch = {
     .id = COMET_TOPO_SWITCH,
+    .fabric = &switch_fabric,
     .ring_pass = net_full_bandwidth_steps,
     .pairwise_exchange = net_full_bandwidth_steps,
     .scatter_to_all = net_one_hop_scatter,

@@ -175,8 +175,92 @@ static net_cost mesh_halving(const comet_link *l) { return grid_halving(l, false
 static net_cost mesh_bruck(const comet_link *l) { return grid_bruck(l, false); }
 static net_cost mesh_double_tree(const comet_link *l) { return grid_double_tree(l, false); }
 
+/* ---- the fabric: per NPU and axis a link each way ----------------------- */
+
+/* Link ((inst * size + pos) * m + axis) * 2 + dir, dir 0 towards +1 along
+ * the axis, 1 towards -1. A link with no neighbour (a mesh's edge, the
+ * second port of a torus axis of 2, whose first carries both: B/m) has no
+ * bandwidth and no route uses it. */
+static void grid_layout(fab_dim *d)
+{
+    d->stride[0] = 1;
+    for (int i = 1; i < d->m; i++)
+        d->stride[i] = d->stride[i - 1] * d->axes[i - 1];
+    d->n_links = d->inner * d->outer * d->size * d->m * 2;
+    d->n_switches = 0;
+}
+
+static int64_t grid_link(const fab_dim *d, int64_t inst, int64_t pos, int axis, int dir)
+{
+    return d->link0 + ((inst * d->size + pos) * d->m + axis) * 2 + dir;
+}
+
+static void grid_build(comet_fabric *f, const fab_dim *d)
+{
+    double port = d->bw / (2.0 * (double)d->m);
+    for (int64_t out = 0; out < d->outer; out++)
+        for (int64_t in = 0; in < d->inner; in++) {
+            int64_t inst = fab_instance(d, in, out);
+            for (int64_t pos = 0; pos < d->size; pos++)
+                for (int i = 0; i < d->m; i++) {
+                    int64_t k = d->axes[i], c = (pos / d->stride[i]) % k, me = fab_npu(d, in, out, pos);
+                    for (int dir = 0; dir < 2; dir++) {
+                        int64_t nc = dir == 0 ? c + 1 : c - 1;
+                        double cap = port;
+                        if (d->wrap)
+                            nc = (nc + k) % k;
+                        if (nc < 0 || nc >= k)
+                            cap = 0.0;
+                        if (d->wrap && k == 2)
+                            cap = dir == 0 ? 2.0 * port : 0.0;
+                        int64_t to = cap > 0.0 ? fab_npu(d, in, out, pos + (nc - c) * d->stride[i]) : me;
+                        fab_set(f, grid_link(d, inst, pos, i, dir), me, to, cap, d->lat, d, 0);
+                    }
+                }
+        }
+}
+
+/* Dimension order: axis 0 first, each the shorter way on a torus (on a
+ * tie forward from an even coordinate, back from an odd one; always
+ * forward on an axis of 2), straight on a mesh. */
+static int grid_route(const comet_fabric *f, const fab_dim *d, int64_t in, int64_t out,
+                      int64_t a, int64_t b, uint64_t hash, int32_t *path, int cap)
+{
+    (void)f;
+    (void)hash;
+    int64_t inst = fab_instance(d, in, out), pos = a;
+    int n = 0;
+    for (int i = 0; i < d->m; i++) {
+        int64_t k = d->axes[i], ca = (pos / d->stride[i]) % k, cb = (b / d->stride[i]) % k;
+        if (ca == cb)
+            continue;
+        int dir;
+        int64_t hops;
+        if (d->wrap) {
+            int64_t fwd = ((cb - ca) % k + k) % k;
+            dir = k > 2 && (k - fwd < fwd || (k - fwd == fwd && (ca & 1))) ? 1 : 0;
+            hops = dir ? k - fwd : fwd;
+        } else {
+            dir = cb > ca ? 0 : 1;
+            hops = dir ? ca - cb : cb - ca;
+        }
+        if (hops > cap - n)
+            return -1;
+        for (int64_t h = 0; h < hops; h++) {
+            path[n++] = (int32_t)grid_link(d, inst, pos, i, dir);
+            int64_t c = (pos / d->stride[i]) % k;
+            int64_t nc = dir == 0 ? (c + 1) % k : (c + k - 1) % k;
+            pos += (nc - c) * d->stride[i];
+        }
+    }
+    return n;
+}
+
+static const fab_ops grid_fabric = {grid_layout, grid_build, grid_route};
+
 const net_topology net_topology_torus = {
     .id = COMET_TOPO_TORUS,
+    .fabric = &grid_fabric,
     .ring_pass = torus_ring_pass,
     .pairwise_exchange = torus_pairwise,
     .scatter_to_all = torus_scatter,
@@ -188,6 +272,7 @@ const net_topology net_topology_torus = {
 
 const net_topology net_topology_mesh = {
     .id = COMET_TOPO_MESH,
+    .fabric = &grid_fabric,
     .ring_pass = mesh_ring_pass,
     .pairwise_exchange = mesh_pairwise,
     .scatter_to_all = mesh_scatter,

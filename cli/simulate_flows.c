@@ -1,0 +1,140 @@
+/* comet simulate --collective ... --flows: one collective as flows on the
+ * system's fabric, every NPU simulated, printed beside the closed form the
+ * estimator prices it with, with the most utilized links. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* "A,B,..." into span[], one value per dimension. */
+static comet_status parse_span(const char *text, const comet_system *sys, const int64_t *sizes,
+                               int64_t *span, comet_error *err)
+{
+    for (int d = 0; d < COMET_MAX_DIMS; d++)
+        span[d] = d < sys->n_dims ? sizes[d] : 1;
+    if (!text)
+        return COMET_OK;
+    const char *p = text;
+    for (int d = 0; d < sys->n_dims; d++) {
+        char *end;
+        long long v = strtoll(p, &end, 10);
+        if (end == p || v < 1 || v > sizes[d] || sizes[d] % v)
+            return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--span",
+                                   "expected %d comma-separated NPU counts, each dividing its "
+                                   "dimension's size (%s has %lld), got \"%s\"",
+                                   sys->n_dims, sys->dims[d].name, (long long)sizes[d], text);
+        span[d] = v;
+        p = end;
+        if (d + 1 < sys->n_dims) {
+            if (*p != ',')
+                return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--span",
+                                       "expected %d comma-separated NPU counts, got \"%s\"",
+                                       sys->n_dims, text);
+            p++;
+        }
+    }
+    if (*p)
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--span",
+                               "expected %d comma-separated NPU counts, got \"%s\"", sys->n_dims,
+                               text);
+    return COMET_OK;
+}
+
+static void render(comet_buf *b, const cli_flow_args *a, const comet_system *sys,
+                   const comet_fabric *f, const int64_t *span, const comet_flow_result *r,
+                   double analytic, double seconds)
+{
+    comet_fabric_info info;
+    comet_fabric_info_of(f, &info);
+    const char *name = comet_collective_name(a->collective);
+    double diff = analytic > 0.0 ? (r->time - analytic) / analytic : 0.0;
+    if (a->json) {
+        comet_buf_printf(b, "{\"collective\": \"%s\", \"bytes\": %.10g, \"npus\": %lld, "
+                            "\"switches\": %lld, \"links\": %lld, \"groups\": %lld, "
+                            "\"concurrent\": %lld, \"time_s\": %.10g, \"analytic_s\": %.10g, "
+                            "\"flows\": %llu, \"events\": %llu, \"rate_updates\": %llu, "
+                            "\"hot_links\": [",
+                         name, a->size, (long long)info.npus, (long long)info.switches,
+                         (long long)info.links, (long long)r->groups,
+                         (long long)(a->concurrent ? a->concurrent : 1), r->time, analytic,
+                         (unsigned long long)r->flows, (unsigned long long)r->events,
+                         (unsigned long long)r->rate_updates);
+        for (int i = 0; i < r->n_hot; i++) {
+            char ln[160];
+            comet_fabric_link_name(f, r->hot[i].link, ln, sizeof ln);
+            comet_buf_printf(b, "%s{\"link\": \"%s\", \"bytes\": %.10g, \"utilization\": %.6f}",
+                             i ? ", " : "", ln, r->hot[i].bytes, r->hot[i].utilization);
+        }
+        comet_buf_printf(b, "]}\n");
+        return;
+    }
+    comet_buf_printf(b, "%s of %.6g GiB per NPU, groups of ", name, a->size / COMET_GIB);
+    for (int d = 0; d < sys->n_dims; d++)
+        comet_buf_printf(b, "%s%lld", d ? "x" : "", (long long)span[d]);
+    comet_buf_printf(b, " on %lld NPUs of %s (", (long long)info.npus, sys->name);
+    for (int d = 0; d < sys->n_dims; d++)
+        comet_buf_printf(b, "%s%s %s %lld", d ? ", " : "", sys->dims[d].name,
+                         comet_topology_name(sys->dims[d].topology), (long long)info.sizes[d]);
+    comet_buf_printf(b, "): %lld switches, %lld links\n", (long long)info.switches,
+                     (long long)info.links);
+    comet_buf_printf(b, "%lld group%s at once, %lld collective%s each, flow-level, max-min fair\n\n",
+                     (long long)r->groups, r->groups == 1 ? "" : "s",
+                     (long long)(a->concurrent ? a->concurrent : 1),
+                     a->concurrent > 1 ? "s" : "");
+    comet_buf_printf(b, "flows       %.6f ms  (%llu flows, %llu events, %llu rate updates, "
+                        "%.3f s to simulate)\n",
+                     r->time * 1e3, (unsigned long long)r->flows, (unsigned long long)r->events,
+                     (unsigned long long)r->rate_updates, seconds);
+    comet_buf_printf(b, "analytical  %.6f ms  (flows %+.1f%%)\n", analytic * 1e3, 100.0 * diff);
+    if (r->n_hot == 0)
+        return;
+    comet_buf_printf(b, "\nmost utilized links%*s %10s %12s\n", 42, "", "GiB", "utilization");
+    for (int i = 0; i < r->n_hot; i++) {
+        char ln[160];
+        comet_fabric_link_name(f, r->hot[i].link, ln, sizeof ln);
+        comet_buf_printf(b, "  %-58s %11.4f %11.1f%%\n", ln, r->hot[i].bytes / COMET_GIB,
+                         100.0 * r->hot[i].utilization);
+    }
+}
+
+int cli_simulate_flows(const cli_flow_args *a, const comet_system *sys, int64_t npus)
+{
+    comet_error err;
+    comet_error_clear(&err);
+    comet_fabric *f = NULL;
+    if (comet_fabric_build(sys, npus, &f, &err))
+        return cli_report_error("simulate", &err);
+    comet_fabric_info info;
+    comet_fabric_info_of(f, &info);
+    int64_t span[COMET_MAX_DIMS];
+    comet_system resolved = *sys;
+    for (int d = 0; d < sys->n_dims; d++)
+        resolved.dims[d].size = info.sizes[d];
+    if (a->splits > 0)
+        resolved.collective_chunks = a->splits;
+    comet_status st = parse_span(a->span, sys, info.sizes, span, &err);
+    comet_flow_options o;
+    comet_flow_options_defaults(&o);
+    o.chunks = a->splits;
+    o.concurrent = a->concurrent > 0 ? (int)a->concurrent : 1;
+    o.one_group = a->one_group;
+    o.max_flows = a->max_flows;
+    comet_flow_result r;
+    double t0 = cli_now();
+    if (!st)
+        st = comet_fabric_collective(f, &resolved, span, a->collective, a->size, &o, &r, &err);
+    double seconds = cli_now() - t0;
+    if (st) {
+        comet_fabric_free(f);
+        return cli_report_error("simulate", &err);
+    }
+    double analytic = comet_collective_time(&resolved, span, a->collective, a->size);
+    comet_buf out;
+    comet_buf_init(&out);
+    render(&out, a, &resolved, f, span, &r, analytic, seconds);
+    comet_fabric_free(f);
+    st = cli_write_output(NULL, out.data, out.len, &err);
+    comet_buf_free(&out);
+    return st ? cli_report_error("simulate", &err) : CLI_OK;
+}

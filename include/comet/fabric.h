@@ -1,0 +1,104 @@
+/* The network fabric: a system's network built as a graph of NPUs,
+ * switches and directed links (each with a bandwidth and a latency), with
+ * deterministic routes (shortest paths on rings, dimension order on torus
+ * and mesh, up-down with ECMP hashing or spraying on a Clos), and a
+ * flow-level simulation of collectives on it: every transfer of every
+ * step of the collective's algorithm is a flow on its path, the flows
+ * share each link max-min fairly, and rates are recomputed whenever a flow
+ * starts or ends (event-driven). Every NPU is simulated, so concurrent
+ * collectives, oversubscribed tiers and multi-hop traffic cost what they
+ * cost. docs/fabric.md. */
+#ifndef COMET_FABRIC_H
+#define COMET_FABRIC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "comet/error.h"
+#include "comet/model.h"
+#include "comet/system.h"
+
+typedef struct comet_fabric comet_fabric;
+
+/* Links the fabric may hold (some 30 bytes each): a larger network is
+ * refused with a message that says how large it would be. */
+#define COMET_FABRIC_MAX_LINKS 100000000
+
+/* Builds the fabric of sys with `npus` NPUs (0: the product of the
+ * dimensions' sizes, which must then all be fixed; an auto outermost
+ * dimension takes what npus leaves). Fails (COMET_EINPUT, the key named)
+ * on a shape that cannot be built, COMET_ENOMEM when out of memory. */
+comet_status comet_fabric_build(const comet_system *sys, int64_t npus, comet_fabric **out,
+                                comet_error *err);
+void comet_fabric_free(comet_fabric *f);
+
+typedef struct comet_fabric_info {
+    int64_t npus, switches, links;
+    int64_t sizes[COMET_MAX_DIMS];   /* NPUs along each dimension, resolved */
+    int n_dims;
+} comet_fabric_info;
+
+void comet_fabric_info_of(const comet_fabric *f, comet_fabric_info *out);
+
+/* The links a transfer from NPU a to NPU b takes, dimension by dimension
+ * (innermost first), into path[0..cap): returns how many, or -1 for a bad
+ * NPU id or a path longer than cap. hash picks among a Clos's equal paths
+ * (ECMP); a spraying Clos ignores it. */
+int comet_fabric_route(const comet_fabric *f, int64_t a, int64_t b, uint64_t hash,
+                       int32_t *path, int cap);
+
+/* One link: its ends (node ids: NPUs first, then switches), bandwidth
+ * (bytes/s), latency (s), dimension and tier (0: an NPU's own port or
+ * neighbour link, 1 and 2: a Clos's upper tiers), and a name like
+ * "ib: leaf 3 -> spine 1" into name (cap bytes). */
+typedef struct comet_fabric_link {
+    int64_t from, to;
+    double bandwidth, latency;
+    int dim, tier;
+} comet_fabric_link;
+
+void comet_fabric_link_of(const comet_fabric *f, int64_t id, comet_fabric_link *out);
+void comet_fabric_link_name(const comet_fabric *f, int64_t id, char *name, size_t cap);
+
+/* ---- collectives as flows ---------------------------------------------------- */
+
+#define COMET_FABRIC_HOT_LINKS 8
+
+typedef struct comet_flow_options {
+    int64_t chunks;        /* the buffer cut into this many chunks (0: the system's) */
+    int concurrent;        /* identical collectives issued at once on every group (>= 1) */
+    bool one_group;        /* only the first group runs (default: every group of the shape,
+                              as every DP / TP group of a training step does) */
+    int64_t max_flows;     /* refuse a simulation of more flows (0: 50 million) */
+} comet_flow_options;
+
+void comet_flow_options_defaults(comet_flow_options *o);
+
+typedef struct comet_fabric_hot_link {
+    int64_t link;
+    double bytes;          /* carried in all */
+    double utilization;    /* bytes / (bandwidth * time) */
+} comet_fabric_hot_link;
+
+typedef struct comet_flow_result {
+    double time;                     /* until the last flow ends, seconds */
+    int64_t groups;                  /* groups that ran it */
+    uint64_t flows, events, rate_updates;
+    double bytes_per_tier[3];        /* bytes carried per link tier, summed over links */
+    int n_hot;
+    comet_fabric_hot_link hot[COMET_FABRIC_HOT_LINKS]; /* most utilized links first */
+} comet_flow_result;
+
+/* Collective c of `bytes` per NPU on every group that spans span[d] NPUs of
+ * each dimension d (blocks of consecutive coordinates), hierarchically
+ * across the spanned dimensions as comet_collective_time plans it, each
+ * dimension's phase run with its algorithm as flows on the fabric. Fails
+ * (COMET_EINPUT) for an algorithm the flow simulation does not run (the
+ * double binary tree's all-reduce), a span that does not tile the fabric,
+ * or more flows than o->max_flows. */
+comet_status comet_fabric_collective(const comet_fabric *f, const comet_system *sys,
+                                     const int64_t span[COMET_MAX_DIMS], comet_collective c,
+                                     double bytes, const comet_flow_options *o,
+                                     comet_flow_result *out, comet_error *err);
+
+#endif

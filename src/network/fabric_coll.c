@@ -1,0 +1,782 @@
+/* Collectives as flows on the fabric. The collective is planned as the
+ * closed form plans it (comet_collective_plan: reduce-scatter up the
+ * spanned dimensions, all-reduce on the last, all-gather back down; an
+ * all-reduce is a reduce-scatter then an all-gather unless a switch
+ * reduces it in the network), then every NPU of every group runs it as a
+ * state machine: per chunk and phase it sends its algorithm's messages as
+ * flows and moves on as the messages it needs arrive, so the flows in
+ * flight, not all of them, are held. A torus or mesh dimension under the
+ * ring algorithm runs per axis, the buffer in one part per axis visiting
+ * the axes in rotated orders (as its closed form says). A chunk enters a
+ * phase once the chunk before it (of the same part) has left it, one
+ * chunk per phase at a time, as the closed form pipelines them.
+ * docs/fabric.md, "Collectives as flows". */
+#include "families.h"
+#include "flows.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_FLOW_PHASES 32
+#define MAX_STREAMS 64
+#define MAX_CHUNKS 1024
+#define MAX_CHANNELS 1024
+#define DEFAULT_MAX_FLOWS 50000000
+/* In-network reduction streams its buffer through the switch in this many
+ * pieces: piece i+1 goes up while the reduced piece i comes down, so the
+ * phase takes S/B (1 + 1/pieces) where the closed form has S/B. */
+#define IN_NETWORK_PIECES 32
+
+void comet_flow_options_defaults(comet_flow_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->concurrent = 1;
+}
+
+typedef enum fc_algo { FC_RING, FC_DIRECT, FC_HALVING, FC_BRUCK, FC_PAIRWISE, FC_IN_NETWORK } fc_algo;
+
+typedef struct fc_phase {
+    int dim;             /* system dimension */
+    int axis;            /* the group's torus/mesh axis, -1: the whole dimension */
+    fc_algo algo;
+    comet_collective c;  /* reduce-scatter, all-gather or all-to-all (all-reduce in network) */
+    double bytes;        /* per NPU as the phase starts */
+    bool mirror;         /* halving-doubling's all-gather: distances halve */
+} fc_phase;
+
+typedef struct fc_plan {
+    int n;
+    fc_phase ph[MAX_FLOW_PHASES];
+} fc_plan;
+
+/* Per NPU, stream (concurrent copy x part), chunk: the phase it is in. */
+typedef struct fc_chunk_state {
+    int8_t cur;          /* phase it is in or waiting for */
+    int8_t entered;      /* it has sent what the phase starts with */
+} fc_chunk_state;
+
+/* Per NPU, stream, chunk, phase, channel: messages sent and received
+ * (and which steps arrived, for the log-step schedules). */
+typedef struct fc_count {
+    int32_t sent, recv;
+    uint64_t steps;
+} fc_count;
+
+typedef struct fc_run {
+    const comet_fabric *f;
+    int64_t span[COMET_MAX_DIMS];
+    int64_t group_axes[COMET_MAX_DIMS][COMET_MAX_AXES]; /* per torus/mesh dim */
+    int group_m[COMET_MAX_DIMS];
+    int parts, streams;
+    int64_t chunks;
+    fc_plan plan[COMET_MAX_AXES];   /* per part */
+    int channels[COMET_MAX_AXES][MAX_FLOW_PHASES];
+    int max_channels, max_phases;
+    fc_chunk_state *chunk;   /* [npu][stream][chunk] */
+    fc_count *count;         /* [npu][stream][chunk][phase][channel] */
+    int32_t *arrived;        /* in-network: ups reaching the switch, per line leader */
+    int64_t max_flows;
+    bool one_group;
+    bool failed;
+    bool too_many;           /* stopped at max_flows */
+} fc_run;
+
+/* ---- tags: who a finished flow is for ------------------------------------ */
+
+enum { KIND_PEER = 0, KIND_UP = 1 };
+
+static uint64_t tag_of(int64_t npu, int stream, int64_t chunk, int phase, int channel, int kind)
+{
+    return (uint64_t)npu | (uint64_t)stream << 31 | (uint64_t)chunk << 37 |
+           (uint64_t)phase << 47 | (uint64_t)channel << 52 | (uint64_t)kind << 63;
+}
+
+static void untag(uint64_t t, int64_t *npu, int *stream, int64_t *chunk, int *phase,
+                  int *channel, int *kind)
+{
+    *npu = (int64_t)(t & 0x7fffffffULL);
+    *stream = (int)(t >> 31 & 63);
+    *chunk = (int64_t)(t >> 37 & 1023);
+    *phase = (int)(t >> 47 & 31);
+    *channel = (int)(t >> 52 & 2047);
+    *kind = (int)(t >> 63);
+}
+
+/* ---- lines: the NPUs a phase runs among ----------------------------------- */
+
+typedef struct fc_line {
+    int64_t n, me;       /* members and this NPU's index among them */
+    int64_t base, step;  /* member j is NPU base + j * step */
+    bool ring_axis;      /* a whole torus axis (or a ring dimension): neighbours wrap */
+    bool folded;         /* a line: the ring runs 0, 2, 4, ..., 5, 3, 1 */
+} fc_line;
+
+static fc_line line_of(const fc_run *r, const fc_phase *ph, int64_t npu)
+{
+    const fab_dim *d = &r->f->dims[ph->dim];
+    int64_t pos = (npu / d->inner) % d->size, span = r->span[ph->dim];
+    int64_t i = pos % span; /* index in the group along the dimension */
+    fc_line l = {span, i, npu - i * d->inner, d->inner, true, false};
+    if (ph->axis >= 0) {
+        int64_t st = 1;
+        for (int a = 0; a < ph->axis; a++)
+            st *= r->group_axes[ph->dim][a];
+        int64_t k = r->group_axes[ph->dim][ph->axis], c = (i / st) % k;
+        l.n = k;
+        l.me = c;
+        l.base = npu - c * st * d->inner;
+        l.step = st * d->inner;
+        bool whole = span == d->size && k == d->axes[ph->axis];
+        l.ring_axis = d->wrap && whole;
+        l.folded = !l.ring_axis && k > 2;
+    }
+    return l;
+}
+
+static int64_t member(const fc_line *l, int64_t j)
+{
+    return l->base + j * l->step;
+}
+
+/* Position in ring order of member j, and the member at ring position q. */
+static int64_t ring_pos(const fc_line *l, int64_t j)
+{
+    if (!l->folded)
+        return j;
+    return j % 2 == 0 ? j / 2 : l->n - 1 - j / 2;
+}
+
+static int64_t ring_member(const fc_line *l, int64_t q)
+{
+    if (!l->folded)
+        return q;
+    int64_t evens = (l->n + 1) / 2;
+    return q < evens ? 2 * q : 2 * (l->n - 1 - q) + 1;
+}
+
+/* ---- the state ------------------------------------------------------------- */
+
+static fc_chunk_state *chunk_at(fc_run *r, int64_t npu, int s, int64_t k)
+{
+    return &r->chunk[(npu * r->streams + s) * r->chunks + k];
+}
+
+static fc_count *count_at(fc_run *r, int64_t npu, int s, int64_t k, int p, int ch)
+{
+    return &r->count[(((npu * r->streams + s) * r->chunks + k) * r->max_phases + p) *
+                         r->max_channels + ch];
+}
+
+static int part_of(const fc_run *r, int s)
+{
+    return s % r->parts;
+}
+
+static int log_steps(int64_t n)
+{
+    return n > 1 ? net_ceil_log2(n) : 0;
+}
+
+/* Messages a phase has each NPU send (and receive) per channel. */
+static int64_t messages(const fc_phase *ph, const fc_line *l)
+{
+    switch (ph->algo) {
+    case FC_RING:
+    case FC_DIRECT:
+    case FC_PAIRWISE:
+        return l->n - 1;
+    case FC_HALVING:
+    case FC_BRUCK:
+        return log_steps(l->n);
+    case FC_IN_NETWORK:
+        return IN_NETWORK_PIECES;
+    }
+    return 0;
+}
+
+static int send(fc_run *r, fl_engine *e, int64_t from, int64_t to, double bytes, uint64_t tag,
+                uint64_t hash)
+{
+    if (fl_flows(e) >= (uint64_t)r->max_flows) {
+        r->too_many = true;
+        return -1;
+    }
+    return fl_send(e, from, to, bytes, hash, tag);
+}
+
+/* Sends what phase p's state allows: ring steps once the step before has
+ * arrived, log steps once the last one has. */
+static int progress(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, int p, int ch)
+{
+    const fc_phase *ph = &r->plan[part_of(r, s)].ph[p];
+    fc_line l = line_of(r, ph, npu);
+    fc_count *cnt = count_at(r, npu, s, k, p, ch);
+    int64_t need = messages(ph, &l);
+    int nch = r->channels[part_of(r, s)][p];
+    uint64_t hash = (uint64_t)npu * 0x9e3779b97f4a7c15ULL ^ (uint64_t)(s * 1024 + k) << 20 ^
+                    (uint64_t)(p * 2048 + ch);
+    switch (ph->algo) {
+    case FC_RING: {
+        /* channel ch of nch: shift +1 / -1 (two counter-rotating rings), or
+         * shift ch + 1 (a fully-connected dimension's rings) */
+        double unit = ph->bytes / (double)l.n / (double)nch;
+        int64_t q = ring_pos(&l, l.me), shift;
+        if (nch == 2)
+            shift = ch == 0 ? 1 : l.n - 1;
+        else
+            shift = ch + 1;
+        int64_t to = member(&l, ring_member(&l, (q + shift) % l.n));
+        while (cnt->sent < need && cnt->sent <= cnt->recv) {
+            if (send(r, e, npu, to, unit, tag_of(to, s, k, p, ch, KIND_PEER), hash) != 0)
+                return -1;
+            cnt->sent++;
+        }
+        return 0;
+    }
+    case FC_PAIRWISE: {
+        /* rounds by distance, both ways at once: shifts 1 and n-1, then 2
+         * and n-2, ... (two rounds in flight), as a bidirectional link
+         * carries them */
+        double unit = ph->bytes / (double)l.n;
+        while (cnt->sent < need && cnt->sent <= cnt->recv + 1) {
+            int64_t t = cnt->sent, d = t / 2 + 1;
+            int64_t shift = t % 2 == 0 ? d : l.n - d;
+            int64_t to = member(&l, (l.me + shift) % l.n);
+            if (send(r, e, npu, to, unit, tag_of(to, s, k, p, ch, KIND_PEER), hash + (uint64_t)cnt->sent) != 0)
+                return -1;
+            cnt->sent++;
+        }
+        return 0;
+    }
+    case FC_DIRECT: {
+        double unit = ph->bytes / (double)l.n;
+        for (int64_t j = 1; j < l.n && cnt->sent < need; j++) {
+            int64_t to = member(&l, (l.me + j) % l.n);
+            if (send(r, e, npu, to, unit, tag_of(to, s, k, p, ch, KIND_PEER), hash + (uint64_t)j) != 0)
+                return -1;
+            cnt->sent++;
+        }
+        return 0;
+    }
+    case FC_HALVING:
+    case FC_BRUCK: {
+        int L = log_steps(l.n);
+        while (cnt->sent < L && (cnt->sent == 0 || (cnt->steps >> (cnt->sent - 1) & 1))) {
+            int st = cnt->sent;
+            int64_t to;
+            double bytes;
+            if (ph->algo == FC_BRUCK) {
+                to = member(&l, (l.me + ((int64_t)1 << st)) % l.n);
+                bytes = 0.5 * ph->bytes;
+            } else {
+                int dist = ph->mirror ? L - 1 - st : st;
+                int64_t partner = l.me ^ ((int64_t)1 << dist);
+                to = partner < l.n ? member(&l, partner) : npu; /* no partner: a step with itself */
+                bytes = ph->mirror ? ph->bytes / ldexp(1.0, L - st) : ph->bytes / ldexp(1.0, st + 1);
+            }
+            if (send(r, e, npu, to, bytes, tag_of(to, s, k, p, st, KIND_PEER), hash) != 0)
+                return -1;
+            cnt->sent++;
+        }
+        return 0;
+    }
+    case FC_IN_NETWORK: {
+        /* the next piece up the NPU's port to the switch, once the last
+         * one is there (on_done calls back); the switch sends each reduced
+         * piece down every port once all of it has arrived */
+        if (cnt->sent >= need || (uint64_t)cnt->sent > cnt->steps)
+            return 0;
+        const fab_dim *d = &r->f->dims[ph->dim];
+        int64_t inst = fab_instance(d, npu % d->inner, npu / (d->inner * d->size));
+        int64_t pos = (npu / d->inner) % d->size;
+        int32_t up = (int32_t)(d->link0 + (inst * d->size + pos) * 2);
+        if (fl_flows(e) >= (uint64_t)r->max_flows) {
+            r->too_many = true;
+            return -1;
+        }
+        int piece = cnt->sent++;
+        return fl_send_path(e, &up, 1, ph->bytes / IN_NETWORK_PIECES,
+                            tag_of(npu, s, k, p, piece, KIND_UP));
+    }
+    }
+    return 0;
+}
+
+static bool phase_done(fc_run *r, int64_t npu, int s, int64_t k, int p)
+{
+    const fc_phase *ph = &r->plan[part_of(r, s)].ph[p];
+    fc_line l = line_of(r, ph, npu);
+    int64_t need = messages(ph, &l);
+    for (int ch = 0; ch < r->channels[part_of(r, s)][p]; ch++) {
+        const fc_count *c = count_at(r, npu, s, k, p, ch);
+        if (c->sent < need || c->recv < need)
+            return false;
+    }
+    return true;
+}
+
+static int try_enter(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k);
+
+/* After phase p of chunk k moved: leave it when done, enter the next, and
+ * let chunk k+1 in. */
+static int advance(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k)
+{
+    fc_chunk_state *cs = chunk_at(r, npu, s, k);
+    int n = r->plan[part_of(r, s)].n;
+    while (cs->cur < n && cs->entered && phase_done(r, npu, s, k, cs->cur)) {
+        cs->cur++;
+        cs->entered = 0;
+        if (k + 1 < r->chunks && try_enter(r, e, npu, s, k + 1) != 0)
+            return -1;
+        if (try_enter(r, e, npu, s, k) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int try_enter(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k)
+{
+    fc_chunk_state *cs = chunk_at(r, npu, s, k);
+    int n = r->plan[part_of(r, s)].n;
+    if (cs->entered || cs->cur >= n)
+        return 0;
+    if (k > 0 && chunk_at(r, npu, s, k - 1)->cur <= cs->cur)
+        return 0; /* the chunk before still holds this phase */
+    cs->entered = 1;
+    int p = cs->cur;
+    for (int ch = 0; ch < r->channels[part_of(r, s)][p]; ch++)
+        if (progress(r, e, npu, s, k, p, ch) != 0)
+            return -1;
+    return advance(r, e, npu, s, k);
+}
+
+static int on_done(void *ctx, fl_engine *e, uint64_t tag)
+{
+    fc_run *r = ctx;
+    int64_t npu, k;
+    int s, p, ch, kind;
+    untag(tag, &npu, &s, &k, &p, &ch, &kind);
+    const fc_phase *ph = &r->plan[part_of(r, s)].ph[p];
+    if (kind == KIND_UP) {
+        /* piece ch of npu reached the switch: the sender may send the next
+         * (steps counts its pieces up), and the switch counts the piece on
+         * the line's first member's slot */
+        fc_line l = line_of(r, ph, npu);
+        fc_count *own = count_at(r, npu, s, k, p, 0);
+        own->steps++;
+        if (progress(r, e, npu, s, k, p, 0) != 0)
+            return -1;
+        int64_t lead = member(&l, 0);
+        int64_t slot = (((lead * r->streams + s) * r->chunks + k) * r->max_phases + p) *
+                           IN_NETWORK_PIECES + ch;
+        if (++r->arrived[slot] < l.n)
+            return advance(r, e, npu, s, k);
+        const fab_dim *d = &r->f->dims[ph->dim];
+        for (int64_t j = 0; j < l.n; j++) {
+            int64_t to = member(&l, j);
+            int64_t inst = fab_instance(d, to % d->inner, to / (d->inner * d->size));
+            int64_t pos = (to / d->inner) % d->size;
+            int32_t down = (int32_t)(d->link0 + (inst * d->size + pos) * 2 + 1);
+            if (fl_send_path(e, &down, 1, ph->bytes / IN_NETWORK_PIECES,
+                             tag_of(to, s, k, p, 0, KIND_PEER)) != 0)
+                return -1;
+        }
+        return advance(r, e, npu, s, k);
+    }
+    int step = -1;
+    if (ph->algo == FC_HALVING || ph->algo == FC_BRUCK) {
+        step = ch; /* the log-step schedules tag the step, on channel 0 */
+        ch = 0;
+    }
+    fc_count *c = count_at(r, npu, s, k, p, ch);
+    if (step >= 0)
+        c->steps |= (uint64_t)1 << step;
+    c->recv++;
+    fc_chunk_state *cs = chunk_at(r, npu, s, k);
+    if (!cs->entered || cs->cur != p)
+        return 0; /* kept until the NPU enters the phase */
+    if (progress(r, e, npu, s, k, p, ch) != 0)
+        return -1;
+    return advance(r, e, npu, s, k);
+}
+
+/* ---- planning ---------------------------------------------------------------- */
+
+static comet_status unsupported(comet_error *err, const char *what)
+{
+    return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
+                           "the flow simulation does not run %s yet (docs/fabric.md, "
+                           "\"Not yet\")",
+                           what);
+}
+
+static comet_status add_phase(fc_plan *pl, fc_phase ph, comet_error *err)
+{
+    if (pl->n >= MAX_FLOW_PHASES)
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
+                               "more than %d phases per chunk", MAX_FLOW_PHASES);
+    pl->ph[pl->n++] = ph;
+    return COMET_OK;
+}
+
+static bool grid_topo(comet_topology t)
+{
+    return t == COMET_TOPO_TORUS || t == COMET_TOPO_MESH;
+}
+
+/* One reduce-scatter, all-gather or all-to-all phase of the closed form's
+ * plan, as the phases the flows run: per axis on a torus or mesh under the
+ * ring algorithm (part j starting at axis j), else on the whole line. */
+static comet_status expand(fc_run *r, const comet_system *sys, int part, int dim,
+                           comet_collective c, double bytes, comet_error *err)
+{
+    fc_plan *pl = &r->plan[part];
+    comet_algorithm a = sys->dims[dim].algorithm;
+    fc_phase ph = {dim, -1, FC_RING, c, bytes, false};
+    if (c == COMET_COLL_ALL_TO_ALL) {
+        /* a fully-connected dimension's pairwise rounds use disjoint links:
+         * they run at once, as the direct schedule */
+        bool fc = sys->dims[dim].topology == COMET_TOPO_FULLY_CONNECTED;
+        ph.algo = a == COMET_ALGO_DIRECT || (fc && a != COMET_ALGO_HALVING_DOUBLING) ? FC_DIRECT
+                  : a == COMET_ALGO_HALVING_DOUBLING                                 ? FC_BRUCK
+                                                                                     : FC_PAIRWISE;
+        return add_phase(pl, ph, err);
+    }
+    if (a == COMET_ALGO_DIRECT) {
+        ph.algo = FC_DIRECT;
+        return add_phase(pl, ph, err);
+    }
+    if (a == COMET_ALGO_HALVING_DOUBLING) {
+        ph.algo = FC_HALVING;
+        ph.mirror = c == COMET_COLL_ALL_GATHER;
+        return add_phase(pl, ph, err);
+    }
+    /* the ring schedule (the double binary tree runs it too but for all-reduce) */
+    if (!grid_topo(sys->dims[dim].topology))
+        return add_phase(pl, ph, err);
+    int g = r->group_m[dim];
+    int order[COMET_MAX_AXES];
+    double held[COMET_MAX_AXES];
+    double h = bytes;
+    for (int t = 0; t < g; t++) {
+        order[t] = (part + t) % g;
+        held[t] = h;
+        h /= (double)r->group_axes[dim][order[t]];
+    }
+    if (c == COMET_COLL_ALL_GATHER) { /* the reduce-scatter's mirror: bytes is the full buffer */
+        h = bytes;
+        for (int t = 0; t < g; t++) {
+            held[t] = h;
+            h /= (double)r->group_axes[dim][order[t]];
+        }
+        for (int t = g - 1; t >= 0; t--) {
+            fc_phase x = ph;
+            x.axis = order[t];
+            x.bytes = held[t];
+            comet_status st = add_phase(pl, x, err);
+            if (st)
+                return st;
+        }
+        return COMET_OK;
+    }
+    for (int t = 0; t < g; t++) {
+        fc_phase x = ph;
+        x.axis = order[t];
+        x.bytes = held[t];
+        comet_status st = add_phase(pl, x, err);
+        if (st)
+            return st;
+    }
+    return COMET_OK;
+}
+
+/* The group's axes on a torus or mesh dimension of size `size` spanning
+ * span NPUs: the topology's axes innermost first, a partial last one. */
+static comet_status group_axes(fc_run *r, int dim, comet_error *err)
+{
+    const fab_dim *d = &r->f->dims[dim];
+    int64_t left = r->span[dim];
+    int g = 0;
+    for (int i = 0; i < d->m && left > 1; i++) {
+        int64_t k = d->axes[i] < left ? d->axes[i] : left;
+        if (left % k)
+            break;
+        r->group_axes[dim][g++] = k;
+        left /= k;
+    }
+    if (left != 1)
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
+                               "a group of %lld NPUs along %s is not whole axes of its %s "
+                               "(the flow simulation needs groups that are)",
+                               (long long)r->span[dim], r->f->dim_names[dim],
+                               d->wrap ? "torus" : "mesh");
+    r->group_m[dim] = g > 0 ? g : 1;
+    if (g == 0)
+        r->group_axes[dim][0] = 1;
+    return COMET_OK;
+}
+
+static int channels_of(const fc_run *r, const comet_system *sys, const fc_phase *ph)
+{
+    if (ph->algo != FC_RING)
+        return 1;
+    const fab_dim *d = &r->f->dims[ph->dim];
+    int64_t n = ph->axis >= 0 ? r->group_axes[ph->dim][ph->axis] : r->span[ph->dim];
+    switch (sys->dims[ph->dim].topology) {
+    case COMET_TOPO_RING:
+        return !d->uni && n >= 3 ? 2 : 1;
+    case COMET_TOPO_FULLY_CONNECTED:
+        return (int)(n - 1);
+    case COMET_TOPO_TORUS:
+    case COMET_TOPO_MESH:
+        return n >= 3 ? 2 : 1;
+    default:
+        return 1;
+    }
+}
+
+static comet_status make_plans(fc_run *r, const comet_system *sys, const comet_link *links,
+                               const int *dims, int m, comet_collective c, double chunk_bytes,
+                               comet_error *err)
+{
+    r->parts = 1;
+    for (int i = 0; i < m; i++) {
+        int d = dims[i];
+        if (!grid_topo(sys->dims[d].topology))
+            continue;
+        comet_status st = group_axes(r, d, err);
+        if (st)
+            return st;
+        if (sys->dims[d].algorithm == COMET_ALGO_RING || sys->dims[d].algorithm ==
+                                                             COMET_ALGO_DOUBLE_BINARY_TREE)
+            if (c != COMET_COLL_ALL_TO_ALL && r->group_m[d] > r->parts)
+                r->parts = r->group_m[d];
+    }
+    int order[COMET_MAX_DIMS];
+    for (int i = 0; i < m; i++)
+        order[i] = i;
+    comet_coll_phase phases[COMET_MAX_COLL_PHASES];
+    double part_bytes = chunk_bytes / (double)r->parts;
+    int np = comet_collective_plan(c, links, order, m, part_bytes, phases);
+    for (int j = 0; j < r->parts; j++) {
+        r->plan[j].n = 0;
+        for (int i = 0; i < np; i++) {
+            int d = dims[phases[i].link];
+            const comet_net_dim *nd = &sys->dims[d];
+            comet_collective pc = phases[i].collective;
+            comet_status st = COMET_OK;
+            if (pc == COMET_COLL_ALL_REDUCE) {
+                bool in_net = links[phases[i].link].in_network_reduction &&
+                              net_topology_of(nd->topology)->in_network_all_reduce;
+                if (in_net && nd->topology != COMET_TOPO_SWITCH)
+                    return unsupported(err, "in-network reduction on a Clos");
+                if (in_net) {
+                    fc_phase ph = {d, -1, FC_IN_NETWORK, pc, phases[i].bytes, false};
+                    st = add_phase(&r->plan[j], ph, err);
+                } else if (nd->algorithm == COMET_ALGO_DOUBLE_BINARY_TREE) {
+                    return unsupported(err, "the double binary tree's all-reduce");
+                } else {
+                    st = expand(r, sys, j, d, COMET_COLL_REDUCE_SCATTER, phases[i].bytes, err);
+                    if (!st)
+                        st = expand(r, sys, j, d, COMET_COLL_ALL_GATHER, phases[i].bytes, err);
+                }
+            } else {
+                st = expand(r, sys, j, d, pc, phases[i].bytes, err);
+            }
+            if (st)
+                return st;
+        }
+    }
+    r->max_channels = 1;
+    r->max_phases = 1;
+    for (int j = 0; j < r->parts; j++) {
+        if (r->plan[j].n > r->max_phases)
+            r->max_phases = r->plan[j].n;
+        for (int p = 0; p < r->plan[j].n; p++) {
+            int ch = channels_of(r, sys, &r->plan[j].ph[p]);
+            if (ch > MAX_CHANNELS)
+                return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
+                                       "a fully-connected group of more than %d NPUs",
+                                       MAX_CHANNELS + 1);
+            r->channels[j][p] = ch;
+            if (ch > r->max_channels)
+                r->max_channels = ch;
+        }
+    }
+    return COMET_OK;
+}
+
+/* ---- the run ------------------------------------------------------------------ */
+
+static bool in_first_group(const fc_run *r, int64_t npu)
+{
+    for (int d = 0; d < r->f->n_dims; d++) {
+        const fab_dim *fd = &r->f->dims[d];
+        if ((npu / fd->inner) % fd->size >= r->span[d])
+            return false;
+    }
+    return true;
+}
+
+static void hot_links(const comet_fabric *f, const double *bytes, double time,
+                      comet_flow_result *out)
+{
+    out->n_hot = 0;
+    for (int64_t l = 0; l < f->n_links; l++) {
+        if (bytes[l] <= 0.0)
+            continue;
+        int t = f->tier[l] < 3 ? f->tier[l] : 2;
+        out->bytes_per_tier[t] += bytes[l];
+        double u = time > 0.0 && f->cap[l] > 0.0 ? bytes[l] / (f->cap[l] * time) : 0.0;
+        int at = out->n_hot;
+        while (at > 0 && out->hot[at - 1].utilization < u)
+            at--;
+        if (at >= COMET_FABRIC_HOT_LINKS)
+            continue;
+        int last = out->n_hot < COMET_FABRIC_HOT_LINKS ? out->n_hot : COMET_FABRIC_HOT_LINKS - 1;
+        for (int i = last; i > at; i--)
+            out->hot[i] = out->hot[i - 1];
+        out->hot[at] = (comet_fabric_hot_link){l, bytes[l], u};
+        if (out->n_hot < COMET_FABRIC_HOT_LINKS)
+            out->n_hot++;
+    }
+}
+
+comet_status comet_fabric_collective(const comet_fabric *f, const comet_system *sys,
+                                     const int64_t span[COMET_MAX_DIMS], comet_collective c,
+                                     double bytes, const comet_flow_options *o,
+                                     comet_flow_result *out, comet_error *err)
+{
+    memset(out, 0, sizeof *out);
+    comet_flow_options defaults;
+    if (!o) {
+        comet_flow_options_defaults(&defaults);
+        o = &defaults;
+    }
+    if (c <= COMET_COLL_NONE || c >= COMET_COLL_COUNT)
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--collective", "unknown collective");
+    if (!(bytes > 0.0) || !isfinite(bytes))
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--size", "must be positive");
+    if (o->concurrent < 1 || o->concurrent > 16)
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--concurrent",
+                               "must be from 1 to 16, got %d", o->concurrent);
+    if (sys->n_dims != f->n_dims)
+        return comet_error_set(err, COMET_EINTERNAL, NULL, 0, 0, NULL,
+                               "the fabric was built from another system");
+    fc_run *r = calloc(1, sizeof *r);
+    if (!r)
+        return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    r->f = f;
+    r->one_group = o->one_group;
+    r->max_flows = o->max_flows > 0 ? o->max_flows : DEFAULT_MAX_FLOWS;
+    /* the system with its sizes resolved, so the plan sees the fabric's */
+    comet_system *rs = malloc(sizeof *rs);
+    comet_status st = COMET_OK;
+    if (!rs) {
+        free(r);
+        return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    }
+    *rs = *sys;
+    for (int d = 0; d < f->n_dims; d++) {
+        rs->dims[d].size = f->dims[d].size;
+        r->span[d] = span[d] > 0 ? span[d] : 1;
+        if (f->dims[d].size % r->span[d]) {
+            st = comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--span",
+                                 "a group of %lld NPUs along %s does not tile its %lld",
+                                 (long long)r->span[d], f->dim_names[d],
+                                 (long long)f->dims[d].size);
+            goto done;
+        }
+    }
+    comet_link links[COMET_MAX_DIMS];
+    int dims[COMET_MAX_DIMS];
+    int m = comet_span_links(rs, r->span, links, dims);
+    if (m == 0)
+        goto done;
+    r->chunks = o->chunks > 0 ? o->chunks : comet_collective_chunks_for(rs, r->span, c, bytes);
+    if (r->chunks > MAX_CHUNKS) {
+        st = comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--splits",
+                             "the flow simulation cuts a buffer into %d chunks at most",
+                             MAX_CHUNKS);
+        goto done;
+    }
+    if ((st = make_plans(r, rs, links, dims, m, c, bytes / (double)r->chunks, err)) != COMET_OK)
+        goto done;
+    r->streams = o->concurrent * r->parts;
+    double cells = (double)f->npus * r->streams * (double)r->chunks;
+    double mem = cells * (sizeof(fc_chunk_state) +
+                          (double)r->max_phases *
+                              (r->max_channels * sizeof(fc_count) + 4 * IN_NETWORK_PIECES));
+    if (mem > 4e9) {
+        st = comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
+                             "the flow simulation's state would take %.1f GB (NPUs x chunks x "
+                             "phases x channels): fewer chunks or NPUs",
+                             mem / 1e9);
+        goto done;
+    }
+    r->chunk = calloc((size_t)cells, sizeof *r->chunk);
+    r->count = calloc((size_t)cells * (size_t)(r->max_phases * r->max_channels), sizeof *r->count);
+    r->arrived = calloc((size_t)cells * (size_t)(r->max_phases * IN_NETWORK_PIECES),
+                        sizeof *r->arrived);
+    fl_engine *e = fl_new(f);
+    if (!r->chunk || !r->count || !r->arrived || !e) {
+        fl_free(e);
+        st = comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+        goto done;
+    }
+    int64_t members = 0;
+    for (int64_t npu = 0; npu < f->npus; npu++) {
+        if (r->one_group && !in_first_group(r, npu))
+            continue;
+        members++;
+        for (int s = 0; s < r->streams; s++)
+            if (try_enter(r, e, npu, s, 0) != 0)
+                r->failed = true;
+    }
+    if (!r->failed && !r->too_many)
+        st = fl_run(e, on_done, r, err);
+    if (r->too_many)
+        st = comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--max-flows",
+                             "the flow simulation needs more than %lld flows: raise "
+                             "--max-flows, or simulate fewer NPUs (--one-group) or chunks",
+                             (long long)r->max_flows);
+    else if (!st && r->failed)
+        st = comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL,
+                             "out of memory (or a route longer than %d links) starting the "
+                             "first flows",
+                             FAB_MAX_PATH);
+    if (!st) {
+        /* every chunk of every NPU must be through its phases */
+        for (int64_t npu = 0; npu < f->npus && !st; npu++) {
+            if (r->one_group && !in_first_group(r, npu))
+                continue;
+            for (int s = 0; s < r->streams && !st; s++)
+                for (int64_t k = 0; k < r->chunks && !st; k++)
+                    if (chunk_at(r, npu, s, k)->cur < r->plan[part_of(r, s)].n)
+                        st = comet_error_set(err, COMET_EINTERNAL, NULL, 0, 0, NULL,
+                                             "NPU %lld stopped in phase %d of chunk %lld",
+                                             (long long)npu, chunk_at(r, npu, s, k)->cur,
+                                             (long long)k);
+        }
+    }
+    if (!st) {
+        int64_t per_group = 1;
+        for (int d = 0; d < f->n_dims; d++)
+            per_group *= r->span[d];
+        out->time = fl_now(e);
+        out->groups = members / per_group;
+        out->flows = fl_flows(e);
+        out->events = fl_events(e);
+        out->rate_updates = fl_rate_updates(e);
+        hot_links(f, fl_link_bytes(e), out->time, out);
+    }
+    fl_free(e);
+done:
+    free(r->chunk);
+    free(r->count);
+    free(r->arrived);
+    free(r);
+    free(rs);
+    return st;
+}

@@ -1,0 +1,466 @@
+/* The flow-level engine (flows.h). Max-min fair rates by progressive
+ * filling: every link's fair share (bandwidth left over its unfrozen
+ * flows) sits in a heap; the smallest share is the next bottleneck, whose
+ * flows freeze at it; the shares of the other links on their paths only
+ * grow, so stale heap entries are skipped (lazy deletion). One
+ * recomputation costs O(P log L) for P path entries over L links in use.
+ * Flows ending within a relative 1e-9 of each other end together, so a
+ * symmetric collective takes one event per step, whatever its size. */
+#include "flows.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fabric.h"
+
+#define INLINE_PATH 6
+#define END_TOLERANCE 1e-9
+
+typedef struct fl_flow {
+    double rem, rate, start_at;
+    uint64_t tag;
+    int32_t *heap_path;             /* the path when longer than INLINE_PATH */
+    int len;
+    int slot;                       /* in the active list, -1 waiting */
+    int32_t inline_path[INLINE_PATH];
+} fl_flow;
+
+/* Where a flow's links are (never a stored pointer into the flow itself:
+ * the array of flows moves when it grows). */
+static inline int32_t *path_of(fl_flow *w)
+{
+    return w->len > INLINE_PATH ? w->heap_path : w->inline_path;
+}
+
+typedef struct wait_item {
+    double at;
+    int64_t id;
+} wait_item;
+
+typedef struct heap_item {
+    double share;
+    int32_t link;
+} heap_item;
+
+struct fl_engine {
+    const comet_fabric *f;
+    double now;
+    fl_flow *flows;
+    int64_t n_flows, cap_flows;
+    int64_t *free_ids;
+    int64_t n_free;
+    int64_t *active;                /* ids of running flows */
+    int64_t n_active;
+    wait_item *wait;                /* min-heap by (at, id) */
+    int64_t n_wait, cap_wait;
+    bool dirty;
+    /* per link: scratch of the rate computation, bytes carried */
+    double *left, *bytes;
+    int32_t *count, *first;
+    int32_t *used;
+    int64_t *by_link;
+    heap_item *heap;
+    int64_t n_heap, cap_heap, cap_by_link;
+    uint64_t started, events, updates;
+    int32_t route[FAB_MAX_PATH];
+};
+
+fl_engine *fl_new(const comet_fabric *f)
+{
+    fl_engine *e = calloc(1, sizeof *e);
+    if (!e)
+        return NULL;
+    e->f = f;
+    size_t L = (size_t)(f->n_links > 0 ? f->n_links : 1);
+    e->left = calloc(L, sizeof *e->left);
+    e->bytes = calloc(L, sizeof *e->bytes);
+    e->count = calloc(L, sizeof *e->count);
+    e->first = calloc(L, sizeof *e->first);
+    e->used = calloc(L, sizeof *e->used);
+    if (!e->left || !e->bytes || !e->count || !e->first || !e->used) {
+        fl_free(e);
+        return NULL;
+    }
+    return e;
+}
+
+void fl_free(fl_engine *e)
+{
+    if (!e)
+        return;
+    for (int64_t i = 0; i < e->n_flows; i++)
+        free(e->flows[i].heap_path);
+    free(e->flows);
+    free(e->free_ids);
+    free(e->active);
+    free(e->wait);
+    free(e->left);
+    free(e->bytes);
+    free(e->count);
+    free(e->first);
+    free(e->used);
+    free(e->by_link);
+    free(e->heap);
+    free(e);
+}
+
+static bool wait_less(const wait_item *a, const wait_item *b)
+{
+    return a->at < b->at || (a->at == b->at && a->id < b->id);
+}
+
+static int wait_push(fl_engine *e, double at, int64_t id)
+{
+    if (e->n_wait == e->cap_wait) {
+        int64_t cap = e->cap_wait ? 2 * e->cap_wait : 256;
+        wait_item *w = realloc(e->wait, (size_t)cap * sizeof *w);
+        if (!w)
+            return -1;
+        e->wait = w;
+        e->cap_wait = cap;
+    }
+    int64_t i = e->n_wait++;
+    wait_item it = {at, id};
+    while (i > 0 && wait_less(&it, &e->wait[(i - 1) / 2])) {
+        e->wait[i] = e->wait[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    e->wait[i] = it;
+    return 0;
+}
+
+static wait_item wait_pop(fl_engine *e)
+{
+    wait_item top = e->wait[0], last = e->wait[--e->n_wait];
+    int64_t i = 0;
+    for (;;) {
+        int64_t c = 2 * i + 1;
+        if (c >= e->n_wait)
+            break;
+        if (c + 1 < e->n_wait && wait_less(&e->wait[c + 1], &e->wait[c]))
+            c++;
+        if (!wait_less(&e->wait[c], &last))
+            break;
+        e->wait[i] = e->wait[c];
+        i = c;
+    }
+    if (e->n_wait > 0)
+        e->wait[i] = last;
+    return top;
+}
+
+/* A flow slot: a freed one (lowest ids reused last-in first-out, which is
+ * deterministic) or a new one. */
+static int64_t new_flow(fl_engine *e)
+{
+    if (e->n_free > 0)
+        return e->free_ids[--e->n_free];
+    if (e->n_flows == e->cap_flows) {
+        int64_t cap = e->cap_flows ? 2 * e->cap_flows : 1024;
+        fl_flow *fl = realloc(e->flows, (size_t)cap * sizeof *fl);
+        int64_t *fr = realloc(e->free_ids, (size_t)cap * sizeof *fr);
+        int64_t *ac = realloc(e->active, (size_t)cap * sizeof *ac);
+        if (fl)
+            e->flows = fl;
+        if (fr)
+            e->free_ids = fr;
+        if (ac)
+            e->active = ac;
+        if (!fl || !fr || !ac)
+            return -1;
+        e->cap_flows = cap;
+    }
+    fl_flow *w = &e->flows[e->n_flows];
+    w->heap_path = NULL;
+    w->len = 0;
+    return e->n_flows++;
+}
+
+int fl_send_path(fl_engine *e, const int32_t *path, int len, double bytes, uint64_t tag)
+{
+    int64_t id = new_flow(e);
+    if (id < 0)
+        return -1;
+    fl_flow *w = &e->flows[id];
+    free(w->heap_path);
+    w->heap_path = NULL;
+    w->len = 0;
+    if (len > INLINE_PATH) {
+        w->heap_path = malloc((size_t)len * sizeof *w->heap_path);
+        if (!w->heap_path) {
+            e->free_ids[e->n_free++] = id;
+            return -1;
+        }
+    }
+    w->len = len;
+    int32_t *links = path_of(w);
+    double lat = 0.0;
+    for (int i = 0; i < len; i++) {
+        links[i] = path[i];
+        lat += e->f->lat[path[i]];
+        if (bytes > 0.0)
+            e->bytes[path[i]] += bytes;
+    }
+    w->rem = bytes > 0.0 && len > 0 ? bytes : 0.0;
+    w->rate = 0.0;
+    w->tag = tag;
+    w->slot = -1;
+    w->start_at = e->now + lat;
+    e->started++;
+    return wait_push(e, w->start_at, id);
+}
+
+int fl_send(fl_engine *e, int64_t a, int64_t b, double bytes, uint64_t hash, uint64_t tag)
+{
+    int len = a == b ? 0 : comet_fabric_route(e->f, a, b, hash, e->route, FAB_MAX_PATH);
+    if (len < 0)
+        return -1;
+    return fl_send_path(e, e->route, len, a == b ? 0.0 : bytes, tag);
+}
+
+static void heap_push(fl_engine *e, double share, int32_t link)
+{
+    int64_t i = e->n_heap++;
+    heap_item it = {share, link};
+    while (i > 0 && (it.share < e->heap[(i - 1) / 2].share ||
+                     (it.share == e->heap[(i - 1) / 2].share && it.link < e->heap[(i - 1) / 2].link))) {
+        e->heap[i] = e->heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    e->heap[i] = it;
+}
+
+static heap_item heap_pop(fl_engine *e)
+{
+    heap_item top = e->heap[0], last = e->heap[--e->n_heap];
+    int64_t i = 0;
+    for (;;) {
+        int64_t c = 2 * i + 1;
+        if (c >= e->n_heap)
+            break;
+        if (c + 1 < e->n_heap && (e->heap[c + 1].share < e->heap[c].share ||
+                                  (e->heap[c + 1].share == e->heap[c].share &&
+                                   e->heap[c + 1].link < e->heap[c].link)))
+            c++;
+        if (!(e->heap[c].share < last.share ||
+              (e->heap[c].share == last.share && e->heap[c].link < last.link)))
+            break;
+        e->heap[i] = e->heap[c];
+        i = c;
+    }
+    if (e->n_heap > 0)
+        e->heap[i] = last;
+    return top;
+}
+
+/* Max-min fair rates of the running flows (progressive filling). */
+static int update_rates(fl_engine *e)
+{
+    e->updates++;
+    int64_t n_used = 0, entries = 0;
+    for (int64_t k = 0; k < e->n_active; k++) {
+        fl_flow *w = &e->flows[e->active[k]];
+        const int32_t *links = path_of(w);
+        for (int i = 0; i < w->len; i++) {
+            int32_t l = links[i];
+            if (e->count[l]++ == 0)
+                e->used[n_used++] = l;
+        }
+        entries += w->len;
+    }
+    if (entries > e->cap_by_link) {
+        int64_t *b = realloc(e->by_link, (size_t)entries * sizeof *b);
+        if (!b)
+            return -1;
+        e->by_link = b;
+        e->cap_by_link = entries;
+    }
+    /* every link once, and once more per flow frozen through it */
+    if (n_used + entries + 16 > e->cap_heap) {
+        int64_t cap = n_used + entries + 16;
+        heap_item *h = realloc(e->heap, (size_t)cap * sizeof *h);
+        if (!h)
+            return -1;
+        e->heap = h;
+        e->cap_heap = cap;
+    }
+    /* flows by link: first[l] is where link l's list starts */
+    int64_t at = 0;
+    for (int64_t u = 0; u < n_used; u++) {
+        int32_t l = e->used[u];
+        e->first[l] = (int32_t)at;
+        at += e->count[l];
+        e->left[l] = e->f->cap[l];
+    }
+    for (int64_t u = 0; u < n_used; u++)
+        e->count[e->used[u]] = 0;
+    for (int64_t k = 0; k < e->n_active; k++) {
+        fl_flow *w = &e->flows[e->active[k]];
+        const int32_t *links = path_of(w);
+        w->rate = -1.0; /* unfrozen */
+        for (int i = 0; i < w->len; i++) {
+            int32_t l = links[i];
+            e->by_link[e->first[l] + e->count[l]++] = e->active[k];
+        }
+    }
+    e->n_heap = 0;
+    for (int64_t u = 0; u < n_used; u++) {
+        int32_t l = e->used[u];
+        heap_push(e, e->left[l] / (double)e->count[l], l);
+    }
+    /* count[l] now counts l's unfrozen flows */
+    while (e->n_heap > 0) {
+        heap_item top = heap_pop(e);
+        int32_t l = top.link;
+        if (e->count[l] == 0)
+            continue;
+        double share = e->left[l] / (double)e->count[l];
+        if (share != top.share) {
+            heap_push(e, share, l);
+            continue;
+        }
+        if (share < 0.0)
+            share = 0.0;
+        /* the list holds every flow that runs through l: freeze the unfrozen */
+        for (int64_t j = e->first[l]; e->count[l] > 0; j++) {
+            fl_flow *w = &e->flows[e->by_link[j]];
+            if (w->rate >= 0.0)
+                continue;
+            w->rate = share;
+            const int32_t *links = path_of(w);
+            for (int i = 0; i < w->len; i++) {
+                int32_t m = links[i];
+                e->left[m] -= share;
+                if (--e->count[m] > 0 && m != l)
+                    heap_push(e, e->left[m] / (double)e->count[m], m);
+            }
+        }
+    }
+    for (int64_t u = 0; u < n_used; u++)
+        e->count[e->used[u]] = 0;
+    e->dirty = false;
+    return 0;
+}
+
+static void finish(fl_engine *e, int64_t id)
+{
+    fl_flow *w = &e->flows[id];
+    if (w->slot >= 0) {
+        int64_t last = e->active[--e->n_active];
+        e->active[w->slot] = last;
+        e->flows[last].slot = w->slot;
+        w->slot = -1;
+    }
+    e->free_ids[e->n_free++] = id;
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+comet_status fl_run(fl_engine *e, fl_done_fn done, void *ctx, comet_error *err)
+{
+    int64_t *ended = NULL, cap_ended = 0;
+    comet_status st = COMET_OK;
+    while (e->n_wait > 0 || e->n_active > 0) {
+        if (e->dirty && update_rates(e) != 0) {
+            st = comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+            break;
+        }
+        /* the next event: a flow ends or one's latency is over */
+        double next = INFINITY;
+        for (int64_t k = 0; k < e->n_active; k++) {
+            const fl_flow *w = &e->flows[e->active[k]];
+            double t = w->rem <= 0.0 ? e->now : w->rate > 0.0 ? e->now + w->rem / w->rate : INFINITY;
+            next = t < next ? t : next;
+        }
+        if (e->n_wait > 0 && e->wait[0].at < next)
+            next = e->wait[0].at;
+        if (!isfinite(next)) {
+            st = comet_error_set(err, COMET_EINTERNAL, NULL, 0, 0, NULL,
+                                 "%lld flows cannot move: a link on their path has no "
+                                 "bandwidth",
+                                 (long long)e->n_active);
+            break;
+        }
+        double dt = next - e->now;
+        e->now = next;
+        e->events++;
+        double horizon = next + END_TOLERANCE * (next > 0.0 ? next : 0.0);
+        int64_t n_ended = 0;
+        if (e->n_active + e->n_wait > cap_ended) {
+            int64_t cap = 2 * (e->n_active + e->n_wait) + 64;
+            int64_t *x = realloc(ended, (size_t)cap * sizeof *x);
+            if (!x) {
+                st = comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+                break;
+            }
+            ended = x;
+            cap_ended = cap;
+        }
+        for (int64_t k = 0; k < e->n_active; k++) {
+            fl_flow *w = &e->flows[e->active[k]];
+            double t = w->rem <= 0.0 ? next - dt : w->rate > 0.0 ? next - dt + w->rem / w->rate : INFINITY;
+            w->rem -= w->rate * dt;
+            if (t <= horizon || w->rem <= 0.0)
+                ended[n_ended++] = e->active[k];
+        }
+        while (e->n_wait > 0 && e->wait[0].at <= horizon) {
+            int64_t id = wait_pop(e).id;
+            fl_flow *w = &e->flows[id];
+            if (w->rem <= 0.0) {
+                ended[n_ended++] = id;
+                continue;
+            }
+            w->slot = (int)e->n_active;
+            e->active[e->n_active++] = id;
+            e->dirty = true;
+        }
+        if (n_ended == 0)
+            continue;
+        qsort(ended, (size_t)n_ended, sizeof *ended, cmp_id);
+        e->dirty = true;
+        /* the tags first: the callbacks reuse the slots */
+        for (int64_t k = 0; k < n_ended; k++) {
+            int64_t id = ended[k];
+            ended[k] = (int64_t)e->flows[id].tag;
+            finish(e, id);
+        }
+        for (int64_t k = 0; k < n_ended && !st; k++)
+            if (done(ctx, e, (uint64_t)ended[k]) != 0)
+                st = comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL,
+                                     "out of memory (or a route failed) starting a flow");
+        if (st)
+            break;
+    }
+    free(ended);
+    return st;
+}
+
+double fl_now(const fl_engine *e)
+{
+    return e->now;
+}
+
+uint64_t fl_flows(const fl_engine *e)
+{
+    return e->started;
+}
+
+uint64_t fl_events(const fl_engine *e)
+{
+    return e->events;
+}
+
+uint64_t fl_rate_updates(const fl_engine *e)
+{
+    return e->updates;
+}
+
+const double *fl_link_bytes(const fl_engine *e)
+{
+    return e->bytes;
+}

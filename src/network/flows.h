@@ -1,0 +1,44 @@
+/* Private to src/network: the flow-level engine. Flows move bytes along a
+ * path of fabric links; the running flows share every link max-min fairly
+ * (progressive filling), rates recomputed whenever the set of running
+ * flows changes (event-driven, never time-stepped). A flow first waits
+ * out its latency (the sum of its links'), then moves its bytes. When
+ * flows end, the caller's callback runs for each (in flow id order) and
+ * may start new ones: collectives are driven as state machines per NPU,
+ * so memory grows with the flows in flight, not with all of them. */
+#ifndef COMET_NETWORK_FLOWS_H
+#define COMET_NETWORK_FLOWS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "comet/error.h"
+#include "comet/fabric.h"
+
+typedef struct fl_engine fl_engine;
+
+/* Called once per finished flow with its tag; returns non-zero to stop
+ * (an allocation failed). */
+typedef int (*fl_done_fn)(void *ctx, fl_engine *e, uint64_t tag);
+
+fl_engine *fl_new(const comet_fabric *f);
+void fl_free(fl_engine *e);
+
+/* Starts a flow of `bytes` from NPU a to NPU b now (routed with hash);
+ * a == b or bytes <= 0 end after the path's latency (0 for a == b).
+ * Returns 0, or -1 when out of memory or the route fails. */
+int fl_send(fl_engine *e, int64_t a, int64_t b, double bytes, uint64_t hash, uint64_t tag);
+/* Starts a flow on an explicit path (in-network reduction's switch hops). */
+int fl_send_path(fl_engine *e, const int32_t *path, int len, double bytes, uint64_t tag);
+
+/* Runs until no flow is left. */
+comet_status fl_run(fl_engine *e, fl_done_fn done, void *ctx, comet_error *err);
+
+double fl_now(const fl_engine *e);
+uint64_t fl_flows(const fl_engine *e);
+uint64_t fl_events(const fl_engine *e);
+uint64_t fl_rate_updates(const fl_engine *e);
+/* Bytes carried per link so far (an array of the fabric's link count). */
+const double *fl_link_bytes(const fl_engine *e);
+
+#endif

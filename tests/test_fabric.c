@@ -1,0 +1,365 @@
+/* The fabric and its flow-level simulation (src/network/fabric*.c,
+ * flows.c, topo_*.c): closed forms the flows must reproduce (the ring
+ * all-reduce, two concurrent all-reduces taking twice as long, the
+ * bisection bound of a torus all-to-all, a spine-bound oversubscribed
+ * fat tree, in-network reduction's bytes), the estimator's topology-aware
+ * closed forms against the flows on every topology kind, routes and link
+ * counts worked out by hand, and the errors. */
+#include "tests.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "comet/comet.h"
+
+#define GIB 1073741824.0
+
+static void base_system(comet_system *s, const char *name)
+{
+    memset(s, 0, sizeof *s);
+    snprintf(s->name, sizeof s->name, "%s", name);
+    s->compute.matrix_flops[COMET_DTYPE_BF16] = 100e12;
+    s->hbm.present = true;
+    s->hbm.capacity = 80.0 * GIB;
+    s->hbm.bandwidth = 2e12;
+    s->collective_chunks = 1;
+}
+
+static comet_net_dim *add_dim(comet_system *s, const char *name, int64_t size, comet_topology t,
+                              comet_algorithm a, double bw, double lat)
+{
+    comet_net_dim *d = &s->dims[s->n_dims++];
+    memset(d, 0, sizeof *d);
+    snprintf(d->name, sizeof d->name, "%s", name);
+    d->size = size;
+    d->topology = t;
+    d->algorithm = a;
+    d->bandwidth = bw;
+    d->latency = lat;
+    d->efficiency = 1.0;
+    return d;
+}
+
+/* The flows' time of collective c of `bytes` per NPU on every group of
+ * span[] (or the first only), `concurrent` at once. */
+static double flows(const comet_system *s, const int64_t *span, comet_collective c, double bytes,
+                    int concurrent, bool one_group, comet_flow_result *out)
+{
+    comet_error err;
+    comet_error_clear(&err);
+    comet_fabric *f = NULL;
+    if (comet_fabric_build(s, 0, &f, &err))
+        fail_msg("%s: %s: %s", s->name, err.key, err.message);
+    comet_flow_options o;
+    comet_flow_options_defaults(&o);
+    o.concurrent = concurrent;
+    o.one_group = one_group;
+    comet_flow_result r;
+    comet_status st = comet_fabric_collective(f, s, span, c, bytes, &o, &r, &err);
+    if (st)
+        fail_msg("%s: %s", s->name, err.message);
+    comet_fabric_free(f);
+    if (out)
+        *out = r;
+    return r.time;
+}
+
+static void span_all(const comet_system *s, int64_t *span)
+{
+    for (int d = 0; d < COMET_MAX_DIMS; d++)
+        span[d] = d < s->n_dims ? s->dims[d].size : 1;
+}
+
+/* ---- closed forms ----------------------------------------------------------- */
+
+/* Ring all-reduce on an 8-NPU bidirectional ring: 2(n-1) steps of
+ * a + S/(nB) (two counter-rotating rings, half the data each, B/2 a way),
+ * the closed form exactly; a unidirectional ring of the same B the same. */
+static void test_ring_all_reduce(void **state)
+{
+    (void)state;
+    comet_system s;
+    base_system(&s, "ring8");
+    comet_net_dim *d = add_dim(&s, "r", 8, COMET_TOPO_RING, COMET_ALGO_RING, 50e9, 500e-9);
+    int64_t span[COMET_MAX_DIMS];
+    span_all(&s, span);
+    double want = 14.0 * (500e-9 + GIB / (8.0 * 50e9));
+    comet_flow_result r;
+    assert_close(flows(&s, span, COMET_COLL_ALL_REDUCE, GIB, 1, false, &r), want, 1e-8);
+    assert_close(comet_collective_time(&s, span, COMET_COLL_ALL_REDUCE, GIB), want, 1e-12);
+    /* 2 rings x 8 NPUs x 14 steps */
+    assert_int_equal(r.flows, 224);
+    /* every link carries 14 blocks of S/16 and is busy the whole time,
+     * bar the latencies */
+    assert_close(r.hot[0].bytes, 14.0 * GIB / 16.0, 1e-12);
+    assert_close(r.hot[0].utilization, 1.0, 1e-3);
+    d->shape.unidirectional = true;
+    assert_close(flows(&s, span, COMET_COLL_ALL_REDUCE, GIB, 1, false, NULL), want, 1e-8);
+}
+
+/* Two independent 1 GiB all-reduces issued together on the same ring take
+ * twice the bandwidth time of one (they share every link), not the same. */
+static void test_two_concurrent_all_reduces(void **state)
+{
+    (void)state;
+    comet_system s;
+    base_system(&s, "ring8");
+    add_dim(&s, "r", 8, COMET_TOPO_RING, COMET_ALGO_RING, 50e9, 0.0);
+    int64_t span[COMET_MAX_DIMS];
+    span_all(&s, span);
+    double one = flows(&s, span, COMET_COLL_ALL_REDUCE, GIB, 1, false, NULL);
+    double two = flows(&s, span, COMET_COLL_ALL_REDUCE, GIB, 2, false, NULL);
+    assert_close(one, 14.0 * GIB / (8.0 * 50e9), 1e-8);
+    assert_close(two, 2.0 * one, 1e-8);
+}
+
+/* An all-to-all on a ring relays blocks hop by hop: Q/n x (Q = n^2/4 hops
+ * per NPU's blocks over 2n links of B/2), not the (n-1)/n x of a switch. */
+static void test_ring_all_to_all_multi_hop(void **state)
+{
+    (void)state;
+    comet_system s;
+    base_system(&s, "ring8");
+    add_dim(&s, "r", 8, COMET_TOPO_RING, COMET_ALGO_RING, 50e9, 0.0);
+    int64_t span[COMET_MAX_DIMS];
+    span_all(&s, span);
+    double x = GIB / 50e9;
+    assert_close(flows(&s, span, COMET_COLL_ALL_TO_ALL, GIB, 1, false, NULL), 2.0 * x, 1e-8);
+    s.dims[0].topology = COMET_TOPO_SWITCH;
+    assert_close(flows(&s, span, COMET_COLL_ALL_TO_ALL, GIB, 1, false, NULL), 7.0 / 8.0 * x,
+                 1e-8);
+}
+
+/* A 4x4 torus all-to-all meets its bisection bound: n^2/4 blocks of S/n
+ * cross each way over 2k links of B/4 (4 ports per NPU): k/2 x = 2 x; a
+ * mesh has half the bisection: 4 x. */
+static void test_torus_all_to_all_bisection(void **state)
+{
+    (void)state;
+    comet_system s;
+    base_system(&s, "torus");
+    comet_net_dim *d = add_dim(&s, "t", 16, COMET_TOPO_TORUS, COMET_ALGO_DIRECT, 100e9, 0.0);
+    d->shape.n_axes = 2;
+    d->shape.axes[0] = d->shape.axes[1] = 4;
+    int64_t span[COMET_MAX_DIMS];
+    span_all(&s, span);
+    double x = GIB / 100e9;
+    double torus = flows(&s, span, COMET_COLL_ALL_TO_ALL, GIB, 1, false, NULL);
+    assert_close(torus, 2.0 * x, 1e-6);
+    d->topology = COMET_TOPO_MESH;
+    double mesh = flows(&s, span, COMET_COLL_ALL_TO_ALL, GIB, 1, false, NULL);
+    assert_close(mesh, 4.0 * x, 1e-6);
+}
+
+/* 8 NPUs per node on an NVLink switch, 16 nodes on a 2-tier fat tree of
+ * 24-port switches at 2:1 (16 down, 8 up per leaf: 2 nodes per leaf).
+ * Every node's 8 NPUs run their cross-node all-to-all at once: each leaf
+ * sends 16 x 14/16 S up 8 links, 1.75 x, where the NPU port needs 15/16 x:
+ * the spine bounds it. At 1:1 (32 ports: 16 down, 16 up) the port does. A
+ * rail network puts each rail on its own leaf: no spine traffic at all. */
+static void test_fat_tree_spine_bound(void **state)
+{
+    (void)state;
+    comet_system s;
+    base_system(&s, "fat");
+    add_dim(&s, "nvl", 8, COMET_TOPO_SWITCH, COMET_ALGO_RING, 450e9, 0.0);
+    comet_net_dim *ib = add_dim(&s, "ib", 16, COMET_TOPO_FAT_TREE, COMET_ALGO_DIRECT, 50e9, 0.0);
+    ib->shape.radix = 24;
+    ib->shape.oversubscription[0] = 2.0;
+    ib->shape.routing = COMET_ROUTE_SPRAY;
+    int64_t span[COMET_MAX_DIMS] = {1, 16, 1, 1, 1, 1, 1, 1};
+    double x = GIB / 50e9;
+    comet_flow_result r;
+    double over = flows(&s, span, COMET_COLL_ALL_TO_ALL, GIB, 1, false, &r);
+    assert_int_equal(r.groups, 8);
+    assert_close(over, 1.75 * x, 1e-6);
+    assert_close(comet_collective_time(&s, span, COMET_COLL_ALL_TO_ALL, GIB), 1.75 * x, 1e-12);
+    ib->shape.radix = 32;
+    ib->shape.oversubscription[0] = 0.0;
+    double full = flows(&s, span, COMET_COLL_ALL_TO_ALL, GIB, 1, false, NULL);
+    assert_close(full, 15.0 / 16.0 * x, 1e-6);
+    ib->topology = COMET_TOPO_RAIL;
+    ib->shape.radix = 24;
+    ib->shape.oversubscription[0] = 2.0;
+    comet_flow_result rail;
+    assert_close(flows(&s, span, COMET_COLL_ALL_TO_ALL, GIB, 1, false, &rail), 15.0 / 16.0 * x,
+                 1e-6);
+    assert_close(rail.bytes_per_tier[1], 0.0, 0.0);
+    /* ECMP hashing can only collide where spraying spreads */
+    ib->topology = COMET_TOPO_FAT_TREE;
+    ib->shape.routing = COMET_ROUTE_ECMP;
+    assert_true(flows(&s, span, COMET_COLL_ALL_TO_ALL, GIB, 1, false, NULL) >= over * (1 - 1e-9));
+}
+
+/* In-network reduction: each NPU sends its buffer up once (S), where the
+ * ring sends 2(n-1)/n S; streamed in 32 pieces it takes S/B (1 + 1/32). */
+static void test_in_network_halves_bytes(void **state)
+{
+    (void)state;
+    comet_system s;
+    base_system(&s, "sharp");
+    comet_net_dim *d = add_dim(&s, "sw", 8, COMET_TOPO_SWITCH, COMET_ALGO_RING, 50e9, 0.0);
+    int64_t span[COMET_MAX_DIMS];
+    span_all(&s, span);
+    comet_flow_result ring, sharp;
+    flows(&s, span, COMET_COLL_ALL_REDUCE, GIB, 1, false, &ring);
+    d->in_network_reduction = true;
+    double t = flows(&s, span, COMET_COLL_ALL_REDUCE, GIB, 1, false, &sharp);
+    /* tier 0 counts both directions of every port: up S and down S per NPU */
+    assert_close(sharp.bytes_per_tier[0], 8.0 * 2.0 * GIB, 1e-12);
+    assert_close(ring.bytes_per_tier[0], 8.0 * 2.0 * 2.0 * 7.0 / 8.0 * GIB, 1e-12);
+    assert_close(t, GIB / 50e9 * (1.0 + 1.0 / 32.0), 1e-6);
+}
+
+/* ---- the estimator against the flows, every topology kind -------------------- */
+
+typedef struct kind_case {
+    const char *what;
+    comet_topology topo;
+    comet_algorithm algo;
+    comet_collective c;
+    int64_t size;
+    int axes[2];
+    int64_t radix;
+    double over;
+} kind_case;
+
+static void test_estimator_within_5_percent(void **state)
+{
+    (void)state;
+    static const kind_case cases[] = {
+        {"ring AR", COMET_TOPO_RING, COMET_ALGO_RING, COMET_COLL_ALL_REDUCE, 8, {0, 0}, 0, 0},
+        {"ring A2A", COMET_TOPO_RING, COMET_ALGO_DIRECT, COMET_COLL_ALL_TO_ALL, 8, {0, 0}, 0, 0},
+        {"fc AR", COMET_TOPO_FULLY_CONNECTED, COMET_ALGO_RING, COMET_COLL_ALL_REDUCE, 8, {0, 0}, 0, 0},
+        {"fc A2A", COMET_TOPO_FULLY_CONNECTED, COMET_ALGO_DIRECT, COMET_COLL_ALL_TO_ALL, 8, {0, 0}, 0, 0},
+        {"switch AR", COMET_TOPO_SWITCH, COMET_ALGO_RING, COMET_COLL_ALL_REDUCE, 16, {0, 0}, 0, 0},
+        {"switch HD", COMET_TOPO_SWITCH, COMET_ALGO_HALVING_DOUBLING, COMET_COLL_ALL_REDUCE, 16, {0, 0}, 0, 0},
+        {"torus AR", COMET_TOPO_TORUS, COMET_ALGO_RING, COMET_COLL_ALL_REDUCE, 16, {4, 4}, 0, 0},
+        {"torus A2A", COMET_TOPO_TORUS, COMET_ALGO_DIRECT, COMET_COLL_ALL_TO_ALL, 16, {4, 4}, 0, 0},
+        {"mesh AR", COMET_TOPO_MESH, COMET_ALGO_RING, COMET_COLL_ALL_REDUCE, 16, {4, 4}, 0, 0},
+        {"mesh A2A", COMET_TOPO_MESH, COMET_ALGO_DIRECT, COMET_COLL_ALL_TO_ALL, 16, {4, 4}, 0, 0},
+        {"fat AR", COMET_TOPO_FAT_TREE, COMET_ALGO_RING, COMET_COLL_ALL_REDUCE, 16, {0, 0}, 24, 2},
+        {"fat A2A", COMET_TOPO_FAT_TREE, COMET_ALGO_DIRECT, COMET_COLL_ALL_TO_ALL, 16, {0, 0}, 24, 2},
+        {"fat HD", COMET_TOPO_FAT_TREE, COMET_ALGO_HALVING_DOUBLING, COMET_COLL_ALL_REDUCE, 16, {0, 0}, 24, 2},
+        {"rail AR", COMET_TOPO_RAIL, COMET_ALGO_RING, COMET_COLL_ALL_REDUCE, 16, {0, 0}, 24, 2},
+        {"rail A2A", COMET_TOPO_RAIL, COMET_ALGO_DIRECT, COMET_COLL_ALL_TO_ALL, 16, {0, 0}, 24, 2},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const kind_case *k = &cases[i];
+        comet_system s;
+        base_system(&s, k->what);
+        bool clos = k->topo == COMET_TOPO_FAT_TREE || k->topo == COMET_TOPO_RAIL;
+        if (clos)
+            add_dim(&s, "nvl", 8, COMET_TOPO_SWITCH, COMET_ALGO_RING, 450e9, 0.0);
+        comet_net_dim *d = add_dim(&s, "x", k->size, k->topo, k->algo, 100e9, 1e-6);
+        if (k->axes[0]) {
+            d->shape.n_axes = 2;
+            d->shape.axes[0] = k->axes[0];
+            d->shape.axes[1] = k->axes[1];
+        }
+        if (clos) {
+            d->shape.radix = k->radix;
+            d->shape.oversubscription[0] = k->over;
+            d->shape.routing = COMET_ROUTE_SPRAY;
+        }
+        int64_t span[COMET_MAX_DIMS];
+        span_all(&s, span);
+        if (clos)
+            span[0] = 1;
+        double f = flows(&s, span, k->c, GIB, 1, false, NULL);
+        double e = comet_collective_time(&s, span, k->c, GIB);
+        if (fabs(f - e) > 0.05 * f)
+            fail_msg("%s: flows %.6g s, estimate %.6g s (%+.1f%%)", k->what, f, e,
+                     100.0 * (e - f) / f);
+    }
+}
+
+/* ---- structure and errors -------------------------------------------------- */
+
+/* A 3-tier fat tree of 8-port switches at 1:1: leaves 4 down / 4 up, aggs
+ * 4 down / 4 up, 4 blocks of 4 leaves: 64 NPUs. Switches: 16 leaves, 16
+ * aggs, 16 cores; links: 2 x (64 ports + 64 leaf uplinks + 64 agg
+ * uplinks). A route across blocks climbs to a core: 6 links. */
+static void test_three_tier_layout(void **state)
+{
+    (void)state;
+    comet_system s;
+    base_system(&s, "fat3");
+    comet_net_dim *d = add_dim(&s, "ib", 64, COMET_TOPO_FAT_TREE, COMET_ALGO_RING, 50e9, 1e-6);
+    d->shape.tiers = 3;
+    d->shape.radix = 8;
+    comet_error err;
+    comet_fabric *f = NULL;
+    assert_int_equal(comet_fabric_build(&s, 0, &f, &err), COMET_OK);
+    comet_fabric_info info;
+    comet_fabric_info_of(f, &info);
+    assert_int_equal(info.switches, 48);
+    assert_int_equal(info.links, 2 * (64 + 64 + 64));
+    int32_t path[16];
+    assert_int_equal(comet_fabric_route(f, 0, 63, 7, path, 16), 6);
+    assert_int_equal(comet_fabric_route(f, 0, 5, 7, path, 16), 4);  /* same block */
+    assert_int_equal(comet_fabric_route(f, 0, 3, 7, path, 16), 2);  /* same leaf */
+    comet_fabric_link l;
+    comet_fabric_link_of(f, path[0], &l);
+    assert_int_equal(l.from, 0);
+    assert_close(l.latency, 0.5e-6, 1e-12);
+    comet_fabric_free(f);
+    /* 8 blocks of 16 NPUs fill the cores' 8 ports: 128 NPUs, not 256 */
+    d->size = 256;
+    assert_int_equal(comet_fabric_build(&s, 0, &f, &err), COMET_EINPUT);
+    assert_string_equal(err.key, "system.network[0].radix");
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    comet_system s;
+    base_system(&s, "ring8");
+    comet_net_dim *d = add_dim(&s, "r", 8, COMET_TOPO_SWITCH, COMET_ALGO_DOUBLE_BINARY_TREE, 50e9,
+                               0.0);
+    comet_error err;
+    comet_fabric *f = NULL;
+    assert_int_equal(comet_fabric_build(&s, 0, &f, &err), COMET_OK);
+    comet_flow_options o;
+    comet_flow_options_defaults(&o);
+    comet_flow_result r;
+    int64_t span[COMET_MAX_DIMS] = {8, 1, 1, 1, 1, 1, 1, 1};
+    comet_status st = comet_fabric_collective(f, &s, span, COMET_COLL_ALL_REDUCE, GIB, &o, &r, &err);
+    if (st != COMET_EINPUT)
+        fail_msg("%d: %s", st, err.message);
+    assert_non_null(strstr(err.message, "double binary tree"));
+    d->algorithm = COMET_ALGO_RING;
+    span[0] = 3;
+    assert_int_equal(comet_fabric_collective(f, &s, span, COMET_COLL_ALL_REDUCE, GIB, &o, &r, &err),
+                     COMET_EINPUT);
+    assert_string_equal(err.key, "--span");
+    span[0] = 8;
+    o.max_flows = 10;
+    assert_int_equal(comet_fabric_collective(f, &s, span, COMET_COLL_ALL_REDUCE, GIB, &o, &r, &err),
+                     COMET_EINPUT);
+    assert_string_equal(err.key, "--max-flows");
+    comet_fabric_free(f);
+    /* a torus whose axes do not multiply to its size */
+    d->topology = COMET_TOPO_TORUS;
+    d->shape.n_axes = 2;
+    d->shape.axes[0] = 3;
+    d->shape.axes[1] = 3;
+    assert_int_equal(comet_fabric_build(&s, 0, &f, &err), COMET_EINPUT);
+    assert_string_equal(err.key, "system.network[0].shape");
+}
+
+void suite_fabric(test_tally *t)
+{
+    const struct CMUnitTest fabric[] = {
+        cmocka_unit_test(test_ring_all_reduce),
+        cmocka_unit_test(test_two_concurrent_all_reduces),
+        cmocka_unit_test(test_ring_all_to_all_multi_hop),
+        cmocka_unit_test(test_torus_all_to_all_bisection),
+        cmocka_unit_test(test_fat_tree_spine_bound),
+        cmocka_unit_test(test_in_network_halves_bytes),
+        cmocka_unit_test(test_estimator_within_5_percent),
+        cmocka_unit_test(test_three_tier_layout),
+        cmocka_unit_test(test_errors),
+    };
+    RUN_GROUP(t, fabric);
+}
