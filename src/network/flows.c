@@ -1,9 +1,11 @@
 /* The flow-level engine (flows.h). Max-min fair rates by progressive
  * filling: every link's fair share (bandwidth left over its unfrozen
  * flows) sits in a heap; the smallest share is the next bottleneck, whose
- * flows freeze at it; the shares of the other links on their paths only
- * grow, so stale heap entries are skipped (lazy deletion). One
- * recomputation costs O(P log L) for P path entries over L links in use.
+ * flows freeze at it. Freezing a flow at the smallest share only raises
+ * the shares of the other links on its path, so a heap entry is a lower
+ * bound: a popped entry that has grown goes back with its new share
+ * (lazy), and none is pushed when a share changes. One recomputation
+ * costs O(P + L log L) for P path entries over L links in use.
  * Flows ending within a relative 1e-9 of each other end together, so a
  * symmetric collective takes one event per step, whatever its size. */
 #include "flows.h"
@@ -20,6 +22,7 @@
 typedef struct fl_flow {
     double rem, rate, start_at;
     uint64_t tag;
+    uint64_t key;                   /* a hash of the path: flows on one path share a rate */
     int32_t *heap_path;             /* the path when longer than INLINE_PATH */
     int len;
     int slot;                       /* in the active list, -1 waiting */
@@ -37,6 +40,16 @@ typedef struct wait_item {
     double at;
     int64_t id;
 } wait_item;
+
+/* The rates of one running set, by path key (open addressing). */
+#define CACHE_SETS 8
+typedef struct rate_cache {
+    uint64_t set_hash;
+    int64_t n;                      /* flows in the set; 0: empty */
+    uint64_t *keys;
+    double *rates;
+    int64_t cap;
+} rate_cache;
 
 typedef struct heap_item {
     double share;
@@ -63,6 +76,12 @@ struct fl_engine {
     heap_item *heap;
     int64_t n_heap, cap_heap, cap_by_link;
     uint64_t started, events, updates;
+    /* The rates of the last recomputation by path, and the running set it
+     * was for (a sum of mixed path keys, and a count): a running set of
+     * the same paths (a symmetric collective's next step) reuses them. */
+    uint64_t set_hash;
+    rate_cache cache[CACHE_SETS];
+    int cache_next;
     int32_t route[FAB_MAX_PATH];
 };
 
@@ -102,6 +121,10 @@ void fl_free(fl_engine *e)
     free(e->used);
     free(e->by_link);
     free(e->heap);
+    for (int i = 0; i < CACHE_SETS; i++) {
+        free(e->cache[i].keys);
+        free(e->cache[i].rates);
+    }
     free(e);
 }
 
@@ -196,12 +219,15 @@ int fl_send_path(fl_engine *e, const int32_t *path, int len, double bytes, uint6
     w->len = len;
     int32_t *links = path_of(w);
     double lat = 0.0;
+    uint64_t key = 0x5bd1e995ULL;
     for (int i = 0; i < len; i++) {
+        key = fab_mix(key ^ (uint64_t)(uint32_t)path[i]);
         links[i] = path[i];
         lat += e->f->lat[path[i]];
         if (bytes > 0.0)
             e->bytes[path[i]] += bytes;
     }
+    w->key = key;
     w->rem = bytes > 0.0 && len > 0 ? bytes : 0.0;
     w->rate = 0.0;
     w->tag = tag;
@@ -254,9 +280,82 @@ static heap_item heap_pop(fl_engine *e)
     return top;
 }
 
+/* Remembers the rates just computed for the running set, in the oldest
+ * of the cache's sets. */
+static void cache_store(fl_engine *e)
+{
+    rate_cache *c = &e->cache[e->cache_next];
+    e->cache_next = (e->cache_next + 1) % CACHE_SETS;
+    c->n = 0;
+    int64_t cap = 64;
+    while (cap < 2 * e->n_active)
+        cap *= 2;
+    if (cap > c->cap) {
+        uint64_t *k = realloc(c->keys, (size_t)cap * sizeof *k);
+        if (k)
+            c->keys = k;
+        double *r = realloc(c->rates, (size_t)cap * sizeof *r);
+        if (r)
+            c->rates = r;
+        if (!k || !r)
+            return;
+        c->cap = cap;
+    }
+    memset(c->keys, 0, (size_t)c->cap * sizeof *c->keys);
+    uint64_t mask = (uint64_t)c->cap - 1;
+    for (int64_t a = 0; a < e->n_active; a++) {
+        const fl_flow *w = &e->flows[e->active[a]];
+        uint64_t key = w->key | 1; /* 0 marks an empty slot */
+        uint64_t i = key & mask;
+        while (c->keys[i] && c->keys[i] != key)
+            i = (i + 1) & mask;
+        if (c->keys[i] == key && c->rates[i] != w->rate)
+            return; /* two rates on one path: never reuse this set */
+        c->keys[i] = key;
+        c->rates[i] = w->rate;
+    }
+    c->set_hash = e->set_hash;
+    c->n = e->n_active;
+}
+
+/* The cached rates, when the running set is one the cache holds (a
+ * symmetric collective's every step, or the few states an uneven one
+ * cycles through). */
+static bool cache_reuse(fl_engine *e)
+{
+    for (int j = 0; j < CACHE_SETS; j++) {
+        rate_cache *c = &e->cache[j];
+        if (c->n != e->n_active || c->set_hash != e->set_hash)
+            continue;
+        uint64_t mask = (uint64_t)c->cap - 1;
+        int64_t a = 0;
+        for (; a < e->n_active; a++) {
+            fl_flow *w = &e->flows[e->active[a]];
+            uint64_t key = w->key | 1;
+            uint64_t i = key & mask;
+            while (c->keys[i] && c->keys[i] != key)
+                i = (i + 1) & mask;
+            if (c->keys[i] != key)
+                break;
+            w->rate = c->rates[i];
+        }
+        if (a == e->n_active) {
+            e->dirty = false;
+            return true;
+        }
+    }
+    return false;
+}
+
 /* Max-min fair rates of the running flows (progressive filling). */
 static int update_rates(fl_engine *e)
 {
+    if (e->n_active == 0) { /* nothing to share: keep the cache for the next set */
+        e->dirty = false;
+        return 0;
+    }
+    if (cache_reuse(e))
+        return 0;
     e->updates++;
     int64_t n_used = 0, entries = 0;
     for (int64_t k = 0; k < e->n_active; k++) {
@@ -276,9 +375,9 @@ static int update_rates(fl_engine *e)
         e->by_link = b;
         e->cap_by_link = entries;
     }
-    /* every link once, and once more per flow frozen through it */
-    if (n_used + entries + 16 > e->cap_heap) {
-        int64_t cap = n_used + entries + 16;
+    /* every link once (a stale one goes back only after it was popped) */
+    if (n_used + 16 > e->cap_heap) {
+        int64_t cap = n_used + 16;
         heap_item *h = realloc(e->heap, (size_t)cap * sizeof *h);
         if (!h)
             return -1;
@@ -332,14 +431,14 @@ static int update_rates(fl_engine *e)
             for (int i = 0; i < w->len; i++) {
                 int32_t m = links[i];
                 e->left[m] -= share;
-                if (--e->count[m] > 0 && m != l)
-                    heap_push(e, e->left[m] / (double)e->count[m], m);
+                --e->count[m];
             }
         }
     }
     for (int64_t u = 0; u < n_used; u++)
         e->count[e->used[u]] = 0;
     e->dirty = false;
+    cache_store(e);
     return 0;
 }
 
@@ -347,6 +446,7 @@ static void finish(fl_engine *e, int64_t id)
 {
     fl_flow *w = &e->flows[id];
     if (w->slot >= 0) {
+        e->set_hash -= fab_mix(w->key);
         int64_t last = e->active[--e->n_active];
         e->active[w->slot] = last;
         e->flows[last].slot = w->slot;
@@ -417,6 +517,7 @@ comet_status fl_run(fl_engine *e, fl_done_fn done, void *ctx, comet_error *err)
             }
             w->slot = (int)e->n_active;
             e->active[e->n_active++] = id;
+            e->set_hash += fab_mix(w->key);
             e->dirty = true;
         }
         if (n_ended == 0)
