@@ -44,8 +44,8 @@ static comet_job *read_text(const char *text)
 
 /* Write sys, read it back: the same bytes (the reader fills the struct the
  * same way each time, so even padding and name tails agree). Returns the
- * text (to free). */
-static char *round_trip(const comet_system *sys)
+ * text (to free). Shared (tests.h): test_config.c round-trips shapes. */
+char *test_system_round_trip(const comet_system *sys)
 {
     comet_buf b;
     comet_buf_init(&b);
@@ -140,7 +140,7 @@ static void test_writer_presets_round_trip(void **state)
     int n = 0;
     for (; names[n]; n++) {
         comet_system s = preset(names[n]);
-        free(round_trip(&s));
+        free(test_system_round_trip(&s));
     }
     assert_true(n >= 4);
 }
@@ -194,9 +194,23 @@ static const char full_system[] =
     "        reduce_scatter: [{size: \"8 MiB\", bandwidth: \"100 GB/s\"}]\n"
     "        all_gather: [{size: \"8 MiB\", bandwidth: \"101 GB/s\"}]\n"
     "        all_to_all: [{size: \"8 MiB\", bandwidth: \"102 GB/s\"}]\n"
+    "    - name: torus\n"
+    "      size: 4\n"
+    "      topology: torus\n"
+    "      shape: [2, 2]\n"
+    "      bandwidth: \"100 GB/s\"\n"
+    "    - name: clos\n"
+    "      size: 4\n"
+    "      topology: fat_tree\n"
+    "      tiers: 3\n"
+    "      radix: 16\n"
+    "      oversubscription: [2, 1.5]\n"
+    "      routing: spray\n"
+    "      bandwidth: \"50 GB/s\"\n"
     "    - name: ib\n"
     "      size: auto\n"
     "      topology: ring\n"
+    "      bidirectional: false\n"
     "      algorithm: double_binary_tree\n"
     "      bandwidth: \"400 Gb/s\"\n"
     "      protocols: nccl_net\n"
@@ -209,7 +223,7 @@ static void test_writer_every_key(void **state)
 {
     (void)state;
     comet_job *job = read_text(full_system);
-    char *text = round_trip(&job->system);
+    char *text = test_system_round_trip(&job->system);
     static const char *const keys[] = {
         "name:", "matrix:", "fp32:", "tf32:", "fp16:", "bf16:", "fp8:", "vector:",
         "gemm_efficiency:", "size:", "efficiency:", "gemm_k_overhead:", "vector_efficiency:",
@@ -221,6 +235,8 @@ static void test_writer_every_key(void **state)
         "latency:", "expansion:", "attach: per_node", "shared_by:", "network:",
         "size: auto", "topology: fully_connected", "algorithm: double_binary_tree",
         "in_network_reduction: true", "cost_per_gbps:", "protocols: nccl_net",
+        "topology: torus", "shape: [2, 2]", "topology: fat_tree", "tiers: 3", "radix: 16",
+        "oversubscription: [2, 1.5]", "routing: spray", "bidirectional: false",
         "bus_bandwidth:", "npus: 16", "all_reduce:", "reduce_scatter:", "all_gather:",
         "all_to_all:", "collective_chunks: 16", "cost:", "per_npu:", "per_gib_hbm:",
         "per_gib_expansion:", "per_tflops:", "per_gbps_hbm:", NULL};
@@ -248,7 +264,7 @@ static void test_writer_awkward_values(void **state)
     s.compute.gemm_k_overhead = 1.0 / 3.0;
     s.compute.matrix_flops[COMET_DTYPE_BF16] = 989.123456789e12;
     s.compute.kernel_launch = 7e-9 / 3.0;
-    free(round_trip(&s));
+    free(test_system_round_trip(&s));
     char text[64];
     double back = 0;
     for (double v = 1e3; v < 1e16; v *= 7.77) {
@@ -629,7 +645,7 @@ static void check_preset_fit(const char *system, const char *file)
         }
     assert_true(n > 0);
     assert_close(cc->efficiency_spread, sqrt(sum / n), 1e-12);
-    free(round_trip(&r.system));
+    free(test_system_round_trip(&r.system));
     comet_calib_result_free(&r);
     comet_kernel_rows_free(&rows);
 }
@@ -987,7 +1003,7 @@ static void test_nccl_curve_mode(void **state)
     assert_true(d->latency == base.dims[0].latency); /* left as it was */
     for (size_t i = 0; i < r->n_points; i++) /* the curve's points hold 5 digits */
         assert_true(fabs(r->points[i].residual) < 1e-4);
-    free(round_trip(&r->system));
+    free(test_system_round_trip(&r->system));
     comet_calib_result_free(r);
     free(r);
     free(s.rows);

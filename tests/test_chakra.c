@@ -1105,6 +1105,17 @@ static void export_inputs(comet_model *m, comet_system *sys, comet_strategy *s)
     comet_strategy_defaults(s);
 }
 
+/* export_inputs cut to 4 layers on two nodes: tp 8 within nvlink, dp 2
+ * across infiniband, so both dimensions are exported. */
+static void export_inputs_two_nodes(comet_model *m, comet_system *sys, comet_strategy *s)
+{
+    export_inputs(m, sys, s);
+    m->layers = 4;
+    s->tp = 8;
+    s->dp = 2;
+    s->global_batch = 2;
+}
+
 /* Export a step under `name`, read it back with the exporter's own
  * network, system, memory and comm-group files (into *t and *in, for the
  * caller to check and free) and simulate it: the finish time, and in
@@ -1516,6 +1527,26 @@ static void test_export_refuses_unwritable_duration(void **state)
     assert_int_not_equal(access(rank0, F_OK), 0);
 }
 
+/* Exporting under `name` is refused (COMET_EINPUT) naming key with
+ * message, and leaves neither the network file nor rank 0's trace. */
+static void expect_export_refused(const comet_model *m, const comet_system *sys,
+                                  const comet_strategy *s, const char *name, const char *key,
+                                  const char *message)
+{
+    char p[128], path[160];
+    prefix(p, sizeof p, name);
+    comet_export_info info;
+    comet_error err = {0};
+    assert_int_equal(comet_export_chakra(m, sys, s, p, NULL, &info, &err), COMET_EINPUT);
+    assert_string_equal(err.key, key);
+    assert_string_equal(err.message, message);
+    static const char *const files[] = {"network.yml", "0.et"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s.%s", p, files[i]);
+        assert_int_not_equal(access(path, F_OK), 0);
+    }
+}
+
 /* Every value export writes into the network and memory files must read
  * back in comet simulate --chakra: a system at the low end of the sane
  * ranges (1 KB/s at efficiency 0.7, 0.001 ns halved per switch link) is
@@ -1531,33 +1562,21 @@ static void test_export_refuses_unreadable_side_values(void **state)
     export_inputs(&m, &sys, &s);
     s.tp = 2;
     s.global_batch = 1;
-    char p[128], path[160];
+    char p[128];
     comet_export_info info;
 
     sys.dims[0].bandwidth = 1e3; /* nvlink "1 KB/s", efficiency 0.7 */
-    prefix(p, sizeof p, "slownet");
-    assert_int_equal(comet_export_chakra(&m, &sys, &s, p, NULL, &info, &err), COMET_EINPUT);
-    assert_string_equal(err.key, "system.network[0].bandwidth");
-    assert_string_equal(err.message,
-                        "the export would write 6.51926e-07 GB/s into the network "
-                        "file, outside the sane range 1 KB/s to 10 PB/s that comet simulate "
-                        "--chakra accepts");
-    snprintf(path, sizeof path, "%s.network.yml", p);
-    assert_int_not_equal(access(path, F_OK), 0);
-    snprintf(path, sizeof path, "%s.0.et", p);
-    assert_int_not_equal(access(path, F_OK), 0);
+    expect_export_refused(&m, &sys, &s, "slownet", "system.network[0].bandwidth",
+                          "the export would write 6.51926e-07 GB/s into the network "
+                          "file, outside the sane range 1 KB/s to 10 PB/s that comet simulate "
+                          "--chakra accepts");
 
     assert_int_equal(comet_preset_system("a100-80g-selene", &sys, &err), COMET_OK);
     sys.dims[0].latency = 1e-12; /* "0.001 ns" on a switch: 0.0005 ns per link */
-    prefix(p, sizeof p, "fastlat");
-    assert_int_equal(comet_export_chakra(&m, &sys, &s, p, NULL, &info, &err), COMET_EINPUT);
-    assert_string_equal(err.key, "system.network[0].latency");
-    assert_string_equal(err.message,
-                        "the export would write 0.0005 ns into the network "
-                        "file, outside the sane range 1 ps to 1000 s that comet simulate "
-                        "--chakra accepts");
-    snprintf(path, sizeof path, "%s.network.yml", p);
-    assert_int_not_equal(access(path, F_OK), 0);
+    expect_export_refused(&m, &sys, &s, "fastlat", "system.network[0].latency",
+                          "the export would write 0.0005 ns into the network "
+                          "file, outside the sane range 1 ps to 1000 s that comet simulate "
+                          "--chakra accepts");
 
     /* at the bound itself it still reads back: 2 ps on a switch is 1 ps per link */
     assert_int_equal(comet_preset_system("a100-80g-selene", &sys, &err), COMET_OK);
@@ -1571,6 +1590,49 @@ static void test_export_refuses_unreadable_side_values(void **state)
     comet_astra_inputs in;
     assert_int_equal(comet_astra_read(net, sysf, mem, &in, &err), COMET_OK);
     comet_astra_free(&in);
+}
+
+/* ASTRA-sim's networks are rings (both ways), fully connected or
+ * switches: an exported dimension of another topology, or a one-way ring,
+ * is refused before any file is written, naming the dimension's key; a
+ * dimension the export leaves out (one NPU) may be anything. */
+static void test_export_refuses_topologies(void **state)
+{
+    (void)state;
+    comet_model m;
+    comet_system sys;
+    comet_strategy s;
+    export_inputs_two_nodes(&m, &sys, &s);
+    sys.dims[1].topology = COMET_TOPO_FAT_TREE;
+    sys.dims[1].shape.radix = 64;
+    expect_export_refused(&m, &sys, &s, "fattree", "system.network[1].topology",
+                          "fat_tree has no ASTRA-sim equivalent (Ring, FullyConnected, Switch); "
+                          "export a system with ring, fully_connected or switch dimensions");
+
+    sys.dims[0].topology = COMET_TOPO_TORUS;
+    sys.dims[0].shape = (comet_net_shape){.n_axes = 2, .axes = {2, 4}};
+    expect_export_refused(&m, &sys, &s, "torus", "system.network[0].topology",
+                          "torus has no ASTRA-sim equivalent (Ring, FullyConnected, Switch); "
+                          "export a system with ring, fully_connected or switch dimensions");
+
+    sys.dims[0].topology = COMET_TOPO_RING;
+    sys.dims[0].shape = (comet_net_shape){.unidirectional = true};
+    expect_export_refused(&m, &sys, &s, "oneway", "system.network[0].bidirectional",
+                          "false: ASTRA-sim's Ring sends both ways; export a system whose rings "
+                          "are bidirectional");
+
+    /* on one node the fat tree is not written: the export goes ahead */
+    sys.dims[0].shape.unidirectional = false;
+    s.dp = 1;
+    s.global_batch = 1;
+    char p[128], path[160];
+    prefix(p, sizeof p, "onenode");
+    comet_export_info info;
+    comet_error err = {0};
+    assert_int_equal(comet_export_chakra(&m, &sys, &s, p, NULL, &info, &err), COMET_OK);
+    assert_int_equal(info.ranks, 8);
+    snprintf(path, sizeof path, "%s.network.yml", p);
+    assert_int_equal(access(path, F_OK), 0);
 }
 
 /* The system file asks ASTRA-sim for the collectives comet prices
@@ -1589,11 +1651,7 @@ static void test_export_system_file(void **state)
     comet_system sys;
     comet_strategy s;
     comet_error err = {0};
-    export_inputs(&m, &sys, &s);
-    m.layers = 4;
-    s.tp = 8;
-    s.dp = 2;
-    s.global_batch = 2;
+    export_inputs_two_nodes(&m, &sys, &s);
     sys.dims[1].algorithm = COMET_ALGO_DOUBLE_BINARY_TREE;
     static const struct {
         comet_algorithm inner;
@@ -2278,6 +2336,7 @@ void suite_chakra(test_tally *t)
         cmocka_unit_test(test_export_context_parallel),
         cmocka_unit_test(test_export_refuses_unwritable_duration),
         cmocka_unit_test(test_export_refuses_unreadable_side_values),
+        cmocka_unit_test(test_export_refuses_topologies),
         cmocka_unit_test(test_export_system_file),
         cmocka_unit_test(test_export_counts_match_reader),
         cmocka_unit_test(test_export_reader_flags),

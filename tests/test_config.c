@@ -808,6 +808,166 @@ static void test_network_size_models(void **state)
                  "n.yaml:5:8: system.network[0].bus_bandwidth: missing key \"npus\"");
 }
 
+/* Two dimensions: 8 NPUs on a switch, then "fabric", whose keys follow
+ * from line 7 on (bandwidth is on line 6). */
+#define SHAPE_PREFIX "system:\n  preset: h100-80g-dgx\n  network:\n" \
+                     "    - {name: node, size: 8, bandwidth: \"450 GB/s\"}\n" \
+                     "    - name: fabric\n      bandwidth: \"50 GB/s\"\n"
+
+/* The shape keys of a network dimension land in comet_net_shape. */
+static void test_network_shapes(void **state)
+{
+    (void)state;
+    comet_job *job = read_ok(SHAPE_PREFIX "      size: 16\n      topology: torus\n"
+                                          "      shape: [4, 4]\n",
+                             "t.yaml");
+    const comet_net_shape *sh = &job->system.dims[1].shape;
+    assert_int_equal(job->system.dims[1].topology, COMET_TOPO_TORUS);
+    assert_int_equal(sh->n_axes, 2);
+    assert_int_equal(sh->axes[0], 4);
+    assert_int_equal(sh->axes[1], 4);
+    assert_int_equal(sh->axes[2], 0);
+    free(job);
+
+    job = read_ok(SHAPE_PREFIX "      size: 16\n      topology: mesh\n      shape: [2, 2, 4]\n",
+                  "t.yaml");
+    sh = &job->system.dims[1].shape;
+    assert_int_equal(job->system.dims[1].topology, COMET_TOPO_MESH);
+    assert_int_equal(sh->n_axes, 3);
+    assert_int_equal(sh->axes[2], 4);
+    free(job);
+
+    /* 64 x 8 NPUs on 16-port switches: leaves 10 down / 6 up (2:1), 9 of
+     * each aggregation switch's down to its pod (1.5:1) */
+    job = read_ok(SHAPE_PREFIX "      size: 64\n      topology: fat_tree\n      tiers: 3\n"
+                               "      radix: 16\n      oversubscription: [2, 1.5]\n"
+                               "      routing: spray\n",
+                  "t.yaml");
+    sh = &job->system.dims[1].shape;
+    assert_int_equal(job->system.dims[1].topology, COMET_TOPO_FAT_TREE);
+    assert_int_equal(sh->tiers, 3);
+    assert_int_equal(sh->radix, 16);
+    assert_true(sh->oversubscription[0] == 2.0);
+    assert_true(sh->oversubscription[1] == 1.5);
+    assert_int_equal(sh->routing, COMET_ROUTE_SPRAY);
+    assert_int_equal(sh->n_axes, 0);
+    free(job);
+
+    job = read_ok(SHAPE_PREFIX "      size: 16\n      topology: rail\n      radix: 64\n"
+                               "      oversubscription: 3\n",
+                  "t.yaml");
+    sh = &job->system.dims[1].shape;
+    assert_int_equal(job->system.dims[1].topology, COMET_TOPO_RAIL);
+    assert_int_equal(sh->tiers, 0); /* 2 */
+    assert_int_equal(sh->radix, 64);
+    assert_true(sh->oversubscription[0] == 3.0);
+    assert_true(sh->oversubscription[1] == 0.0);
+    assert_int_equal(sh->routing, COMET_ROUTE_ECMP);
+    free(job);
+
+    job = read_ok(SHAPE_PREFIX "      size: auto\n      topology: ring\n"
+                               "      bidirectional: false\n",
+                  "t.yaml");
+    assert_true(job->system.dims[1].shape.unidirectional);
+    assert_false(job->system.dims[0].shape.unidirectional);
+    free(job);
+    job = read_ok(SHAPE_PREFIX "      size: 4\n      topology: ring\n      bidirectional: true\n",
+                  "t.yaml");
+    assert_false(job->system.dims[1].shape.unidirectional);
+    free(job);
+}
+
+/* Every shape writes back and reads to the same struct; a system without
+ * them writes none of their keys (so every file written before stays the
+ * same bytes). */
+static void test_network_shapes_round_trip(void **state)
+{
+    (void)state;
+    comet_job *job = read_ok(
+        "system:\n  preset: h100-80g-dgx\n  network:\n"
+        "    - {name: a, size: 2, topology: ring, bidirectional: false, bandwidth: 1 GB/s}\n"
+        "    - {name: b, size: 8, topology: torus, shape: [2, 4], bandwidth: 1 GB/s}\n"
+        "    - {name: c, size: 4, topology: mesh, shape: [4], bandwidth: 1 GB/s}\n"
+        "    - {name: d, size: 4, topology: rail, radix: 64, oversubscription: 1.25,\n"
+        "       bandwidth: 1 GB/s}\n"
+        "    - {name: e, size: auto, topology: fat_tree, tiers: 3, radix: 48,\n"
+        "       oversubscription: [3, 1.5], routing: spray, bandwidth: 1 GB/s}\n",
+        "r.yaml");
+    char *text = test_system_round_trip(&job->system);
+    static const char *const lines[] = {
+        "      bidirectional: false\n", "      shape: [2, 4]\n", "      shape: [4]\n",
+        "      radix: 64\n", "      oversubscription: 1.25\n", "      tiers: 3\n",
+        "      oversubscription: [3, 1.5]\n", "      routing: spray\n", NULL};
+    for (int i = 0; lines[i]; i++)
+        if (!strstr(text, lines[i]))
+            fail_msg("no \"%s\" in:\n%s", lines[i], text);
+    free(text);
+    free(job);
+
+    comet_system sys;
+    comet_error err;
+    assert_int_equal(comet_preset_system("h100-80g-dgx", &sys, &err), COMET_OK);
+    text = test_system_round_trip(&sys);
+    static const char *const keys[] = {"shape:", "bidirectional:", "tiers:", "radix:",
+                                       "oversubscription:", "routing:", NULL};
+    for (int i = 0; keys[i]; i++)
+        if (strstr(text, keys[i]))
+            fail_msg("a system without shapes writes \"%s\":\n%s", keys[i], text);
+    free(text);
+}
+
+/* A shape that cannot be built is refused at its key, as the fabric
+ * would refuse it (comet_net_shape_problem). */
+static void test_error_network_shapes(void **state)
+{
+    (void)state;
+    expect_error("t.yaml", SHAPE_PREFIX "      size: 32\n      topology: torus\n"
+                                        "      shape: [4, 4]\n",
+                 "t.yaml:9:7: system.network[1].shape: axes multiply to 16 NPUs, the "
+                 "dimension's size is 32");
+    expect_error("t.yaml", SHAPE_PREFIX "      size: 16\n      shape: [4, 4]\n",
+                 "t.yaml:8:7: system.network[1].shape: applies to torus and mesh only");
+    expect_error("t.yaml", SHAPE_PREFIX "      size: 16\n      topology: torus\n"
+                                        "      shape: [4, 1]\n",
+                 "t.yaml:9:18: system.network[1].shape[1]: expected an integer of at least 2, "
+                 "got \"1\"");
+    expect_error("t.yaml", SHAPE_PREFIX "      size: 16\n      topology: torus\n"
+                                        "      shape: [2, 2, 2, 2]\n",
+                 "t.yaml:9:14: system.network[1].shape: has 4 entries; comet's limit is 3");
+    expect_error("t.yaml", SHAPE_PREFIX "      size: 64\n      topology: fat_tree\n"
+                                        "      radix: 8\n",
+                 "t.yaml:9:14: system.network[1].radix: 2 tiers of 8-port switches (leaves 4 "
+                 "down / 4 up) connect 8 leaves at most, this dimension needs 128 (64 NPUs "
+                 "along it, 8 inside it): raise radix or tiers");
+    expect_error("t.yaml", SHAPE_PREFIX "      size: 64\n      topology: fat_tree\n",
+                 "t.yaml:5:7: system.network[1].radix: fat_tree needs a switch radix of at "
+                 "least 4 ports (missing)");
+    expect_error("t.yaml", SHAPE_PREFIX "      size: 64\n      topology: fat_tree\n"
+                                        "      radix: 64\n      tiers: 4\n",
+                 "t.yaml:10:14: system.network[1].tiers: expected an integer from 2 to 3, got "
+                 "\"4\"");
+    expect_error("t.yaml", SHAPE_PREFIX "      size: 64\n      topology: fat_tree\n"
+                                        "      radix: 64\n      oversubscription: 0.5\n",
+                 "t.yaml:10:25: system.network[1].oversubscription: each ratio (down:up ports) "
+                 "must be at least 1");
+    expect_error("t.yaml", SHAPE_PREFIX "      size: 64\n      topology: fat_tree\n"
+                                        "      radix: 64\n      oversubscription: [2, 2]\n",
+                 "t.yaml:10:7: system.network[1].oversubscription: gives a second ratio, which "
+                 "only 3 tiers have");
+    expect_error("t.yaml", SHAPE_PREFIX "      size: 4\n      bidirectional: false\n",
+                 "t.yaml:8:22: system.network[1].bidirectional: false applies to ring only");
+    expect_error("t.yaml", SHAPE_PREFIX "      size: 16\n      topology: torus\n"
+                                        "      routing: spray\n",
+                 "t.yaml:9:16: system.network[1].routing: applies to fat_tree and rail only");
+    expect_error("t.yaml", SHAPE_PREFIX "      size: 16\n      topology: torus\n"
+                                        "      routing: random\n",
+                 "t.yaml:9:16: system.network[1].routing: unknown value \"random\" (expected "
+                 "one of ecmp, spray)");
+    expect_error("t.yaml", SHAPE_PREFIX "      size: auto\n      topology: torus\n",
+                 "t.yaml:7:13: system.network[1].size: a torus or mesh needs a fixed size, not "
+                 "auto");
+}
+
 static void test_error_sizes(void **state)
 {
     (void)state;
@@ -1381,6 +1541,9 @@ void suite_config(test_tally *t)
         cmocka_unit_test(test_error_types),
         cmocka_unit_test(test_error_sizes),
         cmocka_unit_test(test_network_size_models),
+        cmocka_unit_test(test_network_shapes),
+        cmocka_unit_test(test_network_shapes_round_trip),
+        cmocka_unit_test(test_error_network_shapes),
         cmocka_unit_test(test_error_units),
         cmocka_unit_test(test_error_enums),
         cmocka_unit_test(test_error_yaml),

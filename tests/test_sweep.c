@@ -114,6 +114,61 @@ static void test_bad_studies(void **state)
                        "bad.yaml:2:3: study: needs global_batch or max_global_batch");
 }
 
+/* A topology or size swept onto a network dimension must build, as the
+ * system reader checks the base system's: the error names the axis value
+ * and the shape key it breaks. */
+#define SHAPED_STUDY(network, axes)                                                       \
+    "study:\n  models: [gpt3-175b]\n  npus: 64\n  global_batch: 64\n"                    \
+    "  system:\n    preset: a100-80g-selene\n    network:\n"                              \
+    "      - {name: node, size: 8, bandwidth: 300 GB/s}\n" network                       \
+    "  axes:\n    network:\n" axes
+
+static void test_bad_shaped_axes(void **state)
+{
+    (void)state;
+    expect_study_error(SHAPED_STUDY("      - {name: ib, size: auto, bandwidth: 25 GB/s}\n",
+                                    "      ib: {topology: [switch, fat_tree]}\n"),
+                       "bad.yaml:12:31: study.axes.network.ib.topology[1]: fat_tree with auto "
+                       "NPUs along ib and 8 inside: study.system.network[1].radix: fat_tree "
+                       "needs a switch radix of at least 4 ports (missing)");
+    expect_study_error(SHAPED_STUDY("      - {name: ib, size: auto, bandwidth: 25 GB/s}\n",
+                                    "      ib: {topology: [torus]}\n"),
+                       "bad.yaml:12:23: study.axes.network.ib.topology[0]: torus with auto NPUs "
+                       "along ib and 8 inside: study.system.network[1].size: a torus or mesh "
+                       "needs a fixed size, not auto");
+    expect_study_error(SHAPED_STUDY("      - {name: ib, size: 8, topology: torus, shape: [2, 4],\n"
+                                    "         bandwidth: 25 GB/s}\n",
+                                    "      ib: {size: [8, 16]}\n"),
+                       "bad.yaml:13:22: study.axes.network.ib.size[1]: torus with 16 NPUs along "
+                       "ib and 8 inside: study.system.network[1].shape: axes multiply to 8 NPUs, "
+                       "the dimension's size is 16");
+    /* 12-port switches, 6 down per leaf, take 8 NPUs x 8 inside (11 leaves),
+     * not 8 x 64: the inner size is at fault */
+    expect_study_error(SHAPED_STUDY("      - {name: ib, size: 8, topology: fat_tree, radix: 12,\n"
+                                    "         bandwidth: 25 GB/s}\n",
+                                    "      node: {size: [8, 64]}\n"),
+                       "bad.yaml:13:24: study.axes.network.node.size[1]: fat_tree with 8 NPUs "
+                       "along ib and 64 inside: study.system.network[1].radix: 2 tiers of "
+                       "12-port switches (leaves 6 down / 6 up) connect 12 leaves at most, this "
+                       "dimension needs 86 (8 NPUs along it, 64 inside it): raise radix or "
+                       "tiers");
+
+    /* every value builds: the study reads, and its torus point is priced */
+    const char text[] = SHAPED_STUDY("      - {name: ib, size: 8, bandwidth: 25 GB/s}\n",
+                                     "      ib: {topology: [switch, torus, mesh, ring]}\n");
+    comet_study *st = malloc(sizeof *st);
+    comet_error err;
+    if (comet_study_read_text(text, strlen(text), "ok.yaml", st, &err))
+        fail_msg("%s: %s", err.key, err.message);
+    comet_system sys;
+    comet_study_point_system(st, 1, &sys);
+    assert_int_equal(sys.dims[1].topology, COMET_TOPO_TORUS);
+    comet_sweep_row row;
+    assert_int_equal(comet_sweep_point(st, 1, &row, &err), COMET_OK);
+    assert_int_equal(row.status, COMET_POINT_OK);
+    free(st);
+}
+
 /* 64 values of one unit: ["1 GiB", "2 GiB", ...]. */
 static void sixty_four(char *out, size_t cap, const char *unit)
 {
@@ -797,6 +852,7 @@ void suite_sweep(test_tally *t)
         cmocka_unit_test(test_points_decode),
         cmocka_unit_test(test_points_count_saturates),
         cmocka_unit_test(test_bad_studies),
+        cmocka_unit_test(test_bad_shaped_axes),
         cmocka_unit_test(test_summary),
         cmocka_unit_test(test_summary_from_results),
         cmocka_unit_test_setup_teardown(test_sweep_threads_and_resume, sweep_setup,

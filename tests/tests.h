@@ -63,6 +63,11 @@ struct comet_system;
 void test_search_request(struct comet_search_request *req, const struct comet_model *m,
                          const struct comet_system *sys, int64_t npus, int64_t gbs, int k);
 
+/* Write sys with comet_system_write_yaml and read it back: the identical
+ * struct, or the test fails; the written text, to free
+ * (tests/test_calibrate.c). */
+char *test_system_round_trip(const struct comet_system *sys);
+
 /* A 2 x 3 design study of megatron-22b on 16 NPUs (tests/test_sweep.c). */
 extern const char test_small_study[];
 

@@ -14,7 +14,9 @@
  * as control dependencies on the previous task of the same stream. Compute
  * time is written both as duration_micros and as num_ops at a roofline
  * peak of 1 TFLOP/s, so it survives to the picosecond. Beside the traces:
- * the network YAML, system JSON and remote-memory JSON for the same run.
+ * the network YAML, system JSON and remote-memory JSON for the same run
+ * (a network ASTRA-sim cannot draw, a torus, mesh or Clos dimension or a
+ * one-way ring, is refused up front).
  * Every file goes to a temporary first and all are renamed into place only
  * when all were written (comet/files.h): a failed export leaves no file,
  * and an earlier export under the same prefix stays whole. Ranks an
@@ -290,6 +292,45 @@ static comet_status check_side_values(const exporter *x, comet_error *err)
         st = check_written(x->sg.exp_bw / 1e9, 1e9, "GB/s", CFG_UNIT_BANDWIDTH, false,
                            "the memory file", "system.expansion.bandwidth", err);
     return st;
+}
+
+/* ASTRA-sim's network file knows Ring, FullyConnected and Switch, its
+ * rings running both ways: an exported dimension (more than one NPU) of
+ * any other topology, or a one-way ring, is refused before any file is
+ * written, naming the dimension's key. */
+static comet_status check_topologies(const exporter *x, comet_error *err)
+{
+    const char *const *astra = cfg_astra_topology_names;
+    char key[64];
+    for (int d = 0; d < x->sys->n_dims; d++) {
+        const comet_net_dim *dim = &x->sys->dims[d];
+        if (x->sizes[d] <= 1)
+            continue; /* not written (write_side_files) */
+        if (dim->shape.unidirectional) {
+            snprintf(key, sizeof key, "system.network[%d].bidirectional", d);
+            return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, key,
+                                   "false: ASTRA-sim's Ring sends both ways; export a system "
+                                   "whose rings are bidirectional");
+        }
+        if ((unsigned)dim->topology < COMET_TOPO_COUNT && astra[dim->topology])
+            continue;
+        char theirs[96] = "", ours[96] = "";
+        int n = 0;
+        while (astra[n])
+            n++;
+        for (int t = 0; t < n; t++) {
+            size_t a = strlen(theirs), o = strlen(ours);
+            snprintf(theirs + a, sizeof theirs - a, "%s%s", t ? ", " : "", astra[t]);
+            snprintf(ours + o, sizeof ours - o, "%s%s", t == 0 ? "" : t + 1 < n ? ", " : " or ",
+                     comet_topology_name((comet_topology)t));
+        }
+        snprintf(key, sizeof key, "system.network[%d].topology", d);
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, key,
+                               "%s has no ASTRA-sim equivalent (%s); export a system with %s "
+                               "dimensions",
+                               comet_topology_name(dim->topology), theirs, ours);
+    }
+    return COMET_OK;
 }
 
 static comet_status write_side_files(const exporter *x, comet_buf *b, comet_error *err)
@@ -917,6 +958,8 @@ comet_status comet_export_chakra(const comet_model *m, const comet_system *sys,
                                  "%s; Chakra traces need one rank per NPU",
                                  (long long)used, (long long)x.sizes[d], sys->dims[d].name);
     }
+    if (!st)
+        st = check_topologies(&x, err);
     if (!st && x.npus < 2)
         st = comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "strategy",
                              "a Chakra export needs at least 2 NPUs (ASTRA-sim's networks do)");

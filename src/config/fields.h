@@ -101,5 +101,6 @@ _Static_assert(sizeof(comet_algorithm) == sizeof(int), "enum size");
 _Static_assert(sizeof(comet_attach) == sizeof(int), "enum size");
 _Static_assert(sizeof(comet_recompute) == sizeof(int), "enum size");
 _Static_assert(sizeof(comet_protocol_model) == sizeof(int), "enum size");
+_Static_assert(sizeof(comet_routing) == sizeof(int), "enum size");
 
 #endif

@@ -2,12 +2,15 @@
  * base system, the axes to vary and the constraints. The models, system
  * and base strategy reuse the ordinary section readers; this file reads
  * the axes and constraints and checks the whole study before any work
- * starts, so a mistake costs a one-line error, not a half-run sweep. */
+ * starts, so a mistake costs a one-line error, not a half-run sweep; a
+ * topology or size swept onto a network dimension is held to the same
+ * shape check as the base system's own. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "comet/network.h"
 #include "comet/study.h"
 #include "../vocab/vocab.h"
 #include "sections.h"
@@ -293,6 +296,71 @@ static comet_status check_npus(cfg_ctx *c, const comet_study *st)
     return COMET_OK;
 }
 
+static const comet_axis *find_dim_axis(const comet_study *st, comet_axis_kind kind, int dim)
+{
+    for (int i = 0; i < st->n_axes; i++)
+        if (st->axes[i].kind == kind && st->axes[i].dim == dim)
+            return &st->axes[i];
+    return NULL;
+}
+
+static int largest_value(const comet_axis *axis)
+{
+    int k = 0;
+    for (int i = 1; i < axis->n; i++)
+        if (axis->values[i] > axis->values[k])
+            k = i;
+    return k;
+}
+
+/* A topology or size swept onto a network dimension must make one that
+ * builds, by the shape check the system reader applies to the base system
+ * (comet_net_shape_problem): every topology value with every size value,
+ * the dimensions inside at their largest sizes (every combination is a
+ * design point, and a Clos needs the most ports there). The error names
+ * the axis value at fault (this dimension's topology, else its size, else
+ * the size inside that made it too big) and the shape key it breaks. */
+static comet_status check_dim_axes(cfg_ctx *c, const comet_study *st)
+{
+    int64_t inner = 1;
+    const comet_axis *inner_axis = NULL; /* the last size axis inside, at its largest */
+    for (int d = 0; d < st->system.n_dims; d++) {
+        const comet_axis *topo = find_dim_axis(st, COMET_AXIS_DIM_TOPOLOGY, d);
+        const comet_axis *size = find_dim_axis(st, COMET_AXIS_DIM_SIZE, d);
+        comet_net_dim dim = st->system.dims[d];
+        bool swept = topo || size || inner_axis;
+        for (int i = 0; swept && i < (topo ? topo->n : 1); i++)
+            for (int j = 0; j < (size ? size->n : 1); j++) {
+                if (topo)
+                    dim.topology = (comet_topology)(int)topo->values[i];
+                int64_t n = size ? (int64_t)size->values[j] : dim.size;
+                char msg[256];
+                const char *bad = comet_net_shape_problem(&dim, n, inner, msg, sizeof msg);
+                if (!bad)
+                    continue;
+                const comet_axis *at = topo ? topo : size ? size : inner_axis;
+                char path[CFG_PATH_LEN], along[24];
+                snprintf(path, sizeof path, "study.axes.%s[%d]", at->name,
+                         topo ? i : size ? j : largest_value(inner_axis));
+                if (n > 0)
+                    snprintf(along, sizeof along, "%lld", (long long)n);
+                else
+                    snprintf(along, sizeof along, "auto");
+                return cfg_fail_key(c, path,
+                                    "%s with %s NPUs along %s and %lld inside: "
+                                    "study.system.network[%d].%s: %s",
+                                    comet_topology_name(dim.topology), along, dim.name,
+                                    (long long)inner, d, bad, msg);
+            }
+        if (size)
+            inner_axis = size;
+        int64_t most = size ? (int64_t)size->values[largest_value(size)] : dim.size;
+        if (most > 0)
+            inner = most > COMET_MAX_NPUS / inner ? COMET_MAX_NPUS : inner * most;
+    }
+    return COMET_OK;
+}
+
 static comet_status check_study(cfg_ctx *c, comet_study *st, const cfg_node *root)
 {
     bool npus_axis = find_axis(st, COMET_AXIS_NPUS) != NULL;
@@ -330,6 +398,7 @@ static comet_status check_study(cfg_ctx *c, comet_study *st, const cfg_node *roo
         return cfg_fail_key(c, "study.axes", "%s%llu design points is too many (at most 2^40)",
                             points == UINT64_MAX ? "more than " : "",
                             (unsigned long long)points);
+    CFG_TRY(check_dim_axes(c, st));
     return check_npus(c, st);
 }
 

@@ -1,15 +1,20 @@
 /* The `system:` section: accelerator compute (peaks per datatype and a
  * GEMM efficiency curve), memory tiers (HBM and an optional expansion tier)
- * and the network as a list of dimensions, innermost first. Lists replace
- * a preset's lists; mappings merge into a preset's values. */
+ * and the network as a list of dimensions, innermost first, each with its
+ * topology's shape keys checked against its size by the one shape check
+ * the fabric applies (comet_net_shape_problem), so a network that reads
+ * is a network that builds. Lists replace a preset's lists; mappings
+ * merge into a preset's values. */
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "comet/network.h"
 #include "../vocab/vocab.h"
 #include "sections.h"
 
 #define MAX_DIM_SIZE 16777216
+#define MAX_RADIX 65536 /* ports per switch: radix^3 of a 3-tier Clos fits int64 */
 #define MAX_NPUS (1LL << 30) /* as comet simulate --npus */
 #define MAX_CHUNKS 1024
 #define MAX_SHARED 65536
@@ -462,10 +467,117 @@ static comet_status check_bus(cfg_ctx *c, const char *path, comet_net_dim *d)
     return COMET_OK;
 }
 
+/* `key: [a, b]` from n numbers, each in its shortest exact decimal. */
+static void write_numbers(comet_buf *b, int indent, const char *key, const double *v, int n)
+{
+    char num[40];
+    comet_buf_printf(b, "%*s%s: [", indent, "", key);
+    for (int i = 0; i < n; i++)
+        comet_buf_printf(b, "%s%s", i ? ", " : "", cfg_format_number(v[i], num, sizeof num));
+    comet_buf_printf(b, "]\n");
+}
+
+static comet_status read_axis(cfg_ctx *c, const cfg_node *n, const char *path, size_t i,
+                              void *out)
+{
+    return cfg_read_int(c, n, path, 2, MAX_DIM_SIZE, (int64_t *)out + i);
+}
+
+/* shape: a torus's or mesh's axes, 1 to 3 of at least 2 NPUs each (that
+ * they multiply to the size is the shape check's, in read_network). */
+static comet_status read_dim_shape(cfg_ctx *c, const cfg_node *n, const char *path, void *base)
+{
+    comet_net_shape *sh = &((comet_net_dim *)base)->shape;
+    memset(sh->axes, 0, sizeof sh->axes);
+    sh->n_axes = 0;
+    CFG_TRY(cfg_list_read(c, n, path, COMET_MAX_AXES, read_axis, sh->axes, &sh->n_axes));
+    if (sh->n_axes == 0)
+        return cfg_fail(c, n, path, "needs 1 to %d axes, e.g. [4, 4]", COMET_MAX_AXES);
+    return COMET_OK;
+}
+
+static void write_dim_shape(comet_buf *b, int indent, const char *key, const void *base)
+{
+    const comet_net_shape *sh = &((const comet_net_dim *)base)->shape;
+    int n = sh->n_axes < COMET_MAX_AXES ? sh->n_axes : COMET_MAX_AXES;
+    double axes[COMET_MAX_AXES];
+    for (int i = 0; i < n; i++)
+        axes[i] = (double)sh->axes[i]; /* at most 2^24: exact */
+    if (n > 0)
+        write_numbers(b, indent, key, axes, n);
+}
+
+/* bidirectional: false makes a ring's links one way (shape.unidirectional). */
+static comet_status read_bidirectional(cfg_ctx *c, const cfg_node *n, const char *path,
+                                       void *base)
+{
+    bool both = true;
+    CFG_TRY(cfg_read_bool(c, n, path, &both));
+    ((comet_net_dim *)base)->shape.unidirectional = !both;
+    return COMET_OK;
+}
+
+static void write_bidirectional(comet_buf *b, int indent, const char *key, const void *base)
+{
+    if (((const comet_net_dim *)base)->shape.unidirectional)
+        comet_buf_printf(b, "%*s%s: false\n", indent, "", key);
+}
+
+static comet_status read_ratio(cfg_ctx *c, const cfg_node *n, const char *path, size_t i,
+                               void *out)
+{
+    return cfg_read_real(c, n, path, true, (double *)out + i);
+}
+
+/* oversubscription: the leaves' down:up ratio, or a list of it and the
+ * aggregation tier's (3 tiers); which ratios a topology takes, and that
+ * each is at least 1, is the shape check's. */
+static comet_status read_oversubscription(cfg_ctx *c, const cfg_node *n, const char *path,
+                                          void *base)
+{
+    double *o = ((comet_net_dim *)base)->shape.oversubscription;
+    memset(o, 0, sizeof(double) * (COMET_MAX_TIERS - 1));
+    if (n->kind != CFG_SEQ)
+        return read_ratio(c, n, path, 0, o);
+    int count = 0;
+    CFG_TRY(cfg_list_read(c, n, path, COMET_MAX_TIERS - 1, read_ratio, o, &count));
+    if (count == 0)
+        return cfg_fail(c, n, path, "needs 1 or 2 ratios, e.g. [2, 1.5]");
+    return COMET_OK;
+}
+
+/* One ratio as a number, two as a list; an unset first ratio beside a set
+ * second is 1 (what 0 means), which the reader takes. */
+static void write_oversubscription(comet_buf *b, int indent, const char *key, const void *base)
+{
+    const double *o = ((const comet_net_dim *)base)->shape.oversubscription;
+    if (o[1] > 0.0) {
+        double both[2] = {o[0] > 0.0 ? o[0] : 1.0, o[1]};
+        write_numbers(b, indent, key, both, 2);
+    } else {
+        write_positive(b, indent, key, o[0]);
+    }
+}
+
+/* routing only when not the default (ecmp). */
+static void write_routing(comet_buf *b, int indent, const char *key, const void *base)
+{
+    comet_routing r = ((const comet_net_dim *)base)->shape.routing;
+    if (r != COMET_ROUTE_ECMP)
+        comet_buf_printf(b, "%*s%s: %s\n", indent, "", key, comet_routing_name(r));
+}
+
 static const cfg_field dim_fields[] = {
     CFG_NAME("name", comet_net_dim, name),
     CFG_CUSTOM_RW("size", read_dim_size, write_dim_size),
     CFG_ENUM("topology", comet_net_dim, topology, vocab_topology_names),
+    CFG_CUSTOM_RW("shape", read_dim_shape, write_dim_shape),
+    CFG_CUSTOM_RW("bidirectional", read_bidirectional, write_bidirectional),
+    CFG_INT("tiers", comet_net_dim, shape.tiers, 2, COMET_MAX_TIERS),
+    CFG_INT("radix", comet_net_dim, shape.radix, 1, MAX_RADIX),
+    CFG_CUSTOM_RW("oversubscription", read_oversubscription, write_oversubscription),
+    {CFG_AT("routing", CFG_T_ENUM, comet_net_dim, shape.routing), .names = vocab_routing_names,
+     .write = write_routing},
     CFG_ENUM("algorithm", comet_net_dim, algorithm, vocab_algorithm_names),
     CFG_QTY("bandwidth", comet_net_dim, bandwidth, CFG_UNIT_BANDWIDTH),
     CFG_QTY0("latency", comet_net_dim, latency, CFG_UNIT_TIME),
@@ -523,6 +635,22 @@ static comet_status read_network(cfg_ctx *c, const cfg_node *n, const char *path
                                 (long long)MAX_NPUS);
         }
         npus *= s->dims[i].size;
+    }
+    /* each dimension's shape keys against its topology, its size and the
+     * NPUs of the dimensions inside it (an auto size is checked once the
+     * NPU count is known) */
+    int64_t inner = 1;
+    for (int i = 0; i < s->n_dims; i++) {
+        char msg[256];
+        const char *bad =
+            comet_net_shape_problem(&s->dims[i], s->dims[i].size, inner, msg, sizeof msg);
+        if (bad) {
+            char key[CFG_PATH_LEN];
+            snprintf(key, sizeof key, "%s[%d].%s", path, i, bad);
+            return cfg_fail_key(c, key, "%s", msg);
+        }
+        if (s->dims[i].size > 0)
+            inner *= s->dims[i].size;
     }
     return COMET_OK;
 }

@@ -102,8 +102,8 @@ static const char *clos_problem(const comet_net_dim *dim, int64_t size, int64_t 
     int64_t roots = p.tiers == 2 ? leaves : ceil_div(leaves, p.down[1]);
     if (roots > sh->radix) {
         snprintf(msg, cap,
-                 "%d tiers of %lld-port switches (leaves %lld down / %lld up) connect %lld %s of "
-                 "leaves at most, this dimension needs %lld (%lld NPUs along it, %lld inside it): "
+                 "%d tiers of %lld-port switches (leaves %lld down / %lld up) connect %lld %s "
+                 "at most, this dimension needs %lld (%lld NPUs along it, %lld inside it): "
                  "raise radix or tiers",
                  p.tiers, (long long)sh->radix, (long long)p.down[0], (long long)p.up[0],
                  (long long)sh->radix, p.tiers == 2 ? "leaves" : "pods", (long long)roots,
