@@ -222,27 +222,35 @@ typedef struct kind_case {
     int axes[2];
     int64_t radix;
     double over;
+    int tiers;
 } kind_case;
 
 static void test_estimator_within_5_percent(void **state)
 {
     (void)state;
     static const kind_case cases[] = {
-        {"ring AR", COMET_TOPO_RING, COMET_ALGO_RING, COMET_COLL_ALL_REDUCE, 8, {0, 0}, 0, 0},
-        {"ring A2A", COMET_TOPO_RING, COMET_ALGO_DIRECT, COMET_COLL_ALL_TO_ALL, 8, {0, 0}, 0, 0},
-        {"fc AR", COMET_TOPO_FULLY_CONNECTED, COMET_ALGO_RING, COMET_COLL_ALL_REDUCE, 8, {0, 0}, 0, 0},
-        {"fc A2A", COMET_TOPO_FULLY_CONNECTED, COMET_ALGO_DIRECT, COMET_COLL_ALL_TO_ALL, 8, {0, 0}, 0, 0},
-        {"switch AR", COMET_TOPO_SWITCH, COMET_ALGO_RING, COMET_COLL_ALL_REDUCE, 16, {0, 0}, 0, 0},
-        {"switch HD", COMET_TOPO_SWITCH, COMET_ALGO_HALVING_DOUBLING, COMET_COLL_ALL_REDUCE, 16, {0, 0}, 0, 0},
-        {"torus AR", COMET_TOPO_TORUS, COMET_ALGO_RING, COMET_COLL_ALL_REDUCE, 16, {4, 4}, 0, 0},
-        {"torus A2A", COMET_TOPO_TORUS, COMET_ALGO_DIRECT, COMET_COLL_ALL_TO_ALL, 16, {4, 4}, 0, 0},
-        {"mesh AR", COMET_TOPO_MESH, COMET_ALGO_RING, COMET_COLL_ALL_REDUCE, 16, {4, 4}, 0, 0},
-        {"mesh A2A", COMET_TOPO_MESH, COMET_ALGO_DIRECT, COMET_COLL_ALL_TO_ALL, 16, {4, 4}, 0, 0},
-        {"fat AR", COMET_TOPO_FAT_TREE, COMET_ALGO_RING, COMET_COLL_ALL_REDUCE, 16, {0, 0}, 24, 2},
-        {"fat A2A", COMET_TOPO_FAT_TREE, COMET_ALGO_DIRECT, COMET_COLL_ALL_TO_ALL, 16, {0, 0}, 24, 2},
-        {"fat HD", COMET_TOPO_FAT_TREE, COMET_ALGO_HALVING_DOUBLING, COMET_COLL_ALL_REDUCE, 16, {0, 0}, 24, 2},
-        {"rail AR", COMET_TOPO_RAIL, COMET_ALGO_RING, COMET_COLL_ALL_REDUCE, 16, {0, 0}, 24, 2},
-        {"rail A2A", COMET_TOPO_RAIL, COMET_ALGO_DIRECT, COMET_COLL_ALL_TO_ALL, 16, {0, 0}, 24, 2},
+        {"ring AR", COMET_TOPO_RING, COMET_ALGO_RING, COMET_COLL_ALL_REDUCE, 8, {0, 0}, 0, 0, 0},
+        {"ring A2A", COMET_TOPO_RING, COMET_ALGO_DIRECT, COMET_COLL_ALL_TO_ALL, 8, {0, 0}, 0, 0, 0},
+        {"fc AR", COMET_TOPO_FULLY_CONNECTED, COMET_ALGO_RING, COMET_COLL_ALL_REDUCE, 8, {0, 0}, 0, 0, 0},
+        {"fc A2A", COMET_TOPO_FULLY_CONNECTED, COMET_ALGO_DIRECT, COMET_COLL_ALL_TO_ALL, 8, {0, 0}, 0, 0, 0},
+        {"switch AR", COMET_TOPO_SWITCH, COMET_ALGO_RING, COMET_COLL_ALL_REDUCE, 16, {0, 0}, 0, 0, 0},
+        {"switch HD", COMET_TOPO_SWITCH, COMET_ALGO_HALVING_DOUBLING, COMET_COLL_ALL_REDUCE, 16, {0, 0}, 0, 0, 0},
+        {"torus AR", COMET_TOPO_TORUS, COMET_ALGO_RING, COMET_COLL_ALL_REDUCE, 16, {4, 4}, 0, 0, 0},
+        {"torus A2A", COMET_TOPO_TORUS, COMET_ALGO_DIRECT, COMET_COLL_ALL_TO_ALL, 16, {4, 4}, 0, 0, 0},
+        {"mesh AR", COMET_TOPO_MESH, COMET_ALGO_RING, COMET_COLL_ALL_REDUCE, 16, {4, 4}, 0, 0, 0},
+        {"mesh A2A", COMET_TOPO_MESH, COMET_ALGO_DIRECT, COMET_COLL_ALL_TO_ALL, 16, {4, 4}, 0, 0, 0},
+        {"fat AR", COMET_TOPO_FAT_TREE, COMET_ALGO_RING, COMET_COLL_ALL_REDUCE, 16, {0, 0}, 24, 2, 0},
+        {"fat A2A", COMET_TOPO_FAT_TREE, COMET_ALGO_DIRECT, COMET_COLL_ALL_TO_ALL, 16, {0, 0}, 24, 2, 0},
+        {"fat HD", COMET_TOPO_FAT_TREE, COMET_ALGO_HALVING_DOUBLING, COMET_COLL_ALL_REDUCE, 16, {0, 0}, 24, 2, 0},
+        {"rail AR", COMET_TOPO_RAIL, COMET_ALGO_RING, COMET_COLL_ALL_REDUCE, 16, {0, 0}, 24, 2, 0},
+        {"rail A2A", COMET_TOPO_RAIL, COMET_ALGO_DIRECT, COMET_COLL_ALL_TO_ALL, 16, {0, 0}, 24, 2, 0},
+        /* leaves of 10 ports split the nodes of 8 */
+        {"fat odd AR", COMET_TOPO_FAT_TREE, COMET_ALGO_RING, COMET_COLL_ALL_REDUCE, 16, {0, 0}, 16, 2, 0},
+        {"fat odd A2A", COMET_TOPO_FAT_TREE, COMET_ALGO_DIRECT, COMET_COLL_ALL_TO_ALL, 16, {0, 0}, 16, 2, 0},
+        /* 3 tiers of 8 ports: leaves of 4 NPUs, pods of 16 */
+        {"fat3 AR", COMET_TOPO_FAT_TREE, COMET_ALGO_RING, COMET_COLL_ALL_REDUCE, 16, {0, 0}, 8, 1, 3},
+        {"fat3 A2A", COMET_TOPO_FAT_TREE, COMET_ALGO_DIRECT, COMET_COLL_ALL_TO_ALL, 16, {0, 0}, 8, 1, 3},
+        {"fat3 HD", COMET_TOPO_FAT_TREE, COMET_ALGO_HALVING_DOUBLING, COMET_COLL_ALL_REDUCE, 16, {0, 0}, 8, 1, 3},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const kind_case *k = &cases[i];
@@ -259,6 +267,7 @@ static void test_estimator_within_5_percent(void **state)
         }
         if (clos) {
             d->shape.radix = k->radix;
+            d->shape.tiers = k->tiers;
             d->shape.oversubscription[0] = k->over;
             d->shape.routing = COMET_ROUTE_SPRAY;
         }

@@ -435,9 +435,11 @@ static comet_status expand(fc_run *r, const comet_system *sys, int part, int dim
     comet_algorithm a = sys->dims[dim].algorithm;
     fc_phase ph = {dim, -1, FC_RING, c, bytes, false};
     if (c == COMET_COLL_ALL_TO_ALL) {
-        /* a fully-connected dimension's pairwise rounds use disjoint links:
-         * they run at once, as the direct schedule */
-        bool fc = sys->dims[dim].topology == COMET_TOPO_FULLY_CONNECTED;
+        /* on a direct network (fully connected, torus, mesh) nothing orders
+         * the pairwise rounds: every block is posted at once, as the direct
+         * schedule (docs/fabric.md) */
+        comet_topology t = sys->dims[dim].topology;
+        bool fc = t == COMET_TOPO_FULLY_CONNECTED || t == COMET_TOPO_TORUS || t == COMET_TOPO_MESH;
         ph.algo = a == COMET_ALGO_DIRECT || (fc && a != COMET_ALGO_HALVING_DOUBLING) ? FC_DIRECT
                   : a == COMET_ALGO_HALVING_DOUBLING                                 ? FC_BRUCK
                                                                                      : FC_PAIRWISE;

@@ -245,12 +245,34 @@ int fl_send(fl_engine *e, int64_t a, int64_t b, double bytes, uint64_t hash, uin
     return fl_send_path(e, e->route, len, a == b ? 0.0 : bytes, tag);
 }
 
+static bool heap_less(const heap_item *a, const heap_item *b)
+{
+    return a->share < b->share || (a->share == b->share && a->link < b->link);
+}
+
+/* Moves heap[i] down to its place. */
+static void heap_sift_down(fl_engine *e, int64_t i)
+{
+    heap_item it = e->heap[i];
+    for (;;) {
+        int64_t c = 2 * i + 1;
+        if (c >= e->n_heap)
+            break;
+        if (c + 1 < e->n_heap && heap_less(&e->heap[c + 1], &e->heap[c]))
+            c++;
+        if (!heap_less(&e->heap[c], &it))
+            break;
+        e->heap[i] = e->heap[c];
+        i = c;
+    }
+    e->heap[i] = it;
+}
+
 static void heap_push(fl_engine *e, double share, int32_t link)
 {
     int64_t i = e->n_heap++;
     heap_item it = {share, link};
-    while (i > 0 && (it.share < e->heap[(i - 1) / 2].share ||
-                     (it.share == e->heap[(i - 1) / 2].share && it.link < e->heap[(i - 1) / 2].link))) {
+    while (i > 0 && heap_less(&it, &e->heap[(i - 1) / 2])) {
         e->heap[i] = e->heap[(i - 1) / 2];
         i = (i - 1) / 2;
     }
@@ -259,24 +281,11 @@ static void heap_push(fl_engine *e, double share, int32_t link)
 
 static heap_item heap_pop(fl_engine *e)
 {
-    heap_item top = e->heap[0], last = e->heap[--e->n_heap];
-    int64_t i = 0;
-    for (;;) {
-        int64_t c = 2 * i + 1;
-        if (c >= e->n_heap)
-            break;
-        if (c + 1 < e->n_heap && (e->heap[c + 1].share < e->heap[c].share ||
-                                  (e->heap[c + 1].share == e->heap[c].share &&
-                                   e->heap[c + 1].link < e->heap[c].link)))
-            c++;
-        if (!(e->heap[c].share < last.share ||
-              (e->heap[c].share == last.share && e->heap[c].link < last.link)))
-            break;
-        e->heap[i] = e->heap[c];
-        i = c;
+    heap_item top = e->heap[0];
+    if (--e->n_heap > 0) {
+        e->heap[0] = e->heap[e->n_heap];
+        heap_sift_down(e, 0);
     }
-    if (e->n_heap > 0)
-        e->heap[i] = last;
     return top;
 }
 
@@ -403,13 +412,17 @@ static int update_rates(fl_engine *e)
             e->by_link[e->first[l] + e->count[l]++] = e->active[k];
         }
     }
-    e->n_heap = 0;
+    /* the heap built bottom-up in O(L) */
+    e->n_heap = n_used;
     for (int64_t u = 0; u < n_used; u++) {
         int32_t l = e->used[u];
-        heap_push(e, e->left[l] / (double)e->count[l], l);
+        e->heap[u] = (heap_item){e->left[l] / (double)e->count[l], l};
     }
-    /* count[l] now counts l's unfrozen flows */
-    while (e->n_heap > 0) {
+    for (int64_t i = n_used / 2 - 1; i >= 0; i--)
+        heap_sift_down(e, i);
+    /* count[l] now counts l's unfrozen flows; stop once every flow is frozen */
+    int64_t unfrozen = e->n_active;
+    while (e->n_heap > 0 && unfrozen > 0) {
         heap_item top = heap_pop(e);
         int32_t l = top.link;
         if (e->count[l] == 0)
@@ -427,6 +440,7 @@ static int update_rates(fl_engine *e)
             if (w->rate >= 0.0)
                 continue;
             w->rate = share;
+            unfrozen--;
             const int32_t *links = path_of(w);
             for (int i = 0; i < w->len; i++) {
                 int32_t m = links[i];

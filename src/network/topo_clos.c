@@ -13,10 +13,12 @@
 #include "families.h"
 
 /* How a group of n sits on the tree: c[t] of its members share one leaf
- * (t 0) or pod (t 1), g[t] groups share it, up[t] uplinks leave it. */
+ * (t 0) or pod (t 1); act[t] NPUs on it run the pattern at once (every
+ * group does: all its ports); a ring leaves it on g[t] edges; up[t]
+ * uplinks leave it. */
 typedef struct clos_view {
     int tiers;
-    double n, c[2], g[2], up[2];
+    double n, c[2], g[2], act[2], up[2];
 } clos_view;
 
 static double dmin(double a, double b) { return a < b ? a : b; }
@@ -28,21 +30,26 @@ static clos_view clos_view_of(const comet_link *l, bool rail)
     fallback.radix = 64;
     comet_clos_ports p;
     comet_clos_ports_of(l->shape ? l->shape : &fallback, &p);
-    clos_view v = {p.tiers, (double)l->n, {1, 1}, {1, 1}, {1, 1}};
-    double inner = l->inner > 1 ? (double)l->inner : 1.0;
-    double held[2] = {(double)p.down[0], (double)p.down[0] * (double)p.down[1]};
+    clos_view v = {p.tiers, (double)l->n, {1, 1}, {1, 1}, {1, 1}, {1, 1}};
+    int64_t inner = l->inner > 1 ? l->inner : 1;
+    int64_t held[2] = {p.down[0], p.down[0] * p.down[1]};
     v.up[0] = (double)p.up[0];
     v.up[1] = (double)p.up[0] * (double)p.up[1];
     for (int t = 0; t < 2; t++) {
+        v.act[t] = (double)held[t];
         if (rail) {          /* one rail per leaf; a pod's leaves are one rail's */
-            v.c[t] = dmin(v.n, held[t]);
-            v.g[t] = 1.0;
+            v.c[t] = dmin(v.n, (double)held[t]);
+            v.g[t] = dmax(1.0, (double)held[t] / v.c[t]);
         } else if (inner >= held[t]) {
             v.c[t] = 1.0;
-            v.g[t] = held[t];
+            v.g[t] = (double)held[t];
         } else {
-            v.c[t] = dmin(v.n, (double)(int64_t)(held[t] / inner));
-            v.g[t] = inner;
+            /* one exit per group (a leaf that splits a node, held not a
+             * multiple of inner, has a few more on its worst leaf, but the
+             * rings' steps do not all wait there at once: the flows find
+             * the mean, docs/fabric.md) */
+            v.c[t] = dmin(v.n, (double)(held[t] / inner));
+            v.g[t] = (double)inner;
         }
     }
     return v;
@@ -56,29 +63,43 @@ static double tier_factor(const clos_view *v, int t, double flows)
     return dmax(1.0, flows / v->up[t]);
 }
 
+/* One hop is a: up to the leaf and down (a/2 a link); each tier a path
+ * climbs past adds a. A pattern whose every member talks across a leaf
+ * (pod) waits that much per step. */
+static double clos_hops(const clos_view *v)
+{
+    double h = 1.0;
+    for (int t = 0; t < 2 && t < v->tiers - 1; t++)
+        if (v->c[t] < v->n)
+            h += 1.0;
+    return h;
+}
+
 /* Ring schedule: each group's ring leaves a leaf (pod) once when it has
- * members elsewhere, so g flows share the up ports. */
+ * members elsewhere, so g flows share the up ports. Its steps wait on one
+ * another around the ring, so the latency is the sum over its edges: one
+ * in c crosses a leaf (pod). */
 static net_cost clos_ring_pass(const comet_link *l, bool rail)
 {
     clos_view v = clos_view_of(l, rail);
-    double f = 1.0;
-    for (int t = 0; t < 2; t++)
-        if (v.c[t] < v.n)
+    double f = 1.0, hops = v.n - 1.0;
+    for (int t = 0; t < 2 && t < v.tiers - 1; t++)
+        if (v.c[t] < v.n) {
             f = dmax(f, tier_factor(&v, t, v.g[t]));
-    return (net_cost){v.n - 1.0, (v.n - 1.0) / v.n * f};
+            hops += (v.n - 1.0) / v.c[t];
+        }
+    return (net_cost){hops, (v.n - 1.0) / v.n * f};
 }
 
 /* Every member sends (n - c)/n of its buffer off its leaf (pod). */
 static net_cost clos_scatter(const comet_link *l, bool rail)
 {
     clos_view v = clos_view_of(l, rail);
-    double load = (v.n - 1.0) / v.n, hops = 1.0;
-    for (int t = 0; t < 2; t++)
-        if (v.c[t] < v.n && t < v.tiers - 1) {
-            load = dmax(load, v.g[t] * v.c[t] * (v.n - v.c[t]) / (v.n * v.up[t]));
-            hops = 1.0;
-        }
-    return (net_cost){hops, load};
+    double load = (v.n - 1.0) / v.n;
+    for (int t = 0; t < 2 && t < v.tiers - 1; t++)
+        if (v.c[t] < v.n)
+            load = dmax(load, v.act[t] * (v.n - v.c[t]) / (v.n * v.up[t]));
+    return (net_cost){clos_hops(&v), load};
 }
 
 /* Pairwise exchange: the scatter's blocks one peer per round, pipelined
@@ -97,7 +118,7 @@ static double logstep_factor(const clos_view *v, double d)
     double f = 1.0;
     for (int t = 0; t < 2; t++)
         if (d >= v->c[t])
-            f = dmax(f, tier_factor(v, t, v->g[t] * v->c[t]));
+            f = dmax(f, tier_factor(v, t, v->act[t]));
     return f;
 }
 
@@ -106,19 +127,26 @@ static net_cost clos_halving(const comet_link *l, bool rail)
     clos_view v = clos_view_of(l, rail);
     int L = net_ceil_log2(l->n);
     double load = 0.0, part = 0.5;
-    for (int s = 0; s < L; s++, part *= 0.5)
-        load += part * logstep_factor(&v, (double)((int64_t)1 << s));
-    return (net_cost){(double)L, load};
+    double hops = 0.0;
+    for (int s = 0; s < L; s++, part *= 0.5) {
+        double d = (double)((int64_t)1 << s);
+        load += part * logstep_factor(&v, d);
+        hops += 1.0 + (d >= v.c[0] && v.tiers > 1) + (d >= v.c[1] && v.tiers > 2);
+    }
+    return (net_cost){hops, load};
 }
 
 static net_cost clos_bruck(const comet_link *l, bool rail)
 {
     clos_view v = clos_view_of(l, rail);
     int L = net_ceil_log2(l->n);
-    double load = 0.0;
-    for (int s = 0; s < L; s++)
-        load += 0.5 * logstep_factor(&v, (double)((int64_t)1 << s));
-    return (net_cost){(double)L, load};
+    double load = 0.0, hops = 0.0;
+    for (int s = 0; s < L; s++) {
+        double d = (double)((int64_t)1 << s);
+        load += 0.5 * logstep_factor(&v, d);
+        hops += 1.0 + (d >= v.c[0] && v.tiers > 1) + (d >= v.c[1] && v.tiers > 2);
+    }
+    return (net_cost){hops, load};
 }
 
 /* Double binary tree: a switch's 2S through the port, each tree edge off
@@ -127,11 +155,12 @@ static net_cost clos_double_tree(const comet_link *l, bool rail)
 {
     clos_view v = clos_view_of(l, rail);
     double Ld = (double)net_ceil_log2(l->n);
-    return (net_cost){2.0 * Ld, 2.0 * logstep_factor(&v, v.n)};
+    return (net_cost){2.0 * Ld * clos_hops(&v), 2.0 * logstep_factor(&v, v.n)};
 }
 
 /* In-network reduction (SHARP): each group reduces up one tree, one stream
- * of S per group leaving a leaf (pod), and the result comes back down. */
+ * of S per group leaving a leaf (pod), and the result comes back down:
+ * up to the top switch the group reaches and back, streamed. */
 static net_cost clos_in_network(const comet_link *l, bool rail)
 {
     clos_view v = clos_view_of(l, rail);
@@ -139,7 +168,7 @@ static net_cost clos_in_network(const comet_link *l, bool rail)
     for (int t = 0; t < 2; t++)
         if (v.c[t] < v.n)
             f = dmax(f, tier_factor(&v, t, v.g[t]));
-    return (net_cost){2.0 * (double)v.tiers, f};
+    return (net_cost){clos_hops(&v), f};
 }
 
 static net_cost fat_ring_pass(const comet_link *l) { return clos_ring_pass(l, false); }

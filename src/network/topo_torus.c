@@ -106,14 +106,11 @@ static net_cost grid_scatter(const comet_link *l, bool wrap)
     return (net_cost){hops, load};
 }
 
-/* Pairwise exchange: the same blocks as the scatter, one peer per round,
- * rounds pipelined: n-1 latencies, the scatter's load (an approximation:
- * a round's blocks do not spread over the axes evenly). */
+/* Pairwise exchange: on a network of direct links nothing orders the
+ * rounds, so every block is posted at once: the scatter. */
 static net_cost grid_pairwise(const comet_link *l, bool wrap)
 {
-    net_cost c = grid_scatter(l, wrap);
-    c.hops = (double)(l->n - 1);
-    return c;
+    return grid_scatter(l, wrap);
 }
 
 /* Log-step schedules run on one axis at a time, bit by bit of the rank
