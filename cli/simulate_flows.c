@@ -21,22 +21,25 @@ static comet_status parse_span(const char *text, const comet_system *sys, const 
         long long v = strtoll(p, &end, 10);
         if (end == p || v < 1 || v > sizes[d] || sizes[d] % v)
             return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--span",
-                                   "expected %d comma-separated NPU counts, each dividing its "
-                                   "dimension's size (%s has %lld), got \"%s\"",
+                                   "expected one NPU count per dimension (%d), comma-separated, "
+                                   "each dividing its dimension's size (%s has %lld), got \"%s\"",
                                    sys->n_dims, sys->dims[d].name, (long long)sizes[d], text);
         span[d] = v;
         p = end;
         if (d + 1 < sys->n_dims) {
             if (*p != ',')
                 return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--span",
-                                       "expected %d comma-separated NPU counts, got \"%s\"",
+                                       "expected one NPU count per dimension (%d), comma-separated, "
+                                       "got \"%s\"",
                                        sys->n_dims, text);
             p++;
         }
     }
     if (*p)
         return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--span",
-                               "expected %d comma-separated NPU counts, got \"%s\"", sys->n_dims,
+                               "expected one NPU count per dimension (%d), comma-separated, got "
+                               "\"%s\"",
+                               sys->n_dims,
                                text);
     return COMET_OK;
 }
@@ -86,7 +89,8 @@ static void render(comet_buf *b, const cli_flow_args *a, const comet_system *sys
                         "%.3f s to simulate)\n",
                      r->time * 1e3, (unsigned long long)r->flows, (unsigned long long)r->events,
                      (unsigned long long)r->rate_updates, seconds);
-    comet_buf_printf(b, "analytical  %.6f ms  (flows %+.1f%%)\n", analytic * 1e3, 100.0 * diff);
+    comet_buf_printf(b, "analytical  %.6f ms  (%sflows %+.1f%%)\n", analytic * 1e3,
+                     a->concurrent > 1 ? "one collective alone; " : "", 100.0 * diff);
     if (r->n_hot == 0)
         return;
     comet_buf_printf(b, "\nmost utilized links%*s %10s %12s\n", 42, "", "GiB", "utilization");

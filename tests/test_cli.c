@@ -518,6 +518,55 @@ static void test_simulate_collective(void **state)
                  "this one hold more than 1073741824 NPUs, comet's limit");
 }
 
+/* --flows: the collective as flows on the fabric. On the example's 8-NPU
+ * ring, one chunk of 1 GiB is the closed form exactly; two at once take
+ * twice as long (no latency in that file); the 2:1 fat tree of the README;
+ * the flags that need --flows, and a span that does not divide. */
+static void test_simulate_flows(void **state)
+{
+    (void)state;
+    cli_run r;
+    char args[4400];
+    snprintf(args, sizeof args,
+             "simulate --system %s/astra-ring8.yaml --collective all-reduce --size '1 GiB' "
+             "--flows --splits 1",
+             examples);
+    run(&r, args);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "flows       35.007000 ms  (224 flows, "));
+    assert_non_null(strstr(r.out, "analytical  35.007000 ms  (flows +0.0%)"));
+    snprintf(args, sizeof args,
+             "simulate --system %s/astra-ring8.yaml --collective all-reduce --size '1 GiB' "
+             "--flows --splits 1 --concurrent 2 --json",
+             examples);
+    run(&r, args);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "\"concurrent\": 2, \"time_s\": 0.070007,"));
+    snprintf(args, sizeof args,
+             "simulate --system %s/fat-tree-2to1.yaml --collective all-to-all --size '256 MiB' "
+             "--span 1,128 --flows --splits 1",
+             examples);
+    run(&r, args);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "161 switches, 4160 links"));
+    assert_non_null(strstr(r.out, "flows       11.617195 ms  (130048 flows, "));
+    assert_non_null(strstr(r.out, "ib tier 1: ib switch 0 -> ib switch 32"));
+    expect_error("simulate --collective all-reduce --size '1 GiB' --npus 8 --span 8",
+                 "comet simulate: --span: needs --flows (it sets up the flow-level simulation)");
+    expect_error("simulate --collective all-reduce --size '1 GiB' --npus 8 --flows --congestion",
+                 "comet simulate: --flows: takes --splits, --span, --concurrent, --one-group and "
+                 "--max-flows, not the per-dimension simulator's options");
+    snprintf(args, sizeof args,
+             "simulate --system %s/astra-ring8.yaml --collective all-reduce --size '1 GiB' "
+             "--flows --span 3",
+             examples);
+    run(&r, args);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "comet simulate: --span: expected one NPU count per dimension "
+                                  "(1), comma-separated, each dividing its dimension's size (ring "
+                                  "has 8), got \"3\""));
+}
+
 /* --max-size: nccl-tests' table over sizes. Two NPUs on NVLink under
  * NCCL's protocol model, 100 GB/s, one chunk (docs/collectives.md): 1 KiB
  * by LL in 7.8 us + 1024 / 50e9 = 7.82048 us, 1 MiB by Simple in 15.2 us +
@@ -1810,6 +1859,7 @@ void suite_cli(test_tally *t)
         cmocka_unit_test(test_layer_list_example),
         cmocka_unit_test(test_search),
         cmocka_unit_test(test_simulate_collective),
+        cmocka_unit_test(test_simulate_flows),
         cmocka_unit_test(test_simulate_collective_sizes),
         cmocka_unit_test(test_quantities_out_of_range),
         cmocka_unit_test(test_simulate_huge_step),

@@ -102,12 +102,14 @@ static net_cost clos_scatter(const comet_link *l, bool rail)
     return (net_cost){clos_hops(&v), load};
 }
 
-/* Pairwise exchange: the scatter's blocks one peer per round, pipelined
- * (the same approximation as on a grid). */
+/* Pairwise exchange: the scatter's blocks one peer per round, the rounds
+ * pipelined, each waiting for a path's latency (the flows add what the
+ * rounds' uneven finishes cost on a large tree, docs/fabric.md). */
 static net_cost clos_pairwise(const comet_link *l, bool rail)
 {
+    clos_view v = clos_view_of(l, rail);
     net_cost c = clos_scatter(l, rail);
-    c.hops = (double)(l->n - 1);
+    c.hops = (double)(l->n - 1) * clos_hops(&v);
     return c;
 }
 
