@@ -59,7 +59,7 @@ static void usage(FILE *out)
             "  --span A,B,...         NPUs per group along each dimension (default: all)\n"
             "  --concurrent N         identical collectives issued at once (default 1)\n"
             "  --one-group            only the first group runs (default: every group)\n"
-            "  --max-flows N          refuse past N flows (default 50000000)\n\n"
+            "  --max-flows N          refuse past N flows (default 250000000)\n\n"
             "The third runs an ASTRA-sim experiment unmodified: the Chakra execution trace\n"
             "PREFIX.0.et, PREFIX.1.et, ... (plain or gzip) on the network, system,\n"
             "remote-memory and comm-group files ASTRA-sim takes (collectives with a\n"

@@ -22,7 +22,7 @@
 #define MAX_STREAMS 64
 #define MAX_CHUNKS 1024
 #define MAX_CHANNELS 1024
-#define DEFAULT_MAX_FLOWS 50000000
+#define DEFAULT_MAX_FLOWS 250000000
 /* In-network reduction streams its buffer through the switch in this many
  * pieces: piece i+1 goes up while the reduced piece i comes down, so the
  * phase takes S/B (1 + 1/pieces) where the closed form has S/B. */

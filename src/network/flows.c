@@ -15,12 +15,15 @@
 #include <string.h>
 
 #include "fabric.h"
+#include "time_queue.h"
 
 #define INLINE_PATH 6
 #define END_TOLERANCE 1e-9
 
 typedef struct fl_flow {
     double rem, rate, start_at;
+    double t0;                      /* when rem was last brought up to date */
+    uint32_t version;               /* of its projected end in the end heap */
     uint64_t tag;
     uint64_t key;                   /* a hash of the path: flows on one path share a rate */
     int32_t *heap_path;             /* the path when longer than INLINE_PATH */
@@ -36,10 +39,7 @@ static inline int32_t *path_of(fl_flow *w)
     return w->len > INLINE_PATH ? w->heap_path : w->inline_path;
 }
 
-typedef struct wait_item {
-    double at;
-    int64_t id;
-} wait_item;
+
 
 /* The rates of one running set, by path key (open addressing). */
 #define CACHE_SETS 8
@@ -65,11 +65,15 @@ struct fl_engine {
     int64_t n_free;
     int64_t *active;                /* ids of running flows */
     int64_t n_active;
-    wait_item *wait;                /* min-heap by (at, id) */
-    int64_t n_wait, cap_wait;
+    time_queue wait;                /* flows in their latency */
+    time_queue ends;                /* running flows' projected ends */
     bool dirty;
-    /* per link: scratch of the rate computation, bytes carried */
+    /* per link: scratch of the rate computation, bytes carried; and, kept
+     * between computations, the running flows, their summed rate and an
+     * upper bound of their largest (the incremental updates') */
     double *left, *bytes;
+    double *load, *max_rate;
+    int32_t *n_on;
     int32_t *count, *first;
     int32_t *used;
     int64_t *by_link;
@@ -97,7 +101,11 @@ fl_engine *fl_new(const comet_fabric *f)
     e->count = calloc(L, sizeof *e->count);
     e->first = calloc(L, sizeof *e->first);
     e->used = calloc(L, sizeof *e->used);
-    if (!e->left || !e->bytes || !e->count || !e->first || !e->used) {
+    e->load = calloc(L, sizeof *e->load);
+    e->max_rate = calloc(L, sizeof *e->max_rate);
+    e->n_on = calloc(L, sizeof *e->n_on);
+    if (!e->left || !e->bytes || !e->count || !e->first || !e->used || !e->load ||
+        !e->max_rate || !e->n_on) {
         fl_free(e);
         return NULL;
     }
@@ -113,12 +121,16 @@ void fl_free(fl_engine *e)
     free(e->flows);
     free(e->free_ids);
     free(e->active);
-    free(e->wait);
+    tq_free(&e->wait);
+    tq_free(&e->ends);
     free(e->left);
     free(e->bytes);
     free(e->count);
     free(e->first);
     free(e->used);
+    free(e->load);
+    free(e->max_rate);
+    free(e->n_on);
     free(e->by_link);
     free(e->heap);
     for (int i = 0; i < CACHE_SETS; i++) {
@@ -126,51 +138,6 @@ void fl_free(fl_engine *e)
         free(e->cache[i].rates);
     }
     free(e);
-}
-
-static bool wait_less(const wait_item *a, const wait_item *b)
-{
-    return a->at < b->at || (a->at == b->at && a->id < b->id);
-}
-
-static int wait_push(fl_engine *e, double at, int64_t id)
-{
-    if (e->n_wait == e->cap_wait) {
-        int64_t cap = e->cap_wait ? 2 * e->cap_wait : 256;
-        wait_item *w = realloc(e->wait, (size_t)cap * sizeof *w);
-        if (!w)
-            return -1;
-        e->wait = w;
-        e->cap_wait = cap;
-    }
-    int64_t i = e->n_wait++;
-    wait_item it = {at, id};
-    while (i > 0 && wait_less(&it, &e->wait[(i - 1) / 2])) {
-        e->wait[i] = e->wait[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    e->wait[i] = it;
-    return 0;
-}
-
-static wait_item wait_pop(fl_engine *e)
-{
-    wait_item top = e->wait[0], last = e->wait[--e->n_wait];
-    int64_t i = 0;
-    for (;;) {
-        int64_t c = 2 * i + 1;
-        if (c >= e->n_wait)
-            break;
-        if (c + 1 < e->n_wait && wait_less(&e->wait[c + 1], &e->wait[c]))
-            c++;
-        if (!wait_less(&e->wait[c], &last))
-            break;
-        e->wait[i] = e->wait[c];
-        i = c;
-    }
-    if (e->n_wait > 0)
-        e->wait[i] = last;
-    return top;
 }
 
 /* A flow slot: a freed one (lowest ids reused last-in first-out, which is
@@ -234,7 +201,7 @@ int fl_send_path(fl_engine *e, const int32_t *path, int len, double bytes, uint6
     w->slot = -1;
     w->start_at = e->now + lat;
     e->started++;
-    return wait_push(e, w->start_at, id);
+    return tq_push(&e->wait, w->start_at, id, 0);
 }
 
 int fl_send(fl_engine *e, int64_t a, int64_t b, double bytes, uint64_t hash, uint64_t tag)
@@ -287,6 +254,79 @@ static heap_item heap_pop(fl_engine *e)
         heap_sift_down(e, 0);
     }
     return top;
+}
+
+/* The running flows' summed and largest rate per link, after the rates
+ * were set anew. */
+static void rebuild_loads(fl_engine *e)
+{
+    for (int64_t k = 0; k < e->n_active; k++) {
+        fl_flow *w = &e->flows[e->active[k]];
+        const int32_t *links = path_of(w);
+        for (int i = 0; i < w->len; i++)
+            e->load[links[i]] = e->max_rate[links[i]] = 0.0;
+    }
+    for (int64_t k = 0; k < e->n_active; k++) {
+        fl_flow *w = &e->flows[e->active[k]];
+        const int32_t *links = path_of(w);
+        for (int i = 0; i < w->len; i++) {
+            e->load[links[i]] += w->rate;
+            if (w->rate > e->max_rate[links[i]])
+                e->max_rate[links[i]] = w->rate;
+        }
+    }
+}
+
+static bool saturated(const fl_engine *e, int32_t l)
+{
+    return e->load[l] >= e->f->cap[l] * (1.0 - 1e-9);
+}
+
+/* A flow starting into a max-min allocation keeps it max-min, without a
+ * recomputation, when no link on its path is saturated (so no running
+ * flow's bottleneck is there) and it takes the smallest spare bandwidth on
+ * its path, r, where no other flow runs faster than r (its bottleneck:
+ * saturated, it the fastest there). Else false: recompute. */
+static bool fast_start(fl_engine *e, fl_flow *w)
+{
+    const int32_t *links = path_of(w);
+    double r = INFINITY;
+    for (int i = 0; i < w->len; i++) {
+        double spare = e->f->cap[links[i]] - e->load[links[i]];
+        if (spare < r)
+            r = spare;
+    }
+    if (!(r > 0.0) || !isfinite(r))
+        return false;
+    for (int i = 0; i < w->len; i++) {
+        int32_t l = links[i];
+        if (saturated(e, l))
+            return false;
+        double spare = e->f->cap[l] - e->load[l];
+        if (spare <= r * (1.0 + 1e-9) && e->n_on[l] > 1 && e->max_rate[l] > r * (1.0 + 1e-9))
+            return false;
+    }
+    w->rate = r;
+    for (int i = 0; i < w->len; i++) {
+        e->load[links[i]] += r;
+        if (r > e->max_rate[links[i]])
+            e->max_rate[links[i]] = r;
+    }
+    return true;
+}
+
+/* A flow ending leaves the others max-min when no link on its path is
+ * saturated with another flow on it (only a saturated link is anyone's
+ * bottleneck). Else false: recompute. */
+static bool fast_end(fl_engine *e, fl_flow *w)
+{
+    const int32_t *links = path_of(w);
+    for (int i = 0; i < w->len; i++)
+        if (e->n_on[links[i]] > 1 && saturated(e, links[i]))
+            return false;
+    for (int i = 0; i < w->len; i++)
+        e->load[links[i]] -= w->rate;
+    return true;
 }
 
 /* Remembers the rates just computed for the running set, in the oldest
@@ -350,6 +390,7 @@ static bool cache_reuse(fl_engine *e)
         }
         if (a == e->n_active) {
             e->dirty = false;
+            rebuild_loads(e);
             return true;
         }
     }
@@ -452,14 +493,22 @@ static int update_rates(fl_engine *e)
     for (int64_t u = 0; u < n_used; u++)
         e->count[e->used[u]] = 0;
     e->dirty = false;
+    rebuild_loads(e);
     cache_store(e);
     return 0;
 }
 
+/* Takes flow id off the running set (if it ran) and frees its slot. */
 static void finish(fl_engine *e, int64_t id)
 {
     fl_flow *w = &e->flows[id];
     if (w->slot >= 0) {
+        if (!e->dirty && !fast_end(e, w))
+            e->dirty = true;
+        const int32_t *links = path_of(w);
+        for (int i = 0; i < w->len; i++)
+            if (--e->n_on[links[i]] == 0)
+                e->load[links[i]] = e->max_rate[links[i]] = 0.0;
         e->set_hash -= fab_mix(w->key);
         int64_t last = e->active[--e->n_active];
         e->active[w->slot] = last;
@@ -469,30 +518,75 @@ static void finish(fl_engine *e, int64_t id)
     e->free_ids[e->n_free++] = id;
 }
 
-static int cmp_id(const void *a, const void *b)
+typedef struct ended_flow {
+    int64_t id;
+    uint64_t tag;
+} ended_flow;
+
+
+/* Brings a running flow's bytes left up to now, at the rate it had. */
+static void settle(fl_engine *e, fl_flow *w)
 {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
+    w->rem -= w->rate * (e->now - w->t0);
+    w->t0 = e->now;
+}
+
+/* A running flow's projected end at its rate, in the end heap (an older
+ * projection goes stale). */
+static int project(fl_engine *e, int64_t id)
+{
+    fl_flow *w = &e->flows[id];
+    w->version++;
+    double at = w->rem <= 0.0 ? e->now : w->rate > 0.0 ? e->now + w->rem / w->rate : INFINITY;
+    return isfinite(at) ? tq_push(&e->ends, at, id, w->version) : 0;
+}
+
+/* New rates for every running flow: their bytes settled at the old ones,
+ * the allocation recomputed (or taken from the cache), the end heap built
+ * anew in O(n). */
+static int reallocate(fl_engine *e)
+{
+    for (int64_t k = 0; k < e->n_active; k++)
+        settle(e, &e->flows[e->active[k]]);
+    if (update_rates(e) != 0)
+        return -1;
+    tq_clear(&e->ends);
+    for (int64_t k = 0; k < e->n_active; k++)
+        if (project(e, e->active[k]) != 0)
+            return -1;
+    return 0;
+}
+
+/* The end queue's first item, stale projections (a flow that ended, or
+ * whose rate changed) dropped. */
+static const tq_item *next_end(fl_engine *e)
+{
+    const tq_item *t;
+    while ((t = tq_peek(&e->ends)) != NULL) {
+        const fl_flow *w = &e->flows[t->id];
+        if (w->slot >= 0 && w->version == t->version)
+            return t;
+        tq_pop(&e->ends);
+    }
+    return NULL;
 }
 
 comet_status fl_run(fl_engine *e, fl_done_fn done, void *ctx, comet_error *err)
 {
-    int64_t *ended = NULL, cap_ended = 0;
+    ended_flow *ended = NULL;
+    int64_t cap_ended = 0;
     comet_status st = COMET_OK;
-    while (e->n_wait > 0 || e->n_active > 0) {
-        if (e->dirty && update_rates(e) != 0) {
+    while (e->wait.items > 0 || e->n_active > 0) {
+        if (e->dirty && reallocate(e) != 0) {
             st = comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
             break;
         }
         /* the next event: a flow ends or one's latency is over */
-        double next = INFINITY;
-        for (int64_t k = 0; k < e->n_active; k++) {
-            const fl_flow *w = &e->flows[e->active[k]];
-            double t = w->rem <= 0.0 ? e->now : w->rate > 0.0 ? e->now + w->rem / w->rate : INFINITY;
-            next = t < next ? t : next;
-        }
-        if (e->n_wait > 0 && e->wait[0].at < next)
-            next = e->wait[0].at;
+        const tq_item *end = next_end(e);
+        const tq_item *started = tq_peek(&e->wait);
+        double next = end ? end->at : INFINITY;
+        if (started && started->at < next)
+            next = started->at;
         if (!isfinite(next)) {
             st = comet_error_set(err, COMET_EINTERNAL, NULL, 0, 0, NULL,
                                  "%lld flows cannot move: a link on their path has no "
@@ -500,14 +594,13 @@ comet_status fl_run(fl_engine *e, fl_done_fn done, void *ctx, comet_error *err)
                                  (long long)e->n_active);
             break;
         }
-        double dt = next - e->now;
-        e->now = next;
+        if (next > e->now)
+            e->now = next;
         e->events++;
         double horizon = next + END_TOLERANCE * (next > 0.0 ? next : 0.0);
-        int64_t n_ended = 0;
-        if (e->n_active + e->n_wait > cap_ended) {
-            int64_t cap = 2 * (e->n_active + e->n_wait) + 64;
-            int64_t *x = realloc(ended, (size_t)cap * sizeof *x);
+        if (e->n_active + e->wait.items > cap_ended) {
+            int64_t cap = 2 * (e->n_active + e->wait.items) + 64;
+            ended_flow *x = realloc(ended, (size_t)cap * sizeof *x);
             if (!x) {
                 st = comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
                 break;
@@ -515,37 +608,51 @@ comet_status fl_run(fl_engine *e, fl_done_fn done, void *ctx, comet_error *err)
             ended = x;
             cap_ended = cap;
         }
-        for (int64_t k = 0; k < e->n_active; k++) {
-            fl_flow *w = &e->flows[e->active[k]];
-            double t = w->rem <= 0.0 ? next - dt : w->rate > 0.0 ? next - dt + w->rem / w->rate : INFINITY;
-            w->rem -= w->rate * dt;
-            if (t <= horizon || w->rem <= 0.0)
-                ended[n_ended++] = e->active[k];
+        /* the ended flows leave first (their tags kept: the callbacks
+         * reuse the slots), then the flows whose latency is over start */
+        int64_t n_ended = 0;
+        for (end = next_end(e); end && end->at <= horizon; end = next_end(e)) {
+            int64_t id = end->id;
+            tq_pop(&e->ends);
+            e->flows[id].rem = 0.0;
+            e->flows[id].t0 = e->now;
+            ended[n_ended].id = id;
+            ended[n_ended++].tag = e->flows[id].tag;
+            finish(e, id);
         }
-        while (e->n_wait > 0 && e->wait[0].at <= horizon) {
-            int64_t id = wait_pop(e).id;
+        for (started = tq_peek(&e->wait); started && started->at <= horizon;
+             started = tq_peek(&e->wait)) {
+            int64_t id = started->id;
+            tq_pop(&e->wait);
             fl_flow *w = &e->flows[id];
             if (w->rem <= 0.0) {
-                ended[n_ended++] = id;
+                ended[n_ended].id = id;
+                ended[n_ended++].tag = w->tag;
+                finish(e, id);
                 continue;
             }
             w->slot = (int)e->n_active;
+            w->t0 = e->now;
             e->active[e->n_active++] = id;
             e->set_hash += fab_mix(w->key);
-            e->dirty = true;
+            const int32_t *links = path_of(w);
+            for (int i = 0; i < w->len; i++)
+                e->n_on[links[i]]++;
+            if (!e->dirty && !fast_start(e, w))
+                e->dirty = true;
+            if (!e->dirty && project(e, id) != 0) {
+                st = comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+                break;
+            }
         }
+        if (st)
+            break;
         if (n_ended == 0)
             continue;
-        qsort(ended, (size_t)n_ended, sizeof *ended, cmp_id);
-        e->dirty = true;
-        /* the tags first: the callbacks reuse the slots */
-        for (int64_t k = 0; k < n_ended; k++) {
-            int64_t id = ended[k];
-            ended[k] = (int64_t)e->flows[id].tag;
-            finish(e, id);
-        }
+        /* the callbacks in the order the flows ended (the queues' order:
+         * deterministic, as everything before it) */
         for (int64_t k = 0; k < n_ended && !st; k++)
-            if (done(ctx, e, (uint64_t)ended[k]) != 0)
+            if (done(ctx, e, ended[k].tag) != 0)
                 st = comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL,
                                      "out of memory (or a route failed) starting a flow");
         if (st)
