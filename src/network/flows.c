@@ -51,10 +51,6 @@ typedef struct rate_cache {
     int64_t cap;
 } rate_cache;
 
-typedef struct heap_item {
-    double share;
-    int32_t link;
-} heap_item;
 
 struct fl_engine {
     const comet_fabric *f;
@@ -77,7 +73,7 @@ struct fl_engine {
     int32_t *count, *first;
     int32_t *used;
     int64_t *by_link;
-    heap_item *heap;
+    kh_item *heap;                  /* links by fair share */
     int64_t n_heap, cap_heap, cap_by_link;
     uint64_t started, events, updates;
     /* The rates of the last recomputation by path, and the running set it
@@ -212,49 +208,6 @@ int fl_send(fl_engine *e, int64_t a, int64_t b, double bytes, uint64_t hash, uin
     return fl_send_path(e, e->route, len, a == b ? 0.0 : bytes, tag);
 }
 
-static bool heap_less(const heap_item *a, const heap_item *b)
-{
-    return a->share < b->share || (a->share == b->share && a->link < b->link);
-}
-
-/* Moves heap[i] down to its place. */
-static void heap_sift_down(fl_engine *e, int64_t i)
-{
-    heap_item it = e->heap[i];
-    for (;;) {
-        int64_t c = 2 * i + 1;
-        if (c >= e->n_heap)
-            break;
-        if (c + 1 < e->n_heap && heap_less(&e->heap[c + 1], &e->heap[c]))
-            c++;
-        if (!heap_less(&e->heap[c], &it))
-            break;
-        e->heap[i] = e->heap[c];
-        i = c;
-    }
-    e->heap[i] = it;
-}
-
-static void heap_push(fl_engine *e, double share, int32_t link)
-{
-    int64_t i = e->n_heap++;
-    heap_item it = {share, link};
-    while (i > 0 && heap_less(&it, &e->heap[(i - 1) / 2])) {
-        e->heap[i] = e->heap[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    e->heap[i] = it;
-}
-
-static heap_item heap_pop(fl_engine *e)
-{
-    heap_item top = e->heap[0];
-    if (--e->n_heap > 0) {
-        e->heap[0] = e->heap[e->n_heap];
-        heap_sift_down(e, 0);
-    }
-    return top;
-}
 
 /* The running flows' summed and largest rate per link, after the rates
  * were set anew. */
@@ -428,7 +381,7 @@ static int update_rates(fl_engine *e)
     /* every link once (a stale one goes back only after it was popped) */
     if (n_used + 16 > e->cap_heap) {
         int64_t cap = n_used + 16;
-        heap_item *h = realloc(e->heap, (size_t)cap * sizeof *h);
+        kh_item *h = realloc(e->heap, (size_t)cap * sizeof *h);
         if (!h)
             return -1;
         e->heap = h;
@@ -457,20 +410,20 @@ static int update_rates(fl_engine *e)
     e->n_heap = n_used;
     for (int64_t u = 0; u < n_used; u++) {
         int32_t l = e->used[u];
-        e->heap[u] = (heap_item){e->left[l] / (double)e->count[l], l};
+        e->heap[u] = (kh_item){e->left[l] / (double)e->count[l], l};
     }
     for (int64_t i = n_used / 2 - 1; i >= 0; i--)
-        heap_sift_down(e, i);
+        kh_sift_down(e->heap, e->n_heap, i);
     /* count[l] now counts l's unfrozen flows; stop once every flow is frozen */
     int64_t unfrozen = e->n_active;
     while (e->n_heap > 0 && unfrozen > 0) {
-        heap_item top = heap_pop(e);
-        int32_t l = top.link;
+        kh_item top = kh_pop(e->heap, &e->n_heap);
+        int32_t l = (int32_t)top.id;
         if (e->count[l] == 0)
             continue;
         double share = e->left[l] / (double)e->count[l];
-        if (share != top.share) {
-            heap_push(e, share, l);
+        if (share != top.key) {
+            kh_push(e->heap, &e->n_heap, (kh_item){share, l});
             continue;
         }
         if (share < 0.0)

@@ -1,31 +1,52 @@
 /* The flow engine's timed events in buckets of one time (time_queue.h):
  * a min-heap of buckets by (time, index), and the last few buckets pushed
  * to remembered, so a collective step's thousands of flows starting or
- * ending together cost one heap entry, not thousands. */
+ * ending together cost one heap entry, not thousands. The heap itself is
+ * the small keyed heap the max-min filling uses too. */
 #include "time_queue.h"
 
 #include <stdlib.h>
 
-static int slot_less(const tq_slot *a, const tq_slot *b)
+static int kh_less(const kh_item *a, const kh_item *b)
 {
-    return a->at < b->at || (a->at == b->at && a->bucket < b->bucket);
+    return a->key < b->key || (a->key == b->key && a->id < b->id);
 }
 
-static void sift_down(time_queue *q, int64_t i)
+void kh_sift_down(kh_item *h, int64_t n, int64_t i)
 {
-    tq_slot it = q->heap[i];
+    kh_item it = h[i];
     for (;;) {
         int64_t c = 2 * i + 1;
-        if (c >= q->n_heap)
+        if (c >= n)
             break;
-        if (c + 1 < q->n_heap && slot_less(&q->heap[c + 1], &q->heap[c]))
+        if (c + 1 < n && kh_less(&h[c + 1], &h[c]))
             c++;
-        if (!slot_less(&q->heap[c], &it))
+        if (!kh_less(&h[c], &it))
             break;
-        q->heap[i] = q->heap[c];
+        h[i] = h[c];
         i = c;
     }
-    q->heap[i] = it;
+    h[i] = it;
+}
+
+void kh_push(kh_item *h, int64_t *n, kh_item it)
+{
+    int64_t i = (*n)++;
+    while (i > 0 && kh_less(&it, &h[(i - 1) / 2])) {
+        h[i] = h[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h[i] = it;
+}
+
+kh_item kh_pop(kh_item *h, int64_t *n)
+{
+    kh_item top = h[0];
+    if (--*n > 0) {
+        h[0] = h[*n];
+        kh_sift_down(h, *n, 0);
+    }
+    return top;
 }
 
 void tq_free(time_queue *q)
@@ -62,7 +83,7 @@ static int64_t new_bucket(time_queue *q, double at)
     }
     if (q->n_heap == q->cap_heap) {
         int64_t cap = q->cap_heap ? 2 * q->cap_heap : 64;
-        tq_slot *x = realloc(q->heap, (size_t)cap * sizeof *x);
+        kh_item *x = realloc(q->heap, (size_t)cap * sizeof *x);
         if (!x) {
             q->spare[q->n_spare++] = b;
             return -1;
@@ -73,13 +94,7 @@ static int64_t new_bucket(time_queue *q, double at)
     tq_bucket *bk = &q->buckets[b];
     bk->at = at;
     bk->n = bk->head = 0;
-    int64_t i = q->n_heap++;
-    tq_slot it = {at, b};
-    while (i > 0 && slot_less(&it, &q->heap[(i - 1) / 2])) {
-        q->heap[i] = q->heap[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    q->heap[i] = it;
+    kh_push(q->heap, &q->n_heap, (kh_item){at, b});
     int keep = q->n_recent < TQ_RECENT ? q->n_recent : TQ_RECENT - 1;
     for (int k = keep; k > 0; k--)
         q->recent[k] = q->recent[k - 1];
@@ -113,11 +128,7 @@ int tq_push(time_queue *q, double at, int64_t id, uint32_t version)
 /* Drops the heap's top bucket (emptied) from the heap and the recent list. */
 static void retire_top(time_queue *q)
 {
-    int64_t b = q->heap[0].bucket;
-    if (--q->n_heap > 0) {
-        q->heap[0] = q->heap[q->n_heap];
-        sift_down(q, 0);
-    }
+    int64_t b = kh_pop(q->heap, &q->n_heap).id;
     for (int k = 0; k < q->n_recent; k++)
         if (q->recent[k] == b) {
             for (int j = k; j + 1 < q->n_recent; j++)
@@ -131,7 +142,7 @@ static void retire_top(time_queue *q)
 const tq_item *tq_peek(time_queue *q)
 {
     while (q->n_heap > 0) {
-        tq_bucket *bk = &q->buckets[q->heap[0].bucket];
+        tq_bucket *bk = &q->buckets[q->heap[0].id];
         if (bk->head < bk->n)
             return &bk->items[bk->head];
         retire_top(q);
@@ -142,7 +153,7 @@ const tq_item *tq_peek(time_queue *q)
 void tq_pop(time_queue *q)
 {
     if (q->n_heap > 0) {
-        q->buckets[q->heap[0].bucket].head++;
+        q->buckets[q->heap[0].id].head++;
         q->items--;
     }
 }

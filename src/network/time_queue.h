@@ -9,6 +9,19 @@
 
 #include <stdint.h>
 
+/* A binary min-heap of (key, id), ties broken by id, in a caller's array:
+ * the time queue's buckets and the max-min filling's link shares. */
+typedef struct kh_item {
+    double key;
+    int64_t id;
+} kh_item;
+
+void kh_sift_down(kh_item *h, int64_t n, int64_t i);
+/* Appends it at h[*n] (room for it is the caller's) and sifts it up. */
+void kh_push(kh_item *h, int64_t *n, kh_item it);
+/* Removes and returns h[0]; *n > 0. */
+kh_item kh_pop(kh_item *h, int64_t *n);
+
 typedef struct tq_item {
     double at;
     int64_t id;
@@ -21,11 +34,6 @@ typedef struct tq_bucket {
     int64_t n, cap, head;   /* items[head..n) still queued */
 } tq_bucket;
 
-typedef struct tq_slot {
-    double at;
-    int64_t bucket;
-} tq_slot;
-
 #define TQ_RECENT 8
 
 typedef struct time_queue {
@@ -33,7 +41,7 @@ typedef struct time_queue {
     int64_t n_buckets, cap_buckets;
     int64_t *spare;          /* emptied buckets, for reuse */
     int64_t n_spare;
-    tq_slot *heap;           /* buckets by (at, index) */
+    kh_item *heap;           /* buckets by (at, index) */
     int64_t n_heap, cap_heap;
     int64_t recent[TQ_RECENT];
     int n_recent;
