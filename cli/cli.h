@@ -79,6 +79,8 @@ typedef struct cli_flow_args {
     bool on, one_group, json;
     int64_t concurrent, max_flows, splits;
     const char *span;          /* "A,B,..." NPUs per group per dimension; NULL: all */
+    const char *trace;         /* a Chrome trace with the hot links' utilization; NULL: none */
+    const char *report, *plots;
     comet_collective collective;
     double size;
 } cli_flow_args;

@@ -59,7 +59,10 @@ static void usage(FILE *out)
             "  --span A,B,...         NPUs per group along each dimension (default: all)\n"
             "  --concurrent N         identical collectives issued at once (default 1)\n"
             "  --one-group            only the first group runs (default: every group)\n"
-            "  --max-flows N          refuse past N flows (default 250000000)\n\n"
+            "  --max-flows N          refuse past N flows (default 250000000)\n"
+            "  --trace FILE           a Chrome trace of the hottest links' utilization\n"
+            "  --report FILE.html     a report: the hottest links, bytes per tier, and\n"
+            "                         their utilization over time (--plots DIR: its charts)\n\n"
             "The third runs an ASTRA-sim experiment unmodified: the Chakra execution trace\n"
             "PREFIX.0.et, PREFIX.1.et, ... (plain or gzip) on the network, system,\n"
             "remote-memory and comm-group files ASTRA-sim takes (collectives with a\n"
@@ -137,6 +140,9 @@ static const cli_arg collective_flags[] = {
     {.name = "--max-flows", .kind = CLI_ARG_INT, AT(flows.max_flows), .min = 1,
      .max = 2000000000},
     {.name = "--span", .kind = CLI_ARG_TEXT, AT(flows.span)},
+    {.name = "--trace", .kind = CLI_ARG_TEXT, AT(flows.trace)},
+    {.name = "--report", .kind = CLI_ARG_TEXT, AT(flows.report)},
+    {.name = "--plots", .kind = CLI_ARG_TEXT, AT(flows.plots)},
 };
 
 static const cli_args_spec collective_spec = {
@@ -157,13 +163,21 @@ static comet_status parse_args(int argc, char **argv, sim_args *a, comet_error *
         return err->status;
     if (a->congestion)
         a->opt.fidelity = COMET_SIM_CONGESTION;
-    if (!a->flows.on && (a->flows.one_group || a->flows.concurrent || a->flows.max_flows ||
-                         a->flows.span))
-        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0,
-                               a->flows.span ? "--span" : a->flows.concurrent ? "--concurrent"
-                                                    : a->flows.one_group ? "--one-group"
-                                                                         : "--max-flows",
-                               "needs --flows (it sets up the flow-level simulation)");
+    const char *flows_only = a->flows.span         ? "--span"
+                             : a->flows.concurrent ? "--concurrent"
+                             : a->flows.one_group  ? "--one-group"
+                             : a->flows.max_flows  ? "--max-flows"
+                             : a->flows.trace      ? "--trace"
+                             : a->flows.report     ? "--report"
+                             : a->flows.plots      ? "--plots"
+                                                   : NULL;
+    if (!a->flows.on && flows_only)
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, flows_only,
+                               "needs --flows with --collective (it sets up the flow-level "
+                               "simulation)");
+    if (a->flows.plots && !a->flows.report)
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--plots",
+                               "needs --report (it writes the report's charts as files)");
     if (a->flows.on && (a->congestion || a->max_size > 0.0 || a->active_chunks ||
                         a->opt.scheduler != COMET_SCHED_BASELINE || a->opt.endpoint_delay > 0.0 ||
                         a->opt.local_mem_bw > 0.0 || a->opt.astra_rounding))

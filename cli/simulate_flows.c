@@ -102,6 +102,41 @@ static void render(comet_buf *b, const cli_flow_args *a, const comet_system *sys
     }
 }
 
+/* The watched links' utilization as Chrome trace-event counters (one
+ * track per link, in percent; open it in Perfetto or chrome://tracing). */
+static void trace_json(comet_buf *b, const comet_system *sys, const comet_fabric *f,
+                       const comet_flow_result *r)
+{
+    comet_buf_printf(b, "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n"
+                        "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, "
+                        "\"args\": {\"name\": ");
+    comet_report_json_string(b, sys->name);
+    comet_buf_printf(b, "}}");
+    for (int i = 0; i < r->n_series; i++) {
+        char name[160];
+        comet_fabric_link_name(f, r->series[i].link, name, sizeof name);
+        for (size_t k = 0; k < r->series[i].n; k++) {
+            comet_buf_printf(b, ",\n{\"name\": ");
+            comet_report_json_string(b, name);
+            comet_buf_printf(b, ", \"ph\": \"C\", \"pid\": 1, \"ts\": %.6f, "
+                                "\"args\": {\"utilization %%\": %.4f}}",
+                             r->series[i].t[k] * 1e6, 100.0 * r->series[i].utilization[k]);
+        }
+    }
+    comet_buf_printf(b, "\n]}\n");
+}
+
+/* Runs it again watching the first run's hot links, for their series. */
+static comet_status watch_hot(const comet_fabric *f, const comet_system *sys,
+                              const int64_t *span, const cli_flow_args *a,
+                              comet_flow_options *o, comet_flow_result *r, comet_error *err)
+{
+    o->n_watch = r->n_hot;
+    for (int i = 0; i < r->n_hot; i++)
+        o->watch[i] = r->hot[i].link;
+    return comet_fabric_collective(f, sys, span, a->collective, a->size, o, r, err);
+}
+
 int cli_simulate_flows(const cli_flow_args *a, const comet_system *sys, int64_t npus)
 {
     comet_error err;
@@ -137,8 +172,28 @@ int cli_simulate_flows(const cli_flow_args *a, const comet_system *sys, int64_t 
     comet_buf out;
     comet_buf_init(&out);
     render(&out, a, &resolved, f, span, &r, analytic, seconds);
+    if ((a->trace || a->report) && r.n_hot > 0)
+        st = watch_hot(f, &resolved, span, a, &o, &r, &err);
+    if (!st && a->trace) {
+        comet_buf tr;
+        comet_buf_init(&tr);
+        trace_json(&tr, &resolved, f, &r);
+        st = tr.failed ? comet_error_set(&err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory")
+                       : cli_write_output(a->trace, tr.data, tr.len, &err);
+        comet_buf_free(&tr);
+    }
+    if (!st && a->report) {
+        comet_page *page = comet_page_new("comet simulate --flows");
+        char what[200];
+        snprintf(what, sizeof what, "%s of %.6g GiB per NPU", comet_collective_name(a->collective),
+                 a->size / COMET_GIB);
+        comet_report_page_flows(page, &resolved, f, what, &r, analytic);
+        st = cli_write_report(page, a->report, a->plots, &err);
+    }
+    comet_flow_result_free(&r);
     comet_fabric_free(f);
-    st = cli_write_output(NULL, out.data, out.len, &err);
+    if (!st)
+        st = cli_write_output(NULL, out.data, out.len, &err);
     comet_buf_free(&out);
     return st ? cli_report_error("simulate", &err) : CLI_OK;
 }

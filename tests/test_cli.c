@@ -551,8 +551,27 @@ static void test_simulate_flows(void **state)
     assert_non_null(strstr(r.out, "161 switches, 4160 links"));
     assert_non_null(strstr(r.out, "flows       11.617195 ms  (130048 flows, "));
     assert_non_null(strstr(r.out, "ib tier 1: ib switch 0 -> ib switch 32"));
+    /* the hot links over time: a Chrome trace of counters and a report */
+    snprintf(args, sizeof args,
+             "simulate --system %s/astra-ring8.yaml --collective all-reduce --size '1 GiB' "
+             "--flows --splits 1 --trace flows.json --report flows.html",
+             examples);
+    run(&r, args);
+    assert_int_equal(r.status, 0);
+    static char text[1 << 16];
+    char path[512];
+    snprintf(path, sizeof path, "%s/flows.json", workdir);
+    slurp(path, text, sizeof text);
+    assert_non_null(strstr(text, "{\"name\": \"ring port: npu 0 -> npu 1\", \"ph\": \"C\", "
+                                 "\"pid\": 1, \"ts\": 0.500000, \"args\": {\"utilization %\": "
+                                 "100.0000}}"));
+    snprintf(path, sizeof path, "%s/flows.html", workdir);
+    slurp(path, text, sizeof text);
+    assert_non_null(strstr(text, "Most utilized links"));
+    assert_non_null(strstr(text, "utilization over time"));
     expect_error("simulate --collective all-reduce --size '1 GiB' --npus 8 --span 8",
-                 "comet simulate: --span: needs --flows (it sets up the flow-level simulation)");
+                 "comet simulate: --span: needs --flows with --collective (it sets up the "
+                 "flow-level simulation)");
     expect_error("simulate --collective all-reduce --size '1 GiB' --npus 8 --flows --congestion",
                  "comet simulate: --flows: takes --splits, --span, --concurrent, --one-group and "
                  "--max-flows, not the per-dimension simulator's options");

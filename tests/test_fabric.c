@@ -211,6 +211,50 @@ static void test_in_network_halves_bytes(void **state)
     assert_close(t, GIB / 50e9 * (1.0 + 1.0 / 32.0), 1e-6);
 }
 
+/* A watched link's utilization over time: on the 8-NPU ring with 500 ns
+ * hops, each of the 14 steps waits out its hop (0 %) then moves its block
+ * (100 %), and the link is idle at the end; the steps' mean is the
+ * bandwidth share of the time. */
+static void test_watched_link_series(void **state)
+{
+    (void)state;
+    comet_system s;
+    base_system(&s, "ring8");
+    add_dim(&s, "r", 8, COMET_TOPO_RING, COMET_ALGO_RING, 50e9, 500e-9);
+    int64_t span[COMET_MAX_DIMS];
+    span_all(&s, span);
+    comet_error err;
+    comet_fabric *f = NULL;
+    assert_int_equal(comet_fabric_build(&s, 0, &f, &err), COMET_OK);
+    comet_flow_options o;
+    comet_flow_options_defaults(&o);
+    o.n_watch = 1;
+    o.watch[0] = 0; /* npu 0 -> npu 1 */
+    comet_flow_result r;
+    assert_int_equal(comet_fabric_collective(f, &s, span, COMET_COLL_ALL_REDUCE, GIB, &o, &r, &err),
+                     COMET_OK);
+    const comet_link_series *sr = &r.series[0];
+    assert_int_equal(r.n_series, 1);
+    assert_int_equal(sr->n, 2 * 14 + 1);
+    double busy = 0.0;
+    for (size_t i = 0; i < sr->n; i++) {
+        double until = i + 1 < sr->n ? sr->t[i + 1] : r.time;
+        busy += sr->utilization[i] * (until - sr->t[i]);
+        assert_true(sr->utilization[i] == 0.0 || fabs(sr->utilization[i] - 1.0) < 1e-9);
+    }
+    assert_close(sr->utilization[0], 0.0, 0.0);
+    assert_close(sr->utilization[1], 1.0, 1e-9);
+    assert_close(sr->t[1], 500e-9, 1e-9);
+    assert_close(sr->utilization[sr->n - 1], 0.0, 0.0);
+    assert_close(busy, 14.0 * GIB / (8.0 * 50e9), 1e-6);
+    comet_flow_result_free(&r);
+    /* a link the fabric does not have */
+    o.watch[0] = 16;
+    assert_int_equal(comet_fabric_collective(f, &s, span, COMET_COLL_ALL_REDUCE, GIB, &o, &r, &err),
+                     COMET_EINPUT);
+    comet_fabric_free(f);
+}
+
 /* ---- the estimator against the flows, every topology kind -------------------- */
 
 typedef struct kind_case {
@@ -366,6 +410,7 @@ void suite_fabric(test_tally *t)
         cmocka_unit_test(test_torus_all_to_all_bisection),
         cmocka_unit_test(test_fat_tree_spine_bound),
         cmocka_unit_test(test_in_network_halves_bytes),
+        cmocka_unit_test(test_watched_link_series),
         cmocka_unit_test(test_estimator_within_5_percent),
         cmocka_unit_test(test_three_tier_layout),
         cmocka_unit_test(test_errors),

@@ -71,6 +71,11 @@ typedef struct comet_flow_options {
                               as every DP / TP group of a training step does) */
     int64_t max_flows;     /* refuse a simulation of more flows (0: 250 million, about
                               30 s on one core) */
+    /* Links whose utilization over time to record (a trace's counter
+     * tracks, a report's heatmap), at most COMET_FABRIC_HOT_LINKS; the
+     * hot links of a first run, typically. */
+    int n_watch;
+    int64_t watch[COMET_FABRIC_HOT_LINKS];
 } comet_flow_options;
 
 void comet_flow_options_defaults(comet_flow_options *o);
@@ -81,6 +86,14 @@ typedef struct comet_fabric_hot_link {
     double utilization;    /* bytes / (bandwidth * time) */
 } comet_fabric_hot_link;
 
+/* One watched link's utilization over time: steps (time, utilization)
+ * each holding until the next one's time, the last until the end. */
+typedef struct comet_link_series {
+    int64_t link;
+    size_t n;
+    double *t, *utilization;
+} comet_link_series;
+
 typedef struct comet_flow_result {
     double time;                     /* until the last flow ends, seconds */
     int64_t groups;                  /* groups that ran it */
@@ -88,7 +101,13 @@ typedef struct comet_flow_result {
     double bytes_per_tier[3];        /* bytes carried per link tier, summed over links */
     int n_hot;
     comet_fabric_hot_link hot[COMET_FABRIC_HOT_LINKS]; /* most utilized links first */
+    int n_series;          /* one per watched link (options.watch), in that order */
+    comet_link_series series[COMET_FABRIC_HOT_LINKS];
+    bool series_cut;       /* past 1,000,000 steps a link: the rest not recorded */
 } comet_flow_result;
+
+/* Frees a result's series (a result without any is fine). */
+void comet_flow_result_free(comet_flow_result *r);
 
 /* Collective c of `bytes` per NPU on every group that spans span[d] NPUs of
  * each dimension d (blocks of consecutive coordinates), hierarchically

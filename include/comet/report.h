@@ -10,6 +10,7 @@
 #include "comet/buf.h"
 #include "comet/calibrate.h"
 #include "comet/estimate.h"
+#include "comet/fabric.h"
 #include "comet/methodology.h"
 #include "comet/page.h"
 #include "comet/results.h"
@@ -62,6 +63,12 @@ void comet_report_page_simulate(comet_page *p, const comet_model *m, const comet
                                 const comet_strategy *s, const comet_sim_step_result *r,
                                 const comet_sim_timeline *timeline,
                                 const comet_result *estimate);
+
+/* A collective simulated as flows on the fabric: `what` says which (one
+ * line), analytic is the estimate's price of it; the hot links' series,
+ * when the result has them, become a heatmap over time. */
+void comet_report_page_flows(comet_page *p, const comet_system *sys, const comet_fabric *f,
+                             const char *what, const comet_flow_result *r, double analytic);
 
 /* What comet_calibrate_report writes. */
 typedef enum comet_calib_report_form {

@@ -28,6 +28,16 @@
  * phase takes S/B (1 + 1/pieces) where the closed form has S/B. */
 #define IN_NETWORK_PIECES 32
 
+void comet_flow_result_free(comet_flow_result *r)
+{
+    for (int i = 0; i < r->n_series && i < COMET_FABRIC_HOT_LINKS; i++) {
+        free(r->series[i].t);
+        free(r->series[i].utilization);
+        r->series[i] = (comet_link_series){0};
+    }
+    r->n_series = 0;
+}
+
 void comet_flow_options_defaults(comet_flow_options *o)
 {
     memset(o, 0, sizeof *o);
@@ -727,6 +737,16 @@ comet_status comet_fabric_collective(const comet_fabric *f, const comet_system *
         st = comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
         goto done;
     }
+    for (int i = 0; i < o->n_watch && i < COMET_FABRIC_HOT_LINKS; i++)
+        out->series[i].link = o->watch[i];
+    out->n_series = o->n_watch < COMET_FABRIC_HOT_LINKS ? o->n_watch : COMET_FABRIC_HOT_LINKS;
+    if (out->n_series > 0 && fl_watch(e, out->n_series, out->series, &out->series_cut) != 0) {
+        fl_free(e);
+        st = comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
+                             "a watched link is not a link of the fabric (it has %lld)",
+                             (long long)f->n_links);
+        goto done;
+    }
     int64_t members = 0;
     for (int64_t npu = 0; npu < f->npus; npu++) {
         if (r->one_group && !in_first_group(r, npu))
@@ -775,6 +795,8 @@ comet_status comet_fabric_collective(const comet_fabric *f, const comet_system *
     }
     fl_free(e);
 done:
+    if (st)
+        comet_flow_result_free(out);
     free(r->chunk);
     free(r->count);
     free(r->arrived);

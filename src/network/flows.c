@@ -80,6 +80,11 @@ struct fl_engine {
      * was for (a sum of mixed path keys, and a count): a running set of
      * the same paths (a symmetric collective's next step) reuses them. */
     uint64_t set_hash;
+    /* watched links: their utilization appended whenever it changes */
+    int n_watch;
+    comet_link_series *watch;
+    size_t watch_cap[COMET_FABRIC_HOT_LINKS];
+    bool *watch_cut;
     rate_cache cache[CACHE_SETS];
     int cache_next;
     int32_t route[FAB_MAX_PATH];
@@ -477,6 +482,50 @@ typedef struct ended_flow {
 } ended_flow;
 
 
+#define SERIES_CAP 1000000
+
+int fl_watch(fl_engine *e, int n, comet_link_series *series, bool *cut)
+{
+    e->n_watch = n < COMET_FABRIC_HOT_LINKS ? (n > 0 ? n : 0) : COMET_FABRIC_HOT_LINKS;
+    e->watch = series;
+    e->watch_cut = cut;
+    for (int i = 0; i < e->n_watch; i++)
+        if (series[i].link < 0 || series[i].link >= e->f->n_links)
+            return -1;
+    return 0;
+}
+
+/* The watched links' utilization from now on, where it changed. */
+static int record(fl_engine *e)
+{
+    for (int i = 0; i < e->n_watch; i++) {
+        comet_link_series *sr = &e->watch[i];
+        double cap = e->f->cap[sr->link];
+        double u = cap > 0.0 ? e->load[sr->link] / cap : 0.0;
+        if (sr->n > 0 && sr->utilization[sr->n - 1] == u)
+            continue;
+        if (sr->n == SERIES_CAP) {
+            *e->watch_cut = true;
+            continue;
+        }
+        if (sr->n == e->watch_cap[i]) {
+            size_t c = e->watch_cap[i] ? 2 * e->watch_cap[i] : 256;
+            double *t = realloc(sr->t, c * sizeof *t);
+            if (t)
+                sr->t = t;
+            double *v = realloc(sr->utilization, c * sizeof *v);
+            if (v)
+                sr->utilization = v;
+            if (!t || !v)
+                return -1;
+            e->watch_cap[i] = c;
+        }
+        sr->t[sr->n] = e->now;
+        sr->utilization[sr->n++] = u;
+    }
+    return 0;
+}
+
 /* Brings a running flow's bytes left up to now, at the rate it had. */
 static void settle(fl_engine *e, fl_flow *w)
 {
@@ -530,7 +579,7 @@ comet_status fl_run(fl_engine *e, fl_done_fn done, void *ctx, comet_error *err)
     int64_t cap_ended = 0;
     comet_status st = COMET_OK;
     while (e->wait.items > 0 || e->n_active > 0) {
-        if (e->dirty && reallocate(e) != 0) {
+        if ((e->dirty && reallocate(e) != 0) || record(e) != 0) {
             st = comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
             break;
         }
@@ -611,6 +660,8 @@ comet_status fl_run(fl_engine *e, fl_done_fn done, void *ctx, comet_error *err)
         if (st)
             break;
     }
+    if (!st && record(e) != 0)
+        st = comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
     free(ended);
     return st;
 }

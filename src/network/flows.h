@@ -34,6 +34,11 @@ int fl_send_path(fl_engine *e, const int32_t *path, int len, double bytes, uint6
 /* Runs until no flow is left. */
 comet_status fl_run(fl_engine *e, fl_done_fn done, void *ctx, comet_error *err);
 
+/* Records the utilization of these links over the run (a step each time
+ * it changes) into series[0..n) (their link set, arrays grown as needed);
+ * *cut is set when a series passes its cap. Returns 0 or -1 (memory). */
+int fl_watch(fl_engine *e, int n, comet_link_series *series, bool *cut);
+
 double fl_now(const fl_engine *e);
 uint64_t fl_flows(const fl_engine *e);
 uint64_t fl_events(const fl_engine *e);
