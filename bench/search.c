@@ -3,9 +3,12 @@
  * top-k ranking) for gpt3-175b on 64 NPUs of a100-80g-selene, global
  * batch 64, the full space. Reports medians over repeated runs, for one
  * thread with dominated points pruned, one thread evaluating every point,
- * and two threads. Usage: bench_search [runs] */
+ * and two threads. With `fat_tree` the preset's scale-out dimension is a
+ * 2-tier fat tree of 64-port switches at 2:1, sprayed (the topology-aware
+ * closed forms, docs/fabric.md). Usage: bench_search [runs] [fat_tree] */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "bench.h"
 #include "comet/comet.h"
@@ -38,21 +41,29 @@ static int measure(const char *label, comet_search_request *req, int threads, in
 int main(int argc, char **argv)
 {
     int runs = argc > 1 ? atoi(argv[1]) : 7;
-    if (runs < 1 || runs > 64) {
-        fprintf(stderr, "usage: bench_search [runs 1..64]\n");
+    bool fat = argc > 2 && strcmp(argv[2], "fat_tree") == 0;
+    if (runs < 1 || runs > 64 || (argc > 2 && !fat)) {
+        fprintf(stderr, "usage: bench_search [runs 1..64] [fat_tree]\n");
         return 2;
     }
     comet_model m;
     comet_system sys;
     if (bench_presets("bench_search", &m, &sys))
         return 1;
+    if (fat) {
+        comet_net_dim *d = &sys.dims[sys.n_dims - 1];
+        d->topology = COMET_TOPO_FAT_TREE;
+        d->shape.radix = 64;
+        d->shape.oversubscription[0] = 2.0;
+        d->shape.routing = COMET_ROUTE_SPRAY;
+    }
     comet_search_request req = {.model = &m, .system = &sys, .top_k = 10, .shards = 1};
     comet_search_space_defaults(&req.space);
     req.space.npus = 64;
     req.space.global_batch = 64;
     req.space.base.grad_fp32 = true;
-    printf("bench_search: gpt3-175b on a100-80g-selene, 64 NPUs, global batch 64, %d runs\n",
-           runs);
+    printf("bench_search: gpt3-175b on a100-80g-selene%s, 64 NPUs, global batch 64, %d runs\n",
+           fat ? " (scale-out: 2:1 fat tree)" : "", runs);
     int rc = measure("1 thread, dominated pruned", &req, 1, runs);
     req.space.keep_dominated = true;
     rc |= measure("1 thread, every point evaluated", &req, 1, runs);
