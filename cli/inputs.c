@@ -55,6 +55,7 @@ static const input_flag flag_table[] = {
     {{.name = "--trace", .kind = CLI_ARG_TEXT, AT(trace)}, CMD_SIMULATE},
     {{.name = "--chakra", .kind = CLI_ARG_TEXT, AT(chakra)}, CMD_EXPORT},
     {{.name = "--congestion", .kind = CLI_ARG_SWITCH, AT(congestion)}, CMD_SIMULATE},
+    {{.name = "--flows", .kind = CLI_ARG_SWITCH, AT(flows)}, CMD_SIMULATE},
     {{.name = "--max-tasks", .kind = CLI_ARG_INT, AT(max_tasks), .min = 1,
       .max = COMET_SIM_MAX_TASKS_LIMIT}, CMD_SIMULATE},
     {{.name = "--npus", .kind = CLI_ARG_INT, AT(npus), .min = 1, .max = COMET_MAX_NPUS},

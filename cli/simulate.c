@@ -18,7 +18,7 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: comet simulate [FILE.yaml ...] [estimate's inputs and knobs] [--congestion]\n"
+            "usage: comet simulate [FILE.yaml ...] [estimate's inputs and knobs] [--congestion | --flows]\n"
             "                      [--max-tasks N] [--trace FILE] [--json] [--report FILE.html] [--plots DIR]\n"
             "       comet simulate --collective KIND --size SIZE [options]\n"
             "       comet simulate --chakra PREFIX --astra-network NET.yml\n"
@@ -29,7 +29,9 @@ static void usage(FILE *out)
             "The first form simulates one training step as a task graph (1F1B or\n"
             "interleaved pipeline, TP collectives per layer, DP buckets during the last\n"
             "backward, ZeRO) and prints it beside comet estimate's answer; --congestion makes\n"
-            "collectives and sends share each network link's bandwidth; --trace writes a\n"
+            "collectives and sends share each network link's bandwidth; --flows prices every\n"
+            "collective as flows on the system's fabric, every NPU of every group at once\n"
+            "(docs/fabric.md); --trace writes a\n"
             "Chrome trace-event file (open it in Perfetto or chrome://tracing); --report\n"
             "writes an HTML report with a timeline per NPU stream and busy time per stage.\n"
             "--max-tasks N bounds the tasks a simulated graph holds (default 8000000,\n"
@@ -346,6 +348,10 @@ static void render_step(comet_buf *b, const cli_inputs *in, const comet_sim_step
                             "from the steady state (%.6f s per round of %lld)\n",
                          (long long)r->simulated_microbatches, (long long)r->microbatches,
                          r->round_time, (long long)r->round);
+    if (r->fabric_collectives > 0)
+        comet_buf_printf(b, "           collectives as flows on the fabric: %d distinct, every NPU "
+                            "of every group (%llu flows)\n",
+                         r->fabric_collectives, (unsigned long long)r->fabric_flows);
     comet_buf_printf(b, "estimate   %.3f s   (simulated %+.2f %%)\n\n", est->step_time,
                      100.0 * diff);
     comet_buf_printf(b, "seconds per stage (compute stream: forward, backward, recompute, optimizer, "
@@ -384,6 +390,7 @@ static int simulate_step(int argc, char **argv)
         .trace = in->trace ? &trace : NULL,
         .timeline = reporting ? &timeline : NULL,
         .fidelity = in->congestion ? COMET_SIM_CONGESTION : COMET_SIM_UNAWARE,
+        .fabric = in->flows,
         .max_tasks = in->max_tasks,
     };
     double t0 = cli_now();

@@ -811,6 +811,54 @@ static void test_step_congestion(void **state)
     assert_true(shared.dp_busy[0] > 0.0 && busy <= shared.step_time);
 }
 
+/* --flows: each collective priced as flows on the fabric. Where the flows
+ * and the closed forms agree (a switch; a sprayed, aligned fat tree, one
+ * chunk) the step is the same to rounding; hashing the fat tree's flows
+ * (ECMP) can only slow it; with --congestion it is refused. */
+static void test_step_on_the_fabric(void **state)
+{
+    (void)state;
+    comet_model m;
+    comet_system sys;
+    comet_error err;
+    presets("megatron-22b", "a100-80g-selene", &m, &sys);
+    comet_system fab;
+    const int64_t n[2] = {8, 4};
+    const double bw[2] = {300e9, 25e9};
+    dims(&fab, 2, n, bw, 2e-6, COMET_TOPO_SWITCH);
+    fab.compute = sys.compute;
+    fab.hbm = sys.hbm;
+    fab.collective_chunks = 1;
+    comet_strategy s;
+    comet_strategy_defaults(&s);
+    s.tp = 8;
+    s.dp = 4;
+    s.global_batch = 32;
+    static comet_sim_step_result closed, flows;
+    comet_sim_step_options o = {.fidelity = COMET_SIM_UNAWARE};
+    assert_int_equal(comet_sim_step(&m, &fab, &s, &o, &closed, &err), COMET_OK);
+    o.fabric = true;
+    assert_int_equal(comet_sim_step(&m, &fab, &s, &o, &flows, &err), COMET_OK);
+    assert_true(flows.fabric_collectives >= 2);
+    assert_close(flows.step_time, closed.step_time, 1e-6);
+    /* the scale-out a fat tree of 16-port switches at 1:1 (leaves of one
+     * node), sprayed: the same again; hashed, no faster */
+    fab.dims[1].topology = COMET_TOPO_FAT_TREE;
+    fab.dims[1].shape.radix = 16;
+    fab.dims[1].shape.routing = COMET_ROUTE_SPRAY;
+    o.fabric = false;
+    assert_int_equal(comet_sim_step(&m, &fab, &s, &o, &closed, &err), COMET_OK);
+    o.fabric = true;
+    assert_int_equal(comet_sim_step(&m, &fab, &s, &o, &flows, &err), COMET_OK);
+    assert_close(flows.step_time, closed.step_time, 1e-6);
+    fab.dims[1].shape.routing = COMET_ROUTE_ECMP;
+    assert_int_equal(comet_sim_step(&m, &fab, &s, &o, &flows, &err), COMET_OK);
+    assert_true(flows.step_time >= closed.step_time * (1.0 - 1e-9));
+    o.fidelity = COMET_SIM_CONGESTION;
+    assert_int_equal(comet_sim_step(&m, &fab, &s, &o, &flows, &err), COMET_EINPUT);
+    assert_string_equal(err.key, "--flows");
+}
+
 /* Every figure of two step results, to tol seconds. */
 static void assert_same_step(const comet_sim_step_result *a, const comet_sim_step_result *b,
                              double tol)
@@ -1388,6 +1436,7 @@ void suite_simulate(test_tally *t)
         cmocka_unit_test(test_engine_detects_deadlock),
         cmocka_unit_test(test_engine_shared_link),
         cmocka_unit_test(test_step_congestion),
+        cmocka_unit_test(test_step_on_the_fabric),
         cmocka_unit_test(test_step_extrapolates_exactly),
         cmocka_unit_test(test_step_extrapolated_timeline_and_limits),
         cmocka_unit_test(test_step_many_layers),

@@ -87,6 +87,11 @@ typedef struct comet_sim_step_options {
     comet_buf *trace;      /* non-NULL: a Chrome trace-event JSON of the step is appended */
     comet_sim_timeline *timeline; /* non-NULL: filled with the step's busy intervals */
     comet_sim_fidelity fidelity;  /* congestion: collectives and sends share each link */
+    /* Each collective priced as flows on the fabric (include/comet/fabric.h):
+     * every distinct one simulated once, every NPU of every group of its
+     * shape at once; the stages' programs still run one NPU per stage. Not
+     * with COMET_SIM_CONGESTION. */
+    bool fabric;
     int64_t max_tasks;     /* tasks a simulated graph may hold; 0 = COMET_SIM_DEFAULT_MAX_TASKS.
                             * A step past it is simulated through its repeating steady
                             * state and extrapolated, or refused when that cannot fit */
@@ -116,6 +121,10 @@ typedef struct comet_sim_step_result {
     int64_t simulated_microbatches;
     int64_t round;
     double round_time;
+    /* with options.fabric: the distinct collectives simulated as flows, and
+     * their flows */
+    int fabric_collectives;
+    uint64_t fabric_flows;
 } comet_sim_step_result;
 
 /* Simulate one training step as a task graph (one NPU per pipeline stage:

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "comet/fabric.h"
 #include "comet/network.h"
 #include "../cost/cost.h"
 #include "../schedule/schedule.h"
@@ -47,6 +48,25 @@ static const char *const kind_names[] = {
     "zero gather",     "load weights",      "store activations",  "load activations",
     "optimizer state", "store weights"};
 
+/* Collectives priced as flows on the fabric (comet_sim_step_options.
+ * fabric): every distinct (group span, collective, bytes) the step holds
+ * simulated once, every group of its shape at once, and remembered. */
+typedef struct fab_price {
+    int64_t span[COMET_MAX_DIMS];
+    comet_collective c;
+    double bytes, time;
+} fab_price;
+
+typedef struct fab_prices {
+    comet_fabric *f;
+    comet_system sys;    /* its sizes resolved */
+    fab_price *items;
+    int n, cap;
+    uint64_t flows;
+    comet_status st;     /* the first failure, kept for the caller */
+    comet_error err;
+} fab_prices;
+
 /* A run of layers of one kind on a virtual stage. */
 typedef struct segment {
     int kind;            /* index into work.layers */
@@ -68,6 +88,7 @@ typedef struct builder {
     step_plan plan;      /* the step's own items, as the estimator prices them */
     footprint fp;        /* what lives in the expansion tier (cost's footprint, as the estimate) */
     bool congestion;
+    fab_prices *prices;  /* collectives priced as flows on the fabric; NULL: closed forms */
     bool split_tp;       /* one task per TP collective (for export) */
     step_coll *coll;     /* per task, when recording collectives (export) */
     int coll_cap;
@@ -159,6 +180,44 @@ static int task(builder *b, int stage, int kind_res, double dur, int kind, int64
     return id;
 }
 
+/* The flows' time of collective c of `bytes` over every group of span[]
+ * (remembered); the closed form when the flows fail (the failure kept in
+ * p->st for the caller). */
+static double fabric_price(fab_prices *p, const int64_t span[COMET_MAX_DIMS], comet_collective c,
+                           double bytes)
+{
+    for (int i = 0; i < p->n; i++)
+        if (p->items[i].c == c && p->items[i].bytes == bytes &&
+            memcmp(p->items[i].span, span, sizeof p->items[i].span) == 0)
+            return p->items[i].time;
+    double t = comet_collective_time(&p->sys, span, c, bytes);
+    if (p->st || !(bytes > 0.0))
+        return t;
+    if (p->n == p->cap) {
+        int cap = p->cap ? 2 * p->cap : 16;
+        fab_price *x = realloc(p->items, sizeof *x * (size_t)cap);
+        if (!x) {
+            p->st = comet_error_set(&p->err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+            return t;
+        }
+        p->items = x;
+        p->cap = cap;
+    }
+    comet_flow_options o;
+    comet_flow_options_defaults(&o);
+    comet_flow_result r;
+    p->st = comet_fabric_collective(p->f, &p->sys, span, c, bytes, &o, &r, &p->err);
+    if (p->st)
+        return t;
+    fab_price *it = &p->items[p->n++];
+    memcpy(it->span, span, sizeof it->span);
+    it->c = c;
+    it->bytes = bytes;
+    it->time = r.time;
+    p->flows += r.flows;
+    return r.time;
+}
+
 /* Under congestion: a collective of `bytes` over group grp as chunks of
  * per-dimension phases on the stage's shared links (each chunk waits for
  * the previous one on every dimension, as one active chunk does), closed
@@ -248,7 +307,9 @@ static int collective_on(builder *b, int stage, int stream, const int64_t span[C
     if (b->congestion)
         return chunked(b, stage, stream == R_TP && !b->s->overlap_tp ? R_COMPUTE : stream, span, c,
                        bytes, outer, kind, mb, layer, after);
-    double t = comet_collective_time_split(b->sys, span, c, bytes, outer);
+    double t = b->prices && !(outer > 0.0) ? fabric_price(b->prices, span, c, bytes)
+                                            : comet_collective_time_split(b->sys, span, c, bytes,
+                                                                          outer);
     int id = task(b, stage, stream, t, kind, mb, layer, after);
     record(b, id, (step_coll){c, grp, bytes, STEP_ON_GROUP});
     return id;
@@ -712,8 +773,8 @@ static void collect(const builder *b, double makespan, comet_sim_step_result *ou
  * graph stores nothing: it counts tasks and edges, and the builder stops
  * (b->oom) once the tasks pass count_only. */
 static comet_status build(const comet_model *m, const comet_system *sys, const comet_strategy *s,
-                          bool congestion, bool split_tp, int64_t micro, int64_t count_only,
-                          builder **out, comet_error *err)
+                          bool congestion, fab_prices *prices, bool split_tp, int64_t micro,
+                          int64_t count_only, builder **out, comet_error *err)
 {
     *out = NULL;
     if (s->pp > COMET_SIM_MAX_STAGES)
@@ -744,6 +805,7 @@ static comet_status build(const comet_model *m, const comet_system *sys, const c
     }
     size_t cells = (size_t)b->micro * (size_t)b->vstages;
     b->congestion = congestion;
+    b->prices = prices;
     b->per_stage = R_PER_STAGE + (b->congestion ? sys->n_dims : 0);
     sim_graph_init(&b->g, b->p * b->per_stage);
     b->g.count_only = count_only;
@@ -816,7 +878,7 @@ static comet_status count_tasks(const comet_model *m, const comet_system *sys,
         return COMET_OK;
     }
     builder *b = NULL;
-    comet_status st = build(m, sys, s, congestion, split_tp, micro, limit + 1, &b, err);
+    comet_status st = build(m, sys, s, congestion, NULL, split_tp, micro, limit + 1, &b, err);
     if (b && b->g.n > limit) {
         st = COMET_OK;
         *tasks = limit + 1;
@@ -933,10 +995,15 @@ done:
 /* Build and run the graph of `micro` microbatches; *out gets the builder
  * (its graph simulated) and r the figures. */
 static comet_status run_step(const comet_model *m, const comet_system *sys,
-                             const comet_strategy *s, bool congestion, int64_t micro,
-                             builder **out, comet_sim_step_result *r, comet_error *err)
+                             const comet_strategy *s, bool congestion, fab_prices *prices,
+                             int64_t micro, builder **out, comet_sim_step_result *r,
+                             comet_error *err)
 {
-    comet_status st = build(m, sys, s, congestion, false, micro, 0, out, err);
+    comet_status st = build(m, sys, s, congestion, prices, false, micro, 0, out, err);
+    if (!st && prices && prices->st) {
+        st = prices->st;
+        *err = prices->err;
+    }
     double makespan = 0.0;
     if (!st)
         st = sim_run(&(*out)->g, &makespan, describe, NULL, err);
@@ -1040,7 +1107,8 @@ static comet_status timeline_repeats(const sim_graph *g, int64_t cut, int64_t ro
  * then add the missing rounds. *out gets the builder of the largest run,
  * its tasks from the cut on moved to where the full step runs them. */
 static comet_status extrapolate(const comet_model *m, const comet_system *sys,
-                                const comet_strategy *s, bool congestion, int64_t micro,
+                                const comet_strategy *s, bool congestion, fab_prices *prices,
+                                int64_t micro,
                                 double full_tasks, int64_t one, int64_t per_round, int64_t limit,
                                 builder **out, comet_sim_step_result *res, comet_error *err)
 {
@@ -1073,7 +1141,7 @@ static comet_status extrapolate(const comet_model *m, const comet_system *sys,
         for (int i = 0; !st && i < 4; i++) {
             builder_free(*out, false);
             *out = NULL;
-            st = run_step(m, sys, s, congestion, first + i * round, out, &r[i], err);
+            st = run_step(m, sys, s, congestion, prices, first + i * round, out, &r[i], err);
         }
         if (st)
             break;
@@ -1111,6 +1179,35 @@ static comet_status extrapolate(const comet_model *m, const comet_system *sys,
     return st;
 }
 
+/* The fabric of the strategy's NPUs, for pricing the step's collectives
+ * as flows; --congestion's per-dimension sharing is another model of the
+ * same contention, so the two are not combined. */
+static comet_status fabric_prices(const comet_system *sys, const comet_strategy *s,
+                                  bool congestion, fab_prices **out, comet_error *err)
+{
+    *out = NULL;
+    if (congestion)
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--flows",
+                               "prices the collectives as flows on the fabric; --congestion "
+                               "shares each dimension's bandwidth instead: use one of them");
+    int64_t npus = comet_strategy_npus(s), sizes[COMET_MAX_DIMS];
+    comet_status st = comet_system_layout(sys, npus, sizes, err);
+    if (st)
+        return st;
+    fab_prices *p = calloc(1, sizeof *p);
+    if (!p)
+        return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    p->sys = *sys;
+    for (int d = 0; d < sys->n_dims; d++)
+        p->sys.dims[d].size = sizes[d];
+    if ((st = comet_fabric_build(&p->sys, npus, &p->f, err)) != COMET_OK) {
+        free(p);
+        return st;
+    }
+    *out = p;
+    return COMET_OK;
+}
+
 comet_status comet_sim_step(const comet_model *m, const comet_system *sys,
                             const comet_strategy *s_in, const comet_sim_step_options *o,
                             comet_sim_step_result *out, comet_error *err)
@@ -1128,12 +1225,22 @@ comet_status comet_sim_step(const comet_model *m, const comet_system *sys,
     st = step_size(m, sys, &s, congestion, false, limit, &one, &per_round, &full, err);
     if (st)
         return st;
+    fab_prices *prices = NULL;
+    if (o && o->fabric && (st = fabric_prices(sys, &s, congestion, &prices, err)) != COMET_OK)
+        return st;
     builder *b = NULL;
     if (full <= (double)limit)
-        st = run_step(m, sys, &s, congestion, micro, &b, out, err);
+        st = run_step(m, sys, &s, congestion, prices, micro, &b, out, err);
     else
-        st = extrapolate(m, sys, &s, congestion, micro, full, one, per_round, limit, &b, out,
-                         err);
+        st = extrapolate(m, sys, &s, congestion, prices, micro, full, one, per_round, limit, &b,
+                         out, err);
+    if (prices) {
+        out->fabric_collectives = prices->n;
+        out->fabric_flows = prices->flows;
+        comet_fabric_free(prices->f);
+        free(prices->items);
+        free(prices);
+    }
     static const char *const streams[R_PER_STAGE] = {
         "compute", "tensor-parallel", "send forward", "send backward", "data-parallel",
         "expansion memory"};
@@ -1170,7 +1277,7 @@ comet_status sim_step_graph_build(const comet_model *m, const comet_system *sys,
                              full, COMET_SIM_DEFAULT_MAX_TASKS);
     builder *b = NULL;
     if (!st)
-        st = build(m, sys, &out->s, false, true,
+        st = build(m, sys, &out->s, false, NULL, true,
                    comet_strategy_microbatches(&out->s), 0, &b, err);
     if (!st && b->coll_cap < b->g.n) { /* every task has an entry */
         step_coll *p = realloc(b->coll, sizeof *p * (size_t)(b->g.n + 1));
