@@ -80,6 +80,8 @@ struct fl_engine {
      * was for (a sum of mixed path keys, and a count): a running set of
      * the same paths (a symmetric collective's next step) reuses them. */
     uint64_t set_hash;
+    double *old_rate;               /* reallocate's scratch: the rates before */
+    int64_t cap_old;
     /* watched links: their utilization appended whenever it changes */
     int n_watch;
     comet_link_series *watch;
@@ -124,6 +126,7 @@ void fl_free(fl_engine *e)
     free(e->active);
     tq_free(&e->wait);
     tq_free(&e->ends);
+    free(e->old_rate);
     free(e->left);
     free(e->bytes);
     free(e->count);
@@ -165,6 +168,7 @@ static int64_t new_flow(fl_engine *e)
     fl_flow *w = &e->flows[e->n_flows];
     w->heap_path = NULL;
     w->len = 0;
+    w->version = 0;
     return e->n_flows++;
 }
 
@@ -196,6 +200,7 @@ int fl_send_path(fl_engine *e, const int32_t *path, int len, double bytes, uint6
             e->bytes[path[i]] += bytes;
     }
     w->key = key;
+    w->version++; /* a slot's earlier flow's projections go stale */
     w->rem = bytes > 0.0 && len > 0 ? bytes : 0.0;
     w->rate = 0.0;
     w->tag = tag;
@@ -544,17 +549,27 @@ static int project(fl_engine *e, int64_t id)
 }
 
 /* New rates for every running flow: their bytes settled at the old ones,
- * the allocation recomputed (or taken from the cache), the end heap built
- * anew in O(n). */
+ * the allocation recomputed (or taken from the cache), and the flows whose
+ * rate changed projected anew (their old projections go stale). */
 static int reallocate(fl_engine *e)
 {
-    for (int64_t k = 0; k < e->n_active; k++)
-        settle(e, &e->flows[e->active[k]]);
+    if (e->n_active > e->cap_old) {
+        double *x = realloc(e->old_rate, (size_t)e->n_active * sizeof *x);
+        if (!x)
+            return -1;
+        e->old_rate = x;
+        e->cap_old = e->n_active;
+    }
+    for (int64_t k = 0; k < e->n_active; k++) {
+        fl_flow *w = &e->flows[e->active[k]];
+        settle(e, w);
+        e->old_rate[k] = w->rate;
+    }
     if (update_rates(e) != 0)
         return -1;
-    tq_clear(&e->ends);
+    /* a flow whose rate stayed keeps its projection (the same time) */
     for (int64_t k = 0; k < e->n_active; k++)
-        if (project(e, e->active[k]) != 0)
+        if (e->flows[e->active[k]].rate != e->old_rate[k] && project(e, e->active[k]) != 0)
             return -1;
     return 0;
 }
