@@ -18,7 +18,8 @@
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: comet simulate [FILE.yaml ...] [estimate's inputs and knobs] [--congestion | --flows]\n"
+            "usage: comet simulate [FILE.yaml ...] [estimate's inputs and knobs]\n"
+            "                      [--congestion [--scheduler baseline|themis] | --flows]\n"
             "                      [--max-tasks N] [--trace FILE] [--json] [--report FILE.html] [--plots DIR]\n"
             "       comet simulate --collective KIND --size SIZE [options]\n"
             "       comet simulate --chakra PREFIX --astra-network NET.yml\n"
@@ -29,7 +30,8 @@ static void usage(FILE *out)
             "The first form simulates one training step as a task graph (1F1B or\n"
             "interleaved pipeline, TP collectives per layer, DP buckets during the last\n"
             "backward, ZeRO) and prints it beside comet estimate's answer; --congestion makes\n"
-            "collectives and sends share each network link's bandwidth; --flows prices every\n"
+            "collectives and sends share each network link's bandwidth (--scheduler themis\n"
+            "orders each chunk's dimensions least loaded first); --flows prices every\n"
             "collective as flows on the system's fabric, every NPU of every group at once\n"
             "(docs/fabric.md); --trace writes a\n"
             "Chrome trace-event file (open it in Perfetto or chrome://tracing); --report\n"
@@ -393,6 +395,14 @@ static int simulate_step(int argc, char **argv)
         .fabric = in->flows,
         .max_tasks = in->max_tasks,
     };
+    if (in->scheduler && strcmp(in->scheduler, "themis") == 0) {
+        opt.scheduler = COMET_SCHED_THEMIS;
+    } else if (in->scheduler && strcmp(in->scheduler, "baseline") != 0) {
+        comet_error_set(&err, COMET_EINPUT, NULL, 0, 0, "--scheduler",
+                        "expected baseline or themis, got \"%s\"", in->scheduler);
+        comet_buf_free(&trace);
+        return cli_report_error("simulate", &err);
+    }
     double t0 = cli_now();
     if (comet_strategy_resolve(&j->model, &j->system, &j->strategy, NULL, &err) ||
         comet_estimate(&j->model, &j->system, &j->strategy, &est, &err) ||

@@ -92,6 +92,10 @@ typedef struct comet_sim_step_options {
      * shape at once; the stages' programs still run one NPU per stage. Not
      * with COMET_SIM_CONGESTION. */
     bool fabric;
+    /* Under congestion, the order of dimensions for each chunk of each
+     * collective: baseline (innermost first) or Themis (the stage's least
+     * loaded dimensions first, work assigned so far; Rashidi et al. 2022) */
+    comet_sim_scheduler scheduler;
     int64_t max_tasks;     /* tasks a simulated graph may hold; 0 = COMET_SIM_DEFAULT_MAX_TASKS.
                             * A step past it is simulated through its repeating steady
                             * state and extrapolated, or refused when that cannot fit */

@@ -46,66 +46,6 @@ typedef struct dim_state {
     double busy;
 } dim_state;
 
-/* Themis: the order of dimensions for the next chunk that keeps the most
- * loaded dimension least loaded once the chunk's phases are added (so the
- * chunk's big first phase goes where there is room). All orders are tried
- * for up to five dimensions; beyond that, dimensions are taken least
- * loaded first. Ties keep the earlier (baseline-like) order. */
-static void themis_order(const comet_sim_options *o, const dim_state *dims,
-                         const comet_link *links, int m, comet_collective c, double bytes,
-                         int *order)
-{
-    for (int i = 0; i < m; i++)
-        order[i] = i;
-    if (m > 5) {
-        for (int i = 1; i < m; i++)
-            for (int j = i; j > 0 && dims[order[j]].load < dims[order[j - 1]].load; j--) {
-                int t = order[j];
-                order[j] = order[j - 1];
-                order[j - 1] = t;
-            }
-        return;
-    }
-    int perm[COMET_MAX_DIMS], best[COMET_MAX_DIMS];
-    for (int i = 0; i < m; i++)
-        perm[i] = best[i] = i;
-    double best_peak = INFINITY;
-    for (;;) {
-        chunk trial;
-        sim_plan_chunk(o, links, perm, m, c, bytes, 0.0, &trial);
-        double load[COMET_MAX_DIMS];
-        for (int d = 0; d < m; d++)
-            load[d] = dims[d].load;
-        for (int p = 0; p < trial.n_phases; p++)
-            load[trial.phases[p].dim] += trial.phases[p].fixed + trial.phases[p].bw;
-        double peak = 0.0;
-        for (int d = 0; d < m; d++)
-            peak = load[d] > peak ? load[d] : peak;
-        if (peak < best_peak * (1.0 - 1e-12)) {
-            best_peak = peak;
-            memcpy(best, perm, sizeof(int) * (size_t)m);
-        }
-        /* next permutation in lexicographic order */
-        int i = m - 2;
-        while (i >= 0 && perm[i] > perm[i + 1])
-            i--;
-        if (i < 0)
-            break;
-        int j = m - 1;
-        while (perm[j] < perm[i])
-            j--;
-        int t = perm[i];
-        perm[i] = perm[j];
-        perm[j] = t;
-        for (int l = i + 1, r = m - 1; l < r; l++, r--) {
-            t = perm[l];
-            perm[l] = perm[r];
-            perm[r] = t;
-        }
-    }
-    memcpy(order, best, sizeof(int) * (size_t)m);
-}
-
 typedef struct sim {
     const comet_sim_options *o;
     int m;
@@ -245,7 +185,10 @@ comet_status comet_sim_collective(const comet_system *sys, const int64_t span[CO
     int order[COMET_MAX_DIMS];
     for (int64_t k = 0; k < splits; k++) {
         if (o->scheduler == COMET_SCHED_THEMIS && c != COMET_COLL_ALL_TO_ALL) {
-            themis_order(o, s.dims, s.links, s.m, c, bytes / (double)splits, order);
+            double load[COMET_MAX_DIMS];
+            for (int d = 0; d < s.m; d++)
+                load[d] = s.dims[d].load;
+            sim_themis_order(o, load, s.links, s.m, c, bytes / (double)splits, 0.0, order);
         } else {
             for (int i = 0; i < s.m; i++)
                 order[i] = i;

@@ -2,7 +2,8 @@
  * docs/collectives.md split into the part links do not share (latency
  * terms, endpoint delays, reduction memory passes) and the bandwidth part.
  * Used by the collective simulator and by the step simulator under
- * congestion, so both cost a phase the same way. */
+ * congestion, so both cost a phase the same way, and both order a chunk's
+ * dimensions the same way under Themis. */
 #include "phases.h"
 
 #include <math.h>
@@ -53,4 +54,63 @@ void sim_plan_chunk(const comet_sim_options *o, const comet_link *links, const i
     for (int i = 0; i < n && i < MAX_PHASES; i++)
         ch->phases[ch->n_phases++] =
             make_phase(o, plan[i].link, &links[plan[i].link], plan[i].collective, plan[i].bytes);
+}
+
+/* Themis: the order of dimensions for the next chunk that keeps the most
+ * loaded dimension least loaded once the chunk's phases are added (so the
+ * chunk's big first phase goes where there is room). All orders are tried
+ * for up to five dimensions; beyond that, dimensions are taken least
+ * loaded first. Ties keep the earlier (baseline-like) order. */
+void sim_themis_order(const comet_sim_options *o, const double *loads, const comet_link *links,
+                      int m, comet_collective c, double bytes, double outer, int *order)
+{
+    for (int i = 0; i < m; i++)
+        order[i] = i;
+    if (m > 5) {
+        for (int i = 1; i < m; i++)
+            for (int j = i; j > 0 && loads[order[j]] < loads[order[j - 1]]; j--) {
+                int t = order[j];
+                order[j] = order[j - 1];
+                order[j - 1] = t;
+            }
+        return;
+    }
+    int perm[COMET_MAX_DIMS], best[COMET_MAX_DIMS];
+    for (int i = 0; i < m; i++)
+        perm[i] = best[i] = i;
+    double best_peak = INFINITY;
+    for (;;) {
+        chunk trial;
+        sim_plan_chunk(o, links, perm, m, c, bytes, outer, &trial);
+        double load[COMET_MAX_DIMS];
+        for (int d = 0; d < m; d++)
+            load[d] = loads[d];
+        for (int p = 0; p < trial.n_phases; p++)
+            load[trial.phases[p].dim] += trial.phases[p].fixed + trial.phases[p].bw;
+        double peak = 0.0;
+        for (int d = 0; d < m; d++)
+            peak = load[d] > peak ? load[d] : peak;
+        if (peak < best_peak * (1.0 - 1e-12)) {
+            best_peak = peak;
+            memcpy(best, perm, sizeof(int) * (size_t)m);
+        }
+        /* next permutation in lexicographic order */
+        int i = m - 2;
+        while (i >= 0 && perm[i] > perm[i + 1])
+            i--;
+        if (i < 0)
+            break;
+        int j = m - 1;
+        while (perm[j] < perm[i])
+            j--;
+        int t = perm[i];
+        perm[i] = perm[j];
+        perm[j] = t;
+        for (int l = i + 1, r = m - 1; l < r; l++, r--) {
+            t = perm[l];
+            perm[l] = perm[r];
+            perm[r] = t;
+        }
+    }
+    memcpy(order, best, sizeof(int) * (size_t)m);
 }

@@ -27,4 +27,11 @@ typedef struct chunk {
 void sim_plan_chunk(const comet_sim_options *o, const comet_link *links, const int *order, int m,
                     comet_collective c, double bytes, double outer, chunk *ch);
 
+/* Themis (Rashidi et al. 2022): the order of the m links for a chunk of
+ * `bytes` that keeps the most loaded link least loaded once the chunk's
+ * phases are added to loads[] (seconds of work assigned per link so far):
+ * every order for up to five links, least loaded first beyond. */
+void sim_themis_order(const comet_sim_options *o, const double *loads, const comet_link *links,
+                      int m, comet_collective c, double bytes, double outer, int *order);
+
 #endif

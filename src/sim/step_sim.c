@@ -67,6 +67,13 @@ typedef struct fab_prices {
     comet_error err;
 } fab_prices;
 
+/* What a simulated step adds to the task graph's own model: collectives
+ * priced as flows on the fabric, Themis ordering chunks under congestion. */
+typedef struct step_mode {
+    fab_prices *prices;
+    bool themis;
+} step_mode;
+
 /* A run of layers of one kind on a virtual stage. */
 typedef struct segment {
     int kind;            /* index into work.layers */
@@ -88,6 +95,10 @@ typedef struct builder {
     step_plan plan;      /* the step's own items, as the estimator prices them */
     footprint fp;        /* what lives in the expansion tier (cost's footprint, as the estimate) */
     bool congestion;
+    /* Themis under congestion: each chunk's dimensions ordered to keep the
+     * stage's most loaded link least loaded (work assigned so far, per
+     * stage and dimension); NULL: the dimensions in order */
+    double *themis_load;
     fab_prices *prices;  /* collectives priced as flows on the fabric; NULL: closed forms */
     bool split_tp;       /* one task per TP collective (for export) */
     step_coll *coll;     /* per task, when recording collectives (export) */
@@ -241,9 +252,19 @@ static int chunked(builder *b, int stage, int stream, const int64_t span[COMET_M
     for (int i = 0; i < MAX_PHASES; i++)
         behind[i] = -1;
     int ends[64], n_ends = 0;
+    double *load = b->themis_load ? b->themis_load + (size_t)stage * COMET_MAX_DIMS : NULL;
     for (int64_t ci = 0; ci < k; ci++) {
         chunk ch;
+        if (load && c != COMET_COLL_ALL_TO_ALL) {
+            double by_link[COMET_MAX_DIMS];
+            for (int i = 0; i < m; i++)
+                by_link[i] = load[map[i]];
+            sim_themis_order(&o, by_link, links, m, c, bytes / (double)k, outer / (double)k,
+                             order);
+        }
         sim_plan_chunk(&o, links, order, m, c, bytes / (double)k, outer / (double)k, &ch);
+        for (int i = 0; load && i < ch.n_phases; i++)
+            load[map[ch.phases[i].dim]] += ch.phases[i].fixed + ch.phases[i].bw;
         int prev = after;
         for (int i = 0; i < ch.n_phases; i++) {
             int id = sim_add_task(&b->g, res(b, stage, R_PER_STAGE + map[ch.phases[i].dim]),
@@ -773,7 +794,7 @@ static void collect(const builder *b, double makespan, comet_sim_step_result *ou
  * graph stores nothing: it counts tasks and edges, and the builder stops
  * (b->oom) once the tasks pass count_only. */
 static comet_status build(const comet_model *m, const comet_system *sys, const comet_strategy *s,
-                          bool congestion, fab_prices *prices, bool split_tp, int64_t micro,
+                          bool congestion, const step_mode *mode, bool split_tp, int64_t micro,
                           int64_t count_only, builder **out, comet_error *err)
 {
     *out = NULL;
@@ -805,7 +826,12 @@ static comet_status build(const comet_model *m, const comet_system *sys, const c
     }
     size_t cells = (size_t)b->micro * (size_t)b->vstages;
     b->congestion = congestion;
-    b->prices = prices;
+    b->prices = mode ? mode->prices : NULL;
+    if (mode && mode->themis && congestion) {
+        b->themis_load = calloc((size_t)s->pp * COMET_MAX_DIMS, sizeof *b->themis_load);
+        if (!b->themis_load)
+            return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    }
     b->per_stage = R_PER_STAGE + (b->congestion ? sys->n_dims : 0);
     sim_graph_init(&b->g, b->p * b->per_stage);
     b->g.count_only = count_only;
@@ -857,6 +883,7 @@ static void builder_free(builder *b, bool keep_graph)
     free(b->segs);
     free(b->seg_gather);
     free(b->pass_end);
+    free(b->themis_load);
     if (!keep_graph) {
         sim_graph_free(&b->g);
         free(b->coll);
@@ -995,14 +1022,14 @@ done:
 /* Build and run the graph of `micro` microbatches; *out gets the builder
  * (its graph simulated) and r the figures. */
 static comet_status run_step(const comet_model *m, const comet_system *sys,
-                             const comet_strategy *s, bool congestion, fab_prices *prices,
+                             const comet_strategy *s, bool congestion, const step_mode *mode,
                              int64_t micro, builder **out, comet_sim_step_result *r,
                              comet_error *err)
 {
-    comet_status st = build(m, sys, s, congestion, prices, false, micro, 0, out, err);
-    if (!st && prices && prices->st) {
-        st = prices->st;
-        *err = prices->err;
+    comet_status st = build(m, sys, s, congestion, mode, false, micro, 0, out, err);
+    if (!st && mode->prices && mode->prices->st) {
+        st = mode->prices->st;
+        *err = mode->prices->err;
     }
     double makespan = 0.0;
     if (!st)
@@ -1107,7 +1134,7 @@ static comet_status timeline_repeats(const sim_graph *g, int64_t cut, int64_t ro
  * then add the missing rounds. *out gets the builder of the largest run,
  * its tasks from the cut on moved to where the full step runs them. */
 static comet_status extrapolate(const comet_model *m, const comet_system *sys,
-                                const comet_strategy *s, bool congestion, fab_prices *prices,
+                                const comet_strategy *s, bool congestion, const step_mode *mode,
                                 int64_t micro,
                                 double full_tasks, int64_t one, int64_t per_round, int64_t limit,
                                 builder **out, comet_sim_step_result *res, comet_error *err)
@@ -1141,7 +1168,7 @@ static comet_status extrapolate(const comet_model *m, const comet_system *sys,
         for (int i = 0; !st && i < 4; i++) {
             builder_free(*out, false);
             *out = NULL;
-            st = run_step(m, sys, s, congestion, prices, first + i * round, out, &r[i], err);
+            st = run_step(m, sys, s, congestion, mode, first + i * round, out, &r[i], err);
         }
         if (st)
             break;
@@ -1228,11 +1255,18 @@ comet_status comet_sim_step(const comet_model *m, const comet_system *sys,
     fab_prices *prices = NULL;
     if (o && o->fabric && (st = fabric_prices(sys, &s, congestion, &prices, err)) != COMET_OK)
         return st;
+    if (o && o->scheduler == COMET_SCHED_THEMIS && !congestion) {
+        free(prices);
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--scheduler",
+                               "themis orders the chunks of collectives on shared links: it "
+                               "needs --congestion");
+    }
+    step_mode mode = {prices, o && o->scheduler == COMET_SCHED_THEMIS};
     builder *b = NULL;
     if (full <= (double)limit)
-        st = run_step(m, sys, &s, congestion, prices, micro, &b, out, err);
+        st = run_step(m, sys, &s, congestion, &mode, micro, &b, out, err);
     else
-        st = extrapolate(m, sys, &s, congestion, prices, micro, full, one, per_round, limit, &b,
+        st = extrapolate(m, sys, &s, congestion, &mode, micro, full, one, per_round, limit, &b,
                          out, err);
     if (prices) {
         out->fabric_collectives = prices->n;
