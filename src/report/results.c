@@ -39,6 +39,9 @@ void comet_headroom_text(comet_buf *b, const comet_results *r, const comet_headr
         comet_buf_printf(b, "%s: no design fits at %s", name, lowest);
         return;
     }
+    double pct = 100.0 * (h->slowdown - 1.0);
+    if (fabs(pct) < 0.05)
+        pct = 0.0; /* "+0.0 %", never "-0.0 %" */
     if (h->slot == h->base_slot)
         comet_buf_printf(b, "%s: nothing above %s within %.0f %%", name, lowest,
                          100.0 * h->tolerance);
@@ -52,7 +55,7 @@ void comet_headroom_text(comet_buf *b, const comet_results *r, const comet_headr
                                                sizeof q1),
                          comet_format_quantity(h->base->result.step_time, COMET_QTY_SECONDS, 0,
                                                q2, sizeof q2),
-                         100.0 * (h->slowdown - 1.0),
+                         pct,
                          comet_format_quantity(h->at->cost, COMET_QTY_MONEY, 0, q3, sizeof q3),
                          comet_format_quantity(h->base->cost, COMET_QTY_MONEY, 0, q4, sizeof q4));
     if (h->past_slot < 0)
