@@ -55,6 +55,7 @@ int sweep_finish(const comet_study *study, const sweep_args *a, const char *csv_
         comet_summary_from_results(sum, res, study); /* design values by index */
         comet_summary_pareto_csv(&pareto, sum);
         comet_summary_text(&text, sum);
+        comet_headroom_summary(&text, res);
         char path[4096];
         sweep_join(path, sizeof path, dir, "pareto.csv");
         st = cli_write_output(path, pareto.data, pareto.len, &err);

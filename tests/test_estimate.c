@@ -651,6 +651,134 @@ static void test_fp8_estimate(void **state)
     assert_close(on.mfu * on.step_time, off.mfu * off.step_time, 1e-9);
 }
 
+/* A system from YAML (the network keys under test), on the heap. */
+static comet_job *read_system(const char *yaml)
+{
+    comet_job *job = malloc(sizeof *job);
+    comet_job_init(job);
+    comet_error err;
+    if (comet_config_read_text(yaml, strlen(yaml), "net.yaml", job, &err))
+        fail_msg("%s: %s", err.key, err.message);
+    return job;
+}
+
+#define NODE "    - {name: node, size: 8, bandwidth: 450 GB/s}\n"
+
+/* The switches and cables of a Clos, worked by hand (docs/study.md,
+ * "Costs"); the fabric's port split: down = floor(radix o / (1 + o)). */
+static void test_clos_hardware(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *network;
+        int d;
+        int64_t npus, leaves, aggregation, spines, pods, links;
+    } cases[] = {
+        /* 512 NPUs, 2 tiers of 64 ports at 1:1 (32 down / 32 up): 16
+         * leaves, 16 x 32 uplinks on ceil(512 / 64) = 8 spines; 512 + 512
+         * cables */
+        {NODE "    - {name: ib, size: auto, topology: fat_tree, radix: 64, bandwidth: 50 GB/s}\n",
+         1, 512, 16, 0, 8, 1, 1024},
+        /* at 3:1 (48 down / 16 up): ceil(512 / 48) = 11 leaves, ceil(176 /
+         * 64) = 3 spines; 512 + 176 cables */
+        {NODE "    - {name: ib, size: auto, topology: fat_tree, radix: 64, oversubscription: 3,\n"
+              "       bandwidth: 50 GB/s}\n",
+         1, 512, 11, 0, 3, 1, 688},
+        /* 4,096 NPUs on 3 tiers of 64 ports at 1:1: 128 leaves in 4 blocks
+         * of 32 aggregation switches, 128 x 32 agg uplinks on 64 cores;
+         * 3 x 4,096 cables */
+        {NODE "    - {name: ib, size: auto, topology: fat_tree, tiers: 3, radix: 64,\n"
+              "       bandwidth: 50 GB/s}\n",
+         1, 4096, 128, 128, 64, 1, 12288},
+        /* ... at 8:1 (56 down / 8 up): ceil(4096 / 56) = 74 leaves in 3
+         * blocks of 8 aggregation switches, 24 x 32 agg uplinks on 12 cores;
+         * 4,096 + 74 x 8 + 24 x 32 cables */
+        {NODE "    - {name: ib, size: auto, topology: fat_tree, tiers: 3, radix: 64,\n"
+              "       oversubscription: 8, bandwidth: 50 GB/s}\n",
+         1, 4096, 74, 24, 12, 1, 5456},
+        /* rails: 8 rails of ceil(64 / 8) = 8 leaves of 16 ports, 3 tiers: 8
+         * blocks of 8 aggregation switches, 64 x 8 agg uplinks on 32 cores */
+        {NODE "    - {name: rails, size: 64, topology: rail, tiers: 3, radix: 16,\n"
+              "       bandwidth: 50 GB/s}\n",
+         1, 512, 64, 64, 32, 1, 512 + 64 * 8 + 64 * 8},
+        /* a tree per pod: 16 NPUs on 4 leaves of 8 ports and ceil(16 / 8) =
+         * 2 spines, 4 pods of them across the outer dimension */
+        {"    - {name: ib, size: 16, topology: fat_tree, radix: 8, bandwidth: 50 GB/s}\n"
+         "    - {name: dc, size: 4, bandwidth: 10 GB/s}\n",
+         0, 64, 4, 0, 2, 4, 4 * (16 + 16)},
+        /* a pod that fits one leaf builds no tier above it */
+        {"    - {name: ib, size: 4, topology: fat_tree, radix: 8, bandwidth: 50 GB/s}\n", 0, 4,
+         1, 0, 0, 1, 4},
+        /* a switch dimension has no tree to count */
+        {NODE "    - {name: ib, size: auto, bandwidth: 50 GB/s}\n", 1, 512, 0, 0, 0, 0, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char yaml[1024];
+        snprintf(yaml, sizeof yaml, "system:\n  preset: h100-80g-dgx\n  network:\n%s",
+                 cases[i].network);
+        comet_job *job = read_system(yaml);
+        comet_system *sys = &job->system;
+        int d = cases[i].d;
+        comet_net_hardware hw;
+        comet_net_hardware_of(sys, d, cases[i].npus, &hw);
+        assert_int_equal(hw.leaves, cases[i].leaves);
+        assert_int_equal(hw.aggregation, cases[i].aggregation);
+        assert_int_equal(hw.spines, cases[i].spines);
+        assert_int_equal(hw.pods, cases[i].pods);
+        assert_int_equal(hw.switches,
+                         cases[i].pods * (cases[i].leaves + cases[i].aggregation + cases[i].spines));
+        assert_int_equal(hw.switch_ports, hw.switches * sys->dims[d].shape.radix);
+        assert_int_equal(hw.links, cases[i].links);
+        /* priced at $500 a port and $100 a cable, on top of what the
+         * system costs without them */
+        double without = comet_system_cost(sys, cases[i].npus);
+        assert_close(hw.cost, 0.0, 0.0);
+        sys->dims[d].cost_per_switch_port = 500.0;
+        sys->dims[d].cost_per_link = 100.0;
+        comet_net_hardware_of(sys, d, cases[i].npus, &hw);
+        assert_close(hw.cost, 500.0 * (double)hw.switch_ports + 100.0 * (double)hw.links, 0.0);
+        assert_close(comet_system_cost(sys, cases[i].npus) - without, hw.cost, 1e-9);
+        free(job);
+    }
+}
+
+/* The prices are keys of a network dimension, written back as read and
+ * left out when not given. */
+static void test_clos_prices_round_trip(void **state)
+{
+    (void)state;
+    comet_job *job = read_system("system:\n  preset: h100-80g-dgx\n  network:\n" NODE
+                                 "    - {name: ib, size: auto, topology: fat_tree, radix: 64,\n"
+                                 "       bandwidth: 50 GB/s, cost_per_switch_port: 650,\n"
+                                 "       cost_per_link: 90.5}\n");
+    assert_close(job->system.dims[1].cost_per_switch_port, 650.0, 0.0);
+    assert_close(job->system.dims[1].cost_per_link, 90.5, 0.0);
+    assert_close(job->system.dims[0].cost_per_switch_port, 0.0, 0.0);
+    comet_buf b;
+    comet_buf_init(&b);
+    comet_error err;
+    assert_int_equal(comet_system_write_yaml(&job->system, &b, &err), COMET_OK);
+    assert_non_null(strstr(b.data, "cost_per_switch_port: 650\n"));
+    assert_non_null(strstr(b.data, "cost_per_link: 90.5\n"));
+    comet_job *again = read_system(b.data);
+    assert_close(again->system.dims[1].cost_per_switch_port, 650.0, 0.0);
+    assert_close(again->system.dims[1].cost_per_link, 90.5, 0.0);
+    assert_close(comet_system_cost(&again->system, 512), comet_system_cost(&job->system, 512),
+                 0.0);
+    comet_buf_free(&b);
+    /* without the keys nothing is written */
+    comet_job *plain = read_system("system: h100-80g-dgx\n");
+    comet_buf_init(&b);
+    assert_int_equal(comet_system_write_yaml(&plain->system, &b, &err), COMET_OK);
+    assert_null(strstr(b.data, "cost_per_switch_port"));
+    assert_null(strstr(b.data, "cost_per_link"));
+    comet_buf_free(&b);
+    free(plain);
+    free(again);
+    free(job);
+}
+#undef NODE
+
 void suite_estimate(test_tally *t)
 {
 #define TOY_TEST(f) cmocka_unit_test_setup_teardown(f, toy_setup, toy_teardown)
@@ -671,6 +799,8 @@ void suite_estimate(test_tally *t)
         cmocka_unit_test(test_fp8_gemm_at_fp8_peak),
         cmocka_unit_test(test_fp8_workload),
         cmocka_unit_test(test_fp8_estimate),
+        cmocka_unit_test(test_clos_hardware),
+        cmocka_unit_test(test_clos_prices_round_trip),
     };
 #undef TOY_TEST
     RUN_GROUP(t, estimate);

@@ -1,9 +1,11 @@
 /* comet study: the methodology's monotonic facts (more HBM never makes the
- * best strategy slower, more network bandwidth never does, an expansion
- * tier with no bandwidth never helps), the findings and conclusions on a
- * small study, and the default study's printed summary against a golden
- * file (tests/golden/study-transformer-1t.txt; COMET_UPDATE_GOLDEN=1
- * rewrites it after a deliberate change). */
+ * best strategy slower, more network bandwidth never does, nor a less
+ * oversubscribed tree, an expansion tier with no bandwidth never helps),
+ * the findings and conclusions on a small study, how far an
+ * oversubscription axis goes within 5 % on rows worked by hand, and the
+ * default and oversubscription-h100 studies' printed summaries against
+ * golden files (tests/golden/study-*.txt; COMET_UPDATE_GOLDEN=1 rewrites
+ * them after a deliberate change). */
 #define _XOPEN_SOURCE 700 /* mkdtemp, realpath */
 #include <math.h>
 #include <stdio.h>
@@ -13,6 +15,7 @@
 
 #include "comet/comet.h"
 #include "comet/methodology.h"
+#include "comet/report.h"
 #include "comet/results.h"
 #include "comet/sweep.h"
 #include "tests.h"
@@ -80,6 +83,106 @@ static void test_more_bandwidth_never_slower(void **state)
                    t, 16);
     expect_non_increasing("network.nvlink.bandwidth", t, n);
     assert_true(t[n - 1] < t[0]);
+}
+
+/* Fewer uplinks never speed the best strategy up: a 3-tier fat tree of
+ * 8-port switches from 16:1 down to 1:1, halving-doubling on it so that
+ * the uplinks bind, and at 16:1 they do. */
+static void test_less_oversubscription_never_slower(void **state)
+{
+    (void)state;
+    double t[16];
+    int n = best_times("study:\n  name: os\n  models: [megatron-22b]\n  npus: 128\n"
+                       "  global_batch: 128\n  system:\n    preset: a100-80g-selene\n"
+                       "    network:\n      - {name: node, size: 8, bandwidth: 300 GB/s}\n"
+                       "      - {name: ib, size: auto, topology: fat_tree, tiers: 3, radix: 8,\n"
+                       "         algorithm: halving_doubling, bandwidth: 25 GB/s}\n"
+                       "  axes:\n    network:\n      ib:\n"
+                       "        oversubscription: [16, 8, 4, 2, 1.5, 1]\n"
+                       "  search: {max_microbatch: 4}\n",
+                       t, 16);
+    assert_int_equal(n, 6);
+    expect_non_increasing("network.ib.oversubscription", t, n);
+    assert_true(t[n - 1] < t[0]);
+}
+
+/* How far a network can be oversubscribed, from rows worked by hand: two
+ * bandwidths x four ratios (listed out of order) for three models; a ratio
+ * is within 5 % when every design's step at it is, and so is every ratio
+ * below it. */
+static void test_headroom(void **state)
+{
+    (void)state;
+    /* model, then bandwidth (25, 50 GB/s), then ratio (1, 4, 2, 8) */
+    static const double step[3][2][4] = {
+        {{10.0, 10.4, 10.1, 11.0}, {8.0, 8.5, 8.2, 9.0}}, /* 2:1 +2.5 %, 4:1 +6.25 % */
+        {{5.0, 5.1, 5.0, 0.0}, {4.0, 4.0, 4.0, 4.0}},     /* 4:1 +2 %, 8:1 no longer fits */
+        {{0.0, 3.0, 3.0, 3.0}, {0.0, 3.0, 3.0, 3.0}},     /* nothing fits at 1:1 */
+    };
+    static const double ratio[4] = {1, 4, 2, 8}, cost[4] = {100, 80, 90, 70};
+    static const char *const models[3] = {"m1", "m2", "m3"};
+    comet_buf csv;
+    comet_buf_init(&csv);
+    comet_buf_printf(&csv, "index,status,design_cost,network.ib.bandwidth,"
+                           "network.ib.oversubscription,npus,model,step_time_s,tokens_per_s,"
+                           "hbm_total_bytes\n");
+    for (int m = 0, i = 0; m < 3; m++)
+        for (int b = 0; b < 2; b++)
+            for (int o = 0; o < 4; o++, i++)
+                comet_buf_printf(&csv, "%d,%s,%g,%g,%g,64,%s,%g,1,1\n", i,
+                                 step[m][b][o] > 0.0 ? "ok" : "no_fit", cost[o], 25e9 * (b + 1),
+                                 ratio[o], models[m], step[m][b][o]);
+    static comet_results r;
+    comet_error err;
+    assert_int_equal(comet_results_parse(csv.data, csv.len, "h.csv", &r, &err), COMET_OK);
+    assert_string_equal(r.problem, "");
+    assert_int_equal(r.study.axes[1].kind, COMET_AXIS_DIM_OVERSUBSCRIPTION);
+    comet_headroom h;
+    comet_results_headroom(&r, 0, 1, 0.05, &h);
+    assert_int_equal(h.base_slot, 0);
+    assert_int_equal(h.slot, 2);                   /* 2:1 */
+    assert_close(h.slowdown, 8.2 / 8.0, 1e-15);    /* the worse of 10.1 / 10 and 8.2 / 8 */
+    assert_int_equal(h.base->index, 4);
+    assert_int_equal(h.at->index, 6);
+    assert_int_equal(h.past_slot, 1);              /* 4:1 */
+    assert_close(h.past_slowdown, 8.5 / 8.0, 1e-15);
+    comet_buf line;
+    comet_buf_init(&line);
+    comet_headroom_text(&line, &r, &h);
+    assert_string_equal(line.data, "ib oversubscription: up to 2:1 within 5 % of 1:1 (step "
+                                   "8.20 s vs 8.00 s, +2.5 %; design $90.0 vs $100); 4:1 is "
+                                   "+6.2 %");
+    /* a wider tolerance takes every ratio up to 8:1, which is past 10 % */
+    comet_results_headroom(&r, 0, 1, 0.10, &h);
+    assert_int_equal(h.slot, 1);
+    assert_int_equal(h.past_slot, 3);
+    comet_results_headroom(&r, 1, 1, 0.05, &h);
+    assert_int_equal(h.slot, 1);                   /* 4:1, +2 % */
+    assert_close(h.slowdown, 1.02, 1e-15);
+    assert_int_equal(h.past_slot, 3);
+    assert_true(isinf(h.past_slowdown));
+    comet_buf_free(&line);
+    comet_buf_init(&line);
+    comet_headroom_text(&line, &r, &h);
+    assert_non_null(strstr(line.data, "; at 8:1 a design no longer fits"));
+    comet_results_headroom(&r, 2, 1, 0.05, &h);
+    assert_int_equal(h.slot, -1);
+    comet_buf_free(&line);
+    comet_buf_init(&line);
+    comet_headroom_text(&line, &r, &h);
+    assert_string_equal(line.data, "ib oversubscription: no design fits at 1:1");
+    /* the sweep summary's lines, one per model */
+    comet_buf_free(&line);
+    comet_buf_init(&line);
+    comet_headroom_summary(&line, &r);
+    assert_non_null(strstr(line.data, "  m1: ib oversubscription: up to 2:1"));
+    assert_non_null(strstr(line.data, "\n  m3: ib oversubscription: no design fits at 1:1\n"));
+    /* no such axis: nothing */
+    comet_results_headroom(&r, 0, -1, 0.05, &h);
+    assert_int_equal(h.axis, -1);
+    comet_buf_free(&line);
+    comet_buf_free(&csv);
+    comet_results_free(&r);
 }
 
 /* A tier that cannot move a byte cannot make anything faster. */
@@ -197,22 +300,18 @@ static void test_findings_and_conclusions(void **state)
     comet_results_free(&r);
 }
 
-/* The default study, end to end through the binary, against the golden
- * summary. It takes about a minute, so the sanitizer run leaves it to
- * the release run. */
-static void test_default_study_golden(void **state)
+/* A built-in study (NULL: the default one), end to end through the
+ * binary, into a fresh directory: its printed summary, less the last line
+ * (the report's path), against the golden file; the directory is left
+ * for the caller (rm -rf dir when done). */
+static void study_golden(const char *name, const char *golden, char *dir)
 {
-    (void)state;
-    if (getenv("COMET_SANITIZED")) {
-        TEST_SKIP("the default study's golden summary runs in the release build only (about a "
-                  "minute there)");
-    }
-    char dir[] = "/tmp/comet-study-XXXXXX", bin[4096], cmd[8400];
+    char bin[4096], cmd[8400];
     assert_non_null(mkdtemp(dir));
     const char *b = getenv("COMET_BIN");
     assert_non_null(realpath(b ? b : "build/comet", bin));
-    snprintf(cmd, sizeof cmd, "cd %s && %s study -o out --quiet > stdout.txt 2> stderr.txt", dir,
-             bin);
+    snprintf(cmd, sizeof cmd, "cd %s && %s study %s -o out --quiet > stdout.txt 2> stderr.txt",
+             dir, bin, name ? name : "");
     assert_int_equal(system(cmd), 0);
     char path[512];
     snprintf(path, sizeof path, "%s/out/summary.txt", dir);
@@ -230,9 +329,67 @@ static void test_default_study_golden(void **state)
     for (const char *p = got; *p; p++)
         lines += *p == '\n';
     assert_true(lines + 1 <= 30);
-    test_golden("study-transformer-1t.txt", got);
+    test_golden(golden, got);
+}
+
+static void remove_dir(const char *dir)
+{
+    char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     assert_int_equal(system(cmd), 0);
+}
+
+/* The default study against its golden summary. It takes about a minute,
+ * so the sanitizer run leaves it to the release run. */
+static void test_default_study_golden(void **state)
+{
+    (void)state;
+    if (getenv("COMET_SANITIZED")) {
+        TEST_SKIP("the default study's golden summary runs in the release build only (about a "
+                  "minute there)");
+    }
+    char dir[] = "/tmp/comet-study-XXXXXX";
+    study_golden(NULL, "study-transformer-1t.txt", dir);
+    remove_dir(dir);
+}
+
+/* The oversubscription-h100 study (docs/study.md) answers its question:
+ * GPT-3 175B keeps its best step within 5 % of the non-blocking tree's up
+ * to 8:1 (12:1 is 6.1 % slower, its best strategy moving to 16 pipeline
+ * stages), Llama 3 405B to 16:1, the most swept; the summary, with those
+ * lines, against its golden file (about 2 s). */
+static void test_oversubscription_study(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/comet-study-XXXXXX";
+    study_golden("oversubscription-h100", "study-oversubscription-h100.txt", dir);
+    char path[512];
+    snprintf(path, sizeof path, "%s/out/results.csv", dir);
+    static comet_results r;
+    comet_error err;
+    assert_int_equal(comet_results_read(path, &r, &err), COMET_OK);
+    assert_int_equal(r.n_rows, 18);
+    assert_int_equal(r.study.n_axes, 1);
+    const comet_axis *ax = &r.study.axes[0];
+    assert_int_equal(ax->kind, COMET_AXIS_DIM_OVERSUBSCRIPTION);
+    comet_headroom h;
+    comet_results_headroom(&r, 0, 0, COMET_HEADROOM_TOLERANCE, &h);
+    assert_string_equal(r.study.models[0].name, "gpt3-175b");
+    assert_close(ax->values[h.base_slot], 1.0, 0.0);
+    assert_close(ax->values[h.slot], 8.0, 0.0);
+    assert_true(fabs(h.slowdown - 1.0) < 0.001); /* within 0.1 % of 1:1 */
+    assert_close(ax->values[h.past_slot], 12.0, 0.0);
+    assert_close(h.past_slowdown, 1.061, 0.001);
+    assert_true(h.at->cost < h.base->cost);
+    assert_int_equal(h.at->strategy.pp, h.base->strategy.pp);
+    assert_int_equal(r.rows[7].strategy.pp, 16); /* 12:1 */
+    comet_results_headroom(&r, 1, 0, COMET_HEADROOM_TOLERANCE, &h);
+    assert_string_equal(r.study.models[1].name, "llama3-405b");
+    assert_close(ax->values[h.slot], 16.0, 0.0);
+    assert_int_equal(h.past_slot, -1);
+    assert_close(h.slowdown, 1.017, 0.001);
+    comet_results_free(&r);
+    remove_dir(dir);
 }
 
 void suite_study(test_tally *t)
@@ -241,8 +398,11 @@ void suite_study(test_tally *t)
         cmocka_unit_test(test_more_hbm_never_slower),
         cmocka_unit_test(test_more_bandwidth_never_slower),
         cmocka_unit_test(test_zero_bandwidth_expansion_never_helps),
+        cmocka_unit_test(test_less_oversubscription_never_slower),
+        cmocka_unit_test(test_headroom),
         cmocka_unit_test(test_findings_and_conclusions),
         cmocka_unit_test(test_default_study_golden),
+        cmocka_unit_test(test_oversubscription_study),
     };
     RUN_GROUP(t, study);
 }

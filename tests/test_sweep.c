@@ -169,6 +169,171 @@ static void test_bad_shaped_axes(void **state)
     free(st);
 }
 
+/* The Clos shape axes (oversubscription, radix, tiers) are held to the
+ * shape check in every combination with each other and with the sizes
+ * inside: the error names the axis value at fault and the key it breaks. */
+static void test_bad_clos_axes(void **state)
+{
+    (void)state;
+#define IB_CLOS "      - {name: ib, size: auto, topology: fat_tree, radix: 64, bandwidth: 25 GB/s}\n"
+    expect_study_error(SHAPED_STUDY(IB_CLOS, "      ib: {oversubscription: [2, 0.5]}\n"),
+                       "bad.yaml:12:34: study.axes.network.ib.oversubscription[1]: fat_tree with "
+                       "auto NPUs along ib and 8 inside: study.system.network[1].oversubscription: "
+                       "each ratio (down:up ports) must be at least 1");
+    expect_study_error(SHAPED_STUDY(IB_CLOS, "      ib: {radix: [64, 2]}\n"),
+                       "bad.yaml:12:24: study.axes.network.ib.radix[1]: fat_tree with auto NPUs "
+                       "along ib and 8 inside: study.system.network[1].radix: fat_tree needs a "
+                       "switch radix of at least 4 ports");
+    expect_study_error(SHAPED_STUDY(IB_CLOS, "      ib: {tiers: [2, 4]}\n"),
+                       "bad.yaml:12:23: study.axes.network.ib.tiers[1]: expected an integer from 2 to 3, "
+                       "got \"4\"");
+    expect_study_error(SHAPED_STUDY(IB_CLOS, "      ib: {oversubscripton: [2]}\n"),
+                       "bad.yaml:12:12: study.axes.network.ib.oversubscripton: unknown resource "
+                       "(did you mean \"oversubscription\"?)");
+    /* a torus's shape is no axis (its values are lists, an axis's numbers) */
+    expect_study_error(SHAPED_STUDY(IB_CLOS, "      ib: {shape: [[2, 4]]}\n"),
+                       "bad.yaml:12:12: study.axes.network.ib.shape: unknown resource (allowed: "
+                       "bandwidth, size, latency, topology, oversubscription, radix, tiers)");
+    /* a ratio on a switch, which has no uplinks to thin */
+    expect_study_error(SHAPED_STUDY("      - {name: ib, size: auto, bandwidth: 25 GB/s}\n",
+                                    "      ib: {oversubscription: [1, 2]}\n"),
+                       "bad.yaml:12:31: study.axes.network.ib.oversubscription[0]: switch with "
+                       "auto NPUs along ib and 8 inside: study.system.network[1].oversubscription: "
+                       "applies to fat_tree and rail only");
+    /* 16-port switches hold 64 NPUs x 8 inside in 3 tiers, not in 2: only
+     * the combination of tiers 2 and radix 16 is refused */
+    expect_study_error(SHAPED_STUDY("      - {name: ib, size: 64, topology: fat_tree, radix: 64,\n"
+                                    "         bandwidth: 25 GB/s}\n",
+                                    "      ib: {tiers: [3, 2], radix: [16, 64]}\n"),
+                       "bad.yaml:13:35: study.axes.network.ib.radix[0]: fat_tree with 64 NPUs "
+                       "along ib and 8 inside: study.system.network[1].radix: 2 tiers of "
+                       "16-port switches (leaves 8 down / 8 up) connect 16 leaves at most, this "
+                       "dimension needs 64 (64 NPUs along it, 8 inside it): raise radix or tiers");
+    /* two tiers leave the base system's second ratio without a tier */
+    expect_study_error(SHAPED_STUDY("      - {name: ib, size: auto, topology: fat_tree, tiers: 3,\n"
+                                    "         radix: 64, oversubscription: [2, 1], "
+                                    "bandwidth: 25 GB/s}\n",
+                                    "      ib: {tiers: [3, 2]}\n"),
+                       "bad.yaml:13:23: study.axes.network.ib.tiers[1]: fat_tree with auto NPUs "
+                       "along ib and 8 inside: study.system.network[1].oversubscription: gives a "
+                       "second ratio, which only 3 tiers have");
+    /* the scale-up domain grows inside the Clos: 8-port switches hold 8 x 8
+     * in 2 tiers (16 leaves of 4 > 8), so the largest inner size is tried */
+    expect_study_error(SHAPED_STUDY("      - {name: ib, size: 8, topology: fat_tree, radix: 16,\n"
+                                    "         bandwidth: 25 GB/s}\n",
+                                    "      node: {size: [4, 8]}\n      ib: {radix: [16, 8]}\n"),
+                       "bad.yaml:14:24: study.axes.network.ib.radix[1]: fat_tree with 8 NPUs "
+                       "along ib and 8 inside: study.system.network[1].radix: 2 tiers of 8-port "
+                       "switches (leaves 4 down / 4 up) connect 8 leaves at most, this dimension "
+                       "needs 16 (8 NPUs along it, 8 inside it): raise radix or tiers");
+#undef IB_CLOS
+
+    /* a scale-up size swept inside a rail network builds and is priced at
+     * each size: 64 NPUs as 4 x 16 (4 rails of ceil(16 / 8) leaves) or 8 x 8
+     * (8 rails of 1), 16-port leaves of 8 down, ceil(8 x 8 / 16) = 4 spines,
+     * 64 + 64 cables */
+    const char text[] = SHAPED_STUDY("      - {name: ib, size: auto, topology: rail, radix: 16,\n"
+                                     "         bandwidth: 25 GB/s}\n",
+                                     "      node: {size: [4, 8]}\n");
+    comet_study *st = malloc(sizeof *st);
+    comet_error err;
+    if (comet_study_read_text(text, strlen(text), "ok.yaml", st, &err))
+        fail_msg("%s: %s", err.key, err.message);
+    for (uint64_t i = 0; i < 2; i++) {
+        comet_system sys;
+        comet_study_point_system(st, i, &sys);
+        assert_int_equal(sys.dims[0].size, 4 << i);
+        comet_net_hardware hw;
+        comet_net_hardware_of(&sys, 1, 64, &hw);
+        assert_int_equal(hw.leaves, 8);
+        assert_int_equal(hw.spines, 4);
+        assert_int_equal(hw.links, 128);
+        comet_sweep_row row;
+        assert_int_equal(comet_sweep_point(st, i, &row, &err), COMET_OK);
+        assert_int_equal(row.status, COMET_POINT_OK);
+    }
+    free(st);
+}
+
+/* A study sweeping a fat tree's oversubscription, radix and tiers: each
+ * design point's dimension takes the values, the results name the axes as
+ * columns, and the design cost counts the tree's switch ports and cables,
+ * so the 3:1 tree is cheaper by what its missing spines and uplinks cost
+ * (512 NPUs on 64-port switches, 2 tiers: 1:1 is 16 leaves of 32 down +
+ * 512 x 32 / 64 = 8 spines, 1536 ports, 512 + 512 cables; 3:1 is
+ * ceil(512 / 48) = 11 leaves of 48 down / 16 up + ceil(176 / 64) = 3
+ * spines, 896 ports, 512 + 176 cables; at $500 a port and $100 a cable
+ * 870,400 and 516,800). */
+static void test_clos_axes(void **state)
+{
+    (void)state;
+    const char text[] =
+        "study:\n  name: clos\n  models: [gpt3-175b]\n  npus: 512\n  global_batch: 512\n"
+        "  system:\n    preset: a100-80g-selene\n    network:\n"
+        "      - {name: node, size: 8, bandwidth: 300 GB/s}\n"
+        "      - {name: ib, size: auto, topology: fat_tree, radix: 64, bandwidth: 25 GB/s,\n"
+        "         cost_per_switch_port: 500, cost_per_link: 100}\n"
+        "  axes:\n    network:\n"
+        "      ib: {oversubscription: [1, 3], radix: [64, 32], tiers: [2, 3]}\n"
+        "  search: {max_microbatch: 1, offload: false, flash_attention: false}\n";
+    comet_study *st = malloc(sizeof *st);
+    comet_error err;
+    if (comet_study_read_text(text, strlen(text), "clos.yaml", st, &err))
+        fail_msg("%s: %s", err.key, err.message);
+    assert_int_equal(st->n_axes, 3);
+    assert_int_equal(comet_study_points(st), 8);
+    assert_string_equal(st->axes[0].name, "network.ib.oversubscription");
+    assert_int_equal(st->axes[0].kind, COMET_AXIS_DIM_OVERSUBSCRIPTION);
+    assert_int_equal(st->axes[1].kind, COMET_AXIS_DIM_RADIX);
+    assert_int_equal(st->axes[2].kind, COMET_AXIS_DIM_TIERS);
+    comet_axis_kind kind;
+    assert_true(comet_axis_kind_from_name("network.ib.oversubscription", &kind));
+    assert_int_equal(kind, COMET_AXIS_DIM_OVERSUBSCRIPTION);
+    assert_true(comet_axis_kind_from_name("network.ib.radix", &kind));
+    assert_int_equal(kind, COMET_AXIS_DIM_RADIX);
+    assert_true(comet_axis_kind_from_name("network.ib.tiers", &kind));
+    assert_int_equal(kind, COMET_AXIS_DIM_TIERS);
+    char v[32];
+    assert_string_equal(comet_axis_format(&st->axes[0], 3.0, v, sizeof v), "3:1");
+    assert_string_equal(comet_axis_format(&st->axes[0], 1.5, v, sizeof v), "1.5:1");
+    assert_string_equal(comet_axis_format(&st->axes[1], 32.0, v, sizeof v), "32");
+    assert_string_equal(comet_axis_short_name(&st->axes[0], v, sizeof v), "ib oversubscription");
+    assert_string_equal(comet_axis_short_name(&st->axes[2], v, sizeof v), "ib tiers");
+    /* point 5: oversubscription 3 (slot 1), radix 64 (slot 0), tiers 3 (slot 1) */
+    comet_system sys;
+    comet_study_point_system(st, 5, &sys);
+    assert_close(sys.dims[1].shape.oversubscription[0], 3.0, 0.0);
+    assert_close(sys.dims[1].shape.oversubscription[1], 0.0, 0.0);
+    assert_int_equal(sys.dims[1].shape.radix, 64);
+    assert_int_equal(sys.dims[1].shape.tiers, 3);
+    /* points 0 and 4: 2 tiers of 64 ports at 1:1 and 3:1 */
+    comet_sweep_row one, three;
+    assert_int_equal(comet_sweep_point(st, 0, &one, &err), COMET_OK);
+    assert_int_equal(comet_sweep_point(st, 4, &three, &err), COMET_OK);
+    assert_int_equal(one.status, COMET_POINT_OK);
+    assert_close(one.cost - three.cost, 870400.0 - 516800.0, 1e-6);
+    comet_study_point_system(st, 4, &sys);
+    comet_net_hardware hw;
+    comet_net_hardware_of(&sys, 1, 512, &hw);
+    assert_int_equal(hw.switch_ports, 896);
+    assert_int_equal(hw.links, 688);
+    assert_close(hw.cost, 516800.0, 0.0);
+    /* the results name and hold the axes as the other axes */
+    comet_buf b;
+    comet_buf_init(&b);
+    comet_sweep_csv_header(&b, st);
+    assert_non_null(strstr(b.data, "index,status,design_cost,network.ib.oversubscription,"
+                                   "network.ib.radix,network.ib.tiers,npus,"));
+    comet_sweep_csv_row(&b, st, &three);
+    assert_non_null(strstr(b.data, "\n4,ok,"));
+    assert_non_null(strstr(b.data, ",3,64,2,512,gpt3-175b,"));
+    comet_sweep_jsonl_row(&b, st, &three);
+    assert_non_null(strstr(b.data, "\"axes\": {\"network.ib.oversubscription\": 3, "
+                                   "\"network.ib.radix\": 64, \"network.ib.tiers\": 2}"));
+    comet_buf_free(&b);
+    free(st);
+}
+
 /* 64 values of one unit: ["1 GiB", "2 GiB", ...]. */
 static void sixty_four(char *out, size_t cap, const char *unit)
 {
@@ -853,6 +1018,8 @@ void suite_sweep(test_tally *t)
         cmocka_unit_test(test_points_count_saturates),
         cmocka_unit_test(test_bad_studies),
         cmocka_unit_test(test_bad_shaped_axes),
+        cmocka_unit_test(test_bad_clos_axes),
+        cmocka_unit_test(test_clos_axes),
         cmocka_unit_test(test_summary),
         cmocka_unit_test(test_summary_from_results),
         cmocka_unit_test_setup_teardown(test_sweep_threads_and_resume, sweep_setup,

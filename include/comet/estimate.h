@@ -96,9 +96,37 @@ typedef struct comet_result {
 comet_status comet_estimate(const comet_model *m, const comet_system *sys,
                             const comet_strategy *s, comet_result *out, comet_error *err);
 
-/* Capital cost of npus NPUs of this system: NPUs, HBM, expansion memory
- * and network bandwidth at the system's unit costs (0 when none given). */
+/* Capital cost of npus NPUs of this system: NPUs, HBM, expansion memory,
+ * network bandwidth, and the switch ports and cables of its Clos
+ * dimensions (comet_net_hardware_of) at the system's unit costs (0 when
+ * none given). docs/study.md, "Costs". */
 double comet_system_cost(const comet_system *sys, int64_t npus);
+
+/* The switches and cables Clos dimension d (fat_tree, rail) of sys needs
+ * for npus NPUs, and their price. One tree per pod: the pod holds the
+ * P NPUs of dimensions 0..d (an auto outermost size takes what npus
+ * leaves), and there are ceil(npus / P) pods. Per pod, with the port split
+ * of comet_clos_ports_of (down d0/d1, up u0/u1 per tier):
+ *   leaves  L = ceil(P / d0) (a rail network: ceil(size / d0) per rail, one
+ *           rail per NPU inside the dimension);
+ *   2 tiers: spines ceil(L u0 / radix);
+ *   3 tiers: blocks Q = ceil(L / d1) of u0 aggregation switches each, and
+ *           cores ceil(Q u0 u1 / radix);
+ * a tier above a single leaf (or a single block) is not built. Switches
+ * are bought whole (radix ports each); cables are the NPUs' ports and
+ * every uplink that is built. Zero for other topologies. */
+typedef struct comet_net_hardware {
+    int64_t pods;
+    int64_t leaves, aggregation, spines; /* per pod; spines: the top tier (2 tiers'
+                                            spines, 3 tiers' cores) */
+    int64_t switches;          /* all pods */
+    int64_t switch_ports;      /* switches x radix */
+    int64_t links;             /* cables, all pods */
+    double cost;               /* switch_ports x cost_per_switch_port + links x cost_per_link */
+} comet_net_hardware;
+
+void comet_net_hardware_of(const comet_system *sys, int d, int64_t npus,
+                           comet_net_hardware *out);
 
 /* One line saying why a result does not fit, e.g. "HBM: 93.1 GiB needed, 80.0 GiB available". */
 const char *comet_result_reason(const comet_result *r, char *out, size_t cap);

@@ -56,6 +56,30 @@ typedef struct comet_findings {
 comet_status comet_study_findings(const comet_study *study, int model, int threads,
                                   comet_findings *out, comet_error *err);
 
+/* How far an axis can be cheapened before the best step time grows: on
+ * an oversubscription axis, the largest ratio at which every design is
+ * within `tolerance` (0.05: 5 %) of the same design at the axis's lowest
+ * ratio (1:1 when the axis starts there), every ratio below it as well.
+ * A design that no longer fits is past any tolerance. */
+#define COMET_HEADROOM_TOLERANCE 0.05
+
+typedef struct comet_headroom {
+    int axis;                             /* -1: no such axis in the study */
+    double tolerance;
+    int base_slot;                        /* the axis's lowest value */
+    int slot;                             /* the answer; base_slot when even the next is past,
+                                             -1 when no design fits at the lowest value */
+    double slowdown;                      /* the worst step-time ratio at slot (>= 0.0) */
+    const comet_results_row *base, *at;   /* a pair with that ratio: lowest value, slot */
+    int past_slot;                        /* the next value, the first past (-1: none, the
+                                             answer is the largest value swept) */
+    double past_slowdown;                 /* its worst ratio (INFINITY: a design stops fitting) */
+} comet_headroom;
+
+/* The headroom of model `model` on axis `axis` of the results. */
+void comet_results_headroom(const comet_results *r, int model, int axis, double tolerance,
+                            comet_headroom *out);
+
 /* Step 5 from the sweep's rows (comet_results of the study's results). */
 typedef struct comet_conclusions {
     int model;
@@ -76,6 +100,9 @@ typedef struct comet_conclusions {
     double invest_speedup;                   /* step time now / after */
     double invest_extra_cost;
     double invest_value_after;               /* that axis's next value */
+    /* how far the first oversubscription axis can go within 5 % of its
+     * lowest ratio (headroom.axis -1: the study has none) */
+    comet_headroom headroom;
     /* the performance pick, simulated as a task graph (comet_study_check_pick) */
     bool checked;
     double pick_estimate, pick_simulated;

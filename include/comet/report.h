@@ -97,6 +97,16 @@ bool comet_strategy_set_field(comet_strategy *s, const char *name, const char *t
 const char *comet_results_design_label(const comet_results *r, const comet_results_row *row,
                                        char *out, size_t cap);
 
+/* How far an axis goes within its tolerance (comet_results_headroom), in
+ * one line without a newline: "infiniband oversubscription: up to 8:1
+ * within 5 % of 1:1 (step 2.29 s vs 2.24 s, +2.1 %; design $170 M vs
+ * $180 M); 12:1 is +7.3 %". Nothing when h->axis < 0. */
+void comet_headroom_text(comet_buf *b, const comet_results *r, const comet_headroom *h);
+/* That line for every model and every oversubscription axis of the
+ * results, one per line ("  gpt3-175b: ..."); nothing without such axes
+ * (comet sweep's summary). */
+void comet_headroom_summary(comet_buf *b, const comet_results *r);
+
 /* The sweep report: the designs, per model the best and worst design, a
  * heatmap of two axes (heatmap[0] across, heatmap[1] down; NULL or -1:
  * the two that move step time most), the Pareto front of step time

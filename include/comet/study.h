@@ -29,7 +29,10 @@ typedef enum comet_axis_kind {
     COMET_AXIS_DIM_BANDWIDTH,       /* of network dimension `dim` */
     COMET_AXIS_DIM_SIZE,
     COMET_AXIS_DIM_LATENCY,
-    COMET_AXIS_DIM_TOPOLOGY         /* values are comet_topology numbers */
+    COMET_AXIS_DIM_TOPOLOGY,        /* values are comet_topology numbers */
+    COMET_AXIS_DIM_OVERSUBSCRIPTION, /* a Clos's leaf down:up ratio (shape.oversubscription[0]) */
+    COMET_AXIS_DIM_RADIX,           /* a Clos's ports per switch (shape.radix) */
+    COMET_AXIS_DIM_TIERS            /* a Clos's switch tiers, 2 or 3 (shape.tiers) */
 } comet_axis_kind;
 
 typedef struct comet_axis {
@@ -37,7 +40,8 @@ typedef struct comet_axis {
     int dim;                        /* network dimension for the DIM_* kinds */
     char name[64];                  /* "hbm_capacity", "network.nvlink.bandwidth", ... */
     int n;
-    double values[COMET_STUDY_MAX_VALUES];   /* SI units; NPU counts and sizes as numbers */
+    double values[COMET_STUDY_MAX_VALUES];   /* SI units; NPU counts, sizes, ratios, radixes
+                                                and tiers as numbers */
 } comet_axis;
 
 typedef struct comet_study {

@@ -242,6 +242,8 @@ typedef struct comet_net_dim {
     double efficiency;         /* achievable fraction of bandwidth */
     bool in_network_reduction; /* switch reduces: all-reduce moves half the data */
     double cost_per_gbps;      /* cost per GB/s per NPU on this dimension (0 = none) */
+    double cost_per_switch_port; /* fat_tree, rail: per port of every switch (0 = none) */
+    double cost_per_link;      /* fat_tree, rail: per cable, NPU or uplink (0 = none) */
     comet_protocol_model protocols; /* NONE: alpha-beta only */
     comet_bus_curves bus;      /* measured bus bandwidth (bus.n_curves 0: none) */
     comet_net_shape shape;     /* torus/mesh axes, Clos tiers, ring direction */

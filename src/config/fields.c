@@ -23,12 +23,7 @@ static comet_status unknown_key(const cfg_ctx *c, const cfg_node *key, const cha
     for (const cfg_field *f = fields; f->key && n < MAX_KEYS; f++)
         names[n++] = f->key;
     names[n] = NULL;
-    const char *near = cfg_suggest(key->text, names);
-    if (near)
-        return cfg_fail(c, key, path, "unknown key (did you mean \"%s\"?)", near);
-    char list[384];
-    cfg_join(list, sizeof list, names);
-    return cfg_fail(c, key, path, "unknown key (allowed: %s)", list);
+    return cfg_fail_unknown(c, key, path, "key", names);
 }
 
 static void store_int(void *p, size_t size, int64_t v)

@@ -355,3 +355,14 @@ void cfg_join(char *out, size_t cap, const char *const *names)
         n += w > 0 ? (size_t)w : 0;
     }
 }
+
+comet_status cfg_fail_unknown(const cfg_ctx *c, const cfg_node *key, const char *path,
+                              const char *what, const char *const *names)
+{
+    const char *near = cfg_suggest(key->text, names);
+    if (near)
+        return cfg_fail(c, key, path, "unknown %s (did you mean \"%s\"?)", what, near);
+    char list[384];
+    cfg_join(list, sizeof list, names);
+    return cfg_fail(c, key, path, "unknown %s (allowed: %s)", what, list);
+}

@@ -72,5 +72,10 @@ comet_status cfg_read_real_in(const cfg_ctx *c, const cfg_node *n, const char *p
 const char *cfg_suggest(const char *word, const char *const *candidates);
 /* "a, b, c" from a NULL-terminated list. */
 void cfg_join(char *out, size_t cap, const char *const *names);
+/* An unknown key (or resource: `what`) at node key: "unknown WHAT (did you
+ * mean "x"?)" when one of names is close, else "unknown WHAT (allowed: a,
+ * b, c)". */
+comet_status cfg_fail_unknown(const cfg_ctx *c, const cfg_node *key, const char *path,
+                              const char *what, const char *const *names);
 
 #endif

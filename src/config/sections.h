@@ -5,6 +5,10 @@
 
 #include "fields.h"
 
+/* Ports per switch a Clos may have: radix^3 of a 3-tier Clos fits int64
+ * (the system reader's radix key and a study's radix axis). */
+#define CFG_MAX_RADIX 65536
+
 /* How a section is read: a preset name (when kind is non-NULL), or a
  * mapping that may start from `preset: NAME` and then sets keys. */
 typedef struct cfg_section {

@@ -2,9 +2,10 @@
  * base system, the axes to vary and the constraints. The models, system
  * and base strategy reuse the ordinary section readers; this file reads
  * the axes and constraints and checks the whole study before any work
- * starts, so a mistake costs a one-line error, not a half-run sweep; a
- * topology or size swept onto a network dimension is held to the same
- * shape check as the base system's own. */
+ * starts, so a mistake costs a one-line error, not a half-run sweep; the
+ * shape axes swept onto a network dimension (topology, size, tiers, radix,
+ * oversubscription) are held, in every combination, to the same shape
+ * check as the base system's own. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,11 +17,15 @@
 #include "sections.h"
 #include "srcmap.h"
 
-#define UNIT_INTEGER CFG_UNIT_COUNT /* plain integers, not a quantity */
+#define UNIT_INTEGER CFG_UNIT_COUNT /* NPU counts and sizes: plain integers, not a quantity */
 #define UNIT_TOPOLOGY (CFG_UNIT_COUNT + 1) /* topology names */
+#define UNIT_RATIO (CFG_UNIT_COUNT + 2)    /* a plain positive number (down:up ports) */
+#define UNIT_RADIX (CFG_UNIT_COUNT + 3)    /* ports per switch, 1..CFG_MAX_RADIX */
+#define UNIT_TIERS (CFG_UNIT_COUNT + 4)    /* Clos tiers, 2..COMET_MAX_TIERS */
 
-/* A list of quantities (or integers when unit is UNIT_INTEGER); "none"
- * is allowed as 0 when allow_none. */
+/* A list of quantities (or plain numbers, names or integers by unit);
+ * "none" is allowed as 0 when allow_none. What a radix or ratio must be
+ * for its topology is the shape check's (check_dim_axes). */
 static comet_status read_values(cfg_ctx *c, const cfg_node *n, const char *path, int unit,
                                 bool allow_none, comet_axis *axis)
 {
@@ -41,10 +46,16 @@ static comet_status read_values(cfg_ctx *c, const cfg_node *n, const char *path,
             int t;
             CFG_TRY(cfg_read_enum(c, item, ipath, vocab_topology_names, &t));
             v = (double)t;
-        } else if (unit == UNIT_INTEGER) {
+        } else if (unit == UNIT_INTEGER || unit == UNIT_RADIX || unit == UNIT_TIERS) {
             int64_t k;
-            CFG_TRY(cfg_read_int(c, item, ipath, 1, COMET_MAX_NPUS, &k));
+            CFG_TRY(cfg_read_int(c, item, ipath, unit == UNIT_TIERS ? 2 : 1,
+                                 unit == UNIT_TIERS   ? COMET_MAX_TIERS
+                                 : unit == UNIT_RADIX ? CFG_MAX_RADIX
+                                                      : COMET_MAX_NPUS,
+                                 &k));
             v = (double)k;
+        } else if (unit == UNIT_RATIO) {
+            CFG_TRY(cfg_read_real(c, item, ipath, true, &v));
         } else {
             CFG_TRY(cfg_read_quantity(c, item, ipath, (cfg_unit_kind)unit, true, &v));
         }
@@ -73,36 +84,44 @@ static comet_status add_axis(cfg_ctx *c, comet_study *st, const cfg_node *n, con
     return COMET_OK;
 }
 
-/* axes.network.DIM: {bandwidth: [...], size: [...], latency: [...]} */
+/* axes.network.DIM: {bandwidth: [...], size: [...], latency: [...], topology: [...],
+ * oversubscription: [...], radix: [...], tiers: [...]} */
 static comet_status read_dim_axes(cfg_ctx *c, comet_study *st, const cfg_node *n,
                                   const char *path, int dim)
 {
-    static const char *const keys[] = {"bandwidth", "size", "latency", "topology", NULL};
+    static const struct {
+        const char *key;
+        comet_axis_kind kind;
+        int unit;
+    } dim_axes[] = {
+        {"bandwidth", COMET_AXIS_DIM_BANDWIDTH, CFG_UNIT_BANDWIDTH},
+        {"size", COMET_AXIS_DIM_SIZE, UNIT_INTEGER},
+        {"latency", COMET_AXIS_DIM_LATENCY, CFG_UNIT_TIME},
+        {"topology", COMET_AXIS_DIM_TOPOLOGY, UNIT_TOPOLOGY},
+        {"oversubscription", COMET_AXIS_DIM_OVERSUBSCRIPTION, UNIT_RATIO},
+        {"radix", COMET_AXIS_DIM_RADIX, UNIT_RADIX},
+        {"tiers", COMET_AXIS_DIM_TIERS, UNIT_TIERS},
+    };
+    enum { N_KEYS = sizeof dim_axes / sizeof dim_axes[0] };
+    const char *keys[N_KEYS + 1];
+    for (int j = 0; j < N_KEYS; j++)
+        keys[j] = dim_axes[j].key;
+    keys[N_KEYS] = NULL;
     CFG_TRY(cfg_expect(c, n, path, CFG_MAP));
     for (size_t i = 0; i < n->n; i++) {
         const cfg_node *k = cfg_map_key(n, i), *v = cfg_map_value(n, i);
         char kpath[CFG_PATH_LEN], name[64];
         cfg_path_key(kpath, sizeof kpath, path, k->text);
         snprintf(name, sizeof name, "network.%s.%s", st->system.dims[dim].name, k->text);
-        if (strcmp(k->text, "bandwidth") == 0)
-            CFG_TRY(add_axis(c, st, v, kpath, name, COMET_AXIS_DIM_BANDWIDTH, dim,
-                             CFG_UNIT_BANDWIDTH, false));
-        else if (strcmp(k->text, "size") == 0)
-            CFG_TRY(add_axis(c, st, v, kpath, name, COMET_AXIS_DIM_SIZE, dim, UNIT_INTEGER,
+        int j = 0;
+        while (j < N_KEYS && strcmp(k->text, dim_axes[j].key))
+            j++;
+        if (j < N_KEYS) {
+            CFG_TRY(add_axis(c, st, v, kpath, name, dim_axes[j].kind, dim, dim_axes[j].unit,
                              false));
-        else if (strcmp(k->text, "latency") == 0)
-            CFG_TRY(add_axis(c, st, v, kpath, name, COMET_AXIS_DIM_LATENCY, dim, CFG_UNIT_TIME,
-                             false));
-        else if (strcmp(k->text, "topology") == 0)
-            CFG_TRY(add_axis(c, st, v, kpath, name, COMET_AXIS_DIM_TOPOLOGY, dim, UNIT_TOPOLOGY,
-                             false));
-        else {
-            const char *near = cfg_suggest(k->text, keys);
-            return cfg_fail(c, k, kpath, near ? "unknown resource (did you mean \"%s\"?)"
-                                              : "unknown resource (allowed: bandwidth, size, "
-                                                "latency, topology)%s",
-                            near ? near : "");
+            continue;
         }
+        return cfg_fail_unknown(c, k, kpath, "resource", keys);
     }
     return COMET_OK;
 }
@@ -163,14 +182,8 @@ static comet_status read_axes(cfg_ctx *c, comet_study *st, const cfg_node *n, co
         size_t j = 0;
         while (j < sizeof simple / sizeof simple[0] && strcmp(simple[j].key, k->text))
             j++;
-        if (j == sizeof simple / sizeof simple[0]) {
-            const char *near = cfg_suggest(k->text, keys);
-            if (near)
-                return cfg_fail(c, k, kpath, "unknown resource (did you mean \"%s\"?)", near);
-            return cfg_fail(c, k, kpath,
-                            "unknown resource (allowed: npus, peak_compute, hbm_capacity, "
-                            "hbm_bandwidth, expansion_capacity, expansion_bandwidth, network)");
-        }
+        if (j == sizeof simple / sizeof simple[0])
+            return cfg_fail_unknown(c, k, kpath, "resource", keys);
         CFG_TRY(add_axis(c, st, v, kpath, simple[j].key, simple[j].kind, -1, simple[j].unit,
                          simple[j].none));
     }
@@ -313,48 +326,93 @@ static int largest_value(const comet_axis *axis)
     return k;
 }
 
-/* A topology or size swept onto a network dimension must make one that
- * builds, by the shape check the system reader applies to the base system
- * (comet_net_shape_problem): every topology value with every size value,
- * the dimensions inside at their largest sizes (every combination is a
- * design point, and a Clos needs the most ports there). The error names
- * the axis value at fault (this dimension's topology, else its size, else
- * the size inside that made it too big) and the shape key it breaks. */
+/* The axes that shape a network dimension, as check_dim_axes tries them
+ * (in this order when none sweeps the key at fault); a problem's key
+ * names the axis at fault where one sweeps it. */
+enum { AT_TOPOLOGY, AT_SIZE, AT_TIERS, AT_RADIX, AT_OVERSUBSCRIPTION, N_SHAPE_AXES };
+static const struct {
+    comet_axis_kind kind;
+    const char *key;
+} shape_axes[N_SHAPE_AXES] = {
+    [AT_TOPOLOGY] = {COMET_AXIS_DIM_TOPOLOGY, "topology"},
+    [AT_SIZE] = {COMET_AXIS_DIM_SIZE, "size"},
+    [AT_TIERS] = {COMET_AXIS_DIM_TIERS, "tiers"},
+    [AT_RADIX] = {COMET_AXIS_DIM_RADIX, "radix"},
+    [AT_OVERSUBSCRIPTION] = {COMET_AXIS_DIM_OVERSUBSCRIPTION, "oversubscription"},
+};
+
+/* The shape axes swept onto a network dimension must make one that builds,
+ * by the shape check the system reader applies to the base system
+ * (comet_net_shape_problem): every combination of their values, the
+ * dimensions inside at their largest sizes (every combination is a design
+ * point, and a Clos needs the most ports there). The error names the axis
+ * value at fault (the axis of the shape key it breaks, else this
+ * dimension's topology, else its size, else the size inside that made it
+ * too big, else its tiers, radix or oversubscription) and the key. */
 static comet_status check_dim_axes(cfg_ctx *c, const comet_study *st)
 {
     int64_t inner = 1;
     const comet_axis *inner_axis = NULL; /* the last size axis inside, at its largest */
+    comet_system sys = st->system;
     for (int d = 0; d < st->system.n_dims; d++) {
-        const comet_axis *topo = find_dim_axis(st, COMET_AXIS_DIM_TOPOLOGY, d);
-        const comet_axis *size = find_dim_axis(st, COMET_AXIS_DIM_SIZE, d);
-        comet_net_dim dim = st->system.dims[d];
-        bool swept = topo || size || inner_axis;
-        for (int i = 0; swept && i < (topo ? topo->n : 1); i++)
-            for (int j = 0; j < (size ? size->n : 1); j++) {
-                if (topo)
-                    dim.topology = (comet_topology)(int)topo->values[i];
-                int64_t n = size ? (int64_t)size->values[j] : dim.size;
-                char msg[256];
-                const char *bad = comet_net_shape_problem(&dim, n, inner, msg, sizeof msg);
-                if (!bad)
-                    continue;
-                const comet_axis *at = topo ? topo : size ? size : inner_axis;
+        const comet_axis *ax[N_SHAPE_AXES];
+        int at[N_SHAPE_AXES] = {0};
+        bool swept = inner_axis != NULL;
+        for (int k = 0; k < N_SHAPE_AXES; k++) {
+            ax[k] = find_dim_axis(st, shape_axes[k].kind, d);
+            swept = swept || ax[k];
+        }
+        /* every combination, the last axis varying fastest */
+        for (bool more = swept; more;) {
+            int64_t npus = 0;
+            for (int k = 0; k < N_SHAPE_AXES; k++)
+                if (ax[k])
+                    comet_axis_apply(ax[k], ax[k]->values[at[k]], COMET_DTYPE_BF16, &sys, &npus);
+            const comet_net_dim *dim = &sys.dims[d];
+            char msg[256];
+            const char *bad = comet_net_shape_problem(dim, dim->size, inner, msg, sizeof msg);
+            if (bad) {
+                const comet_axis *fault = NULL; /* the axis of the key at fault, */
+                int slot = 0;
+                for (int k = 0; k < N_SHAPE_AXES && !fault; k++)
+                    if (ax[k] && strcmp(bad, shape_axes[k].key) == 0) {
+                        fault = ax[k];
+                        slot = at[k];
+                    }
+                /* else the topology, the size, the size inside, the tiers, ... */
+                for (int k = 0; k < N_SHAPE_AXES && !fault; k++) {
+                    if (k == AT_TIERS && inner_axis) {
+                        fault = inner_axis;
+                        slot = largest_value(inner_axis);
+                    } else if (ax[k]) {
+                        fault = ax[k];
+                        slot = at[k];
+                    }
+                }
                 char path[CFG_PATH_LEN], along[24];
-                snprintf(path, sizeof path, "study.axes.%s[%d]", at->name,
-                         topo ? i : size ? j : largest_value(inner_axis));
-                if (n > 0)
-                    snprintf(along, sizeof along, "%lld", (long long)n);
+                snprintf(path, sizeof path, "study.axes.%s[%d]", fault->name, slot);
+                if (dim->size > 0)
+                    snprintf(along, sizeof along, "%lld", (long long)dim->size);
                 else
                     snprintf(along, sizeof along, "auto");
                 return cfg_fail_key(c, path,
                                     "%s with %s NPUs along %s and %lld inside: "
                                     "study.system.network[%d].%s: %s",
-                                    comet_topology_name(dim.topology), along, dim.name,
+                                    comet_topology_name(dim->topology), along, dim->name,
                                     (long long)inner, d, bad, msg);
             }
+            more = false;
+            for (int k = N_SHAPE_AXES - 1; k >= 0 && !more; k--) {
+                if (!ax[k])
+                    continue;
+                at[k] = (at[k] + 1) % ax[k]->n;
+                more = at[k] != 0;
+            }
+        }
+        const comet_axis *size = ax[AT_SIZE];
         if (size)
             inner_axis = size;
-        int64_t most = size ? (int64_t)size->values[largest_value(size)] : dim.size;
+        int64_t most = size ? (int64_t)size->values[largest_value(size)] : st->system.dims[d].size;
         if (most > 0)
             inner = most > COMET_MAX_NPUS / inner ? COMET_MAX_NPUS : inner * most;
     }

@@ -14,7 +14,6 @@
 #include "sections.h"
 
 #define MAX_DIM_SIZE 16777216
-#define MAX_RADIX 65536 /* ports per switch: radix^3 of a 3-tier Clos fits int64 */
 #define MAX_NPUS (1LL << 30) /* as comet simulate --npus */
 #define MAX_CHUNKS 1024
 #define MAX_SHARED 65536
@@ -574,7 +573,7 @@ static const cfg_field dim_fields[] = {
     CFG_CUSTOM_RW("shape", read_dim_shape, write_dim_shape),
     CFG_CUSTOM_RW("bidirectional", read_bidirectional, write_bidirectional),
     CFG_INT("tiers", comet_net_dim, shape.tiers, 2, COMET_MAX_TIERS),
-    CFG_INT("radix", comet_net_dim, shape.radix, 1, MAX_RADIX),
+    CFG_INT("radix", comet_net_dim, shape.radix, 1, CFG_MAX_RADIX),
     CFG_CUSTOM_RW("oversubscription", read_oversubscription, write_oversubscription),
     {CFG_AT("routing", CFG_T_ENUM, comet_net_dim, shape.routing), .names = vocab_routing_names,
      .write = write_routing},
@@ -584,6 +583,8 @@ static const cfg_field dim_fields[] = {
     CFG_FRACTION("efficiency", comet_net_dim, efficiency),
     CFG_BOOL("in_network_reduction", comet_net_dim, in_network_reduction),
     CFG_REAL("cost_per_gbps", comet_net_dim, cost_per_gbps),
+    CFG_REAL("cost_per_switch_port", comet_net_dim, cost_per_switch_port),
+    CFG_REAL("cost_per_link", comet_net_dim, cost_per_link),
     CFG_ENUM("protocols", comet_net_dim, protocols, vocab_protocol_model_names),
     {CFG_AT("bus_bandwidth", CFG_T_SUB, comet_net_dim, bus), .sub = bus_fields,
      .write = write_bus},

@@ -349,24 +349,6 @@ static void time_data_parallel(const comet_system *sys, const comet_strategy *s,
                        once[PLAN_EXPOSED];
 }
 
-double comet_system_cost(const comet_system *sys, int64_t npus)
-{
-    const double gib = COMET_GIB;
-    double peak16 = sys->compute.matrix_flops[COMET_DTYPE_BF16] > 0.0
-                        ? sys->compute.matrix_flops[COMET_DTYPE_BF16]
-                        : sys->compute.matrix_flops[COMET_DTYPE_FP16];
-    double per_npu = sys->cost_per_npu + sys->hbm.capacity / gib * sys->cost_per_gib_hbm +
-                     peak16 / 1e12 * sys->cost_per_tflops +
-                     sys->hbm.bandwidth / 1e9 * sys->cost_per_gbps_hbm;
-    for (int d = 0; d < sys->n_dims; d++)
-        per_npu += sys->dims[d].bandwidth / 1e9 * sys->dims[d].cost_per_gbps;
-    double cost = per_npu * (double)npus;
-    if (sys->expansion.present)
-        cost += hw_expansion_capacity(sys, npus) * (double)npus / gib *
-                sys->cost_per_gib_expansion;
-    return cost;
-}
-
 static void fill_rates(const comet_model *m, const comet_system *sys, const comet_strategy *s,
                        const work_stage *w, const stage_time *st, double peak, comet_result *out)
 {

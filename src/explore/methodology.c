@@ -308,6 +308,11 @@ void comet_study_conclude(const comet_results *r, int model, comet_conclusions *
     c->expansion_best_speedup = 1.0;
     comet_results_expansion_pairs(r, model, count_pair, c);
     invest(r, c->best_value ? c->best_value : c->fastest, c);
+    int over = -1;
+    for (int a = r->study.n_axes - 1; a >= 0; a--)
+        if (r->study.axes[a].kind == COMET_AXIS_DIM_OVERSUBSCRIPTION)
+            over = a;
+    comet_results_headroom(r, model, over, COMET_HEADROOM_TOLERANCE, &c->headroom);
 }
 
 comet_status comet_study_check_pick(const comet_study *study, comet_conclusions *c,

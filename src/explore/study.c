@@ -23,7 +23,10 @@ bool comet_axis_kind_from_name(const char *name, comet_axis_kind *kind)
       dim[] = {{"bandwidth", COMET_AXIS_DIM_BANDWIDTH},
                {"size", COMET_AXIS_DIM_SIZE},
                {"latency", COMET_AXIS_DIM_LATENCY},
-               {"topology", COMET_AXIS_DIM_TOPOLOGY}};
+               {"topology", COMET_AXIS_DIM_TOPOLOGY},
+               {"oversubscription", COMET_AXIS_DIM_OVERSUBSCRIPTION},
+               {"radix", COMET_AXIS_DIM_RADIX},
+               {"tiers", COMET_AXIS_DIM_TIERS}};
     for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++)
         if (strcmp(name, plain[i].name) == 0) {
             *kind = plain[i].kind;
@@ -61,8 +64,13 @@ const char *comet_axis_format(const comet_axis *axis, double v, char *out, size_
     case COMET_AXIS_DIM_TOPOLOGY:
         snprintf(out, cap, "%s", comet_topology_name((comet_topology)(int)v));
         return out;
+    case COMET_AXIS_DIM_OVERSUBSCRIPTION: /* down:up, "2:1", "1.5:1" */
+        snprintf(out, cap, "%.4g:1", v);
+        return out;
     case COMET_AXIS_NPUS:
     case COMET_AXIS_DIM_SIZE:
+    case COMET_AXIS_DIM_RADIX:
+    case COMET_AXIS_DIM_TIERS:
     default:
         snprintf(out, cap, "%.0f", v);
         return out;
@@ -81,7 +89,9 @@ const char *comet_axis_short_name(const comet_axis *axis, char *out, size_t cap)
     };
     static const char *const dim_suffix[] = {
         [COMET_AXIS_DIM_BANDWIDTH] = "", [COMET_AXIS_DIM_SIZE] = " size",
-        [COMET_AXIS_DIM_LATENCY] = " latency", [COMET_AXIS_DIM_TOPOLOGY] = " topology"};
+        [COMET_AXIS_DIM_LATENCY] = " latency", [COMET_AXIS_DIM_TOPOLOGY] = " topology",
+        [COMET_AXIS_DIM_OVERSUBSCRIPTION] = " oversubscription", [COMET_AXIS_DIM_RADIX] = " radix",
+        [COMET_AXIS_DIM_TIERS] = " tiers"};
     if (axis->kind <= COMET_AXIS_EXPANSION_BANDWIDTH) {
         snprintf(out, cap, "%s", plain[axis->kind]);
         return out;
@@ -154,6 +164,15 @@ void comet_axis_apply(const comet_axis *axis, double v, comet_dtype dtype, comet
         break;
     case COMET_AXIS_DIM_TOPOLOGY:
         sys->dims[axis->dim].topology = (comet_topology)(int)v;
+        break;
+    case COMET_AXIS_DIM_OVERSUBSCRIPTION: /* the leaves' ratio; a 3-tier's second stays */
+        sys->dims[axis->dim].shape.oversubscription[0] = v;
+        break;
+    case COMET_AXIS_DIM_RADIX:
+        sys->dims[axis->dim].shape.radix = (int64_t)v;
+        break;
+    case COMET_AXIS_DIM_TIERS:
+        sys->dims[axis->dim].shape.tiers = (int)v;
         break;
     }
 }

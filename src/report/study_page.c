@@ -132,6 +132,11 @@ void comet_study_summary(comet_buf *b, const comet_study *study, const comet_fin
                                 "fit only with it\n",
                              cm->expansion_best_speedup, cm->expansion_enables,
                              cm->expansion_pairs);
+        if (cm->headroom.axis >= 0) {
+            comet_buf_printf(b, "   ");
+            comet_headroom_text(b, r, &cm->headroom);
+            comet_buf_printf(b, "\n");
+        }
         char design[200];
         comet_results_design_label(r, cm->fastest, design, sizeof design);
         comet_buf_printf(b, "5. for performance pick %s with %s (%s per step", design,
@@ -394,6 +399,14 @@ static void recommendation(comet_page *p, const comet_study *study, const comet_
         comet_page_fact(p, "memory expansion", "up to %.2fx faster; %zu of %zu designs fit "
                                                "only with it",
                         c->expansion_best_speedup, c->expansion_enables, c->expansion_pairs);
+    if (c->headroom.axis >= 0) {
+        comet_buf line;
+        comet_buf_init(&line);
+        comet_headroom_text(&line, r, &c->headroom);
+        if (line.data)
+            comet_page_fact(p, "oversubscription", "%s", line.data);
+        comet_buf_free(&line);
+    }
     if (c->invest_axis >= 0) {
         const comet_axis *ax = &r->study.axes[c->invest_axis];
         char v[48], name[64];
