@@ -49,6 +49,14 @@ typedef struct comet_clos_ports {
 
 void comet_clos_ports_of(const comet_net_shape *sh, comet_clos_ports *out);
 
+/* Leaves one pod of a Clos dimension has, `size` NPUs along it and `inner`
+ * inside it: a fat tree fills each leaf with the pod's NPUs in order
+ * (ceil(size x inner / down)); a rail network gives each of the `inner`
+ * rails its own (inner x ceil(size / down)). The fabric, the shape check
+ * and the design's cost all count them so. */
+int64_t comet_clos_leaves(comet_topology t, int64_t size, int64_t inner,
+                          const comet_clos_ports *p);
+
 /* Whether dimension d of a system can be built with `size` NPUs along it
  * and `inner` NPUs inside it (sizes resolved): NULL when it can, else
  * the key at fault ("shape", "radix", "tiers", "oversubscription",

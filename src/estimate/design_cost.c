@@ -48,7 +48,7 @@ void comet_net_hardware_of(const comet_system *sys, int d, int64_t npus,
     comet_clos_ports p;
     comet_clos_ports_of(&dim->shape, &p);
     out->pods = npus > pod ? ceil_div(npus, pod) : 1;
-    out->leaves = rail ? inner * ceil_div(size[d], p.down[0]) : ceil_div(pod, p.down[0]);
+    out->leaves = comet_clos_leaves(dim->topology, size[d], inner, &p);
     int64_t cables = pod; /* the NPUs' ports */
     if (out->leaves > 1 && p.tiers == 2) {
         cables += out->leaves * p.up[0];

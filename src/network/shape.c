@@ -61,11 +61,10 @@ void comet_clos_ports_of(const comet_net_shape *sh, comet_clos_ports *out)
     out->max_endpoints = tiers == 2 ? radix * out->down[0] : radix * out->down[1] * out->down[0];
 }
 
-/* Leaves a Clos dimension needs: a fat tree fills each leaf with the pod's
- * NPUs in order; a rail network gives each of the `inner` rails its own
- * leaves. */
-static int64_t clos_leaves(comet_topology t, int64_t size, int64_t inner, int64_t down)
+int64_t comet_clos_leaves(comet_topology t, int64_t size, int64_t inner,
+                          const comet_clos_ports *p)
 {
+    int64_t down = p->down[0] > 0 ? p->down[0] : 1;
     return t == COMET_TOPO_RAIL ? inner * ceil_div(size, down) : ceil_div(size * inner, down);
 }
 
@@ -98,7 +97,7 @@ static const char *clos_problem(const comet_net_dim *dim, int64_t size, int64_t 
         return NULL; /* auto: checked once the NPU count is known */
     comet_clos_ports p;
     comet_clos_ports_of(sh, &p);
-    int64_t leaves = clos_leaves(dim->topology, size, inner, p.down[0]);
+    int64_t leaves = comet_clos_leaves(dim->topology, size, inner, &p);
     int64_t roots = p.tiers == 2 ? leaves : ceil_div(leaves, p.down[1]);
     if (roots > sh->radix) {
         snprintf(msg, cap,

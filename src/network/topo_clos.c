@@ -203,7 +203,7 @@ static void clos_layout(fab_dim *d)
     int64_t u0 = p->up[0], u1 = p->up[1];
     d->P = d->size * d->inner;
     d->G = (d->size + p->down[0] - 1) / p->down[0];
-    d->L1 = d->rail ? d->inner * d->G : (d->P + p->down[0] - 1) / p->down[0];
+    d->L1 = comet_clos_leaves(d->topo, d->size, d->inner, p);
     d->Q = p->tiers == 3 ? (d->L1 + p->down[1] - 1) / p->down[1] : 0;
     int64_t sw, up, top;
     if (p->tiers == 2) {
