@@ -356,7 +356,8 @@ static const char *const assumption_lines[] = {
     "microbatches for equal stages, (p - 1)(F + B - W) under ZB-H1), interleaved (p - 1) / v "
     "of the busiest stage's.",
     "Network: each collective runs its algorithm on every dimension in turn "
-    "(hierarchically), without congestion between groups.",
+    "(hierarchically); the groups that run a phase at once share a fat tree's or rail "
+    "network's uplinks, and no other links (docs/fabric.md).",
     "Overlap: DP and TP communication hide behind compute when the strategy overlaps them, "
     "taking the system's compute.overlap_slowdown share of the compute they hide behind; "
     "ZeRO 3 gathers and reduce-scatters each layer apart on one stream, prefetched one "
@@ -364,8 +365,8 @@ static const char *const assumption_lines[] = {
     "Memory: mixed-precision weights and gradients with fp32 Adam state, activations per "
     "Korthikanti et al. 2022; an expansion tier holds offloaded or spilled state and streams "
     "it at its bandwidth.",
-    "Cost: the system file's rough prices per NPU, TFLOP/s, GiB and GB/s; power, space and "
-    "operations are not priced.",
+    "Cost: the system file's rough prices per NPU, TFLOP/s, GiB and GB/s, and per switch "
+    "port and cable of a Clos; power, space and operations are not priced.",
 };
 
 int comet_study_assumptions(const char *const **lines)
