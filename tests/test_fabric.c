@@ -95,6 +95,15 @@ static void test_ring_all_reduce(void **state)
     assert_close(r.hot[0].utilization, 1.0, 1e-3);
     d->shape.unidirectional = true;
     assert_close(flows(&s, span, COMET_COLL_ALL_REDUCE, GIB, 1, false, NULL), want, 1e-8);
+    /* on a switch, 4 channels (NCCL's rings, a connection each) move the
+     * same bytes in 4 times the flows, in the same time */
+    d->topology = COMET_TOPO_SWITCH;
+    d->shape.unidirectional = false;
+    comet_flow_result one, four;
+    double t1 = flows(&s, span, COMET_COLL_ALL_REDUCE, GIB, 1, false, &one);
+    d->shape.channels = 4;
+    assert_close(flows(&s, span, COMET_COLL_ALL_REDUCE, GIB, 1, false, &four), t1, 1e-9);
+    assert_int_equal(four.flows, 4 * one.flows);
 }
 
 /* Two independent 1 GiB all-reduces issued together on the same ring take

@@ -175,6 +175,11 @@ typedef struct comet_net_shape {
      * [1] the aggregation switches' in 3 tiers); 0: 1 (non-blocking) */
     double oversubscription[COMET_MAX_TIERS - 1];
     comet_routing routing;
+    /* Rings a ring-algorithm collective runs at once on a switch or Clos,
+     * each its own connection (NCCL's channels; ECMP hashes each apart),
+     * the buffer split over them; the flows see it, the closed forms do
+     * not need to. 0: 1. */
+    int channels;
 } comet_net_shape;
 
 typedef enum comet_algorithm {

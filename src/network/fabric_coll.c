@@ -228,14 +228,17 @@ static int progress(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, int 
                     (uint64_t)(p * 2048 + ch);
     switch (ph->algo) {
     case FC_RING: {
-        /* channel ch of nch: shift +1 / -1 (two counter-rotating rings), or
-         * shift ch + 1 (a fully-connected dimension's rings) */
+        /* channel ch of nch: on a ring, torus or mesh shift +1 / -1 (two
+         * counter-rotating rings), on a fully-connected dimension shift
+         * ch + 1 (its rings over every link), on a switch or Clos +1 (the
+         * same ring, another connection) */
         double unit = ph->bytes / (double)l.n / (double)nch;
-        int64_t q = ring_pos(&l, l.me), shift;
-        if (nch == 2)
-            shift = ch == 0 ? 1 : l.n - 1;
-        else
+        int64_t q = ring_pos(&l, l.me), shift = 1;
+        comet_topology t = r->f->dims[ph->dim].topo;
+        if (t == COMET_TOPO_FULLY_CONNECTED)
             shift = ch + 1;
+        else if (t != COMET_TOPO_SWITCH && t != COMET_TOPO_FAT_TREE && t != COMET_TOPO_RAIL)
+            shift = nch == 2 && ch == 1 ? l.n - 1 : 1;
         int64_t to = member(&l, ring_member(&l, (q + shift) % l.n));
         while (cnt->sent < need && cnt->sent <= cnt->recv) {
             if (send(r, e, npu, to, unit, tag_of(to, s, k, p, ch, KIND_PEER), hash) != 0)
@@ -543,8 +546,8 @@ static int channels_of(const fc_run *r, const comet_system *sys, const fc_phase 
     case COMET_TOPO_TORUS:
     case COMET_TOPO_MESH:
         return n >= 3 ? 2 : 1;
-    default:
-        return 1;
+    default: /* a switch or Clos: the dimension's channels, each hashed apart */
+        return sys->dims[ph->dim].shape.channels > 1 ? sys->dims[ph->dim].shape.channels : 1;
     }
 }
 
