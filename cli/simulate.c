@@ -24,7 +24,7 @@ static void usage(FILE *out)
             "       comet simulate --collective KIND --size SIZE [options]\n"
             "       comet simulate --chakra PREFIX --astra-network NET.yml\n"
             "                      [--astra-system SYS.json] [--astra-memory MEM.json]\n"
-            "                      [--astra-comm-group GROUPS.json] [--json] [--output FILE]\n"
+            "                      [--astra-comm-group GROUPS.json] [--flows] [--json] [--output FILE]\n"
             "                      [--max-trace-nodes N] [--max-trace-bytes SIZE]\n"
             "                      [--max-trace-memory SIZE] [--max-trace-deps N]\n\n"
             "The first form simulates one training step as a task graph (1F1B or\n"

@@ -17,7 +17,7 @@
 typedef struct chakra_args {
     const char *prefix, *network, *system, *memory, *groups, *output;
     const char *max_nodes, *max_bytes, *max_memory, *max_deps;
-    bool json;
+    bool json, flows;
     comet_et_limits limits;
 } chakra_args;
 
@@ -76,6 +76,7 @@ static comet_status read_limits(chakra_args *a, comet_error *err)
  * looks for it first); the limits are read after the command line. */
 static const cli_arg chakra_flags[] = {
     {.name = "--json", .kind = CLI_ARG_SWITCH, AT(json)},
+    {.name = "--flows", .kind = CLI_ARG_SWITCH, AT(flows)},
     {.name = "--chakra", .kind = CLI_ARG_TEXT, AT(prefix)},
     {.name = "--astra-network", .kind = CLI_ARG_TEXT, AT(network)},
     {.name = "--astra-system", .kind = CLI_ARG_TEXT, AT(system)},
@@ -128,7 +129,12 @@ static void render(comet_buf *b, const chakra_args *a, const comet_et_result *r,
                         "%.3f s, %llu events)\n\n",
                      a->prefix, r->ranks, r->nodes, read_s, sim_s,
                      (unsigned long long)r->events);
-    comet_buf_printf(b, "finished after %.0f ns (%.6f ms)\n\n", r->finish * 1e9, r->finish * 1e3);
+    comet_buf_printf(b, "finished after %.0f ns (%.6f ms)\n", r->finish * 1e9, r->finish * 1e3);
+    if (r->fabric_collectives > 0)
+        comet_buf_printf(b, "collectives as flows on the fabric: %d distinct, every group of "
+                            "each shape at once (%llu flows)\n",
+                         r->fabric_collectives, (unsigned long long)r->fabric_flows);
+    comet_buf_printf(b, "\n");
     comet_buf_printf(b, "%6s %16s %16s %14s %14s %14s %9s\n", "rank", "finish ns",
                      "exposed comm ns", "compute ms", "comm ms", "memory ms", "hidden");
     for (int i = 0; i < r->ranks; i++) {
@@ -173,6 +179,7 @@ int cli_simulate_chakra(int argc, char **argv)
     }
     double t1 = cli_now();
     comet_et_result r;
+    in.flows = a.flows;
     comet_status st = comet_et_simulate(&t, &in, &r, &err);
     double t2 = cli_now();
     comet_et_free(&t);

@@ -552,6 +552,18 @@ static void test_simulate_flows(void **state)
     assert_non_null(strstr(r.out, "161 switches, 4160 links"));
     assert_non_null(strstr(r.out, "flows       11.617195 ms  (130048 flows, "));
     assert_non_null(strstr(r.out, "ib tier 1: ib switch 0 -> ib switch 32"));
+    /* the Chakra replay with its collectives as flows: the example's one
+     * all-reduce as flows (no endpoint delays or reduction passes, which
+     * ASTRA-sim's system file adds: 56.790164 ms without --flows) */
+    snprintf(args, sizeof args,
+             "simulate --chakra %s/chakra/step --astra-network %s/astra/ring8.yml "
+             "--astra-system %s/astra/system.json --flows",
+             examples, examples, examples);
+    run(&r, args);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "finished after 55017500 ns (55.017500 ms)\n"
+                                  "collectives as flows on the fabric: 1 distinct, every group of "
+                                  "each shape at once (896 flows)"));
     /* the hot links over time: a Chrome trace of counters and a report */
     snprintf(args, sizeof args,
              "simulate --system %s/astra-ring8.yaml --collective all-reduce --size '1 GiB' "

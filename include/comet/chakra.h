@@ -144,6 +144,11 @@ typedef struct comet_astra_inputs {
     comet_comm_group *groups;
     char network_file[512];        /* the files read, for errors ("" = none) */
     char groups_file[512];
+    /* Each collective priced as flows on the fabric of `system` (every
+     * distinct one simulated once, every group of its shape at once;
+     * docs/fabric.md) instead of comet_sim_collective; options then
+     * unused but for splits. */
+    bool flows;
 } comet_astra_inputs;
 
 /* Network YAML (topology, npus_count, bandwidth in GB = 2^30 B per s,
@@ -164,6 +169,8 @@ void comet_astra_free(comet_astra_inputs *in);
 
 typedef struct comet_et_result {
     double finish;                 /* seconds until the last rank finishes */
+    int fabric_collectives;        /* with in->flows: distinct collectives simulated as flows */
+    uint64_t fabric_flows;
     int ranks;
     double *rank_finish;           /* per rank (malloc'd; comet_et_result_free) */
     double *rank_compute;          /* compute busy per rank */

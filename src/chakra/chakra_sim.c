@@ -45,6 +45,7 @@ typedef struct trace_sim {
     int **task_of;          /* per rank, node index -> task */
     uint32_t **order;       /* per rank, node indices in dependency order */
     const char *prefix;
+    sim_fabric_prices *prices; /* in->flows: collectives priced as flows; NULL otherwise */
 } trace_sim;
 
 static comet_status out_of_memory(comet_error *err)
@@ -396,9 +397,14 @@ static comet_status collective_task(trace_sim *s, int r, size_t i, uint32_t j, c
                                "%lld NPUs",
                                (unsigned long long)n->id, n->comm_size, (long long)group);
     double bytes = gather ? n->comm_size * (double)group : n->comm_size;
-    comet_sim_collective_result res;
-    comet_status st = comet_sim_collective(&s->in->system, span, c, bytes, &s->in->options, &res,
-                                           err);
+    comet_sim_collective_result res = {0};
+    comet_status st = COMET_OK;
+    if (s->prices) {
+        res.time = sim_fabric_price(s->prices, span, c, bytes);
+        st = sim_fabric_prices_status(s->prices, err);
+    } else {
+        st = comet_sim_collective(&s->in->system, span, c, bytes, &s->in->options, &res, err);
+    }
     if (st)
         return st;
     slot->task = sim_add_task(&s->g, s->instant, res.time, COMET_ET_COLLECTIVE, 0, (int)i, r);
@@ -1104,6 +1110,15 @@ comet_status comet_et_simulate(const comet_et_trace *t, const comet_astra_inputs
         if (!s.task_of[r] || !s.order[r])
             st = out_of_memory(err);
     }
+    if (!st && in->flows) {
+        int64_t npus = 1;
+        for (int d = 0; d < in->system.n_dims; d++)
+            npus *= in->system.dims[d].size > 0 ? in->system.dims[d].size : 1;
+        comet_system sys = in->system;
+        if (in->options.splits > 0)
+            sys.collective_chunks = in->options.splits;
+        st = sim_fabric_prices_new(&sys, npus, &s.prices, err);
+    }
     if (!st)
         st = order_ranks(&s, err);
     if (!st)
@@ -1120,6 +1135,10 @@ comet_status comet_et_simulate(const comet_et_trace *t, const comet_astra_inputs
         st = sim_run(&s.g, &makespan, describe, &dc, err);
         if (st == COMET_EINPUT && s.g.n_cycle > 0)
             st = wait_cycle_error(&s, err);
+    }
+    if (s.prices) {
+        sim_fabric_prices_counts(s.prices, &out->fabric_collectives, &out->fabric_flows);
+        sim_fabric_prices_free(s.prices);
     }
     if (!st) {
         out->finish = makespan;

@@ -82,6 +82,26 @@ comet_status sim_run(sim_graph *g, double *makespan,
                      void (*describe)(const sim_task *t, void *ctx, char *out, size_t cap),
                      void *ctx, comet_error *err);
 
+/* ---- collectives priced as flows on the fabric ----------------------------- */
+
+/* The fabric of a system's `npus` NPUs and the flows' time of every
+ * distinct collective asked of it (group span, collective, bytes), each
+ * simulated once with every group of its shape at once, and remembered:
+ * the step simulation's and the Chakra replay's --flows (docs/fabric.md). */
+typedef struct sim_fabric_prices sim_fabric_prices;
+
+comet_status sim_fabric_prices_new(const comet_system *sys, int64_t npus,
+                                   sim_fabric_prices **out, comet_error *err);
+void sim_fabric_prices_free(sim_fabric_prices *p);
+/* The flows' time, or the closed form's when they fail (the failure kept
+ * for sim_fabric_prices_status; later calls then take the closed form). */
+double sim_fabric_price(sim_fabric_prices *p, const int64_t span[COMET_MAX_DIMS],
+                        comet_collective c, double bytes);
+/* COMET_OK, or the first failure with its message in err. */
+comet_status sim_fabric_prices_status(const sim_fabric_prices *p, comet_error *err);
+/* The distinct collectives simulated and their flows. */
+void sim_fabric_prices_counts(const sim_fabric_prices *p, int *collectives, uint64_t *flows);
+
 /* ---- the training step as a task graph ---------------------------------- */
 
 /* The training step's task graph, for code that wants the graph itself

@@ -24,7 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "comet/fabric.h"
 #include "comet/network.h"
 #include "../cost/cost.h"
 #include "../schedule/schedule.h"
@@ -48,29 +47,10 @@ static const char *const kind_names[] = {
     "zero gather",     "load weights",      "store activations",  "load activations",
     "optimizer state", "store weights"};
 
-/* Collectives priced as flows on the fabric (comet_sim_step_options.
- * fabric): every distinct (group span, collective, bytes) the step holds
- * simulated once, every group of its shape at once, and remembered. */
-typedef struct fab_price {
-    int64_t span[COMET_MAX_DIMS];
-    comet_collective c;
-    double bytes, time;
-} fab_price;
-
-typedef struct fab_prices {
-    comet_fabric *f;
-    comet_system sys;    /* its sizes resolved */
-    fab_price *items;
-    int n, cap;
-    uint64_t flows;
-    comet_status st;     /* the first failure, kept for the caller */
-    comet_error err;
-} fab_prices;
-
 /* What a simulated step adds to the task graph's own model: collectives
  * priced as flows on the fabric, Themis ordering chunks under congestion. */
 typedef struct step_mode {
-    fab_prices *prices;
+    sim_fabric_prices *prices;
     bool themis;
 } step_mode;
 
@@ -99,7 +79,7 @@ typedef struct builder {
      * stage's most loaded link least loaded (work assigned so far, per
      * stage and dimension); NULL: the dimensions in order */
     double *themis_load;
-    fab_prices *prices;  /* collectives priced as flows on the fabric; NULL: closed forms */
+    sim_fabric_prices *prices; /* collectives priced as flows on the fabric; NULL: closed forms */
     bool split_tp;       /* one task per TP collective (for export) */
     step_coll *coll;     /* per task, when recording collectives (export) */
     int coll_cap;
@@ -189,44 +169,6 @@ static int task(builder *b, int stage, int kind_res, double dur, int kind, int64
     if (id < 0 || sim_add_dep(&b->g, after, id))
         b->oom = true;
     return id;
-}
-
-/* The flows' time of collective c of `bytes` over every group of span[]
- * (remembered); the closed form when the flows fail (the failure kept in
- * p->st for the caller). */
-static double fabric_price(fab_prices *p, const int64_t span[COMET_MAX_DIMS], comet_collective c,
-                           double bytes)
-{
-    for (int i = 0; i < p->n; i++)
-        if (p->items[i].c == c && p->items[i].bytes == bytes &&
-            memcmp(p->items[i].span, span, sizeof p->items[i].span) == 0)
-            return p->items[i].time;
-    double t = comet_collective_time(&p->sys, span, c, bytes);
-    if (p->st || !(bytes > 0.0))
-        return t;
-    if (p->n == p->cap) {
-        int cap = p->cap ? 2 * p->cap : 16;
-        fab_price *x = realloc(p->items, sizeof *x * (size_t)cap);
-        if (!x) {
-            p->st = comet_error_set(&p->err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
-            return t;
-        }
-        p->items = x;
-        p->cap = cap;
-    }
-    comet_flow_options o;
-    comet_flow_options_defaults(&o);
-    comet_flow_result r;
-    p->st = comet_fabric_collective(p->f, &p->sys, span, c, bytes, &o, &r, &p->err);
-    if (p->st)
-        return t;
-    fab_price *it = &p->items[p->n++];
-    memcpy(it->span, span, sizeof it->span);
-    it->c = c;
-    it->bytes = bytes;
-    it->time = r.time;
-    p->flows += r.flows;
-    return r.time;
 }
 
 /* Under congestion: a collective of `bytes` over group grp as chunks of
@@ -328,7 +270,7 @@ static int collective_on(builder *b, int stage, int stream, const int64_t span[C
     if (b->congestion)
         return chunked(b, stage, stream == R_TP && !b->s->overlap_tp ? R_COMPUTE : stream, span, c,
                        bytes, outer, kind, mb, layer, after);
-    double t = b->prices && !(outer > 0.0) ? fabric_price(b->prices, span, c, bytes)
+    double t = b->prices && !(outer > 0.0) ? sim_fabric_price(b->prices, span, c, bytes)
                                             : comet_collective_time_split(b->sys, span, c, bytes,
                                                                           outer);
     int id = task(b, stage, stream, t, kind, mb, layer, after);
@@ -1027,10 +969,8 @@ static comet_status run_step(const comet_model *m, const comet_system *sys,
                              comet_error *err)
 {
     comet_status st = build(m, sys, s, congestion, mode, false, micro, 0, out, err);
-    if (!st && mode->prices && mode->prices->st) {
-        st = mode->prices->st;
-        *err = mode->prices->err;
-    }
+    if (!st && mode->prices)
+        st = sim_fabric_prices_status(mode->prices, err);
     double makespan = 0.0;
     if (!st)
         st = sim_run(&(*out)->g, &makespan, describe, NULL, err);
@@ -1210,29 +1150,14 @@ static comet_status extrapolate(const comet_model *m, const comet_system *sys,
  * as flows; --congestion's per-dimension sharing is another model of the
  * same contention, so the two are not combined. */
 static comet_status fabric_prices(const comet_system *sys, const comet_strategy *s,
-                                  bool congestion, fab_prices **out, comet_error *err)
+                                  bool congestion, sim_fabric_prices **out, comet_error *err)
 {
     *out = NULL;
     if (congestion)
         return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--flows",
                                "prices the collectives as flows on the fabric; --congestion "
                                "shares each dimension's bandwidth instead: use one of them");
-    int64_t npus = comet_strategy_npus(s), sizes[COMET_MAX_DIMS];
-    comet_status st = comet_system_layout(sys, npus, sizes, err);
-    if (st)
-        return st;
-    fab_prices *p = calloc(1, sizeof *p);
-    if (!p)
-        return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
-    p->sys = *sys;
-    for (int d = 0; d < sys->n_dims; d++)
-        p->sys.dims[d].size = sizes[d];
-    if ((st = comet_fabric_build(&p->sys, npus, &p->f, err)) != COMET_OK) {
-        free(p);
-        return st;
-    }
-    *out = p;
-    return COMET_OK;
+    return sim_fabric_prices_new(sys, comet_strategy_npus(s), out, err);
 }
 
 comet_status comet_sim_step(const comet_model *m, const comet_system *sys,
@@ -1252,11 +1177,11 @@ comet_status comet_sim_step(const comet_model *m, const comet_system *sys,
     st = step_size(m, sys, &s, congestion, false, limit, &one, &per_round, &full, err);
     if (st)
         return st;
-    fab_prices *prices = NULL;
+    sim_fabric_prices *prices = NULL;
     if (o && o->fabric && (st = fabric_prices(sys, &s, congestion, &prices, err)) != COMET_OK)
         return st;
     if (o && o->scheduler == COMET_SCHED_THEMIS && !congestion) {
-        free(prices);
+        sim_fabric_prices_free(prices);
         return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--scheduler",
                                "themis orders the chunks of collectives on shared links: it "
                                "needs --congestion");
@@ -1269,11 +1194,8 @@ comet_status comet_sim_step(const comet_model *m, const comet_system *sys,
         st = extrapolate(m, sys, &s, congestion, &mode, micro, full, one, per_round, limit, &b,
                          out, err);
     if (prices) {
-        out->fabric_collectives = prices->n;
-        out->fabric_flows = prices->flows;
-        comet_fabric_free(prices->f);
-        free(prices->items);
-        free(prices);
+        sim_fabric_prices_counts(prices, &out->fabric_collectives, &out->fabric_flows);
+        sim_fabric_prices_free(prices);
     }
     static const char *const streams[R_PER_STAGE] = {
         "compute", "tensor-parallel", "send forward", "send backward", "data-parallel",
