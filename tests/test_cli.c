@@ -527,7 +527,7 @@ static void test_simulate_flows(void **state)
 {
     (void)state;
     cli_run r;
-    char args[4400];
+    char args[13000];
     snprintf(args, sizeof args,
              "simulate --system %s/astra-ring8.yaml --collective all-reduce --size '1 GiB' "
              "--flows --splits 1",
