@@ -205,6 +205,15 @@ static int64_t messages(const fc_phase *ph, const fc_line *l)
     return 0;
 }
 
+/* NPU npu's port on its switch dimension d (topo_switch.c's layout: link
+ * 2p up to the switch, 2p + 1 down from it). */
+static int32_t switch_port(const fab_dim *d, int64_t npu, bool down)
+{
+    int64_t inst = fab_instance(d, npu % d->inner, npu / (d->inner * d->size));
+    int64_t pos = (npu / d->inner) % d->size;
+    return (int32_t)(d->link0 + (inst * d->size + pos) * 2 + (down ? 1 : 0));
+}
+
 static int send(fc_run *r, fl_engine *e, int64_t from, int64_t to, double bytes, uint64_t tag,
                 uint64_t hash)
 {
@@ -300,10 +309,7 @@ static int progress(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, int 
          * piece down every port once all of it has arrived */
         if (cnt->sent >= need || (uint64_t)cnt->sent > cnt->steps)
             return 0;
-        const fab_dim *d = &r->f->dims[ph->dim];
-        int64_t inst = fab_instance(d, npu % d->inner, npu / (d->inner * d->size));
-        int64_t pos = (npu / d->inner) % d->size;
-        int32_t up = (int32_t)(d->link0 + (inst * d->size + pos) * 2);
+        int32_t up = switch_port(&r->f->dims[ph->dim], npu, false);
         if (fl_flows(e) >= (uint64_t)r->max_flows) {
             r->too_many = true;
             return -1;
@@ -385,12 +391,9 @@ static int on_done(void *ctx, fl_engine *e, uint64_t tag)
                            IN_NETWORK_PIECES + ch;
         if (++r->arrived[slot] < l.n)
             return advance(r, e, npu, s, k);
-        const fab_dim *d = &r->f->dims[ph->dim];
         for (int64_t j = 0; j < l.n; j++) {
             int64_t to = member(&l, j);
-            int64_t inst = fab_instance(d, to % d->inner, to / (d->inner * d->size));
-            int64_t pos = (to / d->inner) % d->size;
-            int32_t down = (int32_t)(d->link0 + (inst * d->size + pos) * 2 + 1);
+            int32_t down = switch_port(&r->f->dims[ph->dim], to, true);
             if (fl_send_path(e, &down, 1, ph->bytes / IN_NETWORK_PIECES,
                              tag_of(to, s, k, p, 0, KIND_PEER)) != 0)
                 return -1;
@@ -479,23 +482,11 @@ static comet_status expand(fc_run *r, const comet_system *sys, int part, int dim
         held[t] = h;
         h /= (double)r->group_axes[dim][order[t]];
     }
-    if (c == COMET_COLL_ALL_GATHER) { /* the reduce-scatter's mirror: bytes is the full buffer */
-        h = bytes;
-        for (int t = 0; t < g; t++) {
-            held[t] = h;
-            h /= (double)r->group_axes[dim][order[t]];
-        }
-        for (int t = g - 1; t >= 0; t--) {
-            fc_phase x = ph;
-            x.axis = order[t];
-            x.bytes = held[t];
-            comet_status st = add_phase(pl, x, err);
-            if (st)
-                return st;
-        }
-        return COMET_OK;
-    }
-    for (int t = 0; t < g; t++) {
+    /* an all-gather runs the reduce-scatter's phases backwards (bytes is
+     * the full buffer either way) */
+    bool mirror = c == COMET_COLL_ALL_GATHER;
+    for (int i = 0; i < g; i++) {
+        int t = mirror ? g - 1 - i : i;
         fc_phase x = ph;
         x.axis = order[t];
         x.bytes = held[t];
