@@ -121,4 +121,54 @@ comet_status comet_fabric_collective(const comet_fabric *f, const comet_system *
                                      double bytes, const comet_flow_options *o,
                                      comet_flow_result *out, comet_error *err);
 
+/* ---- many transfers on one fabric, started as a simulator goes --------------- */
+
+/* A training step's network tasks (Chakra replay's too) started as their
+ * turn comes, all sharing the fabric's links: each collective on its
+ * groups, each pipeline send from every NPU of a stage to its peer. The
+ * caller interleaves its own events with the fabric's (next, advance,
+ * step): a transfer's id comes back from step once its last flow ends. */
+typedef struct comet_fabric_run comet_fabric_run;
+
+/* Which NPUs a collective runs on: groups of span[d] NPUs along each
+ * dimension d, stride[d] positions apart (1 or 0: neighbours), tiling the
+ * members: the NPUs members[0..n_members), local[npu] being an NPU's
+ * index among them and -1 for the others; members NULL: every NPU. */
+typedef struct comet_fabric_group {
+    int64_t span[COMET_MAX_DIMS], stride[COMET_MAX_DIMS];
+    const int64_t *members;
+    const int32_t *local;
+    int64_t n_members;
+} comet_fabric_group;
+
+/* max_flows: refuse to start more (0: 250 million). */
+comet_status comet_fabric_run_new(const comet_fabric *f, const comet_system *sys,
+                                  int64_t max_flows, comet_fabric_run **out, comet_error *err);
+void comet_fabric_run_free(comet_fabric_run *r);
+/* Starts collective c of `bytes` per NPU now (chunks 0: the system's
+ * split; concurrent identical copies, 1 to 16); *id names it. Fails as
+ * comet_fabric_collective does. */
+comet_status comet_fabric_run_collective(comet_fabric_run *r, const comet_fabric_group *g,
+                                         comet_collective c, double bytes, int64_t chunks,
+                                         int concurrent, int64_t *id, comet_error *err);
+/* Starts n sends of `bytes`, from[i] to to[i], now; one id for them all. */
+comet_status comet_fabric_run_sends(comet_fabric_run *r, const int64_t *from, const int64_t *to,
+                                    int64_t n, double bytes, int64_t *id, comet_error *err);
+/* The time of the fabric's next event (INFINITY when nothing moves). */
+comet_status comet_fabric_run_next(comet_fabric_run *r, double *at, comet_error *err);
+/* Moves the clock to t, which must not pass the next event. */
+void comet_fabric_run_advance(comet_fabric_run *r, double t);
+double comet_fabric_run_now(const comet_fabric_run *r);
+/* Runs the next event; *done[0..*n_done) are the transfers it finished
+ * (or that finished as they started), valid until release, which the
+ * caller calls once it has handled them (their ids are then reused). */
+comet_status comet_fabric_run_step(comet_fabric_run *r, const int64_t **done, int *n_done,
+                                   comet_error *err);
+void comet_fabric_run_release(comet_fabric_run *r);
+void comet_fabric_run_stats(const comet_fabric_run *r, uint64_t *flows, uint64_t *events,
+                            uint64_t *rate_updates);
+/* The bytes per tier and the most utilized links over `time` so far, into
+ * out's bytes_per_tier, n_hot and hot[]. */
+void comet_fabric_run_links(const comet_fabric_run *r, double time, comet_flow_result *out);
+
 #endif

@@ -73,9 +73,18 @@ typedef struct fc_count {
     uint64_t steps;
 } fc_count;
 
+/* One collective (or one set of point-to-point sends) running on the
+ * fabric: its groups, plan and per-member state. Its member NPUs are the
+ * whole fabric, or a list (a pipeline stage's) with local indices. */
 typedef struct fc_run {
     const comet_fabric *f;
+    uint32_t owner;          /* its flows' owner: its slot in the fabric run */
+    bool sends;              /* point-to-point sends: only `left` counts */
+    const int32_t *local;    /* NPU -> its index among the members, -1 not one (NULL: all) */
+    int64_t n_members;
+    int64_t left;            /* member streams' chunks (sends: flows) not yet through */
     int64_t span[COMET_MAX_DIMS];
+    int64_t stride[COMET_MAX_DIMS]; /* positions between a group's members along d */
     int64_t group_axes[COMET_MAX_DIMS][COMET_MAX_AXES]; /* per torus/mesh dim */
     int group_m[COMET_MAX_DIMS];
     int parts, streams;
@@ -87,10 +96,14 @@ typedef struct fc_run {
     fc_count *count;         /* [npu][stream][chunk][phase][channel] */
     int32_t *arrived;        /* in-network: ups reaching the switch, per line leader */
     int64_t max_flows;
-    bool one_group;
     bool failed;
     bool too_many;           /* stopped at max_flows */
 } fc_run;
+
+static int64_t local_of(const fc_run *r, int64_t npu)
+{
+    return r->local ? r->local[npu] : npu;
+}
 
 /* ---- tags: who a finished flow is for ------------------------------------ */
 
@@ -126,8 +139,9 @@ static fc_line line_of(const fc_run *r, const fc_phase *ph, int64_t npu)
 {
     const fab_dim *d = &r->f->dims[ph->dim];
     int64_t pos = (npu / d->inner) % d->size, span = r->span[ph->dim];
-    int64_t i = pos % span; /* index in the group along the dimension */
-    fc_line l = {span, i, npu - i * d->inner, d->inner, true, false};
+    int64_t stride = r->stride[ph->dim];
+    int64_t i = (pos / stride) % span; /* index in the group along the dimension */
+    fc_line l = {span, i, npu - i * stride * d->inner, stride * d->inner, true, false};
     if (ph->axis >= 0) {
         int64_t st = 1;
         for (int a = 0; a < ph->axis; a++)
@@ -169,13 +183,13 @@ static int64_t ring_member(const fc_line *l, int64_t q)
 
 static fc_chunk_state *chunk_at(fc_run *r, int64_t npu, int s, int64_t k)
 {
-    return &r->chunk[(npu * r->streams + s) * r->chunks + k];
+    return &r->chunk[(local_of(r, npu) * r->streams + s) * r->chunks + k];
 }
 
 static fc_count *count_at(fc_run *r, int64_t npu, int s, int64_t k, int p, int ch)
 {
-    return &r->count[(((npu * r->streams + s) * r->chunks + k) * r->max_phases + p) *
-                         r->max_channels + ch];
+    return &r->count[(((local_of(r, npu) * r->streams + s) * r->chunks + k) * r->max_phases +
+                      p) * r->max_channels + ch];
 }
 
 static int part_of(const fc_run *r, int s)
@@ -221,7 +235,7 @@ static int send(fc_run *r, fl_engine *e, int64_t from, int64_t to, double bytes,
         r->too_many = true;
         return -1;
     }
-    return fl_send(e, from, to, bytes, hash, tag);
+    return fl_send(e, from, to, bytes, hash, r->owner, tag);
 }
 
 /* Sends what phase p's state allows: ring steps once the step before has
@@ -315,7 +329,7 @@ static int progress(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, int 
             return -1;
         }
         int piece = cnt->sent++;
-        return fl_send_path(e, &up, 1, ph->bytes / IN_NETWORK_PIECES,
+        return fl_send_path(e, &up, 1, ph->bytes / IN_NETWORK_PIECES, r->owner,
                             tag_of(npu, s, k, p, piece, KIND_UP));
     }
     }
@@ -346,6 +360,8 @@ static int advance(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k)
     while (cs->cur < n && cs->entered && phase_done(r, npu, s, k, cs->cur)) {
         cs->cur++;
         cs->entered = 0;
+        if (cs->cur == n)
+            r->left--;
         if (k + 1 < r->chunks && try_enter(r, e, npu, s, k + 1) != 0)
             return -1;
         if (try_enter(r, e, npu, s, k) != 0)
@@ -370,9 +386,9 @@ static int try_enter(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k)
     return advance(r, e, npu, s, k);
 }
 
-static int on_done(void *ctx, fl_engine *e, uint64_t tag)
+/* A flow of collective r ended. */
+static int coll_flow_done(fc_run *r, fl_engine *e, uint64_t tag)
 {
-    fc_run *r = ctx;
     int64_t npu, k;
     int s, p, ch, kind;
     untag(tag, &npu, &s, &k, &p, &ch, &kind);
@@ -386,7 +402,7 @@ static int on_done(void *ctx, fl_engine *e, uint64_t tag)
         own->steps++;
         if (progress(r, e, npu, s, k, p, 0) != 0)
             return -1;
-        int64_t lead = member(&l, 0);
+        int64_t lead = local_of(r, member(&l, 0));
         int64_t slot = (((lead * r->streams + s) * r->chunks + k) * r->max_phases + p) *
                            IN_NETWORK_PIECES + ch;
         if (++r->arrived[slot] < l.n)
@@ -394,7 +410,7 @@ static int on_done(void *ctx, fl_engine *e, uint64_t tag)
         for (int64_t j = 0; j < l.n; j++) {
             int64_t to = member(&l, j);
             int32_t down = switch_port(&r->f->dims[ph->dim], to, true);
-            if (fl_send_path(e, &down, 1, ph->bytes / IN_NETWORK_PIECES,
+            if (fl_send_path(e, &down, 1, ph->bytes / IN_NETWORK_PIECES, r->owner,
                              tag_of(to, s, k, p, 0, KIND_PEER)) != 0)
                 return -1;
         }
@@ -613,17 +629,338 @@ static comet_status make_plans(fc_run *r, const comet_system *sys, const comet_l
     return COMET_OK;
 }
 
-/* ---- the run ------------------------------------------------------------------ */
+/* ---- the run: collectives and sends started as a simulator asks -------------- */
 
-static bool in_first_group(const fc_run *r, int64_t npu)
+struct comet_fabric_run {
+    const comet_fabric *f;
+    comet_system sys;        /* its sizes resolved, so plans see the fabric's */
+    fl_engine *e;
+    int64_t max_flows;
+    fc_run **slots;          /* by owner; NULL: free */
+    uint32_t n_slots, cap_slots;
+    uint32_t *free_slots;
+    uint32_t n_free;
+    int64_t *done;           /* transfers finished in the last step */
+    int n_done, cap_done;
+    bool failed;             /* a callback failed (memory, a route) */
+    bool too_many;
+};
+
+static void run_free_slot(comet_fabric_run *fr, uint32_t id)
 {
-    for (int d = 0; d < r->f->n_dims; d++) {
-        const fab_dim *fd = &r->f->dims[d];
-        if ((npu / fd->inner) % fd->size >= r->span[d])
-            return false;
-    }
-    return true;
+    fc_run *r = fr->slots[id];
+    if (!r)
+        return;
+    free(r->chunk);
+    free(r->count);
+    free(r->arrived);
+    free(r);
+    fr->slots[id] = NULL;
+    fr->free_slots[fr->n_free++] = id;
 }
+
+static int run_finished(comet_fabric_run *fr, uint32_t id)
+{
+    if (fr->n_done == fr->cap_done) {
+        int cap = fr->cap_done ? 2 * fr->cap_done : 64;
+        int64_t *x = realloc(fr->done, (size_t)cap * sizeof *x);
+        if (!x)
+            return -1;
+        fr->done = x;
+        fr->cap_done = cap;
+    }
+    fr->done[fr->n_done++] = id;
+    return 0;
+}
+
+static int on_done(void *ctx, fl_engine *e, uint32_t owner, uint64_t tag)
+{
+    comet_fabric_run *fr = ctx;
+    fc_run *r = owner < fr->n_slots ? fr->slots[owner] : NULL;
+    if (!r)
+        return -1;
+    if (r->sends) {
+        r->left--;
+    } else if (coll_flow_done(r, e, tag) != 0) {
+        fr->too_many |= r->too_many;
+        return -1;
+    }
+    return r->left == 0 ? run_finished(fr, owner) : 0;
+}
+
+comet_status comet_fabric_run_new(const comet_fabric *f, const comet_system *sys,
+                                  int64_t max_flows, comet_fabric_run **out, comet_error *err)
+{
+    *out = NULL;
+    if (sys->n_dims != f->n_dims)
+        return comet_error_set(err, COMET_EINTERNAL, NULL, 0, 0, NULL,
+                               "the fabric was built from another system");
+    comet_fabric_run *fr = calloc(1, sizeof *fr);
+    if (!fr || !(fr->e = fl_new(f))) {
+        free(fr);
+        return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    }
+    fr->f = f;
+    fr->sys = *sys;
+    for (int d = 0; d < f->n_dims; d++)
+        fr->sys.dims[d].size = f->dims[d].size;
+    fr->max_flows = max_flows > 0 ? max_flows : DEFAULT_MAX_FLOWS;
+    *out = fr;
+    return COMET_OK;
+}
+
+void comet_fabric_run_free(comet_fabric_run *fr)
+{
+    if (!fr)
+        return;
+    for (uint32_t i = 0; i < fr->n_slots; i++)
+        run_free_slot(fr, i);
+    free(fr->slots);
+    free(fr->free_slots);
+    free(fr->done);
+    fl_free(fr->e);
+    free(fr);
+}
+
+/* A new transfer's slot, its owner id. */
+static fc_run *run_slot(comet_fabric_run *fr)
+{
+    if (fr->n_free == 0 && fr->n_slots == fr->cap_slots) {
+        uint32_t cap = fr->cap_slots ? 2 * fr->cap_slots : 64;
+        fc_run **x = realloc(fr->slots, cap * sizeof *x);
+        uint32_t *y = realloc(fr->free_slots, cap * sizeof *y);
+        if (x)
+            fr->slots = x;
+        if (y)
+            fr->free_slots = y;
+        if (!x || !y)
+            return NULL;
+        fr->cap_slots = cap;
+    }
+    fc_run *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    uint32_t id = fr->n_free > 0 ? fr->free_slots[--fr->n_free] : fr->n_slots++;
+    fr->slots[id] = r;
+    r->owner = id;
+    r->f = fr->f;
+    r->max_flows = fr->max_flows;
+    return r;
+}
+
+static comet_status too_many_flows(comet_error *err, int64_t max_flows)
+{
+    return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--max-flows",
+                           "the flow simulation needs more than %lld flows: raise "
+                           "--max-flows, or simulate fewer NPUs (--one-group) or chunks",
+                           (long long)max_flows);
+}
+
+/* Every member of every phase's line is a member of the run (a list that
+ * holds whole groups), and groups on a torus or mesh are consecutive. */
+static comet_status check_members(const fc_run *r, const int64_t *members, comet_error *err)
+{
+    for (int d = 0; d < r->f->n_dims; d++)
+        if (r->stride[d] != 1 && grid_topo(r->f->dims[d].topo) && r->span[d] > 1)
+            return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
+                                   "a group with members apart along the %s %s (the flow "
+                                   "simulation runs torus and mesh groups of neighbours only)",
+                                   r->f->dim_names[d], r->f->dims[d].wrap ? "torus" : "mesh");
+    for (int64_t i = 0; members && i < r->n_members; i++)
+        for (int j = 0; j < r->parts; j++)
+            for (int p = 0; p < r->plan[j].n; p++) {
+                fc_line l = line_of(r, &r->plan[j].ph[p], members[i]);
+                for (int64_t q = 0; q < l.n; q++) {
+                    int64_t m = member(&l, q);
+                    if (m < 0 || m >= r->f->npus || r->local[m] < 0)
+                        return comet_error_set(err, COMET_EINTERNAL, NULL, 0, 0, NULL,
+                                               "NPU %lld's group holds NPU %lld, which does not "
+                                               "take part",
+                                               (long long)members[i], (long long)m);
+                }
+            }
+    return COMET_OK;
+}
+
+comet_status comet_fabric_run_collective(comet_fabric_run *fr, const comet_fabric_group *g,
+                                         comet_collective c, double bytes, int64_t chunks,
+                                         int concurrent, int64_t *id, comet_error *err)
+{
+    const comet_fabric *f = fr->f;
+    *id = -1;
+    if (c <= COMET_COLL_NONE || c >= COMET_COLL_COUNT)
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--collective", "unknown collective");
+    if (!(bytes > 0.0) || !isfinite(bytes))
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--size", "must be positive");
+    if (concurrent < 1 || concurrent > 16)
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--concurrent",
+                               "must be from 1 to 16, got %d", concurrent);
+    fc_run *r = run_slot(fr);
+    if (!r)
+        return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    comet_status st = COMET_OK;
+    r->local = g->members ? g->local : NULL;
+    r->n_members = g->members ? g->n_members : f->npus;
+    for (int d = 0; d < f->n_dims; d++) {
+        r->span[d] = g->span[d] > 0 ? g->span[d] : 1;
+        r->stride[d] = g->stride[d] > 0 ? g->stride[d] : 1;
+        if (f->dims[d].size % (r->span[d] * r->stride[d])) {
+            st = comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--span",
+                                 "a group of %lld NPUs along %s does not tile its %lld",
+                                 (long long)r->span[d], f->dim_names[d],
+                                 (long long)f->dims[d].size);
+            goto fail;
+        }
+    }
+    comet_link links[COMET_MAX_DIMS];
+    int dims[COMET_MAX_DIMS];
+    int m = comet_span_links(&fr->sys, r->span, links, dims);
+    if (m == 0) { /* nothing to move: done at once */
+        if (run_finished(fr, r->owner) != 0)
+            goto oom;
+        *id = r->owner;
+        return COMET_OK;
+    }
+    r->chunks = chunks > 0 ? chunks : comet_collective_chunks_for(&fr->sys, r->span, c, bytes);
+    if (r->chunks > MAX_CHUNKS) {
+        st = comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--splits",
+                             "the flow simulation cuts a buffer into %d chunks at most",
+                             MAX_CHUNKS);
+        goto fail;
+    }
+    if ((st = make_plans(r, &fr->sys, links, dims, m, c, bytes / (double)r->chunks, err)) !=
+        COMET_OK)
+        goto fail;
+    if ((st = check_members(r, g->members, err)) != COMET_OK)
+        goto fail;
+    r->streams = concurrent * r->parts;
+    double cells = (double)r->n_members * r->streams * (double)r->chunks;
+    double mem = cells * (sizeof(fc_chunk_state) +
+                          (double)r->max_phases *
+                              (r->max_channels * sizeof(fc_count) + 4 * IN_NETWORK_PIECES));
+    if (mem > 4e9) {
+        st = comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
+                             "the flow simulation's state would take %.1f GB (NPUs x chunks x "
+                             "phases x channels): fewer chunks or NPUs",
+                             mem / 1e9);
+        goto fail;
+    }
+    r->chunk = calloc((size_t)cells, sizeof *r->chunk);
+    r->count = calloc((size_t)cells * (size_t)(r->max_phases * r->max_channels), sizeof *r->count);
+    r->arrived = calloc((size_t)cells * (size_t)(r->max_phases * IN_NETWORK_PIECES),
+                        sizeof *r->arrived);
+    if (!r->chunk || !r->count || !r->arrived)
+        goto oom;
+    r->left = (int64_t)cells;
+    for (int64_t i = 0; i < r->n_members && !r->failed; i++) {
+        int64_t npu = g->members ? g->members[i] : i;
+        for (int s = 0; s < r->streams; s++)
+            if (try_enter(r, fr->e, npu, s, 0) != 0)
+                r->failed = true;
+    }
+    if (r->too_many) {
+        st = too_many_flows(err, r->max_flows);
+        goto fail;
+    }
+    if (r->failed)
+        goto oom;
+    if (r->left == 0 && run_finished(fr, r->owner) != 0)
+        goto oom;
+    *id = r->owner;
+    return COMET_OK;
+oom:
+    st = comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL,
+                         "out of memory (or a route longer than %d links) starting the "
+                         "first flows",
+                         FAB_MAX_PATH);
+fail:
+    run_free_slot(fr, r->owner);
+    return st;
+}
+
+comet_status comet_fabric_run_sends(comet_fabric_run *fr, const int64_t *from, const int64_t *to,
+                                    int64_t n, double bytes, int64_t *id, comet_error *err)
+{
+    *id = -1;
+    fc_run *r = run_slot(fr);
+    if (!r)
+        return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    r->sends = true;
+    r->left = n;
+    for (int64_t i = 0; i < n; i++) {
+        if (from[i] < 0 || from[i] >= fr->f->npus || to[i] < 0 || to[i] >= fr->f->npus) {
+            run_free_slot(fr, r->owner);
+            return comet_error_set(err, COMET_EINTERNAL, NULL, 0, 0, NULL,
+                                   "a send between NPUs %lld and %lld of %lld",
+                                   (long long)from[i], (long long)to[i],
+                                   (long long)fr->f->npus);
+        }
+        if (fl_flows(fr->e) >= (uint64_t)fr->max_flows) {
+            run_free_slot(fr, r->owner);
+            return too_many_flows(err, fr->max_flows);
+        }
+        uint64_t hash = (uint64_t)from[i] * 0x9e3779b97f4a7c15ULL ^ (uint64_t)to[i];
+        if (fl_send(fr->e, from[i], to[i], bytes, hash, r->owner, (uint64_t)i) != 0) {
+            run_free_slot(fr, r->owner);
+            return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+        }
+    }
+    if (n == 0 && run_finished(fr, r->owner) != 0)
+        return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    *id = r->owner;
+    return COMET_OK;
+}
+
+comet_status comet_fabric_run_next(comet_fabric_run *fr, double *at, comet_error *err)
+{
+    if (fr->n_done > 0) { /* finished at once, not yet collected */
+        *at = fl_now(fr->e);
+        return COMET_OK;
+    }
+    return fl_next(fr->e, at, err);
+}
+
+void comet_fabric_run_advance(comet_fabric_run *fr, double t)
+{
+    fl_advance(fr->e, t);
+}
+
+double comet_fabric_run_now(const comet_fabric_run *fr)
+{
+    return fl_now(fr->e);
+}
+
+comet_status comet_fabric_run_step(comet_fabric_run *fr, const int64_t **done, int *n_done,
+                                   comet_error *err)
+{
+    /* the transfers the last call handed back are over: free their slots */
+    comet_status st = COMET_OK;
+    if (fr->n_done == 0) {
+        st = fl_step(fr->e, on_done, fr, err);
+        if (st && fr->too_many)
+            st = too_many_flows(err, fr->max_flows);
+    }
+    *done = fr->done;
+    *n_done = fr->n_done;
+    return st;
+}
+
+void comet_fabric_run_release(comet_fabric_run *fr)
+{
+    for (int i = 0; i < fr->n_done; i++)
+        run_free_slot(fr, (uint32_t)fr->done[i]);
+    fr->n_done = 0;
+}
+
+void comet_fabric_run_stats(const comet_fabric_run *fr, uint64_t *flows, uint64_t *events,
+                            uint64_t *rate_updates)
+{
+    *flows = fl_flows(fr->e);
+    *events = fl_events(fr->e);
+    *rate_updates = fl_rate_updates(fr->e);
+}
+
+/* ---- one collective, run to its end ----------------------------------------------- */
 
 static void hot_links(const comet_fabric *f, const double *bytes, double time,
                       comet_flow_result *out)
@@ -649,6 +986,12 @@ static void hot_links(const comet_fabric *f, const double *bytes, double time,
     }
 }
 
+void comet_fabric_run_links(const comet_fabric_run *fr, double time, comet_flow_result *out)
+{
+    memset(out->bytes_per_tier, 0, sizeof out->bytes_per_tier);
+    hot_links(fr->f, fl_link_bytes(fr->e), time, out);
+}
+
 comet_status comet_fabric_collective(const comet_fabric *f, const comet_system *sys,
                                      const int64_t span[COMET_MAX_DIMS], comet_collective c,
                                      double bytes, const comet_flow_options *o,
@@ -660,141 +1003,86 @@ comet_status comet_fabric_collective(const comet_fabric *f, const comet_system *
         comet_flow_options_defaults(&defaults);
         o = &defaults;
     }
-    if (c <= COMET_COLL_NONE || c >= COMET_COLL_COUNT)
-        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--collective", "unknown collective");
-    if (!(bytes > 0.0) || !isfinite(bytes))
-        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--size", "must be positive");
-    if (o->concurrent < 1 || o->concurrent > 16)
-        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--concurrent",
-                               "must be from 1 to 16, got %d", o->concurrent);
-    if (sys->n_dims != f->n_dims)
-        return comet_error_set(err, COMET_EINTERNAL, NULL, 0, 0, NULL,
-                               "the fabric was built from another system");
-    fc_run *r = calloc(1, sizeof *r);
-    if (!r)
-        return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
-    r->f = f;
-    r->one_group = o->one_group;
-    r->max_flows = o->max_flows > 0 ? o->max_flows : DEFAULT_MAX_FLOWS;
-    /* the system with its sizes resolved, so the plan sees the fabric's */
-    comet_system *rs = malloc(sizeof *rs);
-    comet_status st = COMET_OK;
-    if (!rs) {
-        free(r);
-        return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
-    }
-    *rs = *sys;
+    comet_fabric_run *fr;
+    comet_status st = comet_fabric_run_new(f, sys, o->max_flows, &fr, err);
+    if (st)
+        return st;
+    comet_fabric_group g = {.members = NULL};
+    int64_t *first = NULL;
+    int32_t *local = NULL;
+    int64_t per_group = 1;
     for (int d = 0; d < f->n_dims; d++) {
-        rs->dims[d].size = f->dims[d].size;
-        r->span[d] = span[d] > 0 ? span[d] : 1;
-        if (f->dims[d].size % r->span[d]) {
-            st = comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--span",
-                                 "a group of %lld NPUs along %s does not tile its %lld",
-                                 (long long)r->span[d], f->dim_names[d],
-                                 (long long)f->dims[d].size);
+        g.span[d] = span[d] > 0 ? span[d] : 1;
+        g.stride[d] = 1;
+        per_group *= g.span[d] <= f->dims[d].size ? g.span[d] : 1;
+    }
+    if (o->one_group) {
+        /* the first group: positions below its span along every dimension */
+        first = malloc((size_t)per_group * sizeof *first);
+        local = malloc((size_t)f->npus * sizeof *local);
+        if (!first || !local) {
+            st = comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
             goto done;
         }
-    }
-    comet_link links[COMET_MAX_DIMS];
-    int dims[COMET_MAX_DIMS];
-    int m = comet_span_links(rs, r->span, links, dims);
-    if (m == 0)
-        goto done;
-    r->chunks = o->chunks > 0 ? o->chunks : comet_collective_chunks_for(rs, r->span, c, bytes);
-    if (r->chunks > MAX_CHUNKS) {
-        st = comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--splits",
-                             "the flow simulation cuts a buffer into %d chunks at most",
-                             MAX_CHUNKS);
-        goto done;
-    }
-    if ((st = make_plans(r, rs, links, dims, m, c, bytes / (double)r->chunks, err)) != COMET_OK)
-        goto done;
-    r->streams = o->concurrent * r->parts;
-    double cells = (double)f->npus * r->streams * (double)r->chunks;
-    double mem = cells * (sizeof(fc_chunk_state) +
-                          (double)r->max_phases *
-                              (r->max_channels * sizeof(fc_count) + 4 * IN_NETWORK_PIECES));
-    if (mem > 4e9) {
-        st = comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
-                             "the flow simulation's state would take %.1f GB (NPUs x chunks x "
-                             "phases x channels): fewer chunks or NPUs",
-                             mem / 1e9);
-        goto done;
-    }
-    r->chunk = calloc((size_t)cells, sizeof *r->chunk);
-    r->count = calloc((size_t)cells * (size_t)(r->max_phases * r->max_channels), sizeof *r->count);
-    r->arrived = calloc((size_t)cells * (size_t)(r->max_phases * IN_NETWORK_PIECES),
-                        sizeof *r->arrived);
-    fl_engine *e = fl_new(f);
-    if (!r->chunk || !r->count || !r->arrived || !e) {
-        fl_free(e);
-        st = comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
-        goto done;
+        int64_t n = 0;
+        for (int64_t npu = 0; npu < f->npus; npu++) {
+            bool in = true;
+            for (int d = 0; d < f->n_dims && in; d++)
+                in = (npu / f->dims[d].inner) % f->dims[d].size < g.span[d];
+            local[npu] = in && n < per_group ? (int32_t)n : -1;
+            if (in && n < per_group)
+                first[n++] = npu;
+        }
+        g.members = first;
+        g.local = local;
+        g.n_members = n;
     }
     for (int i = 0; i < o->n_watch && i < COMET_FABRIC_HOT_LINKS; i++)
         out->series[i].link = o->watch[i];
     out->n_series = o->n_watch < COMET_FABRIC_HOT_LINKS ? o->n_watch : COMET_FABRIC_HOT_LINKS;
-    if (out->n_series > 0 && fl_watch(e, out->n_series, out->series, &out->series_cut) != 0) {
-        fl_free(e);
+    if (out->n_series > 0 && fl_watch(fr->e, out->n_series, out->series, &out->series_cut) != 0) {
         st = comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
                              "a watched link is not a link of the fabric (it has %lld)",
                              (long long)f->n_links);
         goto done;
     }
-    int64_t members = 0;
-    for (int64_t npu = 0; npu < f->npus; npu++) {
-        if (r->one_group && !in_first_group(r, npu))
-            continue;
-        members++;
-        for (int s = 0; s < r->streams; s++)
-            if (try_enter(r, e, npu, s, 0) != 0)
-                r->failed = true;
-    }
-    if (!r->failed && !r->too_many)
-        st = fl_run(e, on_done, r, err);
-    if (r->too_many)
-        st = comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--max-flows",
-                             "the flow simulation needs more than %lld flows: raise "
-                             "--max-flows, or simulate fewer NPUs (--one-group) or chunks",
-                             (long long)r->max_flows);
-    else if (!st && r->failed)
-        st = comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL,
-                             "out of memory (or a route longer than %d links) starting the "
-                             "first flows",
-                             FAB_MAX_PATH);
-    if (!st) {
-        /* every chunk of every NPU must be through its phases */
-        for (int64_t npu = 0; npu < f->npus && !st; npu++) {
-            if (r->one_group && !in_first_group(r, npu))
-                continue;
-            for (int s = 0; s < r->streams && !st; s++)
-                for (int64_t k = 0; k < r->chunks && !st; k++)
-                    if (chunk_at(r, npu, s, k)->cur < r->plan[part_of(r, s)].n)
-                        st = comet_error_set(err, COMET_EINTERNAL, NULL, 0, 0, NULL,
-                                             "NPU %lld stopped in phase %d of chunk %lld",
-                                             (long long)npu, chunk_at(r, npu, s, k)->cur,
-                                             (long long)k);
+    int64_t id;
+    if ((st = comet_fabric_run_collective(fr, &g, c, bytes, o->chunks, o->concurrent, &id, err)))
+        goto done;
+    bool over = false;
+    while (!st && !over) {
+        const int64_t *done;
+        int n_done;
+        double at;
+        if ((st = comet_fabric_run_next(fr, &at, err)) != COMET_OK)
+            break;
+        if (!isfinite(at)) {
+            /* flows all ended, the collective not through: a state machine stuck */
+            st = comet_error_set(err, COMET_EINTERNAL, NULL, 0, 0, NULL,
+                                 "the collective's flows ended with NPUs left in its phases");
+            break;
         }
+        if ((st = comet_fabric_run_step(fr, &done, &n_done, err)) != COMET_OK)
+            break;
+        over = n_done > 0;
+    }
+    if (!st && fl_busy(fr->e))
+        st = fl_run(fr->e, on_done, fr, err); /* a finished collective leaves no flow: guard */
+    if (!st) {
+        double ignored;
+        st = fl_next(fr->e, &ignored, err); /* the watched links' last step */
     }
     if (!st) {
-        int64_t per_group = 1;
-        for (int d = 0; d < f->n_dims; d++)
-            per_group *= r->span[d];
-        out->time = fl_now(e);
-        out->groups = members / per_group;
-        out->flows = fl_flows(e);
-        out->events = fl_events(e);
-        out->rate_updates = fl_rate_updates(e);
-        hot_links(f, fl_link_bytes(e), out->time, out);
+        out->time = fl_now(fr->e);
+        out->groups = (g.members ? g.n_members : f->npus) / per_group;
+        comet_fabric_run_stats(fr, &out->flows, &out->events, &out->rate_updates);
+        comet_fabric_run_links(fr, out->time, out);
     }
-    fl_free(e);
 done:
     if (st)
         comet_flow_result_free(out);
-    free(r->chunk);
-    free(r->count);
-    free(r->arrived);
-    free(r);
-    free(rs);
+    free(first);
+    free(local);
+    comet_fabric_run_free(fr);
     return st;
 }

@@ -25,6 +25,7 @@ typedef struct fl_flow {
     double t0;                      /* when rem was last brought up to date */
     uint32_t version;               /* of its projected end in the end heap */
     uint64_t tag;
+    uint32_t owner;                 /* the caller's: whose flow it is (a collective's run) */
     uint64_t key;                   /* a hash of the path: flows on one path share a rate */
     int32_t *heap_path;             /* the path when longer than INLINE_PATH */
     int len;
@@ -40,6 +41,12 @@ static inline int32_t *path_of(fl_flow *w)
 }
 
 
+
+typedef struct ended_flow {
+    int64_t id;
+    uint64_t tag;
+    uint32_t owner;
+} ended_flow;
 
 /* The rates of one running set, by path key (open addressing). */
 #define CACHE_SETS 8
@@ -89,6 +96,8 @@ struct fl_engine {
     bool *watch_cut;
     rate_cache cache[CACHE_SETS];
     int cache_next;
+    ended_flow *ended;              /* one event's ended flows, for the callbacks */
+    int64_t cap_ended;
     int32_t route[FAB_MAX_PATH];
 };
 
@@ -137,6 +146,7 @@ void fl_free(fl_engine *e)
     free(e->n_on);
     free(e->by_link);
     free(e->heap);
+    free(e->ended);
     for (int i = 0; i < CACHE_SETS; i++) {
         free(e->cache[i].keys);
         free(e->cache[i].rates);
@@ -172,7 +182,8 @@ static int64_t new_flow(fl_engine *e)
     return e->n_flows++;
 }
 
-int fl_send_path(fl_engine *e, const int32_t *path, int len, double bytes, uint64_t tag)
+int fl_send_path(fl_engine *e, const int32_t *path, int len, double bytes, uint32_t owner,
+                 uint64_t tag)
 {
     int64_t id = new_flow(e);
     if (id < 0)
@@ -204,18 +215,20 @@ int fl_send_path(fl_engine *e, const int32_t *path, int len, double bytes, uint6
     w->rem = bytes > 0.0 && len > 0 ? bytes : 0.0;
     w->rate = 0.0;
     w->tag = tag;
+    w->owner = owner;
     w->slot = -1;
     w->start_at = e->now + lat;
     e->started++;
     return tq_push(&e->wait, w->start_at, id, 0);
 }
 
-int fl_send(fl_engine *e, int64_t a, int64_t b, double bytes, uint64_t hash, uint64_t tag)
+int fl_send(fl_engine *e, int64_t a, int64_t b, double bytes, uint64_t hash, uint32_t owner,
+            uint64_t tag)
 {
     int len = a == b ? 0 : comet_fabric_route(e->f, a, b, hash, e->route, FAB_MAX_PATH);
     if (len < 0)
         return -1;
-    return fl_send_path(e, e->route, len, a == b ? 0.0 : bytes, tag);
+    return fl_send_path(e, e->route, len, a == b ? 0.0 : bytes, owner, tag);
 }
 
 
@@ -481,11 +494,6 @@ static void finish(fl_engine *e, int64_t id)
     e->free_ids[e->n_free++] = id;
 }
 
-typedef struct ended_flow {
-    int64_t id;
-    uint64_t tag;
-} ended_flow;
-
 
 #define SERIES_CAP 1000000
 
@@ -588,96 +596,106 @@ static const tq_item *next_end(fl_engine *e)
     return NULL;
 }
 
+comet_status fl_next(fl_engine *e, double *at, comet_error *err)
+{
+    *at = INFINITY;
+    if ((e->dirty && reallocate(e) != 0) || record(e) != 0)
+        return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    if (e->wait.items == 0 && e->n_active == 0)
+        return COMET_OK;
+    /* the next event: a flow ends or one's latency is over */
+    const tq_item *end = next_end(e);
+    const tq_item *started = tq_peek(&e->wait);
+    double next = end ? end->at : INFINITY;
+    if (started && started->at < next)
+        next = started->at;
+    if (!isfinite(next))
+        return comet_error_set(err, COMET_EINTERNAL, NULL, 0, 0, NULL,
+                               "%lld flows cannot move: a link on their path has no bandwidth",
+                               (long long)e->n_active);
+    *at = next > e->now ? next : e->now;
+    return COMET_OK;
+}
+
+void fl_advance(fl_engine *e, double t)
+{
+    if (t > e->now)
+        e->now = t;
+}
+
+comet_status fl_step(fl_engine *e, fl_done_fn done, void *ctx, comet_error *err)
+{
+    double next;
+    comet_status st = fl_next(e, &next, err);
+    if (st || !isfinite(next))
+        return st;
+    e->now = next;
+    e->events++;
+    double horizon = next + END_TOLERANCE * (next > 0.0 ? next : 0.0);
+    if (e->n_active + e->wait.items > e->cap_ended) {
+        int64_t cap = 2 * (e->n_active + e->wait.items) + 64;
+        ended_flow *x = realloc(e->ended, (size_t)cap * sizeof *x);
+        if (!x)
+            return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+        e->ended = x;
+        e->cap_ended = cap;
+    }
+    ended_flow *ended = e->ended;
+    /* the ended flows leave first (their tags kept: the callbacks reuse
+     * the slots), then the flows whose latency is over start */
+    int64_t n_ended = 0;
+    const tq_item *end, *started;
+    for (end = next_end(e); end && end->at <= horizon; end = next_end(e)) {
+        int64_t id = end->id;
+        tq_pop(&e->ends);
+        e->flows[id].rem = 0.0;
+        e->flows[id].t0 = e->now;
+        ended[n_ended++] = (ended_flow){id, e->flows[id].tag, e->flows[id].owner};
+        finish(e, id);
+    }
+    for (started = tq_peek(&e->wait); started && started->at <= horizon;
+         started = tq_peek(&e->wait)) {
+        int64_t id = started->id;
+        tq_pop(&e->wait);
+        fl_flow *w = &e->flows[id];
+        if (w->rem <= 0.0) {
+            ended[n_ended++] = (ended_flow){id, w->tag, w->owner};
+            finish(e, id);
+            continue;
+        }
+        w->slot = (int)e->n_active;
+        w->t0 = e->now;
+        e->active[e->n_active++] = id;
+        e->set_hash += fab_mix(w->key);
+        const int32_t *links = path_of(w);
+        for (int i = 0; i < w->len; i++)
+            e->n_on[links[i]]++;
+        if (!e->dirty && !fast_start(e, w))
+            e->dirty = true;
+        if (!e->dirty && project(e, id) != 0)
+            return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    }
+    /* the callbacks in the order the flows ended (the queues' order:
+     * deterministic, as everything before it) */
+    for (int64_t k = 0; k < n_ended; k++)
+        if (done(ctx, e, ended[k].owner, ended[k].tag) != 0)
+            return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL,
+                                   "out of memory (or a route failed) starting a flow");
+    return COMET_OK;
+}
+
+bool fl_busy(const fl_engine *e)
+{
+    return e->wait.items > 0 || e->n_active > 0;
+}
+
 comet_status fl_run(fl_engine *e, fl_done_fn done, void *ctx, comet_error *err)
 {
-    ended_flow *ended = NULL;
-    int64_t cap_ended = 0;
     comet_status st = COMET_OK;
-    while (e->wait.items > 0 || e->n_active > 0) {
-        if ((e->dirty && reallocate(e) != 0) || record(e) != 0) {
-            st = comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
-            break;
-        }
-        /* the next event: a flow ends or one's latency is over */
-        const tq_item *end = next_end(e);
-        const tq_item *started = tq_peek(&e->wait);
-        double next = end ? end->at : INFINITY;
-        if (started && started->at < next)
-            next = started->at;
-        if (!isfinite(next)) {
-            st = comet_error_set(err, COMET_EINTERNAL, NULL, 0, 0, NULL,
-                                 "%lld flows cannot move: a link on their path has no "
-                                 "bandwidth",
-                                 (long long)e->n_active);
-            break;
-        }
-        if (next > e->now)
-            e->now = next;
-        e->events++;
-        double horizon = next + END_TOLERANCE * (next > 0.0 ? next : 0.0);
-        if (e->n_active + e->wait.items > cap_ended) {
-            int64_t cap = 2 * (e->n_active + e->wait.items) + 64;
-            ended_flow *x = realloc(ended, (size_t)cap * sizeof *x);
-            if (!x) {
-                st = comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
-                break;
-            }
-            ended = x;
-            cap_ended = cap;
-        }
-        /* the ended flows leave first (their tags kept: the callbacks
-         * reuse the slots), then the flows whose latency is over start */
-        int64_t n_ended = 0;
-        for (end = next_end(e); end && end->at <= horizon; end = next_end(e)) {
-            int64_t id = end->id;
-            tq_pop(&e->ends);
-            e->flows[id].rem = 0.0;
-            e->flows[id].t0 = e->now;
-            ended[n_ended].id = id;
-            ended[n_ended++].tag = e->flows[id].tag;
-            finish(e, id);
-        }
-        for (started = tq_peek(&e->wait); started && started->at <= horizon;
-             started = tq_peek(&e->wait)) {
-            int64_t id = started->id;
-            tq_pop(&e->wait);
-            fl_flow *w = &e->flows[id];
-            if (w->rem <= 0.0) {
-                ended[n_ended].id = id;
-                ended[n_ended++].tag = w->tag;
-                finish(e, id);
-                continue;
-            }
-            w->slot = (int)e->n_active;
-            w->t0 = e->now;
-            e->active[e->n_active++] = id;
-            e->set_hash += fab_mix(w->key);
-            const int32_t *links = path_of(w);
-            for (int i = 0; i < w->len; i++)
-                e->n_on[links[i]]++;
-            if (!e->dirty && !fast_start(e, w))
-                e->dirty = true;
-            if (!e->dirty && project(e, id) != 0) {
-                st = comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
-                break;
-            }
-        }
-        if (st)
-            break;
-        if (n_ended == 0)
-            continue;
-        /* the callbacks in the order the flows ended (the queues' order:
-         * deterministic, as everything before it) */
-        for (int64_t k = 0; k < n_ended && !st; k++)
-            if (done(ctx, e, ended[k].tag) != 0)
-                st = comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL,
-                                     "out of memory (or a route failed) starting a flow");
-        if (st)
-            break;
-    }
+    while (!st && fl_busy(e))
+        st = fl_step(e, done, ctx, err);
     if (!st && record(e) != 0)
         st = comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
-    free(ended);
     return st;
 }
 

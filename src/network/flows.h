@@ -17,22 +17,35 @@
 
 typedef struct fl_engine fl_engine;
 
-/* Called once per finished flow with its tag; returns non-zero to stop
- * (an allocation failed). */
-typedef int (*fl_done_fn)(void *ctx, fl_engine *e, uint64_t tag);
+/* Called once per finished flow with its owner and tag; returns non-zero
+ * to stop (an allocation failed). */
+typedef int (*fl_done_fn)(void *ctx, fl_engine *e, uint32_t owner, uint64_t tag);
 
 fl_engine *fl_new(const comet_fabric *f);
 void fl_free(fl_engine *e);
 
 /* Starts a flow of `bytes` from NPU a to NPU b now (routed with hash);
- * a == b or bytes <= 0 end after the path's latency (0 for a == b).
- * Returns 0, or -1 when out of memory or the route fails. */
-int fl_send(fl_engine *e, int64_t a, int64_t b, double bytes, uint64_t hash, uint64_t tag);
+ * a == b or bytes <= 0 end after the path's latency (0 for a == b). The
+ * owner and tag come back to the done callback. Returns 0, or -1 when
+ * out of memory or the route fails. */
+int fl_send(fl_engine *e, int64_t a, int64_t b, double bytes, uint64_t hash, uint32_t owner,
+            uint64_t tag);
 /* Starts a flow on an explicit path (in-network reduction's switch hops). */
-int fl_send_path(fl_engine *e, const int32_t *path, int len, double bytes, uint64_t tag);
+int fl_send_path(fl_engine *e, const int32_t *path, int len, double bytes, uint32_t owner,
+                 uint64_t tag);
 
 /* Runs until no flow is left. */
 comet_status fl_run(fl_engine *e, fl_done_fn done, void *ctx, comet_error *err);
+
+/* Driven from outside (a training step whose tasks start flows as they
+ * become ready): whether flows are left; the time of the next event
+ * (INFINITY when none); moving the clock to t, which must not pass that
+ * next event (flows started then start at t); running the next event
+ * (its ended flows' callbacks included). */
+bool fl_busy(const fl_engine *e);
+comet_status fl_next(fl_engine *e, double *at, comet_error *err);
+void fl_advance(fl_engine *e, double t);
+comet_status fl_step(fl_engine *e, fl_done_fn done, void *ctx, comet_error *err);
 
 /* Records the utilization of these links over the run (a step each time
  * it changes) into series[0..n) (their link set, arrays grown as needed);
