@@ -226,6 +226,27 @@ int64_t comet_strategy_grad_size(const comet_strategy *s, bool expert);
  * or folded): the step plan reduces and shards them apart. */
 bool comet_strategy_experts_apart(const comet_strategy *s);
 
+/* Where a strategy's ranks sit on the network (the Chakra export's
+ * numbering, and the fabric's step simulation's): within each dimension a
+ * rank's coordinate is mixed radix over these digits, innermost first
+ * (Megatron's order; DP's index split into EP's, low, and the expert-DP
+ * group's, dp/ep, high), each with the span place[] gives it there; an
+ * NPU's id is its coordinates over the dimensions, the first innermost.
+ * Needs a resolved strategy; a folded expert layout has no such
+ * numbering (its expert-DP digit does not tile). */
+enum { COMET_DIGIT_TP, COMET_DIGIT_CP, COMET_DIGIT_EP, COMET_DIGIT_EDP, COMET_DIGIT_PP,
+       COMET_RANK_DIGITS };
+/* Each digit's span per dimension (1 where unused), and its values in all
+ * (tp, cp, ep, dp/ep, pp). */
+void comet_strategy_digit_spans(const comet_strategy *s,
+                                int64_t out[COMET_RANK_DIGITS][COMET_MAX_DIMS]);
+void comet_strategy_digit_counts(const comet_strategy *s, int64_t out[COMET_RANK_DIGITS]);
+/* The NPU of the rank whose digits are idx[] (each below its count), on
+ * dimensions of sizes[0..n_dims). */
+int64_t comet_strategy_npu_of(const int64_t spans[COMET_RANK_DIGITS][COMET_MAX_DIMS],
+                              const int64_t *sizes, int n_dims,
+                              const int64_t idx[COMET_RANK_DIGITS]);
+
 /* How npus NPUs fill the system's network dimensions (innermost first;
  * an auto-sized outermost dimension takes what is left). Errors name the
  * key "strategy". */

@@ -42,7 +42,8 @@
 
 /* A rank's coordinates: its index in each group (DP's index split as
  * EP's, low, and the expert-DP group's, dp/ep, high). */
-enum { XI_TP, XI_CP, XI_EP, XI_EDP, XI_PP, XI_COUNT };
+enum { XI_TP = COMET_DIGIT_TP, XI_CP = COMET_DIGIT_CP, XI_EP = COMET_DIGIT_EP,
+       XI_EDP = COMET_DIGIT_EDP, XI_PP = COMET_DIGIT_PP, XI_COUNT = COMET_RANK_DIGITS };
 /* The groups written: TP, the dense gradient group (dp x cp: DP
  * collectives and layer comms on the DP group), the expert gradient group
  * ((dp/ep) x cp), EP and CP. */
@@ -59,7 +60,8 @@ typedef struct exporter {
     const comet_system *sys;
     step_graph sg;
     int64_t sizes[COMET_MAX_DIMS];
-    int64_t edp_span[COMET_MAX_DIMS]; /* the expert-DP group's spans */
+    int64_t spans[XI_COUNT][COMET_MAX_DIMS]; /* each coordinate's, per dimension */
+    int64_t counts[XI_COUNT];                /* the values each coordinate takes */
     int64_t npus;
     int *in_first, *in_edges;  /* incoming edges grouped by task */
     int *send_to;              /* per task: the stage a send feeds, else -1 */
@@ -77,41 +79,19 @@ typedef struct exporter {
 /* The span of coordinate i in network dimension d (1 where unused). */
 static int64_t coord_span(const exporter *x, int i, int d)
 {
-    const comet_strategy *s = &x->sg.s;
-    int64_t span = i == XI_TP   ? s->place[COMET_GROUP_TP][d]
-                 : i == XI_CP   ? s->place[COMET_GROUP_CP][d]
-                 : i == XI_EP   ? s->place[COMET_GROUP_EP][d]
-                 : i == XI_EDP  ? x->edp_span[d]
-                                : s->place[COMET_GROUP_PP][d];
-    return span > 0 ? span : 1;
+    return x->spans[i][d];
 }
 
 /* How many values coordinate i takes. */
 static int64_t coord_count(const exporter *x, int i)
 {
-    const comet_strategy *s = &x->sg.s;
-    int64_t ep = s->ep > 1 ? s->ep : 1;
-    return i == XI_TP ? s->tp : i == XI_CP ? s->cp : i == XI_EP ? ep
-         : i == XI_EDP ? s->dp / ep : s->pp;
+    return x->counts[i];
 }
 
 /* idx[] -> rank (see the top comment). */
 static int64_t rank_of(const exporter *x, const int64_t idx[XI_COUNT])
 {
-    int64_t rest[XI_COUNT], rank = 0, stride = 1;
-    memcpy(rest, idx, sizeof rest);
-    for (int d = 0; d < x->sys->n_dims; d++) {
-        int64_t coord = 0, scale = 1;
-        for (int i = 0; i < XI_COUNT; i++) { /* inner to outer: tp, cp, ep, edp, pp */
-            int64_t span = coord_span(x, i, d);
-            coord += (rest[i] % span) * scale;
-            rest[i] /= span;
-            scale *= span;
-        }
-        rank += coord * stride;
-        stride *= x->sizes[d];
-    }
-    return rank;
+    return comet_strategy_npu_of(x->spans, x->sizes, x->sys->n_dims, idx);
 }
 
 /* The members of a group, or (fixed) how many groups of the kind there are. */
@@ -946,7 +926,8 @@ comet_status comet_export_chakra(const comet_model *m, const comet_system *sys,
     if (st)
         return st;
     x.npus = comet_strategy_npus(&x.sg.s);
-    comet_strategy_expert_dp_spans(&x.sg.s, x.edp_span);
+    comet_strategy_digit_spans(&x.sg.s, x.spans);
+    comet_strategy_digit_counts(&x.sg.s, x.counts);
     st = comet_system_layout(sys, x.npus, x.sizes, err);
     for (int d = 0; !st && d < sys->n_dims; d++) {
         int64_t used = 1; /* TP, CP, DP (EP inside it) and PP */

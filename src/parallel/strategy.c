@@ -104,6 +104,52 @@ void comet_strategy_grad_spans(const comet_strategy *s, bool expert, int64_t out
         out[d] *= s->place[COMET_GROUP_CP][d] > 0 ? s->place[COMET_GROUP_CP][d] : 1;
 }
 
+void comet_strategy_digit_spans(const comet_strategy *s,
+                                int64_t out[COMET_RANK_DIGITS][COMET_MAX_DIMS])
+{
+    int64_t edp[COMET_MAX_DIMS];
+    comet_strategy_expert_dp_spans(s, edp);
+    for (int d = 0; d < COMET_MAX_DIMS; d++) {
+        const int64_t v[COMET_RANK_DIGITS] = {
+            [COMET_DIGIT_TP] = s->place[COMET_GROUP_TP][d],
+            [COMET_DIGIT_CP] = s->place[COMET_GROUP_CP][d],
+            [COMET_DIGIT_EP] = s->place[COMET_GROUP_EP][d],
+            [COMET_DIGIT_EDP] = edp[d],
+            [COMET_DIGIT_PP] = s->place[COMET_GROUP_PP][d]};
+        for (int i = 0; i < COMET_RANK_DIGITS; i++)
+            out[i][d] = v[i] > 0 ? v[i] : 1;
+    }
+}
+
+void comet_strategy_digit_counts(const comet_strategy *s, int64_t out[COMET_RANK_DIGITS])
+{
+    int64_t ep = s->ep > 1 ? s->ep : 1;
+    out[COMET_DIGIT_TP] = s->tp;
+    out[COMET_DIGIT_CP] = s->cp;
+    out[COMET_DIGIT_EP] = ep;
+    out[COMET_DIGIT_EDP] = s->dp / ep;
+    out[COMET_DIGIT_PP] = s->pp;
+}
+
+int64_t comet_strategy_npu_of(const int64_t spans[COMET_RANK_DIGITS][COMET_MAX_DIMS],
+                              const int64_t *sizes, int n_dims,
+                              const int64_t idx[COMET_RANK_DIGITS])
+{
+    int64_t rest[COMET_RANK_DIGITS], npu = 0, stride = 1;
+    memcpy(rest, idx, sizeof rest);
+    for (int d = 0; d < n_dims; d++) {
+        int64_t coord = 0, scale = 1;
+        for (int i = 0; i < COMET_RANK_DIGITS; i++) { /* inner to outer */
+            coord += (rest[i] % spans[i][d]) * scale;
+            rest[i] /= spans[i][d];
+            scale *= spans[i][d];
+        }
+        npu += coord * stride;
+        stride *= sizes[d];
+    }
+    return npu;
+}
+
 int64_t comet_strategy_grad_size(const comet_strategy *s, bool expert)
 {
     if (expert && comet_strategy_folded(s))

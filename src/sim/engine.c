@@ -200,6 +200,7 @@ typedef struct resource {
 
 typedef struct run {
     sim_graph *g;
+    const sim_outside *out;  /* tasks run outside (flows on a fabric), or NULL */
     resource *res;
     heap h;
     double now;
@@ -281,8 +282,15 @@ static void start_task(run *r, int task)
         return;
     }
     t->start = r->now;
-    t->end = t->start + t->duration;
     s->busy = 1;
+    if (r->out) {
+        int outside = r->out->start(r->out->ctx, task, r->now);
+        if (outside < 0)
+            r->oom = 1;
+        if (outside != 0)
+            return; /* its end comes from the outside's step */
+    }
+    t->end = t->start + t->duration;
     if (push(&r->h, (event){t->end, task, 0}))
         r->oom = 1;
 }
@@ -487,9 +495,50 @@ static comet_status stuck_error(sim_graph *g, const resource *res, int finished,
                            g->n - finished, g->n, g->n_cycle, chain);
 }
 
+/* A stream task finished: its stream moves on. */
+static void stream_done(run *r, int task)
+{
+    resource *s = &r->res[r->g->tasks[task].resource];
+    s->busy = 0;
+    s->next++;
+    complete(r, task);
+    try_stream(r, r->g->tasks[task].resource);
+}
+
+/* The outside's next event, if it comes before the heap's: run it and
+ * finish the tasks it finished. Returns 1 when it ran one, 0 when the
+ * heap's event is next (or nothing is left), -1 on a failure. */
+static int outside_event(run *r)
+{
+    double at;
+    if (!r->out || r->out->next(r->out->ctx, &at) != 0)
+        return r->out ? -1 : 0;
+    if (!isfinite(at) || (r->h.n > 0 && r->h.e[0].time <= at))
+        return 0;
+    const int *done;
+    int n_done;
+    if (r->out->step(r->out->ctx, &done, &n_done) != 0)
+        return -1;
+    if (at > r->now)
+        r->now = at;
+    r->g->events++;
+    for (int i = 0; i < n_done && !r->oom; i++)
+        r->g->tasks[done[i]].end = r->now, stream_done(r, done[i]);
+    r->out->release(r->out->ctx);
+    return 1;
+}
+
 comet_status sim_run(sim_graph *g, double *makespan,
                      void (*describe)(const sim_task *t, void *ctx, char *out, size_t cap),
                      void *ctx, comet_error *err)
+{
+    return sim_run_outside(g, NULL, makespan, describe, ctx, err);
+}
+
+comet_status sim_run_outside(sim_graph *g, const sim_outside *out, double *makespan,
+                             void (*describe)(const sim_task *t, void *ctx, char *out,
+                                              size_t cap),
+                             void *ctx, comet_error *err)
 {
     *makespan = 0.0;
     for (int e = 0; e < g->n_edges; e++)
@@ -502,7 +551,7 @@ comet_status sim_run(sim_graph *g, double *makespan,
             return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
                                    "task %d runs on resource %d, which does not exist", i,
                                    g->tasks[i].resource);
-    run r = {.g = g};
+    run r = {.g = g, .out = out};
     r.res = calloc((size_t)(g->n_resources > 0 ? g->n_resources : 1), sizeof *r.res);
     comet_status st = r.res ? build(g, r.res, err)
                             : comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL,
@@ -513,8 +562,21 @@ comet_status sim_run(sim_graph *g, double *makespan,
     for (int id = 0; !st && id < g->n_resources; id++)
         if (!(g->shared && g->shared[id]))
             try_stream(&r, id);
-    while (!st && !r.oom && r.h.n > 0) {
+    for (;;) {
+        if (st || r.oom)
+            break;
+        int o = outside_event(&r);
+        if (o < 0) {
+            st = out->failure(out->ctx, err);
+            break;
+        }
+        if (o > 0)
+            continue;
+        if (r.h.n == 0)
+            break;
         event e = pop(&r.h);
+        if (out)
+            out->advance(out->ctx, e.time);
         if (e.id >= g->n) {
             int id = e.id - g->n;
             if (e.version != r.res[id].version)
@@ -526,13 +588,10 @@ comet_status sim_run(sim_graph *g, double *makespan,
         }
         r.now = e.time;
         g->events++;
-        sim_task *t = &g->tasks[e.id];
-        resource *s = &r.res[t->resource];
-        s->busy = 0;
-        s->next++;
-        complete(&r, e.id);
-        try_stream(&r, t->resource);
+        stream_done(&r, e.id);
     }
+    if (!st && r.oom && out && out->failure(out->ctx, NULL) != COMET_OK)
+        st = out->failure(out->ctx, err);
     if (!st && r.oom)
         st = comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
     if (!st && r.finished < g->n)

@@ -82,6 +82,30 @@ comet_status sim_run(sim_graph *g, double *makespan,
                      void (*describe)(const sim_task *t, void *ctx, char *out, size_t cap),
                      void *ctx, comet_error *err);
 
+/* Tasks run outside the engine, alongside its own events: a training
+ * step's transfers as flows on the fabric (each ends when its last flow
+ * does). start: task is ready at now; returns 1 when it runs outside, 0
+ * to run for its duration, -1 on a failure. next: the outside's next
+ * event (INFINITY: none). advance: its clock to t (no event of its own
+ * comes before). step: runs its next event, *done the tasks it finished;
+ * release once they are handled. start, next and step return -1 on a
+ * failure, which failure then names (into err, when not NULL: COMET_OK
+ * if there was none). */
+typedef struct sim_outside {
+    void *ctx;
+    int (*start)(void *ctx, int task, double now);
+    int (*next)(void *ctx, double *at);
+    void (*advance)(void *ctx, double t);
+    int (*step)(void *ctx, const int **done, int *n_done);
+    void (*release)(void *ctx);
+    comet_status (*failure)(void *ctx, comet_error *err);
+} sim_outside;
+
+comet_status sim_run_outside(sim_graph *g, const sim_outside *out, double *makespan,
+                             void (*describe)(const sim_task *t, void *ctx, char *out,
+                                              size_t cap),
+                             void *ctx, comet_error *err);
+
 /* ---- collectives priced as flows on the fabric ----------------------------- */
 
 /* The fabric of a system's `npus` NPUs and the flows' time of every
