@@ -31,9 +31,9 @@ static void usage(FILE *out)
             "interleaved pipeline, TP collectives per layer, DP buckets during the last\n"
             "backward, ZeRO) and prints it beside comet estimate's answer; --congestion makes\n"
             "collectives and sends share each network link's bandwidth (--scheduler themis\n"
-            "orders each chunk's dimensions least loaded first); --flows prices every\n"
-            "collective as flows on the system's fabric, every NPU of every group at once\n"
-            "(docs/fabric.md); --trace writes a\n"
+            "orders each chunk's dimensions least loaded first); --flows runs every\n"
+            "collective and pipeline send as flows of every NPU on the system's fabric,\n"
+            "all sharing its links (docs/fabric.md); --trace writes a\n"
             "Chrome trace-event file (open it in Perfetto or chrome://tracing); --report\n"
             "writes an HTML report with a timeline per NPU stream and busy time per stage.\n"
             "--max-tasks N bounds the tasks a simulated graph holds (default 8000000,\n"
@@ -337,11 +337,21 @@ static void render_step(comet_buf *b, const cli_inputs *in, const comet_sim_step
                              s ? ", " : "", r->forward[s], r->backward[s], r->recompute[s],
                              r->optimizer[s], r->step_time - r->compute_stream_busy[s],
                              r->tp_busy[s], r->pp_busy[s], r->dp_busy[s], r->mem_busy[s]);
-        comet_buf_printf(b, "]}\n");
+        comet_buf_printf(b, "]");
+        if (r->fabric_npus > 0)
+            comet_buf_printf(b, ", \"fabric\": {\"npus\": %lld, \"transfers_as_flows\": %lld, "
+                                "\"transfers_alone\": %lld, \"kinds\": %d, \"flows\": %llu}",
+                             (long long)r->fabric_npus, (long long)r->fabric_transfers,
+                             (long long)r->fabric_alone, r->fabric_kinds,
+                             (unsigned long long)r->fabric_flows);
+        comet_buf_printf(b, "}\n");
         return;
     }
-    comet_buf_printf(b, "%s on %s, %lld NPUs, simulated step (one NPU per pipeline stage)\n\n",
-                     j->model.name, j->system.name, (long long)comet_strategy_npus(&j->strategy));
+    comet_buf_printf(b, "%s on %s, %lld NPUs, simulated step (%s)\n\n", j->model.name,
+                     j->system.name, (long long)comet_strategy_npus(&j->strategy),
+                     r->fabric_npus > 0 ? "compute one NPU per pipeline stage, transfers every "
+                                          "NPU's on the fabric"
+                                        : "one NPU per pipeline stage");
     comet_buf_printf(b, "simulated  %.3f s   (%llu tasks, %llu events, %.2f s to simulate)\n",
                      r->step_time, (unsigned long long)r->tasks, (unsigned long long)r->events,
                      seconds);
@@ -350,10 +360,13 @@ static void render_step(comet_buf *b, const cli_inputs *in, const comet_sim_step
                             "from the steady state (%.6f s per round of %lld)\n",
                          (long long)r->simulated_microbatches, (long long)r->microbatches,
                          r->round_time, (long long)r->round);
-    if (r->fabric_collectives > 0)
-        comet_buf_printf(b, "           collectives as flows on the fabric: %d distinct, every NPU "
-                            "of every group (%llu flows)\n",
-                         r->fabric_collectives, (unsigned long long)r->fabric_flows);
+    if (r->fabric_npus > 0)
+        comet_buf_printf(b, "           on the fabric, every NPU (%lld): %lld transfers as flows "
+                            "sharing links (%llu flows), %lld alone on theirs (%d kinds, each "
+                            "simulated once)\n",
+                         (long long)r->fabric_npus, (long long)r->fabric_transfers,
+                         (unsigned long long)r->fabric_flows, (long long)r->fabric_alone,
+                         r->fabric_kinds);
     comet_buf_printf(b, "estimate   %.3f s   (simulated %+.2f %%)\n\n", est->step_time,
                      100.0 * diff);
     comet_buf_printf(b, "seconds per stage (compute stream: forward, backward, recompute, optimizer, "

@@ -106,6 +106,101 @@ static void test_ring_all_reduce(void **state)
     assert_int_equal(four.flows, 4 * one.flows);
 }
 
+/* Runs r until transfer `id` ends, or until the clock would pass `until`
+ * (then it stops there); returns the time id ended, or -1. */
+static double run_until(comet_fabric_run *r, int64_t id, double until, double *other_end)
+{
+    comet_error err;
+    for (;;) {
+        double at;
+        if (comet_fabric_run_next(r, &at, &err))
+            fail_msg("%s", err.message);
+        if (!isfinite(at) || at > until) {
+            if (isfinite(until))
+                comet_fabric_run_advance(r, until);
+            return -1.0;
+        }
+        const int64_t *done;
+        int n;
+        if (comet_fabric_run_step(r, &done, &n, &err))
+            fail_msg("%s", err.message);
+        double found = -1.0;
+        for (int i = 0; i < n; i++) {
+            if (done[i] == id)
+                found = comet_fabric_run_now(r);
+            else if (other_end)
+                *other_end = comet_fabric_run_now(r);
+        }
+        comet_fabric_run_release(r);
+        if (found >= 0.0)
+            return found;
+    }
+}
+
+/* Transfers started as a simulator goes share what they meet: an
+ * all-reduce alone on an 8-NPU ring (no latency) takes T; a second one
+ * started at T/2 halves both rates (every link carries one flow of each:
+ * the ring keeps every link busy), so the first ends at 1.5 T and the
+ * second, half done by then, at 2 T. Point-to-point sends from every NPU
+ * to the next take bytes / B and come back as one transfer. */
+static void test_run_started_midway(void **state)
+{
+    (void)state;
+    comet_system s;
+    base_system(&s, "ring8");
+    add_dim(&s, "r", 8, COMET_TOPO_RING, COMET_ALGO_RING, 50e9, 0.0);
+    comet_error err;
+    comet_fabric *f = NULL;
+    assert_int_equal(comet_fabric_build(&s, 0, &f, &err), COMET_OK);
+    comet_fabric_group all = {.members = NULL};
+    for (int d = 0; d < COMET_MAX_DIMS; d++)
+        all.span[d] = d == 0 ? 8 : 1;
+    comet_fabric_run *r;
+    int64_t a, b;
+    assert_int_equal(comet_fabric_run_new(f, &s, 0, &r, &err), COMET_OK);
+    assert_int_equal(comet_fabric_run_collective(r, &all, COMET_COLL_ALL_REDUCE, GIB, 1, 1, &a, &err),
+                     COMET_OK);
+    double T = run_until(r, a, INFINITY, NULL);
+    assert_close(T, 14.0 * GIB / (8.0 * 50e9), 1e-9);
+    comet_fabric_run_free(r);
+    assert_int_equal(comet_fabric_run_new(f, &s, 0, &r, &err), COMET_OK);
+    assert_int_equal(comet_fabric_run_collective(r, &all, COMET_COLL_ALL_REDUCE, GIB, 1, 1, &a, &err),
+                     COMET_OK);
+    assert_true(run_until(r, a, T / 2.0, NULL) < 0.0);
+    assert_close(comet_fabric_run_now(r), T / 2.0, 1e-12);
+    assert_int_equal(comet_fabric_run_collective(r, &all, COMET_COLL_ALL_REDUCE, GIB, 1, 1, &b, &err),
+                     COMET_OK);
+    double b_end = -1.0;
+    assert_close(run_until(r, a, INFINITY, NULL), 1.5 * T, 1e-9);
+    assert_close(run_until(r, b, INFINITY, &b_end), 2.0 * T, 1e-9);
+    /* sends: NPU i to i+1, 1 GiB each, one way round: each on its own link,
+     * B/2 a way (a bidirectional ring's B is both directions') */
+    int64_t from[8], to[8], c;
+    for (int i = 0; i < 8; i++) {
+        from[i] = i;
+        to[i] = (i + 1) % 8;
+    }
+    double now = comet_fabric_run_now(r);
+    assert_int_equal(comet_fabric_run_sends(r, from, to, 8, GIB, &c, &err), COMET_OK);
+    assert_close(run_until(r, c, INFINITY, NULL) - now, GIB / 25e9, 1e-9);
+    /* a group list that leaves out a member of a group is refused */
+    int64_t half[4] = {0, 1, 2, 3};
+    int32_t local[8] = {0, 1, 2, 3, -1, -1, -1, -1};
+    comet_fabric_group g = all;
+    g.members = half;
+    g.local = local;
+    g.n_members = 4;
+    assert_int_equal(comet_fabric_run_collective(r, &g, COMET_COLL_ALL_REDUCE, GIB, 1, 1, &c, &err),
+                     COMET_EINTERNAL);
+    /* the same 4 as groups of 2 along the ring, 4 apart: 0+4 is not listed either */
+    g.span[0] = 2;
+    g.stride[0] = 4;
+    assert_int_equal(comet_fabric_run_collective(r, &g, COMET_COLL_ALL_REDUCE, GIB, 1, 1, &c, &err),
+                     COMET_EINTERNAL);
+    comet_fabric_run_free(r);
+    comet_fabric_free(f);
+}
+
 /* Two independent 1 GiB all-reduces issued together on the same ring take
  * twice the bandwidth time of one (they share every link), not the same. */
 static void test_two_concurrent_all_reduces(void **state)
@@ -415,6 +510,7 @@ void suite_fabric(test_tally *t)
     const struct CMUnitTest fabric[] = {
         cmocka_unit_test(test_ring_all_reduce),
         cmocka_unit_test(test_two_concurrent_all_reduces),
+        cmocka_unit_test(test_run_started_midway),
         cmocka_unit_test(test_ring_all_to_all_multi_hop),
         cmocka_unit_test(test_torus_all_to_all_bisection),
         cmocka_unit_test(test_fat_tree_spine_bound),

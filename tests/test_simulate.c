@@ -811,24 +811,32 @@ static void test_step_congestion(void **state)
     assert_true(shared.dp_busy[0] > 0.0 && busy <= shared.step_time);
 }
 
-/* --flows: each collective priced as flows on the fabric. Where the flows
- * and the closed forms agree (a switch; a sprayed, aligned fat tree, one
- * chunk) the step is the same to rounding; hashing the fat tree's flows
- * (ECMP) can only slow it; with --congestion it is refused. */
+/* megatron-22b on 4 nodes of 8 A100s: a 300 GB/s NVLink switch, a 25 GB/s
+ * switch between nodes, 2 us each, one chunk per collective. */
+static void nodes_of_eight(comet_model *m, comet_system *fab)
+{
+    comet_system sys;
+    presets("megatron-22b", "a100-80g-selene", m, &sys);
+    const int64_t n[2] = {8, 4};
+    const double bw[2] = {300e9, 25e9};
+    dims(fab, 2, n, bw, 2e-6, COMET_TOPO_SWITCH);
+    fab->compute = sys.compute;
+    fab->hbm = sys.hbm;
+    fab->collective_chunks = 1;
+}
+
+/* --flows: the step's transfers as flows on the fabric. Where no link
+ * carries two streams' transfers and the flows and the closed forms agree
+ * (a switch; a sprayed, aligned fat tree, one chunk) the step is the same
+ * to rounding; hashing the fat tree's flows (ECMP) can only slow it; with
+ * --congestion it is refused. */
 static void test_step_on_the_fabric(void **state)
 {
     (void)state;
     comet_model m;
-    comet_system sys;
-    comet_error err;
-    presets("megatron-22b", "a100-80g-selene", &m, &sys);
     comet_system fab;
-    const int64_t n[2] = {8, 4};
-    const double bw[2] = {300e9, 25e9};
-    dims(&fab, 2, n, bw, 2e-6, COMET_TOPO_SWITCH);
-    fab.compute = sys.compute;
-    fab.hbm = sys.hbm;
-    fab.collective_chunks = 1;
+    comet_error err;
+    nodes_of_eight(&m, &fab);
     comet_strategy s;
     comet_strategy_defaults(&s);
     s.tp = 8;
@@ -839,7 +847,11 @@ static void test_step_on_the_fabric(void **state)
     assert_int_equal(comet_sim_step(&m, &fab, &s, &o, &closed, &err), COMET_OK);
     o.fabric = true;
     assert_int_equal(comet_sim_step(&m, &fab, &s, &o, &flows, &err), COMET_OK);
-    assert_true(flows.fabric_collectives >= 2);
+    /* TP on NVLink, DP on the scale-out: no link carries two streams'
+     * transfers, so every kind ran alone (simulated once, exactly) */
+    assert_int_equal(flows.fabric_npus, 32);
+    assert_int_equal(flows.fabric_transfers, 0);
+    assert_true(flows.fabric_alone >= 2 && flows.fabric_kinds >= 2);
     assert_close(flows.step_time, closed.step_time, 1e-6);
     /* the scale-out a fat tree of 16-port switches at 1:1 (leaves of one
      * node), sprayed: the same again; hashed, no faster */
@@ -857,6 +869,45 @@ static void test_step_on_the_fabric(void **state)
     o.fidelity = COMET_SIM_CONGESTION;
     assert_int_equal(comet_sim_step(&m, &fab, &s, &o, &flows, &err), COMET_EINPUT);
     assert_string_equal(err.key, "--flows");
+}
+
+/* --flows where streams meet on links: TP 4 x DP 4 x PP 2 on 8-GPU nodes
+ * (a 300 GB/s NVLink switch) of 4 nodes (a 25 GB/s switch), DP and TP
+ * sharing the NVLink ports, DP and the pipeline sends the NICs. Every
+ * transfer runs as flows, and the step is slower than the closed forms'
+ * (each transfer alone). On switches every NPU's port is the stage's
+ * dimension in small, so the flows' max-min sharing per link must match
+ * --congestion's equal sharing of each dimension per stage: they agree to
+ * a latency. */
+static void test_step_flows_share_links(void **state)
+{
+    (void)state;
+    comet_model m;
+    comet_system fab;
+    comet_error err;
+    nodes_of_eight(&m, &fab);
+    comet_strategy s;
+    comet_strategy_defaults(&s);
+    s.tp = 4;
+    s.pp = 2;
+    s.dp = 4;
+    s.global_batch = 32;
+    static comet_sim_step_result alone, shared, flows;
+    comet_sim_step_options o = {.fidelity = COMET_SIM_UNAWARE};
+    assert_int_equal(comet_sim_step(&m, &fab, &s, &o, &alone, &err), COMET_OK);
+    o.fidelity = COMET_SIM_CONGESTION;
+    assert_int_equal(comet_sim_step(&m, &fab, &s, &o, &shared, &err), COMET_OK);
+    o.fidelity = COMET_SIM_UNAWARE;
+    o.fabric = true;
+    assert_int_equal(comet_sim_step(&m, &fab, &s, &o, &flows, &err), COMET_OK);
+    printf("  streams sharing links: alone %.6f s, --congestion %.6f s, --flows %.6f s "
+           "(%lld transfers as flows, %llu flows)\n",
+           alone.step_time, shared.step_time, flows.step_time, (long long)flows.fabric_transfers,
+           (unsigned long long)flows.fabric_flows);
+    assert_true(flows.fabric_transfers > 100);
+    assert_int_equal(flows.fabric_alone, 0);
+    assert_true(flows.step_time > alone.step_time * 1.003);
+    assert_true(fabs(flows.step_time - shared.step_time) <= 4e-6);
 }
 
 /* Themis in the step: under congestion each chunk of a collective that
@@ -1477,6 +1528,7 @@ void suite_simulate(test_tally *t)
         cmocka_unit_test(test_engine_shared_link),
         cmocka_unit_test(test_step_congestion),
         cmocka_unit_test(test_step_on_the_fabric),
+        cmocka_unit_test(test_step_flows_share_links),
         cmocka_unit_test(test_step_themis),
         cmocka_unit_test(test_step_extrapolates_exactly),
         cmocka_unit_test(test_step_extrapolated_timeline_and_limits),

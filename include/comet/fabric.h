@@ -167,6 +167,8 @@ comet_status comet_fabric_run_step(comet_fabric_run *r, const int64_t **done, in
 void comet_fabric_run_release(comet_fabric_run *r);
 void comet_fabric_run_stats(const comet_fabric_run *r, uint64_t *flows, uint64_t *events,
                             uint64_t *rate_updates);
+/* Bytes carried so far per link (an array of the fabric's link count). */
+const double *comet_fabric_run_link_bytes(const comet_fabric_run *r);
 /* The bytes per tier and the most utilized links over `time` so far, into
  * out's bytes_per_tier, n_hot and hot[]. */
 void comet_fabric_run_links(const comet_fabric_run *r, double time, comet_flow_result *out);

@@ -87,10 +87,11 @@ typedef struct comet_sim_step_options {
     comet_buf *trace;      /* non-NULL: a Chrome trace-event JSON of the step is appended */
     comet_sim_timeline *timeline; /* non-NULL: filled with the step's busy intervals */
     comet_sim_fidelity fidelity;  /* congestion: collectives and sends share each link */
-    /* Each collective priced as flows on the fabric (include/comet/fabric.h):
-     * every distinct one simulated once, every NPU of every group of its
-     * shape at once; the stages' programs still run one NPU per stage. Not
-     * with COMET_SIM_CONGESTION. */
+    /* The step's transfers as flows on the fabric (include/comet/fabric.h),
+     * every NPU: each collective on every group of its stage's NPUs, each
+     * pipeline send from every NPU of the stage to its peer, all sharing
+     * the links (the stages' compute still one task per stage: its NPUs
+     * compute alike). Not with COMET_SIM_CONGESTION. */
     bool fabric;
     /* Under congestion, the order of dimensions for each chunk of each
      * collective: baseline (innermost first) or Themis (the stage's least
@@ -125,9 +126,15 @@ typedef struct comet_sim_step_result {
     int64_t simulated_microbatches;
     int64_t round;
     double round_time;
-    /* with options.fabric: the distinct collectives simulated as flows, and
-     * their flows */
-    int fabric_collectives;
+    /* with options.fabric, over the simulated microbatches: the NPUs
+     * simulated (every one); the transfers (collectives, a stage's pipeline
+     * sends) run as flows together, sharing links, and those that ran
+     * alone (their links no other stream's transfers use: each kind
+     * simulated once, its time exact); the kinds simulated alone; flows */
+    int64_t fabric_npus;
+    int64_t fabric_transfers;
+    int64_t fabric_alone;
+    int fabric_kinds;
     uint64_t fabric_flows;
 } comet_sim_step_result;
 

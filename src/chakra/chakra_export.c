@@ -44,15 +44,9 @@
  * EP's, low, and the expert-DP group's, dp/ep, high). */
 enum { XI_TP = COMET_DIGIT_TP, XI_CP = COMET_DIGIT_CP, XI_EP = COMET_DIGIT_EP,
        XI_EDP = COMET_DIGIT_EDP, XI_PP = COMET_DIGIT_PP, XI_COUNT = COMET_RANK_DIGITS };
-/* The groups written: TP, the dense gradient group (dp x cp: DP
- * collectives and layer comms on the DP group), the expert gradient group
- * ((dp/ep) x cp), EP and CP. */
-typedef enum { XG_TP, XG_GRAD, XG_EXPERT_GRAD, XG_EP, XG_CP, XG_COUNT } export_group;
-/* The coordinates each group's members differ in. */
-static const unsigned xg_varies[XG_COUNT] = {
-    [XG_TP] = 1u << XI_TP, [XG_GRAD] = (1u << XI_CP) | (1u << XI_EP) | (1u << XI_EDP),
-    [XG_EXPERT_GRAD] = (1u << XI_CP) | (1u << XI_EDP), [XG_EP] = 1u << XI_EP,
-    [XG_CP] = 1u << XI_CP};
+/* The groups written: step_group's (sim.h), each group's members
+ * differing in step_group_digits' coordinates. */
+typedef step_group export_group;
 /* Coordinates outer to inner, for numbering groups and listing members. */
 static const int xi_order[XI_COUNT] = {XI_TP, XI_PP, XI_EDP, XI_EP, XI_CP};
 
@@ -99,7 +93,7 @@ static int64_t group_size(const exporter *x, export_group g)
 {
     int64_t n = 1;
     for (int i = 0; i < XI_COUNT; i++)
-        if (xg_varies[g] >> i & 1u)
+        if (step_group_digits(g) >> i & 1u)
             n *= coord_count(x, i);
     return n;
 }
@@ -108,7 +102,7 @@ static int64_t group_count(const exporter *x, export_group g)
 {
     int64_t n = 1;
     for (int i = 0; i < XI_COUNT; i++)
-        if (!(xg_varies[g] >> i & 1u) && i != XI_PP)
+        if (!(step_group_digits(g) >> i & 1u) && i != XI_PP)
             n *= coord_count(x, i);
     return n * x->sg.s.pp;
 }
@@ -118,7 +112,7 @@ static int64_t group_count(const exporter *x, export_group g)
  * gradients are reduced apart). */
 static bool group_written(const exporter *x, export_group g)
 {
-    return group_size(x, g) > 1 && (g != XG_EXPERT_GRAD || x->sg.s.ep > 1);
+    return group_size(x, g) > 1 && (g != STEP_G_EXPERT_GRAD || x->sg.s.ep > 1);
 }
 
 /* The coordinates in `mask` of idx[] as one number (xi_order, outer to
@@ -153,28 +147,13 @@ static int64_t group_id(const exporter *x, export_group g, const int64_t idx[XI_
     for (int k = 0; k < (int)g; k++)
         if (group_written(x, (export_group)k))
             base += group_count(x, (export_group)k);
-    return base + coords_pack(x, ~xg_varies[g] & ((1u << XI_COUNT) - 1), idx);
+    return base + coords_pack(x, ~step_group_digits(g) & ((1u << XI_COUNT) - 1), idx);
 }
 
 static void group_name(const exporter *x, export_group g, const int64_t idx[XI_COUNT], char *out,
                        size_t cap)
 {
     snprintf(out, cap, "%lld", (long long)group_id(x, g, idx));
-}
-
-/* The export group a recorded collective runs on. Layer comms on the DP
- * group exist only for layer lists (DLRM's embedding all-to-all), where
- * cp = ep = 1 and the DP group is the dense gradient group. */
-static export_group group_of(const step_coll *c)
-{
-    if (c->on == STEP_ON_EXPERT_GRADS)
-        return XG_EXPERT_GRAD;
-    if (c->on == STEP_ON_GRADS)
-        return XG_GRAD;
-    return c->group == COMET_GROUP_TP ? XG_TP
-         : c->group == COMET_GROUP_EP ? XG_EP
-         : c->group == COMET_GROUP_CP ? XG_CP
-                                      : XG_GRAD;
 }
 
 /* Whether the caller asked to stop: COMET_ECANCELED, else COMET_OK. */
@@ -385,19 +364,19 @@ static comet_status write_side_files(const exporter *x, comet_buf *b, comet_erro
     comet_buf_printf(b, "{");
     bool first = true;
     const unsigned all = (1u << XI_COUNT) - 1;
-    for (int g = 0; g < XG_COUNT; g++) {
+    for (int g = 0; g < STEP_G_COUNT; g++) {
         int64_t size = group_size(x, (export_group)g), count = group_count(x, (export_group)g);
         if (!group_written(x, (export_group)g))
             continue;
         for (int64_t k = 0; k < count; k++) {
             int64_t idx[XI_COUNT] = {0};
-            coords_unpack(x, ~xg_varies[g] & all, k, idx);
+            coords_unpack(x, ~step_group_digits(g) & all, k, idx);
             char name[32];
             group_name(x, (export_group)g, idx, name, sizeof name);
             comet_buf_printf(b, "%s\n  \"%s\": [", first ? "" : ",", name);
             first = false;
             for (int64_t j = 0; j < size; j++) {
-                coords_unpack(x, xg_varies[g], j, idx);
+                coords_unpack(x, step_group_digits(g), j, idx);
                 comet_buf_printf(b, "%s%lld", j ? ", " : "", (long long)rank_of(x, idx));
             }
             comet_buf_printf(b, "]");
@@ -524,7 +503,7 @@ static comet_et_node *new_node(stage_nodes *sn, uint64_t id, comet_et_type type,
     n->deps = (uint64_t *)(uintptr_t)sn->n_deps; /* offset, fixed up later */
     sn->peer_stage[sn->n] = -1;
     sn->peer_cp[sn->n] = 0;
-    sn->group[sn->n] = XG_TP;
+    sn->group[sn->n] = STEP_G_TP;
     sn->n++;
     return n;
 }
@@ -678,7 +657,7 @@ static comet_status stage_template(const exporter *x, int stage, stage_nodes *sn
         snprintf(name, sizeof name, "%s mb%d layer%d", kind, k->micro, k->layer);
         comet_et_node *n = NULL;
         comet_et_type type = COMET_ET_METADATA; /* a zero-length join: folded */
-        if (c->coll != COMET_COLL_NONE && group_size(x, group_of(c)) > 1 && dur > 0)
+        if (c->coll != COMET_COLL_NONE && group_size(x, step_group_of(c)) > 1 && dur > 0)
             type = COMET_ET_COLLECTIVE;
         else if ((k->kind == STEP_K_SEND_FWD || k->kind == STEP_K_SEND_BWD) && dur > 0 &&
                  x->send_to[t] >= 0)
@@ -707,10 +686,10 @@ static comet_status stage_template(const exporter *x, int stage, stage_nodes *sn
             n->comm_type = types[c->coll];
             /* ASTRA-sim's sizes: an all-gather's is each rank's shard, the
              * others' the whole buffer (a multiple of the group, so it splits) */
-            double members = (double)group_size(x, group_of(c));
+            double members = (double)group_size(x, step_group_of(c));
             n->comm_size = c->coll == COMET_COLL_ALL_GATHER ? ceil(c->bytes / members)
                                                            : ceil(c->bytes / members) * members;
-            sn->group[sn->n - 1] = group_of(c);
+            sn->group[sn->n - 1] = step_group_of(c);
         } else if (type == COMET_ET_SEND) {
             n->comm_size = x->sg.p2p_bytes;
             n->comm_tag = t;
@@ -757,8 +736,8 @@ static comet_status write_stage(const exporter *x, int stage, stage_nodes *sn,
         idx[XI_PP] = stage;
         coords_unpack(x, not_pp, r, idx);
         int64_t me = rank_of(x, idx);
-        char group_names[XG_COUNT][24] = {{0}};
-        for (int g = 0; g < XG_COUNT; g++)
+        char group_names[STEP_G_COUNT][24] = {{0}};
+        for (int g = 0; g < STEP_G_COUNT; g++)
             group_name(x, (export_group)g, idx, group_names[g], sizeof group_names[g]);
         for (size_t i = 0; i < sn->n; i++) {
             comet_et_node *n = &sn->nodes[i];

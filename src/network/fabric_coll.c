@@ -986,6 +986,11 @@ static void hot_links(const comet_fabric *f, const double *bytes, double time,
     }
 }
 
+const double *comet_fabric_run_link_bytes(const comet_fabric_run *fr)
+{
+    return fl_link_bytes(fr->e);
+}
+
 void comet_fabric_run_links(const comet_fabric_run *fr, double time, comet_flow_result *out)
 {
     memset(out->bytes_per_tier, 0, sizeof out->bytes_per_tier);

@@ -161,7 +161,20 @@ typedef struct step_coll {
     comet_group group;
     double bytes;              /* per NPU */
     step_on on;
+    double outer;              /* of bytes, what crosses the outer dimensions apart (DeepEP's
+                                  split all-to-all; comet_collective_time_split), else 0 */
 } step_coll;
+
+/* The groups a recorded transfer runs on: TP, the dense gradient group
+ * (dp x cp: DP collectives, and layer comms on the DP group, which exist
+ * only for layer lists such as DLRM's embedding all-to-all, where cp = ep
+ * = 1), the expert gradient group ((dp/ep) x cp), EP and CP. */
+typedef enum step_group { STEP_G_TP, STEP_G_GRAD, STEP_G_EXPERT_GRAD, STEP_G_EP, STEP_G_CP,
+                          STEP_G_COUNT } step_group;
+
+step_group step_group_of(const step_coll *c);
+/* The rank digits (COMET_DIGIT_*, bits) a group's members differ in. */
+unsigned step_group_digits(step_group g);
 
 typedef struct step_graph {
     comet_strategy s;          /* resolved */
@@ -176,5 +189,30 @@ typedef struct step_graph {
 comet_status sim_step_graph_build(const comet_model *m, const comet_system *sys,
                                   const comet_strategy *s, step_graph *out, comet_error *err);
 void sim_step_graph_free(step_graph *g);
+
+/* ---- the training step on the fabric, every NPU ------------------------------ */
+
+/* The fabric of a strategy's NPUs with its ranks placed as the Chakra
+ * export numbers them, and the step graph run on it: every collective
+ * and pipeline send a set of flows of every NPU of its stage, all sharing
+ * the fabric's links (fabric_step.c, docs/fabric.md). */
+typedef struct sim_fabric_step sim_fabric_step;
+
+comet_status sim_fabric_step_new(const comet_system *sys, const comet_strategy *s,
+                                 sim_fabric_step **out, comet_error *err);
+void sim_fabric_step_free(sim_fabric_step *fs);
+/* Runs g (built with a step_coll per task, coll) to its end; p2p_bytes
+ * each pipeline send moves per NPU. */
+comet_status sim_fabric_step_run(sim_fabric_step *fs, sim_graph *g, const step_coll *coll,
+                                 int per_stage, double p2p_bytes, double *makespan,
+                                 void (*describe)(const sim_task *t, void *ctx, char *out,
+                                                  size_t cap),
+                                 comet_error *err);
+/* The NPUs simulated; the last run's transfers run as flows (sharing
+ * links) and those that ran alone (on links no other stream's transfers
+ * use: each kind simulated once, its time taken exactly), the kinds
+ * simulated alone, and the flows. */
+void sim_fabric_step_counts(const sim_fabric_step *fs, int64_t *npus, uint64_t *flows_transfers,
+                            uint64_t *alone_transfers, int *kinds, uint64_t *flows);
 
 #endif

@@ -47,10 +47,10 @@ static const char *const kind_names[] = {
     "zero gather",     "load weights",      "store activations",  "load activations",
     "optimizer state", "store weights"};
 
-/* What a simulated step adds to the task graph's own model: collectives
- * priced as flows on the fabric, Themis ordering chunks under congestion. */
+/* What a simulated step adds to the task graph's own model: its transfers
+ * run as flows on the fabric, Themis ordering chunks under congestion. */
 typedef struct step_mode {
-    sim_fabric_prices *prices;
+    sim_fabric_step *fabric;
     bool themis;
 } step_mode;
 
@@ -79,8 +79,7 @@ typedef struct builder {
      * stage's most loaded link least loaded (work assigned so far, per
      * stage and dimension); NULL: the dimensions in order */
     double *themis_load;
-    sim_fabric_prices *prices; /* collectives priced as flows on the fabric; NULL: closed forms */
-    bool split_tp;       /* one task per TP collective (for export) */
+    bool split_tp;       /* one task per TP collective, each recorded (export, fabric) */
     step_coll *coll;     /* per task, when recording collectives (export) */
     int coll_cap;
     int per_stage;       /* resources per stage: the streams, then one link per dimension */
@@ -246,7 +245,7 @@ static void record(builder *b, int id, step_coll what)
             return;
         }
         for (int i = b->coll_cap; i < cap; i++)
-            p[i] = (step_coll){COMET_COLL_NONE, COMET_GROUP_TP, 0.0, STEP_ON_GROUP};
+            p[i] = (step_coll){COMET_COLL_NONE, COMET_GROUP_TP, 0.0, STEP_ON_GROUP, 0.0};
         b->coll = p;
         b->coll_cap = cap;
     }
@@ -270,11 +269,9 @@ static int collective_on(builder *b, int stage, int stream, const int64_t span[C
     if (b->congestion)
         return chunked(b, stage, stream == R_TP && !b->s->overlap_tp ? R_COMPUTE : stream, span, c,
                        bytes, outer, kind, mb, layer, after);
-    double t = b->prices && !(outer > 0.0) ? sim_fabric_price(b->prices, span, c, bytes)
-                                            : comet_collective_time_split(b->sys, span, c, bytes,
-                                                                          outer);
+    double t = comet_collective_time_split(b->sys, span, c, bytes, outer);
     int id = task(b, stage, stream, t, kind, mb, layer, after);
-    record(b, id, (step_coll){c, grp, bytes, STEP_ON_GROUP});
+    record(b, id, (step_coll){c, grp, bytes, STEP_ON_GROUP, outer});
     return id;
 }
 
@@ -359,7 +356,8 @@ static int layer_comms(builder *b, int stage, const segment *sg, int pass_kind, 
                 record(b, prev, (step_coll){COMET_COLL_NONE, COMET_GROUP_CP,
                                             l->cp_kv_bytes * sg->count,
                                             pass_kind == K_BWD ? STEP_ON_RING_BWD
-                                                               : STEP_ON_RING_FWD});
+                                                               : STEP_ON_RING_FWD,
+                                            0.0});
             continue;
         }
         for (int i = 0; i < l->n_comms; i++) {
@@ -430,7 +428,7 @@ static int memory(builder *b, int stage, double bytes, int kind, int64_t mb, int
         return -1;
     int id = task(b, stage, R_MEM, plan_expansion_time(&b->plan.expansion, bytes), kind, mb, layer,
                   after);
-    record(b, id, (step_coll){COMET_COLL_NONE, COMET_GROUP_TP, bytes, STEP_ON_GROUP});
+    record(b, id, (step_coll){COMET_COLL_NONE, COMET_GROUP_TP, bytes, STEP_ON_GROUP, 0.0});
     return id;
 }
 
@@ -768,7 +766,6 @@ static comet_status build(const comet_model *m, const comet_system *sys, const c
     }
     size_t cells = (size_t)b->micro * (size_t)b->vstages;
     b->congestion = congestion;
-    b->prices = mode ? mode->prices : NULL;
     if (mode && mode->themis && congestion) {
         b->themis_load = calloc((size_t)s->pp * COMET_MAX_DIMS, sizeof *b->themis_load);
         if (!b->themis_load)
@@ -961,6 +958,22 @@ done:
     return most;
 }
 
+/* Every task gets a step_coll entry (those past the last recorded one
+ * none). */
+static comet_status coll_complete(builder *b, comet_error *err)
+{
+    if (b->coll_cap >= b->g.n + 1)
+        return COMET_OK;
+    step_coll *p = realloc(b->coll, sizeof *p * (size_t)(b->g.n + 1));
+    if (!p)
+        return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    for (int i = b->coll_cap; i <= b->g.n; i++)
+        p[i] = (step_coll){COMET_COLL_NONE, COMET_GROUP_TP, 0.0, STEP_ON_GROUP, 0.0};
+    b->coll = p;
+    b->coll_cap = b->g.n + 1;
+    return COMET_OK;
+}
+
 /* Build and run the graph of `micro` microbatches; *out gets the builder
  * (its graph simulated) and r the figures. */
 static comet_status run_step(const comet_model *m, const comet_system *sys,
@@ -968,11 +981,15 @@ static comet_status run_step(const comet_model *m, const comet_system *sys,
                              int64_t micro, builder **out, comet_sim_step_result *r,
                              comet_error *err)
 {
-    comet_status st = build(m, sys, s, congestion, mode, false, micro, 0, out, err);
-    if (!st && mode->prices)
-        st = sim_fabric_prices_status(mode->prices, err);
+    bool whole = mode->fabric != NULL;
+    comet_status st = build(m, sys, s, congestion, mode, whole, micro, 0, out, err);
+    if (!st && whole)
+        st = coll_complete(*out, err);
     double makespan = 0.0;
-    if (!st)
+    if (!st && whole)
+        st = sim_fabric_step_run(mode->fabric, &(*out)->g, (*out)->coll, (*out)->per_stage,
+                                 (*out)->plan.send.bytes, &makespan, describe, err);
+    else if (!st)
         st = sim_run(&(*out)->g, &makespan, describe, NULL, err);
     if (!st)
         collect(*out, makespan, r);
@@ -1146,18 +1163,18 @@ static comet_status extrapolate(const comet_model *m, const comet_system *sys,
     return st;
 }
 
-/* The fabric of the strategy's NPUs, for pricing the step's collectives
- * as flows; --congestion's per-dimension sharing is another model of the
+/* The fabric of the strategy's NPUs, to run the step's transfers on as
+ * flows; --congestion's per-dimension sharing is another model of the
  * same contention, so the two are not combined. */
-static comet_status fabric_prices(const comet_system *sys, const comet_strategy *s,
-                                  bool congestion, sim_fabric_prices **out, comet_error *err)
+static comet_status fabric_step(const comet_system *sys, const comet_strategy *s,
+                                bool congestion, sim_fabric_step **out, comet_error *err)
 {
     *out = NULL;
     if (congestion)
         return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--flows",
-                               "prices the collectives as flows on the fabric; --congestion "
+                               "runs the transfers as flows on the fabric; --congestion "
                                "shares each dimension's bandwidth instead: use one of them");
-    return sim_fabric_prices_new(sys, comet_strategy_npus(s), out, err);
+    return sim_fabric_step_new(sys, s, out, err);
 }
 
 comet_status comet_sim_step(const comet_model *m, const comet_system *sys,
@@ -1174,28 +1191,33 @@ comet_status comet_sim_step(const comet_model *m, const comet_system *sys,
         limit = COMET_SIM_MAX_TASKS_LIMIT;
     int64_t micro = comet_strategy_microbatches(&s), one, per_round;
     double full = 0.0;
-    st = step_size(m, sys, &s, congestion, false, limit, &one, &per_round, &full, err);
+    bool whole = o && o->fabric;
+    st = step_size(m, sys, &s, congestion, whole, limit, &one, &per_round, &full, err);
     if (st)
         return st;
-    sim_fabric_prices *prices = NULL;
-    if (o && o->fabric && (st = fabric_prices(sys, &s, congestion, &prices, err)) != COMET_OK)
+    sim_fabric_step *fabric = NULL;
+    if (whole && (st = fabric_step(sys, &s, congestion, &fabric, err)) != COMET_OK)
         return st;
     if (o && o->scheduler == COMET_SCHED_THEMIS && !congestion) {
-        sim_fabric_prices_free(prices);
+        sim_fabric_step_free(fabric);
         return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--scheduler",
                                "themis orders the chunks of collectives on shared links: it "
                                "needs --congestion");
     }
-    step_mode mode = {prices, o && o->scheduler == COMET_SCHED_THEMIS};
+    step_mode mode = {fabric, o && o->scheduler == COMET_SCHED_THEMIS};
     builder *b = NULL;
     if (full <= (double)limit)
         st = run_step(m, sys, &s, congestion, &mode, micro, &b, out, err);
     else
         st = extrapolate(m, sys, &s, congestion, &mode, micro, full, one, per_round, limit, &b,
                          out, err);
-    if (prices) {
-        sim_fabric_prices_counts(prices, &out->fabric_collectives, &out->fabric_flows);
-        sim_fabric_prices_free(prices);
+    if (fabric) {
+        uint64_t shared, alone;
+        sim_fabric_step_counts(fabric, &out->fabric_npus, &shared, &alone, &out->fabric_kinds,
+                               &out->fabric_flows);
+        out->fabric_transfers = (int64_t)shared;
+        out->fabric_alone = (int64_t)alone;
+        sim_fabric_step_free(fabric);
     }
     static const char *const streams[R_PER_STAGE] = {
         "compute", "tensor-parallel", "send forward", "send backward", "data-parallel",
@@ -1212,6 +1234,28 @@ comet_status comet_sim_step(const comet_model *m, const comet_system *sys,
     }
     builder_free(b, false);
     return st;
+}
+
+step_group step_group_of(const step_coll *c)
+{
+    if (c->on == STEP_ON_EXPERT_GRADS)
+        return STEP_G_EXPERT_GRAD;
+    if (c->on == STEP_ON_GRADS)
+        return STEP_G_GRAD;
+    return c->group == COMET_GROUP_TP ? STEP_G_TP
+         : c->group == COMET_GROUP_EP ? STEP_G_EP
+         : c->group == COMET_GROUP_CP ? STEP_G_CP
+                                      : STEP_G_GRAD;
+}
+
+unsigned step_group_digits(step_group g)
+{
+    static const unsigned digits[STEP_G_COUNT] = {
+        [STEP_G_TP] = 1u << COMET_DIGIT_TP,
+        [STEP_G_GRAD] = 1u << COMET_DIGIT_CP | 1u << COMET_DIGIT_EP | 1u << COMET_DIGIT_EDP,
+        [STEP_G_EXPERT_GRAD] = 1u << COMET_DIGIT_CP | 1u << COMET_DIGIT_EDP,
+        [STEP_G_EP] = 1u << COMET_DIGIT_EP, [STEP_G_CP] = 1u << COMET_DIGIT_CP};
+    return g < STEP_G_COUNT ? digits[g] : 0u;
 }
 
 comet_status sim_step_graph_build(const comet_model *m, const comet_system *sys,
@@ -1235,17 +1279,8 @@ comet_status sim_step_graph_build(const comet_model *m, const comet_system *sys,
     if (!st)
         st = build(m, sys, &out->s, false, NULL, true,
                    comet_strategy_microbatches(&out->s), 0, &b, err);
-    if (!st && b->coll_cap < b->g.n) { /* every task has an entry */
-        step_coll *p = realloc(b->coll, sizeof *p * (size_t)(b->g.n + 1));
-        if (!p)
-            st = comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
-        else {
-            for (int i = b->coll_cap; i <= b->g.n; i++)
-                p[i] = (step_coll){COMET_COLL_NONE, COMET_GROUP_TP, 0.0, STEP_ON_GROUP};
-            b->coll = p;
-            b->coll_cap = b->g.n + 1;
-        }
-    }
+    if (!st)
+        st = coll_complete(b, err); /* every task has an entry */
     if (st) {
         builder_free(b, false);
         return st;

@@ -1,0 +1,529 @@
+/* The training step on the fabric, every NPU at once (comet simulate
+ * --flows): the step graph's compute stays one task per stage (the NPUs
+ * of a stage compute alike), while every transfer runs outside the
+ * engine as flows on one shared fabric (sim_outside): each collective on
+ * every group of its kind among its stage's NPUs, each pipeline send from
+ * every NPU of the stage to its peer in the next (or previous) stage. A
+ * task ends when the last of its flows does, so a stage waits for its
+ * slowest group, and transfers that overlap in time (a stage's gradient
+ * all-reduce under another's pipeline sends, two stages' collectives on
+ * one spine) share the links they meet on. Ranks sit on the network as
+ * the Chakra export numbers them (comet_strategy_digit_spans).
+ * docs/fabric.md, "The training step on the fabric". */
+#include "sim.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "comet/fabric.h"
+#include "comet/network.h"
+#include "comet/strategy.h"
+
+/* One kind of transfer: a stream's collective of one size on its
+ * stage's groups, or its stage's pipeline sends one way. Simulated once
+ * alone (every group of the stage at once), it knows its time and the
+ * links it uses; a kind whose links no other stream's transfers use runs
+ * alone whenever it runs (its stream runs one transfer at a time), so it
+ * takes that time without flows, exactly. */
+typedef struct xfer_kind {
+    int resource;                /* the stream issuing it (stage * per_stage + stream) */
+    int stage;
+    int group;                   /* a step_group, or SEND_FWD / SEND_BWD */
+    comet_collective c;
+    double bytes;
+    double time;                 /* alone */
+    int32_t *links;              /* the links it uses */
+    int64_t n_links;
+    bool alone;                  /* in this run no other stream's transfers use them */
+    bool used;
+} xfer_kind;
+
+enum { SEND_FWD = STEP_G_COUNT, SEND_BWD };
+
+struct sim_fabric_step {
+    comet_fabric *f;
+    comet_system sys;            /* its sizes resolved */
+    int64_t npus, per_stage_npus, f_links;
+    int stages;
+    int64_t *stage_npus;         /* [stage][i]: the stage's NPUs, ascending */
+    int32_t *local;              /* NPU -> its index in its stage */
+    comet_fabric_group groups[STEP_G_COUNT];
+    bool group_ok[STEP_G_COUNT];
+    char group_why[STEP_G_COUNT][160];
+    int64_t *from, *to;          /* a send's ends, per member */
+    /* the kinds of transfer met so far (kept across runs) */
+    xfer_kind *kinds;
+    int n_kinds, cap_kinds;
+    int32_t *link_owner;         /* per link: the one stream whose transfers use it, -1 none,
+                                    -2 several */
+    /* one run of the step */
+    comet_fabric_run *run;
+    sim_graph *g;
+    const step_coll *coll;
+    int per_stage;
+    double p2p_bytes;
+    int32_t *kind_of;            /* per task: its transfer kind, -1 none */
+    int *task_of;                /* transfer id -> task */
+    int cap_task_of;
+    int *done;
+    int cap_done;
+    uint64_t flows_transfers, alone_transfers, flows;
+    comet_status st;
+    comet_error err;
+};
+
+/* Keeps the first failure (its message is in fs->err). */
+static comet_status fail(sim_fabric_step *fs, comet_status st)
+{
+    if (!fs->st)
+        fs->st = st;
+    return fs->st;
+}
+
+/* Group kind fg along every dimension: the span its digits take there and
+ * how many positions apart its members are (the digits below it). */
+static void group_layout(sim_fabric_step *fs, const int64_t spans[COMET_RANK_DIGITS][COMET_MAX_DIMS],
+                         int fg)
+{
+    comet_fabric_group *g = &fs->groups[fg];
+    fs->group_ok[fg] = true;
+    for (int d = 0; d < fs->sys.n_dims; d++) {
+        int64_t span = 1, stride = 1, below = 1;
+        int lo = -1, hi = -1;
+        for (int i = 0; i < COMET_RANK_DIGITS; i++) {
+            if (spans[i][d] > 1 && (step_group_digits((step_group)fg) >> i & 1u)) {
+                if (lo < 0) {
+                    lo = i;
+                    stride = below;
+                }
+                hi = i;
+                span *= spans[i][d];
+            }
+            below *= spans[i][d];
+        }
+        for (int i = lo + 1; lo >= 0 && i < hi; i++)
+            if (spans[i][d] > 1 && !(step_group_digits((step_group)fg) >> i & 1u)) {
+                fs->group_ok[fg] = false;
+                snprintf(fs->group_why[fg], sizeof fs->group_why[fg],
+                         "its members along %s are not evenly spaced (another group's ranks "
+                         "lie between)",
+                         fs->sys.dims[d].name);
+            }
+        g->span[d] = span;
+        g->stride[d] = stride;
+    }
+    g->members = NULL; /* set per stage */
+    g->local = fs->local;
+    g->n_members = fs->per_stage_npus;
+}
+
+void sim_fabric_step_free(sim_fabric_step *fs);
+
+static int by_id(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+comet_status sim_fabric_step_new(const comet_system *sys, const comet_strategy *s,
+                                 sim_fabric_step **out, comet_error *err)
+{
+    *out = NULL;
+    if (comet_strategy_folded(s))
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--flows",
+                               "a folded expert layout (expert tensor parallelism unlike the "
+                               "dense one) does not yet run on the fabric");
+    sim_fabric_step *fs = calloc(1, sizeof *fs);
+    if (!fs)
+        return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    fs->npus = comet_strategy_npus(s);
+    fs->stages = (int)s->pp;
+    fs->per_stage_npus = fs->npus / s->pp;
+    int64_t sizes[COMET_MAX_DIMS];
+    comet_status st = comet_system_layout(sys, fs->npus, sizes, err);
+    int64_t spans[COMET_RANK_DIGITS][COMET_MAX_DIMS], counts[COMET_RANK_DIGITS];
+    comet_strategy_digit_spans(s, spans);
+    comet_strategy_digit_counts(s, counts);
+    fs->sys = *sys;
+    for (int d = 0; !st && d < sys->n_dims; d++) {
+        fs->sys.dims[d].size = sizes[d];
+        int64_t used = 1;
+        for (int i = 0; i < COMET_RANK_DIGITS; i++)
+            used *= spans[i][d];
+        if (used != sizes[d])
+            st = comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "strategy",
+                                 "the strategy uses %lld of the %lld NPUs of network dimension "
+                                 "%s; the fabric's step simulation needs one rank per NPU",
+                                 (long long)used, (long long)sizes[d], sys->dims[d].name);
+    }
+    if (!st)
+        st = comet_fabric_build(&fs->sys, fs->npus, &fs->f, err);
+    if (!st) {
+        comet_fabric_info info;
+        comet_fabric_info_of(fs->f, &info);
+        fs->f_links = info.links;
+        fs->link_owner = malloc(sizeof *fs->link_owner * (size_t)(info.links > 0 ? info.links : 1));
+        if (!fs->link_owner)
+            st = comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    }
+    if (!st) {
+        fs->stage_npus = malloc(sizeof *fs->stage_npus * (size_t)fs->npus);
+        fs->local = malloc(sizeof *fs->local * (size_t)fs->npus);
+        fs->from = malloc(sizeof *fs->from * (size_t)fs->per_stage_npus);
+        fs->to = malloc(sizeof *fs->to * (size_t)fs->per_stage_npus);
+        if (!fs->stage_npus || !fs->local || !fs->from || !fs->to)
+            st = comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    }
+    if (!st) {
+        /* every rank's NPU, listed by stage: ranks in order of their other
+         * digits, so member i of every stage is the same rank of its stage */
+        int64_t idx[COMET_RANK_DIGITS] = {0};
+        int64_t *filled = calloc((size_t)fs->stages, sizeof *filled);
+        if (!filled)
+            st = comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+        for (int64_t r = 0; !st && r < fs->npus; r++) {
+            int64_t rest = r;
+            for (int i = 0; i < COMET_RANK_DIGITS; i++) {
+                idx[i] = rest % counts[i];
+                rest /= counts[i];
+            }
+            int64_t npu = comet_strategy_npu_of(spans, sizes, sys->n_dims, idx);
+            int stage = (int)idx[COMET_DIGIT_PP];
+            fs->stage_npus[stage * fs->per_stage_npus + filled[stage]] = npu;
+            fs->local[npu] = (int32_t)filled[stage]++;
+        }
+        free(filled);
+    }
+    if (!st) {
+        /* the NPUs of a stage ascending, so member i matches across stages
+         * (an NPU's id is its other digits' part plus its stage's part) */
+        for (int stage = 0; stage < fs->stages; stage++) {
+            int64_t *m = fs->stage_npus + stage * fs->per_stage_npus;
+            qsort(m, (size_t)fs->per_stage_npus, sizeof *m, by_id);
+            for (int64_t i = 0; i < fs->per_stage_npus; i++)
+                fs->local[m[i]] = (int32_t)i;
+        }
+        for (int fg = 0; fg < STEP_G_COUNT; fg++)
+            group_layout(fs, spans, fg);
+    }
+    if (st) {
+        sim_fabric_step_free(fs);
+        return st;
+    }
+    *out = fs;
+    return COMET_OK;
+}
+
+void sim_fabric_step_free(sim_fabric_step *fs)
+{
+    if (!fs)
+        return;
+    comet_fabric_run_free(fs->run);
+    comet_fabric_free(fs->f);
+    for (int k = 0; k < fs->n_kinds; k++)
+        free(fs->kinds[k].links);
+    free(fs->kinds);
+    free(fs->link_owner);
+    free(fs->stage_npus);
+    free(fs->local);
+    free(fs->from);
+    free(fs->to);
+    free(fs->kind_of);
+    free(fs->task_of);
+    free(fs->done);
+    free(fs);
+}
+
+static comet_status oom(sim_fabric_step *fs)
+{
+    return fail(fs, comet_error_set(&fs->err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory"));
+}
+
+/* What task moves, as a kind (not yet in the table): *is false for a task
+ * that moves nothing on the fabric (compute, expansion memory, ring CP's
+ * exposed part and DeepEP's split all-to-all, which keep their closed
+ * forms). */
+static xfer_kind kind_of_task(const sim_fabric_step *fs, int task, bool *is)
+{
+    const sim_task *t = &fs->g->tasks[task];
+    int stream = t->resource % fs->per_stage;
+    xfer_kind k = {.resource = t->resource, .stage = t->stage, .group = -1};
+    *is = false;
+    if ((t->kind == STEP_K_SEND_FWD && stream == STEP_R_PP_FWD) ||
+        (t->kind == STEP_K_SEND_BWD && stream == STEP_R_PP_BWD)) {
+        *is = fs->p2p_bytes > 0.0 && fs->stages > 1;
+        k.group = t->kind == STEP_K_SEND_FWD ? SEND_FWD : SEND_BWD;
+        k.bytes = fs->p2p_bytes;
+        return k;
+    }
+    const step_coll *c = &fs->coll[task];
+    bool ring = c->on == STEP_ON_RING_FWD || c->on == STEP_ON_RING_BWD;
+    *is = c->coll != COMET_COLL_NONE && !ring && c->bytes > 0.0 && !(c->outer > 0.0);
+    k.group = step_group_of(c);
+    k.c = c->coll;
+    k.bytes = c->bytes;
+    return k;
+}
+
+/* Starts a transfer of kind k on run r now; *id names it. */
+static comet_status start(sim_fabric_step *fs, comet_fabric_run *r, const xfer_kind *k,
+                          int64_t *id)
+{
+    const int64_t *members = fs->stage_npus + (int64_t)k->stage * fs->per_stage_npus;
+    if (k->group == SEND_FWD || k->group == SEND_BWD) {
+        int peer = (k->stage + (k->group == SEND_FWD ? 1 : fs->stages - 1)) % fs->stages;
+        const int64_t *them = fs->stage_npus + (int64_t)peer * fs->per_stage_npus;
+        for (int64_t i = 0; i < fs->per_stage_npus; i++) {
+            fs->from[i] = members[i];
+            fs->to[i] = them[i];
+        }
+        return fail(fs, comet_fabric_run_sends(r, fs->from, fs->to, fs->per_stage_npus, k->bytes,
+                                               id, &fs->err));
+    }
+    if (!fs->group_ok[k->group])
+        return fail(fs, comet_error_set(&fs->err, COMET_EINPUT, NULL, 0, 0, "--flows",
+                                        "a collective's group cannot run on the fabric: %s",
+                                        fs->group_why[k->group]));
+    comet_fabric_group g = fs->groups[k->group];
+    g.members = members;
+    return fail(fs, comet_fabric_run_collective(r, &g, k->c, k->bytes, 0, 1, id, &fs->err));
+}
+
+/* Kind k simulated alone: its time and the links it used. */
+static comet_status measure(sim_fabric_step *fs, xfer_kind *k)
+{
+    comet_fabric_run *r;
+    if (fail(fs, comet_fabric_run_new(fs->f, &fs->sys, 0, &r, &fs->err)))
+        return fs->st;
+    int64_t id;
+    comet_status st = start(fs, r, k, &id);
+    for (bool over = false; !st && !over;) {
+        double at;
+        const int64_t *done;
+        int n_done;
+        if ((st = fail(fs, comet_fabric_run_next(r, &at, &fs->err))) != COMET_OK)
+            break;
+        if (!isfinite(at)) {
+            st = fail(fs, comet_error_set(&fs->err, COMET_EINTERNAL, NULL, 0, 0, NULL,
+                                          "a transfer's flows ended before it did"));
+            break;
+        }
+        st = fail(fs, comet_fabric_run_step(r, &done, &n_done, &fs->err));
+        over = n_done > 0;
+    }
+    if (!st) {
+        k->time = comet_fabric_run_now(r);
+        const double *bytes = comet_fabric_run_link_bytes(r);
+        for (int64_t l = 0; l < fs->f_links; l++)
+            k->n_links += bytes[l] > 0.0;
+        k->links = malloc(sizeof *k->links * (size_t)(k->n_links > 0 ? k->n_links : 1));
+        if (!k->links)
+            st = oom(fs);
+        for (int64_t l = 0, n = 0; !st && l < fs->f_links; l++)
+            if (bytes[l] > 0.0)
+                k->links[n++] = (int32_t)l;
+    }
+    comet_fabric_run_free(r);
+    return st;
+}
+
+/* The table's kind equal to k, added (and measured) when new. */
+static int kind_index(sim_fabric_step *fs, const xfer_kind *k)
+{
+    for (int i = fs->n_kinds - 1; i >= 0; i--) {
+        const xfer_kind *x = &fs->kinds[i];
+        if (x->resource == k->resource && x->group == k->group && x->c == k->c &&
+            x->bytes == k->bytes)
+            return i;
+    }
+    if (fs->n_kinds == fs->cap_kinds) {
+        int cap = fs->cap_kinds ? 2 * fs->cap_kinds : 32;
+        xfer_kind *x = realloc(fs->kinds, sizeof *x * (size_t)cap);
+        if (!x) {
+            oom(fs);
+            return -1;
+        }
+        fs->kinds = x;
+        fs->cap_kinds = cap;
+    }
+    xfer_kind *x = &fs->kinds[fs->n_kinds];
+    *x = *k;
+    x->links = NULL;
+    x->n_links = 0;
+    if (measure(fs, x) != COMET_OK) {
+        free(x->links);
+        return -1;
+    }
+    return fs->n_kinds++;
+}
+
+/* Every task's kind, and which kinds run alone in this graph: those whose
+ * links no other stream's transfers use. */
+static comet_status classify(sim_fabric_step *fs)
+{
+    const sim_graph *g = fs->g;
+    free(fs->kind_of);
+    fs->kind_of = malloc(sizeof *fs->kind_of * (size_t)(g->n > 0 ? g->n : 1));
+    if (!fs->kind_of)
+        return oom(fs);
+    for (int k = 0; k < fs->n_kinds; k++)
+        fs->kinds[k].used = false;
+    int last = -1;
+    for (int t = 0; t < g->n; t++) {
+        bool is;
+        xfer_kind k = kind_of_task(fs, t, &is);
+        fs->kind_of[t] = -1;
+        if (!is)
+            continue;
+        const xfer_kind *x = last >= 0 ? &fs->kinds[last] : NULL;
+        bool same = x && x->resource == k.resource && x->group == k.group && x->c == k.c &&
+                    x->bytes == k.bytes;
+        int i = same ? last : kind_index(fs, &k);
+        if (i < 0)
+            return fs->st;
+        fs->kinds[i].used = true;
+        fs->kind_of[t] = last = i;
+    }
+    for (int64_t l = 0; l < fs->f_links; l++)
+        fs->link_owner[l] = -1;
+    for (int k = 0; k < fs->n_kinds; k++) {
+        const xfer_kind *x = &fs->kinds[k];
+        for (int64_t j = 0; x->used && j < x->n_links; j++) {
+            int32_t *o = &fs->link_owner[x->links[j]];
+            *o = *o == -1 || *o == x->resource ? x->resource : -2;
+        }
+    }
+    for (int k = 0; k < fs->n_kinds; k++) {
+        xfer_kind *x = &fs->kinds[k];
+        x->alone = true;
+        for (int64_t j = 0; x->used && j < x->n_links && x->alone; j++)
+            x->alone = fs->link_owner[x->links[j]] == x->resource;
+    }
+    return COMET_OK;
+}
+
+static int remember(sim_fabric_step *fs, int64_t id, int task)
+{
+    if (id >= fs->cap_task_of) {
+        int cap = (int)(2 * id + 64);
+        int *x = realloc(fs->task_of, sizeof *x * (size_t)cap);
+        if (!x) {
+            oom(fs);
+            return -1;
+        }
+        fs->task_of = x;
+        fs->cap_task_of = cap;
+    }
+    fs->task_of[id] = task;
+    return 1;
+}
+
+static int on_start(void *ctx, int task, double now)
+{
+    sim_fabric_step *fs = ctx;
+    int k = fs->kind_of[task];
+    if (k < 0)
+        return 0;
+    const xfer_kind *x = &fs->kinds[k];
+    if (x->alone) {
+        /* nothing else on its links, ever: its time alone, exactly */
+        fs->g->tasks[task].duration = x->time;
+        fs->alone_transfers++;
+        return 0;
+    }
+    int64_t id;
+    comet_fabric_run_advance(fs->run, now);
+    if (start(fs, fs->run, x, &id) != COMET_OK)
+        return -1;
+    fs->flows_transfers++;
+    return remember(fs, id, task);
+}
+
+static int on_next(void *ctx, double *at)
+{
+    sim_fabric_step *fs = ctx;
+    return fail(fs, comet_fabric_run_next(fs->run, at, &fs->err)) ? -1 : 0;
+}
+
+static void on_advance(void *ctx, double t)
+{
+    sim_fabric_step *fs = ctx;
+    comet_fabric_run_advance(fs->run, t);
+}
+
+static int on_step(void *ctx, const int **done, int *n_done)
+{
+    sim_fabric_step *fs = ctx;
+    const int64_t *ids;
+    int n;
+    if (fail(fs, comet_fabric_run_step(fs->run, &ids, &n, &fs->err)))
+        return -1;
+    if (n > fs->cap_done) {
+        int *x = realloc(fs->done, sizeof *x * (size_t)n);
+        if (!x) {
+            oom(fs);
+            return -1;
+        }
+        fs->done = x;
+        fs->cap_done = n;
+    }
+    for (int i = 0; i < n; i++)
+        fs->done[i] = fs->task_of[ids[i]];
+    *done = fs->done;
+    *n_done = n;
+    return 0;
+}
+
+static void on_release(void *ctx)
+{
+    sim_fabric_step *fs = ctx;
+    comet_fabric_run_release(fs->run);
+}
+
+static comet_status on_failure(void *ctx, comet_error *err)
+{
+    sim_fabric_step *fs = ctx;
+    if (fs->st && err)
+        *err = fs->err;
+    return fs->st;
+}
+
+comet_status sim_fabric_step_run(sim_fabric_step *fs, sim_graph *g, const step_coll *coll,
+                                 int per_stage, double p2p_bytes, double *makespan,
+                                 void (*describe)(const sim_task *t, void *ctx, char *out,
+                                                  size_t cap),
+                                 comet_error *err)
+{
+    comet_fabric_run_free(fs->run);
+    fs->run = NULL;
+    fs->g = g;
+    fs->coll = coll;
+    fs->per_stage = per_stage;
+    fs->p2p_bytes = p2p_bytes;
+    fs->st = COMET_OK;
+    fs->flows_transfers = fs->alone_transfers = 0;
+    comet_status st = comet_fabric_run_new(fs->f, &fs->sys, 0, &fs->run, err);
+    if (!st && classify(fs) != COMET_OK) {
+        *err = fs->err;
+        st = fs->st;
+    }
+    if (st)
+        return st;
+    sim_outside out = {fs, on_start, on_next, on_advance, on_step, on_release, on_failure};
+    st = sim_run_outside(g, &out, makespan, describe, NULL, err);
+    uint64_t events, updates;
+    comet_fabric_run_stats(fs->run, &fs->flows, &events, &updates);
+    return st;
+}
+
+void sim_fabric_step_counts(const sim_fabric_step *fs, int64_t *npus, uint64_t *flows_transfers,
+                            uint64_t *alone_transfers, int *kinds, uint64_t *flows)
+{
+    *npus = fs->npus;
+    *flows_transfers = fs->flows_transfers;
+    *alone_transfers = fs->alone_transfers;
+    *kinds = fs->n_kinds;
+    *flows = fs->flows;
+}
