@@ -167,6 +167,11 @@ comet_status comet_fabric_run_step(comet_fabric_run *r, const int64_t **done, in
 void comet_fabric_run_release(comet_fabric_run *r);
 void comet_fabric_run_stats(const comet_fabric_run *r, uint64_t *flows, uint64_t *events,
                             uint64_t *rate_updates);
+/* Records the utilization of links series[0..n).link from now on, a step
+ * each time it changes (at most COMET_FABRIC_HOT_LINKS; *cut set past a
+ * million steps a link); series must outlive the run's events. */
+comet_status comet_fabric_run_watch(comet_fabric_run *r, int n, comet_link_series *series,
+                                    bool *cut, comet_error *err);
 /* Bytes carried so far per link (an array of the fabric's link count). */
 const double *comet_fabric_run_link_bytes(const comet_fabric_run *r);
 /* The bytes per tier and the most utilized links over `time` so far, into

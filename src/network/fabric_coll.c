@@ -986,6 +986,16 @@ static void hot_links(const comet_fabric *f, const double *bytes, double time,
     }
 }
 
+comet_status comet_fabric_run_watch(comet_fabric_run *fr, int n, comet_link_series *series,
+                                    bool *cut, comet_error *err)
+{
+    if (fl_watch(fr->e, n, series, cut) != 0)
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
+                               "a watched link is not a link of the fabric (it has %lld)",
+                               (long long)fr->f->n_links);
+    return COMET_OK;
+}
+
 const double *comet_fabric_run_link_bytes(const comet_fabric_run *fr)
 {
     return fl_link_bytes(fr->e);
@@ -1045,12 +1055,9 @@ comet_status comet_fabric_collective(const comet_fabric *f, const comet_system *
     for (int i = 0; i < o->n_watch && i < COMET_FABRIC_HOT_LINKS; i++)
         out->series[i].link = o->watch[i];
     out->n_series = o->n_watch < COMET_FABRIC_HOT_LINKS ? o->n_watch : COMET_FABRIC_HOT_LINKS;
-    if (out->n_series > 0 && fl_watch(fr->e, out->n_series, out->series, &out->series_cut) != 0) {
-        st = comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
-                             "a watched link is not a link of the fabric (it has %lld)",
-                             (long long)f->n_links);
+    if (out->n_series > 0 &&
+        (st = comet_fabric_run_watch(fr, out->n_series, out->series, &out->series_cut, err)))
         goto done;
-    }
     int64_t id;
     if ((st = comet_fabric_run_collective(fr, &g, c, bytes, o->chunks, o->concurrent, &id, err)))
         goto done;
