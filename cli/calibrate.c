@@ -106,7 +106,13 @@ static comet_status placement_flag(const cli_arg *f, const char *value, void *de
     }
     if (strcmp(f->name, "--nccl-npus") == 0)
         return cli_parse_int(f->name, value, 2, 16777216, &a->next.npus, err);
-    return cli_parse_collective(f->name, value, &a->next.collective, err);
+    comet_status st = cli_parse_collective(f->name, value, &a->next.collective, err);
+    if (!st && a->next.collective >= COMET_COLL_SYMMETRIC)
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, f->name,
+                               "measured runs are of all-reduce, reduce-scatter, all-gather or "
+                               "all-to-all (nccl-tests' symmetric collectives), got \"%s\"",
+                               value);
+    return st;
 }
 
 static comet_status mode_flag(const cli_arg *f, const char *value, void *dest, comet_error *err)

@@ -131,8 +131,8 @@ comet_status cli_parse_collective(const char *flag, const char *value, comet_col
             *p = '_';
     if (comet_collective_parse(name, out) || *out == COMET_COLL_NONE)
         return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, flag,
-                               "expected all-reduce, reduce-scatter, all-gather or all-to-all, "
-                               "got \"%s\"",
+                               "expected all-reduce, reduce-scatter, all-gather, all-to-all, "
+                               "broadcast, reduce, gather, scatter or barrier, got \"%s\"",
                                value);
     return COMET_OK;
 }

@@ -178,22 +178,28 @@ static void test_astra_overlap(void **state)
 
 /* Each collective type on Ring(8) and Ring(16) against the ring closed
  * forms: all-reduce 2(n-1)(a + S/(nB)), reduce-scatter and all-gather
- * (n-1)(a + S/(nB)); all-to-all against comet's analytical model. */
+ * (n-1)(a + S/(nB)); all-to-all against comet's analytical model;
+ * broadcast and reduce as an all-reduce, gather and scatter as an
+ * all-gather, the barrier an all-reduce of 4 bytes. */
 static void test_collectives_closed_form(void **state)
 {
     (void)state;
     const int sizes[2] = {8, 16};
-    const int types[4] = {COMET_ET_ALL_REDUCE, COMET_ET_REDUCE_SCATTER, COMET_ET_ALL_GATHER,
-                          COMET_ET_ALL_TO_ALL};
+    const int types[9] = {COMET_ET_ALL_REDUCE, COMET_ET_REDUCE_SCATTER, COMET_ET_ALL_GATHER,
+                          COMET_ET_ALL_TO_ALL, COMET_ET_BROADCAST, COMET_ET_REDUCE,
+                          COMET_ET_GATHER, COMET_ET_SCATTER, COMET_ET_BARRIER};
     const double bytes = 64.0 * 1048576.0;
     for (int i = 0; i < 2; i++) {
         int n = sizes[i];
         comet_astra_inputs in;
         comet_astra_ring(&in, n, 100e9, 1e-6);
         double a = 1e-6, step = bytes / n / 100e9;
-        for (int k = 0; k < 4; k++) {
-            /* an all-gather's comm_size is each rank's shard (ASTRA-sim) */
-            double size = types[k] == COMET_ET_ALL_GATHER ? bytes / n : bytes;
+        for (int k = 0; k < 9; k++) {
+            /* an all-gather's (and a gather's) comm_size is each rank's
+             * shard (ASTRA-sim); a barrier's 0 */
+            double size = types[k] == COMET_ET_ALL_GATHER || types[k] == COMET_ET_GATHER ? bytes / n
+                          : types[k] == COMET_ET_BARRIER                             ? 0.0
+                                                                                     : bytes;
             comet_et_node node[1] = {collective(1, types[k], size)};
             char name[32];
             snprintf(name, sizeof name, "c%d_%d", n, types[k]);
@@ -202,8 +208,13 @@ static void test_collectives_closed_form(void **state)
             double got = run(name, n, &in, &res);
             comet_et_result_free(&res);
             double want;
-            if (types[k] == COMET_ET_ALL_REDUCE)
+            /* rooted ones priced as their symmetric equivalents, a barrier as
+             * an all-reduce of 4 bytes (comet_collective_priced_as) */
+            if (types[k] == COMET_ET_ALL_REDUCE || types[k] == COMET_ET_BROADCAST ||
+                types[k] == COMET_ET_REDUCE)
                 want = 2.0 * (n - 1) * (a + step);
+            else if (types[k] == COMET_ET_BARRIER)
+                want = 2.0 * (n - 1) * (a + 4.0 / n / 100e9);
             else if (types[k] == COMET_ET_ALL_TO_ALL) {
                 int64_t span[COMET_MAX_DIMS] = {n, 1, 1, 1, 1, 1, 1, 1};
                 want = comet_collective_time(&in.system, span, COMET_COLL_ALL_TO_ALL, bytes);

@@ -137,6 +137,71 @@ static double run_until(comet_fabric_run *r, int64_t id, double until, double *o
     }
 }
 
+/* Rooted collectives and the barrier (docs/collectives.md). The closed
+ * forms price a broadcast and a reduce as an all-reduce, a scatter and a
+ * gather as an all-gather, a barrier as an all-reduce of 4 bytes. As
+ * flows, each rooted at its group's first member: a broadcast and a reduce
+ * pipeline n pieces down a chain (two counter-rotating ones on a ring),
+ * 2(n-1) steps of S/n, so they equal the all-reduce's closed form on a
+ * ring and a switch; a scatter and a gather on a switch move (n-1)/n S
+ * through the root's port, the all-gather's bandwidth; on a bidirectional
+ * ring the root's fuller direction carries n/2 pieces at B/2: S/B. Over
+ * two dimensions (8 x 16 switches) they scatter / reduce-scatter on the
+ * inner one, chain on the outer and all-gather / gather back: the closed
+ * forms again. */
+static void test_rooted_collectives(void **state)
+{
+    (void)state;
+    comet_system s;
+    base_system(&s, "sw8");
+    comet_net_dim *d = add_dim(&s, "s", 8, COMET_TOPO_SWITCH, COMET_ALGO_RING, 50e9, 0.0);
+    int64_t span[COMET_MAX_DIMS];
+    span_all(&s, span);
+    double ar = comet_collective_time(&s, span, COMET_COLL_ALL_REDUCE, GIB);
+    double ag = comet_collective_time(&s, span, COMET_COLL_ALL_GATHER, GIB);
+    assert_close(ar, 14.0 * GIB / (8.0 * 50e9), 1e-12);
+    assert_close(comet_collective_time(&s, span, COMET_COLL_BROADCAST, GIB), ar, 1e-12);
+    assert_close(comet_collective_time(&s, span, COMET_COLL_REDUCE, GIB), ar, 1e-12);
+    assert_close(comet_collective_time(&s, span, COMET_COLL_GATHER, GIB), ag, 1e-12);
+    assert_close(comet_collective_time(&s, span, COMET_COLL_SCATTER, GIB), ag, 1e-12);
+    assert_close(comet_busbw_factor(COMET_COLL_BROADCAST, 8), 1.0, 1e-12);
+    assert_close(comet_busbw_factor(COMET_COLL_GATHER, 8), 7.0 / 8.0, 1e-12);
+    comet_flow_result r;
+    assert_close(flows(&s, span, COMET_COLL_BROADCAST, GIB, 1, false, &r), ar, 1e-9);
+    assert_int_equal(r.flows, 7 * 8); /* 7 hops, 8 pieces */
+    assert_close(flows(&s, span, COMET_COLL_REDUCE, GIB, 1, false, NULL), ar, 1e-9);
+    assert_close(flows(&s, span, COMET_COLL_SCATTER, GIB, 1, false, &r), ag, 1e-9);
+    assert_int_equal(r.flows, 7);
+    assert_close(flows(&s, span, COMET_COLL_GATHER, GIB, 1, false, NULL), ag, 1e-9);
+    /* a barrier: an all-reduce of 4 bytes, latency-bound */
+    d->latency = 1e-6;
+    double barrier = comet_collective_time(&s, span, COMET_COLL_BARRIER, 0.0);
+    assert_close(barrier, 14.0 * (1e-6 + 4.0 / (8.0 * 50e9)), 1e-9);
+    assert_close(flows(&s, span, COMET_COLL_BARRIER, GIB, 1, false, NULL), barrier, 1e-9);
+    /* a bidirectional ring: the chains give the all-reduce; the root's
+     * fuller direction bounds a scatter or a gather at S/B */
+    d->topology = COMET_TOPO_RING;
+    d->latency = 0.0;
+    assert_close(flows(&s, span, COMET_COLL_BROADCAST, GIB, 1, false, NULL), ar, 1e-9);
+    assert_close(flows(&s, span, COMET_COLL_REDUCE, GIB, 1, false, NULL), ar, 1e-9);
+    assert_close(flows(&s, span, COMET_COLL_GATHER, GIB, 1, false, NULL), GIB / 50e9, 1e-9);
+    /* two dimensions: 8 x 16 switches, 450 and 50 GB/s */
+    comet_system two;
+    base_system(&two, "sw8x16");
+    add_dim(&two, "nvlink", 8, COMET_TOPO_SWITCH, COMET_ALGO_RING, 450e9, 0.0);
+    add_dim(&two, "ib", 16, COMET_TOPO_SWITCH, COMET_ALGO_RING, 50e9, 0.0);
+    span_all(&two, span);
+    const comet_collective rooted[] = {COMET_COLL_BROADCAST, COMET_COLL_REDUCE,
+                                       COMET_COLL_SCATTER, COMET_COLL_GATHER};
+    for (size_t i = 0; i < sizeof rooted / sizeof rooted[0]; i++) {
+        double want = comet_collective_time(&two, span, rooted[i], 256.0 * 1048576.0);
+        double got = flows(&two, span, rooted[i], 256.0 * 1048576.0, 1, false, NULL);
+        printf("  %s on 8 x 16: flows %.6f ms, closed form %.6f ms\n",
+               comet_collective_name(rooted[i]), got * 1e3, want * 1e3);
+        assert_close(got, want, 1e-9);
+    }
+}
+
 /* Transfers started as a simulator goes share what they meet: an
  * all-reduce alone on an 8-NPU ring (no latency) takes T; a second one
  * started at T/2 halves both rates (every link carries one flow of each:
@@ -511,6 +576,7 @@ void suite_fabric(test_tally *t)
         cmocka_unit_test(test_ring_all_reduce),
         cmocka_unit_test(test_two_concurrent_all_reduces),
         cmocka_unit_test(test_run_started_midway),
+        cmocka_unit_test(test_rooted_collectives),
         cmocka_unit_test(test_ring_all_to_all_multi_hop),
         cmocka_unit_test(test_torus_all_to_all_bisection),
         cmocka_unit_test(test_fat_tree_spine_bound),

@@ -48,8 +48,20 @@ typedef enum comet_collective {
     COMET_COLL_REDUCE_SCATTER,
     COMET_COLL_ALL_GATHER,
     COMET_COLL_ALL_TO_ALL,
+    /* rooted collectives and the barrier (Chakra traces hold them):
+     * priced as comet_collective_priced_as says, run as flows rooted at
+     * each group's first member (docs/collectives.md) */
+    COMET_COLL_BROADCAST,
+    COMET_COLL_REDUCE,
+    COMET_COLL_GATHER,
+    COMET_COLL_SCATTER,
+    COMET_COLL_BARRIER,
     COMET_COLL_COUNT
 } comet_collective;
+
+/* The symmetric collectives (all-reduce to all-to-all): those priced by
+ * their own closed forms and measured curves. */
+#define COMET_COLL_SYMMETRIC (COMET_COLL_ALL_TO_ALL + 1)
 
 const char *comet_collective_name(comet_collective c);
 int comet_collective_parse(const char *name, comet_collective *out);

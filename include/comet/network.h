@@ -157,6 +157,22 @@ typedef struct comet_coll_phase {
 
 #define COMET_MAX_COLL_PHASES (2 * COMET_MAX_DIMS - 1)
 
+/* A barrier is an all-reduce of one fp32 element, as
+ * torch.distributed.barrier runs it on NCCL. */
+#define COMET_BARRIER_BYTES 4.0
+
+/* The symmetric collective whose cost a rooted collective or the barrier
+ * takes (docs/collectives.md, "Rooted collectives and the barrier"): a
+ * scatter or a gather costs an all-gather (the root's link carries the
+ * (n-1)/n S every NPU's carries in an all-gather, in as many steps), so a
+ * broadcast (scatter + all-gather, van de Geijn's) and a reduce
+ * (reduce-scatter + gather, Rabenseifner's; both MPICH's long-message
+ * algorithms, Thakur, Rabenseifner & Gropp 2005) cost an all-reduce; a
+ * barrier is an all-reduce of COMET_BARRIER_BYTES, which *bytes becomes.
+ * The four symmetric collectives are returned as they are. Every pricing
+ * function below applies it. */
+comet_collective comet_collective_priced_as(comet_collective c, double *bytes);
+
 /* The hierarchical plan of collective c of `bytes` per NPU over m links
  * visited in the order order[0..m-1] (innermost first for the closed
  * form; the simulator's schedulers may pick another order per chunk):

@@ -234,7 +234,7 @@ typedef struct comet_bus_curve {
 typedef struct comet_bus_curves {
     int64_t npus;              /* the group the curves were measured on (>= 2) */
     int n_curves;              /* collectives that have a curve */
-    comet_bus_curve curve[COMET_COLL_COUNT];
+    comet_bus_curve curve[COMET_COLL_SYMMETRIC];
 } comet_bus_curves;
 
 typedef struct comet_net_dim {

@@ -679,16 +679,21 @@ static comet_status stage_template(const exporter *x, int stage, stage_nodes *sn
         if (!n)
             goto oom;
         if (type == COMET_ET_COLLECTIVE) {
-            static const int types[] = {[COMET_COLL_ALL_REDUCE] = COMET_ET_ALL_REDUCE,
-                                        [COMET_COLL_ALL_GATHER] = COMET_ET_ALL_GATHER,
-                                        [COMET_COLL_REDUCE_SCATTER] = COMET_ET_REDUCE_SCATTER,
-                                        [COMET_COLL_ALL_TO_ALL] = COMET_ET_ALL_TO_ALL};
+            static const int types[COMET_COLL_COUNT] = {
+                [COMET_COLL_ALL_REDUCE] = COMET_ET_ALL_REDUCE,
+                [COMET_COLL_ALL_GATHER] = COMET_ET_ALL_GATHER,
+                [COMET_COLL_REDUCE_SCATTER] = COMET_ET_REDUCE_SCATTER,
+                [COMET_COLL_ALL_TO_ALL] = COMET_ET_ALL_TO_ALL,
+                [COMET_COLL_BROADCAST] = COMET_ET_BROADCAST, [COMET_COLL_REDUCE] = COMET_ET_REDUCE,
+                [COMET_COLL_GATHER] = COMET_ET_GATHER, [COMET_COLL_SCATTER] = COMET_ET_SCATTER,
+                [COMET_COLL_BARRIER] = COMET_ET_BARRIER};
             n->comm_type = types[c->coll];
-            /* ASTRA-sim's sizes: an all-gather's is each rank's shard, the
-             * others' the whole buffer (a multiple of the group, so it splits) */
+            /* ASTRA-sim's sizes: an all-gather's (and a gather's) is each
+             * rank's shard, the others' the whole buffer (a multiple of the
+             * group, so it splits) */
             double members = (double)group_size(x, step_group_of(c));
-            n->comm_size = c->coll == COMET_COLL_ALL_GATHER ? ceil(c->bytes / members)
-                                                           : ceil(c->bytes / members) * members;
+            bool shard = c->coll == COMET_COLL_ALL_GATHER || c->coll == COMET_COLL_GATHER;
+            n->comm_size = shard ? ceil(c->bytes / members) : ceil(c->bytes / members) * members;
             sn->group[sn->n - 1] = step_group_of(c);
         } else if (type == COMET_ET_SEND) {
             n->comm_size = x->sg.p2p_bytes;

@@ -242,6 +242,11 @@ static comet_collective coll_of(int type)
     case COMET_ET_REDUCE_SCATTER:
     case COMET_ET_REDUCE_SCATTER_BLOCK: return COMET_COLL_REDUCE_SCATTER;
     case COMET_ET_ALL_TO_ALL: return COMET_COLL_ALL_TO_ALL;
+    case COMET_ET_BROADCAST: return COMET_COLL_BROADCAST;
+    case COMET_ET_REDUCE: return COMET_COLL_REDUCE;
+    case COMET_ET_GATHER: return COMET_COLL_GATHER;
+    case COMET_ET_SCATTER: return COMET_COLL_SCATTER;
+    case COMET_ET_BARRIER: return COMET_COLL_BARRIER;
     default: return COMET_COLL_NONE;
     }
 }
@@ -379,24 +384,28 @@ static comet_status collective_task(trace_sim *s, int r, size_t i, uint32_t j, c
     comet_collective c = coll_of(n->comm_type);
     if (c == COMET_COLL_NONE)
         return comet_error_set(err, COMET_EINPUT, file, 0, 0, NULL,
-                               "node %llu: collective type %d is not simulated (all-reduce, "
-                               "all-gather, reduce-scatter, all-to-all)",
+                               "node %llu: collective type %d is not one Chakra defines",
                                (unsigned long long)n->id, n->comm_type);
     /* As ASTRA-sim reads comm_size: an all-gather's is each rank's shard
      * (the result is group times larger); the others' is the whole buffer
      * each rank holds, split across the group. comet's collectives take
      * the whole buffer. */
-    bool gather = c == COMET_COLL_ALL_GATHER;
-    if (!(n->comm_size > 0) || !isfinite(n->comm_size))
+    bool gather = c == COMET_COLL_ALL_GATHER || c == COMET_COLL_GATHER;
+    bool barrier = c == COMET_COLL_BARRIER; /* its size is COMET_BARRIER_BYTES, whatever it says */
+    if (!barrier && (!(n->comm_size > 0) || !isfinite(n->comm_size)))
         return comet_error_set(err, COMET_EINPUT, file, 0, 0, NULL,
                                "node %llu: comm_size %g is not a positive number of bytes",
                                (unsigned long long)n->id, n->comm_size);
-    if (!gather && fmod(n->comm_size, (double)group) != 0.0)
+    bool splits = c == COMET_COLL_ALL_REDUCE || c == COMET_COLL_REDUCE_SCATTER ||
+                  c == COMET_COLL_ALL_TO_ALL || c == COMET_COLL_SCATTER;
+    if (splits && fmod(n->comm_size, (double)group) != 0.0)
         return comet_error_set(err, COMET_EINPUT, file, 0, 0, NULL,
                                "node %llu: comm_size %.17g does not divide across its group of "
                                "%lld NPUs",
                                (unsigned long long)n->id, n->comm_size, (long long)group);
-    double bytes = gather ? n->comm_size * (double)group : n->comm_size;
+    double bytes = barrier ? COMET_BARRIER_BYTES
+                 : gather  ? n->comm_size * (double)group
+                           : n->comm_size;
     comet_sim_collective_result res = {0};
     comet_status st = COMET_OK;
     if (s->prices) {

@@ -592,6 +592,11 @@ comet_status comet_nccl_read_text(const char *text, size_t len, const char *file
                                   comet_error *err)
 {
     const char *file = filename ? filename : "<nccl-tests>";
+    if (collective < COMET_COLL_NONE || collective >= COMET_COLL_SYMMETRIC)
+        return comet_error_set(err, COMET_EINPUT, file, 0, 0, "collective",
+                               "measured runs are of all-reduce, reduce-scatter, all-gather or "
+                               "all-to-all, got %s",
+                               comet_collective_name(collective));
     size_t first = out->n;
     nccl_layout layout = default_layout;
     size_t at = 0;

@@ -450,7 +450,7 @@ static comet_status check_bus(cfg_ctx *c, const char *path, comet_net_dim *d)
 {
     comet_bus_curves *bus = &d->bus;
     bus->n_curves = 0;
-    for (int k = 0; k < COMET_COLL_COUNT; k++)
+    for (int k = 0; k < COMET_COLL_SYMMETRIC; k++)
         bus->n_curves += bus->curve[k].n_points > 0;
     if (bus->n_curves == 0 && bus->npus == 0)
         return COMET_OK;

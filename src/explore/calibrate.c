@@ -1135,7 +1135,7 @@ static comet_status network_dim(calib *c, int d, const net_obs *o, size_t n)
     for (size_t i = 0; i < n; i++) {
         int64_t npus = o[i].run->npus;
         bool others = false;
-        for (int k = 0; k < COMET_COLL_COUNT; k++)
+        for (int k = 0; k < COMET_COLL_SYMMETRIC; k++)
             others |= dim->bus.curve[k].n_points > 0 && !(k == (int)o[i].run->series->collective);
         if (npus != o[0].run->npus || (others && dim->bus.npus != npus))
             return comet_error_set(c->err, COMET_EINPUT, o[i].run->series->file, 0, 0, NULL,
@@ -1145,7 +1145,7 @@ static comet_status network_dim(calib *c, int d, const net_obs *o, size_t n)
                                    (long long)(npus != o[0].run->npus ? o[0].run->npus
                                                                       : dim->bus.npus));
     }
-    for (int coll = COMET_COLL_NONE + 1; coll < COMET_COLL_COUNT; coll++) {
+    for (int coll = COMET_COLL_NONE + 1; coll < COMET_COLL_SYMMETRIC; coll++) {
         bool any = false;
         for (size_t i = 0; i < n; i++)
             any |= (int)o[i].run->series->collective == coll;

@@ -33,7 +33,12 @@ double comet_busbw_factor(comet_collective c, int64_t n)
     case COMET_COLL_REDUCE_SCATTER:
     case COMET_COLL_ALL_GATHER:
     case COMET_COLL_ALL_TO_ALL:
+    case COMET_COLL_GATHER:
+    case COMET_COLL_SCATTER:
         return share;
+    case COMET_COLL_BROADCAST:
+    case COMET_COLL_REDUCE:
+        return 1.0; /* nccl-tests: the root's S at the bus rate */
     default:
         return 0.0;
     }

@@ -37,6 +37,7 @@ NET_COLD static comet_coll_cost sized_cost(comet_collective c, const comet_link 
 
 double comet_collective_time_1d(comet_collective c, const comet_link *link, double bytes)
 {
+    c = comet_collective_priced_as(c, &bytes);
     if (!link || link->n <= 1 || !(bytes > 0.0))
         return 0.0;
     if (c <= COMET_COLL_NONE || c >= COMET_COLL_COUNT)
@@ -52,6 +53,7 @@ double comet_collective_time_1d(comet_collective c, const comet_link *link, doub
 
 comet_coll_cost comet_collective_cost_1d(comet_collective c, const comet_link *link, double bytes)
 {
+    c = comet_collective_priced_as(c, &bytes);
     if (link && link->size_model && link->n > 1 && bytes > 0.0 && c > COMET_COLL_NONE &&
         c < COMET_COLL_COUNT && link->bandwidth > 0.0)
         return sized_cost(c, link, bytes, link->latency > 0.0 ? link->latency : 0.0,
@@ -71,6 +73,8 @@ double comet_collective_messages(comet_collective c, const comet_link *link)
 {
     if (!link || link->n <= 1)
         return 0.0;
+    double bytes = 0.0;
+    c = comet_collective_priced_as(c, &bytes);
     double pass = net_algorithm_of(link->algorithm)->pass_messages(link->n);
     return c == COMET_COLL_ALL_REDUCE ? 2.0 * pass : pass;
 }

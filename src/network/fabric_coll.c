@@ -44,7 +44,8 @@ void comet_flow_options_defaults(comet_flow_options *o)
     o->concurrent = 1;
 }
 
-typedef enum fc_algo { FC_RING, FC_DIRECT, FC_HALVING, FC_BRUCK, FC_PAIRWISE, FC_IN_NETWORK } fc_algo;
+typedef enum fc_algo { FC_RING, FC_DIRECT, FC_HALVING, FC_BRUCK, FC_PAIRWISE, FC_IN_NETWORK,
+                       FC_SCATTER, FC_GATHER, FC_CHAIN } fc_algo;
 
 typedef struct fc_phase {
     int dim;             /* system dimension */
@@ -52,7 +53,12 @@ typedef struct fc_phase {
     fc_algo algo;
     comet_collective c;  /* reduce-scatter, all-gather or all-to-all (all-reduce in network) */
     double bytes;        /* per NPU as the phase starts */
-    bool mirror;         /* halving-doubling's all-gather: distances halve */
+    bool mirror;         /* halving-doubling's all-gather: distances halve; a chain: it runs
+                            toward the root (reduce), not from it (broadcast) */
+    /* rooted phases (scatter, gather): only the NPUs at index 0 of their
+     * group along these dimensions (bits) take part, member 0 of each line
+     * the root */
+    uint8_t root_mask;
 } fc_phase;
 
 typedef struct fc_plan {
@@ -103,6 +109,11 @@ typedef struct fc_run {
 static int64_t local_of(const fc_run *r, int64_t npu)
 {
     return r->local ? r->local[npu] : npu;
+}
+
+static bool grid_topo(comet_topology t)
+{
+    return t == COMET_TOPO_TORUS || t == COMET_TOPO_MESH;
 }
 
 /* ---- tags: who a finished flow is for ------------------------------------ */
@@ -202,10 +213,30 @@ static int log_steps(int64_t n)
     return n > 1 ? net_ceil_log2(n) : 0;
 }
 
+/* Whether npu takes part in a rooted phase: index 0 of its group along
+ * every dimension of the mask. */
+static bool takes_part(const fc_run *r, const fc_phase *ph, int64_t npu)
+{
+    for (int d = 0; d < r->f->n_dims; d++) {
+        if (!(ph->root_mask >> d & 1u))
+            continue;
+        const fab_dim *fd = &r->f->dims[d];
+        int64_t pos = (npu / fd->inner) % fd->size;
+        if ((pos / r->stride[d]) % r->span[d] != 0)
+            return false;
+    }
+    return true;
+}
+
 /* Messages a phase has each NPU send (and receive) per channel. */
 static int64_t messages(const fc_phase *ph, const fc_line *l)
 {
     switch (ph->algo) {
+    case FC_SCATTER:
+    case FC_GATHER:
+        return l->n - 1; /* the root's; see needs() */
+    case FC_CHAIN:
+        return l->n;     /* pieces */
     case FC_RING:
     case FC_DIRECT:
     case FC_PAIRWISE:
@@ -217,6 +248,47 @@ static int64_t messages(const fc_phase *ph, const fc_line *l)
         return IN_NETWORK_PIECES;
     }
     return 0;
+}
+
+/* A chain (pipelined broadcast or reduce) on channel ch of nch: position
+ * d of a member from the root along the ring order, one way round per
+ * channel (two counter-rotating chains on a ring); the chain runs from
+ * the root (broadcast) or toward it (reduce, mirror). */
+static int64_t chain_pos(const fc_line *l, int64_t j, int ch, bool toward_root)
+{
+    int64_t q = ring_pos(l, j), q0 = ring_pos(l, 0);
+    int64_t d = ch == 0 ? (q - q0 + l->n) % l->n : (q0 - q + l->n) % l->n;
+    return toward_root ? l->n - 1 - d : d;
+}
+
+/* The member at chain position pos. */
+static int64_t chain_member(const fc_line *l, int64_t pos, int ch, bool toward_root)
+{
+    int64_t d = toward_root ? l->n - 1 - pos : pos, q0 = ring_pos(l, 0);
+    int64_t q = ch == 0 ? (q0 + d) % l->n : (q0 - d + l->n) % l->n;
+    return member(l, ring_member(l, q));
+}
+
+/* Messages npu sends and receives in phase ph per channel: the same both
+ * ways in the symmetric patterns; from the root to each other member in a
+ * scatter, the other way in a gather, down a chain (the head's receipts
+ * are its pieces' arrivals), none for an NPU not taking part. */
+static void needs(const fc_run *r, const fc_phase *ph, const fc_line *l, int64_t npu, int ch,
+                  int64_t *sent, int64_t *recv)
+{
+    *sent = *recv = messages(ph, l);
+    if (ph->algo == FC_CHAIN) {
+        bool tail = chain_pos(l, l->me, ch, ph->mirror) == l->n - 1;
+        *sent = !takes_part(r, ph, npu) || tail ? 0 : l->n;
+        *recv = !takes_part(r, ph, npu) ? 0 : l->n;
+        return;
+    }
+    if (ph->algo != FC_SCATTER && ph->algo != FC_GATHER)
+        return;
+    bool root = l->me == 0, part = takes_part(r, ph, npu);
+    bool sends = ph->algo == FC_SCATTER ? root : !root;
+    *sent = !part ? 0 : sends ? (root ? l->n - 1 : 1) : 0;
+    *recv = !part ? 0 : root ? l->n - 1 : 1 - *sent; /* a scatter's root: its arrivals */
 }
 
 /* NPU npu's port on its switch dimension d (topo_switch.c's layout: link
@@ -245,7 +317,8 @@ static int progress(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, int 
     const fc_phase *ph = &r->plan[part_of(r, s)].ph[p];
     fc_line l = line_of(r, ph, npu);
     fc_count *cnt = count_at(r, npu, s, k, p, ch);
-    int64_t need = messages(ph, &l);
+    int64_t need, need_recv;
+    needs(r, ph, &l, npu, ch, &need, &need_recv);
     int nch = r->channels[part_of(r, s)][p];
     uint64_t hash = (uint64_t)npu * 0x9e3779b97f4a7c15ULL ^ (uint64_t)(s * 1024 + k) << 20 ^
                     (uint64_t)(p * 2048 + ch);
@@ -280,6 +353,37 @@ static int progress(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, int 
             int64_t shift = t % 2 == 0 ? d : l.n - d;
             int64_t to = member(&l, (l.me + shift) % l.n);
             if (send(r, e, npu, to, unit, tag_of(to, s, k, p, ch, KIND_PEER), hash + (uint64_t)cnt->sent) != 0)
+                return -1;
+            cnt->sent++;
+        }
+        return 0;
+    }
+    case FC_SCATTER:
+    case FC_GATHER: {
+        /* a scatter's root sends a piece to every other member at once
+         * (through once all have arrived: its recv counts them), a
+         * gather's members each theirs to the root */
+        double unit = ph->bytes / (double)l.n;
+        while (cnt->sent < need) {
+            int64_t j = cnt->sent + 1;
+            int64_t to = ph->algo == FC_GATHER ? member(&l, 0) : member(&l, j);
+            if (send(r, e, npu, to, unit, tag_of(to, s, k, p, ch, KIND_PEER), hash + (uint64_t)j) != 0)
+                return -1;
+            cnt->sent++;
+        }
+        return 0;
+    }
+    case FC_CHAIN: {
+        /* the head sends its pieces one after another, each once the last
+         * has arrived (its recv counts the arrivals); the others pass each
+         * piece on as it arrives */
+        double unit = ph->bytes / (double)l.n / (double)nch;
+        int64_t pos = chain_pos(&l, l.me, ch, ph->mirror);
+        if (pos == l.n - 1)
+            return 0;
+        int64_t to = chain_member(&l, pos + 1, ch, ph->mirror);
+        while (cnt->sent < need && (pos == 0 ? cnt->sent <= cnt->recv : cnt->sent < cnt->recv)) {
+            if (send(r, e, npu, to, unit, tag_of(to, s, k, p, ch, KIND_PEER), hash) != 0)
                 return -1;
             cnt->sent++;
         }
@@ -340,10 +444,11 @@ static bool phase_done(fc_run *r, int64_t npu, int s, int64_t k, int p)
 {
     const fc_phase *ph = &r->plan[part_of(r, s)].ph[p];
     fc_line l = line_of(r, ph, npu);
-    int64_t need = messages(ph, &l);
     for (int ch = 0; ch < r->channels[part_of(r, s)][p]; ch++) {
+        int64_t need_sent, need_recv;
+        needs(r, ph, &l, npu, ch, &need_sent, &need_recv);
         const fc_count *c = count_at(r, npu, s, k, p, ch);
-        if (c->sent < need || c->recv < need)
+        if (c->sent < need_sent || c->recv < need_recv)
             return false;
     }
     return true;
@@ -416,6 +521,18 @@ static int coll_flow_done(fc_run *r, fl_engine *e, uint64_t tag)
         }
         return advance(r, e, npu, s, k);
     }
+    fc_line rl = line_of(r, ph, npu);
+    if (ph->algo == FC_SCATTER || (ph->algo == FC_CHAIN && chain_pos(&rl, rl.me, ch, ph->mirror) == 1)) {
+        /* the root's (the chain head's) send arrived: it counts the
+         * arrivals (a chain's head sends its next piece) and is through
+         * once all are delivered, as a blocking scatter returns */
+        int64_t root = ph->algo == FC_SCATTER ? member(&rl, 0) : chain_member(&rl, 0, ch, ph->mirror);
+        count_at(r, root, s, k, p, ch)->recv++;
+        fc_chunk_state *rs = chunk_at(r, root, s, k);
+        if (rs->entered && rs->cur == p &&
+            (progress(r, e, root, s, k, p, ch) != 0 || advance(r, e, root, s, k) != 0))
+            return -1;
+    }
     int step = -1;
     if (ph->algo == FC_HALVING || ph->algo == FC_BRUCK) {
         step = ch; /* the log-step schedules tag the step, on channel 0 */
@@ -452,11 +569,6 @@ static comet_status add_phase(fc_plan *pl, fc_phase ph, comet_error *err)
     return COMET_OK;
 }
 
-static bool grid_topo(comet_topology t)
-{
-    return t == COMET_TOPO_TORUS || t == COMET_TOPO_MESH;
-}
-
 /* One reduce-scatter, all-gather or all-to-all phase of the closed form's
  * plan, as the phases the flows run: per axis on a torus or mesh under the
  * ring algorithm (part j starting at axis j), else on the whole line. */
@@ -465,7 +577,7 @@ static comet_status expand(fc_run *r, const comet_system *sys, int part, int dim
 {
     fc_plan *pl = &r->plan[part];
     comet_algorithm a = sys->dims[dim].algorithm;
-    fc_phase ph = {dim, -1, FC_RING, c, bytes, false};
+    fc_phase ph = {dim, -1, FC_RING, c, bytes, false, 0};
     if (c == COMET_COLL_ALL_TO_ALL) {
         /* on a direct network (fully connected, torus, mesh) nothing orders
          * the pairwise rounds: every block is posted at once, as the direct
@@ -541,6 +653,11 @@ static comet_status group_axes(fc_run *r, int dim, comet_error *err)
 
 static int channels_of(const fc_run *r, const comet_system *sys, const fc_phase *ph)
 {
+    if (ph->algo == FC_CHAIN) /* two counter-rotating chains on a ring, torus or mesh */
+        return (sys->dims[ph->dim].topology == COMET_TOPO_RING && !r->f->dims[ph->dim].uni) ||
+                       grid_topo(sys->dims[ph->dim].topology)
+                   ? (r->span[ph->dim] >= 3 ? 2 : 1)
+                   : 1;
     if (ph->algo != FC_RING)
         return 1;
     const fab_dim *d = &r->f->dims[ph->dim];
@@ -556,6 +673,79 @@ static int channels_of(const fc_run *r, const comet_system *sys, const fc_phase 
     default: /* a switch or Clos: the dimension's channels, each hashed apart */
         return sys->dims[ph->dim].shape.channels > 1 ? sys->dims[ph->dim].shape.channels : 1;
     }
+}
+
+/* A rooted collective's phases for part j. A scatter and a gather run
+ * over the all-gather plan's phases (a dimension each, its line's
+ * buffer): a scatter in order from the root down, a gather backwards up
+ * to it. A broadcast and a reduce run over the all-reduce plan's, as the
+ * closed form prices them (comet_collective_priced_as): a broadcast
+ * scatters where the all-reduce reduce-scatters, pipelines its buffer
+ * down a chain from each line's root on the last dimension (n pieces: the
+ * ring all-reduce's 2(n-1) steps of S/n), and all-gathers back; a reduce
+ * reduce-scatters, chains toward the roots, and gathers. Each rooted
+ * phase runs among the NPUs at index 0 along the dimensions the data has
+ * not reached yet (scatter) or has left (gather). */
+static comet_status rooted_phases(fc_run *r, const comet_system *sys, int j, const int *dims,
+                                  const comet_coll_phase *phases, int np, comet_collective c,
+                                  comet_error *err)
+{
+    comet_status st = COMET_OK;
+    /* a scatter's: dims of the phases from i on that the data has yet to
+     * reach (scatters and the chain; not the all-gathers after them) */
+    uint8_t later[MAX_FLOW_PHASES + 1] = {0};
+    for (int i = np - 1; i >= 0; i--)
+        later[i] = (uint8_t)(later[i + 1] | (phases[i].collective == COMET_COLL_ALL_GATHER &&
+                                                     c == COMET_COLL_BROADCAST
+                                                 ? 0u
+                                                 : 1u << dims[phases[i].link]));
+    uint8_t before = 0; /* a gather's: dims of the phases before it */
+    for (int i = 0; i < np && !st; i++) {
+        int d = dims[phases[i].link];
+        comet_collective pc = phases[i].collective;
+        fc_phase ph = {d, -1, FC_SCATTER, c, phases[i].bytes, false, later[i + 1]};
+        bool down = c == COMET_COLL_SCATTER || c == COMET_COLL_BROADCAST;
+        if (c == COMET_COLL_GATHER) {
+            /* backwards over the all-gather plan */
+            int b = np - 1 - i;
+            ph.dim = dims[phases[b].link];
+            ph.bytes = phases[b].bytes;
+            ph.algo = FC_GATHER;
+            ph.root_mask = before;
+            before = (uint8_t)(before | 1u << ph.dim);
+        } else if (pc == COMET_COLL_ALL_REDUCE &&
+                   sys->dims[d].topology == COMET_TOPO_FULLY_CONNECTED) {
+            /* a chain would use one of the n-1 links: a scatter (its pieces
+             * on every link at once) then an all-gather, or a reduce-scatter
+             * then a gather, the same bandwidth as the closed form's */
+            ph.algo = down ? FC_SCATTER : FC_GATHER;
+            ph.root_mask = 0;
+            if (!down)
+                st = expand(r, sys, j, d, COMET_COLL_REDUCE_SCATTER, phases[i].bytes, err);
+            if (!st)
+                st = add_phase(&r->plan[j], ph, err);
+            if (!st && down)
+                st = expand(r, sys, j, d, COMET_COLL_ALL_GATHER, phases[i].bytes, err);
+            before = (uint8_t)(1u << d);
+            continue;
+        } else if (pc == COMET_COLL_ALL_REDUCE) {
+            ph.algo = FC_CHAIN;
+            ph.mirror = !down;
+            ph.root_mask = 0;
+            before = (uint8_t)(1u << d);
+        } else if (pc == COMET_COLL_REDUCE_SCATTER && down) {
+            ph.root_mask = later[i + 1];
+        } else if (pc == COMET_COLL_ALL_GATHER && !down) {
+            ph.algo = FC_GATHER;
+            ph.root_mask = before;
+            before = (uint8_t)(before | 1u << d);
+        } else if (c != COMET_COLL_SCATTER) {
+            st = expand(r, sys, j, d, pc, phases[i].bytes, err);
+            continue;
+        }
+        st = add_phase(&r->plan[j], ph, err);
+    }
+    return st;
 }
 
 static comet_status make_plans(fc_run *r, const comet_system *sys, const comet_link *links,
@@ -580,9 +770,20 @@ static comet_status make_plans(fc_run *r, const comet_system *sys, const comet_l
         order[i] = i;
     comet_coll_phase phases[COMET_MAX_COLL_PHASES];
     double part_bytes = chunk_bytes / (double)r->parts;
-    int np = comet_collective_plan(c, links, order, m, part_bytes, phases);
+    bool rooted = c == COMET_COLL_BROADCAST || c == COMET_COLL_REDUCE ||
+                  c == COMET_COLL_GATHER || c == COMET_COLL_SCATTER;
+    bool scatter_gather = c == COMET_COLL_GATHER || c == COMET_COLL_SCATTER;
+    int np = comet_collective_plan(!rooted ? c : scatter_gather ? COMET_COLL_ALL_GATHER
+                                                              : COMET_COLL_ALL_REDUCE,
+                                   links, order, m, part_bytes, phases);
     for (int j = 0; j < r->parts; j++) {
         r->plan[j].n = 0;
+        if (rooted) {
+            comet_status st = rooted_phases(r, sys, j, dims, phases, np, c, err);
+            if (st)
+                return st;
+            continue;
+        }
         for (int i = 0; i < np; i++) {
             int d = dims[phases[i].link];
             const comet_net_dim *nd = &sys->dims[d];
@@ -594,7 +795,7 @@ static comet_status make_plans(fc_run *r, const comet_system *sys, const comet_l
                 if (in_net && nd->topology != COMET_TOPO_SWITCH)
                     return unsupported(err, "in-network reduction on a Clos");
                 if (in_net) {
-                    fc_phase ph = {d, -1, FC_IN_NETWORK, pc, phases[i].bytes, false};
+                    fc_phase ph = {d, -1, FC_IN_NETWORK, pc, phases[i].bytes, false, 0};
                     st = add_phase(&r->plan[j], ph, err);
                 } else if (nd->algorithm == COMET_ALGO_DOUBLE_BINARY_TREE) {
                     return unsupported(err, "the double binary tree's all-reduce");
@@ -788,6 +989,8 @@ comet_status comet_fabric_run_collective(comet_fabric_run *fr, const comet_fabri
 {
     const comet_fabric *f = fr->f;
     *id = -1;
+    if (c == COMET_COLL_BARRIER) /* an all-reduce of one element, whatever bytes says */
+        c = comet_collective_priced_as(c, &bytes);
     if (c <= COMET_COLL_NONE || c >= COMET_COLL_COUNT)
         return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--collective", "unknown collective");
     if (!(bytes > 0.0) || !isfinite(bytes))

@@ -72,7 +72,7 @@ typedef double (*net_collective_fn)(const net_topology *t, const comet_link *l, 
 
 typedef struct net_algorithm {
     comet_algorithm id;
-    net_collective_fn time[COMET_COLL_COUNT]; /* by collective; [COMET_COLL_NONE] unused */
+    net_collective_fn time[COMET_COLL_SYMMETRIC]; /* by collective; [COMET_COLL_NONE] unused */
     /* Messages one NPU sends in one pass (a reduce-scatter, an all-gather
      * or an all-to-all) on n >= 2 NPUs; an all-reduce is two passes. The
      * simulator charges its endpoint delay per message. */

@@ -70,6 +70,23 @@ int comet_span_links(const comet_system *sys, const int64_t span[COMET_MAX_DIMS]
     return span_links(sys, span, links, dims);
 }
 
+comet_collective comet_collective_priced_as(comet_collective c, double *bytes)
+{
+    switch (c) {
+    case COMET_COLL_BROADCAST:
+    case COMET_COLL_REDUCE:
+        return COMET_COLL_ALL_REDUCE;
+    case COMET_COLL_GATHER:
+    case COMET_COLL_SCATTER:
+        return COMET_COLL_ALL_GATHER;
+    case COMET_COLL_BARRIER:
+        *bytes = COMET_BARRIER_BYTES;
+        return COMET_COLL_ALL_REDUCE;
+    default:
+        return c;
+    }
+}
+
 int comet_collective_plan(comet_collective c, const comet_link *links, const int *order, int m,
                           double bytes, comet_coll_phase out[COMET_MAX_COLL_PHASES])
 {
@@ -80,6 +97,7 @@ int comet_collective_plan_split(comet_collective c, const comet_link *links, con
                                 int m, double bytes, double outer,
                                 comet_coll_phase out[COMET_MAX_COLL_PHASES])
 {
+    c = comet_collective_priced_as(c, &bytes);
     int n = 0;
     double s = bytes;
     if (m > COMET_MAX_DIMS)
@@ -187,6 +205,7 @@ double comet_collective_time(const comet_system *sys, const int64_t span[COMET_M
 double comet_collective_time_split(const comet_system *sys, const int64_t span[COMET_MAX_DIMS],
                                    comet_collective c, double bytes, double outer)
 {
+    c = comet_collective_priced_as(c, &bytes);
     if (!sys || !span || !(bytes > 0.0) || c <= COMET_COLL_NONE || c >= COMET_COLL_COUNT)
         return 0.0;
 
@@ -210,6 +229,7 @@ int64_t comet_collective_chunks_split(const comet_system *sys,
                                       const int64_t span[COMET_MAX_DIMS], comet_collective c,
                                       double bytes, double outer)
 {
+    c = comet_collective_priced_as(c, &bytes);
     if (!sys || !span || !(bytes > 0.0) || c <= COMET_COLL_NONE || c >= COMET_COLL_COUNT)
         return comet_collective_chunks(sys);
     comet_link links[COMET_MAX_DIMS];
@@ -237,9 +257,10 @@ comet_status comet_collective_price_on(const comet_system *sys, int dim, comet_c
     if (!(bytes > 0.0))
         return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "size",
                                "must be positive, got %g", bytes);
+    comet_collective priced = comet_collective_priced_as(c, &bytes);
     comet_link l;
     comet_link_of(&sys->dims[dim], n, &l);
-    comet_coll_cost cost = comet_collective_cost_1d(c, &l, bytes);
+    comet_coll_cost cost = comet_collective_cost_1d(priced, &l, bytes);
     out->time = cost.time;
     out->protocol = cost.protocol;
     out->algbw = cost.time > 0.0 ? bytes / cost.time : 0.0;
@@ -251,6 +272,7 @@ void comet_collective_protocols(const comet_system *sys, const int64_t span[COME
                                 comet_collective c, double bytes,
                                 comet_protocol out[COMET_MAX_DIMS])
 {
+    c = comet_collective_priced_as(c, &bytes);
     for (int d = 0; d < COMET_MAX_DIMS; d++)
         out[d] = COMET_PROTO_NONE;
     if (!sys || !span || !(bytes > 0.0) || c <= COMET_COLL_NONE || c >= COMET_COLL_COUNT)

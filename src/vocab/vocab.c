@@ -21,7 +21,8 @@
 const char *const vocab_dtype_names[] = {"fp32", "tf32", "fp16", "bf16", "fp8", NULL};
 const char *const vocab_model_kind_names[] = {"transformer", "layers", NULL};
 const char *const vocab_collective_names[] = {"none", "all_reduce", "reduce_scatter",
-                                            "all_gather", "all_to_all", NULL};
+                                            "all_gather", "all_to_all", "broadcast", "reduce", "gather",
+                                            "scatter", "barrier", NULL};
 const char *const vocab_group_names[] = {"tp", "pp", "dp", "cp", "ep", NULL};
 const char *const vocab_layer_group_names[] = {"tp", "pp", "dp", NULL};
 const char *const vocab_topology_names[] = {"ring", "fully_connected", "switch", "torus",
