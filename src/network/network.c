@@ -178,7 +178,9 @@ static double pipelined_time(const comet_link *links, int m, comet_collective c,
 static int64_t chunks_and_time(const comet_system *sys, const comet_link *links, int m,
                                comet_collective c, double bytes, double outer, double *time)
 {
-    int64_t k = comet_collective_chunks(sys);
+    /* a barrier's one element is never cut */
+    int64_t k = c == COMET_COLL_BARRIER ? 1 : comet_collective_chunks(sys);
+    c = comet_collective_priced_as(c, &bytes);
     bool sized = false;
     for (int i = 0; i < m; i++)
         sized = sized || links[i].size_model != NULL;
@@ -205,7 +207,8 @@ double comet_collective_time(const comet_system *sys, const int64_t span[COMET_M
 double comet_collective_time_split(const comet_system *sys, const int64_t span[COMET_MAX_DIMS],
                                    comet_collective c, double bytes, double outer)
 {
-    c = comet_collective_priced_as(c, &bytes);
+    if (c == COMET_COLL_BARRIER)
+        bytes = COMET_BARRIER_BYTES;
     if (!sys || !span || !(bytes > 0.0) || c <= COMET_COLL_NONE || c >= COMET_COLL_COUNT)
         return 0.0;
 
@@ -229,7 +232,8 @@ int64_t comet_collective_chunks_split(const comet_system *sys,
                                       const int64_t span[COMET_MAX_DIMS], comet_collective c,
                                       double bytes, double outer)
 {
-    c = comet_collective_priced_as(c, &bytes);
+    if (c == COMET_COLL_BARRIER)
+        bytes = COMET_BARRIER_BYTES;
     if (!sys || !span || !(bytes > 0.0) || c <= COMET_COLL_NONE || c >= COMET_COLL_COUNT)
         return comet_collective_chunks(sys);
     comet_link links[COMET_MAX_DIMS];
