@@ -989,7 +989,8 @@ comet_status comet_fabric_run_collective(comet_fabric_run *fr, const comet_fabri
 {
     const comet_fabric *f = fr->f;
     *id = -1;
-    if (c == COMET_COLL_BARRIER) /* an all-reduce of one element, whatever bytes says */
+    bool barrier = c == COMET_COLL_BARRIER;
+    if (barrier) /* an all-reduce of one element, whatever bytes says, never cut */
         c = comet_collective_priced_as(c, &bytes);
     if (c <= COMET_COLL_NONE || c >= COMET_COLL_COUNT)
         return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--collective", "unknown collective");
@@ -1024,7 +1025,9 @@ comet_status comet_fabric_run_collective(comet_fabric_run *fr, const comet_fabri
         *id = r->owner;
         return COMET_OK;
     }
-    r->chunks = chunks > 0 ? chunks : comet_collective_chunks_for(&fr->sys, r->span, c, bytes);
+    r->chunks = barrier      ? 1
+                : chunks > 0 ? chunks
+                             : comet_collective_chunks_for(&fr->sys, r->span, c, bytes);
     if (r->chunks > MAX_CHUNKS) {
         st = comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--splits",
                              "the flow simulation cuts a buffer into %d chunks at most",
