@@ -31,6 +31,7 @@ int main(void)
     RUN(suite_threads);
     RUN(suite_search);
     RUN(suite_sweep);
+    RUN(suite_sweep_axes);
     RUN(suite_simulate);
     RUN(suite_chakra);
     RUN(suite_fuzz_seeds);

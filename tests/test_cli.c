@@ -1429,6 +1429,44 @@ static void test_sweep_design_limit(void **state)
                  "limit)");
 }
 
+/* A torus's shape swept through the binary: the summary names the shapes
+ * as 4x4, results.csv and results.jsonl hold them so, and comet report
+ * reads both files back into a page that shows them. */
+static void test_sweep_shape_axis(void **state)
+{
+    (void)state;
+    write_file("torus.yaml",
+               "study:\n  name: torus\n  models: [dlrm]\n  npus: 16\n  global_batch: 65536\n"
+               "  system:\n    preset: a100-80g-selene\n    network:\n"
+               "      - {name: grid, size: 16, topology: torus, bandwidth: 100 GB/s,\n"
+               "         cost_per_link: 100}\n"
+               "  axes:\n    network:\n      grid: {shape: [[16], [4, 4]]}\n");
+    cli_run r;
+    run(&r, "sweep torus.yaml -o torus -j 1 --quiet");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "network.grid.shape"));
+    assert_non_null(strstr(r.out, "fastest at 4x4"));
+    char text[65536], path[600];
+    snprintf(path, sizeof path, "%s/torus/results.csv", workdir);
+    slurp(path, text, sizeof text);
+    assert_non_null(strstr(text, "index,status,design_cost,network.grid.shape,npus,"));
+    assert_non_null(strstr(text, "\n1,ok,403200,4x4,16,dlrm,"));
+    snprintf(path, sizeof path, "%s/torus/results.jsonl", workdir);
+    slurp(path, text, sizeof text);
+    assert_non_null(strstr(text, "\"axes\": {\"network.grid.shape\": \"4x4\"}"));
+    const char *files[] = {"results.csv", "results.jsonl"};
+    for (int f = 0; f < 2; f++) {
+        char args[256];
+        snprintf(args, sizeof args, "report torus/%s -o torus/again%d.html", files[f], f);
+        run(&r, args);
+        assert_int_equal(r.status, 0);
+        snprintf(path, sizeof path, "%s/torus/again%d.html", workdir, f);
+        slurp(path, text, sizeof text);
+        assert_non_null(strstr(text, ">4x4<"));
+        assert_null(strstr(text, ">524292<")); /* the shape's code only sorts (data-v) */
+    }
+}
+
 /* comet report: a file that holds no sweep results is bad input (2), not
  * an empty report; a good one reports (0); a write that fails once begun
  * is exit 1 and leaves no file behind. */
@@ -1909,6 +1947,7 @@ void suite_cli(test_tally *t)
         cmocka_unit_test(test_help_lists_dispatched_commands),
         cmocka_unit_test(test_unusable_outputs_exit_2),
         cmocka_unit_test(test_sweep_design_limit),
+        cmocka_unit_test(test_sweep_shape_axis),
         cmocka_unit_test(test_report_exit_codes),
         cmocka_unit_test(test_failures_midway_exit_1),
         cmocka_unit_test(test_simulate_step),

@@ -709,8 +709,6 @@ static void test_clos_hardware(void **state)
         /* a pod that fits one leaf builds no tier above it */
         {"    - {name: ib, size: 4, topology: fat_tree, radix: 8, bandwidth: 50 GB/s}\n", 0, 4,
          1, 0, 0, 1, 4},
-        /* a switch dimension has no tree to count */
-        {NODE "    - {name: ib, size: auto, bandwidth: 50 GB/s}\n", 1, 512, 0, 0, 0, 0, 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char yaml[1024];
@@ -740,6 +738,19 @@ static void test_clos_hardware(void **state)
         assert_close(comet_system_cost(sys, cases[i].npus) - without, hw.cost, 1e-9);
         free(job);
     }
+    /* a switch dimension is no tree: one switch of a port per NPU for each
+     * of its 512 / 64 = 8 instances, a cable per NPU (tests/test_sweep_axes.c
+     * counts the other topologies) */
+    comet_job *job = read_system("system:\n  preset: h100-80g-dgx\n  network:\n" NODE
+                                 "    - {name: ib, size: auto, bandwidth: 50 GB/s}\n");
+    comet_net_hardware hw;
+    comet_net_hardware_of(&job->system, 1, 512, &hw);
+    assert_int_equal(hw.pods, 8);
+    assert_int_equal(hw.leaves + hw.aggregation + hw.spines, 0);
+    assert_int_equal(hw.switches, 8);
+    assert_int_equal(hw.switch_ports, 512);
+    assert_int_equal(hw.links, 512);
+    free(job);
 }
 
 /* The prices are keys of a network dimension, written back as read and

@@ -74,7 +74,7 @@ static void test_points_decode(void **state)
     assert_close(again.step_time, row.best.result.step_time, 1e-15);
 }
 
-static void expect_study_error(const char *text, const char *expected)
+void test_expect_study_error(const char *text, const char *expected)
 {
     comet_study *st = malloc(sizeof *st);
     comet_error err;
@@ -88,29 +88,29 @@ static void expect_study_error(const char *text, const char *expected)
 static void test_bad_studies(void **state)
 {
     (void)state;
-    expect_study_error("study:\n  models: [gpt3-175b]\n  system: a100-80g-selene\n  npus: 64\n"
+    test_expect_study_error("study:\n  models: [gpt3-175b]\n  system: a100-80g-selene\n  npus: 64\n"
                        "  global_batch: 64\n  axes:\n    hbm_capacity: []\n",
                        "bad.yaml:7:19: study.axes.hbm_capacity: is empty: give at least one value");
-    expect_study_error("study:\n  models: [gpt3-175b]\n  system: a100-80g-selene\n"
+    test_expect_study_error("study:\n  models: [gpt3-175b]\n  system: a100-80g-selene\n"
                        "  global_batch: 64\n  axes:\n    npus: [64, 128]\n"
                        "  constraints: {npus: 64}\n",
                        "bad.yaml:7:23: study.constraints.npus: contradicts the npus axis: fix the "
                        "NPU count or vary it, not both");
-    expect_study_error("study:\n  models: [gpt3-175b]\n  system: a100-80g-selene\n  npus: 64\n"
+    test_expect_study_error("study:\n  models: [gpt3-175b]\n  system: a100-80g-selene\n  npus: 64\n"
                        "  global_batch: 64\n  axes:\n    hbm_capacty: [\"80 GiB\"]\n",
                        "bad.yaml:7:5: study.axes.hbm_capacty: unknown resource (did you mean "
                        "\"hbm_capacity\"?)");
-    expect_study_error("study:\n  models: [gpt3-175b]\n  system: a100-80g-selene\n  npus: 64\n"
+    test_expect_study_error("study:\n  models: [gpt3-175b]\n  system: a100-80g-selene\n  npus: 64\n"
                        "  global_batch: 64\n  axes:\n    network:\n      ethernet:\n"
                        "        bandwidth: [\"1 GB/s\"]\n",
                        "bad.yaml:8:7: study.axes.network.ethernet: system a100-80g-selene has no "
                        "network dimension named so (it has: nvlink, infiniband)");
-    expect_study_error("study:\n  models: [gpt3-175b]\n  system: a100-80g-selene\n"
+    test_expect_study_error("study:\n  models: [gpt3-175b]\n  system: a100-80g-selene\n"
                        "  global_batch: 64\n  axes:\n    npus: [64, 12]\n",
                        "bad.yaml:6:16: study.axes.npus[1]: 12 NPUs do not fit system "
                        "a100-80g-selene: 12 NPUs are not a multiple of network dimension nvlink "
                        "(size 8)");
-    expect_study_error("study:\n  models: [gpt3-175b]\n  system: a100-80g-selene\n  npus: 64\n",
+    test_expect_study_error("study:\n  models: [gpt3-175b]\n  system: a100-80g-selene\n  npus: 64\n",
                        "bad.yaml:2:3: study: needs global_batch or max_global_batch");
 }
 
@@ -126,25 +126,25 @@ static void test_bad_studies(void **state)
 static void test_bad_shaped_axes(void **state)
 {
     (void)state;
-    expect_study_error(SHAPED_STUDY("      - {name: ib, size: auto, bandwidth: 25 GB/s}\n",
+    test_expect_study_error(SHAPED_STUDY("      - {name: ib, size: auto, bandwidth: 25 GB/s}\n",
                                     "      ib: {topology: [switch, fat_tree]}\n"),
                        "bad.yaml:12:31: study.axes.network.ib.topology[1]: fat_tree with auto "
                        "NPUs along ib and 8 inside: study.system.network[1].radix: fat_tree "
                        "needs a switch radix of at least 4 ports (missing)");
-    expect_study_error(SHAPED_STUDY("      - {name: ib, size: auto, bandwidth: 25 GB/s}\n",
+    test_expect_study_error(SHAPED_STUDY("      - {name: ib, size: auto, bandwidth: 25 GB/s}\n",
                                     "      ib: {topology: [torus]}\n"),
                        "bad.yaml:12:23: study.axes.network.ib.topology[0]: torus with auto NPUs "
                        "along ib and 8 inside: study.system.network[1].size: a torus or mesh "
                        "needs a fixed size, not auto");
-    expect_study_error(SHAPED_STUDY("      - {name: ib, size: 8, topology: torus, shape: [2, 4],\n"
+    test_expect_study_error(SHAPED_STUDY("      - {name: ib, size: 8, topology: torus, shape: [2, 4],\n"
                                     "         bandwidth: 25 GB/s}\n",
                                     "      ib: {size: [8, 16]}\n"),
-                       "bad.yaml:13:22: study.axes.network.ib.size[1]: torus with 16 NPUs along "
-                       "ib and 8 inside: study.system.network[1].shape: axes multiply to 8 NPUs, "
+                       "bad.yaml:13:22: study.axes.network.ib.size[1]: torus 2x4 with 16 NPUs "
+                       "along ib and 8 inside: study.system.network[1].shape: axes multiply to 8 NPUs, "
                        "the dimension's size is 16");
     /* 12-port switches, 6 down per leaf, take 8 NPUs x 8 inside (11 leaves),
      * not 8 x 64: the inner size is at fault */
-    expect_study_error(SHAPED_STUDY("      - {name: ib, size: 8, topology: fat_tree, radix: 12,\n"
+    test_expect_study_error(SHAPED_STUDY("      - {name: ib, size: 8, topology: fat_tree, radix: 12,\n"
                                     "         bandwidth: 25 GB/s}\n",
                                     "      node: {size: [8, 64]}\n"),
                        "bad.yaml:13:24: study.axes.network.node.size[1]: fat_tree with 8 NPUs "
@@ -176,33 +176,35 @@ static void test_bad_clos_axes(void **state)
 {
     (void)state;
 #define IB_CLOS "      - {name: ib, size: auto, topology: fat_tree, radix: 64, bandwidth: 25 GB/s}\n"
-    expect_study_error(SHAPED_STUDY(IB_CLOS, "      ib: {oversubscription: [2, 0.5]}\n"),
+    test_expect_study_error(SHAPED_STUDY(IB_CLOS, "      ib: {oversubscription: [2, 0.5]}\n"),
                        "bad.yaml:12:34: study.axes.network.ib.oversubscription[1]: fat_tree with "
                        "auto NPUs along ib and 8 inside: study.system.network[1].oversubscription: "
                        "each ratio (down:up ports) must be at least 1");
-    expect_study_error(SHAPED_STUDY(IB_CLOS, "      ib: {radix: [64, 2]}\n"),
+    test_expect_study_error(SHAPED_STUDY(IB_CLOS, "      ib: {radix: [64, 2]}\n"),
                        "bad.yaml:12:24: study.axes.network.ib.radix[1]: fat_tree with auto NPUs "
                        "along ib and 8 inside: study.system.network[1].radix: fat_tree needs a "
                        "switch radix of at least 4 ports");
-    expect_study_error(SHAPED_STUDY(IB_CLOS, "      ib: {tiers: [2, 4]}\n"),
+    test_expect_study_error(SHAPED_STUDY(IB_CLOS, "      ib: {tiers: [2, 4]}\n"),
                        "bad.yaml:12:23: study.axes.network.ib.tiers[1]: expected an integer from 2 to 3, "
                        "got \"4\"");
-    expect_study_error(SHAPED_STUDY(IB_CLOS, "      ib: {oversubscripton: [2]}\n"),
+    test_expect_study_error(SHAPED_STUDY(IB_CLOS, "      ib: {oversubscripton: [2]}\n"),
                        "bad.yaml:12:12: study.axes.network.ib.oversubscripton: unknown resource "
                        "(did you mean \"oversubscription\"?)");
-    /* a torus's shape is no axis (its values are lists, an axis's numbers) */
-    expect_study_error(SHAPED_STUDY(IB_CLOS, "      ib: {shape: [[2, 4]]}\n"),
-                       "bad.yaml:12:12: study.axes.network.ib.shape: unknown resource (allowed: "
-                       "bandwidth, size, latency, topology, oversubscription, radix, tiers)");
+    /* a torus's shape swept onto a Clos (tests/test_sweep_axes.c has the
+     * shape axis) */
+    test_expect_study_error(SHAPED_STUDY(IB_CLOS, "      ib: {shape: [[2, 4]]}\n"),
+                       "bad.yaml:12:20: study.axes.network.ib.shape[0]: fat_tree 2x4 with auto "
+                       "NPUs along ib and 8 inside: study.system.network[1].shape: applies to "
+                       "torus and mesh only");
     /* a ratio on a switch, which has no uplinks to thin */
-    expect_study_error(SHAPED_STUDY("      - {name: ib, size: auto, bandwidth: 25 GB/s}\n",
+    test_expect_study_error(SHAPED_STUDY("      - {name: ib, size: auto, bandwidth: 25 GB/s}\n",
                                     "      ib: {oversubscription: [1, 2]}\n"),
                        "bad.yaml:12:31: study.axes.network.ib.oversubscription[0]: switch with "
                        "auto NPUs along ib and 8 inside: study.system.network[1].oversubscription: "
                        "applies to fat_tree and rail only");
     /* 16-port switches hold 64 NPUs x 8 inside in 3 tiers, not in 2: only
      * the combination of tiers 2 and radix 16 is refused */
-    expect_study_error(SHAPED_STUDY("      - {name: ib, size: 64, topology: fat_tree, radix: 64,\n"
+    test_expect_study_error(SHAPED_STUDY("      - {name: ib, size: 64, topology: fat_tree, radix: 64,\n"
                                     "         bandwidth: 25 GB/s}\n",
                                     "      ib: {tiers: [3, 2], radix: [16, 64]}\n"),
                        "bad.yaml:13:35: study.axes.network.ib.radix[0]: fat_tree with 64 NPUs "
@@ -210,7 +212,7 @@ static void test_bad_clos_axes(void **state)
                        "16-port switches (leaves 8 down / 8 up) connect 16 leaves at most, this "
                        "dimension needs 64 (64 NPUs along it, 8 inside it): raise radix or tiers");
     /* two tiers leave the base system's second ratio without a tier */
-    expect_study_error(SHAPED_STUDY("      - {name: ib, size: auto, topology: fat_tree, tiers: 3,\n"
+    test_expect_study_error(SHAPED_STUDY("      - {name: ib, size: auto, topology: fat_tree, tiers: 3,\n"
                                     "         radix: 64, oversubscription: [2, 1], "
                                     "bandwidth: 25 GB/s}\n",
                                     "      ib: {tiers: [3, 2]}\n"),
@@ -219,7 +221,7 @@ static void test_bad_clos_axes(void **state)
                        "second ratio, which only 3 tiers have");
     /* the scale-up domain grows inside the Clos: 8-port switches hold 8 x 8
      * in 2 tiers (16 leaves of 4 > 8), so the largest inner size is tried */
-    expect_study_error(SHAPED_STUDY("      - {name: ib, size: 8, topology: fat_tree, radix: 16,\n"
+    test_expect_study_error(SHAPED_STUDY("      - {name: ib, size: 8, topology: fat_tree, radix: 16,\n"
                                     "         bandwidth: 25 GB/s}\n",
                                     "      node: {size: [4, 8]}\n      ib: {radix: [16, 8]}\n"),
                        "bad.yaml:14:24: study.axes.network.ib.radix[1]: fat_tree with 8 NPUs "
@@ -379,7 +381,7 @@ static void test_points_count_saturates(void **state)
              "    peak_compute: %s\n    network:\n      nvlink: {bandwidth: %s, latency: %s}\n"
              "      infiniband: {bandwidth: %s, latency: %s}\n",
              sizes, rates, flops, rates, times, rates, times);
-    expect_study_error(text, "bad.yaml: study.axes: 4398046511104 design points is too many "
+    test_expect_study_error(text, "bad.yaml: study.axes: 4398046511104 design points is too many "
                              "(at most 2^40)");
     free(text);
 }

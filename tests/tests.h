@@ -70,6 +70,9 @@ char *test_system_round_trip(const struct comet_system *sys);
 
 /* A 2 x 3 design study of megatron-22b on 16 NPUs (tests/test_sweep.c). */
 extern const char test_small_study[];
+/* Reading study text fails with exactly this one-line error, as file
+ * "bad.yaml" (tests/test_sweep.c). */
+void test_expect_study_error(const char *text, const char *expected);
 
 void suite_core(test_tally *t);
 void suite_config(test_tally *t);
@@ -87,6 +90,7 @@ void suite_cli(test_tally *t);
 void suite_threads(test_tally *t);
 void suite_search(test_tally *t);
 void suite_sweep(test_tally *t);
+void suite_sweep_axes(test_tally *t);
 void suite_simulate(test_tally *t);
 void suite_chakra(test_tally *t);
 void suite_fuzz_seeds(test_tally *t);

@@ -102,8 +102,8 @@ comet_status comet_estimate(const comet_model *m, const comet_system *sys,
  * none given). docs/study.md, "Costs". */
 double comet_system_cost(const comet_system *sys, int64_t npus);
 
-/* The switches and cables Clos dimension d (fat_tree, rail) of sys needs
- * for npus NPUs, and their price. One tree per pod: the pod holds the
+/* The switches and cables dimension d of sys needs for npus NPUs, and
+ * their price. A Clos (fat_tree, rail) is one tree per pod: the pod holds the
  * P NPUs of dimensions 0..d (an auto outermost size takes what npus
  * leaves), and there are ceil(npus / P) pods. Per pod, with the port split
  * of comet_clos_ports_of (down d0/d1, up u0/u1 per tier):
@@ -114,13 +114,18 @@ double comet_system_cost(const comet_system *sys, int64_t npus);
  *           cores ceil(Q u0 u1 / radix);
  * a tier above a single leaf (or a single block) is not built. Switches
  * are bought whole (radix ports each); cables are the NPUs' ports and
- * every uplink that is built. Zero for other topologies. */
+ * every uplink that is built. Other topologies are built once per instance
+ * (pods: ceil(npus / size) instances of `size` NPUs), no leaves: a ring,
+ * torus or mesh has, per axis of k NPUs (a ring one axis of size), size/k
+ * lines of k cables with wrap-around (1 where k = 2) or k - 1 on a mesh; a
+ * fully connected one size(size-1)/2; a switch one switch of size ports
+ * (switches, switch_ports) and size cables. */
 typedef struct comet_net_hardware {
-    int64_t pods;
+    int64_t pods;              /* trees (Clos) or instances (other topologies) */
     int64_t leaves, aggregation, spines; /* per pod; spines: the top tier (2 tiers'
                                             spines, 3 tiers' cores) */
     int64_t switches;          /* all pods */
-    int64_t switch_ports;      /* switches x radix */
+    int64_t switch_ports;      /* switches x radix (a switch dimension: x size) */
     int64_t links;             /* cables, all pods */
     double cost;               /* switch_ports x cost_per_switch_port + links x cost_per_link */
 } comet_net_hardware;

@@ -32,7 +32,12 @@ typedef enum comet_axis_kind {
     COMET_AXIS_DIM_TOPOLOGY,        /* values are comet_topology numbers */
     COMET_AXIS_DIM_OVERSUBSCRIPTION, /* a Clos's leaf down:up ratio (shape.oversubscription[0]) */
     COMET_AXIS_DIM_RADIX,           /* a Clos's ports per switch (shape.radix) */
-    COMET_AXIS_DIM_TIERS            /* a Clos's switch tiers, 2 or 3 (shape.tiers) */
+    COMET_AXIS_DIM_TIERS,           /* a Clos's switch tiers, 2 or 3 (shape.tiers) */
+    COMET_AXIS_DIM_SHAPE,           /* a torus's or mesh's axes (shape.axes), values
+                                       comet_axis_shape_value codes */
+    COMET_AXIS_DIM_ROUTING,         /* a Clos's routing, values comet_routing numbers */
+    COMET_AXIS_DIM_AGGREGATION_OVERSUBSCRIPTION /* a 3-tier Clos's aggregation switches'
+                                                   down:up ratio (shape.oversubscription[1]) */
 } comet_axis_kind;
 
 typedef struct comet_axis {
@@ -41,7 +46,9 @@ typedef struct comet_axis {
     char name[64];                  /* "hbm_capacity", "network.nvlink.bandwidth", ... */
     int n;
     double values[COMET_STUDY_MAX_VALUES];   /* SI units; NPU counts, sizes, ratios, radixes
-                                                and tiers as numbers */
+                                                and tiers as numbers; names (topology,
+                                                routing) as their enum's numbers; shapes as
+                                                comet_axis_shape_value codes */
 } comet_axis;
 
 typedef struct comet_study {
@@ -73,6 +80,20 @@ comet_status comet_study_read_text(const char *text, size_t len, const char *fil
 
 /* An axis value for people: "80 GiB", "300 GB/s", "none", "256". */
 const char *comet_axis_format(const comet_axis *axis, double value, char *out, size_t cap);
+/* A torus's or mesh's shape as one axis value: axes a0 + a1 B + a2 B^2
+ * with B = COMET_AXIS_SHAPE_BASE (0 past the last axis), exact in a double;
+ * each axis 2..COMET_AXIS_SHAPE_BASE - 1. comet_axis_shape_of decodes one
+ * into n_axes and axes[] (returns n_axes; 0 for a value that is no code). */
+#define COMET_AXIS_SHAPE_BASE 131072
+double comet_axis_shape_value(int n_axes, const int64_t axes[]);
+int comet_axis_shape_of(double v, int64_t axes[COMET_MAX_AXES]);
+
+/* An axis value as results.csv and results.jsonl hold it: a shape as
+ * "4x4", anything else a number ("%.10g"); comet_axis_value_parse reads it
+ * back (false when the text is no value of that kind). */
+const char *comet_axis_value_text(const comet_axis *axis, double value, char *out, size_t cap);
+bool comet_axis_value_parse(comet_axis_kind kind, const char *text, double *value);
+
 /* What an axis varies, in a word or two: "HBM", "compute", "nvlink size". */
 const char *comet_axis_short_name(const comet_axis *axis, char *out, size_t cap);
 

@@ -226,7 +226,7 @@ static void csv_row(comet_results *r, const csv_columns *c, char **f, int n, siz
     }
     double values[COMET_STUDY_MAX_AXES];
     for (int a = 0; a < c->n_axes; a++)
-        if (!number(f[c->first_axis + a], &values[a]) ||
+        if (!comet_axis_value_parse(r->study.axes[a].kind, f[c->first_axis + a], &values[a]) ||
             !axis_value(&r->study.axes[a], values[a])) {
             skip_line(r, line, "an axis value does not read, or an axis has too many values");
             return;
@@ -362,8 +362,11 @@ static void json_row(comet_results *r, const cfg_node *root, size_t line)
         const cfg_node *k = cfg_map_key(axes, i), *v = cfg_map_value(axes, i);
         int a;
         double x;
-        if (!k->text || v->kind != CFG_SCALAR || !number(v->text, &x) || !axis_named(r, k->text, &a) ||
-            !axis_value(&r->study.axes[a], x)) {
+        comet_axis_kind kind = COMET_AXIS_NPUS; /* the value's kind before the axis is made */
+        if (k->text)
+            (void)comet_axis_kind_from_name(k->text, &kind);
+        if (!k->text || v->kind != CFG_SCALAR || !comet_axis_value_parse(kind, v->text, &x) ||
+            !axis_named(r, k->text, &a) || !axis_value(&r->study.axes[a], x)) {
             skip_line(r, line, "an axis value does not read, or there are too many axes");
             return;
         }

@@ -35,6 +35,11 @@ comet_status cfg_job_read_model(cfg_ctx *c, const cfg_node *n, const char *path,
 comet_status cfg_job_read_system(cfg_ctx *c, const cfg_node *n, const char *path, void *base);
 comet_status cfg_job_read_strategy(cfg_ctx *c, const cfg_node *n, const char *path, void *base);
 
+/* A network dimension's `shape:` (a torus's or mesh's axes: 1 to 3 of 2..2^24
+ * NPUs each) into the comet_net_dim at base; a study's shape axis reads each
+ * of its values with it too. */
+comet_status cfg_read_dim_shape(cfg_ctx *c, const cfg_node *n, const char *path, void *base);
+
 /* Spans per group a strategy.placement mapping lists (0 when none). */
 int cfg_placement_dims(const cfg_node *placement);
 

@@ -3,9 +3,9 @@
  * and base strategy reuse the ordinary section readers; this file reads
  * the axes and constraints and checks the whole study before any work
  * starts, so a mistake costs a one-line error, not a half-run sweep; the
- * shape axes swept onto a network dimension (topology, size, tiers, radix,
- * oversubscription) are held, in every combination, to the same shape
- * check as the base system's own. */
+ * shape axes swept onto a network dimension (topology, size, shape,
+ * routing, tiers, radix and both oversubscription ratios) are held, in
+ * every combination, to the same shape check as the base system's own. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +22,27 @@
 #define UNIT_RATIO (CFG_UNIT_COUNT + 2)    /* a plain positive number (down:up ports) */
 #define UNIT_RADIX (CFG_UNIT_COUNT + 3)    /* ports per switch, 1..CFG_MAX_RADIX */
 #define UNIT_TIERS (CFG_UNIT_COUNT + 4)    /* Clos tiers, 2..COMET_MAX_TIERS */
+#define UNIT_SHAPE (CFG_UNIT_COUNT + 5)    /* a torus's axes, [4, 4] (comet_axis_shape_value) */
+#define UNIT_ROUTING (CFG_UNIT_COUNT + 6)  /* ecmp | spray */
+
+/* One value of a shape axis: the system's shape reader, then each axis
+ * small enough for the value's code. */
+static comet_status read_shape_value(cfg_ctx *c, const cfg_node *item, const char *ipath,
+                                     double *v)
+{
+    comet_net_dim dim = {0};
+    CFG_TRY(cfg_read_dim_shape(c, item, ipath, &dim));
+    for (int a = 0; a < dim.shape.n_axes; a++)
+        if (dim.shape.axes[a] >= COMET_AXIS_SHAPE_BASE) {
+            char apath[CFG_PATH_LEN];
+            cfg_path_index(apath, sizeof apath, ipath, (size_t)a);
+            return cfg_fail(c, cfg_seq_item(item, (size_t)a), apath,
+                            "a swept shape's axes hold at most %d NPUs each, got %lld",
+                            COMET_AXIS_SHAPE_BASE - 1, (long long)dim.shape.axes[a]);
+        }
+    *v = comet_axis_shape_value(dim.shape.n_axes, dim.shape.axes);
+    return COMET_OK;
+}
 
 /* A list of quantities (or plain numbers, names or integers by unit);
  * "none" is allowed as 0 when allow_none. What a radix or ratio must be
@@ -42,10 +63,15 @@ static comet_status read_values(cfg_ctx *c, const cfg_node *n, const char *path,
         double v;
         if (allow_none && item->kind == CFG_SCALAR && strcmp(item->text, "none") == 0) {
             v = 0.0;
-        } else if (unit == UNIT_TOPOLOGY) {
+        } else if (unit == UNIT_TOPOLOGY || unit == UNIT_ROUTING) {
             int t;
-            CFG_TRY(cfg_read_enum(c, item, ipath, vocab_topology_names, &t));
+            CFG_TRY(cfg_read_enum(c, item, ipath,
+                                  unit == UNIT_TOPOLOGY ? vocab_topology_names
+                                                        : vocab_routing_names,
+                                  &t));
             v = (double)t;
+        } else if (unit == UNIT_SHAPE) {
+            CFG_TRY(read_shape_value(c, item, ipath, &v));
         } else if (unit == UNIT_INTEGER || unit == UNIT_RADIX || unit == UNIT_TIERS) {
             int64_t k;
             CFG_TRY(cfg_read_int(c, item, ipath, unit == UNIT_TIERS ? 2 : 1,
@@ -85,7 +111,8 @@ static comet_status add_axis(cfg_ctx *c, comet_study *st, const cfg_node *n, con
 }
 
 /* axes.network.DIM: {bandwidth: [...], size: [...], latency: [...], topology: [...],
- * oversubscription: [...], radix: [...], tiers: [...]} */
+ * shape: [[...], ...], routing: [...], oversubscription: [...],
+ * aggregation_oversubscription: [...], radix: [...], tiers: [...]} */
 static comet_status read_dim_axes(cfg_ctx *c, comet_study *st, const cfg_node *n,
                                   const char *path, int dim)
 {
@@ -101,6 +128,9 @@ static comet_status read_dim_axes(cfg_ctx *c, comet_study *st, const cfg_node *n
         {"oversubscription", COMET_AXIS_DIM_OVERSUBSCRIPTION, UNIT_RATIO},
         {"radix", COMET_AXIS_DIM_RADIX, UNIT_RADIX},
         {"tiers", COMET_AXIS_DIM_TIERS, UNIT_TIERS},
+        {"shape", COMET_AXIS_DIM_SHAPE, UNIT_SHAPE},
+        {"routing", COMET_AXIS_DIM_ROUTING, UNIT_ROUTING},
+        {"aggregation_oversubscription", COMET_AXIS_DIM_AGGREGATION_OVERSUBSCRIPTION, UNIT_RATIO},
     };
     enum { N_KEYS = sizeof dim_axes / sizeof dim_axes[0] };
     const char *keys[N_KEYS + 1];
@@ -329,7 +359,17 @@ static int largest_value(const comet_axis *axis)
 /* The axes that shape a network dimension, as check_dim_axes tries them
  * (in this order when none sweeps the key at fault); a problem's key
  * names the axis at fault where one sweeps it. */
-enum { AT_TOPOLOGY, AT_SIZE, AT_TIERS, AT_RADIX, AT_OVERSUBSCRIPTION, N_SHAPE_AXES };
+enum {
+    AT_TOPOLOGY,
+    AT_SIZE,
+    AT_TIERS,
+    AT_RADIX,
+    AT_OVERSUBSCRIPTION,
+    AT_SHAPE,
+    AT_ROUTING,
+    AT_AGGREGATION,
+    N_SHAPE_AXES
+};
 static const struct {
     comet_axis_kind kind;
     const char *key;
@@ -339,7 +379,29 @@ static const struct {
     [AT_TIERS] = {COMET_AXIS_DIM_TIERS, "tiers"},
     [AT_RADIX] = {COMET_AXIS_DIM_RADIX, "radix"},
     [AT_OVERSUBSCRIPTION] = {COMET_AXIS_DIM_OVERSUBSCRIPTION, "oversubscription"},
+    [AT_SHAPE] = {COMET_AXIS_DIM_SHAPE, "shape"},
+    [AT_ROUTING] = {COMET_AXIS_DIM_ROUTING, "routing"},
+    /* the system's key for both ratios: blames() tells them apart */
+    [AT_AGGREGATION] = {COMET_AXIS_DIM_AGGREGATION_OVERSUBSCRIPTION, "oversubscription"},
 };
+
+/* Whether shape axis k (swept: ax[k]) sweeps the key `bad` the shape check
+ * names. Both ratios are the key oversubscription: a bad leaf ratio is the
+ * leaf axis's, anything else (a second ratio below 1 or on 2 tiers) the
+ * aggregation axis's where one is swept. */
+static bool blames(int k, const char *bad, const comet_axis *const ax[N_SHAPE_AXES],
+                   const comet_net_dim *dim)
+{
+    if (!ax[k] || strcmp(bad, shape_axes[k].key) != 0)
+        return false;
+    double leaf = dim->shape.oversubscription[0];
+    bool leaf_bad = leaf != 0.0 && !(leaf >= 1.0);
+    if (k == AT_OVERSUBSCRIPTION)
+        return leaf_bad || !ax[AT_AGGREGATION];
+    if (k == AT_AGGREGATION)
+        return !leaf_bad;
+    return true;
+}
 
 /* The shape axes swept onto a network dimension must make one that builds,
  * by the shape check the system reader applies to the base system
@@ -348,7 +410,7 @@ static const struct {
  * point, and a Clos needs the most ports there). The error names the axis
  * value at fault (the axis of the shape key it breaks, else this
  * dimension's topology, else its size, else the size inside that made it
- * too big, else its tiers, radix or oversubscription) and the key. */
+ * too big, else its tiers, radix, ratios, shape or routing) and the key. */
 static comet_status check_dim_axes(cfg_ctx *c, const comet_study *st)
 {
     int64_t inner = 1;
@@ -375,7 +437,7 @@ static comet_status check_dim_axes(cfg_ctx *c, const comet_study *st)
                 const comet_axis *fault = NULL; /* the axis of the key at fault, */
                 int slot = 0;
                 for (int k = 0; k < N_SHAPE_AXES && !fault; k++)
-                    if (ax[k] && strcmp(bad, shape_axes[k].key) == 0) {
+                    if (blames(k, bad, ax, dim)) {
                         fault = ax[k];
                         slot = at[k];
                     }
@@ -389,16 +451,19 @@ static comet_status check_dim_axes(cfg_ctx *c, const comet_study *st)
                         slot = at[k];
                     }
                 }
-                char path[CFG_PATH_LEN], along[24];
+                char path[CFG_PATH_LEN], along[24], grid[64] = "";
                 snprintf(path, sizeof path, "study.axes.%s[%d]", fault->name, slot);
                 if (dim->size > 0)
                     snprintf(along, sizeof along, "%lld", (long long)dim->size);
                 else
                     snprintf(along, sizeof along, "auto");
+                for (int i = 0; i < dim->shape.n_axes && i < COMET_MAX_AXES; i++) /* " 2x4" */
+                    snprintf(grid + strlen(grid), sizeof grid - strlen(grid), "%s%lld",
+                             i ? "x" : " ", (long long)dim->shape.axes[i]);
                 return cfg_fail_key(c, path,
-                                    "%s with %s NPUs along %s and %lld inside: "
+                                    "%s%s with %s NPUs along %s and %lld inside: "
                                     "study.system.network[%d].%s: %s",
-                                    comet_topology_name(dim->topology), along, dim->name,
+                                    comet_topology_name(dim->topology), grid, along, dim->name,
                                     (long long)inner, d, bad, msg);
             }
             more = false;

@@ -484,7 +484,7 @@ static comet_status read_axis(cfg_ctx *c, const cfg_node *n, const char *path, s
 
 /* shape: a torus's or mesh's axes, 1 to 3 of at least 2 NPUs each (that
  * they multiply to the size is the shape check's, in read_network). */
-static comet_status read_dim_shape(cfg_ctx *c, const cfg_node *n, const char *path, void *base)
+comet_status cfg_read_dim_shape(cfg_ctx *c, const cfg_node *n, const char *path, void *base)
 {
     comet_net_shape *sh = &((comet_net_dim *)base)->shape;
     memset(sh->axes, 0, sizeof sh->axes);
@@ -570,7 +570,7 @@ static const cfg_field dim_fields[] = {
     CFG_NAME("name", comet_net_dim, name),
     CFG_CUSTOM_RW("size", read_dim_size, write_dim_size),
     CFG_ENUM("topology", comet_net_dim, topology, vocab_topology_names),
-    CFG_CUSTOM_RW("shape", read_dim_shape, write_dim_shape),
+    CFG_CUSTOM_RW("shape", cfg_read_dim_shape, write_dim_shape),
     CFG_CUSTOM_RW("bidirectional", read_bidirectional, write_bidirectional),
     CFG_INT("tiers", comet_net_dim, shape.tiers, 2, COMET_MAX_TIERS),
     CFG_INT("radix", comet_net_dim, shape.radix, 1, CFG_MAX_RADIX),

@@ -215,8 +215,9 @@ static void invest(const comet_results *r, const comet_results_row *from, comet_
     double best = 0.0;
     for (int a = 0; from && a < r->study.n_axes; a++) {
         const comet_axis *ax = &r->study.axes[a];
-        if (ax->n < 2 || ax->kind == COMET_AXIS_DIM_TOPOLOGY)
-            continue;
+        if (ax->n < 2 || ax->kind == COMET_AXIS_DIM_TOPOLOGY || ax->kind == COMET_AXIS_DIM_SHAPE ||
+            ax->kind == COMET_AXIS_DIM_ROUTING)
+            continue; /* kinds, not amounts: no step up to buy */
         int next = comet_axis_slot(ax, from->values[a]) + 1;
         const comet_results_row *up = comet_results_moved(r, from, a, next);
         if (!comet_results_row_fits(up) ||

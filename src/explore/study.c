@@ -1,10 +1,15 @@
 /* Design points of a study: point i is a model and one value from every
  * axis (mixed radix, the first axis varying slowest after the model), and
- * the system it describes is the base system with those values applied. */
+ * the system it describes is the base system with those values applied.
+ * Axis values are numbers; a torus's shape, a list, is one number too (a
+ * code of its axes) so that every axis compares, sorts and indexes alike,
+ * and results files write it as "4x4". */
 #include "comet/study.h"
 #include "comet/quantity.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../vocab/vocab.h"
@@ -26,7 +31,10 @@ bool comet_axis_kind_from_name(const char *name, comet_axis_kind *kind)
                {"topology", COMET_AXIS_DIM_TOPOLOGY},
                {"oversubscription", COMET_AXIS_DIM_OVERSUBSCRIPTION},
                {"radix", COMET_AXIS_DIM_RADIX},
-               {"tiers", COMET_AXIS_DIM_TIERS}};
+               {"tiers", COMET_AXIS_DIM_TIERS},
+               {"shape", COMET_AXIS_DIM_SHAPE},
+               {"routing", COMET_AXIS_DIM_ROUTING},
+               {"aggregation_oversubscription", COMET_AXIS_DIM_AGGREGATION_OVERSUBSCRIPTION}};
     for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++)
         if (strcmp(name, plain[i].name) == 0) {
             *kind = plain[i].kind;
@@ -41,6 +49,93 @@ bool comet_axis_kind_from_name(const char *name, comet_axis_kind *kind)
             return true;
         }
     return false;
+}
+
+double comet_axis_shape_value(int n_axes, const int64_t axes[])
+{
+    double v = 0.0, place = 1.0;
+    for (int i = 0; i < n_axes && i < COMET_MAX_AXES; i++) {
+        v += (double)axes[i] * place;
+        place *= COMET_AXIS_SHAPE_BASE;
+    }
+    return v;
+}
+
+int comet_axis_shape_of(double v, int64_t axes[COMET_MAX_AXES])
+{
+    const double most = (double)COMET_AXIS_SHAPE_BASE * COMET_AXIS_SHAPE_BASE *
+                        COMET_AXIS_SHAPE_BASE;
+    memset(axes, 0, sizeof axes[0] * COMET_MAX_AXES);
+    if (!(v >= 2.0 && v < most) || v != (double)(int64_t)v)
+        return 0;
+    int64_t code = (int64_t)v;
+    int n = 0;
+    while (code > 0 && n < COMET_MAX_AXES) {
+        axes[n] = code % COMET_AXIS_SHAPE_BASE;
+        if (axes[n] < 2) {
+            memset(axes, 0, sizeof axes[0] * COMET_MAX_AXES);
+            return 0;
+        }
+        code /= COMET_AXIS_SHAPE_BASE;
+        n++;
+    }
+    return n;
+}
+
+/* "4x4", "16", "2x2x4"; "?" for a value that is no shape code. */
+static const char *shape_text(double v, char *out, size_t cap)
+{
+    int64_t axes[COMET_MAX_AXES];
+    int n = comet_axis_shape_of(v, axes);
+    if (cap)
+        out[0] = '\0';
+    if (n == 0)
+        snprintf(out, cap, "?");
+    for (int i = 0; i < n; i++) {
+        size_t len = strlen(out);
+        snprintf(out + len, cap > len ? cap - len : 0, "%s%lld", i ? "x" : "",
+                 (long long)axes[i]);
+    }
+    return out;
+}
+
+const char *comet_axis_value_text(const comet_axis *axis, double v, char *out, size_t cap)
+{
+    if (axis->kind == COMET_AXIS_DIM_SHAPE)
+        return shape_text(v, out, cap);
+    snprintf(out, cap, "%.10g", v);
+    return out;
+}
+
+bool comet_axis_value_parse(comet_axis_kind kind, const char *text, double *value)
+{
+    int64_t axes[COMET_MAX_AXES];
+    int n = 0;
+    const char *p = text;
+    char *end;
+    errno = 0;
+    if (kind != COMET_AXIS_DIM_SHAPE) {
+        double v = strtod(text, &end);
+        if (end == text || *end || errno)
+            return false;
+        *value = v;
+        return true;
+    }
+    for (;;) { /* "4x4": 1 to 3 whole numbers of 2..base-1 joined by 'x' */
+        if (n == COMET_MAX_AXES || *p < '0' || *p > '9')
+            return false;
+        long long a = strtoll(p, &end, 10);
+        if (errno || a < 2 || a >= COMET_AXIS_SHAPE_BASE)
+            return false;
+        axes[n++] = a;
+        if (*end == '\0')
+            break;
+        if (*end != 'x')
+            return false;
+        p = end + 1;
+    }
+    *value = comet_axis_shape_value(n, axes);
+    return true;
 }
 
 const char *comet_axis_format(const comet_axis *axis, double v, char *out, size_t cap)
@@ -65,7 +160,13 @@ const char *comet_axis_format(const comet_axis *axis, double v, char *out, size_
         snprintf(out, cap, "%s", comet_topology_name((comet_topology)(int)v));
         return out;
     case COMET_AXIS_DIM_OVERSUBSCRIPTION: /* down:up, "2:1", "1.5:1" */
+    case COMET_AXIS_DIM_AGGREGATION_OVERSUBSCRIPTION:
         snprintf(out, cap, "%.4g:1", v);
+        return out;
+    case COMET_AXIS_DIM_SHAPE:
+        return shape_text(v, out, cap);
+    case COMET_AXIS_DIM_ROUTING:
+        snprintf(out, cap, "%s", comet_routing_name((comet_routing)(int)v));
         return out;
     case COMET_AXIS_NPUS:
     case COMET_AXIS_DIM_SIZE:
@@ -91,7 +192,9 @@ const char *comet_axis_short_name(const comet_axis *axis, char *out, size_t cap)
         [COMET_AXIS_DIM_BANDWIDTH] = "", [COMET_AXIS_DIM_SIZE] = " size",
         [COMET_AXIS_DIM_LATENCY] = " latency", [COMET_AXIS_DIM_TOPOLOGY] = " topology",
         [COMET_AXIS_DIM_OVERSUBSCRIPTION] = " oversubscription", [COMET_AXIS_DIM_RADIX] = " radix",
-        [COMET_AXIS_DIM_TIERS] = " tiers"};
+        [COMET_AXIS_DIM_TIERS] = " tiers", [COMET_AXIS_DIM_SHAPE] = " shape",
+        [COMET_AXIS_DIM_ROUTING] = " routing",
+        [COMET_AXIS_DIM_AGGREGATION_OVERSUBSCRIPTION] = " aggregation oversubscription"};
     if (axis->kind <= COMET_AXIS_EXPANSION_BANDWIDTH) {
         snprintf(out, cap, "%s", plain[axis->kind]);
         return out;
@@ -173,6 +276,17 @@ void comet_axis_apply(const comet_axis *axis, double v, comet_dtype dtype, comet
         break;
     case COMET_AXIS_DIM_TIERS:
         sys->dims[axis->dim].shape.tiers = (int)v;
+        break;
+    case COMET_AXIS_DIM_SHAPE: {
+        comet_net_shape *sh = &sys->dims[axis->dim].shape;
+        sh->n_axes = comet_axis_shape_of(v, sh->axes);
+        break;
+    }
+    case COMET_AXIS_DIM_ROUTING:
+        sys->dims[axis->dim].shape.routing = (comet_routing)(int)v;
+        break;
+    case COMET_AXIS_DIM_AGGREGATION_OVERSUBSCRIPTION: /* the aggregation tier's (3 tiers) */
+        sys->dims[axis->dim].shape.oversubscription[1] = v;
         break;
     }
 }

@@ -70,7 +70,8 @@ void comet_headroom_text(comet_buf *b, const comet_results *r, const comet_headr
 void comet_headroom_summary(comet_buf *b, const comet_results *r)
 {
     for (int a = 0; a < r->study.n_axes; a++) {
-        if (r->study.axes[a].kind != COMET_AXIS_DIM_OVERSUBSCRIPTION)
+        if (r->study.axes[a].kind != COMET_AXIS_DIM_OVERSUBSCRIPTION &&
+            r->study.axes[a].kind != COMET_AXIS_DIM_AGGREGATION_OVERSUBSCRIPTION)
             continue;
         for (int m = 0; m < r->study.n_models; m++) {
             comet_headroom h;

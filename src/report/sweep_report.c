@@ -1,7 +1,7 @@
 /* Sweep rows for machines: one CSV line and one JSON line per design
- * point, with the point's index, status, design cost, axis values and NPU
- * count ahead of the best strategy's usual estimate fields, and its
- * uncertainty band where the sweep computed one (CSV: the last two
+ * point, with the point's index, status, design cost, axis values (numbers;
+ * a torus shape as "4x4", comet_axis_value_text) and NPU count ahead of
+ * the best strategy's usual estimate fields, and its uncertainty band where the sweep computed one (CSV: the last two
  * columns, empty without; JSON: "step_time_band" in the best's object). */
 
 #include <stdio.h>
@@ -22,8 +22,11 @@ void comet_sweep_csv_row(comet_buf *b, const comet_study *study, const comet_swe
 {
     comet_buf_printf(b, "%llu,%s,%.10g", (unsigned long long)row->index,
                      comet_point_status_name(row->status), row->cost);
-    for (int a = 0; a < study->n_axes; a++)
-        comet_buf_printf(b, ",%.10g", row->values[a]);
+    for (int a = 0; a < study->n_axes; a++) {
+        char v[48];
+        comet_buf_printf(b, ",%s", comet_axis_value_text(&study->axes[a], row->values[a], v,
+                                                         sizeof v));
+    }
     comet_buf_printf(b, ",%lld,", (long long)row->npus);
     comet_system sys;
     comet_study_point_system(study, row->index, &sys);
@@ -39,9 +42,12 @@ void comet_sweep_jsonl_row(comet_buf *b, const comet_study *study, const comet_s
                      row->cost, (long long)row->npus);
     comet_report_json_string(b, study->models[row->model].name);
     comet_buf_printf(b, ", \"axes\": {");
-    for (int a = 0; a < study->n_axes; a++)
-        comet_buf_printf(b, "%s\"%s\": %.10g", a ? ", " : "", study->axes[a].name,
-                         row->values[a]);
+    for (int a = 0; a < study->n_axes; a++) { /* a shape as a string, "4x4" */
+        char v[48];
+        const char *q = study->axes[a].kind == COMET_AXIS_DIM_SHAPE ? "\"" : "";
+        comet_buf_printf(b, "%s\"%s\": %s%s%s", a ? ", " : "", study->axes[a].name, q,
+                         comet_axis_value_text(&study->axes[a], row->values[a], v, sizeof v), q);
+    }
     comet_buf_printf(b, "}, \"enumerated\": %llu, \"feasible\": %llu, \"best\": ",
                      (unsigned long long)row->stats.enumerated,
                      (unsigned long long)row->stats.feasible);
