@@ -400,12 +400,14 @@ static int simulate_step(int argc, char **argv)
     comet_buf trace;
     comet_buf_init(&trace);
     comet_sim_timeline timeline = {0};
+    comet_sim_fabric_links links = {0}; /* the fabric's, for the trace and the report */
     bool reporting = in->report || in->plots;
     comet_sim_step_options opt = {
         .trace = in->trace ? &trace : NULL,
         .timeline = reporting ? &timeline : NULL,
         .fidelity = in->congestion ? COMET_SIM_CONGESTION : COMET_SIM_UNAWARE,
         .fabric = in->flows,
+        .links = in->flows && (in->trace || reporting) ? &links : NULL,
         .max_tasks = in->max_tasks,
     };
     if (in->scheduler && strcmp(in->scheduler, "themis") == 0) {
@@ -440,8 +442,11 @@ static int simulate_step(int argc, char **argv)
     if (!st && reporting) {
         comet_page *page = comet_page_new("comet simulate");
         comet_report_page_simulate(page, &j->model, &j->system, &j->strategy, &r, &timeline, &est);
+        if (opt.links)
+            comet_report_page_step_links(page, &r, &links);
         st = cli_write_report(page, in->report, in->plots, &err);
     }
+    comet_sim_fabric_links_free(&links);
     comet_sim_timeline_free(&timeline);
     return st ? cli_report_error("simulate", &err) : CLI_OK;
 }
