@@ -170,12 +170,16 @@ void comet_report_page_step_links(comet_page *p, const comet_sim_step_result *r,
                                   const comet_sim_fabric_links *links)
 {
     comet_page_section(p, "The fabric's links");
+    bool part = r->simulated_microbatches < r->microbatches;
     comet_page_text(p, "Every transfer of the step on the fabric, every NPU: %lld transfers ran "
                        "as flows sharing links, %lld alone on links no other stream uses (each "
                        "kind simulated once; docs/fabric.md). A link's bytes count both; its "
-                       "utilization is its bytes over its bandwidth times the %s simulated.",
+                       "utilization is those bytes over its bandwidth times the time %s.%s",
                     (long long)r->fabric_transfers, (long long)r->fabric_alone,
-                    r->simulated_microbatches < r->microbatches ? "microbatches" : "step");
+                    part ? "the simulated microbatches took" : "of the step",
+                    part ? " The rest of the step was extrapolated: the links cover the "
+                           "simulated microbatches, in their own time."
+                         : "");
     char q[64];
     comet_page_fact(p, "over", "%s (%lld of %lld microbatches)",
                     comet_format_quantity(links->time, COMET_QTY_SECONDS, 0, q, sizeof q),

@@ -117,11 +117,13 @@ static void group_layout(sim_fabric_step *fs, const int64_t spans[COMET_RANK_DIG
         }
         for (int i = lo + 1; lo >= 0 && i < hi; i++)
             if (spans[i][d] > 1 && !(step_group_digits((step_group)fg) >> i & 1u)) {
+                char why[sizeof fs->group_why[fg]]; /* the name is fs's too: not in place */
                 fs->group_ok[fg] = false;
-                snprintf(fs->group_why[fg], sizeof fs->group_why[fg],
+                snprintf(why, sizeof why,
                          "its members along %s are not evenly spaced (another group's ranks "
                          "lie between)",
                          fs->sys.dims[d].name);
+                memcpy(fs->group_why[fg], why, sizeof why);
             }
         g->span[d] = span;
         g->stride[d] = stride;
