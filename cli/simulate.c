@@ -35,7 +35,8 @@ static void usage(FILE *out)
             "collective and pipeline send as flows of every NPU on the system's fabric,\n"
             "all sharing its links (docs/fabric.md); --trace writes a\n"
             "Chrome trace-event file (open it in Perfetto or chrome://tracing); --report\n"
-            "writes an HTML report with a timeline per NPU stream and busy time per stage.\n"
+            "writes an HTML report with a timeline per NPU stream and busy time per stage\n"
+            "(with --flows, both also show the fabric's most utilized links over time).\n"
             "--max-tasks N bounds the tasks a simulated graph holds (default 8000000,\n"
             "about 700 MB): a larger step is simulated through its repeating steady state\n"
             "and extrapolated exactly, or refused when even that does not fit.\n\n"
@@ -400,12 +401,14 @@ static int simulate_step(int argc, char **argv)
     comet_buf trace;
     comet_buf_init(&trace);
     comet_sim_timeline timeline = {0};
+    comet_sim_fabric_links links = {0}; /* the fabric's, for the trace and the report */
     bool reporting = in->report || in->plots;
     comet_sim_step_options opt = {
         .trace = in->trace ? &trace : NULL,
         .timeline = reporting ? &timeline : NULL,
         .fidelity = in->congestion ? COMET_SIM_CONGESTION : COMET_SIM_UNAWARE,
         .fabric = in->flows,
+        .links = in->flows && (in->trace || reporting) ? &links : NULL,
         .max_tasks = in->max_tasks,
     };
     if (in->scheduler && strcmp(in->scheduler, "themis") == 0) {
@@ -440,8 +443,11 @@ static int simulate_step(int argc, char **argv)
     if (!st && reporting) {
         comet_page *page = comet_page_new("comet simulate");
         comet_report_page_simulate(page, &j->model, &j->system, &j->strategy, &r, &timeline, &est);
+        if (opt.links)
+            comet_report_page_step_links(page, &r, &links);
         st = cli_write_report(page, in->report, in->plots, &err);
     }
+    comet_sim_fabric_links_free(&links);
     comet_sim_timeline_free(&timeline);
     return st ? cli_report_error("simulate", &err) : CLI_OK;
 }

@@ -107,22 +107,14 @@ static void render(comet_buf *b, const cli_flow_args *a, const comet_system *sys
 static void trace_json(comet_buf *b, const comet_system *sys, const comet_fabric *f,
                        const comet_flow_result *r)
 {
-    comet_buf_printf(b, "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n"
-                        "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, "
-                        "\"args\": {\"name\": ");
-    comet_report_json_string(b, sys->name);
-    comet_buf_printf(b, "}}");
+    char names[COMET_FABRIC_HOT_LINKS][160];
+    const char *name[COMET_FABRIC_HOT_LINKS];
     for (int i = 0; i < r->n_series; i++) {
-        char name[160];
-        comet_fabric_link_name(f, r->series[i].link, name, sizeof name);
-        for (size_t k = 0; k < r->series[i].n; k++) {
-            comet_buf_printf(b, ",\n{\"name\": ");
-            comet_report_json_string(b, name);
-            comet_buf_printf(b, ", \"ph\": \"C\", \"pid\": 1, \"ts\": %.6f, "
-                                "\"args\": {\"utilization %%\": %.4f}}",
-                             r->series[i].t[k] * 1e6, 100.0 * r->series[i].utilization[k]);
-        }
+        comet_fabric_link_name(f, r->series[i].link, names[i], sizeof names[i]);
+        name[i] = names[i];
     }
+    comet_buf_printf(b, "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n");
+    comet_sim_trace_link_counters(b, 1, sys->name, r->n_series, r->series, name);
     comet_buf_printf(b, "\n]}\n");
 }
 

@@ -42,6 +42,14 @@ static void slurp(const char *path, char *buf, size_t cap)
     fclose(f);
 }
 
+/* A file of the work folder, by its name there. */
+static void slurp_in_workdir(const char *name, char *buf, size_t cap)
+{
+    char path[3 * 4096];
+    snprintf(path, sizeof path, "%s/%s", workdir, name);
+    slurp(path, buf, cap);
+}
+
 /* Run comet with args in workdir, after the shell commands in `before`
  * (e.g. limits set with ulimit). */
 static void run_after(cli_run *r, const char *before, const char *args)
@@ -597,6 +605,53 @@ static void test_simulate_flows(void **state)
     assert_non_null(strstr(r.err, "comet simulate: --span: expected one NPU count per dimension "
                                   "(1), comma-separated, each dividing its dimension's size (ring "
                                   "has 8), got \"3\""));
+}
+
+/* The training step on the fabric, seen: TP 4 x DP 4 x PP 2 on nodes of
+ * 8 whose scale-out is a fat tree at 8:1 (a leaf per node, one uplink).
+ * The step's Chrome trace gets a counter track per hot link (the leaves'
+ * uplinks and their way down, 100 % while the gradients and the sends
+ * queue on them) in a process after the stages', and the report a
+ * section on the links with its charts (as files with --plots). */
+static void test_simulate_step_links(void **state)
+{
+    (void)state;
+    write_file("ft8.yaml", "system:\n  preset: a100-80g-selene\n  collective_chunks: 1\n"
+                           "  network:\n"
+                           "    - {name: nvlink, size: 8, topology: switch, bandwidth: \"300 GB/s\","
+                           " latency: \"2 us\"}\n"
+                           "    - {name: ib, size: 4, topology: fat_tree, radix: 9, "
+                           "oversubscription: 8, routing: spray, bandwidth: \"25 GB/s\", "
+                           "latency: \"2 us\"}\n");
+    cli_run r;
+    run(&r, "simulate --model megatron-22b --system ft8.yaml --tp 4 --pp 2 --dp 4 --gbs 32 "
+            "--flows --trace step.json --report step.html --plots step-plots");
+    assert_int_equal(r.status, 0);
+    static char text[1 << 22];
+    slurp_in_workdir("step.json", text, sizeof text);
+    assert_non_null(strstr(text, "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 2, "
+                                 "\"args\": {\"name\": \"fabric links (utilization of the "
+                                 "flows)\"}}"));
+    assert_non_null(strstr(text, "{\"name\": \"ib tier 1: ib switch 0 -> ib switch 4\", "
+                                 "\"ph\": \"C\", \"pid\": 2, \"ts\": 0.000000, "
+                                 "\"args\": {\"utilization %\": 0.0000}}"));
+    assert_non_null(strstr(text, "\"ph\": \"C\", \"pid\": 2, \"ts\": "));
+    assert_non_null(strstr(text, "\"args\": {\"utilization %\": 100.0000}}"));
+    assert_non_null(strstr(text, "\n]}\n"));
+    slurp_in_workdir("step.html", text, sizeof text);
+    assert_non_null(strstr(text, "The fabric's links"));
+    assert_non_null(strstr(text, "Most utilized links"));
+    assert_non_null(strstr(text, "ib tier 1: ib switch 0 -&gt; ib switch 4"));
+    assert_non_null(strstr(text, "Bytes carried per tier"));
+    assert_non_null(strstr(text, "utilization over time"));
+    slurp_in_workdir("step-plots/hot-links-table.csv", text, sizeof text);
+    assert_non_null(strstr(text, "link,carried,utilization\nib tier 1: "));
+    /* without --flows: no links, the trace as before */
+    run(&r, "simulate --model megatron-22b --system ft8.yaml --tp 4 --pp 2 --dp 4 --gbs 32 "
+            "--trace plain.json");
+    assert_int_equal(r.status, 0);
+    slurp_in_workdir("plain.json", text, sizeof text);
+    assert_null(strstr(text, "fabric links"));
 }
 
 /* --max-size: nccl-tests' table over sizes. Two NPUs on NVLink under
@@ -1930,6 +1985,7 @@ void suite_cli(test_tally *t)
         cmocka_unit_test(test_search),
         cmocka_unit_test(test_simulate_collective),
         cmocka_unit_test(test_simulate_flows),
+        cmocka_unit_test(test_simulate_step_links),
         cmocka_unit_test(test_simulate_collective_sizes),
         cmocka_unit_test(test_quantities_out_of_range),
         cmocka_unit_test(test_simulate_huge_step),

@@ -825,6 +825,28 @@ static void nodes_of_eight(comet_model *m, comet_system *fab)
     fab->collective_chunks = 1;
 }
 
+/* nodes_of_eight with TP tp x DP 4 x PP pp, a global batch of 32. */
+static void dp_four_nodes(comet_model *m, comet_system *fab, comet_strategy *s, int64_t tp,
+                          int64_t pp)
+{
+    nodes_of_eight(m, fab);
+    comet_strategy_defaults(s);
+    s->tp = tp;
+    s->pp = pp;
+    s->dp = 4;
+    s->global_batch = 32;
+}
+
+/* The scale-out (the second dimension) a sprayed 2-tier fat tree of
+ * radix-port switches at an oversubscription. */
+static void fat_tree_out(comet_system *fab, int64_t radix, double oversubscription)
+{
+    fab->dims[1].topology = COMET_TOPO_FAT_TREE;
+    fab->dims[1].shape.radix = radix;
+    fab->dims[1].shape.oversubscription[0] = oversubscription;
+    fab->dims[1].shape.routing = COMET_ROUTE_SPRAY;
+}
+
 /* --flows: the step's transfers as flows on the fabric. Where no link
  * carries two streams' transfers and the flows and the closed forms agree
  * (a switch; a sprayed, aligned fat tree, one chunk) the step is the same
@@ -836,12 +858,8 @@ static void test_step_on_the_fabric(void **state)
     comet_model m;
     comet_system fab;
     comet_error err;
-    nodes_of_eight(&m, &fab);
     comet_strategy s;
-    comet_strategy_defaults(&s);
-    s.tp = 8;
-    s.dp = 4;
-    s.global_batch = 32;
+    dp_four_nodes(&m, &fab, &s, 8, 1);
     static comet_sim_step_result closed, flows;
     comet_sim_step_options o = {.fidelity = COMET_SIM_UNAWARE};
     assert_int_equal(comet_sim_step(&m, &fab, &s, &o, &closed, &err), COMET_OK);
@@ -855,9 +873,7 @@ static void test_step_on_the_fabric(void **state)
     assert_close(flows.step_time, closed.step_time, 1e-6);
     /* the scale-out a fat tree of 16-port switches at 1:1 (leaves of one
      * node), sprayed: the same again; hashed, no faster */
-    fab.dims[1].topology = COMET_TOPO_FAT_TREE;
-    fab.dims[1].shape.radix = 16;
-    fab.dims[1].shape.routing = COMET_ROUTE_SPRAY;
+    fat_tree_out(&fab, 16, 1.0);
     o.fabric = false;
     assert_int_equal(comet_sim_step(&m, &fab, &s, &o, &closed, &err), COMET_OK);
     o.fabric = true;
@@ -869,6 +885,16 @@ static void test_step_on_the_fabric(void **state)
     o.fidelity = COMET_SIM_CONGESTION;
     assert_int_equal(comet_sim_step(&m, &fab, &s, &o, &flows, &err), COMET_EINPUT);
     assert_string_equal(err.key, "--flows");
+}
+
+/* A link's bytes over time from its series: the integral of utilization
+ * times bandwidth (what its flows carried). */
+static double series_bytes(const comet_link_series *s, double bandwidth, double end)
+{
+    double bytes = 0.0;
+    for (size_t k = 0; k < s->n; k++)
+        bytes += s->utilization[k] * bandwidth * ((k + 1 < s->n ? s->t[k + 1] : end) - s->t[k]);
+    return bytes;
 }
 
 /* --flows where streams meet on links: TP 4 x DP 4 x PP 2 on 8-GPU nodes
@@ -885,13 +911,8 @@ static void test_step_flows_share_links(void **state)
     comet_model m;
     comet_system fab;
     comet_error err;
-    nodes_of_eight(&m, &fab);
     comet_strategy s;
-    comet_strategy_defaults(&s);
-    s.tp = 4;
-    s.pp = 2;
-    s.dp = 4;
-    s.global_batch = 32;
+    dp_four_nodes(&m, &fab, &s, 4, 2);
     static comet_sim_step_result alone, shared, flows;
     comet_sim_step_options o = {.fidelity = COMET_SIM_UNAWARE};
     assert_int_equal(comet_sim_step(&m, &fab, &s, &o, &alone, &err), COMET_OK);
@@ -908,6 +929,103 @@ static void test_step_flows_share_links(void **state)
     assert_int_equal(flows.fabric_alone, 0);
     assert_true(flows.step_time > alone.step_time * 1.003);
     assert_true(fabs(flows.step_time - shared.step_time) <= 4e-6);
+    /* on switches every link is tier 0, and every transfer ran as flows:
+     * what each hot link carried is its series' integral */
+    comet_sim_fabric_links links;
+    o.links = &links;
+    assert_int_equal(comet_sim_step(&m, &fab, &s, &o, &flows, &err), COMET_OK);
+    assert_true(links.bytes_per_tier[0] > 0.0);
+    assert_true(links.bytes_per_tier[1] == 0.0 && links.bytes_per_tier[2] == 0.0);
+    assert_true(links.alone_per_tier[0] == 0.0);
+    assert_int_equal(links.n_series, COMET_FABRIC_HOT_LINKS);
+    for (int i = 0; i < links.n_hot; i++)
+        assert_close(series_bytes(&links.series[i], links.hot[i].bandwidth, links.time),
+                     links.hot[i].bytes, 1e-6);
+    comet_sim_fabric_links_free(&links);
+}
+
+/* Seeing the step's links (comet_sim_step_options.links). TP 8 x DP 4 on
+ * nodes of 8 whose scale-out is a fat tree of 9-port switches at 8:1
+ * (a leaf per node, 8 ports down, 1 up): every kind runs alone, and the
+ * 8 tier-1 links (each leaf's uplink and its way back down) carry every
+ * NPU's data-parallel ring: 8 NPUs a leaf x 2 (n - 1) / n of the
+ * gradients (n = 4, every ring neighbour on another leaf) = 12 x the
+ * gradient bytes each, the hottest links of the step. With pipeline
+ * stages the sends and the gradients share the NICs and the uplinks, as
+ * flows: the hot links are still the uplinks, and their series (the flows'
+ * utilization over time) integrate to what the flows carried. */
+static void test_step_links(void **state)
+{
+    (void)state;
+    comet_model m;
+    comet_system fab;
+    comet_strategy s;
+    dp_four_nodes(&m, &fab, &s, 8, 1);
+    fat_tree_out(&fab, 9, 8.0);
+    comet_error err;
+    comet_result est;
+    assert_int_equal(comet_estimate(&m, &fab, &s, &est, &err), COMET_OK);
+    static comet_sim_step_result r;
+    comet_sim_fabric_links links;
+    comet_sim_step_options o = {.fabric = true, .links = &links};
+    assert_int_equal(comet_sim_step(&m, &fab, &s, &o, &r, &err), COMET_OK);
+    assert_int_equal(r.fabric_transfers, 0);
+    assert_int_equal(links.n_hot, 8);
+    assert_int_equal(links.n_series, 8);
+    double G = est.dp_bytes;
+    printf("  links: tier 0 %.6g B (alone %.6g), tier 1 %.6g B, hot %s %.6g B (%.2f %%), "
+           "gradients %.6g B, TP %.6g B\n",
+           links.bytes_per_tier[0], links.alone_per_tier[0], links.bytes_per_tier[1],
+           links.hot[0].name, links.hot[0].bytes, 100.0 * links.hot[0].utilization, G,
+           est.tp_bytes);
+    double tier1 = 0.0;
+    for (int i = 0; i < links.n_hot; i++) {
+        assert_int_equal(links.hot[i].tier, 1);
+        assert_close(links.hot[i].bytes, 8.0 * 2.0 * 3.0 / 4.0 * G, 1e-9);
+        assert_close(links.hot[i].alone_bytes, links.hot[i].bytes, 1e-12);
+        assert_close(links.hot[i].utilization,
+                     links.hot[i].bytes / (links.hot[i].bandwidth * links.time), 1e-12);
+        assert_true(links.hot[i].utilization > 0.0 && links.hot[i].utilization <= 1.0);
+        assert_int_equal(links.series[i].link, links.hot[i].link);
+        tier1 += links.hot[i].bytes;
+    }
+    assert_close(links.bytes_per_tier[1], tier1, 1e-12);
+    assert_close(links.alone_per_tier[1], tier1, 1e-12);
+    assert_true(links.bytes_per_tier[2] == 0.0);
+    /* tier 0: every NPU's NIC and NVLink port, both ways: the same rings
+     * (1.5 x the gradients) and the TP all-reduces (2 (8 - 1) / 8 x theirs) */
+    assert_close(links.bytes_per_tier[0], 32.0 * 2.0 * (1.5 * G + 1.75 * est.tp_bytes), 1e-9);
+    assert_close(links.time, r.step_time, 1e-9);
+    assert_non_null(strstr(links.hot[0].name, "tier 1"));
+    comet_sim_fabric_links_free(&links);
+    assert_int_equal(links.n_series, 0);
+
+    /* pipeline stages: sends and gradients share the NICs and uplinks */
+    s.tp = 4;
+    s.pp = 2;
+    assert_int_equal(comet_sim_step(&m, &fab, &s, &o, &r, &err), COMET_OK);
+    assert_true(r.fabric_transfers > 0);
+    assert_int_equal(links.n_hot, 8);
+    assert_int_equal(links.hot[0].tier, 1);
+    double flows_bytes = 0.0;
+    for (int i = 0; i < links.n_hot; i++) {
+        const comet_sim_link *h = &links.hot[i];
+        assert_true(h->utilization > 0.0 && h->utilization <= 1.0);
+        assert_true(i == 0 || h->utilization <= links.hot[i - 1].utilization);
+        assert_int_equal(links.series[i].link, h->link);
+        assert_true(links.series[i].n > 2);
+        for (size_t k = 0; k < links.series[i].n; k++)
+            assert_true(links.series[i].utilization[k] <= 1.0 + 1e-9);
+        /* the flows' part of the bytes is the series' integral */
+        assert_close(series_bytes(&links.series[i], h->bandwidth, links.time),
+                     h->bytes - h->alone_bytes, 1e-6);
+        flows_bytes += h->bytes - h->alone_bytes;
+    }
+    assert_true(flows_bytes > 0.0);
+    printf("  with PP 2: %lld transfers as flows, hot %s %.6g B (alone %.6g), %.2f %%\n",
+           (long long)r.fabric_transfers, links.hot[0].name, links.hot[0].bytes,
+           links.hot[0].alone_bytes, 100.0 * links.hot[0].utilization);
+    comet_sim_fabric_links_free(&links);
 }
 
 /* Themis in the step: under congestion each chunk of a collective that
@@ -1529,6 +1647,7 @@ void suite_simulate(test_tally *t)
         cmocka_unit_test(test_step_congestion),
         cmocka_unit_test(test_step_on_the_fabric),
         cmocka_unit_test(test_step_flows_share_links),
+        cmocka_unit_test(test_step_links),
         cmocka_unit_test(test_step_themis),
         cmocka_unit_test(test_step_extrapolates_exactly),
         cmocka_unit_test(test_step_extrapolated_timeline_and_limits),

@@ -24,6 +24,8 @@ void comet_buf_printf(comet_buf *b, const char *fmt, ...)
 /* One CSV field, quoted the RFC 4180 way when it holds a comma, a quote or
  * a line break. */
 void comet_buf_csv_field(comet_buf *b, const char *text);
+/* A JSON string literal of text (quotes, backslashes, control characters escaped). */
+void comet_buf_json_string(comet_buf *b, const char *text);
 /* Text escaped for HTML and XML (&, <, >, "; control characters become spaces). */
 void comet_buf_escape(comet_buf *b, const char *text);
 

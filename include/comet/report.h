@@ -69,6 +69,11 @@ void comet_report_page_simulate(comet_page *p, const comet_model *m, const comet
  * when the result has them, become a heatmap over time. */
 void comet_report_page_flows(comet_page *p, const comet_system *sys, const comet_fabric *f,
                              const char *what, const comet_flow_result *r, double analytic);
+/* A step run on the fabric (comet_sim_step_options.links): a section of
+ * its links, the same parts as the collective's page, each link's bytes
+ * those of its flows and of the transfers that ran alone. */
+void comet_report_page_step_links(comet_page *p, const comet_sim_step_result *r,
+                                  const comet_sim_fabric_links *links);
 
 /* What comet_calibrate_report writes. */
 typedef enum comet_calib_report_form {

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include "comet/buf.h"
 #include "comet/error.h"
+#include "comet/fabric.h"
 #include "comet/model.h"
 #include "comet/strategy.h"
 #include "comet/system.h"
@@ -83,6 +84,51 @@ typedef struct comet_sim_timeline {
 
 void comet_sim_timeline_free(comet_sim_timeline *t);
 
+/* The fabric's links over a step run on it (comet_sim_step_options.links,
+ * with .fabric): what every link carried over the simulated microbatches,
+ * the transfers that ran as flows and those that ran alone (each kind
+ * simulated once, its bytes per link known) alike; the most utilized
+ * links; and their utilization over time. A link's bytes do not depend on
+ * timing (each transfer's routes are fixed), so the hottest links are
+ * known before the run (the kinds' measurements times how often each
+ * runs) and watched in that same run. */
+#define COMET_SIM_LINK_NAME_LEN 96
+
+typedef struct comet_sim_link {
+    int64_t link;                 /* its id on the fabric */
+    char name[COMET_SIM_LINK_NAME_LEN]; /* "ib: leaf 3 -> spine 1" */
+    int tier;                     /* 0: an NPU's port or neighbour link; 1, 2: a Clos's upper tiers */
+    double bandwidth;             /* bytes/s */
+    double bytes;                 /* carried in all, flows and alone */
+    double alone_bytes;           /* of which by transfers that ran alone (no flows) */
+    double utilization;           /* bytes / (bandwidth x time) */
+} comet_sim_link;
+
+typedef struct comet_sim_fabric_links {
+    double time;                  /* the simulated microbatches' span, seconds */
+    double bytes_per_tier[3];     /* carried per link tier, summed over links (flows and alone) */
+    double alone_per_tier[3];     /* of which by transfers that ran alone */
+    int n_hot;
+    comet_sim_link hot[COMET_FABRIC_HOT_LINKS]; /* most utilized first */
+    /* hot[i]'s utilization over time (series[i].link is hot[i].link),
+     * from the flows: a transfer that ran alone moves no flow, so it adds
+     * nothing here (its bytes are in hot[i].alone_bytes) */
+    int n_series;
+    comet_link_series series[COMET_FABRIC_HOT_LINKS];
+    bool series_cut;              /* past 1,000,000 steps a link: the rest not recorded */
+} comet_sim_fabric_links;
+
+/* Frees the series (a struct never filled, zeroed, is fine). */
+void comet_sim_fabric_links_free(comet_sim_fabric_links *l);
+
+/* Chrome trace-event counter tracks, one per link: series[i]'s utilization
+ * in percent each time it changes, named names[i], in a process `pid`
+ * named `process` (its name first). Events are separated by ",\n", the
+ * first with nothing before it: the caller writes a separator after an
+ * earlier event, and closes the array after the last. */
+void comet_sim_trace_link_counters(comet_buf *b, int pid, const char *process, int n,
+                                   const comet_link_series *series, const char *const *names);
+
 typedef struct comet_sim_step_options {
     comet_buf *trace;      /* non-NULL: a Chrome trace-event JSON of the step is appended */
     comet_sim_timeline *timeline; /* non-NULL: filled with the step's busy intervals */
@@ -93,6 +139,11 @@ typedef struct comet_sim_step_options {
      * the links (the stages' compute still one task per stage: its NPUs
      * compute alike). Not with COMET_SIM_CONGESTION. */
     bool fabric;
+    /* With fabric, non-NULL: filled with the fabric's links over the step
+     * (its previous content is not freed: free it first); free with
+     * comet_sim_fabric_links_free. The trace, when asked, gets a counter
+     * track per hot link. */
+    comet_sim_fabric_links *links;
     /* Under congestion, the order of dimensions for each chunk of each
      * collective: baseline (innermost first) or Themis (the stage's least
      * loaded dimensions first, work assigned so far; Rashidi et al. 2022) */

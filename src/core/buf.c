@@ -1,6 +1,6 @@
 /* Growable text buffer used by the report renderers, so the library can
- * produce text without printing it, plus the two escapes every text
- * format needs (a CSV field, HTML/XML text). */
+ * produce text without printing it, plus the escapes every text format
+ * needs (a CSV field, HTML/XML text, a JSON string). */
 #include "comet/buf.h"
 
 #include <stdarg.h>
@@ -100,4 +100,18 @@ void comet_buf_escape(comet_buf *b, const char *text)
                 comet_buf_append(b, p, 1);
         }
     }
+}
+
+void comet_buf_json_string(comet_buf *b, const char *text)
+{
+    comet_buf_append(b, "\"", 1);
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            comet_buf_printf(b, "\\%c", *p);
+        else if (*p < 0x20)
+            comet_buf_printf(b, "\\u%04x", *p);
+        else
+            comet_buf_append(b, (const char *)p, 1);
+    }
+    comet_buf_append(b, "\"", 1);
 }

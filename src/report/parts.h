@@ -5,7 +5,9 @@
 #include <stddef.h>
 #include "comet/band.h"
 #include "comet/estimate.h"
+#include "comet/fabric.h"
 #include "comet/page.h"
+#include "comet/simulate.h"
 #include "comet/strategy.h"
 
 /* Where a step's time goes: the parts that add up to step_time. */
@@ -33,5 +35,24 @@ void report_memory_chart(comet_page *p, const char *id, const comet_result *r);
 
 /* Facts about one result: step time, throughput, MFU, cost, fit. */
 void report_result_facts(comet_page *p, const comet_result *r);
+
+/* The fabric's links on a page (a collective's, a step's): the most
+ * utilized links (a table and a chart), the bytes per tier (as flows and
+ * alone, stacked, when alone_per_tier is given) and the watched links'
+ * utilization over time, a heatmap of 24 bins over `time`. */
+typedef struct report_links {
+    double time;
+    int n_hot;
+    const comet_sim_link *hot;        /* name, bytes, alone_bytes, utilization */
+    const double *bytes_per_tier;     /* [3] */
+    const double *alone_per_tier;     /* [3], NULL: nothing ran alone (a collective) */
+    int n_series;
+    const comet_link_series *series;
+    const char *series_name[COMET_FABRIC_HOT_LINKS];
+    bool series_cut;
+    const char *series_note;          /* a line under the heatmap, or NULL */
+    const char *no_series;            /* the notice without series (NULL: a default) */
+} report_links;
+void report_fabric_links(comet_page *p, const report_links *l);
 
 #endif

@@ -404,16 +404,7 @@ bool comet_strategy_set_field(comet_strategy *s, const char *name, const char *t
 /* A JSON string literal; names come from user files and may hold anything. */
 void comet_report_json_string(comet_buf *b, const char *text)
 {
-    comet_buf_append(b, "\"", 1);
-    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            comet_buf_printf(b, "\\%c", *p);
-        else if (*p < 0x20)
-            comet_buf_printf(b, "\\u%04x", *p);
-        else
-            comet_buf_append(b, (const char *)p, 1);
-    }
-    comet_buf_append(b, "\"", 1);
+    comet_buf_json_string(b, text);
 }
 
 /* "step_time_band": {...}, the band's fields and notes. */

@@ -2,7 +2,9 @@
  * open): one process per pipeline stage, one thread per stream (compute,
  * TP, the two p2p directions, DP) and, under congestion, per network link;
  * a complete ("X") slice per task named after its kind, microbatch and
- * layer, times in microseconds. */
+ * layer, times in microseconds; on the fabric (--flows), a counter track
+ * per hot link of its utilization (the collective form's trace has the
+ * same tracks). */
 #include "chrome_trace.h"
 
 #include <stdio.h>
@@ -58,9 +60,28 @@ static void link_counters(const sim_graph *g, int per_stage, int n_streams,
     free(ch);
 }
 
+void comet_sim_trace_link_counters(comet_buf *b, int pid, const char *process, int n,
+                                   const comet_link_series *series, const char *const *names)
+{
+    comet_buf_printf(b, "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": %d, "
+                        "\"args\": {\"name\": ",
+                     pid);
+    comet_buf_json_string(b, process);
+    comet_buf_printf(b, "}}");
+    for (int i = 0; i < n; i++)
+        for (size_t k = 0; k < series[i].n; k++) {
+            comet_buf_printf(b, ",\n{\"name\": ");
+            comet_buf_json_string(b, names[i]);
+            comet_buf_printf(b, ", \"ph\": \"C\", \"pid\": %d, \"ts\": %.6f, "
+                                "\"args\": {\"utilization %%\": %.4f}}",
+                             pid, series[i].t[k] * 1e6, 100.0 * series[i].utilization[k]);
+        }
+}
+
 void sim_chrome_trace_write(const sim_graph *g, int per_stage, const char *const *stream_names,
                      int n_streams, const char *const *link_names,
-                     const char *const *kind_names, comet_buf *out)
+                     const char *const *kind_names, const comet_sim_fabric_links *fabric,
+                     comet_buf *out)
 {
     comet_buf_printf(out, "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n");
     int stages = g->n_resources / per_stage;
@@ -88,5 +109,15 @@ void sim_chrome_trace_write(const sim_graph *g, int per_stage, const char *const
     }
     link_counters(g, per_stage, n_streams, link_names, out);
     /* close the array without a trailing comma */
-    comet_buf_printf(out, "{\"ph\": \"M\", \"name\": \"end\", \"pid\": 0, \"args\": {}}\n]}\n");
+    comet_buf_printf(out, "{\"ph\": \"M\", \"name\": \"end\", \"pid\": 0, \"args\": {}}");
+    if (fabric && fabric->n_series > 0) {
+        /* the fabric's hot links, a process after the stages' */
+        const char *names[COMET_FABRIC_HOT_LINKS];
+        for (int i = 0; i < fabric->n_series; i++)
+            names[i] = fabric->hot[i].name;
+        comet_buf_printf(out, ",\n");
+        comet_sim_trace_link_counters(out, stages, "fabric links (utilization of the flows)",
+                                      fabric->n_series, fabric->series, names);
+    }
+    comet_buf_printf(out, "\n]}\n");
 }

@@ -9,7 +9,14 @@
  * all-reduce under another's pipeline sends, two stages' collectives on
  * one spine) share the links they meet on. Ranks sit on the network as
  * the Chakra export numbers them (comet_strategy_digit_spans).
- * docs/fabric.md, "The training step on the fabric". */
+ *
+ * Seeing it (comet_sim_step_options.links): a transfer's routes do not
+ * depend on timing, so what each link carries over the step is each
+ * kind's bytes per link (from its measurement) times how often it runs,
+ * flows and alone alike: the hottest links are known before the run and
+ * watched in it, one run. The series come from the flows; a kind that
+ * runs alone moves none, so its bytes count in the totals, not in them.
+ * docs/fabric.md, "The training step on the fabric" and "Seeing it". */
 #include "sim.h"
 
 #include <math.h>
@@ -35,7 +42,10 @@ typedef struct xfer_kind {
     double bytes;
     double time;                 /* alone */
     int32_t *links;              /* the links it uses */
+    double *link_bytes;          /* what it carries on each of them */
     int64_t n_links;
+    int64_t uses;                /* its transfers in this run's graph */
+    int64_t ran_alone;           /* of them, run alone so far */
     bool alone;                  /* in this run no other stream's transfers use them */
     bool used;
 } xfer_kind;
@@ -70,6 +80,8 @@ struct sim_fabric_step {
     int *done;
     int cap_done;
     uint64_t flows_transfers, alone_transfers, flows;
+    comet_sim_fabric_links *links; /* NULL: not asked */
+    double *link_total;          /* per link: bytes over the run, a scratch */
     comet_status st;
     comet_error err;
 };
@@ -105,11 +117,13 @@ static void group_layout(sim_fabric_step *fs, const int64_t spans[COMET_RANK_DIG
         }
         for (int i = lo + 1; lo >= 0 && i < hi; i++)
             if (spans[i][d] > 1 && !(step_group_digits((step_group)fg) >> i & 1u)) {
+                char why[sizeof fs->group_why[fg]]; /* the name is fs's too: not in place */
                 fs->group_ok[fg] = false;
-                snprintf(fs->group_why[fg], sizeof fs->group_why[fg],
+                snprintf(why, sizeof why,
                          "its members along %s are not evenly spaced (another group's ranks "
                          "lie between)",
                          fs->sys.dims[d].name);
+                memcpy(fs->group_why[fg], why, sizeof why);
             }
         g->span[d] = span;
         g->stride[d] = stride;
@@ -128,7 +142,8 @@ static int by_id(const void *a, const void *b)
 }
 
 comet_status sim_fabric_step_new(const comet_system *sys, const comet_strategy *s,
-                                 sim_fabric_step **out, comet_error *err)
+                                 comet_sim_fabric_links *links, sim_fabric_step **out,
+                                 comet_error *err)
 {
     *out = NULL;
     if (comet_strategy_folded(s))
@@ -138,6 +153,7 @@ comet_status sim_fabric_step_new(const comet_system *sys, const comet_strategy *
     sim_fabric_step *fs = calloc(1, sizeof *fs);
     if (!fs)
         return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    fs->links = links;
     fs->npus = comet_strategy_npus(s);
     fs->stages = (int)s->pp;
     fs->per_stage_npus = fs->npus / s->pp;
@@ -164,8 +180,11 @@ comet_status sim_fabric_step_new(const comet_system *sys, const comet_strategy *
         comet_fabric_info info;
         comet_fabric_info_of(fs->f, &info);
         fs->f_links = info.links;
-        fs->link_owner = malloc(sizeof *fs->link_owner * (size_t)(info.links > 0 ? info.links : 1));
-        if (!fs->link_owner)
+        size_t n = (size_t)(info.links > 0 ? info.links : 1);
+        fs->link_owner = malloc(sizeof *fs->link_owner * n);
+        if (links)
+            fs->link_total = malloc(sizeof *fs->link_total * n);
+        if (!fs->link_owner || (links && !fs->link_total))
             st = comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
     }
     if (!st) {
@@ -222,10 +241,13 @@ void sim_fabric_step_free(sim_fabric_step *fs)
         return;
     comet_fabric_run_free(fs->run);
     comet_fabric_free(fs->f);
-    for (int k = 0; k < fs->n_kinds; k++)
+    for (int k = 0; k < fs->n_kinds; k++) {
         free(fs->kinds[k].links);
+        free(fs->kinds[k].link_bytes);
+    }
     free(fs->kinds);
     free(fs->link_owner);
+    free(fs->link_total);
     free(fs->stage_npus);
     free(fs->local);
     free(fs->from);
@@ -291,7 +313,7 @@ static comet_status start(sim_fabric_step *fs, comet_fabric_run *r, const xfer_k
     return fail(fs, comet_fabric_run_collective(r, &g, k->c, k->bytes, 0, 1, id, &fs->err));
 }
 
-/* Kind k simulated alone: its time and the links it used. */
+/* Kind k simulated alone: its time, the links it used and their bytes. */
 static comet_status measure(sim_fabric_step *fs, xfer_kind *k)
 {
     comet_fabric_run *r;
@@ -318,12 +340,16 @@ static comet_status measure(sim_fabric_step *fs, xfer_kind *k)
         const double *bytes = comet_fabric_run_link_bytes(r);
         for (int64_t l = 0; l < fs->f_links; l++)
             k->n_links += bytes[l] > 0.0;
-        k->links = malloc(sizeof *k->links * (size_t)(k->n_links > 0 ? k->n_links : 1));
-        if (!k->links)
+        size_t n_links = (size_t)(k->n_links > 0 ? k->n_links : 1);
+        k->links = malloc(sizeof *k->links * n_links);
+        k->link_bytes = malloc(sizeof *k->link_bytes * n_links);
+        if (!k->links || !k->link_bytes)
             st = oom(fs);
         for (int64_t l = 0, n = 0; !st && l < fs->f_links; l++)
-            if (bytes[l] > 0.0)
+            if (bytes[l] > 0.0) {
+                k->link_bytes[n] = bytes[l];
                 k->links[n++] = (int32_t)l;
+            }
     }
     comet_fabric_run_free(r);
     return st;
@@ -351,9 +377,11 @@ static int kind_index(sim_fabric_step *fs, const xfer_kind *k)
     xfer_kind *x = &fs->kinds[fs->n_kinds];
     *x = *k;
     x->links = NULL;
+    x->link_bytes = NULL;
     x->n_links = 0;
     if (measure(fs, x) != COMET_OK) {
         free(x->links);
+        free(x->link_bytes);
         return -1;
     }
     return fs->n_kinds++;
@@ -368,8 +396,10 @@ static comet_status classify(sim_fabric_step *fs)
     fs->kind_of = malloc(sizeof *fs->kind_of * (size_t)(g->n > 0 ? g->n : 1));
     if (!fs->kind_of)
         return oom(fs);
-    for (int k = 0; k < fs->n_kinds; k++)
+    for (int k = 0; k < fs->n_kinds; k++) {
         fs->kinds[k].used = false;
+        fs->kinds[k].uses = fs->kinds[k].ran_alone = 0;
+    }
     int last = -1;
     for (int t = 0; t < g->n; t++) {
         bool is;
@@ -384,6 +414,7 @@ static comet_status classify(sim_fabric_step *fs)
         if (i < 0)
             return fs->st;
         fs->kinds[i].used = true;
+        fs->kinds[i].uses++;
         fs->kind_of[t] = last = i;
     }
     for (int64_t l = 0; l < fs->f_links; l++)
@@ -431,6 +462,7 @@ static int on_start(void *ctx, int task, double now)
         /* nothing else on its links, ever: its time alone, exactly */
         fs->g->tasks[task].duration = x->time;
         fs->alone_transfers++;
+        fs->kinds[k].ran_alone++;
         return 0;
     }
     int64_t id;
@@ -490,6 +522,110 @@ static comet_status on_failure(void *ctx, comet_error *err)
     return fs->st;
 }
 
+/* ---- seeing it: the links over the step ---------------------------------------- */
+
+void comet_sim_fabric_links_free(comet_sim_fabric_links *l)
+{
+    if (!l)
+        return;
+    for (int i = 0; i < l->n_series && i < COMET_FABRIC_HOT_LINKS; i++) {
+        free(l->series[i].t);
+        free(l->series[i].utilization);
+    }
+    memset(l, 0, sizeof *l);
+}
+
+/* fs->link_total: each kind's bytes per link times its count, alone kinds
+ * only or every kind (counted: ran_alone, or uses). */
+static void kinds_bytes(sim_fabric_step *fs, bool alone_only)
+{
+    for (int64_t l = 0; l < fs->f_links; l++)
+        fs->link_total[l] = 0.0;
+    for (int k = 0; k < fs->n_kinds; k++) {
+        const xfer_kind *x = &fs->kinds[k];
+        double times = (double)(alone_only ? x->ran_alone : x->uses);
+        for (int64_t j = 0; times > 0.0 && j < x->n_links; j++)
+            fs->link_total[x->links[j]] += times * x->link_bytes[j];
+    }
+}
+
+typedef struct link_load {
+    double per_bandwidth;        /* bytes / bandwidth: utilization times the time */
+    int64_t link;
+} link_load;
+
+static int by_load(const void *a, const void *b)
+{
+    const link_load *x = a, *y = b;
+    if (x->per_bandwidth != y->per_bandwidth)
+        return x->per_bandwidth > y->per_bandwidth ? -1 : 1;
+    return (x->link > y->link) - (x->link < y->link);
+}
+
+/* Before the run: the links that will be the most utilized (the most
+ * bytes per bandwidth over the graph: every transfer's bytes per link
+ * are its kind's), named, and watched on the run. */
+static comet_status watch_hot(sim_fabric_step *fs)
+{
+    comet_sim_fabric_links *out = fs->links;
+    comet_sim_fabric_links_free(out); /* an earlier run's (extrapolated steps run several) */
+    kinds_bytes(fs, false);
+    int64_t n = 0;
+    for (int64_t l = 0; l < fs->f_links; l++)
+        n += fs->link_total[l] > 0.0;
+    link_load *load = malloc(sizeof *load * (size_t)(n > 0 ? n : 1));
+    if (!load)
+        return oom(fs);
+    n = 0;
+    for (int64_t l = 0; l < fs->f_links; l++) {
+        comet_fabric_link info;
+        comet_fabric_link_of(fs->f, l, &info);
+        if (fs->link_total[l] > 0.0 && info.bandwidth > 0.0)
+            load[n++] = (link_load){fs->link_total[l] / info.bandwidth, l};
+    }
+    qsort(load, (size_t)n, sizeof *load, by_load);
+    out->n_hot = n < COMET_FABRIC_HOT_LINKS ? (int)n : COMET_FABRIC_HOT_LINKS;
+    for (int i = 0; i < out->n_hot; i++) {
+        comet_sim_link *h = &out->hot[i];
+        comet_fabric_link info;
+        comet_fabric_link_of(fs->f, load[i].link, &info);
+        h->link = load[i].link;
+        h->tier = info.tier < 3 ? info.tier : 2;
+        h->bandwidth = info.bandwidth;
+        comet_fabric_link_name(fs->f, h->link, h->name, sizeof h->name);
+        out->series[i].link = h->link;
+    }
+    free(load);
+    out->n_series = out->n_hot;
+    return fail(fs, comet_fabric_run_watch(fs->run, out->n_series, out->series,
+                                           &out->series_cut, &fs->err));
+}
+
+/* After the run: what every link carried, the flows' bytes (the run's)
+ * and the alone kinds' (their measurements, as often as they ran). */
+static void settle_links(sim_fabric_step *fs, double time)
+{
+    comet_sim_fabric_links *out = fs->links;
+    const double *flows = comet_fabric_run_link_bytes(fs->run);
+    kinds_bytes(fs, true);
+    out->time = time;
+    for (int64_t l = 0; l < fs->f_links; l++) {
+        if (flows[l] <= 0.0 && fs->link_total[l] <= 0.0)
+            continue;
+        comet_fabric_link info;
+        comet_fabric_link_of(fs->f, l, &info);
+        int tier = info.tier < 3 ? info.tier : 2;
+        out->bytes_per_tier[tier] += flows[l] + fs->link_total[l];
+        out->alone_per_tier[tier] += fs->link_total[l];
+    }
+    for (int i = 0; i < out->n_hot; i++) {
+        comet_sim_link *h = &out->hot[i];
+        h->alone_bytes = fs->link_total[h->link];
+        h->bytes = flows[h->link] + h->alone_bytes;
+        h->utilization = time > 0.0 ? h->bytes / (h->bandwidth * time) : 0.0;
+    }
+}
+
 comet_status sim_fabric_step_run(sim_fabric_step *fs, sim_graph *g, const step_coll *coll,
                                  int per_stage, double p2p_bytes, double *makespan,
                                  void (*describe)(const sim_task *t, void *ctx, char *out,
@@ -509,10 +645,17 @@ comet_status sim_fabric_step_run(sim_fabric_step *fs, sim_graph *g, const step_c
         *err = fs->err;
         st = fs->st;
     }
+    if (!st && fs->links && watch_hot(fs) != COMET_OK) {
+        *err = fs->err;
+        st = fs->st;
+    }
     if (st)
         return st;
     sim_outside out = {fs, on_start, on_next, on_advance, on_step, on_release, on_failure};
     st = sim_run_outside(g, &out, makespan, describe, NULL, err);
+    double ignored;
+    if (!st && fs->links && !(st = comet_fabric_run_next(fs->run, &ignored, err)))
+        settle_links(fs, *makespan); /* the next call recorded the watched links' last step */
     uint64_t events, updates;
     comet_fabric_run_stats(fs->run, &fs->flows, &events, &updates);
     return st;

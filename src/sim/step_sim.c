@@ -1167,14 +1167,15 @@ static comet_status extrapolate(const comet_model *m, const comet_system *sys,
  * flows; --congestion's per-dimension sharing is another model of the
  * same contention, so the two are not combined. */
 static comet_status fabric_step(const comet_system *sys, const comet_strategy *s,
-                                bool congestion, sim_fabric_step **out, comet_error *err)
+                                bool congestion, comet_sim_fabric_links *links,
+                                sim_fabric_step **out, comet_error *err)
 {
     *out = NULL;
     if (congestion)
         return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--flows",
                                "runs the transfers as flows on the fabric; --congestion "
                                "shares each dimension's bandwidth instead: use one of them");
-    return sim_fabric_step_new(sys, s, out, err);
+    return sim_fabric_step_new(sys, s, links, out, err);
 }
 
 comet_status comet_sim_step(const comet_model *m, const comet_system *sys,
@@ -1196,7 +1197,10 @@ comet_status comet_sim_step(const comet_model *m, const comet_system *sys,
     if (st)
         return st;
     sim_fabric_step *fabric = NULL;
-    if (whole && (st = fabric_step(sys, &s, congestion, &fabric, err)) != COMET_OK)
+    comet_sim_fabric_links *seen = whole ? o->links : NULL; /* the links, when asked */
+    if (seen)
+        memset(seen, 0, sizeof *seen);
+    if (whole && (st = fabric_step(sys, &s, congestion, seen, &fabric, err)) != COMET_OK)
         return st;
     if (o && o->scheduler == COMET_SCHED_THEMIS && !congestion) {
         sim_fabric_step_free(fabric);
@@ -1230,8 +1234,11 @@ comet_status comet_sim_step(const comet_model *m, const comet_system *sys,
         const char *links[COMET_MAX_DIMS];
         for (int d = 0; d < sys->n_dims && d < COMET_MAX_DIMS; d++)
             links[d] = sys->dims[d].name;
-        sim_chrome_trace_write(&b->g, b->per_stage, streams, R_PER_STAGE, links, kind_names, o->trace);
+        sim_chrome_trace_write(&b->g, b->per_stage, streams, R_PER_STAGE, links, kind_names,
+                               seen, o->trace);
     }
+    if (st)
+        comet_sim_fabric_links_free(seen);
     builder_free(b, false);
     return st;
 }
