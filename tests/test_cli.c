@@ -508,9 +508,20 @@ static void test_simulate_collective(void **state)
     expect_error("simulate --collective all-reduce --size 1",
                  "comet simulate: --size: needs a unit, e.g. \"80 GiB\" (units: B, KB, MB, GB, "
                  "TB, PB, EB, KiB, MiB, GiB, TiB)");
-    expect_error("simulate --collective broadcast --size '1 GiB' --npus 8",
-                 "comet simulate: --collective: expected all-reduce, reduce-scatter, all-gather or "
-                 "all-to-all, got \"broadcast\"");
+    expect_error("simulate --collective multicast --size '1 GiB' --npus 8",
+                 "comet simulate: --collective: expected all-reduce, reduce-scatter, all-gather, "
+                 "all-to-all, broadcast, reduce, gather, scatter or barrier, got \"multicast\"");
+    /* a broadcast is priced as an all-reduce (docs/collectives.md) */
+    run(&r, "simulate --collective broadcast --size '1 GiB' --npus 8 --json");
+    assert_int_equal(r.status, 0);
+    const char *bt = strstr(r.out, "\"time_s\": ");
+    assert_non_null(bt);
+    double broadcast = strtod(bt + 10, NULL);
+    run(&r, "simulate --collective all-reduce --size '1 GiB' --npus 8 --json");
+    assert_int_equal(r.status, 0);
+    const char *at = strstr(r.out, "\"time_s\": ");
+    assert_non_null(at);
+    assert_true(broadcast > 0.0 && broadcast == strtod(at + 10, NULL));
     expect_error("simulate --collective all-reduce --size '1 GiB'",
                  "comet simulate: --npus: is needed: system a100-80g-selene grows to fit (its "
                  "outermost dimension is auto)");
