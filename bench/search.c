@@ -5,7 +5,8 @@
  * thread with dominated points pruned, one thread evaluating every point,
  * and two threads. With `fat_tree` the preset's scale-out dimension is a
  * 2-tier fat tree of 64-port switches at 2:1, sprayed (the topology-aware
- * closed forms, docs/fabric.md). Usage: bench_search [runs] [fat_tree] */
+ * closed forms, docs/fabric.md); `fat_tree_ecmp` the same tree hashed (its
+ * busiest-link term). Usage: bench_search [runs] [fat_tree | fat_tree_ecmp] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,9 +42,10 @@ static int measure(const char *label, comet_search_request *req, int threads, in
 int main(int argc, char **argv)
 {
     int runs = argc > 1 ? atoi(argv[1]) : 7;
-    bool fat = argc > 2 && strcmp(argv[2], "fat_tree") == 0;
+    bool ecmp = argc > 2 && strcmp(argv[2], "fat_tree_ecmp") == 0;
+    bool fat = ecmp || (argc > 2 && strcmp(argv[2], "fat_tree") == 0);
     if (runs < 1 || runs > 64 || (argc > 2 && !fat)) {
-        fprintf(stderr, "usage: bench_search [runs 1..64] [fat_tree]\n");
+        fprintf(stderr, "usage: bench_search [runs 1..64] [fat_tree | fat_tree_ecmp]\n");
         return 2;
     }
     comet_model m;
@@ -55,7 +57,7 @@ int main(int argc, char **argv)
         d->topology = COMET_TOPO_FAT_TREE;
         d->shape.radix = 64;
         d->shape.oversubscription[0] = 2.0;
-        d->shape.routing = COMET_ROUTE_SPRAY;
+        d->shape.routing = ecmp ? COMET_ROUTE_ECMP : COMET_ROUTE_SPRAY;
     }
     comet_search_request req = {.model = &m, .system = &sys, .top_k = 10, .shards = 1};
     comet_search_space_defaults(&req.space);

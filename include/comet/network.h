@@ -30,6 +30,9 @@ typedef struct comet_link {
      * NULL / 1 from comet_link_of; comet_span_links sets inner. */
     const comet_net_shape *shape;
     int64_t inner;
+    /* NPUs along the whole dimension (0: n): a Clos's pod, whose uplinks
+     * ECMP hashes every group's connections onto */
+    int64_t size;
 } comet_link;
 
 /* ---- topology shapes (src/network/shape.c, docs/fabric.md) ------------------ */

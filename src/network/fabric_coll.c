@@ -307,7 +307,7 @@ static int send(fc_run *r, fl_engine *e, int64_t from, int64_t to, double bytes,
         r->too_many = true;
         return -1;
     }
-    return fl_send(e, from, to, bytes, hash, r->owner, tag);
+    return fl_send(e, from, to, bytes, hash ^ (uint64_t)to * 0xc2b2ae3d27d4eb4fULL, r->owner, tag);
 }
 
 /* Sends what phase p's state allows: ring steps once the step before has
@@ -320,8 +320,10 @@ static int progress(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, int 
     int64_t need, need_recv;
     needs(r, ph, &l, npu, ch, &need, &need_recv);
     int nch = r->channels[part_of(r, s)][p];
-    uint64_t hash = (uint64_t)npu * 0x9e3779b97f4a7c15ULL ^ (uint64_t)(s * 1024 + k) << 20 ^
-                    (uint64_t)(p * 2048 + ch);
+    /* a connection (what ECMP hashes): this NPU's, per stream and channel,
+     * to each peer (send() adds the peer); the chunks and phases of one
+     * collective reuse it, as NCCL's rings reuse their connections */
+    uint64_t hash = (uint64_t)npu * 0x9e3779b97f4a7c15ULL ^ (uint64_t)s << 20 ^ (uint64_t)ch << 27;
     switch (ph->algo) {
     case FC_RING: {
         /* channel ch of nch: on a ring, torus or mesh shift +1 / -1 (two
@@ -352,7 +354,7 @@ static int progress(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, int 
             int64_t t = cnt->sent, d = t / 2 + 1;
             int64_t shift = t % 2 == 0 ? d : l.n - d;
             int64_t to = member(&l, (l.me + shift) % l.n);
-            if (send(r, e, npu, to, unit, tag_of(to, s, k, p, ch, KIND_PEER), hash + (uint64_t)cnt->sent) != 0)
+            if (send(r, e, npu, to, unit, tag_of(to, s, k, p, ch, KIND_PEER), hash) != 0)
                 return -1;
             cnt->sent++;
         }
@@ -367,7 +369,7 @@ static int progress(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, int 
         while (cnt->sent < need) {
             int64_t j = cnt->sent + 1;
             int64_t to = ph->algo == FC_GATHER ? member(&l, 0) : member(&l, j);
-            if (send(r, e, npu, to, unit, tag_of(to, s, k, p, ch, KIND_PEER), hash + (uint64_t)j) != 0)
+            if (send(r, e, npu, to, unit, tag_of(to, s, k, p, ch, KIND_PEER), hash) != 0)
                 return -1;
             cnt->sent++;
         }
@@ -393,7 +395,7 @@ static int progress(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, int 
         double unit = ph->bytes / (double)l.n;
         for (int64_t j = 1; j < l.n && cnt->sent < need; j++) {
             int64_t to = member(&l, (l.me + j) % l.n);
-            if (send(r, e, npu, to, unit, tag_of(to, s, k, p, ch, KIND_PEER), hash + (uint64_t)j) != 0)
+            if (send(r, e, npu, to, unit, tag_of(to, s, k, p, ch, KIND_PEER), hash) != 0)
                 return -1;
             cnt->sent++;
         }

@@ -36,6 +36,7 @@ void comet_link_of(const comet_net_dim *d, int64_t n, comet_link *l)
     l->size_model = d->protocols != COMET_PROTOCOLS_NONE || d->bus.n_curves > 0 ? d : NULL;
     l->shape = &d->shape;
     l->inner = 1;
+    l->size = d->size > n ? d->size : n;
 }
 
 static inline int n_dims_of(const comet_system *sys)

@@ -8,9 +8,15 @@
  * step's groups do), so a leaf carries the traffic of every group on it:
  * a pattern's load is the larger of the NPU port's and each tier's
  * uplinks' (what leaves a leaf or pod over its up ports), flows spread
- * evenly over equal paths (routing: spray; ECMP's hash collisions are the
- * flow simulation's, docs/fabric.md). */
+ * evenly over equal paths (routing: spray). Under ECMP every connection
+ * keeps the path its hash picks, so a tier's busiest uplink (or downlink)
+ * in the whole pod carries more than the mean, and every step of a
+ * symmetric collective waits on it: the expected busiest of the pod's
+ * links, each holding a Poisson number of connections (docs/fabric.md,
+ * "ECMP"). */
 #include "families.h"
+
+#include <math.h>
 
 /* How a group of n sits on the tree: c[t] of its members share one leaf
  * (t 0) or pod (t 1); act[t] NPUs on it run the pattern at once (every
@@ -19,6 +25,9 @@
 typedef struct clos_view {
     int tiers;
     double n, c[2], g[2], act[2], up[2];
+    bool ecmp;
+    double channels;     /* connections per flow, each 1/channels of it (ECMP hashes them apart) */
+    double links[2];     /* a tier's hashed links in the pod: every leaf's (block's) up and down */
 } clos_view;
 
 static double dmin(double a, double b) { return a < b ? a : b; }
@@ -30,11 +39,17 @@ static clos_view clos_view_of(const comet_link *l, bool rail)
     fallback.radix = 64;
     comet_clos_ports p;
     comet_clos_ports_of(l->shape ? l->shape : &fallback, &p);
-    clos_view v = {p.tiers, (double)l->n, {1, 1}, {1, 1}, {1, 1}, {1, 1}};
+    clos_view v = {p.tiers, (double)l->n, {1, 1}, {1, 1}, {1, 1}, {1, 1}, false, 1, {1, 1}};
     int64_t inner = l->inner > 1 ? l->inner : 1;
     int64_t held[2] = {p.down[0], p.down[0] * p.down[1]};
     v.up[0] = (double)p.up[0];
     v.up[1] = (double)p.up[0] * (double)p.up[1];
+    const comet_net_shape *sh = l->shape ? l->shape : &fallback;
+    v.ecmp = sh->routing == COMET_ROUTE_ECMP;
+    v.channels = sh->channels > 1 ? (double)sh->channels : 1.0;
+    double pod = (double)(l->size > l->n ? l->size : l->n) * (double)inner;
+    for (int t = 0; t < 2; t++)
+        v.links[t] = 2.0 * ceil(pod / (double)held[t]) * v.up[t];
     for (int t = 0; t < 2; t++) {
         v.act[t] = (double)held[t];
         if (rail) {          /* one rail per leaf; a pod's leaves are one rail's */
@@ -55,12 +70,45 @@ static clos_view clos_view_of(const comet_link *l, bool rail)
     return v;
 }
 
-/* The factor a tier's uplinks slow `flows` concurrent NPU-rate flows by. */
+/* The expected busiest of m links holding Poisson(lambda) connections
+ * each: the k where m P(X >= k) falls to 1, with P(X >= k) = P(X = k) /
+ * (1 - lambda / (k + 1)) and k! by Stirling, so
+ *   k ln(k / (e lambda)) + lambda + ln(2 pi k) / 2 + ln(1 - lambda / (k + 1)) = ln m,
+ * solved by Newton's method from the Chernoff bound's root (a few steps;
+ * never below lambda). Within 0.4 of the exact expected maximum for
+ * lambda from 0.1 to 8 and m from 100 to 2,000 (docs/fabric.md, "ECMP";
+ * Gonnet 1981 and Raab & Steger 1998 give its two asymptotic ends). */
+#define EULER_E 2.718281828459045
+#define TWO_PI 6.283185307179586
+
+static double busiest_link(double lambda, double m)
+{
+    if (!(lambda > 0.0) || !(m > 1.0))
+        return lambda;
+    double ln_m = log(m), k = dmax(lambda * EULER_E, lambda + sqrt(2.0 * lambda * ln_m));
+    for (int i = 0; i < 8; i++) {
+        double f = k * log(k / (EULER_E * lambda)) + lambda + 0.5 * log(TWO_PI * k) +
+                   log(1.0 - lambda / (k + 1.0)) - ln_m;
+        double slope = log(k / lambda) + 0.5 / k;
+        if (!(slope > 1e-9))
+            break;
+        double next = k - f / slope;
+        k = next > lambda ? next : 0.5 * (k + lambda);
+    }
+    return dmax(k, lambda);
+}
+
+/* The factor a tier's uplinks slow `flows` concurrent NPU-rate flows by:
+ * their mean share sprayed, the busiest link's hashed (ECMP), each flow
+ * `channels` connections of 1/channels of it. */
 static double tier_factor(const clos_view *v, int t, double flows)
 {
     if (t >= v->tiers - 1)
         return 1.0;
-    return dmax(1.0, flows / v->up[t]);
+    double mean = flows / v->up[t];
+    if (!v->ecmp)
+        return dmax(1.0, mean);
+    return dmax(1.0, busiest_link(mean * v->channels, v->links[t]) / v->channels);
 }
 
 /* One hop is a: up to the leaf and down (a/2 a link); each tier a path
