@@ -139,9 +139,8 @@ int cli_simulate_flows(const cli_flow_args *a, const comet_system *sys, int64_t 
     comet_fabric_info info;
     comet_fabric_info_of(f, &info);
     int64_t span[COMET_MAX_DIMS];
-    comet_system resolved = *sys;
-    for (int d = 0; d < sys->n_dims; d++)
-        resolved.dims[d].size = info.sizes[d];
+    comet_system resolved;
+    comet_fabric_system(f, sys, &resolved);
     if (a->splits > 0)
         resolved.collective_chunks = a->splits;
     comet_status st = parse_span(a->span, sys, info.sizes, span, &err);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "comet/comet.h"
+#include "../src/network/families.h"
 
 #define GIB 1073741824.0
 
@@ -502,6 +503,39 @@ static void test_estimator_within_5_percent(void **state)
  * 4 down / 4 up, 4 blocks of 4 leaves: 64 NPUs. Switches: 16 leaves, 16
  * aggs, 16 cores; links: 2 x (64 ports + 64 leaf uplinks + 64 agg
  * uplinks). A route across blocks climbs to a core: 6 links. */
+/* An NPU's own port (fab_ops.port, what in-network reduction sends on) is
+ * the first link of its route to an NPU on another leaf, and the last of
+ * the route back, on a switch of two dimensions and a 3-tier Clos. */
+static void test_ports_are_the_routes_ends(void **state)
+{
+    (void)state;
+    comet_system s;
+    base_system(&s, "ports");
+    add_dim(&s, "nv", 4, COMET_TOPO_SWITCH, COMET_ALGO_RING, 400e9, 0.0);
+    comet_net_dim *d = add_dim(&s, "ib", 16, COMET_TOPO_FAT_TREE, COMET_ALGO_RING, 50e9, 1e-6);
+    d->shape.tiers = 3;
+    d->shape.radix = 8;
+    comet_error err;
+    comet_fabric *f = NULL;
+    assert_int_equal(comet_fabric_build(&s, 0, &f, &err), COMET_OK);
+    int32_t path[16];
+    for (int dim = 0; dim < 2; dim++) {
+        const fab_dim *fd = &f->dims[dim];
+        const fab_ops *ops = net_topology_of(fd->topo)->fabric;
+        for (int64_t npu = 0; npu < f->npus; npu += 7) {
+            int64_t in = npu % fd->inner, pos = (npu / fd->inner) % fd->size;
+            int64_t out = npu / (fd->inner * fd->size);
+            int64_t far = npu + fd->inner * (((pos + fd->size / 2) % fd->size) - pos);
+            int n = comet_fabric_route(f, npu, far, 0, path, 16);
+            assert_true(n >= 2);
+            assert_int_equal(path[0], ops->port(fd, in, out, pos, false));
+            n = comet_fabric_route(f, far, npu, 0, path, 16);
+            assert_int_equal(path[n - 1], ops->port(fd, in, out, pos, true));
+        }
+    }
+    comet_fabric_free(f);
+}
+
 static void test_three_tier_layout(void **state)
 {
     (void)state;
@@ -584,6 +618,7 @@ void suite_fabric(test_tally *t)
         cmocka_unit_test(test_watched_link_series),
         cmocka_unit_test(test_estimator_within_5_percent),
         cmocka_unit_test(test_three_tier_layout),
+        cmocka_unit_test(test_ports_are_the_routes_ends),
         cmocka_unit_test(test_errors),
     };
     RUN_GROUP(t, fabric);

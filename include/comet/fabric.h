@@ -40,6 +40,10 @@ typedef struct comet_fabric_info {
 
 void comet_fabric_info_of(const comet_fabric *f, comet_fabric_info *out);
 
+/* sys as the fabric built it: its dimensions' sizes the fabric's (an auto
+ * outermost dimension resolved), so closed forms and plans see them. */
+void comet_fabric_system(const comet_fabric *f, const comet_system *sys, comet_system *out);
+
 /* The links a transfer from NPU a to NPU b takes, dimension by dimension
  * (innermost first), into path[0..cap): returns how many, or -1 for a bad
  * NPU id or a path longer than cap. hash picks among a Clos's equal paths

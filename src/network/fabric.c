@@ -166,6 +166,14 @@ void comet_fabric_info_of(const comet_fabric *f, comet_fabric_info *out)
         out->sizes[d] = f->dims[d].size;
 }
 
+void comet_fabric_system(const comet_fabric *f, const comet_system *sys, comet_system *out)
+{
+    if (out != sys)
+        *out = *sys;
+    for (int d = 0; d < f->n_dims && d < out->n_dims; d++)
+        out->dims[d].size = f->dims[d].size;
+}
+
 int comet_fabric_route(const comet_fabric *f, int64_t a, int64_t b, uint64_t hash,
                        int32_t *path, int cap)
 {

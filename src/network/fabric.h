@@ -59,6 +59,9 @@ typedef struct fab_ops {
      * inner index `in` of outer instance `out`; returns the count (<= cap). */
     int (*route)(const comet_fabric *f, const fab_dim *d, int64_t in, int64_t out, int64_t a,
                  int64_t b, uint64_t hash, int32_t *path, int cap);
+    /* The NPU's own port on a switch: its link up to it (down: from it);
+     * NULL where NPUs hang off no switch of their own (rings, tori). */
+    int32_t (*port)(const fab_dim *d, int64_t in, int64_t out, int64_t pos, bool down);
 } fab_ops;
 
 static inline void fab_set(comet_fabric *f, int64_t id, int64_t from, int64_t to, double cap,

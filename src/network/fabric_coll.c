@@ -291,13 +291,12 @@ static void needs(const fc_run *r, const fc_phase *ph, const fc_line *l, int64_t
     *recv = !part ? 0 : root ? l->n - 1 : 1 - *sent; /* a scatter's root: its arrivals */
 }
 
-/* NPU npu's port on its switch dimension d (topo_switch.c's layout: link
- * 2p up to the switch, 2p + 1 down from it). */
+/* NPU npu's own port on its switch dimension d (the topology's layout). */
 static int32_t switch_port(const fab_dim *d, int64_t npu, bool down)
 {
-    int64_t inst = fab_instance(d, npu % d->inner, npu / (d->inner * d->size));
-    int64_t pos = (npu / d->inner) % d->size;
-    return (int32_t)(d->link0 + (inst * d->size + pos) * 2 + (down ? 1 : 0));
+    const fab_ops *ops = net_topology_of(d->topo)->fabric;
+    return ops->port(d, npu % d->inner, npu / (d->inner * d->size), (npu / d->inner) % d->size,
+                     down);
 }
 
 static int send(fc_run *r, fl_engine *e, int64_t from, int64_t to, double bytes, uint64_t tag,
@@ -904,9 +903,7 @@ comet_status comet_fabric_run_new(const comet_fabric *f, const comet_system *sys
         return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
     }
     fr->f = f;
-    fr->sys = *sys;
-    for (int d = 0; d < f->n_dims; d++)
-        fr->sys.dims[d].size = f->dims[d].size;
+    comet_fabric_system(f, sys, &fr->sys);
     fr->max_flows = max_flows > 0 ? max_flows : DEFAULT_MAX_FLOWS;
     *out = fr;
     return COMET_OK;

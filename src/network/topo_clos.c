@@ -368,7 +368,13 @@ static int clos_route(const comet_fabric *f, const fab_dim *d, int64_t in, int64
     return n;
 }
 
-static const fab_ops clos_fabric = {clos_layout, clos_build, clos_route};
+/* The NPU's port: its link up to its leaf (down: from it). */
+static int32_t clos_port(const fab_dim *d, int64_t in, int64_t out, int64_t pos, bool down)
+{
+    return (int32_t)(d->link0 + out * clos_pod_links(d) + 2 * (in + d->inner * pos) + (down ? 1 : 0));
+}
+
+static const fab_ops clos_fabric = {clos_layout, clos_build, clos_route, clos_port};
 
 const net_topology net_topology_fat_tree = {
     .id = COMET_TOPO_FAT_TREE,

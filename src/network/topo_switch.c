@@ -72,7 +72,12 @@ static int switch_route(const comet_fabric *f, const fab_dim *d, int64_t in, int
     return 2;
 }
 
-static const fab_ops switch_fabric = {switch_layout, switch_build, switch_route};
+static int32_t switch_port(const fab_dim *d, int64_t in, int64_t out, int64_t pos, bool down)
+{
+    return (int32_t)(d->link0 + (fab_instance(d, in, out) * d->size + pos) * 2 + (down ? 1 : 0));
+}
+
+static const fab_ops switch_fabric = {switch_layout, switch_build, switch_route, switch_port};
 
 const net_topology net_topology_switch = {
     .id = COMET_TOPO_SWITCH,

@@ -253,7 +253,7 @@ static int grid_route(const comet_fabric *f, const fab_dim *d, int64_t in, int64
     return n;
 }
 
-static const fab_ops grid_fabric = {grid_layout, grid_build, grid_route};
+static const fab_ops grid_fabric = {grid_layout, grid_build, grid_route, NULL};
 
 const net_topology net_topology_torus = {
     .id = COMET_TOPO_TORUS,

@@ -32,20 +32,15 @@ comet_status sim_fabric_prices_new(const comet_system *sys, int64_t npus,
                                    sim_fabric_prices **out, comet_error *err)
 {
     *out = NULL;
-    int64_t sizes[COMET_MAX_DIMS];
-    comet_status st = comet_system_layout(sys, npus, sizes, err);
-    if (st)
-        return st;
     sim_fabric_prices *p = calloc(1, sizeof *p);
     if (!p)
         return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
-    p->sys = *sys;
-    for (int d = 0; d < sys->n_dims; d++)
-        p->sys.dims[d].size = sizes[d];
-    if ((st = comet_fabric_build(&p->sys, npus, &p->f, err)) != COMET_OK) {
+    comet_status st = comet_fabric_build(sys, npus, &p->f, err);
+    if (st) {
         free(p);
         return st;
     }
+    comet_fabric_system(p->f, sys, &p->sys);
     *out = p;
     return COMET_OK;
 }

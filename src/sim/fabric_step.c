@@ -157,14 +157,15 @@ comet_status sim_fabric_step_new(const comet_system *sys, const comet_strategy *
     fs->npus = comet_strategy_npus(s);
     fs->stages = (int)s->pp;
     fs->per_stage_npus = fs->npus / s->pp;
-    int64_t sizes[COMET_MAX_DIMS];
-    comet_status st = comet_system_layout(sys, fs->npus, sizes, err);
     int64_t spans[COMET_RANK_DIGITS][COMET_MAX_DIMS], counts[COMET_RANK_DIGITS];
     comet_strategy_digit_spans(s, spans);
     comet_strategy_digit_counts(s, counts);
-    fs->sys = *sys;
+    comet_status st = comet_fabric_build(sys, fs->npus, &fs->f, err);
+    if (!st)
+        comet_fabric_system(fs->f, sys, &fs->sys);
+    int64_t sizes[COMET_MAX_DIMS];
     for (int d = 0; !st && d < sys->n_dims; d++) {
-        fs->sys.dims[d].size = sizes[d];
+        sizes[d] = fs->sys.dims[d].size;
         int64_t used = 1;
         for (int i = 0; i < COMET_RANK_DIGITS; i++)
             used *= spans[i][d];
@@ -174,8 +175,6 @@ comet_status sim_fabric_step_new(const comet_system *sys, const comet_strategy *
                                  "%s; the fabric's step simulation needs one rank per NPU",
                                  (long long)used, (long long)sizes[d], sys->dims[d].name);
     }
-    if (!st)
-        st = comet_fabric_build(&fs->sys, fs->npus, &fs->f, err);
     if (!st) {
         comet_fabric_info info;
         comet_fabric_info_of(fs->f, &info);
