@@ -715,10 +715,12 @@ static comet_status rooted_phases(fc_run *r, const comet_system *sys, int j, con
             ph.root_mask = before;
             before = (uint8_t)(before | 1u << ph.dim);
         } else if (pc == COMET_COLL_ALL_REDUCE &&
-                   sys->dims[d].topology == COMET_TOPO_FULLY_CONNECTED) {
-            /* a chain would use one of the n-1 links: a scatter (its pieces
-             * on every link at once) then an all-gather, or a reduce-scatter
-             * then a gather, the same bandwidth as the closed form's */
+                   (sys->dims[d].topology == COMET_TOPO_FULLY_CONNECTED ||
+                    (grid_topo(sys->dims[d].topology) && r->group_m[d] > 1))) {
+            /* a chain would use one of the n-1 links (fully connected) or
+             * cross a torus or mesh of several axes in one file: a scatter
+             * (its pieces on every link at once) then an all-gather (per
+             * axis on a grid), or a reduce-scatter then a gather */
             ph.algo = down ? FC_SCATTER : FC_GATHER;
             ph.root_mask = 0;
             if (!down)
