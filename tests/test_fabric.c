@@ -503,6 +503,37 @@ static void test_estimator_within_5_percent(void **state)
  * 4 down / 4 up, 4 blocks of 4 leaves: 64 NPUs. Switches: 16 leaves, 16
  * aggs, 16 cores; links: 2 x (64 ports + 64 leaf uplinks + 64 agg
  * uplinks). A route across blocks climbs to a core: 6 links. */
+/* In-network reduction on a sprayed Clos (SHARP's aggregation tree): each
+ * NPU sends S up its port and gets S back, each leaf sends one reduced S
+ * up and gets one back (16 NPUs on 4 leaves of 8-port switches: ports 32 S
+ * in all, leaf uplinks 8 S), against the ring's 2 x 2 x 15/16 S through
+ * each leaf's uplinks (one ring edge out and one in per leaf, per pass).
+ * Its 32 pieces pass four store-and-forward stages: the port up, the
+ * leaf's sprayed uplinks (4 B) up and down, the port down, so the time is
+ * S/B (1 + 1/32 + 2/128) where the closed form streams S/B. */
+static void test_in_network_on_a_clos(void **state)
+{
+    (void)state;
+    comet_system s;
+    base_system(&s, "sharp");
+    comet_net_dim *d = add_dim(&s, "ib", 16, COMET_TOPO_FAT_TREE, COMET_ALGO_RING, 50e9, 0.0);
+    d->shape.radix = 8;
+    d->shape.routing = COMET_ROUTE_SPRAY;
+    d->in_network_reduction = true;
+    int64_t span[COMET_MAX_DIMS];
+    span_all(&s, span);
+    comet_flow_result r;
+    double t = flows(&s, span, COMET_COLL_ALL_REDUCE, GIB, 1, false, &r);
+    assert_close(comet_collective_time(&s, span, COMET_COLL_ALL_REDUCE, GIB), GIB / 50e9, 1e-12);
+    assert_close(t, GIB / 50e9 * (1.0 + 1.0 / 32.0 + 2.0 / 128.0), 1e-9);
+    assert_close(r.bytes_per_tier[0], 32.0 * GIB, 1e-12);
+    assert_close(r.bytes_per_tier[1], 8.0 * GIB, 1e-12);
+    d->in_network_reduction = false;
+    flows(&s, span, COMET_COLL_ALL_REDUCE, GIB, 1, false, &r);
+    printf("  ring through the leaves' uplinks: %.4f GiB\n", r.bytes_per_tier[1] / GIB);
+    assert_close(r.bytes_per_tier[1], 4.0 * 2.0 * 2.0 * 15.0 / 16.0 * GIB, 1e-12);
+}
+
 /* An NPU's own port (fab_ops.port, what in-network reduction sends on) is
  * the first link of its route to an NPU on another leaf, and the last of
  * the route back, on a switch of two dimensions and a 3-tier Clos. */
@@ -619,6 +650,7 @@ void suite_fabric(test_tally *t)
         cmocka_unit_test(test_estimator_within_5_percent),
         cmocka_unit_test(test_three_tier_layout),
         cmocka_unit_test(test_ports_are_the_routes_ends),
+        cmocka_unit_test(test_in_network_on_a_clos),
         cmocka_unit_test(test_errors),
     };
     RUN_GROUP(t, fabric);

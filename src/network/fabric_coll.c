@@ -100,7 +100,10 @@ typedef struct fc_run {
     int max_channels, max_phases;
     fc_chunk_state *chunk;   /* [npu][stream][chunk] */
     fc_count *count;         /* [npu][stream][chunk][phase][channel] */
-    int32_t *arrived;        /* in-network: ups reaching the switch, per line leader */
+    int32_t *arrived;        /* in-network: pieces reaching a leaf, per leaf's first member */
+    int32_t *arrived_top;    /* ... and reaching the line's top switch, per line's first */
+    int32_t *line_leaves;    /* per line's first member: the leaves its line spans (0: not
+                                yet counted) */
     int64_t max_flows;
     bool failed;
     bool too_many;           /* stopped at max_flows */
@@ -299,6 +302,74 @@ static int32_t switch_port(const fab_dim *d, int64_t npu, bool down)
                      down);
 }
 
+/* ---- in-network reduction: a tree of the line's leaves under one top ---- */
+
+/* The switch an NPU's port goes up to (its leaf on a Clos). */
+static int32_t leaf_of(const fc_run *r, const fc_phase *ph, int64_t npu)
+{
+    return r->f->to[switch_port(&r->f->dims[ph->dim], npu, false)];
+}
+
+/* The run of consecutive members on member j's leaf: its first and count
+ * (a line fills its leaves in order, checked at the phase's start). */
+static void leaf_run(const fc_run *r, const fc_phase *ph, const fc_line *l, int64_t j,
+                     int64_t *first, int64_t *count)
+{
+    int32_t leaf = leaf_of(r, ph, member(l, j));
+    int64_t a = j, b = j;
+    while (a > 0 && leaf_of(r, ph, member(l, a - 1)) == leaf)
+        a--;
+    while (b + 1 < l->n && leaf_of(r, ph, member(l, b + 1)) == leaf)
+        b++;
+    *first = a;
+    *count = b - a + 1;
+}
+
+/* A piece's counter slot, for member npu (a leaf's or a line's first). */
+static int64_t piece_slot(const fc_run *r, int64_t npu, int s, int64_t k, int p, int piece)
+{
+    return (((local_of(r, npu) * r->streams + s) * r->chunks + k) * r->max_phases + p) *
+               IN_NETWORK_PIECES +
+           piece;
+}
+
+/* The leaves a line spans (counted once per line). */
+static int64_t line_leaves(fc_run *r, const fc_phase *ph, const fc_line *l)
+{
+    int32_t *n = &r->line_leaves[local_of(r, member(l, 0))];
+    if (*n == 0) {
+        int32_t c = 1;
+        for (int64_t j = 1; j < l->n; j++)
+            c += leaf_of(r, ph, member(l, j)) != leaf_of(r, ph, member(l, j - 1));
+        *n = c;
+    }
+    return *n;
+}
+
+/* The links from the leaf of member a up to the line's top switch (up) or
+ * down from it (the reverse): the route to (or from) the line's end that
+ * climbs highest, every leaf hashing alike so all meet at one top. Returns
+ * how many, or -1. */
+static int top_segment(const fc_run *r, const fc_line *l, int64_t a,
+                       bool down, int32_t *seg)
+{
+    int32_t p0[8], p1[8];
+    uint64_t h = (uint64_t)member(l, 0) * 0x9e3779b97f4a7c15ULL;
+    int64_t ma = member(l, a), m0 = member(l, 0), m1 = member(l, l->n - 1);
+    int n0 = down ? comet_fabric_route(r->f, m0, ma, h, p0, 8)
+                  : comet_fabric_route(r->f, ma, m0, h, p0, 8);
+    int n1 = down ? comet_fabric_route(r->f, m1, ma, h, p1, 8)
+                  : comet_fabric_route(r->f, ma, m1, h, p1, 8);
+    const int32_t *p = n1 > n0 ? p1 : p0;
+    int n = n1 > n0 ? n1 : n0;
+    if (n < 4)
+        return -1;
+    int climb = (n - 2) / 2; /* tiers climbed: the port up, `climb` up, `climb` down, the port */
+    for (int i = 0; i < climb; i++)
+        seg[i] = down ? p[1 + climb + i] : p[1 + i];
+    return climb;
+}
+
 static int send(fc_run *r, fl_engine *e, int64_t from, int64_t to, double bytes, uint64_t tag,
                 uint64_t hash)
 {
@@ -492,6 +563,71 @@ static int try_enter(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k)
     return advance(r, e, npu, s, k);
 }
 
+/* In-network reduction's pieces: `ch` is the piece plus IN_NETWORK_PIECES
+ * times its stage: 0 a member's piece reached its leaf, 1 a leaf's reduced
+ * piece reached the top switch, 2 the top's result reached a leaf (npu the
+ * leaf's first member for 1 and 2). On one leaf (a switch) the leaf is
+ * the top: its result goes down every port at once. */
+static int in_network_done(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, int p, int ch)
+{
+    const fc_phase *ph = &r->plan[part_of(r, s)].ph[p];
+    int stage = ch / IN_NETWORK_PIECES, piece = ch % IN_NETWORK_PIECES;
+    fc_line l = line_of(r, ph, npu);
+    double bytes = ph->bytes / IN_NETWORK_PIECES;
+    int64_t leaves = line_leaves(r, ph, &l);
+    int64_t first, count;
+    leaf_run(r, ph, &l, l.me, &first, &count);
+    int32_t seg[8];
+    if (stage == 0) {
+        /* the sender may send its next piece (steps counts its pieces up) */
+        fc_count *own = count_at(r, npu, s, k, p, 0);
+        own->steps++;
+        if (progress(r, e, npu, s, k, p, 0) != 0)
+            return -1;
+        int64_t slot = piece_slot(r, member(&l, first), s, k, p, piece);
+        if (++r->arrived[slot] == count) {
+            if (leaves == 1) {
+                for (int64_t j = 0; j < l.n; j++) {
+                    int64_t to = member(&l, j);
+                    int32_t down = switch_port(&r->f->dims[ph->dim], to, true);
+                    if (fl_send_path(e, &down, 1, bytes, r->owner,
+                                     tag_of(to, s, k, p, 0, KIND_PEER)) != 0)
+                        return -1;
+                }
+            } else {
+                int n = top_segment(r, &l, first, false, seg);
+                if (n < 0 || fl_send_path(e, seg, n, bytes, r->owner,
+                                          tag_of(member(&l, first), s, k, p,
+                                                 IN_NETWORK_PIECES + piece, KIND_UP)) != 0)
+                    return -1;
+            }
+        }
+        return advance(r, e, npu, s, k);
+    }
+    if (stage == 1) {
+        if (++r->arrived_top[piece_slot(r, member(&l, 0), s, k, p, piece)] < leaves)
+            return 0;
+        for (int64_t j = 0; j < l.n; j += count) {
+            int64_t f0;
+            leaf_run(r, ph, &l, j, &f0, &count);
+            int n = top_segment(r, &l, f0, true, seg);
+            if (n < 0 || fl_send_path(e, seg, n, bytes, r->owner,
+                                      tag_of(member(&l, f0), s, k, p,
+                                             2 * IN_NETWORK_PIECES + piece, KIND_UP)) != 0)
+                return -1;
+        }
+        return 0;
+    }
+    /* stage 2: down every port of the leaf */
+    for (int64_t j = first; j < first + count; j++) {
+        int64_t to = member(&l, j);
+        int32_t down = switch_port(&r->f->dims[ph->dim], to, true);
+        if (fl_send_path(e, &down, 1, bytes, r->owner, tag_of(to, s, k, p, 0, KIND_PEER)) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* A flow of collective r ended. */
 static int coll_flow_done(fc_run *r, fl_engine *e, uint64_t tag)
 {
@@ -499,29 +635,8 @@ static int coll_flow_done(fc_run *r, fl_engine *e, uint64_t tag)
     int s, p, ch, kind;
     untag(tag, &npu, &s, &k, &p, &ch, &kind);
     const fc_phase *ph = &r->plan[part_of(r, s)].ph[p];
-    if (kind == KIND_UP) {
-        /* piece ch of npu reached the switch: the sender may send the next
-         * (steps counts its pieces up), and the switch counts the piece on
-         * the line's first member's slot */
-        fc_line l = line_of(r, ph, npu);
-        fc_count *own = count_at(r, npu, s, k, p, 0);
-        own->steps++;
-        if (progress(r, e, npu, s, k, p, 0) != 0)
-            return -1;
-        int64_t lead = local_of(r, member(&l, 0));
-        int64_t slot = (((lead * r->streams + s) * r->chunks + k) * r->max_phases + p) *
-                           IN_NETWORK_PIECES + ch;
-        if (++r->arrived[slot] < l.n)
-            return advance(r, e, npu, s, k);
-        for (int64_t j = 0; j < l.n; j++) {
-            int64_t to = member(&l, j);
-            int32_t down = switch_port(&r->f->dims[ph->dim], to, true);
-            if (fl_send_path(e, &down, 1, ph->bytes / IN_NETWORK_PIECES, r->owner,
-                             tag_of(to, s, k, p, 0, KIND_PEER)) != 0)
-                return -1;
-        }
-        return advance(r, e, npu, s, k);
-    }
+    if (kind == KIND_UP)
+        return in_network_done(r, e, npu, s, k, p, ch);
     fc_line rl = line_of(r, ph, npu);
     if (ph->algo == FC_SCATTER || (ph->algo == FC_CHAIN && chain_pos(&rl, rl.me, ch, ph->mirror) == 1)) {
         /* the root's (the chain head's) send arrived: it counts the
@@ -795,8 +910,6 @@ static comet_status make_plans(fc_run *r, const comet_system *sys, const comet_l
             if (pc == COMET_COLL_ALL_REDUCE) {
                 bool in_net = links[phases[i].link].in_network_reduction &&
                               net_topology_of(nd->topology)->in_network_all_reduce;
-                if (in_net && nd->topology != COMET_TOPO_SWITCH)
-                    return unsupported(err, "in-network reduction on a Clos");
                 if (in_net) {
                     fc_phase ph = {d, -1, FC_IN_NETWORK, pc, phases[i].bytes, false, 0};
                     st = add_phase(&r->plan[j], ph, err);
@@ -858,6 +971,8 @@ static void run_free_slot(comet_fabric_run *fr, uint32_t id)
     free(r->chunk);
     free(r->count);
     free(r->arrived);
+    free(r->arrived_top);
+    free(r->line_leaves);
     free(r);
     fr->slots[id] = NULL;
     fr->free_slots[fr->n_free++] = id;
@@ -1044,7 +1159,8 @@ comet_status comet_fabric_run_collective(comet_fabric_run *fr, const comet_fabri
     double cells = (double)r->n_members * r->streams * (double)r->chunks;
     double mem = cells * (sizeof(fc_chunk_state) +
                           (double)r->max_phases *
-                              (r->max_channels * sizeof(fc_count) + 4 * IN_NETWORK_PIECES));
+                              (r->max_channels * sizeof(fc_count) + 8 * IN_NETWORK_PIECES)) +
+                 4.0 * (double)r->n_members;
     if (mem > 4e9) {
         st = comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
                              "the flow simulation's state would take %.1f GB (NPUs x chunks x "
@@ -1056,7 +1172,10 @@ comet_status comet_fabric_run_collective(comet_fabric_run *fr, const comet_fabri
     r->count = calloc((size_t)cells * (size_t)(r->max_phases * r->max_channels), sizeof *r->count);
     r->arrived = calloc((size_t)cells * (size_t)(r->max_phases * IN_NETWORK_PIECES),
                         sizeof *r->arrived);
-    if (!r->chunk || !r->count || !r->arrived)
+    r->arrived_top = calloc((size_t)cells * (size_t)(r->max_phases * IN_NETWORK_PIECES),
+                            sizeof *r->arrived_top);
+    r->line_leaves = calloc((size_t)r->n_members, sizeof *r->line_leaves);
+    if (!r->chunk || !r->count || !r->arrived || !r->arrived_top || !r->line_leaves)
         goto oom;
     r->left = (int64_t)cells;
     for (int64_t i = 0; i < r->n_members && !r->failed; i++) {
