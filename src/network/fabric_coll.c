@@ -27,6 +27,10 @@
  * pieces: piece i+1 goes up while the reduced piece i comes down, so the
  * phase takes S/B (1 + 1/pieces) where the closed form has S/B. */
 #define IN_NETWORK_PIECES 32
+/* The double binary tree's all-reduce pipelines each tree's half of the
+ * buffer in this many pieces: 2L stages of fill against 2x of streaming,
+ * so the flows take about 2x (1 + 2L/64) where the closed form has 2x. */
+#define TREE_PIECES 64
 
 void comet_flow_result_free(comet_flow_result *r)
 {
@@ -45,7 +49,7 @@ void comet_flow_options_defaults(comet_flow_options *o)
 }
 
 typedef enum fc_algo { FC_RING, FC_DIRECT, FC_HALVING, FC_BRUCK, FC_PAIRWISE, FC_IN_NETWORK,
-                       FC_SCATTER, FC_GATHER, FC_CHAIN } fc_algo;
+                       FC_SCATTER, FC_GATHER, FC_CHAIN, FC_TREE } fc_algo;
 
 typedef struct fc_phase {
     int dim;             /* system dimension */
@@ -77,6 +81,7 @@ typedef struct fc_chunk_state {
 typedef struct fc_count {
     int32_t sent, recv;
     uint64_t steps;
+    int32_t acked, down;     /* a tree's: its pieces up that arrived, its pieces sent down */
 } fc_count;
 
 /* One collective (or one set of point-to-point sends) running on the
@@ -240,6 +245,8 @@ static int64_t messages(const fc_phase *ph, const fc_line *l)
         return l->n - 1; /* the root's; see needs() */
     case FC_CHAIN:
         return l->n;     /* pieces */
+    case FC_TREE:
+        return TREE_PIECES; /* per tree; tree_done says when a phase is through */
     case FC_RING:
     case FC_DIRECT:
     case FC_PAIRWISE:
@@ -380,6 +387,8 @@ static int send(fc_run *r, fl_engine *e, int64_t from, int64_t to, double bytes,
     return fl_send(e, from, to, bytes, hash ^ (uint64_t)to * 0xc2b2ae3d27d4eb4fULL, r->owner, tag);
 }
 
+static int tree_progress(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, int p, int t);
+
 /* Sends what phase p's state allows: ring steps once the step before has
  * arrived, log steps once the last one has. */
 static int progress(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, int p, int ch)
@@ -445,6 +454,8 @@ static int progress(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, int 
         }
         return 0;
     }
+    case FC_TREE:
+        return tree_progress(r, e, npu, s, k, p, ch);
     case FC_CHAIN: {
         /* the head sends its pieces one after another, each once the last
          * has arrived (its recv counts the arrivals); the others pass each
@@ -512,10 +523,91 @@ static int progress(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, int 
     return 0;
 }
 
+/* ---- the double binary tree (NCCL's): two heaps over the line, the second
+ * over the members reversed, so the leaves of one are inner nodes of the
+ * other; each reduces half the buffer up and broadcasts it down, pieces
+ * pipelined ---- */
+
+/* Member j's position in tree t, and the member at position q. */
+static int64_t tree_pos(const fc_line *l, int64_t j, int t)
+{
+    return t == 0 ? j : l->n - 1 - j;
+}
+
+static int64_t tree_member(const fc_line *l, int64_t q, int t)
+{
+    return member(l, t == 0 ? q : l->n - 1 - q);
+}
+
+static int tree_children(const fc_line *l, int64_t q)
+{
+    return (2 * q + 1 < l->n) + (2 * q + 2 < l->n);
+}
+
+/* Pieces npu has from all its children (the fewer of the two counts). */
+static int64_t tree_from_children(const fc_count *c, int kids)
+{
+    int64_t a = (int64_t)(c->steps & 0xffffffffu), b = (int64_t)(c->steps >> 32);
+    return kids == 0 ? TREE_PIECES : kids == 1 ? a : (a < b ? a : b);
+}
+
+/* Sends what tree t lets npu send: a piece up once it has it from every
+ * child (a leaf, once its last piece up has arrived: paced), the root's
+ * reduced pieces down, and every piece from the parent on down. The
+ * channel tags the tree, and on the way up which child it comes from. */
+static int tree_progress(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, int p, int t)
+{
+    const fc_phase *ph = &r->plan[part_of(r, s)].ph[p];
+    fc_line l = line_of(r, ph, npu);
+    fc_count *c = count_at(r, npu, s, k, p, t);
+    int64_t q = tree_pos(&l, l.me, t);
+    int kids = tree_children(&l, q);
+    double unit = ph->bytes / 2.0 / TREE_PIECES;
+    uint64_t hash = (uint64_t)npu * 0x9e3779b97f4a7c15ULL ^ (uint64_t)s << 20 ^ (uint64_t)t << 27;
+    int64_t have = tree_from_children(c, kids);
+    if (q > 0) {
+        int64_t parent = tree_member(&l, (q - 1) / 2, t);
+        int side = (int)((q - 1) % 2);
+        while (c->sent < TREE_PIECES && c->sent < have && (kids > 0 || c->sent <= c->acked)) {
+            if (send(r, e, npu, parent, unit, tag_of(parent, s, k, p, t + 2 * (1 + side), KIND_PEER),
+                     hash) != 0)
+                return -1;
+            c->sent++;
+        }
+    }
+    /* down: the root's reduced pieces, the others' pieces from the parent */
+    int64_t ready = q == 0 ? have : c->recv;
+    while (kids > 0 && c->down < ready) {
+        for (int side = 0; side < kids; side++) {
+            int64_t child = tree_member(&l, 2 * q + 1 + side, t);
+            if (send(r, e, npu, child, unit, tag_of(child, s, k, p, t, KIND_PEER), hash) != 0)
+                return -1;
+        }
+        c->down++;
+    }
+    return 0;
+}
+
+static bool tree_done(fc_run *r, const fc_line *l, int64_t npu, int s, int64_t k, int p)
+{
+    for (int t = 0; t < 2; t++) {
+        const fc_count *c = count_at(r, npu, s, k, p, t);
+        int64_t q = tree_pos(l, l->me, t);
+        int kids = tree_children(l, q);
+        if (tree_from_children(c, kids) < TREE_PIECES || (kids > 0 && c->down < TREE_PIECES))
+            return false;
+        if (q > 0 && (c->sent < TREE_PIECES || c->recv < TREE_PIECES))
+            return false;
+    }
+    return true;
+}
+
 static bool phase_done(fc_run *r, int64_t npu, int s, int64_t k, int p)
 {
     const fc_phase *ph = &r->plan[part_of(r, s)].ph[p];
     fc_line l = line_of(r, ph, npu);
+    if (ph->algo == FC_TREE)
+        return tree_done(r, &l, npu, s, k, p);
     for (int ch = 0; ch < r->channels[part_of(r, s)][p]; ch++) {
         int64_t need_sent, need_recv;
         needs(r, ph, &l, npu, ch, &need_sent, &need_recv);
@@ -637,6 +729,31 @@ static int coll_flow_done(fc_run *r, fl_engine *e, uint64_t tag)
     const fc_phase *ph = &r->plan[part_of(r, s)].ph[p];
     if (kind == KIND_UP)
         return in_network_done(r, e, npu, s, k, p, ch);
+    if (ph->algo == FC_TREE) {
+        int t = ch % 2;
+        fc_count *c = count_at(r, npu, s, k, p, t);
+        if (ch >= 2) {
+            /* a child's piece up: count it on its side; the child, a leaf,
+             * may send its next */
+            int side = ch / 2 - 1;
+            c->steps += side == 0 ? 1u : (uint64_t)1 << 32;
+            fc_line tl = line_of(r, ph, npu);
+            int64_t child = tree_member(&tl, 2 * tree_pos(&tl, tl.me, t) + 1 + side, t);
+            count_at(r, child, s, k, p, t)->acked++;
+            fc_chunk_state *cc = chunk_at(r, child, s, k);
+            if (cc->entered && cc->cur == p &&
+                (tree_progress(r, e, child, s, k, p, t) != 0 || advance(r, e, child, s, k) != 0))
+                return -1;
+        } else {
+            c->recv++;
+        }
+        fc_chunk_state *cs = chunk_at(r, npu, s, k);
+        if (!cs->entered || cs->cur != p)
+            return 0;
+        if (tree_progress(r, e, npu, s, k, p, t) != 0)
+            return -1;
+        return advance(r, e, npu, s, k);
+    }
     fc_line rl = line_of(r, ph, npu);
     if (ph->algo == FC_SCATTER || (ph->algo == FC_CHAIN && chain_pos(&rl, rl.me, ch, ph->mirror) == 1)) {
         /* the root's (the chain head's) send arrived: it counts the
@@ -667,14 +784,6 @@ static int coll_flow_done(fc_run *r, fl_engine *e, uint64_t tag)
 }
 
 /* ---- planning ---------------------------------------------------------------- */
-
-static comet_status unsupported(comet_error *err, const char *what)
-{
-    return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
-                           "the flow simulation does not run %s yet (docs/fabric.md, "
-                           "\"Not yet\")",
-                           what);
-}
 
 static comet_status add_phase(fc_plan *pl, fc_phase ph, comet_error *err)
 {
@@ -769,6 +878,8 @@ static comet_status group_axes(fc_run *r, int dim, comet_error *err)
 
 static int channels_of(const fc_run *r, const comet_system *sys, const fc_phase *ph)
 {
+    if (ph->algo == FC_TREE) /* two trees */
+        return 2;
     if (ph->algo == FC_CHAIN) /* two counter-rotating chains on a ring, torus or mesh */
         return (sys->dims[ph->dim].topology == COMET_TOPO_RING && !r->f->dims[ph->dim].uni) ||
                        grid_topo(sys->dims[ph->dim].topology)
@@ -914,7 +1025,8 @@ static comet_status make_plans(fc_run *r, const comet_system *sys, const comet_l
                     fc_phase ph = {d, -1, FC_IN_NETWORK, pc, phases[i].bytes, false, 0};
                     st = add_phase(&r->plan[j], ph, err);
                 } else if (nd->algorithm == COMET_ALGO_DOUBLE_BINARY_TREE) {
-                    return unsupported(err, "the double binary tree's all-reduce");
+                    fc_phase ph = {d, -1, FC_TREE, pc, phases[i].bytes, false, 0};
+                    st = add_phase(&r->plan[j], ph, err);
                 } else {
                     st = expand(r, sys, j, d, COMET_COLL_REDUCE_SCATTER, phases[i].bytes, err);
                     if (!st)
