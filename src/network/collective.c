@@ -35,6 +35,23 @@ NET_COLD static comet_coll_cost sized_cost(comet_collective c, const comet_link 
                              COMET_PROTO_NONE};
 }
 
+comet_collective comet_collective_priced_as(comet_collective c, double *bytes)
+{
+    switch (c) {
+    case COMET_COLL_BROADCAST:
+    case COMET_COLL_REDUCE:
+        return COMET_COLL_ALL_REDUCE;
+    case COMET_COLL_GATHER:
+    case COMET_COLL_SCATTER:
+        return COMET_COLL_ALL_GATHER;
+    case COMET_COLL_BARRIER:
+        *bytes = COMET_BARRIER_BYTES;
+        return COMET_COLL_ALL_REDUCE;
+    default:
+        return c;
+    }
+}
+
 double comet_collective_time_1d(comet_collective c, const comet_link *link, double bytes)
 {
     c = comet_collective_priced_as(c, &bytes);

@@ -71,23 +71,6 @@ int comet_span_links(const comet_system *sys, const int64_t span[COMET_MAX_DIMS]
     return span_links(sys, span, links, dims);
 }
 
-comet_collective comet_collective_priced_as(comet_collective c, double *bytes)
-{
-    switch (c) {
-    case COMET_COLL_BROADCAST:
-    case COMET_COLL_REDUCE:
-        return COMET_COLL_ALL_REDUCE;
-    case COMET_COLL_GATHER:
-    case COMET_COLL_SCATTER:
-        return COMET_COLL_ALL_GATHER;
-    case COMET_COLL_BARRIER:
-        *bytes = COMET_BARRIER_BYTES;
-        return COMET_COLL_ALL_REDUCE;
-    default:
-        return c;
-    }
-}
-
 int comet_collective_plan(comet_collective c, const comet_link *links, const int *order, int m,
                           double bytes, comet_coll_phase out[COMET_MAX_COLL_PHASES])
 {

@@ -197,18 +197,18 @@ comet_status sim_fabric_step_new(const comet_system *sys, const comet_strategy *
     if (!st) {
         /* every rank's NPU, listed by stage: ranks in order of their other
          * digits, so member i of every stage is the same rank of its stage */
-        int64_t idx[COMET_RANK_DIGITS] = {0};
+        int64_t digit[COMET_RANK_DIGITS] = {0};
         int64_t *filled = calloc((size_t)fs->stages, sizeof *filled);
         if (!filled)
             st = comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
         for (int64_t r = 0; !st && r < fs->npus; r++) {
             int64_t rest = r;
             for (int i = 0; i < COMET_RANK_DIGITS; i++) {
-                idx[i] = rest % counts[i];
+                digit[i] = rest % counts[i];
                 rest /= counts[i];
             }
-            int64_t npu = comet_strategy_npu_of(spans, sizes, sys->n_dims, idx);
-            int stage = (int)idx[COMET_DIGIT_PP];
+            int64_t npu = comet_strategy_npu_of(spans, sizes, sys->n_dims, digit);
+            int stage = (int)digit[COMET_DIGIT_PP];
             fs->stage_npus[stage * fs->per_stage_npus + filled[stage]] = npu;
             fs->local[npu] = (int32_t)filled[stage]++;
         }
@@ -266,9 +266,9 @@ static comet_status oom(sim_fabric_step *fs)
  * that moves nothing on the fabric (compute, expansion memory, ring CP's
  * exposed part and DeepEP's split all-to-all, which keep their closed
  * forms). */
-static xfer_kind kind_of_task(const sim_fabric_step *fs, int task, bool *is)
+static xfer_kind kind_of_task(const sim_fabric_step *fs, int task_id, bool *is)
 {
-    const sim_task *t = &fs->g->tasks[task];
+    const sim_task *t = &fs->g->tasks[task_id];
     int stream = t->resource % fs->per_stage;
     xfer_kind k = {.resource = t->resource, .stage = t->stage, .group = -1};
     *is = false;
@@ -279,7 +279,7 @@ static xfer_kind kind_of_task(const sim_fabric_step *fs, int task, bool *is)
         k.bytes = fs->p2p_bytes;
         return k;
     }
-    const step_coll *c = &fs->coll[task];
+    const step_coll *c = &fs->coll[task_id];
     bool ring = c->on == STEP_ON_RING_FWD || c->on == STEP_ON_RING_BWD;
     *is = c->coll != COMET_COLL_NONE && !ring && c->bytes > 0.0 && !(c->outer > 0.0);
     k.group = step_group_of(c);
@@ -434,7 +434,7 @@ static comet_status classify(sim_fabric_step *fs)
     return COMET_OK;
 }
 
-static int remember(sim_fabric_step *fs, int64_t id, int task)
+static int remember(sim_fabric_step *fs, int64_t id, int task_id)
 {
     if (id >= fs->cap_task_of) {
         int cap = (int)(2 * id + 64);
@@ -446,20 +446,20 @@ static int remember(sim_fabric_step *fs, int64_t id, int task)
         fs->task_of = x;
         fs->cap_task_of = cap;
     }
-    fs->task_of[id] = task;
+    fs->task_of[id] = task_id;
     return 1;
 }
 
-static int on_start(void *ctx, int task, double now)
+static int on_start(void *ctx, int task_id, double now)
 {
     sim_fabric_step *fs = ctx;
-    int k = fs->kind_of[task];
+    int k = fs->kind_of[task_id];
     if (k < 0)
         return 0;
     const xfer_kind *x = &fs->kinds[k];
     if (x->alone) {
         /* nothing else on its links, ever: its time alone, exactly */
-        fs->g->tasks[task].duration = x->time;
+        fs->g->tasks[task_id].duration = x->time;
         fs->alone_transfers++;
         fs->kinds[k].ran_alone++;
         return 0;
@@ -469,7 +469,7 @@ static int on_start(void *ctx, int task, double now)
     if (start(fs, fs->run, x, &id) != COMET_OK)
         return -1;
     fs->flows_transfers++;
-    return remember(fs, id, task);
+    return remember(fs, id, task_id);
 }
 
 static int on_next(void *ctx, double *at)
@@ -627,7 +627,7 @@ static void settle_links(sim_fabric_step *fs, double time)
 
 comet_status sim_fabric_step_run(sim_fabric_step *fs, sim_graph *g, const step_coll *coll,
                                  int per_stage, double p2p_bytes, double *makespan,
-                                 void (*describe)(const sim_task *t, void *ctx, char *out,
+                                 void (*name_task)(const sim_task *t, void *ctx, char *out,
                                                   size_t cap),
                                  comet_error *err)
 {
@@ -651,7 +651,7 @@ comet_status sim_fabric_step_run(sim_fabric_step *fs, sim_graph *g, const step_c
     if (st)
         return st;
     sim_outside out = {fs, on_start, on_next, on_advance, on_step, on_release, on_failure};
-    st = sim_run_outside(g, &out, makespan, describe, NULL, err);
+    st = sim_run_outside(g, &out, makespan, name_task, NULL, err);
     double ignored;
     if (!st && fs->links && !(st = comet_fabric_run_next(fs->run, &ignored, err)))
         settle_links(fs, *makespan); /* the next call recorded the watched links' last step */

@@ -208,7 +208,7 @@ void sim_fabric_step_free(sim_fabric_step *fs);
  * each pipeline send moves per NPU. */
 comet_status sim_fabric_step_run(sim_fabric_step *fs, sim_graph *g, const step_coll *coll,
                                  int per_stage, double p2p_bytes, double *makespan,
-                                 void (*describe)(const sim_task *t, void *ctx, char *out,
+                                 void (*name_task)(const sim_task *t, void *ctx, char *out,
                                                   size_t cap),
                                  comet_error *err);
 /* The NPUs simulated; the last run's transfers run as flows (sharing
