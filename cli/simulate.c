@@ -316,8 +316,44 @@ static void render_sizes(comet_buf *b, const sim_args *a, const comet_system *sy
     }
 }
 
+/* The fabric's most utilized links over the step (with --flows). */
+static void render_hot_links(comet_buf *b, const comet_sim_fabric_links *l, bool json)
+{
+    int n = l && l->n_hot < 3 ? l->n_hot : 3;
+    if (json) {
+        comet_buf_printf(b, ", \"hot_links\": [");
+        for (int i = 0; l && i < l->n_hot; i++) {
+            comet_buf_printf(b, "%s{\"name\": ", i ? ", " : "");
+            comet_buf_json_string(b, l->hot[i].name);
+            comet_buf_printf(b, ", \"tier\": %d, \"bytes\": %.17g, \"alone_bytes\": %.17g, "
+                                "\"utilization\": %.6f}",
+                             l->hot[i].tier, l->hot[i].bytes, l->hot[i].alone_bytes,
+                             l->hot[i].utilization);
+        }
+        comet_buf_printf(b, "]");
+        return;
+    }
+    /* the top three, and the first above the NPUs' ports if none of them is */
+    int upper = -1;
+    for (int i = 0; l && i < l->n_hot && upper < 0; i++)
+        if (l->hot[i].tier > 0)
+            upper = i;
+    for (int i = 0; l && i < l->n_hot; i++) {
+        if (i >= n && i != upper)
+            continue;
+        const comet_sim_link *h = &l->hot[i];
+        const char *alone = !(h->alone_bytes > 0.0)           ? ""
+                            : h->alone_bytes >= h->bytes * 0.999 ? ", all by transfers alone"
+                                                                : ", partly by transfers alone";
+        comet_buf_printf(b, "           %s %s  %.1f %% (%.2f GiB%s)\n",
+                         i ? "                  " : "most utilized link", h->name,
+                         100.0 * h->utilization, h->bytes / 1073741824.0, alone);
+    }
+}
+
 static void render_step(comet_buf *b, const cli_inputs *in, const comet_sim_step_result *r,
-                        const comet_result *est, double seconds)
+                        const comet_result *est, const comet_sim_fabric_links *links,
+                        double seconds)
 {
     const comet_job *j = &in->job;
     double diff = est->step_time > 0 ? (r->step_time - est->step_time) / est->step_time : 0.0;
@@ -345,6 +381,8 @@ static void render_step(comet_buf *b, const cli_inputs *in, const comet_sim_step
                              (long long)r->fabric_npus, (long long)r->fabric_transfers,
                              (long long)r->fabric_alone, r->fabric_kinds,
                              (unsigned long long)r->fabric_flows);
+        if (r->fabric_npus > 0)
+            render_hot_links(b, links, true);
         comet_buf_printf(b, "}\n");
         return;
     }
@@ -368,6 +406,8 @@ static void render_step(comet_buf *b, const cli_inputs *in, const comet_sim_step
                          (long long)r->fabric_npus, (long long)r->fabric_transfers,
                          (unsigned long long)r->fabric_flows, (long long)r->fabric_alone,
                          r->fabric_kinds);
+    if (r->fabric_npus > 0)
+        render_hot_links(b, links, false);
     comet_buf_printf(b, "estimate   %.3f s   (simulated %+.2f %%)\n\n", est->step_time,
                      100.0 * diff);
     comet_buf_printf(b, "seconds per stage (compute stream: forward, backward, recompute, optimizer, "
@@ -401,14 +441,14 @@ static int simulate_step(int argc, char **argv)
     comet_buf trace;
     comet_buf_init(&trace);
     comet_sim_timeline timeline = {0};
-    comet_sim_fabric_links links = {0}; /* the fabric's, for the trace and the report */
+    comet_sim_fabric_links links = {0}; /* the fabric's: the output's, the trace's, the report's */
     bool reporting = in->report || in->plots;
     comet_sim_step_options opt = {
         .trace = in->trace ? &trace : NULL,
         .timeline = reporting ? &timeline : NULL,
         .fidelity = in->congestion ? COMET_SIM_CONGESTION : COMET_SIM_UNAWARE,
         .fabric = in->flows,
-        .links = in->flows && (in->trace || reporting) ? &links : NULL,
+        .links = in->flows ? &links : NULL,
         .max_tasks = in->max_tasks,
     };
     if (in->scheduler && strcmp(in->scheduler, "themis") == 0) {
@@ -436,7 +476,7 @@ static int simulate_step(int argc, char **argv)
     comet_buf_free(&trace);
     comet_buf out;
     comet_buf_init(&out);
-    render_step(&out, in, &r, &est, seconds);
+    render_step(&out, in, &r, &est, opt.links, seconds);
     if (!st)
         st = cli_write_output(in->output, out.data, out.len, &err);
     comet_buf_free(&out);

@@ -638,6 +638,8 @@ static void test_simulate_step_links(void **state)
     run(&r, "simulate --model megatron-22b --system ft8.yaml --tp 4 --pp 2 --dp 4 --gbs 32 "
             "--flows --trace step.json --report step.html --plots step-plots");
     assert_int_equal(r.status, 0);
+    /* the output names the most utilized links: the tree's uplink first */
+    assert_non_null(strstr(r.out, "most utilized link ib tier 1: ib switch 0 -> ib switch 4  "));
     static char text[1 << 22];
     slurp_in_workdir("step.json", text, sizeof text);
     assert_non_null(strstr(text, "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 2, "
