@@ -1,16 +1,21 @@
 /* Collectives as flows on the fabric. The collective is planned as the
  * closed form plans it (comet_collective_plan: reduce-scatter up the
  * spanned dimensions, all-reduce on the last, all-gather back down; an
- * all-reduce is a reduce-scatter then an all-gather unless a switch
- * reduces it in the network), then every NPU of every group runs it as a
+ * all-reduce is a reduce-scatter then an all-gather, two pipelined trees
+ * (double binary tree), or reduced in the network by a switch or a Clos's
+ * aggregation tree; rooted collectives are scatters, gathers and chains
+ * over those plans), then every NPU of every group runs it as a
  * state machine: per chunk and phase it sends its algorithm's messages as
  * flows and moves on as the messages it needs arrive, so the flows in
  * flight, not all of them, are held. A torus or mesh dimension under the
  * ring algorithm runs per axis, the buffer in one part per axis visiting
  * the axes in rotated orders (as its closed form says). A chunk enters a
  * phase once the chunk before it (of the same part) has left it, one
- * chunk per phase at a time, as the closed form pipelines them.
- * docs/fabric.md, "Collectives as flows". */
+ * chunk per phase at a time, as the closed form pipelines them. Many
+ * collectives and sends can run on one fabric at once, started and
+ * stepped by a simulator (comet_fabric_run: a training step's transfers),
+ * each flow carrying its transfer as owner. docs/fabric.md, "Collectives
+ * as flows". */
 #include "families.h"
 #include "flows.h"
 
