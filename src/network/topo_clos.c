@@ -145,8 +145,15 @@ static net_cost clos_scatter(const comet_link *l, bool rail)
     clos_view v = clos_view_of(l, rail);
     double load = (v.n - 1.0) / v.n;
     for (int t = 0; t < 2 && t < v.tiers - 1; t++)
-        if (v.c[t] < v.n)
-            load = dmax(load, v.act[t] * (v.n - v.c[t]) / (v.n * v.up[t]));
+        if (v.c[t] < v.n) {
+            /* the connections leaving a leaf (pod), S/n each: their mean per
+             * uplink sprayed, hashed the busiest link's (over the whole
+             * collective, the busiest link's bytes bound it) */
+            double per_link = v.act[t] * (v.n - v.c[t]) / v.up[t];
+            if (v.ecmp)
+                per_link = busiest_link(per_link, v.links[t]);
+            load = dmax(load, per_link / v.n);
+        }
     return (net_cost){clos_hops(&v), load};
 }
 
