@@ -169,6 +169,9 @@ double comet_fabric_run_now(const comet_fabric_run *r);
 comet_status comet_fabric_run_step(comet_fabric_run *r, const int64_t **done, int *n_done,
                                    comet_error *err);
 void comet_fabric_run_release(comet_fabric_run *r);
+/* Runs events until a transfer finishes (a run of one: until it is over),
+ * then releases it; an internal error when the flows run out first. */
+comet_status comet_fabric_run_finish(comet_fabric_run *r, comet_error *err);
 void comet_fabric_run_stats(const comet_fabric_run *r, uint64_t *flows, uint64_t *events,
                             uint64_t *rate_updates);
 /* Records the utilization of links series[0..n).link from now on, a step

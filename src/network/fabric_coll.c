@@ -394,6 +394,15 @@ static int send(fc_run *r, fl_engine *e, int64_t from, int64_t to, double bytes,
 
 static int tree_progress(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, int p, int t);
 
+/* A connection (what ECMP hashes): the NPU's, per stream and channel (a
+ * tree for the double binary tree), to each peer (send() adds the peer);
+ * the chunks and phases of one collective reuse it, as NCCL's rings reuse
+ * their connections. */
+static uint64_t conn_hash(int64_t npu, int s, int ch)
+{
+    return (uint64_t)npu * 0x9e3779b97f4a7c15ULL ^ (uint64_t)s << 20 ^ (uint64_t)ch << 27;
+}
+
 /* Sends what phase p's state allows: ring steps once the step before has
  * arrived, log steps once the last one has. */
 static int progress(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, int p, int ch)
@@ -404,10 +413,7 @@ static int progress(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, int 
     int64_t need, need_recv;
     needs(r, ph, &l, npu, ch, &need, &need_recv);
     int nch = r->channels[part_of(r, s)][p];
-    /* a connection (what ECMP hashes): this NPU's, per stream and channel,
-     * to each peer (send() adds the peer); the chunks and phases of one
-     * collective reuse it, as NCCL's rings reuse their connections */
-    uint64_t hash = (uint64_t)npu * 0x9e3779b97f4a7c15ULL ^ (uint64_t)s << 20 ^ (uint64_t)ch << 27;
+    uint64_t hash = conn_hash(npu, s, ch);
     switch (ph->algo) {
     case FC_RING: {
         /* channel ch of nch: on a ring, torus or mesh shift +1 / -1 (two
@@ -568,7 +574,7 @@ static int tree_progress(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k,
     int64_t q = tree_pos(&l, l.me, t);
     int kids = tree_children(&l, q);
     double unit = ph->bytes / 2.0 / TREE_PIECES;
-    uint64_t hash = (uint64_t)npu * 0x9e3779b97f4a7c15ULL ^ (uint64_t)s << 20 ^ (uint64_t)t << 27;
+    uint64_t hash = conn_hash(npu, s, t);
     int64_t have = tree_from_children(c, kids);
     if (q > 0) {
         int64_t parent = tree_member(&l, (q - 1) / 2, t);
@@ -660,6 +666,19 @@ static int try_enter(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k)
     return advance(r, e, npu, s, k);
 }
 
+/* Something arrived for npu's chunk k in phase p: if the NPU is in that
+ * phase it sends what it now may and moves on when through (else it is
+ * kept until the NPU enters the phase). */
+static int resume(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, int p, int ch)
+{
+    const fc_chunk_state *cs = chunk_at(r, npu, s, k);
+    if (!cs->entered || cs->cur != p)
+        return 0;
+    if (progress(r, e, npu, s, k, p, ch) != 0)
+        return -1;
+    return advance(r, e, npu, s, k);
+}
+
 /* In-network reduction's pieces: `ch` is the piece plus IN_NETWORK_PIECES
  * times its stage: 0 a member's piece reached its leaf, 1 a leaf's reduced
  * piece reached the top switch, 2 the top's result reached a leaf (npu the
@@ -745,19 +764,12 @@ static int coll_flow_done(fc_run *r, fl_engine *e, uint64_t tag)
             fc_line tl = line_of(r, ph, npu);
             int64_t child = tree_member(&tl, 2 * tree_pos(&tl, tl.me, t) + 1 + side, t);
             count_at(r, child, s, k, p, t)->acked++;
-            fc_chunk_state *cc = chunk_at(r, child, s, k);
-            if (cc->entered && cc->cur == p &&
-                (tree_progress(r, e, child, s, k, p, t) != 0 || advance(r, e, child, s, k) != 0))
+            if (resume(r, e, child, s, k, p, t) != 0)
                 return -1;
         } else {
             c->recv++;
         }
-        fc_chunk_state *cs = chunk_at(r, npu, s, k);
-        if (!cs->entered || cs->cur != p)
-            return 0;
-        if (tree_progress(r, e, npu, s, k, p, t) != 0)
-            return -1;
-        return advance(r, e, npu, s, k);
+        return resume(r, e, npu, s, k, p, t);
     }
     fc_line rl = line_of(r, ph, npu);
     if (ph->algo == FC_SCATTER || (ph->algo == FC_CHAIN && chain_pos(&rl, rl.me, ch, ph->mirror) == 1)) {
@@ -766,9 +778,7 @@ static int coll_flow_done(fc_run *r, fl_engine *e, uint64_t tag)
          * once all are delivered, as a blocking scatter returns */
         int64_t root = ph->algo == FC_SCATTER ? member(&rl, 0) : chain_member(&rl, 0, ch, ph->mirror);
         count_at(r, root, s, k, p, ch)->recv++;
-        fc_chunk_state *rs = chunk_at(r, root, s, k);
-        if (rs->entered && rs->cur == p &&
-            (progress(r, e, root, s, k, p, ch) != 0 || advance(r, e, root, s, k) != 0))
+        if (resume(r, e, root, s, k, p, ch) != 0)
             return -1;
     }
     int step = -1;
@@ -780,12 +790,7 @@ static int coll_flow_done(fc_run *r, fl_engine *e, uint64_t tag)
     if (step >= 0)
         c->steps |= (uint64_t)1 << step;
     c->recv++;
-    fc_chunk_state *cs = chunk_at(r, npu, s, k);
-    if (!cs->entered || cs->cur != p)
-        return 0; /* kept until the NPU enters the phase */
-    if (progress(r, e, npu, s, k, p, ch) != 0)
-        return -1;
-    return advance(r, e, npu, s, k);
+    return resume(r, e, npu, s, k, p, ch);
 }
 
 /* ---- planning ---------------------------------------------------------------- */
@@ -1076,7 +1081,6 @@ struct comet_fabric_run {
     uint32_t n_free;
     int64_t *done;           /* transfers finished in the last step */
     int n_done, cap_done;
-    bool failed;             /* a callback failed (memory, a route) */
     bool too_many;
 };
 
@@ -1395,6 +1399,27 @@ void comet_fabric_run_release(comet_fabric_run *fr)
     fr->n_done = 0;
 }
 
+comet_status comet_fabric_run_finish(comet_fabric_run *fr, comet_error *err)
+{
+    for (;;) {
+        const int64_t *done;
+        int n_done;
+        double at;
+        comet_status st = comet_fabric_run_next(fr, &at, err);
+        if (st)
+            return st;
+        if (!isfinite(at)) /* flows all ended, the transfer not through: a state machine stuck */
+            return comet_error_set(err, COMET_EINTERNAL, NULL, 0, 0, NULL,
+                                   "a transfer's flows ended with NPUs left in its phases");
+        if ((st = comet_fabric_run_step(fr, &done, &n_done, err)) != COMET_OK)
+            return st;
+        if (n_done > 0) {
+            comet_fabric_run_release(fr);
+            return COMET_OK;
+        }
+    }
+}
+
 void comet_fabric_run_stats(const comet_fabric_run *fr, uint64_t *flows, uint64_t *events,
                             uint64_t *rate_updates)
 {
@@ -1504,23 +1529,7 @@ comet_status comet_fabric_collective(const comet_fabric *f, const comet_system *
     int64_t id;
     if ((st = comet_fabric_run_collective(fr, &g, c, bytes, o->chunks, o->concurrent, &id, err)))
         goto done;
-    bool over = false;
-    while (!st && !over) {
-        const int64_t *done;
-        int n_done;
-        double at;
-        if ((st = comet_fabric_run_next(fr, &at, err)) != COMET_OK)
-            break;
-        if (!isfinite(at)) {
-            /* flows all ended, the collective not through: a state machine stuck */
-            st = comet_error_set(err, COMET_EINTERNAL, NULL, 0, 0, NULL,
-                                 "the collective's flows ended with NPUs left in its phases");
-            break;
-        }
-        if ((st = comet_fabric_run_step(fr, &done, &n_done, err)) != COMET_OK)
-            break;
-        over = n_done > 0;
-    }
+    st = comet_fabric_run_finish(fr, err);
     if (!st && fl_busy(fr->e))
         st = fl_run(fr->e, on_done, fr, err); /* a finished collective leaves no flow: guard */
     if (!st) {

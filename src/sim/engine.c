@@ -523,7 +523,7 @@ static int outside_event(run *r)
         r->now = at;
     r->g->events++;
     for (int i = 0; i < n_done && !r->oom; i++)
-        r->g->tasks[done[i]].end = r->now, stream_done(r, done[i]);
+        stream_done(r, done[i]);
     r->out->release(r->out->ctx);
     return 1;
 }

@@ -19,7 +19,6 @@
  * docs/fabric.md, "The training step on the fabric" and "Seeing it". */
 #include "sim.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,7 +46,6 @@ typedef struct xfer_kind {
     int64_t uses;                /* its transfers in this run's graph */
     int64_t ran_alone;           /* of them, run alone so far */
     bool alone;                  /* in this run no other stream's transfers use them */
-    bool used;
 } xfer_kind;
 
 enum { SEND_FWD = STEP_G_COUNT, SEND_BWD };
@@ -320,20 +318,8 @@ static comet_status measure(sim_fabric_step *fs, xfer_kind *k)
         return fs->st;
     int64_t id;
     comet_status st = start(fs, r, k, &id);
-    for (bool over = false; !st && !over;) {
-        double at;
-        const int64_t *done;
-        int n_done;
-        if ((st = fail(fs, comet_fabric_run_next(r, &at, &fs->err))) != COMET_OK)
-            break;
-        if (!isfinite(at)) {
-            st = fail(fs, comet_error_set(&fs->err, COMET_EINTERNAL, NULL, 0, 0, NULL,
-                                          "a transfer's flows ended before it did"));
-            break;
-        }
-        st = fail(fs, comet_fabric_run_step(r, &done, &n_done, &fs->err));
-        over = n_done > 0;
-    }
+    if (!st)
+        st = fail(fs, comet_fabric_run_finish(r, &fs->err));
     if (!st) {
         k->time = comet_fabric_run_now(r);
         const double *bytes = comet_fabric_run_link_bytes(r);
@@ -354,15 +340,18 @@ static comet_status measure(sim_fabric_step *fs, xfer_kind *k)
     return st;
 }
 
+static bool same_kind(const xfer_kind *a, const xfer_kind *b)
+{
+    return a->resource == b->resource && a->group == b->group && a->c == b->c &&
+           a->bytes == b->bytes;
+}
+
 /* The table's kind equal to k, added (and measured) when new. */
 static int kind_index(sim_fabric_step *fs, const xfer_kind *k)
 {
-    for (int i = fs->n_kinds - 1; i >= 0; i--) {
-        const xfer_kind *x = &fs->kinds[i];
-        if (x->resource == k->resource && x->group == k->group && x->c == k->c &&
-            x->bytes == k->bytes)
+    for (int i = fs->n_kinds - 1; i >= 0; i--)
+        if (same_kind(&fs->kinds[i], k))
             return i;
-    }
     if (fs->n_kinds == fs->cap_kinds) {
         int cap = fs->cap_kinds ? 2 * fs->cap_kinds : 32;
         xfer_kind *x = realloc(fs->kinds, sizeof *x * (size_t)cap);
@@ -395,10 +384,8 @@ static comet_status classify(sim_fabric_step *fs)
     fs->kind_of = malloc(sizeof *fs->kind_of * (size_t)(g->n > 0 ? g->n : 1));
     if (!fs->kind_of)
         return oom(fs);
-    for (int k = 0; k < fs->n_kinds; k++) {
-        fs->kinds[k].used = false;
+    for (int k = 0; k < fs->n_kinds; k++)
         fs->kinds[k].uses = fs->kinds[k].ran_alone = 0;
-    }
     int last = -1;
     for (int t = 0; t < g->n; t++) {
         bool is;
@@ -406,13 +393,9 @@ static comet_status classify(sim_fabric_step *fs)
         fs->kind_of[t] = -1;
         if (!is)
             continue;
-        const xfer_kind *x = last >= 0 ? &fs->kinds[last] : NULL;
-        bool same = x && x->resource == k.resource && x->group == k.group && x->c == k.c &&
-                    x->bytes == k.bytes;
-        int i = same ? last : kind_index(fs, &k);
+        int i = last >= 0 && same_kind(&fs->kinds[last], &k) ? last : kind_index(fs, &k);
         if (i < 0)
             return fs->st;
-        fs->kinds[i].used = true;
         fs->kinds[i].uses++;
         fs->kind_of[t] = last = i;
     }
@@ -420,7 +403,7 @@ static comet_status classify(sim_fabric_step *fs)
         fs->link_owner[l] = -1;
     for (int k = 0; k < fs->n_kinds; k++) {
         const xfer_kind *x = &fs->kinds[k];
-        for (int64_t j = 0; x->used && j < x->n_links; j++) {
+        for (int64_t j = 0; x->uses > 0 && j < x->n_links; j++) {
             int32_t *o = &fs->link_owner[x->links[j]];
             *o = *o == -1 || *o == x->resource ? x->resource : -2;
         }
@@ -428,7 +411,7 @@ static comet_status classify(sim_fabric_step *fs)
     for (int k = 0; k < fs->n_kinds; k++) {
         xfer_kind *x = &fs->kinds[k];
         x->alone = true;
-        for (int64_t j = 0; x->used && j < x->n_links && x->alone; j++)
+        for (int64_t j = 0; x->uses > 0 && j < x->n_links && x->alone; j++)
             x->alone = fs->link_owner[x->links[j]] == x->resource;
     }
     return COMET_OK;
