@@ -77,6 +77,7 @@ int cli_simulate_chakra(int argc, char **argv);
 /* comet simulate --collective ... --flows (cli/simulate_flows.c). */
 typedef struct cli_flow_args {
     bool on, one_group, json;
+    bool themis;               /* chunks ordered across dimensions by Themis */
     int64_t concurrent, max_flows, splits;
     const char *span;          /* "A,B,..." NPUs per group per dimension; NULL: all */
     const char *trace;         /* a Chrome trace with the hot links' utilization; NULL: none */

@@ -64,6 +64,7 @@ static void usage(FILE *out)
             "                         switches and routes), every NPU simulated, links shared\n"
             "                         max-min fairly (docs/fabric.md); with it:\n"
             "  --span A,B,...         NPUs per group along each dimension (default: all)\n"
+            "  --scheduler themis     each chunk's order of dimensions as Themis picks it\n"
             "  --concurrent N         identical collectives issued at once (default 1)\n"
             "  --one-group            only the first group runs (default: every group)\n"
             "  --max-flows N          refuse past N flows (default 250000000)\n"
@@ -186,11 +187,12 @@ static comet_status parse_args(int argc, char **argv, sim_args *a, comet_error *
         return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--plots",
                                "needs --report (it writes the report's charts as files)");
     if (a->flows.on && (a->congestion || a->max_size > 0.0 || a->active_chunks ||
-                        a->opt.scheduler != COMET_SCHED_BASELINE || a->opt.endpoint_delay > 0.0 ||
-                        a->opt.local_mem_bw > 0.0 || a->opt.astra_rounding))
+                        a->opt.endpoint_delay > 0.0 || a->opt.local_mem_bw > 0.0 ||
+                        a->opt.astra_rounding))
         return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--flows",
-                               "takes --splits, --span, --concurrent, --one-group and "
-                               "--max-flows, not the per-dimension simulator's options");
+                               "takes --splits, --span, --concurrent, --one-group, --scheduler "
+                               "and --max-flows, not the per-dimension simulator's options");
+    a->flows.themis = a->opt.scheduler == COMET_SCHED_THEMIS;
     if (a->active_chunks)
         a->opt.active_chunks = (int)a->active_chunks;
     if (a->collective == COMET_COLL_NONE)

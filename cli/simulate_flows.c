@@ -57,12 +57,12 @@ static void render(comet_buf *b, const cli_flow_args *a, const comet_system *sys
                             "\"switches\": %lld, \"links\": %lld, \"groups\": %lld, "
                             "\"concurrent\": %lld, \"time_s\": %.10g, \"analytic_s\": %.10g, "
                             "\"flows\": %llu, \"events\": %llu, \"rate_updates\": %llu, "
-                            "\"hot_links\": [",
+                            "\"scheduler\": \"%s\", \"hot_links\": [",
                          name, a->size, (long long)info.npus, (long long)info.switches,
                          (long long)info.links, (long long)r->groups,
                          (long long)(a->concurrent ? a->concurrent : 1), r->time, analytic,
                          (unsigned long long)r->flows, (unsigned long long)r->events,
-                         (unsigned long long)r->rate_updates);
+                         (unsigned long long)r->rate_updates, a->themis ? "themis" : "baseline");
         for (int i = 0; i < r->n_hot; i++) {
             char ln[160];
             comet_fabric_link_name(f, r->hot[i].link, ln, sizeof ln);
@@ -81,10 +81,12 @@ static void render(comet_buf *b, const cli_flow_args *a, const comet_system *sys
                          comet_topology_name(sys->dims[d].topology), (long long)info.sizes[d]);
     comet_buf_printf(b, "): %lld switches, %lld links\n", (long long)info.switches,
                      (long long)info.links);
-    comet_buf_printf(b, "%lld group%s at once, %lld collective%s each, flow-level, max-min fair\n\n",
+    comet_buf_printf(b, "%lld group%s at once, %lld collective%s each, flow-level, max-min "
+                        "fair%s\n\n",
                      (long long)r->groups, r->groups == 1 ? "" : "s",
                      (long long)(a->concurrent ? a->concurrent : 1),
-                     a->concurrent > 1 ? "s" : "");
+                     a->concurrent > 1 ? "s" : "",
+                     a->themis ? ", chunks ordered by Themis" : "");
     comet_buf_printf(b, "flows       %.6f ms  (%llu flows, %llu events, %llu rate updates, "
                         "%.3f s to simulate)\n",
                      r->time * 1e3, (unsigned long long)r->flows, (unsigned long long)r->events,
@@ -150,12 +152,26 @@ int cli_simulate_flows(const cli_flow_args *a, const comet_system *sys, int64_t 
     o.concurrent = a->concurrent > 0 ? (int)a->concurrent : 1;
     o.one_group = a->one_group;
     o.max_flows = a->max_flows;
+    uint8_t *order = NULL;
+    if (!st && a->themis) {
+        /* Themis orders each chunk's dimensions: the chunks counted here */
+        o.chunks = a->splits > 0 ? a->splits
+                                 : comet_collective_chunks_for(&resolved, span, a->collective,
+                                                               a->size);
+        order = malloc((size_t)o.chunks * COMET_MAX_DIMS);
+        if (!order)
+            st = comet_error_set(&err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+        else
+            comet_sim_themis_orders(&resolved, span, a->collective, a->size, o.chunks, order);
+        o.order = order;
+    }
     comet_flow_result r;
     double t0 = cli_now();
     if (!st)
         st = comet_fabric_collective(f, &resolved, span, a->collective, a->size, &o, &r, &err);
     double seconds = cli_now() - t0;
     if (st) {
+        free(order);
         comet_fabric_free(f);
         return cli_report_error("simulate", &err);
     }
@@ -183,6 +199,7 @@ int cli_simulate_flows(const cli_flow_args *a, const comet_system *sys, int64_t 
     }
     comet_flow_result_free(&r);
     comet_fabric_free(f);
+    free(order);
     if (!st)
         st = cli_write_output(NULL, out.data, out.len, &err);
     comet_buf_free(&out);

@@ -15,6 +15,8 @@
 
 #define GIB 1073741824.0
 
+static const comet_fabric_schedule one_chunk = {.chunks = 1, .concurrent = 1};
+
 static void base_system(comet_system *s, const char *name)
 {
     memset(s, 0, sizeof *s);
@@ -41,6 +43,16 @@ static comet_net_dim *add_dim(comet_system *s, const char *name, int64_t size, c
     return d;
 }
 
+/* s's fabric, built or the test failed. */
+static comet_fabric *fabric_of(const comet_system *s)
+{
+    comet_error err;
+    comet_fabric *f = NULL;
+    if (comet_fabric_build(s, 0, &f, &err))
+        fail_msg("%s: %s: %s", s->name, err.key, err.message);
+    return f;
+}
+
 /* The flows' time of collective c of `bytes` per NPU on every group of
  * span[] (or the first only), `concurrent` at once. */
 static double flows(const comet_system *s, const int64_t *span, comet_collective c, double bytes,
@@ -48,9 +60,7 @@ static double flows(const comet_system *s, const int64_t *span, comet_collective
 {
     comet_error err;
     comet_error_clear(&err);
-    comet_fabric *f = NULL;
-    if (comet_fabric_build(s, 0, &f, &err))
-        fail_msg("%s: %s: %s", s->name, err.key, err.message);
+    comet_fabric *f = fabric_of(s);
     comet_flow_options o;
     comet_flow_options_defaults(&o);
     o.concurrent = concurrent;
@@ -224,17 +234,17 @@ static void test_run_started_midway(void **state)
     comet_fabric_run *r;
     int64_t a, b;
     assert_int_equal(comet_fabric_run_new(f, &s, 0, &r, &err), COMET_OK);
-    assert_int_equal(comet_fabric_run_collective(r, &all, COMET_COLL_ALL_REDUCE, GIB, 1, 1, &a, &err),
+    assert_int_equal(comet_fabric_run_collective(r, &all, COMET_COLL_ALL_REDUCE, GIB, &one_chunk, &a, &err),
                      COMET_OK);
     double T = run_until(r, a, INFINITY, NULL);
     assert_close(T, 14.0 * GIB / (8.0 * 50e9), 1e-9);
     comet_fabric_run_free(r);
     assert_int_equal(comet_fabric_run_new(f, &s, 0, &r, &err), COMET_OK);
-    assert_int_equal(comet_fabric_run_collective(r, &all, COMET_COLL_ALL_REDUCE, GIB, 1, 1, &a, &err),
+    assert_int_equal(comet_fabric_run_collective(r, &all, COMET_COLL_ALL_REDUCE, GIB, &one_chunk, &a, &err),
                      COMET_OK);
     assert_true(run_until(r, a, T / 2.0, NULL) < 0.0);
     assert_close(comet_fabric_run_now(r), T / 2.0, 1e-12);
-    assert_int_equal(comet_fabric_run_collective(r, &all, COMET_COLL_ALL_REDUCE, GIB, 1, 1, &b, &err),
+    assert_int_equal(comet_fabric_run_collective(r, &all, COMET_COLL_ALL_REDUCE, GIB, &one_chunk, &b, &err),
                      COMET_OK);
     double b_end = -1.0;
     assert_close(run_until(r, a, INFINITY, NULL), 1.5 * T, 1e-9);
@@ -256,12 +266,12 @@ static void test_run_started_midway(void **state)
     g.members = half;
     g.local = local;
     g.n_members = 4;
-    assert_int_equal(comet_fabric_run_collective(r, &g, COMET_COLL_ALL_REDUCE, GIB, 1, 1, &c, &err),
+    assert_int_equal(comet_fabric_run_collective(r, &g, COMET_COLL_ALL_REDUCE, GIB, &one_chunk, &c, &err),
                      COMET_EINTERNAL);
     /* the same 4 as groups of 2 along the ring, 4 apart: 0+4 is not listed either */
     g.span[0] = 2;
     g.stride[0] = 4;
-    assert_int_equal(comet_fabric_run_collective(r, &g, COMET_COLL_ALL_REDUCE, GIB, 1, 1, &c, &err),
+    assert_int_equal(comet_fabric_run_collective(r, &g, COMET_COLL_ALL_REDUCE, GIB, &one_chunk, &c, &err),
                      COMET_EINTERNAL);
     comet_fabric_run_free(r);
     comet_fabric_free(f);
@@ -622,6 +632,92 @@ static void test_double_binary_tree(void **state)
     assert_true(t >= 2.0 * x * (1.0 - 1e-9) && t <= 2.0 * x * 1.15);
 }
 
+/* Themis inside the flows: on two switches of 8 at B each, the baseline
+ * all-reduce of S in 16 chunks reduces S on the first and S/8 on the
+ * second, 2 (7/8) S/B (1 + 1/8) of work on the first while the second
+ * idles; Themis alternates which dimension a chunk starts on, so each
+ * takes half the chunks' big phases: 2 (7/8) S/B (9/16) = (63/64) S/B,
+ * the per-dimension simulator's Themis time exactly. On a 4x4 torus
+ * under an 8-switch (its axes' rotated parts inside each order class)
+ * Themis is no slower than the baseline. An order that is not a
+ * permutation, or one without its chunks counted, is refused. */
+static void test_themis_in_the_flows(void **state)
+{
+    (void)state;
+    comet_system s;
+    base_system(&s, "two-switches");
+    add_dim(&s, "a", 8, COMET_TOPO_SWITCH, COMET_ALGO_RING, 100e9, 0.0);
+    add_dim(&s, "b", 8, COMET_TOPO_SWITCH, COMET_ALGO_RING, 100e9, 0.0);
+    s.collective_chunks = 16;
+    int64_t span[COMET_MAX_DIMS];
+    span_all(&s, span);
+    uint8_t order[16 * COMET_MAX_DIMS];
+    assert_int_equal(comet_sim_themis_orders(&s, span, COMET_COLL_ALL_REDUCE, GIB, 16, order), 2);
+    int b_first = 0;
+    for (int k = 0; k < 16; k++)
+        b_first += order[2 * k] == 1;
+    assert_int_equal(b_first, 8);
+    comet_error err;
+    comet_fabric *f = fabric_of(&s);
+    comet_flow_options o;
+    comet_flow_options_defaults(&o);
+    comet_flow_result r;
+    assert_int_equal(comet_fabric_collective(f, &s, span, COMET_COLL_ALL_REDUCE, GIB, &o, &r, &err),
+                     COMET_OK);
+    double baseline = r.time;
+    o.chunks = 16;
+    o.order = order;
+    assert_int_equal(comet_fabric_collective(f, &s, span, COMET_COLL_ALL_REDUCE, GIB, &o, &r, &err),
+                     COMET_OK);
+    double themis = r.time;
+    comet_sim_options so;
+    comet_sim_options_defaults(&so);
+    so.scheduler = COMET_SCHED_THEMIS;
+    comet_sim_collective_result sr;
+    assert_int_equal(comet_sim_collective(&s, span, COMET_COLL_ALL_REDUCE, GIB, &so, &sr, &err),
+                     COMET_OK);
+    printf("  Themis on 8x8 switches: flows %.6f ms (baseline %.6f ms), per dimension %.6f ms\n",
+           themis * 1e3, baseline * 1e3, sr.time * 1e3);
+    assert_close(themis, 63.0 / 64.0 * GIB / 100e9, 1e-9);
+    assert_close(sr.time, themis, 1e-9);
+    /* the baseline: the first dimension's work bounds it, plus at most one
+     * chunk's phases on the second */
+    double first = 2.0 * 7.0 / 8.0 * GIB / 100e9;
+    assert_true(baseline >= first * (1.0 - 1e-9) && baseline <= first * (1.0 + 1.0 / 128.0));
+    /* refused: a chunk visiting dimension 0 twice, an order without chunks */
+    order[0] = order[1] = 0;
+    assert_int_equal(comet_fabric_collective(f, &s, span, COMET_COLL_ALL_REDUCE, GIB, &o, &r, &err),
+                     COMET_EINPUT);
+    assert_string_equal(err.key, "order");
+    o.chunks = 0;
+    assert_int_equal(comet_fabric_collective(f, &s, span, COMET_COLL_ALL_REDUCE, GIB, &o, &r, &err),
+                     COMET_EINPUT);
+    comet_fabric_free(f);
+
+    comet_system t;
+    base_system(&t, "torus-and-switch");
+    comet_net_dim *d = add_dim(&t, "t", 16, COMET_TOPO_TORUS, COMET_ALGO_RING, 100e9, 0.0);
+    d->shape.n_axes = 2;
+    d->shape.axes[0] = d->shape.axes[1] = 4;
+    add_dim(&t, "s", 8, COMET_TOPO_SWITCH, COMET_ALGO_RING, 100e9, 0.0);
+    t.collective_chunks = 8;
+    span_all(&t, span);
+    assert_int_equal(comet_sim_themis_orders(&t, span, COMET_COLL_ALL_REDUCE, GIB, 8, order), 2);
+    f = fabric_of(&t);
+    comet_flow_options_defaults(&o);
+    o.chunks = 8;
+    assert_int_equal(comet_fabric_collective(f, &t, span, COMET_COLL_ALL_REDUCE, GIB, &o, &r, &err),
+                     COMET_OK);
+    baseline = r.time;
+    o.order = order;
+    assert_int_equal(comet_fabric_collective(f, &t, span, COMET_COLL_ALL_REDUCE, GIB, &o, &r, &err),
+                     COMET_OK);
+    printf("  Themis on a 4x4 torus x 8-switch: flows %.6f ms (baseline %.6f ms)\n", r.time * 1e3,
+           baseline * 1e3);
+    assert_true(r.time <= baseline * (1.0 + 1e-9));
+    comet_fabric_free(f);
+}
+
 static void test_errors(void **state)
 {
     (void)state;
@@ -674,6 +770,7 @@ void suite_fabric(test_tally *t)
         cmocka_unit_test(test_ports_are_the_routes_ends),
         cmocka_unit_test(test_in_network_on_a_clos),
         cmocka_unit_test(test_double_binary_tree),
+        cmocka_unit_test(test_themis_in_the_flows),
         cmocka_unit_test(test_errors),
     };
     RUN_GROUP(t, fabric);

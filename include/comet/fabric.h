@@ -71,6 +71,10 @@ void comet_fabric_link_name(const comet_fabric *f, int64_t id, char *name, size_
 typedef struct comet_flow_options {
     int64_t chunks;        /* the buffer cut into this many chunks (0: the system's) */
     int concurrent;        /* identical collectives issued at once on every group (>= 1) */
+    /* chunk k visits the spanned dimensions (0: the innermost spanned) in
+     * order[k*m .. k*m+m), m the dimensions spanned (a Themis schedule,
+     * comet_fabric_schedule); NULL: innermost first. Needs chunks > 0. */
+    const uint8_t *order;
     bool one_group;        /* only the first group runs (default: every group of the shape,
                               as every DP / TP group of a training step does) */
     int64_t max_flows;     /* refuse a simulation of more flows (0: 250 million, about
@@ -145,16 +149,28 @@ typedef struct comet_fabric_group {
     int64_t n_members;
 } comet_fabric_group;
 
+/* How a collective's buffer is cut and scheduled. Chunks that visit the
+ * spanned dimensions in one order pipeline behind each other, phase by
+ * phase; chunks of different orders (Themis: each chunk's largest phase
+ * where there is room) run side by side, sharing the links they meet. */
+typedef struct comet_fabric_schedule {
+    int64_t chunks;        /* 0: the system's split (comet_collective_chunks_for) */
+    int concurrent;        /* identical copies issued at once, 1 to 16 (0: 1) */
+    const uint8_t *order;  /* chunks x m, as comet_flow_options.order; NULL: innermost first
+                              (needs chunks > 0) */
+} comet_fabric_schedule;
+
 /* max_flows: refuse to start more (0: 250 million). */
 comet_status comet_fabric_run_new(const comet_fabric *f, const comet_system *sys,
                                   int64_t max_flows, comet_fabric_run **out, comet_error *err);
 void comet_fabric_run_free(comet_fabric_run *r);
-/* Starts collective c of `bytes` per NPU now (chunks 0: the system's
- * split; concurrent identical copies, 1 to 16); *id names it. Fails as
- * comet_fabric_collective does. */
+/* Starts collective c of `bytes` per NPU now, cut and ordered as sch
+ * says (NULL: the system's split, innermost first, one copy); *id names
+ * it. Fails as comet_fabric_collective does. */
 comet_status comet_fabric_run_collective(comet_fabric_run *r, const comet_fabric_group *g,
-                                         comet_collective c, double bytes, int64_t chunks,
-                                         int concurrent, int64_t *id, comet_error *err);
+                                         comet_collective c, double bytes,
+                                         const comet_fabric_schedule *sch, int64_t *id,
+                                         comet_error *err);
 /* Starts n sends of `bytes`, from[i] to to[i], now; one id for them all. */
 comet_status comet_fabric_run_sends(comet_fabric_run *r, const int64_t *from, const int64_t *to,
                                     int64_t n, double bytes, int64_t *id, comet_error *err);

@@ -53,6 +53,15 @@ comet_status comet_sim_collective(const comet_system *sys, const int64_t span[CO
                                   comet_collective c, double bytes, const comet_sim_options *o,
                                   comet_sim_collective_result *out, comet_error *err);
 
+/* Themis's schedule for `chunks` chunks of collective c of `bytes` per
+ * NPU on groups spanning span: each chunk's order of the m spanned
+ * dimensions (0: the innermost spanned) into order[k*m .. k*m+m), as
+ * comet_fabric_schedule takes it (each chunk's largest phase where the
+ * work assigned so far is least; an all-to-all keeps innermost first).
+ * order holds chunks x COMET_MAX_DIMS. Returns m. */
+int comet_sim_themis_orders(const comet_system *sys, const int64_t span[COMET_MAX_DIMS],
+                            comet_collective c, double bytes, int64_t chunks, uint8_t *order);
+
 /* ---- one training step ------------------------------------------------------ */
 
 #define COMET_SIM_MAX_STAGES 1024

@@ -103,10 +103,16 @@ typedef struct fc_run {
     int64_t stride[COMET_MAX_DIMS]; /* positions between a group's members along d */
     int64_t group_axes[COMET_MAX_DIMS][COMET_MAX_AXES]; /* per torus/mesh dim */
     int group_m[COMET_MAX_DIMS];
-    int parts, streams;
+    int parts, streams;      /* parts: a torus's or mesh's axis orders (streams: x copies) */
     int64_t chunks;
-    fc_plan plan[COMET_MAX_AXES];   /* per part */
-    int channels[COMET_MAX_AXES][MAX_FLOW_PHASES];
+    /* Themis: chunks visiting the dimensions in one order form a class;
+     * chunk k is of class class_of[k] (NULL: one class), and waits in each
+     * phase for the chunk before it in its class (prev[k], -1 none) */
+    int classes;
+    uint16_t *class_of;
+    int32_t *prev, *next;
+    fc_plan *plan;                       /* [class][part] */
+    int (*channels)[MAX_FLOW_PHASES];    /* per plan and phase */
     int max_channels, max_phases;
     fc_chunk_state *chunk;   /* [npu][stream][chunk] */
     fc_count *count;         /* [npu][stream][chunk][phase][channel] */
@@ -216,9 +222,26 @@ static fc_count *count_at(fc_run *r, int64_t npu, int s, int64_t k, int p, int c
                       p) * r->max_channels + ch];
 }
 
-static int part_of(const fc_run *r, int s)
+/* The plan chunk k of stream s follows: its class's, for its part. */
+static const fc_plan *plan_of(const fc_run *r, int s, int64_t k)
 {
-    return s % r->parts;
+    return &r->plan[(r->class_of ? r->class_of[k] : 0) * r->parts + s % r->parts];
+}
+
+static int channels_at(const fc_run *r, int s, int64_t k, int p)
+{
+    return r->channels[(r->class_of ? r->class_of[k] : 0) * r->parts + s % r->parts][p];
+}
+
+/* The chunk before k in its class and the one after (-1: none). */
+static int64_t prev_chunk(const fc_run *r, int64_t k)
+{
+    return r->prev ? r->prev[k] : k - 1;
+}
+
+static int64_t next_chunk(const fc_run *r, int64_t k)
+{
+    return r->next ? r->next[k] : k + 1 < r->chunks ? k + 1 : -1;
 }
 
 static int log_steps(int64_t n)
@@ -407,12 +430,12 @@ static uint64_t conn_hash(int64_t npu, int s, int ch)
  * arrived, log steps once the last one has. */
 static int progress(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, int p, int ch)
 {
-    const fc_phase *ph = &r->plan[part_of(r, s)].ph[p];
+    const fc_phase *ph = &plan_of(r, s, k)->ph[p];
     fc_line l = line_of(r, ph, npu);
     fc_count *cnt = count_at(r, npu, s, k, p, ch);
     int64_t need, need_recv;
     needs(r, ph, &l, npu, ch, &need, &need_recv);
-    int nch = r->channels[part_of(r, s)][p];
+    int nch = channels_at(r, s, k, p);
     uint64_t hash = conn_hash(npu, s, ch);
     switch (ph->algo) {
     case FC_RING: {
@@ -568,7 +591,7 @@ static int64_t tree_from_children(const fc_count *c, int kids)
  * channel tags the tree, and on the way up which child it comes from. */
 static int tree_progress(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, int p, int t)
 {
-    const fc_phase *ph = &r->plan[part_of(r, s)].ph[p];
+    const fc_phase *ph = &plan_of(r, s, k)->ph[p];
     fc_line l = line_of(r, ph, npu);
     fc_count *c = count_at(r, npu, s, k, p, t);
     int64_t q = tree_pos(&l, l.me, t);
@@ -615,11 +638,11 @@ static bool tree_done(fc_run *r, const fc_line *l, int64_t npu, int s, int64_t k
 
 static bool phase_done(fc_run *r, int64_t npu, int s, int64_t k, int p)
 {
-    const fc_phase *ph = &r->plan[part_of(r, s)].ph[p];
+    const fc_phase *ph = &plan_of(r, s, k)->ph[p];
     fc_line l = line_of(r, ph, npu);
     if (ph->algo == FC_TREE)
         return tree_done(r, &l, npu, s, k, p);
-    for (int ch = 0; ch < r->channels[part_of(r, s)][p]; ch++) {
+    for (int ch = 0; ch < channels_at(r, s, k, p); ch++) {
         int64_t need_sent, need_recv;
         needs(r, ph, &l, npu, ch, &need_sent, &need_recv);
         const fc_count *c = count_at(r, npu, s, k, p, ch);
@@ -636,13 +659,14 @@ static int try_enter(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k);
 static int advance(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k)
 {
     fc_chunk_state *cs = chunk_at(r, npu, s, k);
-    int n = r->plan[part_of(r, s)].n;
+    int n = plan_of(r, s, k)->n;
     while (cs->cur < n && cs->entered && phase_done(r, npu, s, k, cs->cur)) {
         cs->cur++;
         cs->entered = 0;
         if (cs->cur == n)
             r->left--;
-        if (k + 1 < r->chunks && try_enter(r, e, npu, s, k + 1) != 0)
+        int64_t after = next_chunk(r, k);
+        if (after >= 0 && try_enter(r, e, npu, s, after) != 0)
             return -1;
         if (try_enter(r, e, npu, s, k) != 0)
             return -1;
@@ -653,14 +677,15 @@ static int advance(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k)
 static int try_enter(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k)
 {
     fc_chunk_state *cs = chunk_at(r, npu, s, k);
-    int n = r->plan[part_of(r, s)].n;
+    int n = plan_of(r, s, k)->n;
     if (cs->entered || cs->cur >= n)
         return 0;
-    if (k > 0 && chunk_at(r, npu, s, k - 1)->cur <= cs->cur)
+    int64_t before = prev_chunk(r, k);
+    if (before >= 0 && chunk_at(r, npu, s, before)->cur <= cs->cur)
         return 0; /* the chunk before still holds this phase */
     cs->entered = 1;
     int p = cs->cur;
-    for (int ch = 0; ch < r->channels[part_of(r, s)][p]; ch++)
+    for (int ch = 0; ch < channels_at(r, s, k, p); ch++)
         if (progress(r, e, npu, s, k, p, ch) != 0)
             return -1;
     return advance(r, e, npu, s, k);
@@ -686,7 +711,7 @@ static int resume(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, int p,
  * the top: its result goes down every port at once. */
 static int in_network_done(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, int p, int ch)
 {
-    const fc_phase *ph = &r->plan[part_of(r, s)].ph[p];
+    const fc_phase *ph = &plan_of(r, s, k)->ph[p];
     int stage = ch / IN_NETWORK_PIECES, piece = ch % IN_NETWORK_PIECES;
     fc_line l = line_of(r, ph, npu);
     double bytes = ph->bytes / IN_NETWORK_PIECES;
@@ -750,7 +775,7 @@ static int coll_flow_done(fc_run *r, fl_engine *e, uint64_t tag)
     int64_t npu, k;
     int s, p, ch, kind;
     untag(tag, &npu, &s, &k, &p, &ch, &kind);
-    const fc_phase *ph = &r->plan[part_of(r, s)].ph[p];
+    const fc_phase *ph = &plan_of(r, s, k)->ph[p];
     if (kind == KIND_UP)
         return in_network_done(r, e, npu, s, k, p, ch);
     if (ph->algo == FC_TREE) {
@@ -807,10 +832,9 @@ static comet_status add_phase(fc_plan *pl, fc_phase ph, comet_error *err)
 /* One reduce-scatter, all-gather or all-to-all phase of the closed form's
  * plan, as the phases the flows run: per axis on a torus or mesh under the
  * ring algorithm (part j starting at axis j), else on the whole line. */
-static comet_status expand(fc_run *r, const comet_system *sys, int part, int dim,
+static comet_status expand(fc_run *r, const comet_system *sys, fc_plan *pl, int part, int dim,
                            comet_collective c, double bytes, comet_error *err)
 {
-    fc_plan *pl = &r->plan[part];
     comet_algorithm a = sys->dims[dim].algorithm;
     fc_phase ph = {dim, -1, FC_RING, c, bytes, false, 0};
     if (c == COMET_COLL_ALL_TO_ALL) {
@@ -923,7 +947,8 @@ static int channels_of(const fc_run *r, const comet_system *sys, const fc_phase 
  * reduce-scatters, chains toward the roots, and gathers. Each rooted
  * phase runs among the NPUs at index 0 along the dimensions the data has
  * not reached yet (scatter) or has left (gather). */
-static comet_status rooted_phases(fc_run *r, const comet_system *sys, int j, const int *dims,
+static comet_status rooted_phases(fc_run *r, const comet_system *sys, fc_plan *pl, int j,
+                                  const int *dims,
                                   const comet_coll_phase *phases, int np, comet_collective c,
                                   comet_error *err)
 {
@@ -960,11 +985,11 @@ static comet_status rooted_phases(fc_run *r, const comet_system *sys, int j, con
             ph.algo = down ? FC_SCATTER : FC_GATHER;
             ph.root_mask = 0;
             if (!down)
-                st = expand(r, sys, j, d, COMET_COLL_REDUCE_SCATTER, phases[i].bytes, err);
+                st = expand(r, sys, pl, j, d, COMET_COLL_REDUCE_SCATTER, phases[i].bytes, err);
             if (!st)
-                st = add_phase(&r->plan[j], ph, err);
+                st = add_phase(pl, ph, err);
             if (!st && down)
-                st = expand(r, sys, j, d, COMET_COLL_ALL_GATHER, phases[i].bytes, err);
+                st = expand(r, sys, pl, j, d, COMET_COLL_ALL_GATHER, phases[i].bytes, err);
             before = (uint8_t)(1u << d);
             continue;
         } else if (pc == COMET_COLL_ALL_REDUCE) {
@@ -979,17 +1004,74 @@ static comet_status rooted_phases(fc_run *r, const comet_system *sys, int j, con
             ph.root_mask = before;
             before = (uint8_t)(before | 1u << d);
         } else if (c != COMET_COLL_SCATTER) {
-            st = expand(r, sys, j, d, pc, phases[i].bytes, err);
+            st = expand(r, sys, pl, j, d, pc, phases[i].bytes, err);
             continue;
         }
-        st = add_phase(&r->plan[j], ph, err);
+        st = add_phase(pl, ph, err);
     }
     return st;
 }
 
+/* Themis's classes: the chunks whose rows of order (chunks x m, each a
+ * permutation of the spanned dimensions 0..m-1) are alike, numbered by
+ * first appearance, each chunk linked to the one before and after it in
+ * its class; *rep the first chunk of each class. No order: one class. */
+static comet_status make_classes(fc_run *r, const uint8_t *order, int m, int64_t **rep,
+                                 comet_error *err)
+{
+    r->classes = 1;
+    *rep = NULL;
+    if (!order)
+        return COMET_OK;
+    r->class_of = malloc(sizeof *r->class_of * (size_t)r->chunks);
+    r->prev = malloc(sizeof *r->prev * (size_t)r->chunks);
+    r->next = malloc(sizeof *r->next * (size_t)r->chunks);
+    int64_t *first = malloc(sizeof *first * (size_t)r->chunks);
+    int64_t *last = malloc(sizeof *last * (size_t)r->chunks);
+    if (!r->class_of || !r->prev || !r->next || !first || !last) {
+        free(first);
+        free(last);
+        return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    }
+    int classes = 0;
+    for (int64_t k = 0; k < r->chunks; k++) {
+        const uint8_t *row = order + k * m;
+        unsigned seen = 0;
+        for (int i = 0; i < m; i++)
+            seen |= row[i] < m ? 1u << row[i] : 1u << COMET_MAX_DIMS;
+        if (seen != (1u << m) - 1u) {
+            free(first);
+            free(last);
+            return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "order",
+                                   "chunk %lld's order of dimensions is not a permutation of "
+                                   "the %d the group spans",
+                                   (long long)k, m);
+        }
+        int cl = 0;
+        while (cl < classes && memcmp(order + first[cl] * m, row, (size_t)m) != 0)
+            cl++;
+        if (cl == classes) {
+            first[classes++] = k;
+            r->prev[k] = -1;
+        } else {
+            r->prev[k] = (int32_t)last[cl];
+            r->next[last[cl]] = (int32_t)k;
+        }
+        r->next[k] = -1;
+        last[cl] = k;
+        r->class_of[k] = (uint16_t)cl;
+    }
+    free(last);
+    r->classes = classes;
+    *rep = first;
+    return COMET_OK;
+}
+
+/* Every class's plan for every part: the closed form's phases for the
+ * class's order of dimensions, as flows' phases, and their channels. */
 static comet_status make_plans(fc_run *r, const comet_system *sys, const comet_link *links,
                                const int *dims, int m, comet_collective c, double chunk_bytes,
-                               comet_error *err)
+                               const uint8_t *order, comet_error *err)
 {
     r->parts = 1;
     for (int i = 0; i < m; i++) {
@@ -1004,54 +1086,67 @@ static comet_status make_plans(fc_run *r, const comet_system *sys, const comet_l
             if (c != COMET_COLL_ALL_TO_ALL && r->group_m[d] > r->parts)
                 r->parts = r->group_m[d];
     }
-    int order[COMET_MAX_DIMS];
-    for (int i = 0; i < m; i++)
-        order[i] = i;
-    comet_coll_phase phases[COMET_MAX_COLL_PHASES];
+    int64_t *rep;
+    comet_status st = make_classes(r, order, m, &rep, err);
+    if (st)
+        return st;
+    int n_plans = r->classes * r->parts;
+    r->plan = calloc((size_t)n_plans, sizeof *r->plan);
+    r->channels = calloc((size_t)n_plans, sizeof *r->channels);
+    if (!r->plan || !r->channels) {
+        free(rep);
+        return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    }
     double part_bytes = chunk_bytes / (double)r->parts;
     bool rooted = c == COMET_COLL_BROADCAST || c == COMET_COLL_REDUCE ||
                   c == COMET_COLL_GATHER || c == COMET_COLL_SCATTER;
     bool scatter_gather = c == COMET_COLL_GATHER || c == COMET_COLL_SCATTER;
-    int np = comet_collective_plan(!rooted ? c : scatter_gather ? COMET_COLL_ALL_GATHER
-                                                              : COMET_COLL_ALL_REDUCE,
-                                   links, order, m, part_bytes, phases);
-    for (int j = 0; j < r->parts; j++) {
-        r->plan[j].n = 0;
-        if (rooted) {
-            comet_status st = rooted_phases(r, sys, j, dims, phases, np, c, err);
-            if (st)
-                return st;
-            continue;
-        }
-        for (int i = 0; i < np; i++) {
-            int d = dims[phases[i].link];
-            const comet_net_dim *nd = &sys->dims[d];
-            comet_collective pc = phases[i].collective;
-            comet_status st = COMET_OK;
-            if (pc == COMET_COLL_ALL_REDUCE) {
-                bool in_net = links[phases[i].link].in_network_reduction &&
-                              net_topology_of(nd->topology)->in_network_all_reduce;
-                if (in_net) {
-                    fc_phase ph = {d, -1, FC_IN_NETWORK, pc, phases[i].bytes, false, 0};
-                    st = add_phase(&r->plan[j], ph, err);
-                } else if (nd->algorithm == COMET_ALGO_DOUBLE_BINARY_TREE) {
-                    fc_phase ph = {d, -1, FC_TREE, pc, phases[i].bytes, false, 0};
-                    st = add_phase(&r->plan[j], ph, err);
-                } else {
-                    st = expand(r, sys, j, d, COMET_COLL_REDUCE_SCATTER, phases[i].bytes, err);
-                    if (!st)
-                        st = expand(r, sys, j, d, COMET_COLL_ALL_GATHER, phases[i].bytes, err);
-                }
-            } else {
-                st = expand(r, sys, j, d, pc, phases[i].bytes, err);
+    for (int cl = 0; cl < r->classes && !st; cl++) {
+        int row[COMET_MAX_DIMS];
+        for (int i = 0; i < m; i++)
+            row[i] = rep ? order[rep[cl] * m + i] : i;
+        comet_coll_phase phases[COMET_MAX_COLL_PHASES];
+        int np = comet_collective_plan(!rooted ? c : scatter_gather ? COMET_COLL_ALL_GATHER
+                                                                  : COMET_COLL_ALL_REDUCE,
+                                       links, row, m, part_bytes, phases);
+        for (int j = 0; j < r->parts && !st; j++) {
+            fc_plan *pl = &r->plan[cl * r->parts + j];
+            if (rooted) {
+                st = rooted_phases(r, sys, pl, j, dims, phases, np, c, err);
+                continue;
             }
-            if (st)
-                return st;
+            for (int i = 0; i < np && !st; i++) {
+                int d = dims[phases[i].link];
+                const comet_net_dim *nd = &sys->dims[d];
+                comet_collective pc = phases[i].collective;
+                if (pc == COMET_COLL_ALL_REDUCE) {
+                    bool in_net = links[phases[i].link].in_network_reduction &&
+                                  net_topology_of(nd->topology)->in_network_all_reduce;
+                    if (in_net) {
+                        fc_phase ph = {d, -1, FC_IN_NETWORK, pc, phases[i].bytes, false, 0};
+                        st = add_phase(pl, ph, err);
+                    } else if (nd->algorithm == COMET_ALGO_DOUBLE_BINARY_TREE) {
+                        fc_phase ph = {d, -1, FC_TREE, pc, phases[i].bytes, false, 0};
+                        st = add_phase(pl, ph, err);
+                    } else {
+                        st = expand(r, sys, pl, j, d, COMET_COLL_REDUCE_SCATTER, phases[i].bytes,
+                                    err);
+                        if (!st)
+                            st = expand(r, sys, pl, j, d, COMET_COLL_ALL_GATHER, phases[i].bytes,
+                                        err);
+                    }
+                } else {
+                    st = expand(r, sys, pl, j, d, pc, phases[i].bytes, err);
+                }
+            }
         }
     }
+    free(rep);
+    if (st)
+        return st;
     r->max_channels = 1;
     r->max_phases = 1;
-    for (int j = 0; j < r->parts; j++) {
+    for (int j = 0; j < n_plans; j++) {
         if (r->plan[j].n > r->max_phases)
             r->max_phases = r->plan[j].n;
         for (int p = 0; p < r->plan[j].n; p++) {
@@ -1094,6 +1189,11 @@ static void run_free_slot(comet_fabric_run *fr, uint32_t id)
     free(r->arrived);
     free(r->arrived_top);
     free(r->line_leaves);
+    free(r->class_of);
+    free(r->prev);
+    free(r->next);
+    free(r->plan);
+    free(r->channels);
     free(r);
     fr->slots[id] = NULL;
     fr->free_slots[fr->n_free++] = id;
@@ -1205,7 +1305,7 @@ static comet_status check_members(const fc_run *r, const int64_t *members, comet
                                    "simulation runs torus and mesh groups of neighbours only)",
                                    r->f->dim_names[d], r->f->dims[d].wrap ? "torus" : "mesh");
     for (int64_t i = 0; members && i < r->n_members; i++)
-        for (int j = 0; j < r->parts; j++)
+        for (int j = 0; j < r->classes * r->parts; j++)
             for (int p = 0; p < r->plan[j].n; p++) {
                 fc_line l = line_of(r, &r->plan[j].ph[p], members[i]);
                 for (int64_t q = 0; q < l.n; q++) {
@@ -1221,11 +1321,18 @@ static comet_status check_members(const fc_run *r, const int64_t *members, comet
 }
 
 comet_status comet_fabric_run_collective(comet_fabric_run *fr, const comet_fabric_group *g,
-                                         comet_collective c, double bytes, int64_t chunks,
-                                         int concurrent, int64_t *id, comet_error *err)
+                                         comet_collective c, double bytes,
+                                         const comet_fabric_schedule *sch, int64_t *id,
+                                         comet_error *err)
 {
     const comet_fabric *f = fr->f;
     *id = -1;
+    int64_t chunks = sch ? sch->chunks : 0;
+    int concurrent = sch && sch->concurrent > 0 ? sch->concurrent : 1;
+    const uint8_t *order = sch ? sch->order : NULL;
+    if (order && chunks <= 0)
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--splits",
+                               "an order of dimensions per chunk needs the chunks counted");
     bool barrier = c == COMET_COLL_BARRIER;
     if (barrier) /* an all-reduce of one element, whatever bytes says, never cut */
         c = comet_collective_priced_as(c, &bytes);
@@ -1262,6 +1369,8 @@ comet_status comet_fabric_run_collective(comet_fabric_run *fr, const comet_fabri
         *id = r->owner;
         return COMET_OK;
     }
+    if (barrier)
+        order = NULL;
     r->chunks = barrier      ? 1
                 : chunks > 0 ? chunks
                              : comet_collective_chunks_for(&fr->sys, r->span, c, bytes);
@@ -1271,8 +1380,8 @@ comet_status comet_fabric_run_collective(comet_fabric_run *fr, const comet_fabri
                              MAX_CHUNKS);
         goto fail;
     }
-    if ((st = make_plans(r, &fr->sys, links, dims, m, c, bytes / (double)r->chunks, err)) !=
-        COMET_OK)
+    if ((st = make_plans(r, &fr->sys, links, dims, m, c, bytes / (double)r->chunks, order,
+                         err)) != COMET_OK)
         goto fail;
     if ((st = check_members(r, g->members, err)) != COMET_OK)
         goto fail;
@@ -1302,8 +1411,9 @@ comet_status comet_fabric_run_collective(comet_fabric_run *fr, const comet_fabri
     for (int64_t i = 0; i < r->n_members && !r->failed; i++) {
         int64_t npu = g->members ? g->members[i] : i;
         for (int s = 0; s < r->streams; s++)
-            if (try_enter(r, fr->e, npu, s, 0) != 0)
-                r->failed = true;
+            for (int64_t k = 0; k < r->chunks && !r->failed; k++)
+                if (prev_chunk(r, k) < 0 && try_enter(r, fr->e, npu, s, k) != 0)
+                    r->failed = true;
     }
     if (r->too_many) {
         st = too_many_flows(err, r->max_flows);
@@ -1527,7 +1637,8 @@ comet_status comet_fabric_collective(const comet_fabric *f, const comet_system *
         (st = comet_fabric_run_watch(fr, out->n_series, out->series, &out->series_cut, err)))
         goto done;
     int64_t id;
-    if ((st = comet_fabric_run_collective(fr, &g, c, bytes, o->chunks, o->concurrent, &id, err)))
+    comet_fabric_schedule sch = {o->chunks, o->concurrent, o->order};
+    if ((st = comet_fabric_run_collective(fr, &g, c, bytes, &sch, &id, err)))
         goto done;
     st = comet_fabric_run_finish(fr, err);
     if (!st && fl_busy(fr->e))

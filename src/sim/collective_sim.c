@@ -42,7 +42,6 @@ typedef struct dim_state {
     job jobs[64];         /* running, at most active_chunks */
     int *queue;           /* waiting chunks, FIFO */
     int head, tail;
-    double load;          /* work assigned so far (Themis) */
     double busy;
 } dim_state;
 
@@ -183,20 +182,10 @@ comet_status comet_sim_collective(const comet_system *sys, const int64_t span[CO
         return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
     }
     int order[COMET_MAX_DIMS];
+    double load[COMET_MAX_DIMS] = {0};
     for (int64_t k = 0; k < splits; k++) {
-        if (o->scheduler == COMET_SCHED_THEMIS && c != COMET_COLL_ALL_TO_ALL) {
-            double load[COMET_MAX_DIMS];
-            for (int d = 0; d < s.m; d++)
-                load[d] = s.dims[d].load;
-            sim_themis_order(o, load, s.links, s.m, c, bytes / (double)splits, 0.0, order);
-        } else {
-            for (int i = 0; i < s.m; i++)
-                order[i] = i;
-        }
-        sim_plan_chunk(o, s.links, order, s.m, c, bytes / (double)splits, 0.0, &s.chunks[k]);
-        for (int p = 0; p < s.chunks[k].n_phases; p++)
-            s.dims[s.chunks[k].phases[p].dim].load +=
-                s.chunks[k].phases[p].fixed + s.chunks[k].phases[p].bw;
+        sim_next_chunk(o, o->scheduler == COMET_SCHED_THEMIS ? load : NULL, s.links, s.m, c,
+                       bytes / (double)splits, 0.0, order, &s.chunks[k]);
         enqueue(&s, (int)k);
     }
     for (int d = 0; d < s.m; d++)
@@ -217,4 +206,23 @@ comet_status comet_sim_collective(const comet_system *sys, const int64_t span[CO
                                "simulation stopped with %lld of %lld chunks done",
                                (long long)s.done, (long long)s.n_chunks);
     return COMET_OK;
+}
+
+int comet_sim_themis_orders(const comet_system *sys, const int64_t span[COMET_MAX_DIMS],
+                            comet_collective c, double bytes, int64_t chunks, uint8_t *order)
+{
+    comet_link links[COMET_MAX_DIMS];
+    int map[COMET_MAX_DIMS], row[COMET_MAX_DIMS];
+    int m = comet_span_links(sys, span, links, map);
+    comet_sim_options o;
+    comet_sim_options_defaults(&o);
+    c = comet_collective_priced_as(c, &bytes); /* a rooted collective runs over its plan */
+    double load[COMET_MAX_DIMS] = {0};
+    for (int64_t k = 0; k < chunks && m > 0; k++) {
+        chunk ch;
+        sim_next_chunk(&o, load, links, m, c, bytes / (double)chunks, 0.0, row, &ch);
+        for (int i = 0; i < m; i++)
+            order[k * m + i] = (uint8_t)row[i];
+    }
+    return m;
 }

@@ -307,7 +307,7 @@ static comet_status start(sim_fabric_step *fs, comet_fabric_run *r, const xfer_k
                                         fs->group_why[k->group]));
     comet_fabric_group g = fs->groups[k->group];
     g.members = members;
-    return fail(fs, comet_fabric_run_collective(r, &g, k->c, k->bytes, 0, 1, id, &fs->err));
+    return fail(fs, comet_fabric_run_collective(r, &g, k->c, k->bytes, NULL, id, &fs->err));
 }
 
 /* Kind k simulated alone: its time, the links it used and their bytes. */

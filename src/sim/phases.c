@@ -44,8 +44,8 @@ static phase make_phase(const comet_sim_options *o, int dim, const comet_link *l
  * the network's own plan (comet_collective_plan_split: an all-to-all of
  * `outer` bytes past links[0] where outer > 0), each phase split into
  * its unshared and bandwidth parts. */
-void sim_plan_chunk(const comet_sim_options *o, const comet_link *links, const int *order, int m,
-                    comet_collective c, double bytes, double outer, chunk *ch)
+static void plan_chunk(const comet_sim_options *o, const comet_link *links, const int *order,
+                       int m, comet_collective c, double bytes, double outer, chunk *ch)
 {
     comet_coll_phase plan[COMET_MAX_COLL_PHASES];
     int n = comet_collective_plan_split(c, links, order, m, bytes, outer, plan);
@@ -61,8 +61,9 @@ void sim_plan_chunk(const comet_sim_options *o, const comet_link *links, const i
  * chunk's big first phase goes where there is room). All orders are tried
  * for up to five dimensions; beyond that, dimensions are taken least
  * loaded first. Ties keep the earlier (baseline-like) order. */
-void sim_themis_order(const comet_sim_options *o, const double *loads, const comet_link *links,
-                      int m, comet_collective c, double bytes, double outer, int *order)
+static void themis_order(const comet_sim_options *o, const double *loads,
+                         const comet_link *links, int m, comet_collective c, double bytes,
+                         double outer, int *order)
 {
     for (int i = 0; i < m; i++)
         order[i] = i;
@@ -81,7 +82,7 @@ void sim_themis_order(const comet_sim_options *o, const double *loads, const com
     double best_peak = INFINITY;
     for (;;) {
         chunk trial;
-        sim_plan_chunk(o, links, perm, m, c, bytes, outer, &trial);
+        plan_chunk(o, links, perm, m, c, bytes, outer, &trial);
         double load[COMET_MAX_DIMS];
         for (int d = 0; d < m; d++)
             load[d] = loads[d];
@@ -113,4 +114,18 @@ void sim_themis_order(const comet_sim_options *o, const double *loads, const com
         }
     }
     memcpy(order, best, sizeof(int) * (size_t)m);
+}
+
+void sim_next_chunk(const comet_sim_options *o, double *loads, const comet_link *links, int m,
+                    comet_collective c, double bytes, double outer, int *order, chunk *ch)
+{
+    if (loads && c != COMET_COLL_ALL_TO_ALL) {
+        themis_order(o, loads, links, m, c, bytes, outer, order);
+    } else {
+        for (int i = 0; i < m; i++)
+            order[i] = i;
+    }
+    plan_chunk(o, links, order, m, c, bytes, outer, ch);
+    for (int p = 0; loads && p < ch->n_phases; p++)
+        loads[ch->phases[p].dim] += ch->phases[p].fixed + ch->phases[p].bw;
 }

@@ -11,7 +11,7 @@
 #define MAX_PHASES (2 * COMET_MAX_DIMS)
 
 typedef struct phase {
-    int dim;              /* index into the links given to sim_plan_chunk */
+    int dim;              /* index into the links given to sim_next_chunk */
     double fixed;         /* seconds not shared: latency, endpoint, memory passes */
     double bw;            /* seconds of bandwidth at full rate */
 } phase;
@@ -21,17 +21,13 @@ typedef struct chunk {
     phase phases[MAX_PHASES];
 } chunk;
 
-/* The phases of one chunk of `bytes` visiting links[order[0..m-1]]:
- * reduce-scatter up, all-reduce on the last, all-gather down (or one
- * all-to-all per dimension; or the reduce-scatter or all-gather phases). */
-void sim_plan_chunk(const comet_sim_options *o, const comet_link *links, const int *order, int m,
-                    comet_collective c, double bytes, double outer, chunk *ch);
-
-/* Themis (Rashidi et al. 2022): the order of the m links for a chunk of
- * `bytes` that keeps the most loaded link least loaded once the chunk's
- * phases are added to loads[] (seconds of work assigned per link so far):
- * every order for up to five links, least loaded first beyond. */
-void sim_themis_order(const comet_sim_options *o, const double *loads, const comet_link *links,
-                      int m, comet_collective c, double bytes, double outer, int *order);
+/* The next chunk of `bytes` of a collective: the order of the m links it
+ * visits into order[] (Themis's when loads is given
+ * and c is not an all-to-all; else innermost first), its phases into *ch,
+ * and its phases' work added to loads[] (per link, seconds). The
+ * collective simulator, the step under congestion and the step on the
+ * fabric all schedule chunks through it. */
+void sim_next_chunk(const comet_sim_options *o, double *loads, const comet_link *links, int m,
+                    comet_collective c, double bytes, double outer, int *order, chunk *ch);
 
 #endif

@@ -182,8 +182,6 @@ static int chunked(builder *b, int stage, int stream, const int64_t span[COMET_M
     comet_link links[COMET_MAX_DIMS];
     int map[COMET_MAX_DIMS], order[COMET_MAX_DIMS];
     int m = comet_span_links(b->sys, span, links, map);
-    for (int i = 0; i < COMET_MAX_DIMS; i++)
-        order[i] = i;
     if (m == 0 || !(bytes > 0.0))
         return task(b, stage, stream, 0.0, kind, mb, layer, after);
     int64_t k = comet_collective_chunks_split(b->sys, span, c, bytes, outer);
@@ -194,18 +192,13 @@ static int chunked(builder *b, int stage, int stream, const int64_t span[COMET_M
         behind[i] = -1;
     int ends[64], n_ends = 0;
     double *load = b->themis_load ? b->themis_load + (size_t)stage * COMET_MAX_DIMS : NULL;
+    double by_link[COMET_MAX_DIMS];
+    for (int i = 0; load && i < m; i++)
+        by_link[i] = load[map[i]];
     for (int64_t ci = 0; ci < k; ci++) {
         chunk ch;
-        if (load && c != COMET_COLL_ALL_TO_ALL) {
-            double by_link[COMET_MAX_DIMS];
-            for (int i = 0; i < m; i++)
-                by_link[i] = load[map[i]];
-            sim_themis_order(&o, by_link, links, m, c, bytes / (double)k, outer / (double)k,
-                             order);
-        }
-        sim_plan_chunk(&o, links, order, m, c, bytes / (double)k, outer / (double)k, &ch);
-        for (int i = 0; load && i < ch.n_phases; i++)
-            load[map[ch.phases[i].dim]] += ch.phases[i].fixed + ch.phases[i].bw;
+        sim_next_chunk(&o, load ? by_link : NULL, links, m, c, bytes / (double)k,
+                       outer / (double)k, order, &ch);
         int prev = after;
         for (int i = 0; i < ch.n_phases; i++) {
             int id = sim_add_task(&b->g, res(b, stage, R_PER_STAGE + map[ch.phases[i].dim]),
@@ -224,6 +217,8 @@ static int chunked(builder *b, int stage, int stream, const int64_t span[COMET_M
         else
             ends[63] = prev;
     }
+    for (int i = 0; load && i < m; i++)
+        load[map[i]] = by_link[i];
     int join = task(b, stage, stream, 0.0, kind, mb, layer, -1);
     for (int i = 0; i < n_ends; i++)
         if (sim_add_dep(&b->g, ends[i], join))
