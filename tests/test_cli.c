@@ -605,8 +605,8 @@ static void test_simulate_flows(void **state)
                  "comet simulate: --span: needs --flows with --collective (it sets up the "
                  "flow-level simulation)");
     expect_error("simulate --collective all-reduce --size '1 GiB' --npus 8 --flows --congestion",
-                 "comet simulate: --flows: takes --splits, --span, --concurrent, --one-group and "
-                 "--max-flows, not the per-dimension simulator's options");
+                 "comet simulate: --flows: takes --splits, --span, --concurrent, --one-group, "
+                 "--scheduler and --max-flows, not the per-dimension simulator's options");
     snprintf(args, sizeof args,
              "simulate --system %s/astra-ring8.yaml --collective all-reduce --size '1 GiB' "
              "--flows --span 3",
