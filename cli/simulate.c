@@ -19,7 +19,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: comet simulate [FILE.yaml ...] [estimate's inputs and knobs]\n"
-            "                      [--congestion [--scheduler baseline|themis] | --flows]\n"
+            "                      [--congestion | --flows] [--scheduler baseline|themis]\n"
             "                      [--max-tasks N] [--trace FILE] [--json] [--report FILE.html] [--plots DIR]\n"
             "       comet simulate --collective KIND --size SIZE [options]\n"
             "       comet simulate --chakra PREFIX --astra-network NET.yml\n"
@@ -30,10 +30,10 @@ static void usage(FILE *out)
             "The first form simulates one training step as a task graph (1F1B or\n"
             "interleaved pipeline, TP collectives per layer, DP buckets during the last\n"
             "backward, ZeRO) and prints it beside comet estimate's answer; --congestion makes\n"
-            "collectives and sends share each network link's bandwidth (--scheduler themis\n"
-            "orders each chunk's dimensions least loaded first); --flows runs every\n"
+            "collectives and sends share each network link's bandwidth; --flows runs every\n"
             "collective and pipeline send as flows of every NPU on the system's fabric,\n"
-            "all sharing its links (docs/fabric.md); --trace writes a\n"
+            "all sharing its links (docs/fabric.md); with either, --scheduler themis orders\n"
+            "each chunk's dimensions least loaded first; --trace writes a\n"
             "Chrome trace-event file (open it in Perfetto or chrome://tracing); --report\n"
             "writes an HTML report with a timeline per NPU stream and busy time per stage\n"
             "(with --flows, both also show the fabric's most utilized links over time).\n"

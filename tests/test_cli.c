@@ -607,6 +607,17 @@ static void test_simulate_flows(void **state)
     expect_error("simulate --collective all-reduce --size '1 GiB' --npus 8 --flows --congestion",
                  "comet simulate: --flows: takes --splits, --span, --concurrent, --one-group, "
                  "--scheduler and --max-flows, not the per-dimension simulator's options");
+    /* Themis inside the flows, the example of docs/fabric.md: (63/64) S/B */
+    snprintf(args, sizeof args,
+             "simulate --system %s/two-switches.yaml --collective all-reduce --size '1 GiB' "
+             "--splits 16 --flows --scheduler themis --json",
+             examples);
+    run(&r, args);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "\"scheduler\": \"themis\""));
+    const char *tt = strstr(r.out, "\"time_s\": ");
+    assert_non_null(tt);
+    assert_close(strtod(tt + 10, NULL), 63.0 / 64.0 * 1073741824.0 / 100e9, 1e-6);
     snprintf(args, sizeof args,
              "simulate --system %s/astra-ring8.yaml --collective all-reduce --size '1 GiB' "
              "--flows --span 3",

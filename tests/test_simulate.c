@@ -1033,8 +1033,8 @@ static void test_step_links(void **state)
  * loaded dimension least loaded. A data-parallel group over three
  * dimensions of 2 NPUs at 200, 50 and 100 GB/s with 8 chunks: the
  * baseline always starts on the first; Themis spreads the chunks' big
- * first phases and the step is no slower, here faster. Without congestion
- * it is refused. */
+ * first phases and the step is no slower, here faster; on the fabric
+ * (--flows) the same. Without congestion or flows it is refused. */
 static void test_step_themis(void **state)
 {
     (void)state;
@@ -1060,10 +1060,28 @@ static void test_step_themis(void **state)
     assert_int_equal(comet_sim_step(&m, &net, &s, &o, &base, &err), COMET_OK);
     o.scheduler = COMET_SCHED_THEMIS;
     assert_int_equal(comet_sim_step(&m, &net, &s, &o, &themis, &err), COMET_OK);
-    printf("  DP over 3 dimensions, 8 chunks: baseline %.4f s, Themis %.4f s (DP busy %.4f / %.4f s)\n",
+    printf("  DP over 3 dimensions, 8 chunks: baseline %.6f s, Themis %.6f s (DP busy %.4f / %.4f s)\n",
            base.step_time, themis.step_time, base.dp_busy[0], themis.dp_busy[0]);
     assert_true(themis.step_time < base.step_time * (1.0 - 1e-4));
+    /* on the fabric: the all-reduces over three dimensions run as flows
+     * (under Themis never alone: their orders follow what ran before) */
+    static comet_sim_step_result fbase, fthemis;
     o.fidelity = COMET_SIM_UNAWARE;
+    o.fabric = true;
+    assert_int_equal(comet_sim_step(&m, &net, &s, &o, &fthemis, &err), COMET_OK);
+    o.scheduler = COMET_SCHED_BASELINE;
+    assert_int_equal(comet_sim_step(&m, &net, &s, &o, &fbase, &err), COMET_OK);
+    printf("  the same on the fabric: baseline %.6f s, Themis %.6f s (%lld as flows, %lld alone)\n",
+           fbase.step_time, fthemis.step_time, (long long)fthemis.fabric_transfers,
+           (long long)fthemis.fabric_alone);
+    assert_true(fthemis.fabric_transfers > 0 && fthemis.fabric_alone == 0);
+    assert_true(fthemis.step_time < fbase.step_time * (1.0 - 1e-4));
+    /* on switches a port is its dimension in small, and both pick each
+     * chunk's order from the stage's work so far: the same steps */
+    assert_close(fbase.step_time, base.step_time, 1e-5);
+    assert_close(fthemis.step_time, themis.step_time, 1e-5);
+    o.fabric = false;
+    o.scheduler = COMET_SCHED_THEMIS;
     assert_int_equal(comet_sim_step(&m, &net, &s, &o, &themis, &err), COMET_EINPUT);
     assert_string_equal(err.key, "--scheduler");
 }

@@ -211,18 +211,6 @@ comet_status comet_sim_collective(const comet_system *sys, const int64_t span[CO
 int comet_sim_themis_orders(const comet_system *sys, const int64_t span[COMET_MAX_DIMS],
                             comet_collective c, double bytes, int64_t chunks, uint8_t *order)
 {
-    comet_link links[COMET_MAX_DIMS];
-    int map[COMET_MAX_DIMS], row[COMET_MAX_DIMS];
-    int m = comet_span_links(sys, span, links, map);
-    comet_sim_options o;
-    comet_sim_options_defaults(&o);
-    c = comet_collective_priced_as(c, &bytes); /* a rooted collective runs over its plan */
     double load[COMET_MAX_DIMS] = {0};
-    for (int64_t k = 0; k < chunks && m > 0; k++) {
-        chunk ch;
-        sim_next_chunk(&o, load, links, m, c, bytes / (double)chunks, 0.0, row, &ch);
-        for (int i = 0; i < m; i++)
-            order[k * m + i] = (uint8_t)row[i];
-    }
-    return m;
+    return sim_themis_rows(sys, span, c, bytes, chunks, load, order);
 }

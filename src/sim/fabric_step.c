@@ -18,6 +18,7 @@
  * runs alone moves none, so its bytes count in the totals, not in them.
  * docs/fabric.md, "The training step on the fabric" and "Seeing it". */
 #include "sim.h"
+#include "phases.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,6 +80,10 @@ struct sim_fabric_step {
     int cap_done;
     uint64_t flows_transfers, alone_transfers, flows;
     comet_sim_fabric_links *links; /* NULL: not asked */
+    /* Themis: per stage, the seconds of work its collectives have given
+     * each dimension so far in this run ([stage][dim]); NULL: baseline */
+    double *themis_load;
+    uint8_t order[1024 * COMET_MAX_DIMS]; /* a collective's chunks' orders, a scratch */
     double *link_total;          /* per link: bytes over the run, a scratch */
     comet_status st;
     comet_error err;
@@ -140,8 +145,8 @@ static int by_id(const void *a, const void *b)
 }
 
 comet_status sim_fabric_step_new(const comet_system *sys, const comet_strategy *s,
-                                 comet_sim_fabric_links *links, sim_fabric_step **out,
-                                 comet_error *err)
+                                 comet_sim_fabric_links *links, bool themis,
+                                 sim_fabric_step **out, comet_error *err)
 {
     *out = NULL;
     if (comet_strategy_folded(s))
@@ -189,7 +194,10 @@ comet_status sim_fabric_step_new(const comet_system *sys, const comet_strategy *
         fs->local = malloc(sizeof *fs->local * (size_t)fs->npus);
         fs->from = malloc(sizeof *fs->from * (size_t)fs->per_stage_npus);
         fs->to = malloc(sizeof *fs->to * (size_t)fs->per_stage_npus);
-        if (!fs->stage_npus || !fs->local || !fs->from || !fs->to)
+        if (themis)
+            fs->themis_load = calloc((size_t)fs->stages * COMET_MAX_DIMS,
+                                     sizeof *fs->themis_load);
+        if (!fs->stage_npus || !fs->local || !fs->from || !fs->to || (themis && !fs->themis_load))
             st = comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
     }
     if (!st) {
@@ -249,6 +257,7 @@ void sim_fabric_step_free(sim_fabric_step *fs)
     free(fs->local);
     free(fs->from);
     free(fs->to);
+    free(fs->themis_load);
     free(fs->kind_of);
     free(fs->task_of);
     free(fs->done);
@@ -286,9 +295,39 @@ static xfer_kind kind_of_task(const sim_fabric_step *fs, int task_id, bool *is)
     return k;
 }
 
-/* Starts a transfer of kind k on run r now; *id names it. */
+/* Whether Themis orders kind k's chunks: a collective (not an
+ * all-to-all, whose order stays innermost first) over two or more
+ * dimensions, when the run asks for Themis. */
+static bool themis_orders(const sim_fabric_step *fs, const xfer_kind *k)
+{
+    if (!fs->themis_load || k->group < 0 || k->group >= STEP_G_COUNT ||
+        k->c == COMET_COLL_ALL_TO_ALL || k->c == COMET_COLL_BARRIER)
+        return false;
+    int m = 0;
+    for (int d = 0; d < fs->sys.n_dims; d++)
+        m += fs->groups[k->group].span[d] > 1;
+    return m >= 2;
+}
+
+/* Themis's schedule for kind k starting now on its stage: each chunk's
+ * order of its dimensions from the work the stage's collectives have
+ * given them (sim_next_chunk, as the step under congestion picks them),
+ * the chunk's work then added. */
+static comet_fabric_schedule themis_schedule(sim_fabric_step *fs, const xfer_kind *k)
+{
+    const int64_t *span = fs->groups[k->group].span;
+    int64_t chunks = comet_collective_chunks_for(&fs->sys, span, k->c, k->bytes);
+    if (chunks * COMET_MAX_DIMS > (int64_t)sizeof fs->order)
+        return (comet_fabric_schedule){0, 1, NULL}; /* more than the flows take: refused there */
+    sim_themis_rows(&fs->sys, span, k->c, k->bytes, chunks,
+                    fs->themis_load + (size_t)k->stage * COMET_MAX_DIMS, fs->order);
+    return (comet_fabric_schedule){chunks, 1, fs->order};
+}
+
+/* Starts a transfer of kind k on run r now (ordered by Themis when the
+ * run asks and `scheduled`); *id names it. */
 static comet_status start(sim_fabric_step *fs, comet_fabric_run *r, const xfer_kind *k,
-                          int64_t *id)
+                          bool scheduled, int64_t *id)
 {
     const int64_t *members = fs->stage_npus + (int64_t)k->stage * fs->per_stage_npus;
     if (k->group == SEND_FWD || k->group == SEND_BWD) {
@@ -307,7 +346,10 @@ static comet_status start(sim_fabric_step *fs, comet_fabric_run *r, const xfer_k
                                         fs->group_why[k->group]));
     comet_fabric_group g = fs->groups[k->group];
     g.members = members;
-    return fail(fs, comet_fabric_run_collective(r, &g, k->c, k->bytes, NULL, id, &fs->err));
+    comet_fabric_schedule sch = {0, 1, NULL};
+    if (scheduled && themis_orders(fs, k))
+        sch = themis_schedule(fs, k);
+    return fail(fs, comet_fabric_run_collective(r, &g, k->c, k->bytes, &sch, id, &fs->err));
 }
 
 /* Kind k simulated alone: its time, the links it used and their bytes. */
@@ -317,7 +359,7 @@ static comet_status measure(sim_fabric_step *fs, xfer_kind *k)
     if (fail(fs, comet_fabric_run_new(fs->f, &fs->sys, 0, &r, &fs->err)))
         return fs->st;
     int64_t id;
-    comet_status st = start(fs, r, k, &id);
+    comet_status st = start(fs, r, k, false, &id); /* its links, whatever its order */
     if (!st)
         st = fail(fs, comet_fabric_run_finish(r, &fs->err));
     if (!st) {
@@ -410,7 +452,9 @@ static comet_status classify(sim_fabric_step *fs)
     }
     for (int k = 0; k < fs->n_kinds; k++) {
         xfer_kind *x = &fs->kinds[k];
-        x->alone = true;
+        /* under Themis a collective over several dimensions is ordered
+         * by what its stage ran before it: not one time, so flows */
+        x->alone = !themis_orders(fs, x);
         for (int64_t j = 0; x->uses > 0 && j < x->n_links && x->alone; j++)
             x->alone = fs->link_owner[x->links[j]] == x->resource;
     }
@@ -449,7 +493,7 @@ static int on_start(void *ctx, int task_id, double now)
     }
     int64_t id;
     comet_fabric_run_advance(fs->run, now);
-    if (start(fs, fs->run, x, &id) != COMET_OK)
+    if (start(fs, fs->run, x, true, &id) != COMET_OK)
         return -1;
     fs->flows_transfers++;
     return remember(fs, id, task_id);
@@ -622,6 +666,8 @@ comet_status sim_fabric_step_run(sim_fabric_step *fs, sim_graph *g, const step_c
     fs->p2p_bytes = p2p_bytes;
     fs->st = COMET_OK;
     fs->flows_transfers = fs->alone_transfers = 0;
+    if (fs->themis_load)
+        memset(fs->themis_load, 0, sizeof *fs->themis_load * (size_t)fs->stages * COMET_MAX_DIMS);
     comet_status st = comet_fabric_run_new(fs->f, &fs->sys, 0, &fs->run, err);
     if (!st && classify(fs) != COMET_OK) {
         *err = fs->err;

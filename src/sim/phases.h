@@ -30,4 +30,13 @@ typedef struct chunk {
 void sim_next_chunk(const comet_sim_options *o, double *loads, const comet_link *links, int m,
                     comet_collective c, double bytes, double outer, int *order, chunk *ch);
 
+/* Themis's orders for `chunks` chunks of collective c (rooted ones over
+ * the plan they are priced as) of `bytes` per NPU on groups spanning span:
+ * chunk k's order of the m spanned dimensions into order[k*m .. k*m+m),
+ * from the work load[] (per system dimension, seconds; updated) holds.
+ * Returns m. */
+int sim_themis_rows(const comet_system *sys, const int64_t span[COMET_MAX_DIMS],
+                    comet_collective c, double bytes, int64_t chunks, double *load,
+                    uint8_t *order);
+
 #endif

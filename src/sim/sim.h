@@ -199,10 +199,13 @@ void sim_step_graph_free(step_graph *g);
 typedef struct sim_fabric_step sim_fabric_step;
 
 /* links (NULL: none) gets each run's links over the step (the hottest
- * watched over time); a later run replaces what an earlier one wrote. */
+ * watched over time); a later run replaces what an earlier one wrote.
+ * themis: a collective over two or more dimensions has its chunks'
+ * orders picked by Themis as it starts, from the work its stage's
+ * collectives gave each dimension so far. */
 comet_status sim_fabric_step_new(const comet_system *sys, const comet_strategy *s,
-                                 comet_sim_fabric_links *links, sim_fabric_step **out,
-                                 comet_error *err);
+                                 comet_sim_fabric_links *links, bool themis,
+                                 sim_fabric_step **out, comet_error *err);
 void sim_fabric_step_free(sim_fabric_step *fs);
 /* Runs g (built with a step_coll per task, coll) to its end; p2p_bytes
  * each pipeline send moves per NPU. */

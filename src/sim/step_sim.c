@@ -1162,7 +1162,7 @@ static comet_status extrapolate(const comet_model *m, const comet_system *sys,
  * flows; --congestion's per-dimension sharing is another model of the
  * same contention, so the two are not combined. */
 static comet_status fabric_step(const comet_system *sys, const comet_strategy *s,
-                                bool congestion, comet_sim_fabric_links *links,
+                                bool congestion, comet_sim_fabric_links *links, bool themis,
                                 sim_fabric_step **out, comet_error *err)
 {
     *out = NULL;
@@ -1170,7 +1170,7 @@ static comet_status fabric_step(const comet_system *sys, const comet_strategy *s
         return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--flows",
                                "runs the transfers as flows on the fabric; --congestion "
                                "shares each dimension's bandwidth instead: use one of them");
-    return sim_fabric_step_new(sys, s, links, out, err);
+    return sim_fabric_step_new(sys, s, links, themis, out, err);
 }
 
 comet_status comet_sim_step(const comet_model *m, const comet_system *sys,
@@ -1195,14 +1195,13 @@ comet_status comet_sim_step(const comet_model *m, const comet_system *sys,
     comet_sim_fabric_links *seen = whole ? o->links : NULL; /* the links, when asked */
     if (seen)
         memset(seen, 0, sizeof *seen);
-    if (whole && (st = fabric_step(sys, &s, congestion, seen, &fabric, err)) != COMET_OK)
-        return st;
-    if (o && o->scheduler == COMET_SCHED_THEMIS && !congestion) {
-        sim_fabric_step_free(fabric);
+    bool themis = o && o->scheduler == COMET_SCHED_THEMIS;
+    if (themis && !congestion && !whole)
         return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--scheduler",
                                "themis orders the chunks of collectives on shared links: it "
-                               "needs --congestion");
-    }
+                               "needs --congestion or --flows");
+    if (whole && (st = fabric_step(sys, &s, congestion, seen, themis, &fabric, err)) != COMET_OK)
+        return st;
     step_mode mode = {fabric, o && o->scheduler == COMET_SCHED_THEMIS};
     builder *b = NULL;
     if (full <= (double)limit)
