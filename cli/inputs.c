@@ -56,6 +56,7 @@ static const input_flag flag_table[] = {
     {{.name = "--chakra", .kind = CLI_ARG_TEXT, AT(chakra)}, CMD_EXPORT},
     {{.name = "--congestion", .kind = CLI_ARG_SWITCH, AT(congestion)}, CMD_SIMULATE},
     {{.name = "--flows", .kind = CLI_ARG_SWITCH, AT(flows)}, CMD_SIMULATE},
+    {{.name = "--no-flows", .kind = CLI_ARG_SWITCH, AT(no_flows)}, CMD_SIMULATE},
     {{.name = "--scheduler", .kind = CLI_ARG_TEXT, AT(scheduler)}, CMD_SIMULATE},
     {{.name = "--max-tasks", .kind = CLI_ARG_INT, AT(max_tasks), .min = 1,
       .max = COMET_SIM_MAX_TASKS_LIMIT}, CMD_SIMULATE},

@@ -44,6 +44,7 @@ typedef struct cli_inputs {
     bool quiet;
     bool congestion;            /* simulate: links shared under congestion */
     bool flows;                 /* simulate: collectives priced as flows on the fabric */
+    bool no_flows;              /* simulate: one NPU per stage even on an uneven fabric */
     const char *scheduler;      /* simulate: baseline | themis (under congestion) */
     int64_t max_tasks;          /* simulate: tasks a simulated graph may hold (0 = default) */
     /* strategy keys set by flags (one slot per key): errors name the flag */

@@ -19,7 +19,8 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: comet simulate [FILE.yaml ...] [estimate's inputs and knobs]\n"
-            "                      [--congestion | --flows] [--scheduler baseline|themis]\n"
+            "                      [--congestion | --flows | --no-flows]\n"
+            "                      [--scheduler baseline|themis]\n"
             "                      [--max-tasks N] [--trace FILE] [--json] [--report FILE.html] [--plots DIR]\n"
             "       comet simulate --collective KIND --size SIZE [options]\n"
             "       comet simulate --chakra PREFIX --astra-network NET.yml\n"
@@ -32,11 +33,13 @@ static void usage(FILE *out)
             "backward, ZeRO) and prints it beside comet estimate's answer; --congestion makes\n"
             "collectives and sends share each network link's bandwidth; --flows runs every\n"
             "collective and pipeline send as flows of every NPU on the system's fabric,\n"
-            "all sharing its links (docs/fabric.md); with either, --scheduler themis orders\n"
-            "each chunk's dimensions least loaded first; --trace writes a\n"
+            "all sharing its links (docs/fabric.md), which it does by itself where the NPUs\n"
+            "see unlike networks (an oversubscribed or hashed tier, a mesh) and --no-flows\n"
+            "never; with either, --scheduler themis orders each chunk's dimensions least\n"
+            "loaded first; --trace writes a\n"
             "Chrome trace-event file (open it in Perfetto or chrome://tracing); --report\n"
             "writes an HTML report with a timeline per NPU stream and busy time per stage\n"
-            "(with --flows, both also show the fabric's most utilized links over time).\n"
+            "(on the fabric, both also show its most utilized links over time).\n"
             "--max-tasks N bounds the tasks a simulated graph holds (default 8000000,\n"
             "about 700 MB): a larger step is simulated through its repeating steady state\n"
             "and extrapolated exactly, or refused when even that does not fit.\n\n"
@@ -379,22 +382,28 @@ static void render_step(comet_buf *b, const cli_inputs *in, const comet_sim_step
                              r->optimizer[s], r->step_time - r->compute_stream_busy[s],
                              r->tp_busy[s], r->pp_busy[s], r->dp_busy[s], r->mem_busy[s]);
         comet_buf_printf(b, "]");
-        if (r->fabric_npus > 0)
-            comet_buf_printf(b, ", \"fabric\": {\"npus\": %lld, \"transfers_as_flows\": %lld, "
-                                "\"transfers_alone\": %lld, \"kinds\": %d, \"flows\": %llu}",
-                             (long long)r->fabric_npus, (long long)r->fabric_transfers,
-                             (long long)r->fabric_alone, r->fabric_kinds,
-                             (unsigned long long)r->fabric_flows);
+        if (r->fabric_npus > 0 || r->fabric_why[0]) {
+            comet_buf_printf(b, ", \"fabric\": {\"npus\": %lld, ", (long long)r->fabric_npus);
+            if (r->fabric_npus > 0)
+                comet_buf_printf(b, "\"transfers_as_flows\": %lld, \"transfers_alone\": %lld, "
+                                    "\"kinds\": %d, \"flows\": %llu, ",
+                                 (long long)r->fabric_transfers, (long long)r->fabric_alone,
+                                 r->fabric_kinds, (unsigned long long)r->fabric_flows);
+            comet_buf_printf(b, "\"why\": ");
+            comet_buf_json_string(b, r->fabric_why);
+            comet_buf_printf(b, "}");
+        }
         if (r->fabric_npus > 0)
             render_hot_links(b, links, true);
         comet_buf_printf(b, "}\n");
         return;
     }
-    comet_buf_printf(b, "%s on %s, %lld NPUs, simulated step (%s)\n\n", j->model.name,
+    comet_buf_printf(b, "%s on %s, %lld NPUs, simulated step (%s%s%s)\n\n", j->model.name,
                      j->system.name, (long long)comet_strategy_npus(&j->strategy),
                      r->fabric_npus > 0 ? "compute one NPU per pipeline stage, transfers every "
                                           "NPU's on the fabric"
-                                        : "one NPU per pipeline stage");
+                                        : "one NPU per pipeline stage",
+                     r->fabric_why[0] ? ": " : "", r->fabric_why);
     comet_buf_printf(b, "simulated  %.3f s   (%llu tasks, %llu events, %.2f s to simulate)\n",
                      r->step_time, (unsigned long long)r->tasks, (unsigned long long)r->events,
                      seconds);
@@ -451,10 +460,18 @@ static int simulate_step(int argc, char **argv)
         .trace = in->trace ? &trace : NULL,
         .timeline = reporting ? &timeline : NULL,
         .fidelity = in->congestion ? COMET_SIM_CONGESTION : COMET_SIM_UNAWARE,
-        .fabric = in->flows,
-        .links = in->flows ? &links : NULL,
+        .fabric = in->flows      ? COMET_SIM_FABRIC_ON
+                  : in->no_flows ? COMET_SIM_FABRIC_OFF
+                                 : COMET_SIM_FABRIC_AUTO,
+        .links = in->no_flows ? NULL : &links,
         .max_tasks = in->max_tasks,
     };
+    if (in->flows && in->no_flows) {
+        comet_error_set(&err, COMET_EINPUT, NULL, 0, 0, "--no-flows",
+                        "keeps the step off the fabric; --flows puts it there: use one of them");
+        comet_buf_free(&trace);
+        return cli_report_error("simulate", &err);
+    }
     if (in->scheduler && strcmp(in->scheduler, "themis") == 0) {
         opt.scheduler = COMET_SCHED_THEMIS;
     } else if (in->scheduler && strcmp(in->scheduler, "baseline") != 0) {

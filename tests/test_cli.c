@@ -670,12 +670,29 @@ static void test_simulate_step_links(void **state)
     assert_non_null(strstr(text, "utilization over time"));
     slurp_in_workdir("step-plots/hot-links-table.csv", text, sizeof text);
     assert_non_null(strstr(text, "link,carried,utilization\nib tier 1: "));
-    /* without --flows: no links, the trace as before */
-    run(&r, "simulate --model megatron-22b --system ft8.yaml --tp 4 --pp 2 --dp 4 --gbs 32 "
-            "--trace plain.json");
+    /* without --flows the step goes on this uneven fabric by itself, and
+     * says why; --no-flows keeps it off (no links, the trace as before) */
+    run(&r, "simulate --model megatron-22b --system ft8.yaml --tp 4 --pp 2 --dp 4 --gbs 32");
     assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "simulated step (compute one NPU per pipeline stage, transfers "
+                                  "every NPU's on the fabric: ib is a fat tree oversubscribed "
+                                  "8:1)\n"));
+    run(&r, "simulate --model megatron-22b --system ft8.yaml --tp 4 --pp 2 --dp 4 --gbs 32 "
+            "--no-flows --trace plain.json");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "simulated step (one NPU per pipeline stage)\n"));
     slurp_in_workdir("plain.json", text, sizeof text);
     assert_null(strstr(text, "fabric links"));
+    expect_error("simulate --model megatron-22b --system ft8.yaml --tp 4 --pp 2 --dp 4 --gbs 32 "
+                 "--flows --no-flows",
+                 "comet simulate: --no-flows: keeps the step off the fabric; --flows puts it "
+                 "there: use one of them");
+    /* on switches alone every NPU sees the same network: one per stage */
+    run(&r, "simulate --model megatron-22b --system a100-80g-selene --tp 4 --pp 2 --dp 4 "
+            "--gbs 32 --json");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "\"fabric\": {\"npus\": 0, \"why\": \"every NPU sees the "
+                                  "same network\"}"));
 }
 
 /* --max-size: nccl-tests' table over sizes. Two NPUs on NVLink under

@@ -718,6 +718,69 @@ static void test_themis_in_the_flows(void **state)
     comet_fabric_free(f);
 }
 
+/* Which fabrics every NPU sees alike (comet_fabric_uneven): switches,
+ * rings and tori are; a mesh's edges, a hashed (ECMP) or oversubscribed
+ * Clos, leaves filled unevenly or splitting nodes are not, each named. */
+static void test_uneven_fabrics(void **state)
+{
+    (void)state;
+    char why[200];
+    comet_system s;
+    base_system(&s, "switches");
+    add_dim(&s, "nvlink", 8, COMET_TOPO_SWITCH, COMET_ALGO_RING, 300e9, 0.0);
+    comet_net_dim *out = add_dim(&s, "ib", 4, COMET_TOPO_RING, COMET_ALGO_RING, 50e9, 0.0);
+    comet_fabric *f = fabric_of(&s);
+    assert_false(comet_fabric_uneven(f, why, sizeof why));
+    assert_string_equal(why, "");
+    comet_fabric_free(f);
+    /* a 2-D torus, then the same as a mesh */
+    out->topology = COMET_TOPO_TORUS;
+    out->size = 16;
+    out->shape.n_axes = 2;
+    out->shape.axes[0] = out->shape.axes[1] = 4;
+    f = fabric_of(&s);
+    assert_false(comet_fabric_uneven(f, why, sizeof why));
+    comet_fabric_free(f);
+    out->topology = COMET_TOPO_MESH;
+    f = fabric_of(&s);
+    assert_true(comet_fabric_uneven(f, why, sizeof why));
+    assert_string_equal(why, "ib is a mesh: the NPUs at its edges have fewer links");
+    comet_fabric_free(f);
+    /* a sprayed fat tree of 16-port leaves at 1:1 holding whole nodes;
+     * hashed; 2:1; 12-port leaves splitting nodes of 8 */
+    memset(&out->shape, 0, sizeof out->shape);
+    out->topology = COMET_TOPO_FAT_TREE;
+    out->size = 8;
+    out->shape.radix = 16;
+    out->shape.oversubscription[0] = 1.0;
+    out->shape.routing = COMET_ROUTE_SPRAY;
+    f = fabric_of(&s);
+    assert_false(comet_fabric_uneven(f, why, sizeof why));
+    comet_fabric_free(f);
+    out->shape.routing = COMET_ROUTE_ECMP;
+    f = fabric_of(&s);
+    assert_true(comet_fabric_uneven(f, why, sizeof why));
+    assert_string_equal(why, "ib hashes each flow onto one of its equal paths (ECMP)");
+    comet_fabric_free(f);
+    out->shape.routing = COMET_ROUTE_SPRAY;
+    out->shape.radix = 24;
+    out->shape.oversubscription[0] = 2.0;
+    f = fabric_of(&s);
+    assert_true(comet_fabric_uneven(f, why, sizeof why));
+    assert_string_equal(why, "ib is a fat tree oversubscribed 2:1");
+    comet_fabric_free(f);
+    out->shape.oversubscription[0] = 1.0;
+    f = fabric_of(&s);
+    assert_true(comet_fabric_uneven(f, why, sizeof why)); /* 64 NPUs on 12-port leaves */
+    assert_string_equal(why, "ib's 12-port leaves are not all filled alike");
+    comet_fabric_free(f);
+    out->size = 3;
+    f = fabric_of(&s);
+    assert_true(comet_fabric_uneven(f, why, sizeof why)); /* 24 NPUs: 2 leaves, 1.5 nodes each */
+    assert_string_equal(why, "ib's 12-port leaves split nodes of 8 NPUs");
+    comet_fabric_free(f);
+}
+
 static void test_errors(void **state)
 {
     (void)state;
@@ -771,6 +834,7 @@ void suite_fabric(test_tally *t)
         cmocka_unit_test(test_in_network_on_a_clos),
         cmocka_unit_test(test_double_binary_tree),
         cmocka_unit_test(test_themis_in_the_flows),
+        cmocka_unit_test(test_uneven_fabrics),
         cmocka_unit_test(test_errors),
     };
     RUN_GROUP(t, fabric);

@@ -887,6 +887,54 @@ static void test_step_on_the_fabric(void **state)
     assert_string_equal(err.key, "--flows");
 }
 
+/* COMET_SIM_FABRIC_AUTO (comet simulate's default): off the fabric where
+ * every NPU sees the same network (the same step as one NPU per stage),
+ * on it where a tier is oversubscribed (the same step as --flows), and
+ * back off past its flows' budget, each time saying why. */
+static void test_step_fabric_auto(void **state)
+{
+    (void)state;
+    comet_model m;
+    comet_system fab;
+    comet_error err;
+    comet_strategy s;
+    dp_four_nodes(&m, &fab, &s, 4, 2);
+    fat_tree_out(&fab, 16, 1.0);
+    static comet_sim_step_result off, on, autom;
+    comet_sim_step_options o = {.fidelity = COMET_SIM_UNAWARE};
+    assert_int_equal(comet_sim_step(&m, &fab, &s, &o, &off, &err), COMET_OK);
+    o.fabric = COMET_SIM_FABRIC_AUTO;
+    assert_int_equal(comet_sim_step(&m, &fab, &s, &o, &autom, &err), COMET_OK);
+    assert_int_equal(autom.fabric_npus, 0);
+    assert_string_equal(autom.fabric_why, "every NPU sees the same network");
+    assert_true(autom.step_time == off.step_time);
+    /* 8:1 at the leaves: on the fabric, as --flows */
+    fat_tree_out(&fab, 9, 8.0);
+    o.fabric = COMET_SIM_FABRIC_OFF;
+    assert_int_equal(comet_sim_step(&m, &fab, &s, &o, &off, &err), COMET_OK);
+    o.fabric = COMET_SIM_FABRIC_ON;
+    assert_int_equal(comet_sim_step(&m, &fab, &s, &o, &on, &err), COMET_OK);
+    o.fabric = COMET_SIM_FABRIC_AUTO;
+    assert_int_equal(comet_sim_step(&m, &fab, &s, &o, &autom, &err), COMET_OK);
+    printf("  8:1 fat tree: one NPU per stage %.6f s, on the fabric %.6f s (%s)\n",
+           off.step_time, autom.step_time, autom.fabric_why);
+    assert_int_equal(autom.fabric_npus, 32);
+    assert_string_equal(autom.fabric_why, "d1 is a fat tree oversubscribed 8:1");
+    assert_true(autom.step_time == on.step_time && autom.fabric_flows == on.fabric_flows);
+    assert_true(autom.step_time > off.step_time);
+    /* past the budget: one NPU per stage after all */
+    o.max_flows = 10;
+    assert_int_equal(comet_sim_step(&m, &fab, &s, &o, &autom, &err), COMET_OK);
+    assert_int_equal(autom.fabric_npus, 0);
+    assert_true(autom.step_time == off.step_time);
+    assert_string_equal(autom.fabric_why, "every NPU's transfers would take more than 10 flows "
+                                          "(--flows runs them anyway)");
+    /* asked for, the budget is an error */
+    o.fabric = COMET_SIM_FABRIC_ON;
+    assert_int_equal(comet_sim_step(&m, &fab, &s, &o, &autom, &err), COMET_EINPUT);
+    assert_string_equal(err.key, "--max-flows");
+}
+
 /* A link's bytes over time from its series: the integral of utilization
  * times bandwidth (what its flows carried). */
 static double series_bytes(const comet_link_series *s, double bandwidth, double end)
@@ -1665,6 +1713,7 @@ void suite_simulate(test_tally *t)
         cmocka_unit_test(test_step_congestion),
         cmocka_unit_test(test_step_on_the_fabric),
         cmocka_unit_test(test_step_flows_share_links),
+        cmocka_unit_test(test_step_fabric_auto),
         cmocka_unit_test(test_step_links),
         cmocka_unit_test(test_step_themis),
         cmocka_unit_test(test_step_extrapolates_exactly),

@@ -44,6 +44,19 @@ void comet_fabric_info_of(const comet_fabric *f, comet_fabric_info *out);
  * outermost dimension resolved), so closed forms and plans see them. */
 void comet_fabric_system(const comet_fabric *f, const comet_system *sys, comet_system *out);
 
+/* Whether the fabric's NPUs see unlike networks, the first reason into
+ * why (e.g. "ib is a fat tree oversubscribed 2:1"): hashed routes (ECMP),
+ * an oversubscribed tier, leaves filled unevenly or splitting nodes, a
+ * mesh's edges. Where they do not, one NPU stands for every NPU of its
+ * role (comet simulate keeps one per pipeline stage); where they do, the
+ * step runs on the fabric, every NPU (docs/fabric.md). */
+bool comet_fabric_uneven(const comet_fabric *f, char *why, size_t cap);
+/* The same of sys with npus NPUs (0: as comet_fabric_build takes it),
+ * building its fabric only where a dimension's topology can be uneven (a
+ * Clos, a torus or mesh): *uneven and why set; fails as the build does. */
+comet_status comet_system_uneven(const comet_system *sys, int64_t npus, bool *uneven, char *why,
+                                 size_t cap, comet_error *err);
+
 /* The links a transfer from NPU a to NPU b takes, dimension by dimension
  * (innermost first), into path[0..cap): returns how many, or -1 for a bad
  * NPU id or a path longer than cap. hash picks among a Clos's equal paths

@@ -138,6 +138,21 @@ void comet_sim_fabric_links_free(comet_sim_fabric_links *l);
 void comet_sim_trace_link_counters(comet_buf *b, int pid, const char *process, int n,
                                    const comet_link_series *series, const char *const *names);
 
+/* Whether a step's transfers run on the fabric, every NPU (below). */
+typedef enum comet_sim_fabric_mode {
+    COMET_SIM_FABRIC_OFF = 0,   /* one NPU per pipeline stage, closed forms */
+    COMET_SIM_FABRIC_ON = 1,    /* every NPU's transfers as flows on the fabric */
+    /* on the fabric where its NPUs see unlike networks (comet_fabric_uneven)
+     * and it takes at most COMET_SIM_AUTO_MAX_FLOWS flows; else (or with
+     * congestion, or a strategy the fabric cannot place) off. The result's
+     * fabric_why says which and why. */
+    COMET_SIM_FABRIC_AUTO = 2
+} comet_sim_fabric_mode;
+
+/* The flows an automatic run on the fabric may take (some 3 s on one
+ * core) before the step falls back to one NPU per stage. */
+#define COMET_SIM_AUTO_MAX_FLOWS 25000000
+
 typedef struct comet_sim_step_options {
     comet_buf *trace;      /* non-NULL: a Chrome trace-event JSON of the step is appended */
     comet_sim_timeline *timeline; /* non-NULL: filled with the step's busy intervals */
@@ -146,8 +161,9 @@ typedef struct comet_sim_step_options {
      * every NPU: each collective on every group of its stage's NPUs, each
      * pipeline send from every NPU of the stage to its peer, all sharing
      * the links (the stages' compute still one task per stage: its NPUs
-     * compute alike). Not with COMET_SIM_CONGESTION. */
-    bool fabric;
+     * compute alike). ON is refused with COMET_SIM_CONGESTION; AUTO runs
+     * on it only where the fabric is uneven. */
+    comet_sim_fabric_mode fabric;
     /* With fabric, non-NULL: filled with the fabric's links over the step
      * (its previous content is not freed: free it first); free with
      * comet_sim_fabric_links_free. The trace, when asked, gets a counter
@@ -157,6 +173,9 @@ typedef struct comet_sim_step_options {
      * collective: baseline (innermost first) or Themis (the stage's least
      * loaded dimensions first, work assigned so far; Rashidi et al. 2022) */
     comet_sim_scheduler scheduler;
+    /* flows the fabric may take (0: 250 million when ON, COMET_SIM_AUTO_MAX_FLOWS
+     * when AUTO, which then falls back to one NPU per stage past it) */
+    int64_t max_flows;
     int64_t max_tasks;     /* tasks a simulated graph may hold; 0 = COMET_SIM_DEFAULT_MAX_TASKS.
                             * A step past it is simulated through its repeating steady
                             * state and extrapolated, or refused when that cannot fit */
@@ -196,6 +215,9 @@ typedef struct comet_sim_step_result {
     int64_t fabric_alone;
     int fabric_kinds;
     uint64_t fabric_flows;
+    /* Why the step ran on the fabric or not (empty when not asked): the
+     * fabric's unevenness, or what kept an automatic run off it */
+    char fabric_why[200];
 } comet_sim_step_result;
 
 /* Simulate one training step as a task graph (one NPU per pipeline stage:

@@ -166,6 +166,39 @@ void comet_fabric_info_of(const comet_fabric *f, comet_fabric_info *out)
         out->sizes[d] = f->dims[d].size;
 }
 
+bool comet_fabric_uneven(const comet_fabric *f, char *why, size_t cap)
+{
+    for (int d = 0; d < f->n_dims; d++) {
+        const fab_ops *ops = net_topology_of(f->dims[d].topo)->fabric;
+        if (f->dims[d].size > 1 && ops->uneven &&
+            ops->uneven(&f->dims[d], f->dim_names[d], why, cap))
+            return true;
+    }
+    if (cap > 0)
+        why[0] = '\0';
+    return false;
+}
+
+comet_status comet_system_uneven(const comet_system *sys, int64_t npus, bool *uneven, char *why,
+                                 size_t cap, comet_error *err)
+{
+    *uneven = false;
+    if (cap > 0)
+        why[0] = '\0';
+    bool may = false; /* a dimension whose topology can be uneven: only then is it built */
+    for (int d = 0; d < sys->n_dims; d++)
+        may |= net_topology_of(sys->dims[d].topology)->fabric->uneven != NULL;
+    if (!may)
+        return COMET_OK;
+    comet_fabric *f;
+    comet_status st = comet_fabric_build(sys, npus, &f, err);
+    if (st)
+        return st;
+    *uneven = comet_fabric_uneven(f, why, cap);
+    comet_fabric_free(f);
+    return COMET_OK;
+}
+
 void comet_fabric_system(const comet_fabric *f, const comet_system *sys, comet_system *out)
 {
     if (out != sys)

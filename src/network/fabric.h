@@ -8,6 +8,7 @@
 #define COMET_NETWORK_FABRIC_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "comet/fabric.h"
@@ -62,6 +63,11 @@ typedef struct fab_ops {
     /* The NPU's own port on a switch: its link up to it (down: from it);
      * NULL where NPUs hang off no switch of their own (rings, tori). */
     int32_t (*port)(const fab_dim *d, int64_t in, int64_t out, int64_t pos, bool down);
+    /* Whether the NPUs along d see unlike networks (hashed routes, an
+     * oversubscribed tier, leaves filled unevenly, a mesh's edges), the
+     * reason into why (named by the dimension `name`); NULL: never, every
+     * NPU's view is every other's (rings, fully connected, switches). */
+    bool (*uneven)(const fab_dim *d, const char *name, char *why, size_t cap);
 } fab_ops;
 
 static inline void fab_set(comet_fabric *f, int64_t id, int64_t from, int64_t to, double cap,

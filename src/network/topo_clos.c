@@ -17,6 +17,7 @@
 #include "families.h"
 
 #include <math.h>
+#include <stdio.h>
 
 /* How a group of n sits on the tree: c[t] of its members share one leaf
  * (t 0) or pod (t 1); act[t] NPUs on it run the pattern at once (every
@@ -381,7 +382,40 @@ static int32_t clos_port(const fab_dim *d, int64_t in, int64_t out, int64_t pos,
     return (int32_t)(d->link0 + out * clos_pod_links(d) + 2 * (in + d->inner * pos) + (down ? 1 : 0));
 }
 
-static const fab_ops clos_fabric = {clos_layout, clos_build, clos_route, clos_port};
+/* A Clos is alike for every NPU when it sprays (no hash picks some
+ * NPUs' paths over others'), no tier is oversubscribed (whether a
+ * group's traffic climbs past a leaf, and meets others there, depends on
+ * where its members sit), its leaves and blocks are filled alike, and no
+ * leaf splits a node's NPUs unevenly. */
+static bool clos_uneven(const fab_dim *d, const char *name, char *why, size_t cap)
+{
+    const comet_clos_ports *p = &d->ports;
+    const char *kind = d->rail ? "rail network" : "fat tree";
+    if (!d->spray) {
+        snprintf(why, cap, "%s hashes each flow onto one of its equal paths (ECMP)", name);
+        return true;
+    }
+    for (int t = 0; t + 1 < p->tiers; t++)
+        if (p->down[t] > p->up[t]) {
+            snprintf(why, cap, "%s is a %s oversubscribed %.3g:1", name, kind,
+                     (double)p->down[t] / (double)p->up[t]);
+            return true;
+        }
+    int64_t on_leaves = d->rail ? d->size : d->P;
+    if (on_leaves % p->down[0] != 0 || (p->tiers == 3 && d->L1 % p->down[1] != 0)) {
+        snprintf(why, cap, "%s's %lld-port leaves are not all filled alike", name,
+                 (long long)p->down[0]);
+        return true;
+    }
+    if (!d->rail && p->down[0] % d->inner != 0 && d->inner % p->down[0] != 0) {
+        snprintf(why, cap, "%s's %lld-port leaves split nodes of %lld NPUs", name,
+                 (long long)p->down[0], (long long)d->inner);
+        return true;
+    }
+    return false;
+}
+
+static const fab_ops clos_fabric = {clos_layout, clos_build, clos_route, clos_port, clos_uneven};
 
 const net_topology net_topology_fat_tree = {
     .id = COMET_TOPO_FAT_TREE,

@@ -71,7 +71,7 @@ static int fully_connected_route(const comet_fabric *f, const fab_dim *d, int64_
 }
 
 static const fab_ops fully_connected_fabric = {fully_connected_layout, fully_connected_build,
-                                               fully_connected_route, NULL};
+                                               fully_connected_route, NULL, NULL};
 
 const net_topology net_topology_fully_connected = {
     .id = COMET_TOPO_FULLY_CONNECTED,

@@ -124,7 +124,7 @@ static int ring_route(const comet_fabric *f, const fab_dim *d, int64_t in, int64
     return (int)hops;
 }
 
-static const fab_ops ring_fabric = {ring_layout, ring_build, ring_route, NULL};
+static const fab_ops ring_fabric = {ring_layout, ring_build, ring_route, NULL, NULL};
 
 const net_topology net_topology_ring = {
     .id = COMET_TOPO_RING,

@@ -77,7 +77,8 @@ static int32_t switch_port(const fab_dim *d, int64_t in, int64_t out, int64_t po
     return (int32_t)(d->link0 + (fab_instance(d, in, out) * d->size + pos) * 2 + (down ? 1 : 0));
 }
 
-static const fab_ops switch_fabric = {switch_layout, switch_build, switch_route, switch_port};
+static const fab_ops switch_fabric = {switch_layout, switch_build, switch_route, switch_port,
+                                      NULL};
 
 const net_topology net_topology_switch = {
     .id = COMET_TOPO_SWITCH,

@@ -11,6 +11,8 @@
  * bandwidth. Dimension-order routing. Formulas: docs/fabric.md. */
 #include "families.h"
 
+#include <stdio.h>
+
 typedef struct grid {
     int m;               /* the topology's axes: ports 2m */
     int g;               /* the group's axes */
@@ -253,7 +255,19 @@ static int grid_route(const comet_fabric *f, const fab_dim *d, int64_t in, int64
     return n;
 }
 
-static const fab_ops grid_fabric = {grid_layout, grid_build, grid_route, NULL};
+/* A torus is alike for every NPU; a mesh's NPUs at its edges have fewer
+ * links than those inside (an axis of two aside). */
+static bool grid_uneven(const fab_dim *d, const char *name, char *why, size_t cap)
+{
+    for (int i = 0; !d->wrap && i < d->m; i++)
+        if (d->axes[i] > 2) {
+            snprintf(why, cap, "%s is a mesh: the NPUs at its edges have fewer links", name);
+            return true;
+        }
+    return false;
+}
+
+static const fab_ops grid_fabric = {grid_layout, grid_build, grid_route, NULL, grid_uneven};
 
 const net_topology net_topology_torus = {
     .id = COMET_TOPO_TORUS,

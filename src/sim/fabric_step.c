@@ -80,6 +80,7 @@ struct sim_fabric_step {
     int cap_done;
     uint64_t flows_transfers, alone_transfers, flows;
     comet_sim_fabric_links *links; /* NULL: not asked */
+    int64_t max_flows;             /* per run and per measurement (0: the fabric's default) */
     /* Themis: per stage, the seconds of work its collectives have given
      * each dimension so far in this run ([stage][dim]); NULL: baseline */
     double *themis_load;
@@ -145,7 +146,7 @@ static int by_id(const void *a, const void *b)
 }
 
 comet_status sim_fabric_step_new(const comet_system *sys, const comet_strategy *s,
-                                 comet_sim_fabric_links *links, bool themis,
+                                 comet_sim_fabric_links *links, bool themis, int64_t max_flows,
                                  sim_fabric_step **out, comet_error *err)
 {
     *out = NULL;
@@ -157,6 +158,7 @@ comet_status sim_fabric_step_new(const comet_system *sys, const comet_strategy *
     if (!fs)
         return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
     fs->links = links;
+    fs->max_flows = max_flows;
     fs->npus = comet_strategy_npus(s);
     fs->stages = (int)s->pp;
     fs->per_stage_npus = fs->npus / s->pp;
@@ -238,6 +240,11 @@ comet_status sim_fabric_step_new(const comet_system *sys, const comet_strategy *
     }
     *out = fs;
     return COMET_OK;
+}
+
+bool sim_fabric_step_uneven(const sim_fabric_step *fs, char *why, size_t cap)
+{
+    return comet_fabric_uneven(fs->f, why, cap);
 }
 
 void sim_fabric_step_free(sim_fabric_step *fs)
@@ -356,7 +363,7 @@ static comet_status start(sim_fabric_step *fs, comet_fabric_run *r, const xfer_k
 static comet_status measure(sim_fabric_step *fs, xfer_kind *k)
 {
     comet_fabric_run *r;
-    if (fail(fs, comet_fabric_run_new(fs->f, &fs->sys, 0, &r, &fs->err)))
+    if (fail(fs, comet_fabric_run_new(fs->f, &fs->sys, fs->max_flows, &r, &fs->err)))
         return fs->st;
     int64_t id;
     comet_status st = start(fs, r, k, false, &id); /* its links, whatever its order */
@@ -668,7 +675,7 @@ comet_status sim_fabric_step_run(sim_fabric_step *fs, sim_graph *g, const step_c
     fs->flows_transfers = fs->alone_transfers = 0;
     if (fs->themis_load)
         memset(fs->themis_load, 0, sizeof *fs->themis_load * (size_t)fs->stages * COMET_MAX_DIMS);
-    comet_status st = comet_fabric_run_new(fs->f, &fs->sys, 0, &fs->run, err);
+    comet_status st = comet_fabric_run_new(fs->f, &fs->sys, fs->max_flows, &fs->run, err);
     if (!st && classify(fs) != COMET_OK) {
         *err = fs->err;
         st = fs->st;

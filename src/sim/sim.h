@@ -202,10 +202,13 @@ typedef struct sim_fabric_step sim_fabric_step;
  * watched over time); a later run replaces what an earlier one wrote.
  * themis: a collective over two or more dimensions has its chunks'
  * orders picked by Themis as it starts, from the work its stage's
- * collectives gave each dimension so far. */
+ * collectives gave each dimension so far. max_flows: refuse a run (or a
+ * kind's measurement) past it (0: the fabric's default). */
 comet_status sim_fabric_step_new(const comet_system *sys, const comet_strategy *s,
-                                 comet_sim_fabric_links *links, bool themis,
+                                 comet_sim_fabric_links *links, bool themis, int64_t max_flows,
                                  sim_fabric_step **out, comet_error *err);
+/* Whether its fabric's NPUs see unlike networks (comet_fabric_uneven). */
+bool sim_fabric_step_uneven(const sim_fabric_step *fs, char *why, size_t cap);
 void sim_fabric_step_free(sim_fabric_step *fs);
 /* Runs g (built with a step_coll per task, coll) to its end; p2p_bytes
  * each pipeline send moves per NPU. */

@@ -1158,56 +1158,30 @@ static comet_status extrapolate(const comet_model *m, const comet_system *sys,
     return st;
 }
 
-/* The fabric of the strategy's NPUs, to run the step's transfers on as
- * flows; --congestion's per-dimension sharing is another model of the
- * same contention, so the two are not combined. */
-static comet_status fabric_step(const comet_system *sys, const comet_strategy *s,
-                                bool congestion, comet_sim_fabric_links *links, bool themis,
-                                sim_fabric_step **out, comet_error *err)
+/* The step simulated with its transfers on the given fabric (every NPU)
+ * or, fabric NULL, one NPU per pipeline stage. */
+static comet_status simulate_step(const comet_model *m, const comet_system *sys,
+                                  comet_strategy *s, const comet_sim_step_options *o,
+                                  sim_fabric_step *fabric, comet_sim_step_result *out,
+                                  comet_error *err)
 {
-    *out = NULL;
-    if (congestion)
-        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--flows",
-                               "runs the transfers as flows on the fabric; --congestion "
-                               "shares each dimension's bandwidth instead: use one of them");
-    return sim_fabric_step_new(sys, s, links, themis, out, err);
-}
-
-comet_status comet_sim_step(const comet_model *m, const comet_system *sys,
-                            const comet_strategy *s_in, const comet_sim_step_options *o,
-                            comet_sim_step_result *out, comet_error *err)
-{
-    comet_strategy s = *s_in;
-    comet_status st = comet_strategy_resolve(m, sys, &s, NULL, err);
-    if (st)
-        return st;
     bool congestion = o && o->fidelity == COMET_SIM_CONGESTION;
     int64_t limit = o && o->max_tasks > 0 ? o->max_tasks : COMET_SIM_DEFAULT_MAX_TASKS;
     if (limit > COMET_SIM_MAX_TASKS_LIMIT)
         limit = COMET_SIM_MAX_TASKS_LIMIT;
-    int64_t micro = comet_strategy_microbatches(&s), one, per_round;
+    int64_t micro = comet_strategy_microbatches(s), one, per_round;
     double full = 0.0;
-    bool whole = o && o->fabric;
-    st = step_size(m, sys, &s, congestion, whole, limit, &one, &per_round, &full, err);
+    bool whole = fabric != NULL;
+    comet_status st = step_size(m, sys, s, congestion, whole, limit, &one, &per_round, &full, err);
     if (st)
         return st;
-    sim_fabric_step *fabric = NULL;
     comet_sim_fabric_links *seen = whole ? o->links : NULL; /* the links, when asked */
-    if (seen)
-        memset(seen, 0, sizeof *seen);
-    bool themis = o && o->scheduler == COMET_SCHED_THEMIS;
-    if (themis && !congestion && !whole)
-        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--scheduler",
-                               "themis orders the chunks of collectives on shared links: it "
-                               "needs --congestion or --flows");
-    if (whole && (st = fabric_step(sys, &s, congestion, seen, themis, &fabric, err)) != COMET_OK)
-        return st;
     step_mode mode = {fabric, o && o->scheduler == COMET_SCHED_THEMIS};
     builder *b = NULL;
     if (full <= (double)limit)
-        st = run_step(m, sys, &s, congestion, &mode, micro, &b, out, err);
+        st = run_step(m, sys, s, congestion, &mode, micro, &b, out, err);
     else
-        st = extrapolate(m, sys, &s, congestion, &mode, micro, full, one, per_round, limit, &b,
+        st = extrapolate(m, sys, s, congestion, &mode, micro, full, one, per_round, limit, &b,
                          out, err);
     if (fabric) {
         uint64_t shared, alone;
@@ -1215,7 +1189,6 @@ comet_status comet_sim_step(const comet_model *m, const comet_system *sys,
                                &out->fabric_flows);
         out->fabric_transfers = (int64_t)shared;
         out->fabric_alone = (int64_t)alone;
-        sim_fabric_step_free(fabric);
     }
     static const char *const streams[R_PER_STAGE] = {
         "compute", "tensor-parallel", "send forward", "send backward", "data-parallel",
@@ -1234,6 +1207,95 @@ comet_status comet_sim_step(const comet_model *m, const comet_system *sys,
     if (st)
         comet_sim_fabric_links_free(seen);
     builder_free(b, false);
+    return st;
+}
+
+comet_status comet_sim_step(const comet_model *m, const comet_system *sys,
+                            const comet_strategy *s_in, const comet_sim_step_options *o,
+                            comet_sim_step_result *out, comet_error *err)
+{
+    comet_strategy s = *s_in;
+    comet_status st = comet_strategy_resolve(m, sys, &s, NULL, err);
+    if (st)
+        return st;
+    bool congestion = o && o->fidelity == COMET_SIM_CONGESTION;
+    comet_sim_fabric_mode want = o ? o->fabric : COMET_SIM_FABRIC_OFF;
+    bool themis = o && o->scheduler == COMET_SCHED_THEMIS;
+    char why[sizeof out->fabric_why] = "";
+    if (want == COMET_SIM_FABRIC_ON && congestion)
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--flows",
+                               "runs the transfers as flows on the fabric; --congestion "
+                               "shares each dimension's bandwidth instead: use one of them");
+    if (want == COMET_SIM_FABRIC_AUTO && congestion) {
+        snprintf(why, sizeof why, "--congestion shares each dimension per stage instead");
+        want = COMET_SIM_FABRIC_OFF;
+    }
+    if (themis && !congestion && want == COMET_SIM_FABRIC_AUTO)
+        want = COMET_SIM_FABRIC_ON; /* Themis orders chunks on shared links: the fabric's */
+    if (themis && !congestion && want == COMET_SIM_FABRIC_OFF)
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--scheduler",
+                               "themis orders the chunks of collectives on shared links: it "
+                               "needs --congestion or --flows");
+    comet_sim_fabric_links *seen = want != COMET_SIM_FABRIC_OFF && o ? o->links : NULL;
+    if (seen)
+        memset(seen, 0, sizeof *seen);
+    bool automatic = want == COMET_SIM_FABRIC_AUTO;
+    int64_t max_flows = o && o->max_flows > 0 ? o->max_flows
+                        : automatic           ? COMET_SIM_AUTO_MAX_FLOWS
+                                              : 0;
+    if (automatic) {
+        /* off the fabric where every NPU sees the same network */
+        comet_error ignored;
+        bool uneven;
+        st = comet_system_uneven(sys, comet_strategy_npus(&s), &uneven, why, sizeof why,
+                                 &ignored);
+        if (st == COMET_ENOMEM) {
+            *err = ignored;
+            return st;
+        }
+        if (st)
+            snprintf(why, sizeof why, "the fabric cannot be built: %s", ignored.message);
+        else if (!uneven)
+            snprintf(why, sizeof why, "every NPU sees the same network");
+        if (st || !uneven) {
+            want = COMET_SIM_FABRIC_OFF;
+            automatic = false;
+        }
+    }
+    sim_fabric_step *fabric = NULL;
+    if (want != COMET_SIM_FABRIC_OFF) {
+        /* automatic: what keeps the step off the fabric is said, not an error */
+        comet_error why_not;
+        st = sim_fabric_step_new(sys, &s, seen, themis, max_flows, &fabric,
+                                 automatic ? &why_not : err);
+        if (st && (!automatic || st == COMET_ENOMEM)) {
+            if (automatic)
+                *err = why_not;
+            return st;
+        }
+        if (st)
+            snprintf(why, sizeof why, "the fabric cannot place it: %s", why_not.message);
+        else if (!automatic && !sim_fabric_step_uneven(fabric, why, sizeof why))
+            snprintf(why, sizeof why, "asked; every NPU sees the same network");
+        st = COMET_OK;
+    }
+    st = simulate_step(m, sys, &s, o, fabric, out, err);
+    if (st && automatic && fabric && st != COMET_ENOMEM) {
+        /* past the flows' budget, or a group the flows cannot run: one NPU
+         * per stage after all, saying why */
+        if (err->key[0] && strcmp(err->key, "--max-flows") == 0)
+            snprintf(why, sizeof why, "every NPU's transfers would take more than %lld flows "
+                                      "(--flows runs them anyway)",
+                     (long long)max_flows);
+        else
+            snprintf(why, sizeof why, "the fabric cannot run it: %s", err->message);
+        sim_fabric_step_free(fabric);
+        fabric = NULL;
+        st = simulate_step(m, sys, &s, o, NULL, out, err);
+    }
+    sim_fabric_step_free(fabric);
+    if (!st)
+        memcpy(out->fabric_why, why, sizeof why);
     return st;
 }
 
