@@ -1254,7 +1254,7 @@ comet_status comet_sim_step(const comet_model *m, const comet_system *sys,
             return st;
         }
         if (st)
-            snprintf(why, sizeof why, "the fabric cannot be built: %s", ignored.message);
+            snprintf(why, sizeof why, "the fabric cannot be built: %.160s", ignored.message);
         else if (!uneven)
             snprintf(why, sizeof why, "every NPU sees the same network");
         if (st || !uneven) {
@@ -1274,7 +1274,7 @@ comet_status comet_sim_step(const comet_model *m, const comet_system *sys,
             return st;
         }
         if (st)
-            snprintf(why, sizeof why, "the fabric cannot place it: %s", why_not.message);
+            snprintf(why, sizeof why, "the fabric cannot place it: %.160s", why_not.message);
         else if (!automatic && !sim_fabric_step_uneven(fabric, why, sizeof why))
             snprintf(why, sizeof why, "asked; every NPU sees the same network");
         st = COMET_OK;
@@ -1288,7 +1288,7 @@ comet_status comet_sim_step(const comet_model *m, const comet_system *sys,
                                       "(--flows runs them anyway)",
                      (long long)max_flows);
         else
-            snprintf(why, sizeof why, "the fabric cannot run it: %s", err->message);
+            snprintf(why, sizeof why, "the fabric cannot run it: %.160s", err->message);
         sim_fabric_step_free(fabric);
         fabric = NULL;
         st = simulate_step(m, sys, &s, o, NULL, out, err);
