@@ -18,6 +18,7 @@ typedef struct chakra_args {
     const char *prefix, *network, *system, *memory, *groups, *output;
     const char *max_nodes, *max_bytes, *max_memory, *max_deps;
     bool json, flows;
+    int64_t max_flows;
     comet_et_limits limits;
 } chakra_args;
 
@@ -77,6 +78,7 @@ static comet_status read_limits(chakra_args *a, comet_error *err)
 static const cli_arg chakra_flags[] = {
     {.name = "--json", .kind = CLI_ARG_SWITCH, AT(json)},
     {.name = "--flows", .kind = CLI_ARG_SWITCH, AT(flows)},
+    {.name = "--max-flows", .kind = CLI_ARG_INT, AT(max_flows), .min = 1, .max = 2000000000},
     {.name = "--chakra", .kind = CLI_ARG_TEXT, AT(prefix)},
     {.name = "--astra-network", .kind = CLI_ARG_TEXT, AT(network)},
     {.name = "--astra-system", .kind = CLI_ARG_TEXT, AT(system)},
@@ -105,6 +107,9 @@ static comet_status parse(int argc, char **argv, chakra_args *a, comet_error *er
     if (!a->network)
         return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--astra-network",
                                "is required with --chakra (ASTRA-sim's network YAML)");
+    if (a->max_flows && !a->flows)
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--max-flows",
+                               "needs --flows (it bounds the flows the collectives start)");
     return read_limits(a, err);
 }
 
@@ -122,7 +127,14 @@ static void render(comet_buf *b, const chakra_args *a, const comet_et_result *r,
                                 "\"memory_s\": %.10g}",
                              i ? ", " : "", r->rank_finish[i], r->rank_compute[i],
                              r->rank_exposed_comm[i], r->rank_comm[i], r->rank_memory[i]);
-        comet_buf_printf(b, "]}\n");
+        comet_buf_printf(b, "]");
+        if (a->flows)
+            comet_buf_printf(b, ", \"fabric\": {\"collectives\": %d, \"shared\": %d, "
+                                "\"alone\": %d, \"alone_distinct\": %d, \"flows\": %llu}",
+                             r->fabric_collectives, r->fabric_shared,
+                             r->fabric_collectives - r->fabric_shared, r->fabric_alone_distinct,
+                             (unsigned long long)r->fabric_flows);
+        comet_buf_printf(b, "}\n");
         return;
     }
     comet_buf_printf(b, "Chakra trace %s: %d ranks, %zu nodes (read in %.3f s, simulated in "
@@ -130,10 +142,16 @@ static void render(comet_buf *b, const chakra_args *a, const comet_et_result *r,
                      a->prefix, r->ranks, r->nodes, read_s, sim_s,
                      (unsigned long long)r->events);
     comet_buf_printf(b, "finished after %.0f ns (%.6f ms)\n", r->finish * 1e9, r->finish * 1e3);
-    if (r->fabric_collectives > 0)
-        comet_buf_printf(b, "collectives as flows on the fabric: %d distinct, every group of "
-                            "each shape at once (%llu flows)\n",
-                         r->fabric_collectives, (unsigned long long)r->fabric_flows);
+    if (a->flows) {
+        int alone = r->fabric_collectives - r->fabric_shared;
+        comet_buf_printf(b, "collectives on the fabric: %d, %d as flows sharing its links",
+                         r->fabric_collectives, r->fabric_shared);
+        if (alone > 0)
+            comet_buf_printf(b, ", %d priced alone (groups it cannot run as one; %d distinct, "
+                                "every group of each span at once)",
+                             alone, r->fabric_alone_distinct);
+        comet_buf_printf(b, " (%llu flows)\n", (unsigned long long)r->fabric_flows);
+    }
     comet_buf_printf(b, "\n");
     comet_buf_printf(b, "%6s %16s %16s %14s %14s %14s %9s\n", "rank", "finish ns",
                      "exposed comm ns", "compute ms", "comm ms", "memory ms", "hidden");
@@ -180,6 +198,7 @@ int cli_simulate_chakra(int argc, char **argv)
     double t1 = cli_now();
     comet_et_result r;
     in.flows = a.flows;
+    in.max_flows = a.max_flows;
     comet_status st = comet_et_simulate(&t, &in, &r, &err);
     double t2 = cli_now();
     comet_et_free(&t);

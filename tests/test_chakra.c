@@ -14,6 +14,7 @@
 
 #include "comet/chakra.h"
 #include "comet/comet.h"
+#include "comet/fabric.h"
 #include "comet/simulate.h"
 #include "comet/network.h"
 #include "tests.h"
@@ -282,11 +283,17 @@ static void test_send_recv(void **state)
         comet_error err = {0};
         assert_int_equal(comet_et_write(path, "0.0.4", n, count, &err), COMET_OK);
     }
-    comet_et_result res;
-    double got = run("p2p", 2, &in, &res);
-    assert_close(res.rank_finish[0], 1e-6 + 1e8 / 100e9, 1e-9);
-    assert_close(got, 1e-6 + 1e8 / 100e9 + 500e-6, 1e-9);
-    comet_et_result_free(&res);
+    /* the same under --flows: the receive, on the shared resource, is not
+     * a collective and still completes with its send */
+    for (int flows = 0; flows < 2; flows++) {
+        in.flows = flows;
+        comet_et_result res;
+        double got = run("p2p", 2, &in, &res);
+        assert_close(res.rank_finish[0], 1e-6 + 1e8 / 100e9, 1e-9);
+        assert_close(got, 1e-6 + 1e8 / 100e9 + 500e-6, 1e-9);
+        assert_int_equal(res.fabric_collectives, 0);
+        comet_et_result_free(&res);
+    }
 }
 
 /* Everything written comes back: attributes, dependencies, gzip input. */
@@ -968,13 +975,18 @@ static void test_independent_groups(void **state)
  * wait. Each is a 4-NPU collective, timed as comet times a group spanning
  * 4 NPUs of the ring. Errors: an unknown group, a rank outside its group,
  * a group that is not a sub-grid of the network. */
-static void write_named(const char *name, const char *low_name)
+/* On 8 ranks, each computes (the ranks in `first`, bits, first_micros, the
+ * others other_micros), then runs an 8 MiB all-reduce in the group named
+ * first_name (those in `first`) or other_name (the others). */
+static void write_groups(const char *name, unsigned first, const char *first_name,
+                         const char *other_name, int first_micros, int other_micros)
 {
     for (int r = 0; r < 8; r++) {
         uint64_t dep = 1;
-        comet_et_node n[2] = {compute(1, r < 4 ? 10000 : 0),
+        bool in_first = first >> r & 1u;
+        comet_et_node n[2] = {compute(1, (uint64_t)(in_first ? first_micros : other_micros)),
                               collective(2, COMET_ET_ALL_REDUCE, 8.0 * 1048576.0)};
-        n[1].pg_name = r < 4 ? low_name : "high";
+        n[1].pg_name = in_first ? first_name : other_name;
         n[1].deps = &dep;
         n[1].n_deps = 1;
         char path[128];
@@ -984,27 +996,39 @@ static void write_named(const char *name, const char *low_name)
     }
 }
 
-static comet_status named_run(const char *trace, const char *groups_json, comet_et_result *res,
-                              comet_error *err)
+static void write_named(const char *name, const char *low_name)
+{
+    write_groups(name, 0x0f, low_name, "high", 10000, 0);
+}
+
+/* trace simulated on *in (freed after) with groups_json as its comm groups. */
+static comet_status named_run_on(comet_astra_inputs *in, const char *trace,
+                                 const char *groups_json, comet_et_result *res, comet_error *err)
 {
     char path[128], p[128];
     snprintf(path, sizeof path, "%s/groups.json", dir);
     FILE *f = fopen(path, "w");
     fputs(groups_json, f);
     fclose(f);
-    comet_astra_inputs in;
-    comet_astra_ring(&in, 8, 100e9, 1e-6);
-    comet_status st = comet_astra_read_groups(path, &in, err);
+    comet_status st = comet_astra_read_groups(path, in, err);
     prefix(p, sizeof p, trace);
     comet_et_trace t;
     if (!st)
         st = comet_et_read(p, 0, NULL, &t, err);
     if (!st) {
-        st = comet_et_simulate(&t, &in, res, err);
+        st = comet_et_simulate(&t, in, res, err);
         comet_et_free(&t);
     }
-    comet_astra_free(&in);
+    comet_astra_free(in);
     return st;
+}
+
+static comet_status named_run(const char *trace, const char *groups_json, comet_et_result *res,
+                              comet_error *err)
+{
+    comet_astra_inputs in;
+    comet_astra_ring(&in, 8, 100e9, 1e-6);
+    return named_run_on(&in, trace, groups_json, res, err);
 }
 
 static void test_named_groups(void **state)
@@ -1104,6 +1128,128 @@ static void test_group_lacks_rank(void **state)
         if (!strstr(err.message, want))
             fail_msg("%s does not say %s", err.message, want);
     }
+}
+
+/* --flows: a trace's collectives are flows on the fabric, sharing its
+ * links while they overlap. On a 4 x 4 network of bidirectional rings
+ * (100 GB/s, 1 us a hop, one chunk) a ring all-reduce of S on one
+ * dimension takes its closed form 2(n-1)(a + S/(nB)) as flows. A rank's
+ * all-reduce along dimension 0 and another along dimension 1, issued
+ * together, use different links: each takes its time alone, as the
+ * memoized price (every group of its span at once) gives it. Two
+ * all-reduces along dimension 0 issued together by the same ranks meet
+ * on every link of their ring: each step moves twice the bytes at the
+ * same bandwidth, 2(n-1)(a + 2S/(nB)); priced alone (without --flows)
+ * each would take 2(n-1)(a + S/(nB)). */
+static void test_flows_share_links(void **state)
+{
+    (void)state;
+    const double a = 1e-6, bw = 100e9, small = 4.0 * 1048576.0, large = 8.0 * 1048576.0;
+    comet_astra_inputs in;
+    comet_astra_ring(&in, 4, bw, a);
+    in.system.n_dims = 2;
+    in.system.dims[1] = in.system.dims[0];
+    in.flows = true;
+    comet_et_node n[2] = {collective(1, COMET_ET_ALL_REDUCE, small),
+                          collective(2, COMET_ET_ALL_REDUCE, large)};
+    for (int k = 0; k < 2; k++) {
+        n[k].n_involved = 2;
+        n[k].involved_dim[k] = true;
+    }
+    write_all("apart", 16, n, 2);
+    comet_et_result res;
+    double row = 2.0 * 3 * (a + small / 4 / bw), column = 2.0 * 3 * (a + large / 4 / bw);
+    assert_close(run("apart", 16, &in, &res), column, 1e-9);
+    for (int r = 0; r < 16; r++)
+        assert_close(res.rank_comm[r], row + column, 1e-9);
+    assert_int_equal(res.fabric_collectives, 8); /* 4 rows, 4 columns */
+    assert_int_equal(res.fabric_shared, 8);
+    assert_true(res.fabric_flows > 0);
+    comet_et_result_free(&res);
+    /* the same as the fabric's own collective on every group at once */
+    comet_fabric *f;
+    comet_error err = {0};
+    assert_int_equal(comet_fabric_build(&in.system, 16, &f, &err), COMET_OK);
+    const int64_t spans[2][COMET_MAX_DIMS] = {{4, 1, 1, 1, 1, 1, 1, 1}, {1, 4, 1, 1, 1, 1, 1, 1}};
+    const double sizes[2] = {small, large}, alone[2] = {row, column};
+    for (int k = 0; k < 2; k++) {
+        comet_flow_result fr;
+        assert_int_equal(comet_fabric_collective(f, &in.system, spans[k], COMET_COLL_ALL_REDUCE,
+                                                 sizes[k], NULL, &fr, &err),
+                         COMET_OK);
+        assert_close(fr.time, alone[k], 1e-9);
+        comet_flow_result_free(&fr);
+    }
+    comet_fabric_free(f);
+
+    n[1] = collective(2, COMET_ET_ALL_REDUCE, small);
+    n[1].n_involved = 1;
+    n[1].involved_dim[0] = true;
+    write_all("together", 16, n, 2);
+    assert_close(run("together", 16, &in, &res), 2.0 * 3 * (a + 2.0 * small / 4 / bw), 1e-9);
+    assert_int_equal(res.fabric_shared, 8); /* 4 rows, 2 each */
+    comet_et_result_free(&res);
+    in.flows = false;
+    assert_close(run("together", 16, &in, &res), row, 1e-9);
+    comet_et_result_free(&res);
+}
+
+/* Named groups on the fabric: on Ring(8), ranks 0, 2, 4, 6 and 1, 3, 5, 7
+ * are groups of 4 NPUs 2 apart, so each ring step crosses two links,
+ * 2a + S/(4B) alone (the second group starts 10 ms later); issued
+ * together, every link carries a step of each group, 2a + 2S/(4B). Groups
+ * that are not blocks of the fabric's tiling, ranks 2 to 5 and 0, 1, 6,
+ * 7, are priced alone, as groups of 4 consecutive NPUs (every such group
+ * at once), and counted so. */
+static void test_flows_named_groups(void **state)
+{
+    (void)state;
+    const double a = 1e-6, bw = 100e9, bytes = 8.0 * 1048576.0;
+    const char *parity = "{\"first\": [0, 2, 4, 6], \"second\": [7, 5, 3, 1]}";
+    comet_astra_inputs in;
+    comet_et_result res;
+    comet_error err = {0};
+    write_groups("later", 0x55, "first", "second", 0, 10000);
+    comet_astra_ring(&in, 8, bw, a);
+    in.flows = true;
+    if (named_run_on(&in, "later", parity, &res, &err))
+        fail_msg("%s: %s", err.file, err.message);
+    double alone = 2.0 * 3 * (2.0 * a + bytes / 4 / bw);
+    assert_close(res.rank_finish[0], alone, 1e-9);
+    assert_close(res.rank_finish[1], 0.010 + alone, 1e-9);
+    assert_int_equal(res.fabric_collectives, 2);
+    assert_int_equal(res.fabric_shared, 2);
+    comet_et_result_free(&res);
+
+    write_groups("parity", 0x55, "first", "second", 0, 0);
+    comet_astra_ring(&in, 8, bw, a);
+    in.flows = true;
+    assert_int_equal(named_run_on(&in, "parity", parity, &res, &err), COMET_OK);
+    assert_close(res.finish, 2.0 * 3 * (2.0 * a + 2.0 * bytes / 4 / bw), 1e-9);
+    comet_et_result_free(&res);
+
+    comet_astra_ring(&in, 8, bw, a);
+    in.flows = true;
+    write_groups("middle", 0x3c, "first", "second", 0, 0);
+    assert_int_equal(named_run_on(&in, "middle",
+                                  "{\"first\": [2, 3, 4, 5], \"second\": [0, 1, 6, 7]}", &res,
+                                  &err),
+                     COMET_OK);
+    assert_int_equal(res.fabric_collectives, 2);
+    assert_int_equal(res.fabric_shared, 0);
+    assert_int_equal(res.fabric_alone_distinct, 1);
+    comet_fabric *f;
+    comet_astra_ring(&in, 8, bw, a);
+    assert_int_equal(comet_fabric_build(&in.system, 8, &f, &err), COMET_OK);
+    const int64_t span[COMET_MAX_DIMS] = {4, 1, 1, 1, 1, 1, 1, 1};
+    comet_flow_result fr;
+    assert_int_equal(comet_fabric_collective(f, &in.system, span, COMET_COLL_ALL_REDUCE, bytes,
+                                             NULL, &fr, &err),
+                     COMET_OK);
+    assert_close(res.finish, fr.time, 1e-12);
+    comet_flow_result_free(&fr);
+    comet_fabric_free(f);
+    comet_et_result_free(&res);
 }
 
 /* The export tests' starting point: megatron-22b on a100-80g-selene with
@@ -2342,6 +2488,8 @@ void suite_chakra(test_tally *t)
         cmocka_unit_test(test_independent_groups),
         cmocka_unit_test(test_named_groups),
         cmocka_unit_test(test_group_lacks_rank),
+        cmocka_unit_test(test_flows_share_links),
+        cmocka_unit_test(test_flows_named_groups),
         cmocka_unit_test(test_export_round_trip),
         cmocka_unit_test(test_export_expert_parallel),
         cmocka_unit_test(test_export_context_parallel),

@@ -573,7 +573,8 @@ static void test_simulate_flows(void **state)
     assert_non_null(strstr(r.out, "ib tier 1: ib switch 0 -> ib switch 32"));
     /* the Chakra replay with its collectives as flows: the example's one
      * all-reduce as flows (no endpoint delays or reduction passes, which
-     * ASTRA-sim's system file adds: 56.790164 ms without --flows) */
+     * ASTRA-sim's system file adds: 56.790164 ms without --flows); alone
+     * on the fabric, sharing its links with nothing */
     snprintf(args, sizeof args,
              "simulate --chakra %s/chakra/step --astra-network %s/astra/ring8.yml "
              "--astra-system %s/astra/system.json --flows",
@@ -581,8 +582,13 @@ static void test_simulate_flows(void **state)
     run(&r, args);
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(r.out, "finished after 55017500 ns (55.017500 ms)\n"
-                                  "collectives as flows on the fabric: 1 distinct, every group of "
-                                  "each shape at once (896 flows)"));
+                                  "collectives on the fabric: 1, 1 as flows sharing its links "
+                                  "(896 flows)\n"));
+    snprintf(args, sizeof args,
+             "simulate --chakra %s/chakra/step --astra-network %s/astra/ring8.yml --max-flows 10",
+             examples, examples);
+    expect_error(args, "comet simulate: --max-flows: needs --flows (it bounds the flows the "
+                       "collectives start)");
     /* the hot links over time: a Chrome trace of counters and a report */
     snprintf(args, sizeof args,
              "simulate --system %s/astra-ring8.yaml --collective all-reduce --size '1 GiB' "

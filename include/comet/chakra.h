@@ -144,11 +144,14 @@ typedef struct comet_astra_inputs {
     comet_comm_group *groups;
     char network_file[512];        /* the files read, for errors ("" = none) */
     char groups_file[512];
-    /* Each collective priced as flows on the fabric of `system` (every
-     * distinct one simulated once, every group of its shape at once;
-     * docs/fabric.md) instead of comet_sim_collective; options then
-     * unused but for splits. */
+    /* Each collective as flows on the fabric of `system` instead of
+     * comet_sim_collective, started when its group reaches it, sharing the
+     * fabric's links with every collective in flight (a group the fabric
+     * cannot run as one: priced alone, every group of its span at once;
+     * docs/chakra.md); options then unused but for splits. max_flows:
+     * refuse to start more flows (0: the fabric's default, 250 million). */
     bool flows;
+    int64_t max_flows;
 } comet_astra_inputs;
 
 /* Network YAML (topology, npus_count, bandwidth in GB = 2^30 B per s,
@@ -169,7 +172,13 @@ void comet_astra_free(comet_astra_inputs *in);
 
 typedef struct comet_et_result {
     double finish;                 /* seconds until the last rank finishes */
-    int fabric_collectives;        /* with in->flows: distinct collectives simulated as flows */
+    /* With in->flows: the collectives run on the fabric; of them, those run
+     * as flows sharing its links (the rest, on groups the fabric cannot run
+     * as one, priced alone); the distinct ones priced alone (each simulated
+     * once, every group of its span at once); the flows of both. */
+    int fabric_collectives;
+    int fabric_shared;
+    int fabric_alone_distinct;
     uint64_t fabric_flows;
     int ranks;
     double *rank_finish;           /* per rank (malloc'd; comet_et_result_free) */

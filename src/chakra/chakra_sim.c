@@ -6,9 +6,10 @@
  * rank do not. A collective is one task shared by the ranks of its group
  * (those differing only along the dimensions it involves): it starts when
  * all of them have reached it and lasts what comet_sim_collective gives on
- * those dimensions. A receive
- * completes when the matching send (same source, destination and tag, in
- * order) does. A rank's nodes run in dependency order whatever their order
+ * those dimensions (with --flows: until its flows on the fabric end, every
+ * collective in flight sharing the fabric's links; sim_fabric_replay). A
+ * receive completes when the matching send (same source, destination and
+ * tag, in order) does. A rank's nodes run in dependency order whatever their order
  * in the file (file order where it already respects the dependencies).
  * Bad traces (missing dependencies, dependency cycles, peers outside the
  * trace, mismatched collectives, sizes that do not split over the group)
@@ -20,7 +21,8 @@
  *
  * Memory: besides the engine's task (64 bytes) and successor entries, the
  * simulator keeps 8 bytes per node (its task, its place in the order);
- * the id index (8 to 16 bytes per node) lives for one rank at a time. */
+ * the id index (8 to 16 bytes per node) lives for one rank at a time;
+ * --flows adds 24 bytes per collective and 4 per NPU per group shape. */
 #include "comet/chakra.h"
 
 #include <limits.h>
@@ -45,7 +47,8 @@ typedef struct trace_sim {
     int **task_of;          /* per rank, node index -> task */
     uint32_t **order;       /* per rank, node indices in dependency order */
     const char *prefix;
-    sim_fabric_prices *prices; /* in->flows: collectives priced as flows; NULL otherwise */
+    /* in->flows: collectives as flows on the fabric, sharing its links; NULL otherwise */
+    sim_fabric_replay *replay;
 } trace_sim;
 
 static comet_status out_of_memory(comet_error *err)
@@ -361,8 +364,12 @@ static int group_of(const comet_system *sys, const comet_et_node *n, int rank, u
     return leader;
 }
 
+/* Collective node i of rank r, the j-th of its group (slot): the group's
+ * task, made by its first member. Under --flows a group of fabric shape
+ * `shape` (>= 0) runs as flows sharing the fabric when its task starts;
+ * one the fabric cannot run as a group (-1) is priced alone. */
 static comet_status collective_task(trace_sim *s, int r, size_t i, uint32_t j, coll_slot *slot,
-                                    const int64_t span[COMET_MAX_DIMS], int64_t group,
+                                    const int64_t span[COMET_MAX_DIMS], int64_t group, int shape,
                                     comet_error *err)
 {
     const comet_et_node *n = &s->t->rank[r].nodes[i];
@@ -408,28 +415,33 @@ static comet_status collective_task(trace_sim *s, int r, size_t i, uint32_t j, c
                            : n->comm_size;
     comet_sim_collective_result res = {0};
     comet_status st = COMET_OK;
-    if (s->prices) {
-        res.time = sim_fabric_price(s->prices, span, c, bytes);
-        st = sim_fabric_prices_status(s->prices, err);
-    } else {
+    if (s->replay && shape < 0)
+        st = sim_fabric_replay_alone(s->replay, span, c, bytes, &res.time, err);
+    else if (!s->replay)
         st = comet_sim_collective(&s->in->system, span, c, bytes, &s->in->options, &res, err);
-    }
     if (st)
         return st;
+    /* as flows its task ends when its flows do: its duration is not used */
     slot->task = sim_add_task(&s->g, s->instant, res.time, COMET_ET_COLLECTIVE, 0, (int)i, r);
     slot->rank0 = r;
     slot->node0 = (uint32_t)i;
     if (slot->task < 0)
         return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    if (s->replay && shape >= 0)
+        return sim_fabric_replay_add(s->replay, slot->task, shape, r, c, bytes, err);
     return COMET_OK;
 }
 
 /* Named groups (comm-group JSON): each must be a sub-grid of the network,
- * so its collective runs on the dimensions it spans; span[] per group. */
+ * so its collective runs on the dimensions it spans; span[] per group.
+ * Under --flows, shape[] is its fabric shape (sim_fabric_replay_shape),
+ * -1 for a group the fabric cannot run as one (its coordinates along a
+ * dimension not evenly spaced, or not a block of the tiling). */
 typedef struct named_groups {
     int n;
     int **sorted;            /* members, sorted, per group */
     int64_t (*span)[COMET_MAX_DIMS];
+    int *shape;
     const comet_comm_group **by_name; /* the groups sorted by name */
     uint32_t *seen;          /* per group: collectives so far on the current rank */
     int *touched, n_touched; /* the groups whose seen[] the current rank raised */
@@ -458,6 +470,7 @@ static void named_free(named_groups *ng)
         free(ng->sorted[i]);
     free(ng->sorted);
     free(ng->span);
+    free(ng->shape);
     free(ng->by_name);
     free(ng->seen);
     free(ng->touched);
@@ -472,10 +485,11 @@ static comet_status named_prepare(const trace_sim *s, named_groups *ng, comet_er
         return COMET_OK;
     ng->sorted = calloc((size_t)ng->n, sizeof *ng->sorted);
     ng->span = calloc((size_t)ng->n, sizeof *ng->span);
+    ng->shape = calloc((size_t)ng->n, sizeof *ng->shape);
     ng->by_name = malloc(sizeof *ng->by_name * (size_t)ng->n);
     ng->seen = calloc((size_t)ng->n, sizeof *ng->seen);
     ng->touched = malloc(sizeof *ng->touched * (size_t)ng->n);
-    if (!ng->sorted || !ng->span || !ng->by_name || !ng->seen || !ng->touched)
+    if (!ng->sorted || !ng->span || !ng->shape || !ng->by_name || !ng->seen || !ng->touched)
         return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
     for (int g = 0; g < ng->n; g++)
         ng->by_name[g] = &in->groups[g];
@@ -497,8 +511,11 @@ static comet_status named_prepare(const trace_sim *s, named_groups *ng, comet_er
                                    "comm group \"%s\" names rank %d, which is not in the trace "
                                    "(ranks 0 to %d)",
                                    cg->name, m[0] < 0 ? m[0] : m[cg->n - 1], s->t->ranks - 1);
-        /* distinct coordinates per dimension; their product must be the size */
-        int64_t product = 1;
+        /* distinct coordinates per dimension; their product must be the
+         * size. On the fabric: evenly spaced (apart[d]), the first a
+         * multiple of span x spacing, as the fabric's groups tile */
+        int64_t product = 1, apart[COMET_MAX_DIMS];
+        bool tiles = true;
         for (int d = 0, stride = 1; d < COMET_MAX_DIMS; d++) {
             int64_t size = d < sys->n_dims ? sys->dims[d].size : 1, distinct = 0;
             unsigned char *hit = calloc((size_t)size, 1);
@@ -509,6 +526,21 @@ static comet_status named_prepare(const trace_sim *s, named_groups *ng, comet_er
                 distinct += !hit[coord];
                 hit[coord] = 1;
             }
+            int64_t first = -1, last = -1;
+            apart[d] = 0;
+            for (int64_t x = 0; x < size && tiles; x++) {
+                if (!hit[x])
+                    continue;
+                if (first < 0)
+                    first = x;
+                else if (apart[d] == 0)
+                    apart[d] = x - first;
+                else
+                    tiles = x - last == apart[d];
+                last = x;
+            }
+            if (apart[d] > 0)
+                tiles = tiles && (first / apart[d]) % distinct == 0;
             free(hit);
             ng->span[g][d] = distinct;
             product *= distinct;
@@ -523,6 +555,11 @@ static comet_status named_prepare(const trace_sim *s, named_groups *ng, comet_er
                                    "network's %d ranks: comet times a collective on the "
                                    "dimensions its group spans",
                                    cg->name, cg->n, s->t->ranks);
+        ng->shape[g] = -1;
+        if (s->replay && tiles)
+            ng->shape[g] = sim_fabric_replay_shape(s->replay, ng->span[g], apart);
+        if (ng->shape[g] < -1)
+            return out_of_memory(err);
     }
     return COMET_OK;
 }
@@ -564,6 +601,9 @@ static comet_status collectives(trace_sim *s, comet_error *err)
     named_groups ng = {0};
     comet_status st = named_prepare(s, &ng, err);
     uint32_t seen[256]; /* per rank: collectives so far over each dimension mask */
+    int mask_shape[256]; /* under --flows: each mask's fabric shape, -3 not yet asked */
+    for (int k = 0; k < 256; k++)
+        mask_shape[k] = -3;
     for (int r = 0; r < t->ranks && !st; r++) {
         memset(seen, 0, sizeof seen);
         const comet_et_rank *rk = &t->rank[r];
@@ -575,6 +615,7 @@ static comet_status collectives(trace_sim *s, comet_error *err)
             coll_group *grp;
             uint32_t j;
             int64_t span[COMET_MAX_DIMS];
+            int shape = -1;
             if (n->pg_name && n->pg_name[0]) {
                 int g = named_lookup(s, &ng, r, n, err);
                 if (g < 0) {
@@ -582,6 +623,7 @@ static comet_status collectives(trace_sim *s, comet_error *err)
                     break;
                 }
                 memcpy(span, ng.span[g], sizeof span);
+                shape = ng.shape[g];
                 if (ng.seen[g] == 0)
                     ng.touched[ng.n_touched++] = g;
                 j = ng.seen[g]++;
@@ -590,16 +632,20 @@ static comet_status collectives(trace_sim *s, comet_error *err)
                 unsigned mask;
                 int leader = group_of(sys, n, r, &mask);
                 int64_t size = span_of(sys, n, span);
+                if (s->replay && mask_shape[mask] == -3)
+                    mask_shape[mask] = sim_fabric_replay_shape(s->replay, span, NULL);
+                if (s->replay)
+                    shape = mask_shape[mask];
                 j = seen[mask]++;
                 grp = coll_group_find(&groups, ((uint64_t)mask << 32 | (uint32_t)leader) + 1,
                                       size);
             }
-            coll_slot *slot = grp ? coll_slot_at(grp, j) : NULL;
+            coll_slot *slot = grp && shape >= -1 ? coll_slot_at(grp, j) : NULL;
             if (!slot) {
                 st = out_of_memory(err);
                 break;
             }
-            st = collective_task(s, r, i, j, slot, span, grp->size, err);
+            st = collective_task(s, r, i, j, slot, span, grp->size, shape, err);
             slot->members++;
             s->task_of[r][i] = slot->task;
         }
@@ -1120,13 +1166,10 @@ comet_status comet_et_simulate(const comet_et_trace *t, const comet_astra_inputs
             st = out_of_memory(err);
     }
     if (!st && in->flows) {
-        int64_t npus = 1;
-        for (int d = 0; d < in->system.n_dims; d++)
-            npus *= in->system.dims[d].size > 0 ? in->system.dims[d].size : 1;
         comet_system sys = in->system;
         if (in->options.splits > 0)
             sys.collective_chunks = in->options.splits;
-        st = sim_fabric_prices_new(&sys, npus, &s.prices, err);
+        st = sim_fabric_replay_new(&sys, in->max_flows, &s.replay, err);
     }
     if (!st)
         st = order_ranks(&s, err);
@@ -1141,13 +1184,18 @@ comet_status comet_et_simulate(const comet_et_trace *t, const comet_astra_inputs
     double makespan = 0.0;
     describe_ctx dc = {&s};
     if (!st) {
-        st = sim_run(&s.g, &makespan, describe, &dc, err);
+        st = s.replay ? sim_fabric_replay_run(s.replay, &s.g, &makespan, describe, &dc, err)
+                      : sim_run(&s.g, &makespan, describe, &dc, err);
         if (st == COMET_EINPUT && s.g.n_cycle > 0)
             st = wait_cycle_error(&s, err);
     }
-    if (s.prices) {
-        sim_fabric_prices_counts(s.prices, &out->fabric_collectives, &out->fabric_flows);
-        sim_fabric_prices_free(s.prices);
+    if (s.replay) {
+        int64_t shared, alone;
+        sim_fabric_replay_counts(s.replay, &shared, &alone, &out->fabric_alone_distinct,
+                                 &out->fabric_flows);
+        out->fabric_collectives = (int)(shared + alone);
+        out->fabric_shared = (int)shared;
+        sim_fabric_replay_free(s.replay);
     }
     if (!st) {
         out->finish = makespan;

@@ -252,11 +252,26 @@ static void reschedule(run *r, int id)
 
 static void complete(run *r, int task);
 
+/* Offers a task that is starting to the outside: 1 when it runs there
+ * (its end then comes from the outside's step), 0 when it runs here. */
+static int offer_outside(run *r, int task)
+{
+    if (!r->out)
+        return 0;
+    int outside = r->out->start(r->out->ctx, task, r->now);
+    if (outside < 0)
+        r->oom = 1;
+    return outside != 0;
+}
+
 static void start_task(run *r, int task)
 {
     sim_task *t = &r->g->tasks[task];
     resource *s = &r->res[t->resource];
     if (r->g->shared && r->g->shared[t->resource]) {
+        t->start = r->now;
+        if (offer_outside(r, task))
+            return;
         advance(r, s);
         if (s->n_active == s->cap_active) {
             int cap = s->cap_active ? 2 * s->cap_active : 8;
@@ -274,7 +289,6 @@ static void start_task(run *r, int task)
             s->remaining = m;
             s->cap_active = cap;
         }
-        t->start = r->now;
         s->active[s->n_active] = task;
         s->remaining[s->n_active] = t->work;
         s->n_active++;
@@ -283,13 +297,8 @@ static void start_task(run *r, int task)
     }
     t->start = r->now;
     s->busy = 1;
-    if (r->out) {
-        int outside = r->out->start(r->out->ctx, task, r->now);
-        if (outside < 0)
-            r->oom = 1;
-        if (outside != 0)
-            return; /* its end comes from the outside's step */
-    }
+    if (offer_outside(r, task))
+        return;
     t->end = t->start + t->duration;
     if (push(&r->h, (event){t->end, task, 0}))
         r->oom = 1;
@@ -522,8 +531,12 @@ static int outside_event(run *r)
     if (at > r->now)
         r->now = at;
     r->g->events++;
-    for (int i = 0; i < n_done && !r->oom; i++)
-        stream_done(r, done[i]);
+    for (int i = 0; i < n_done && !r->oom; i++) {
+        if (r->g->shared && r->g->shared[r->g->tasks[done[i]].resource])
+            complete(r, done[i]); /* a shared resource's task: nothing queues behind it */
+        else
+            stream_done(r, done[i]);
+    }
     r->out->release(r->out->ctx);
     return 1;
 }
@@ -568,6 +581,9 @@ comet_status sim_run_outside(sim_graph *g, const sim_outside *out, double *makes
         int o = outside_event(&r);
         if (o < 0) {
             st = out->failure(out->ctx, err);
+            if (!st)
+                st = comet_error_set(err, COMET_EINTERNAL, NULL, 0, 0, NULL,
+                                     "the transfers outside the engine failed without a reason");
             break;
         }
         if (o > 0)

@@ -3,7 +3,10 @@
  * (group span, collective, bytes) is simulated once on the system's
  * fabric with every group of its shape at once, its time (the slowest
  * group's) remembered, so a step of a thousand TP all-reduces of one size
- * costs one flow simulation (sim.h, docs/fabric.md). */
+ * costs one flow simulation (sim.h, docs/fabric.md). The Chakra replay
+ * prices so the collectives whose groups the fabric cannot run as one,
+ * and runs the others as shared flows on this same fabric
+ * (fabric_replay.c). */
 #include "sim.h"
 
 #include <stdlib.h>
@@ -87,6 +90,13 @@ double sim_fabric_price(sim_fabric_prices *p, const int64_t span[COMET_MAX_DIMS]
     it->time = r.time;
     p->flows += r.flows;
     return r.time;
+}
+
+const comet_fabric *sim_fabric_prices_fabric(const sim_fabric_prices *p,
+                                            const comet_system **sys)
+{
+    *sys = &p->sys;
+    return p->f;
 }
 
 comet_status sim_fabric_prices_status(const sim_fabric_prices *p, comet_error *err)

@@ -83,9 +83,11 @@ comet_status sim_run(sim_graph *g, double *makespan,
                      void *ctx, comet_error *err);
 
 /* Tasks run outside the engine, alongside its own events: a training
- * step's transfers as flows on the fabric (each ends when its last flow
- * does). start: task is ready at now; returns 1 when it runs outside, 0
- * to run for its duration, -1 on a failure. next: the outside's next
+ * step's transfers, a Chakra replay's collectives, as flows on the fabric
+ * (each ends when its last flow does). start: task is ready at now (a
+ * stream's task once its stream reaches it, a shared resource's once its
+ * dependencies are done); returns 1 when it runs outside, 0 to run here
+ * as it would without the outside, -1 on a failure. next: the outside's next
  * event (INFINITY: none). advance: its clock to t (no event of its own
  * comes before). step: runs its next event, *done the tasks it finished;
  * release once they are handled. start, next and step return -1 on a
@@ -106,12 +108,27 @@ comet_status sim_run_outside(sim_graph *g, const sim_outside *out, double *makes
                                               size_t cap),
                              void *ctx, comet_error *err);
 
+/* Runs g with some of its tasks as transfers on a fabric run
+ * (fabric_outside.c): start(ctx, task, run, &id, err), called as each task
+ * starts (the run's clock already at that time), returns 1 when it
+ * started the task as a transfer on run (*id the run's), 0 when the task
+ * is not one (it runs for its duration), -1 on a failure (its message in
+ * err). A transfer's task ends when the run reports it finished. */
+typedef int (*sim_fabric_start_fn)(void *ctx, int task, comet_fabric_run *run, int64_t *id,
+                                   comet_error *err);
+comet_status sim_run_on_fabric(sim_graph *g, comet_fabric_run *run, sim_fabric_start_fn start,
+                               void *ctx, double *makespan,
+                               void (*describe)(const sim_task *t, void *ctx, char *out,
+                                                size_t cap),
+                               void *describe_ctx, comet_error *err);
+
 /* ---- collectives priced as flows on the fabric ----------------------------- */
 
 /* The fabric of a system's `npus` NPUs and the flows' time of every
  * distinct collective asked of it (group span, collective, bytes), each
  * simulated once with every group of its shape at once, and remembered:
- * the step simulation's and the Chakra replay's --flows (docs/fabric.md). */
+ * the Chakra replay's --flows, for the groups the fabric cannot run as one
+ * (docs/fabric.md). */
 typedef struct sim_fabric_prices sim_fabric_prices;
 
 comet_status sim_fabric_prices_new(const comet_system *sys, int64_t npus,
@@ -121,10 +138,57 @@ void sim_fabric_prices_free(sim_fabric_prices *p);
  * for sim_fabric_prices_status; later calls then take the closed form). */
 double sim_fabric_price(sim_fabric_prices *p, const int64_t span[COMET_MAX_DIMS],
                         comet_collective c, double bytes);
+/* The fabric the prices are simulated on, and *sys its system (sizes
+ * resolved), both for as long as p lives. */
+const comet_fabric *sim_fabric_prices_fabric(const sim_fabric_prices *p,
+                                            const comet_system **sys);
 /* COMET_OK, or the first failure with its message in err. */
 comet_status sim_fabric_prices_status(const sim_fabric_prices *p, comet_error *err);
 /* The distinct collectives simulated and their flows. */
 void sim_fabric_prices_counts(const sim_fabric_prices *p, int *collectives, uint64_t *flows);
+
+/* ---- a replay's collectives sharing the fabric's links ------------------------ */
+
+/* Collectives of a task graph (a Chakra replay's) on groups of any shape,
+ * each started as flows on one shared fabric run when the engine reaches
+ * its task and ended when its last flow does, so collectives that overlap
+ * in time meet on the links they share (fabric_replay.c). A group is a
+ * block of span[d] NPUs, stride[d] apart, along each dimension d, tiling
+ * the dimension (the fabric's comet_fabric_group): a shape. Collectives of
+ * a shape the fabric cannot run as such a group are priced alone
+ * (sim_fabric_price, every group of their span at once), as fixed-length
+ * tasks. */
+typedef struct sim_fabric_replay sim_fabric_replay;
+
+/* The fabric of sys, all its dimensions' NPUs (their sizes fixed);
+ * max_flows as comet_fabric_run_new takes it. */
+comet_status sim_fabric_replay_new(const comet_system *sys, int64_t max_flows,
+                                   sim_fabric_replay **out, comet_error *err);
+void sim_fabric_replay_free(sim_fabric_replay *fr);
+/* The shape of groups of span[d] NPUs stride[d] apart (stride NULL: 1):
+ * its index, -1 when the fabric cannot run such groups (blocks that do not
+ * tile a dimension, members apart on a torus or mesh), -2 out of memory.
+ * A shape's NPU -> index map (4 bytes an NPU) is kept once per shape. */
+int sim_fabric_replay_shape(sim_fabric_replay *fr, const int64_t span[COMET_MAX_DIMS],
+                            const int64_t stride[COMET_MAX_DIMS]);
+/* Task `task` (a later task than every earlier call's) is collective c
+ * of `bytes` per NPU on the group of `shape` that holds NPU npu. */
+comet_status sim_fabric_replay_add(sim_fabric_replay *fr, int task, int shape, int64_t npu,
+                                   comet_collective c, double bytes, comet_error *err);
+/* A collective that runs alone: its time as sim_fabric_price gives it
+ * (on the same fabric), or its failure. */
+comet_status sim_fabric_replay_alone(sim_fabric_replay *fr, const int64_t span[COMET_MAX_DIMS],
+                                     comet_collective c, double bytes, double *time,
+                                     comet_error *err);
+/* Runs g with the added tasks outside, as flows sharing the fabric. */
+comet_status sim_fabric_replay_run(sim_fabric_replay *fr, sim_graph *g, double *makespan,
+                                   void (*describe)(const sim_task *t, void *ctx, char *out,
+                                                    size_t cap),
+                                   void *ctx, comet_error *err);
+/* Collectives run as flows sharing links and priced alone, the distinct
+ * ones of those simulated, and the flows of both. */
+void sim_fabric_replay_counts(const sim_fabric_replay *fr, int64_t *shared, int64_t *alone,
+                              int *alone_distinct, uint64_t *flows);
 
 /* ---- the training step as a task graph ---------------------------------- */
 
