@@ -1,8 +1,7 @@
 /* Tasks of the engine run as transfers on a fabric run: the glue between
  * the engine's sim_outside and comet_fabric_run's events, once for every
- * simulator whose tasks start flows (the Chakra replay's collectives; the
- * training step's transfers in fabric_step.c have their own copy of this
- * glue and could use it). The caller decides, as each task starts,
+ * simulator whose tasks start flows (the Chakra replay's collectives, the
+ * training step's transfers in fabric_step.c). The caller decides, as each task starts,
  * whether it is a transfer and starts it on the run; the glue remembers
  * which task each transfer id stands for, moves the run's clock with the
  * engine's, runs the run's events in turn with the engine's own and hands

@@ -74,10 +74,6 @@ struct sim_fabric_step {
     int per_stage;
     double p2p_bytes;
     int32_t *kind_of;            /* per task: its transfer kind, -1 none */
-    int *task_of;                /* transfer id -> task */
-    int cap_task_of;
-    int *done;
-    int cap_done;
     uint64_t flows_transfers, alone_transfers, flows;
     comet_sim_fabric_links *links; /* NULL: not asked */
     int64_t max_flows;             /* per run and per measurement (0: the fabric's default) */
@@ -266,8 +262,6 @@ void sim_fabric_step_free(sim_fabric_step *fs)
     free(fs->to);
     free(fs->themis_load);
     free(fs->kind_of);
-    free(fs->task_of);
-    free(fs->done);
     free(fs);
 }
 
@@ -468,91 +462,30 @@ static comet_status classify(sim_fabric_step *fs)
     return COMET_OK;
 }
 
-static int remember(sim_fabric_step *fs, int64_t id, int task_id)
-{
-    if (id >= fs->cap_task_of) {
-        int cap = (int)(2 * id + 64);
-        int *x = realloc(fs->task_of, sizeof *x * (size_t)cap);
-        if (!x) {
-            oom(fs);
-            return -1;
-        }
-        fs->task_of = x;
-        fs->cap_task_of = cap;
-    }
-    fs->task_of[id] = task_id;
-    return 1;
-}
-
-static int on_start(void *ctx, int task_id, double now)
+/* As the engine starts task_id: a transfer that runs alone takes its
+ * kind's time (0: the engine runs it for that duration); one that shares
+ * links starts its flows on the run (1). */
+static int start_task(void *ctx, int task_id, comet_fabric_run *run, int64_t *id,
+                      comet_error *err)
 {
     sim_fabric_step *fs = ctx;
     int k = fs->kind_of[task_id];
     if (k < 0)
         return 0;
-    const xfer_kind *x = &fs->kinds[k];
+    xfer_kind *x = &fs->kinds[k];
     if (x->alone) {
         /* nothing else on its links, ever: its time alone, exactly */
         fs->g->tasks[task_id].duration = x->time;
         fs->alone_transfers++;
-        fs->kinds[k].ran_alone++;
+        x->ran_alone++;
         return 0;
     }
-    int64_t id;
-    comet_fabric_run_advance(fs->run, now);
-    if (start(fs, fs->run, x, true, &id) != COMET_OK)
-        return -1;
-    fs->flows_transfers++;
-    return remember(fs, id, task_id);
-}
-
-static int on_next(void *ctx, double *at)
-{
-    sim_fabric_step *fs = ctx;
-    return fail(fs, comet_fabric_run_next(fs->run, at, &fs->err)) ? -1 : 0;
-}
-
-static void on_advance(void *ctx, double t)
-{
-    sim_fabric_step *fs = ctx;
-    comet_fabric_run_advance(fs->run, t);
-}
-
-static int on_step(void *ctx, const int **done, int *n_done)
-{
-    sim_fabric_step *fs = ctx;
-    const int64_t *ids;
-    int n;
-    if (fail(fs, comet_fabric_run_step(fs->run, &ids, &n, &fs->err)))
-        return -1;
-    if (n > fs->cap_done) {
-        int *x = realloc(fs->done, sizeof *x * (size_t)n);
-        if (!x) {
-            oom(fs);
-            return -1;
-        }
-        fs->done = x;
-        fs->cap_done = n;
-    }
-    for (int i = 0; i < n; i++)
-        fs->done[i] = fs->task_of[ids[i]];
-    *done = fs->done;
-    *n_done = n;
-    return 0;
-}
-
-static void on_release(void *ctx)
-{
-    sim_fabric_step *fs = ctx;
-    comet_fabric_run_release(fs->run);
-}
-
-static comet_status on_failure(void *ctx, comet_error *err)
-{
-    sim_fabric_step *fs = ctx;
-    if (fs->st && err)
+    if (start(fs, run, x, true, id) != COMET_OK) {
         *err = fs->err;
-    return fs->st;
+        return -1;
+    }
+    fs->flows_transfers++;
+    return 1;
 }
 
 /* ---- seeing it: the links over the step ---------------------------------------- */
@@ -686,8 +619,7 @@ comet_status sim_fabric_step_run(sim_fabric_step *fs, sim_graph *g, const step_c
     }
     if (st)
         return st;
-    sim_outside out = {fs, on_start, on_next, on_advance, on_step, on_release, on_failure};
-    st = sim_run_outside(g, &out, makespan, name_task, NULL, err);
+    st = sim_run_on_fabric(g, fs->run, start_task, fs, makespan, name_task, NULL, err);
     double ignored;
     if (!st && fs->links && !(st = comet_fabric_run_next(fs->run, &ignored, err)))
         settle_links(fs, *makespan); /* the next call recorded the watched links' last step */
