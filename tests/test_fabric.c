@@ -388,7 +388,7 @@ static void test_in_network_halves_bytes(void **state)
     /* tier 0 counts both directions of every port: up S and down S per NPU */
     assert_close(sharp.bytes_per_tier[0], 8.0 * 2.0 * GIB, 1e-12);
     assert_close(ring.bytes_per_tier[0], 8.0 * 2.0 * 2.0 * 7.0 / 8.0 * GIB, 1e-12);
-    assert_close(t, GIB / 50e9 * (1.0 + 1.0 / 32.0), 1e-6);
+    assert_close(t, GIB / 50e9 * (1.0 + 1.0 / 64.0), 1e-6);
 }
 
 /* A watched link's utilization over time: on the 8-NPU ring with 500 ns
@@ -447,34 +447,48 @@ typedef struct kind_case {
     int64_t radix;
     double over;
     int tiers;
+    bool in_network;
 } kind_case;
 
 static void test_estimator_within_5_percent(void **state)
 {
     (void)state;
     static const kind_case cases[] = {
-        {"ring AR", COMET_TOPO_RING, COMET_ALGO_RING, COMET_COLL_ALL_REDUCE, 8, {0, 0}, 0, 0, 0},
-        {"ring A2A", COMET_TOPO_RING, COMET_ALGO_DIRECT, COMET_COLL_ALL_TO_ALL, 8, {0, 0}, 0, 0, 0},
-        {"fc AR", COMET_TOPO_FULLY_CONNECTED, COMET_ALGO_RING, COMET_COLL_ALL_REDUCE, 8, {0, 0}, 0, 0, 0},
-        {"fc A2A", COMET_TOPO_FULLY_CONNECTED, COMET_ALGO_DIRECT, COMET_COLL_ALL_TO_ALL, 8, {0, 0}, 0, 0, 0},
-        {"switch AR", COMET_TOPO_SWITCH, COMET_ALGO_RING, COMET_COLL_ALL_REDUCE, 16, {0, 0}, 0, 0, 0},
-        {"switch HD", COMET_TOPO_SWITCH, COMET_ALGO_HALVING_DOUBLING, COMET_COLL_ALL_REDUCE, 16, {0, 0}, 0, 0, 0},
-        {"torus AR", COMET_TOPO_TORUS, COMET_ALGO_RING, COMET_COLL_ALL_REDUCE, 16, {4, 4}, 0, 0, 0},
-        {"torus A2A", COMET_TOPO_TORUS, COMET_ALGO_DIRECT, COMET_COLL_ALL_TO_ALL, 16, {4, 4}, 0, 0, 0},
-        {"mesh AR", COMET_TOPO_MESH, COMET_ALGO_RING, COMET_COLL_ALL_REDUCE, 16, {4, 4}, 0, 0, 0},
-        {"mesh A2A", COMET_TOPO_MESH, COMET_ALGO_DIRECT, COMET_COLL_ALL_TO_ALL, 16, {4, 4}, 0, 0, 0},
-        {"fat AR", COMET_TOPO_FAT_TREE, COMET_ALGO_RING, COMET_COLL_ALL_REDUCE, 16, {0, 0}, 24, 2, 0},
-        {"fat A2A", COMET_TOPO_FAT_TREE, COMET_ALGO_DIRECT, COMET_COLL_ALL_TO_ALL, 16, {0, 0}, 24, 2, 0},
-        {"fat HD", COMET_TOPO_FAT_TREE, COMET_ALGO_HALVING_DOUBLING, COMET_COLL_ALL_REDUCE, 16, {0, 0}, 24, 2, 0},
-        {"rail AR", COMET_TOPO_RAIL, COMET_ALGO_RING, COMET_COLL_ALL_REDUCE, 16, {0, 0}, 24, 2, 0},
-        {"rail A2A", COMET_TOPO_RAIL, COMET_ALGO_DIRECT, COMET_COLL_ALL_TO_ALL, 16, {0, 0}, 24, 2, 0},
+        {"ring AR", COMET_TOPO_RING, COMET_ALGO_RING, COMET_COLL_ALL_REDUCE, 8, {0, 0}, 0, 0, 0, false},
+        {"ring A2A", COMET_TOPO_RING, COMET_ALGO_DIRECT, COMET_COLL_ALL_TO_ALL, 8, {0, 0}, 0, 0, 0, false},
+        {"fc AR", COMET_TOPO_FULLY_CONNECTED, COMET_ALGO_RING, COMET_COLL_ALL_REDUCE, 8, {0, 0}, 0, 0, 0, false},
+        {"fc A2A", COMET_TOPO_FULLY_CONNECTED, COMET_ALGO_DIRECT, COMET_COLL_ALL_TO_ALL, 8, {0, 0}, 0, 0, 0, false},
+        {"switch AR", COMET_TOPO_SWITCH, COMET_ALGO_RING, COMET_COLL_ALL_REDUCE, 16, {0, 0}, 0, 0, 0, false},
+        {"switch HD", COMET_TOPO_SWITCH, COMET_ALGO_HALVING_DOUBLING, COMET_COLL_ALL_REDUCE, 16, {0, 0}, 0, 0, 0, false},
+        {"torus AR", COMET_TOPO_TORUS, COMET_ALGO_RING, COMET_COLL_ALL_REDUCE, 16, {4, 4}, 0, 0, 0, false},
+        {"torus A2A", COMET_TOPO_TORUS, COMET_ALGO_DIRECT, COMET_COLL_ALL_TO_ALL, 16, {4, 4}, 0, 0, 0, false},
+        {"mesh AR", COMET_TOPO_MESH, COMET_ALGO_RING, COMET_COLL_ALL_REDUCE, 16, {4, 4}, 0, 0, 0, false},
+        {"mesh A2A", COMET_TOPO_MESH, COMET_ALGO_DIRECT, COMET_COLL_ALL_TO_ALL, 16, {4, 4}, 0, 0, 0, false},
+        {"fat AR", COMET_TOPO_FAT_TREE, COMET_ALGO_RING, COMET_COLL_ALL_REDUCE, 16, {0, 0}, 24, 2, 0, false},
+        {"fat A2A", COMET_TOPO_FAT_TREE, COMET_ALGO_DIRECT, COMET_COLL_ALL_TO_ALL, 16, {0, 0}, 24, 2, 0, false},
+        {"fat HD", COMET_TOPO_FAT_TREE, COMET_ALGO_HALVING_DOUBLING, COMET_COLL_ALL_REDUCE, 16, {0, 0}, 24, 2, 0, false},
+        {"rail AR", COMET_TOPO_RAIL, COMET_ALGO_RING, COMET_COLL_ALL_REDUCE, 16, {0, 0}, 24, 2, 0, false},
+        {"rail A2A", COMET_TOPO_RAIL, COMET_ALGO_DIRECT, COMET_COLL_ALL_TO_ALL, 16, {0, 0}, 24, 2, 0, false},
         /* leaves of 10 ports split the nodes of 8 */
-        {"fat odd AR", COMET_TOPO_FAT_TREE, COMET_ALGO_RING, COMET_COLL_ALL_REDUCE, 16, {0, 0}, 16, 2, 0},
-        {"fat odd A2A", COMET_TOPO_FAT_TREE, COMET_ALGO_DIRECT, COMET_COLL_ALL_TO_ALL, 16, {0, 0}, 16, 2, 0},
+        {"fat odd AR", COMET_TOPO_FAT_TREE, COMET_ALGO_RING, COMET_COLL_ALL_REDUCE, 16, {0, 0}, 16, 2, 0, false},
+        {"fat odd A2A", COMET_TOPO_FAT_TREE, COMET_ALGO_DIRECT, COMET_COLL_ALL_TO_ALL, 16, {0, 0}, 16, 2, 0, false},
         /* 3 tiers of 8 ports: leaves of 4 NPUs, pods of 16 */
-        {"fat3 AR", COMET_TOPO_FAT_TREE, COMET_ALGO_RING, COMET_COLL_ALL_REDUCE, 16, {0, 0}, 8, 1, 3},
-        {"fat3 A2A", COMET_TOPO_FAT_TREE, COMET_ALGO_DIRECT, COMET_COLL_ALL_TO_ALL, 16, {0, 0}, 8, 1, 3},
-        {"fat3 HD", COMET_TOPO_FAT_TREE, COMET_ALGO_HALVING_DOUBLING, COMET_COLL_ALL_REDUCE, 16, {0, 0}, 8, 1, 3},
+        {"fat3 AR", COMET_TOPO_FAT_TREE, COMET_ALGO_RING, COMET_COLL_ALL_REDUCE, 16, {0, 0}, 8, 1, 3, false},
+        {"fat3 A2A", COMET_TOPO_FAT_TREE, COMET_ALGO_DIRECT, COMET_COLL_ALL_TO_ALL, 16, {0, 0}, 8, 1, 3, false},
+        {"fat3 HD", COMET_TOPO_FAT_TREE, COMET_ALGO_HALVING_DOUBLING, COMET_COLL_ALL_REDUCE, 16, {0, 0}, 8, 1, 3, false},
+        /* a FRED wafer of 20 NPUs, 4 per L1: non-blocking (FRED-C/D) and
+         * its L1 uplinks at 1/8 (FRED-A/B), with and without in-switch
+         * reduction; its 5 x 4 mesh counterpart */
+        {"fred AR", COMET_TOPO_FRED, COMET_ALGO_RING, COMET_COLL_ALL_REDUCE, 20, {0, 0}, 4, 1, 0, false},
+        {"fred RS", COMET_TOPO_FRED, COMET_ALGO_RING, COMET_COLL_REDUCE_SCATTER, 20, {0, 0}, 4, 1, 0, false},
+        {"fred A2A", COMET_TOPO_FRED, COMET_ALGO_DIRECT, COMET_COLL_ALL_TO_ALL, 20, {0, 0}, 4, 1, 0, false},
+        {"fred in-switch AR", COMET_TOPO_FRED, COMET_ALGO_RING, COMET_COLL_ALL_REDUCE, 20, {0, 0}, 4, 1, 0, true},
+        {"fred 8:1 AR", COMET_TOPO_FRED, COMET_ALGO_RING, COMET_COLL_ALL_REDUCE, 20, {0, 0}, 4, 8, 0, false},
+        {"fred 8:1 AG", COMET_TOPO_FRED, COMET_ALGO_RING, COMET_COLL_ALL_GATHER, 20, {0, 0}, 4, 8, 0, false},
+        {"fred 8:1 A2A", COMET_TOPO_FRED, COMET_ALGO_DIRECT, COMET_COLL_ALL_TO_ALL, 20, {0, 0}, 4, 8, 0, false},
+        {"fred 8:1 in-switch AR", COMET_TOPO_FRED, COMET_ALGO_RING, COMET_COLL_ALL_REDUCE, 20, {0, 0}, 4, 8, 0, true},
+        {"wafer mesh AR", COMET_TOPO_MESH, COMET_ALGO_RING, COMET_COLL_ALL_REDUCE, 20, {5, 4}, 0, 0, 0, false},
+        {"wafer mesh A2A", COMET_TOPO_MESH, COMET_ALGO_DIRECT, COMET_COLL_ALL_TO_ALL, 20, {5, 4}, 0, 0, 0, false},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const kind_case *k = &cases[i];
@@ -489,12 +503,13 @@ static void test_estimator_within_5_percent(void **state)
             d->shape.axes[0] = k->axes[0];
             d->shape.axes[1] = k->axes[1];
         }
-        if (clos) {
+        if (clos || k->topo == COMET_TOPO_FRED) {
             d->shape.radix = k->radix;
             d->shape.tiers = k->tiers;
             d->shape.oversubscription[0] = k->over;
             d->shape.routing = COMET_ROUTE_SPRAY;
         }
+        d->in_network_reduction = k->in_network;
         int64_t span[COMET_MAX_DIMS];
         span_all(&s, span);
         if (clos)
@@ -518,9 +533,9 @@ static void test_estimator_within_5_percent(void **state)
  * up and gets one back (16 NPUs on 4 leaves of 8-port switches: ports 32 S
  * in all, leaf uplinks 8 S), against the ring's 2 x 2 x 15/16 S through
  * each leaf's uplinks (one ring edge out and one in per leaf, per pass).
- * Its 32 pieces pass four store-and-forward stages: the port up, the
+ * Its 64 pieces pass four store-and-forward stages: the port up, the
  * leaf's sprayed uplinks (4 B) up and down, the port down, so the time is
- * S/B (1 + 1/32 + 2/128) where the closed form streams S/B. */
+ * S/B (1 + 1/64 + 2/256) where the closed form streams S/B. */
 static void test_in_network_on_a_clos(void **state)
 {
     (void)state;
@@ -535,7 +550,7 @@ static void test_in_network_on_a_clos(void **state)
     comet_flow_result r;
     double t = flows(&s, span, COMET_COLL_ALL_REDUCE, GIB, 1, false, &r);
     assert_close(comet_collective_time(&s, span, COMET_COLL_ALL_REDUCE, GIB), GIB / 50e9, 1e-12);
-    assert_close(t, GIB / 50e9 * (1.0 + 1.0 / 32.0 + 2.0 / 128.0), 1e-9);
+    assert_close(t, GIB / 50e9 * (1.0 + 1.0 / 64.0 + 2.0 / 256.0), 1e-9);
     assert_close(r.bytes_per_tier[0], 32.0 * GIB, 1e-12);
     assert_close(r.bytes_per_tier[1], 8.0 * GIB, 1e-12);
     d->in_network_reduction = false;
@@ -781,6 +796,82 @@ static void test_uneven_fabrics(void **state)
     comet_fabric_free(f);
 }
 
+/* A FRED wafer (Rashidi et al., ISCA 2025): 20 NPUs, 4 per L1 switch.
+ * In-switch all-reduce moves each NPU's buffer once up its port and once
+ * down (ports 2 x 20 S), each L1 once up to the L2 and once down (uplinks
+ * 2 x 5 S), where the endpoint ring's all-reduce moves 2 (n-1)/n S each
+ * way per NPU: the traffic the paper halves. With its L1 uplinks at 1/8
+ * of their NPUs' bandwidth (FRED-A/B) the fabric is uneven. On the 5 x 4
+ * mesh of the same NPUs, 10 transfers of S across the cut between rows 1
+ * and 2 (its 5 links) take twice the time of 10 that stay on their own
+ * links: the bisection ratio. */
+static void test_fred_and_the_wafer_mesh(void **state)
+{
+    (void)state;
+    comet_system s;
+    base_system(&s, "fred");
+    comet_net_dim *d = add_dim(&s, "fred", 20, COMET_TOPO_FRED, COMET_ALGO_RING, 3e12, 0.0);
+    d->shape.radix = 4;
+    d->in_network_reduction = true;
+    int64_t span[COMET_MAX_DIMS];
+    span_all(&s, span);
+    comet_flow_result r, ring;
+    double t = flows(&s, span, COMET_COLL_ALL_REDUCE, GIB, 1, false, &r);
+    assert_close(r.bytes_per_tier[0], 2.0 * 20.0 * GIB, 1e-12);
+    assert_close(r.bytes_per_tier[1], 2.0 * 5.0 * GIB, 1e-12);
+    d->in_network_reduction = false;
+    double tr = flows(&s, span, COMET_COLL_ALL_REDUCE, GIB, 1, false, &ring);
+    assert_close(ring.bytes_per_tier[0], 2.0 * 20.0 * 2.0 * 19.0 / 20.0 * GIB, 1e-12);
+    printf("  FRED all-reduce of 1 GiB on 20 NPUs: in-switch %.4f ms, ring %.4f ms\n", t * 1e3,
+           tr * 1e3);
+    assert_true(t < 0.55 * tr);
+    char why[200];
+    comet_fabric *f = fabric_of(&s);
+    assert_false(comet_fabric_uneven(f, why, sizeof why));
+    comet_fabric_free(f);
+    d->shape.oversubscription[0] = 8.0;
+    f = fabric_of(&s);
+    assert_true(comet_fabric_uneven(f, why, sizeof why));
+    assert_string_equal(why, "fred is a FRED fabric oversubscribed 8:1");
+    comet_fabric_free(f);
+
+    comet_system w;
+    base_system(&w, "wafer-mesh");
+    comet_net_dim *m = add_dim(&w, "mesh", 20, COMET_TOPO_MESH, COMET_ALGO_RING, 3e12, 0.0);
+    m->shape.n_axes = 2;
+    m->shape.axes[0] = 5;
+    m->shape.axes[1] = 4;
+    f = fabric_of(&w);
+    int64_t from[10], near[10], across[10];
+    for (int x = 0; x < 5; x++)
+        for (int y = 0; y < 2; y++) {
+            from[2 * x + y] = x + 5 * (2 * y);       /* rows 0 and 2 */
+            near[2 * x + y] = x + 5 * (2 * y + 1);   /* to rows 1 and 3 */
+        }
+    comet_error err;
+    comet_fabric_run *run;
+    int64_t id;
+    double tn, ta;
+    assert_int_equal(comet_fabric_run_new(f, &w, 0, &run, &err), COMET_OK);
+    assert_int_equal(comet_fabric_run_sends(run, from, near, 10, GIB, &id, &err), COMET_OK);
+    assert_int_equal(comet_fabric_run_finish(run, &err), COMET_OK);
+    tn = comet_fabric_run_now(run);
+    comet_fabric_run_free(run);
+    for (int x = 0; x < 5; x++)
+        for (int y = 0; y < 2; y++) {
+            from[2 * x + y] = x + 5 * y;             /* rows 0 and 1 */
+            across[2 * x + y] = x + 5 * (y + 2);     /* to rows 2 and 3 */
+        }
+    assert_int_equal(comet_fabric_run_new(f, &w, 0, &run, &err), COMET_OK);
+    assert_int_equal(comet_fabric_run_sends(run, from, across, 10, GIB, &id, &err), COMET_OK);
+    assert_int_equal(comet_fabric_run_finish(run, &err), COMET_OK);
+    ta = comet_fabric_run_now(run);
+    comet_fabric_run_free(run);
+    comet_fabric_free(f);
+    assert_close(tn, GIB / (3e12 / 4.0), 1e-9);  /* a link is B/4 of the NPU's 4 */
+    assert_close(ta, 2.0 * tn, 1e-9);
+}
+
 static void test_errors(void **state)
 {
     (void)state;
@@ -835,6 +926,7 @@ void suite_fabric(test_tally *t)
         cmocka_unit_test(test_double_binary_tree),
         cmocka_unit_test(test_themis_in_the_flows),
         cmocka_unit_test(test_uneven_fabrics),
+        cmocka_unit_test(test_fred_and_the_wafer_mesh),
         cmocka_unit_test(test_errors),
     };
     RUN_GROUP(t, fabric);

@@ -201,7 +201,7 @@ static void test_bad_clos_axes(void **state)
                                     "      ib: {oversubscription: [1, 2]}\n"),
                        "bad.yaml:12:31: study.axes.network.ib.oversubscription[0]: switch with "
                        "auto NPUs along ib and 8 inside: study.system.network[1].oversubscription: "
-                       "applies to fat_tree and rail only");
+                       "applies to fat_tree, rail and fred only");
     /* 16-port switches hold 64 NPUs x 8 inside in 3 tiers, not in 2: only
      * the combination of tiers 2 and radix 16 is refused */
     test_expect_study_error(SHAPED_STUDY("      - {name: ib, size: 64, topology: fat_tree, radix: 64,\n"

@@ -47,10 +47,13 @@ int64_t comet_net_pod_npus(const comet_system *sys, int d);
 typedef struct comet_clos_ports {
     int tiers;
     int64_t down[COMET_MAX_TIERS], up[COMET_MAX_TIERS];
+    /* a tier-t switch's uplink bandwidth in NPU ports: up[t] on a fat tree
+     * or rail, radix / oversubscription (any ratio) on FRED's L1s */
+    double up_cap[COMET_MAX_TIERS];
     int64_t max_endpoints;     /* NPUs the tree connects at most */
 } comet_clos_ports;
 
-void comet_clos_ports_of(const comet_net_shape *sh, comet_clos_ports *out);
+void comet_clos_ports_of(comet_topology t, const comet_net_shape *sh, comet_clos_ports *out);
 
 /* Leaves one pod of a Clos dimension has, `size` NPUs along it and `inner`
  * inside it: a fat tree fills each leaf with the pod's NPUs in order

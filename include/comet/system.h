@@ -149,6 +149,10 @@ typedef enum comet_topology {
     COMET_TOPO_FAT_TREE,       /* Clos of 2 or 3 tiers of radix-port switches, one tree per
                                   pod: every NPU of the dimensions up to this one attaches */
     COMET_TOPO_RAIL,           /* rail-optimized Clos: NIC k of every node on rail leaf k */
+    /* FRED (Rashidi et al., ISCA 2025): a wafer's NPUs in groups of radix
+     * under L1 switches, the L1s under one L2, each L1's uplink radix / o
+     * NPU ports (any o >= 1), every flow spread over the switches' paths */
+    COMET_TOPO_FRED,
     COMET_TOPO_COUNT
 } comet_topology;
 
@@ -170,7 +174,8 @@ typedef struct comet_net_shape {
     int64_t axes[COMET_MAX_AXES];
     bool unidirectional;                  /* ring: links one way only */
     int tiers;                            /* fat_tree, rail: 2 or 3 (0: 2) */
-    int64_t radix;                        /* fat_tree, rail: ports per switch */
+    int64_t radix;                        /* fat_tree, rail: ports per switch; fred: NPUs per
+                                             L1 switch */
     /* down:up port ratio at the top of tier t ([0] the leaves' uplinks,
      * [1] the aggregation switches' in 3 tiers); 0: 1 (non-blocking) */
     double oversubscription[COMET_MAX_TIERS - 1];

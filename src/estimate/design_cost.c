@@ -100,7 +100,7 @@ void comet_net_hardware_of(const comet_system *sys, int d, int64_t npus,
     if (radix < 2)
         return; /* the shape check refuses a Clos without a radix */
     comet_clos_ports p;
-    comet_clos_ports_of(&dim->shape, &p);
+    comet_clos_ports_of(dim->topology, &dim->shape, &p);
     out->pods = npus > pod ? ceil_div(npus, pod) : 1;
     out->leaves = comet_clos_leaves(dim->topology, size[d], inner, &p);
     int64_t cables = pod; /* the NPUs' ports */

@@ -107,8 +107,9 @@ comet_status comet_fabric_build(const comet_system *sys, int64_t npus, comet_fab
         }
         fd->wrap = fd->topo == COMET_TOPO_TORUS;
         fd->rail = fd->topo == COMET_TOPO_RAIL;
-        fd->spray = nd->shape.routing == COMET_ROUTE_SPRAY;
-        comet_clos_ports_of(&nd->shape, &fd->ports);
+        /* FRED's switches spread every flow over their paths */
+        fd->spray = nd->shape.routing == COMET_ROUTE_SPRAY || fd->topo == COMET_TOPO_FRED;
+        comet_clos_ports_of(fd->topo, &nd->shape, &fd->ports);
         if ((st = check_dim(sys, d, fd, err)) != COMET_OK) {
             comet_fabric_free(f);
             return st;

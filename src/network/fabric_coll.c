@@ -31,7 +31,7 @@
 /* In-network reduction streams its buffer through the switch in this many
  * pieces: piece i+1 goes up while the reduced piece i comes down, so the
  * phase takes S/B (1 + 1/pieces) where the closed form has S/B. */
-#define IN_NETWORK_PIECES 32
+#define IN_NETWORK_PIECES 64
 /* The double binary tree's all-reduce pipelines each tree's half of the
  * buffer in this many pieces: 2L stages of fill against 2x of streaming,
  * so the flows take about 2x (1 + 2L/64) where the closed form has 2x. */
@@ -704,6 +704,31 @@ static int resume(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, int p,
     return advance(r, e, npu, s, k);
 }
 
+/* A leaf's reduced pieces up to the line's top, one at a time: each once
+ * all its members' piece has arrived and the leaf's piece before it has
+ * reached the top (a switch forwards in order; sent together, the pieces
+ * would share an oversubscribed uplink and all arrive at its end, the top
+ * sending none down meanwhile). The leaf's first member counts them:
+ * acked sent up, down arrived at the top. */
+static int leaf_up(fc_run *r, fl_engine *e, const fc_phase *ph, const fc_line *l, int64_t first,
+                   int64_t count, int s, int64_t k, int p)
+{
+    int64_t head = member(l, first);
+    fc_count *c = count_at(r, head, s, k, p, 0);
+    double bytes = ph->bytes / IN_NETWORK_PIECES;
+    int32_t seg[8];
+    while (c->acked < IN_NETWORK_PIECES && c->acked == c->down &&
+           r->arrived[piece_slot(r, head, s, k, p, c->acked)] == count) {
+        int n = top_segment(r, l, first, false, seg);
+        if (n < 0 || fl_send_path(e, seg, n, bytes, r->owner,
+                                  tag_of(head, s, k, p, IN_NETWORK_PIECES + c->acked,
+                                         KIND_UP)) != 0)
+            return -1;
+        c->acked++;
+    }
+    return 0;
+}
+
 /* In-network reduction's pieces: `ch` is the piece plus IN_NETWORK_PIECES
  * times its stage: 0 a member's piece reached its leaf, 1 a leaf's reduced
  * piece reached the top switch, 2 the top's result reached a leaf (npu the
@@ -735,17 +760,17 @@ static int in_network_done(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t 
                                      tag_of(to, s, k, p, 0, KIND_PEER)) != 0)
                         return -1;
                 }
-            } else {
-                int n = top_segment(r, &l, first, false, seg);
-                if (n < 0 || fl_send_path(e, seg, n, bytes, r->owner,
-                                          tag_of(member(&l, first), s, k, p,
-                                                 IN_NETWORK_PIECES + piece, KIND_UP)) != 0)
-                    return -1;
+            } else if (leaf_up(r, e, ph, &l, first, count, s, k, p) != 0) {
+                return -1;
             }
         }
         return advance(r, e, npu, s, k);
     }
     if (stage == 1) {
+        /* npu is the leaf's first member: its next piece may go up */
+        count_at(r, npu, s, k, p, 0)->down++;
+        if (leaf_up(r, e, ph, &l, first, count, s, k, p) != 0)
+            return -1;
         if (++r->arrived_top[piece_slot(r, member(&l, 0), s, k, p, piece)] < leaves)
             return 0;
         for (int64_t j = 0; j < l.n; j += count) {

@@ -87,6 +87,7 @@ extern const net_topology net_topology_torus;           /* topo_torus.c */
 extern const net_topology net_topology_mesh;            /* topo_torus.c */
 extern const net_topology net_topology_fat_tree;        /* topo_clos.c */
 extern const net_topology net_topology_rail;            /* topo_clos.c */
+extern const net_topology net_topology_fred;            /* topo_clos.c */
 extern const net_algorithm net_algorithm_ring;          /* algo_ring.c */
 extern const net_algorithm net_algorithm_direct;        /* algo_direct.c */
 extern const net_algorithm net_algorithm_halving_doubling;   /* algo_halving_doubling.c */

@@ -12,6 +12,7 @@ const net_topology *const net_topologies[COMET_TOPO_COUNT] = {
     [COMET_TOPO_MESH] = &net_topology_mesh,
     [COMET_TOPO_FAT_TREE] = &net_topology_fat_tree,
     [COMET_TOPO_RAIL] = &net_topology_rail,
+    [COMET_TOPO_FRED] = &net_topology_fred,
 };
 
 const net_algorithm *const net_algorithms[COMET_ALGO_COUNT] = {

@@ -5,7 +5,10 @@
  * builds. docs/fabric.md, "Topologies". */
 #include "comet/network.h"
 
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 int64_t comet_net_pod_npus(const comet_system *sys, int d)
 {
@@ -20,7 +23,7 @@ int64_t comet_net_pod_npus(const comet_system *sys, int d)
 
 static bool is_clos(comet_topology t)
 {
-    return t == COMET_TOPO_FAT_TREE || t == COMET_TOPO_RAIL;
+    return t == COMET_TOPO_FAT_TREE || t == COMET_TOPO_RAIL || t == COMET_TOPO_FRED;
 }
 
 static int64_t ceil_div(int64_t a, int64_t b)
@@ -44,11 +47,24 @@ static void split_ports(int64_t radix, double o, int64_t *down, int64_t *up)
     *up = radix - dn;
 }
 
-void comet_clos_ports_of(const comet_net_shape *sh, comet_clos_ports *out)
+void comet_clos_ports_of(comet_topology t, const comet_net_shape *sh, comet_clos_ports *out)
 {
     int tiers = sh->tiers == 3 ? 3 : 2;
     int64_t radix = sh->radix >= 2 ? sh->radix : 2;
+    memset(out, 0, sizeof *out);
     out->tiers = tiers;
+    if (t == COMET_TOPO_FRED) {
+        /* radix NPUs per L1; the one L2 (built of as many chiplets as it
+         * takes) holds every L1; an L1's uplink any fraction of its NPUs' */
+        double o = sh->oversubscription[0] >= 1.0 ? sh->oversubscription[0] : 1.0;
+        out->tiers = 2;
+        out->down[0] = radix;
+        out->up_cap[0] = (double)radix / o;
+        out->up[0] = (int64_t)ceil(out->up_cap[0]);
+        out->down[1] = INT64_MAX / 4 / radix;
+        out->max_endpoints = out->down[1] * radix;
+        return;
+    }
     split_ports(radix, sh->oversubscription[0], &out->down[0], &out->up[0]);
     if (tiers == 3)
         split_ports(radix, sh->oversubscription[1], &out->down[1], &out->up[1]);
@@ -58,6 +74,8 @@ void comet_clos_ports_of(const comet_net_shape *sh, comet_clos_ports *out)
      * leaf (2 tiers) or per pod (3 tiers) */
     out->down[tiers - 1] = radix;
     out->up[tiers - 1] = 0;
+    for (int i = 0; i < tiers; i++)
+        out->up_cap[i] = (double)out->up[i];
     out->max_endpoints = tiers == 2 ? radix * out->down[0] : radix * out->down[1] * out->down[0];
 }
 
@@ -78,7 +96,25 @@ static const char *clos_problem(const comet_net_dim *dim, int64_t size, int64_t 
                                 size_t cap)
 {
     const comet_net_shape *sh = &dim->shape;
-    const char *name = dim->topology == COMET_TOPO_RAIL ? "rail" : "fat_tree";
+    const char *name = comet_topology_name(dim->topology);
+    if (dim->topology == COMET_TOPO_FRED) {
+        if (sh->radix < 2) {
+            snprintf(msg, cap, "fred needs the NPUs per L1 switch (radix, at least 2)%s",
+                     sh->radix ? "" : ", missing");
+            return "radix";
+        }
+        if (sh->tiers != 0 && sh->tiers != 2)
+            return problem(msg, cap, "tiers", "fred has 2 levels (L1 switches under one L2)");
+        if (sh->oversubscription[0] != 0.0 && !(sh->oversubscription[0] >= 1.0))
+            return problem(msg, cap, "oversubscription",
+                           "the L1 switches' down:up bandwidth must be at least 1");
+        if (sh->oversubscription[1] != 0.0)
+            return problem(msg, cap, "oversubscription", "fred has one ratio (its L1 uplinks)");
+        if (sh->channels > 1)
+            return problem(msg, cap, "channels", "fred spreads every flow over its paths: "
+                                                 "channels do not apply");
+        return NULL;
+    }
     if (sh->radix < 4) {
         snprintf(msg, cap, "%s needs a switch radix of at least 4 ports%s", name,
                  sh->radix ? "" : " (missing)");
@@ -96,7 +132,7 @@ static const char *clos_problem(const comet_net_dim *dim, int64_t size, int64_t 
     if (size <= 0)
         return NULL; /* auto: checked once the NPU count is known */
     comet_clos_ports p;
-    comet_clos_ports_of(sh, &p);
+    comet_clos_ports_of(dim->topology, sh, &p);
     int64_t leaves = comet_clos_leaves(dim->topology, size, inner, &p);
     int64_t roots = p.tiers == 2 ? leaves : ceil_div(leaves, p.down[1]);
     if (roots > sh->radix) {
@@ -146,7 +182,7 @@ const char *comet_net_shape_problem(const comet_net_dim *dim, int64_t size, int6
     if (!is_clos(t)) {
         if (sh->radix || sh->tiers || sh->oversubscription[0] || sh->oversubscription[1])
             return problem(msg, cap, sh->radix ? "radix" : sh->tiers ? "tiers" : "oversubscription",
-                           "applies to fat_tree and rail only");
+                           "applies to fat_tree, rail and fred only");
         if (sh->routing != COMET_ROUTE_ECMP)
             return problem(msg, cap, "routing", "applies to fat_tree and rail only");
     }

@@ -39,14 +39,14 @@ static clos_view clos_view_of(const comet_link *l, bool rail)
     comet_net_shape fallback = {0};
     fallback.radix = 64;
     comet_clos_ports p;
-    comet_clos_ports_of(l->shape ? l->shape : &fallback, &p);
+    comet_clos_ports_of(l->topology, l->shape ? l->shape : &fallback, &p);
     clos_view v = {p.tiers, (double)l->n, {1, 1}, {1, 1}, {1, 1}, {1, 1}, false, 1, {1, 1}};
     int64_t inner = l->inner > 1 ? l->inner : 1;
     int64_t held[2] = {p.down[0], p.down[0] * p.down[1]};
-    v.up[0] = (double)p.up[0];
-    v.up[1] = (double)p.up[0] * (double)p.up[1];
+    v.up[0] = p.up_cap[0];
+    v.up[1] = p.up_cap[0] * p.up_cap[1];
     const comet_net_shape *sh = l->shape ? l->shape : &fallback;
-    v.ecmp = sh->routing == COMET_ROUTE_ECMP;
+    v.ecmp = sh->routing == COMET_ROUTE_ECMP && l->topology != COMET_TOPO_FRED;
     v.channels = sh->channels > 1 ? (double)sh->channels : 1.0;
     double pod = (double)(l->size > l->n ? l->size : l->n) * (double)inner;
     for (int t = 0; t < 2; t++)
@@ -322,7 +322,7 @@ static void clos_build(comet_fabric *f, const fab_dim *d)
                 int64_t up = p->tiers == 2 ? clos_node(d, pod, 1, d->spray ? 0 : j)
                                            : clos_node(d, pod, 1, d->spray ? block : block * u0 + j);
                 int64_t id = L + d->up_links0 + 2 * (l * (d->spray ? 1 : u0) + j);
-                double cap = d->spray ? B * (double)u0 : B;
+                double cap = d->spray ? B * p->up_cap[0] : B;
                 fab_set(f, id, leaf, up, cap, a, d, 1);
                 fab_set(f, id + 1, up, leaf, cap, a, d, 1);
             }
@@ -334,7 +334,7 @@ static void clos_build(comet_fabric *f, const fab_dim *d)
                     int64_t core = clos_node(d, pod, 2, d->spray ? 0 : j * u1 + c);
                     int64_t id = L + d->top_links0 + 2 * ((q * (d->spray ? 1 : u0) + j) *
                                                               (d->spray ? 1 : u1) + c);
-                    double cap = d->spray ? B * (double)(u0 * u1) : B;
+                    double cap = d->spray ? B * p->up_cap[0] * p->up_cap[1] : B;
                     fab_set(f, id, agg, core, cap, a, d, 2);
                     fab_set(f, id + 1, core, agg, cap, a, d, 2);
                 }
@@ -390,15 +390,17 @@ static int32_t clos_port(const fab_dim *d, int64_t in, int64_t out, int64_t pos,
 static bool clos_uneven(const fab_dim *d, const char *name, char *why, size_t cap)
 {
     const comet_clos_ports *p = &d->ports;
-    const char *kind = d->rail ? "rail network" : "fat tree";
+    const char *kind = d->rail                     ? "rail network"
+                       : d->topo == COMET_TOPO_FRED ? "FRED fabric"
+                                                    : "fat tree";
     if (!d->spray) {
         snprintf(why, cap, "%s hashes each flow onto one of its equal paths (ECMP)", name);
         return true;
     }
     for (int t = 0; t + 1 < p->tiers; t++)
-        if (p->down[t] > p->up[t]) {
+        if ((double)p->down[t] > p->up_cap[t] * (1.0 + 1e-12)) {
             snprintf(why, cap, "%s is a %s oversubscribed %.3g:1", name, kind,
-                     (double)p->down[t] / (double)p->up[t]);
+                     (double)p->down[t] / p->up_cap[t]);
             return true;
         }
     int64_t on_leaves = d->rail ? d->size : d->P;
@@ -419,6 +421,21 @@ static const fab_ops clos_fabric = {clos_layout, clos_build, clos_route, clos_po
 
 const net_topology net_topology_fat_tree = {
     .id = COMET_TOPO_FAT_TREE,
+    .fabric = &clos_fabric,
+    .ring_pass = fat_ring_pass,
+    .pairwise_exchange = fat_pairwise,
+    .scatter_to_all = fat_scatter,
+    .recursive_halving = fat_halving,
+    .bruck = fat_bruck,
+    .double_tree = fat_double_tree,
+    .in_network_all_reduce = fat_in_network,
+};
+
+/* FRED: a 2-level tree whose L1 uplinks may carry any fraction of their
+ * NPUs' bandwidth, spraying always; priced as a fat tree of that shape,
+ * its switches reducing in the network where the system says so. */
+const net_topology net_topology_fred = {
+    .id = COMET_TOPO_FRED,
     .fabric = &clos_fabric,
     .ring_pass = fat_ring_pass,
     .pairwise_exchange = fat_pairwise,

@@ -66,18 +66,23 @@ static double step_hops(const grid *gr, int i)
 
 /* The ring schedule: part j visits the axes j, j+1, ... (mod g); on axis
  * i it moves (k_i - 1)/k_i of what it holds at B/m per axis (ring) or
- * half that (line). Load: the slowest part, times m/g when the group
+ * half that (line). Load: the slowest part's phases one after another,
+ * or, when the axes differ, the busiest axis's work over all the parts
+ * that share its links (on a 5 x 4 line grid the axis of 5 carries 2.0
+ * where each part's own phases sum to 1.9), times m/g when the group
  * leaves some of the NPU's axes idle. */
 static net_cost grid_ring_pass(const comet_link *l, bool wrap)
 {
     grid gr = grid_of(l, wrap);
-    double worst = 0.0, hops = 0.0;
+    double worst = 0.0, hops = 0.0, on_axis[COMET_MAX_AXES] = {0};
     for (int j = 0; j < gr.g; j++) {
         double load = 0.0, held = 1.0, h = 0.0;
         for (int p = 0; p < gr.g; p++) {
             int i = (j + p) % gr.g;
             double k = (double)gr.k[i];
-            load += gr.line[i] * (k - 1.0) / k * held;
+            double t = gr.line[i] * (k - 1.0) / k * held;
+            load += t;
+            on_axis[i] += t;
             held /= k;
             h += (k - 1.0) * step_hops(&gr, i);
         }
@@ -86,6 +91,9 @@ static net_cost grid_ring_pass(const comet_link *l, bool wrap)
         if (h > hops)
             hops = h;
     }
+    for (int i = 0; i < gr.g; i++)
+        if (on_axis[i] > worst)
+            worst = on_axis[i];
     return (net_cost){hops, worst * (double)gr.m / (double)gr.g};
 }
 

@@ -26,7 +26,7 @@ const char *const vocab_collective_names[] = {"none", "all_reduce", "reduce_scat
 const char *const vocab_group_names[] = {"tp", "pp", "dp", "cp", "ep", NULL};
 const char *const vocab_layer_group_names[] = {"tp", "pp", "dp", NULL};
 const char *const vocab_topology_names[] = {"ring", "fully_connected", "switch", "torus",
-                                            "mesh", "fat_tree", "rail", NULL};
+                                            "mesh", "fat_tree", "rail", "fred", NULL};
 const char *const vocab_routing_names[] = {"ecmp", "spray", NULL};
 const char *const vocab_algorithm_names[] = {"ring", "direct", "halving_doubling",
                                            "double_binary_tree", NULL};
