@@ -337,7 +337,7 @@ static void test_bad_flags(void **state)
     expect_error("estimate --model gpt5",
                  "comet estimate: unknown model preset \"gpt5\" (known: deepseek-v3, dlrm, gpt3-175b, "
                  "llama2-70b, llama3-405b, megatron-1t, megatron-22b, mixtral-8x22b, mixtral-8x7b, "
-                 "qwen3-235b-a22b, transformer-1t, turing-530b)");
+                 "qwen3-235b-a22b, resnet152, transformer-17b, transformer-1t, turing-530b)");
 }
 
 /* Paths the user got wrong are bad input (exit 2) and are named. */
@@ -434,7 +434,8 @@ static void test_no_fit_is_a_result(void **state)
     assert_non_null(strstr(r.out, "GiB needed, 80.0 GiB available"));
 }
 
-/* A CNN described as a layer list runs with no code of its own. */
+/* A CNN described as a layer list, by its layers' shapes, runs with no
+ * code of its own. */
 static void test_layer_list_example(void **state)
 {
     (void)state;
@@ -450,6 +451,11 @@ static void test_layer_list_example(void **state)
     run(&r, args);
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(r.out, "\"npus\": 32,"));
+    /* the preset built from its layers' shapes: torchvision's 60,192,808 */
+    run(&r, "estimate --model resnet152 --system h100-80g-dgx --dp 8 --gbs 256");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "resnet152 on h100-80g-dgx, 8 NPUs, 60.2 M parameters"));
+    assert_non_null(strstr(r.out, "fits in memory"));
 }
 
 static void test_search(void **state)

@@ -369,6 +369,112 @@ static void test_layer_list_model(void **state)
     free(job);
 }
 
+/* Entries given by their shape: read, chained and derived (the formulas
+ * are checked in test_workload.c), numeric entries beside them, and the
+ * numbers derived again at a new dtype when keys override a preset. */
+static void test_layer_list_shapes(void **state)
+{
+    (void)state;
+    /* a preset's shapes at another dtype: every byte count doubles */
+    comet_model fp16;
+    comet_error err;
+    assert_int_equal(comet_preset_model("resnet152", &fp16, &err), COMET_OK);
+    assert_int_equal(fp16.dtype, COMET_DTYPE_FP16);
+    comet_job *job = read_ok("model: {preset: resnet152, dtype: fp32}\n", "r.yaml");
+    for (int i = 0; i < fp16.n_layer_kinds; i++) {
+        assert_true(job->model.layer_list[i].act_bytes == 2.0 * fp16.layer_list[i].act_bytes);
+        assert_true(job->model.layer_list[i].fwd_bytes == 2.0 * fp16.layer_list[i].fwd_bytes);
+        assert_true(job->model.layer_list[i].fwd_flops == fp16.layer_list[i].fwd_flops);
+    }
+    free(job);
+    job = read_ok("model:\n"
+                  "  kind: layers\n"
+                  "  dtype: fp32\n"
+                  "  layer_list:\n"
+                  "    - {name: emb, fwd_bytes: \"2 MB\"}\n"
+                  "    - {name: c, op: conv, in: [8, 8, 3], out_channels: 4, kernel: 3,\n"
+                  "       padding: 1, stride: 2}\n"
+                  "    - {name: r, op: relu, count: 2}\n"
+                  "    - {name: fc, op: fc, in: [4, 4, 4], out_features: 10}\n",
+                  "cnn.yaml");
+    const comet_model *m = &job->model;
+    assert_int_equal(m->n_layer_kinds, 4);
+    assert_int_equal(m->layer_list[0].shape.op, COMET_OP_NONE);
+    assert_true(m->layer_list[0].fwd_bytes == 2e6);
+    /* conv 8x8x3 -> 4, k 3, p 1, s 2: 4x4x4; 2 * 4*4*4 * 3*9 FLOPs */
+    assert_int_equal(m->layer_list[1].shape.op, COMET_OP_CONV);
+    assert_int_equal(m->layer_list[1].shape.out[0], 4);
+    assert_int_equal(m->layer_list[1].shape.out[2], 4);
+    assert_true(m->layer_list[1].fwd_flops == 2.0 * 64 * 27);
+    assert_true(m->layer_list[1].params == 4 * 27);
+    /* the ReLU takes the conv's output: 64 elements of 4 bytes */
+    assert_true(m->layer_list[2].out_bytes == 4.0 * 64);
+    /* the fc flattens 4x4x4 = 64 features */
+    assert_true(m->layer_list[3].params == 64 * 10);
+    assert_true(m->layer_list[3].out_bytes == 4.0 * 10);
+    free(job);
+}
+
+/* Shapes that do not chain or do not fit, sizes out of range, and keys
+ * that do not go with the entry's form, each at its key. */
+static void test_layer_list_shape_errors(void **state)
+{
+    (void)state;
+#define LIST "model:\n  kind: layers\n  layer_list:\n"
+    expect_error("s.yaml", LIST "    - {name: a, op: conv, in: [8, 8, 3], out_channels: 16, kernel: 1}\n"
+                                "    - {name: b, op: conv, in: [8, 8, 8], out_channels: 16, kernel: 3}\n",
+                 "s.yaml:5:27: model.layer_list[1].in: [8, 8, 8] is not what the entry before "
+                 "puts out, [8, 8, 16]");
+    expect_error("s.yaml", LIST "    - {name: a, op: conv, in: [2, 2, 3], out_channels: 4, kernel: 5,\n"
+                                "       padding: 1}\n",
+                 "s.yaml:4:67: model.layer_list[0].kernel: 5 is larger than the padded input "
+                 "(2 x 2 with padding 1)");
+    expect_error("s.yaml", LIST "    - {name: a, op: pool, in: [4, 4, 4], kernel: 2, padding: 2}\n",
+                 "s.yaml:4:62: model.layer_list[0].padding: 2 is more than half the kernel (2): "
+                 "a window could hold padding alone");
+    expect_error("s.yaml", LIST "    - {name: a, op: conv, in: [2, 0, 3], out_channels: 4, kernel: 1}\n",
+                 "s.yaml:4:35: model.layer_list[0].in[1]: expected a positive integer, got \"0\"");
+    expect_error("s.yaml", LIST "    - {name: a, op: conv, in: [2, 2, 3], out_channels: 4, kernel: 0}\n",
+                 "s.yaml:4:67: model.layer_list[0].kernel: expected a positive integer, got \"0\"");
+    expect_error("s.yaml", LIST "    - {name: a, op: conv, in: [2, 2], out_channels: 4, kernel: 1}\n",
+                 "s.yaml:4:31: model.layer_list[0].in: expected [height, width, channels] or a "
+                 "number of features, got a list of 2");
+    expect_error("s.yaml", LIST "    - {name: a, op: conv, in: [8, 8, 3], out_channels: 4, kernel: 3,\n"
+                                "       count: 2}\n",
+                 "s.yaml:5:15: model.layer_list[0].count: 2 repeats of a layer that takes "
+                 "[8, 8, 3] but puts out [6, 6, 4]");
+    expect_error("s.yaml", LIST "    - {name: a, op: conv, in: [4, 4, 6], out_channels: 8, kernel: 1,\n"
+                                "       groups: 4}\n",
+                 "s.yaml:5:16: model.layer_list[0].groups: 4 must divide both the 6 input and "
+                 "the 8 output channels");
+    expect_error("s.yaml", LIST "    - {name: a, op: conv, in: [4, 4, 4], kernel: 1}\n",
+                 "s.yaml:4:7: model.layer_list[0]: missing key \"out_channels\" (op conv needs "
+                 "it)");
+    expect_error("s.yaml", LIST "    - {name: a, op: relu}\n",
+                 "s.yaml:4:7: model.layer_list[0]: missing key \"in\": the first entry has no "
+                 "entry before it to take its input from");
+    expect_error("s.yaml", LIST "    - {name: a, fwd_flops: \"1 GFLOP\"}\n"
+                                "    - {name: b, op: relu}\n",
+                 "s.yaml:5:7: model.layer_list[1]: missing key \"in\": the entry before is given "
+                 "by its numbers, not its shape");
+    expect_error("s.yaml", LIST "    - {name: a, op: fc, in: 64, out_features: 8, params: 10}\n",
+                 "s.yaml:4:58: model.layer_list[0].params: comet computes it from the shape "
+                 "(op: fc): leave it out");
+    expect_error("s.yaml", LIST "    - {name: a, fwd_flops: \"1 GFLOP\", kernel: 3}\n",
+                 "s.yaml:4:47: model.layer_list[0].kernel: describes a shape: give op (conv, "
+                 "pool, batchnorm, relu, fc or bottleneck) too");
+    expect_error("s.yaml", LIST "    - {name: a, op: batchnorm, in: [4, 4, 4], stride: 2}\n",
+                 "s.yaml:4:55: model.layer_list[0].stride: does not apply to op: batchnorm (its "
+                 "keys: in)");
+    expect_error("s.yaml", LIST "    - {name: a, op: fc, in: 64, out_channels: 8}\n",
+                 "s.yaml:4:47: model.layer_list[0].out_channels: does not apply to op: fc (its "
+                 "keys: in, out_features, bias)");
+    expect_error("s.yaml", LIST "    - {name: a, op: pool, in: [4, 4, 4], global: true, kernel: 2}\n",
+                 "s.yaml:4:64: model.layer_list[0].kernel: a global pool takes the whole input "
+                 "as its window: leave kernel, stride and padding out");
+#undef LIST
+}
+
 /* An error leaves the job exactly as it was. */
 static void test_all_or_nothing(void **state)
 {
@@ -428,6 +534,8 @@ static void test_model_presets(void **state)
     static const model_expect want[] = {
         {"megatron-22b", 48, 6144, 64, 64, 24576, 2048, 51200, false, true, 22e9},
         {"gpt3-175b", 96, 12288, 96, 96, 49152, 2048, 51200, false, true, 175e9},
+        /* Turing-NLG: 17 B (Microsoft's post); comet counts 17.18 B */
+        {"transformer-17b", 78, 4256, 28, 28, 17024, 1024, 51200, false, true, 17e9},
         {"turing-530b", 105, 20480, 128, 128, 81920, 2048, 51200, false, true, 530e9},
         {"megatron-1t", 128, 25600, 160, 160, 102400, 2048, 51200, false, true, 1.0e12},
         {"transformer-1t", 128, 25600, 160, 160, 102400, 2048, 51200, false, true, 1.0e12},
@@ -624,7 +732,7 @@ static void test_preset_registry(void **state)
     int n = 0;
     while (models[n])
         n++;
-    assert_int_equal(n, 12);
+    assert_int_equal(n, 14);
     assert_string_equal(comet_preset_names("studies")[0], "dlrm");
     assert_non_null(comet_preset_names("systems"));
     assert_string_equal(comet_preset_names("strategies")[0], "gpt3-175b-selene");
@@ -640,7 +748,8 @@ static void test_preset_registry(void **state)
     assert_string_equal(comet_error_format(&err, line, sizeof line),
                         "unknown model preset \"gpt5\" (known: deepseek-v3, dlrm, gpt3-175b, "
                         "llama2-70b, llama3-405b, megatron-1t, megatron-22b, mixtral-8x22b, "
-                        "mixtral-8x7b, qwen3-235b-a22b, transformer-1t, turing-530b)");
+                        "mixtral-8x7b, qwen3-235b-a22b, resnet152, transformer-17b, "
+                        "transformer-1t, turing-530b)");
     comet_system s;
     assert_int_equal(comet_preset_system("tpu", &s, &err), COMET_EINPUT);
     assert_string_equal(comet_error_format(&err, line, sizeof line),
@@ -676,7 +785,8 @@ static void test_preset_in_document(void **state)
     expect_error("p.yaml", "model: gpt5\n",
                  "p.yaml:1:8: model: unknown model preset \"gpt5\" (known: deepseek-v3, dlrm, "
                  "gpt3-175b, llama2-70b, llama3-405b, megatron-1t, megatron-22b, mixtral-8x22b, "
-                 "mixtral-8x7b, qwen3-235b-a22b, transformer-1t, turing-530b)");
+                 "mixtral-8x7b, qwen3-235b-a22b, resnet152, transformer-17b, transformer-1t, "
+                 "turing-530b)");
     expect_error("p.yaml", "system:\nmodel: gpt3-175b\n",
                  "p.yaml:1:8: system: expected a preset name or a mapping, got nothing");
     expect_error("p.yaml", "system:\n  preset: [a100]\n",
@@ -1529,6 +1639,8 @@ void suite_config(test_tally *t)
         cmocka_unit_test(test_full_document),
         cmocka_unit_test(test_json_equals_yaml),
         cmocka_unit_test(test_layer_list_model),
+        cmocka_unit_test(test_layer_list_shapes),
+        cmocka_unit_test(test_layer_list_shape_errors),
         cmocka_unit_test(test_all_or_nothing),
         cmocka_unit_test(test_read_file),
         cmocka_unit_test(test_model_presets),

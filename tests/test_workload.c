@@ -1,8 +1,11 @@
 /* Closed-form checks of the Transformer workload builder: parameter counts
  * (GPT-3 175B, Llama 2 70B), Megatron's FLOP formula, Korthikanti's
- * activation formulas for every parallel / recompute mode. */
+ * activation formulas for every parallel / recompute mode; and of layer
+ * lists given by their shapes: each op on a small case worked by hand,
+ * ResNet-50 and ResNet-152 against He et al. 2016 and torchvision. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "comet/comet.h"
@@ -322,6 +325,200 @@ static void test_uneven_first_last_stages(void **state)
     assert_string_equal(err.key, "strategy.first_stage_layers");
 }
 
+/* ---- layer lists given by their shapes (docs/model.md 13.1) ----------- */
+
+/* Appends an entry of count layers given by its shape. */
+static comet_layer *add(comet_model *m, int64_t count, comet_layer_shape shape)
+{
+    comet_layer *l = &m->layer_list[m->n_layer_kinds++];
+    memset(l, 0, sizeof *l);
+    snprintf(l->name, sizeof l->name, "l%d", m->n_layer_kinds);
+    l->count = count;
+    l->shape = shape;
+    return l;
+}
+
+static void layers_model(comet_model *m, comet_dtype dt)
+{
+    memset(m, 0, sizeof *m);
+    m->kind = COMET_MODEL_LAYERS;
+    m->dtype = dt;
+}
+
+static void expect_layer(const comet_layer *l, double flops, double gemm, double params,
+                         double bytes, double act, double out)
+{
+    assert_true(l->fwd_flops == flops);
+    assert_true(l->shape.gemm_flops == gemm);
+    assert_true(l->params == params);
+    assert_true(l->fwd_bytes == bytes);
+    assert_true(l->act_bytes == act);
+    assert_true(l->out_bytes == out);
+}
+
+static void expect_out(const comet_layer *l, int64_t h, int64_t w, int64_t c)
+{
+    assert_int_equal(l->shape.out[0], h);
+    assert_int_equal(l->shape.out[1], w);
+    assert_int_equal(l->shape.out[2], c);
+}
+
+/* conv, batch norm, ReLU, max pool, grouped conv, global average pool and
+ * fc in a chain, fp16 (2 bytes). Elements moved = weights + input +
+ * output; kept for backward: conv, bn, max pool and fc their input, ReLU
+ * its output (in place), an input counted once where the entry before
+ * already keeps it as its output. */
+static void test_cnn_ops(void **state)
+{
+    (void)state;
+    comet_model m;
+    layers_model(&m, COMET_DTYPE_FP16);
+    add(&m, 1, (comet_layer_shape){.op = COMET_OP_CONV, .in = {5, 5, 3}, .out_channels = 4,
+                                   .kernel = 3, .stride = 2, .padding = 1, .bias = true});
+    add(&m, 1, (comet_layer_shape){.op = COMET_OP_BATCHNORM});
+    add(&m, 1, (comet_layer_shape){.op = COMET_OP_RELU});
+    add(&m, 1, (comet_layer_shape){.op = COMET_OP_POOL, .pool = COMET_POOL_MAX, .kernel = 2,
+                                   .stride = 1});
+    add(&m, 1, (comet_layer_shape){.op = COMET_OP_CONV, .out_channels = 8, .kernel = 1,
+                                   .groups = 2});
+    add(&m, 1, (comet_layer_shape){.op = COMET_OP_POOL, .pool = COMET_POOL_AVG, .global = true});
+    add(&m, 1, (comet_layer_shape){.op = COMET_OP_FC, .out_channels = 10, .bias = true});
+    comet_error err;
+    assert_int_equal(comet_model_derive_shapes(&m, &err), COMET_OK);
+    /* conv 5x5x3 -> 4, k 3, s 2, p 1: side (5 + 2 - 3)/2 + 1 = 3; MACs
+     * 3*3*4 * 3*9 = 972, FLOPs 2*972 + 36 (bias) = 1980; params 4*3*9 + 4
+     * = 112; bytes 2 (112 + 75 + 36) = 446; keeps its input, 2*75 */
+    expect_out(&m.layer_list[0], 3, 3, 4);
+    expect_layer(&m.layer_list[0], 1980, 1980, 112, 446, 150, 72);
+    /* batch norm on 36: 5*36 FLOPs, 2*4 params, 2 (8 + 36 + 36) bytes,
+     * keeps its input (the conv does not keep its output) */
+    expect_layer(&m.layer_list[1], 180, 0, 8, 160, 72, 72);
+    /* ReLU: 36 FLOPs, 2 (36 + 36) bytes, keeps its output */
+    expect_layer(&m.layer_list[2], 36, 0, 0, 144, 72, 72);
+    /* max pool 2x2 stride 1: 2x2x4, 3 comparisons each; its input is the
+     * ReLU's kept output, not counted again */
+    expect_out(&m.layer_list[3], 2, 2, 4);
+    expect_layer(&m.layer_list[3], 48, 0, 0, 2 * (36 + 16), 0, 32);
+    /* 1x1 conv 4 -> 8 in 2 groups: MACs 2*2*8 * 4/2 = 64; params 8*2 */
+    expect_out(&m.layer_list[4], 2, 2, 8);
+    expect_layer(&m.layer_list[4], 128, 128, 16, 2 * (16 + 16 + 32), 32, 64);
+    /* global average pool 2x2x8 -> 1x1x8: 4 FLOPs per output, keeps nothing */
+    expect_out(&m.layer_list[5], 1, 1, 8);
+    expect_layer(&m.layer_list[5], 32, 0, 0, 2 * (32 + 8), 0, 16);
+    /* fc 8 -> 10 with bias: 2*8*10 + 10 FLOPs, 90 params */
+    expect_out(&m.layer_list[6], 1, 1, 10);
+    expect_layer(&m.layer_list[6], 170, 170, 90, 2 * (90 + 8 + 10), 16, 20);
+}
+
+/* A bottleneck 4x4x8 -> width 2 -> 8, stride 2 in its first 1x1, fp32:
+ * a = 2x2x2 (1x1 s2), b = 2x2x2 (3x3 p1), out 2x2x8 (1x1), projection
+ * 2x2x8 (1x1 s2, channels unchanged but stride 2). */
+static void test_cnn_bottleneck(void **state)
+{
+    (void)state;
+    comet_model m;
+    layers_model(&m, COMET_DTYPE_FP32);
+    comet_layer *first = add(&m, 1, (comet_layer_shape){.op = COMET_OP_BOTTLENECK,
+                                                        .in = {4, 4, 8}, .width = 2,
+                                                        .out_channels = 8, .stride = 2});
+    add(&m, 2, (comet_layer_shape){.op = COMET_OP_BOTTLENECK, .width = 2, .out_channels = 8});
+    comet_error err;
+    assert_int_equal(comet_model_derive_shapes(&m, &err), COMET_OK);
+    /* MACs: 4*2*8 + 4*2*2*9 + 4*8*2 + 4*8*8 (projection) = 528;
+     * batch norms on 8 + 8 + 32 + 32 elements: 5*80; ReLUs 8 + 8 + 32 and
+     * the add 32: 80. Params: 16 + 36 + 16 + 64 weights, 2 (2+2+8+8).
+     * Elements moved: conv1 16+128+8, bn 4+16, relu 16, conv2 36+8+8, bn
+     * 4+16, relu 16, conv3 16+8+32, bn 16+64, projection 64+128+32, its bn
+     * 16+64, add 96, relu 64: 876. Kept: a and its ReLU 2*8, b and its
+     * ReLU 2*8, conv3's out 32, projection's 32, the input 128, the output
+     * 32: 256. */
+    expect_out(&m.layer_list[0], 2, 2, 8);
+    expect_layer(&m.layer_list[0], 1056 + 400 + 80, 1056, 172, 4 * 876, 4 * 256, 4 * 32);
+    /* identity blocks: MACs 64 + 144 + 64 = 272; bn 5*(8+8+32); params 68
+     * + 24; moved 56+20+16+52+20+16+56+80+96+64 = 476; kept 64 and the
+     * output, the input being the block before's output */
+    expect_out(&m.layer_list[1], 2, 2, 8);
+    expect_layer(&m.layer_list[1], 544 + 240 + 80, 544, 92, 4 * 476, 4 * 96, 4 * 32);
+    /* ResNet v1.5 strides the 3x3: a = 4x4x2, MACs 16*2*8 + 4*2*2*9 +
+     * 4*8*2 + 4*8*8 = 720 */
+    first->shape.stride_at = COMET_STRIDE_3X3;
+    assert_int_equal(comet_model_derive_shapes(&m, &err), COMET_OK);
+    expect_out(&m.layer_list[0], 2, 2, 8);
+    assert_true(m.layer_list[0].shape.gemm_flops == 1440);
+}
+
+/* Convolution and fc multiply-adds, parameters and forward FLOPs of a
+ * whole layer list. */
+static void cnn_totals(const comet_model *m, double *macs, double *flops)
+{
+    *macs = *flops = 0.0;
+    for (int i = 0; i < m->n_layer_kinds; i++) {
+        *macs += (double)m->layer_list[i].count * m->layer_list[i].shape.gemm_flops / 2.0;
+        *flops += (double)m->layer_list[i].count * m->layer_list[i].fwd_flops;
+    }
+}
+
+static void resnet_v15(comet_model *m)
+{
+    for (int i = 0; i < m->n_layer_kinds; i++)
+        m->layer_list[i].shape.stride_at = COMET_STRIDE_3X3;
+    comet_error err;
+    assert_int_equal(comet_model_derive_shapes(m, &err), COMET_OK);
+}
+
+/* ResNet multiply-adds by hand, with n_i blocks per stage: conv1 112^2 *
+ * 64 * 3 * 7^2 = 118,013,952; the fc 2048 * 1000; every stage has
+ * (side * width)^2 = (56 * 64)^2 = 12,845,056, so a block costs that
+ * times 17 (1x1 w·4w, 3x3 9w^2, 1x1 4w·w), stage 2's first 18 (its input
+ * 64 = w, plus the 64 -> 256 projection 4w^2) and the first of stages
+ * 3-5 23 (input 2w: 2w^2 + 9w^2 + 4w^2 + a projection of 8w^2). The fc's
+ * 1000 bias adds count half a multiply-add each here. */
+static double resnet_macs(int blocks)
+{
+    return 118013952.0 + 2048000.0 + 500.0 + 12845056.0 * (18 + 3 * 23 + 17 * (blocks - 4));
+}
+
+/* He et al. 2016, Table 1: ResNet-152 11.3 x 10^9 multiply-adds (the
+ * paper's "FLOPs"); torchvision (ResNet152_Weights.IMAGENET1K_V1):
+ * 60,192,808 parameters and 11.51 G multiply-adds for its v1.5, strided in
+ * the 3x3. ResNet-50: 3.8 x 10^9 (Table 1), 25,557,032 parameters and
+ * 4.09 G for v1.5 (ResNet50_Weights.IMAGENET1K_V1). */
+static void test_resnet_totals(void **state)
+{
+    (void)state;
+    comet_model m;
+    comet_error err;
+    double macs, flops;
+    assert_int_equal(comet_preset_model("resnet152", &m, &err), COMET_OK);
+    cnn_totals(&m, &macs, &flops);
+    assert_true(macs == resnet_macs(3 + 8 + 36 + 3));
+    assert_close(macs, 11.3e9, 0.01);
+    /* at 2 FLOP per multiply-add, with batch norms, ReLUs, adds and pools
+     * (0.15 GFLOP) */
+    assert_close(flops, 2 * 11.3e9, 0.01);
+    assert_true(comet_model_params(&m) == 60192808.0);
+    assert_int_equal(comet_model_depth(&m), 56);
+    resnet_v15(&m);
+    cnn_totals(&m, &macs, &flops);
+    assert_close(macs, 11.51e9, 0.001);
+
+    char path[4200];
+    const char *dir = getenv("COMET_TESTS_DIR");
+    snprintf(path, sizeof path, "%s/../examples/resnet50.yaml", dir ? dir : "tests");
+    comet_job *job = malloc(sizeof *job);
+    assert_non_null(job);
+    comet_job_init(job);
+    assert_int_equal(comet_config_read_file(path, job, &err), COMET_OK);
+    cnn_totals(&job->model, &macs, &flops);
+    assert_true(macs == resnet_macs(3 + 4 + 6 + 3));
+    assert_close(macs, 3.8e9, 0.02);
+    assert_true(comet_model_params(&job->model) == 25557032.0);
+    resnet_v15(&job->model);
+    cnn_totals(&job->model, &macs, &flops);
+    assert_close(macs, 4.09e9, 0.001);
+    free(job);
+}
+
 void suite_workload(test_tally *t)
 {
     const struct CMUnitTest workload[] = {
@@ -332,6 +529,9 @@ void suite_workload(test_tally *t)
         cmocka_unit_test(test_uneven_first_last_stages),
         cmocka_unit_test(test_weight_gradient_bytes),
         cmocka_unit_test(test_flash_attention),
+        cmocka_unit_test(test_cnn_ops),
+        cmocka_unit_test(test_cnn_bottleneck),
+        cmocka_unit_test(test_resnet_totals),
     };
     RUN_GROUP(t, workload);
 }

@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "comet/error.h"
+
 typedef enum comet_dtype {
     COMET_DTYPE_FP32 = 0,
     COMET_DTYPE_TF32,
@@ -71,6 +73,58 @@ int comet_group_parse(const char *name, comet_group *out);
 #define COMET_MAX_LAYER_KINDS 32
 #define COMET_NAME_LEN 64
 
+/* A layer-list entry may be given by its shape instead of its numbers:
+ * comet_model_derive_shapes computes its FLOPs, bytes, parameters and
+ * activations from the operation and the input's size (docs/model.md
+ * Section 13.1). */
+typedef enum comet_layer_op {
+    COMET_OP_NONE = 0,         /* given by its numbers */
+    COMET_OP_CONV,             /* 2-D convolution */
+    COMET_OP_POOL,             /* max or average pooling */
+    COMET_OP_BATCHNORM,        /* batch normalization (training mode, with gain and shift) */
+    COMET_OP_RELU,             /* ReLU, in place */
+    COMET_OP_FC,               /* fully connected (the input flattened) */
+    COMET_OP_BOTTLENECK,       /* ResNet's 1x1-3x3-1x1 block with batch norms, ReLUs and
+                                  its shortcut: a projection (1x1 conv + batch norm) when
+                                  the stride or the channels change, else the identity */
+    COMET_OP_COUNT
+} comet_layer_op;
+
+typedef enum comet_pool_kind {
+    COMET_POOL_MAX = 0,
+    COMET_POOL_AVG,
+    COMET_POOL_COUNT
+} comet_pool_kind;
+
+/* Which of a bottleneck's convolutions carries its stride. */
+typedef enum comet_stride_at {
+    COMET_STRIDE_1X1 = 0,      /* the first 1x1 (He et al. 2016, the original ResNet) */
+    COMET_STRIDE_3X3,          /* the 3x3 (ResNet v1.5, torchvision) */
+    COMET_STRIDE_AT_COUNT
+} comet_stride_at;
+
+/* The shape of one entry (op == COMET_OP_NONE: given by its numbers).
+ * Sizes are per sample: height, width, channels. */
+typedef struct comet_layer_shape {
+    comet_layer_op op;
+    int64_t in[3];             /* input height, width, channels; all 0: the output of the
+                                  entry before (an fc's input is flattened) */
+    int64_t out_channels;      /* conv, bottleneck: output channels; fc: output features */
+    int64_t width;             /* bottleneck: channels of its first 1x1 and its 3x3 */
+    int64_t kernel;            /* conv, pool: side of the square kernel */
+    int64_t stride;            /* conv, bottleneck: 0 means 1; pool: 0 means the kernel */
+    int64_t padding;           /* conv, pool: zeros added on each side */
+    int64_t groups;            /* conv: 0 means 1 */
+    bool bias;                 /* conv, fc: a bias per output channel */
+    comet_pool_kind pool;
+    bool global;               /* pool: one window over the whole input */
+    comet_stride_at stride_at; /* bottleneck */
+    /* derived by comet_model_derive_shapes */
+    int64_t out[3];            /* output height, width, channels */
+    double gemm_flops;         /* of fwd_flops, the convolutions' and fully connected
+                                  layers' (2 per multiply-add, with their biases) */
+} comet_layer_shape;
+
 /* One entry of a generic layer list. All per-sample quantities are for one
  * sample of the microbatch on one replica before tensor parallelism; the
  * estimator divides FLOPs, bytes, parameters and activations by TP when the
@@ -90,6 +144,7 @@ typedef struct comet_layer {
     comet_collective comm;     /* the layer's own communication, forward (mirrored in backward) */
     comet_group comm_group;
     double comm_bytes;         /* per sample */
+    comet_layer_shape shape;   /* how it was given, when by its shape */
 } comet_layer;
 
 /* Mixture-of-experts layers of a Transformer (experts == 0: a dense model).
@@ -154,6 +209,16 @@ int64_t comet_model_depth(const comet_model *m);
  * layer, and how many of layers first .. first+count-1 are. */
 bool comet_model_is_moe_layer(const comet_model *m, int64_t layer);
 int64_t comet_model_moe_layers(const comet_model *m, int64_t first, int64_t count);
+/* The numbers (fwd_flops, fwd_bytes, params, act_bytes, out_bytes and
+ * shape.out, shape.gemm_flops) of every layer-list entry given by its
+ * shape, at the model's dtype, per sample; entries given by numbers are
+ * left as they are. An entry without `in` takes the output of the one
+ * before, which must then be given by its shape too; a repeated entry
+ * (count > 1) must put out what it takes in. Bad shapes (an input that
+ * does not chain, a kernel larger than the padded input, groups that do
+ * not divide the channels, a missing size) are COMET_EINPUT, with err->key
+ * relative to the model (`layer_list[3].kernel`). docs/model.md 13.1. */
+comet_status comet_model_derive_shapes(comet_model *m, comet_error *err);
 /* Tokens in one sample (seq for transformers). */
 int64_t comet_model_tokens_per_sample(const comet_model *m);
 

@@ -95,6 +95,9 @@ void cfg_write_list(comet_buf *b, int indent, const char *key, const cfg_field *
 _Static_assert(sizeof(comet_dtype) == sizeof(int), "enum size");
 _Static_assert(sizeof(comet_model_kind) == sizeof(int), "enum size");
 _Static_assert(sizeof(comet_collective) == sizeof(int), "enum size");
+_Static_assert(sizeof(comet_layer_op) == sizeof(int), "enum size");
+_Static_assert(sizeof(comet_pool_kind) == sizeof(int), "enum size");
+_Static_assert(sizeof(comet_stride_at) == sizeof(int), "enum size");
 _Static_assert(sizeof(comet_group) == sizeof(int), "enum size");
 _Static_assert(sizeof(comet_topology) == sizeof(int), "enum size");
 _Static_assert(sizeof(comet_algorithm) == sizeof(int), "enum size");

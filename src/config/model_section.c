@@ -1,7 +1,10 @@
 /* The `model:` section: a Transformer given by its shape, or a generic
- * list of layers. Besides types and ranges this checks what can be checked
- * on the model alone (heads divisible by kv_heads, a parameter count comet
- * can handle); checks that need the strategy too live in src/parallel. */
+ * list of layers, each given by its numbers or by its shape (a CNN's
+ * convolutions, pools, batch norms, ReLUs, fc and bottleneck blocks,
+ * whose numbers src/workload/cnn.c derives). Besides types and ranges
+ * this checks what can be checked on the model alone (heads divisible by
+ * kv_heads, a parameter count comet can handle, shapes that chain);
+ * checks that need the strategy too live in src/parallel. */
 #include <stdio.h>
 #include <string.h>
 
@@ -13,6 +16,29 @@
 #define MAX_HEADS 65536
 #define MAX_TOKENS 16777216
 #define MAX_PARAMS 4e12
+#define MAX_SIDE 65536      /* a feature map's height or width, a kernel, stride or padding */
+
+/* A layer's `in:` (its input shape): [height, width, channels], or one
+ * number of features (1 x 1 x n), for an fc after a flatten. */
+static comet_status read_layer_in(cfg_ctx *c, const cfg_node *n, const char *path, void *base)
+{
+    comet_layer *l = base;
+    static const int64_t hi[3] = {MAX_SIDE, MAX_SIDE, MAX_WIDTH};
+    if (n->kind == CFG_SCALAR) {
+        l->shape.in[0] = l->shape.in[1] = 1;
+        return cfg_read_int(c, n, path, 1, MAX_WIDTH, &l->shape.in[2]);
+    }
+    CFG_TRY(cfg_expect(c, n, path, CFG_SEQ));
+    if (n->n != 3)
+        return cfg_fail(c, n, path, "expected [height, width, channels] or a number of "
+                        "features, got a list of %zu", n->n);
+    for (size_t i = 0; i < 3; i++) {
+        char ipath[CFG_PATH_LEN];
+        cfg_path_index(ipath, sizeof ipath, path, i);
+        CFG_TRY(cfg_read_int(c, cfg_seq_item(n, i), ipath, 1, hi[i], &l->shape.in[i]));
+    }
+    return COMET_OK;
+}
 
 static const cfg_field layer_fields[] = {
     CFG_NAME("name", comet_layer, name),
@@ -27,8 +53,64 @@ static const cfg_field layer_fields[] = {
     CFG_ENUM("comm", comet_layer, comm, vocab_collective_names),
     CFG_ENUM("comm_group", comet_layer, comm_group, vocab_layer_group_names),
     CFG_QTY0("comm_bytes", comet_layer, comm_bytes, CFG_UNIT_BYTES),
+    /* the shape form (docs/model.md 13.1) */
+    CFG_ENUM("op", comet_layer, shape.op, vocab_layer_op_names),
+    CFG_CUSTOM("in", read_layer_in),
+    CFG_INT("out_channels", comet_layer, shape.out_channels, 1, MAX_WIDTH),
+    CFG_INT("out_features", comet_layer, shape.out_channels, 1, MAX_WIDTH),
+    CFG_INT("width", comet_layer, shape.width, 1, MAX_WIDTH),
+    CFG_INT("kernel", comet_layer, shape.kernel, 1, MAX_SIDE),
+    CFG_INT("stride", comet_layer, shape.stride, 1, MAX_SIDE),
+    CFG_INT("padding", comet_layer, shape.padding, 0, MAX_SIDE),
+    CFG_INT("groups", comet_layer, shape.groups, 1, MAX_WIDTH),
+    CFG_BOOL("bias", comet_layer, shape.bias),
+    CFG_ENUM("pool", comet_layer, shape.pool, vocab_pool_names),
+    CFG_BOOL("global", comet_layer, shape.global),
+    CFG_ENUM("stride_at", comet_layer, shape.stride_at, vocab_stride_at_names),
     CFG_END,
 };
+
+/* The keys comet derives from a shape, and the shape keys each op takes
+ * (indexed by comet_layer_op; `in` goes with every op). */
+static const char *const derived_keys[] = {"fwd_flops", "fwd_bytes", "params", "act_bytes",
+                                           "out_bytes", NULL};
+static const char *const shape_keys[] = {"in", "out_channels", "out_features", "width", "kernel",
+                                         "stride", "padding", "groups", "bias", "pool", "global",
+                                         "stride_at", NULL};
+static const char *const op_keys[COMET_OP_COUNT][8] = {
+    [COMET_OP_CONV] = {"in", "out_channels", "kernel", "stride", "padding", "groups", "bias"},
+    [COMET_OP_POOL] = {"in", "pool", "kernel", "stride", "padding", "global"},
+    [COMET_OP_BATCHNORM] = {"in"},
+    [COMET_OP_RELU] = {"in"},
+    [COMET_OP_FC] = {"in", "out_features", "bias"},
+    [COMET_OP_BOTTLENECK] = {"in", "width", "out_channels", "stride", "stride_at"},
+};
+
+/* An entry is given by its numbers or by its shape, not both, and an op
+ * takes only its own shape keys. */
+static comet_status check_layer_form(cfg_ctx *c, const cfg_node *n, const char *path,
+                                     const comet_layer *l)
+{
+    comet_layer_op op = l->shape.op;
+    for (size_t i = 0; i < n->n; i++) {
+        const char *key = cfg_map_key(n, i)->text;
+        char kpath[CFG_PATH_LEN], allowed[160];
+        cfg_path_key(kpath, sizeof kpath, path, key);
+        if (op == COMET_OP_NONE && vocab_name_index(shape_keys, key) >= 0)
+            return cfg_fail_key(c, kpath, "describes a shape: give op (conv, pool, batchnorm, "
+                                "relu, fc or bottleneck) too");
+        if (op != COMET_OP_NONE && vocab_name_index(derived_keys, key) >= 0)
+            return cfg_fail_key(c, kpath, "comet computes it from the shape (op: %s): leave it "
+                                "out", vocab_layer_op_names[op]);
+        if (op != COMET_OP_NONE && vocab_name_index(shape_keys, key) >= 0 &&
+            vocab_name_index(op_keys[op], key) < 0) {
+            cfg_join(allowed, sizeof allowed, op_keys[op]);
+            return cfg_fail_key(c, kpath, "does not apply to op: %s (its keys: %s)",
+                                vocab_layer_op_names[op], allowed);
+        }
+    }
+    return COMET_OK;
+}
 
 static comet_status read_layer(cfg_ctx *c, const cfg_node *n, const char *path, size_t i,
                                void *out)
@@ -40,6 +122,7 @@ static comet_status read_layer(cfg_ctx *c, const cfg_node *n, const char *path, 
     CFG_TRY(cfg_fields_read(c, n, path, layer_fields, l));
     if (!l->name[0])
         return cfg_missing(c, path, "name");
+    CFG_TRY(check_layer_form(c, n, path, l));
     if (l->comm != COMET_COLL_NONE && l->comm_bytes <= 0)
         return cfg_fail_key(c, path, "comm is %s but comm_bytes is not set",
                             comet_collective_name(l->comm));
@@ -194,10 +277,24 @@ static comet_status check_transformer(cfg_ctx *c, const char *path, comet_model 
     return COMET_OK;
 }
 
-static comet_status check_layers(cfg_ctx *c, const char *path, const comet_model *m)
+/* The numbers of the entries given by their shape, at the model's dtype
+ * (again after keys override a preset: the dtype may have changed). */
+static comet_status derive_shapes(cfg_ctx *c, const char *path, comet_model *m)
+{
+    comet_error e;
+    comet_error_clear(&e);
+    if (comet_model_derive_shapes(m, &e) == COMET_OK)
+        return COMET_OK;
+    char key[CFG_PATH_LEN];
+    cfg_path_key(key, sizeof key, path, e.key);
+    return cfg_fail_key(c, key, "%s", e.message);
+}
+
+static comet_status check_layers(cfg_ctx *c, const char *path, comet_model *m)
 {
     if (m->n_layer_kinds == 0)
         return cfg_missing(c, path, "layer_list");
+    CFG_TRY(derive_shapes(c, path, m));
     int64_t depth = 0;
     double work = 0.0;
     for (int i = 0; i < m->n_layer_kinds; i++) {

@@ -1,6 +1,6 @@
 /* The domain's vocabulary: names of the enumerations users write in config
  * files and on the command line (datatypes, model kinds, collectives,
- * groups, topologies, algorithms, attach kinds, recompute modes, context-
+ * groups, layer-list ops, topologies, algorithms, attach kinds, recompute modes, context-
  * parallel exchanges, frameworks,
  * objectives, how a validation row's measurement is stated and under
  * which FLOP-counting convention), the names reports give memory kinds and tiers, and the size
@@ -25,6 +25,10 @@ const char *const vocab_collective_names[] = {"none", "all_reduce", "reduce_scat
                                             "scatter", "barrier", NULL};
 const char *const vocab_group_names[] = {"tp", "pp", "dp", "cp", "ep", NULL};
 const char *const vocab_layer_group_names[] = {"tp", "pp", "dp", NULL};
+const char *const vocab_layer_op_names[] = {"none", "conv", "pool", "batchnorm", "relu", "fc",
+                                            "bottleneck", NULL};
+const char *const vocab_pool_names[] = {"max", "avg", NULL};
+const char *const vocab_stride_at_names[] = {"1x1", "3x3", NULL};
 const char *const vocab_topology_names[] = {"ring", "fully_connected", "switch", "torus",
                                             "mesh", "fat_tree", "rail", "fred", NULL};
 const char *const vocab_routing_names[] = {"ecmp", "spray", NULL};
@@ -76,6 +80,9 @@ static const char *name_of(const char *const *names, int n, int v)
 _Static_assert(COUNT(mem_kind_names) == COMET_MEM_KIND_COUNT, "a name per memory kind");
 _Static_assert(COUNT(tier_names) == COMET_TIER_COUNT, "a name per memory tier");
 _Static_assert(COUNT(vocab_routing_names) == COMET_ROUTE_COUNT, "routing names");
+_Static_assert(COUNT(vocab_layer_op_names) == COMET_OP_COUNT, "a name per layer op");
+_Static_assert(COUNT(vocab_pool_names) == COMET_POOL_COUNT, "a name per pool kind");
+_Static_assert(COUNT(vocab_stride_at_names) == COMET_STRIDE_AT_COUNT, "a name per stride place");
 _Static_assert(COUNT(vocab_protocol_model_names) == COMET_PROTOCOLS_COUNT,
                "a name per protocol model");
 _Static_assert(COUNT(protocol_names) == COMET_PROTO_COUNT, "a name per protocol");

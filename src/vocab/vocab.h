@@ -16,6 +16,11 @@ extern const char *const vocab_collective_names[];
 extern const char *const vocab_group_names[];
 /* The groups a generic layer's own communication may name (tp, pp, dp). */
 extern const char *const vocab_layer_group_names[];
+/* A layer-list entry given by its shape: its op, a pool's kind, and
+ * which of a bottleneck's convolutions is strided. */
+extern const char *const vocab_layer_op_names[];
+extern const char *const vocab_pool_names[];
+extern const char *const vocab_stride_at_names[];
 extern const char *const vocab_topology_names[];
 extern const char *const vocab_routing_names[];
 extern const char *const vocab_algorithm_names[];

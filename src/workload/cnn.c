@@ -1,0 +1,357 @@
+/* Layer-list entries given by their shape: convolution, pooling, batch
+ * norm, ReLU, fully connected, and ResNet's bottleneck block. A CNN's
+ * architecture table (He et al. 2016, Table 1) says what each layer is and
+ * how large its input is; the forward FLOPs, memory traffic, parameters,
+ * activations kept for backward and output that the layer-list builder
+ * needs follow from that, per sample, by the formulas of docs/model.md
+ * Section 13.1. Deriving them here spares users working them out by hand
+ * and keeps one convention for all of them. Entries chain: one without an
+ * input shape takes the output of the entry before, and a bad chain, a
+ * kernel larger than its padded input or a missing size is an error that
+ * names the entry's key. The builder (layerlist.c) then reads the numbers
+ * as if the user had written them. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../vocab/vocab.h"
+#include "workload.h"
+
+/* Batch norm in training, per element: the sums Σx (1 add) and Σx² (a
+ * multiply-add, 2) for the batch statistics, then y = a·x + b with the
+ * per-channel a = γ/σ and b = β − a·μ (2); per-channel terms left out. */
+#define BN_FLOPS_PER_ELEMENT 5.0
+
+/* What one entry computes, moves and keeps, per sample, in elements. */
+typedef struct cnn_work {
+    double flops;       /* forward FLOPs */
+    double gemm_flops;  /* ... of them in convolutions and fully connected layers */
+    double params;
+    double traffic;     /* elements read and written: weights, inputs, outputs */
+    double kept;        /* kept for backward, besides the entry's input and output */
+    bool keeps_in;      /* the entry keeps its input for backward */
+    bool keeps_out;     /* ... and its output (a ReLU, run in place, keeps what it returns) */
+} cnn_work;
+
+/* The entry being derived, for its error messages. */
+typedef struct cnn_entry {
+    int index;
+    const comet_layer_shape *sh;
+    comet_error *err;
+} cnn_entry;
+
+static comet_status fail(const cnn_entry *e, const char *key, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* COMET_EINPUT at layer_list[i].key (at the entry itself when key is NULL). */
+static comet_status fail(const cnn_entry *e, const char *key, const char *fmt, ...)
+{
+    char path[sizeof e->err->key], msg[sizeof e->err->message];
+    if (key)
+        snprintf(path, sizeof path, "layer_list[%d].%s", e->index, key);
+    else
+        snprintf(path, sizeof path, "layer_list[%d]", e->index);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return comet_error_set(e->err, COMET_EINPUT, NULL, 0, 0, path, "%s", msg);
+}
+
+static double elements(const int64_t d[3])
+{
+    return (double)d[0] * (double)d[1] * (double)d[2];
+}
+
+static bool same(const int64_t a[3], const int64_t b[3])
+{
+    return a[0] == b[0] && a[1] == b[1] && a[2] == b[2];
+}
+
+/* Output side of a window of k, stride s, padding p over n (PyTorch's
+ * floor((n + 2p − k)/s) + 1). */
+static int64_t side(int64_t n, int64_t k, int64_t s, int64_t p)
+{
+    return (n + 2 * p - k) / s + 1;
+}
+
+/* A convolution of c_out kernels, each k x k over in[2]/g channels. */
+static void conv(cnn_work *w, const int64_t in[3], int64_t c_out, int64_t k, int64_t s, int64_t p,
+                 int64_t g, bool bias, int64_t out[3])
+{
+    out[0] = side(in[0], k, s, p);
+    out[1] = side(in[1], k, s, p);
+    out[2] = c_out;
+    double n_out = elements(out);
+    double weights = (double)c_out * (double)(in[2] / g) * (double)k * (double)k;
+    double flops = 2.0 * n_out * (double)(in[2] / g) * (double)k * (double)k
+                 + (bias ? n_out : 0.0);
+    double params = weights + (bias ? (double)c_out : 0.0);
+    w->flops += flops;
+    w->gemm_flops += flops;
+    w->params += params;
+    w->traffic += params + elements(in) + n_out;
+}
+
+static void batchnorm(cnn_work *w, const int64_t d[3])
+{
+    double n = elements(d);
+    w->flops += BN_FLOPS_PER_ELEMENT * n;
+    w->params += 2.0 * (double)d[2];
+    w->traffic += 2.0 * (double)d[2] + 2.0 * n;
+}
+
+/* An element-wise op of `inputs` operands: one FLOP per output element. */
+static void elementwise(cnn_work *w, const int64_t d[3], double inputs)
+{
+    double n = elements(d);
+    w->flops += n;
+    w->traffic += (inputs + 1.0) * n;
+}
+
+/* A k_h x k_w window with padding p must fit the padded input. */
+static comet_status check_window(const cnn_entry *e, const int64_t in[3], int64_t k, int64_t p)
+{
+    if (k <= in[0] + 2 * p && k <= in[1] + 2 * p)
+        return COMET_OK;
+    return fail(e, "kernel", "%lld is larger than the padded input (%lld x %lld with padding "
+                "%lld)", (long long)k, (long long)in[0], (long long)in[1], (long long)p);
+}
+
+/* The sizes each op needs (a missing one, 0, is an error at the entry),
+ * and none negative (the file reader checks its own ranges; a C caller
+ * may not have). The fc's out_channels is its out_features. */
+static comet_status check_sizes(const cnn_entry *e)
+{
+    const comet_layer_shape *sh = e->sh;
+    const char *out = sh->op == COMET_OP_FC ? "out_features" : "out_channels";
+    const struct {
+        const char *key;
+        int64_t v;
+        bool needed;
+    } sizes[] = {
+        {out, sh->out_channels, sh->op == COMET_OP_CONV || sh->op == COMET_OP_FC ||
+                                sh->op == COMET_OP_BOTTLENECK},
+        {"width", sh->width, sh->op == COMET_OP_BOTTLENECK},
+        {"kernel", sh->kernel, sh->op == COMET_OP_CONV || (sh->op == COMET_OP_POOL && !sh->global)},
+        {"stride", sh->stride, false},
+        {"padding", sh->padding, false},
+        {"groups", sh->groups, false},
+    };
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        if (sizes[i].v < 0)
+            return fail(e, sizes[i].key, "must be positive, got %lld", (long long)sizes[i].v);
+        if (sizes[i].needed && sizes[i].v == 0)
+            return fail(e, NULL, "missing key \"%s\" (op %s needs it)", sizes[i].key,
+                        vocab_layer_op_names[sh->op]);
+    }
+    return COMET_OK;
+}
+
+static comet_status derive_conv(const cnn_entry *e, const int64_t in[3], cnn_work *w,
+                                int64_t out[3])
+{
+    const comet_layer_shape *sh = e->sh;
+    int64_t g = sh->groups > 0 ? sh->groups : 1;
+    if (in[2] % g || sh->out_channels % g)
+        return fail(e, "groups", "%lld must divide both the %lld input and the %lld output "
+                    "channels",
+                    (long long)g, (long long)in[2], (long long)sh->out_channels);
+    comet_status st = check_window(e, in, sh->kernel, sh->padding);
+    if (st)
+        return st;
+    conv(w, in, sh->out_channels, sh->kernel, sh->stride > 0 ? sh->stride : 1, sh->padding, g,
+         sh->bias, out);
+    w->keeps_in = true;
+    return COMET_OK;
+}
+
+/* Max pooling: k² − 1 comparisons per output; average: k² − 1 adds and
+ * one scaling. Max keeps its input (the gradient goes to each window's
+ * maximum); average keeps nothing. */
+static comet_status derive_pool(const cnn_entry *e, const int64_t in[3], cnn_work *w,
+                                int64_t out[3])
+{
+    const comet_layer_shape *sh = e->sh;
+    int64_t kh, kw, s, p;
+    if (sh->global) {
+        if (sh->kernel || sh->stride || sh->padding)
+            return fail(e, sh->kernel ? "kernel" : sh->stride ? "stride" : "padding",
+                        "a global pool takes the whole input as its window: leave kernel, "
+                        "stride and padding out");
+        kh = in[0];
+        kw = in[1];
+        s = 1;
+        p = 0;
+    } else {
+        kh = kw = sh->kernel;
+        s = sh->stride > 0 ? sh->stride : sh->kernel;
+        p = sh->padding;
+        comet_status st = check_window(e, in, kh, p);
+        if (st)
+            return st;
+        if (2 * p > sh->kernel)
+            return fail(e, "padding", "%lld is more than half the kernel (%lld): a window "
+                        "could hold padding alone", (long long)p, (long long)sh->kernel);
+    }
+    out[0] = side(in[0], kh, s, p);
+    out[1] = side(in[1], kw, s, p);
+    out[2] = in[2];
+    double window = (double)kh * (double)kw;
+    w->flops += elements(out) * (sh->pool == COMET_POOL_MAX ? window - 1.0 : window);
+    w->traffic += elements(in) + elements(out);
+    w->keeps_in = sh->pool == COMET_POOL_MAX;
+    return COMET_OK;
+}
+
+static comet_status derive_fc(const cnn_entry *e, const int64_t in[3], cnn_work *w,
+                              int64_t out[3])
+{
+    const comet_layer_shape *sh = e->sh;
+    int64_t flat[3] = {1, 1, in[0] * in[1] * in[2]};
+    conv(w, flat, sh->out_channels, 1, 1, 0, 1, sh->bias, out);
+    w->keeps_in = true;
+    return COMET_OK;
+}
+
+/* ResNet's bottleneck (He et al. 2016, Fig. 5 right): 1x1 to `width`,
+ * 3x3, 1x1 to out_channels, each followed by a batch norm, ReLUs after the
+ * first two and after the shortcut's add; the shortcut is a strided 1x1
+ * convolution with a batch norm when the stride or the channels change
+ * (option B, Sec. 3.3), else the input. Kept for backward, besides the
+ * input and the output (the last ReLU's): each convolution's output (its
+ * batch norm's input) and each inner ReLU's output (the next convolution's
+ * input), the ReLUs run in place as in torchvision. */
+static comet_status derive_bottleneck(const cnn_entry *e, const int64_t in[3], cnn_work *w,
+                                      int64_t out[3])
+{
+    const comet_layer_shape *sh = e->sh;
+    int64_t s = sh->stride > 0 ? sh->stride : 1;
+    int64_t s1 = sh->stride_at == COMET_STRIDE_3X3 ? 1 : s;
+    int64_t a[3], b[3], shortcut[3];
+    conv(w, in, sh->width, 1, s1, 0, 1, false, a);
+    batchnorm(w, a);
+    elementwise(w, a, 1.0);
+    conv(w, a, sh->width, 3, s / s1, 1, 1, false, b);
+    batchnorm(w, b);
+    elementwise(w, b, 1.0);
+    conv(w, b, sh->out_channels, 1, 1, 0, 1, false, out);
+    batchnorm(w, out);
+    w->kept = 2.0 * elements(a) + 2.0 * elements(b) + elements(out);
+    if (s != 1 || in[2] != sh->out_channels) {
+        conv(w, in, sh->out_channels, 1, s, 0, 1, false, shortcut);
+        batchnorm(w, shortcut);
+        w->kept += elements(shortcut);
+    }
+    elementwise(w, out, 2.0);   /* the shortcut's add */
+    elementwise(w, out, 1.0);   /* the last ReLU */
+    w->keeps_in = w->keeps_out = true;
+    return COMET_OK;
+}
+
+static comet_status derive_one(const cnn_entry *e, const int64_t in[3], cnn_work *w,
+                               int64_t out[3])
+{
+    comet_status st = check_sizes(e);
+    if (st)
+        return st;
+    switch (e->sh->op) {
+    case COMET_OP_CONV:
+        return derive_conv(e, in, w, out);
+    case COMET_OP_POOL:
+        return derive_pool(e, in, w, out);
+    case COMET_OP_BATCHNORM:
+        memcpy(out, in, 3 * sizeof *out);
+        batchnorm(w, in);
+        w->keeps_in = true;
+        return COMET_OK;
+    case COMET_OP_RELU:
+        memcpy(out, in, 3 * sizeof *out);
+        elementwise(w, in, 1.0);
+        w->keeps_out = true;
+        return COMET_OK;
+    case COMET_OP_FC:
+        return derive_fc(e, in, w, out);
+    case COMET_OP_BOTTLENECK:
+        return derive_bottleneck(e, in, w, out);
+    case COMET_OP_NONE:
+    case COMET_OP_COUNT:
+        break;
+    }
+    return fail(e, "op", "unknown op %d", (int)e->sh->op);
+}
+
+/* The entry's input: its own `in`, which must be what the entry before
+ * puts out when that one has a shape, or else that output (prev, NULL
+ * when the entry before has no shape). */
+static comet_status input_of(const cnn_entry *e, const int64_t *prev, int64_t in[3])
+{
+    const int64_t *given = e->sh->in;
+    if (given[0] == 0 && given[1] == 0 && given[2] == 0) {
+        if (!prev)
+            return fail(e, NULL, "missing key \"in\": %s", e->index == 0
+                        ? "the first entry has no entry before it to take its input from"
+                        : "the entry before is given by its numbers, not its shape");
+        memcpy(in, prev, 3 * sizeof *in);
+        return COMET_OK;
+    }
+    if (given[0] <= 0 || given[1] <= 0 || given[2] <= 0)
+        return fail(e, "in", "sizes must be positive, got [%lld, %lld, %lld]",
+                    (long long)given[0], (long long)given[1], (long long)given[2]);
+    if (prev && !same(prev, given))
+        return fail(e, "in", "[%lld, %lld, %lld] is not what the entry before puts out, "
+                    "[%lld, %lld, %lld]", (long long)given[0], (long long)given[1],
+                    (long long)given[2], (long long)prev[0], (long long)prev[1],
+                    (long long)prev[2]);
+    memcpy(in, given, 3 * sizeof *in);
+    return COMET_OK;
+}
+
+comet_status comet_model_derive_shapes(comet_model *m, comet_error *err)
+{
+    double e = comet_dtype_bytes(m->dtype);
+    int64_t prev[3] = {0, 0, 0};
+    bool have_prev = false, prev_keeps = false;
+    for (int i = 0; i < m->n_layer_kinds; i++) {
+        comet_layer *l = &m->layer_list[i];
+        comet_layer_shape *sh = &l->shape;
+        if (sh->op == COMET_OP_NONE) {
+            have_prev = false;
+            continue;
+        }
+        cnn_entry ent = {i, sh, err};
+        int64_t in[3] = {0, 0, 0}, out[3] = {0, 0, 0};
+        cnn_work w = {0};
+        comet_status st = input_of(&ent, have_prev ? prev : NULL, in);
+        if (!st)
+            st = derive_one(&ent, in, &w, out);
+        if (st)
+            return st;
+        double count = l->count > 1 ? (double)l->count : 1.0;
+        if (count > 1.0 && !same(in, out))
+            return fail(&ent, "count", "%lld repeats of a layer that takes [%lld, %lld, %lld] "
+                        "but puts out [%lld, %lld, %lld]", (long long)l->count,
+                        (long long)in[0], (long long)in[1], (long long)in[2],
+                        (long long)out[0], (long long)out[1], (long long)out[2]);
+        /* An input the entry before already keeps (its output) is counted
+         * there; each repeat's input is the one before it's output. */
+        double unkept = (have_prev && prev_keeps ? 0.0 : 1.0)
+                      + (count - 1.0) * (w.keeps_out ? 0.0 : 1.0);
+        double kept = w.kept + (w.keeps_in ? unkept / count * elements(in) : 0.0)
+                    + (w.keeps_out ? elements(out) : 0.0);
+        l->fwd_flops = w.flops;
+        l->fwd_bytes = e * w.traffic;
+        l->params = w.params;
+        l->act_bytes = e * kept;
+        l->out_bytes = e * elements(out);
+        memcpy(sh->out, out, sizeof sh->out);
+        sh->gemm_flops = w.gemm_flops;
+        memcpy(prev, out, sizeof prev);
+        have_prev = true;
+        prev_keeps = w.keeps_out;
+    }
+    return COMET_OK;
+}
