@@ -244,7 +244,10 @@ comet_status cfg_read_name(const cfg_ctx *c, const cfg_node *n, const char *path
     for (size_t i = 0; i < len; i++)
         if (iscntrl((unsigned char)n->text[i]))
             return cfg_fail(c, n, path, "names may not contain control characters");
-    memcpy(out, n->text, len + 1);
+    /* the whole buffer: a name read over an inherited one (a preset's)
+     * leaves no tail of it, so equal settings are equal bytes */
+    memset(out, 0, cap);
+    memcpy(out, n->text, len);
     return COMET_OK;
 }
 
