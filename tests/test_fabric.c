@@ -332,21 +332,29 @@ static void test_torus_all_to_all_bisection(void **state)
 }
 
 /* 8 NPUs per node on an NVLink switch, 16 nodes on a 2-tier fat tree of
- * 24-port switches at 2:1 (16 down, 8 up per leaf: 2 nodes per leaf).
- * Every node's 8 NPUs run their cross-node all-to-all at once: each leaf
- * sends 16 x 14/16 S up 8 links, 1.75 x, where the NPU port needs 15/16 x:
- * the spine bounds it. At 1:1 (32 ports: 16 down, 16 up) the port does. A
+ * 24-port switches at 2:1 (16 down, 8 up per leaf: 2 nodes per leaf),
+ * zero latency: its scale-out dimension. */
+static comet_net_dim *fat_tree_16(comet_system *s, const char *name, comet_algorithm a,
+                                  comet_routing routing)
+{
+    base_system(s, name);
+    add_dim(s, "nvl", 8, COMET_TOPO_SWITCH, COMET_ALGO_RING, 450e9, 0.0);
+    comet_net_dim *ib = add_dim(s, "ib", 16, COMET_TOPO_FAT_TREE, a, 50e9, 0.0);
+    ib->shape.radix = 24;
+    ib->shape.oversubscription[0] = 2.0;
+    ib->shape.routing = routing;
+    return ib;
+}
+
+/* On fat_tree_16, every node's 8 NPUs run their cross-node all-to-all at
+ * once: each leaf sends 16 x 14/16 S up 8 links, 1.75 x, where the NPU
+ * port needs 15/16 x: the spine bounds it. At 1:1 (32 ports: 16 down, 16 up) the port does. A
  * rail network puts each rail on its own leaf: no spine traffic at all. */
 static void test_fat_tree_spine_bound(void **state)
 {
     (void)state;
     comet_system s;
-    base_system(&s, "fat");
-    add_dim(&s, "nvl", 8, COMET_TOPO_SWITCH, COMET_ALGO_RING, 450e9, 0.0);
-    comet_net_dim *ib = add_dim(&s, "ib", 16, COMET_TOPO_FAT_TREE, COMET_ALGO_DIRECT, 50e9, 0.0);
-    ib->shape.radix = 24;
-    ib->shape.oversubscription[0] = 2.0;
-    ib->shape.routing = COMET_ROUTE_SPRAY;
+    comet_net_dim *ib = fat_tree_16(&s, "fat", COMET_ALGO_DIRECT, COMET_ROUTE_SPRAY);
     int64_t span[COMET_MAX_DIMS] = {1, 16, 1, 1, 1, 1, 1, 1};
     double x = GIB / 50e9;
     comet_flow_result r;
@@ -369,6 +377,42 @@ static void test_fat_tree_spine_bound(void **state)
     ib->topology = COMET_TOPO_FAT_TREE;
     ib->shape.routing = COMET_ROUTE_ECMP;
     assert_true(flows(&s, span, COMET_COLL_ALL_TO_ALL, GIB, 1, false, NULL) >= over * (1 - 1e-9));
+}
+
+/* A ring hashed over a Clos (ECMP) is paced by its busiest link. Every
+ * link carries whole connections, each 2(n-1)/n S/N with N channels (the
+ * ring all-reduce's bytes, NCCL's rings a connection each), so the busiest
+ * carries k of them, and no schedule ends before it has: k 2(n-1)/n S/(N B)
+ * is a bound. A connection carrying its messages one after another meets
+ * it, the link busy throughout; when its messages shared the link side by
+ * side they piled up behind it and arrived together, the ring lost its
+ * pipelining and took 2.1x the bound with 4 channels (docs/fabric.md,
+ * "ECMP"). On fat_tree_16 every local rank's ring over the 16 nodes at
+ * once: each leaf sends 8 N connections up its 8 uplinks, N on each as the
+ * mean. */
+static void test_ecmp_channels_meet_the_busiest_link(void **state)
+{
+    (void)state;
+    comet_system s;
+    comet_net_dim *ib = fat_tree_16(&s, "ecmp-channels", COMET_ALGO_RING, COMET_ROUTE_ECMP);
+    int64_t span[COMET_MAX_DIMS] = {1, 16, 1, 1, 1, 1, 1, 1};
+    double one_conn = 2.0 * 15.0 / 16.0 * GIB; /* a connection's bytes, one channel */
+    comet_flow_result r1, r4;
+    double t1 = flows(&s, span, COMET_COLL_ALL_REDUCE, GIB, 1, false, &r1);
+    ib->shape.channels = 4;
+    double t4 = flows(&s, span, COMET_COLL_ALL_REDUCE, GIB, 1, false, &r4);
+    /* the busiest link carries whole connections, and the collective
+     * takes just its bytes at B */
+    double k1 = r1.hot[0].bytes / one_conn, k4 = r4.hot[0].bytes / (one_conn / 4.0);
+    assert_close(k1, round(k1), 1e-9);
+    assert_close(k4, round(k4), 1e-9);
+    assert_close(t1, r1.hot[0].bytes / 50e9, 1e-6);
+    assert_close(t4, r4.hot[0].bytes / 50e9, 1e-6);
+    assert_close(r4.hot[0].utilization, 1.0, 1e-6);
+    /* hashing collides (more than the mean of 4 a link), and the channels
+     * still spread the load: faster than one ring on its busiest link */
+    assert_true(k4 > 4.5);
+    assert_true(t4 < t1);
 }
 
 /* In-network reduction: each NPU sends its buffer up once (S), where the
@@ -917,6 +961,7 @@ void suite_fabric(test_tally *t)
         cmocka_unit_test(test_ring_all_to_all_multi_hop),
         cmocka_unit_test(test_torus_all_to_all_bisection),
         cmocka_unit_test(test_fat_tree_spine_bound),
+        cmocka_unit_test(test_ecmp_channels_meet_the_busiest_link),
         cmocka_unit_test(test_in_network_halves_bytes),
         cmocka_unit_test(test_watched_link_series),
         cmocka_unit_test(test_estimator_within_5_percent),

@@ -85,8 +85,13 @@ typedef struct fc_chunk_state {
  * (and which steps arrived, for the log-step schedules). */
 typedef struct fc_count {
     int32_t sent, recv;
-    uint64_t steps;
-    int32_t acked, down;     /* a tree's: its pieces up that arrived, its pieces sent down */
+    union {
+        uint64_t steps;
+        double ready;        /* a ring's: when its next message was ready behind the last
+                                one on its connection (0: none waits) */
+    };
+    int32_t acked;           /* its sends that arrived (a ring's, a tree's pieces up) */
+    int32_t down;            /* a tree's pieces sent down */
 } fc_count;
 
 /* One collective (or one set of point-to-point sends) running on the
@@ -405,17 +410,40 @@ static int top_segment(const fc_run *r, const fc_line *l, int64_t a,
     return climb;
 }
 
-static int send(fc_run *r, fl_engine *e, int64_t from, int64_t to, double bytes, uint64_t tag,
-                uint64_t hash)
+/* A message handed over at `since` (now, unless it waited for its
+ * connection). */
+static int send_since(fc_run *r, fl_engine *e, int64_t from, int64_t to, double bytes,
+                      uint64_t tag, uint64_t hash, double since)
 {
     if (fl_flows(e) >= (uint64_t)r->max_flows) {
         r->too_many = true;
         return -1;
     }
-    return fl_send(e, from, to, bytes, hash ^ (uint64_t)to * 0xc2b2ae3d27d4eb4fULL, r->owner, tag);
+    return fl_send_since(e, from, to, bytes, hash ^ (uint64_t)to * 0xc2b2ae3d27d4eb4fULL,
+                         r->owner, tag, since);
+}
+
+static int send(fc_run *r, fl_engine *e, int64_t from, int64_t to, double bytes, uint64_t tag,
+                uint64_t hash)
+{
+    return send_since(r, e, from, to, bytes, tag, hash, fl_now(e));
 }
 
 static int tree_progress(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, int p, int t);
+
+/* The ring position channel ch of nch sends to, ahead of the NPU's: on a
+ * ring, torus or mesh +1 / -1 (two counter-rotating rings), on a
+ * fully-connected dimension ch + 1 (its rings over every link), on a
+ * switch or Clos +1 (the same ring, another connection). */
+static int64_t ring_shift(const fc_run *r, const fc_phase *ph, const fc_line *l, int ch, int nch)
+{
+    comet_topology t = r->f->dims[ph->dim].topo;
+    if (t == COMET_TOPO_FULLY_CONNECTED)
+        return ch + 1;
+    if (t != COMET_TOPO_SWITCH && t != COMET_TOPO_FAT_TREE && t != COMET_TOPO_RAIL)
+        return nch == 2 && ch == 1 ? l->n - 1 : 1;
+    return 1;
+}
 
 /* A connection (what ECMP hashes): the NPU's, per stream and channel (a
  * tree for the double binary tree), to each peer (send() adds the peer);
@@ -439,20 +467,26 @@ static int progress(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, int 
     uint64_t hash = conn_hash(npu, s, ch);
     switch (ph->algo) {
     case FC_RING: {
-        /* channel ch of nch: on a ring, torus or mesh shift +1 / -1 (two
-         * counter-rotating rings), on a fully-connected dimension shift
-         * ch + 1 (its rings over every link), on a switch or Clos +1 (the
-         * same ring, another connection) */
+        /* a step once the last one has arrived from behind; on its
+         * connection behind the message before it, in order, as a
+         * connection (a queue pair) delivers them: one moving at a time,
+         * the next's latency running meanwhile. Were a connection's
+         * messages to share a slow (hashed) link they would arrive
+         * together at the end, and the ring clump behind it
+         * (docs/fabric.md, "ECMP"). */
         double unit = ph->bytes / (double)l.n / (double)nch;
-        int64_t q = ring_pos(&l, l.me), shift = 1;
-        comet_topology t = r->f->dims[ph->dim].topo;
-        if (t == COMET_TOPO_FULLY_CONNECTED)
-            shift = ch + 1;
-        else if (t != COMET_TOPO_SWITCH && t != COMET_TOPO_FAT_TREE && t != COMET_TOPO_RAIL)
-            shift = nch == 2 && ch == 1 ? l.n - 1 : 1;
-        int64_t to = member(&l, ring_member(&l, (q + shift) % l.n));
+        int64_t q = ring_pos(&l, l.me);
+        int64_t to = member(&l, ring_member(&l, (q + ring_shift(r, ph, &l, ch, nch)) % l.n));
         while (cnt->sent < need && cnt->sent <= cnt->recv) {
-            if (send(r, e, npu, to, unit, tag_of(to, s, k, p, ch, KIND_PEER), hash) != 0)
+            if (cnt->sent > cnt->acked) { /* the connection is busy: wait, from now */
+                if (!(cnt->ready > 0.0))
+                    cnt->ready = fl_now(e);
+                break;
+            }
+            double since = cnt->ready > 0.0 ? cnt->ready : fl_now(e);
+            cnt->ready = 0.0;
+            if (send_since(r, e, npu, to, unit, tag_of(to, s, k, p, ch, KIND_PEER), hash,
+                           since) != 0)
                 return -1;
             cnt->sent++;
         }
@@ -836,10 +870,30 @@ static int coll_flow_done(fc_run *r, fl_engine *e, uint64_t tag)
         step = ch; /* the log-step schedules tag the step, on channel 0 */
         ch = 0;
     }
+    if (ph->algo == FC_RING) {
+        /* the sender's connection is free: it sends its next if that one
+         * waits for it */
+        int64_t q = ring_pos(&rl, rl.me) - ring_shift(r, ph, &rl, ch, channels_at(r, s, k, p));
+        int64_t from = member(&rl, ring_member(&rl, q >= 0 ? q : q + rl.n));
+        fc_count *fc = count_at(r, from, s, k, p, ch);
+        fc->acked++;
+        if (fc->sent == fc->acked && fc->sent < messages(ph, &rl) && fc->sent <= fc->recv &&
+            resume(r, e, from, s, k, p, ch) != 0)
+            return -1;
+    }
     fc_count *c = count_at(r, npu, s, k, p, ch);
     if (step >= 0)
         c->steps |= (uint64_t)1 << step;
     c->recv++;
+    if (ph->algo == FC_RING && c->sent > c->acked && c->sent < messages(ph, &rl) &&
+        c->sent <= c->recv) {
+        /* its next step waits for its connection from now (if it is in
+         * the phase), and goes when the last one arrives */
+        const fc_chunk_state *cs = chunk_at(r, npu, s, k);
+        if (cs->entered && cs->cur == p && !(c->ready > 0.0))
+            c->ready = fl_now(e);
+        return 0;
+    }
     return resume(r, e, npu, s, k, p, ch);
 }
 

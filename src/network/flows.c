@@ -182,8 +182,10 @@ static int64_t new_flow(fl_engine *e)
     return e->n_flows++;
 }
 
-int fl_send_path(fl_engine *e, const int32_t *path, int len, double bytes, uint32_t owner,
-                 uint64_t tag)
+/* A flow whose message was handed over at `since` (<= now) waits out what
+ * is left of its path's latency from then. */
+static int send_path(fl_engine *e, const int32_t *path, int len, double bytes, uint32_t owner,
+                     uint64_t tag, double since)
 {
     int64_t id = new_flow(e);
     if (id < 0)
@@ -217,18 +219,31 @@ int fl_send_path(fl_engine *e, const int32_t *path, int len, double bytes, uint3
     w->tag = tag;
     w->owner = owner;
     w->slot = -1;
-    w->start_at = e->now + lat;
+    w->start_at = since + lat > e->now ? since + lat : e->now;
     e->started++;
     return tq_push(&e->wait, w->start_at, id, 0);
+}
+
+int fl_send_path(fl_engine *e, const int32_t *path, int len, double bytes, uint32_t owner,
+                 uint64_t tag)
+{
+    return send_path(e, path, len, bytes, owner, tag, e->now);
+}
+
+int fl_send_since(fl_engine *e, int64_t a, int64_t b, double bytes, uint64_t hash,
+                  uint32_t owner, uint64_t tag, double since)
+{
+    int len = a == b ? 0 : comet_fabric_route(e->f, a, b, hash, e->route, FAB_MAX_PATH);
+    if (len < 0)
+        return -1;
+    return send_path(e, e->route, len, a == b ? 0.0 : bytes, owner, tag,
+                     since < e->now ? since : e->now);
 }
 
 int fl_send(fl_engine *e, int64_t a, int64_t b, double bytes, uint64_t hash, uint32_t owner,
             uint64_t tag)
 {
-    int len = a == b ? 0 : comet_fabric_route(e->f, a, b, hash, e->route, FAB_MAX_PATH);
-    if (len < 0)
-        return -1;
-    return fl_send_path(e, e->route, len, a == b ? 0.0 : bytes, owner, tag);
+    return fl_send_since(e, a, b, bytes, hash, owner, tag, e->now);
 }
 
 

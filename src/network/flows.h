@@ -30,6 +30,13 @@ void fl_free(fl_engine *e);
  * out of memory or the route fails. */
 int fl_send(fl_engine *e, int64_t a, int64_t b, double bytes, uint64_t hash, uint32_t owner,
             uint64_t tag);
+/* The same for a message handed over at `since` (before now) that waited
+ * for its connection, busy with the message before it until now: its
+ * latency ran meanwhile, so it moves its bytes at since + latency, or now
+ * if that has passed (a connection's messages one after another, in
+ * order). */
+int fl_send_since(fl_engine *e, int64_t a, int64_t b, double bytes, uint64_t hash,
+                  uint32_t owner, uint64_t tag, double since);
 /* Starts a flow on an explicit path (in-network reduction's switch hops). */
 int fl_send_path(fl_engine *e, const int32_t *path, int len, double bytes, uint32_t owner,
                  uint64_t tag);
