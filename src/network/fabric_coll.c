@@ -68,6 +68,11 @@ typedef struct fc_phase {
      * group along these dimensions (bits) take part, member 0 of each line
      * the root */
     uint8_t root_mask;
+    /* a ring's: each connection's messages one after another, in order
+     * (set where the dimension is uneven: on a dimension alike for every
+     * NPU no message is ready before the one ahead of it on its
+     * connection has arrived, so the bookkeeping is skipped) */
+    bool in_order;
 } fc_phase;
 
 typedef struct fc_plan {
@@ -478,7 +483,7 @@ static int progress(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, int 
         int64_t q = ring_pos(&l, l.me);
         int64_t to = member(&l, ring_member(&l, (q + ring_shift(r, ph, &l, ch, nch)) % l.n));
         while (cnt->sent < need && cnt->sent <= cnt->recv) {
-            if (cnt->sent > cnt->acked) { /* the connection is busy: wait, from now */
+            if (ph->in_order && cnt->sent > cnt->acked) { /* the connection is busy: wait */
                 if (!(cnt->ready > 0.0))
                     cnt->ready = fl_now(e);
                 break;
@@ -870,7 +875,7 @@ static int coll_flow_done(fc_run *r, fl_engine *e, uint64_t tag)
         step = ch; /* the log-step schedules tag the step, on channel 0 */
         ch = 0;
     }
-    if (ph->algo == FC_RING) {
+    if (ph->algo == FC_RING && ph->in_order) {
         /* the sender's connection is free: it sends its next if that one
          * waits for it */
         int64_t q = ring_pos(&rl, rl.me) - ring_shift(r, ph, &rl, ch, channels_at(r, s, k, p));
@@ -885,8 +890,8 @@ static int coll_flow_done(fc_run *r, fl_engine *e, uint64_t tag)
     if (step >= 0)
         c->steps |= (uint64_t)1 << step;
     c->recv++;
-    if (ph->algo == FC_RING && c->sent > c->acked && c->sent < messages(ph, &rl) &&
-        c->sent <= c->recv) {
+    if (ph->algo == FC_RING && ph->in_order && c->sent > c->acked &&
+        c->sent < messages(ph, &rl) && c->sent <= c->recv) {
         /* its next step waits for its connection from now (if it is in
          * the phase), and goes when the last one arrives */
         const fc_chunk_state *cs = chunk_at(r, npu, s, k);
@@ -915,7 +920,11 @@ static comet_status expand(fc_run *r, const comet_system *sys, fc_plan *pl, int 
                            comet_collective c, double bytes, comet_error *err)
 {
     comet_algorithm a = sys->dims[dim].algorithm;
-    fc_phase ph = {dim, -1, FC_RING, c, bytes, false, 0};
+    const fab_dim *fd = &r->f->dims[dim];
+    const fab_ops *ops = net_topology_of(fd->topo)->fabric;
+    char why[8]; /* only whether */
+    bool uneven = ops->uneven && ops->uneven(fd, "", why, sizeof why);
+    fc_phase ph = {dim, -1, FC_RING, c, bytes, false, 0, uneven};
     if (c == COMET_COLL_ALL_TO_ALL) {
         /* on a direct network (fully connected, torus, mesh) nothing orders
          * the pairwise rounds: every block is posted at once, as the direct
@@ -1044,7 +1053,7 @@ static comet_status rooted_phases(fc_run *r, const comet_system *sys, fc_plan *p
     for (int i = 0; i < np && !st; i++) {
         int d = dims[phases[i].link];
         comet_collective pc = phases[i].collective;
-        fc_phase ph = {d, -1, FC_SCATTER, c, phases[i].bytes, false, later[i + 1]};
+        fc_phase ph = {d, -1, FC_SCATTER, c, phases[i].bytes, false, later[i + 1], false};
         bool down = c == COMET_COLL_SCATTER || c == COMET_COLL_BROADCAST;
         if (c == COMET_COLL_GATHER) {
             /* backwards over the all-gather plan */
@@ -1202,10 +1211,10 @@ static comet_status make_plans(fc_run *r, const comet_system *sys, const comet_l
                     bool in_net = links[phases[i].link].in_network_reduction &&
                                   net_topology_of(nd->topology)->in_network_all_reduce;
                     if (in_net) {
-                        fc_phase ph = {d, -1, FC_IN_NETWORK, pc, phases[i].bytes, false, 0};
+                        fc_phase ph = {d, -1, FC_IN_NETWORK, pc, phases[i].bytes, false, 0, false};
                         st = add_phase(pl, ph, err);
                     } else if (nd->algorithm == COMET_ALGO_DOUBLE_BINARY_TREE) {
-                        fc_phase ph = {d, -1, FC_TREE, pc, phases[i].bytes, false, 0};
+                        fc_phase ph = {d, -1, FC_TREE, pc, phases[i].bytes, false, 0, false};
                         st = add_phase(pl, ph, err);
                     } else {
                         st = expand(r, sys, pl, j, d, COMET_COLL_REDUCE_SCATTER, phases[i].bytes,
