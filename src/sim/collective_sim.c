@@ -212,5 +212,7 @@ int comet_sim_themis_orders(const comet_system *sys, const int64_t span[COMET_MA
                             comet_collective c, double bytes, int64_t chunks, uint8_t *order)
 {
     double load[COMET_MAX_DIMS] = {0};
-    return sim_themis_rows(sys, span, c, bytes, chunks, load, order);
+    comet_sim_options o;
+    comet_sim_options_defaults(&o);
+    return sim_themis_rows(&o, sys, span, c, bytes, chunks, load, order);
 }

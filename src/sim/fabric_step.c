@@ -320,7 +320,9 @@ static comet_fabric_schedule themis_schedule(sim_fabric_step *fs, const xfer_kin
     int64_t chunks = comet_collective_chunks_for(&fs->sys, span, k->c, k->bytes);
     if (chunks * COMET_MAX_DIMS > (int64_t)sizeof fs->order)
         return (comet_fabric_schedule){0, 1, NULL}; /* more than the flows take: refused there */
-    sim_themis_rows(&fs->sys, span, k->c, k->bytes, chunks,
+    comet_sim_options o;
+    comet_sim_options_defaults(&o); /* the flows' costs: no endpoint delay, no memory passes */
+    sim_themis_rows(&o, &fs->sys, span, k->c, k->bytes, chunks,
                     fs->themis_load + (size_t)k->stage * COMET_MAX_DIMS, fs->order);
     return (comet_fabric_schedule){chunks, 1, fs->order};
 }

@@ -130,22 +130,20 @@ void sim_next_chunk(const comet_sim_options *o, double *loads, const comet_link 
         loads[ch->phases[p].dim] += ch->phases[p].fixed + ch->phases[p].bw;
 }
 
-int sim_themis_rows(const comet_system *sys, const int64_t span[COMET_MAX_DIMS],
-                    comet_collective c, double bytes, int64_t chunks, double *load,
-                    uint8_t *order)
+int sim_themis_rows(const comet_sim_options *o, const comet_system *sys,
+                    const int64_t span[COMET_MAX_DIMS], comet_collective c, double bytes,
+                    int64_t chunks, double *load, uint8_t *order)
 {
     comet_link links[COMET_MAX_DIMS];
     int map[COMET_MAX_DIMS], row[COMET_MAX_DIMS];
     int m = comet_span_links(sys, span, links, map);
-    comet_sim_options o;
-    comet_sim_options_defaults(&o);
     c = comet_collective_priced_as(c, &bytes);
     double by_link[COMET_MAX_DIMS];
     for (int i = 0; i < m; i++)
         by_link[i] = load[map[i]];
     for (int64_t k = 0; k < chunks && m > 0; k++) {
         chunk ch;
-        sim_next_chunk(&o, by_link, links, m, c, bytes / (double)chunks, 0.0, row, &ch);
+        sim_next_chunk(o, by_link, links, m, c, bytes / (double)chunks, 0.0, row, &ch);
         for (int i = 0; i < m; i++)
             order[k * m + i] = (uint8_t)row[i];
     }

@@ -33,10 +33,11 @@ void sim_next_chunk(const comet_sim_options *o, double *loads, const comet_link 
 /* Themis's orders for `chunks` chunks of collective c (rooted ones over
  * the plan they are priced as) of `bytes` per NPU on groups spanning span:
  * chunk k's order of the m spanned dimensions into order[k*m .. k*m+m),
- * from the work load[] (per system dimension, seconds; updated) holds.
+ * from the work load[] (per system dimension, seconds; updated) holds,
+ * each phase costed as o says.
  * Returns m. */
-int sim_themis_rows(const comet_system *sys, const int64_t span[COMET_MAX_DIMS],
-                    comet_collective c, double bytes, int64_t chunks, double *load,
-                    uint8_t *order);
+int sim_themis_rows(const comet_sim_options *o, const comet_system *sys,
+                    const int64_t span[COMET_MAX_DIMS], comet_collective c, double bytes,
+                    int64_t chunks, double *load, uint8_t *order);
 
 #endif
