@@ -119,7 +119,10 @@ comet_status comet_fabric_build(const comet_system *sys, int64_t npus, comet_fab
             return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
                                    "network dimension %s has no bandwidth", nd->name);
         }
-        net_topology_of(fd->topo)->fabric->layout(fd);
+        const fab_ops *ops = net_topology_of(fd->topo)->fabric;
+        ops->layout(fd);
+        fd->uneven = fd->size > 1 && ops->uneven &&
+                     ops->uneven(fd, f->dim_names[d], fd->why_uneven, sizeof fd->why_uneven);
         fd->link0 = links;
         fd->node0 = nodes;
         links += fd->n_links;
@@ -169,12 +172,11 @@ void comet_fabric_info_of(const comet_fabric *f, comet_fabric_info *out)
 
 bool comet_fabric_uneven(const comet_fabric *f, char *why, size_t cap)
 {
-    for (int d = 0; d < f->n_dims; d++) {
-        const fab_ops *ops = net_topology_of(f->dims[d].topo)->fabric;
-        if (f->dims[d].size > 1 && ops->uneven &&
-            ops->uneven(&f->dims[d], f->dim_names[d], why, cap))
+    for (int d = 0; d < f->n_dims; d++)
+        if (f->dims[d].uneven) {
+            snprintf(why, cap, "%s", f->dims[d].why_uneven);
             return true;
-    }
+        }
     if (cap > 0)
         why[0] = '\0';
     return false;

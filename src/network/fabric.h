@@ -37,6 +37,10 @@ typedef struct fab_dim {
     bool rail, spray;
     int64_t P, L1, G, Q;
     int64_t leaf_links0, up_links0, top_links0; /* NPU-leaf, leaf-up, agg-core link bases */
+    /* whether its NPUs see unlike networks (its topology's uneven, asked
+     * once at build) and why */
+    bool uneven;
+    char why_uneven[160];
 } fab_dim;
 
 struct comet_fabric {

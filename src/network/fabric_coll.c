@@ -920,11 +920,7 @@ static comet_status expand(fc_run *r, const comet_system *sys, fc_plan *pl, int 
                            comet_collective c, double bytes, comet_error *err)
 {
     comet_algorithm a = sys->dims[dim].algorithm;
-    const fab_dim *fd = &r->f->dims[dim];
-    const fab_ops *ops = net_topology_of(fd->topo)->fabric;
-    char why[8]; /* only whether */
-    bool uneven = ops->uneven && ops->uneven(fd, "", why, sizeof why);
-    fc_phase ph = {dim, -1, FC_RING, c, bytes, false, 0, uneven};
+    fc_phase ph = {dim, -1, FC_RING, c, bytes, false, 0, r->f->dims[dim].uneven};
     if (c == COMET_COLL_ALL_TO_ALL) {
         /* on a direct network (fully connected, torus, mesh) nothing orders
          * the pairwise rounds: every block is posted at once, as the direct

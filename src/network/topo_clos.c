@@ -419,32 +419,18 @@ static bool clos_uneven(const fab_dim *d, const char *name, char *why, size_t ca
 
 static const fab_ops clos_fabric = {clos_layout, clos_build, clos_route, clos_port, clos_uneven};
 
-const net_topology net_topology_fat_tree = {
-    .id = COMET_TOPO_FAT_TREE,
-    .fabric = &clos_fabric,
-    .ring_pass = fat_ring_pass,
-    .pairwise_exchange = fat_pairwise,
-    .scatter_to_all = fat_scatter,
-    .recursive_halving = fat_halving,
-    .bruck = fat_bruck,
-    .double_tree = fat_double_tree,
-    .in_network_all_reduce = fat_in_network,
-};
+/* A fat tree's fabric and patterns, for the topologies priced as one. */
+#define FAT_TREE_MEMBERS                                                                       \
+    .fabric = &clos_fabric, .ring_pass = fat_ring_pass, .pairwise_exchange = fat_pairwise,     \
+    .scatter_to_all = fat_scatter, .recursive_halving = fat_halving, .bruck = fat_bruck,       \
+    .double_tree = fat_double_tree, .in_network_all_reduce = fat_in_network
+
+const net_topology net_topology_fat_tree = {.id = COMET_TOPO_FAT_TREE, FAT_TREE_MEMBERS};
 
 /* FRED: a 2-level tree whose L1 uplinks may carry any fraction of their
  * NPUs' bandwidth, spraying always; priced as a fat tree of that shape,
  * its switches reducing in the network where the system says so. */
-const net_topology net_topology_fred = {
-    .id = COMET_TOPO_FRED,
-    .fabric = &clos_fabric,
-    .ring_pass = fat_ring_pass,
-    .pairwise_exchange = fat_pairwise,
-    .scatter_to_all = fat_scatter,
-    .recursive_halving = fat_halving,
-    .bruck = fat_bruck,
-    .double_tree = fat_double_tree,
-    .in_network_all_reduce = fat_in_network,
-};
+const net_topology net_topology_fred = {.id = COMET_TOPO_FRED, FAT_TREE_MEMBERS};
 
 const net_topology net_topology_rail = {
     .id = COMET_TOPO_RAIL,
