@@ -367,7 +367,8 @@ static void test_kernel_csv_errors(void **state)
                         "count the FLOPs)");
     expect_kernel_error("kind,subkind,seconds\nmemory,norms,0.001\n",
                         "k.csv:2:8: column 'subkind': unknown value \"norms\" (expected one of "
-                        "elementwise, norm, activation, softmax, rope, cast, optimizer)");
+                        "elementwise, norm, activation, softmax, rope, cast, optimizer, batchnorm, "
+                        "pool)");
 }
 
 /* ---- GEMM fits ----------------------------------------------------------------- */

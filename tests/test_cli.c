@@ -258,8 +258,8 @@ static void test_validate(void **state)
     expect_error("validate korthikanti2022 --format xml",
                  "comet validate: --format: expected text, md, csv or json, got \"xml\"");
     expect_error("validate nosuch",
-                 "comet validate: unknown validation table \"nosuch\" (known: h100-steps, "
-                 "h200-steps, hopper, korthikanti2022)");
+                 "comet validate: unknown validation table \"nosuch\" (known: cnn-steps, "
+                 "h100-steps, h200-steps, hopper, korthikanti2022)");
 }
 
 static void test_output_file(void **state)
@@ -337,7 +337,8 @@ static void test_bad_flags(void **state)
     expect_error("estimate --model gpt5",
                  "comet estimate: unknown model preset \"gpt5\" (known: deepseek-v3, dlrm, gpt3-175b, "
                  "llama2-70b, llama3-405b, megatron-1t, megatron-22b, mixtral-8x22b, mixtral-8x7b, "
-                 "qwen3-235b-a22b, resnet152, transformer-17b, transformer-1t, turing-530b)");
+                 "qwen3-235b-a22b, resnet152, resnet50, transformer-17b, transformer-1t, turing-530b, "
+                 "vgg16)");
 }
 
 /* Paths the user got wrong are bad input (exit 2) and are named. */

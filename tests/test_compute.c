@@ -474,6 +474,95 @@ static void test_rope_op(void **state)
                      w.layers[0].ops[i].mem == COMET_MEMK_ROPE);
 }
 
+/* A layer-list entry given by its shape becomes one op per kernel it runs
+ * (docs/model.md 13.1): a convolution with a bias is a GEMM with its
+ * reduction lengths (window 27, output channels times window 36, output
+ * positions times the batch) and an elementwise bias kernel; the weights
+ * are read once per microbatch, not per sample; a bottleneck with its
+ * projection is 4 GEMMs, 4 batch norms, 3 ReLUs and an add, each a
+ * memory-bound kernel of its kind whose backward moves what it says (a
+ * ReLU 3 of its 2 forward elements, the add as much as forward, a batch
+ * norm twice). Its time is the sum of its kernels'; a batch norm or pool
+ * the system gives no figure for takes its norms'. */
+static void test_cnn_kernels(void **state)
+{
+    (void)state;
+    comet_model m;
+    memset(&m, 0, sizeof m);
+    m.kind = COMET_MODEL_LAYERS;
+    m.dtype = COMET_DTYPE_FP16;
+    m.n_layer_kinds = 2;
+    m.layer_list[0] = (comet_layer){.name = "conv", .count = 1,
+                                    .shape = {.op = COMET_OP_CONV, .in = {5, 5, 3},
+                                              .out_channels = 4, .kernel = 3, .stride = 2,
+                                              .padding = 1, .bias = true}};
+    m.layer_list[1] = (comet_layer){.name = "block", .count = 1,
+                                    .shape = {.op = COMET_OP_BOTTLENECK, .width = 2,
+                                              .out_channels = 8, .stride = 3}};
+    comet_error err;
+    assert_int_equal(comet_model_derive_shapes(&m, &err), COMET_OK);
+    comet_strategy s;
+    comet_strategy_defaults(&s);
+    s.microbatch = 4;
+    s.global_batch = 4;
+    static work_stage w;
+    work_build(&m, &s, &w);
+    assert_int_equal(w.n_layers, 2);
+    const work_layer *conv = &w.layers[0], *block = &w.layers[1];
+    assert_int_equal(conv->n_ops, 2);
+    const work_op *g = &conv->ops[0], *bias = &conv->ops[1];
+    assert_true(g->kind == WORK_GEMM && g->flops == 4 * 1944.0);
+    assert_true(g->k_fwd == 27 && g->k_dgrad == 36 && g->k_wgrad == 4 * 9);
+    assert_true(g->bytes == 2.0 * (4 * (75 + 36) + 108)); /* weights once */
+    assert_true(bias->kind == WORK_VECTOR && bias->mem == COMET_MEMK_ELEMENTWISE);
+    assert_true(bias->bytes == 2.0 * (4 * 72 + 4) && bias->bwd_bytes == 2.0 * (4 * 36 + 4));
+    /* 3x3x4 in, stride 3 in the first 1x1: a = b = 1x1x2, out 1x1x8 */
+    static const work_op_kind kinds[] = {WORK_GEMM,   WORK_VECTOR, WORK_VECTOR, WORK_GEMM,
+                                         WORK_VECTOR, WORK_VECTOR, WORK_GEMM,   WORK_VECTOR,
+                                         WORK_GEMM,   WORK_VECTOR, WORK_VECTOR, WORK_VECTOR};
+    static const comet_mem_kernel mems[] = {0, COMET_MEMK_BATCHNORM, COMET_MEMK_ACTIVATION, 0,
+                                            COMET_MEMK_BATCHNORM, COMET_MEMK_ACTIVATION, 0,
+                                            COMET_MEMK_BATCHNORM, 0, COMET_MEMK_BATCHNORM,
+                                            COMET_MEMK_ELEMENTWISE, COMET_MEMK_ACTIVATION};
+    assert_int_equal(block->n_ops, 12);
+    for (int i = 0; i < 12; i++) {
+        assert_true(block->ops[i].kind == kinds[i]);
+        if (kinds[i] == WORK_VECTOR)
+            assert_true(block->ops[i].mem == mems[i]);
+    }
+    const work_op *relu = &block->ops[2], *add = &block->ops[10], *bn = &block->ops[1];
+    assert_true(relu->bytes == 2.0 * 4 * 2 * 2 && relu->bwd_bytes == 2.0 * 4 * 3 * 2);
+    assert_true(add->bytes == 2.0 * 4 * 3 * 8 && add->bwd_bytes == add->bytes);
+    assert_true(bn->bytes == 2.0 * (4 * 2 * 2 + 4) && bn->bwd_bytes == 0.0);
+
+    comet_system sys;
+    tuned_toy(&sys); /* norms at 0.5 of 1 TB/s, no batch-norm figure: */
+    hw_rates r;
+    hw_rates_init(&r, &sys, COMET_DTYPE_FP16);
+    assert_close(hw_vector_time(&r, COMET_MEMK_BATCHNORM, 0.0, 1e9), 1e9 / 0.5e12 + 4e-6, 1e-12);
+    sys.compute.mem_efficiency[COMET_MEMK_BATCHNORM] = 0.25;
+    hw_rates_init(&r, &sys, COMET_DTYPE_FP16);
+    assert_close(hw_vector_time(&r, COMET_MEMK_BATCHNORM, 0.0, 1e9), 1e9 / 0.25e12 + 4e-6, 1e-12);
+    layer_time lt;
+    layer_times(block, &r, &sys, &s, &lt);
+    double fwd = 0.0, bwd = 0.0;
+    for (int i = 0; i < block->n_ops; i++) {
+        const work_op *op = &block->ops[i];
+        if (op->kind == WORK_GEMM) {
+            double k[3] = {op->k_fwd, op->k_dgrad, op->k_wgrad}, t[3];
+            hw_gemm_passes(&r, op->flops, op->bytes, false, k, 0.0, t);
+            fwd += t[0];
+            bwd += t[1] + t[2];
+        } else {
+            fwd += hw_vector_time(&r, op->mem, op->flops, op->bytes);
+            bwd += hw_vector_time(&r, op->mem, 2.0 * op->flops,
+                                  op->bwd_bytes > 0.0 ? op->bwd_bytes : 2.0 * op->bytes);
+        }
+    }
+    assert_close(lt.fwd, fwd, 1e-12);
+    assert_close(lt.bwd, bwd, 1e-12);
+}
+
 /* The host issue floor (compute.kernel_issue): a layer pass takes at least
  * its kernels times the host's issue time: one kernel per forward op, two
  * per GEMM's backward, one per vector op's backward; the weight-gradient
@@ -536,7 +625,7 @@ void suite_compute(test_tally *t)
         cmocka_unit_test(test_plain_system_backward_twice_forward),
         cmocka_unit_test(test_fused_attention_in_layer),
         cmocka_unit_test(test_rope_op),
-        cmocka_unit_test(test_host_issue_floor),
+        cmocka_unit_test(test_host_issue_floor), cmocka_unit_test(test_cnn_kernels),
     };
     RUN_GROUP(t, group);
 }

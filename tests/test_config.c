@@ -732,7 +732,7 @@ static void test_preset_registry(void **state)
     int n = 0;
     while (models[n])
         n++;
-    assert_int_equal(n, 14);
+    assert_int_equal(n, 16);
     assert_string_equal(comet_preset_names("studies")[0], "dlrm");
     assert_non_null(comet_preset_names("systems"));
     assert_string_equal(comet_preset_names("strategies")[0], "gpt3-175b-selene");
@@ -748,8 +748,8 @@ static void test_preset_registry(void **state)
     assert_string_equal(comet_error_format(&err, line, sizeof line),
                         "unknown model preset \"gpt5\" (known: deepseek-v3, dlrm, gpt3-175b, "
                         "llama2-70b, llama3-405b, megatron-1t, megatron-22b, mixtral-8x22b, "
-                        "mixtral-8x7b, qwen3-235b-a22b, resnet152, transformer-17b, "
-                        "transformer-1t, turing-530b)");
+                        "mixtral-8x7b, qwen3-235b-a22b, resnet152, resnet50, transformer-17b, "
+                        "transformer-1t, turing-530b, vgg16)");
     comet_system s;
     assert_int_equal(comet_preset_system("tpu", &s, &err), COMET_EINPUT);
     assert_string_equal(comet_error_format(&err, line, sizeof line),
@@ -785,8 +785,8 @@ static void test_preset_in_document(void **state)
     expect_error("p.yaml", "model: gpt5\n",
                  "p.yaml:1:8: model: unknown model preset \"gpt5\" (known: deepseek-v3, dlrm, "
                  "gpt3-175b, llama2-70b, llama3-405b, megatron-1t, megatron-22b, mixtral-8x22b, "
-                 "mixtral-8x7b, qwen3-235b-a22b, resnet152, transformer-17b, transformer-1t, "
-                 "turing-530b)");
+                 "mixtral-8x7b, qwen3-235b-a22b, resnet152, resnet50, transformer-17b, "
+                 "transformer-1t, turing-530b, vgg16)");
     expect_error("p.yaml", "system:\nmodel: gpt3-175b\n",
                  "p.yaml:1:8: system: expected a preset name or a mapping, got nothing");
     expect_error("p.yaml", "system:\n  preset: [a100]\n",
@@ -1265,7 +1265,7 @@ static void test_error_checks(void **state)
     expect_error("c.yaml",
                  "system:\n  preset: h100-80g-dgx\n  compute:\n    memory_efficiency: {layernorm: 0.5}\n",
                  "c.yaml:4:25: system.compute.memory_efficiency.layernorm: unknown key (allowed: "
-                 "elementwise, norm, activation, softmax, rope, cast, optimizer)");
+                 "elementwise, norm, activation, softmax, rope, cast, optimizer, batchnorm, pool)");
     expect_error("c.yaml",
                  "system:\n  preset: h100-80g-dgx\n  compute:\n    kernel_launch: 3\n",
                  "c.yaml:4:20: system.compute.kernel_launch: needs a unit, e.g. \"500 ns\" "

@@ -365,9 +365,11 @@ static void expect_out(const comet_layer *l, int64_t h, int64_t w, int64_t c)
 
 /* conv, batch norm, ReLU, max pool, grouped conv, global average pool and
  * fc in a chain, fp16 (2 bytes). Elements moved = weights + input +
- * output; kept for backward: conv, bn, max pool and fc their input, ReLU
- * its output (in place), an input counted once where the entry before
- * already keeps it as its output. */
+ * output, a convolution's bias added by a kernel of its own (output read
+ * and written), a pool's windows' reads counted too; kept for backward:
+ * conv, bn, max pool and fc their input, ReLU its output (in place), an
+ * input counted once where the entry before already keeps it as its
+ * output. */
 static void test_cnn_ops(void **state)
 {
     (void)state;
@@ -387,24 +389,25 @@ static void test_cnn_ops(void **state)
     assert_int_equal(comet_model_derive_shapes(&m, &err), COMET_OK);
     /* conv 5x5x3 -> 4, k 3, s 2, p 1: side (5 + 2 - 3)/2 + 1 = 3; MACs
      * 3*3*4 * 3*9 = 972, FLOPs 2*972 + 36 (bias) = 1980; params 4*3*9 + 4
-     * = 112; bytes 2 (112 + 75 + 36) = 446; keeps its input, 2*75 */
+     * = 112; bytes 2 (108 + 75 + 36) for the GEMM and 2 (2*36 + 4) for the
+     * bias = 590; keeps its input, 2*75 */
     expect_out(&m.layer_list[0], 3, 3, 4);
-    expect_layer(&m.layer_list[0], 1980, 1980, 112, 446, 150, 72);
+    expect_layer(&m.layer_list[0], 1980, 1980, 112, 590, 150, 72);
     /* batch norm on 36: 5*36 FLOPs, 2*4 params, 2 (8 + 36 + 36) bytes,
      * keeps its input (the conv does not keep its output) */
     expect_layer(&m.layer_list[1], 180, 0, 8, 160, 72, 72);
     /* ReLU: 36 FLOPs, 2 (36 + 36) bytes, keeps its output */
     expect_layer(&m.layer_list[2], 36, 0, 0, 144, 72, 72);
-    /* max pool 2x2 stride 1: 2x2x4, 3 comparisons each; its input is the
-     * ReLU's kept output, not counted again */
+    /* max pool 2x2 stride 1: 2x2x4, 3 comparisons each, 4 reads each; its
+     * input is the ReLU's kept output, not counted again */
     expect_out(&m.layer_list[3], 2, 2, 4);
-    expect_layer(&m.layer_list[3], 48, 0, 0, 2 * (36 + 16), 0, 32);
+    expect_layer(&m.layer_list[3], 48, 0, 0, 2 * (36 + 16 + 4 * 16), 0, 32);
     /* 1x1 conv 4 -> 8 in 2 groups: MACs 2*2*8 * 4/2 = 64; params 8*2 */
     expect_out(&m.layer_list[4], 2, 2, 8);
     expect_layer(&m.layer_list[4], 128, 128, 16, 2 * (16 + 16 + 32), 32, 64);
     /* global average pool 2x2x8 -> 1x1x8: 4 FLOPs per output, keeps nothing */
     expect_out(&m.layer_list[5], 1, 1, 8);
-    expect_layer(&m.layer_list[5], 32, 0, 0, 2 * (32 + 8), 0, 16);
+    expect_layer(&m.layer_list[5], 32, 0, 0, 2 * (32 + 8 + 4 * 8), 0, 16);
     /* fc 8 -> 10 with bias: 2*8*10 + 10 FLOPs, 90 params */
     expect_out(&m.layer_list[6], 1, 1, 10);
     expect_layer(&m.layer_list[6], 170, 170, 90, 2 * (90 + 8 + 10), 16, 20);
@@ -458,10 +461,10 @@ static void cnn_totals(const comet_model *m, double *macs, double *flops)
     }
 }
 
-static void resnet_v15(comet_model *m)
+static void resnet_stride_at(comet_model *m, comet_stride_at at)
 {
     for (int i = 0; i < m->n_layer_kinds; i++)
-        m->layer_list[i].shape.stride_at = COMET_STRIDE_3X3;
+        m->layer_list[i].shape.stride_at = at;
     comet_error err;
     assert_int_equal(comet_model_derive_shapes(m, &err), COMET_OK);
 }
@@ -489,18 +492,23 @@ static void test_resnet_totals(void **state)
     comet_model m;
     comet_error err;
     double macs, flops;
+    /* the presets are torchvision's v1.5 */
     assert_int_equal(comet_preset_model("resnet152", &m, &err), COMET_OK);
+    cnn_totals(&m, &macs, &flops);
+    assert_close(macs, 11.51e9, 0.001);
+    assert_true(comet_model_params(&m) == 60192808.0);
+    assert_int_equal(comet_model_depth(&m), 56);
+    resnet_stride_at(&m, COMET_STRIDE_1X1);
     cnn_totals(&m, &macs, &flops);
     assert_true(macs == resnet_macs(3 + 8 + 36 + 3));
     assert_close(macs, 11.3e9, 0.01);
     /* at 2 FLOP per multiply-add, with batch norms, ReLUs, adds and pools
      * (0.15 GFLOP) */
     assert_close(flops, 2 * 11.3e9, 0.01);
-    assert_true(comet_model_params(&m) == 60192808.0);
-    assert_int_equal(comet_model_depth(&m), 56);
-    resnet_v15(&m);
+    assert_int_equal(comet_preset_model("resnet50", &m, &err), COMET_OK);
     cnn_totals(&m, &macs, &flops);
-    assert_close(macs, 11.51e9, 0.001);
+    assert_close(macs, 4.09e9, 0.001);
+    assert_true(comet_model_params(&m) == 25557032.0);
 
     char path[4200];
     const char *dir = getenv("COMET_TESTS_DIR");
@@ -513,10 +521,32 @@ static void test_resnet_totals(void **state)
     assert_true(macs == resnet_macs(3 + 4 + 6 + 3));
     assert_close(macs, 3.8e9, 0.02);
     assert_true(comet_model_params(&job->model) == 25557032.0);
-    resnet_v15(&job->model);
+    resnet_stride_at(&job->model, COMET_STRIDE_3X3);
     cnn_totals(&job->model, &macs, &flops);
     assert_close(macs, 4.09e9, 0.001);
     free(job);
+}
+
+/* Simonyan and Zisserman 2015, configuration D, as torchvision's vgg16:
+ * 138,357,544 parameters; multiply-adds 224^2*64*3*9 (conv1_1) +
+ * 1,849,688,064 (each of conv1_2, conv2_2, conv3_2-3, conv4_2-3: every
+ * 3x3 at (side * channels)^2 = (224*64)^2, times 9) + 924,844,032 (each
+ * of conv2_1, conv3_1, conv4_1: half that) + 462,422,016 (each of
+ * conv5_1-3) + the fc's 123,633,664 = 15,470,264,320 (torchvision: 15.47
+ * G), the convolutions' biases adding half a multiply-add per output. */
+static void test_vgg16_totals(void **state)
+{
+    (void)state;
+    comet_model m;
+    comet_error err;
+    double macs, flops;
+    assert_int_equal(comet_preset_model("vgg16", &m, &err), COMET_OK);
+    cnn_totals(&m, &macs, &flops);
+    double biases = 2.0 * 224 * 224 * 64 + 2.0 * 112 * 112 * 128 + 3.0 * 56 * 56 * 256 +
+                    3.0 * 28 * 28 * 512 + 3.0 * 14 * 14 * 512 + 4096 + 4096 + 1000;
+    assert_true(macs == 15470264320.0 + biases / 2.0);
+    assert_true(comet_model_params(&m) == 138357544.0);
+    assert_int_equal(m.n_layer_kinds, 38);
 }
 
 void suite_workload(test_tally *t)
@@ -532,6 +562,7 @@ void suite_workload(test_tally *t)
         cmocka_unit_test(test_cnn_ops),
         cmocka_unit_test(test_cnn_bottleneck),
         cmocka_unit_test(test_resnet_totals),
+        cmocka_unit_test(test_vgg16_totals),
     };
     RUN_GROUP(t, workload);
 }

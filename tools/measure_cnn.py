@@ -137,7 +137,7 @@ def conv_rows(path, deadline):
 def memory_rows(path):
     out = Writer(path, ["kernel", "shape", "bytes", "seconds", "tbps"])
     for batch, c, hw in [(256, 64, 112), (256, 256, 56), (256, 512, 28), (256, 1024, 14), (256, 2048, 7),
-                         (32, 256, 56)]:
+                         (32, 256, 56), (128, 64, 224), (128, 128, 112), (128, 512, 28)]:
         shape = f"{batch}x{c}x{hw}x{hw} bf16 channels-last"
         x = torch.randn(batch, c, hw, hw, device=DEV, dtype=torch.bfloat16).to(memory_format=torch.channels_last)
         n = x.numel() * 2
@@ -167,11 +167,17 @@ def memory_rows(path):
             # the output's gradient and indices read, the input's gradient written
             cases.append(("maxpool3x3s2_bwd", lambda: torch.autograd.grad(yp, xg, gp, retain_graph=True),
                           n + n // 4 + n))
+        if batch == 128:  # VGG's 2x2/2 pools
+            yq = F.max_pool2d(xg, 2, 2)
+            gq = torch.randn_like(yq)
+            cases.append(("maxpool2x2s2_fwd", lambda: F.max_pool2d(x, 2, 2), n + n // 4))
+            cases.append(("maxpool2x2s2_bwd", lambda: torch.autograd.grad(yq, xg, gq, retain_graph=True),
+                          n + n // 4 + n))
         for kernel, fn, nbytes in cases:
             sec = timed(fn, target_s=0.03)
             out.row(kernel=kernel, shape=shape, bytes=nbytes, seconds=f"{sec:.6e}", tbps=f"{nbytes / sec / 1e12:.3f}")
         log(f"memory {shape}: done")
-        x = xg = xi = yb = gb = bn = yr = yp = gp = None
+        x = xg = xi = yb = gb = bn = yr = yp = gp = yq = gq = None
 
 
 def kind_of(name):

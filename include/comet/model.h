@@ -70,7 +70,7 @@ int comet_collective_parse(const char *name, comet_collective *out);
 const char *comet_group_name(comet_group g);
 int comet_group_parse(const char *name, comet_group *out);
 
-#define COMET_MAX_LAYER_KINDS 32
+#define COMET_MAX_LAYER_KINDS 48
 #define COMET_NAME_LEN 64
 
 /* A layer-list entry may be given by its shape instead of its numbers:
@@ -87,6 +87,7 @@ typedef enum comet_layer_op {
     COMET_OP_BOTTLENECK,       /* ResNet's 1x1-3x3-1x1 block with batch norms, ReLUs and
                                   its shortcut: a projection (1x1 conv + batch norm) when
                                   the stride or the channels change, else the identity */
+    COMET_OP_DROPOUT,          /* dropout in training: a random mask, kept for backward */
     COMET_OP_COUNT
 } comet_layer_op;
 
@@ -123,6 +124,7 @@ typedef struct comet_layer_shape {
     int64_t out[3];            /* output height, width, channels */
     double gemm_flops;         /* of fwd_flops, the convolutions' and fully connected
                                   layers' (2 per multiply-add, with their biases) */
+    int64_t in_at[3];          /* the input it was derived for (its own or the entry before's) */
 } comet_layer_shape;
 
 /* One entry of a generic layer list. All per-sample quantities are for one

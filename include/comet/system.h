@@ -46,6 +46,8 @@ typedef enum comet_mem_kernel {
     COMET_MEMK_ROPE,            /* rotary position embedding */
     COMET_MEMK_CAST,            /* fp8 casts with their amax */
     COMET_MEMK_OPTIMIZER,       /* the optimizer step */
+    COMET_MEMK_BATCHNORM,       /* a CNN's batch norm in training (statistics over the batch) */
+    COMET_MEMK_POOL,            /* a CNN's max or average pooling */
     COMET_MEMK_COUNT
 } comet_mem_kernel;
 

@@ -84,6 +84,7 @@ static const char *const op_keys[COMET_OP_COUNT][8] = {
     [COMET_OP_RELU] = {"in"},
     [COMET_OP_FC] = {"in", "out_features", "bias"},
     [COMET_OP_BOTTLENECK] = {"in", "width", "out_channels", "stride", "stride_at"},
+    [COMET_OP_DROPOUT] = {"in"},
 };
 
 /* An entry is given by its numbers or by its shape, not both, and an op

@@ -285,7 +285,8 @@ static const cfg_field mem_kind_fields[] = {
     MEM_KIND("elementwise", COMET_MEMK_ELEMENTWISE), MEM_KIND("norm", COMET_MEMK_NORM),
     MEM_KIND("activation", COMET_MEMK_ACTIVATION),   MEM_KIND("softmax", COMET_MEMK_SOFTMAX),
     MEM_KIND("rope", COMET_MEMK_ROPE),               MEM_KIND("cast", COMET_MEMK_CAST),
-    MEM_KIND("optimizer", COMET_MEMK_OPTIMIZER),     CFG_END,
+    MEM_KIND("optimizer", COMET_MEMK_OPTIMIZER),     MEM_KIND("batchnorm", COMET_MEMK_BATCHNORM),
+    MEM_KIND("pool", COMET_MEMK_POOL),               CFG_END,
 };
 
 static const cfg_field compute_fields[] = {

@@ -47,7 +47,7 @@ void cp_ring_times(const comet_system *sys, const comet_strategy *s, double kv_b
 /* One op's forward and backward time. A GEMM's backward is its input-
  * and weight-gradient GEMMs (each of the forward's size, with their own
  * reduction lengths); a memory-bound op's backward one kernel moving
- * twice the forward's bytes. */
+ * twice the forward's bytes, or the bytes the op says it moves. */
 static void op_times(const work_op *op, const hw_rates *r, double *fwd, double *bwd, double *wgrad)
 {
     if (op->kind == WORK_GEMM) {
@@ -59,7 +59,8 @@ static void op_times(const work_op *op, const hw_rates *r, double *fwd, double *
         *bwd = t[1] + t[2];
     } else {
         *fwd = hw_vector_time(r, op->mem, op->flops, op->bytes);
-        *bwd = hw_vector_time(r, op->mem, 2.0 * op->flops, 2.0 * op->bytes);
+        *bwd = hw_vector_time(r, op->mem, 2.0 * op->flops,
+                              op->bwd_bytes > 0.0 ? op->bwd_bytes : 2.0 * op->bytes);
         *wgrad = 0.0;
     }
 }

@@ -21,6 +21,7 @@ typedef struct band_row {
     char system[COMET_NAME_LEN];
     comet_framework framework;
     double npus, params, seq;
+    comet_model_kind kind;              /* a Transformer or a layer list (a CNN, DLRM) */
     bool moe;
     bool fitted;                        /* a preset was fit to it */
 } band_row;
@@ -87,6 +88,7 @@ comet_status comet_band_model_new(const comet_validation_table *const *tables,
             b->npus = (double)x->npus;
             b->params = x->result.params;
             b->seq = (double)j->model.seq;
+            b->kind = j->model.kind;
             b->moe = is_moe(&j->model);
             b->fitted = tables[t]->rows[i].fitted;
         }
@@ -113,6 +115,7 @@ typedef struct band_query {
     const char *system;
     double peak;
     comet_framework framework;
+    comet_model_kind kind;
 } band_query;
 
 typedef enum band_scope {
@@ -124,8 +127,12 @@ typedef enum band_scope {
     SCOPE_COUNT
 } band_scope;
 
+/* A scope holds rows of the query's kind of model alone (a CNN's error
+ * says little about a Transformer's), but for the last, every row. */
 static bool in_scope(const band_row *b, const band_query *q, band_scope scope)
 {
+    if (scope != SCOPE_ALL && b->kind != q->kind)
+        return false;
     switch (scope) {
     case SCOPE_SYSTEM_FRAMEWORK:
         return strcmp(b->system, q->system) == 0 && b->framework == q->framework;
@@ -209,7 +216,7 @@ void comet_band_for(const comet_band_model *bm, const comet_model *m, const come
     memset(out, 0, sizeof *out);
     out->level = COMET_BAND_LEVEL;
     out->step_time = r->step_time;
-    band_query q = {sys->name, gpu_peak(sys), comet_strategy_framework(s)};
+    band_query q = {sys->name, gpu_peak(sys), comet_strategy_framework(s), m->kind};
     bool predicted = r->step_time > 0.0 && isfinite(r->step_time);
     if (!predicted || !bm || bm->n == 0) {
         snprintf(out->basis, sizeof out->basis, "%s",

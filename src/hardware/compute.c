@@ -41,6 +41,19 @@ double comet_gemm_efficiency(const comet_compute *c, double flops)
     return interpolate(c->gemm_eff, logs, c->n_gemm_eff, flops);
 }
 
+/* A kind's share of HBM bandwidth; 0 where the system gives none (then
+ * the GEMM operands' hbm.efficiency). A CNN's batch norm and pooling,
+ * where not given, take the norms' figure: the nearest measured kind, a
+ * reduction and a transform, and slower than streaming. docs/model.md 6. */
+static double mem_share(const comet_compute *c, int kind)
+{
+    if (c->mem_efficiency[kind] > 0.0)
+        return c->mem_efficiency[kind];
+    if (kind == COMET_MEMK_BATCHNORM || kind == COMET_MEMK_POOL)
+        return c->mem_efficiency[COMET_MEMK_NORM];
+    return 0.0;
+}
+
 void hw_rates_init(hw_rates *r, const comet_system *sys, comet_dtype dt)
 {
     const comet_compute *c = &sys->compute;
@@ -64,8 +77,7 @@ void hw_rates_init(hw_rates *r, const comet_system *sys, comet_dtype dt)
     double heff = vocab_efficiency(sys->hbm.efficiency);
     r->hbm = sys->hbm.bandwidth * heff;
     for (int k = 0; k < COMET_MEMK_COUNT; k++)
-        r->hbm_kind[k] = c->mem_efficiency[k] > 0.0 ? sys->hbm.bandwidth * c->mem_efficiency[k]
-                                                    : r->hbm;
+        r->hbm_kind[k] = mem_share(c, k) > 0.0 ? sys->hbm.bandwidth * mem_share(c, k) : r->hbm;
     /* a framework's kernels against the same kernels timed alone */
     double fe = c->framework_efficiency > 0.0 ? c->framework_efficiency : 1.0;
     r->matrix *= fe;

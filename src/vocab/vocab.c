@@ -26,7 +26,7 @@ const char *const vocab_collective_names[] = {"none", "all_reduce", "reduce_scat
 const char *const vocab_group_names[] = {"tp", "pp", "dp", "cp", "ep", NULL};
 const char *const vocab_layer_group_names[] = {"tp", "pp", "dp", NULL};
 const char *const vocab_layer_op_names[] = {"none", "conv", "pool", "batchnorm", "relu", "fc",
-                                            "bottleneck", NULL};
+                                            "bottleneck", "dropout", NULL};
 const char *const vocab_pool_names[] = {"max", "avg", NULL};
 const char *const vocab_stride_at_names[] = {"1x1", "3x3", NULL};
 const char *const vocab_topology_names[] = {"ring", "fully_connected", "switch", "torus",
@@ -54,8 +54,9 @@ const char *const vocab_flops_convention_names[] = {"megatron", "megatron_causal
 static const char *const validation_status_names[] = {"ok", "no fit", "refused", NULL};
 /* kinds of memory-bound kernel (comet_mem_kernel, system.h): the keys of
  * compute.memory_efficiency and the subkinds of comet calibrate's rows */
-const char *const vocab_mem_kernel_names[] = {"elementwise", "norm",    "activation", "softmax",
-                                              "rope",        "cast",    "optimizer",  NULL};
+const char *const vocab_mem_kernel_names[] = {"elementwise", "norm",      "activation", "softmax",
+                                              "rope",        "cast",      "optimizer",  "batchnorm",
+                                              "pool",        NULL};
 /* only named, never read: private to this file */
 static const char *const mem_kind_names[] = {"weights", "gradients", "optimizer", "activations",
                                              NULL};

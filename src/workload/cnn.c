@@ -1,15 +1,17 @@
 /* Layer-list entries given by their shape: convolution, pooling, batch
- * norm, ReLU, fully connected, and ResNet's bottleneck block. A CNN's
- * architecture table (He et al. 2016, Table 1) says what each layer is and
- * how large its input is; the forward FLOPs, memory traffic, parameters,
- * activations kept for backward and output that the layer-list builder
- * needs follow from that, per sample, by the formulas of docs/model.md
- * Section 13.1. Deriving them here spares users working them out by hand
- * and keeps one convention for all of them. Entries chain: one without an
- * input shape takes the output of the entry before, and a bad chain, a
- * kernel larger than its padded input or a missing size is an error that
- * names the entry's key. The builder (layerlist.c) then reads the numbers
- * as if the user had written them. */
+ * norm, ReLU, dropout, fully connected, and ResNet's bottleneck block. A
+ * CNN's architecture table (He et al. 2016, Table 1) says what each layer
+ * is and how large its input is; the forward FLOPs, memory traffic,
+ * parameters, activations kept for backward and output that the
+ * layer-list builder needs follow from that, per sample, by the formulas
+ * of docs/model.md Section 13.1, and so do the kernels the entry runs
+ * (each convolution a GEMM with its reduction lengths, each batch norm,
+ * ReLU, add or pool a memory-bound kernel of its kind), which the builder
+ * (layerlist.c) prices one by one. Deriving them here spares users working
+ * them out by hand and keeps one convention for all of them. Entries
+ * chain: one without an input shape takes the output of the entry before,
+ * and a bad chain, a kernel larger than its padded input or a missing size
+ * is an error that names the entry's key. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -24,6 +26,7 @@
 
 /* What one entry computes, moves and keeps, per sample, in elements. */
 typedef struct cnn_work {
+    double elem;        /* bytes per element (a dropout mask is one byte per element) */
     double flops;       /* forward FLOPs */
     double gemm_flops;  /* ... of them in convolutions and fully connected layers */
     double params;
@@ -31,7 +34,23 @@ typedef struct cnn_work {
     double kept;        /* kept for backward, besides the entry's input and output */
     bool keeps_in;      /* the entry keeps its input for backward */
     bool keeps_out;     /* ... and its output (a ReLU, run in place, keeps what it returns) */
+    int n_kernels;      /* the kernels it runs, each priced on its own */
+    work_shape_kernel kernels[WORK_SHAPE_MAX_KERNELS];
 } cnn_work;
+
+/* One more kernel of the entry: its FLOPs and traffic count towards the
+ * entry's. The ops below run at most WORK_SHAPE_MAX_KERNELS (a
+ * bottleneck with its projection). */
+static work_shape_kernel *kernel(cnn_work *w, work_shape_kind kind, double flops, double traffic,
+                                  double weights)
+{
+    work_shape_kernel *k = &w->kernels[w->n_kernels < WORK_SHAPE_MAX_KERNELS ? w->n_kernels++
+                                                                               : w->n_kernels - 1];
+    *k = (work_shape_kernel){.kind = kind, .flops = flops, .traffic = traffic, .weights = weights};
+    w->flops += flops;
+    w->traffic += traffic;
+    return k;
+}
 
 /* The entry being derived, for its error messages. */
 typedef struct cnn_entry {
@@ -78,38 +97,64 @@ static int64_t side(int64_t n, int64_t k, int64_t s, int64_t p)
     return (n + 2 * p - k) / s + 1;
 }
 
+/* How a convolution's or fc's bias is added. */
+typedef enum cnn_bias {
+    CNN_NO_BIAS = 0,
+    CNN_BIAS_IN_GEMM,   /* in the GEMM's epilogue (cuBLAS's addmm, an fc) */
+    CNN_BIAS_KERNEL     /* a kernel of its own over the output, and in backward a sum of the
+                           output's gradient (cuDNN's channels-last convolution: [C]) */
+} cnn_bias;
+
 /* A convolution of c_out kernels, each k x k over in[2]/g channels. */
 static void conv(cnn_work *w, const int64_t in[3], int64_t c_out, int64_t k, int64_t s, int64_t p,
-                 int64_t g, bool bias, int64_t out[3])
+                 int64_t g, cnn_bias bias, int64_t out[3])
 {
     out[0] = side(in[0], k, s, p);
     out[1] = side(in[1], k, s, p);
     out[2] = c_out;
     double n_out = elements(out);
     double weights = (double)c_out * (double)(in[2] / g) * (double)k * (double)k;
-    double flops = 2.0 * n_out * (double)(in[2] / g) * (double)k * (double)k
-                 + (bias ? n_out : 0.0);
-    double params = weights + (bias ? (double)c_out : 0.0);
-    w->flops += flops;
-    w->gemm_flops += flops;
-    w->params += params;
-    w->traffic += params + elements(in) + n_out;
+    double macs = 2.0 * n_out * (double)(in[2] / g) * (double)k * (double)k;
+    double bias_flops = bias ? n_out : 0.0, bias_params = bias ? (double)c_out : 0.0;
+    w->gemm_flops += macs + bias_flops;
+    w->params += weights + bias_params;
+    /* As a GEMM: forward reduces over a window's inputs, the input
+     * gradient over the outputs' channels a window reaches, the weight
+     * gradient over the output positions (per sample; times the batch). */
+    bool own = bias == CNN_BIAS_KERNEL;
+    double in_gemm = own ? 0.0 : bias_params;
+    work_shape_kernel *gemm = kernel(w, WORK_SHAPE_GEMM, macs + (own ? 0.0 : bias_flops),
+                                     weights + in_gemm + elements(in) + n_out, weights + in_gemm);
+    gemm->k_fwd = (double)(in[2] / g) * (double)k * (double)k;
+    gemm->k_dgrad = (double)(c_out / g) * (double)k * (double)k;
+    gemm->k_wgrad = (double)out[0] * (double)out[1];
+    if (own) /* the output read and written; backward reads its gradient */
+        kernel(w, WORK_SHAPE_ELEMENTWISE, bias_flops, 2.0 * n_out + bias_params, bias_params)
+            ->bwd_traffic = n_out;
 }
 
 static void batchnorm(cnn_work *w, const int64_t d[3])
 {
     double n = elements(d);
-    w->flops += BN_FLOPS_PER_ELEMENT * n;
     w->params += 2.0 * (double)d[2];
-    w->traffic += 2.0 * (double)d[2] + 2.0 * n;
+    kernel(w, WORK_SHAPE_BATCHNORM, BN_FLOPS_PER_ELEMENT * n, 2.0 * (double)d[2] + 2.0 * n,
+           2.0 * (double)d[2]);
 }
 
-/* An element-wise op of `inputs` operands: one FLOP per output element. */
-static void elementwise(cnn_work *w, const int64_t d[3], double inputs)
+/* A ReLU in place: x read, y written; its backward reads the output's
+ * gradient and y and writes the input's gradient. */
+static void relu(cnn_work *w, const int64_t d[3])
 {
     double n = elements(d);
-    w->flops += n;
-    w->traffic += (inputs + 1.0) * n;
+    kernel(w, WORK_SHAPE_ACTIVATION, n, 2.0 * n, 0.0)->bwd_traffic = 3.0 * n;
+}
+
+/* The shortcut's add: two read, one written; in backward one add as well,
+ * where the gradients of the two paths meet at the block's input. */
+static void add(cnn_work *w, const int64_t d[3])
+{
+    double n = elements(d);
+    kernel(w, WORK_SHAPE_ELEMENTWISE, n, 3.0 * n, 0.0)->bwd_traffic = 3.0 * n;
 }
 
 /* A k_h x k_w window with padding p must fit the padded input. */
@@ -164,7 +209,7 @@ static comet_status derive_conv(const cnn_entry *e, const int64_t in[3], cnn_wor
     if (st)
         return st;
     conv(w, in, sh->out_channels, sh->kernel, sh->stride > 0 ? sh->stride : 1, sh->padding, g,
-         sh->bias, out);
+         sh->bias ? CNN_BIAS_KERNEL : CNN_NO_BIAS, out);
     w->keeps_in = true;
     return COMET_OK;
 }
@@ -201,8 +246,11 @@ static comet_status derive_pool(const cnn_entry *e, const int64_t in[3], cnn_wor
     out[1] = side(in[1], kw, s, p);
     out[2] = in[2];
     double window = (double)kh * (double)kw;
-    w->flops += elements(out) * (sh->pool == COMET_POOL_MAX ? window - 1.0 : window);
-    w->traffic += elements(in) + elements(out);
+    /* Its traffic counts the windows' reads besides its input and output:
+     * measured max pools of 3x3/2 and 2x2/2 windows then run at one rate
+     * (docs/model.md 13.1; the reads hit the cache, but they take time). */
+    kernel(w, WORK_SHAPE_POOL, elements(out) * (sh->pool == COMET_POOL_MAX ? window - 1.0 : window),
+           elements(in) + elements(out) + window * elements(out), 0.0);
     w->keeps_in = sh->pool == COMET_POOL_MAX;
     return COMET_OK;
 }
@@ -212,7 +260,7 @@ static comet_status derive_fc(const cnn_entry *e, const int64_t in[3], cnn_work 
 {
     const comet_layer_shape *sh = e->sh;
     int64_t flat[3] = {1, 1, in[0] * in[1] * in[2]};
-    conv(w, flat, sh->out_channels, 1, 1, 0, 1, sh->bias, out);
+    conv(w, flat, sh->out_channels, 1, 1, 0, 1, sh->bias ? CNN_BIAS_IN_GEMM : CNN_NO_BIAS, out);
     w->keeps_in = true;
     return COMET_OK;
 }
@@ -232,22 +280,22 @@ static comet_status derive_bottleneck(const cnn_entry *e, const int64_t in[3], c
     int64_t s = sh->stride > 0 ? sh->stride : 1;
     int64_t s1 = sh->stride_at == COMET_STRIDE_3X3 ? 1 : s;
     int64_t a[3], b[3], shortcut[3];
-    conv(w, in, sh->width, 1, s1, 0, 1, false, a);
+    conv(w, in, sh->width, 1, s1, 0, 1, CNN_NO_BIAS, a);
     batchnorm(w, a);
-    elementwise(w, a, 1.0);
-    conv(w, a, sh->width, 3, s / s1, 1, 1, false, b);
+    relu(w, a);
+    conv(w, a, sh->width, 3, s / s1, 1, 1, CNN_NO_BIAS, b);
     batchnorm(w, b);
-    elementwise(w, b, 1.0);
-    conv(w, b, sh->out_channels, 1, 1, 0, 1, false, out);
+    relu(w, b);
+    conv(w, b, sh->out_channels, 1, 1, 0, 1, CNN_NO_BIAS, out);
     batchnorm(w, out);
     w->kept = 2.0 * elements(a) + 2.0 * elements(b) + elements(out);
     if (s != 1 || in[2] != sh->out_channels) {
-        conv(w, in, sh->out_channels, 1, s, 0, 1, false, shortcut);
+        conv(w, in, sh->out_channels, 1, s, 0, 1, CNN_NO_BIAS, shortcut);
         batchnorm(w, shortcut);
         w->kept += elements(shortcut);
     }
-    elementwise(w, out, 2.0);   /* the shortcut's add */
-    elementwise(w, out, 1.0);   /* the last ReLU */
+    add(w, out);  /* the shortcut's */
+    relu(w, out); /* the last */
     w->keeps_in = w->keeps_out = true;
     return COMET_OK;
 }
@@ -270,9 +318,18 @@ static comet_status derive_one(const cnn_entry *e, const int64_t in[3], cnn_work
         return COMET_OK;
     case COMET_OP_RELU:
         memcpy(out, in, 3 * sizeof *out);
-        elementwise(w, in, 1.0);
+        relu(w, in);
         w->keeps_out = true;
         return COMET_OK;
+    case COMET_OP_DROPOUT: {
+        /* y = x · mask / (1 − p): x read, y and the one-byte mask written;
+         * the mask is kept for backward, which moves as much */
+        double n = elements(in), mask = n / w->elem;
+        memcpy(out, in, 3 * sizeof *out);
+        kernel(w, WORK_SHAPE_ELEMENTWISE, n, 2.0 * n + mask, 0.0)->bwd_traffic = 2.0 * n + mask;
+        w->kept += mask;
+        return COMET_OK;
+    }
     case COMET_OP_FC:
         return derive_fc(e, in, w, out);
     case COMET_OP_BOTTLENECK:
@@ -324,7 +381,7 @@ comet_status comet_model_derive_shapes(comet_model *m, comet_error *err)
         }
         cnn_entry ent = {i, sh, err};
         int64_t in[3] = {0, 0, 0}, out[3] = {0, 0, 0};
-        cnn_work w = {0};
+        cnn_work w = {.elem = e};
         comet_status st = input_of(&ent, have_prev ? prev : NULL, in);
         if (!st)
             st = derive_one(&ent, in, &w, out);
@@ -349,9 +406,25 @@ comet_status comet_model_derive_shapes(comet_model *m, comet_error *err)
         l->out_bytes = e * elements(out);
         memcpy(sh->out, out, sizeof sh->out);
         sh->gemm_flops = w.gemm_flops;
+        memcpy(sh->in_at, in, sizeof sh->in_at);
         memcpy(prev, out, sizeof prev);
         have_prev = true;
         prev_keeps = w.keeps_out;
     }
     return COMET_OK;
+}
+
+int work_shape_kernels(const comet_layer_shape *sh, double elem,
+                       work_shape_kernel out[WORK_SHAPE_MAX_KERNELS])
+{
+    if (sh->op == COMET_OP_NONE)
+        return 0;
+    comet_error scratch; /* the shape was checked when it was derived */
+    cnn_entry ent = {0, sh, &scratch};
+    cnn_work w = {.elem = elem};
+    int64_t o[3];
+    if (derive_one(&ent, sh->in_at, &w, o) != COMET_OK)
+        return 0;
+    memcpy(out, w.kernels, (size_t)w.n_kernels * sizeof *out);
+    return w.n_kernels;
 }

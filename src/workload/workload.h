@@ -18,6 +18,41 @@
 #define WORK_MAX_OPS 26   /* an MoE block with fp8, dropout, rotary positions and shared
                              experts: 25 */
 
+/* What one kernel of a layer-list entry given by its shape runs on: the
+ * matrix engines (a convolution or a fully connected layer) or, memory
+ * bound, one of the kinds a system gives its own share of HBM bandwidth. */
+typedef enum work_shape_kind {
+    WORK_SHAPE_GEMM = 0,
+    WORK_SHAPE_BATCHNORM,
+    WORK_SHAPE_ACTIVATION,   /* ReLU */
+    WORK_SHAPE_ELEMENTWISE,  /* the shortcut's add, dropout */
+    WORK_SHAPE_POOL,
+    WORK_SHAPE_KIND_COUNT
+} work_shape_kind;
+
+/* The most kernels one entry runs forward (a bottleneck with a projection:
+ * 4 convolutions, 4 batch norms, 3 ReLUs, 1 add). */
+#define WORK_SHAPE_MAX_KERNELS 12
+
+/* One forward kernel of an entry given by its shape, per sample but for
+ * its weights. */
+typedef struct work_shape_kernel {
+    work_shape_kind kind;
+    double flops;
+    double traffic;          /* elements read and written */
+    double weights;          /* ... of them its weights, read once per microbatch, not per sample */
+    double bwd_traffic;      /* elements a memory-bound kernel's backward moves per sample
+                                (with its weights once); 0: twice the forward's */
+    double k_fwd, k_dgrad;   /* a GEMM's reduction length forward and in its input gradient */
+    double k_wgrad;          /* ... in its weight gradient, per sample (output positions) */
+} work_shape_kernel;
+
+/* The kernels an entry whose shape comet_model_derive_shapes derived runs
+ * forward, in order, for elements of `elem` bytes (cnn.c); their FLOPs
+ * and traffic sum to its fwd_flops and fwd_bytes. Returns how many. */
+int work_shape_kernels(const comet_layer_shape *sh, double elem,
+                       work_shape_kernel out[WORK_SHAPE_MAX_KERNELS]);
+
 /* Strategy fp8 (Transformer Engine's delayed scaling): each FP8 GEMM keeps
  * an amax history of this many fp32 values plus an fp32 scale and inverse
  * scale for each of its FP8 tensors (TE's DelayedScaling default). */
@@ -34,6 +69,7 @@ typedef enum work_op_kind {
 typedef struct work_op {
     double flops;
     double bytes;          /* HBM traffic */
+    double bwd_bytes;      /* a vector op's backward traffic; 0: twice the forward's */
     work_op_kind kind;
     comet_mem_kernel mem;  /* a vector op's kind of memory-bound kernel */
     /* A GEMM's reduction length in forward and in its two backward GEMMs
