@@ -318,7 +318,7 @@ static void test_bad_flags(void **state)
                  "comet estimate: --recompute: expected none, selective or full, got \"most\"");
     expect_error("study nosuch",
                  "comet study: nosuch: no such study file, and no built-in study by that name "
-                 "(built in: dlrm, gpt3-175b-h100, gpt3-selene, oversubscription-h100, "
+                 "(built in: dlrm, fred, gpt3-175b-h100, gpt3-selene, oversubscription-h100, "
                  "transformer-1t)");
     expect_error("study missing.yaml", "comet study: missing.yaml: cannot read: No such file or "
                                        "directory");

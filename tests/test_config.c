@@ -753,8 +753,9 @@ static void test_preset_registry(void **state)
     comet_system s;
     assert_int_equal(comet_preset_system("tpu", &s, &err), COMET_EINPUT);
     assert_string_equal(comet_error_format(&err, line, sizeof line),
-                        "unknown system preset \"tpu\" (known: a100-80g-selene, b200-dgx, fred-wafer, "
-                        "gb200-nvl72, h100-80g-dgx, h200-dgx, h800-dgx, mesh-wafer, mi300x)");
+                        "unknown system preset \"tpu\" (known: a100-80g-selene, b200-dgx, fred-c-wafer, "
+                        "fred-wafer, gb200-nvl72, h100-80g-dgx, h200-dgx, h800-dgx, mesh-wafer, "
+                        "mi300x)");
 }
 
 static void test_preset_in_document(void **state)

@@ -30,6 +30,31 @@ static comet_study *read_study(const char *text)
     return st;
 }
 
+/* A sweep's rows as results.csv and results.jsonl write them. */
+static void write_results(const comet_study *st, const comet_sweep_row *rows, int n,
+                          comet_buf *csv, comet_buf *jsonl)
+{
+    comet_buf_init(csv);
+    comet_buf_init(jsonl);
+    comet_sweep_csv_header(csv, st);
+    for (int i = 0; i < n; i++) {
+        comet_sweep_csv_row(csv, st, &rows[i]);
+        comet_sweep_jsonl_row(jsonl, st, &rows[i]);
+    }
+}
+
+/* A results file read back: n rows, none skipped. */
+static comet_results *read_results(const comet_buf *file, const char *name, size_t n)
+{
+    comet_results *res = calloc(1, sizeof *res);
+    assert_non_null(res);
+    comet_error err;
+    assert_int_equal(comet_results_parse(file->data, file->len, name, res, &err), COMET_OK);
+    assert_int_equal(res->n_rows, n);
+    assert_int_equal(res->skipped, 0);
+    return res;
+}
+
 /* A one-dimension system of the a100 preset: `dim` is its network. */
 #define ONE_DIM_STUDY(npus, dim, axes)                                                     \
     "study:\n  models: [dlrm]\n  npus: " npus "\n  global_batch: 65536\n"                   \
@@ -108,25 +133,14 @@ static void test_torus_shape_axis(void **state)
 
     /* the results write a shape as 4x4 and read it back to the same value */
     comet_buf csv, jsonl;
-    comet_buf_init(&csv);
-    comet_buf_init(&jsonl);
-    comet_sweep_csv_header(&csv, st);
-    for (int i = 0; i < 3; i++) {
-        comet_sweep_csv_row(&csv, st, &rows[i]);
-        comet_sweep_jsonl_row(&jsonl, st, &rows[i]);
-    }
+    write_results(st, rows, 3, &csv, &jsonl);
     assert_non_null(strstr(csv.data, "index,status,design_cost,network.grid.shape,npus,"));
     assert_non_null(strstr(csv.data, "\n1,ok,403200,4x4,16,dlrm,"));
     assert_non_null(strstr(jsonl.data, "\"axes\": {\"network.grid.shape\": \"2x8\"}"));
     const comet_buf *files[2] = {&csv, &jsonl};
     const char *names[2] = {"results.csv", "results.jsonl"};
     for (int f = 0; f < 2; f++) {
-        comet_results *res = calloc(1, sizeof *res);
-        assert_non_null(res);
-        assert_int_equal(comet_results_parse(files[f]->data, files[f]->len, names[f], res, &err),
-                         COMET_OK);
-        assert_int_equal(res->n_rows, 3);
-        assert_int_equal(res->skipped, 0);
+        comet_results *res = read_results(files[f], names[f], 3);
         assert_int_equal(res->study.axes[0].kind, COMET_AXIS_DIM_SHAPE);
         assert_int_equal(res->study.axes[0].n, 3);
         for (int i = 0; i < 3; i++) {
@@ -425,6 +439,130 @@ static void test_direct_hardware(void **state)
     assert_int_equal(hw.links, 64);
 }
 
+/* A system axis: whole systems, each point starting from its own (with the
+ * other axes applied on it), the first the study's base when `system` is
+ * left out. The wafers of the FRED study (presets/studies/fred.yaml): a
+ * 1 GiB all-reduce on each is its closed form (FRED-D's in-switch one
+ * half FRED-C's ring, the mesh slower again), each point's cost and best
+ * are those of its own system, the direction of the paper's speedups
+ * holds for every workload that fits (none slower on FRED than on the
+ * mesh), and the results files name each system (system_index beside the
+ * estimate's system) and read back with its name. Errors: network axes
+ * with a system axis, a system twice, a system that cannot hold the NPUs. */
+static void test_system_axis(void **state)
+{
+    (void)state;
+    comet_study *st = read_study("study:\n  models: [resnet152, transformer-17b]\n  npus: 20\n"
+                                 "  global_batch: 320\n  axes:\n"
+                                 "    hbm_capacity: [\"80 GiB\"]\n"
+                                 "    system: [mesh-wafer, fred-c-wafer, fred-wafer]\n");
+    assert_int_equal(st->n_axes, 2);
+    const comet_axis *ax = &st->axes[1];
+    assert_int_equal(ax->kind, COMET_AXIS_SYSTEM);
+    assert_string_equal(ax->name, "system_index");
+    assert_int_equal(st->n_systems, 3);
+    assert_string_equal(st->system.name, "mesh-wafer"); /* the first is the base */
+    assert_int_equal(comet_study_points(st), 6);
+    char v[64];
+    assert_string_equal(comet_axis_format(ax, 2.0, v, sizeof v), "fred-wafer");
+    assert_string_equal(comet_axis_short_name(ax, v, sizeof v), "system");
+    comet_sweep_row rows[6];
+    comet_error err;
+    double ar[3];
+    for (int i = 0; i < 6; i++) {
+        comet_system sys;
+        comet_study_point_system(st, (uint64_t)i, &sys);
+        assert_string_equal(sys.name, ax->labels[i % 3]);
+        assert_int_equal(comet_sweep_point(st, (uint64_t)i, &rows[i], &err), COMET_OK);
+        assert_int_equal(rows[i].status, COMET_POINT_OK);
+        assert_close(rows[i].cost, comet_system_cost(&sys, 20), 0.0);
+        if (i < 3) {
+            const int64_t span[COMET_MAX_DIMS] = {20};
+            ar[i] = comet_collective_time(&sys, span, COMET_COLL_ALL_REDUCE, GIB);
+        }
+    }
+    /* 1 GiB at 3 TB/s per NPU: in-switch S/B (each byte once up, once down),
+     * FRED-C's ring 2 (19/20) S/B, the 5 x 4 mesh's per-axis rings at a
+     * quarter of the NPU's bandwidth per link */
+    assert_close(ar[2], GIB / 3e12, 0.01);
+    assert_close(ar[1], 2.0 * 19.0 / 20.0 * GIB / 3e12, 0.01);
+    assert_true(ar[0] > 1.9 * ar[1]);
+    for (int m = 0; m < 2; m++) {
+        double mesh = rows[3 * m].best.result.step_time;
+        assert_true(rows[3 * m + 1].best.result.step_time <= mesh);
+        assert_true(rows[3 * m + 2].best.result.step_time <= mesh);
+    }
+
+    comet_buf csv, jsonl;
+    write_results(st, rows, 6, &csv, &jsonl);
+    assert_non_null(strstr(csv.data, "index,status,design_cost,hbm_capacity,system_index,npus,"));
+    assert_non_null(strstr(jsonl.data, "\"axes\": {\"hbm_capacity\": 8.589934592e+10, "
+                                       "\"system_index\": 2}"));
+    const comet_buf *files[2] = {&csv, &jsonl};
+    const char *names[2] = {"results.csv", "results.jsonl"};
+    for (int f = 0; f < 2; f++) {
+        comet_results *res = read_results(files[f], names[f], 6);
+        assert_int_equal(res->study.axes[1].kind, COMET_AXIS_SYSTEM);
+        assert_string_equal(comet_axis_format(&res->study.axes[1], 1.0, v, sizeof v),
+                            "fred-c-wafer");
+        comet_results_free(res);
+        free(res);
+    }
+    comet_buf_free(&csv);
+    comet_buf_free(&jsonl);
+    free(st);
+
+    test_expect_study_error(
+        "study:\n  models: [resnet152]\n  npus: 20\n  global_batch: 320\n  axes:\n"
+        "    system: [mesh-wafer, fred-wafer]\n    network:\n      mesh: {bandwidth: [1 TB/s]}\n",
+        "bad.yaml:7:5: study.axes.network: network axes name one system's dimensions: they do not "
+        "go with a system axis (vary the systems themselves)");
+    test_expect_study_error(
+        "study:\n  models: [resnet152]\n  npus: 20\n  global_batch: 320\n  axes:\n"
+        "    system: [fred-wafer, fred-wafer]\n",
+        "bad.yaml:6:26: study.axes.system[1]: system \"fred-wafer\" is on this axis already: "
+        "give each its own name");
+    test_expect_study_error(
+        "study:\n  models: [resnet152]\n  npus: 16\n  global_batch: 320\n  axes:\n"
+        "    system: [a100-80g-selene, fred-wafer]\n",
+        "bad.yaml: study.npus: 16 NPUs do not fit system fred-wafer: tp*pp*dp = 16 NPUs, but "
+        "system fred-wafer has 20 (all its network dimensions have fixed sizes)");
+    test_expect_study_error("study:\n  models: [resnet152]\n  npus: 20\n  global_batch: 320\n",
+                            "bad.yaml:2:3: study: missing key \"system\" (or an axis of systems, "
+                            "axes.system)");
+}
+
+/* The FRED study as shipped (presets/studies/fred.yaml): every workload
+ * that fits runs no slower on either FRED wafer than on the mesh, and
+ * Transformer-1T fits on none (its state needs the weight streaming comet
+ * does not model yet: docs/fabric.md, "FRED"). */
+static void test_fred_study(void **state)
+{
+    (void)state;
+    char path[4200];
+    const char *dir = getenv("COMET_TESTS_DIR");
+    snprintf(path, sizeof path, "%s/../presets/studies/fred.yaml", dir ? dir : "tests");
+    comet_study *st = malloc(sizeof *st);
+    assert_non_null(st);
+    comet_error err;
+    assert_int_equal(comet_study_read_file(path, st, &err), COMET_OK);
+    assert_int_equal(comet_study_points(st), 12);
+    for (int m = 0; m < 4; m++) {
+        comet_sweep_row row[3];
+        for (int i = 0; i < 3; i++)
+            assert_int_equal(comet_sweep_point(st, (uint64_t)(3 * m + i), &row[i], &err),
+                             COMET_OK);
+        bool fits = strcmp(st->models[m].name, "transformer-1t") != 0;
+        for (int i = 0; i < 3; i++)
+            assert_int_equal(row[i].status, fits ? COMET_POINT_OK : COMET_POINT_NO_FIT);
+        if (fits) {
+            assert_true(row[1].best.result.step_time <= row[0].best.result.step_time);
+            assert_true(row[2].best.result.step_time <= row[0].best.result.step_time);
+        }
+    }
+    free(st);
+}
+
 void suite_sweep_axes(test_tally *t)
 {
     const struct CMUnitTest sweep_axes[] = {
@@ -433,6 +571,8 @@ void suite_sweep_axes(test_tally *t)
         cmocka_unit_test(test_bad_network_axes),
         cmocka_unit_test(test_aggregation_and_routing_axes),
         cmocka_unit_test(test_direct_hardware),
+        cmocka_unit_test(test_system_axis),
+        cmocka_unit_test(test_fred_study),
     };
     RUN_GROUP(t, sweep_axes);
 }

@@ -18,6 +18,7 @@
 #define COMET_STUDY_MAX_MODELS 8
 #define COMET_STUDY_MAX_AXES 16
 #define COMET_STUDY_MAX_VALUES 64
+#define COMET_STUDY_MAX_SYSTEMS 8   /* whole systems on a `system` axis */
 
 typedef enum comet_axis_kind {
     COMET_AXIS_NPUS = 0,
@@ -36,8 +37,9 @@ typedef enum comet_axis_kind {
     COMET_AXIS_DIM_SHAPE,           /* a torus's or mesh's axes (shape.axes), values
                                        comet_axis_shape_value codes */
     COMET_AXIS_DIM_ROUTING,         /* a Clos's routing, values comet_routing numbers */
-    COMET_AXIS_DIM_AGGREGATION_OVERSUBSCRIPTION /* a 3-tier Clos's aggregation switches'
-                                                   down:up ratio (shape.oversubscription[1]) */
+    COMET_AXIS_DIM_AGGREGATION_OVERSUBSCRIPTION, /* a 3-tier Clos's aggregation switches'
+                                                    down:up ratio (shape.oversubscription[1]) */
+    COMET_AXIS_SYSTEM               /* whole systems: value i is the study's systems[i] */
 } comet_axis_kind;
 
 typedef struct comet_axis {
@@ -48,14 +50,18 @@ typedef struct comet_axis {
     double values[COMET_STUDY_MAX_VALUES];   /* SI units; NPU counts, sizes, ratios, radixes
                                                 and tiers as numbers; names (topology,
                                                 routing) as their enum's numbers; shapes as
-                                                comet_axis_shape_value codes */
+                                                comet_axis_shape_value codes; systems as
+                                                their index */
+    char labels[COMET_STUDY_MAX_SYSTEMS][COMET_NAME_LEN]; /* a system axis: its systems' names */
 } comet_axis;
 
 typedef struct comet_study {
     char name[COMET_NAME_LEN];
     int n_models;
     comet_model models[COMET_STUDY_MAX_MODELS];
-    comet_system system;            /* the base system */
+    comet_system system;            /* the base system (with a system axis, its first) */
+    int n_systems;                  /* a system axis's systems: each point of it starts */
+    comet_system systems[COMET_STUDY_MAX_SYSTEMS]; /* from systems[value], not the base */
     comet_strategy base;            /* fixed knobs for every search (e.g. grad_fp32) */
     int64_t npus;                   /* fixed count (when there is no npus axis) */
     int64_t global_batch;           /* per step, or ... */
@@ -102,7 +108,9 @@ const char *comet_axis_short_name(const comet_axis *axis, char *out, size_t cap)
 bool comet_axis_kind_from_name(const char *name, comet_axis_kind *kind);
 
 /* Set the resource an axis names to v in sys (or *npus), as a design point
- * does; peak_compute sets the matrix peak of dtype and scales the others. */
+ * does; peak_compute sets the matrix peak of dtype and scales the others.
+ * A system axis sets nothing here: comet_study_point starts the point
+ * from the study's system of that index. */
 void comet_axis_apply(const comet_axis *axis, double v, comet_dtype dtype, comet_system *sys,
                       int64_t *npus);
 

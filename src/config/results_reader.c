@@ -199,6 +199,21 @@ static void require(comet_results *r, const csv_columns *c, const char *const *n
                  r->path, missing);
 }
 
+/* A system axis's value is an index; the row's estimate names the system
+ * (its `system` field), which labels that value for the reports. */
+static void label_systems(comet_results *r, const double *values, const char *system)
+{
+    for (int a = 0; system && a < r->study.n_axes; a++) {
+        comet_axis *ax = &r->study.axes[a];
+        if (ax->kind != COMET_AXIS_SYSTEM ||
+            !(values[a] >= 0.0 && values[a] < COMET_STUDY_MAX_SYSTEMS))
+            continue;
+        int i = (int)values[a];
+        if (!ax->labels[i][0])
+            snprintf(ax->labels[i], sizeof ax->labels[i], "%s", system);
+    }
+}
+
 /* A band is kept only when it is one: 0 < low <= high, finite. */
 static void band_check(comet_results_row *row)
 {
@@ -246,7 +261,9 @@ static void csv_row(comet_results *r, const csv_columns *c, char **f, int n, siz
         double v;
         if (!number(f[i], &v))
             v = 0.0;
-        if (strcmp(c->name[i], "step_time_low") == 0)
+        if (strcmp(c->name[i], "system") == 0)
+            label_systems(r, values, f[i]);
+        else if (strcmp(c->name[i], "step_time_low") == 0)
             row->band_low = v;
         else if (strcmp(c->name[i], "step_time_high") == 0)
             row->band_high = v;
@@ -386,6 +403,7 @@ static void json_row(comet_results *r, const cfg_node *root, size_t line)
     row->model = m;
     memcpy(row->values, values, sizeof values);
     if (best && best->kind == CFG_MAP) {
+        label_systems(r, values, scalar(best, "system"));
         const cfg_node *strategy = cfg_map_find(best, "strategy");
         for (size_t i = 0; strategy && strategy->kind == CFG_MAP && i < strategy->n; i++) {
             const cfg_node *k = cfg_map_key(strategy, i), *v = cfg_map_value(strategy, i);

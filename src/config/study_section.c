@@ -181,6 +181,45 @@ static comet_status read_network_axes(cfg_ctx *c, comet_study *st, const cfg_nod
     return COMET_OK;
 }
 
+/* axes.system: [NAME or {preset: NAME, ...}, ...]: whole systems, each
+ * read as a study's `system` is; value i is systems[i]. The network axes
+ * name a system's dimensions, which differ from system to system, so they
+ * do not go with it. */
+static comet_status read_system_axis(cfg_ctx *c, comet_study *st, const cfg_node *n,
+                                     const char *path)
+{
+    CFG_TRY(cfg_expect(c, n, path, CFG_SEQ));
+    if (n->n == 0)
+        return cfg_fail(c, n, path, "is empty: give at least one system");
+    if (n->n > COMET_STUDY_MAX_SYSTEMS)
+        return cfg_fail(c, n, path, "has %zu systems; at most %d", n->n, COMET_STUDY_MAX_SYSTEMS);
+    if (st->n_axes == COMET_STUDY_MAX_AXES)
+        return cfg_fail(c, n, path, "too many axes; at most %d", COMET_STUDY_MAX_AXES);
+    comet_axis *a = &st->axes[st->n_axes];
+    memset(a, 0, sizeof *a);
+    a->kind = COMET_AXIS_SYSTEM;
+    a->dim = -1;
+    /* results files hold the index under this name, beside the estimate's
+     * own `system` column (the name) */
+    snprintf(a->name, sizeof a->name, "system_index");
+    for (size_t i = 0; i < n->n; i++) {
+        char ipath[CFG_PATH_LEN];
+        cfg_path_index(ipath, sizeof ipath, path, i);
+        CFG_TRY(cfg_section_read(c, cfg_seq_item(n, i), ipath, &cfg_system_section,
+                                 &st->systems[i]));
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(st->systems[j].name, st->systems[i].name) == 0)
+                return cfg_fail(c, cfg_seq_item(n, i), ipath, "system \"%s\" is on this axis "
+                                "already: give each its own name", st->systems[i].name);
+        snprintf(a->labels[i], sizeof a->labels[i], "%s", st->systems[i].name);
+        a->values[i] = (double)i;
+    }
+    a->n = (int)n->n;
+    st->n_systems = (int)n->n;
+    st->n_axes++;
+    return COMET_OK;
+}
+
 static comet_status read_axes(cfg_ctx *c, comet_study *st, const cfg_node *n, const char *path)
 {
     static const struct {
@@ -198,14 +237,22 @@ static comet_status read_axes(cfg_ctx *c, comet_study *st, const cfg_node *n, co
     };
     static const char *const keys[] = {"npus", "peak_compute", "hbm_capacity", "hbm_bandwidth",
                                        "expansion_capacity", "expansion_bandwidth", "network",
-                                       NULL};
+                                       "system", NULL};
     CFG_TRY(cfg_expect(c, n, path, CFG_MAP));
+    const cfg_node *systems = cfg_map_find(n, "system");
     for (size_t i = 0; i < n->n; i++) {
         const cfg_node *k = cfg_map_key(n, i), *v = cfg_map_value(n, i);
         char kpath[CFG_PATH_LEN];
         cfg_path_key(kpath, sizeof kpath, path, k->text);
         cfg_record(c, kpath, k);
+        if (strcmp(k->text, "system") == 0) {
+            CFG_TRY(read_system_axis(c, st, v, kpath));
+            continue;
+        }
         if (strcmp(k->text, "network") == 0) {
+            if (systems)
+                return cfg_fail(c, k, kpath, "network axes name one system's dimensions: they do "
+                                "not go with a system axis (vary the systems themselves)");
             CFG_TRY(read_network_axes(c, st, v, kpath));
             continue;
         }
@@ -265,9 +312,13 @@ static comet_status read_study(cfg_ctx *c, comet_study *st, const cfg_node *n)
     if (!(v = cfg_map_find(n, "models")))
         return cfg_fail(c, n, "study", "missing key \"models\"");
     CFG_TRY(read_models(c, st, v, "study.models"));
-    if (!(v = cfg_map_find(n, "system")))
-        return cfg_fail(c, n, "study", "missing key \"system\"");
-    CFG_TRY(cfg_section_read(c, v, "study.system", &cfg_system_section, &st->system));
+    const cfg_node *axes = cfg_map_find(n, "axes");
+    bool system_axis = cfg_map_find(axes, "system") != NULL;
+    if ((v = cfg_map_find(n, "system")))
+        CFG_TRY(cfg_section_read(c, v, "study.system", &cfg_system_section, &st->system));
+    else if (!system_axis)
+        return cfg_fail(c, n, "study", "missing key \"system\" (or an axis of systems, "
+                        "axes.system)");
     if ((v = cfg_map_find(n, "strategy")))
         CFG_TRY(cfg_section_read(c, v, "study.strategy", &cfg_strategy_section, &st->base));
     if ((v = cfg_map_find(n, "npus")))
@@ -277,8 +328,10 @@ static comet_status read_study(cfg_ctx *c, comet_study *st, const cfg_node *n)
     if ((v = cfg_map_find(n, "max_global_batch")))
         CFG_TRY(cfg_read_int(c, v, "study.max_global_batch", 1, COMET_MAX_BATCH,
                              &st->max_global_batch));
-    if ((v = cfg_map_find(n, "axes")))
-        CFG_TRY(read_axes(c, st, v, "study.axes"));
+    if (axes)
+        CFG_TRY(read_axes(c, st, axes, "study.axes"));
+    if (!cfg_map_find(n, "system")) /* the system axis's first is the base */
+        st->system = st->systems[0];
     if ((v = cfg_map_find(n, "constraints"))) {
         static const cfg_field constraint_fields[] = {
             CFG_INT("npus", comet_study, npus, 1, COMET_MAX_NPUS),
@@ -309,18 +362,20 @@ static const comet_axis *find_axis(const comet_study *st, comet_axis_kind kind)
 }
 
 /* Every NPU count must fit the base system's network (every value of a
- * dimension-size axis is tried with it). */
+ * dimension-size axis is tried with it), and every system's of a system
+ * axis. */
 static comet_status check_npus(cfg_ctx *c, const comet_study *st)
 {
     const comet_axis *npus_axis = find_axis(st, COMET_AXIS_NPUS);
     int n = npus_axis ? npus_axis->n : 1;
+    for (int k = 0; k <= st->n_systems; k++)
     for (int i = 0; i < n; i++) {
         int64_t npus = npus_axis ? (int64_t)npus_axis->values[i] : st->npus;
         comet_strategy s;
         comet_strategy_defaults(&s);
         s.dp = npus;
         s.global_batch = npus;
-        comet_system sys = st->system;
+        comet_system sys = k < st->n_systems ? st->systems[k] : st->system;
         for (int a = 0; a < st->n_axes; a++)
             if (st->axes[a].kind == COMET_AXIS_DIM_SIZE)
                 sys.dims[st->axes[a].dim].size = (int64_t)st->axes[a].values[0];
@@ -334,7 +389,7 @@ static comet_status check_npus(cfg_ctx *c, const comet_study *st)
         else
             snprintf(path, sizeof path, "study.npus");
         return cfg_fail_key(c, path, "%lld NPUs do not fit system %s: %s", (long long)npus,
-                            st->system.name, e.message);
+                            sys.name, e.message);
     }
     return COMET_OK;
 }

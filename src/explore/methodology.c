@@ -80,12 +80,20 @@ static bool expansion_tier(const comet_study *st, int model, comet_system *sys)
 }
 
 /* Whole-model state and one sample's activations: the footprint of the
- * model on one NPU with nothing split, offloaded or recomputed. */
+ * model on one NPU with nothing split, offloaded or recomputed. The
+ * footprint does not depend on the network, and a system of fixed size (a
+ * wafer) holds no single NPU: the one NPU gets a switch of its own. */
 static comet_status whole_model(const comet_study *st, int model, comet_findings *f,
                                 comet_error *err)
 {
     comet_system sys = st->system;
     sys.expansion.present = false;
+    sys.n_dims = 1;
+    comet_net_dim *alone = &sys.dims[0];
+    memset(&alone->shape, 0, sizeof alone->shape);
+    alone->size = 0;
+    alone->topology = COMET_TOPO_SWITCH;
+    alone->in_network_reduction = false;
     comet_strategy s = st->base;
     s.tp = s.pp = s.dp = 1;
     s.microbatch = s.global_batch = 1;
@@ -216,7 +224,7 @@ static void invest(const comet_results *r, const comet_results_row *from, comet_
     for (int a = 0; from && a < r->study.n_axes; a++) {
         const comet_axis *ax = &r->study.axes[a];
         if (ax->n < 2 || ax->kind == COMET_AXIS_DIM_TOPOLOGY || ax->kind == COMET_AXIS_DIM_SHAPE ||
-            ax->kind == COMET_AXIS_DIM_ROUTING)
+            ax->kind == COMET_AXIS_DIM_ROUTING || ax->kind == COMET_AXIS_SYSTEM)
             continue; /* kinds, not amounts: no step up to buy */
         int next = comet_axis_slot(ax, from->values[a]) + 1;
         const comet_results_row *up = comet_results_moved(r, from, a, next);

@@ -1,6 +1,7 @@
 /* Design points of a study: point i is a model and one value from every
  * axis (mixed radix, the first axis varying slowest after the model), and
- * the system it describes is the base system with those values applied.
+ * the system it describes is the base system (or, with a system axis, the
+ * point's system of that axis) with those values applied.
  * Axis values are numbers; a torus's shape, a list, is one number too (a
  * code of its axes) so that every axis compares, sorts and indexes alike,
  * and results files write it as "4x4". */
@@ -20,6 +21,7 @@ bool comet_axis_kind_from_name(const char *name, comet_axis_kind *kind)
         const char *name;
         comet_axis_kind kind;
     } plain[] = {{"npus", COMET_AXIS_NPUS},
+                 {"system_index", COMET_AXIS_SYSTEM},
                  {"peak_compute", COMET_AXIS_PEAK_COMPUTE},
                  {"hbm_capacity", COMET_AXIS_HBM_CAPACITY},
                  {"hbm_bandwidth", COMET_AXIS_HBM_BANDWIDTH},
@@ -168,6 +170,12 @@ const char *comet_axis_format(const comet_axis *axis, double v, char *out, size_
     case COMET_AXIS_DIM_ROUTING:
         snprintf(out, cap, "%s", comet_routing_name((comet_routing)(int)v));
         return out;
+    case COMET_AXIS_SYSTEM:
+        if (v >= 0.0 && v < COMET_STUDY_MAX_SYSTEMS && axis->labels[(int)v][0])
+            snprintf(out, cap, "%s", axis->labels[(int)v]);
+        else /* read back from results without the study: its index */
+            snprintf(out, cap, "system %.0f", v);
+        return out;
     case COMET_AXIS_NPUS:
     case COMET_AXIS_DIM_SIZE:
     case COMET_AXIS_DIM_RADIX:
@@ -197,6 +205,10 @@ const char *comet_axis_short_name(const comet_axis *axis, char *out, size_t cap)
         [COMET_AXIS_DIM_AGGREGATION_OVERSUBSCRIPTION] = " aggregation oversubscription"};
     if (axis->kind <= COMET_AXIS_EXPANSION_BANDWIDTH) {
         snprintf(out, cap, "%s", plain[axis->kind]);
+        return out;
+    }
+    if (axis->kind == COMET_AXIS_SYSTEM) {
+        snprintf(out, cap, "system");
         return out;
     }
     /* "network.nvlink.size" -> "nvlink size" */
@@ -288,6 +300,8 @@ void comet_axis_apply(const comet_axis *axis, double v, comet_dtype dtype, comet
     case COMET_AXIS_DIM_AGGREGATION_OVERSUBSCRIPTION: /* the aggregation tier's (3 tiers) */
         sys->dims[axis->dim].shape.oversubscription[1] = v;
         break;
+    case COMET_AXIS_SYSTEM: /* the point starts from it: comet_study_point */
+        break;
     }
 }
 
@@ -302,6 +316,9 @@ void comet_study_point(const comet_study *study, uint64_t index, int *model,
     }
     *model = (int)index;
     *system = study->system;
+    for (int a = 0; a < study->n_axes; a++) /* a whole system first, the other axes on it */
+        if (study->axes[a].kind == COMET_AXIS_SYSTEM)
+            *system = study->systems[(int)study->axes[a].values[digit[a]]];
     *npus = study->npus;
     comet_dtype dtype = study->models[*model].dtype;
     for (int a = 0; a < study->n_axes; a++) {
