@@ -234,8 +234,10 @@ static int send_path(fl_engine *e, const int32_t *path, int len, uint64_t key, d
     if (id < 0)
         return -1;
     fl_flow *w = &e->flows[id];
-    free(w->heap_path);
-    w->heap_path = NULL;
+    if (w->heap_path) {
+        free(w->heap_path);
+        w->heap_path = NULL;
+    }
     w->len = 0;
     if (len > INLINE_PATH) {
         w->heap_path = malloc((size_t)len * sizeof *w->heap_path);
