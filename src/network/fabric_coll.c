@@ -123,9 +123,10 @@ typedef struct fc_run {
     int32_t *prev, *next;
     fc_plan *plan;                       /* [class][part] */
     int (*channels)[MAX_FLOW_PHASES];    /* per plan and phase */
+    int32_t *plan_at;                    /* [stream][chunk]: its plan's index, looked up per flow */
     int max_channels, max_phases;
     fc_chunk_state *chunk;   /* [npu][stream][chunk] */
-    fc_count *count;         /* [npu][stream][chunk][phase][channel] */
+    fc_count *count;         /* [phase][channel][stream][chunk][npu] */
     int32_t *arrived;        /* in-network: pieces reaching a leaf, per leaf's first member */
     int32_t *arrived_top;    /* ... and reaching the line's top switch, per line's first */
     int32_t *line_leaves;    /* per line's first member: the leaves its line spans (0: not
@@ -173,20 +174,39 @@ typedef struct fc_line {
     int64_t base, step;  /* member j is NPU base + j * step */
     bool ring_axis;      /* a whole torus axis (or a ring dimension): neighbours wrap */
     bool folded;         /* a line: the ring runs 0, 2, 4, ..., 5, 3, 1 */
+    int dim, axis;       /* the phases it is the line of: those on this dimension and axis */
 } fc_line;
+
+/* a / b and a % b, skipping the division where b is 1, as it often is (a
+ * division costs tens of cycles, and a run asks for tens of millions of
+ * lines) */
+static int64_t div_by(int64_t a, int64_t b)
+{
+    return b == 1 ? a : a / b;
+}
+
+static int64_t mod_by(int64_t a, int64_t b)
+{
+    return b == 1 ? 0 : a % b;
+}
 
 static fc_line line_of(const fc_run *r, const fc_phase *ph, int64_t npu)
 {
     const fab_dim *d = &r->f->dims[ph->dim];
-    int64_t pos = (npu / d->inner) % d->size, span = r->span[ph->dim];
+    int64_t pos = div_by(npu, d->inner), span = r->span[ph->dim];
+    if (d->outer > 1)
+        pos %= d->size;
     int64_t stride = r->stride[ph->dim];
-    int64_t i = (pos / stride) % span; /* index in the group along the dimension */
-    fc_line l = {span, i, npu - i * stride * d->inner, stride * d->inner, true, false};
+    int64_t i = div_by(pos, stride); /* index in the group along the dimension */
+    if (span != d->size || stride != 1)
+        i %= span;
+    fc_line l = {span, i, npu - i * stride * d->inner, stride * d->inner, true, false, ph->dim,
+                 ph->axis};
     if (ph->axis >= 0) {
         int64_t st = 1;
         for (int a = 0; a < ph->axis; a++)
             st *= r->group_axes[ph->dim][a];
-        int64_t k = r->group_axes[ph->dim][ph->axis], c = (i / st) % k;
+        int64_t k = r->group_axes[ph->dim][ph->axis], c = mod_by(div_by(i, st), k);
         l.n = k;
         l.me = c;
         l.base = npu - c * st * d->inner;
@@ -202,6 +222,27 @@ static int64_t member(const fc_line *l, int64_t j)
 {
     return l->base + j * l->step;
 }
+
+/* *l made npu's line in phase ph, unless it is that already (the line of
+ * npu in another phase on the same dimension and axis): the callers pass
+ * one line down through the calls an arrival makes. */
+static const fc_line *line_into(const fc_run *r, const fc_phase *ph, int64_t npu, fc_line *l)
+{
+    if (l->dim != ph->dim || l->axis != ph->axis || member(l, l->me) != npu)
+        *l = line_of(r, ph, npu);
+    return l;
+}
+
+/* The same line, as member j sees it. */
+static fc_line line_at(const fc_line *l, int64_t j)
+{
+    fc_line x = *l;
+    x.me = j;
+    return x;
+}
+
+/* No line yet: line_into computes it. */
+#define NO_LINE ((fc_line){.dim = -1})
 
 /* Position in ring order of member j, and the member at ring position q. */
 static int64_t ring_pos(const fc_line *l, int64_t j)
@@ -226,21 +267,39 @@ static fc_chunk_state *chunk_at(fc_run *r, int64_t npu, int s, int64_t k)
     return &r->chunk[(local_of(r, npu) * r->streams + s) * r->chunks + k];
 }
 
+/* The members' counts of one phase, channel, stream and chunk lie side by
+ * side: a step's arrivals, member after member, touch a few cache lines
+ * rather than one each. */
 static fc_count *count_at(fc_run *r, int64_t npu, int s, int64_t k, int p, int ch)
 {
-    return &r->count[(((local_of(r, npu) * r->streams + s) * r->chunks + k) * r->max_phases +
-                      p) * r->max_channels + ch];
+    return &r->count[(((int64_t)p * r->max_channels + ch) * r->streams + s) * r->chunks *
+                         r->n_members +
+                     k * r->n_members + local_of(r, npu)];
 }
 
 /* The plan chunk k of stream s follows: its class's, for its part. */
 static const fc_plan *plan_of(const fc_run *r, int s, int64_t k)
 {
-    return &r->plan[(r->class_of ? r->class_of[k] : 0) * r->parts + s % r->parts];
+    return &r->plan[r->plan_at[s * r->chunks + k]];
 }
 
 static int channels_at(const fc_run *r, int s, int64_t k, int p)
 {
-    return r->channels[(r->class_of ? r->class_of[k] : 0) * r->parts + s % r->parts][p];
+    return r->channels[r->plan_at[s * r->chunks + k]][p];
+}
+
+/* Every stream's and chunk's plan: its class's for its part (stream s
+ * runs part s % parts). Returns 0 or -1 (memory). */
+static int index_plans(fc_run *r)
+{
+    r->plan_at = malloc(sizeof *r->plan_at * (size_t)r->streams * (size_t)r->chunks);
+    if (!r->plan_at)
+        return -1;
+    for (int s = 0; s < r->streams; s++)
+        for (int64_t k = 0; k < r->chunks; k++)
+            r->plan_at[s * r->chunks + k] =
+                (r->class_of ? r->class_of[k] : 0) * r->parts + s % r->parts;
+    return 0;
 }
 
 /* The chunk before k in its class and the one after (-1: none). */
@@ -309,12 +368,17 @@ static int64_t chain_pos(const fc_line *l, int64_t j, int ch, bool toward_root)
     return toward_root ? l->n - 1 - d : d;
 }
 
-/* The member at chain position pos. */
-static int64_t chain_member(const fc_line *l, int64_t pos, int ch, bool toward_root)
+/* The index of the member at chain position pos, and that member. */
+static int64_t chain_index(const fc_line *l, int64_t pos, int ch, bool toward_root)
 {
     int64_t d = toward_root ? l->n - 1 - pos : pos, q0 = ring_pos(l, 0);
     int64_t q = ch == 0 ? (q0 + d) % l->n : (q0 - d + l->n) % l->n;
-    return member(l, ring_member(l, q));
+    return ring_member(l, q);
+}
+
+static int64_t chain_member(const fc_line *l, int64_t pos, int ch, bool toward_root)
+{
+    return member(l, chain_index(l, pos, ch, toward_root));
 }
 
 /* Messages npu sends and receives in phase ph per channel: the same both
@@ -434,7 +498,8 @@ static int send(fc_run *r, fl_engine *e, int64_t from, int64_t to, double bytes,
     return send_since(r, e, from, to, bytes, tag, hash, fl_now(e));
 }
 
-static int tree_progress(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, int p, int t);
+static int tree_progress(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, int p, int t,
+                         fc_line *line);
 
 /* The ring position channel ch of nch sends to, ahead of the NPU's: on a
  * ring, torus or mesh +1 / -1 (two counter-rotating rings), on a
@@ -460,11 +525,12 @@ static uint64_t conn_hash(int64_t npu, int s, int ch)
 }
 
 /* Sends what phase p's state allows: ring steps once the step before has
- * arrived, log steps once the last one has. */
-static int progress(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, int p, int ch)
+ * arrived, log steps once the last one has. *line: npu's (line_into). */
+static int progress(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, int p, int ch,
+                    fc_line *line)
 {
     const fc_phase *ph = &plan_of(r, s, k)->ph[p];
-    fc_line l = line_of(r, ph, npu);
+    const fc_line l = *line_into(r, ph, npu, line);
     fc_count *cnt = count_at(r, npu, s, k, p, ch);
     int64_t need, need_recv;
     needs(r, ph, &l, npu, ch, &need, &need_recv);
@@ -528,7 +594,7 @@ static int progress(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, int 
         return 0;
     }
     case FC_TREE:
-        return tree_progress(r, e, npu, s, k, p, ch);
+        return tree_progress(r, e, npu, s, k, p, ch, line);
     case FC_CHAIN: {
         /* the head sends its pieces one after another, each once the last
          * has arrived (its recv counts the arrivals); the others pass each
@@ -628,10 +694,11 @@ static int64_t tree_from_children(const fc_count *c, int kids)
  * child (a leaf, once its last piece up has arrived: paced), the root's
  * reduced pieces down, and every piece from the parent on down. The
  * channel tags the tree, and on the way up which child it comes from. */
-static int tree_progress(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, int p, int t)
+static int tree_progress(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, int p, int t,
+                         fc_line *line)
 {
     const fc_phase *ph = &plan_of(r, s, k)->ph[p];
-    fc_line l = line_of(r, ph, npu);
+    const fc_line l = *line_into(r, ph, npu, line);
     fc_count *c = count_at(r, npu, s, k, p, t);
     int64_t q = tree_pos(&l, l.me, t);
     int kids = tree_children(&l, q);
@@ -675,10 +742,10 @@ static bool tree_done(fc_run *r, const fc_line *l, int64_t npu, int s, int64_t k
     return true;
 }
 
-static bool phase_done(fc_run *r, int64_t npu, int s, int64_t k, int p)
+static bool phase_done(fc_run *r, int64_t npu, int s, int64_t k, int p, fc_line *line)
 {
     const fc_phase *ph = &plan_of(r, s, k)->ph[p];
-    fc_line l = line_of(r, ph, npu);
+    const fc_line l = *line_into(r, ph, npu, line);
     if (ph->algo == FC_TREE)
         return tree_done(r, &l, npu, s, k, p);
     for (int ch = 0; ch < channels_at(r, s, k, p); ch++) {
@@ -691,29 +758,29 @@ static bool phase_done(fc_run *r, int64_t npu, int s, int64_t k, int p)
     return true;
 }
 
-static int try_enter(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k);
+static int try_enter(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, fc_line *line);
 
 /* After phase p of chunk k moved: leave it when done, enter the next, and
  * let chunk k+1 in. */
-static int advance(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k)
+static int advance(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, fc_line *line)
 {
     fc_chunk_state *cs = chunk_at(r, npu, s, k);
     int n = plan_of(r, s, k)->n;
-    while (cs->cur < n && cs->entered && phase_done(r, npu, s, k, cs->cur)) {
+    while (cs->cur < n && cs->entered && phase_done(r, npu, s, k, cs->cur, line)) {
         cs->cur++;
         cs->entered = 0;
         if (cs->cur == n)
             r->left--;
         int64_t after = next_chunk(r, k);
-        if (after >= 0 && try_enter(r, e, npu, s, after) != 0)
+        if (after >= 0 && try_enter(r, e, npu, s, after, line) != 0)
             return -1;
-        if (try_enter(r, e, npu, s, k) != 0)
+        if (try_enter(r, e, npu, s, k, line) != 0)
             return -1;
     }
     return 0;
 }
 
-static int try_enter(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k)
+static int try_enter(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, fc_line *line)
 {
     fc_chunk_state *cs = chunk_at(r, npu, s, k);
     int n = plan_of(r, s, k)->n;
@@ -725,22 +792,23 @@ static int try_enter(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k)
     cs->entered = 1;
     int p = cs->cur;
     for (int ch = 0; ch < channels_at(r, s, k, p); ch++)
-        if (progress(r, e, npu, s, k, p, ch) != 0)
+        if (progress(r, e, npu, s, k, p, ch, line) != 0)
             return -1;
-    return advance(r, e, npu, s, k);
+    return advance(r, e, npu, s, k, line);
 }
 
 /* Something arrived for npu's chunk k in phase p: if the NPU is in that
  * phase it sends what it now may and moves on when through (else it is
  * kept until the NPU enters the phase). */
-static int resume(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, int p, int ch)
+static int resume(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, int p, int ch,
+                  fc_line *line)
 {
     const fc_chunk_state *cs = chunk_at(r, npu, s, k);
     if (!cs->entered || cs->cur != p)
         return 0;
-    if (progress(r, e, npu, s, k, p, ch) != 0)
+    if (progress(r, e, npu, s, k, p, ch, line) != 0)
         return -1;
-    return advance(r, e, npu, s, k);
+    return advance(r, e, npu, s, k, line);
 }
 
 /* A leaf's reduced pieces up to the line's top, one at a time: each once
@@ -787,7 +855,8 @@ static int in_network_done(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t 
         /* the sender may send its next piece (steps counts its pieces up) */
         fc_count *own = count_at(r, npu, s, k, p, 0);
         own->steps++;
-        if (progress(r, e, npu, s, k, p, 0) != 0)
+        fc_line line = l; /* npu's, for the calls below to pass on */
+        if (progress(r, e, npu, s, k, p, 0, &line) != 0)
             return -1;
         int64_t slot = piece_slot(r, member(&l, first), s, k, p, piece);
         if (++r->arrived[slot] == count) {
@@ -803,7 +872,7 @@ static int in_network_done(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t 
                 return -1;
             }
         }
-        return advance(r, e, npu, s, k);
+        return advance(r, e, npu, s, k, &line);
     }
     if (stage == 1) {
         /* npu is the leaf's first member: its next piece may go up */
@@ -851,23 +920,27 @@ static int coll_flow_done(fc_run *r, fl_engine *e, uint64_t tag)
             int side = ch / 2 - 1;
             c->steps += side == 0 ? 1u : (uint64_t)1 << 32;
             fc_line tl = line_of(r, ph, npu);
-            int64_t child = tree_member(&tl, 2 * tree_pos(&tl, tl.me, t) + 1 + side, t);
+            fc_line cl = line_at(&tl, tree_pos(&tl, 2 * tree_pos(&tl, tl.me, t) + 1 + side, t));
+            int64_t child = member(&cl, cl.me);
             count_at(r, child, s, k, p, t)->acked++;
-            if (resume(r, e, child, s, k, p, t) != 0)
+            if (resume(r, e, child, s, k, p, t, &cl) != 0)
                 return -1;
-        } else {
-            c->recv++;
+            return resume(r, e, npu, s, k, p, t, &tl);
         }
-        return resume(r, e, npu, s, k, p, t);
+        c->recv++;
+        fc_line own = NO_LINE;
+        return resume(r, e, npu, s, k, p, t, &own);
     }
-    fc_line rl = line_of(r, ph, npu);
+    const fc_line rl = line_of(r, ph, npu);
     if (ph->algo == FC_SCATTER || (ph->algo == FC_CHAIN && chain_pos(&rl, rl.me, ch, ph->mirror) == 1)) {
         /* the root's (the chain head's) send arrived: it counts the
          * arrivals (a chain's head sends its next piece) and is through
          * once all are delivered, as a blocking scatter returns */
-        int64_t root = ph->algo == FC_SCATTER ? member(&rl, 0) : chain_member(&rl, 0, ch, ph->mirror);
-        count_at(r, root, s, k, p, ch)->recv++;
-        if (resume(r, e, root, s, k, p, ch) != 0)
+        fc_line root =
+            line_at(&rl, ph->algo == FC_SCATTER ? 0 : chain_index(&rl, 0, ch, ph->mirror));
+        int64_t head = member(&root, root.me);
+        count_at(r, head, s, k, p, ch)->recv++;
+        if (resume(r, e, head, s, k, p, ch, &root) != 0)
             return -1;
     }
     int step = -1;
@@ -879,11 +952,12 @@ static int coll_flow_done(fc_run *r, fl_engine *e, uint64_t tag)
         /* the sender's connection is free: it sends its next if that one
          * waits for it */
         int64_t q = ring_pos(&rl, rl.me) - ring_shift(r, ph, &rl, ch, channels_at(r, s, k, p));
-        int64_t from = member(&rl, ring_member(&rl, q >= 0 ? q : q + rl.n));
+        fc_line sender = line_at(&rl, ring_member(&rl, q >= 0 ? q : q + rl.n));
+        int64_t from = member(&sender, sender.me);
         fc_count *fc = count_at(r, from, s, k, p, ch);
         fc->acked++;
         if (fc->sent == fc->acked && fc->sent < messages(ph, &rl) && fc->sent <= fc->recv &&
-            resume(r, e, from, s, k, p, ch) != 0)
+            resume(r, e, from, s, k, p, ch, &sender) != 0)
             return -1;
     }
     fc_count *c = count_at(r, npu, s, k, p, ch);
@@ -899,7 +973,8 @@ static int coll_flow_done(fc_run *r, fl_engine *e, uint64_t tag)
             c->ready = fl_now(e);
         return 0;
     }
-    return resume(r, e, npu, s, k, p, ch);
+    fc_line own = rl;
+    return resume(r, e, npu, s, k, p, ch, &own);
 }
 
 /* ---- planning ---------------------------------------------------------------- */
@@ -1278,6 +1353,7 @@ static void run_free_slot(comet_fabric_run *fr, uint32_t id)
     free(r->next);
     free(r->plan);
     free(r->channels);
+    free(r->plan_at);
     free(r);
     fr->slots[id] = NULL;
     fr->free_slots[fr->n_free++] = id;
@@ -1470,6 +1546,8 @@ comet_status comet_fabric_run_collective(comet_fabric_run *fr, const comet_fabri
     if ((st = check_members(r, g->members, err)) != COMET_OK)
         goto fail;
     r->streams = concurrent * r->parts;
+    if (index_plans(r) != 0)
+        goto oom;
     double cells = (double)r->n_members * r->streams * (double)r->chunks;
     double mem = cells * (sizeof(fc_chunk_state) +
                           (double)r->max_phases *
@@ -1492,11 +1570,12 @@ comet_status comet_fabric_run_collective(comet_fabric_run *fr, const comet_fabri
     if (!r->chunk || !r->count || !r->arrived || !r->arrived_top || !r->line_leaves)
         goto oom;
     r->left = (int64_t)cells;
+    fc_line line = NO_LINE;
     for (int64_t i = 0; i < r->n_members && !r->failed; i++) {
         int64_t npu = g->members ? g->members[i] : i;
         for (int s = 0; s < r->streams; s++)
             for (int64_t k = 0; k < r->chunks && !r->failed; k++)
-                if (prev_chunk(r, k) < 0 && try_enter(r, fr->e, npu, s, k) != 0)
+                if (prev_chunk(r, k) < 0 && try_enter(r, fr->e, npu, s, k, &line) != 0)
                     r->failed = true;
     }
     if (r->too_many) {

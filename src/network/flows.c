@@ -7,7 +7,11 @@
  * (lazy), and none is pushed when a share changes. One recomputation
  * costs O(P + L log L) for P path entries over L links in use.
  * Flows ending within a relative 1e-9 of each other end together, so a
- * symmetric collective takes one event per step, whatever its size. */
+ * symmetric collective takes one event per step, whatever its size.
+ * Each NPU remembers its last route (its links, their latency and the
+ * path's key): a collective's NPU sends step after step to one peer over
+ * one connection, so the route is worked out once per connection, not
+ * once per flow. */
 #include "flows.h"
 
 #include <math.h>
@@ -19,6 +23,15 @@
 
 #define INLINE_PATH 6
 #define END_TOLERANCE 1e-9
+/* Flows are visited in the order of their queues, not of their slots:
+ * the one this many places ahead is fetched early (each visit otherwise
+ * waits on memory, the flows in flight outgrowing the caches). */
+#define PREFETCH_AHEAD 8
+#if defined(__GNUC__)
+#define PREFETCH(p) __builtin_prefetch(p)
+#else
+#define PREFETCH(p) ((void)(p))
+#endif
 
 typedef struct fl_flow {
     double rem, rate, start_at;
@@ -41,6 +54,16 @@ static inline int32_t *path_of(fl_flow *w)
 }
 
 
+
+/* An NPU's last route, to `to` (-1: none yet) with `hash`: its links,
+ * summed latency and path key, as send_path works them out. */
+typedef struct fl_route {
+    int64_t to;
+    uint64_t hash, key;
+    double lat;
+    int32_t len;
+    int32_t path[INLINE_PATH];
+} fl_route;
 
 typedef struct ended_flow {
     int64_t id;
@@ -98,6 +121,7 @@ struct fl_engine {
     int cache_next;
     ended_flow *ended;              /* one event's ended flows, for the callbacks */
     int64_t cap_ended;
+    fl_route *last_route;           /* per NPU (allocated at its first send) */
     int32_t route[FAB_MAX_PATH];
 };
 
@@ -147,6 +171,7 @@ void fl_free(fl_engine *e)
     free(e->by_link);
     free(e->heap);
     free(e->ended);
+    free(e->last_route);
     for (int i = 0; i < CACHE_SETS; i++) {
         free(e->cache[i].keys);
         free(e->cache[i].rates);
@@ -158,6 +183,8 @@ void fl_free(fl_engine *e)
  * deterministic) or a new one. */
 static int64_t new_flow(fl_engine *e)
 {
+    if (e->n_free > PREFETCH_AHEAD)
+        PREFETCH(&e->flows[e->free_ids[e->n_free - 1 - PREFETCH_AHEAD]]);
     if (e->n_free > 0)
         return e->free_ids[--e->n_free];
     if (e->n_flows == e->cap_flows) {
@@ -182,17 +209,35 @@ static int64_t new_flow(fl_engine *e)
     return e->n_flows++;
 }
 
-/* A flow whose message was handed over at `since` (<= now) waits out what
- * is left of its path's latency from then. */
-static int send_path(fl_engine *e, const int32_t *path, int len, double bytes, uint32_t owner,
-                     uint64_t tag, double since)
+/* A path's key (flows on one path share a rate) and latency (its links'
+ * summed in order). */
+static void path_key_lat(const fl_engine *e, const int32_t *path, int len, uint64_t *key,
+                         double *lat)
+{
+    uint64_t k = 0x5bd1e995ULL;
+    double l = 0.0;
+    for (int i = 0; i < len; i++) {
+        k = fab_mix(k ^ (uint64_t)(uint32_t)path[i]);
+        l += e->f->lat[path[i]];
+    }
+    *key = k;
+    *lat = l;
+}
+
+/* A flow on `path` (its key and latency given) whose message was handed
+ * over at `since` (<= now) waits out what is left of the path's latency
+ * from then. */
+static int send_path(fl_engine *e, const int32_t *path, int len, uint64_t key, double lat,
+                     double bytes, uint32_t owner, uint64_t tag, double since)
 {
     int64_t id = new_flow(e);
     if (id < 0)
         return -1;
     fl_flow *w = &e->flows[id];
-    free(w->heap_path);
-    w->heap_path = NULL;
+    if (w->heap_path) {
+        free(w->heap_path);
+        w->heap_path = NULL;
+    }
     w->len = 0;
     if (len > INLINE_PATH) {
         w->heap_path = malloc((size_t)len * sizeof *w->heap_path);
@@ -203,15 +248,10 @@ static int send_path(fl_engine *e, const int32_t *path, int len, double bytes, u
     }
     w->len = len;
     int32_t *links = path_of(w);
-    double lat = 0.0;
-    uint64_t key = 0x5bd1e995ULL;
-    for (int i = 0; i < len; i++) {
-        key = fab_mix(key ^ (uint64_t)(uint32_t)path[i]);
-        links[i] = path[i];
-        lat += e->f->lat[path[i]];
-        if (bytes > 0.0)
+    memcpy(links, path, (size_t)len * sizeof *links);
+    if (bytes > 0.0)
+        for (int i = 0; i < len; i++)
             e->bytes[path[i]] += bytes;
-    }
     w->key = key;
     w->version++; /* a slot's earlier flow's projections go stale */
     w->rem = bytes > 0.0 && len > 0 ? bytes : 0.0;
@@ -227,17 +267,42 @@ static int send_path(fl_engine *e, const int32_t *path, int len, double bytes, u
 int fl_send_path(fl_engine *e, const int32_t *path, int len, double bytes, uint32_t owner,
                  uint64_t tag)
 {
-    return send_path(e, path, len, bytes, owner, tag, e->now);
+    uint64_t key;
+    double lat;
+    path_key_lat(e, path, len, &key, &lat);
+    return send_path(e, path, len, key, lat, bytes, owner, tag, e->now);
 }
 
 int fl_send_since(fl_engine *e, int64_t a, int64_t b, double bytes, uint64_t hash,
                   uint32_t owner, uint64_t tag, double since)
 {
-    int len = a == b ? 0 : comet_fabric_route(e->f, a, b, hash, e->route, FAB_MAX_PATH);
+    if (a == b) /* no path: it ends at once, moving nothing */
+        return fl_send_path(e, e->route, 0, 0.0, owner, tag);
+    if (since > e->now)
+        since = e->now;
+    if (a < 0 || a >= e->f->npus)
+        return -1;
+    if (!e->last_route) {
+        e->last_route = malloc((size_t)e->f->npus * sizeof *e->last_route);
+        if (!e->last_route)
+            return -1;
+        for (int64_t i = 0; i < e->f->npus; i++)
+            e->last_route[i].to = -1;
+    }
+    fl_route *rt = &e->last_route[a];
+    if (rt->to == b && rt->hash == hash)
+        return send_path(e, rt->path, rt->len, rt->key, rt->lat, bytes, owner, tag, since);
+    int len = comet_fabric_route(e->f, a, b, hash, e->route, FAB_MAX_PATH);
     if (len < 0)
         return -1;
-    return send_path(e, e->route, len, a == b ? 0.0 : bytes, owner, tag,
-                     since < e->now ? since : e->now);
+    uint64_t key;
+    double lat;
+    path_key_lat(e, e->route, len, &key, &lat);
+    if (len <= INLINE_PATH) { /* a longer one is worked out each time */
+        *rt = (fl_route){b, hash, key, lat, len, {0}};
+        memcpy(rt->path, e->route, (size_t)len * sizeof *rt->path);
+    }
+    return send_path(e, e->route, len, key, lat, bytes, owner, tag, since);
 }
 
 int fl_send(fl_engine *e, int64_t a, int64_t b, double bytes, uint64_t hash, uint32_t owner,
@@ -245,7 +310,6 @@ int fl_send(fl_engine *e, int64_t a, int64_t b, double bytes, uint64_t hash, uin
 {
     return fl_send_since(e, a, b, bytes, hash, owner, tag, e->now);
 }
-
 
 /* The running flows' summed and largest rate per link, after the rates
  * were set anew. */
@@ -661,7 +725,9 @@ comet_status fl_step(fl_engine *e, fl_done_fn done, void *ctx, comet_error *err)
     int64_t n_ended = 0;
     const tq_item *end, *started;
     for (end = next_end(e); end && end->at <= horizon; end = next_end(e)) {
-        int64_t id = end->id;
+        int64_t id = end->id, soon = tq_ahead(&e->ends, PREFETCH_AHEAD);
+        if (soon >= 0)
+            PREFETCH(&e->flows[soon]);
         tq_pop(&e->ends);
         e->flows[id].rem = 0.0;
         e->flows[id].t0 = e->now;
@@ -670,7 +736,9 @@ comet_status fl_step(fl_engine *e, fl_done_fn done, void *ctx, comet_error *err)
     }
     for (started = tq_peek(&e->wait); started && started->at <= horizon;
          started = tq_peek(&e->wait)) {
-        int64_t id = started->id;
+        int64_t id = started->id, soon = tq_ahead(&e->wait, PREFETCH_AHEAD);
+        if (soon >= 0)
+            PREFETCH(&e->flows[soon]);
         tq_pop(&e->wait);
         fl_flow *w = &e->flows[id];
         if (w->rem <= 0.0) {

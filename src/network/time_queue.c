@@ -158,6 +158,14 @@ void tq_pop(time_queue *q)
     }
 }
 
+int64_t tq_ahead(const time_queue *q, int64_t ahead)
+{
+    if (q->n_heap == 0)
+        return -1;
+    const tq_bucket *bk = &q->buckets[q->heap[0].id];
+    return bk->head + ahead < bk->n ? bk->items[bk->head + ahead].id : -1;
+}
+
 void tq_clear(time_queue *q)
 {
     while (q->n_heap > 0)

@@ -55,6 +55,10 @@ int tq_push(time_queue *q, double at, int64_t id, uint32_t version);
 const tq_item *tq_peek(time_queue *q);
 /* Removes the item tq_peek returned. */
 void tq_pop(time_queue *q);
+/* The id of the item `ahead` places after the one tq_peek returned, when
+ * it is of the same time (-1 otherwise): what a caller walking the queue
+ * will soon read, for it to fetch early. */
+int64_t tq_ahead(const time_queue *q, int64_t ahead);
 /* Empties the queue (keeping its memory). */
 void tq_clear(time_queue *q);
 
