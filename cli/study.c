@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -49,29 +48,6 @@ static void usage(FILE *out)
                  SWEEP_DEFAULT_MAX_DESIGNS);
 }
 
-/* A file when one exists at that path, else a built-in study by name. */
-static comet_status read_study(const char *name, comet_study *study, comet_error *err)
-{
-    struct stat st;
-    if (stat(name, &st) == 0 || strchr(name, '/') || strstr(name, ".yaml") ||
-        strstr(name, ".json"))
-        return comet_study_read_file(name, study, err);
-    const char *text = comet_preset_text("studies", name);
-    if (!text) {
-        char known[512] = "";
-        const char *const *names = comet_preset_names("studies");
-        for (int i = 0; names && names[i]; i++)
-            snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "",
-                     names[i]);
-        return comet_error_set(err, COMET_EINPUT, name, 0, 0, NULL,
-                               "no such study file, and no built-in study by that name "
-                               "(built in: %s)",
-                               known);
-    }
-    char path[256];
-    snprintf(path, sizeof path, "presets/studies/%s.yaml", name);
-    return comet_study_read_text(text, strlen(text), path, study, err);
-}
 
 typedef struct study_run {
     comet_findings findings[COMET_STUDY_MAX_MODELS];
@@ -146,7 +122,7 @@ static int conclude(const sweep_args *a, const comet_study *study)
  * the default study when none is named. */
 static comet_status read_named(const char *name, comet_study *study, comet_error *err)
 {
-    return read_study(name ? name : DEFAULT_STUDY, study, err);
+    return sweep_read_study(name ? name : DEFAULT_STUDY, study, err);
 }
 
 int cli_study(int argc, char **argv)

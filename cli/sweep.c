@@ -42,7 +42,7 @@ static bool stop_hook(void *ctx)
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: comet sweep STUDY.yaml [-o DIR] [-j N] [--resume | --force] [--quiet]\n"
+            "usage: comet sweep STUDY.yaml|NAME [-o DIR] [-j N] [--resume | --force] [--quiet]\n"
             "                   [--max-designs N]\n"
             "       mpirun -n K comet sweep STUDY.yaml ...   (when built with OpenMPI)\n\n"
             "Runs the strategy search on every design point of the study and writes, in DIR\n"
@@ -279,6 +279,6 @@ int sweep_main(int argc, char **argv, const sweep_command *cmd)
 
 int cli_sweep(int argc, char **argv)
 {
-    static const sweep_command sweep = {"sweep", usage, comet_study_read_file, NULL};
+    static const sweep_command sweep = {"sweep", usage, sweep_read_study, NULL};
     return sweep_main(argc, argv, &sweep);
 }

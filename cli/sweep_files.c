@@ -7,9 +7,33 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "comet/results.h"
+
+comet_status sweep_read_study(const char *name, comet_study *study, comet_error *err)
+{
+    struct stat st;
+    if (stat(name, &st) == 0 || strchr(name, '/') || strstr(name, ".yaml") ||
+        strstr(name, ".json"))
+        return comet_study_read_file(name, study, err);
+    const char *text = comet_preset_text("studies", name);
+    if (!text) {
+        char known[512] = "";
+        const char *const *names = comet_preset_names("studies");
+        for (int i = 0; names && names[i]; i++)
+            snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "",
+                     names[i]);
+        return comet_error_set(err, COMET_EINPUT, name, 0, 0, NULL,
+                               "no such study file, and no built-in study by that name "
+                               "(built in: %s)",
+                               known);
+    }
+    char path[256];
+    snprintf(path, sizeof path, "presets/studies/%s.yaml", name);
+    return comet_study_read_text(text, strlen(text), path, study, err);
+}
 
 void sweep_join(char *out, size_t cap, const char *dir, const char *name)
 {

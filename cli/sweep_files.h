@@ -34,6 +34,10 @@ comet_status sweep_parse_args(int argc, char **argv, const char *command, sweep_
 /* A command that sweeps a study: comet sweep, and comet study (which reads
  * built-in studies by name too and, after the rows, runs `finish` on rank
  * 0 instead of the sweep's own summaries). */
+/* A study file when one exists at that path (or the name looks like a
+ * path), else a built-in study by name (comet sweep and comet study alike). */
+comet_status sweep_read_study(const char *name, comet_study *study, comet_error *err);
+
 typedef struct sweep_command {
     const char *name;                                            /* for messages and DIR */
     void (*usage)(FILE *out);

@@ -316,6 +316,10 @@ static void test_bad_flags(void **state)
                  "comet estimate: --dp: tp*pp*dp = 524288 NPUs is past comet's limit of 262144");
     expect_error("estimate --recompute most",
                  "comet estimate: --recompute: expected none, selective or full, got \"most\"");
+    expect_error("sweep nosuch",
+                 "comet sweep: nosuch: no such study file, and no built-in study by that name "
+                 "(built in: dlrm, fred, gpt3-175b-h100, gpt3-selene, oversubscription-h100, "
+                 "transformer-1t)");
     expect_error("study nosuch",
                  "comet study: nosuch: no such study file, and no built-in study by that name "
                  "(built in: dlrm, fred, gpt3-175b-h100, gpt3-selene, oversubscription-h100, "
