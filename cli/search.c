@@ -42,8 +42,8 @@ static void help(void)
 
 static void offload_text(const comet_strategy *s, char *out, size_t cap)
 {
-    snprintf(out, cap, "%s%s%s", s->offload_optimizer ? "o" : "", s->offload_weights ? "w" : "",
-             s->offload_activations ? "a" : "");
+    snprintf(out, cap, "%s%s%s%s", s->offload_optimizer ? "o" : "", s->offload_weights ? "w" : "",
+             s->offload_gradients ? "g" : "", s->offload_activations ? "a" : "");
     if (!out[0])
         snprintf(out, cap, "-");
 }

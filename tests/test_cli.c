@@ -365,7 +365,7 @@ static void test_bad_paths(void **state)
     expect_error("estimate --tp", "comet estimate: --tp: needs a value");
     expect_error("estimate --offload ,",
                  "comet estimate: --offload: expected none or a list of optimizer, weights, "
-                 "activations");
+                 "activations, gradients");
     write_file("only-strategy.yaml", "strategy:\n  tp: 8\n");
     expect_error("estimate --system only-strategy.yaml",
                  "comet estimate: only-strategy.yaml: has no system: section");
@@ -1719,7 +1719,7 @@ static void test_schedule_flags(void **state)
     assert_non_null(strstr(r.out, "\"ep\": 1, \"schedule\": \"zb-h1\", "
                                   "\"first_stage_layers\": 7, \"last_stage_layers\": 7, "
                                   "\"expert_tp\": 8, \"moe_dispatcher\": \"alltoall\", "
-                                  "\"attention_kernel\": \"auto\"}"));
+                                  "\"attention_kernel\": \"auto\", \"offload_gradients\": false}"));
     run(&r, "estimate --model llama3-405b --tp 8 --pp 16 --dp 1 --gbs 16 --schedule zb-h1");
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(r.out, "schedule zb-h1"));
@@ -1756,7 +1756,8 @@ static const char *const knob_samples[COMET_KNOB_COUNT] = {
     [COMET_KNOB_SP] = "on", [COMET_KNOB_GLOBAL_BATCH] = "16", [COMET_KNOB_MICROBATCH] = "2",
     [COMET_KNOB_INTERLEAVE] = "2", [COMET_KNOB_RECOMPUTE] = "full", [COMET_KNOB_ZERO] = "1",
     [COMET_KNOB_OFFLOAD_OPTIMIZER] = "on", [COMET_KNOB_OFFLOAD_WEIGHTS] = "off",
-    [COMET_KNOB_OFFLOAD_ACTIVATIONS] = "on", [COMET_KNOB_OVERLAP_DP] = "off",
+    [COMET_KNOB_OFFLOAD_ACTIVATIONS] = "on", [COMET_KNOB_OFFLOAD_GRADIENTS] = "on",
+    [COMET_KNOB_OVERLAP_DP] = "off",
     [COMET_KNOB_OVERLAP_TP] = "on", [COMET_KNOB_GRAD_FP32] = "on",
     [COMET_KNOB_FLASH_ATTENTION] = "on", [COMET_KNOB_FP8] = "on", [COMET_KNOB_CP] = "1",
     [COMET_KNOB_CP_COMM] = "ulysses", [COMET_KNOB_EP] = "1", [COMET_KNOB_ORDER] = "dp,tp,pp",

@@ -130,6 +130,15 @@ static void test_interleave_bubble(void **state)
     assert_close(t->r.mem[COMET_TIER_HBM][COMET_MEM_ACTIVATIONS], 5.5 * 2 * 1e6, 1e-12);
 }
 
+/* A 512 GB expansion tier of 50 GB/s per NPU, no latency. */
+static void toy_expansion(toy *t)
+{
+    t->sys.expansion.present = true;
+    t->sys.expansion.capacity = 512e9;
+    t->sys.expansion.bandwidth = 50e9;
+    t->sys.expansion.efficiency = 1.0;
+}
+
 static void test_spill_to_expansion(void **state)
 {
     toy *t = *state;
@@ -138,10 +147,7 @@ static void test_spill_to_expansion(void **state)
     assert_false(t->r.feasible);
     assert_int_equal(t->r.infeasible, COMET_NO_FIT_HBM);
 
-    t->sys.expansion.present = true;
-    t->sys.expansion.capacity = 512e9;
-    t->sys.expansion.bandwidth = 50e9;
-    t->sys.expansion.efficiency = 1.0;
+    toy_expansion(t);
     assert_int_equal(comet_estimate(&t->m, &t->sys, &t->s, &t->r, &t->err), COMET_OK);
     assert_true(t->r.feasible);
     /* Optimizer state spills first, just enough to fill HBM to 40 GB. */
@@ -154,6 +160,94 @@ static void test_spill_to_expansion(void **state)
     double frac = spilled / 48e9;
     assert_close(t->r.offload_exposed, 4e9 * 44.0 * frac / 50e9, 1e-9);
     assert_close(t->r.optimizer, 4e9 * 44.0 * (1 - frac) / 1e12, 1e-9);
+}
+
+/* Offloaded gradients (FRED's weight streaming): the stage's 8 GB of
+ * gradients move to the tier; every microbatch's backward (0.08 s)
+ * writes them (g = 8e9 / 50e9 = 0.16 s), from the second microbatch on
+ * after reading them back, and the optimizer step reads them once:
+ * exposed = g + max(0, g - 0.08) + 3 max(0, 2g - 0.08) = 0.96 s,
+ * moved = g + (2m - 1) g = 1.28 s (docs/model.md, Section 11). */
+static void test_offload_gradients(void **state)
+{
+    toy *t = *state;
+    toy_expansion(t);
+    t->s.offload_gradients = true;
+    assert_int_equal(comet_estimate(&t->m, &t->sys, &t->s, &t->r, &t->err), COMET_OK);
+    assert_true(t->r.feasible);
+    assert_close(t->r.mem[COMET_TIER_HBM][COMET_MEM_GRADIENTS], 0.0, 0.0);
+    assert_close(t->r.mem[COMET_TIER_EXPANSION][COMET_MEM_GRADIENTS], 8e9, 1e-12);
+    assert_close(t->r.mem[COMET_TIER_HBM][COMET_MEM_WEIGHTS], 8e9, 1e-12);
+    const double g = 0.16, bwd = 0.08;
+    assert_close(t->r.offload_exposed, g + (g - bwd) + 3.0 * (2.0 * g - bwd), 1e-12);
+    assert_close(t->r.offload_time, g + 7.0 * g, 1e-12);
+    /* with a latency, one transfer per layer (4 on the stage) each way,
+     * and one for the optimizer's read */
+    t->sys.expansion.latency = 1e-3;
+    assert_int_equal(comet_estimate(&t->m, &t->sys, &t->s, &t->r, &t->err), COMET_OK);
+    double gl = g + 4e-3;
+    assert_close(t->r.offload_exposed, g + 1e-3 + (gl - bwd) + 3.0 * (2.0 * gl - bwd), 1e-12);
+    /* ten times the bandwidth: the streams hide behind backward, only
+     * the optimizer's read shows */
+    t->sys.expansion.latency = 0.0;
+    t->sys.expansion.bandwidth = 500e9;
+    assert_int_equal(comet_estimate(&t->m, &t->sys, &t->s, &t->r, &t->err), COMET_OK);
+    assert_close(t->r.offload_exposed, 0.016, 1e-12);
+    assert_close(t->r.offload_time, 0.016 + 7.0 * 0.016, 1e-12);
+}
+
+/* Spill order: optimizer state, weights, gradients, activations. With
+ * 4 GB of HBM the optimizer state and weights go whole, the gradients as
+ * much as needed (8 GB + 8 MB of activations - 4 GB), the activations
+ * stay. */
+static void test_gradients_spill_before_activations(void **state)
+{
+    toy *t = *state;
+    t->sys.hbm.capacity = 4e9;
+    toy_expansion(t);
+    assert_int_equal(comet_estimate(&t->m, &t->sys, &t->s, &t->r, &t->err), COMET_OK);
+    assert_true(t->r.feasible);
+    assert_close(t->r.mem[COMET_TIER_EXPANSION][COMET_MEM_OPTIMIZER], 48e9, 1e-12);
+    assert_close(t->r.mem[COMET_TIER_EXPANSION][COMET_MEM_WEIGHTS], 8e9, 1e-12);
+    assert_close(t->r.mem[COMET_TIER_EXPANSION][COMET_MEM_GRADIENTS], 8e9 + 8e6 - 4e9, 1e-12);
+    assert_close(t->r.mem[COMET_TIER_HBM][COMET_MEM_ACTIVATIONS], 8e6, 1e-12);
+    assert_close(t->r.mem_total[COMET_TIER_HBM], 4e9, 1e-12);
+}
+
+/* Transformer-1T on FRED's 20-NPU wafer, data parallel with ZeRO 3 and
+ * full recomputation: 108.5 GiB of gradient shards per NPU do not fit in
+ * 80 GiB of HBM beside anything; streamed to the off-wafer memory with
+ * the rest of the state, the step fits and has a finite time. */
+static void test_transformer_1t_fits_fred_wafer(void **state)
+{
+    (void)state;
+    comet_model m;
+    comet_system sys;
+    comet_strategy s;
+    comet_result r;
+    comet_error err;
+    assert_int_equal(comet_preset_model("transformer-1t", &m, &err), COMET_OK);
+    assert_int_equal(comet_preset_system("fred-wafer", &sys, &err), COMET_OK);
+    comet_strategy_defaults(&s);
+    s.dp = 20;
+    s.global_batch = 320;
+    s.microbatch = 1;
+    s.zero_stage = 3;
+    s.recompute = COMET_RECOMPUTE_FULL;
+    s.offload_optimizer = s.offload_weights = s.offload_activations = true;
+    s.offload_gradients = true;
+    assert_int_equal(comet_estimate(&m, &sys, &s, &r, &err), COMET_OK);
+    assert_true(r.feasible);
+    assert_true(isfinite(r.step_time) && r.step_time > 0.0);
+    assert_true(r.offload_exposed > 0.0);
+    assert_close(r.mem[COMET_TIER_HBM][COMET_MEM_GRADIENTS], 0.0, 0.0);
+    double grads = r.mem[COMET_TIER_EXPANSION][COMET_MEM_GRADIENTS] / COMET_GIB;
+    assert_true(grads > 108.0 && grads < 109.0);
+    /* without the flag the gradients spill there (after the weights) */
+    s.offload_gradients = false;
+    assert_int_equal(comet_estimate(&m, &sys, &s, &r, &err), COMET_OK);
+    assert_true(r.feasible);
+    assert_true(r.mem[COMET_TIER_EXPANSION][COMET_MEM_GRADIENTS] > 0.0);
 }
 
 /* A per-node expansion device is shared by the node's NPUs: by default the
@@ -799,6 +893,9 @@ void suite_estimate(test_tally *t)
         TOY_TEST(test_zero_shards),
         TOY_TEST(test_interleave_bubble),
         TOY_TEST(test_spill_to_expansion),
+        TOY_TEST(test_offload_gradients),
+        TOY_TEST(test_gradients_spill_before_activations),
+        cmocka_unit_test(test_transformer_1t_fits_fred_wafer),
         TOY_TEST(test_offload_needs_tier),
         TOY_TEST(test_dtype_needs_a_peak),
         TOY_TEST(test_per_node_expansion_is_shared),

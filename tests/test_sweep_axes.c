@@ -533,9 +533,9 @@ static void test_system_axis(void **state)
 }
 
 /* The FRED study as shipped (presets/studies/fred.yaml): every workload
- * that fits runs no slower on either FRED wafer than on the mesh, and
- * Transformer-1T fits on none (its state needs the weight streaming comet
- * does not model yet: docs/fabric.md, "FRED"). */
+ * fits, Transformer-1T with its gradients streamed to the off-wafer
+ * memory (offload.gradients, or spilled there), and runs no slower on
+ * either FRED wafer than on the mesh (docs/fabric.md, "FRED"). */
 static void test_fred_study(void **state)
 {
     (void)state;
@@ -552,13 +552,18 @@ static void test_fred_study(void **state)
         for (int i = 0; i < 3; i++)
             assert_int_equal(comet_sweep_point(st, (uint64_t)(3 * m + i), &row[i], &err),
                              COMET_OK);
-        bool fits = strcmp(st->models[m].name, "transformer-1t") != 0;
-        for (int i = 0; i < 3; i++)
-            assert_int_equal(row[i].status, fits ? COMET_POINT_OK : COMET_POINT_NO_FIT);
-        if (fits) {
-            assert_true(row[1].best.result.step_time <= row[0].best.result.step_time);
-            assert_true(row[2].best.result.step_time <= row[0].best.result.step_time);
+        /* every workload fits: Transformer-1T's 14.7 TiB of state only
+         * with its gradients streamed to the off-wafer memory too */
+        bool t1t = strcmp(st->models[m].name, "transformer-1t") == 0;
+        for (int i = 0; i < 3; i++) {
+            assert_int_equal(row[i].status, COMET_POINT_OK);
+            assert_true(isfinite(row[i].best.result.step_time));
+            if (t1t)
+                assert_true(row[i].best.result.mem[COMET_TIER_EXPANSION][COMET_MEM_GRADIENTS] >
+                            0.0);
         }
+        assert_true(row[1].best.result.step_time <= row[0].best.result.step_time);
+        assert_true(row[2].best.result.step_time <= row[0].best.result.step_time);
     }
     free(st);
 }

@@ -97,6 +97,7 @@ typedef enum comet_knob_id {
     COMET_KNOB_OFFLOAD_OPTIMIZER,
     COMET_KNOB_OFFLOAD_WEIGHTS,
     COMET_KNOB_OFFLOAD_ACTIVATIONS,
+    COMET_KNOB_OFFLOAD_GRADIENTS,
     COMET_KNOB_OVERLAP_DP,
     COMET_KNOB_OVERLAP_TP,
     COMET_KNOB_GRAD_FP32,
@@ -131,6 +132,7 @@ typedef struct comet_strategy {
     bool offload_optimizer;        /* optimizer state lives in the expansion tier */
     bool offload_weights;
     bool offload_activations;
+    bool offload_gradients;        /* gradients stream to the expansion tier (FRED) */
     bool overlap_dp;               /* DP gradient communication overlaps backward */
     bool overlap_tp;               /* TP communication overlaps compute */
     bool grad_fp32;                /* 4-byte gradient accumulation buffers */

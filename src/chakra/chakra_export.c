@@ -664,7 +664,7 @@ static comet_status stage_template(const exporter *x, int stage, stage_nodes *sn
             type = COMET_ET_SEND;
         else if (res == STEP_R_MEM && dur > 0)
             type = k->kind == STEP_K_LOAD_WEIGHTS || k->kind == STEP_K_LOAD_ACT ||
-                           k->kind == STEP_K_OPT_STATE
+                           k->kind == STEP_K_OPT_STATE || k->kind == STEP_K_LOAD_GRAD
                        ? COMET_ET_MEM_LOAD
                        : COMET_ET_MEM_STORE;
         else if (dur > 0)

@@ -116,6 +116,7 @@ typedef struct footprint {
     double optimizer_offloaded;   /* fraction of optimizer state in the expansion tier */
     double weights_offloaded;
     double activations_offloaded;
+    double gradients_offloaded;
     /* Expansion traffic that streams behind compute, on the tier's one
      * channel per NPU: per microbatch and pass (forward: weights in and
      * activations out; backward: weights in and activations back), and
@@ -125,6 +126,12 @@ typedef struct footprint {
     double pass_transfers;
     double final_bytes;
     double final_transfers;
+    /* Offloaded gradients (their ZeRO shard, not fsdp's one-layer working
+     * buffer): written in every microbatch's backward, read back to
+     * accumulate from the second microbatch on, and read once by the
+     * optimizer step; each way in grad_transfers transfers (one per layer). */
+    double grad_bytes;
+    double grad_transfers;
 } footprint;
 
 struct step_plan;
@@ -133,8 +140,8 @@ struct step_plan;
  * for the step `plan` (step_plan_build of the same inputs): ZeRO's
  * sharding and the microbatch count come from it. Explicit offloads move a
  * whole kind; when HBM still overflows and an expansion tier exists,
- * optimizer state spills first, then weights, then activations, each only
- * as much as needed. */
+ * optimizer state spills first, then weights, then gradients, then
+ * activations, each only as much as needed. */
 void footprint_compute(const comet_system *sys, const comet_strategy *s, const work_stage *w,
                        const struct step_plan *plan, footprint *fp, comet_result *out);
 

@@ -110,6 +110,7 @@ void footprint_compute(const comet_system *sys, const comet_strategy *s, const w
     bytes[COMET_MEM_GRADIENTS] =
         (plan_held(w->params_npu, pe, dp->grad_shards, dp->expert_grad_shards) + mp) *
         dp->grad_bytes;
+    double grad_held = bytes[COMET_MEM_GRADIENTS]; /* the shard that accumulates */
     bytes[COMET_MEM_OPTIMIZER] =
         (plan_held(w->params_npu, pe, dp->optimizer_shards, dp->expert_optimizer_shards) + mp) *
         12.0;
@@ -132,6 +133,7 @@ void footprint_compute(const comet_system *sys, const comet_strategy *s, const w
     off[COMET_MEM_OPTIMIZER] = s->offload_optimizer ? 1.0 : 0.0;
     off[COMET_MEM_WEIGHTS] = s->offload_weights ? 1.0 : 0.0;
     off[COMET_MEM_ACTIVATIONS] = s->offload_activations ? 1.0 : 0.0;
+    off[COMET_MEM_GRADIENTS] = s->offload_gradients ? 1.0 : 0.0;
 
     double hbm_cap = sys->hbm.capacity;
     double exp_cap = hw_expansion_capacity(sys, comet_strategy_npus(s));
@@ -139,10 +141,10 @@ void footprint_compute(const comet_system *sys, const comet_strategy *s, const w
     for (int k = 0; k < COMET_MEM_KIND_COUNT; k++)
         in_hbm += bytes[k] * (1.0 - off[k]);
 
-    /* Spill order: optimizer state, weights, activations. A tier that
-     * cannot move data (no bandwidth) cannot hold working state. */
+    /* Spill order: optimizer state, weights, gradients, activations. A
+     * tier that cannot move data (no bandwidth) cannot hold working state. */
     static const comet_mem_kind spill[] = {COMET_MEM_OPTIMIZER, COMET_MEM_WEIGHTS,
-                                           COMET_MEM_ACTIVATIONS};
+                                           COMET_MEM_GRADIENTS, COMET_MEM_ACTIVATIONS};
     bool usable = plan->expansion.bandwidth > 0.0;
     for (size_t i = 0; i < sizeof spill / sizeof spill[0] && usable; i++) {
         comet_mem_kind k = spill[i];
@@ -183,6 +185,7 @@ void footprint_compute(const comet_system *sys, const comet_strategy *s, const w
     fp->optimizer_offloaded = off[COMET_MEM_OPTIMIZER];
     fp->weights_offloaded = off[COMET_MEM_WEIGHTS];
     fp->activations_offloaded = off[COMET_MEM_ACTIVATIONS];
+    fp->gradients_offloaded = off[COMET_MEM_GRADIENTS];
     /* Offloaded weights are read in every microbatch's forward and backward
      * (and written once after the update); offloaded activations are
      * written in forward and read back in backward. */
@@ -196,6 +199,10 @@ void footprint_compute(const comet_system *sys, const comet_strategy *s, const w
     fp->pass_transfers = (off[COMET_MEM_WEIGHTS] > 0.0 ? layers : 0.0) +
                          (off[COMET_MEM_ACTIVATIONS] > 0.0 ? layers : 0.0);
     fp->final_transfers = off[COMET_MEM_WEIGHTS] > 0.0 ? layers : 0.0;
+    /* Offloaded gradients stream out as backward produces them (FRED's
+     * weight streaming); the offloaded fraction of the held shard moves */
+    fp->grad_bytes = grad_held * off[COMET_MEM_GRADIENTS];
+    fp->grad_transfers = off[COMET_MEM_GRADIENTS] > 0.0 ? layers : 0.0;
 }
 
 const char *comet_result_reason(const comet_result *r, char *out, size_t cap)

@@ -520,22 +520,29 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
     double opt_bytes = plan_optimizer_bytes(&plan, work, work->params_npu, work->params_expert_npu);
     out->optimizer = hw_optimizer_time(r, opt_bytes * (1.0 - fp.optimizer_offloaded));
 
-    /* Expansion-tier traffic: the optimizer step on offloaded state is
-     * serial; streamed weights and activations prefetch behind compute. */
+    /* Expansion-tier traffic: the optimizer step on offloaded state (and
+     * its read of offloaded gradients) is serial; streamed weights,
+     * activations and gradients prefetch behind compute. */
     double exp_bw = plan.expansion.bandwidth;
     if (exp_bw > 0.0) {
         double latency = plan.expansion.latency;
-        double serial = plan_expansion_time(&plan.expansion, opt_bytes * fp.optimizer_offloaded);
+        double serial = plan_expansion_time(&plan.expansion, opt_bytes * fp.optimizer_offloaded) +
+                        plan_expansion_time(&plan.expansion, fp.grad_bytes);
         /* Streamed traffic shares the tier's one channel: each pass's
          * share hides only behind that pass's compute (activations written
          * in forward must be out before backward reads them back); the
-         * updated weights' write-back at the end is serial. */
+         * updated weights' write-back at the end is serial. Offloaded
+         * gradients are backward traffic only: written in every
+         * microbatch's backward, and read back to accumulate from the
+         * second on (grad, one way). */
         double pass = fp.pass_bytes / exp_bw + fp.pass_transfers * latency;
+        double grad = fp.grad_bytes / exp_bw + fp.grad_transfers * latency;
         double last = fp.final_bytes / exp_bw + fp.final_transfers * latency;
-        out->offload_time = serial + micro * 2.0 * pass + last;
-        out->offload_exposed = serial + last +
-                               micro * (fmax(0.0, pass - st.fwd) +
-                                        fmax(0.0, pass - (st.bwd + st.recompute)));
+        double bwd = st.bwd + st.recompute;
+        out->offload_time = serial + micro * 2.0 * pass + (2.0 * micro - 1.0) * grad + last;
+        out->offload_exposed = serial + last + micro * fmax(0.0, pass - st.fwd) +
+                               fmax(0.0, pass + grad - bwd) +
+                               (micro - 1.0) * fmax(0.0, pass + 2.0 * grad - bwd);
     }
 
     out->step_time = out->forward + out->backward + out->recompute + out->optimizer + out->bubble +

@@ -100,7 +100,7 @@ static comet_status whole_model(const comet_study *st, int model, comet_findings
     s.interleave = 1;
     s.zero_stage = 0;
     s.recompute = COMET_RECOMPUTE_NONE;
-    s.offload_optimizer = s.offload_weights = s.offload_activations = false;
+    s.offload_optimizer = s.offload_weights = s.offload_activations = s.offload_gradients = false;
     s.placement_given = false;
     comet_result r;
     comet_status rc = comet_estimate(&st->models[model], &sys, &s, &r, err);

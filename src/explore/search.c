@@ -372,6 +372,10 @@ static int schedules_of(const comet_strategy *s)
     return s->pp > 1 && s->interleave == 1 ? 2 : 1;
 }
 
+/* The offload choices tried when the system has an expansion tier: each
+ * subset of optimizer state, weights, activations and gradients. */
+enum { OFFLOAD_CHOICES = 16 };
+
 /* The cheap knobs, innermost: offloads, then overlaps, then the
  * schedule. */
 static void evaluate_knobs(search_run *run, comet_strategy *s, const work_stage *w,
@@ -379,7 +383,7 @@ static void evaluate_knobs(search_run *run, comet_strategy *s, const work_stage 
 {
     const comet_search_request *req = run->req;
     bool offload = req->space.vary_offload && req->system->expansion.present;
-    int n_offload = offload ? 8 : 1;
+    int n_offload = offload ? OFFLOAD_CHOICES : 1;
     bool dp_choice = grad_ranks(s), tp_choice = s->tp > 1;
     int n_sched = schedules_of(s);
     for (int off = 0; off < n_offload; off++) {
@@ -387,6 +391,7 @@ static void evaluate_knobs(search_run *run, comet_strategy *s, const work_stage 
             s->offload_optimizer = off & 1;
             s->offload_weights = (off >> 1) & 1;
             s->offload_activations = (off >> 2) & 1;
+            s->offload_gradients = (off >> 3) & 1;
         }
         for (int ovdp = 0; ovdp < (dp_choice ? 2 : 1); ovdp++) {
             for (int ovtp = 0; ovtp < (tp_choice ? 2 : 1); ovtp++) {
@@ -439,7 +444,7 @@ static uint64_t points_per_workload(const comet_search_request *req, const comet
 {
     uint64_t n = 3 * (uint64_t)(max_zero(s) + 1);
     if (req->space.vary_offload && req->system->expansion.present)
-        n *= 8;
+        n *= OFFLOAD_CHOICES;
     return n * (grad_ranks(s) ? 2 : 1) * (s->tp > 1 ? 2 : 1) * (uint64_t)schedules_of(s);
 }
 

@@ -88,7 +88,7 @@ static const comet_knob knobs[COMET_KNOB_COUNT] = {
         .name = "offload_optimizer", .key = "strategy.offload.optimizer",
         BOOL_KNOB(offload_optimizer), .flag = "--offload", .flag_form = COMET_FLAG_PART,
         .column = 11, .help_line = 6, .help_usage = "--offload LIST",
-        .help = "none, or any of optimizer,weights,activations"},
+        .help = "none, or any of optimizer,weights,gradients,activations"},
     [COMET_KNOB_OFFLOAD_WEIGHTS] = {
         .name = "offload_weights", .key = "strategy.offload.weights",
         BOOL_KNOB(offload_weights), .flag = "--offload", .flag_form = COMET_FLAG_PART,
@@ -97,6 +97,10 @@ static const comet_knob knobs[COMET_KNOB_COUNT] = {
         .name = "offload_activations", .key = "strategy.offload.activations",
         BOOL_KNOB(offload_activations), .flag = "--offload", .flag_form = COMET_FLAG_PART,
         .column = 13, .help_line = 6},
+    [COMET_KNOB_OFFLOAD_GRADIENTS] = {
+        .name = "offload_gradients", .key = "strategy.offload.gradients",
+        BOOL_KNOB(offload_gradients), .flag = "--offload", .flag_form = COMET_FLAG_PART,
+        .column = 27, .help_line = 6},
     [COMET_KNOB_OVERLAP_DP] = {
         .name = "overlap_dp", .key = "strategy.overlap.dp", BOOL_KNOB(overlap_dp),
         .flag = "--overlap-dp", .flag_form = COMET_FLAG_ON_OFF, .column = 14, .help_line = 7,

@@ -670,7 +670,8 @@ comet_status comet_strategy_resolve_why(const comet_model *m, const comet_system
     st = check_attention_kernel(sys, s, err);
     if (st)
         return note(why, COMET_FAULT_ATTENTION_KERNEL, COMET_KNOB_ATTENTION_KERNEL), st;
-    if ((s->offload_optimizer || s->offload_weights || s->offload_activations) &&
+    if ((s->offload_optimizer || s->offload_weights || s->offload_activations ||
+         s->offload_gradients) &&
         !sys->expansion.present)
         return note(why, COMET_FAULT_NO_EXPANSION, COMET_KNOB_COUNT),
                BAD(err, "strategy.offload", "system %s has no expansion memory tier to offload to",

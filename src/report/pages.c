@@ -46,9 +46,11 @@ const char *report_strategy_label(const comet_strategy *s, char *out, size_t cap
     if (s->first_stage_layers > 0 || s->last_stage_layers > 0)
         MORE(" · stages %lld/…/%lld", (long long)s->first_stage_layers,
              (long long)s->last_stage_layers);
-    if (s->offload_optimizer || s->offload_weights || s->offload_activations)
-        MORE(" · offload%s%s%s", s->offload_optimizer ? " opt" : "",
-             s->offload_weights ? " w" : "", s->offload_activations ? " act" : "");
+    if (s->offload_optimizer || s->offload_weights || s->offload_activations ||
+        s->offload_gradients)
+        MORE(" · offload%s%s%s%s", s->offload_optimizer ? " opt" : "",
+             s->offload_weights ? " w" : "", s->offload_gradients ? " grad" : "",
+             s->offload_activations ? " act" : "");
 #undef MORE
     return out;
 }
@@ -223,8 +225,8 @@ static void top_table(comet_page *p, const comet_ranked *top, int n, const comet
         comet_table_text(t, row, c++, comet_recompute_name(s->recompute));
         comet_table_text(t, row, c++, s->flash_attention ? "on" : "off");
         char off[48];
-        snprintf(off, sizeof off, "%s%s%s", s->offload_optimizer ? "optimizer " : "",
-                 s->offload_weights ? "weights " : "",
+        snprintf(off, sizeof off, "%s%s%s%s", s->offload_optimizer ? "optimizer " : "",
+                 s->offload_weights ? "weights " : "", s->offload_gradients ? "gradients " : "",
                  s->offload_activations ? "activations" : "");
         comet_table_text(t, row, c++, off[0] ? off : "none");
         comet_table_num(t, row, c++, r->step_time);

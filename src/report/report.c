@@ -80,9 +80,11 @@ static void strategy_line(comet_buf *b, const comet_strategy *s)
         comet_buf_printf(b, "  first stage %lld layers", (long long)s->first_stage_layers);
     if (s->last_stage_layers > 0)
         comet_buf_printf(b, "  last stage %lld layers", (long long)s->last_stage_layers);
-    if (s->offload_optimizer || s->offload_weights || s->offload_activations)
-        comet_buf_printf(b, "  offload%s%s%s", s->offload_optimizer ? " optimizer" : "",
+    if (s->offload_optimizer || s->offload_weights || s->offload_activations ||
+        s->offload_gradients)
+        comet_buf_printf(b, "  offload%s%s%s%s", s->offload_optimizer ? " optimizer" : "",
                          s->offload_weights ? " weights" : "",
+                         s->offload_gradients ? " gradients" : "",
                          s->offload_activations ? " activations" : "");
 }
 

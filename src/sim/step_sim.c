@@ -10,7 +10,9 @@
  * passes, input gradient and weight gradient); pipeline sends link stages; the
  * step plan's data-parallel items (src/cost/step_plan.c) become gradient
  * buckets that start as each layer's last backward ends (ZeRO-2/3 reduce every microbatch, ZeRO-3 gathers
- * weights ahead of each layer); the optimizer step closes the stage.
+ * weights ahead of each layer); offloaded weights, activations and
+ * gradients move on a memory stream (the expansion tier); the optimizer
+ * step closes the stage.
  * Under congestion every collective and send becomes chunks of
  * per-dimension phases on the stage's network links, which are shared
  * resources: collectives that meet on a link split its bandwidth.
@@ -39,13 +41,14 @@ enum { K_FWD = STEP_K_FWD, K_BWD = STEP_K_BWD, K_RECOMPUTE = STEP_K_RECOMPUTE, K
        K_OPTIMIZER = STEP_K_OPTIMIZER, K_GATHER = STEP_K_GATHER,
        K_LOAD_WEIGHTS = STEP_K_LOAD_WEIGHTS, K_STORE_ACT = STEP_K_STORE_ACT,
        K_LOAD_ACT = STEP_K_LOAD_ACT, K_OPT_STATE = STEP_K_OPT_STATE,
-       K_STORE_WEIGHTS = STEP_K_STORE_WEIGHTS };
+       K_STORE_WEIGHTS = STEP_K_STORE_WEIGHTS, K_STORE_GRAD = STEP_K_STORE_GRAD,
+       K_LOAD_GRAD = STEP_K_LOAD_GRAD };
 
 static const char *const kind_names[] = {
     "forward",         "backward",          "recompute",          "tp collective",
     "send activation", "send gradient",     "dp collective",      "optimizer",
     "zero gather",     "load weights",      "store activations",  "load activations",
-    "optimizer state", "store weights"};
+    "optimizer state", "store weights",     "store gradients",    "load gradients"};
 
 /* What a simulated step adds to the task graph's own model: its transfers
  * run as flows on the fabric, Themis ordering chunks under congestion. */
@@ -441,6 +444,29 @@ static int load_weights(builder *b, int stage, const segment *sg, int64_t mb)
                   sg->layer, -1);
 }
 
+/* A segment's gradients held by this NPU (its ZeRO shard, as the
+ * footprint's) that live in the expansion tier. */
+static double offloaded_grads(const builder *b, double params, double expert, double params_mp)
+{
+    const plan_dp *dp = &b->plan.dp;
+    return (plan_held(params, expert, dp->grad_shards, dp->expert_grad_shards) + params_mp) *
+           dp->grad_bytes * b->fp.gradients_offloaded;
+}
+
+/* Offloaded gradients stream out as backward produces them: from the
+ * second microbatch on the segment's partial sums are read back first to
+ * accumulate into, then written (cost's footprint, grad_bytes). */
+static void stream_grads(builder *b, int stage, const segment *sg, int64_t mb, int grad)
+{
+    const work_layer *wl = &b->work.layers[sg->kind];
+    double bytes = wl->model_parallel
+                       ? offloaded_grads(b, 0.0, 0.0, wl->params * sg->count)
+                       : offloaded_grads(b, wl->params * sg->count, wl->expert_params * sg->count,
+                                         0.0);
+    int read = mb > 0 ? memory(b, stage, bytes, K_LOAD_GRAD, mb, sg->layer, grad) : -1;
+    memory(b, stage, bytes, K_STORE_GRAD, mb, sg->layer, read >= 0 ? read : grad);
+}
+
 /* Gradient buckets on the DP stream, as each layer's gradients are ready
  * (after its whole backward, or after its W): in the last microbatch, or
  * in every one when ZeRO keeps only a shard of the gradients. */
@@ -487,6 +513,11 @@ static void pass(builder *b, int64_t mb, int vs, sched_pass_kind kind)
                                   b->pass_end[stage]);
     int g_next = first_sg && !per_layer ? gather(b, stage, first_sg, mb, -1) : -1;
     int w_next = first_sg ? load_weights(b, stage, first_sg, mb) : -1;
+    /* a whole backward's offloaded gradients go out one segment late,
+     * behind the next segment's activation load on the in-order memory
+     * stream, so that load does not wait for this segment's compute */
+    const segment *grads_sg = NULL;
+    int grads_after = -1;
     for (int i = 0; i < n; i++) {
         const segment *sg = &segs[forward ? i : n - 1 - i];
         const layer_time *lt = &b->lt[sg->kind];
@@ -519,9 +550,13 @@ static void pass(builder *b, int64_t mb, int vs, sched_pass_kind kind)
                 first = t;
             prev = t;
             dp_bucket(b, stage, sg, mb, last_mb, t);
+            stream_grads(b, stage, sg, mb, t);
         } else {
             int la = memory(b, stage, acts, K_LOAD_ACT, mb, sg->layer,
                             b->act_store[idx(b, mb, vs)]);
+            if (grads_sg)
+                stream_grads(b, stage, grads_sg, mb, grads_after);
+            grads_sg = NULL;
             if (lt->recompute > 0.0 || lt->comm_rc[COMET_GROUP_TP] > 0.0) {
                 t = task(b, stage, R_COMPUTE, lt->recompute * sg->count, K_RECOMPUTE, mb,
                          sg->layer, prev);
@@ -545,13 +580,18 @@ static void pass(builder *b, int64_t mb, int vs, sched_pass_kind kind)
             prev = layer_comms(b, stage, sg, K_BWD, mb, t);
             /* per-layer ZeRO 3 reduces once the layer's backward is over,
              * its collectives included, as the closed form does */
-            if (whole)
+            if (whole) {
                 dp_bucket(b, stage, sg, mb, last_mb, per_layer ? prev : grad);
+                grads_sg = sg;
+                grads_after = grad;
+            }
         }
         int k = i + ahead + 1;
         if (per_layer && k < n)
             b->seg_gather[k] = gather(b, stage, &segs[forward ? k : n - 1 - k], mb, prev);
     }
+    if (grads_sg)
+        stream_grads(b, stage, grads_sg, mb, grads_after);
     int *first_tab = forward ? b->fwd_first : b->bwd_first;
     int *last_tab = forward ? b->fwd_last : weight ? b->wgt_last : b->bwd_last;
     if (!weight)
@@ -630,9 +670,15 @@ static void stage_epilogue(builder *b, int stage)
         after = dp_collective(b, stage, R_DP, dp->reduce, params, expert, dp->grad_bytes, 0.0,
                               K_DP, b->micro - 1, -1, last_bwd);
     double opt_bytes = plan_optimizer_bytes(&b->plan, &b->work, params, expert);
+    /* the optimizer reads the offloaded gradients first, after the
+     * stream's last store */
+    int grads = memory(b, stage, offloaded_grads(b, params, expert, params_mp), K_LOAD_GRAD,
+                       b->micro - 1, -1, after);
     int opt = task(b, stage, R_COMPUTE, hw_optimizer_time(&b->rates, opt_bytes * (1.0 - b->fp.optimizer_offloaded)),
                    K_OPTIMIZER, b->micro - 1, -1, after);
+    sim_add_dep(&b->g, last_bwd, grads);
     sim_add_dep(&b->g, last_bwd, opt);
+    sim_add_dep(&b->g, grads, opt);
     /* offloaded optimizer state is read and written at the tier's speed,
      * after the HBM part; offloaded weights are written back once */
     int state = memory(b, stage, opt_bytes * b->fp.optimizer_offloaded, K_OPT_STATE, b->micro - 1,
