@@ -67,6 +67,10 @@ static void *worker(void *arg)
                s->next_claim >= s->next_take + WINDOW * s->stride)
             pthread_cond_wait(&s->changed, &s->lock);
         if (stop_asked(s) || s->failed || s->next_claim >= s->total) {
+            /* the stop may have come (from a signal handler, which cannot
+             * wake anyone) while the writer waits for a point no worker
+             * will compute: wake it to see the stop */
+            pthread_cond_broadcast(&s->changed);
             pthread_mutex_unlock(&s->lock);
             return NULL;
         }
