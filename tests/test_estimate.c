@@ -291,6 +291,10 @@ static void test_offload_needs_tier(void **state)
     t->s.offload_optimizer = true;
     assert_int_equal(comet_estimate(&t->m, &t->sys, &t->s, &t->r, &t->err), COMET_EINPUT);
     assert_string_equal(t->err.key, "strategy.offload");
+    t->s.offload_optimizer = false;
+    t->s.offload_gradients = true;
+    assert_int_equal(comet_estimate(&t->m, &t->sys, &t->s, &t->r, &t->err), COMET_EINPUT);
+    assert_string_equal(t->err.key, "strategy.offload");
 }
 
 static void test_strategy_errors(void **state)
