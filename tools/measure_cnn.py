@@ -67,6 +67,23 @@ def build(name):
     return getattr(tvm, name)(weights=None, **kwargs)
 
 
+def training_step(name, image, batch):
+    """One training step of torchvision's `name` on `batch` synthetic images, as every figure here
+    runs it: autocast to bf16, fp32 weights, SGD with momentum, channels-last."""
+    model = build(name).to(DEV).to(memory_format=torch.channels_last)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, weight_decay=1e-4)
+    x = torch.randn(batch, 3, image, image, device=DEV).to(memory_format=torch.channels_last)
+    y = torch.randint(0, 1000, (batch,), device=DEV)
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+    return step
+
+
 def step_rows(path, deadline, models):
     steps = Writer(path, ["model", "batch", "image", "seconds", "images_per_s", "peak_gib"])
     for name, image in models:
@@ -76,19 +93,9 @@ def step_rows(path, deadline, models):
                 return
             torch.cuda.empty_cache()
             torch.cuda.reset_peak_memory_stats()
-            model = opt = x = y = None
+            step = None
             try:
-                model = build(name).to(DEV).to(memory_format=torch.channels_last)
-                opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, weight_decay=1e-4)
-                x = torch.randn(batch, 3, image, image, device=DEV).to(memory_format=torch.channels_last)
-                y = torch.randint(0, 1000, (batch,), device=DEV)
-
-                def step():
-                    opt.zero_grad(set_to_none=True)
-                    with torch.autocast("cuda", dtype=torch.bfloat16):
-                        loss = F.cross_entropy(model(x), y)
-                    loss.backward()
-                    opt.step()
+                step = training_step(name, image, batch)
                 sec = timed(step, target_s=1.0, min_reps=10, max_reps=60, warmup=5)
                 peak = torch.cuda.max_memory_allocated() / 2**30
                 steps.row(model=name, batch=batch, image=image, seconds=f"{sec:.6e}",
@@ -99,7 +106,7 @@ def step_rows(path, deadline, models):
             except Exception as e:  # the other rows still stand
                 log(f"step {name} b{batch} failed: {type(e).__name__}: {e}")
             finally:
-                model = opt = x = y = None
+                step = None
 
 
 def conv_rows(path, deadline):
@@ -200,17 +207,7 @@ def profile_rows(path, models):
     from torch.profiler import ProfilerActivity, profile
     out = Writer(path, ["model", "batch", "kind", "seconds_per_step", "share"])
     for name, image, batch in models:
-        model = build(name).to(DEV).to(memory_format=torch.channels_last)
-        opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
-        x = torch.randn(batch, 3, image, image, device=DEV).to(memory_format=torch.channels_last)
-        y = torch.randint(0, 1000, (batch,), device=DEV)
-
-        def step():
-            opt.zero_grad(set_to_none=True)
-            with torch.autocast("cuda", dtype=torch.bfloat16):
-                loss = F.cross_entropy(model(x), y)
-            loss.backward()
-            opt.step()
+        step = training_step(name, image, batch)
         for _ in range(5):
             step()
         torch.cuda.synchronize()
@@ -233,7 +230,7 @@ def profile_rows(path, models):
             out.row(model=name, batch=batch, kind="kernel " + kernel.replace(",", ";")[:120],
                     seconds_per_step=f"{sec:.6e}", share=f"{sec / whole:.3f}")
         log(f"profile {name} b{batch}: " + ", ".join(f"{k} {v * 1e3:.1f} ms" for k, v in totals.items()))
-        model = opt = x = y = None
+        step = None
         torch.cuda.empty_cache()
 
 
