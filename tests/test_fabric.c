@@ -14,6 +14,7 @@
 #include "../src/network/families.h"
 
 #define GIB 1073741824.0
+#define MIB 1048576.0
 
 static const comet_fabric_schedule one_chunk = {.chunks = 1, .concurrent = 1};
 
@@ -413,6 +414,52 @@ static void test_ecmp_channels_meet_the_busiest_link(void **state)
      * still spread the load: faster than one ring on its busiest link */
     assert_true(k4 > 4.5);
     assert_true(t4 < t1);
+}
+
+/* The estimate prices a hashed (ECMP) tier by its expected busiest link
+ * over all hashings; ecmp_seed draws other hashings, and the flows'
+ * mean over 16 of them meets the estimate within 5 % (docs/fabric.md,
+ * "ECMP"): a ring all-reduce over fat_tree_16's 16 nodes, every local
+ * rank's at once, with 1 and 4 channels, and an all-to-all, whose
+ * downlinks draw apart from its uplinks. Each seed's flows take their
+ * busiest link's bytes at B, so the seeds spread: the estimate is no
+ * one hashing's. */
+static void test_ecmp_estimate_is_the_mean_over_hashings(void **state)
+{
+    (void)state;
+    static const struct {
+        comet_algorithm algo;
+        comet_collective c;
+        int channels;
+    } cases[] = {
+        {COMET_ALGO_RING, COMET_COLL_ALL_REDUCE, 1},
+        {COMET_ALGO_RING, COMET_COLL_ALL_REDUCE, 4},
+        {COMET_ALGO_DIRECT, COMET_COLL_ALL_TO_ALL, 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        comet_system s;
+        comet_net_dim *ib = fat_tree_16(&s, "ecmp-seeds", cases[i].algo, COMET_ROUTE_ECMP);
+        ib->shape.channels = cases[i].channels;
+        int64_t span[COMET_MAX_DIMS] = {1, 16, 1, 1, 1, 1, 1, 1};
+        double sum = 0.0, lo = INFINITY, hi = 0.0;
+        const int seeds = 16;
+        for (int seed = 0; seed < seeds; seed++) {
+            ib->shape.ecmp_seed = seed;
+            double t = flows(&s, span, cases[i].c, 64.0 * MIB, 1, false, NULL);
+            sum += t;
+            lo = t < lo ? t : lo;
+            hi = t > hi ? t : hi;
+        }
+        double mean = sum / seeds, e = comet_collective_time(&s, span, cases[i].c, 64.0 * MIB);
+        print_message("  ECMP %s, %d channel(s): flows %.3f ms on average over %d hashings "
+                      "(%.3f to %.3f), estimate %.3f ms\n",
+                      comet_collective_name(cases[i].c), cases[i].channels, mean * 1e3, seeds,
+                      lo * 1e3, hi * 1e3, e * 1e3);
+        if (fabs(e - mean) > 0.05 * mean)
+            fail_msg("case %zu: flows' mean over %d hashings %.6g s, estimate %.6g s (%+.1f%%)", i,
+                     seeds, mean, e, 100.0 * (e - mean) / mean);
+        assert_true(hi > lo * 1.05);
+    }
 }
 
 /* In-network reduction: each NPU sends its buffer up once (S), where the
@@ -962,6 +1009,7 @@ void suite_fabric(test_tally *t)
         cmocka_unit_test(test_torus_all_to_all_bisection),
         cmocka_unit_test(test_fat_tree_spine_bound),
         cmocka_unit_test(test_ecmp_channels_meet_the_busiest_link),
+        cmocka_unit_test(test_ecmp_estimate_is_the_mean_over_hashings),
         cmocka_unit_test(test_in_network_halves_bytes),
         cmocka_unit_test(test_watched_link_series),
         cmocka_unit_test(test_estimator_within_5_percent),

@@ -187,6 +187,11 @@ typedef struct comet_net_shape {
      * the buffer split over them; the flows see it, the closed forms do
      * not need to. 0: 1. */
     int channels;
+    /* ECMP: which hashing of the connections onto equal paths the flow
+     * simulation uses (0: the default one; another number, another
+     * draw). The estimate prices the expected busiest link over all
+     * hashings, so averaging the flows over seeds meets it. */
+    int ecmp_seed;
 } comet_net_shape;
 
 typedef enum comet_algorithm {

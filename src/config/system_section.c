@@ -579,6 +579,7 @@ static const cfg_field dim_fields[] = {
     {CFG_AT("routing", CFG_T_ENUM, comet_net_dim, shape.routing), .names = vocab_routing_names,
      .write = write_routing},
     CFG_INT("channels", comet_net_dim, shape.channels, 1, 64),
+    CFG_INT("ecmp_seed", comet_net_dim, shape.ecmp_seed, 1, 1000000000),
     CFG_ENUM("algorithm", comet_net_dim, algorithm, vocab_algorithm_names),
     CFG_QTY("bandwidth", comet_net_dim, bandwidth, CFG_UNIT_BANDWIDTH),
     CFG_QTY0("latency", comet_net_dim, latency, CFG_UNIT_TIME),

@@ -109,6 +109,7 @@ comet_status comet_fabric_build(const comet_system *sys, int64_t npus, comet_fab
         fd->rail = fd->topo == COMET_TOPO_RAIL;
         /* FRED's switches spread every flow over their paths */
         fd->spray = nd->shape.routing == COMET_ROUTE_SPRAY || fd->topo == COMET_TOPO_FRED;
+        fd->seed = (uint64_t)nd->shape.ecmp_seed;
         comet_clos_ports_of(fd->topo, &nd->shape, &fd->ports);
         if ((st = check_dim(sys, d, fd, err)) != COMET_OK) {
             comet_fabric_free(f);

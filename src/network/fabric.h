@@ -35,6 +35,7 @@ typedef struct fab_dim {
      * the leaves into Q aggregation blocks */
     comet_clos_ports ports;
     bool rail, spray;
+    uint64_t seed;                /* ECMP: the hashing's seed (0: the default hashing) */
     int64_t P, L1, G, Q;
     int64_t leaf_links0, up_links0, top_links0; /* NPU-leaf, leaf-up, agg-core link bases */
     /* whether its NPUs see unlike networks (its topology's uneven, asked

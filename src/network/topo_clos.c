@@ -12,8 +12,8 @@
  * keeps the path its hash picks, so a tier's busiest uplink (or downlink)
  * in the whole pod carries more than the mean, and every step of a
  * symmetric collective waits on it: the expected busiest of the pod's
- * links, each holding a Poisson number of connections (docs/fabric.md,
- * "ECMP"). */
+ * links, each holding a Binomial count of the connections that could
+ * take it: the mean over hashings (docs/fabric.md, "ECMP"). */
 #include "families.h"
 
 #include <math.h>
@@ -71,45 +71,59 @@ static clos_view clos_view_of(const comet_link *l, bool rail)
     return v;
 }
 
-/* The expected busiest of m links holding Poisson(lambda) connections
- * each: the k where m P(X >= k) falls to 1, with P(X >= k) = P(X = k) /
- * (1 - lambda / (k + 1)) and k! by Stirling, so
- *   k ln(k / (e lambda)) + lambda + ln(2 pi k) / 2 + ln(1 - lambda / (k + 1)) = ln m,
- * solved by Newton's method from the Chernoff bound's root (a few steps;
- * never below lambda). Within 0.4 of the exact expected maximum for
- * lambda from 0.1 to 8 and m from 100 to 2,000 (docs/fabric.md, "ECMP";
- * Gonnet 1981 and Raab & Steger 1998 give its two asymptotic ends). */
-#define EULER_E 2.718281828459045
-#define TWO_PI 6.283185307179586
+/* The expected busiest of m links, each holding a Binomial(T, p) count of
+ * the T connections that could take it (each picks one of 1/p equal links
+ * by its hash): E[max] = sum over k >= 1 of 1 - F(k - 1)^m, F the count's
+ * distribution, summed from about ten deviations below the mean (where
+ * F^m is 0 to double precision) until the terms vanish. Past 64
+ * deviations' width the maximum of m normal counts stands in for it
+ * (its Gumbel location plus Euler's constant over its scale), within a
+ * few hundredths of a connection there. With m = 1 the mean. */
+#define EULER_GAMMA 0.5772156649015329
+#define FOUR_PI 12.566370614359172
 
-static double busiest_link(double lambda, double m)
+static double expected_busiest(double trials, double p, double m)
 {
-    if (!(lambda > 0.0) || !(m > 1.0))
-        return lambda;
-    double ln_m = log(m), k = dmax(lambda * EULER_E, lambda + sqrt(2.0 * lambda * ln_m));
-    for (int i = 0; i < 8; i++) {
-        double f = k * log(k / (EULER_E * lambda)) + lambda + 0.5 * log(TWO_PI * k) +
-                   log(1.0 - lambda / (k + 1.0)) - ln_m;
-        double slope = log(k / lambda) + 0.5 / k;
-        if (!(slope > 1e-9))
-            break;
-        double next = k - f / slope;
-        k = next > lambda ? next : 0.5 * (k + lambda);
+    double T = floor(trials + 0.5), mean = T * p;
+    if (!(T >= 1.0) || !(p > 0.0) || p >= 1.0 || !(m > 1.0))
+        return mean;
+    double sd = sqrt(mean * (1.0 - p));
+    if (sd > 64.0) {
+        double l = 2.0 * log(m), a = sqrt(l);
+        double b = a - (log(log(m)) + log(FOUR_PI)) / (2.0 * a);
+        return mean + sd * (b + EULER_GAMMA / a);
     }
-    return dmax(k, lambda);
+    double k = dmax(0.0, floor(mean - 10.0 * sd - 1.0));
+    double pmf = exp(lgamma(T + 1.0) - lgamma(k + 1.0) - lgamma(T - k + 1.0) + k * log(p) +
+                     (T - k) * log1p(-p));
+    double cdf = 0.0, sum = k; /* terms 1..k: F(k - 1)^m is 0 there */
+    for (; k < T; k += 1.0) {
+        cdf += pmf;
+        double term = -expm1(m * log(dmin(cdf, 1.0)));
+        sum += term;
+        if (term < 1e-12 && k > mean)
+            break;
+        pmf *= (T - k) / (k + 1.0) * p / (1.0 - p);
+    }
+    return sum;
 }
 
 /* The factor a tier's uplinks slow `flows` concurrent NPU-rate flows by:
- * their mean share sprayed, the busiest link's hashed (ECMP), each flow
- * `channels` connections of 1/channels of it. */
-static double tier_factor(const clos_view *v, int t, double flows)
+ * their mean share sprayed, the expected busiest link's hashed (ECMP),
+ * each flow `channels` connections of 1/channels of it. `paired`: every
+ * connection leaving a leaf (pod) goes to one other, as a ring's and a
+ * halving step's do, so the downlinks into it repeat the uplinks' counts
+ * and only half the tier's links are independent draws. */
+static double tier_factor(const clos_view *v, int t, double flows, bool paired)
 {
     if (t >= v->tiers - 1)
         return 1.0;
     double mean = flows / v->up[t];
     if (!v->ecmp)
         return dmax(1.0, mean);
-    return dmax(1.0, busiest_link(mean * v->channels, v->links[t]) / v->channels);
+    double m = paired ? 0.5 * v->links[t] : v->links[t];
+    double busiest = expected_busiest(flows * v->channels, 1.0 / v->up[t], m);
+    return dmax(1.0, busiest / v->channels);
 }
 
 /* One hop is a: up to the leaf and down (a/2 a link); each tier a path
@@ -134,7 +148,7 @@ static net_cost clos_ring_pass(const comet_link *l, bool rail)
     double f = 1.0, hops = v.n - 1.0;
     for (int t = 0; t < 2 && t < v.tiers - 1; t++)
         if (v.c[t] < v.n) {
-            f = dmax(f, tier_factor(&v, t, v.g[t]));
+            f = dmax(f, tier_factor(&v, t, v.g[t], true));
             hops += (v.n - 1.0) / v.c[t];
         }
     return (net_cost){hops, (v.n - 1.0) / v.n * f};
@@ -150,9 +164,9 @@ static net_cost clos_scatter(const comet_link *l, bool rail)
             /* the connections leaving a leaf (pod), S/n each: their mean per
              * uplink sprayed, hashed the busiest link's (over the whole
              * collective, the busiest link's bytes bound it) */
-            double per_link = v.act[t] * (v.n - v.c[t]) / v.up[t];
+            double conns = v.act[t] * (v.n - v.c[t]), per_link = conns / v.up[t];
             if (v.ecmp)
-                per_link = busiest_link(per_link, v.links[t]);
+                per_link = expected_busiest(conns, 1.0 / v.up[t], v.links[t]);
             load = dmax(load, per_link / v.n);
         }
     return (net_cost){clos_hops(&v), load};
@@ -176,7 +190,7 @@ static double logstep_factor(const clos_view *v, double d)
     double f = 1.0;
     for (int t = 0; t < 2; t++)
         if (d >= v->c[t])
-            f = dmax(f, tier_factor(v, t, v->act[t]));
+            f = dmax(f, tier_factor(v, t, v->act[t], true));
     return f;
 }
 
@@ -225,7 +239,7 @@ static net_cost clos_in_network(const comet_link *l, bool rail)
     double f = 1.0;
     for (int t = 0; t < 2; t++)
         if (v.c[t] < v.n)
-            f = dmax(f, tier_factor(&v, t, v.g[t]));
+            f = dmax(f, tier_factor(&v, t, v.g[t], true));
     return (net_cost){clos_hops(&v), f};
 }
 
@@ -342,7 +356,8 @@ static void clos_build(comet_fabric *f, const fab_dim *d)
 }
 
 /* Up to the lowest switch both ends share and down: the NPU's port, the
- * leaf uplink to spine (or agg) j = hash mod u0, with 3 tiers across
+ * leaf uplink to spine (or agg) j = hash mod u0 (the hash mixed with the
+ * dimension's ecmp_seed when it has one), with 3 tiers across
  * blocks the agg uplink to core (hash / u0) mod u1, and back down the same
  * way; a spraying tree takes the merged links. */
 static int clos_route(const comet_fabric *f, const fab_dim *d, int64_t in, int64_t out,
@@ -355,7 +370,7 @@ static int clos_route(const comet_fabric *f, const fab_dim *d, int64_t in, int64
     int64_t u0 = p->up[0], u1 = p->up[1], L = d->link0 + out * clos_pod_links(d);
     int64_t ea = in + d->inner * a, eb = in + d->inner * b;
     int64_t la = clos_leaf_of(d, ea), lb = clos_leaf_of(d, eb);
-    uint64_t h = fab_mix(hash);
+    uint64_t h = fab_mix(d->seed ? hash ^ fab_mix(d->seed) : hash);
     int64_t j = d->spray ? 0 : (int64_t)(h % (uint64_t)u0);
     int64_t c = d->spray ? 0 : (int64_t)((h / (uint64_t)u0) % (uint64_t)(u1 > 0 ? u1 : 1));
     int64_t w0 = d->spray ? 1 : u0, w1 = d->spray ? 1 : u1;
