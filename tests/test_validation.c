@@ -83,8 +83,12 @@ static void test_korthikanti(void **state)
 
 /* Today's Hopper figures (docs/validation.md): 43 rows, 41 fit, 2 do not
  * fit in comet's memory model (A04, D01), none refused; mean |error|
- * 15.9 %, worst 47.7 % (X05). Bounds: the mean rounded up plus one point,
- * the worst rounded up plus two. */
+ * 12.7 %, worst 47.7 % (X05). Bounds: the mean rounded up plus one point,
+ * the worst rounded up plus two. The NeMo long-sequence rows (context
+ * parallelism 2 to 32, 64K to 1M tokens) ran flash-attn 2's kernels, as
+ * the launcher of their time set it (presets/validation/hopper.yaml):
+ * within 6 % each (+3.9, +4.9, +5.1 %), where priced with cuDNN's they
+ * were 29 to 37 % fast. */
 static void test_hopper(void **state)
 {
     (void)state;
@@ -99,8 +103,11 @@ static void test_hopper(void **state)
     printf("  hopper: mean |error| %.2f %%, median %.2f %%, worst %.2f %% (%s), bias %+.2f %%\n",
            100.0 * r.overall.mean_abs, 100.0 * r.overall.median_abs,
            100.0 * r.overall.worst_abs, t->rows[r.overall.worst].id, 100.0 * r.overall.bias);
-    assert_true(r.overall.mean_abs <= 0.17);
+    assert_true(r.overall.mean_abs <= 0.14);
     assert_true(r.overall.worst_abs <= 0.50);
+    const char *long_seq[] = {"L02", "L03", "L04"};
+    for (size_t i = 0; i < sizeof long_seq / sizeof long_seq[0]; i++)
+        assert_true(fabs(r.rows[row_index(t, long_seq[i])].error) <= 0.06);
     /* the groups partition the rows */
     int rows = 0;
     for (int g = 0; g < r.n_systems; g++)
