@@ -187,4 +187,35 @@ comet_status comet_partition_price_on(const comet_partition *p, bool naive,
                                       const comet_system *sys, comet_dtype dtype, int64_t batch,
                                       comet_partition_price *out, comet_error *err);
 
+/* One budget of the accuracy/traffic trade-off. */
+typedef struct comet_partition_point {
+    double budget;          /* the pruning budget (share, of the request's kind) */
+    double kept_share;      /* kept cross-worker weights / cross-worker weights assigned */
+    double bytes;           /* bytes exchanged per batch */
+    double latency;         /* seconds per batch on the system */
+    double accuracy;        /* NAN without labelled data */
+} comet_partition_point;
+
+#define COMET_PARTITION_MAX_POINTS 32
+
+/* Everything `comet partition` shows, for the text, JSON and HTML renderers
+ * (declared in comet/report.h). */
+typedef struct comet_partition_outcome {
+    const comet_mlp *net;
+    const comet_partition *part;
+    const char *weights_file;
+    const char *system_name;
+    comet_dtype dtype;
+    int64_t batch;
+    comet_prune_kind prune;
+    double budget;                   /* the budget applied */
+    double max_loss;                 /* the accuracy loss asked for, NAN: none */
+    comet_partition_price price;     /* the partition */
+    comet_partition_price naive;     /* the contiguous split, unpruned */
+    double accuracy_before;          /* NAN: no labelled data */
+    double accuracy_after;
+    int n_points;
+    comet_partition_point points[COMET_PARTITION_MAX_POINTS];
+} comet_partition_outcome;
+
 #endif

@@ -22,9 +22,11 @@ comet_status comet_partition_price_on(const comet_partition *p, bool naive,
     if (sys->compute.matrix_flops[dtype] <= 0)
         return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "dtype",
                                "the system has no %s matrix rate", comet_dtype_name(dtype));
+    /* an outermost size of 0 grows to what is needed */
     int64_t npus = 1;
     for (int d = 0; d < sys->n_dims; d++)
-        npus *= sys->dims[d].size;
+        npus = sys->dims[d].size > 0 && npus < INT64_C(1) << 40 ? npus * sys->dims[d].size
+                                                                : INT64_C(1) << 40;
     if (sys->n_dims < 1 || npus < p->workers)
         return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "workers",
                                "%d workers on a system of %lld NPUs", p->workers,
