@@ -125,6 +125,7 @@ typedef struct comet_partition_layer {
     int64_t cross_before;       /* ... after the assignment, before pruning */
     int64_t cross_after;        /* ... kept after pruning */
     double mass, cross_mass_before, cross_mass_after;  /* sums of squared weights */
+    double cross_mass_naive;    /* ... crossing workers in the contiguous split */
     int64_t *pair_kept;         /* workers^2: kept cross weights from worker src to dst,
                                    [src * workers + dst] (0 on the diagonal) */
     int64_t *pair_naive;        /* the same for the contiguous split, unpruned */

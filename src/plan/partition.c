@@ -342,7 +342,7 @@ static void count_layer(const comet_dense *orig, const comet_dense *pruned, cons
     memset(P->local_kept, 0, (size_t)workers * sizeof *P->local_kept);
     memset(P->local_naive, 0, (size_t)workers * sizeof *P->local_naive);
     P->weights = P->cross_naive = P->cross_before = P->cross_after = 0;
-    P->mass = P->cross_mass_before = P->cross_mass_after = 0;
+    P->mass = P->cross_mass_before = P->cross_mass_after = P->cross_mass_naive = 0;
     for (int64_t j = 0; j < orig->out; j++) {
         int w = P->worker_of_out[j];
         P->rows_of_worker[w]++;
@@ -355,6 +355,7 @@ static void count_layer(const comet_dense *orig, const comet_dense *pruned, cons
             P->local_naive[naive_out[j]]++;
             if (naive_in[i] != naive_out[j]) {
                 P->cross_naive++;
+                P->cross_mass_naive += sq(a);
                 P->pair_naive[(size_t)naive_in[i] * (size_t)workers + (size_t)naive_out[j]]++;
             }
             if (b != 0)
