@@ -90,7 +90,7 @@ static comet_status group_inputs(const comet_dense *L, int workers, const int64_
                                  int *worker_of_in)
 {
     int64_t n = L->in, d = L->out;
-    double *col = calloc((size_t)(n * d), sizeof *col);       /* n x d, normalized columns */
+    float *col = calloc((size_t)(n * d), sizeof *col);        /* n x d, normalized columns */
     double *centre = calloc((size_t)workers * (size_t)d, sizeof *centre);
     double *cost = malloc((size_t)n * (size_t)workers * sizeof *cost);
     double *closest = malloc((size_t)n * sizeof *closest);
@@ -99,7 +99,7 @@ static comet_status group_inputs(const comet_dense *L, int workers, const int64_
         goto done;
     for (int64_t j = 0; j < d; j++)
         for (int64_t i = 0; i < n; i++)
-            col[i * d + j] = fabs(L->weight[j * n + i]);
+            col[i * d + j] = fabsf(L->weight[j * n + i]);
     int64_t first = 0;
     double first_norm = -1;
     for (int64_t i = 0; i < n; i++) {
@@ -112,14 +112,15 @@ static comet_status group_inputs(const comet_dense *L, int workers, const int64_
             first = i;
         }
         for (int64_t j = 0; j < d && s > 0; j++)
-            col[i * d + j] /= s;
+            col[i * d + j] = (float)(col[i * d + j] / s);
     }
     /* farthest point: each next seed is the input least like any seed so far */
     for (int64_t i = 0; i < n; i++)
         closest[i] = -INFINITY;
     int64_t seed = first;
     for (int g = 0; g < workers; g++) {
-        memcpy(centre + (size_t)g * (size_t)d, col + seed * d, (size_t)d * sizeof(double));
+        for (int64_t j = 0; j < d; j++)
+            centre[(size_t)g * (size_t)d + (size_t)j] = col[seed * d + j];
         int64_t next = -1;
         for (int64_t i = 0; i < n; i++) {
             double s = 0;
@@ -134,6 +135,9 @@ static comet_status group_inputs(const comet_dense *L, int workers, const int64_
         }
         seed = next;
     }
+    int *previous = malloc((size_t)n * sizeof *previous);
+    if (!previous)
+        goto done;
     for (int round = 0; round < KMEANS_ROUNDS; round++) {
         for (int64_t i = 0; i < n; i++)
             for (int g = 0; g < workers; g++) {
@@ -143,8 +147,13 @@ static comet_status group_inputs(const comet_dense *L, int workers, const int64_
                     s += col[i * d + j] * c[j];
                 cost[(size_t)i * (size_t)workers + (size_t)g] = -s;
             }
-        if (isnan(comet_assign_balanced(n, workers, cost, cap, worker_of_in)))
+        if (isnan(comet_assign_balanced(n, workers, cost, cap, worker_of_in))) {
+            free(previous);
             goto done;
+        }
+        if (round > 0 && memcmp(previous, worker_of_in, (size_t)n * sizeof *previous) == 0)
+            break; /* settled */
+        memcpy(previous, worker_of_in, (size_t)n * sizeof *previous);
         memset(centre, 0, (size_t)workers * (size_t)d * sizeof *centre);
         for (int64_t i = 0; i < n; i++)
             for (int64_t j = 0; j < d; j++)
@@ -158,6 +167,7 @@ static comet_status group_inputs(const comet_dense *L, int workers, const int64_
                 centre[(size_t)g * (size_t)d + (size_t)j] /= s;
         }
     }
+    free(previous);
     st = COMET_OK;
 done:
     free(col);
