@@ -11,6 +11,29 @@
 #include "comet/network.h"
 #include "plan.h"
 
+/* The dimension a transfer between NPUs a and b crosses: the outermost
+ * one along which their coordinates differ (innermost first, as comet
+ * numbers NPUs; an outermost size of 0 holds the rest). Two NPUs of one
+ * node differ only on the node's dimension; NPUs of two nodes go over the
+ * network between them whatever their local indices. */
+static int dim_between(const comet_system *sys, int64_t a, int64_t b)
+{
+    int64_t stride = 1;
+    int outermost = 0;
+    for (int d = 0; d < sys->n_dims; d++) {
+        int64_t size = sys->dims[d].size;
+        bool last = d == sys->n_dims - 1 || size < 1;
+        int64_t ca = last ? a / stride : (a / stride) % size;
+        int64_t cb = last ? b / stride : (b / stride) % size;
+        if (ca != cb)
+            outermost = d;
+        if (last)
+            break;
+        stride *= size;
+    }
+    return outermost;
+}
+
 comet_status comet_partition_price_on(const comet_partition *p, bool naive,
                                       const comet_system *sys, comet_dtype dtype, int64_t batch,
                                       comet_partition_price *out, comet_error *err)
@@ -61,7 +84,7 @@ comet_status comet_partition_price_on(const comet_partition *p, bool naive,
                     continue;
                 double b = (double)n * elem * (double)batch;
                 out->bytes += b;
-                send += comet_p2p_time_on(sys, comet_p2p_dim_between(sys, w, v), b);
+                send += comet_p2p_time_on(sys, dim_between(sys, w, v), b);
             }
             if (send > slowest_send)
                 slowest_send = send;
