@@ -287,57 +287,53 @@ static int64_t fit_in_mass(float *keys, int64_t n, double budget)
 
 /* Prune one layer: zero the `removed` smallest cross-worker weights (by
  * square; ties in row-major order) of the pruned copy, from the
- * original's values. */
-static comet_status prune_layer(const comet_dense *orig, comet_dense *pruned, const int *win,
-                                const int *wout, comet_prune_kind kind, double budget,
-                                double cross_mass)
+ * original's values. keys has room for every cross-worker weight. */
+static void prune_layer(const comet_dense *orig, comet_dense *pruned, const int *win,
+                        const int *wout, comet_prune_kind kind, double budget, double cross_mass,
+                        float *keys)
 {
-    int64_t n_cross = 0;
     memcpy(pruned->weight, orig->weight, (size_t)(orig->in * orig->out) * sizeof(float));
-    for (int64_t j = 0; j < orig->out; j++)
+    if (budget <= 0)
+        return;
+    int64_t n_cross = 0;
+    for (int64_t j = 0; j < orig->out; j++) {
+        const float *row = orig->weight + j * orig->in;
+        int w = wout[j];
         for (int64_t i = 0; i < orig->in; i++)
-            n_cross += win[i] != wout[j] && orig->weight[j * orig->in + i] != 0;
-    if (budget <= 0 || n_cross == 0)
-        return COMET_OK;
-    float *keys = malloc((size_t)n_cross * sizeof *keys);
-    if (!keys)
-        return COMET_ENOMEM;
-    int64_t k = 0;
-    for (int64_t j = 0; j < orig->out; j++)
-        for (int64_t i = 0; i < orig->in; i++) {
-            float w = orig->weight[j * orig->in + i];
-            if (win[i] != wout[j] && w != 0)
-                keys[k++] = w * w;
-        }
+            if (win[i] != w && row[i] != 0)
+                keys[n_cross++] = row[i] * row[i];
+    }
+    if (n_cross == 0)
+        return;
     int64_t removed = kind == COMET_PRUNE_COUNT
                           ? (int64_t)floor(budget * (double)n_cross + 1e-9)
                           : fit_in_mass(keys, n_cross, budget * cross_mass * (1 + 1e-12));
     if (removed > n_cross)
         removed = n_cross;
-    if (removed <= 0) {
-        free(keys);
-        return COMET_OK;
-    }
+    if (removed <= 0)
+        return;
     float threshold = removed == n_cross ? INFINITY : kth_smallest(keys, n_cross, removed);
-    /* everything below the threshold goes; of the ties, the first ones */
+    /* everything below the threshold goes; then, of the ties, the first ones */
     int64_t below = 0;
-    for (int64_t j = 0; j < orig->out; j++)
-        for (int64_t i = 0; i < orig->in; i++) {
-            float w = orig->weight[j * orig->in + i];
-            below += win[i] != wout[j] && w != 0 && w * w < threshold;
-        }
+    for (int64_t j = 0; j < orig->out; j++) {
+        float *row = pruned->weight + j * orig->in;
+        int w = wout[j];
+        for (int64_t i = 0; i < orig->in; i++)
+            if (win[i] != w && row[i] != 0 && row[i] * row[i] < threshold) {
+                row[i] = 0;
+                below++;
+            }
+    }
     int64_t ties = removed - below;
-    for (int64_t j = 0; j < orig->out; j++)
-        for (int64_t i = 0; i < orig->in; i++) {
-            float w = orig->weight[j * orig->in + i];
-            if (win[i] == wout[j] || w == 0)
-                continue;
-            float key = w * w;
-            if (key < threshold || (key == threshold && ties-- > 0))
-                pruned->weight[j * orig->in + i] = 0;
-        }
-    free(keys);
-    return COMET_OK;
+    for (int64_t j = 0; j < orig->out && ties > 0; j++) {
+        float *row = pruned->weight + j * orig->in;
+        int w = wout[j];
+        for (int64_t i = 0; i < orig->in && ties > 0; i++)
+            if (win[i] != w && row[i] != 0 && row[i] * row[i] == threshold) {
+                row[i] = 0;
+                ties--;
+            }
+    }
 }
 
 /* Fill the layer's counters from the original and pruned weights. */
@@ -393,9 +389,14 @@ comet_status comet_partition_prune(const comet_mlp *m, comet_partition *p, comet
     for (int l = 0; l < m->n_layers; l++)
         if (m->layers[l].out > widest)
             widest = m->layers[l].out;
+    int64_t most = 0; /* the largest layer: room for its cross-worker weights */
+    for (int l = 0; l < m->n_layers; l++)
+        if (m->layers[l].in * m->layers[l].out > most)
+            most = m->layers[l].in * m->layers[l].out;
     int *naive_in = malloc((size_t)widest * sizeof *naive_in);
     int *naive_out = malloc((size_t)widest * sizeof *naive_out);
-    comet_status st = naive_in && naive_out ? COMET_OK : COMET_ENOMEM;
+    float *keys = budget > 0 ? malloc((size_t)most * sizeof *keys) : NULL;
+    comet_status st = naive_in && naive_out && (keys || budget <= 0) ? COMET_OK : COMET_ENOMEM;
     for (int l = 0; l < m->n_layers && !st; l++) {
         const comet_dense *L = &m->layers[l];
         const int *win = l ? p->layers[l - 1].worker_of_out : p->worker_of_input;
@@ -408,10 +409,10 @@ comet_status comet_partition_prune(const comet_mlp *m, comet_partition *p, comet
             for (int64_t i = 0; i < L->in; i++)
                 if (win[i] != P->worker_of_out[j])
                     cross_mass += sq(L->weight[j * L->in + i]);
-        st = prune_layer(L, &p->pruned.layers[l], win, P->worker_of_out, kind, budget, cross_mass);
-        if (!st)
-            count_layer(L, &p->pruned.layers[l], win, naive_in, naive_out, p->workers, P);
+        prune_layer(L, &p->pruned.layers[l], win, P->worker_of_out, kind, budget, cross_mass, keys);
+        count_layer(L, &p->pruned.layers[l], win, naive_in, naive_out, p->workers, P);
     }
+    free(keys);
     free(naive_in);
     free(naive_out);
     if (st)

@@ -490,8 +490,8 @@ static comet_status npz_parse(const unsigned char *data, size_t size, const char
         memcpy(m.name, p + 46, keep);
         m.name[keep] = 0;
         for (size_t i = 0; i < keep; i++)
-            if (!m.name[i])
-                m.name[i] = '?';
+            if ((unsigned char)m.name[i] < 0x20 || m.name[i] == 0x7f)
+                m.name[i] = '?'; /* names go into one-line errors */
         p += 46 + name_len + extra_len + comment_len;
         left -= 46 + name_len + extra_len + comment_len;
         if (flags & 1)

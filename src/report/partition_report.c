@@ -202,6 +202,8 @@ void comet_partition_json(comet_buf *b, const comet_partition_outcome *o)
                          (long long)L->cross_naive, (long long)L->cross_before,
                          (long long)L->cross_after);
         json_num(b, L->cross_mass_before);
+        comet_buf_printf(b, ", \"cross_mass_naive\": ");
+        json_num(b, L->cross_mass_naive);
         comet_buf_printf(b, ", \"cross_mass_kept\": ");
         json_num(b, L->cross_mass_after);
         comet_buf_printf(b, ", \"compute_s\": ");
