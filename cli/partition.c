@@ -81,11 +81,13 @@ static comet_status parse_share(const cli_arg *f, const char *value, double *out
     return COMET_OK;
 }
 
+/* --prune-fraction, --prune-mass and --max-accuracy-loss: one of them. */
 static comet_status budget_flag(const cli_arg *f, const char *value, void *dest,
                                 comet_error *err)
 {
     partition_args *a = dest;
-    comet_status st = parse_share(f, value, &a->budget, err);
+    bool loss = strcmp(f->name, "--max-accuracy-loss") == 0;
+    comet_status st = parse_share(f, value, loss ? &a->max_loss : &a->budget, err);
     if (st)
         return st;
     if (a->budget_set)
@@ -93,20 +95,6 @@ static comet_status budget_flag(const cli_arg *f, const char *value, void *dest,
                                "give one of --prune-fraction, --prune-mass, --max-accuracy-loss");
     a->budget_set = true;
     a->prune = strcmp(f->name, "--prune-mass") == 0 ? COMET_PRUNE_MASS : COMET_PRUNE_COUNT;
-    return COMET_OK;
-}
-
-static comet_status loss_flag(const cli_arg *f, const char *value, void *dest, comet_error *err)
-{
-    partition_args *a = dest;
-    comet_status st = parse_share(f, value, &a->max_loss, err);
-    if (st)
-        return st;
-    if (a->budget_set)
-        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, f->name,
-                               "give one of --prune-fraction, --prune-mass, --max-accuracy-loss");
-    a->budget_set = true;
-    a->prune = COMET_PRUNE_COUNT;
     return COMET_OK;
 }
 
@@ -287,7 +275,7 @@ int cli_partition(int argc, char **argv)
         {.name = "--system", .kind = CLI_ARG_TEXT, .offset = offsetof(partition_args, system)},
         {.name = "--prune-fraction", .kind = CLI_ARG_CALL, .value = true, .call = budget_flag},
         {.name = "--prune-mass", .kind = CLI_ARG_CALL, .value = true, .call = budget_flag},
-        {.name = "--max-accuracy-loss", .kind = CLI_ARG_CALL, .value = true, .call = loss_flag},
+        {.name = "--max-accuracy-loss", .kind = CLI_ARG_CALL, .value = true, .call = budget_flag},
         {.name = "--data", .kind = CLI_ARG_TEXT, .offset = offsetof(partition_args, data)},
         {.name = "--layout", .kind = CLI_ARG_CALL, .value = true, .call = layout_flag},
         {.name = "--batch", .kind = CLI_ARG_INT, .offset = offsetof(partition_args, batch),

@@ -212,28 +212,46 @@ void comet_partition_free(comet_partition *p)
     memset(p, 0, sizeof *p);
 }
 
+/* A pseudo-random pivot of keys[lo..hi] (a fixed sequence: reproducible). */
+static float pick_pivot(const float *keys, int64_t lo, int64_t hi, uint64_t *state)
+{
+    *state = *state * 6364136223846793005u + 1442695040888963407u;
+    return keys[lo + (int64_t)((*state >> 33) % (uint64_t)(hi - lo + 1))];
+}
+
+/* Three-way partition of keys[lo..hi] around pivot: < pivot in [lo, *lt),
+ * == in [*lt, *gt], > after; returns the sum of those below. */
+static double partition3(float *keys, int64_t lo, int64_t hi, float pivot, int64_t *lt,
+                         int64_t *gt)
+{
+    int64_t a = lo, i = lo, b = hi;
+    double less = 0;
+    while (i <= b) {
+        float t = keys[i];
+        if (t < pivot) {
+            less += t;
+            keys[i++] = keys[a];
+            keys[a++] = t;
+        } else if (t > pivot) {
+            keys[i] = keys[b];
+            keys[b--] = t;
+        } else
+            i++;
+    }
+    *lt = a;
+    *gt = b;
+    return less;
+}
+
 /* The k-th smallest (0-based) of keys[0..n) (reordered). */
 static float kth_smallest(float *keys, int64_t n, int64_t k)
 {
     int64_t lo = 0, hi = n - 1;
     uint64_t state = 0x9e3779b97f4a7c15u;
     while (lo < hi) {
-        state = state * 6364136223846793005u + 1442695040888963407u;
-        float pivot = keys[lo + (int64_t)((state >> 33) % (uint64_t)(hi - lo + 1))];
-        /* three-way partition: < pivot, == pivot, > pivot */
-        int64_t lt = lo, i = lo, gt = hi;
-        while (i <= gt) {
-            if (keys[i] < pivot) {
-                float t = keys[lt];
-                keys[lt++] = keys[i];
-                keys[i++] = t;
-            } else if (keys[i] > pivot) {
-                float t = keys[gt];
-                keys[gt--] = keys[i];
-                keys[i] = t;
-            } else
-                i++;
-        }
+        float pivot = pick_pivot(keys, lo, hi, &state);
+        int64_t lt, gt;
+        partition3(keys, lo, hi, pivot, &lt, &gt);
         if (k < lt)
             hi = lt - 1;
         else if (k > gt)
@@ -251,23 +269,9 @@ static int64_t fit_in_mass(float *keys, int64_t n, double budget)
     int64_t lo = 0, hi = n - 1, count = 0;
     uint64_t state = 0x2545f4914f6cdd1du;
     while (lo <= hi) {
-        state = state * 6364136223846793005u + 1442695040888963407u;
-        float pivot = keys[lo + (int64_t)((state >> 33) % (uint64_t)(hi - lo + 1))];
-        int64_t lt = lo, i = lo, gt = hi;
-        double less = 0;
-        while (i <= gt) {
-            if (keys[i] < pivot) {
-                less += keys[i];
-                float t = keys[lt];
-                keys[lt++] = keys[i];
-                keys[i++] = t;
-            } else if (keys[i] > pivot) {
-                float t = keys[gt];
-                keys[gt--] = keys[i];
-                keys[i] = t;
-            } else
-                i++;
-        }
+        float pivot = pick_pivot(keys, lo, hi, &state);
+        int64_t lt, gt;
+        double less = partition3(keys, lo, hi, pivot, &lt, &gt);
         if (less > budget) {
             hi = lt - 1;
             continue;
