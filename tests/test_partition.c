@@ -416,6 +416,16 @@ static void test_bad_input(void **state)
     assert_int_equal(comet_partition_run(&m, &req, &p, &err), COMET_EINPUT);
     assert_one_line(&err, "budget must be a fraction in [0, 1]");
     comet_mlp_free(&m);
+    /* a 1x1 convolution (out, in, 1, 1) is a fully connected layer */
+    comet_tensor conv = {.name = "conv.weight", .ndim = 4, .shape = {2, 3, 1, 1}, .count = 6,
+                         .values = w1};
+    comet_tensor_set c = {1, &conv};
+    assert_int_equal(comet_mlp_from_tensors(&c, COMET_LAYOUT_OUT_IN, "conv.npz", &m, &err),
+                     COMET_OK);
+    assert_int_equal(m.layers[0].in, 3);
+    assert_int_equal(m.layers[0].out, 2);
+    assert_true(m.layers[0].weight[5] == 6);
+    comet_mlp_free(&m);
     /* a file of something else */
     comet_tensor_set r;
     assert_int_equal(comet_tensors_parse("hello, world", 12, "x.npy", &r, &err), COMET_EINPUT);

@@ -379,11 +379,11 @@ void comet_report_page_partition(comet_page *page, const comet_partition_outcome
         }
         char id[48], title[160];
         snprintf(id, sizeof id, "layer%d_before", l);
-        snprintf(title, sizeof title, "Layer %d (%s) before: contiguous split", l,
+        snprintf(title, sizeof title, "Layer %d (%.80s) before: contiguous split", l,
                  o->net->layers[l].name);
         weight_heat(page, id, title, &o->net->layers[l], NULL, NULL, naive_out, naive_in);
         snprintf(id, sizeof id, "layer%d_after", l);
-        snprintf(title, sizeof title, "Layer %d (%s) after: placed and pruned", l,
+        snprintf(title, sizeof title, "Layer %d (%.80s) after: placed and pruned", l,
                  o->net->layers[l].name);
         weight_heat(page, id, title, &p->pruned.layers[l], L->order, col_order,
                     L->worker_of_out, win);
