@@ -234,7 +234,7 @@ static int run(const partition_args *a)
             o.points[k] = pt;
         }
     }
-    comet_partition_point applied;
+    comet_partition_point applied = {.accuracy = NAN};
     if (!st)
         st = evaluate(&net, &part, a, sys, a->data ? &data : NULL, o.budget, &applied, &o.price,
                       &err);

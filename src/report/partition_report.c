@@ -40,8 +40,9 @@ void comet_partition_text(comet_buf *b, const comet_partition_outcome *o)
 {
     const comet_partition *p = o->part;
     char t1[48], t2[48], t3[48];
-    comet_buf_printf(b, "comet partition: %s, %d layers, %d workers on %s (%s, batch %lld)\n",
-                     o->weights_file, p->n_layers, p->workers, o->system_name,
+    comet_buf_printf(b, "comet partition: %s, %d layer%s, %d worker%s on %s (%s, batch %lld)\n",
+                     o->weights_file, p->n_layers, p->n_layers == 1 ? "" : "s", p->workers,
+                     p->workers == 1 ? "" : "s", o->system_name,
                      comet_dtype_name(o->dtype), (long long)o->batch);
     if (isfinite(o->max_loss))
         comet_buf_printf(b, "pruning: the largest share of cross-worker weights (by count) that "
@@ -149,18 +150,21 @@ static void json_num(comet_buf *b, double v)
         comet_buf_printf(b, "null");
 }
 
+/* Text, then a number (null when not finite). */
+static void json_after(comet_buf *b, const char *text, double v)
+{
+    comet_buf_printf(b, "%s", text);
+    json_num(b, v);
+}
+
 static void json_price(comet_buf *b, const char *name, const comet_partition_price *q)
 {
     comet_buf_printf(b, "  \"%s\": {\"compute_s\": ", name);
     json_num(b, q->compute);
-    comet_buf_printf(b, ", \"exchange_s\": ");
-    json_num(b, q->exchange);
-    comet_buf_printf(b, ", \"latency_s\": ");
-    json_num(b, q->latency);
-    comet_buf_printf(b, ", \"throughput_per_s\": ");
-    json_num(b, q->throughput);
-    comet_buf_printf(b, ", \"bytes\": ");
-    json_num(b, q->bytes);
+    json_after(b, ", \"exchange_s\": ", q->exchange);
+    json_after(b, ", \"latency_s\": ", q->latency);
+    json_after(b, ", \"throughput_per_s\": ", q->throughput);
+    json_after(b, ", \"bytes\": ", q->bytes);
     comet_buf_printf(b, "},\n");
 }
 
@@ -177,12 +181,9 @@ void comet_partition_json(comet_buf *b, const comet_partition_outcome *o)
     comet_buf_printf(b, "  \"prune\": \"%s\",\n  \"budget\": ",
                      o->prune == COMET_PRUNE_MASS ? "mass" : "count");
     json_num(b, o->budget);
-    comet_buf_printf(b, ",\n  \"max_accuracy_loss\": ");
-    json_num(b, o->max_loss);
-    comet_buf_printf(b, ",\n  \"accuracy_before\": ");
-    json_num(b, o->accuracy_before);
-    comet_buf_printf(b, ",\n  \"accuracy_after\": ");
-    json_num(b, o->accuracy_after);
+    json_after(b, ",\n  \"max_accuracy_loss\": ", o->max_loss);
+    json_after(b, ",\n  \"accuracy_before\": ", o->accuracy_before);
+    json_after(b, ",\n  \"accuracy_after\": ", o->accuracy_after);
     comet_buf_printf(b, ",\n");
     json_price(b, "repurpose", &o->price);
     json_price(b, "contiguous", &o->naive);
@@ -202,14 +203,10 @@ void comet_partition_json(comet_buf *b, const comet_partition_outcome *o)
                          (long long)L->cross_naive, (long long)L->cross_before,
                          (long long)L->cross_after);
         json_num(b, L->cross_mass_before);
-        comet_buf_printf(b, ", \"cross_mass_naive\": ");
-        json_num(b, L->cross_mass_naive);
-        comet_buf_printf(b, ", \"cross_mass_kept\": ");
-        json_num(b, L->cross_mass_after);
-        comet_buf_printf(b, ", \"compute_s\": ");
-        json_num(b, l < 64 ? o->price.layer_compute[l] : NAN);
-        comet_buf_printf(b, ", \"exchange_s\": ");
-        json_num(b, l < 64 ? o->price.layer_exchange[l] : NAN);
+        json_after(b, ", \"cross_mass_naive\": ", L->cross_mass_naive);
+        json_after(b, ", \"cross_mass_kept\": ", L->cross_mass_after);
+        json_after(b, ", \"compute_s\": ", l < 64 ? o->price.layer_compute[l] : NAN);
+        json_after(b, ", \"exchange_s\": ", l < 64 ? o->price.layer_exchange[l] : NAN);
         comet_buf_printf(b, ",\n     \"order\": [");
         for (int64_t i = 0; i < L->out; i++)
             comet_buf_printf(b, "%s%lld", i ? ", " : "", (long long)L->order[i]);
@@ -232,14 +229,10 @@ void comet_partition_json(comet_buf *b, const comet_partition_outcome *o)
         const comet_partition_point *q = &o->points[i];
         comet_buf_printf(b, "%s\n    {\"budget\": ", i ? "," : "");
         json_num(b, q->budget);
-        comet_buf_printf(b, ", \"kept_share\": ");
-        json_num(b, q->kept_share);
-        comet_buf_printf(b, ", \"bytes\": ");
-        json_num(b, q->bytes);
-        comet_buf_printf(b, ", \"latency_s\": ");
-        json_num(b, q->latency);
-        comet_buf_printf(b, ", \"accuracy\": ");
-        json_num(b, q->accuracy);
+        json_after(b, ", \"kept_share\": ", q->kept_share);
+        json_after(b, ", \"bytes\": ", q->bytes);
+        json_after(b, ", \"latency_s\": ", q->latency);
+        json_after(b, ", \"accuracy\": ", q->accuracy);
         comet_buf_printf(b, "}");
     }
     comet_buf_printf(b, "%s]\n}\n", o->n_points ? "\n  " : "");
