@@ -238,6 +238,16 @@ void comet_partition_json(comet_buf *b, const comet_partition_outcome *o)
     comet_buf_printf(b, "%s]\n}\n", o->n_points ? "\n  " : "");
 }
 
+/* A heat map cell's label: the position of its first neuron and that
+ * neuron's worker ("16 w1"). */
+static const char *cell_label(char *out, size_t cap, int cell, int cells, int64_t n,
+                              const int64_t *order, const int *worker)
+{
+    int64_t first = (int64_t)cell * n / cells;
+    snprintf(out, cap, "%lld w%d", (long long)first, worker[order ? order[first] : first]);
+    return out;
+}
+
 /* A weight matrix as a heat map of mean |w| over blocks of at most
  * HEAT_CELLS x HEAT_CELLS cells, rows and columns in the given orders
  * (NULL: the original); worker boundaries named in the labels. */
@@ -254,20 +264,11 @@ static void weight_heat(comet_page *page, const char *id, const char *title,
     snprintf(c->y_label, sizeof c->y_label, "outputs");
     snprintf(c->value_label, sizeof c->value_label, "mean |weight|");
     c->value_unit = COMET_QTY_NONE;
-    for (int x = 0; x < C; x++) {
-        int64_t first = (int64_t)x * L->in / C;
-        int64_t i = col_order ? col_order[first] : first;
-        char name[48];
-        snprintf(name, sizeof name, "%lld w%d", (long long)first, col_worker[i]);
-        comet_chart_series(c, name);
-    }
-    for (int y = 0; y < R; y++) {
-        int64_t first = (int64_t)y * L->out / R;
-        int64_t j = row_order ? row_order[first] : first;
-        char name[48];
-        snprintf(name, sizeof name, "%lld w%d", (long long)first, row_worker[j]);
-        comet_chart_cat(c, name);
-    }
+    char name[48];
+    for (int x = 0; x < C; x++)
+        comet_chart_series(c, cell_label(name, sizeof name, x, C, L->in, col_order, col_worker));
+    for (int y = 0; y < R; y++)
+        comet_chart_cat(c, cell_label(name, sizeof name, y, R, L->out, row_order, row_worker));
     for (int y = 0; y < R; y++) {
         int64_t r0 = (int64_t)y * L->out / R, r1 = (int64_t)(y + 1) * L->out / R;
         for (int x = 0; x < C; x++) {
