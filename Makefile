@@ -134,6 +134,9 @@ $(B)/bench_chakra_sim: bench/chakra_sim.c $(B)/libcomet.a
 $(B)/bench_fabric: bench/fabric.c $(B)/libcomet.a
 	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LDLIBS_ALL)
 
+$(B)/bench_partition: bench/partition.c $(B)/libcomet.a
+	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LDLIBS_ALL)
+
 # the example Chakra trace in examples/chakra (committed; this regenerates it)
 $(B)/tools/example_trace: tools/example_trace.c $(B)/libcomet.a
 	@mkdir -p $(dir $@)
@@ -144,12 +147,13 @@ example-trace: $(B)/tools/example_trace
 	$(B)/tools/example_trace examples/chakra
 
 bench: $(B)/bench_estimate $(B)/bench_search $(B)/bench_chakra_read $(B)/bench_chakra_sim \
-       $(B)/bench_fabric
+       $(B)/bench_fabric $(B)/bench_partition
 	$(B)/bench_estimate
 	$(B)/bench_search
 	$(B)/bench_chakra_read
 	$(B)/bench_chakra_sim
 	$(B)/bench_fabric
+	$(B)/bench_partition
 
 # libFuzzer targets, one per fuzz/fuzz_NAME.c, each seeded from the
 # committed fuzz/corpus-NAME/ (needs clang and libclang-rt-dev, installed

@@ -93,5 +93,6 @@ int cli_report(int argc, char **argv);
 int cli_study(int argc, char **argv);
 int cli_validate(int argc, char **argv);
 int cli_calibrate(int argc, char **argv);
+int cli_partition(int argc, char **argv);
 
 #endif

@@ -35,6 +35,8 @@ static const cli_command commands[] = {
     {"export", cli_export, "write a training step as Chakra traces plus ASTRA-sim input files"},
     {"validate", cli_validate,
      "predicted against published step times: per row error, mean, median, worst"},
+    {"partition", cli_partition,
+     "split a trained network across workers for inference (RePurpose)"},
     {"presets", cli_presets, "list the embedded presets, or print one: comet presets show NAME"},
     {"version", run_version, "print the version"},
     {"--version", run_version, NULL},

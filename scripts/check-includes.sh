@@ -22,7 +22,7 @@ LAYERS=(
     "cost"
     "estimate"
     "sim"
-    "explore"
+    "explore plan"
     "report"
     "config"
     "chakra"

@@ -1425,7 +1425,8 @@ static void test_help_lists_dispatched_commands(void **state)
     const char *list = strstr(r.out, "commands:\n");
     assert_non_null(list);
     const char *expected[] = {"study",  "estimate",  "search",   "sweep",   "simulate", "report",
-                              "calibrate", "export", "validate", "presets", "version"};
+                              "calibrate", "export", "validate", "partition", "presets",
+                              "version"};
     const char *line = list + strlen("commands:\n");
     for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++) {
         char name[32];

@@ -75,6 +75,7 @@ extern const char test_small_study[];
 void test_expect_study_error(const char *text, const char *expected);
 
 void suite_core(test_tally *t);
+void suite_partition(test_tally *t);
 void suite_config(test_tally *t);
 void suite_network(test_tally *t);
 void suite_fabric(test_tally *t);

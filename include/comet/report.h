@@ -131,4 +131,13 @@ void comet_report_page_study(comet_page *p, const comet_study *study, const come
                              const int *heatmap,
                              const comet_band *best_bands);
 
+/* comet partition's outcome (comet/partition.h): a text summary, JSON
+ * (with every layer's neuron order and worker), and a report page with the
+ * weight matrices' block structure before and after, the traffic matrix
+ * between workers and the accuracy/traffic trade-off. */
+struct comet_partition_outcome;
+void comet_partition_text(comet_buf *b, const struct comet_partition_outcome *o);
+void comet_partition_json(comet_buf *b, const struct comet_partition_outcome *o);
+void comet_report_page_partition(comet_page *p, const struct comet_partition_outcome *o);
+
 #endif
