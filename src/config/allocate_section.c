@@ -126,8 +126,7 @@ static comet_status check(cfg_ctx *c, comet_alloc_problem *p, const bool given[]
         char path[CFG_PATH_LEN], key[CFG_PATH_LEN], b1[48], b2[48];
         snprintf(path, sizeof path, "allocate.dimensions.%s", p->system.dims[d].name);
         if (dollars && !(a->cost_per_gbps > 0.0)) {
-            snprintf(key, sizeof key, "%s.cost_per_gbps", path);
-            return cfg_fail_key(c, given[d] ? key : budget_key,
+            return cfg_fail_key(c, given[d] ? path : budget_key,
                                 "dimension %s has no cost per GB/s (give cost_per_gbps "
                                 "under allocate.dimensions.%s or in the system)",
                                 p->system.dims[d].name, p->system.dims[d].name);

@@ -242,11 +242,107 @@ void comet_alloc_csv(comet_buf *b, const comet_alloc_problem *p, const comet_all
         }
 }
 
+static void splits_table(comet_page *pg, const comet_alloc_problem *p,
+                         const comet_alloc_result *r)
+{
+    comet_table *t = comet_page_table(pg, "splits", "Splits of the budget");
+    if (!t)
+        return;
+    int n = p->system.n_dims;
+    int c_split = comet_table_col(t, "split", COMET_QTY_NONE);
+    int c_bw[COMET_MAX_DIMS];
+    for (int d = 0; d < n; d++) {
+        char col[48];
+        snprintf(col, sizeof col, "%.36s", p->system.dims[d].name);
+        c_bw[d] = comet_table_col(t, col, COMET_QTY_BYTES_PER_S);
+    }
+    int c_time = comet_table_col(t, "step time", COMET_QTY_SECONDS);
+    int c_cost = comet_table_col(t, "cost", COMET_QTY_MONEY);
+    int c_gap = comet_table_col(t, "gap", COMET_QTY_FRACTION);
+    for (int i = 0; i < N_SPLITS; i++) {
+        const char *name;
+        const comet_alloc_point *pt = split_at(r, i, &name);
+        long row = comet_table_row(t);
+        comet_table_text(t, row, c_split, name);
+        for (int d = 0; d < n; d++)
+            comet_table_num(t, row, c_bw[d], pt->bw[d]);
+        comet_table_num(t, row, c_time, pt->step_time);
+        comet_table_num(t, row, c_cost, pt->cost);
+        comet_table_num(t, row, c_gap, gap(r, pt));
+    }
+}
+
+static void allocation_chart(comet_page *pg, const comet_alloc_problem *p,
+                             const comet_alloc_result *r)
+{
+    comet_chart *c = comet_page_chart(pg, COMET_CHART_STACKED, "allocation",
+                                      "Bandwidth per NPU on each dimension, per split");
+    if (!c)
+        return;
+    snprintf(c->x_label, sizeof c->x_label, "bandwidth per NPU");
+    c->x_unit = COMET_QTY_BYTES_PER_S;
+    for (int d = 0; d < p->system.n_dims; d++)
+        comet_chart_series(c, p->system.dims[d].name);
+    for (int i = 0; i < N_SPLITS; i++) {
+        const char *name;
+        const comet_alloc_point *pt = split_at(r, i, &name);
+        int cat = comet_chart_cat(c, name);
+        for (int d = 0; d < p->system.n_dims; d++)
+            comet_chart_set(c, cat, d, pt->bw[d]);
+    }
+}
+
+/* One bar per dimension: v[d] / per. */
+static void per_dim_chart(comet_page *pg, const comet_alloc_problem *p, const char *id,
+                          const char *title, const char *label, comet_quantity unit,
+                          const double *v, double per)
+{
+    comet_chart *c = comet_page_chart(pg, COMET_CHART_BARS, id, title);
+    if (!c)
+        return;
+    snprintf(c->x_label, sizeof c->x_label, "%s", label);
+    c->x_unit = unit;
+    comet_chart_series(c, label);
+    for (int d = 0; d < p->system.n_dims; d++)
+        comet_chart_set(c, comet_chart_cat(c, p->system.dims[d].name), 0,
+                        per > 0.0 ? v[d] / per : 0.0);
+}
+
+static void budget_chart(comet_page *pg, const comet_alloc_problem *p,
+                         const comet_alloc_result *r)
+{
+    if (r->n_sweep == 0)
+        return;
+    comet_chart *c = comet_page_chart(pg, COMET_CHART_SCATTER, "budget",
+                                      "Step time across the budget (highlighted: the "
+                                      "optimum; others: the equal split)");
+    if (!c)
+        return;
+    char s1[48];
+    snprintf(c->x_label, sizeof c->x_label, "budget per NPU");
+    snprintf(c->y_label, sizeof c->y_label, "step time");
+    c->x_unit = p->budget_kind == COMET_ALLOC_BUDGET_DOLLARS ? COMET_QTY_MONEY
+                                                             : COMET_QTY_BYTES_PER_S;
+    c->y_unit = COMET_QTY_SECONDS;
+    for (int i = 0; i < r->n_sweep; i++) {
+        char lab[96];
+        if (isfinite(r->sweep_equal[i])) {
+            snprintf(lab, sizeof lab, "equal split at %s",
+                     spend_text(p, r->sweep_budget[i], s1, sizeof s1));
+            comet_chart_point_add(c, r->sweep_budget[i], r->sweep_equal[i], 0, 0, lab);
+        }
+        if (isfinite(r->sweep_optimum[i])) {
+            snprintf(lab, sizeof lab, "optimum at %s",
+                     spend_text(p, r->sweep_budget[i], s1, sizeof s1));
+            comet_chart_point_add(c, r->sweep_budget[i], r->sweep_optimum[i], 0, 1, lab);
+        }
+    }
+}
+
 void comet_report_page_allocate(comet_page *pg, const comet_alloc_problem *p,
                                 const comet_alloc_result *r)
 {
     char s1[48];
-    int n = p->system.n_dims;
     comet_page_section(pg, "Bandwidth per network dimension");
     comet_page_fact(pg, "system", "%s", p->system.name);
     comet_page_fact(pg, "budget per NPU", "%s", spend_text(p, p->budget, s1, sizeof s1));
@@ -260,78 +356,13 @@ void comet_report_page_allocate(comet_page *pg, const comet_alloc_problem *p,
     if (isfinite(gc))
         comet_page_fact(pg, "the system's split", "%+.2f %% from the optimum", 100.0 * gc);
 
-    comet_table *t = comet_page_table(pg, "splits", "Splits of the budget");
-    int c_split = comet_table_col(t, "split", COMET_QTY_NONE);
-    int c_bw[COMET_MAX_DIMS];
-    for (int d = 0; d < n; d++) {
-        char col[48];
-        snprintf(col, sizeof col, "%.36s", p->system.dims[d].name);
-        c_bw[d] = comet_table_col(t, col, COMET_QTY_BYTES_PER_S);
-    }
-    int c_time = comet_table_col(t, "step time", COMET_QTY_SECONDS);
-    int c_cost = comet_table_col(t, "cost", COMET_QTY_MONEY);
-    int c_gap = comet_table_col(t, "gap", COMET_QTY_FRACTION);
-    comet_chart *bars = comet_page_chart(pg, COMET_CHART_STACKED, "allocation",
-                                         "Bandwidth per NPU on each dimension, per split");
-    snprintf(bars->x_label, sizeof bars->x_label, "bandwidth per NPU");
-    bars->x_unit = COMET_QTY_BYTES_PER_S;
-    for (int d = 0; d < n; d++)
-        comet_chart_series(bars, p->system.dims[d].name);
-    for (int i = 0; i < N_SPLITS; i++) {
-        const char *name;
-        const comet_alloc_point *pt = split_at(r, i, &name);
-        long row = comet_table_row(t);
-        comet_table_text(t, row, c_split, name);
-        int cat = comet_chart_cat(bars, name);
-        for (int d = 0; d < n; d++) {
-            comet_table_num(t, row, c_bw[d], pt->bw[d]);
-            comet_chart_set(bars, cat, d, pt->bw[d]);
-        }
-        comet_table_num(t, row, c_time, pt->step_time);
-        comet_table_num(t, row, c_cost, pt->cost);
-        comet_table_num(t, row, c_gap, gap(r, pt));
-    }
-
-    comet_chart *u = comet_page_chart(pg, COMET_CHART_BARS, "utilization",
-                                      "Share of the optimum's step waiting on each dimension");
-    snprintf(u->x_label, sizeof u->x_label, "utilization");
-    u->x_unit = COMET_QTY_FRACTION;
-    comet_chart_series(u, "wait / step time");
-    for (int d = 0; d < n; d++)
-        comet_chart_set(u, comet_chart_cat(u, p->system.dims[d].name), 0,
-                        r->optimum.step_time > 0.0 ? r->optimum.wait[d] / r->optimum.step_time
-                                                   : 0.0);
-    comet_chart *m = comet_page_chart(pg, COMET_CHART_BARS, "marginal",
-                                      "Step time saved by one more GB/s on each dimension");
-    snprintf(m->x_label, sizeof m->x_label, "seconds per GB/s");
-    m->x_unit = COMET_QTY_SECONDS;
-    comet_chart_series(m, "saved");
-    for (int d = 0; d < n; d++)
-        comet_chart_set(m, comet_chart_cat(m, p->system.dims[d].name), 0, r->marginal[d]);
-
-    if (r->n_sweep > 0) {
-        comet_chart *sw = comet_page_chart(pg, COMET_CHART_SCATTER, "budget",
-                                           "Step time across the budget (highlighted: the "
-                                           "optimum; others: the equal split)");
-        snprintf(sw->x_label, sizeof sw->x_label, "budget per NPU");
-        snprintf(sw->y_label, sizeof sw->y_label, "step time");
-        sw->x_unit = p->budget_kind == COMET_ALLOC_BUDGET_DOLLARS ? COMET_QTY_MONEY
-                                                                  : COMET_QTY_BYTES_PER_S;
-        sw->y_unit = COMET_QTY_SECONDS;
-        for (int i = 0; i < r->n_sweep; i++) {
-            char lab[96];
-            if (isfinite(r->sweep_equal[i])) {
-                snprintf(lab, sizeof lab, "equal split at %s",
-                         spend_text(p, r->sweep_budget[i], s1, sizeof s1));
-                comet_chart_point_add(sw, r->sweep_budget[i], r->sweep_equal[i], 0, 0, lab);
-            }
-            if (isfinite(r->sweep_optimum[i])) {
-                snprintf(lab, sizeof lab, "optimum at %s",
-                         spend_text(p, r->sweep_budget[i], s1, sizeof s1));
-                comet_chart_point_add(sw, r->sweep_budget[i], r->sweep_optimum[i], 0, 1, lab);
-            }
-        }
-    }
+    splits_table(pg, p, r);
+    allocation_chart(pg, p, r);
+    per_dim_chart(pg, p, "utilization", "Share of the optimum's step waiting on each dimension",
+                  "utilization", COMET_QTY_FRACTION, r->optimum.wait, r->optimum.step_time);
+    per_dim_chart(pg, p, "marginal", "Step time saved by one more GB/s on each dimension",
+                  "seconds per GB/s", COMET_QTY_SECONDS, r->marginal, 1.0);
+    budget_chart(pg, p, r);
     comet_page_text(pg, "Each dimension's wait is the step time less the step time with that "
                     "dimension made a million times faster; its utilization is that wait over "
                     "the step time. The closed form is b_d proportional to sqrt(a_d / c_d) with "
