@@ -266,6 +266,40 @@ static void test_searched_strategy(void **state)
     free(found);
 }
 
+/* A searched strategy on a real model: the search prices hundreds of
+ * thousands of points, which must not eat the refinement's own bound; at
+ * an interior optimum one more GB/s is worth about as much on either
+ * dimension (equal marginals, the Lagrange condition). */
+static void test_searched_optimum_balances_marginals(void **state)
+{
+    (void)state;
+    static const char *const text =
+        "allocate:\n"
+        "  system: a100-80g-selene\n"
+        "  budget: \"325 GB/s\"\n"
+        "  dimensions:\n"
+        "    nvlink: {min: \"25 GB/s\"}\n"
+        "    infiniband: {min: \"12.5 GB/s\", max: \"200 GB/s\"}\n"
+        "  workloads:\n"
+        "    - {model: gpt3-175b, npus: 1024, global_batch: 1536,\n"
+        "       strategy: {tp: 8, pp: 16, dp: 8, microbatch: 1, sp: true, recompute: selective}}\n"
+        "    - {model: llama2-70b, npus: 512, global_batch: 1024}\n";
+    comet_alloc_problem *p = calloc(1, sizeof *p);
+    comet_alloc_result *r = calloc(1, sizeof *r);
+    comet_error err;
+    assert_int_equal(comet_alloc_read_text(text, strlen(text), "mixed.yaml", p, &err), COMET_OK);
+    p->threads = 2;
+    assert_int_equal(comet_allocate(p, false, r, &err), COMET_OK);
+    assert_true(r->evaluations > COMET_ALLOC_MAX_EVALS);
+    assert_true(r->rounds >= 1);
+    assert_true(r->optimum.bw[1] > 12.5e9 && r->optimum.bw[1] < 200e9);
+    assert_close(r->marginal[0], r->marginal[1], 0.2);
+    assert_true(r->optimum.score < r->current.score);
+    assert_true(r->optimum.score < r->equal.score * 0.97);
+    free(p);
+    free(r);
+}
+
 /* A variant of the Selene file with one line replaced. */
 static void expect_error(const char *from, const char *to, int line, const char *key,
                          const char *words)
@@ -353,6 +387,7 @@ void suite_allocate(test_tally *t)
         cmocka_unit_test(test_objectives_differ_with_costs),
         cmocka_unit_test(test_whole_links_against_brute_force),
         cmocka_unit_test(test_searched_strategy),
+        cmocka_unit_test(test_searched_optimum_balances_marginals),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_outputs),
     };

@@ -220,7 +220,8 @@ static comet_status refine(alloc_ctx *x, comet_alloc_point *best)
 {
     double step = 0.25 * x->budget;
     bool single = x->p->objective == COMET_ALLOC_PERF_PER_COST;
-    while (step > TOL * x->budget && x->evals < COMET_ALLOC_MAX_EVALS) {
+    uint64_t start = x->evals;
+    while (step > TOL * x->budget && x->evals - start < COMET_ALLOC_MAX_EVALS) {
         bool improved = false;
         for (int i = 0; i < x->n; i++)
             for (int j = -1; j < x->n; j++) {
@@ -283,6 +284,24 @@ static void refill(const alloc_ctx *x, const double from[], double bw[])
             bw[d] = out[d];
 }
 
+/* A continuous split made buyable: each whole-link dimension down to
+ * its nearest count below (within its bounds), the continuous ones
+ * taking what that leaves. */
+static void snap(const alloc_ctx *x, double bw[])
+{
+    double from[COMET_MAX_DIMS];
+    memcpy(from, bw, sizeof from);
+    for (int d = 0; d < x->n; d++) {
+        if (!discrete(x, d))
+            continue;
+        const comet_alloc_dim *a = &x->p->dims[d];
+        int64_t k = (int64_t)floor(bw[d] / a->link_bandwidth + 1e-9);
+        k = k < a->min_links ? a->min_links : k > a->max_links ? a->max_links : k;
+        bw[d] = (double)k * a->link_bandwidth;
+    }
+    refill(x, from, bw);
+}
+
 /* Whole links on the dimensions that ask for them, from the continuous
  * answer *best: every combination within the budget when there are at
  * most ENUM_LIMIT, else each dimension's two nearest counts and then
@@ -341,7 +360,8 @@ static comet_status whole_links(alloc_ctx *x, comet_alloc_point *best)
     if (!have)
         return comet_error_set(x->err, COMET_EINPUT, NULL, 0, 0, "allocate.budget",
                                "no combination of whole links fits the budget");
-    for (bool improved = !exhaustive; improved && x->evals < COMET_ALLOC_MAX_EVALS;) {
+    uint64_t start = x->evals;
+    for (bool improved = !exhaustive; improved && x->evals - start < COMET_ALLOC_MAX_EVALS;) {
         improved = false;
         for (int i = 0; i < nd; i++)
             for (int j = -1; j < nd; j++)
@@ -412,12 +432,14 @@ static comet_status solve(alloc_ctx *x, comet_alloc_result *r, comet_alloc_point
     for (int d = 0; d < x->n; d++)
         w[d] = 1.0;
     fill(x, w, bw);
+    snap(x, bw);
     comet_status st = evaluate(x, bw, &equal);
     if (!st)
         st = waits(x, &equal);
     for (int d = 0; d < x->n; d++)
         w[d] = x->p->system.dims[d].bandwidth;
     fill(x, w, bw);
+    snap(x, bw);
     if (!st)
         st = evaluate(x, bw, &current);
     double a[COMET_MAX_DIMS];
@@ -428,6 +450,7 @@ static comet_status solve(alloc_ctx *x, comet_alloc_result *r, comet_alloc_point
     }
     lagrange_weights(x, from, a, w);
     fill(x, w, bw);
+    snap(x, bw);
     if (!st)
         st = evaluate(x, bw, &lag);
     if (st)
@@ -567,16 +590,19 @@ comet_status comet_allocate(const comet_alloc_problem *p, bool sweep, comet_allo
             searched = true;
         }
     }
-    /* searched strategies: candidates from the equal split first */
-    double w[COMET_MAX_DIMS], bw[COMET_MAX_DIMS];
-    for (int d = 0; d < x->n; d++)
-        w[d] = 1.0;
-    fill(x, w, bw);
-    for (int k = 0; !st && k < p->n_workloads; k++)
-        if (!p->workloads[k].fixed) {
-            int added = 0;
-            st = search_at(x, k, bw, &added);
-        }
+    /* searched strategies: candidates from the equal split and from the
+     * system's own split first, so each start is priced with its best */
+    for (int start = 0; searched && start < 2; start++) {
+        double w[COMET_MAX_DIMS], bw[COMET_MAX_DIMS];
+        for (int d = 0; d < x->n; d++)
+            w[d] = start == 0 ? 1.0 : p->system.dims[d].bandwidth;
+        fill(x, w, bw);
+        for (int k = 0; !st && k < p->n_workloads; k++)
+            if (!p->workloads[k].fixed) {
+                int added = 0;
+                st = search_at(x, k, bw, &added);
+            }
+    }
     comet_alloc_point opt;
     for (int round = 0; !st; round++) {
         st = solve(x, r, &opt);
