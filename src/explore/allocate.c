@@ -20,10 +20,12 @@
  * context on the caller's stack; every loop is bounded by
  * COMET_ALLOC_MAX_EVALS estimates. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "comet/allocate.h"
+#include "comet/methodology.h"
 #include "comet/search.h"
 
 #define MAX_CANDIDATES 16    /* strategies kept per searched workload */
@@ -672,6 +674,59 @@ comet_status comet_allocate(const comet_alloc_problem *p, bool sweep, comet_allo
     if (!st)
         *out = *r;
     free(x);
+    free(r);
+    return st;
+}
+
+comet_status comet_study_allocate(const comet_study *study, comet_conclusions *c,
+                                  comet_error *err)
+{
+    c->allocated = false;
+    const comet_results_row *row = c->best_value ? c->best_value : c->fastest;
+    if (!row || row->model < 0 || row->model >= study->n_models)
+        return COMET_OK;
+    comet_alloc_problem *p = calloc(1, sizeof *p);
+    comet_alloc_result *r = calloc(1, sizeof *r);
+    if (!p || !r) {
+        free(p);
+        free(r);
+        return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    }
+    snprintf(p->name, sizeof p->name, "%s", study->name);
+    comet_study_point_system(study, row->index, &p->system);
+    p->budget_kind = COMET_ALLOC_BUDGET_BANDWIDTH;
+    p->objective = COMET_ALLOC_STEP_TIME;
+    p->threads = 1;
+    for (int d = 0; d < p->system.n_dims; d++) {
+        p->budget += p->system.dims[d].bandwidth;
+        p->dims[d].min = fmin(1e9, p->system.dims[d].bandwidth);
+        p->dims[d].cost_per_gbps = p->system.dims[d].cost_per_gbps;
+    }
+    p->n_workloads = 1;
+    comet_alloc_workload *w = &p->workloads[0];
+    w->model = study->models[row->model];
+    w->npus = row->npus;
+    w->strategy = row->strategy;
+    w->global_batch = row->strategy.global_batch;
+    w->weight = 1.0;
+    w->fixed = true;
+    comet_status st = comet_strategy_resolve(&w->model, &p->system, &w->strategy, NULL, err);
+    if (!st)
+        st = comet_allocate(p, false, r, err);
+    if (!st && r->optimum.feasible && r->current.feasible) {
+        c->allocated = true;
+        c->split_of = row;
+        c->split_dims = p->system.n_dims;
+        c->split_budget = p->budget;
+        for (int d = 0; d < p->system.n_dims; d++) {
+            c->split_bw[d] = r->optimum.bw[d];
+            snprintf(c->split_names[d], sizeof c->split_names[d], "%s",
+                     p->system.dims[d].name);
+        }
+        c->split_speedup = r->current.step_time / r->optimum.step_time;
+        c->split_equal_slowdown = r->equal.step_time / r->optimum.step_time;
+    }
+    free(p);
     free(r);
     return st;
 }
