@@ -619,9 +619,14 @@ comet_status comet_allocate(const comet_alloc_problem *p, bool sweep, comet_allo
             break;
     }
     for (int k = 0; !st && k < p->n_workloads; k++)
-        if (x->n_cand[k] == 0)
-            st = comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "allocate.workloads",
-                                 "workload %d: no strategy fits", k);
+        if (x->n_cand[k] == 0) {
+            char key[48];
+            snprintf(key, sizeof key, "allocate.workloads[%d]", k);
+            st = comet_error_set(err, COMET_EINPUT, NULL, 0, 0, key,
+                                 "%s on %lld NPUs: no strategy fits in memory at the equal "
+                                 "split or the system's own",
+                                 p->workloads[k].model.name, (long long)p->workloads[k].npus);
+        }
     if (!st && !opt.feasible)
         st = comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "allocate.workloads",
                              "no split of the budget lets every workload fit in memory");
