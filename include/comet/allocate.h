@@ -20,7 +20,8 @@
 #define COMET_ALLOC_MAX_WORKLOADS 8
 #define COMET_ALLOC_SWEEP 7          /* budgets the step-time curve is drawn at */
 #define COMET_ALLOC_MAX_LINKS 4096   /* links per NPU on one dimension */
-#define COMET_ALLOC_MAX_EVALS 200000 /* estimates one solve may make (bounds the time) */
+#define COMET_ALLOC_MAX_EVALS 200000 /* estimates one refinement (compass search or link
+                                        search) may make: bounds the time */
 
 typedef enum comet_alloc_objective {
     COMET_ALLOC_STEP_TIME = 0,      /* the weighted step time */

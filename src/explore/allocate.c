@@ -606,6 +606,7 @@ comet_status comet_allocate(const comet_alloc_problem *p, bool sweep, comet_allo
             }
     }
     comet_alloc_point opt;
+    memset(&opt, 0, sizeof opt);
     for (int round = 0; !st; round++) {
         st = solve(x, r, &opt);
         if (st || !searched)
