@@ -1466,8 +1466,9 @@ static void test_help_lists_dispatched_commands(void **state)
     assert_int_equal(r.status, 0);
     const char *list = strstr(r.out, "commands:\n");
     assert_non_null(list);
-    const char *expected[] = {"study",  "estimate",  "search",   "sweep",   "simulate", "report",
-                              "calibrate", "export", "validate", "presets", "version"};
+    const char *expected[] = {"study",     "estimate", "search",   "sweep",   "simulate",
+                              "allocate",  "report",   "calibrate", "export", "validate",
+                              "presets",   "version"};
     const char *line = list + strlen("commands:\n");
     for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++) {
         char name[32];

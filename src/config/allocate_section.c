@@ -75,7 +75,8 @@ static comet_status read_workload(cfg_ctx *c, const cfg_node *n, const char *pat
             known = known || strcmp(keys[m], k->text) == 0;
         char kpath[CFG_PATH_LEN];
         cfg_path_key(kpath, sizeof kpath, path, k->text);
-        cfg_record(c, kpath, k);
+        const cfg_node *v = cfg_map_value(n, j);
+        cfg_record(c, kpath, v && v->kind == CFG_SCALAR ? v : k);
         if (!known)
             return cfg_fail_unknown(c, k, kpath, "key", keys);
     }
@@ -216,7 +217,8 @@ static comet_status read_allocate(cfg_ctx *c, comet_alloc_problem *p, const cfg_
         const cfg_node *k = cfg_map_key(n, i);
         char kpath[CFG_PATH_LEN];
         cfg_path_key(kpath, sizeof kpath, "allocate", k->text);
-        cfg_record(c, kpath, k);
+        const cfg_node *v = cfg_map_value(n, i);
+        cfg_record(c, kpath, v && v->kind == CFG_SCALAR ? v : k);
         bool known = false;
         for (int j = 0; keys[j]; j++)
             known = known || strcmp(keys[j], k->text) == 0;
