@@ -124,7 +124,7 @@ static comet_status check(cfg_ctx *c, comet_alloc_problem *p, const bool given[]
     double least = 0.0;
     for (int d = 0; d < p->system.n_dims; d++) {
         comet_alloc_dim *a = &p->dims[d];
-        char path[CFG_PATH_LEN], key[CFG_PATH_LEN], b1[48], b2[48];
+        char path[CFG_PATH_LEN], key[CFG_PATH_LEN + 32], b1[48], b2[48];
         snprintf(path, sizeof path, "allocate.dimensions.%s", p->system.dims[d].name);
         if (dollars && !(a->cost_per_gbps > 0.0)) {
             return cfg_fail_key(c, given[d] ? path : budget_key,
