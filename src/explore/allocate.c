@@ -27,6 +27,7 @@
 #include "comet/allocate.h"
 #include "comet/methodology.h"
 #include "comet/search.h"
+#include "comet/sweep.h"
 
 #define MAX_CANDIDATES 16    /* strategies kept per searched workload */
 #define SEARCH_TOP 4         /* taken from each search */
@@ -693,10 +694,21 @@ comet_status comet_study_allocate(const comet_study *study, comet_conclusions *c
         return COMET_OK;
     comet_alloc_problem *p = calloc(1, sizeof *p);
     comet_alloc_result *r = calloc(1, sizeof *r);
-    if (!p || !r) {
+    comet_sweep_row *best = calloc(1, sizeof *best);
+    if (!p || !r || !best) {
         free(p);
         free(r);
+        free(best);
         return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    }
+    /* the design's best strategy found again, with every knob and its
+     * placement (a results row keeps only some knobs) */
+    comet_status st = comet_sweep_point(study, row->index, best, err);
+    if (st || best->status != COMET_POINT_OK) {
+        free(p);
+        free(r);
+        free(best);
+        return st;
     }
     snprintf(p->name, sizeof p->name, "%s", study->name);
     comet_study_point_system(study, row->index, &p->system);
@@ -712,13 +724,11 @@ comet_status comet_study_allocate(const comet_study *study, comet_conclusions *c
     comet_alloc_workload *w = &p->workloads[0];
     w->model = study->models[row->model];
     w->npus = row->npus;
-    w->strategy = row->strategy;
-    w->global_batch = row->strategy.global_batch;
+    w->strategy = best->best.strategy;
+    w->global_batch = best->best.strategy.global_batch;
     w->weight = 1.0;
     w->fixed = true;
-    comet_status st = comet_strategy_resolve(&w->model, &p->system, &w->strategy, NULL, err);
-    if (!st)
-        st = comet_allocate(p, false, r, err);
+    st = comet_allocate(p, false, r, err);
     if (!st && r->optimum.feasible && r->current.feasible) {
         c->allocated = true;
         c->split_of = row;
@@ -734,5 +744,6 @@ comet_status comet_study_allocate(const comet_study *study, comet_conclusions *c
     }
     free(p);
     free(r);
+    free(best);
     return st;
 }
