@@ -270,14 +270,17 @@ static bool discrete(const alloc_ctx *x, int d)
 }
 
 /* The continuous dimensions take what the whole-link ones leave, in
- * proportion to their current values (within bounds). */
+ * proportion to their current values (within bounds); for performance
+ * per cost they only give back what no longer fits, since spending more
+ * is not always better there. */
 static void refill(const alloc_ctx *x, const double from[], double bw[])
 {
     double w[COMET_MAX_DIMS] = {0}, lo[COMET_MAX_DIMS] = {0}, hi[COMET_MAX_DIMS] = {0};
+    bool keep = x->p->objective == COMET_ALLOC_PERF_PER_COST;
     for (int d = 0; d < x->n; d++) {
         bool whole = discrete(x, d);
         lo[d] = whole ? bw[d] : x->lo[d];
-        hi[d] = whole ? bw[d] : x->hi[d];
+        hi[d] = whole ? bw[d] : keep ? fmax(from[d], x->lo[d]) : x->hi[d];
         w[d] = whole ? 0.0 : from[d];
     }
     double out[COMET_MAX_DIMS] = {0};
