@@ -241,6 +241,38 @@ static void test_whole_links_against_brute_force(void **state)
     assert_close(r->optimum.step_time, best, 1e-12);
     assert_int_equal((int)lround(r->optimum.bw[0] / 1e9), n0);
     assert_int_equal((int)lround(r->optimum.bw[1] / 1e9), n1);
+    /* performance per cost over whole links: the best step time x cost of
+     * every combination, which need not spend the budget */
+    toy_problem(p, 300e9);
+    p->objective = COMET_ALLOC_PERF_PER_COST;
+    p->system.cost_per_npu = 200.0;
+    p->dims[0].cost_per_gbps = 1.0;
+    p->dims[1].cost_per_gbps = 3.0;
+    for (int d = 0; d < 2; d++) {
+        p->dims[d].link_bandwidth = 10e9;
+        p->dims[d].min_links = 1;
+        p->dims[d].max_links = 30;
+    }
+    double best_score = INFINITY;
+    for (int i = 1; i <= 30; i++)
+        for (int j = 1; i + j <= 30; j++) {
+            comet_system sys = p->system;
+            sys.dims[0].bandwidth = i * 10e9;
+            sys.dims[1].bandwidth = j * 10e9;
+            sys.dims[0].cost_per_gbps = 1.0;
+            sys.dims[1].cost_per_gbps = 3.0;
+            double score = step_at(p, i * 10e9, j * 10e9) * comet_system_cost(&sys, 4);
+            if (score < best_score) {
+                best_score = score;
+                n0 = i;
+                n1 = j;
+            }
+        }
+    assert_int_equal(comet_allocate(p, false, r, &err), COMET_OK);
+    assert_close(r->optimum.score, best_score, 1e-12);
+    assert_close(r->optimum.bw[0], n0 * 10e9, 1e-12);
+    assert_close(r->optimum.bw[1], n1 * 10e9, 1e-12);
+    assert_true(r->optimum.spend < 300e9);
     free(p);
     free(r);
 }
