@@ -137,6 +137,9 @@ $(B)/bench_fabric: bench/fabric.c $(B)/libcomet.a
 $(B)/bench_partition: bench/partition.c $(B)/libcomet.a
 	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LDLIBS_ALL)
 
+$(B)/bench_allocate: bench/allocate.c $(B)/libcomet.a
+	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LDLIBS_ALL)
+
 # the example Chakra trace in examples/chakra (committed; this regenerates it)
 $(B)/tools/example_trace: tools/example_trace.c $(B)/libcomet.a
 	@mkdir -p $(dir $@)

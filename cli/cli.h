@@ -92,6 +92,7 @@ int cli_export(int argc, char **argv);
 int cli_report(int argc, char **argv);
 int cli_study(int argc, char **argv);
 int cli_validate(int argc, char **argv);
+int cli_allocate(int argc, char **argv);
 int cli_calibrate(int argc, char **argv);
 int cli_partition(int argc, char **argv);
 

@@ -29,6 +29,8 @@ static const cli_command commands[] = {
     {"sweep", cli_sweep, "the best strategy for every cluster design of a study file"},
     {"simulate", cli_simulate,
      "event-driven simulation: a training step, a collective, or a Chakra trace"},
+    {"allocate", cli_allocate,
+     "split a bandwidth budget over the network's dimensions for given workloads"},
     {"report", cli_report, "an HTML report with charts from saved sweep results"},
     {"calibrate", cli_calibrate,
      "fit a system's efficiencies to kernel timings and nccl-tests output"},

@@ -93,6 +93,8 @@ static int conclude(const sweep_args *a, const comet_study *study)
     for (int m = 0; !st && m < study->n_models; m++) {
         comet_study_conclude(&run->results, m, &run->conclusions[m]);
         st = comet_study_check_pick(study, &run->conclusions[m], &err);
+        if (!st)
+            st = comet_study_allocate(study, &run->conclusions[m], &err);
     }
     if (!st) {
         comet_buf text;

@@ -39,6 +39,7 @@ int main(void)
     RUN(suite_study);
     RUN(suite_framework);
     RUN(suite_partition);
+    RUN(suite_allocate);
     if (t.skipped)
         printf("\n%d test%s skipped (see the SKIPPED lines above)", t.skipped,
                t.skipped == 1 ? "" : "s");

@@ -17,6 +17,7 @@
 
 #include "comet/chakra.h"
 #include "comet/comet.h"
+#include "comet/allocate.h"
 #include "comet/knobs.h"
 #include "tests.h"
 #include "../cli/args.h"
@@ -217,6 +218,47 @@ static void test_estimate_band(void **state)
  * row with the measured and predicted step time and the signed error),
  * written atomically with -o; a bad key in a table file is one line
  * naming file:line:col and the row's key; a bad format names the flag. */
+/* comet allocate: the example's table, the same bytes through -o, CSV and
+ * a report, and bad input as one line with exit status 2. */
+static void test_allocate(void **state)
+{
+    (void)state;
+    cli_run r;
+    char args[8192];
+    snprintf(args, sizeof args, "allocate %s/allocate/selene-fixed.yaml --no-sweep", examples);
+    run(&r, args);
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.err, "");
+    assert_non_null(strstr(r.out, "allocation selene-fixed: budget 325 GB/s per NPU"));
+    assert_non_null(strstr(r.out, "\nequal            162 GB/s     162 GB/s     325 GB/s"));
+    static char table[65536];
+    snprintf(table, sizeof table, "%s", r.out);
+    snprintf(args, sizeof args, "allocate %s/allocate/selene-fixed.yaml --no-sweep -o a.txt",
+             examples);
+    expect_written(args, "a.txt", table);
+    snprintf(args, sizeof args,
+             "allocate %s/allocate/selene-fixed.yaml --csv --report a.html --plots p", examples);
+    run(&r, args);
+    assert_int_equal(r.status, 0);
+    assert_int_equal(lines(r.out), 1 + 4 + 2 * COMET_ALLOC_SWEEP);
+    static char html[1 << 20];
+    slurp_in_workdir("a.html", html, sizeof html);
+    assert_non_null(strstr(html, "Step time across the budget"));
+    slurp_in_workdir("p/budget.csv", html, sizeof html);
+    assert_true(lines(html) >= COMET_ALLOC_SWEEP);
+    write_file("low.yaml", "allocate:\n"
+                           "  system: a100-80g-selene\n"
+                           "  budget: \"30 GB/s\"\n"
+                           "  dimensions:\n"
+                           "    nvlink: {min: \"25 GB/s\"}\n"
+                           "    infiniband: {min: \"12.5 GB/s\"}\n"
+                           "  workloads: [{model: gpt3-175b, npus: 64, global_batch: 64}]\n");
+    expect_error("allocate low.yaml", "comet allocate: low.yaml:3:11: allocate.budget: 30 GB/s "
+                                      "is below the sum of the dimensions' minimums, 37.5 GB/s");
+    expect_error("allocate", "comet allocate: needs an allocation file (see 'comet allocate "
+                             "--help')");
+}
+
 static void test_validate(void **state)
 {
     (void)state;
@@ -1424,9 +1466,9 @@ static void test_help_lists_dispatched_commands(void **state)
     assert_int_equal(r.status, 0);
     const char *list = strstr(r.out, "commands:\n");
     assert_non_null(list);
-    const char *expected[] = {"study",  "estimate",  "search",   "sweep",   "simulate", "report",
-                              "calibrate", "export", "validate", "partition", "presets",
-                              "version"};
+    const char *expected[] = {"study",     "estimate", "search",    "sweep",  "simulate",
+                              "allocate",  "report",   "calibrate", "export", "validate",
+                              "partition", "presets",  "version"};
     const char *line = list + strlen("commands:\n");
     for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++) {
         char name[32];
@@ -2032,6 +2074,7 @@ void suite_cli(test_tally *t)
         cmocka_unit_test(test_json_and_csv),
         cmocka_unit_test(test_estimate_band),
         cmocka_unit_test(test_validate),
+        cmocka_unit_test(test_allocate),
         cmocka_unit_test(test_output_file),
         cmocka_unit_test(test_strategy_file_errors_point_at_the_key),
         cmocka_unit_test(test_bad_flags),

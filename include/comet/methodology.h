@@ -106,6 +106,17 @@ typedef struct comet_conclusions {
     /* the performance pick, simulated as a task graph (comet_study_check_pick) */
     bool checked;
     double pick_estimate, pick_simulated;
+    /* how the network bandwidth of the pick (best_value, else fastest)
+     * would best be split over its dimensions, its strategy kept
+     * (comet_study_allocate, docs/allocate.md) */
+    bool allocated;
+    const comet_results_row *split_of;
+    int split_dims;
+    double split_bw[COMET_MAX_DIMS];          /* bytes/s per NPU at the optimum */
+    char split_names[COMET_MAX_DIMS][32];
+    double split_budget;                      /* its bandwidth per NPU as built (the sum) */
+    double split_speedup;                     /* step as built / step at the optimum */
+    double split_equal_slowdown;              /* step at the equal split / at the optimum */
 } comet_conclusions;
 
 /* Position of v among the axis's values, or -1. */
@@ -133,6 +144,13 @@ void comet_study_conclude(const comet_results *r, int model, comet_conclusions *
  * simulated; fills c->checked, pick_estimate and pick_simulated. */
 comet_status comet_study_check_pick(const comet_study *study, comet_conclusions *c,
                                     comet_error *err);
+
+/* Step 5's network split: the bandwidth per NPU of the pick (best_value,
+ * else fastest) as built, split over its dimensions by comet_allocate for
+ * the pick's step time with its strategy kept; fills c->allocated and the
+ * split_* fields (nothing when there is no pick). */
+comet_status comet_study_allocate(const comet_study *study, comet_conclusions *c,
+                                  comet_error *err);
 
 /* The model's assumptions, one line each, for summaries and reports. */
 int comet_study_assumptions(const char *const **lines);

@@ -6,6 +6,7 @@
 #define COMET_REPORT_H
 
 #include <stdbool.h>
+#include "comet/allocate.h"
 #include "comet/band.h"
 #include "comet/buf.h"
 #include "comet/calibrate.h"
@@ -139,5 +140,14 @@ struct comet_partition_outcome;
 void comet_partition_text(comet_buf *b, const struct comet_partition_outcome *o);
 void comet_partition_json(comet_buf *b, const struct comet_partition_outcome *o);
 void comet_report_page_partition(comet_page *p, const struct comet_partition_outcome *o);
+
+/* comet allocate's outputs (src/report/allocate_report.c): the splits,
+ * each dimension's wait, utilization and marginal value, and the step
+ * time across budgets, as text, JSON, CSV, and a page with charts. */
+void comet_alloc_text(comet_buf *b, const comet_alloc_problem *p, const comet_alloc_result *r);
+void comet_alloc_json(comet_buf *b, const comet_alloc_problem *p, const comet_alloc_result *r);
+void comet_alloc_csv(comet_buf *b, const comet_alloc_problem *p, const comet_alloc_result *r);
+void comet_report_page_allocate(comet_page *pg, const comet_alloc_problem *p,
+                                const comet_alloc_result *r);
 
 #endif

@@ -166,6 +166,15 @@ void comet_study_summary(comet_buf *b, const comet_study *study, const comet_fin
                                  : "no extra cost");
         } else
             comet_buf_printf(b, "; no single step up an axis makes it faster\n");
+        if (cm->allocated) {
+            comet_buf_printf(b, "   its %s of network per NPU split best as",
+                             Q(cm->split_budget, COMET_QTY_BYTES_PER_S, q1));
+            for (int d = 0; d < cm->split_dims; d++)
+                comet_buf_printf(b, "%s %s %s", d ? " ·" : "", cm->split_names[d],
+                                 Q(cm->split_bw[d], COMET_QTY_BYTES_PER_S, q2));
+            comet_buf_printf(b, ": %.3fx faster than as built, %.3fx faster than an equal split\n",
+                             cm->split_speedup, cm->split_equal_slowdown);
+        }
     }
     const char *const *lines;
     int n = comet_study_assumptions(&lines);
@@ -419,6 +428,19 @@ static void recommendation(comet_page *p, const comet_study *study, const comet_
     } else
         comet_page_fact(p, "invest next in", "nothing on these axes: no single step up makes "
                                              "the pick faster");
+    if (c->allocated) {
+        char split[400] = "";
+        for (int d = 0; d < c->split_dims; d++) {
+            char bw[48];
+            size_t at = strlen(split);
+            snprintf(split + at, sizeof split - at, "%s%s %s", d ? " · " : "", c->split_names[d],
+                     Q(c->split_bw[d], COMET_QTY_BYTES_PER_S, bw));
+        }
+        comet_page_fact(p, "network split", "%s of %s per NPU: %.3fx faster than as built, "
+                        "%.3fx faster than an equal split (comet allocate)", split,
+                        Q(c->split_budget, COMET_QTY_BYTES_PER_S, q), c->split_speedup,
+                        c->split_equal_slowdown);
+    }
 }
 
 void comet_report_page_study(comet_page *p, const comet_study *study, const comet_findings *f,
