@@ -88,6 +88,19 @@ typedef enum comet_calib_report_form {
 void comet_calibrate_report(comet_buf *b, const comet_calib_result *r,
                             comet_calib_report_form form);
 
+/* The numeric fields of a result, in the order and with the names the
+ * JSON and CSV writers use: how many, the name of field i (NULL past the
+ * last), and a result's values into out (at most cap; returns how many). */
+int comet_result_field_count(void);
+const char *comet_result_field_name(int i);
+int comet_result_values(const comet_result *r, double *out, int cap);
+
+/* comet search --json: the search's counts, then each ranked strategy as
+ * comet_report_json writes it with its band (bands[i]). */
+void comet_report_search_json(comet_buf *b, const comet_search_request *req,
+                              const comet_ranked *top, int n, const comet_search_stats *st,
+                              const comet_band *bands);
+
 /* Set the field a CSV/JSON column names (as the writers above name them);
  * false when the name is not one of them or the text does not parse, and
  * for a count (npus, microbatches) when the value is not a whole number

@@ -1,0 +1,103 @@
+/* A compact entry layer over the library for other languages (the Python
+ * package `comet` calls it through ctypes) and for programs that want the
+ * CLI's results without its argument parsing: inputs are YAML or JSON
+ * documents and preset names, outputs the same JSON the CLI's --json
+ * prints (rendered by the same functions), errors the same comet_error.
+ * Nothing here keeps global state: a comet_api session holds what is
+ * worth building once (the uncertainty-band model), a comet_api_job the
+ * inputs read once; both are read-only after creation, so any number of
+ * threads may share them. Texts returned are malloc'd: free them with
+ * comet_api_text_free. */
+#ifndef COMET_API_H
+#define COMET_API_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "comet/band.h"
+#include "comet/config.h"
+#include "comet/error.h"
+
+/* The job `comet estimate` runs when given nothing. */
+#define COMET_DEFAULT_MODEL "gpt3-175b"
+#define COMET_DEFAULT_SYSTEM "a100-80g-selene"
+#define COMET_DEFAULT_STRATEGY "gpt3-175b-selene"
+
+/* The uncertainty-band model of every built-in validation table
+ * (presets/validation), each run through comet_validate: a few ms. */
+comet_status comet_band_model_builtin(comet_band_model **out, comet_error *err);
+
+/* Read preset NAME of kind "models", "systems" or "strategies" into job as
+ * the CLI reads --model NAME: errors name the preset ("preset NAME"), an
+ * unknown name lists the known ones, and the preset must hold the section. */
+comet_status comet_job_read_preset(comet_job *job, const char *kind, const char *name,
+                                   comet_error *err);
+
+/* What the CLI's job commands read when an input is missing: with
+ * with_strategy (estimate, simulate and export given no input and no knob)
+ * the default strategy when the job has none; then the default model and
+ * system where the job has none. */
+comet_status comet_job_defaults(comet_job *job, bool with_strategy, comet_error *err);
+
+typedef struct comet_api comet_api;
+comet_status comet_api_new(comet_api **out, comet_error *err);
+void comet_api_free(comet_api *api);
+
+/* Inputs read once: n entries read in order, later sections winning as
+ * the CLI's inputs do. Entry i is a document text (YAML or JSON) labelled
+ * names[i] in errors, or, when kinds[i] is "models", "systems" or
+ * "strategies", the preset texts[i] of that kind. kinds may be NULL.
+ * defaults: 0 reads nothing more; 1 the default model and system where
+ * none was read; 2 also the default strategy first when none was read
+ * (comet_job_defaults). */
+typedef struct comet_api_job comet_api_job;
+comet_status comet_api_job_read(comet_api_job **out, int n, const char *const *texts,
+                                const char *const *names, const char *const *kinds,
+                                int defaults, comet_error *err);
+void comet_api_job_free(comet_api_job *job);
+
+/* Strategy knobs applied after the inputs, as the CLI's knob flags are:
+ * "name=value" words separated by ';' with the knob names of the JSON
+ * output's "strategy" object ("tp=8;sp=true;recompute=full"); NULL or ""
+ * for none. */
+
+/* One estimate (comet estimate). values (may be NULL) receives the
+ * result's numeric fields in the order comet_result_field_name gives
+ * (comet/report.h)
+ * (at most n_values), *feasible whether it fits; json (may be NULL)
+ * receives comet estimate --json's text. */
+comet_status comet_api_estimate(const comet_api *api, const comet_api_job *job, const char *knobs,
+                                double *values, int n_values, bool *feasible, char **json,
+                                comet_error *err);
+
+/* comet search: flags as the CLI's (0 or NULL: the CLI's default). */
+typedef struct comet_api_search_options {
+    int64_t npus;               /* required */
+    int64_t max_global_batch, max_microbatch, max_cp;
+    int top;                    /* default 10 */
+    int threads;                /* default every online core */
+    const char *objective;      /* time, throughput or cost */
+    bool no_flash, no_offload, keep_dominated;
+} comet_api_search_options;
+comet_status comet_api_search(const comet_api *api, const comet_api_job *job, const char *knobs,
+                              const comet_api_search_options *o, char **json, comet_error *err);
+
+/* comet sweep: every design point of a study (a document with a study:
+ * section, labelled name in errors) into dir/results.csv and
+ * dir/results.jsonl, as comet sweep writes them; progress (may be NULL) is
+ * called from the writing thread after each row with rows done and total;
+ * when it returns false the sweep stops (COMET_ECANCELED, the rows so far
+ * kept). */
+typedef bool (*comet_api_progress)(void *ctx, uint64_t done, uint64_t total);
+comet_status comet_api_sweep(const comet_api *api, const char *study_text, const char *name,
+                             const char *dir, int threads, bool resume, bool force,
+                             comet_api_progress progress, void *ctx, comet_error *err);
+
+/* comet export --chakra PREFIX: the job's step as Chakra traces and
+ * ASTRA-sim files; json (may be NULL) receives what was written
+ * ({"prefix", "ranks", "nodes", "deps", "bytes"}). */
+comet_status comet_api_export(const comet_api_job *job, const char *knobs, const char *prefix,
+                              char **json, comet_error *err);
+
+void comet_api_text_free(char *text);
+
+#endif

@@ -1,0 +1,415 @@
+/* The library's compact entry layer (comet/api.h): what the CLI's job
+ * commands do between reading their flags and printing, offered to other
+ * languages and programs. A session holds the uncertainty-band model (built
+ * once: it is most of a one-shot estimate's time), a job the inputs read
+ * once; both are read-only afterwards, so threads share them. Results are
+ * rendered by the report functions the CLI's --json uses, so a caller sees
+ * the CLI's numbers and the CLI's errors. It sits on top of the library:
+ * it reads presets (config), runs searches and sweeps (explore), renders
+ * (report) and exports traces (chakra). */
+#include "comet/api.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "comet/chakra.h"
+#include "comet/files.h"
+#include "comet/knobs.h"
+#include "comet/report.h"
+#include "comet/search.h"
+#include "comet/study.h"
+#include "comet/sweep.h"
+#include "comet/validate.h"
+
+struct comet_api {
+    comet_band_model *bands;
+};
+
+struct comet_api_job {
+    comet_job job;
+};
+
+comet_status comet_band_model_builtin(comet_band_model **out, comet_error *err)
+{
+    *out = NULL;
+    const char *const *names = comet_preset_names("validation");
+    int n = 0;
+    while (names && names[n])
+        n++;
+    comet_validation_table **tables = calloc((size_t)(n > 0 ? n : 1), sizeof *tables);
+    comet_validation_report *reports = calloc((size_t)(n > 0 ? n : 1), sizeof *reports);
+    const comet_validation_report **rp = calloc((size_t)(n > 0 ? n : 1), sizeof *rp);
+    comet_status st = COMET_OK;
+    int done = 0;
+    if (!tables || !reports || !rp)
+        st = comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL,
+                             "out of memory building the uncertainty bands");
+    for (; !st && done < n; done++) {
+        st = comet_validation_preset(names[done], &tables[done], err);
+        if (!st && (st = comet_validate(tables[done], &reports[done], err)))
+            comet_validation_free(tables[done]);
+        rp[done] = &reports[done];
+    }
+    if (st)
+        done--; /* the one that failed holds nothing */
+    else
+        st = comet_band_model_new((const comet_validation_table *const *)tables, rp, n, out, err);
+    for (int i = 0; i < done; i++) {
+        comet_validation_report_free(&reports[i]);
+        comet_validation_free(tables[i]);
+    }
+    free(rp);
+    free(reports);
+    free(tables);
+    return st;
+}
+
+static bool *section_flag(comet_job *job, const char *kind)
+{
+    return kind[1] == 'o' ? &job->has_model : kind[1] == 'y' ? &job->has_system
+                                                             : &job->has_strategy;
+}
+
+comet_status comet_job_read_preset(comet_job *job, const char *kind, const char *name,
+                                   comet_error *err)
+{
+    static const char *const nouns[] = {"model", "system", "strategy"};
+    if (strcmp(kind, "models") != 0 && strcmp(kind, "systems") != 0 &&
+        strcmp(kind, "strategies") != 0)
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
+                               "unknown preset kind \"%s\" (models, systems or strategies)",
+                               kind);
+    const char *noun = nouns[kind[1] == 'o' ? 0 : kind[1] == 'y' ? 1 : 2];
+    const char *text = comet_preset_text(kind, name);
+    if (!text) {
+        char known[512] = "";
+        const char *const *names = comet_preset_names(kind);
+        for (size_t i = 0; names && names[i]; i++) {
+            if (i)
+                strncat(known, ", ", sizeof known - strlen(known) - 1);
+            strncat(known, names[i], sizeof known - strlen(known) - 1);
+        }
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
+                               "unknown %s preset \"%s\" (known: %s)", noun, name, known);
+    }
+    bool *has = section_flag(job, kind);
+    bool had = *has;
+    *has = false;
+    char label[128];
+    snprintf(label, sizeof label, "preset %s", name);
+    comet_status st = comet_config_read_text(text, strlen(text), label, job, err);
+    if (!st && !*has)
+        st = comet_error_set(err, COMET_EINPUT, name, 0, 0, NULL, "has no %s: section", noun);
+    if (st)
+        *has = had;
+    return st;
+}
+
+comet_status comet_job_defaults(comet_job *job, bool with_strategy, comet_error *err)
+{
+    if (with_strategy && !job->has_strategy &&
+        comet_job_read_preset(job, "strategies", COMET_DEFAULT_STRATEGY, err))
+        return err->status;
+    if (!job->has_model && comet_job_read_preset(job, "models", COMET_DEFAULT_MODEL, err))
+        return err->status;
+    if (!job->has_system && comet_job_read_preset(job, "systems", COMET_DEFAULT_SYSTEM, err))
+        return err->status;
+    return COMET_OK;
+}
+
+comet_status comet_api_new(comet_api **out, comet_error *err)
+{
+    *out = calloc(1, sizeof **out);
+    if (!*out)
+        return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    comet_status st = comet_band_model_builtin(&(*out)->bands, err);
+    if (st) {
+        free(*out);
+        *out = NULL;
+    }
+    return st;
+}
+
+void comet_api_free(comet_api *api)
+{
+    if (!api)
+        return;
+    comet_band_model_free(api->bands);
+    free(api);
+}
+
+comet_status comet_api_job_read(comet_api_job **out, int n, const char *const *texts,
+                                const char *const *names, const char *const *kinds,
+                                int defaults, comet_error *err)
+{
+    *out = malloc(sizeof **out);
+    if (!*out)
+        return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    comet_job *job = &(*out)->job;
+    comet_job_init(job);
+    comet_status st = COMET_OK;
+    for (int i = 0; i < n && !st; i++) {
+        if (!texts[i])
+            st = comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL, "input %d is empty", i + 1);
+        else if (kinds && kinds[i])
+            st = comet_job_read_preset(job, kinds[i], texts[i], err);
+        else
+            st = comet_config_read_text(texts[i], strlen(texts[i]),
+                                        names && names[i] ? names[i] : "<input>", job, err);
+    }
+    if (!st && defaults > 0)
+        st = comet_job_defaults(job, defaults > 1, err);
+    if (st) {
+        free(*out);
+        *out = NULL;
+    }
+    return st;
+}
+
+void comet_api_job_free(comet_api_job *job)
+{
+    free(job);
+}
+
+void comet_api_text_free(char *text)
+{
+    free(text);
+}
+
+/* "tp=8;sp=true" onto s, each through the knob table's reader of saved
+ * results (comet_strategy_set_field); an error names the knob. */
+static comet_status apply_knobs(const char *knobs, comet_strategy *s, comet_error *err)
+{
+    if (!knobs)
+        return COMET_OK;
+    for (const char *p = knobs; *p;) {
+        const char *end = strchr(p, ';');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        char word[256];
+        if (len >= sizeof word)
+            return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
+                                   "a strategy knob is too long: \"%.40s...\"", p);
+        memcpy(word, p, len);
+        word[len] = '\0';
+        p += len + (end ? 1 : 0);
+        if (!len)
+            continue;
+        char *eq = strchr(word, '=');
+        if (!eq)
+            return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, word,
+                                   "a strategy knob needs a value (name=value)");
+        *eq = '\0';
+        const char *value = eq + 1;
+        const comet_knob *k = comet_knob_named(word);
+        if (!k)
+            return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, word, "unknown strategy knob");
+        if (k->type == COMET_KNOB_T_BOOL && (strcmp(value, "True") == 0 || strcmp(value, "False") == 0))
+            value = value[0] == 'T' ? "true" : "false";
+        if (!comet_strategy_set_field(s, word, value)) {
+            if (k->type == COMET_KNOB_T_CHOICE) {
+                char known[256] = "";
+                for (int v = 0; v < k->n_values; v++) {
+                    if (v)
+                        strncat(known, ", ", sizeof known - strlen(known) - 1);
+                    strncat(known, k->value_name(v), sizeof known - strlen(known) - 1);
+                }
+                return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, word,
+                                       "expected one of %s, got \"%s\"", known, value);
+            }
+            return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, word,
+                                   "expected %s, got \"%s\"",
+                                   k->type == COMET_KNOB_T_BOOL  ? "true or false"
+                                   : k->type == COMET_KNOB_T_INT ? "an integer"
+                                                                 : "a value the knob takes",
+                                   value);
+        }
+    }
+    return COMET_OK;
+}
+
+/* A rendered buffer handed over as a malloc'd text. */
+static comet_status take_text(comet_buf *b, char **out, comet_error *err)
+{
+    if (b->failed || !b->data) {
+        comet_buf_free(b);
+        return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL,
+                               "out of memory rendering the result");
+    }
+    *out = b->data; /* the buffer's text is malloc'd and ends in a NUL */
+    b->data = NULL;
+    return COMET_OK;
+}
+
+/* An error about a key of the inputs pointed at its file, line and column. */
+static comet_status located(const comet_api_job *job, comet_error *err)
+{
+    comet_srcmap_locate(&job->job.srcmap, err);
+    return err->status;
+}
+
+comet_status comet_api_estimate(const comet_api *api, const comet_api_job *job, const char *knobs,
+                                double *values, int n_values, bool *feasible, char **json,
+                                comet_error *err)
+{
+    const comet_job *j = &job->job;
+    comet_strategy s = j->strategy;
+    comet_result r;
+    if (apply_knobs(knobs, &s, err))
+        return err->status;
+    if (comet_strategy_resolve(&j->model, &j->system, &s, NULL, err) ||
+        comet_estimate(&j->model, &j->system, &s, &r, err))
+        return located(job, err);
+    if (values)
+        comet_result_values(&r, values, n_values);
+    if (feasible)
+        *feasible = r.feasible;
+    if (!json)
+        return COMET_OK;
+    comet_band band;
+    comet_band_for(api->bands, &j->model, &j->system, &s, &r, &band);
+    comet_buf b;
+    comet_buf_init(&b);
+    comet_report_json(&b, &j->model, &j->system, &s, &r, &band);
+    return take_text(&b, json, err);
+}
+
+comet_status comet_api_search(const comet_api *api, const comet_api_job *job, const char *knobs,
+                              const comet_api_search_options *o, char **json, comet_error *err)
+{
+    const comet_job *j = &job->job;
+    comet_search_request req;
+    memset(&req, 0, sizeof req);
+    req.model = &j->model;
+    req.system = &j->system;
+    comet_search_space_defaults(&req.space);
+    req.space.base = j->strategy;
+    if (apply_knobs(knobs, &req.space.base, err))
+        return err->status;
+    req.space.npus = o->npus;
+    req.space.global_batch = req.space.base.global_batch;
+    req.space.max_global_batch = o->max_global_batch;
+    req.space.max_microbatch = o->max_microbatch;
+    req.space.max_cp = o->max_cp;
+    req.space.vary_flash = !o->no_flash;
+    req.space.vary_offload = !o->no_offload;
+    req.space.keep_dominated = o->keep_dominated;
+    req.top_k = o->top > 0 ? o->top : 10;
+    req.shards = 1;
+    if (o->objective && comet_objective_parse(o->objective, &req.objective))
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "objective",
+                               "expected time, throughput or cost, got \"%s\"", o->objective);
+    if (o->npus < 1 || o->npus > COMET_MAX_NPUS)
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "npus",
+                               "is required: how many NPUs to search over (1 to %lld)",
+                               (long long)COMET_MAX_NPUS);
+    if (req.top_k > COMET_SEARCH_MAX_TOP)
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "top", "at most %d",
+                               COMET_SEARCH_MAX_TOP);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int threads = o->threads > 0 ? o->threads : cores > 0 ? (int)cores : 1;
+    comet_ranked *top = calloc((size_t)req.top_k, sizeof *top);
+    comet_band *bands = calloc((size_t)req.top_k, sizeof *bands);
+    if (!top || !bands) {
+        free(top);
+        free(bands);
+        return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    }
+    int n = 0;
+    comet_search_stats stats;
+    comet_status st = comet_search_threads(&req, threads, top, &n, &stats, err);
+    if (st) {
+        free(top);
+        free(bands);
+        return located(job, err);
+    }
+    for (int i = 0; i < n; i++)
+        comet_band_for(api->bands, req.model, req.system, &top[i].strategy, &top[i].result,
+                       &bands[i]);
+    comet_buf b;
+    comet_buf_init(&b);
+    comet_report_search_json(&b, &req, top, n, &stats, bands);
+    free(top);
+    free(bands);
+    return take_text(&b, json, err);
+}
+
+typedef struct sweep_ctx {
+    comet_api_progress progress;
+    void *ctx;
+    volatile bool stop;
+} sweep_ctx;
+
+static bool sweep_stop(void *ctx)
+{
+    return ((sweep_ctx *)ctx)->stop;
+}
+
+static void sweep_row(void *ctx, uint64_t done, uint64_t total, uint64_t start)
+{
+    (void)start;
+    sweep_ctx *c = ctx;
+    if (c->progress && !c->progress(c->ctx, done, total))
+        c->stop = true;
+}
+
+comet_status comet_api_sweep(const comet_api *api, const char *study_text, const char *name,
+                             const char *dir, int threads, bool resume, bool force,
+                             comet_api_progress progress, void *ctx, comet_error *err)
+{
+    comet_study *study = malloc(sizeof *study);
+    if (!study)
+        return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    comet_status st = comet_study_read_text(study_text, strlen(study_text),
+                                            name ? name : "<study>", study, err);
+    if (!st && (!dir || !dir[0]))
+        st = comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "dir",
+                             "a sweep needs a directory for its results");
+    if (st) {
+        free(study);
+        return st;
+    }
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    sweep_ctx c = {.progress = progress, .ctx = ctx, .stop = false};
+    comet_sweep_options opt = {
+        .dir = dir,
+        .format = &comet_sweep_rows_format,
+        .threads = threads > 0 ? threads : cores > 0 ? (int)cores : 1,
+        .resume = resume,
+        .force = force,
+        .hooks = {.ctx = &c, .stop = sweep_stop, .row_written = sweep_row},
+        .bands = api->bands,
+    };
+    int lock = -1;
+    st = comet_sweep_run(study, &opt, &lock, err);
+    if (lock >= 0)
+        comet_dir_unlock(lock);
+    free(study);
+    return st;
+}
+
+comet_status comet_api_export(const comet_api_job *job, const char *knobs, const char *prefix,
+                              char **json, comet_error *err)
+{
+    const comet_job *j = &job->job;
+    comet_strategy s = j->strategy;
+    if (apply_knobs(knobs, &s, err))
+        return err->status;
+    if (!prefix || !prefix[0])
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "prefix",
+                               "is required (the trace prefix, e.g. out/gpt3)");
+    comet_export_info info;
+    if (comet_export_chakra(&j->model, &j->system, &s, prefix, NULL, &info, err))
+        return located(job, err);
+    if (!json)
+        return COMET_OK;
+    comet_buf b;
+    comet_buf_init(&b);
+    comet_buf_printf(&b, "{\"prefix\": ");
+    comet_buf_json_string(&b, prefix);
+    comet_buf_printf(&b, ", \"ranks\": %d, \"nodes\": %zu, \"deps\": %llu, \"bytes\": %llu}\n",
+                     info.ranks, info.nodes, (unsigned long long)info.deps,
+                     (unsigned long long)info.bytes);
+    return take_text(&b, json, err);
+}
