@@ -125,17 +125,7 @@ comet_status cli_load_system(const char *arg, comet_system *sys, comet_error *er
 comet_status cli_parse_collective(const char *flag, const char *value, comet_collective *out,
                                   comet_error *err)
 {
-    char name[32];
-    snprintf(name, sizeof name, "%s", value);
-    for (char *p = name; *p; p++)
-        if (*p == '-')
-            *p = '_';
-    if (comet_collective_parse(name, out) || *out == COMET_COLL_NONE)
-        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, flag,
-                               "expected all-reduce, reduce-scatter, all-gather, all-to-all, "
-                               "broadcast, reduce, gather, scatter or barrier, got \"%s\"",
-                               value);
-    return COMET_OK;
+    return comet_collective_parse_flag(flag, value, out, err);
 }
 
 /* The library builds it (comet/api.h); a command builds it once per run. */

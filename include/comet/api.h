@@ -98,6 +98,40 @@ comet_status comet_api_sweep(const comet_api *api, const char *study_text, const
 comet_status comet_api_export(const comet_api_job *job, const char *knobs, const char *prefix,
                               char **json, comet_error *err);
 
+/* comet simulate (the step form): the job's step on the event-driven
+ * simulator beside its estimate. fabric: 0 automatic, 1 every transfer
+ * on the fabric (--flows), 2 off (--no-flows); scheduler "baseline" or
+ * "themis" (NULL: baseline); max_tasks 0: the default. */
+typedef struct comet_api_sim_options {
+    bool congestion;
+    int fabric;
+    const char *scheduler;
+    int64_t max_tasks;
+} comet_api_sim_options;
+comet_status comet_api_simulate(const comet_api_job *job, const char *knobs,
+                                const comet_api_sim_options *o, char **json, comet_error *err);
+
+/* comet simulate --collective: one collective (all-reduce, all_gather, ...)
+ * of `bytes` per NPU on the job's system, npus (0: the whole system)
+ * laid out as the CLI does; splits 0: the system's; active_chunks 0: the
+ * default. */
+typedef struct comet_api_collective_options {
+    const char *collective;
+    double bytes;
+    int64_t npus;
+    int64_t splits;
+    int64_t active_chunks;
+    bool congestion;
+    const char *scheduler;
+} comet_api_collective_options;
+comet_status comet_api_collective(const comet_api_job *job, const comet_api_collective_options *o,
+                                  char **json, comet_error *err);
+
+/* A collective named as the CLI takes it (all-reduce or all_reduce, ...);
+ * an error names `flag`. */
+comet_status comet_collective_parse_flag(const char *flag, const char *value,
+                                         comet_collective *out, comet_error *err);
+
 void comet_api_text_free(char *text);
 
 #endif

@@ -101,6 +101,17 @@ void comet_report_search_json(comet_buf *b, const comet_search_request *req,
                               const comet_ranked *top, int n, const comet_search_stats *st,
                               const comet_band *bands);
 
+/* comet simulate --json: a simulated training step (links: the fabric's,
+ * may be NULL) beside its estimate, and one simulated collective of
+ * `bytes` per NPU on sizes[d] NPUs of each dimension, beside its price. */
+void comet_report_sim_step_json(comet_buf *b, const comet_model *m, const comet_system *sys,
+                                const comet_sim_step_result *r, const comet_result *est,
+                                const comet_sim_fabric_links *links);
+void comet_report_sim_collective_json(comet_buf *b, const comet_system *sys,
+                                      const int64_t sizes[COMET_MAX_DIMS], int64_t npus,
+                                      comet_collective c, double bytes,
+                                      const comet_sim_collective_result *r, double analytic);
+
 /* Set the field a CSV/JSON column names (as the writers above name them);
  * false when the name is not one of them or the text does not parse, and
  * for a count (npus, microbatches) when the value is not a whole number

@@ -19,8 +19,8 @@ import tempfile
 from . import _lib
 from ._lib import CometError
 
-__all__ = ["CometError", "Estimate", "estimate", "search", "sweep", "study", "presets",
-           "preset", "export_chakra", "version"]
+__all__ = ["CometError", "Estimate", "estimate", "search", "sweep", "study", "simulate",
+           "simulate_collective", "presets", "preset", "export_chakra", "version"]
 
 _SECTIONS = (("models", "model"), ("systems", "system"), ("strategies", "strategy"))
 
@@ -360,4 +360,48 @@ def export_chakra(prefix, *inputs, model=None, system=None, strategy=None, **kno
     _lib.check(_lib.lib().comet_api_export(job.handle, _knobs(knobs),
                                            os.fspath(prefix).encode(), ctypes.byref(out),
                                            ctypes.byref(err)), err)
+    return Result(json.loads(_lib.take_text(out)))
+
+
+def simulate(*inputs, model=None, system=None, strategy=None, congestion=False, flows=None,
+             scheduler="baseline", max_tasks=0, **knobs):
+    """`comet simulate` (a training step): the job's step on the
+    event-driven simulator beside its estimate, as --json prints it.
+    flows: None decides as the CLI does, True is --flows, False --no-flows."""
+    default = 2 if not inputs and not knobs and strategy is None else 1
+    job = _job(inputs, model, system, strategy, default)
+    o = _lib.SimOptions(congestion=congestion,
+                        fabric=0 if flows is None else 1 if flows else 2,
+                        scheduler=scheduler.encode(), max_tasks=max_tasks)
+    out = ctypes.c_void_p()
+    err = _lib._Error()
+    _lib.check(_lib.lib().comet_api_simulate(job.handle, _knobs(knobs), ctypes.byref(o),
+                                             ctypes.byref(out), ctypes.byref(err)), err)
+    return Result(json.loads(_lib.take_text(out)))
+
+
+def _bytes(size):
+    if isinstance(size, (int, float)) and not isinstance(size, bool):
+        return float(size)
+    v = ctypes.c_double()
+    err = _lib._Error()
+    _lib.check(_lib.lib().comet_parse_quantity(str(size).encode(), 0, b"size", ctypes.byref(v),
+                                               ctypes.byref(err)), err)
+    return v.value
+
+
+def simulate_collective(collective, size, system=None, npus=0, splits=0, active_chunks=0,
+                        congestion=False, scheduler="baseline"):
+    """`comet simulate --collective C --size S`: one collective of `size`
+    per NPU (bytes, or a text such as "1 GiB") on `system` (a preset name,
+    dict, document or file; the CLI's default system when None), on npus
+    NPUs (0: the whole system)."""
+    job = _job((), None, system, None, 1)
+    o = _lib.CollectiveOptions(collective=str(collective).encode(), bytes=_bytes(size),
+                               npus=npus, splits=splits, active_chunks=active_chunks,
+                               congestion=congestion, scheduler=scheduler.encode())
+    out = ctypes.c_void_p()
+    err = _lib._Error()
+    _lib.check(_lib.lib().comet_api_collective(job.handle, ctypes.byref(o), ctypes.byref(out),
+                                               ctypes.byref(err)), err)
     return Result(json.loads(_lib.take_text(out)))

@@ -61,6 +61,27 @@ class SearchOptions(ctypes.Structure):
     ]
 
 
+class SimOptions(ctypes.Structure):
+    _fields_ = [
+        ("congestion", ctypes.c_bool),
+        ("fabric", ctypes.c_int),
+        ("scheduler", ctypes.c_char_p),
+        ("max_tasks", ctypes.c_int64),
+    ]
+
+
+class CollectiveOptions(ctypes.Structure):
+    _fields_ = [
+        ("collective", ctypes.c_char_p),
+        ("bytes", ctypes.c_double),
+        ("npus", ctypes.c_int64),
+        ("splits", ctypes.c_int64),
+        ("active_chunks", ctypes.c_int64),
+        ("congestion", ctypes.c_bool),
+        ("scheduler", ctypes.c_char_p),
+    ]
+
+
 PROGRESS = ctypes.CFUNCTYPE(ctypes.c_bool, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint64)
 
 
@@ -90,6 +111,9 @@ def _declare(lib):
         "comet_api_search": (I, [P, P, C, ctypes.POINTER(SearchOptions), PP, E]),
         "comet_api_sweep": (I, [P, C, C, C, I, B, B, PROGRESS, P, E]),
         "comet_api_export": (I, [P, C, C, PP, E]),
+        "comet_api_simulate": (I, [P, C, ctypes.POINTER(SimOptions), PP, E]),
+        "comet_api_collective": (I, [P, ctypes.POINTER(CollectiveOptions), PP, E]),
+        "comet_parse_quantity": (I, [C, I, C, ctypes.POINTER(ctypes.c_double), E]),
         "comet_api_text_free": (None, [P]),
         "comet_result_field_count": (I, []),
         "comet_result_field_name": (C, [I]),

@@ -143,6 +143,28 @@ def test_sweep_stops_when_progress_says_so(tmp_path):
                     progress=lambda d, t: 1 / 0)
 
 
+def test_simulate_step_matches_the_cli():
+    code, out, _ = cli("simulate", "--tp", "8", "--pp", "2", "--global-batch", "8",
+                       "--microbatch", "1", "--json")
+    assert code == 0, out
+    r = comet.simulate(tp=8, pp=2, global_batch=8, microbatch=1)
+    assert r == json.loads(out)
+    assert r["step_time_s"] > 0 and len(r["stages"]) == 2
+
+
+def test_simulate_collective_matches_the_cli():
+    code, out, _ = cli("simulate", "--collective", "all-reduce", "--size", "1GiB", "--npus",
+                       "64", "--json")
+    assert code == 0
+    r = comet.simulate_collective("all-reduce", "1 GiB", npus=64)
+    assert r == json.loads(out)
+    assert r == comet.simulate_collective("all_reduce", 2**30, system="a100-80g-selene", npus=64)
+    code, _, err = cli("simulate", "--collective", "all-sum", "--size", "1GiB", "--npus", "8")
+    with pytest.raises(comet.CometError) as e:
+        comet.simulate_collective("all-sum", 1e9, npus=8)
+    assert e.value.key == "collective" and e.value.message in err
+
+
 def test_presets_match_the_cli():
     code, out, _ = cli("presets")
     names = comet.presets()

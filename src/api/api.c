@@ -17,8 +17,10 @@
 #include "comet/chakra.h"
 #include "comet/files.h"
 #include "comet/knobs.h"
+#include "comet/network.h"
 #include "comet/report.h"
 #include "comet/search.h"
+#include "comet/simulate.h"
 #include "comet/study.h"
 #include "comet/sweep.h"
 #include "comet/validate.h"
@@ -411,5 +413,135 @@ comet_status comet_api_export(const comet_api_job *job, const char *knobs, const
     comet_buf_printf(&b, ", \"ranks\": %d, \"nodes\": %zu, \"deps\": %llu, \"bytes\": %llu}\n",
                      info.ranks, info.nodes, (unsigned long long)info.deps,
                      (unsigned long long)info.bytes);
+    return take_text(&b, json, err);
+}
+
+comet_status comet_collective_parse_flag(const char *flag, const char *value,
+                                         comet_collective *out, comet_error *err)
+{
+    char name[32];
+    snprintf(name, sizeof name, "%s", value ? value : "");
+    for (char *p = name; *p; p++)
+        if (*p == '-')
+            *p = '_';
+    if (comet_collective_parse(name, out) || *out == COMET_COLL_NONE)
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, flag,
+                               "expected all-reduce, reduce-scatter, all-gather, all-to-all, "
+                               "broadcast, reduce, gather, scatter or barrier, got \"%s\"",
+                               value ? value : "");
+    return COMET_OK;
+}
+
+static comet_status parse_scheduler(const char *flag, const char *v, comet_sim_scheduler *out,
+                                    comet_error *err)
+{
+    if (!v || strcmp(v, "baseline") == 0)
+        *out = COMET_SCHED_BASELINE;
+    else if (strcmp(v, "themis") == 0)
+        *out = COMET_SCHED_THEMIS;
+    else
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, flag,
+                               "expected baseline or themis, got \"%s\"", v);
+    return COMET_OK;
+}
+
+comet_status comet_api_simulate(const comet_api_job *job, const char *knobs,
+                                const comet_api_sim_options *o, char **json, comet_error *err)
+{
+    const comet_job *j = &job->job;
+    comet_strategy s = j->strategy;
+    if (apply_knobs(knobs, &s, err))
+        return err->status;
+    comet_sim_fabric_links links = {0};
+    comet_sim_step_options opt = {
+        .fidelity = o->congestion ? COMET_SIM_CONGESTION : COMET_SIM_UNAWARE,
+        .fabric = o->fabric == 1   ? COMET_SIM_FABRIC_ON
+                  : o->fabric == 2 ? COMET_SIM_FABRIC_OFF
+                                   : COMET_SIM_FABRIC_AUTO,
+        .links = o->fabric == 2 ? NULL : &links,
+        .max_tasks = o->max_tasks,
+    };
+    if (o->fabric < 0 || o->fabric > 2)
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "fabric",
+                               "expected 0 (automatic), 1 (on) or 2 (off), got %d", o->fabric);
+    if (parse_scheduler("scheduler", o->scheduler, &opt.scheduler, err))
+        return err->status;
+    if (o->max_tasks < 0 || o->max_tasks > COMET_SIM_MAX_TASKS_LIMIT)
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "max_tasks",
+                               "expected 1 to %lld", (long long)COMET_SIM_MAX_TASKS_LIMIT);
+    comet_sim_step_result *r = malloc(sizeof *r);
+    if (!r)
+        return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    comet_result est;
+    comet_status st = COMET_OK;
+    if (comet_strategy_resolve(&j->model, &j->system, &s, NULL, err) ||
+        comet_estimate(&j->model, &j->system, &s, &est, err) ||
+        comet_sim_step(&j->model, &j->system, &s, &opt, r, err))
+        st = located(job, err);
+    if (!st) {
+        comet_buf b;
+        comet_buf_init(&b);
+        comet_report_sim_step_json(&b, &j->model, &j->system, r, &est, opt.links);
+        st = take_text(&b, json, err);
+    }
+    comet_sim_fabric_links_free(&links);
+    free(r);
+    return st;
+}
+
+comet_status comet_api_collective(const comet_api_job *job, const comet_api_collective_options *o,
+                                  char **json, comet_error *err)
+{
+    const comet_system *sys = &job->job.system;
+    comet_collective c;
+    comet_sim_options opt;
+    comet_sim_options_defaults(&opt);
+    if (comet_collective_parse_flag("collective", o->collective, &c, err) ||
+        parse_scheduler("scheduler", o->scheduler, &opt.scheduler, err))
+        return err->status;
+    if (!(o->bytes > 0.0) || o->bytes > 1e18)
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "bytes",
+                               "expected a size above 0 and at most 1e18 bytes, got %g",
+                               o->bytes);
+    if (o->splits < 0 || o->splits > 65536 || o->active_chunks < 0 || o->active_chunks > 64)
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0,
+                               o->splits < 0 || o->splits > 65536 ? "splits" : "active_chunks",
+                               "out of range (splits 1 to 65536, active_chunks 1 to 64)");
+    if (o->npus < 0 || o->npus > (1 << 30))
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "npus", "expected 1 to %d",
+                               1 << 30);
+    opt.fidelity = o->congestion ? COMET_SIM_CONGESTION : COMET_SIM_UNAWARE;
+    if (o->splits)
+        opt.splits = (int)o->splits;
+    if (o->active_chunks)
+        opt.active_chunks = (int)o->active_chunks;
+    int64_t npus = o->npus;
+    if (npus == 0) {
+        npus = 1;
+        for (int d = 0; d < sys->n_dims; d++)
+            npus *= sys->dims[d].size;
+        if (npus == 0)
+            return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "npus",
+                                   "is needed: system %s grows to fit (its outermost "
+                                   "dimension is auto)", sys->name);
+    }
+    int64_t sizes[COMET_MAX_DIMS];
+    if (comet_system_layout(sys, npus, sizes, err)) {
+        snprintf(err->key, sizeof err->key, "npus");
+        return err->status;
+    }
+    comet_sim_collective_result r;
+    if (comet_sim_collective(sys, sizes, c, o->bytes, &opt, &r, err))
+        return err->status;
+    comet_system *chunked = malloc(sizeof *chunked);
+    if (!chunked)
+        return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    *chunked = *sys;
+    chunked->collective_chunks = opt.splits > 0 ? opt.splits : sys->collective_chunks;
+    double analytic = comet_collective_time(chunked, sizes, c, o->bytes);
+    free(chunked);
+    comet_buf b;
+    comet_buf_init(&b);
+    comet_report_sim_collective_json(&b, sys, sizes, npus, c, o->bytes, &r, analytic);
     return take_text(&b, json, err);
 }
