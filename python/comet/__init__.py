@@ -131,10 +131,24 @@ def _word(k, v):
     return "%s=%s" % (k, v)
 
 
+_knob_texts = {}  # the knobs' text by their items, as loops repeat them
+
+
 def _knobs(knobs):
     if not knobs:
         return None
-    return ";".join([_word(k, v) for k, v in knobs.items()]).encode("utf-8")
+    try:
+        key = tuple(knobs.items())
+        text = _knob_texts.get(key)
+    except TypeError:  # an unhashable value: it will be refused as a knob anyway
+        key = text = None
+    if text is None:
+        text = ";".join([_word(k, v) for k, v in knobs.items()]).encode("utf-8")
+        if key is not None:
+            if len(_knob_texts) >= 4096:
+                _knob_texts.clear()
+            _knob_texts[key] = text
+    return text
 
 
 def _frame(rows):
@@ -205,18 +219,24 @@ def _estimate_json(job, knobs):
     return _lib.take_text(out)
 
 
+_fast = None  # (the C function, the session, the field count, the values' array type)
+
+
 def estimate(*inputs, model=None, system=None, strategy=None, **knobs):
     """`comet estimate`: one training step's time, breakdown, memory, MFU
     and cost. With no input and no knob, the CLI's default job."""
-    default = 2 if not inputs and not knobs and strategy is None else 1
-    job = _job(inputs, model, system, strategy, default)
-    n = _fields()["_n"]
-    values = (ctypes.c_double * n)()
+    global _fast
+    if _fast is None:  # set whole, once: threads may race here harmlessly
+        n = _fields()["_n"]
+        _fast = (_lib.lib().comet_api_estimate, _lib.session(), n, ctypes.c_double * n)
+    call, api, n, array = _fast
+    job = _job(inputs, model, system, strategy,
+               2 if not inputs and not knobs and strategy is None else 1)
+    values = array()
     feasible = ctypes.c_bool()
     err = _lib._Error()
     k = _knobs(knobs)
-    if _lib.lib().comet_api_estimate(_lib.session(), job.handle, k, values, n,
-                                     ctypes.byref(feasible), None, ctypes.byref(err)):
+    if call(api, job.handle, k, values, n, ctypes.byref(feasible), None, ctypes.byref(err)):
         _lib.raise_error(err)
     return Estimate(values, feasible.value, job, k)
 
