@@ -11,5 +11,5 @@ if ! command -v "$py" >/dev/null || ! "$py" -c 'import pytest' 2>/dev/null; then
     exit 0
 fi
 COMET_LIBRARY=$PWD/$b/libcomet.so COMET_BIN=$PWD/$b/comet PYTHONPATH=$PWD/python \
-    "$py" -m pytest -q -p no:cacheprovider python/tests 2>&1 | tail -n 25
+    PYTHON=$py "$py" -m pytest -q -p no:cacheprovider python/tests 2>&1 | tail -n 25
 exit "${PIPESTATUS[0]}"

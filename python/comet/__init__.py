@@ -203,11 +203,14 @@ _field_index = {}
 
 
 def _fields():
-    if not _field_index:
+    """Field name -> index in a result's values (and "_n": how many)."""
+    global _field_index
+    if not _field_index:  # built whole, then published: threads see all or nothing
         l = _lib.lib()
         n = l.comet_result_field_count()
-        _field_index.update({l.comet_result_field_name(i).decode(): i for i in range(n)})
-        _field_index["_n"] = n
+        index = {l.comet_result_field_name(i).decode(): i for i in range(n)}
+        index["_n"] = n
+        _field_index = index
     return _field_index
 
 

@@ -259,3 +259,13 @@ def test_fuzz_corpora_raise_comet_error_never_crash():
                 except comet.CometError as e:
                     assert str(e)
     assert n > 20
+
+
+def test_readme_example_runs(tmp_path):
+    png = tmp_path / "nvlink.png"
+    r = subprocess.run([os.environ.get("PYTHON", "python3"),
+                        os.path.join(ROOT, "examples", "nvlink_grid.py"), str(png)],
+                       capture_output=True, text=True,
+                       env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python")))
+    assert r.returncode == 0, r.stderr
+    assert "nvlink_GBps" in r.stdout or "'nvlink_GBps'" in r.stdout
