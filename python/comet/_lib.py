@@ -35,6 +35,9 @@ class CometError(Exception):
         self.message = message
 
 
+CometError.__module__ = "comet"  # its public home: comet.CometError
+
+
 class _Error(ctypes.Structure):
     _fields_ = [
         ("status", ctypes.c_int),
