@@ -6,7 +6,8 @@
    selective recompute; SP on or off; interleave 1 or 3), every call a
    full Python call (inputs looked up, knobs passed, result object built).
 2. A strategy search from Python against the same search in C: gpt3-175b
-   on 64 NPUs, global batch 64, one thread, the whole space; C's rate is
+   on 1,024 NPUs, global batches up to 2,048 (about 3.1 M points, half a
+   second), one thread, the whole space; C's rate is
    what `comet search -j 1` reports for the library's search alone, the
    Python rate the points enumerated over the wall time of comet.search
    (band model, JSON rendering and parsing included).
@@ -46,12 +47,12 @@ def estimate_rate():
 
 def search_python():
     t0 = time.perf_counter()
-    r = comet.search(npus=64, global_batch=64, threads=1)
+    r = comet.search(npus=1024, max_gbs=2048, threads=1)
     return r["enumerated"] / (time.perf_counter() - t0)
 
 
 def search_c():
-    out = subprocess.run([BIN, "search", "--npus", "64", "--gbs", "64", "-j", "1"],
+    out = subprocess.run([BIN, "search", "--npus", "1024", "--max-gbs", "2048", "-j", "1"],
                          capture_output=True, text=True, check=True).stdout
     m = re.search(r"(\d+) points enumerated in ([\d.]+) s", out)
     return int(m.group(1)) / float(m.group(2))

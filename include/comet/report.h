@@ -119,6 +119,9 @@ void comet_report_sim_collective_json(comet_buf *b, const comet_system *sys,
  * int, outside int. */
 bool comet_result_set_field(comet_result *r, const char *name, double value);
 bool comet_strategy_set_field(comet_strategy *s, const char *name, const char *text);
+/* ... the same for a knob already looked up (comet/knobs.h). */
+struct comet_knob;
+bool comet_knob_set_text(const struct comet_knob *k, comet_strategy *s, const char *text);
 
 /* A design for people: each swept axis (two or more values) as its short
  * name and value, "HBM 80 GiB · expansion none · nvlink 300 GB/s", or

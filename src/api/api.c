@@ -209,7 +209,7 @@ static comet_status apply_knobs(const char *knobs, comet_strategy *s, comet_erro
             return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, word, "unknown strategy knob");
         if (k->type == COMET_KNOB_T_BOOL && (strcmp(value, "True") == 0 || strcmp(value, "False") == 0))
             value = value[0] == 'T' ? "true" : "false";
-        if (!comet_strategy_set_field(s, word, value)) {
+        if (!comet_knob_set_text(k, s, value)) {
             if (k->type == COMET_KNOB_T_CHOICE) {
                 char known[256] = "";
                 for (int v = 0; v < k->n_values; v++) {

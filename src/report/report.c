@@ -392,8 +392,11 @@ static int strategy_fields(const comet_strategy *s, strategy_field f[STRATEGY_FI
 bool comet_strategy_set_field(comet_strategy *s, const char *name, const char *text)
 {
     const comet_knob *k = comet_knob_named(name);
-    if (!k)
-        return false;
+    return k && comet_knob_set_text(k, s, text);
+}
+
+bool comet_knob_set_text(const comet_knob *k, comet_strategy *s, const char *text)
+{
     if (k->type == COMET_KNOB_T_CHOICE) {
         for (int v = 0; v < k->n_values; v++)
             if (strcmp(text, k->value_name(v)) == 0) {
