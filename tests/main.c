@@ -38,6 +38,7 @@ int main(void)
     RUN(suite_report);
     RUN(suite_study);
     RUN(suite_framework);
+    RUN(suite_api);
     if (t.skipped)
         printf("\n%d test%s skipped (see the SKIPPED lines above)", t.skipped,
                t.skipped == 1 ? "" : "s");

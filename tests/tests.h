@@ -98,5 +98,6 @@ void suite_report(test_tally *t);
 void suite_study(test_tally *t);
 void suite_framework(test_tally *t);
 void suite_calibrate(test_tally *t);
+void suite_api(test_tally *t);
 
 #endif
