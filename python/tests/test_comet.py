@@ -119,6 +119,9 @@ def test_search_matches_the_cli():
     with pytest.raises(comet.CometError) as e:
         comet.search(npus=0)
     assert e.value.key == "npus"
+    with pytest.raises(comet.CometError) as e:
+        comet.search(npus=64)
+    assert e.value.key == "global_batch"
 
 
 def test_sweep_with_progress(tmp_path):

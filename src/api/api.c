@@ -306,6 +306,10 @@ comet_status comet_api_search(const comet_api *api, const comet_api_job *job, co
         return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "npus",
                                "is required: how many NPUs to search over (1 to %lld)",
                                (long long)COMET_MAX_NPUS);
+    if (!j->has_strategy && o->max_global_batch == 0 && req.space.global_batch <= 1 &&
+        !(knobs && knobs[0]))
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "global_batch",
+                               "is required (or max_gbs): the global batch to search for");
     if (req.top_k > COMET_SEARCH_MAX_TOP)
         return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "top", "at most %d",
                                COMET_SEARCH_MAX_TOP);
