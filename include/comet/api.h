@@ -16,6 +16,8 @@
 #include "comet/band.h"
 #include "comet/config.h"
 #include "comet/error.h"
+#include "comet/methodology.h"
+#include "comet/results.h"
 
 /* The job `comet estimate` runs when given nothing. */
 #define COMET_DEFAULT_MODEL "gpt3-175b"
@@ -91,6 +93,29 @@ typedef bool (*comet_api_progress)(void *ctx, uint64_t done, uint64_t total);
 comet_status comet_api_sweep(const comet_api *api, const char *study_text, const char *name,
                              const char *dir, int threads, bool resume, bool force,
                              comet_api_progress progress, void *ctx, comet_error *err);
+
+/* comet study's steps 1-3 and 5, once its sweep (step 4) has written
+ * results_csv: each model's findings on the base cluster, its best
+ * strategy's band (from bands; NULL leaves them empty), the conclusions
+ * drawn from the saved rows and each pick checked. out must be zeroed;
+ * free it with comet_study_outcome_free whatever the status. */
+typedef struct comet_study_outcome {
+    comet_findings findings[COMET_STUDY_MAX_MODELS];
+    comet_band best_bands[COMET_STUDY_MAX_MODELS];
+    comet_conclusions conclusions[COMET_STUDY_MAX_MODELS];
+    comet_results results;
+} comet_study_outcome;
+comet_status comet_study_outcome_run(const comet_study *study, const char *results_csv,
+                                     int threads, const comet_band_model *bands,
+                                     comet_study_outcome *out, comet_error *err);
+void comet_study_outcome_free(comet_study_outcome *out);
+
+/* comet study: the sweep as comet_api_sweep runs it, then the outcome;
+ * summary receives the summary comet study prints (malloc'd). */
+comet_status comet_api_study(const comet_api *api, const char *study_text, const char *name,
+                             const char *dir, int threads, bool resume, bool force,
+                             comet_api_progress progress, void *ctx, char **summary,
+                             comet_error *err);
 
 /* comet export --chakra PREFIX: the job's step as Chakra traces and
  * ASTRA-sim files; json (may be NULL) receives what was written

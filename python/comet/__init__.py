@@ -278,11 +278,12 @@ def search(*inputs, npus, model=None, system=None, strategy=None, max_gbs=0, max
 
 class SweepResult(list):
     """A sweep's rows (each line of results.jsonl as a dict); `dir` is
-    where results.csv and results.jsonl are."""
+    where results.csv and results.jsonl are; a study's has `summary`."""
 
     def __init__(self, rows, directory):
         super().__init__(rows)
         self.dir = directory
+        self.summary = None
 
     def to_pandas(self):
         return _frame(list(self))
@@ -307,14 +308,7 @@ def _study_text(study):
     return study, "<string>"
 
 
-def sweep(study, dir=None, threads=0, resume=False, force=False, progress=None):
-    """`comet sweep`: the best strategy for every design point of a study
-    (a preset name, a file, a YAML string or a dict), written to
-    dir/results.csv and dir/results.jsonl (a fresh temporary directory
-    when dir is None) and returned as rows. progress(done, total) is called
-    after each row (from the sweep's writer thread, holding the GIL); a
-    False return stops the sweep (CometError, status 6; rows so far kept).
-    """
+def _run_sweep(entry, study, dir, threads, resume, force, progress, extra=()):
     text, name = _study_text(study)
     if dir is None:
         dir = tempfile.mkdtemp(prefix="comet-sweep-")
@@ -330,23 +324,40 @@ def sweep(study, dir=None, threads=0, resume=False, force=False, progress=None):
     cb = _lib.PROGRESS(call) if progress else _lib.PROGRESS()
     err = _lib._Error()
     text = text.encode() if isinstance(text, str) else text
-    st = _lib.lib().comet_api_sweep(_lib.session(), text, name.encode(),
-                                    os.fspath(dir).encode(), threads, resume, force, cb, None,
-                                    ctypes.byref(err))
+    st = entry(_lib.session(), text, name.encode(), os.fspath(dir).encode(), threads, resume,
+               force, cb, None, *extra, ctypes.byref(err))
     if error:
         raise error[0]
     _lib.check(st, err)
-    rows = []
     with open(os.path.join(dir, "results.jsonl"), encoding="utf-8") as f:
         rows = [json.loads(line) for line in f if line.strip()]
+    return rows, dir
+
+
+def sweep(study, dir=None, threads=0, resume=False, force=False, progress=None):
+    """`comet sweep`: the best strategy for every design point of a study
+    (a preset name, a file, a YAML string or a dict), written to
+    dir/results.csv and dir/results.jsonl (a fresh temporary directory
+    when dir is None) and returned as rows. progress(done, total) is called
+    after each row (from the sweep's writer thread, holding the GIL); a
+    False return stops the sweep (CometError, status 6; rows so far kept).
+    """
+    rows, dir = _run_sweep(_lib.lib().comet_api_sweep, study, dir, threads, resume, force,
+                           progress)
     return SweepResult(rows, dir)
 
 
 def study(name="transformer-1t", dir=None, threads=0, resume=False, force=False,
           progress=None):
-    """A study's sweep (the methodology's design points), as sweep() runs it;
-    name is a study preset, file, YAML string or dict."""
-    return sweep(name, dir=dir, threads=threads, resume=resume, force=force, progress=progress)
+    """`comet study`: the COMET methodology on a study (a preset name, file,
+    YAML string or dict): its sweep, as sweep() runs it, then steps 1-3 and
+    5. Returns the rows, with .summary the summary comet study prints."""
+    out = ctypes.c_void_p()
+    rows, dir = _run_sweep(_lib.lib().comet_api_study, name, dir, threads, resume, force,
+                           progress, (ctypes.byref(out),))
+    r = SweepResult(rows, dir)
+    r.summary = _lib.take_text(out)
+    return r
 
 
 def presets(kind=None):

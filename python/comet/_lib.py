@@ -114,6 +114,7 @@ def _declare(lib):
         "comet_api_search": (I, [P, P, C, ctypes.POINTER(SearchOptions), PP, E]),
         "comet_api_sweep": (I, [P, C, C, C, I, B, B, PROGRESS, P, E]),
         "comet_api_export": (I, [P, C, C, PP, E]),
+        "comet_api_study": (I, [P, C, C, C, I, B, B, PROGRESS, P, PP, E]),
         "comet_api_simulate": (I, [P, C, ctypes.POINTER(SimOptions), PP, E]),
         "comet_api_collective": (I, [P, ctypes.POINTER(CollectiveOptions), PP, E]),
         "comet_parse_quantity": (I, [C, I, C, ctypes.POINTER(ctypes.c_double), E]),

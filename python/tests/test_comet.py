@@ -168,6 +168,16 @@ def test_simulate_collective_matches_the_cli():
     assert e.value.key == "collective" and e.value.message in err
 
 
+def test_study_summary_matches_the_cli(tmp_path):
+    path = _write(tmp_path / "small.yaml", SMALL_STUDY)
+    code, out, _ = cli("study", str(path), "-o", str(tmp_path / "cli"), "-j", "1", "--quiet")
+    assert code == 0
+    r = comet.study(str(path), dir=tmp_path / "py", threads=1)
+    assert len(r) == 6
+    # the same summary but the line naming the report, which only the CLI writes
+    assert r.summary.splitlines() == [l for l in out.splitlines() if not l.startswith("report: ")]
+
+
 def test_presets_match_the_cli():
     code, out, _ = cli("presets")
     names = comet.presets()

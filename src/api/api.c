@@ -17,6 +17,7 @@
 #include "comet/chakra.h"
 #include "comet/files.h"
 #include "comet/knobs.h"
+#include "comet/methodology.h"
 #include "comet/network.h"
 #include "comet/report.h"
 #include "comet/search.h"
@@ -548,4 +549,67 @@ comet_status comet_api_collective(const comet_api_job *job, const comet_api_coll
     comet_buf_init(&b);
     comet_report_sim_collective_json(&b, sys, sizes, npus, c, o->bytes, &r, analytic);
     return take_text(&b, json, err);
+}
+
+comet_status comet_study_outcome_run(const comet_study *study, const char *results_csv,
+                                     int threads, const comet_band_model *bands,
+                                     comet_study_outcome *out, comet_error *err)
+{
+    comet_status st = COMET_OK;
+    for (int m = 0; !st && m < study->n_models; m++)
+        st = comet_study_findings(study, m, threads, &out->findings[m], err);
+    for (int m = 0; !st && bands && m < study->n_models; m++)
+        if (out->findings[m].has_best)
+            comet_band_for(bands, &study->models[m], &study->system,
+                           &out->findings[m].best.strategy, &out->findings[m].best.result,
+                           &out->best_bands[m]);
+    if (!st)
+        st = comet_results_read(results_csv, &out->results, err);
+    for (int m = 0; !st && m < study->n_models; m++) {
+        comet_study_conclude(&out->results, m, &out->conclusions[m]);
+        st = comet_study_check_pick(study, &out->conclusions[m], err);
+    }
+    return st;
+}
+
+void comet_study_outcome_free(comet_study_outcome *out)
+{
+    comet_results_free(&out->results);
+}
+
+comet_status comet_api_study(const comet_api *api, const char *study_text, const char *name,
+                             const char *dir, int threads, bool resume, bool force,
+                             comet_api_progress progress, void *ctx, char **summary,
+                             comet_error *err)
+{
+    if (comet_api_sweep(api, study_text, name, dir, threads, resume, force, progress, ctx, err))
+        return err->status;
+    comet_study *study = malloc(sizeof *study);
+    comet_study_outcome *out = calloc(1, sizeof *out);
+    char csv[4096];
+    comet_status st = COMET_OK;
+    if (!study || !out)
+        st = comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    else if ((size_t)snprintf(csv, sizeof csv, "%s/results.csv", dir) >= sizeof csv)
+        st = comet_error_set(err, COMET_EINPUT, dir, 0, 0, NULL, "the directory's name is too long");
+    if (!st)
+        st = comet_study_read_text(study_text, strlen(study_text), name ? name : "<study>", study,
+                                   err);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (!st)
+        st = comet_study_outcome_run(study, csv,
+                                     threads > 0 ? threads : cores > 0 ? (int)cores : 1,
+                                     api->bands, out, err);
+    if (!st) {
+        comet_buf b;
+        comet_buf_init(&b);
+        comet_study_summary(&b, study, out->findings, out->conclusions, study->n_models,
+                            &out->results, NULL, out->best_bands);
+        st = take_text(&b, summary, err);
+    }
+    if (out)
+        comet_study_outcome_free(out);
+    free(out);
+    free(study);
+    return st;
 }
