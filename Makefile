@@ -22,6 +22,11 @@ endif
 AR_LIB  = $(if $(findstring -flto,$(OPT)),gcc-ar,ar)
 CFLAGS_ALL = -std=c11 -Wall -Wextra -Werror -Wshadow -Wvla -D_POSIX_C_SOURCE=200809L -pthread \
              -Iinclude $(OPT) $(CFLAGS)
+# The library's objects go into both libcomet.a and libcomet.so, so they
+# are position-independent; without semantic interposition gcc still
+# inlines and calls directly inside the library, as it does for the
+# static build (the executables are PIE on Debian anyway).
+PIC        = -fPIC -fno-semantic-interposition
 LDLIBS_ALL = -lyaml -lprotobuf-c -lz -lm -pthread $(LDLIBS)
 
 # OpenMPI is optional: with mpicc on the PATH (and MPI unset or 1) the CLI
@@ -59,7 +64,10 @@ deps:
 run: deps all
 	$(B)/comet study --force
 
-test: deps $(B)/comet $(B)/comet_tests check-includes check-layers
+# (the install and Python tests load the release build's shared library,
+# so a sanitized build leaves them to the plain one)
+test: deps $(B)/comet $(B)/comet_tests check-includes check-layers \
+      $(if $(filter 1,$(SAN)),,test-install test-python)
 	@COMET_BIN=$(B)/comet COMET_TESTS_DIR=tests $(B)/comet_tests
 
 # The layering (docs/architecture.md): no folder includes another's private
@@ -81,6 +89,10 @@ $(B)/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -c $< -o $@
 
+$(B)/src/%.o: src/%.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(PIC) -c $< -o $@
+
 $(B)/cli/cluster.o: cli/cluster.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(MPI_CFLAGS) -c $< -o $@
@@ -100,17 +112,78 @@ $(B)/gen/et_def.pb-c.c $(B)/gen/et_def.pb-c.h: schema/chakra/et_def.proto
 
 # generated code: warnings are not ours to fix
 $(B)/gen/et_def.pb-c.o: $(B)/gen/et_def.pb-c.c
-	$(CC) -std=c11 -O2 -g $(if $(filter 1,$(SAN)),$(OPT)) -c $< -o $@
+	$(CC) -std=c11 -O2 -g $(PIC) $(if $(filter 1,$(SAN)),$(OPT)) -c $< -o $@
 
 $(B)/src/chakra/%.o: src/chakra/%.c $(HEADERS) $(B)/gen/et_def.pb-c.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -I$(B)/gen -c $< -o $@
+	$(CC) $(CFLAGS_ALL) $(PIC) -I$(B)/gen -c $< -o $@
 
 $(B)/gen/presets_data.o: $(B)/gen/presets_data.c
-	$(CC) $(CFLAGS_ALL) -c $< -o $@
+	$(CC) $(CFLAGS_ALL) $(PIC) -c $< -o $@
 
 $(B)/libcomet.a: $(LIB_OBJ)
 	rm -f $@ && $(AR_LIB) rcs $@ $^
+
+# The shared library: the same objects, the public API exported
+# (src/libcomet.map), soname libcomet.so.MAJOR from COMET_VERSION.
+VERSION   := $(shell sed -n 's/^\#define COMET_VERSION "\(.*\)"/\1/p' include/comet/comet.h)
+SOMAJOR   := $(firstword $(subst ., ,$(VERSION)))
+SONAME    := libcomet.so.$(SOMAJOR)
+$(B)/libcomet.so.$(VERSION): $(LIB_OBJ) src/libcomet.map
+	$(CC) $(CFLAGS_ALL) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=src/libcomet.map \
+	    -Wl,--no-undefined $(LIB_OBJ) -o $@ -lyaml -lprotobuf-c -lz -lm -pthread
+
+$(B)/libcomet.so: $(B)/libcomet.so.$(VERSION)
+	ln -sf libcomet.so.$(VERSION) $(B)/$(SONAME)
+	ln -sf $(SONAME) $@
+
+$(B)/comet.1: $(B)/comet scripts/make-man.sh
+	scripts/make-man.sh $(B)/comet $@
+
+# rewritten each time: it holds PREFIX, which install may be given
+$(B)/comet.pc: FORCE
+	@mkdir -p $(B)
+	printf '%s\n' 'prefix=$(PREFIX)' 'includedir=$${prefix}/include' 'libdir=$${prefix}/lib' '' \
+	    'Name: comet' \
+	    'Description: cluster design-space explorer for distributed deep-learning training' \
+	    'Version: $(VERSION)' 'Cflags: -I$${includedir}' 'Libs: -L$${libdir} -lcomet' \
+	    'Requires.private: yaml-0.1 libprotobuf-c zlib' 'Libs.private: -lm -pthread' >$@.tmp
+	mv $@.tmp $@
+
+# `make install` (PREFIX, DESTDIR as Debian's packaging sets them) and
+# `make uninstall`, which removes exactly the files install writes.
+PREFIX    ?= /usr/local
+DESTDIR   ?=
+INSTALL_FILES = bin/comet lib/libcomet.so.$(VERSION) lib/$(SONAME) lib/libcomet.so \
+                lib/libcomet.a lib/pkgconfig/comet.pc share/man/man1/comet.1 \
+                $(patsubst include/%,include/%,$(sort $(wildcard include/comet/*.h)))
+.PHONY: install uninstall test-install test-python FORCE
+FORCE:
+install: $(B)/comet $(B)/libcomet.a $(B)/libcomet.so $(B)/comet.pc $(B)/comet.1
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+	    $(DESTDIR)$(PREFIX)/include/comet $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 $(B)/comet $(DESTDIR)$(PREFIX)/bin/comet
+	install -m 755 $(B)/libcomet.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf libcomet.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libcomet.so
+	install -m 644 $(B)/libcomet.a $(DESTDIR)$(PREFIX)/lib/libcomet.a
+	install -m 644 $(B)/comet.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/comet.pc
+	install -m 644 include/comet/*.h $(DESTDIR)$(PREFIX)/include/comet/
+	install -m 644 $(B)/comet.1 $(DESTDIR)$(PREFIX)/share/man/man1/comet.1
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/,$(INSTALL_FILES))
+	-rmdir $(DESTDIR)$(PREFIX)/include/comet 2>/dev/null
+
+# installs into a temporary DESTDIR, builds tests/install/example.c with
+# pkg-config against it, checks its step time against the CLI's, uninstalls
+test-install: $(B)/comet $(B)/libcomet.a $(B)/libcomet.so $(B)/comet.1
+	@scripts/test-install.sh $(B)
+
+# the Python package's tests (pytest), over $(B)/libcomet.so
+PYTHON    ?= $(if $(wildcard /usr/bin/python3),/usr/bin/python3,python3)
+test-python: $(B)/libcomet.so
+	@scripts/test-python.sh $(PYTHON) $(B)
 
 $(B)/comet: $(CLI_OBJ) $(B)/libcomet.a
 	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LDLIBS_ALL) $(MPI_LIBS)

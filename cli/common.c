@@ -4,6 +4,7 @@
  * a reader never sees a half-written result and a planted link is never
  * written through. (Flags are parsed in args.c.) */
 #include "cli.h"
+#include "comet/api.h"
 #include "comet/files.h"
 
 #include <errno.h>
@@ -124,54 +125,11 @@ comet_status cli_load_system(const char *arg, comet_system *sys, comet_error *er
 comet_status cli_parse_collective(const char *flag, const char *value, comet_collective *out,
                                   comet_error *err)
 {
-    char name[32];
-    snprintf(name, sizeof name, "%s", value);
-    for (char *p = name; *p; p++)
-        if (*p == '-')
-            *p = '_';
-    if (comet_collective_parse(name, out) || *out == COMET_COLL_NONE)
-        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, flag,
-                               "expected all-reduce, reduce-scatter, all-gather, all-to-all, "
-                               "broadcast, reduce, gather, scatter or barrier, got \"%s\"",
-                               value);
-    return COMET_OK;
+    return comet_collective_parse_flag(flag, value, out, err);
 }
 
-/* The uncertainty-band model of every built-in validation table
- * (presets/validation), each run through comet_validate: a few
- * milliseconds. The library cannot do this itself (src/explore does not
- * read presets: docs/architecture.md, Layers). */
+/* The library builds it (comet/api.h); a command builds it once per run. */
 comet_status cli_band_model(comet_band_model **out, comet_error *err)
 {
-    *out = NULL;
-    const char *const *names = comet_preset_names("validation");
-    int n = 0;
-    while (names && names[n])
-        n++;
-    comet_validation_table **tables = calloc((size_t)(n > 0 ? n : 1), sizeof *tables);
-    comet_validation_report *reports = calloc((size_t)(n > 0 ? n : 1), sizeof *reports);
-    const comet_validation_report **rp = calloc((size_t)(n > 0 ? n : 1), sizeof *rp);
-    comet_status st = COMET_OK;
-    int done = 0;
-    if (!tables || !reports || !rp)
-        st = comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL,
-                             "out of memory building the uncertainty bands");
-    for (; !st && done < n; done++) {
-        st = comet_validation_preset(names[done], &tables[done], err);
-        if (!st && (st = comet_validate(tables[done], &reports[done], err)))
-            comet_validation_free(tables[done]);
-        rp[done] = &reports[done];
-    }
-    if (st)
-        done--; /* the one that failed holds nothing */
-    else
-        st = comet_band_model_new((const comet_validation_table *const *)tables, rp, n, out, err);
-    for (int i = 0; i < done; i++) {
-        comet_validation_report_free(&reports[i]);
-        comet_validation_free(tables[i]);
-    }
-    free(rp);
-    free(reports);
-    free(tables);
-    return st;
+    return comet_band_model_builtin(out, err);
 }

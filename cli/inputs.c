@@ -15,10 +15,8 @@
 
 #include "args.h"
 #include "cli.h"
+#include "comet/api.h"
 
-#define DEFAULT_MODEL "gpt3-175b"
-#define DEFAULT_SYSTEM "a100-80g-selene"
-#define DEFAULT_STRATEGY "gpt3-175b-selene"
 
 /* A flag of the job commands and the commands that accept it. */
 typedef struct input_flag {
@@ -134,35 +132,18 @@ static bool *section_flag(comet_job *job, const char *kind)
 }
 
 /* Load NAME or FILE for one kind ("models", "systems", "strategies"); the
- * input must provide that section. */
+ * input must provide that section. A preset is read by the library
+ * (comet_job_read_preset), as the Python package reads one. */
 static comet_status load_input(const char *kind, const char *arg, comet_job *job, comet_error *err)
 {
+    if (!cli_is_file_arg(arg))
+        return comet_job_read_preset(job, kind, arg, err);
     static const char *const nouns[] = {"model", "system", "strategy"};
     const char *noun = nouns[kind[1] == 'o' ? 0 : kind[1] == 'y' ? 1 : 2];
     bool *has = section_flag(job, kind);
     bool had = *has;
     *has = false;
-    comet_status st;
-    if (cli_is_file_arg(arg)) {
-        st = comet_config_read_file(arg, job, err);
-    } else {
-        const char *text = comet_preset_text(kind, arg);
-        if (!text) {
-            char known[512] = "";
-            const char *const *names = comet_preset_names(kind);
-            for (size_t i = 0; names && names[i]; i++) {
-                if (i)
-                    strncat(known, ", ", sizeof known - strlen(known) - 1);
-                strncat(known, names[i], sizeof known - strlen(known) - 1);
-            }
-            *has = had;
-            return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
-                                   "unknown %s preset \"%s\" (known: %s)", noun, arg, known);
-        }
-        char label[128];
-        snprintf(label, sizeof label, "preset %s", arg);
-        st = comet_config_read_text(text, strlen(text), label, job, err);
-    }
+    comet_status st = comet_config_read_file(arg, job, err);
     if (!st && !*has)
         st = comet_error_set(err, COMET_EINPUT, arg, 0, 0, NULL, "has no %s: section", noun);
     if (st)
@@ -338,14 +319,7 @@ static comet_status input_file(const char *arg, void *dest, comet_error *err)
 static comet_status default_inputs(void *dest, int files, int knobs, comet_error *err)
 {
     cli_inputs *a = dest;
-    if (a->command != CMD_SEARCH && files + knobs == 0 && !a->job.has_strategy &&
-        load_input("strategies", DEFAULT_STRATEGY, &a->job, err))
-        return err->status;
-    if (!a->job.has_model && load_input("models", DEFAULT_MODEL, &a->job, err))
-        return err->status;
-    if (!a->job.has_system && load_input("systems", DEFAULT_SYSTEM, &a->job, err))
-        return err->status;
-    return COMET_OK;
+    return comet_job_defaults(&a->job, a->command != CMD_SEARCH && files + knobs == 0, err);
 }
 
 static const char *command_name(cli_command cmd)

@@ -104,30 +104,6 @@ static void render_text(const cli_inputs *in, const comet_search_request *req,
     (void)in;
 }
 
-static void render_json(const comet_search_request *req, const comet_ranked *top, int n,
-                        const comet_search_stats *st, comet_buf *b, const comet_band *bands)
-{
-    comet_buf_printf(b,
-                     "{\"npus\": %lld, \"objective\": \"%s\", \"enumerated\": %llu, "
-                     "\"evaluated\": %llu, \"feasible\": %llu, \"no_fit_hbm\": %llu, "
-                     "\"no_fit_expansion\": %llu, \"dominated\": %llu, \"invalid\": %llu, "
-                     "\"invalid_tp\": %llu, \"invalid_batch\": %llu, \"invalid_layout\": %llu,\n"
-                     "\"top\": [\n",
-                     (long long)req->space.npus, comet_objective_name(req->objective),
-                     (unsigned long long)st->enumerated, (unsigned long long)st->evaluated,
-                     (unsigned long long)st->feasible, (unsigned long long)st->no_fit_hbm,
-                     (unsigned long long)st->no_fit_expansion, (unsigned long long)st->dominated,
-                     (unsigned long long)st->invalid, (unsigned long long)st->invalid_tp,
-                     (unsigned long long)st->invalid_batch, (unsigned long long)st->invalid_layout);
-    for (int i = 0; i < n; i++) {
-        comet_buf_printf(b, "{\"rank\": %d, \"score\": %.10g, \"index\": %llu, \"estimate\":\n",
-                         i + 1, top[i].score, (unsigned long long)top[i].index);
-        comet_report_json(b, req->model, req->system, &top[i].strategy, &top[i].result, &bands[i]);
-        comet_buf_printf(b, "}%s\n", i + 1 < n ? "," : "");
-    }
-    comet_buf_printf(b, "]}\n");
-}
-
 static void render_csv(const comet_search_request *req, const comet_ranked *top, int n,
                        comet_buf *b, const comet_band *bands)
 {
@@ -215,7 +191,7 @@ int cli_search(int argc, char **argv)
     comet_buf out;
     comet_buf_init(&out);
     if (in->format == OUT_JSON)
-        render_json(&req, top, n, &stats, &out, bands);
+        comet_report_search_json(&out, &req, top, n, &stats, bands);
     else if (in->format == OUT_CSV)
         render_csv(&req, top, n, &out, bands);
     else

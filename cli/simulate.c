@@ -223,17 +223,7 @@ static void render(comet_buf *b, const sim_args *a, const comet_system *sys,
 {
     const char *name = comet_collective_name(a->collective);
     if (a->json) {
-        comet_buf_printf(b, "{\"collective\": \"%s\", \"bytes\": %.10g, \"npus\": %lld, "
-                            "\"time_s\": %.10g, \"analytic_s\": %.10g, \"chunks\": %llu, "
-                            "\"events\": %llu, \"dims\": [",
-                         name, a->size, (long long)npus, r->time, analytic,
-                         (unsigned long long)r->chunks, (unsigned long long)r->events);
-        for (int d = 0; d < sys->n_dims; d++)
-            comet_buf_printf(b, "%s{\"name\": \"%s\", \"size\": %lld, \"busy_s\": %.10g, "
-                                "\"utilization\": %.6f}",
-                             d ? ", " : "", sys->dims[d].name, (long long)sizes[d], r->busy[d],
-                             r->utilization[d]);
-        comet_buf_printf(b, "]}\n");
+        comet_report_sim_collective_json(b, sys, sizes, npus, a->collective, a->size, r, analytic);
         return;
     }
     comet_buf_printf(b, "%s of %.6g GiB per NPU on %lld NPUs of %s (", name,
@@ -327,22 +317,9 @@ static void render_sizes(comet_buf *b, const sim_args *a, const comet_system *sy
 }
 
 /* The fabric's most utilized links over the step (with --flows). */
-static void render_hot_links(comet_buf *b, const comet_sim_fabric_links *l, bool json)
+static void render_hot_links(comet_buf *b, const comet_sim_fabric_links *l)
 {
     int n = l && l->n_hot < 3 ? l->n_hot : 3;
-    if (json) {
-        comet_buf_printf(b, ", \"hot_links\": [");
-        for (int i = 0; l && i < l->n_hot; i++) {
-            comet_buf_printf(b, "%s{\"name\": ", i ? ", " : "");
-            comet_buf_json_string(b, l->hot[i].name);
-            comet_buf_printf(b, ", \"tier\": %d, \"bytes\": %.17g, \"alone_bytes\": %.17g, "
-                                "\"utilization\": %.6f}",
-                             l->hot[i].tier, l->hot[i].bytes, l->hot[i].alone_bytes,
-                             l->hot[i].utilization);
-        }
-        comet_buf_printf(b, "]");
-        return;
-    }
     /* the top three, and the first above the NPUs' ports if none of them is */
     int upper = -1;
     for (int i = 0; l && i < l->n_hot && upper < 0; i++)
@@ -368,37 +345,7 @@ static void render_step(comet_buf *b, const cli_inputs *in, const comet_sim_step
     const comet_job *j = &in->job;
     double diff = est->step_time > 0 ? (r->step_time - est->step_time) / est->step_time : 0.0;
     if (in->format == OUT_JSON) {
-        comet_buf_printf(b, "{\"model\": \"%s\", \"system\": \"%s\", \"step_time_s\": %.10g, "
-                            "\"estimate_s\": %.10g, \"tasks\": %llu, \"events\": %llu, "
-                            "\"microbatches\": %lld, \"simulated_microbatches\": %lld, "
-                            "\"round_s\": %.10g, \"stages\": [",
-                         j->model.name, j->system.name, r->step_time, est->step_time,
-                         (unsigned long long)r->tasks, (unsigned long long)r->events,
-                         (long long)r->microbatches, (long long)r->simulated_microbatches,
-                         r->round_time);
-        for (int s = 0; s < r->stages; s++)
-            comet_buf_printf(b, "%s{\"forward_s\": %.10g, \"backward_s\": %.10g, "
-                                "\"recompute_s\": %.10g, \"optimizer_s\": %.10g, "
-                                "\"idle_s\": %.10g, \"tp_busy_s\": %.10g, \"pp_busy_s\": %.10g, "
-                                "\"dp_busy_s\": %.10g, \"memory_busy_s\": %.10g}",
-                             s ? ", " : "", r->forward[s], r->backward[s], r->recompute[s],
-                             r->optimizer[s], r->step_time - r->compute_stream_busy[s],
-                             r->tp_busy[s], r->pp_busy[s], r->dp_busy[s], r->mem_busy[s]);
-        comet_buf_printf(b, "]");
-        if (r->fabric_npus > 0 || r->fabric_why[0]) {
-            comet_buf_printf(b, ", \"fabric\": {\"npus\": %lld, ", (long long)r->fabric_npus);
-            if (r->fabric_npus > 0)
-                comet_buf_printf(b, "\"transfers_as_flows\": %lld, \"transfers_alone\": %lld, "
-                                    "\"kinds\": %d, \"flows\": %llu, ",
-                                 (long long)r->fabric_transfers, (long long)r->fabric_alone,
-                                 r->fabric_kinds, (unsigned long long)r->fabric_flows);
-            comet_buf_printf(b, "\"why\": ");
-            comet_buf_json_string(b, r->fabric_why);
-            comet_buf_printf(b, "}");
-        }
-        if (r->fabric_npus > 0)
-            render_hot_links(b, links, true);
-        comet_buf_printf(b, "}\n");
+        comet_report_sim_step_json(b, &j->model, &j->system, r, est, links);
         return;
     }
     comet_buf_printf(b, "%s on %s, %lld NPUs, simulated step (%s%s%s)\n\n", j->model.name,
@@ -423,7 +370,7 @@ static void render_step(comet_buf *b, const cli_inputs *in, const comet_sim_step
                          (unsigned long long)r->fabric_flows, (long long)r->fabric_alone,
                          r->fabric_kinds);
     if (r->fabric_npus > 0)
-        render_hot_links(b, links, false);
+        render_hot_links(b, links);
     comet_buf_printf(b, "estimate   %.3f s   (simulated %+.2f %%)\n\n", est->step_time,
                      100.0 * diff);
     comet_buf_printf(b, "seconds per stage (compute stream: forward, backward, recompute, optimizer, "

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "comet/api.h"
 #include "comet/methodology.h"
 #include "sweep_files.h"
 
@@ -49,12 +50,8 @@ static void usage(FILE *out)
 }
 
 
-typedef struct study_run {
-    comet_findings findings[COMET_STUDY_MAX_MODELS];
-    comet_band best_bands[COMET_STUDY_MAX_MODELS];  /* each model's best strategy's band */
-    comet_conclusions conclusions[COMET_STUDY_MAX_MODELS];
-    comet_results results;
-} study_run;
+/* steps 1-3 and 5, worked out by the library (comet/api.h) */
+typedef comet_study_outcome study_run;
 
 static int conclude(const sweep_args *a, const comet_study *study)
 {
@@ -73,29 +70,14 @@ static int conclude(const sweep_args *a, const comet_study *study)
         snprintf(report, sizeof report, "%s", a->report);
     else
         sweep_join(report, sizeof report, a->dir, "report.html");
-    comet_status st = COMET_OK;
-    for (int m = 0; !st && m < study->n_models; m++)
-        st = comet_study_findings(study, m, threads, &run->findings[m], &err);
     comet_band_model *bands = NULL;
+    comet_status st = cli_band_model(&bands, &err);
     if (!st)
-        st = cli_band_model(&bands, &err);
-    for (int m = 0; !st && m < study->n_models; m++)
-        if (run->findings[m].has_best)
-            comet_band_for(bands, &study->models[m], &study->system,
-                           &run->findings[m].best.strategy, &run->findings[m].best.result,
-                           &run->best_bands[m]);
+        st = comet_study_outcome_run(study, csv, threads, bands, run, &err);
     comet_band_model_free(bands);
     int axes[2];
     if (!st)
-        st = comet_results_read(csv, &run->results, &err);
-    if (!st)
         st = cli_heatmap_axes(a->heatmap, &run->results.study, axes, &err);
-    for (int m = 0; !st && m < study->n_models; m++) {
-        comet_study_conclude(&run->results, m, &run->conclusions[m]);
-        st = comet_study_check_pick(study, &run->conclusions[m], &err);
-        if (!st)
-            st = comet_study_allocate(study, &run->conclusions[m], &err);
-    }
     if (!st) {
         comet_buf text;
         comet_buf_init(&text);
@@ -115,7 +97,7 @@ static int conclude(const sweep_args *a, const comet_study *study)
             fputs(text.data, stdout);
         comet_buf_free(&text);
     }
-    comet_results_free(&run->results);
+    comet_study_outcome_free(run);
     free(run);
     return st ? cli_report_error("study", &err) : CLI_OK;
 }

@@ -26,6 +26,7 @@ LAYERS=(
     "report"
     "config"
     "chakra"
+    "api"
 )
 
 declare -A rank

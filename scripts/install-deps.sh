@@ -11,6 +11,10 @@ need=(gcc make libc6-dev libyaml-dev libcmocka-dev protobuf-c-compiler libprotob
 # OpenMPI is optional for the build (comet sweep then runs single-process);
 # it is installed so that `mpirun -n K comet sweep` and its test work.
 need+=(libopenmpi-dev openmpi-bin)
+# make test-install builds a program with pkg-config against the installed
+# library; make test-python runs the Python package's tests with pytest
+# (pandas for .to_pandas())
+need+=(pkgconf python3 python3-pytest python3-pandas)
 if [ "${1:-}" = fuzz ]; then
     need+=(clang libclang-rt-dev llvm)
 fi

@@ -13,6 +13,7 @@
 #include "comet/estimate.h"
 #include "comet/config.h"
 #include "comet/report.h"
+#include "comet/api.h"
 
 #define COMET_VERSION "0.1.0"
 

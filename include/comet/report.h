@@ -89,6 +89,30 @@ typedef enum comet_calib_report_form {
 void comet_calibrate_report(comet_buf *b, const comet_calib_result *r,
                             comet_calib_report_form form);
 
+/* The numeric fields of a result, in the order and with the names the
+ * JSON and CSV writers use: how many, the name of field i (NULL past the
+ * last), and a result's values into out (at most cap; returns how many). */
+int comet_result_field_count(void);
+const char *comet_result_field_name(int i);
+int comet_result_values(const comet_result *r, double *out, int cap);
+
+/* comet search --json: the search's counts, then each ranked strategy as
+ * comet_report_json writes it with its band (bands[i]). */
+void comet_report_search_json(comet_buf *b, const comet_search_request *req,
+                              const comet_ranked *top, int n, const comet_search_stats *st,
+                              const comet_band *bands);
+
+/* comet simulate --json: a simulated training step (links: the fabric's,
+ * may be NULL) beside its estimate, and one simulated collective of
+ * `bytes` per NPU on sizes[d] NPUs of each dimension, beside its price. */
+void comet_report_sim_step_json(comet_buf *b, const comet_model *m, const comet_system *sys,
+                                const comet_sim_step_result *r, const comet_result *est,
+                                const comet_sim_fabric_links *links);
+void comet_report_sim_collective_json(comet_buf *b, const comet_system *sys,
+                                      const int64_t sizes[COMET_MAX_DIMS], int64_t npus,
+                                      comet_collective c, double bytes,
+                                      const comet_sim_collective_result *r, double analytic);
+
 /* Set the field a CSV/JSON column names (as the writers above name them);
  * false when the name is not one of them or the text does not parse, and
  * for a count (npus, microbatches) when the value is not a whole number
@@ -96,6 +120,9 @@ void comet_calibrate_report(comet_buf *b, const comet_calib_result *r,
  * int, outside int. */
 bool comet_result_set_field(comet_result *r, const char *name, double value);
 bool comet_strategy_set_field(comet_strategy *s, const char *name, const char *text);
+/* ... the same for a knob already looked up (comet/knobs.h). */
+struct comet_knob;
+bool comet_knob_set_text(const struct comet_knob *k, comet_strategy *s, const char *text);
 
 /* A design for people: each swept axis (two or more values) as its short
  * name and value, "HBM 80 GiB · expansion none · nvlink 300 GB/s", or

@@ -288,6 +288,24 @@ bool comet_result_set_field(comet_result *r, const char *name, double value)
     return false;
 }
 
+int comet_result_field_count(void)
+{
+    return N_RESULT_DEFS;
+}
+
+const char *comet_result_field_name(int i)
+{
+    return i >= 0 && i < N_RESULT_DEFS ? result_defs[i].name : NULL;
+}
+
+int comet_result_values(const comet_result *r, double *out, int cap)
+{
+    int n = 0;
+    for (; n < N_RESULT_DEFS && n < cap; n++)
+        out[n] = result_get(r, &result_defs[n]);
+    return n;
+}
+
 static int result_fields(const comet_result *r, field f[RESULT_FIELDS_MAX])
 {
     int n = 0;
@@ -374,8 +392,11 @@ static int strategy_fields(const comet_strategy *s, strategy_field f[STRATEGY_FI
 bool comet_strategy_set_field(comet_strategy *s, const char *name, const char *text)
 {
     const comet_knob *k = comet_knob_named(name);
-    if (!k)
-        return false;
+    return k && comet_knob_set_text(k, s, text);
+}
+
+bool comet_knob_set_text(const comet_knob *k, comet_strategy *s, const char *text)
+{
     if (k->type == COMET_KNOB_T_CHOICE) {
         for (int v = 0; v < k->n_values; v++)
             if (strcmp(text, k->value_name(v)) == 0) {
@@ -464,6 +485,31 @@ void comet_report_json(comet_buf *b, const comet_model *m, const comet_system *s
         comet_buf_printf(b, "%s\n", i + 1 < n ? "," : "");
     }
     comet_buf_printf(b, "}\n");
+}
+
+void comet_report_search_json(comet_buf *b, const comet_search_request *req,
+                              const comet_ranked *top, int n, const comet_search_stats *st,
+                              const comet_band *bands)
+{
+    comet_buf_printf(b,
+                     "{\"npus\": %lld, \"objective\": \"%s\", \"enumerated\": %llu, "
+                     "\"evaluated\": %llu, \"feasible\": %llu, \"no_fit_hbm\": %llu, "
+                     "\"no_fit_expansion\": %llu, \"dominated\": %llu, \"invalid\": %llu, "
+                     "\"invalid_tp\": %llu, \"invalid_batch\": %llu, \"invalid_layout\": %llu,\n"
+                     "\"top\": [\n",
+                     (long long)req->space.npus, comet_objective_name(req->objective),
+                     (unsigned long long)st->enumerated, (unsigned long long)st->evaluated,
+                     (unsigned long long)st->feasible, (unsigned long long)st->no_fit_hbm,
+                     (unsigned long long)st->no_fit_expansion, (unsigned long long)st->dominated,
+                     (unsigned long long)st->invalid, (unsigned long long)st->invalid_tp,
+                     (unsigned long long)st->invalid_batch, (unsigned long long)st->invalid_layout);
+    for (int i = 0; i < n; i++) {
+        comet_buf_printf(b, "{\"rank\": %d, \"score\": %.10g, \"index\": %llu, \"estimate\":\n",
+                         i + 1, top[i].score, (unsigned long long)top[i].index);
+        comet_report_json(b, req->model, req->system, &top[i].strategy, &top[i].result, &bands[i]);
+        comet_buf_printf(b, "}%s\n", i + 1 < n ? "," : "");
+    }
+    comet_buf_printf(b, "]}\n");
 }
 
 void comet_report_csv_header(comet_buf *b)
