@@ -93,8 +93,12 @@ static comet_status prepare(const char *dir, bool resume, bool force,
         remove(jsonl);
         return COMET_OK;
     }
-    if (!exists || csv_lines == 0)
-        return COMET_OK; /* nothing to resume: a fresh start */
+    if (!exists || csv_lines == 0) {
+        /* nothing to resume: a fresh start (no stray JSON rows kept) */
+        remove(csv);
+        remove(jsonl);
+        return COMET_OK;
+    }
     char *header = csv_header(format, study);
     FILE *f = fopen(csv, "rb");
     char *line = NULL;
@@ -108,8 +112,10 @@ static comet_status prepare(const char *dir, bool resume, bool force,
         return comet_error_set(err, COMET_EINPUT, csv, 1, 1, NULL,
                                "was written for a different study (its columns differ); "
                                "use --force to start over");
+    /* with no whole row yet (a stop before the first), the header goes
+     * too: sweep_rows_open writes it again for a start at 0 */
     uint64_t rows = csv_lines - 1 < jsonl_lines ? csv_lines - 1 : jsonl_lines;
-    if (keep_lines(csv, rows + 1, err) || keep_lines(jsonl, rows, err))
+    if (keep_lines(csv, rows > 0 ? rows + 1 : 0, err) || keep_lines(jsonl, rows, err))
         return err->status;
     *start = rows;
     return COMET_OK;
