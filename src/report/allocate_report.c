@@ -116,13 +116,7 @@ void comet_alloc_text(comet_buf *b, const comet_alloc_problem *p, const comet_al
     comet_buf_printf(b, "\n");
 }
 
-static void json_num(comet_buf *b, double v)
-{
-    if (isfinite(v))
-        comet_buf_printf(b, "%.10g", v);
-    else
-        comet_buf_printf(b, "null");
-}
+static void json_num(comet_buf *b, double v) { report_json_number(b, v, 10); }
 
 static void json_dims(comet_buf *b, const comet_alloc_problem *p, const double *v)
 {

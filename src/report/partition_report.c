@@ -12,6 +12,8 @@
 #include "comet/partition.h"
 #include "comet/report.h"
 
+#include "parts.h"
+
 #define HEAT_CELLS 48   /* a heat map's rows and columns at most */
 
 static const char *qty(double v, comet_quantity unit, char *out, size_t cap)
@@ -142,13 +144,7 @@ void comet_partition_text(comet_buf *b, const comet_partition_outcome *o)
         comet_buf_printf(b, "\n(each layer's neuron order: --json)\n");
 }
 
-static void json_num(comet_buf *b, double v)
-{
-    if (isfinite(v))
-        comet_buf_printf(b, "%.17g", v);
-    else
-        comet_buf_printf(b, "null");
-}
+static void json_num(comet_buf *b, double v) { report_json_number(b, v, 17); }
 
 /* Text, then a number (null when not finite). */
 static void json_after(comet_buf *b, const char *text, double v)

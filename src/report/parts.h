@@ -10,6 +10,10 @@
 #include "comet/simulate.h"
 #include "comet/strategy.h"
 
+/* A JSON number with `digits` significant digits, or null where JSON has
+ * none (NaN, inf): a result must stay valid JSON whatever happens. */
+void report_json_number(comet_buf *b, double v, int digits);
+
 /* Where a step's time goes: the parts that add up to step_time. */
 #define REPORT_TIME_PARTS 10
 typedef struct time_part {

@@ -314,15 +314,16 @@ static int result_fields(const comet_result *r, field f[RESULT_FIELDS_MAX])
     return n;
 }
 
-/* JSON has no NaN/inf; the estimator never produces them, but a result
- * must stay valid JSON whatever happens. */
-static void json_number(comet_buf *b, double v)
+void report_json_number(comet_buf *b, double v, int digits)
 {
     if (isfinite(v))
-        comet_buf_printf(b, "%.10g", v);
+        comet_buf_printf(b, "%.*g", digits, v);
     else
         comet_buf_printf(b, "null");
 }
+
+/* JSON has no NaN/inf; the estimator never produces them. */
+static void json_number(comet_buf *b, double v) { report_json_number(b, v, 10); }
 
 /* The strategy's knobs, in one table used by both JSON and CSV. */
 #define STRATEGY_FIELDS_MAX 32
