@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "comet/comet.h"
+#include "comet/methodology.h"
 #include "comet/network.h"
 #include "comet/report.h"
 #include "comet/results.h"
@@ -536,9 +537,8 @@ static void test_system_axis(void **state)
  * fits, Transformer-1T with its gradients streamed to the off-wafer
  * memory (offload.gradients, or spilled there), and runs no slower on
  * either FRED wafer than on the mesh (docs/fabric.md, "FRED"). */
-static void test_fred_study(void **state)
+static comet_study *fred_study(void)
 {
-    (void)state;
     char path[4200];
     const char *dir = getenv("COMET_TESTS_DIR");
     snprintf(path, sizeof path, "%s/../presets/studies/fred.yaml", dir ? dir : "tests");
@@ -546,6 +546,14 @@ static void test_fred_study(void **state)
     assert_non_null(st);
     comet_error err;
     assert_int_equal(comet_study_read_file(path, st, &err), COMET_OK);
+    return st;
+}
+
+static void test_fred_study(void **state)
+{
+    (void)state;
+    comet_study *st = fred_study();
+    comet_error err;
     assert_int_equal(comet_study_points(st), 12);
     for (int m = 0; m < 4; m++) {
         comet_sweep_row row[3];
@@ -568,6 +576,63 @@ static void test_fred_study(void **state)
     free(st);
 }
 
+/* The study's comparison along its system axis (step 4): ResNet-152's
+ * fastest design on each wafer, and the traffic of its step run as flows.
+ * Its pick (dp 20, ZeRO 1) reduce-scatters and all-gathers the gradients
+ * at the endpoints, so on FRED every NPU's port carries 2 x 19/20 of
+ * them each way, the ring's closed form, and FRED-D's in-switch
+ * reduction (all-reduce only) leaves that unchanged. */
+static void test_fred_by_system(void **state)
+{
+    (void)state;
+    comet_study *st = fred_study();
+    comet_results *r = calloc(1, sizeof *r);
+    comet_conclusions *c = calloc(1, sizeof *c);
+    assert_true(r && c);
+    comet_error err;
+    assert_string_equal(st->models[0].name, "resnet152");
+    r->study = *st;
+    r->n_rows = 3;
+    r->rows = calloc(3, sizeof *r->rows);
+    assert_non_null(r->rows);
+    for (int i = 0; i < 3; i++) {
+        comet_sweep_row row;
+        assert_int_equal(comet_sweep_point(st, (uint64_t)i, &row, &err), COMET_OK);
+        assert_int_equal(row.status, COMET_POINT_OK);
+        r->rows[i] = (comet_results_row){.index = row.index, .model = row.model,
+                                         .status = row.status, .cost = row.cost,
+                                         .npus = row.npus, .strategy = row.best.strategy,
+                                         .result = row.best.result};
+        memcpy(r->rows[i].values, row.values, sizeof row.values);
+    }
+    comet_study_conclude(r, 0, c);
+    assert_int_equal(comet_study_compare_systems(st, r, c, &err), COMET_OK);
+    assert_int_equal(c->n_systems, 3);
+    const char *names[3] = {"mesh-wafer", "fred-c-wafer", "fred-wafer"};
+    for (int i = 0; i < 3; i++) {
+        assert_string_equal(st->systems[c->systems[i].system].name, names[i]);
+        assert_ptr_equal(c->systems[i].row, &r->rows[i]);
+        assert_true(c->systems[i].traced);
+        assert_true(c->systems[i].total_bytes >= c->systems[i].busiest_bytes);
+    }
+    assert_close(c->systems[0].speedup, 1.0, 1e-12);
+    assert_close(c->systems[1].speedup,
+                 r->rows[0].result.step_time / r->rows[1].result.step_time, 1e-12);
+    const comet_results_row *fred_c = c->systems[1].row;
+    assert_int_equal(fred_c->strategy.dp, 20);
+    assert_int_equal(fred_c->strategy.zero_stage, 1);
+    double grads = 2.0 * comet_model_params(&st->models[0]); /* bf16 */
+    assert_close(c->systems[1].busiest_bytes, 2.0 * 19.0 / 20.0 * grads, 0.005);
+    assert_close(c->systems[1].busiest_bandwidth, 3e12, 1e-9);
+    assert_close(c->systems[2].busiest_bytes, c->systems[1].busiest_bytes, 1e-9);
+    /* the mesh spreads its ring over more, slower links: less on each */
+    assert_true(c->systems[0].busiest_bytes < c->systems[1].busiest_bytes);
+    free(r->rows);
+    free(c);
+    free(r);
+    free(st);
+}
+
 void suite_sweep_axes(test_tally *t)
 {
     const struct CMUnitTest sweep_axes[] = {
@@ -578,6 +643,7 @@ void suite_sweep_axes(test_tally *t)
         cmocka_unit_test(test_direct_hardware),
         cmocka_unit_test(test_system_axis),
         cmocka_unit_test(test_fred_study),
+        cmocka_unit_test(test_fred_by_system),
     };
     RUN_GROUP(t, sweep_axes);
 }

@@ -81,6 +81,25 @@ void comet_results_headroom(const comet_results *r, int model, int axis, double 
                             comet_headroom *out);
 
 /* Step 5 from the sweep's rows (comet_results of the study's results). */
+/* One system of a study's system axis, for one model: its fastest design,
+ * and what the links carried in a flow simulation of that design's best
+ * strategy's step on the system's fabric (every NPU, every transfer). */
+#define COMET_PICK_LINK_NAME_LEN 96
+
+typedef struct comet_system_pick {
+    int system;                   /* index into the study's systems */
+    const comet_results_row *row; /* the fastest design on this system; NULL: none fits */
+    double speedup;               /* the first system's fastest step / this one's (0: either
+                                   * has none) */
+    bool traced;                  /* the step ran as flows: the fields below are set */
+    double busiest_bytes;         /* bytes the most utilized link carried over the step */
+    double busiest_bandwidth;     /* its bandwidth, bytes/s */
+    char busiest_name[COMET_PICK_LINK_NAME_LEN]; /* "wafer: npu 3 -> L1 0" */
+    double total_bytes;           /* every link's bytes summed (a byte crossing h links counts h
+                                   * times) */
+    char why[160];                /* not traced: why (the fabric's limit, a placement) */
+} comet_system_pick;
+
 typedef struct comet_conclusions {
     int model;
     size_t designs, feasible;
@@ -117,6 +136,10 @@ typedef struct comet_conclusions {
     double split_budget;                      /* its bandwidth per NPU as built (the sum) */
     double split_speedup;                     /* step as built / step at the optimum */
     double split_equal_slowdown;              /* step at the equal split / at the optimum */
+    /* the study's system axis, if it has one (comet_study_compare_systems):
+     * each system's fastest design against the axis's first system's */
+    int n_systems;                            /* 0: no system axis */
+    comet_system_pick systems[COMET_STUDY_MAX_SYSTEMS];
 } comet_conclusions;
 
 /* Position of v among the axis's values, or -1. */
@@ -151,6 +174,16 @@ comet_status comet_study_check_pick(const comet_study *study, comet_conclusions 
  * split_* fields (nothing when there is no pick). */
 comet_status comet_study_allocate(const comet_study *study, comet_conclusions *c,
                                   comet_error *err);
+
+/* Step 4 along a system axis: for each of the study's systems, its
+ * fastest design (c->fastest's other axes free), its speedup over the
+ * first system, and its best strategy's step simulated as flows on the
+ * system's fabric (at most COMET_SIM_AUTO_MAX_FLOWS flows), for the
+ * traffic on the busiest link and on all links. A step the fabric cannot
+ * take leaves that pick untraced with the reason; only running out of
+ * memory fails. Fills c->n_systems (0 without a system axis). */
+comet_status comet_study_compare_systems(const comet_study *study, const comet_results *r,
+                                         comet_conclusions *c, comet_error *err);
 
 /* The model's assumptions, one line each, for summaries and reports. */
 int comet_study_assumptions(const char *const **lines);

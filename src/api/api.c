@@ -570,6 +570,8 @@ comet_status comet_study_outcome_run(const comet_study *study, const char *resul
         st = comet_study_check_pick(study, &out->conclusions[m], err);
         if (!st)
             st = comet_study_allocate(study, &out->conclusions[m], err);
+        if (!st)
+            st = comet_study_compare_systems(study, &out->results, &out->conclusions[m], err);
     }
     return st;
 }

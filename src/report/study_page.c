@@ -56,6 +56,61 @@ static void best_band_text(comet_buf *b, const comet_band *band)
         comet_report_band_text(b, band, 3);
 }
 
+/* One system of a study's system axis: its fastest step, its speedup
+ * over the axis's first system, and the traffic its links carried as
+ * flows (or why they were not run). */
+static const char *pick_system_name(const comet_study *study, const comet_system_pick *p)
+{
+    return p->system >= 0 && p->system < study->n_systems ? study->systems[p->system].name : "?";
+}
+
+static void pick_text(comet_buf *b, const comet_system_pick *p)
+{
+    char q1[48], q2[48], q3[48], label[160];
+    if (!p->row) {
+        comet_buf_printf(b, "%s", p->why);
+        return;
+    }
+    comet_buf_printf(b, "%s (%s), %.2fx", Q(p->row->result.step_time, COMET_QTY_SECONDS, q1),
+                     report_strategy_label(&p->row->strategy, label, sizeof label), p->speedup);
+    if (p->traced)
+        comet_buf_printf(b, "; busiest link %s (%s at %s), all links %s",
+                         Q(p->busiest_bytes, COMET_QTY_BYTES, q1), p->busiest_name,
+                         Q(p->busiest_bandwidth, COMET_QTY_BYTES_PER_S, q2),
+                         Q(p->total_bytes, COMET_QTY_BYTES, q3));
+    comet_buf_printf(b, "%s%s", p->why[0] ? "; " : "", p->why);
+}
+
+#define SYSTEMS_INTRO "each its fastest design; traffic per step from its step run as flows on " \
+                      "the fabric"
+
+static void systems_text(comet_buf *b, const comet_study *study, const comet_conclusions *c)
+{
+    if (c->n_systems == 0)
+        return;
+    comet_buf_printf(b, "   by system (" SYSTEMS_INTRO "):\n");
+    for (int i = 0; i < c->n_systems; i++) {
+        comet_buf_printf(b, "     %-16s ", pick_system_name(study, &c->systems[i]));
+        pick_text(b, &c->systems[i]);
+        comet_buf_printf(b, "\n");
+    }
+}
+
+static void systems_facts(comet_page *p, const comet_study *study, const comet_conclusions *c)
+{
+    if (c->n_systems == 0)
+        return;
+    comet_page_fact(p, "by system", "%s", SYSTEMS_INTRO);
+    for (int i = 0; i < c->n_systems; i++) {
+        comet_buf line;
+        comet_buf_init(&line);
+        pick_text(&line, &c->systems[i]);
+        if (line.data)
+            comet_page_fact(p, pick_system_name(study, &c->systems[i]), "%s", line.data);
+        comet_buf_free(&line);
+    }
+}
+
 void comet_study_summary(comet_buf *b, const comet_study *study, const comet_findings *f,
                          const comet_conclusions *c, int n_models, const comet_results *r,
                          const char *report_path, const comet_band *best_bands)
@@ -137,6 +192,7 @@ void comet_study_summary(comet_buf *b, const comet_study *study, const comet_fin
             comet_headroom_text(b, r, &cm->headroom);
             comet_buf_printf(b, "\n");
         }
+        systems_text(b, study, cm);
         char design[200];
         comet_results_design_label(r, cm->fastest, design, sizeof design);
         comet_buf_printf(b, "5. for performance pick %s with %s (%s per step", design,
@@ -404,6 +460,7 @@ static void recommendation(comet_page *p, const comet_study *study, const comet_
     comet_page_fact(p, "spread", "the fastest design trains %.2fx faster than the slowest that "
                                  "fits",
                     c->spread);
+    systems_facts(p, study, c);
     if (c->expansion_pairs)
         comet_page_fact(p, "memory expansion", "up to %.2fx faster; %zu of %zu designs fit "
                                                "only with it",
