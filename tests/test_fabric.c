@@ -578,6 +578,10 @@ static void test_estimator_within_5_percent(void **state)
         {"fred 8:1 AG", COMET_TOPO_FRED, COMET_ALGO_RING, COMET_COLL_ALL_GATHER, 20, {0, 0}, 4, 8, 0, false},
         {"fred 8:1 A2A", COMET_TOPO_FRED, COMET_ALGO_DIRECT, COMET_COLL_ALL_TO_ALL, 20, {0, 0}, 4, 8, 0, false},
         {"fred 8:1 in-switch AR", COMET_TOPO_FRED, COMET_ALGO_RING, COMET_COLL_ALL_REDUCE, 20, {0, 0}, 4, 8, 0, true},
+        {"fred in-switch RS", COMET_TOPO_FRED, COMET_ALGO_RING, COMET_COLL_REDUCE_SCATTER, 20, {0, 0}, 4, 1, 0, true},
+        {"fred in-switch AG", COMET_TOPO_FRED, COMET_ALGO_RING, COMET_COLL_ALL_GATHER, 20, {0, 0}, 4, 1, 0, true},
+        {"fred 8:1 in-switch RS", COMET_TOPO_FRED, COMET_ALGO_RING, COMET_COLL_REDUCE_SCATTER, 20, {0, 0}, 4, 8, 0, true},
+        {"fred 8:1 in-switch AG", COMET_TOPO_FRED, COMET_ALGO_RING, COMET_COLL_ALL_GATHER, 20, {0, 0}, 4, 8, 0, true},
         {"wafer mesh AR", COMET_TOPO_MESH, COMET_ALGO_RING, COMET_COLL_ALL_REDUCE, 20, {5, 4}, 0, 0, 0, false},
         {"wafer mesh A2A", COMET_TOPO_MESH, COMET_ALGO_DIRECT, COMET_COLL_ALL_TO_ALL, 20, {5, 4}, 0, 0, 0, false},
     };
@@ -916,6 +920,29 @@ static void test_fred_and_the_wafer_mesh(void **state)
     printf("  FRED all-reduce of 1 GiB on 20 NPUs: in-switch %.4f ms, ring %.4f ms\n", t * 1e3,
            tr * 1e3);
     assert_true(t < 0.55 * tr);
+    /* reduce-scatter in the switches and all-gather multicast: each port
+     * carries (n - 1)/n S one way and S/n the other, where the ring's
+     * carries (n - 1)/n S both ways; a leaf's uplink carries the other
+     * leaves' shares, (20 - 4)/20 S, one way and its own 4/20 S the other */
+    comet_flow_result rs, ag, ring_rs;
+    d->in_network_reduction = true;
+    double t_rs = flows(&s, span, COMET_COLL_REDUCE_SCATTER, GIB, 1, false, &rs);
+    double t_ag = flows(&s, span, COMET_COLL_ALL_GATHER, GIB, 1, false, &ag);
+    for (int i = 0; i < 2; i++) {
+        const comet_flow_result *x = i ? &ag : &rs;
+        assert_close(x->bytes_per_tier[0], 20.0 * (19.0 / 20.0 + 1.0 / 20.0) * GIB, 1e-9);
+        assert_close(x->bytes_per_tier[1], 5.0 * (16.0 / 20.0 + 4.0 / 20.0) * GIB, 1e-9);
+    }
+    d->in_network_reduction = false;
+    double t_ring_rs = flows(&s, span, COMET_COLL_REDUCE_SCATTER, GIB, 1, false, &ring_rs);
+    assert_close(ring_rs.bytes_per_tier[0], 20.0 * 2.0 * 19.0 / 20.0 * GIB, 1e-9);
+    /* the same bandwidth time as the ring's, (n - 1)/n S/B, within the
+     * pieces' store-and-forward */
+    printf("  FRED 1 GiB in the switches: reduce-scatter %.4f ms, all-gather %.4f ms; ring "
+           "reduce-scatter %.4f ms\n",
+           t_rs * 1e3, t_ag * 1e3, t_ring_rs * 1e3);
+    assert_close(t_rs, t_ring_rs, 0.01);
+    assert_close(t_ag, t_ring_rs, 0.01);
     char why[200];
     comet_fabric *f = fabric_of(&s);
     assert_false(comet_fabric_uneven(f, why, sizeof why));

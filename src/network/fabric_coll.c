@@ -413,6 +413,30 @@ static int32_t switch_port(const fab_dim *d, int64_t npu, bool down)
 
 /* ---- in-network reduction: a tree of the line's leaves under one top ---- */
 
+/* The legs of in-network work: a member's port up to its leaf, a leaf up
+ * to the line's top switch, the top down to a leaf, a leaf down a port. */
+typedef enum in_network_leg { LEG_PORT_UP, LEG_LEAF_UP, LEG_TOP_DOWN, LEG_PORT_DOWN } in_network_leg;
+
+/* What one piece of the phase carries on a leg, `count` the members on
+ * the leaf concerned. An all-reduce moves the whole piece every leg. A
+ * reduce-scatter reduced in the switches (FRED's R micro-switches) sends
+ * up all but the member's own share, a leaf's partial sums of the other
+ * leaves' shares go up, the top's sums of the leaf's members' shares come
+ * down, and each member gets its share. An all-gather multicast by the
+ * switches (FRED's D micro-switches) is its mirror: a member's shard goes
+ * up once and comes down to every other member. */
+static double in_network_piece(const fc_phase *ph, int64_t n, int64_t count, in_network_leg leg)
+{
+    double piece = ph->bytes / IN_NETWORK_PIECES, nn = (double)n, c = (double)count;
+    static const double none[4] = {1.0, 1.0, 1.0, 1.0};
+    double rs[4] = {(nn - 1.0) / nn, (nn - c) / nn, c / nn, 1.0 / nn};
+    double ag[4] = {1.0 / nn, c / nn, (nn - c) / nn, (nn - 1.0) / nn};
+    const double *share = ph->c == COMET_COLL_REDUCE_SCATTER ? rs
+                          : ph->c == COMET_COLL_ALL_GATHER   ? ag
+                                                             : none;
+    return piece * share[leg];
+}
+
 /* The switch an NPU's port goes up to (its leaf on a Clos). */
 static int32_t leaf_of(const fc_run *r, const fc_phase *ph, int64_t npu)
 {
@@ -655,7 +679,7 @@ static int progress(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, int 
             return -1;
         }
         int piece = cnt->sent++;
-        return fl_send_path(e, &up, 1, ph->bytes / IN_NETWORK_PIECES, r->owner,
+        return fl_send_path(e, &up, 1, in_network_piece(ph, l.n, 1, LEG_PORT_UP), r->owner,
                             tag_of(npu, s, k, p, piece, KIND_UP));
     }
     }
@@ -822,7 +846,7 @@ static int leaf_up(fc_run *r, fl_engine *e, const fc_phase *ph, const fc_line *l
 {
     int64_t head = member(l, first);
     fc_count *c = count_at(r, head, s, k, p, 0);
-    double bytes = ph->bytes / IN_NETWORK_PIECES;
+    double bytes = in_network_piece(ph, l->n, count, LEG_LEAF_UP);
     int32_t seg[8];
     while (c->acked < IN_NETWORK_PIECES && c->acked == c->down &&
            r->arrived[piece_slot(r, head, s, k, p, c->acked)] == count) {
@@ -836,6 +860,35 @@ static int leaf_up(fc_run *r, fl_engine *e, const fc_phase *ph, const fc_line *l
     return 0;
 }
 
+/* The top's piece down to the leaf whose first member is f0 (`count`
+ * members), in order: a switch forwards a port's packets first in, first
+ * out, so piece j leaves only once piece j - 1 has reached the leaf (sent
+ * together, the pieces would share the downlink and all arrive late, the
+ * leaf's ports idle meanwhile). A leaf's counter slot for piece j holds
+ * count once its members' pieces are in, count + 1 once the top has sent
+ * j down, count + 2 once it arrived. */
+static int top_down(fc_run *r, fl_engine *e, const fc_phase *ph, const fc_line *l, int64_t f0,
+                    int64_t count, int s, int64_t k, int p, int piece)
+{
+    if (piece >= IN_NETWORK_PIECES)
+        return 0;
+    int64_t leaves = line_leaves(r, ph, l);
+    int64_t head = member(l, f0);
+    int32_t *at = &r->arrived[piece_slot(r, head, s, k, p, piece)];
+    if (*at != count || r->arrived_top[piece_slot(r, member(l, 0), s, k, p, piece)] < leaves)
+        return 0; /* sent already, or not yet reduced at the top */
+    if (piece > 0 && r->arrived[piece_slot(r, head, s, k, p, piece - 1)] != count + 2)
+        return 0; /* the piece before it still on its way */
+    int32_t seg[8];
+    int n = top_segment(r, l, f0, true, seg);
+    if (n < 0 || fl_send_path(e, seg, n, in_network_piece(ph, l->n, count, LEG_TOP_DOWN),
+                              r->owner,
+                              tag_of(head, s, k, p, 2 * IN_NETWORK_PIECES + piece, KIND_UP)) != 0)
+        return -1;
+    *at = (int32_t)count + 1;
+    return 0;
+}
+
 /* In-network reduction's pieces: `ch` is the piece plus IN_NETWORK_PIECES
  * times its stage: 0 a member's piece reached its leaf, 1 a leaf's reduced
  * piece reached the top switch, 2 the top's result reached a leaf (npu the
@@ -846,11 +899,10 @@ static int in_network_done(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t 
     const fc_phase *ph = &plan_of(r, s, k)->ph[p];
     int stage = ch / IN_NETWORK_PIECES, piece = ch % IN_NETWORK_PIECES;
     fc_line l = line_of(r, ph, npu);
-    double bytes = ph->bytes / IN_NETWORK_PIECES;
+    double bytes = in_network_piece(ph, l.n, 1, LEG_PORT_DOWN);
     int64_t leaves = line_leaves(r, ph, &l);
     int64_t first, count;
     leaf_run(r, ph, &l, l.me, &first, &count);
-    int32_t seg[8];
     if (stage == 0) {
         /* the sender may send its next piece (steps counts its pieces up) */
         fc_count *own = count_at(r, npu, s, k, p, 0);
@@ -884,15 +936,15 @@ static int in_network_done(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t 
         for (int64_t j = 0; j < l.n; j += count) {
             int64_t f0;
             leaf_run(r, ph, &l, j, &f0, &count);
-            int n = top_segment(r, &l, f0, true, seg);
-            if (n < 0 || fl_send_path(e, seg, n, bytes, r->owner,
-                                      tag_of(member(&l, f0), s, k, p,
-                                             2 * IN_NETWORK_PIECES + piece, KIND_UP)) != 0)
+            if (top_down(r, e, ph, &l, f0, count, s, k, p, piece) != 0)
                 return -1;
         }
         return 0;
     }
-    /* stage 2: down every port of the leaf */
+    /* stage 2: down every port of the leaf, and the top's next piece to it */
+    r->arrived[piece_slot(r, npu, s, k, p, piece)] = (int32_t)count + 2;
+    if (top_down(r, e, ph, &l, first, count, s, k, p, piece + 1) != 0)
+        return -1;
     for (int64_t j = first; j < first + count; j++) {
         int64_t to = member(&l, j);
         int32_t down = switch_port(&r->f->dims[ph->dim], to, true);
@@ -1278,9 +1330,16 @@ static comet_status make_plans(fc_run *r, const comet_system *sys, const comet_l
                 int d = dims[phases[i].link];
                 const comet_net_dim *nd = &sys->dims[d];
                 comet_collective pc = phases[i].collective;
-                if (pc == COMET_COLL_ALL_REDUCE) {
-                    bool in_net = links[phases[i].link].in_network_reduction &&
-                                  net_topology_of(nd->topology)->in_network_all_reduce;
+                const net_topology *topo = net_topology_of(nd->topology);
+                bool in_net = links[phases[i].link].in_network_reduction &&
+                              (pc == COMET_COLL_ALL_REDUCE ? topo->in_network_all_reduce != NULL
+                               : pc == COMET_COLL_REDUCE_SCATTER || pc == COMET_COLL_ALL_GATHER
+                                   ? topo->in_network_shard != NULL
+                                   : false);
+                if (in_net && pc != COMET_COLL_ALL_REDUCE) {
+                    fc_phase ph = {d, -1, FC_IN_NETWORK, pc, phases[i].bytes, false, 0, false};
+                    st = add_phase(pl, ph, err);
+                } else if (pc == COMET_COLL_ALL_REDUCE) {
                     if (in_net) {
                         fc_phase ph = {d, -1, FC_IN_NETWORK, pc, phases[i].bytes, false, 0, false};
                         st = add_phase(pl, ph, err);

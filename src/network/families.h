@@ -61,6 +61,10 @@ typedef struct net_topology {
     /* All-reduce reduced inside the network (SHARP-like): NULL where the
      * topology has nothing to reduce in. */
     net_pattern_fn in_network_all_reduce;
+    /* Reduce-scatter reduced in the switches and all-gather multicast by
+     * them (mirrors, one pattern): NULL where the switches run all-reduce
+     * alone (SHARP, NVLS as comet prices them) or there are none. */
+    net_pattern_fn in_network_shard;
     /* Its part of the fabric: switches, links and routes (fabric.h). */
     const fab_ops *fabric;
 } net_topology;
@@ -120,13 +124,18 @@ net_cost net_full_bandwidth_steps(const comet_link *l); /* n-1 steps of S/n at f
 net_cost net_one_hop_scatter(const comet_link *l);      /* S/n to every peer, one hop */
 
 /* The closed form of docs/collectives.md on a link: hops * a + load * x,
- * in-network reduction replacing the algorithm for all-reduce only, on a
- * topology that can reduce ("In-network reduction"). */
+ * in-network reduction replacing the algorithm for all-reduce on a
+ * topology that can reduce, and for reduce-scatter and all-gather on one
+ * whose switches also scatter and multicast (FRED; "In-network
+ * reduction"). */
 static inline double net_closed_form(comet_collective c, const comet_link *l, double a, double x)
 {
     const net_topology *topo = net_topology_of(l->topology);
     if (c == COMET_COLL_ALL_REDUCE && l->in_network_reduction && topo->in_network_all_reduce)
         return net_seconds(topo->in_network_all_reduce(l), a, x);
+    if ((c == COMET_COLL_REDUCE_SCATTER || c == COMET_COLL_ALL_GATHER) &&
+        l->in_network_reduction && topo->in_network_shard)
+        return net_seconds(topo->in_network_shard(l), a, x);
     return net_algorithm_of(l->algorithm)->time[c](topo, l, a, x);
 }
 

@@ -243,6 +243,23 @@ static net_cost clos_in_network(const comet_link *l, bool rail)
     return (net_cost){clos_hops(&v), f};
 }
 
+/* Reduce-scatter in the switches (all-gather, multicast, is its mirror):
+ * each member sends all but its own share up and gets its share down, so
+ * its port carries (n - 1)/n of S one way, as the ring's does, in one
+ * pass up and down the tree instead of n - 1 steps; a leaf (pod) sends
+ * up the partial sums of the shares of members elsewhere, (n - c)/n of S
+ * per group, and gets its own members' back. */
+static net_cost clos_in_network_shard(const comet_link *l, bool rail)
+{
+    clos_view v = clos_view_of(l, rail);
+    double load = (v.n - 1.0) / v.n;
+    for (int t = 0; t < 2; t++)
+        if (v.c[t] < v.n)
+            load = dmax(load, (v.n - v.c[t]) / v.n * tier_factor(&v, t, v.g[t], true));
+    return (net_cost){clos_hops(&v), load};
+}
+
+static net_cost fred_in_network_shard(const comet_link *l) { return clos_in_network_shard(l, false); }
 static net_cost fat_ring_pass(const comet_link *l) { return clos_ring_pass(l, false); }
 static net_cost fat_scatter(const comet_link *l) { return clos_scatter(l, false); }
 static net_cost fat_pairwise(const comet_link *l) { return clos_pairwise(l, false); }
@@ -444,8 +461,11 @@ const net_topology net_topology_fat_tree = {.id = COMET_TOPO_FAT_TREE, FAT_TREE_
 
 /* FRED: a 2-level tree whose L1 uplinks may carry any fraction of their
  * NPUs' bandwidth, spraying always; priced as a fat tree of that shape,
- * its switches reducing in the network where the system says so. */
-const net_topology net_topology_fred = {.id = COMET_TOPO_FRED, FAT_TREE_MEMBERS};
+ * its switches reducing in the network where the system says so: every
+ * all-reduce, reduce-scatter and all-gather (its R and D micro-switches
+ * reduce, scatter and multicast, Rashidi et al. ISCA 2025, §4). */
+const net_topology net_topology_fred = {.id = COMET_TOPO_FRED, FAT_TREE_MEMBERS,
+                                        .in_network_shard = fred_in_network_shard};
 
 const net_topology net_topology_rail = {
     .id = COMET_TOPO_RAIL,
