@@ -38,14 +38,14 @@ int main(int argc, char **argv)
         return 1;
     for (int r = 0; r < runs; r++) {
         double w0 = bench_now(), c0 = cpu_now();
-        if (comet_deeppool_plan(&m, &sys, gpus, gpus, false, burst, &err)) {
+        if (comet_deeppool_plan(&m, &sys, gpus, gpus, false, 0.0, burst, &err)) {
             fprintf(stderr, "bench_deeppool: %s\n", comet_error_format(&err, line, sizeof line));
             return 1;
         }
         wall[r] = bench_now() - w0;
         cpu[r] = cpu_now() - c0;
     }
-    if (comet_deeppool_plan(&m, &sys, gpus, gpus, true, dp, &err)) {
+    if (comet_deeppool_plan(&m, &sys, gpus, gpus, true, 0.0, dp, &err)) {
         fprintf(stderr, "bench_deeppool: %s\n", comet_error_format(&err, line, sizeof line));
         return 1;
     }

@@ -152,14 +152,14 @@ static void test_free_network(void **state)
             sys.dims[d].protocols = COMET_PROTOCOLS_NONE;
             sys.dims[d].bus.n_curves = 0;
         }
-        assert_int_equal(comet_deeppool_plan(&m, &sys, 256, 64, false, burst, &err), COMET_OK);
-        assert_int_equal(comet_deeppool_plan(&m, &sys, 256, 64, true, dp, &err), COMET_OK);
+        assert_int_equal(comet_deeppool_plan(&m, &sys, 256, 64, false, 0.0, burst, &err), COMET_OK);
+        assert_int_equal(comet_deeppool_plan(&m, &sys, 256, 64, true, 0.0, dp, &err), COMET_OK);
         assert_true(burst->iteration <= dp->iteration);
         assert_true(burst->transfer + burst->allreduce < 1e-6 * burst->iteration + 1e-9);
         /* and on the real network too */
         assert_int_equal(comet_preset_system("h100-80g-dgx", &sys, &err), COMET_OK);
-        assert_int_equal(comet_deeppool_plan(&m, &sys, 256, 64, false, burst, &err), COMET_OK);
-        assert_int_equal(comet_deeppool_plan(&m, &sys, 256, 64, true, dp, &err), COMET_OK);
+        assert_int_equal(comet_deeppool_plan(&m, &sys, 256, 64, false, 0.0, burst, &err), COMET_OK);
+        assert_int_equal(comet_deeppool_plan(&m, &sys, 256, 64, true, 0.0, dp, &err), COMET_OK);
         assert_true(burst->iteration <= dp->iteration);
     }
     free(burst);
@@ -179,8 +179,8 @@ static void test_small_batch_less_efficient(void **state)
     assert_int_equal(comet_preset_model("resnet50", &m, &err), COMET_OK);
     assert_int_equal(comet_preset_system("h100-80g-dgx", &sys, &err), COMET_OK);
     comet_dp_plan *one = malloc(sizeof *one), *four = malloc(sizeof *four);
-    assert_int_equal(comet_deeppool_plan(&m, &sys, 64, 64, true, one, &err), COMET_OK);
-    assert_int_equal(comet_deeppool_plan(&m, &sys, 256, 64, true, four, &err), COMET_OK);
+    assert_int_equal(comet_deeppool_plan(&m, &sys, 64, 64, true, 0.0, one, &err), COMET_OK);
+    assert_int_equal(comet_deeppool_plan(&m, &sys, 256, 64, true, 0.0, four, &err), COMET_OK);
     assert_int_equal(one->groups[0].per_gpu_batch, 1);
     assert_int_equal(four->groups[0].per_gpu_batch, 4);
     assert_true(one->compute > 0.25 * four->compute * 1.2);
@@ -189,6 +189,37 @@ static void test_small_batch_less_efficient(void **state)
     assert_close(one->allreduce, four->allreduce, 1e-12);
     free(one);
     free(four);
+}
+
+/* The amplification limit on the toy with a launch of 1/30 s per kernel:
+ * a layer of 1 TFLOP per sample at 64 samples takes 3 (64/w) 1e12/1e14 +
+ * 3/30 s on w GPUs, GPU-time 1.92 + 0.1 w s, least on one GPU (2.02 s);
+ * a limit of 1.2 allows w <= 5.04: 1, 2 and 4 GPUs, and the plan takes 4;
+ * a limit of 1 allows only one GPU; no limit, all 16. */
+static void test_amplification_limit(void **state)
+{
+    (void)state;
+    comet_model m;
+    comet_system sys;
+    const double f[2] = {1, 1}, p[2] = {1e3, 1e3};
+    toy_layers(&m, 2, f, p);
+    toy_system(&sys);
+    sys.compute.kernel_launch = 1.0 / 30.0;
+    comet_dp_plan *plan = malloc(sizeof *plan);
+    comet_error err;
+    const double limits[3] = {1.2, 1.0, 0.0};
+    const int64_t widths[3] = {4, 1, 16};
+    for (int k = 0; k < 3; k++) {
+        assert_int_equal(comet_deeppool_plan(&m, &sys, 64, 16, false, limits[k], plan, &err),
+                         COMET_OK);
+        assert_int_equal(plan->n_groups, 1);
+        assert_int_equal(plan->groups[0].width, widths[k]);
+        assert_close(plan->compute, 2.0 * (3.0 * 64.0 / (double)widths[k] * 1e12 / PEAK + 0.1),
+                     1e-12);
+    }
+    assert_int_equal(comet_deeppool_plan(&m, &sys, 64, 16, false, 0.5, plan, &err), COMET_EINPUT);
+    assert_string_equal(err.key, "deeppool.amplification");
+    free(plan);
 }
 
 static void test_multiplexing_break_even(void **state)
@@ -367,6 +398,7 @@ void suite_deeppool(test_tally *t)
         cmocka_unit_test(test_fixed_cost_layer_few_gpus),
         cmocka_unit_test(test_free_network),
         cmocka_unit_test(test_small_batch_less_efficient),
+        cmocka_unit_test(test_amplification_limit),
         cmocka_unit_test(test_multiplexing_break_even),
         cmocka_unit_test(test_priorities),
         cmocka_unit_test(test_bad_input),

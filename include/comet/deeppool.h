@@ -45,6 +45,12 @@ typedef struct comet_deeppool_problem {
     /* The foreground's slowdown while background jobs share its GPUs: its
      * iteration takes (1 + interference) times as long (>= 0). */
     double interference;
+    /* DeepPool's amplification limit: a layer may run on w GPUs only when
+     * its GPU-time there, w x its compute, is at most this many times its
+     * least GPU-time over the candidates (>= 1; 0: no limit, the fastest
+     * plan). It trades the foreground's speed for GPU time left to the
+     * background jobs. */
+    double amplification;
     int n_background;
     comet_dp_background background[COMET_DP_MAX_BACKGROUND];
     comet_srcmap srcmap;
@@ -97,7 +103,8 @@ typedef struct comet_dp_mux {
     double gain;               /* total / dp_alone */
     /* The interference at which total falls to foreground_alone:
      * background / (foreground_alone - background); INFINITY when the
-     * background alone does as much as the foreground */
+     * background alone does as much as the foreground. The interference
+     * applies only where a job shares a GPU the foreground also uses. */
     double break_even;
     comet_dp_bg_result jobs[COMET_DP_MAX_BACKGROUND];
 } comet_dp_mux;
@@ -130,10 +137,11 @@ comet_status comet_deeppool(const comet_deeppool_problem *p, comet_deeppool_resu
                             comet_error *err);
 
 /* One plan alone: the burst plan of model m for global_batch samples on
- * gpus GPUs of sys (data parallel: every layer at the full width). */
+ * gpus GPUs of sys under an amplification limit (0: none), or with
+ * data_parallel every layer at the full width. */
 comet_status comet_deeppool_plan(const comet_model *m, const comet_system *sys,
                                  int64_t global_batch, int64_t gpus, bool data_parallel,
-                                 comet_dp_plan *plan, comet_error *err);
+                                 double amplification, comet_dp_plan *plan, comet_error *err);
 
 /* Read a document with one `deeppool:` section (docs/deeppool.md); every
  * check is made before any work: errors name file:line:column and key. */

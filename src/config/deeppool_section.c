@@ -94,7 +94,8 @@ static comet_status check_cluster(cfg_ctx *c, const comet_deeppool_problem *p, i
 static comet_status read_deeppool(cfg_ctx *c, comet_deeppool_problem *p, const cfg_node *n)
 {
     static const char *const keys[] = {"name", "model", "system", "global_batch", "gpus",
-                                       "scaling", "interference", "background", NULL};
+                                       "scaling", "interference", "amplification",
+                                       "background", NULL};
     CFG_TRY(known_keys(c, n, "deeppool", keys));
     const cfg_node *v;
     if ((v = cfg_map_find(n, "name")))
@@ -122,6 +123,13 @@ static comet_status read_deeppool(cfg_ctx *c, comet_deeppool_problem *p, const c
             return cfg_fail(c, v, "deeppool.interference", "must be 0 or more (the "
                             "foreground's slowdown while sharing its GPUs), got %g",
                             p->interference);
+    }
+    if ((v = cfg_map_find(n, "amplification"))) {
+        CFG_TRY(cfg_read_real(c, v, "deeppool.amplification", false, &p->amplification));
+        if (p->amplification != 0.0 && !(p->amplification >= 1.0))
+            return cfg_fail(c, v, "deeppool.amplification", "must be 1 or more (a layer's "
+                            "GPU-time over its least), or 0 for no limit; got %g",
+                            p->amplification);
     }
     if ((v = cfg_map_find(n, "background"))) {
         CFG_TRY(cfg_expect(c, v, "deeppool.background", CFG_SEQ));

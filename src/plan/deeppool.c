@@ -35,6 +35,7 @@ typedef struct dp_ctx {
     const comet_model *m;
     const comet_system *sys;
     int64_t batch, gpus;
+    double amplification;                       /* 0: no limit */
     int n_layers;
     comet_dp_layer *layers;                     /* [n_layers] */
     int n_w;
@@ -185,6 +186,20 @@ static comet_status dp_prepare(dp_ctx *c, bool data_parallel, comet_error *err)
         c->n_layers = k;
     }
     free(ws);
+    /* the amplification limit: a width whose GPU-time for a layer exceeds
+     * the limit times the layer's least is not a candidate for it (the
+     * least always is) */
+    for (int k = 0; !st && c->amplification > 0.0 && k < c->n_layers; k++) {
+        double least = INFINITY;
+        for (int wi = 0; wi < c->n_w; wi++)
+            least = fmin(least, (double)c->w[wi] *
+                                    c->compute[(size_t)wi * COMET_DP_MAX_LAYERS + (size_t)k]);
+        for (int wi = 0; wi < c->n_w; wi++) {
+            double *t = &c->compute[(size_t)wi * COMET_DP_MAX_LAYERS + (size_t)k];
+            if ((double)c->w[wi] * *t > c->amplification * least * (1.0 + 1e-12))
+                *t = INFINITY;
+        }
+    }
     if (!st && c->n_layers == 0)
         st = comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "deeppool.model",
                              "the model has no layers");
@@ -216,16 +231,18 @@ static double transfer(const dp_ctx *c, int j, int a, int b)
 }
 
 /* One run's group, priced. */
-static void group_of(const dp_ctx *c, const double *pre_c, const double *pre_p, int j, int i,
-                     int wi, comet_dp_group *g)
+static void group_of(const dp_ctx *c, int j, int i, int wi, comet_dp_group *g)
 {
-    double params = pre_p[i] - pre_p[j];
+    double params = 0.0;
+    g->compute = 0.0;
+    for (int k = j; k < i; k++) {
+        params += c->layers[k].params;
+        g->compute += c->compute[(size_t)wi * COMET_DP_MAX_LAYERS + (size_t)k];
+    }
     g->first = j;
     g->last = i - 1;
     g->width = c->w[wi];
     g->per_gpu_batch = ceil_div(c->batch, c->w[wi]);
-    g->compute = pre_c[(size_t)wi * (size_t)(c->n_layers + 1) + (size_t)i] -
-                 pre_c[(size_t)wi * (size_t)(c->n_layers + 1) + (size_t)j];
     g->allreduce = allreduce(c, wi, params);
     g->optimizer = hw_optimizer_time(&c->rates, params * c->opt_bytes);
     g->transfer_in = 0.0;
@@ -249,6 +266,17 @@ static void plan_totals(comet_dp_plan *p, int64_t batch, int64_t gpus)
     p->idle_share = p->iteration > 0.0 ? 1.0 - p->busy / ((double)gpus * p->iteration) : 0.0;
 }
 
+/* Whether a plan of time t whose last run starts at j beats the best so
+ * far (time `cell`, its last run starting at cell_j): faster by more than
+ * rounding, or as fast with a longer last run (fewer runs, fewer
+ * all-reduces: sums taken in another order must not split a run). */
+static bool better(double t, double cell, int j, int cell_j)
+{
+    if (t < cell * (1.0 - 1e-12))
+        return true;
+    return t <= cell * (1.0 + 1e-12) && j < cell_j;
+}
+
 /* The dynamic program: best[i][w] is the least time of layers 0..i-1 with
  * the last run on w[w] GPUs; a run j..i-1 on w costs its compute, its
  * all-reduce and optimizer step, and the transfer from the run before. */
@@ -256,39 +284,39 @@ static comet_status dp_solve(const dp_ctx *c, comet_dp_plan *plan, comet_error *
 {
     int L = c->n_layers, W = c->n_w;
     size_t cells = (size_t)(L + 1) * (size_t)W;
-    double *pre_c = calloc((size_t)W * (size_t)(L + 1), sizeof *pre_c);
-    double *pre_p = calloc((size_t)L + 1, sizeof *pre_p);
     double *best = malloc(cells * sizeof *best);
     int *from_j = malloc(cells * sizeof *from_j), *from_w = malloc(cells * sizeof *from_w);
     double *xfer = malloc((size_t)L * (size_t)W * (size_t)W * sizeof *xfer);
-    if (!pre_c || !pre_p || !best || !from_j || !from_w || !xfer) {
-        free(pre_c), free(pre_p), free(best), free(from_j), free(from_w), free(xfer);
+    if (!best || !from_j || !from_w || !xfer) {
+        free(best), free(from_j), free(from_w), free(xfer);
         return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
     }
-    for (int wi = 0; wi < W; wi++)
-        for (int i = 0; i < L; i++)
-            pre_c[(size_t)wi * (size_t)(L + 1) + (size_t)i + 1] =
-                pre_c[(size_t)wi * (size_t)(L + 1) + (size_t)i] +
-                c->compute[(size_t)wi * COMET_DP_MAX_LAYERS + (size_t)i];
-    for (int i = 0; i < L; i++)
-        pre_p[i + 1] = pre_p[i] + c->layers[i].params;
     for (int j = 0; j < L; j++)
         for (int a = 0; a < W; a++)
             for (int b = 0; b < W; b++)
                 xfer[((size_t)j * (size_t)W + (size_t)a) * (size_t)W + (size_t)b] =
                     transfer(c, j, a, b);
-    for (size_t k = 0; k < cells; k++)
+    for (size_t k = 0; k < cells; k++) {
         best[k] = INFINITY;
+        from_j[k] = L + 1;
+        from_w[k] = -1;
+    }
     for (int i = 1; i <= L; i++) {
         for (int wi = 0; wi < W; wi++) {
             double *cell = &best[(size_t)i * (size_t)W + (size_t)wi];
-            const double *row = pre_c + (size_t)wi * (size_t)(L + 1);
-            for (int j = 0; j < i; j++) {
-                double params = pre_p[i] - pre_p[j];
-                double run = row[i] - row[j] + allreduce(c, wi, params) +
+            const double *row = c->compute + (size_t)wi * COMET_DP_MAX_LAYERS;
+            double compute = 0.0, params = 0.0;
+            /* the run j..i-1, growing backwards; a layer the amplification
+             * limit keeps off this width ends every longer run too */
+            for (int j = i - 1; j >= 0; j--) {
+                compute += row[j];
+                params += c->layers[j].params;
+                if (!isfinite(compute))
+                    break;
+                double run = compute + allreduce(c, wi, params) +
                              hw_optimizer_time(&c->rates, params * c->opt_bytes);
                 if (j == 0) {
-                    if (run < *cell) {
+                    if (better(run, *cell, j, from_j[(size_t)i * (size_t)W + (size_t)wi])) {
                         *cell = run;
                         from_j[(size_t)i * (size_t)W + (size_t)wi] = 0;
                         from_w[(size_t)i * (size_t)W + (size_t)wi] = -1;
@@ -299,7 +327,7 @@ static comet_status dp_solve(const dp_ctx *c, comet_dp_plan *plan, comet_error *
                     double t = best[(size_t)j * (size_t)W + (size_t)wp] + run +
                                xfer[((size_t)(j - 1) * (size_t)W + (size_t)wp) * (size_t)W +
                                     (size_t)wi];
-                    if (t < *cell) {
+                    if (better(t, *cell, j, from_j[(size_t)i * (size_t)W + (size_t)wi])) {
                         *cell = t;
                         from_j[(size_t)i * (size_t)W + (size_t)wi] = j;
                         from_w[(size_t)i * (size_t)W + (size_t)wi] = wp;
@@ -318,7 +346,7 @@ static comet_status dp_solve(const dp_ctx *c, comet_dp_plan *plan, comet_error *
         int j = from_j[(size_t)i * (size_t)W + (size_t)wi];
         int wp = from_w[(size_t)i * (size_t)W + (size_t)wi];
         comet_dp_group *g = &plan->groups[n++];
-        group_of(c, pre_c, pre_p, j, i, wi, g);
+        group_of(c, j, i, wi, g);
         if (j > 0)
             g->transfer_in = xfer[((size_t)(j - 1) * (size_t)W + (size_t)wp) * (size_t)W +
                                   (size_t)wi];
@@ -332,7 +360,7 @@ static comet_status dp_solve(const dp_ctx *c, comet_dp_plan *plan, comet_error *
     }
     plan->n_groups = n;
     plan_totals(plan, c->batch, c->gpus);
-    free(pre_c), free(pre_p), free(best), free(from_j), free(from_w), free(xfer);
+    free(best), free(from_j), free(from_w), free(xfer);
     return COMET_OK;
 }
 
@@ -351,10 +379,11 @@ static comet_status check_sizes(int64_t batch, int64_t gpus, const char *key, co
 
 /* Plan into `plan`, and the layers and candidates into `res` when given. */
 static comet_status plan_one(const comet_model *m, const comet_system *sys, int64_t batch,
-                             int64_t gpus, bool data_parallel, comet_dp_plan *plan,
-                             comet_deeppool_result *res, comet_error *err)
+                             int64_t gpus, bool data_parallel, double amplification,
+                             comet_dp_plan *plan, comet_deeppool_result *res, comet_error *err)
 {
-    dp_ctx c = {.m = m, .sys = sys, .batch = batch, .gpus = gpus};
+    dp_ctx c = {.m = m, .sys = sys, .batch = batch, .gpus = gpus,
+                .amplification = data_parallel ? 0.0 : amplification};
     c.layers = calloc(COMET_DP_MAX_LAYERS, sizeof *c.layers);
     c.compute = calloc((size_t)COMET_DP_MAX_WIDTHS * COMET_DP_MAX_LAYERS, sizeof *c.compute);
     comet_status st = !c.layers || !c.compute
@@ -378,11 +407,15 @@ static comet_status plan_one(const comet_model *m, const comet_system *sys, int6
 
 comet_status comet_deeppool_plan(const comet_model *m, const comet_system *sys,
                                  int64_t global_batch, int64_t gpus, bool data_parallel,
-                                 comet_dp_plan *plan, comet_error *err)
+                                 double amplification, comet_dp_plan *plan, comet_error *err)
 {
     memset(plan, 0, sizeof *plan);
     comet_status st = check_sizes(global_batch, gpus, "deeppool.global_batch", err);
-    return st ? st : plan_one(m, sys, global_batch, gpus, data_parallel, plan, NULL, err);
+    if (!st && amplification != 0.0 && !(amplification >= 1.0))
+        st = comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "deeppool.amplification",
+                             "must be 1 or more (or 0: no limit), got %g", amplification);
+    return st ? st : plan_one(m, sys, global_batch, gpus, data_parallel, amplification, plan,
+                              NULL, err);
 }
 
 /* GPU k's idle seconds per iteration of plan p (runs on the first GPUs). */
@@ -462,6 +495,9 @@ comet_status comet_deeppool(const comet_deeppool_problem *p, comet_deeppool_resu
         return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "deeppool.interference",
                                "must be 0 or more (the foreground's slowdown when sharing), "
                                "got %g", p->interference);
+    if (p->amplification != 0.0 && !(p->amplification >= 1.0))
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "deeppool.amplification",
+                               "must be 1 or more (or 0: no limit), got %g", p->amplification);
     comet_status st = check_sizes(p->global_batch, p->gpus, "deeppool.global_batch", err);
     for (int i = 0; i < p->n_scaling && !st; i++) {
         char key[48];
@@ -483,7 +519,7 @@ comet_status comet_deeppool(const comet_deeppool_problem *p, comet_deeppool_resu
             st = comet_error_set(err, COMET_EINPUT, NULL, 0, 0, key, "must be at least 1");
             break;
         }
-        st = plan_one(&b->model, &p->system, b->batch, 1, true, tmp, NULL, err);
+        st = plan_one(&b->model, &p->system, b->batch, 1, true, 0.0, tmp, NULL, err);
         if (st) {
             char key[48];
             snprintf(key, sizeof key, "deeppool.background[%d].model", j);
@@ -492,10 +528,11 @@ comet_status comet_deeppool(const comet_deeppool_problem *p, comet_deeppool_resu
         alone[j] = tmp->throughput;
     }
     if (!st)
-        st = plan_one(&p->model, &p->system, p->global_batch, p->gpus, false, &out->burst, out,
-                      err);
+        st = plan_one(&p->model, &p->system, p->global_batch, p->gpus, false, p->amplification,
+                      &out->burst, out, err);
     if (!st)
-        st = plan_one(&p->model, &p->system, p->global_batch, p->gpus, true, &out->dp, NULL, err);
+        st = plan_one(&p->model, &p->system, p->global_batch, p->gpus, true, 0.0, &out->dp, NULL,
+                      err);
     if (!st) {
         out->speedup = out->burst.iteration > 0.0 ? out->dp.iteration / out->burst.iteration
                                                   : 1.0;
@@ -507,11 +544,12 @@ comet_status comet_deeppool(const comet_deeppool_problem *p, comet_deeppool_resu
     for (int i = 0; i < p->n_scaling && !st; i++) {
         comet_dp_scaling_point *pt = &out->scaling[out->n_scaling];
         pt->gpus = p->scaling[i];
-        st = plan_one(&p->model, &p->system, p->global_batch, pt->gpus, true, tmp, NULL, err);
+        st = plan_one(&p->model, &p->system, p->global_batch, pt->gpus, true, 0.0, tmp, NULL, err);
         if (st)
             break;
         pt->dp = tmp->throughput;
-        st = plan_one(&p->model, &p->system, p->global_batch, pt->gpus, false, tmp, NULL, err);
+        st = plan_one(&p->model, &p->system, p->global_batch, pt->gpus, false, p->amplification,
+                      tmp, NULL, err);
         if (st)
             break;
         pt->burst = tmp->throughput;
