@@ -255,9 +255,17 @@ static void test_multiplexing_break_even(void **state)
     assert_int_equal(comet_deeppool(pb, r, &err), COMET_OK);
     assert_true(r->mux.total >= r->mux.foreground_alone);
     assert_close(r->mux.foreground, fg / (1.0 + 0.99 * be), 1e-12);
+    assert_true(r->mux.shared);
+    /* just above it sharing would fall below (fg / (1 + s) + bg < fg), so
+     * the packer keeps the jobs to wholly idle GPUs, of which there are
+     * none here: the total is the foreground alone, never less */
     pb->interference = 1.01 * be;
+    assert_true(fg / (1.0 + 1.01 * be) + bg < fg);
     assert_int_equal(comet_deeppool(pb, r, &err), COMET_OK);
-    assert_true(r->mux.total < r->mux.foreground_alone);
+    assert_false(r->mux.shared);
+    assert_int_equal(r->mux.jobs[0].gpus, 0);
+    assert_close(r->mux.total, r->mux.foreground_alone, 1e-12);
+    assert_close(r->mux.break_even, be, 1e-12);
     /* a job on GPUs the foreground never uses does not slow it */
     pb->gpus = 8;
     pb->global_batch = 64;

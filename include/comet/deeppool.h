@@ -101,6 +101,11 @@ typedef struct comet_dp_mux {
     double total;              /* foreground + background */
     double dp_alone;           /* plain data parallelism's samples/s */
     double gain;               /* total / dp_alone */
+    /* Whether jobs share GPUs the foreground also uses: the packer does so
+     * only where that gives more in total than leaving those GPUs to the
+     * foreground (below the break-even); else jobs take wholly idle GPUs
+     * alone */
+    bool shared;
     /* The interference at which total falls to foreground_alone:
      * background / (foreground_alone - background); INFINITY when the
      * background alone does as much as the foreground. The interference

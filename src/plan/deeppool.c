@@ -436,14 +436,50 @@ static double gpu_idle(const comet_dp_plan *p, int64_t k)
 
 /* Background jobs into the burst plan's idle GPU time: each GPU hosts at
  * most one job; jobs in priority order take the GPUs with the most idle
- * time left (the last GPUs: runs use the first ones). A job runs at its
- * single-GPU speed for the GPU's idle share of the iteration. Where a job
- * shares a GPU the foreground also uses, the foreground's iteration takes
- * (1 + interference) times as long; GPUs the plan leaves wholly idle
- * host jobs without slowing it. */
-static comet_status multiplex(const comet_deeppool_problem *p, const comet_dp_plan *burst,
-                              double dp_tput, int64_t gpus, const double *alone,
-                              comet_dp_mux *mux)
+ * time left (the last GPUs: runs use the first ones); with `share` false
+ * only GPUs the plan leaves wholly idle. A job runs at its single-GPU
+ * speed for the GPU's idle share of the iteration. Where a job shares a
+ * GPU the foreground also uses, the foreground's iteration takes
+ * (1 + interference) times as long; GPUs the plan leaves wholly idle host
+ * jobs without slowing it. */
+static void pack(const comet_deeppool_problem *p, const comet_dp_plan *burst, int64_t gpus,
+                 const double *alone, const int *order, bool share, comet_dp_mux *mux)
+{
+    memset(mux->jobs, 0, sizeof mux->jobs);
+    mux->background = 0.0;
+    int64_t next = gpus - 1;
+    bool shared = false; /* a job on a GPU the foreground also runs on */
+    for (int o = 0; o < p->n_background; o++) {
+        int j = order[o];
+        comet_dp_bg_result *r = &mux->jobs[j];
+        r->alone = alone[j];
+        int64_t want = p->background[j].gpus > 0 ? p->background[j].gpus : gpus;
+        while (r->gpus < want && next >= 0) {
+            double idle = gpu_idle(burst, next);
+            bool whole = idle >= burst->iteration;
+            if (idle <= 0.0 || (!share && !whole))
+                break;
+            r->gpus++;
+            r->gpu_share += idle / burst->iteration;
+            shared = shared || !whole;
+            next--;
+        }
+        r->throughput = r->gpu_share * r->alone;
+        mux->background += r->throughput;
+    }
+    mux->shared = shared;
+    mux->foreground = shared ? mux->foreground_alone / (1.0 + p->interference)
+                             : mux->foreground_alone;
+    mux->total = mux->foreground + mux->background;
+    mux->break_even = mux->background < mux->foreground_alone
+                          ? mux->background / (mux->foreground_alone - mux->background)
+                          : INFINITY;
+}
+
+/* The packing with shared GPUs where it gives more in total, else the
+ * one on wholly idle GPUs alone (the break-even of the former is kept). */
+static void multiplex(const comet_deeppool_problem *p, const comet_dp_plan *burst,
+                      double dp_tput, int64_t gpus, const double *alone, comet_dp_mux *mux)
 {
     memset(mux, 0, sizeof *mux);
     mux->foreground_alone = burst->throughput;
@@ -458,33 +494,16 @@ static comet_status multiplex(const comet_deeppool_problem *p, const comet_dp_pl
             order[b] = order[b - 1];
             order[b - 1] = t;
         }
-    int64_t next = gpus - 1;
-    bool shared = false; /* a job on a GPU the foreground also runs on */
-    for (int o = 0; o < p->n_background; o++) {
-        int j = order[o];
-        comet_dp_bg_result *r = &mux->jobs[j];
-        r->alone = alone[j];
-        int64_t want = p->background[j].gpus > 0 ? p->background[j].gpus : gpus;
-        while (r->gpus < want && next >= 0) {
-            double idle = gpu_idle(burst, next);
-            if (idle <= 0.0)
-                break;
-            r->gpus++;
-            r->gpu_share += idle / burst->iteration;
-            shared = shared || idle < burst->iteration;
-            next--;
+    pack(p, burst, gpus, alone, order, true, mux);
+    if (mux->shared) {
+        comet_dp_mux alone_gpus = *mux;
+        pack(p, burst, gpus, alone, order, false, &alone_gpus);
+        if (alone_gpus.total > mux->total) {
+            alone_gpus.break_even = mux->break_even;
+            *mux = alone_gpus;
         }
-        r->throughput = r->gpu_share * r->alone;
-        mux->background += r->throughput;
     }
-    mux->foreground = shared ? mux->foreground_alone / (1.0 + p->interference)
-                          : mux->foreground_alone;
-    mux->total = mux->foreground + mux->background;
     mux->gain = mux->dp_alone > 0.0 ? mux->total / mux->dp_alone : 0.0;
-    mux->break_even = mux->background < mux->foreground_alone
-                          ? mux->background / (mux->foreground_alone - mux->background)
-                          : INFINITY;
-    return COMET_OK;
 }
 
 comet_status comet_deeppool(const comet_deeppool_problem *p, comet_deeppool_result *out,
@@ -536,7 +555,7 @@ comet_status comet_deeppool(const comet_deeppool_problem *p, comet_deeppool_resu
     if (!st) {
         out->speedup = out->burst.iteration > 0.0 ? out->dp.iteration / out->burst.iteration
                                                   : 1.0;
-        st = multiplex(p, &out->burst, out->dp.throughput, p->gpus, alone, &out->mux);
+        multiplex(p, &out->burst, out->dp.throughput, p->gpus, alone, &out->mux);
     }
     comet_dp_mux *mux = malloc(sizeof *mux);
     if (!st && !mux)
