@@ -174,7 +174,7 @@ static comet_status dp_prepare(dp_ctx *c, bool data_parallel, comet_error *err)
                     comet_dp_layer *L = &c->layers[k];
                     const char *name = layer_name(m, l, order[o]);
                     if (count > 1)
-                        snprintf(L->name, sizeof L->name, "%.50s.%lld", name, (long long)r + 1);
+                        snprintf(L->name, sizeof L->name, "%.50s.%d", name, (int)(r + 1) % 100000);
                     else
                         snprintf(L->name, sizeof L->name, "%s", name);
                     L->params = l->params;
