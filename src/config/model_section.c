@@ -101,7 +101,7 @@ static comet_status check_layer_form(cfg_ctx *c, const cfg_node *n, const char *
         cfg_path_key(kpath, sizeof kpath, path, key);
         if (op == COMET_OP_NONE && vocab_name_index(shape_keys, key) >= 0)
             return cfg_fail_key(c, kpath, "describes a shape: give op (conv, pool, batchnorm, "
-                                "relu, fc, bottleneck, dropout or inception) too");
+                                "relu, fc or bottleneck) too");
         if (op != COMET_OP_NONE && vocab_name_index(derived_keys, key) >= 0)
             return cfg_fail_key(c, kpath, "comet computes it from the shape (op: %s): leave it "
                                 "out", vocab_layer_op_names[op]);
