@@ -4,7 +4,8 @@
  * full width and the iteration the data-parallel closed form; a layer of
  * no work and large gradients gets one GPU, with the iteration its
  * compute, transfers and all-reduces added by hand; a free network never
- * makes burst slower than data parallelism; the efficiency curve makes a
+ * makes burst slower than data parallelism; the data-parallel plan is
+ * comet estimate's step bit for bit; the efficiency curve makes a
  * small per-GPU batch run slower per sample; multiplexing's GPU share,
  * break-even interference and the total on both sides of it; the reader's
  * one-line errors with file:line:column and key; the outputs. */
@@ -14,6 +15,7 @@
 
 #include "comet/config.h"
 #include "comet/deeppool.h"
+#include "comet/estimate.h"
 #include "comet/network.h"
 #include "comet/report.h"
 #include "tests.h"
@@ -163,6 +165,38 @@ static void test_free_network(void **state)
         assert_true(burst->iteration <= dp->iteration);
     }
     free(burst);
+    free(dp);
+}
+
+/* One source of truth: the data-parallel plan is comet estimate's step
+ * for data parallelism with the all-reduce not overlapped, to the last
+ * bit, for a CNN and a Transformer (the same workload builder, layer
+ * prices, collective and optimizer step). */
+static void test_data_parallel_is_estimate(void **state)
+{
+    (void)state;
+    const char *models[] = {"resnet50", "megatron-22b"};
+    comet_dp_plan *dp = malloc(sizeof *dp);
+    for (size_t k = 0; k < sizeof models / sizeof models[0]; k++) {
+        comet_model m;
+        comet_system sys;
+        comet_error err;
+        assert_int_equal(comet_preset_model(models[k], &m, &err), COMET_OK);
+        assert_int_equal(comet_preset_system("h100-80g-dgx", &sys, &err), COMET_OK);
+        comet_strategy s;
+        comet_strategy_defaults(&s);
+        s.dp = 64;
+        s.global_batch = 128;
+        s.microbatch = 2;
+        s.overlap_dp = false;
+        comet_result r;
+        assert_int_equal(comet_estimate(&m, &sys, &s, &r, &err), COMET_OK);
+        assert_int_equal(comet_deeppool_plan(&m, &sys, 128, 64, true, 0.0, dp, &err), COMET_OK);
+        assert_close(dp->compute, r.forward + r.backward, 1e-12);
+        assert_close(dp->optimizer, r.optimizer, 1e-12);
+        assert_close(dp->allreduce, r.dp_exposed, 1e-12);
+        assert_close(dp->iteration, r.step_time, 1e-12);
+    }
     free(dp);
 }
 
@@ -405,6 +439,7 @@ void suite_deeppool(test_tally *t)
         cmocka_unit_test(test_perfect_scaling_full_width),
         cmocka_unit_test(test_fixed_cost_layer_few_gpus),
         cmocka_unit_test(test_free_network),
+        cmocka_unit_test(test_data_parallel_is_estimate),
         cmocka_unit_test(test_small_batch_less_efficient),
         cmocka_unit_test(test_amplification_limit),
         cmocka_unit_test(test_multiplexing_break_even),
