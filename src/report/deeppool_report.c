@@ -24,8 +24,8 @@ void comet_deeppool_text(comet_buf *b, const comet_deeppool_problem *p,
     comet_buf_printf(b, "deeppool %s: %s on %lld GPUs of %s, global batch %lld\n\n", p->name,
                      p->model.name, (long long)p->gpus, p->system.name,
                      (long long)p->global_batch);
-    comet_buf_printf(b, "burst-parallel plan (%d runs over %d layers):\n", r->burst.n_groups,
-                     r->n_layers);
+    comet_buf_printf(b, "burst-parallel plan (%d run%s over %d layers):\n", r->burst.n_groups,
+                     r->burst.n_groups == 1 ? "" : "s", r->n_layers);
     comet_buf_printf(b, "  %-28s %6s %6s %10s %10s %10s %10s\n", "layers", "GPUs", "batch",
                      "compute", "allreduce", "optimizer", "transfer");
     for (int g = 0; g < r->burst.n_groups; g++) {
