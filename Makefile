@@ -213,6 +213,9 @@ $(B)/bench_partition: bench/partition.c $(B)/libcomet.a
 $(B)/bench_allocate: bench/allocate.c $(B)/libcomet.a
 	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LDLIBS_ALL)
 
+$(B)/bench_deeppool: bench/deeppool.c $(B)/libcomet.a
+	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LDLIBS_ALL)
+
 # the example Chakra trace in examples/chakra (committed; this regenerates it)
 $(B)/tools/example_trace: tools/example_trace.c $(B)/libcomet.a
 	@mkdir -p $(dir $@)
@@ -223,13 +226,14 @@ example-trace: $(B)/tools/example_trace
 	$(B)/tools/example_trace examples/chakra
 
 bench: $(B)/bench_estimate $(B)/bench_search $(B)/bench_chakra_read $(B)/bench_chakra_sim \
-       $(B)/bench_fabric $(B)/bench_partition
+       $(B)/bench_fabric $(B)/bench_partition $(B)/bench_deeppool
 	$(B)/bench_estimate
 	$(B)/bench_search
 	$(B)/bench_chakra_read
 	$(B)/bench_chakra_sim
 	$(B)/bench_fabric
 	$(B)/bench_partition
+	$(B)/bench_deeppool
 
 # libFuzzer targets, one per fuzz/fuzz_NAME.c, each seeded from the
 # committed fuzz/corpus-NAME/ (needs clang and libclang-rt-dev, installed

@@ -93,6 +93,7 @@ int cli_report(int argc, char **argv);
 int cli_study(int argc, char **argv);
 int cli_validate(int argc, char **argv);
 int cli_allocate(int argc, char **argv);
+int cli_deeppool(int argc, char **argv);
 int cli_calibrate(int argc, char **argv);
 int cli_partition(int argc, char **argv);
 

@@ -37,6 +37,8 @@ static const cli_command commands[] = {
     {"export", cli_export, "write a training step as Chakra traces plus ASTRA-sim input files"},
     {"validate", cli_validate,
      "predicted against published step times: per row error, mean, median, worst"},
+    {"deeppool", cli_deeppool,
+     "burst parallelism and GPU multiplexing at a fixed global batch (DeepPool)"},
     {"partition", cli_partition,
      "split a trained network across workers for inference (RePurpose)"},
     {"presets", cli_presets, "list the embedded presets, or print one: comet presets show NAME"},

@@ -58,6 +58,7 @@ int main(void)
     RUN(suite_framework);
     RUN(suite_partition);
     RUN(suite_allocate);
+    RUN(suite_deeppool);
     RUN(suite_api);
     if (t.skipped)
         printf("\n%d test%s skipped (see the SKIPPED lines above)", t.skipped,

@@ -259,6 +259,51 @@ static void test_allocate(void **state)
                              "--help')");
 }
 
+/* comet deeppool: the ResNet-152 example's plan, the same bytes through
+ * -o, JSON and a report with the strong-scaling chart, and bad input as
+ * one line with exit status 2. */
+static void test_deeppool(void **state)
+{
+    (void)state;
+    cli_run r;
+    char args[8192];
+    snprintf(args, sizeof args, "deeppool %s/deeppool/resnet152.yaml", examples);
+    run(&r, args);
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.err, "");
+    assert_non_null(strstr(r.out, "deeppool deeppool: resnet152 on 256 GPUs of h100-80g-dgx, "
+                                  "global batch 256"));
+    assert_non_null(strstr(r.out, "burst over data parallel: "));
+    static char table[65536];
+    snprintf(table, sizeof table, "%s", r.out);
+    snprintf(args, sizeof args, "deeppool %s/deeppool/resnet152.yaml -o d.txt", examples);
+    expect_written(args, "d.txt", table);
+    write_file("scale.yaml", "deeppool:\n"
+                             "  model: resnet50\n"
+                             "  system: h100-80g-dgx\n"
+                             "  global_batch: 128\n"
+                             "  gpus: 32\n"
+                             "  scaling: [8, 16, 32]\n");
+    run(&r, "deeppool scale.yaml --json --report d.html --plots dp");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "\"scaling\":[{\"gpus\":8,"));
+    static char html[1 << 20];
+    slurp_in_workdir("d.html", html, sizeof html);
+    assert_non_null(strstr(html, "Strong scaling at a fixed global batch"));
+    slurp_in_workdir("dp/scaling.csv", html, sizeof html);
+    assert_true(lines(html) >= 1 + 2 * 3);
+    write_file("small.yaml", "deeppool:\n"
+                             "  model: resnet50\n"
+                             "  system: h100-80g-dgx\n"
+                             "  global_batch: 16\n"
+                             "  gpus: 32\n");
+    expect_error("deeppool small.yaml", "comet deeppool: small.yaml:5:9: deeppool.gpus: 32 GPUs "
+                                        "but a global batch of 16: data parallelism needs at "
+                                        "least one sample per GPU (global_batch >= gpus)");
+    expect_error("deeppool", "comet deeppool: needs a deeppool file (see 'comet deeppool "
+                             "--help')");
+}
+
 static void test_validate(void **state)
 {
     (void)state;
@@ -382,9 +427,9 @@ static void test_bad_flags(void **state)
                  "comet estimate: unknown option \"--frobnicate\" (see 'comet estimate --help')");
     expect_error("estimate --model gpt5",
                  "comet estimate: unknown model preset \"gpt5\" (known: deepseek-v3, dlrm, gpt3-175b, "
-                 "llama2-70b, llama3-405b, megatron-1t, megatron-22b, mixtral-8x22b, mixtral-8x7b, "
-                 "qwen3-235b-a22b, resnet152, resnet50, transformer-17b, transformer-1t, turing-530b, "
-                 "vgg16)");
+                 "inception-v3, llama2-70b, llama3-405b, megatron-1t, megatron-22b, mixtral-8x22b, "
+                 "mixtral-8x7b, qwen3-235b-a22b, resnet152, resnet50, transformer-17b, "
+                 "transformer-1t, turing-530b, vgg16)");
 }
 
 /* Paths the user got wrong are bad input (exit 2) and are named. */
@@ -1468,7 +1513,7 @@ static void test_help_lists_dispatched_commands(void **state)
     assert_non_null(list);
     const char *expected[] = {"study",     "estimate", "search",    "sweep",  "simulate",
                               "allocate",  "report",   "calibrate", "export", "validate",
-                              "partition", "presets",  "version"};
+                              "deeppool",  "partition", "presets", "version"};
     const char *line = list + strlen("commands:\n");
     for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++) {
         char name[32];
@@ -2075,6 +2120,7 @@ void suite_cli(test_tally *t)
         cmocka_unit_test(test_estimate_band),
         cmocka_unit_test(test_validate),
         cmocka_unit_test(test_allocate),
+        cmocka_unit_test(test_deeppool),
         cmocka_unit_test(test_output_file),
         cmocka_unit_test(test_strategy_file_errors_point_at_the_key),
         cmocka_unit_test(test_bad_flags),

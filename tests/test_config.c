@@ -732,7 +732,7 @@ static void test_preset_registry(void **state)
     int n = 0;
     while (models[n])
         n++;
-    assert_int_equal(n, 16);
+    assert_int_equal(n, 17);
     assert_string_equal(comet_preset_names("studies")[0], "dlrm");
     assert_non_null(comet_preset_names("systems"));
     assert_string_equal(comet_preset_names("strategies")[0], "gpt3-175b-selene");
@@ -747,7 +747,8 @@ static void test_preset_registry(void **state)
     assert_int_equal(comet_preset_model("gpt5", &m, &err), COMET_EINPUT);
     assert_string_equal(comet_error_format(&err, line, sizeof line),
                         "unknown model preset \"gpt5\" (known: deepseek-v3, dlrm, gpt3-175b, "
-                        "llama2-70b, llama3-405b, megatron-1t, megatron-22b, mixtral-8x22b, "
+                        "inception-v3, llama2-70b, llama3-405b, megatron-1t, megatron-22b, "
+                        "mixtral-8x22b, "
                         "mixtral-8x7b, qwen3-235b-a22b, resnet152, resnet50, transformer-17b, "
                         "transformer-1t, turing-530b, vgg16)");
     comet_system s;
@@ -785,7 +786,8 @@ static void test_preset_in_document(void **state)
 
     expect_error("p.yaml", "model: gpt5\n",
                  "p.yaml:1:8: model: unknown model preset \"gpt5\" (known: deepseek-v3, dlrm, "
-                 "gpt3-175b, llama2-70b, llama3-405b, megatron-1t, megatron-22b, mixtral-8x22b, "
+                 "gpt3-175b, inception-v3, llama2-70b, llama3-405b, megatron-1t, megatron-22b, "
+                 "mixtral-8x22b, "
                  "mixtral-8x7b, qwen3-235b-a22b, resnet152, resnet50, transformer-17b, "
                  "transformer-1t, turing-530b, vgg16)");
     expect_error("p.yaml", "system:\nmodel: gpt3-175b\n",

@@ -527,6 +527,50 @@ static void test_resnet_totals(void **state)
     free(job);
 }
 
+/* Inception-v3 (Szegedy et al. 2016) as torchvision's inception_v3
+ * builds it, less the auxiliary classifier: 27,161,264 parameters with it
+ * (Inception_V3_Weights.IMAGENET1K_V1), whose aux head is 3,326,696 (a
+ * 1x1 conv 768->128 with its batch norm, 128x5x5->768 with its batch
+ * norm, fc 768->1000): 23,834,568; 5.71 G multiply-adds at 299x299
+ * (torchvision's "GFLOPS", which counts multiply-adds). Each block puts
+ * out the channels Table 1 lists: 288 at 35x35, 768 at 17x17, 2048 at
+ * 8x8. */
+static void test_inception_totals(void **state)
+{
+    (void)state;
+    comet_model m;
+    comet_error err;
+    double macs, flops;
+    assert_int_equal(comet_preset_model("inception-v3", &m, &err), COMET_OK);
+    cnn_totals(&m, &macs, &flops);
+    assert_true(comet_model_params(&m) == 27161264.0 - 3326696.0);
+    assert_close(macs, 5.71e9, 0.01);
+    const struct {
+        const char *name;
+        int64_t h, c;
+    } outs[] = {{"mixed5b", 35, 256}, {"mixed5d", 35, 288}, {"mixed6a", 17, 768},
+                {"mixed6e", 17, 768}, {"mixed7a", 8, 1280}, {"mixed7c", 8, 2048}};
+    for (size_t k = 0; k < sizeof outs / sizeof outs[0]; k++) {
+        int i = 0;
+        while (i < m.n_layer_kinds && strcmp(m.layer_list[i].name, outs[k].name) != 0)
+            i++;
+        assert_true(i < m.n_layer_kinds);
+        assert_int_equal(m.layer_list[i].shape.out[0], outs[k].h);
+        assert_int_equal(m.layer_list[i].shape.out[2], outs[k].c);
+    }
+    /* an unknown variant name is the reader's one-line error */
+    static const char bad[] = "model:\n  kind: layers\n  layer_list:\n"
+                              "    - {name: m, op: inception, variant: f, in: [35, 35, 192], "
+                              "width: 32}\n";
+    comet_job *job = malloc(sizeof *job);
+    comet_job_init(job);
+    assert_int_equal(comet_config_read_text(bad, strlen(bad), "bad.yaml", job, &err),
+                     COMET_EINPUT);
+    assert_int_equal(err.line, 4);
+    assert_string_equal(err.key, "model.layer_list[0].variant");
+    free(job);
+}
+
 /* Simonyan and Zisserman 2015, configuration D, as torchvision's vgg16:
  * 138,357,544 parameters; multiply-adds 224^2*64*3*9 (conv1_1) +
  * 1,849,688,064 (each of conv1_2, conv2_2, conv3_2-3, conv4_2-3: every
@@ -562,6 +606,7 @@ void suite_workload(test_tally *t)
         cmocka_unit_test(test_cnn_ops),
         cmocka_unit_test(test_cnn_bottleneck),
         cmocka_unit_test(test_resnet_totals),
+        cmocka_unit_test(test_inception_totals),
         cmocka_unit_test(test_vgg16_totals),
     };
     RUN_GROUP(t, workload);

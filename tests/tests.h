@@ -100,6 +100,7 @@ void suite_study(test_tally *t);
 void suite_framework(test_tally *t);
 void suite_calibrate(test_tally *t);
 void suite_allocate(test_tally *t);
+void suite_deeppool(test_tally *t);
 void suite_api(test_tally *t);
 
 #endif

@@ -88,6 +88,9 @@ typedef enum comet_layer_op {
                                   its shortcut: a projection (1x1 conv + batch norm) when
                                   the stride or the channels change, else the identity */
     COMET_OP_DROPOUT,          /* dropout in training: a random mask, kept for backward */
+    COMET_OP_INCEPTION,        /* one of Inception-v3's blocks (`variant`): parallel branches
+                                  of convolutions (each with batch norm and ReLU) and a pool,
+                                  their outputs concatenated */
     COMET_OP_COUNT
 } comet_layer_op;
 
@@ -103,6 +106,22 @@ typedef enum comet_stride_at {
     COMET_STRIDE_3X3,          /* the 3x3 (ResNet v1.5, torchvision) */
     COMET_STRIDE_AT_COUNT
 } comet_stride_at;
+
+/* Which of Inception-v3's blocks an inception entry is (Szegedy et al.
+ * 2016, arXiv:1512.00567, Figures 5, 6, 7 and 10 as torchvision's
+ * Inception3 builds them): A (35x35: 1x1, 5x5, double 3x3 and pool
+ * branches; `width` is the pool branch's channels), B (35 to 17 grid
+ * reduction), C (17x17 with factorized 1x7/7x1 convolutions; `width` is
+ * their inner channels), D (17 to 8 reduction), E (8x8 with split 1x3/3x1
+ * branches). */
+typedef enum comet_inception_variant {
+    COMET_INCEPTION_A = 0,
+    COMET_INCEPTION_B,
+    COMET_INCEPTION_C,
+    COMET_INCEPTION_D,
+    COMET_INCEPTION_E,
+    COMET_INCEPTION_COUNT
+} comet_inception_variant;
 
 /* The shape of one entry (op == COMET_OP_NONE: given by its numbers).
  * Sizes are per sample: height, width, channels. */
@@ -120,6 +139,7 @@ typedef struct comet_layer_shape {
     comet_pool_kind pool;
     bool global;               /* pool: one window over the whole input */
     comet_stride_at stride_at; /* bottleneck */
+    comet_inception_variant variant; /* inception */
     /* derived by comet_model_derive_shapes */
     int64_t out[3];            /* output height, width, channels */
     double gemm_flops;         /* of fwd_flops, the convolutions' and fully connected

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include "comet/allocate.h"
+#include "comet/deeppool.h"
 #include "comet/band.h"
 #include "comet/buf.h"
 #include "comet/calibrate.h"
@@ -176,5 +177,15 @@ void comet_alloc_json(comet_buf *b, const comet_alloc_problem *p, const comet_al
 void comet_alloc_csv(comet_buf *b, const comet_alloc_problem *p, const comet_alloc_result *r);
 void comet_report_page_allocate(comet_page *pg, const comet_alloc_problem *p,
                                 const comet_alloc_result *r);
+
+/* comet deeppool's outputs (src/report/deeppool_report.c): the burst
+ * plan's runs against data parallelism, the multiplexed background jobs,
+ * the strong-scaling curve; as text, JSON and a page with charts. */
+void comet_deeppool_text(comet_buf *b, const comet_deeppool_problem *p,
+                         const comet_deeppool_result *r);
+void comet_deeppool_json(comet_buf *b, const comet_deeppool_problem *p,
+                         const comet_deeppool_result *r);
+void comet_report_page_deeppool(comet_page *pg, const comet_deeppool_problem *p,
+                                const comet_deeppool_result *r);
 
 #endif

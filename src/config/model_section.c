@@ -67,6 +67,7 @@ static const cfg_field layer_fields[] = {
     CFG_ENUM("pool", comet_layer, shape.pool, vocab_pool_names),
     CFG_BOOL("global", comet_layer, shape.global),
     CFG_ENUM("stride_at", comet_layer, shape.stride_at, vocab_stride_at_names),
+    CFG_ENUM("variant", comet_layer, shape.variant, vocab_inception_names),
     CFG_END,
 };
 
@@ -76,7 +77,7 @@ static const char *const derived_keys[] = {"fwd_flops", "fwd_bytes", "params", "
                                            "out_bytes", NULL};
 static const char *const shape_keys[] = {"in", "out_channels", "out_features", "width", "kernel",
                                          "stride", "padding", "groups", "bias", "pool", "global",
-                                         "stride_at", NULL};
+                                         "stride_at", "variant", NULL};
 static const char *const op_keys[COMET_OP_COUNT][8] = {
     [COMET_OP_CONV] = {"in", "out_channels", "kernel", "stride", "padding", "groups", "bias"},
     [COMET_OP_POOL] = {"in", "pool", "kernel", "stride", "padding", "global"},
@@ -85,6 +86,7 @@ static const char *const op_keys[COMET_OP_COUNT][8] = {
     [COMET_OP_FC] = {"in", "out_features", "bias"},
     [COMET_OP_BOTTLENECK] = {"in", "width", "out_channels", "stride", "stride_at"},
     [COMET_OP_DROPOUT] = {"in"},
+    [COMET_OP_INCEPTION] = {"in", "variant", "width"},
 };
 
 /* An entry is given by its numbers or by its shape, not both, and an op

@@ -26,9 +26,10 @@ const char *const vocab_collective_names[] = {"none", "all_reduce", "reduce_scat
 const char *const vocab_group_names[] = {"tp", "pp", "dp", "cp", "ep", NULL};
 const char *const vocab_layer_group_names[] = {"tp", "pp", "dp", NULL};
 const char *const vocab_layer_op_names[] = {"none", "conv", "pool", "batchnorm", "relu", "fc",
-                                            "bottleneck", "dropout", NULL};
+                                            "bottleneck", "dropout", "inception", NULL};
 const char *const vocab_pool_names[] = {"max", "avg", NULL};
 const char *const vocab_stride_at_names[] = {"1x1", "3x3", NULL};
+const char *const vocab_inception_names[] = {"a", "b", "c", "d", "e", NULL};
 const char *const vocab_topology_names[] = {"ring", "fully_connected", "switch", "torus",
                                             "mesh", "fat_tree", "rail", "fred", NULL};
 const char *const vocab_routing_names[] = {"ecmp", "spray", NULL};
@@ -84,6 +85,8 @@ _Static_assert(COUNT(vocab_routing_names) == COMET_ROUTE_COUNT, "routing names")
 _Static_assert(COUNT(vocab_layer_op_names) == COMET_OP_COUNT, "a name per layer op");
 _Static_assert(COUNT(vocab_pool_names) == COMET_POOL_COUNT, "a name per pool kind");
 _Static_assert(COUNT(vocab_stride_at_names) == COMET_STRIDE_AT_COUNT, "a name per stride place");
+_Static_assert(COUNT(vocab_inception_names) == COMET_INCEPTION_COUNT,
+               "a name per inception variant");
 _Static_assert(COUNT(vocab_protocol_model_names) == COMET_PROTOCOLS_COUNT,
                "a name per protocol model");
 _Static_assert(COUNT(protocol_names) == COMET_PROTO_COUNT, "a name per protocol");

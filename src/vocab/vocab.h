@@ -21,6 +21,7 @@ extern const char *const vocab_layer_group_names[];
 extern const char *const vocab_layer_op_names[];
 extern const char *const vocab_pool_names[];
 extern const char *const vocab_stride_at_names[];
+extern const char *const vocab_inception_names[];
 extern const char *const vocab_topology_names[];
 extern const char *const vocab_routing_names[];
 extern const char *const vocab_algorithm_names[];

@@ -1,5 +1,6 @@
 /* Layer-list entries given by their shape: convolution, pooling, batch
- * norm, ReLU, dropout, fully connected, and ResNet's bottleneck block. A
+ * norm, ReLU, dropout, fully connected, ResNet's bottleneck block and
+ * Inception-v3's blocks (their parallel branches and concatenation). A
  * CNN's architecture table (He et al. 2016, Table 1) says what each layer
  * is and how large its input is; the forward FLOPs, memory traffic,
  * parameters, activations kept for backward and output that the
@@ -105,16 +106,19 @@ typedef enum cnn_bias {
                            output's gradient (cuDNN's channels-last convolution: [C]) */
 } cnn_bias;
 
-/* A convolution of c_out kernels, each k x k over in[2]/g channels. */
-static void conv(cnn_work *w, const int64_t in[3], int64_t c_out, int64_t k, int64_t s, int64_t p,
-                 int64_t g, cnn_bias bias, int64_t out[3])
+/* A convolution of c_out kernels, each kh x kw over in[2]/g channels,
+ * padded by ph rows and pw columns (Inception's 1x7 and 7x1 factors). */
+static void conv_hw(cnn_work *w, const int64_t in_[3], int64_t c_out, int64_t kh, int64_t kw,
+                    int64_t s, int64_t ph, int64_t pw, int64_t g, cnn_bias bias, int64_t out[3])
 {
-    out[0] = side(in[0], k, s, p);
-    out[1] = side(in[1], k, s, p);
+    const int64_t in[3] = {in_[0], in_[1], in_[2]}; /* out may be in_ */
+    out[0] = side(in[0], kh, s, ph);
+    out[1] = side(in[1], kw, s, pw);
     out[2] = c_out;
     double n_out = elements(out);
-    double weights = (double)c_out * (double)(in[2] / g) * (double)k * (double)k;
-    double macs = 2.0 * n_out * (double)(in[2] / g) * (double)k * (double)k;
+    double window = (double)kh * (double)kw;
+    double weights = (double)c_out * (double)(in[2] / g) * window;
+    double macs = 2.0 * n_out * (double)(in[2] / g) * window;
     double bias_flops = bias ? n_out : 0.0, bias_params = bias ? (double)c_out : 0.0;
     w->gemm_flops += macs + bias_flops;
     w->params += weights + bias_params;
@@ -125,28 +129,44 @@ static void conv(cnn_work *w, const int64_t in[3], int64_t c_out, int64_t k, int
     double in_gemm = own ? 0.0 : bias_params;
     work_shape_kernel *gemm = kernel(w, WORK_SHAPE_GEMM, macs + (own ? 0.0 : bias_flops),
                                      weights + in_gemm + elements(in) + n_out, weights + in_gemm);
-    gemm->k_fwd = (double)(in[2] / g) * (double)k * (double)k;
-    gemm->k_dgrad = (double)(c_out / g) * (double)k * (double)k;
+    gemm->k_fwd = (double)(in[2] / g) * window;
+    gemm->k_dgrad = (double)(c_out / g) * window;
     gemm->k_wgrad = (double)out[0] * (double)out[1];
     if (own) /* the output read and written; backward reads its gradient */
         kernel(w, WORK_SHAPE_ELEMENTWISE, bias_flops, 2.0 * n_out + bias_params, bias_params)
             ->bwd_traffic = n_out;
 }
 
-static void batchnorm(cnn_work *w, const int64_t d[3])
+/* A square k x k convolution with padding p on every side. */
+static void conv(cnn_work *w, const int64_t in[3], int64_t c_out, int64_t k, int64_t s, int64_t p,
+                 int64_t g, cnn_bias bias, int64_t out[3])
 {
-    double n = elements(d);
-    w->params += 2.0 * (double)d[2];
-    kernel(w, WORK_SHAPE_BATCHNORM, BN_FLOPS_PER_ELEMENT * n, 2.0 * (double)d[2] + 2.0 * n,
-           2.0 * (double)d[2]);
+    conv_hw(w, in, c_out, k, k, s, p, p, g, bias, out);
 }
 
-/* A ReLU in place: x read, y written; its backward reads the output's
- * gradient and y and writes the input's gradient. */
+/* Batch norm over n elements of c channels (n and c summed over the
+ * branches an Inception block prices as one kernel). */
+static void batchnorm_n(cnn_work *w, double n, double c)
+{
+    w->params += 2.0 * c;
+    kernel(w, WORK_SHAPE_BATCHNORM, BN_FLOPS_PER_ELEMENT * n, 2.0 * c + 2.0 * n, 2.0 * c);
+}
+
+static void batchnorm(cnn_work *w, const int64_t d[3])
+{
+    batchnorm_n(w, elements(d), (double)d[2]);
+}
+
+/* A ReLU in place over n elements: x read, y written; its backward reads
+ * the output's gradient and y and writes the input's gradient. */
+static void relu_n(cnn_work *w, double n)
+{
+    kernel(w, WORK_SHAPE_ACTIVATION, n, 2.0 * n, 0.0)->bwd_traffic = 3.0 * n;
+}
+
 static void relu(cnn_work *w, const int64_t d[3])
 {
-    double n = elements(d);
-    kernel(w, WORK_SHAPE_ACTIVATION, n, 2.0 * n, 0.0)->bwd_traffic = 3.0 * n;
+    relu_n(w, elements(d));
 }
 
 /* The shortcut's add: two read, one written; in backward one add as well,
@@ -180,7 +200,9 @@ static comet_status check_sizes(const cnn_entry *e)
     } sizes[] = {
         {out, sh->out_channels, sh->op == COMET_OP_CONV || sh->op == COMET_OP_FC ||
                                 sh->op == COMET_OP_BOTTLENECK},
-        {"width", sh->width, sh->op == COMET_OP_BOTTLENECK},
+        {"width", sh->width, sh->op == COMET_OP_BOTTLENECK ||
+                             (sh->op == COMET_OP_INCEPTION && (sh->variant == COMET_INCEPTION_A ||
+                                                               sh->variant == COMET_INCEPTION_C))},
         {"kernel", sh->kernel, sh->op == COMET_OP_CONV || (sh->op == COMET_OP_POOL && !sh->global)},
         {"stride", sh->stride, false},
         {"padding", sh->padding, false},
@@ -300,6 +322,142 @@ static comet_status derive_bottleneck(const cnn_entry *e, const int64_t in[3], c
     return COMET_OK;
 }
 
+/* Inception-v3's convolutions each come with a batch norm and a ReLU
+ * (torchvision's BasicConv2d); a block prices its convolutions one by one
+ * and its batch norms and ReLUs as one kernel each over all of them (the
+ * FLOPs and bytes are the same; the launches of the separate kernels are
+ * left out: docs/model.md 13.1). */
+typedef struct basic_acc {
+    double n, c;       /* elements and channels put out by the block's convolutions */
+} basic_acc;
+
+static void basic(cnn_work *w, basic_acc *acc, const int64_t in[3], int64_t c_out, int64_t kh,
+                  int64_t kw, int64_t s, int64_t ph, int64_t pw, int64_t out[3])
+{
+    conv_hw(w, in, c_out, kh, kw, s, ph, pw, 1, CNN_NO_BIAS, out);
+    acc->n += elements(out);
+    acc->c += (double)c_out;
+    /* kept for backward: the convolution's output (the batch norm's input)
+     * and the ReLU's (the next convolution's input) */
+    w->kept += 2.0 * elements(out);
+}
+
+/* A 3x3 pool of stride s and padding p over in (average: the branch
+ * before its 1x1; max: the reductions' pass-through branch). */
+static void pool3(cnn_work *w, const int64_t in[3], int64_t s, int64_t p, bool avg, int64_t out[3])
+{
+    out[0] = side(in[0], 3, s, p);
+    out[1] = side(in[1], 3, s, p);
+    out[2] = in[2];
+    kernel(w, WORK_SHAPE_POOL, elements(out) * (avg ? 9.0 : 8.0),
+           elements(in) + elements(out) + 9.0 * elements(out), 0.0);
+}
+
+/* One Inception-v3 block (Szegedy et al. 2016, Figures 5, 6, 7 and 10;
+ * torchvision's InceptionA to InceptionE): its branches from the block's
+ * input, their outputs concatenated along the channels (one copy, read
+ * and written). */
+static comet_status derive_inception(const cnn_entry *e, const int64_t in[3], cnn_work *w,
+                                     int64_t out[3])
+{
+    const comet_layer_shape *sh = e->sh;
+    int64_t a[3], b[3], c[3], d[3], x[3];
+    basic_acc acc = {0, 0};
+    int64_t channels = 0, h = 0, wd = 0;
+    bool reduce = sh->variant == COMET_INCEPTION_B || sh->variant == COMET_INCEPTION_D;
+    int64_t need = reduce ? 3 : 1;
+    if (in[0] < need || in[1] < need)
+        return fail(e, "in", "%lld x %lld is too small for inception block %s",
+                    (long long)in[0], (long long)in[1], vocab_inception_names[sh->variant]);
+#define BRANCH(t) (channels += (t)[2], h = (t)[0], wd = (t)[1])
+    switch (sh->variant) {
+    case COMET_INCEPTION_A: /* 35x35: 64 + 64 + 96 + width */
+        basic(w, &acc, in, 64, 1, 1, 1, 0, 0, a);
+        BRANCH(a);
+        basic(w, &acc, in, 48, 1, 1, 1, 0, 0, x);
+        basic(w, &acc, x, 64, 5, 5, 1, 2, 2, b);
+        BRANCH(b);
+        basic(w, &acc, in, 64, 1, 1, 1, 0, 0, x);
+        basic(w, &acc, x, 96, 3, 3, 1, 1, 1, c);
+        basic(w, &acc, c, 96, 3, 3, 1, 1, 1, c);
+        BRANCH(c);
+        pool3(w, in, 1, 1, true, x);
+        basic(w, &acc, x, sh->width, 1, 1, 1, 0, 0, d);
+        BRANCH(d);
+        break;
+    case COMET_INCEPTION_B: /* 35 to 17: 384 + 96 + the input's */
+        basic(w, &acc, in, 384, 3, 3, 2, 0, 0, a);
+        BRANCH(a);
+        basic(w, &acc, in, 64, 1, 1, 1, 0, 0, x);
+        basic(w, &acc, x, 96, 3, 3, 1, 1, 1, b);
+        basic(w, &acc, b, 96, 3, 3, 2, 0, 0, b);
+        BRANCH(b);
+        pool3(w, in, 2, 0, false, c);
+        BRANCH(c);
+        break;
+    case COMET_INCEPTION_C: /* 17x17, factorized 7x7: 4 x 192 */
+        basic(w, &acc, in, 192, 1, 1, 1, 0, 0, a);
+        BRANCH(a);
+        basic(w, &acc, in, sh->width, 1, 1, 1, 0, 0, x);
+        basic(w, &acc, x, sh->width, 1, 7, 1, 0, 3, x);
+        basic(w, &acc, x, 192, 7, 1, 1, 3, 0, b);
+        BRANCH(b);
+        basic(w, &acc, in, sh->width, 1, 1, 1, 0, 0, x);
+        basic(w, &acc, x, sh->width, 7, 1, 1, 3, 0, x);
+        basic(w, &acc, x, sh->width, 1, 7, 1, 0, 3, x);
+        basic(w, &acc, x, sh->width, 7, 1, 1, 3, 0, x);
+        basic(w, &acc, x, 192, 1, 7, 1, 0, 3, c);
+        BRANCH(c);
+        pool3(w, in, 1, 1, true, x);
+        basic(w, &acc, x, 192, 1, 1, 1, 0, 0, d);
+        BRANCH(d);
+        break;
+    case COMET_INCEPTION_D: /* 17 to 8: 320 + 192 + the input's */
+        basic(w, &acc, in, 192, 1, 1, 1, 0, 0, x);
+        basic(w, &acc, x, 320, 3, 3, 2, 0, 0, a);
+        BRANCH(a);
+        basic(w, &acc, in, 192, 1, 1, 1, 0, 0, x);
+        basic(w, &acc, x, 192, 1, 7, 1, 0, 3, x);
+        basic(w, &acc, x, 192, 7, 1, 1, 3, 0, x);
+        basic(w, &acc, x, 192, 3, 3, 2, 0, 0, b);
+        BRANCH(b);
+        pool3(w, in, 2, 0, false, c);
+        BRANCH(c);
+        break;
+    case COMET_INCEPTION_E: /* 8x8: 320 + 2 x 384 + 2 x 384 + 192 */
+        basic(w, &acc, in, 320, 1, 1, 1, 0, 0, a);
+        BRANCH(a);
+        basic(w, &acc, in, 384, 1, 1, 1, 0, 0, x);
+        basic(w, &acc, x, 384, 1, 3, 1, 0, 1, b);
+        BRANCH(b);
+        basic(w, &acc, x, 384, 3, 1, 1, 1, 0, b);
+        BRANCH(b);
+        basic(w, &acc, in, 448, 1, 1, 1, 0, 0, x);
+        basic(w, &acc, x, 384, 3, 3, 1, 1, 1, x);
+        basic(w, &acc, x, 384, 1, 3, 1, 0, 1, c);
+        BRANCH(c);
+        basic(w, &acc, x, 384, 3, 1, 1, 1, 0, c);
+        BRANCH(c);
+        pool3(w, in, 1, 1, true, x);
+        basic(w, &acc, x, 192, 1, 1, 1, 0, 0, d);
+        BRANCH(d);
+        break;
+    case COMET_INCEPTION_COUNT:
+        return fail(e, "variant", "unknown variant %d", (int)sh->variant);
+    }
+#undef BRANCH
+    batchnorm_n(w, acc.n, acc.c);
+    relu_n(w, acc.n);
+    out[0] = h;
+    out[1] = wd;
+    out[2] = channels;
+    /* the concatenation: each branch's output read, the block's written */
+    double n = elements(out);
+    kernel(w, WORK_SHAPE_ELEMENTWISE, 0.0, 2.0 * n, 0.0)->bwd_traffic = 2.0 * n;
+    w->keeps_in = w->keeps_out = true;
+    return COMET_OK;
+}
+
 static comet_status derive_one(const cnn_entry *e, const int64_t in[3], cnn_work *w,
                                int64_t out[3])
 {
@@ -334,6 +492,8 @@ static comet_status derive_one(const cnn_entry *e, const int64_t in[3], cnn_work
         return derive_fc(e, in, w, out);
     case COMET_OP_BOTTLENECK:
         return derive_bottleneck(e, in, w, out);
+    case COMET_OP_INCEPTION:
+        return derive_inception(e, in, w, out);
     case COMET_OP_NONE:
     case COMET_OP_COUNT:
         break;
