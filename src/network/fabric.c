@@ -4,6 +4,7 @@
  * between NPUs that differ in several coordinates is routed dimension by
  * dimension, innermost first. The shape check is the config reader's
  * (comet_net_shape_problem), rerun here with the sizes resolved. */
+#include "cc.h"
 #include "families.h"
 
 #include <stdio.h>
@@ -63,11 +64,15 @@ static comet_status resolve_sizes(const comet_system *sys, int64_t npus, int64_t
 static comet_status check_dim(const comet_system *sys, int d, const fab_dim *fd, comet_error *err)
 {
     char msg[400];
-    const char *key = comet_net_shape_problem(&sys->dims[d], fd->size, fd->inner, msg, sizeof msg);
+    char path[96];
+    const char *key = comet_cc_problem(&fd->cc, msg, sizeof msg);
+    if (key) {
+        snprintf(path, sizeof path, "system.network[%d].congestion_control.%s", d, key);
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, path, "%s", msg);
+    }
+    key = comet_net_shape_problem(&sys->dims[d], fd->size, fd->inner, msg, sizeof msg);
     if (!key)
         return COMET_OK;
-    char path[64];
-    snprintf(path, sizeof path, "system.network[%d].%s", d, key);
     return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, path, "%s", msg);
 }
 
@@ -111,6 +116,9 @@ comet_status comet_fabric_build(const comet_system *sys, int64_t npus, comet_fab
         fd->spray = nd->shape.routing == COMET_ROUTE_SPRAY || fd->topo == COMET_TOPO_FRED;
         fd->seed = (uint64_t)nd->shape.ecmp_seed;
         comet_clos_ports_of(fd->topo, &nd->shape, &fd->ports);
+        fd->cc = nd->cc;
+        comet_cc_defaults(&fd->cc, fd->bw);
+        f->fluid |= cc_scheme_of(fd->cc.scheme)->fluid;
         if ((st = check_dim(sys, d, fd, err)) != COMET_OK) {
             comet_fabric_free(f);
             return st;
