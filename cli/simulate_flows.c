@@ -72,12 +72,12 @@ static void render(comet_buf *b, const cli_flow_args *a, const comet_system *sys
         comet_buf_printf(b, "]");
         if (r->cc.fluid)
             comet_buf_printf(b, ", \"congestion_control\": {\"steps\": %llu, "
-                                "\"peak_queue_bytes\": %.10g, \"pause_s\": %.10g, "
+                                "\"peak_queue_bytes\": %.10g, \"mean_queue_bytes\": %.10g, \"pause_s\": %.10g, "
                                 "\"max_link_pause_s\": %.10g, \"pauses\": %lld, "
                                 "\"paused_links\": %lld, \"flows\": %lld, "
                                 "\"fct_min_s\": %.10g, \"fct_mean_s\": %.10g, "
                                 "\"fct_max_s\": %.10g}",
-                             (unsigned long long)r->cc.steps, r->cc.peak_queue, r->cc.pause_time,
+                             (unsigned long long)r->cc.steps, r->cc.peak_queue, r->cc.mean_queue, r->cc.pause_time,
                              r->cc.max_pause, (long long)r->cc.pauses,
                              (long long)r->cc.paused_links, (long long)r->cc.flows_done,
                              r->cc.fct_min, r->cc.fct_mean, r->cc.fct_max);
@@ -114,7 +114,9 @@ static void render(comet_buf *b, const cli_flow_args *a, const comet_system *sys
             comet_fabric_link_name(f, r->cc.max_pause_link, pl, sizeof pl);
         comet_buf_printf(b, "\ncongestion control (%llu time steps)\n",
                          (unsigned long long)r->cc.steps);
-        comet_buf_printf(b, "  peak queue    %10.1f KB  on %s\n", r->cc.peak_queue / 1e3, ql);
+        comet_buf_printf(b, "  peak queue    %10.1f KB  on %s (the most queued link: %.1f KB on "
+                            "average)\n",
+                         r->cc.peak_queue / 1e3, ql, r->cc.mean_queue / 1e3);
         comet_buf_printf(b, "  PFC pause     %10.4f ms  summed over %lld links (%lld PAUSEs); "
                             "most %.4f ms on %s\n",
                          r->cc.pause_time * 1e3, (long long)r->cc.paused_links,

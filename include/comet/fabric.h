@@ -126,6 +126,7 @@ typedef struct comet_cc_stats {
     uint64_t steps;             /* its time steps */
     double peak_queue;          /* the largest egress queue seen, bytes */
     int64_t peak_queue_link;
+    double mean_queue;          /* the most queued link's queue averaged over the run, bytes */
     double pause_time;          /* PFC pause, summed over links, seconds */
     double max_pause;           /* the most paused link's pause, seconds */
     int64_t max_pause_link;

@@ -40,8 +40,11 @@ static void dcqcn_defaults(comet_cc_params *p, double line)
     cc_switch_defaults(p, line);
     if (p->g <= 0)
         p->g = 1.0 / 256.0;
+    /* R_AI: the paper's 40 Mb/s at 40 Gb/s, scaled with the port (our
+     * choice: unscaled it is 1/10,000 of a 400 Gb/s port, and a sender cut
+     * by an incast's burst takes tens of ms to come back) */
     if (p->rai <= 0)
-        p->rai = 40e6 / 8.0;
+        p->rai = 40e6 / 8.0 * (line > 5e9 ? line / 5e9 : 1.0);
     if (p->rate_timer <= 0)
         p->rate_timer = 55e-6;
     if (p->byte_counter <= 0)

@@ -53,7 +53,7 @@ struct ccf_engine {
     ccf_flow *fl;
     int64_t cap;
     /* per link */
-    double *q, *ing, *w, *tx, *mark, *pause_time, *peak;
+    double *q, *ing, *w, *tx, *mark, *pause_time, *peak, *qint;
     int32_t *n;
     uint32_t *stamp;
     uint8_t *paused, *full, *ever;
@@ -222,6 +222,7 @@ ccf_engine *ccf_new(const comet_fabric *f)
     c->mark = calloc(L, sizeof *c->mark);
     c->pause_time = calloc(L, sizeof *c->pause_time);
     c->peak = calloc(L, sizeof *c->peak);
+    c->qint = calloc(L, sizeof *c->qint);
     c->n = calloc(L, sizeof *c->n);
     c->stamp = calloc(L, sizeof *c->stamp);
     c->paused = calloc(L, 1);
@@ -229,7 +230,7 @@ ccf_engine *ccf_new(const comet_fabric *f)
     c->ever = calloc(L, 1);
     c->hot = calloc(L, sizeof *c->hot);
     c->hot_next = calloc(L, sizeof *c->hot_next);
-    if (!c->q || !c->ing || !c->w || !c->tx || !c->mark || !c->pause_time || !c->peak ||
+    if (!c->q || !c->ing || !c->w || !c->tx || !c->mark || !c->pause_time || !c->peak || !c->qint ||
         !c->n || !c->stamp || !c->paused || !c->full || !c->ever || !c->hot || !c->hot_next ||
         !isfinite(c->dt)) {
         ccf_free(c);
@@ -253,6 +254,7 @@ void ccf_free(ccf_engine *c)
     free(c->mark);
     free(c->pause_time);
     free(c->peak);
+    free(c->qint);
     free(c->n);
     free(c->stamp);
     free(c->paused);
@@ -473,6 +475,7 @@ static comet_status integrate(fl_engine *e, double h, bool check, comet_error *e
             c->pause_time[l] += h;
         if (c->q[l] > c->peak[l])
             c->peak[l] = c->q[l];
+        c->qint[l] += c->q[l] * h;
         if (lossless(c, l)) {
             const comet_cc_params *p = link_params(c, l);
             double s = link_scale(c, l);
@@ -573,7 +576,7 @@ comet_status ccf_step(fl_engine *e, double to, int64_t *n_ended, comet_error *er
     return COMET_OK;
 }
 
-void ccf_stats(const ccf_engine *c, comet_cc_stats *out)
+void ccf_stats(const ccf_engine *c, double now, comet_cc_stats *out)
 {
     memset(out, 0, sizeof *out);
     out->fluid = true;
@@ -584,6 +587,8 @@ void ccf_stats(const ccf_engine *c, comet_cc_stats *out)
             out->peak_queue = c->peak[l];
             out->peak_queue_link = l;
         }
+        if (now > 0.0 && c->qint[l] / now > out->mean_queue)
+            out->mean_queue = c->qint[l] / now;
         out->pause_time += c->pause_time[l];
         if (c->pause_time[l] > out->max_pause) {
             out->max_pause = c->pause_time[l];

@@ -771,7 +771,7 @@ void fl_cc_stats(const fl_engine *e, comet_cc_stats *out)
 {
     memset(out, 0, sizeof *out);
     if (e->cc)
-        ccf_stats(e->cc, out);
+        ccf_stats(e->cc, e->now, out);
 }
 
 const double *fl_link_bytes(const fl_engine *e)

@@ -129,7 +129,7 @@ comet_status ccf_step(fl_engine *e, double to, int64_t *n_ended, comet_error *er
 int ccf_start(fl_engine *e, int64_t id);
 double ccf_queue(const ccf_engine *c, int64_t link);
 bool ccf_paused(const ccf_engine *c, int64_t link);
-void ccf_stats(const ccf_engine *c, comet_cc_stats *out);
+void ccf_stats(const ccf_engine *c, double now, comet_cc_stats *out);
 
 /* Room in e->ended for every flow running or waiting. */
 int fl_reserve_ended(fl_engine *e);
