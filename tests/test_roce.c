@@ -417,6 +417,86 @@ static void test_parameter_errors(void **state)
     assert_string_equal(err.key, "system.network[0].congestion_control.kmin");
 }
 
+/* The congestion_control key of a network dimension in a file: a name
+ * alone or a mapping, read back as written, and each bad value a one-line
+ * error at its file:line:column with its key. */
+static const char *cc_doc(const char *cc)
+{
+    static char doc[1024];
+    snprintf(doc, sizeof doc,
+             "system:\n"
+             "  compute: {matrix: {bf16: \"989 TFLOPS\"}}\n"
+             "  hbm: {capacity: \"80 GiB\", bandwidth: \"3 TB/s\"}\n"
+             "  network:\n"
+             "    - name: roce\n"
+             "      size: 8\n"
+             "      bandwidth: \"400 Gb/s\"\n"
+             "      congestion_control:%s\n",
+             cc);
+    return doc;
+}
+
+static void expect_config_error(const char *cc, const char *expected)
+{
+    const char *doc = cc_doc(cc);
+    comet_job *job = malloc(sizeof *job);
+    assert_non_null(job);
+    comet_job_init(job);
+    comet_error err;
+    comet_error_clear(&err);
+    assert_int_equal(comet_config_read_text(doc, strlen(doc), "roce.yaml", job, &err),
+                     COMET_EINPUT);
+    char line[600];
+    assert_string_equal(comet_error_format(&err, line, sizeof line), expected);
+    free(job);
+}
+
+static void test_config_key(void **state)
+{
+    (void)state;
+    comet_job *job = malloc(sizeof *job);
+    assert_non_null(job);
+    comet_job_init(job);
+    comet_error err;
+    const char *doc = cc_doc(" dcqcn");
+    assert_int_equal(comet_config_read_text(doc, strlen(doc), "roce.yaml", job, &err), COMET_OK);
+    assert_int_equal(job->system.dims[0].cc.scheme, COMET_CC_DCQCN);
+    assert_true(job->system.dims[0].cc.kmin == 0.0); /* the default, filled at build */
+    comet_job_init(job);
+    doc = cc_doc("\n        scheme: hpcc\n        xoff: \"256 KB\"\n        eta: 0.9");
+    assert_int_equal(comet_config_read_text(doc, strlen(doc), "roce.yaml", job, &err), COMET_OK);
+    assert_int_equal(job->system.dims[0].cc.scheme, COMET_CC_HPCC);
+    assert_close(job->system.dims[0].cc.xoff, 256e3, 1e-12);
+    assert_close(job->system.dims[0].cc.eta, 0.9, 1e-12);
+    /* written back and read again: the same parameters */
+    comet_buf b;
+    comet_buf_init(&b);
+    assert_int_equal(comet_system_write_yaml(&job->system, &b, &err), COMET_OK);
+    assert_non_null(strstr(b.data, "congestion_control:"));
+    comet_job *again = malloc(sizeof *again);
+    assert_non_null(again);
+    comet_job_init(again);
+    assert_int_equal(comet_config_read_text(b.data, b.len, "back.yaml", again, &err), COMET_OK);
+    assert_memory_equal(&again->system.dims[0].cc, &job->system.dims[0].cc, sizeof(comet_cc_params));
+    comet_buf_free(&b);
+    free(again);
+    free(job);
+    expect_config_error("\n        scheme: dcqcn\n        kmin: \"400 KB\"\n        kmax: \"200 KB\"",
+                        "roce.yaml:10:15: system.network[0].congestion_control.kmin: kmin "
+                        "(400000 bytes) is above kmax (200000 bytes)");
+    expect_config_error("\n        xoff: \"100 KB\"\n        xon: \"200 KB\"",
+                        "roce.yaml:10:14: system.network[0].congestion_control.xon: xon "
+                        "(200000 bytes) is above xoff (100000 bytes)");
+    expect_config_error("\n        scheme: pfc\n        buffer: \"1 KB\"",
+                        "roce.yaml:10:17: system.network[0].congestion_control.buffer: a buffer "
+                        "of 1000 bytes is smaller than one MTU (4096 bytes)");
+    expect_config_error("\n        scheme: dcqcn\n        rai: \"0 Gb/s\"",
+                        "roce.yaml:10:14: system.network[0].congestion_control.rai: expected a "
+                        "positive bandwidth, got \"0 Gb/s\"");
+    expect_config_error(" dcqnc", "roce.yaml:8:27: system.network[0].congestion_control: unknown "
+                                   "value \"dcqnc\" (did you mean \"dcqcn\"?)");
+}
+
 /* Halving the time step moves the incast's figures little: the fluid
  * model has converged at the default step (docs/roce.md, error). */
 static void test_time_step_convergence(void **state)
@@ -454,6 +534,7 @@ void suite_roce(test_tally *t)
         cmocka_unit_test(test_pfc_deadlock_is_named),
         cmocka_unit_test(test_max_time_bounds_a_run),
         cmocka_unit_test(test_parameter_errors),
+        cmocka_unit_test(test_config_key),
         cmocka_unit_test(test_time_step_convergence),
     };
     RUN_GROUP(t, roce);

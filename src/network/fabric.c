@@ -73,6 +73,7 @@ static comet_status check_dim(const comet_system *sys, int d, const fab_dim *fd,
     key = comet_net_shape_problem(&sys->dims[d], fd->size, fd->inner, msg, sizeof msg);
     if (!key)
         return COMET_OK;
+    snprintf(path, sizeof path, "system.network[%d].%s", d, key);
     return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, path, "%s", msg);
 }
 
