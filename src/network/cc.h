@@ -37,6 +37,7 @@ typedef struct cc_scheme {
     bool fluid;         /* false: the ideal max-min engine (none) */
     bool ecn;           /* switches mark packets (the sender reads p_mark) */
     bool telemetry;     /* switches stamp queue and rate (the sender reads u_max) */
+    bool clocked;       /* updates once per RTT (a steady rate within one says nothing) */
     /* Its parameters' defaults (zeros of p filled; switch keys are the
      * fluid engine's, cc_switch_defaults). */
     void (*defaults)(comet_cc_params *p, double line);

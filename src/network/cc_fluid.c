@@ -35,6 +35,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A quiet fabric (no queue, no pause, every sender's rate steady) moves
+ * in steps this many times longer: nothing in it changes until a flow
+ * ends or starts, which end a step anyway. */
+#define QUIET_STEPS 1000.0
+
 /* A flow's fluid state, by flow id. */
 typedef struct ccf_flow {
     cc_state st;
@@ -60,6 +65,9 @@ struct ccf_engine {
     int32_t *hot, *hot_next;
     int64_t n_hot;
     uint32_t now_stamp;
+    /* the last step changed nothing: no queue, no pause, no sender's rate
+     * moved; the next may be long (QUIET_STEPS steps) */
+    bool quiet;
     /* figures */
     uint64_t steps;
     int64_t pauses, done;
@@ -304,6 +312,7 @@ int ccf_start(fl_engine *e, int64_t id)
     double rtt = 2.0 * lat;
     cf->st.rtt = rtt > 4.0 * c->dt ? rtt : 4.0 * c->dt;
     cf->cs->start(cf->p, &cf->st);
+    c->quiet = false;
     return 0;
 }
 
@@ -329,9 +338,11 @@ static double marking(const comet_cc_params *p, double q, double scale)
     return hi > lo ? p->pmax * (q - lo) / (hi - lo) : p->pmax;
 }
 
-/* Each sender's rate from its path's signals of the step before. */
-static void senders(fl_engine *e, double h)
+/* Each sender's rate from its path's signals of the step before; false
+ * unless every one stayed at its line rate (and none is clocked per RTT). */
+static bool senders(fl_engine *e, double h)
 {
+    bool steady = true;
     ccf_engine *c = e->cc;
     for (int64_t k = 0; k < e->n_active; k++) {
         int64_t id = e->active[k];
@@ -355,8 +366,12 @@ static void senders(fl_engine *e, double h)
                     sig.u_max = u;
             }
         }
+        double before = cf->st.rate;
         cf->cs->update(cf->p, &sig, h, &cf->st);
+        steady &= !cf->cs->clocked && fabs(cf->st.rate - before) <= 1e-12 * before &&
+                  cf->st.rate >= cf->st.line * (1.0 - 1e-12);
     }
+    return steady;
 }
 
 /* Flow cf's weight at hop i on its link: what it offers there this step. */
@@ -387,7 +402,7 @@ static comet_status integrate(fl_engine *e, double h, bool check, comet_error *e
 {
     ccf_engine *c = e->cc;
     c->steps++;
-    senders(e, h);
+    bool steady = senders(e, h);
     /* the links in use this step and the ones still holding a queue or a
      * pause from the step before, each once */
     if (++c->now_stamp == 0) {
@@ -465,7 +480,7 @@ static comet_status integrate(fl_engine *e, double h, bool check, comet_error *e
             held += hb[i];
         }
     }
-    bool any_paused = false;
+    bool any_paused = false, any_queue = false;
     int64_t n_hot = 0;
     for (int64_t k = 0; k < n_next; k++) {
         int32_t l = c->hot_next[k];
@@ -490,10 +505,12 @@ static comet_status integrate(fl_engine *e, double h, bool check, comet_error *e
             c->mark[l] = marking(p, c->q[l], s);
         }
         any_paused |= c->paused[l] != 0;
+        any_queue |= c->q[l] > 0.0;
         if (c->q[l] > 0.0 || c->ing[l] > 0.0 || c->paused[l] || c->tx[l] > 0.0)
             c->hot[n_hot++] = l;
     }
     c->n_hot = n_hot;
+    c->quiet = steady && !any_paused && !any_queue;
     if (check && !(moved > 0.0) && any_paused && held > 0.0)
         return deadlock(e, err);
     return COMET_OK;
@@ -519,7 +536,7 @@ comet_status ccf_next(fl_engine *e, double *at, comet_error *err)
                                    "the simulated time passed max_time (%g s) with %lld flows "
                                    "still running: raise it, or look for a stalled fabric",
                                    c->max_time, (long long)e->n_active);
-        double h = c->dt;
+        double h = c->quiet ? QUIET_STEPS * c->dt : c->dt;
         for (int64_t k = 0; k < e->n_active && h > 0.0; k++) {
             const ccf_flow *cf = &c->fl[e->active[k]];
             if (delivered_all(cf))
@@ -530,6 +547,8 @@ comet_status ccf_next(fl_engine *e, double *at, comet_error *err)
                     h = left;
             }
         }
+        if (e->now + h > c->max_time && c->max_time > e->now)
+            h = c->max_time - e->now;
         if (e->now + h < next)
             next = e->now + h;
     }

@@ -75,6 +75,7 @@ const cc_scheme cc_scheme_hpcc = {
     .id = COMET_CC_HPCC,
     .fluid = true,
     .telemetry = true,
+    .clocked = true,
     .defaults = hpcc_defaults,
     .start = hpcc_start,
     .update = hpcc_update,

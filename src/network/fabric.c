@@ -133,6 +133,13 @@ comet_status comet_fabric_build(const comet_system *sys, int64_t npus, comet_fab
         ops->layout(fd);
         fd->uneven = fd->size > 1 && ops->uneven &&
                      ops->uneven(fd, f->dim_names[d], fd->why_uneven, sizeof fd->why_uneven);
+        if (!fd->uneven && fd->size > 1 && cc_scheme_of(fd->cc.scheme)->fluid) {
+            /* queues and pauses are every NPU's flows' together */
+            fd->uneven = true;
+            snprintf(fd->why_uneven, sizeof fd->why_uneven,
+                     "%s runs congestion control (%s)", f->dim_names[d],
+                     comet_cc_scheme_name(fd->cc.scheme));
+        }
         fd->link0 = links;
         fd->node0 = nodes;
         links += fd->n_links;
@@ -200,7 +207,8 @@ comet_status comet_system_uneven(const comet_system *sys, int64_t npus, bool *un
         why[0] = '\0';
     bool may = false; /* a dimension whose topology can be uneven: only then is it built */
     for (int d = 0; d < sys->n_dims; d++)
-        may |= net_topology_of(sys->dims[d].topology)->fabric->uneven != NULL;
+        may |= net_topology_of(sys->dims[d].topology)->fabric->uneven != NULL ||
+               cc_scheme_of(sys->dims[d].cc.scheme)->fluid;
     if (!may)
         return COMET_OK;
     comet_fabric *f;
