@@ -232,6 +232,8 @@ comet_status comet_fabric_run_watch(comet_fabric_run *r, int n, comet_link_serie
                                     bool *cut, comet_error *err);
 /* Bytes carried so far per link (an array of the fabric's link count). */
 const double *comet_fabric_run_link_bytes(const comet_fabric_run *r);
+/* Congestion control's figures so far (all zero without it). */
+void comet_fabric_run_cc(const comet_fabric_run *r, comet_cc_stats *out);
 /* The bytes per tier and the most utilized links over `time` so far, into
  * out's bytes_per_tier, n_hot and hot[], and congestion control's
  * figures so far into out->cc. */

@@ -1744,6 +1744,11 @@ const double *comet_fabric_run_link_bytes(const comet_fabric_run *fr)
     return fl_link_bytes(fr->e);
 }
 
+void comet_fabric_run_cc(const comet_fabric_run *fr, comet_cc_stats *out)
+{
+    fl_cc_stats(fr->e, out);
+}
+
 void comet_fabric_run_links(const comet_fabric_run *fr, double time, comet_flow_result *out)
 {
     memset(out->bytes_per_tier, 0, sizeof out->bytes_per_tier);
