@@ -137,7 +137,7 @@ comet_status comet_fabric_build(const comet_system *sys, int64_t npus, comet_fab
             /* queues and pauses are every NPU's flows' together */
             fd->uneven = true;
             snprintf(fd->why_uneven, sizeof fd->why_uneven,
-                     "%s runs congestion control (%s)", f->dim_names[d],
+                     "%s runs congestion control (%s)", nd->name,
                      comet_cc_scheme_name(fd->cc.scheme));
         }
         fd->link0 = links;
