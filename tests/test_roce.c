@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "comet/comet.h"
+#include "../src/network/cc.h"
 
 #define GIB 1073741824.0
 #define MIB 1048576.0
@@ -400,6 +401,14 @@ static void test_parameter_errors(void **state)
         assert_non_null(key);
         assert_string_equal(key, bad[i].key);
     }
+    /* the registry holds a member for every scheme, each its own */
+    for (int i = 0; i < COMET_CC_COUNT; i++) {
+        assert_non_null(cc_schemes[i]);
+        assert_int_equal(cc_schemes[i]->id, i);
+        assert_string_equal(comet_cc_scheme_name((comet_cc_scheme)i),
+                            (const char *[]){"none", "pfc", "dcqcn", "hpcc"}[i]);
+    }
+    assert_false(cc_scheme_of(COMET_CC_NONE)->fluid);
     comet_cc_params ok = {.scheme = COMET_CC_DCQCN};
     comet_cc_defaults(&ok, 50e9);
     assert_null(comet_cc_problem(&ok, msg, sizeof msg));
