@@ -402,11 +402,11 @@ static void test_parameter_errors(void **state)
         assert_string_equal(key, bad[i].key);
     }
     /* the registry holds a member for every scheme, each its own */
+    static const char *const names[COMET_CC_COUNT] = {"none", "pfc", "dcqcn", "hpcc"};
     for (int i = 0; i < COMET_CC_COUNT; i++) {
         assert_non_null(cc_schemes[i]);
         assert_int_equal(cc_schemes[i]->id, i);
-        assert_string_equal(comet_cc_scheme_name((comet_cc_scheme)i),
-                            (const char *[]){"none", "pfc", "dcqcn", "hpcc"}[i]);
+        assert_string_equal(comet_cc_scheme_name((comet_cc_scheme)i), names[i]);
     }
     assert_false(cc_scheme_of(COMET_CC_NONE)->fluid);
     comet_cc_params ok = {.scheme = COMET_CC_DCQCN};
