@@ -207,6 +207,9 @@ $(B)/bench_chakra_sim: bench/chakra_sim.c $(B)/libcomet.a
 $(B)/bench_fabric: bench/fabric.c $(B)/libcomet.a
 	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LDLIBS_ALL)
 
+$(B)/bench_roce: bench/roce.c $(B)/libcomet.a
+	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LDLIBS_ALL)
+
 $(B)/bench_partition: bench/partition.c $(B)/libcomet.a
 	$(CC) $(CFLAGS_ALL) $^ -o $@ $(LDLIBS_ALL)
 
@@ -226,7 +229,7 @@ example-trace: $(B)/tools/example_trace
 	$(B)/tools/example_trace examples/chakra
 
 bench: $(B)/bench_estimate $(B)/bench_search $(B)/bench_chakra_read $(B)/bench_chakra_sim \
-       $(B)/bench_fabric $(B)/bench_partition $(B)/bench_deeppool
+       $(B)/bench_fabric $(B)/bench_partition $(B)/bench_deeppool $(B)/bench_roce
 	$(B)/bench_estimate
 	$(B)/bench_search
 	$(B)/bench_chakra_read
@@ -234,6 +237,7 @@ bench: $(B)/bench_estimate $(B)/bench_search $(B)/bench_chakra_read $(B)/bench_c
 	$(B)/bench_fabric
 	$(B)/bench_partition
 	$(B)/bench_deeppool
+	$(B)/bench_roce
 
 # libFuzzer targets, one per fuzz/fuzz_NAME.c, each seeded from the
 # committed fuzz/corpus-NAME/ (needs clang and libclang-rt-dev, installed

@@ -336,6 +336,11 @@ static void render_hot_links(comet_buf *b, const comet_sim_fabric_links *l)
                          i ? "                  " : "most utilized link", h->name,
                          100.0 * h->utilization, h->bytes / 1073741824.0, alone);
     }
+    if (l && l->cc.fluid)
+        comet_buf_printf(b, "           congestion control: peak queue %.1f KB, PFC pause %.4f ms "
+                            "summed over %lld links, flows' completion mean %.4f ms, max %.4f ms\n",
+                         l->cc.peak_queue / 1e3, l->cc.pause_time * 1e3,
+                         (long long)l->cc.paused_links, l->cc.fct_mean * 1e3, l->cc.fct_max * 1e3);
 }
 
 static void render_step(comet_buf *b, const cli_inputs *in, const comet_sim_step_result *r,

@@ -69,7 +69,19 @@ static void render(comet_buf *b, const cli_flow_args *a, const comet_system *sys
             comet_buf_printf(b, "%s{\"link\": \"%s\", \"bytes\": %.10g, \"utilization\": %.6f}",
                              i ? ", " : "", ln, r->hot[i].bytes, r->hot[i].utilization);
         }
-        comet_buf_printf(b, "]}\n");
+        comet_buf_printf(b, "]");
+        if (r->cc.fluid)
+            comet_buf_printf(b, ", \"congestion_control\": {\"steps\": %llu, "
+                                "\"peak_queue_bytes\": %.10g, \"mean_queue_bytes\": %.10g, \"pause_s\": %.10g, "
+                                "\"max_link_pause_s\": %.10g, \"pauses\": %lld, "
+                                "\"paused_links\": %lld, \"flows\": %lld, "
+                                "\"fct_min_s\": %.10g, \"fct_mean_s\": %.10g, "
+                                "\"fct_max_s\": %.10g}",
+                             (unsigned long long)r->cc.steps, r->cc.peak_queue, r->cc.mean_queue, r->cc.pause_time,
+                             r->cc.max_pause, (long long)r->cc.pauses,
+                             (long long)r->cc.paused_links, (long long)r->cc.flows_done,
+                             r->cc.fct_min, r->cc.fct_mean, r->cc.fct_max);
+        comet_buf_printf(b, "}\n");
         return;
     }
     comet_buf_printf(b, "%s of %.6g GiB per NPU, groups of ", name, a->size / COMET_GIB);
@@ -81,11 +93,12 @@ static void render(comet_buf *b, const cli_flow_args *a, const comet_system *sys
                          comet_topology_name(sys->dims[d].topology), (long long)info.sizes[d]);
     comet_buf_printf(b, "): %lld switches, %lld links\n", (long long)info.switches,
                      (long long)info.links);
-    comet_buf_printf(b, "%lld group%s at once, %lld collective%s each, flow-level, max-min "
-                        "fair%s\n\n",
+    comet_buf_printf(b, "%lld group%s at once, %lld collective%s each, flow-level, %s%s\n\n",
                      (long long)r->groups, r->groups == 1 ? "" : "s",
                      (long long)(a->concurrent ? a->concurrent : 1),
                      a->concurrent > 1 ? "s" : "",
+                     r->cc.fluid ? "congestion control as a fluid (docs/roce.md)"
+                                 : "max-min fair",
                      a->themis ? ", chunks ordered by Themis" : "");
     comet_buf_printf(b, "flows       %.6f ms  (%llu flows, %llu events, %llu rate updates, "
                         "%.3f s to simulate)\n",
@@ -93,6 +106,25 @@ static void render(comet_buf *b, const cli_flow_args *a, const comet_system *sys
                      (unsigned long long)r->rate_updates, seconds);
     comet_buf_printf(b, "analytical  %.6f ms  (%sflows %+.1f%%)\n", analytic * 1e3,
                      a->concurrent > 1 ? "one collective alone; " : "", 100.0 * diff);
+    if (r->cc.fluid) {
+        char ql[160] = "-", pl[160] = "-";
+        if (r->cc.peak_queue_link >= 0)
+            comet_fabric_link_name(f, r->cc.peak_queue_link, ql, sizeof ql);
+        if (r->cc.max_pause_link >= 0)
+            comet_fabric_link_name(f, r->cc.max_pause_link, pl, sizeof pl);
+        comet_buf_printf(b, "\ncongestion control (%llu time steps)\n",
+                         (unsigned long long)r->cc.steps);
+        comet_buf_printf(b, "  peak queue    %10.1f KB  on %s (the most queued link: %.1f KB on "
+                            "average)\n",
+                         r->cc.peak_queue / 1e3, ql, r->cc.mean_queue / 1e3);
+        comet_buf_printf(b, "  PFC pause     %10.4f ms  summed over %lld links (%lld PAUSEs); "
+                            "most %.4f ms on %s\n",
+                         r->cc.pause_time * 1e3, (long long)r->cc.paused_links,
+                         (long long)r->cc.pauses, r->cc.max_pause * 1e3, pl);
+        comet_buf_printf(b, "  flow completion  min %.4f  mean %.4f  max %.4f ms over %lld flows\n",
+                         r->cc.fct_min * 1e3, r->cc.fct_mean * 1e3, r->cc.fct_max * 1e3,
+                         (long long)r->cc.flows_done);
+    }
     if (r->n_hot == 0)
         return;
     comet_buf_printf(b, "\nmost utilized links%*s %10s %12s\n", 42, "", "GiB", "utilization");

@@ -37,6 +37,7 @@ int main(void)
     RUN(suite_calibrate);
     RUN(suite_network);
     RUN(suite_fabric);
+    RUN(suite_roce);
     RUN(suite_protocols);
     RUN(suite_workload);
     RUN(suite_context);

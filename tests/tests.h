@@ -79,6 +79,7 @@ void suite_partition(test_tally *t);
 void suite_config(test_tally *t);
 void suite_network(test_tally *t);
 void suite_fabric(test_tally *t);
+void suite_roce(test_tally *t);
 void suite_protocols(test_tally *t);
 void suite_workload(test_tally *t);
 void suite_context(test_tally *t);

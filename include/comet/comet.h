@@ -9,6 +9,7 @@
 #include "comet/system.h"
 #include "comet/strategy.h"
 #include "comet/network.h"
+#include "comet/congestion.h"
 #include "comet/fabric.h"
 #include "comet/estimate.h"
 #include "comet/config.h"

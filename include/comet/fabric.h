@@ -113,7 +113,28 @@ typedef struct comet_link_series {
     int64_t link;
     size_t n;
     double *t, *utilization;
+    /* under congestion control (docs/roce.md): the link's egress queue
+     * (bytes) and whether PFC paused it, at each step; NULL otherwise */
+    double *queue;
+    bool *paused;
 } comet_link_series;
+
+/* What congestion control did over a run (docs/roce.md); all zero when
+ * every dimension says none (the max-min engine ran). */
+typedef struct comet_cc_stats {
+    bool fluid;                 /* the fluid model ran */
+    uint64_t steps;             /* its time steps */
+    double peak_queue;          /* the largest egress queue seen, bytes */
+    int64_t peak_queue_link;
+    double mean_queue;          /* the most queued link's queue averaged over the run, bytes */
+    double pause_time;          /* PFC pause, summed over links, seconds */
+    double max_pause;           /* the most paused link's pause, seconds */
+    int64_t max_pause_link;
+    int64_t pauses;             /* PAUSEs sent (xoff crossings) */
+    int64_t paused_links;       /* links paused at least once */
+    int64_t flows_done;         /* flows completed, and their completion times */
+    double fct_min, fct_mean, fct_max;
+} comet_cc_stats;
 
 typedef struct comet_flow_result {
     double time;                     /* until the last flow ends, seconds */
@@ -125,6 +146,7 @@ typedef struct comet_flow_result {
     int n_series;          /* one per watched link (options.watch), in that order */
     comet_link_series series[COMET_FABRIC_HOT_LINKS];
     bool series_cut;       /* past 1,000,000 steps a link: the rest not recorded */
+    comet_cc_stats cc;     /* congestion control's queues, pauses, completion times */
 } comet_flow_result;
 
 /* Frees a result's series (a result without any is fine). */
@@ -210,8 +232,11 @@ comet_status comet_fabric_run_watch(comet_fabric_run *r, int n, comet_link_serie
                                     bool *cut, comet_error *err);
 /* Bytes carried so far per link (an array of the fabric's link count). */
 const double *comet_fabric_run_link_bytes(const comet_fabric_run *r);
+/* Congestion control's figures so far (all zero without it). */
+void comet_fabric_run_cc(const comet_fabric_run *r, comet_cc_stats *out);
 /* The bytes per tier and the most utilized links over `time` so far, into
- * out's bytes_per_tier, n_hot and hot[]. */
+ * out's bytes_per_tier, n_hot and hot[], and congestion control's
+ * figures so far into out->cc. */
 void comet_fabric_run_links(const comet_fabric_run *r, double time, comet_flow_result *out);
 
 #endif

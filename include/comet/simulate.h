@@ -125,6 +125,7 @@ typedef struct comet_sim_fabric_links {
     int n_series;
     comet_link_series series[COMET_FABRIC_HOT_LINKS];
     bool series_cut;              /* past 1,000,000 steps a link: the rest not recorded */
+    comet_cc_stats cc;            /* congestion control over the flows (docs/roce.md) */
 } comet_sim_fabric_links;
 
 /* Frees the series (a struct never filled, zeroed, is fine). */

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "comet/congestion.h"
 #include "comet/model.h"
 #include "comet/units.h"
 
@@ -264,6 +265,7 @@ typedef struct comet_net_dim {
     comet_protocol_model protocols; /* NONE: alpha-beta only */
     comet_bus_curves bus;      /* measured bus bandwidth (bus.n_curves 0: none) */
     comet_net_shape shape;     /* torus/mesh axes, Clos tiers, ring direction */
+    comet_cc_params cc;        /* congestion control on its links (scheme NONE: max-min flows) */
 } comet_net_dim;
 
 typedef struct comet_system {

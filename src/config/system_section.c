@@ -567,6 +567,78 @@ static void write_routing(comet_buf *b, int indent, const char *key, const void 
         comet_buf_printf(b, "%*s%s: %s\n", indent, "", key, comet_routing_name(r));
 }
 
+/* congestion_control: a scheme's name, or a mapping of the scheme and
+ * its parameters (docs/roce.md); zeros stay "the scheme's default". */
+static const cfg_field cc_fields[] = {
+    CFG_ENUM("scheme", comet_cc_params, scheme, vocab_cc_names),
+    CFG_QTY("mtu", comet_cc_params, mtu, CFG_UNIT_BYTES),
+    CFG_QTY("buffer", comet_cc_params, buffer, CFG_UNIT_BYTES),
+    CFG_QTY("xoff", comet_cc_params, xoff, CFG_UNIT_BYTES),
+    CFG_QTY("xon", comet_cc_params, xon, CFG_UNIT_BYTES),
+    CFG_QTY("kmin", comet_cc_params, kmin, CFG_UNIT_BYTES),
+    CFG_QTY("kmax", comet_cc_params, kmax, CFG_UNIT_BYTES),
+    CFG_FRACTION("pmax", comet_cc_params, pmax),
+    CFG_QTY("step", comet_cc_params, step, CFG_UNIT_TIME),
+    CFG_QTY("max_time", comet_cc_params, max_time, CFG_UNIT_TIME),
+    CFG_FRACTION("g", comet_cc_params, g),
+    CFG_QTY("rai", comet_cc_params, rai, CFG_UNIT_BANDWIDTH),
+    CFG_QTY("rate_timer", comet_cc_params, rate_timer, CFG_UNIT_TIME),
+    CFG_QTY("byte_counter", comet_cc_params, byte_counter, CFG_UNIT_BYTES),
+    CFG_QTY("alpha_timer", comet_cc_params, alpha_timer, CFG_UNIT_TIME),
+    CFG_QTY("cnp_interval", comet_cc_params, cnp_interval, CFG_UNIT_TIME),
+    CFG_REAL("fast_recovery", comet_cc_params, fast_recovery),
+    CFG_QTY("min_rate", comet_cc_params, min_rate, CFG_UNIT_BANDWIDTH),
+    CFG_FRACTION("eta", comet_cc_params, eta),
+    CFG_REAL("max_stage", comet_cc_params, max_stage),
+    CFG_QTY("wai", comet_cc_params, wai, CFG_UNIT_BYTES),
+    CFG_END,
+};
+
+static comet_status read_cc(cfg_ctx *c, const cfg_node *n, const char *path, void *base)
+{
+    comet_cc_params *p = &((comet_net_dim *)base)->cc;
+    memset(p, 0, sizeof *p);
+    if (n->kind == CFG_SCALAR) {
+        int v = 0;
+        CFG_TRY(cfg_read_enum(c, n, path, vocab_cc_names, &v));
+        p->scheme = (comet_cc_scheme)v;
+        return COMET_OK;
+    }
+    CFG_TRY(cfg_expect(c, n, path, CFG_MAP));
+    p->scheme = COMET_CC_PFC;
+    return cfg_fields_read(c, n, path, cc_fields, p);
+}
+
+/* The scheme's name alone when no parameter is set, else the mapping. */
+static void write_cc(comet_buf *b, int indent, const char *key, const void *base)
+{
+    const comet_cc_params *p = &((const comet_net_dim *)base)->cc;
+    if (p->scheme == COMET_CC_NONE)
+        return;
+    comet_cc_params bare = {.scheme = p->scheme};
+    if (!memcmp(&bare, p, sizeof bare)) {
+        comet_buf_printf(b, "%*s%s: %s\n", indent, "", key, comet_cc_scheme_name(p->scheme));
+        return;
+    }
+    comet_buf_printf(b, "%*s%s:\n", indent, "", key);
+    cfg_fields_write(b, indent + 2, cc_fields, p);
+}
+
+/* The parameters against each other once the scheme's defaults fill the
+ * rest: kmin above kmax, xon above xoff, a buffer under one MTU ... */
+static comet_status check_cc(cfg_ctx *c, const char *path, comet_net_dim *d)
+{
+    comet_cc_params p = d->cc;
+    comet_cc_defaults(&p, d->bandwidth * (d->efficiency > 0 ? d->efficiency : 1.0));
+    char msg[200];
+    const char *bad = comet_cc_problem(&p, msg, sizeof msg);
+    if (!bad)
+        return COMET_OK;
+    char key[CFG_PATH_LEN];
+    snprintf(key, sizeof key, "%s.congestion_control.%s", path, bad);
+    return cfg_fail_key(c, key, "%s", msg);
+}
+
 static const cfg_field dim_fields[] = {
     CFG_NAME("name", comet_net_dim, name),
     CFG_CUSTOM_RW("size", read_dim_size, write_dim_size),
@@ -591,6 +663,7 @@ static const cfg_field dim_fields[] = {
     CFG_ENUM("protocols", comet_net_dim, protocols, vocab_protocol_model_names),
     {CFG_AT("bus_bandwidth", CFG_T_SUB, comet_net_dim, bus), .sub = bus_fields,
      .write = write_bus},
+    CFG_CUSTOM_RW("congestion_control", read_cc, write_cc),
     CFG_END,
 };
 
@@ -609,6 +682,7 @@ static comet_status read_dim(cfg_ctx *c, const cfg_node *n, const char *path, si
         return cfg_missing(c, path, "size");
     if (d->bandwidth <= 0)
         return cfg_missing(c, path, "bandwidth");
+    CFG_TRY(check_cc(c, path, d));
     return check_bus(c, path, d);
 }
 

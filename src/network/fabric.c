@@ -4,6 +4,7 @@
  * between NPUs that differ in several coordinates is routed dimension by
  * dimension, innermost first. The shape check is the config reader's
  * (comet_net_shape_problem), rerun here with the sizes resolved. */
+#include "cc.h"
 #include "families.h"
 
 #include <stdio.h>
@@ -63,10 +64,15 @@ static comet_status resolve_sizes(const comet_system *sys, int64_t npus, int64_t
 static comet_status check_dim(const comet_system *sys, int d, const fab_dim *fd, comet_error *err)
 {
     char msg[400];
-    const char *key = comet_net_shape_problem(&sys->dims[d], fd->size, fd->inner, msg, sizeof msg);
+    char path[96];
+    const char *key = comet_cc_problem(&fd->cc, msg, sizeof msg);
+    if (key) {
+        snprintf(path, sizeof path, "system.network[%d].congestion_control.%s", d, key);
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, path, "%s", msg);
+    }
+    key = comet_net_shape_problem(&sys->dims[d], fd->size, fd->inner, msg, sizeof msg);
     if (!key)
         return COMET_OK;
-    char path[64];
     snprintf(path, sizeof path, "system.network[%d].%s", d, key);
     return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, path, "%s", msg);
 }
@@ -111,6 +117,9 @@ comet_status comet_fabric_build(const comet_system *sys, int64_t npus, comet_fab
         fd->spray = nd->shape.routing == COMET_ROUTE_SPRAY || fd->topo == COMET_TOPO_FRED;
         fd->seed = (uint64_t)nd->shape.ecmp_seed;
         comet_clos_ports_of(fd->topo, &nd->shape, &fd->ports);
+        fd->cc = nd->cc;
+        comet_cc_defaults(&fd->cc, fd->bw);
+        f->fluid |= cc_scheme_of(fd->cc.scheme)->fluid;
         if ((st = check_dim(sys, d, fd, err)) != COMET_OK) {
             comet_fabric_free(f);
             return st;
@@ -124,6 +133,13 @@ comet_status comet_fabric_build(const comet_system *sys, int64_t npus, comet_fab
         ops->layout(fd);
         fd->uneven = fd->size > 1 && ops->uneven &&
                      ops->uneven(fd, f->dim_names[d], fd->why_uneven, sizeof fd->why_uneven);
+        if (!fd->uneven && fd->size > 1 && cc_scheme_of(fd->cc.scheme)->fluid) {
+            /* queues and pauses are every NPU's flows' together */
+            fd->uneven = true;
+            snprintf(fd->why_uneven, sizeof fd->why_uneven,
+                     "%s runs congestion control (%s)", nd->name,
+                     comet_cc_scheme_name(fd->cc.scheme));
+        }
         fd->link0 = links;
         fd->node0 = nodes;
         links += fd->n_links;
@@ -191,7 +207,8 @@ comet_status comet_system_uneven(const comet_system *sys, int64_t npus, bool *un
         why[0] = '\0';
     bool may = false; /* a dimension whose topology can be uneven: only then is it built */
     for (int d = 0; d < sys->n_dims; d++)
-        may |= net_topology_of(sys->dims[d].topology)->fabric->uneven != NULL;
+        may |= net_topology_of(sys->dims[d].topology)->fabric->uneven != NULL ||
+               cc_scheme_of(sys->dims[d].cc.scheme)->fluid;
     if (!may)
         return COMET_OK;
     comet_fabric *f;

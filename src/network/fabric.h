@@ -42,11 +42,14 @@ typedef struct fab_dim {
      * once at build) and why */
     bool uneven;
     char why_uneven[160];
+    /* congestion control on its links, defaults filled (docs/roce.md) */
+    comet_cc_params cc;
 } fab_dim;
 
 struct comet_fabric {
     int64_t npus, n_nodes, n_links;
     int n_dims;
+    bool fluid;                   /* a dimension runs congestion control: the fluid engine */
     fab_dim dims[COMET_MAX_DIMS];
     int32_t *from, *to;
     double *cap, *lat;

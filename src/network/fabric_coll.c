@@ -42,6 +42,8 @@ void comet_flow_result_free(comet_flow_result *r)
     for (int i = 0; i < r->n_series && i < COMET_FABRIC_HOT_LINKS; i++) {
         free(r->series[i].t);
         free(r->series[i].utilization);
+        free(r->series[i].queue);
+        free(r->series[i].paused);
         r->series[i] = (comet_link_series){0};
     }
     r->n_series = 0;
@@ -1801,10 +1803,16 @@ const double *comet_fabric_run_link_bytes(const comet_fabric_run *fr)
     return fl_link_bytes(fr->e);
 }
 
+void comet_fabric_run_cc(const comet_fabric_run *fr, comet_cc_stats *out)
+{
+    fl_cc_stats(fr->e, out);
+}
+
 void comet_fabric_run_links(const comet_fabric_run *fr, double time, comet_flow_result *out)
 {
     memset(out->bytes_per_tier, 0, sizeof out->bytes_per_tier);
     hot_links(fr->f, fl_link_bytes(fr->e), time, out);
+    fl_cc_stats(fr->e, &out->cc);
 }
 
 comet_status comet_fabric_collective(const comet_fabric *f, const comet_system *sys,

@@ -12,7 +12,7 @@
  * path's key): a collective's NPU sends step after step to one peer over
  * one connection, so the route is worked out once per connection, not
  * once per flow. */
-#include "flows.h"
+#include "flows_impl.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -21,7 +21,6 @@
 #include "fabric.h"
 #include "time_queue.h"
 
-#define INLINE_PATH 6
 #define END_TOLERANCE 1e-9
 /* Flows are visited in the order of their queues, not of their slots:
  * the one this many places ahead is fetched early (each visit otherwise
@@ -32,98 +31,6 @@
 #else
 #define PREFETCH(p) ((void)(p))
 #endif
-
-typedef struct fl_flow {
-    double rem, rate, start_at;
-    double t0;                      /* when rem was last brought up to date */
-    uint32_t version;               /* of its projected end in the end heap */
-    uint64_t tag;
-    uint32_t owner;                 /* the caller's: whose flow it is (a collective's run) */
-    uint64_t key;                   /* a hash of the path: flows on one path share a rate */
-    int32_t *heap_path;             /* the path when longer than INLINE_PATH */
-    int len;
-    int slot;                       /* in the active list, -1 waiting */
-    int32_t inline_path[INLINE_PATH];
-} fl_flow;
-
-/* Where a flow's links are (never a stored pointer into the flow itself:
- * the array of flows moves when it grows). */
-static inline int32_t *path_of(fl_flow *w)
-{
-    return w->len > INLINE_PATH ? w->heap_path : w->inline_path;
-}
-
-
-
-/* An NPU's last route, to `to` (-1: none yet) with `hash`: its links,
- * summed latency and path key, as send_path works them out. */
-typedef struct fl_route {
-    int64_t to;
-    uint64_t hash, key;
-    double lat;
-    int32_t len;
-    int32_t path[INLINE_PATH];
-} fl_route;
-
-typedef struct ended_flow {
-    int64_t id;
-    uint64_t tag;
-    uint32_t owner;
-} ended_flow;
-
-/* The rates of one running set, by path key (open addressing). */
-#define CACHE_SETS 8
-typedef struct rate_cache {
-    uint64_t set_hash;
-    int64_t n;                      /* flows in the set; 0: empty */
-    uint64_t *keys;
-    double *rates;
-    int64_t cap;
-} rate_cache;
-
-
-struct fl_engine {
-    const comet_fabric *f;
-    double now;
-    fl_flow *flows;
-    int64_t n_flows, cap_flows;
-    int64_t *free_ids;
-    int64_t n_free;
-    int64_t *active;                /* ids of running flows */
-    int64_t n_active;
-    time_queue wait;                /* flows in their latency */
-    time_queue ends;                /* running flows' projected ends */
-    bool dirty;
-    /* per link: scratch of the rate computation, bytes carried; and, kept
-     * between computations, the running flows, their summed rate and an
-     * upper bound of their largest (the incremental updates') */
-    double *left, *bytes;
-    double *load, *max_rate;
-    int32_t *n_on;
-    int32_t *count, *first;
-    int32_t *used;
-    int64_t *by_link;
-    kh_item *heap;                  /* links by fair share */
-    int64_t n_heap, cap_heap, cap_by_link;
-    uint64_t started, events, updates;
-    /* The rates of the last recomputation by path, and the running set it
-     * was for (a sum of mixed path keys, and a count): a running set of
-     * the same paths (a symmetric collective's next step) reuses them. */
-    uint64_t set_hash;
-    double *old_rate;               /* reallocate's scratch: the rates before */
-    int64_t cap_old;
-    /* watched links: their utilization appended whenever it changes */
-    int n_watch;
-    comet_link_series *watch;
-    size_t watch_cap[COMET_FABRIC_HOT_LINKS];
-    bool *watch_cut;
-    rate_cache cache[CACHE_SETS];
-    int cache_next;
-    ended_flow *ended;              /* one event's ended flows, for the callbacks */
-    int64_t cap_ended;
-    fl_route *last_route;           /* per NPU (allocated at its first send) */
-    int32_t route[FAB_MAX_PATH];
-};
 
 fl_engine *fl_new(const comet_fabric *f)
 {
@@ -142,6 +49,10 @@ fl_engine *fl_new(const comet_fabric *f)
     e->n_on = calloc(L, sizeof *e->n_on);
     if (!e->left || !e->bytes || !e->count || !e->first || !e->used || !e->load ||
         !e->max_rate || !e->n_on) {
+        fl_free(e);
+        return NULL;
+    }
+    if (f->fluid && !(e->cc = ccf_new(f))) {
         fl_free(e);
         return NULL;
     }
@@ -172,6 +83,7 @@ void fl_free(fl_engine *e)
     free(e->heap);
     free(e->ended);
     free(e->last_route);
+    ccf_free(e->cc);
     for (int i = 0; i < CACHE_SETS; i++) {
         free(e->cache[i].keys);
         free(e->cache[i].rates);
@@ -554,11 +466,11 @@ static int update_rates(fl_engine *e)
 }
 
 /* Takes flow id off the running set (if it ran) and frees its slot. */
-static void finish(fl_engine *e, int64_t id)
+void fl_finish(fl_engine *e, int64_t id)
 {
     fl_flow *w = &e->flows[id];
     if (w->slot >= 0) {
-        if (!e->dirty && !fast_end(e, w))
+        if (!e->cc && !e->dirty && !fast_end(e, w))
             e->dirty = true;
         const int32_t *links = path_of(w);
         for (int i = 0; i < w->len; i++)
@@ -588,13 +500,16 @@ int fl_watch(fl_engine *e, int n, comet_link_series *series, bool *cut)
 }
 
 /* The watched links' utilization from now on, where it changed. */
-static int record(fl_engine *e)
+int fl_record(fl_engine *e)
 {
     for (int i = 0; i < e->n_watch; i++) {
         comet_link_series *sr = &e->watch[i];
         double cap = e->f->cap[sr->link];
         double u = cap > 0.0 ? e->load[sr->link] / cap : 0.0;
-        if (sr->n > 0 && sr->utilization[sr->n - 1] == u)
+        double q = e->cc ? ccf_queue(e->cc, sr->link) : 0.0;
+        bool paused = e->cc && ccf_paused(e->cc, sr->link);
+        if (sr->n > 0 && sr->utilization[sr->n - 1] == u &&
+            (!e->cc || (sr->queue[sr->n - 1] == q && sr->paused[sr->n - 1] == paused)))
             continue;
         if (sr->n == SERIES_CAP) {
             *e->watch_cut = true;
@@ -610,9 +525,23 @@ static int record(fl_engine *e)
                 sr->utilization = v;
             if (!t || !v)
                 return -1;
+            if (e->cc) {
+                double *qq = realloc(sr->queue, c * sizeof *qq);
+                if (qq)
+                    sr->queue = qq;
+                bool *pp = realloc(sr->paused, c * sizeof *pp);
+                if (pp)
+                    sr->paused = pp;
+                if (!qq || !pp)
+                    return -1;
+            }
             e->watch_cap[i] = c;
         }
         sr->t[sr->n] = e->now;
+        if (e->cc) {
+            sr->queue[sr->n] = q;
+            sr->paused[sr->n] = paused;
+        }
         sr->utilization[sr->n++] = u;
     }
     return 0;
@@ -678,7 +607,9 @@ static const tq_item *next_end(fl_engine *e)
 comet_status fl_next(fl_engine *e, double *at, comet_error *err)
 {
     *at = INFINITY;
-    if ((e->dirty && reallocate(e) != 0) || record(e) != 0)
+    if (e->cc)
+        return ccf_next(e, at, err);
+    if ((e->dirty && reallocate(e) != 0) || fl_record(e) != 0)
         return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
     if (e->wait.items == 0 && e->n_active == 0)
         return COMET_OK;
@@ -698,42 +629,29 @@ comet_status fl_next(fl_engine *e, double *at, comet_error *err)
 
 void fl_advance(fl_engine *e, double t)
 {
-    if (t > e->now)
+    if (t > e->now) {
+        if (e->cc)
+            ccf_advance(e, t);
         e->now = t;
+    }
 }
 
-comet_status fl_step(fl_engine *e, fl_done_fn done, void *ctx, comet_error *err)
+int fl_reserve_ended(fl_engine *e)
 {
-    double next;
-    comet_status st = fl_next(e, &next, err);
-    if (st || !isfinite(next))
-        return st;
-    e->now = next;
-    e->events++;
-    double horizon = next + END_TOLERANCE * (next > 0.0 ? next : 0.0);
     if (e->n_active + e->wait.items > e->cap_ended) {
         int64_t cap = 2 * (e->n_active + e->wait.items) + 64;
         ended_flow *x = realloc(e->ended, (size_t)cap * sizeof *x);
         if (!x)
-            return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+            return -1;
         e->ended = x;
         e->cap_ended = cap;
     }
-    ended_flow *ended = e->ended;
-    /* the ended flows leave first (their tags kept: the callbacks reuse
-     * the slots), then the flows whose latency is over start */
-    int64_t n_ended = 0;
-    const tq_item *end, *started;
-    for (end = next_end(e); end && end->at <= horizon; end = next_end(e)) {
-        int64_t id = end->id, soon = tq_ahead(&e->ends, PREFETCH_AHEAD);
-        if (soon >= 0)
-            PREFETCH(&e->flows[soon]);
-        tq_pop(&e->ends);
-        e->flows[id].rem = 0.0;
-        e->flows[id].t0 = e->now;
-        ended[n_ended++] = (ended_flow){id, e->flows[id].tag, e->flows[id].owner};
-        finish(e, id);
-    }
+    return 0;
+}
+
+comet_status fl_start_due(fl_engine *e, double horizon, int64_t *n_ended, comet_error *err)
+{
+    const tq_item *started;
     for (started = tq_peek(&e->wait); started && started->at <= horizon;
          started = tq_peek(&e->wait)) {
         int64_t id = started->id, soon = tq_ahead(&e->wait, PREFETCH_AHEAD);
@@ -742,8 +660,8 @@ comet_status fl_step(fl_engine *e, fl_done_fn done, void *ctx, comet_error *err)
         tq_pop(&e->wait);
         fl_flow *w = &e->flows[id];
         if (w->rem <= 0.0) {
-            ended[n_ended++] = (ended_flow){id, w->tag, w->owner};
-            finish(e, id);
+            e->ended[(*n_ended)++] = (ended_flow){id, w->tag, w->owner};
+            fl_finish(e, id);
             continue;
         }
         w->slot = (int)e->n_active;
@@ -753,18 +671,65 @@ comet_status fl_step(fl_engine *e, fl_done_fn done, void *ctx, comet_error *err)
         const int32_t *links = path_of(w);
         for (int i = 0; i < w->len; i++)
             e->n_on[links[i]]++;
+        if (e->cc) {
+            if (ccf_start(e, id) != 0)
+                return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+            continue;
+        }
         if (!e->dirty && !fast_start(e, w))
             e->dirty = true;
         if (!e->dirty && project(e, id) != 0)
             return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
     }
+    return COMET_OK;
+}
+
+comet_status fl_callbacks(fl_engine *e, fl_done_fn done, void *ctx, int64_t n_ended,
+                          comet_error *err)
+{
     /* the callbacks in the order the flows ended (the queues' order:
      * deterministic, as everything before it) */
     for (int64_t k = 0; k < n_ended; k++)
-        if (done(ctx, e, ended[k].owner, ended[k].tag) != 0)
+        if (done(ctx, e, e->ended[k].owner, e->ended[k].tag) != 0)
             return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL,
                                    "out of memory (or a route failed) starting a flow");
     return COMET_OK;
+}
+
+comet_status fl_step(fl_engine *e, fl_done_fn done, void *ctx, comet_error *err)
+{
+    double next;
+    comet_status st = fl_next(e, &next, err);
+    if (st || !isfinite(next))
+        return st;
+    if (fl_reserve_ended(e) != 0)
+        return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
+    int64_t n_ended = 0;
+    double horizon = next + END_TOLERANCE * (next > 0.0 ? next : 0.0);
+    e->events++;
+    if (e->cc) {
+        /* the fluid step to next, then the flows it delivered in full */
+        if ((st = ccf_step(e, next, &n_ended, err)) != COMET_OK)
+            return st;
+    } else {
+        e->now = next;
+        /* the ended flows leave first (their tags kept: the callbacks
+         * reuse the slots), then the flows whose latency is over start */
+        const tq_item *end;
+        for (end = next_end(e); end && end->at <= horizon; end = next_end(e)) {
+            int64_t id = end->id, soon = tq_ahead(&e->ends, PREFETCH_AHEAD);
+            if (soon >= 0)
+                PREFETCH(&e->flows[soon]);
+            tq_pop(&e->ends);
+            e->flows[id].rem = 0.0;
+            e->flows[id].t0 = e->now;
+            e->ended[n_ended++] = (ended_flow){id, e->flows[id].tag, e->flows[id].owner};
+            fl_finish(e, id);
+        }
+    }
+    if ((st = fl_start_due(e, horizon, &n_ended, err)) != COMET_OK)
+        return st;
+    return fl_callbacks(e, done, ctx, n_ended, err);
 }
 
 bool fl_busy(const fl_engine *e)
@@ -777,7 +742,7 @@ comet_status fl_run(fl_engine *e, fl_done_fn done, void *ctx, comet_error *err)
     comet_status st = COMET_OK;
     while (!st && fl_busy(e))
         st = fl_step(e, done, ctx, err);
-    if (!st && record(e) != 0)
+    if (!st && fl_record(e) != 0)
         st = comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
     return st;
 }
@@ -800,6 +765,13 @@ uint64_t fl_events(const fl_engine *e)
 uint64_t fl_rate_updates(const fl_engine *e)
 {
     return e->updates;
+}
+
+void fl_cc_stats(const fl_engine *e, comet_cc_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    if (e->cc)
+        ccf_stats(e->cc, e->now, out);
 }
 
 const double *fl_link_bytes(const fl_engine *e)

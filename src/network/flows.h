@@ -63,6 +63,8 @@ double fl_now(const fl_engine *e);
 uint64_t fl_flows(const fl_engine *e);
 uint64_t fl_events(const fl_engine *e);
 uint64_t fl_rate_updates(const fl_engine *e);
+/* Congestion control's figures so far (all zero without it). */
+void fl_cc_stats(const fl_engine *e, comet_cc_stats *out);
 /* Bytes carried per link so far (an array of the fabric's link count). */
 const double *fl_link_bytes(const fl_engine *e);
 

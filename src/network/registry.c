@@ -1,7 +1,9 @@
 /* The registry of the network families: which topology (topo_*.c) and
  * which collective algorithm (algo_*.c) each value of the public enums
- * comet_topology and comet_algorithm stands for. Adding a member is adding
+ * comet_topology and comet_algorithm stands for, and which congestion-control
+ * scheme (cc_*.c) each comet_cc_scheme value. Adding a member is adding
  * its file and its row here; a test checks that every enum value has one. */
+#include "cc.h"
 #include "families.h"
 
 const net_topology *const net_topologies[COMET_TOPO_COUNT] = {
@@ -20,4 +22,11 @@ const net_algorithm *const net_algorithms[COMET_ALGO_COUNT] = {
     [COMET_ALGO_DIRECT] = &net_algorithm_direct,
     [COMET_ALGO_HALVING_DOUBLING] = &net_algorithm_halving_doubling,
     [COMET_ALGO_DOUBLE_BINARY_TREE] = &net_algorithm_double_binary_tree,
+};
+
+const cc_scheme *const cc_schemes[COMET_CC_COUNT] = {
+    [COMET_CC_NONE] = &cc_scheme_none,
+    [COMET_CC_PFC] = &cc_scheme_pfc,
+    [COMET_CC_DCQCN] = &cc_scheme_dcqcn,
+    [COMET_CC_HPCC] = &cc_scheme_hpcc,
 };

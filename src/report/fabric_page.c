@@ -3,7 +3,8 @@
  * on the fabric (comet simulate ... --flows --report) show the same
  * parts: the most utilized links, the bytes each tier carried, and the
  * hot links' utilization over time as a heatmap (links by time bins), so
- * a hot spine link or a straggling rail shows where and when. */
+ * a hot spine link or a straggling rail shows where and when; under
+ * congestion control also their queues and PFC pauses over time. */
 #include <math.h>
 #include <stdio.h>
 
@@ -12,15 +13,27 @@
 
 #define TIME_BINS 24
 
-/* A watched link's mean utilization over [t0, t1) from its steps. */
-static double mean_over(const comet_link_series *s, double t0, double t1, double end)
+/* What a watched link's series shows (under congestion control, its
+ * queue and pause too, docs/roce.md). */
+typedef enum series_value { SV_UTILIZATION, SV_QUEUE, SV_PAUSED } series_value;
+
+static double value_at(const comet_link_series *s, series_value v, size_t i)
+{
+    return v == SV_QUEUE ? s->queue[i] : v == SV_PAUSED ? (s->paused[i] ? 1.0 : 0.0)
+                                                        : s->utilization[i];
+}
+
+/* A watched link's mean utilization (queue, paused fraction) over
+ * [t0, t1) from its steps. */
+static double mean_over(const comet_link_series *s, series_value v, double t0, double t1,
+                        double end)
 {
     double area = 0.0;
     for (size_t i = 0; i < s->n; i++) {
         double a = s->t[i], b = i + 1 < s->n ? s->t[i + 1] : end;
         double lo = a > t0 ? a : t0, hi = b < t1 ? b : t1;
         if (hi > lo)
-            area += (hi - lo) * s->utilization[i];
+            area += (hi - lo) * value_at(s, v, i);
     }
     return t1 > t0 ? area / (t1 - t0) : 0.0;
 }
@@ -81,10 +94,15 @@ static void tier_bytes(comet_page *p, const report_links *l)
     }
 }
 
-static void heatmap(comet_page *p, const report_links *l)
+static void heatmap(comet_page *p, const report_links *l, series_value v)
 {
-    comet_chart *h = comet_page_chart(p, COMET_CHART_HEATMAP, "hot-links-time",
-                                      "The hottest links' utilization over time");
+    static const char *const ids[] = {"hot-links-time", "hot-links-queue", "hot-links-pause"};
+    static const char *const titles[] = {
+        "The hottest links' utilization over time",
+        "The hottest links' egress queue over time (congestion control)",
+        "The hottest links' PFC pause over time (fraction of each bin paused)"};
+    static const char *const values[] = {"utilization", "queue", "paused"};
+    comet_chart *h = comet_page_chart(p, COMET_CHART_HEATMAP, ids[v], titles[v]);
     if (!h)
         return;
     /* milliseconds for a collective, seconds for a step */
@@ -94,8 +112,8 @@ static void heatmap(comet_page *p, const report_links *l)
     snprintf(h->x_label, sizeof h->x_label, "time (bins of %.3g %s)", l->time * scale / TIME_BINS,
              unit);
     snprintf(h->y_label, sizeof h->y_label, "link");
-    snprintf(h->value_label, sizeof h->value_label, "utilization");
-    h->value_unit = COMET_QTY_FRACTION;
+    snprintf(h->value_label, sizeof h->value_label, "%s", values[v]);
+    h->value_unit = v == SV_QUEUE ? COMET_QTY_BYTES : COMET_QTY_FRACTION;
     for (int b = 0; b < TIME_BINS; b++) {
         char label[32];
         snprintf(label, sizeof label, "%.3g %s", l->time * scale * (b + 0.5) / TIME_BINS, unit);
@@ -105,7 +123,7 @@ static void heatmap(comet_page *p, const report_links *l)
         int cat = comet_chart_cat(h, l->series_name[i]);
         for (int b = 0; cat >= 0 && b < TIME_BINS; b++)
             comet_chart_set(h, cat, b,
-                            mean_over(&l->series[i], l->time * b / TIME_BINS,
+                            mean_over(&l->series[i], v, l->time * b / TIME_BINS,
                                       l->time * (b + 1) / TIME_BINS, l->time));
     }
     snprintf(h->note, sizeof h->note, "%s%s", l->series_note ? l->series_note : "",
@@ -128,7 +146,14 @@ void report_fabric_links(comet_page *p, const report_links *l)
                                                   "no heatmap.");
         return;
     }
-    heatmap(p, l);
+    heatmap(p, l, SV_UTILIZATION);
+    bool cc = true;
+    for (int i = 0; i < l->n_series; i++)
+        cc &= l->series[i].queue != NULL && l->series[i].paused != NULL;
+    if (cc) {
+        heatmap(p, l, SV_QUEUE);
+        heatmap(p, l, SV_PAUSED);
+    }
 }
 
 void comet_report_page_flows(comet_page *p, const comet_system *sys, const comet_fabric *f,
@@ -137,9 +162,10 @@ void comet_report_page_flows(comet_page *p, const comet_system *sys, const comet
     comet_fabric_info info;
     comet_fabric_info_of(f, &info);
     comet_page_section(p, "Collective on the fabric");
-    comet_page_text(p, "%s on %s, every message a flow on its route, links shared max-min "
-                       "fairly (docs/fabric.md).",
-                    what, sys->name);
+    comet_page_text(p, "%s on %s, every message a flow on its route, %s.", what, sys->name,
+                    r->cc.fluid ? "links shared through switch queues, ECN marks and PFC pauses "
+                                  "under congestion control (docs/roce.md)"
+                                : "links shared max-min fairly (docs/fabric.md)");
     comet_page_fact(p, "fabric", "%lld NPUs, %lld switches, %lld links", (long long)info.npus,
                     (long long)info.switches, (long long)info.links);
     comet_page_fact(p, "time (flows)", "%.6f ms", r->time * 1e3);
@@ -149,6 +175,16 @@ void comet_report_page_flows(comet_page *p, const comet_system *sys, const comet
     comet_page_fact(p, "work", "%llu flows, %llu events, %llu rate recomputations",
                     (unsigned long long)r->flows, (unsigned long long)r->events,
                     (unsigned long long)r->rate_updates);
+    if (r->cc.fluid) {
+        comet_page_fact(p, "peak queue", "%.1f KB (the most queued link: %.1f KB on average)",
+                        r->cc.peak_queue / 1e3, r->cc.mean_queue / 1e3);
+        comet_page_fact(p, "PFC pause", "%.4f ms summed over %lld links, %lld PAUSEs",
+                        r->cc.pause_time * 1e3, (long long)r->cc.paused_links,
+                        (long long)r->cc.pauses);
+        comet_page_fact(p, "flow completion", "min %.4f, mean %.4f, max %.4f ms over %lld flows",
+                        r->cc.fct_min * 1e3, r->cc.fct_mean * 1e3, r->cc.fct_max * 1e3,
+                        (long long)r->cc.flows_done);
+    }
     comet_sim_link hot[COMET_FABRIC_HOT_LINKS] = {{0}};
     char names[COMET_FABRIC_HOT_LINKS][COMET_SIM_LINK_NAME_LEN];
     report_links l = {.time = r->time, .n_hot = r->n_hot, .hot = hot,

@@ -75,6 +75,17 @@ void comet_sim_trace_link_counters(comet_buf *b, int pid, const char *process, i
             comet_buf_printf(b, ", \"ph\": \"C\", \"pid\": %d, \"ts\": %.6f, "
                                 "\"args\": {\"utilization %%\": %.4f}}",
                              pid, series[i].t[k] * 1e6, 100.0 * series[i].utilization[k]);
+            if (!series[i].queue)
+                continue;
+            /* congestion control's tracks: the egress queue and PFC pause */
+            char qname[224];
+            snprintf(qname, sizeof qname, "%s: queue and PFC pause", names[i]);
+            comet_buf_printf(b, ",\n{\"name\": ");
+            comet_buf_json_string(b, qname);
+            comet_buf_printf(b, ", \"ph\": \"C\", \"pid\": %d, \"ts\": %.6f, "
+                                "\"args\": {\"queue KB\": %.3f, \"paused\": %d}}",
+                             pid, series[i].t[k] * 1e6, series[i].queue[k] / 1e3,
+                             series[i].paused[k] ? 1 : 0);
         }
 }
 

@@ -499,6 +499,8 @@ void comet_sim_fabric_links_free(comet_sim_fabric_links *l)
     for (int i = 0; i < l->n_series && i < COMET_FABRIC_HOT_LINKS; i++) {
         free(l->series[i].t);
         free(l->series[i].utilization);
+        free(l->series[i].queue);
+        free(l->series[i].paused);
     }
     memset(l, 0, sizeof *l);
 }
@@ -577,6 +579,7 @@ static void settle_links(sim_fabric_step *fs, double time)
     const double *flows = comet_fabric_run_link_bytes(fs->run);
     kinds_bytes(fs, true);
     out->time = time;
+    comet_fabric_run_cc(fs->run, &out->cc);
     for (int64_t l = 0; l < fs->f_links; l++) {
         if (flows[l] <= 0.0 && fs->link_total[l] <= 0.0)
             continue;

@@ -33,6 +33,7 @@ const char *const vocab_inception_names[] = {"a", "b", "c", "d", "e", NULL};
 const char *const vocab_topology_names[] = {"ring", "fully_connected", "switch", "torus",
                                             "mesh", "fat_tree", "rail", "fred", NULL};
 const char *const vocab_routing_names[] = {"ecmp", "spray", NULL};
+const char *const vocab_cc_names[] = {"none", "pfc", "dcqcn", "hpcc", NULL};
 const char *const vocab_algorithm_names[] = {"ring", "direct", "halving_doubling",
                                            "double_binary_tree", NULL};
 const char *const vocab_protocol_model_names[] = {"none", "nccl_nvlink", "nccl_pci", "nccl_net",
@@ -82,6 +83,7 @@ static const char *name_of(const char *const *names, int n, int v)
 _Static_assert(COUNT(mem_kind_names) == COMET_MEM_KIND_COUNT, "a name per memory kind");
 _Static_assert(COUNT(tier_names) == COMET_TIER_COUNT, "a name per memory tier");
 _Static_assert(COUNT(vocab_routing_names) == COMET_ROUTE_COUNT, "routing names");
+_Static_assert(COUNT(vocab_cc_names) == COMET_CC_COUNT, "a name per congestion control");
 _Static_assert(COUNT(vocab_layer_op_names) == COMET_OP_COUNT, "a name per layer op");
 _Static_assert(COUNT(vocab_pool_names) == COMET_POOL_COUNT, "a name per pool kind");
 _Static_assert(COUNT(vocab_stride_at_names) == COMET_STRIDE_AT_COUNT, "a name per stride place");
@@ -164,6 +166,16 @@ int comet_topology_parse(const char *name, comet_topology *out)
 const char *comet_routing_name(comet_routing r)
 {
     return name_of(vocab_routing_names, COUNT(vocab_routing_names), (int)r);
+}
+
+const char *comet_cc_scheme_name(comet_cc_scheme s)
+{
+    return name_of(vocab_cc_names, COUNT(vocab_cc_names), (int)s);
+}
+
+int comet_cc_scheme_parse(const char *name, comet_cc_scheme *out)
+{
+    PARSE_INTO(vocab_cc_names, name, out, comet_cc_scheme);
 }
 
 const char *comet_algorithm_name(comet_algorithm a)

@@ -24,6 +24,7 @@ extern const char *const vocab_stride_at_names[];
 extern const char *const vocab_inception_names[];
 extern const char *const vocab_topology_names[];
 extern const char *const vocab_routing_names[];
+extern const char *const vocab_cc_names[];
 extern const char *const vocab_algorithm_names[];
 extern const char *const vocab_protocol_model_names[];
 extern const char *const vocab_attach_names[];
