@@ -101,7 +101,16 @@ void comet_chart_point_add(comet_chart *c, double x, double y, int lane, int ser
     p->y = y;
     p->lane = lane;
     p->series = series;
+    p->link = -1;
     snprintf(p->label, sizeof p->label, "%s", label ? label : "");
+}
+
+void comet_chart_point_link(comet_chart *c, const char *table_id, long row)
+{
+    if (c->failed || c->n_points == 0)
+        return;
+    snprintf(c->link, sizeof c->link, "%s", table_id);
+    c->points[c->n_points - 1].link = row;
 }
 
 static void csv_number(comet_buf *b, double v)

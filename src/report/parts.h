@@ -37,6 +37,10 @@ void report_breakdown_add(comet_chart *c, const char *label, const comet_result 
 /* Memory per NPU per tier against each tier's capacity. */
 void report_memory_chart(comet_page *p, const char *id, const comet_result *r);
 
+/* A result's drill-down on table row `row`: where its step time goes and
+ * its memory per NPU in each tier against the capacity. */
+void report_drill_result(comet_table *t, long row, const comet_result *r);
+
 /* Facts about one result: step time, throughput, MFU, cost, fit. */
 void report_result_facts(comet_page *p, const comet_result *r);
 
