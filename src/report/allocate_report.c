@@ -132,7 +132,7 @@ static void json_dims(comet_buf *b, const comet_alloc_problem *p, const double *
 
 void comet_alloc_json(comet_buf *b, const comet_alloc_problem *p, const comet_alloc_result *r)
 {
-    comet_buf_printf(b, "{\n  \"name\": ");
+    comet_buf_printf(b, "{\n  \"schema_version\": %d,\n  \"name\": ", COMET_JSON_SCHEMA_VERSION);
     comet_buf_json_string(b, p->name);
     comet_buf_printf(b, ",\n  \"system\": ");
     comet_buf_json_string(b, p->system.name);

@@ -14,6 +14,11 @@
  * none (NaN, inf): a result must stay valid JSON whatever happens. */
 void report_json_number(comet_buf *b, double v, int digits);
 
+/* comet_report_json's object without its schema_version: an estimate
+ * nested in a search's ranking or a sweep's row. */
+void report_estimate_json(comet_buf *b, const comet_model *m, const comet_system *sys,
+                          const comet_strategy *s, const comet_result *r, const comet_band *band);
+
 /* Where a step's time goes: the parts that add up to step_time. */
 #define REPORT_TIME_PARTS 10
 typedef struct time_part {

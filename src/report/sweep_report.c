@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "comet/report.h"
+#include "parts.h"
 
 void comet_sweep_csv_header(comet_buf *b, const comet_study *study)
 {
@@ -59,8 +60,8 @@ void comet_sweep_jsonl_row(comet_buf *b, const comet_study *study, const comet_s
     comet_study_point_system(study, row->index, &sys);
     /* the estimate's JSON object, folded onto this one line */
     size_t start = b->len;
-    comet_report_json(b, &study->models[row->model], &sys, &row->best.strategy,
-                      &row->best.result, row->band.low > 0.0 ? &row->band : NULL);
+    report_estimate_json(b, &study->models[row->model], &sys, &row->best.strategy,
+                         &row->best.result, row->band.low > 0.0 ? &row->band : NULL);
     for (size_t i = start; i < b->len && b->data; i++)
         if (b->data[i] == '\n')
             b->data[i] = ' ';
