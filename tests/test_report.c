@@ -107,7 +107,7 @@ static void test_stacked_golden(void **state)
     test_golden("stacked.svg", b.data);
     b.len = 0;
     comet_chart_csv(&b, &c);
-    assert_string_equal(b.data, "category,weights,optimizer,activations,limit\n"
+    assert_string_equal(b.data, "category,weights (B),optimizer (B),activations (B),limit (B)\n"
                                 "HBM,1.073741824e+10,3.221225472e+10,2.68435456e+10,"
                                 "8.589934592e+10\n"
                                 "expansion <CXL>,,1.288490189e+11,,2.748779069e+11\n");
@@ -276,7 +276,7 @@ static void test_page_escapes_and_sorts(void **state)
     assert_non_null(strstr(b.data, "</html>\n"));
     b.len = 0;
     comet_table_csv(&b, t);
-    assert_string_equal(b.data, "name,time\n\"x,y\",0.25\nz,\n");
+    assert_string_equal(b.data, "name,time (s)\n\"x,y\",0.25\nz,\n");
     comet_buf_free(&b);
     comet_page_free(p);
 }
@@ -402,7 +402,7 @@ static void test_results_with_an_npus_axis(void **state)
 static void test_results_out_of_range_counts(void **state)
 {
     (void)state;
-    static const char csv[] =
+    static const char csv[] = /* the header an older comet wrote, still read */
         "index,status,design_cost,hbm_capacity,npus,model,step_time_s,tokens_per_s,"
         "hbm_total_bytes\n"
         "0,ok,100,4e10,8,m,1,1,1\n"
@@ -462,7 +462,7 @@ static void test_bad_results_make_readable_pages(void **state)
     expect_notice("\n\n", "blank.jsonl", "blank.jsonl is empty");
     /* an older results file: no status or design cost columns */
     expect_notice("index,hbm_capacity,npus,model,step_time_s\n0,1,16,m,2.0\n", "old.csv",
-                  "has no column status, design_cost");
+                  "has no column status, design_cost_usd");
     expect_notice("{\"index\": 0, \"step_time_s\": 1}\n", "old.jsonl", "older comet");
     expect_notice("\x01\x02\x00\x03", "bin.csv", "");
 

@@ -53,7 +53,8 @@ void comet_table_text(comet_table *t, long row, int col, const char *text);
  * group are drawn as bars against the group's largest). */
 void comet_table_drill_add(comet_table *t, long row, const char *group, const char *name,
                            double value, comet_quantity unit);
-/* The table as CSV (numbers in SI units, texts as they are). */
+/* The table as CSV (numbers in SI units, named in the header: "step time
+ * (s)"; texts as they are). */
 void comet_table_csv(comet_buf *b, const comet_table *t);
 
 typedef struct comet_page comet_page;

@@ -293,7 +293,10 @@ void comet_table_csv(comet_buf *b, const comet_table *t)
     for (int c = 0; c < t->n_cols; c++) {
         if (c)
             comet_buf_append(b, ",", 1);
-        comet_buf_csv_field(b, t->cols[c]);
+        const char *si = comet_unit_si(t->units[c]);
+        char head[sizeof t->cols[0] + 16];
+        snprintf(head, sizeof head, si[0] ? "%s (%s)" : "%s", t->cols[c], si);
+        comet_buf_csv_field(b, head);
     }
     comet_buf_append(b, "\n", 1);
     for (size_t r = 0; r < t->n_rows; r++) {

@@ -547,7 +547,7 @@ void comet_report_csv_header(comet_buf *b)
     comet_buf_printf(b, ",feasible");
     for (int i = 0; i < n; i++)
         comet_buf_printf(b, ",%s", f[i].name);
-    comet_buf_printf(b, ",step_time_low,step_time_high\n");
+    comet_buf_printf(b, ",step_time_low_s,step_time_high_s\n");
 }
 
 void comet_report_csv_row(comet_buf *b, const comet_model *m, const comet_system *sys,

@@ -12,11 +12,30 @@
 
 void comet_sweep_csv_header(comet_buf *b, const comet_study *study)
 {
-    comet_buf_printf(b, "index,status,design_cost");
+    comet_buf_printf(b, "index,status,design_cost_usd");
     for (int a = 0; a < study->n_axes; a++)
         comet_buf_printf(b, ",%s", study->axes[a].name);
     comet_buf_printf(b, ",npus,");
     comet_report_csv_header(b);
+}
+
+/* The header before the CSV columns named their units (design_cost,
+ * step_time_low, step_time_high), which --resume still continues: the
+ * columns are the same, in the same order. */
+static void csv_header_before_units(comet_buf *b, const comet_study *study)
+{
+    comet_buf now;
+    comet_buf_init(&now);
+    comet_sweep_csv_header(&now, study);
+    static const char cost[] = "index,status,design_cost_usd", band[] = ",step_time_low_s,step_time_high_s\n";
+    size_t n = now.data ? now.len : 0;
+    if (n > sizeof cost + sizeof band && strncmp(now.data, cost, sizeof cost - 1) == 0 &&
+        strcmp(now.data + n - (sizeof band - 1), band) == 0) {
+        comet_buf_printf(b, "index,status,design_cost");
+        comet_buf_append(b, now.data + sizeof cost - 1, n - (sizeof cost - 1) - (sizeof band - 1));
+        comet_buf_printf(b, ",step_time_low,step_time_high\n");
+    }
+    comet_buf_free(&now);
 }
 
 void comet_sweep_csv_row(comet_buf *b, const comet_study *study, const comet_sweep_row *row)
@@ -72,4 +91,5 @@ const comet_sweep_format comet_sweep_rows_format = {
     .csv_header = comet_sweep_csv_header,
     .csv_row = comet_sweep_csv_row,
     .jsonl_row = comet_sweep_jsonl_row,
+    .csv_header_before = csv_header_before_units,
 };
