@@ -50,7 +50,9 @@ long comet_table_row(comet_table *t);
 void comet_table_num(comet_table *t, long row, int col, double value);
 void comet_table_text(comet_table *t, long row, int col, const char *text);
 /* Adds a value to the row's drill-down, in a named group (values of one
- * group are drawn as bars against the group's largest). */
+ * group are drawn as bars against the group's largest). A row's values
+ * are added together, after comet_table_row made it and before the next
+ * row's; groups in the order they should show. */
 void comet_table_drill_add(comet_table *t, long row, const char *group, const char *name,
                            double value, comet_quantity unit);
 /* The table as CSV (numbers in SI units, named in the header: "step time
