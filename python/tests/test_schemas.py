@@ -123,11 +123,44 @@ def test_cli_json_conforms(name, args):
     conforms(out, name)
 
 
+MIXED_STUDY = """study:
+  name: mixed
+  models: [megatron-22b]
+  system: a100-80g-selene
+  npus: 16
+  global_batch: 16
+  axes:
+    hbm_capacity: ["8 GiB", "80 GiB"]
+    network:
+      infiniband:
+        bandwidth: ["12.5 GB/s", "50 GB/s"]
+  search: {max_microbatch: 4, offload: false}
+"""
+
+
+def test_sweep_rows_conform(tmp_path):
+    """results.jsonl, a row per design: two where nothing fits (best is
+    null), two with a best strategy; the package's rows are the same."""
+    study = tmp_path / "mixed.yaml"
+    study.write_text(MIXED_STUDY)
+    r = subprocess.run([BIN, "sweep", str(study), "-o", str(tmp_path / "out"), "-j", "1",
+                        "--quiet"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    with open(tmp_path / "out" / "results.jsonl") as f:
+        rows = [json.loads(line) for line in f]
+    assert [row["status"] for row in rows] == ["no_fit", "no_fit", "ok", "ok"]
+    assert rows[0]["best"] is None and rows[2]["best"]["step_time_s"] > 0
+    for row in rows:
+        conforms(row, "sweep-row")
+    for row in comet.sweep(MIXED_STUDY, threads=1):
+        conforms(dict(row), "sweep-row")
+
+
 def test_every_schema_has_a_case_and_a_version():
     names = sorted(f[:-len(".schema.json")] for f in os.listdir(SCHEMAS)
                    if f.endswith(".schema.json"))
-    assert names == sorted({c[0] for c in CASES})
-    for n in names:
+    assert names == sorted({c[0] for c in CASES} | {"sweep-row"})
+    for n in sorted({c[0] for c in CASES}):
         s = schema(n)
         top = s["items"] if s["type"] == "array" else s
         assert "schema_version" in top["required"], n
