@@ -298,7 +298,7 @@ static void exact_value(comet_buf *b, double v, comet_quantity unit)
     if (unit == COMET_QTY_MONEY)
         comet_buf_printf(b, " ($%.10g%s%s)", x, lab[1] ? " " : "", lab + 1);
     else
-        comet_buf_printf(b, " (%.10g%s%s)", x, lab[0] && unit != COMET_QTY_FRACTION ? " " : "",
+        comet_buf_printf(b, " (%.10g%s%s)", x, lab[0] && unit != COMET_QTY_RATIO ? " " : "",
                          lab);
 }
 
