@@ -27,7 +27,8 @@ static void csv_header_before_units(comet_buf *b, const comet_study *study)
     comet_buf now;
     comet_buf_init(&now);
     comet_sweep_csv_header(&now, study);
-    static const char cost[] = "index,status,design_cost_usd", band[] = ",step_time_low_s,step_time_high_s\n";
+    static const char cost[] = "index,status,design_cost_usd";
+    static const char band[] = ",step_time_low_s,step_time_high_s\n";
     size_t n = now.data ? now.len : 0;
     if (n > sizeof cost + sizeof band && strncmp(now.data, cost, sizeof cost - 1) == 0 &&
         strcmp(now.data + n - (sizeof band - 1), band) == 0) {
