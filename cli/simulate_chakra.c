@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "comet/chakra.h"
 #include "comet/config.h"
+#include "comet/report.h"
 
 typedef struct chakra_args {
     const char *prefix, *network, *system, *memory, *groups, *output;
@@ -117,10 +118,11 @@ static void render(comet_buf *b, const chakra_args *a, const comet_et_result *r,
                    double read_s, double sim_s)
 {
     if (a->json) {
-        comet_buf_printf(b, "{\"trace\": \"%s\", \"ranks\": %d, \"nodes\": %zu, "
-                            "\"finish_s\": %.10g, \"events\": %llu, \"rank\": [",
-                         a->prefix, r->ranks, r->nodes, r->finish,
-                         (unsigned long long)r->events);
+        comet_buf_printf(b, "{\"schema_version\": %d, \"trace\": ", COMET_JSON_SCHEMA_VERSION);
+        comet_buf_json_string(b, a->prefix); /* a path may hold quotes */
+        comet_buf_printf(b, ", \"ranks\": %d, \"nodes\": %zu, \"finish_s\": %.10g, "
+                            "\"events\": %llu, \"rank\": [",
+                         r->ranks, r->nodes, r->finish, (unsigned long long)r->events);
         for (int i = 0; i < r->ranks; i++)
             comet_buf_printf(b, "%s{\"finish_s\": %.10g, \"compute_s\": %.10g, "
                                 "\"exposed_comm_s\": %.10g, \"comm_s\": %.10g, "

@@ -395,7 +395,10 @@ static void test_outputs(void **state)
     for (const char *c = b.data; *c; c++)
         lines += *c == '\n';
     assert_int_equal(lines, 1 + 4 + 2 * COMET_ALLOC_SWEEP);
-    assert_true(strncmp(b.data, "split,budget,nvlink_bandwidth,infiniband_bandwidth,", 51) == 0);
+    const char head[] = "split,budget_bytes_per_s,nvlink_bandwidth_bytes_per_s,"
+                        "infiniband_bandwidth_bytes_per_s,nvlink_utilization,"
+                        "infiniband_utilization,spend_bytes_per_s,step_time_s,cost_usd,score,gap\n";
+    assert_true(strncmp(b.data, head, sizeof head - 1) == 0);
     comet_buf_free(&b);
     comet_page *page = comet_page_new("allocate");
     comet_report_page_allocate(page, p, r);

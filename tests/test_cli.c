@@ -193,7 +193,7 @@ static void test_estimate_band(void **state)
     assert_non_null(strstr(text, "80 % band: 13.4 s to 14.0 s"));
     snprintf(path, sizeof path, "%s/bandplots/breakdown.csv", workdir);
     slurp(path, text, sizeof text);
-    assert_non_null(strstr(text, ",limit,band low,band high\n"));
+    assert_non_null(strstr(text, ",limit (s),band low (s),band high (s)\n"));
     /* a GPU no row ran on: every row's band, and a note naming the GPU */
     run(&r, "estimate --system b200-dgx --model llama2-70b --tp 8 --dp 8 --gbs 64 "
             "--flash-attention --recompute full");
@@ -773,7 +773,7 @@ static void test_simulate_step_links(void **state)
     assert_non_null(strstr(text, "Bytes carried per tier"));
     assert_non_null(strstr(text, "utilization over time"));
     slurp_in_workdir("step-plots/hot-links-table.csv", text, sizeof text);
-    assert_non_null(strstr(text, "link,carried,utilization\nib tier 1: "));
+    assert_non_null(strstr(text, "link,carried (B),utilization (fraction)\nib tier 1: "));
     /* without --flows the step goes on this uneven fabric by itself, and
      * says why; --no-flows keeps it off (no links, the trace as before) */
     run(&r, "simulate --model megatron-22b --system ft8.yaml --tp 4 --pp 2 --dp 4 --gbs 32");
@@ -1650,7 +1650,7 @@ static void test_sweep_shape_axis(void **state)
     char text[65536], path[600];
     snprintf(path, sizeof path, "%s/torus/results.csv", workdir);
     slurp(path, text, sizeof text);
-    assert_non_null(strstr(text, "index,status,design_cost,network.grid.shape,npus,"));
+    assert_non_null(strstr(text, "index,status,design_cost_usd,network.grid.shape,npus,"));
     assert_non_null(strstr(text, "\n1,ok,403200,4x4,16,dlrm,"));
     snprintf(path, sizeof path, "%s/torus/results.jsonl", workdir);
     slurp(path, text, sizeof text);
@@ -1681,7 +1681,7 @@ static void test_report_exit_codes(void **state)
                  "comet report: empty.csv is empty: the sweep wrote no results (it may have "
                  "stopped before its first design point).");
     expect_error("report other.csv -o r.html",
-                 "comet report: other.csv has no column index, status, design_cost, npus, "
+                 "comet report: other.csv has no column index, status, design_cost_usd, npus, "
                  "model, step_time_s, tokens_per_s, hbm_total_bytes: it was written by an older comet "
                  "or by another tool. Run the sweep again with this comet to report it.");
     cli_run r;

@@ -2,8 +2,10 @@
  * that follow the data, saved sweep results read back from CSV and JSON
  * lines alike, a readable page for each kind of bad input (empty file,
  * older version, one point, nothing feasible), the simulated timeline, and
- * a real browser: headless Chromium loads a sweep report without console
- * errors and finds every chart with the right number of cells and points.
+ * a real browser: headless Chromium loads each kind of report (estimate,
+ * search, simulate, sweep, study) without console errors, sorts a table
+ * by a heading's clicks, filters rows, follows a Pareto point to its row
+ * and drill-down, and leaves a screenshot of each.
  * Set COMET_UPDATE_GOLDEN=1 to rewrite tests/golden after a deliberate
  * change to the drawing. */
 #define _XOPEN_SOURCE 700 /* mkdtemp, realpath */
@@ -105,7 +107,7 @@ static void test_stacked_golden(void **state)
     test_golden("stacked.svg", b.data);
     b.len = 0;
     comet_chart_csv(&b, &c);
-    assert_string_equal(b.data, "category,weights,optimizer,activations,limit\n"
+    assert_string_equal(b.data, "category,weights (B),optimizer (B),activations (B),limit (B)\n"
                                 "HBM,1.073741824e+10,3.221225472e+10,2.68435456e+10,"
                                 "8.589934592e+10\n"
                                 "expansion <CXL>,,1.288490189e+11,,2.748779069e+11\n");
@@ -238,9 +240,35 @@ static void test_page_escapes_and_sorts(void **state)
     long r = comet_table_row(t);
     comet_table_text(t, r, 0, "x,y");
     comet_table_num(t, r, 1, 0.25);
+    comet_table_drill_add(t, r, "time", "compute", 0.2, COMET_QTY_SECONDS);
+    comet_table_drill_add(t, r, "time", "comm", 0.05, COMET_QTY_SECONDS);
+    long r2 = comet_table_row(t); /* a row without a drill-down */
+    comet_table_text(t, r2, 0, "z");
+    /* a scatter point linked to row r, its tooltip with the exact values */
+    comet_chart *c = comet_page_chart(p, COMET_CHART_SCATTER, "sc", "Scatter");
+    c->x_unit = COMET_QTY_MONEY;
+    c->y_unit = COMET_QTY_SECONDS;
+    comet_chart_series(c, "design");
+    comet_chart_point_add(c, 1234567.0, 13.62231106, 0, 0, "p");
+    comet_chart_point_link(c, "t", r);
+    comet_chart_point_add(c, 2e6, 2.0, 0, 0, "q");
     comet_buf b;
     comet_buf_init(&b);
     comet_page_html(&b, p);
+    assert_non_null(strstr(b.data, "<tr id=\"row-t-0\" data-drill=\"1\">"));
+    assert_non_null(strstr(b.data, "<tr id=\"row-t-1\">"));
+    assert_int_equal(count(b.data, "<template id=\"drill-t-"), 1);
+    const char *drill = strstr(b.data, "<template id=\"drill-t-0\">");
+    assert_non_null(drill);
+    /* the group's bars against its largest value: 0.05 of 0.2 is 25 % */
+    assert_non_null(strstr(drill, "<caption>time</caption>"));
+    assert_non_null(strstr(drill, "<td data-v=\"0.05\">50.0 ms</td><td class=\"mini\">"
+                                  "<span style=\"width:25.0%\">"));
+    assert_int_equal(count(b.data, "data-link=\"row-t-0\""), 1);
+    assert_int_equal(count(b.data, "data-link=\"row-"), 1); /* q has no row */
+    assert_non_null(strstr(b.data, "<title>p: $1.23 M ($1.234567 M), 13.6 s (13.62231106 s)"
+                                   "</title>"));
+    assert_non_null(strstr(b.data, "<title>q: $2.00 M, 2.00 s</title>"));
     assert_null(strstr(b.data, "<script>alert"));
     assert_non_null(strstr(b.data, "a &lt;b&gt; &amp; &quot;c&quot;"));
     assert_non_null(strstr(b.data, "<td data-v=\"0.25\">250 ms</td>"));
@@ -248,7 +276,7 @@ static void test_page_escapes_and_sorts(void **state)
     assert_non_null(strstr(b.data, "</html>\n"));
     b.len = 0;
     comet_table_csv(&b, t);
-    assert_string_equal(b.data, "name,time\n\"x,y\",0.25\n");
+    assert_string_equal(b.data, "name,time (s)\n\"x,y\",0.25\nz,\n");
     comet_buf_free(&b);
     comet_page_free(p);
 }
@@ -374,7 +402,7 @@ static void test_results_with_an_npus_axis(void **state)
 static void test_results_out_of_range_counts(void **state)
 {
     (void)state;
-    static const char csv[] =
+    static const char csv[] = /* the header an older comet wrote, still read */
         "index,status,design_cost,hbm_capacity,npus,model,step_time_s,tokens_per_s,"
         "hbm_total_bytes\n"
         "0,ok,100,4e10,8,m,1,1,1\n"
@@ -434,7 +462,7 @@ static void test_bad_results_make_readable_pages(void **state)
     expect_notice("\n\n", "blank.jsonl", "blank.jsonl is empty");
     /* an older results file: no status or design cost columns */
     expect_notice("index,hbm_capacity,npus,model,step_time_s\n0,1,16,m,2.0\n", "old.csv",
-                  "has no column status, design_cost");
+                  "has no column status, design_cost_usd");
     expect_notice("{\"index\": 0, \"step_time_s\": 1}\n", "old.jsonl", "older comet");
     expect_notice("\x01\x02\x00\x03", "bin.csv", "");
 
@@ -535,7 +563,71 @@ static char *slurp_file(const char *path)
     return b.data;
 }
 
-static void test_browser_renders_sweep_report(void **state)
+/* The numbers (data-v) in column `col` of the page's first sortable table,
+ * row by row as the DOM holds them; NAN where a cell has none. */
+static int column_values(const char *html, int col, double *out, int cap)
+{
+    const char *t = strstr(html, "<table class=\"sortable\"");
+    const char *end = t ? strstr(t, "</tbody>") : NULL;
+    if (!t || !end || !(t = strstr(t, "<tbody>")))
+        return 0;
+    int n = 0;
+    for (const char *r = t; n < cap && (r = strstr(r + 1, "<tr")) && r < end;) {
+        const char *c = r;
+        for (int k = 0; k <= col && c; k++)
+            c = strstr(c + 1, "<td");
+        const char *next = strstr(r + 1, "<tr");
+        if (!c || (next && c > next) || c > end)
+            return -1; /* a row without that column */
+        const char *v = strstr(c, "data-v=\"");
+        out[n++] = v && v < strchr(c, '>') ? strtod(v + 8, NULL) : NAN;
+    }
+    return n;
+}
+
+/* Whether the numbers are in order (ascending, or descending when `down`),
+ * blanks last; *distinct counts the changes, so a constant column shows. */
+static bool in_order(const double *v, int n, bool down, int *distinct)
+{
+    *distinct = 0;
+    for (int i = 1; i < n; i++) {
+        if (isnan(v[i]))
+            continue;
+        if (isnan(v[i - 1]) || (down ? v[i] > v[i - 1] : v[i] < v[i - 1]))
+            return false;
+        *distinct += v[i] != v[i - 1];
+    }
+    return true;
+}
+
+typedef struct report_kind {
+    const char *name;     /* the screenshot's name, and the report's */
+    const char *command;  /* run in the scratch folder with the binary for %s */
+    const char *page;     /* the report it writes */
+    const char *fragment; /* what a reader clicks (html.c's script reads it) */
+    int sort_col;         /* the column checked in order after the clicks, -1: no table */
+    bool down;            /* clicked twice: descending */
+} report_kind;
+
+#define JOB "--model megatron-22b --system a100-80g-selene --global-batch 16"
+static const report_kind report_kinds[] = {
+    {"estimate", "%s estimate " JOB " --tp 8 --pp 2 --dp 1 --report estimate.html",
+     "estimate.html", "", -1, false},
+    {"search", "%s search " JOB " --npus 16 --top 12 -j 1 --report search.html", "search.html",
+     "sort=11&sort=11", 11, true},
+    {"simulate", "%s simulate " JOB " --tp 2 --pp 4 --dp 2 --flows --report simulate.html",
+     "simulate.html", "sort=2", 2, false},
+    {"sweep", "%s sweep study.yaml -o sweep --quiet -j 1 --report sweep.html", "sweep.html",
+     "point=0&filter=80%20GiB&sort=5&sort=5", 5, true},
+    {"study", "%s study study.yaml -o study --quiet -j 1", "study/report.html", "sort=8", 8,
+     false},
+};
+
+/* One Chromium launch per kind of report: the page's DOM after its script
+ * ran and the clicks of the URL's fragment, and a screenshot kept under
+ * the binary's build folder (build/report-screenshots/KIND.png, CI keeps
+ * it as an artefact). */
+static void test_browser_explores_each_report(void **state)
 {
     (void)state;
     const char *browser = chromium();
@@ -543,57 +635,106 @@ static void test_browser_renders_sweep_report(void **state)
         TEST_SKIP("chromium not installed: the browser test needs /usr/bin/chromium "
                   "(Debian package chromium; .ci/run installs it)");
     }
-    char dir[] = "/tmp/comet-report-XXXXXX", bin[4096], cmd[16384];
+    char dir[] = "/tmp/comet-report-XXXXXX", bin[4096], shots[4200], cmd[16384], path[512];
     assert_non_null(mkdtemp(dir));
     const char *b = getenv("COMET_BIN");
     assert_non_null(realpath(b ? b : "build/comet", bin));
-    snprintf(cmd, sizeof cmd, "%s/study.yaml", dir);
-    FILE *f = fopen(cmd, "w");
+    snprintf(shots, sizeof shots, "%s", bin);
+    *strrchr(shots, '/') = '\0';
+    strcat(shots, "/report-screenshots");
+    mkdir(shots, 0755);
+    snprintf(path, sizeof path, "%s/study.yaml", dir);
+    FILE *f = fopen(path, "w");
     assert_non_null(f);
     fputs(test_small_study, f);
     fclose(f);
-    snprintf(cmd, sizeof cmd, "cd %s && %s sweep study.yaml -o out --quiet -j 1 >/dev/null 2>&1",
-             dir, bin);
-    assert_int_equal(system(cmd), 0);
     /* headless, offline, no first-run work: the flags the machine notes give */
     const char *flags = "--headless --no-sandbox --disable-gpu --disable-quic --no-first-run "
                         "--disable-background-networking --disable-component-update "
-                        "--disable-sync --enable-logging=stderr --v=0";
-    snprintf(cmd, sizeof cmd,
-             "cd %s && timeout 120 %s %s --user-data-dir=%s/profile --dump-dom "
-             "file://%s/out/report.html >dom.html 2>console.txt",
-             dir, browser, flags, dir, dir);
-    assert_int_equal(system(cmd), 0);
-    snprintf(cmd, sizeof cmd,
-             "cd %s && timeout 120 %s %s --user-data-dir=%s/profile --hide-scrollbars "
-             "--window-size=900,3000 --screenshot=%s/shot.png file://%s/out/report.html "
-             ">/dev/null 2>&1",
-             dir, browser, flags, dir, dir, dir);
-    assert_int_equal(system(cmd), 0);
-    char path[512];
-    snprintf(path, sizeof path, "%s/dom.html", dir);
-    char *dom = slurp_file(path);
-    snprintf(path, sizeof path, "%s/console.txt", dir);
-    char *console = slurp_file(path);
-    assert_non_null(dom);
-    /* the script ran to its end, and nothing was logged to the console */
-    assert_non_null(strstr(dom, "data-ready=\"1\""));
-    if (console && strstr(console, ":CONSOLE"))
-        fail_msg("the page logged to the console:\n%s", strstr(console, ":CONSOLE"));
-    /* every chart, with as many cells, points and bars as the data */
-    assert_int_equal(count(dom, "class=\"chart chart-heatmap\""), 1);
-    assert_int_equal(count(dom, "<g class=\"cell"), 6);
-    assert_int_equal(count(dom, "class=\"chart chart-scatter\""), 1);
-    assert_int_equal(count(dom, "<circle class=\"point"), 6);
-    assert_int_equal(count(dom, "class=\"chart chart-bars\""), 1);
-    assert_int_equal(count(dom, "class=\"chart chart-stacked\""), 2); /* breakdown, memory */
-    assert_int_equal(count(dom, "<table class=\"sortable\""), 1);
-    snprintf(path, sizeof path, "%s/shot.png", dir);
-    struct stat st;
-    assert_int_equal(stat(path, &st), 0);
-    assert_true(st.st_size > 20000); /* a real picture, not a blank page */
-    free(dom);
-    free(console);
+                        "--disable-sync --enable-logging=stderr --v=0 --hide-scrollbars "
+                        "--window-size=900,3000";
+    for (size_t k = 0; k < sizeof report_kinds / sizeof report_kinds[0]; k++) {
+        const report_kind *rk = &report_kinds[k];
+        char run[8192];
+        snprintf(run, sizeof run, rk->command, bin);
+        snprintf(cmd, sizeof cmd, "cd %s && %s >/dev/null 2>&1", dir, run);
+        if (system(cmd) != 0)
+            fail_msg("%s: the report command failed: %s", rk->name, run);
+        snprintf(cmd, sizeof cmd,
+                 "cd %s && timeout 120 %s %s --user-data-dir=%s/profile --dump-dom "
+                 "--screenshot=%s/%s.png 'file://%s/%s#%s' >dom.html 2>console.txt",
+                 dir, browser, flags, dir, shots, rk->name, dir, rk->page, rk->fragment);
+        assert_int_equal(system(cmd), 0);
+        snprintf(path, sizeof path, "%s/dom.html", dir);
+        char *dom = slurp_file(path);
+        snprintf(path, sizeof path, "%s/console.txt", dir);
+        char *console = slurp_file(path);
+        snprintf(path, sizeof path, "%s/%s", dir, rk->page);
+        char *html = slurp_file(path);
+        assert_non_null(dom);
+        assert_non_null(html);
+        /* the script ran to its end, and nothing was logged to the console */
+        if (!strstr(dom, "data-ready=\"1\""))
+            fail_msg("%s: the page's script did not run to its end", rk->name);
+        if (console && strstr(console, ":CONSOLE"))
+            fail_msg("%s: the page logged to the console:\n%s", rk->name,
+                     strstr(console, ":CONSOLE"));
+        assert_true(count(dom, "<svg class=\"chart") >= 2);
+        if (rk->sort_col >= 0) {
+            /* the clicked column is in order now, and was not as written */
+            double v[64];
+            int n = column_values(dom, rk->sort_col, v, 64), distinct;
+            if (n < 3)
+                fail_msg("%s: %d rows in the first table", rk->name, n);
+            if (!in_order(v, n, rk->down, &distinct) || distinct < 1)
+                fail_msg("%s: column %d is not sorted after the clicks", rk->name, rk->sort_col);
+            assert_int_equal(column_values(html, rk->sort_col, v, 64), n);
+            if (in_order(v, n, rk->down, &distinct))
+                fail_msg("%s: column %d was sorted already: the check proves nothing",
+                         rk->name, rk->sort_col);
+            assert_int_equal(count(dom, "<input type=\"search\" class=\"filter\""),
+                             count(html, "<table class=\"sortable\""));
+        }
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s.png", shots, rk->name);
+        assert_int_equal(stat(path, &st), 0);
+        assert_true(st.st_size > 20000); /* a real picture, not a blank page */
+        if (strcmp(rk->name, "sweep") == 0) {
+            /* every chart, with as many cells, points and bars as the data */
+            assert_int_equal(count(dom, "class=\"chart chart-heatmap\""), 1);
+            assert_int_equal(count(dom, "<g class=\"cell"), 6);
+            assert_int_equal(count(dom, "class=\"chart chart-scatter\""), 1);
+            assert_int_equal(count(dom, "<circle class=\"point"), 6);
+            assert_int_equal(count(dom, "class=\"chart chart-bars\""), 1);
+            assert_int_equal(count(dom, "class=\"chart chart-stacked\""), 2);
+            /* every design a row; "80 GiB" filters out the three 40 GiB ones */
+            assert_int_equal(count(dom, "<tr id=\"row-designs-0-"), 6);
+            assert_int_equal(count(dom, "<tr id=\"row-designs-0-") -
+                                 count(dom, "hidden=\"\""), 3);
+            /* the first linked point's click selected its row, showed its
+             * drill-down (time and memory) and marked the point */
+            const char *link = strstr(dom, "data-link=\"");
+            assert_non_null(link);
+            char id[64];
+            assert_int_equal(sscanf(link, "data-link=\"%63[^\"]\"", id), 1);
+            char want[96];
+            snprintf(want, sizeof want, "<tr id=\"%s\"", id);
+            const char *row = strstr(dom, want);
+            assert_non_null(row);
+            const char *close = strchr(row, '>');
+            assert_non_null(strstr(row, "class=\"selected\""));
+            assert_true(strstr(row, "class=\"selected\"") < close);
+            assert_int_equal(count(dom, "class=\"selected\""), 1);
+            const char *panel = strstr(dom, "<div class=\"drill-panel\"");
+            assert_non_null(panel);
+            assert_non_null(strstr(panel, "where the step time goes"));
+            assert_non_null(strstr(panel, "memory per NPU: hbm"));
+            assert_int_equal(count(dom, " picked\""), 1);
+        }
+        free(dom);
+        free(console);
+        free(html);
+    }
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     assert_int_equal(system(cmd), 0);
 }
@@ -640,7 +781,7 @@ void suite_report(test_tally *t)
         cmocka_unit_test(test_results_out_of_range_counts),
         cmocka_unit_test(test_bad_results_make_readable_pages),
         cmocka_unit_test(test_timeline_adds_up),
-        cmocka_unit_test(test_browser_renders_sweep_report),
+        cmocka_unit_test(test_browser_explores_each_report),
     };
     RUN_GROUP(t, report);
 }

@@ -324,7 +324,7 @@ static void test_clos_axes(void **state)
     comet_buf b;
     comet_buf_init(&b);
     comet_sweep_csv_header(&b, st);
-    assert_non_null(strstr(b.data, "index,status,design_cost,network.ib.oversubscription,"
+    assert_non_null(strstr(b.data, "index,status,design_cost_usd,network.ib.oversubscription,"
                                    "network.ib.radix,network.ib.tiers,npus,"));
     comet_sweep_csv_row(&b, st, &three);
     assert_non_null(strstr(b.data, "\n4,ok,"));
@@ -409,7 +409,7 @@ static void test_summary(void **state)
     comet_buf b;
     comet_buf_init(&b);
     comet_summary_pareto_csv(&b, sum);
-    assert_string_equal(b.data, "model,index,design_cost,step_time_s\n"
+    assert_string_equal(b.data, "model,index,design_cost_usd,step_time_s\n"
                                 "megatron-22b,0,1,2\nmegatron-22b,4,3,1\n");
     comet_buf_free(&b);
     comet_buf_init(&b);
@@ -648,6 +648,43 @@ static void test_sweep_threads_and_resume(void **state)
     /* resuming a finished sweep changes nothing */
     assert_int_equal(run_cmd("%s sweep %s", args), 0);
     expect_same_file(one, crash, "results.csv");
+    /* a file an older comet began, its columns not yet naming their units
+     * (design_cost, step_time_low, step_time_high), resumes too: it keeps
+     * its header and gets the rows of the uninterrupted run */
+    snprintf(args, sizeof args, "%s/small.yaml -o %s/older -j 2 --quiet >/dev/null 2>&1", dir,
+             dir);
+    assert_int_not_equal(run_cmd("COMET_SWEEP_CRASH_AFTER=2 %s sweep %s", args), 0);
+    snprintf(path, sizeof path, "%s/older/results.csv", dir);
+    char *began = slurp(path);
+    assert_non_null(began);
+    char *rows = strchr(began, '\n');
+    assert_non_null(rows);
+    *rows++ = '\0';
+    char *cost = strstr(began, "design_cost_usd,"), *band = strstr(began, ",step_time_low_s,");
+    assert_non_null(cost);
+    assert_non_null(band);
+    assert_string_equal(band, ",step_time_low_s,step_time_high_s");
+    *band = '\0';
+    memmove(cost + strlen("design_cost"), cost + strlen("design_cost_usd"),
+            strlen(cost + strlen("design_cost_usd")) + 1);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fprintf(f, "%s,step_time_low,step_time_high\n%s", began, rows);
+    fclose(f);
+    snprintf(args, sizeof args, "%s/small.yaml -o %s/older -j 2 --resume --quiet >/dev/null",
+             dir, dir);
+    assert_int_equal(run_cmd("%s sweep %s", args), 0);
+    char *resumed = slurp(path);
+    snprintf(path, sizeof path, "%s/results.csv", one);
+    char *whole = slurp(path);
+    assert_non_null(resumed);
+    assert_non_null(whole);
+    assert_true(strncmp(resumed, "index,status,design_cost,", 25) == 0);
+    assert_non_null(strstr(resumed, ",step_time_low,step_time_high\n"));
+    assert_string_equal(strchr(resumed, '\n'), strchr(whole, '\n'));
+    free(began);
+    free(resumed);
+    free(whole);
 }
 
 /* ---- the library's runner, driven directly (no CLI) ---------------------------- */
@@ -821,7 +858,7 @@ static void test_sweep_bands(void **state)
     assert_int_equal(comet_results_read(path, res, &err), COMET_OK);
     char *csv = slurp(path);
     assert_non_null(csv);
-    assert_non_null(strstr(csv, ",step_time_low,step_time_high\n"));
+    assert_non_null(strstr(csv, ",step_time_low_s,step_time_high_s\n"));
     int banded = 0;
     size_t k = 0; /* the reader's rows, in the file's order */
     for (char *line = strchr(csv, '\n') + 1; *line; line = strchr(line, '\n') + 1, k++) {

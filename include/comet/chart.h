@@ -30,6 +30,7 @@ typedef struct comet_chart_point {
     int lane;           /* gantt: category */
     int series;         /* gantt: colour; scatter: 1 = highlighted (on the front) */
     char label[160];    /* tooltip */
+    long link;          /* scatter: the row of the chart's linked table, -1 for none */
 } comet_chart_point;
 
 typedef struct comet_chart {
@@ -53,6 +54,7 @@ typedef struct comet_chart {
     double band_level;
     size_t n_points, cap_points;
     comet_chart_point *points;
+    char link[48];               /* scatter: the id of the table its points' rows are in */
     bool failed;                 /* something did not fit or memory ran out */
 } comet_chart;
 
@@ -66,6 +68,9 @@ void comet_chart_set(comet_chart *c, int cat, int series, double v);
 double comet_chart_get(const comet_chart *c, int cat, int series);
 void comet_chart_point_add(comet_chart *c, double x, double y, int lane, int series,
                            const char *label);
+/* Links the last point added to row `row` of the page's table `table_id`:
+ * clicking the point in the HTML report shows that row and its drill-down. */
+void comet_chart_point_link(comet_chart *c, const char *table_id, long row);
 /* Whether any category carries a band (its CSV then has band columns). */
 bool comet_chart_has_bands(const comet_chart *c);
 

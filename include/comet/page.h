@@ -1,6 +1,8 @@
 /* A report page: sections of text, notices, charts and sortable tables,
- * rendered as one self-contained HTML file (inline SVG, CSS and a few
- * lines of script to sort tables; nothing fetched, prints cleanly). The
+ * rendered as one self-contained HTML file (inline SVG, CSS and a short
+ * script: tables sorted by a heading click and filtered by words, a row's
+ * drill-down shown on a click, chart points linked to their table rows;
+ * nothing fetched, prints cleanly). The
  * report builders fill a page from estimate, search, simulate and sweep
  * results; the CLI writes it, and with --plots each chart as SVG + CSV. */
 #ifndef COMET_PAGE_H
@@ -19,6 +21,16 @@ typedef struct comet_table_cell {
     char *text;
 } comet_table_cell;
 
+/* One value of a row's drill-down: what the page shows under the table
+ * when that row (or a chart point linked to it) is clicked. */
+typedef struct comet_table_drill {
+    long row;
+    char group[32];    /* "where the step time goes", "memory per NPU" */
+    char name[48];
+    double value;
+    comet_quantity unit;
+} comet_table_drill;
+
 typedef struct comet_table {
     char id[48];
     char title[160];
@@ -27,6 +39,8 @@ typedef struct comet_table {
     comet_quantity units[COMET_TABLE_MAX_COLS];
     size_t n_rows, cap_rows;
     comet_table_cell *cells;   /* n_rows * COMET_TABLE_MAX_COLS */
+    size_t n_drill, cap_drill;
+    comet_table_drill *drill;  /* in the order added, a row's values together */
     bool failed;
 } comet_table;
 
@@ -35,7 +49,14 @@ int comet_table_col(comet_table *t, const char *name, comet_quantity unit);
 long comet_table_row(comet_table *t);
 void comet_table_num(comet_table *t, long row, int col, double value);
 void comet_table_text(comet_table *t, long row, int col, const char *text);
-/* The table as CSV (numbers in SI units, texts as they are). */
+/* Adds a value to the row's drill-down, in a named group (values of one
+ * group are drawn as bars against the group's largest). A row's values
+ * are added together, after comet_table_row made it and before the next
+ * row's; groups in the order they should show. */
+void comet_table_drill_add(comet_table *t, long row, const char *group, const char *name,
+                           double value, comet_quantity unit);
+/* The table as CSV (numbers in SI units, named in the header: "step time
+ * (s)"; texts as they are). */
 void comet_table_csv(comet_buf *b, const comet_table *t);
 
 typedef struct comet_page comet_page;

@@ -27,6 +27,11 @@ const char *comet_format_quantity(double v, comet_quantity unit, double ref, cha
 /* The unit's name at the prefix `ref` selects ("GiB", "ms"), for axis titles. */
 const char *comet_unit_label(comet_quantity unit, double ref, char *out, size_t cap);
 
+/* The SI unit a value of this quantity is stored in, for the headers of
+ * files for machines ("s", "B", "B/s", "FLOP/s", "FLOP", "USD", "fraction",
+ * "ratio", "tokens/s"); "" for plain numbers and counts. */
+const char *comet_unit_si(comet_quantity unit);
+
 /* What the prefix `ref` selects is worth in SI units (GiB: 2^30; % : 0.01). */
 double comet_unit_scale(comet_quantity unit, double ref);
 

@@ -24,6 +24,12 @@
  * step time's uncertainty band and its notes (include/comet/band.h). */
 void comet_report_text(comet_buf *b, const comet_model *m, const comet_system *sys,
                        const comet_strategy *s, const comet_result *r, const comet_band *band);
+/* Every --json output of comet (estimate, search, simulate in its three
+ * forms, allocate, partition, validate) opens with this "schema_version";
+ * schema/json/COMMAND.schema.json documents each. It grows only when a
+ * field changes meaning or goes away; new fields keep it. */
+#define COMET_JSON_SCHEMA_VERSION 1
+
 void comet_report_json(comet_buf *b, const comet_model *m, const comet_system *sys,
                        const comet_strategy *s, const comet_result *r, const comet_band *band);
 /* The band alone: "80 % band 12.9 to 14.5 s (...)" and a line per note,

@@ -91,6 +91,9 @@ typedef struct comet_sweep_format {
     void (*csv_header)(comet_buf *b, const comet_study *study);
     void (*csv_row)(comet_buf *b, const comet_study *study, const comet_sweep_row *row);
     void (*jsonl_row)(comet_buf *b, const comet_study *study, const comet_sweep_row *row);
+    /* NULL, or the header an older comet wrote for the same columns, which
+     * --resume continues too (the file keeps its header) */
+    void (*csv_header_before)(comet_buf *b, const comet_study *study);
 } comet_sweep_format;
 
 typedef struct comet_sweep_options {

@@ -177,6 +177,18 @@ typedef struct csv_columns {
     int first_axis, n_axes;
 } csv_columns;
 
+/* Columns an older comet named without their units read as today's. */
+static void rename_older_columns(csv_columns *c)
+{
+    static const char *const names[][2] = {{"design_cost", "design_cost_usd"},
+                                           {"step_time_low", "step_time_low_s"},
+                                           {"step_time_high", "step_time_high_s"}};
+    for (int i = 0; i < c->n; i++)
+        for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+            if (strcmp(c->name[i], names[k][0]) == 0)
+                c->name[i] = (char *)names[k][1];
+}
+
 static int find(const csv_columns *c, const char *name)
 {
     for (int i = 0; i < c->n; i++)
@@ -263,9 +275,9 @@ static void csv_row(comet_results *r, const csv_columns *c, char **f, int n, siz
             v = 0.0;
         if (strcmp(c->name[i], "system") == 0)
             label_systems(r, values, f[i]);
-        else if (strcmp(c->name[i], "step_time_low") == 0)
+        else if (strcmp(c->name[i], "step_time_low_s") == 0)
             row->band_low = v;
-        else if (strcmp(c->name[i], "step_time_high") == 0)
+        else if (strcmp(c->name[i], "step_time_high_s") == 0)
             row->band_high = v;
         else if (!comet_strategy_set_field(&row->strategy, c->name[i], f[i]) && v != 0.0)
             comet_result_set_field(&row->result, c->name[i], v);
@@ -279,18 +291,19 @@ static void parse_csv(comet_results *r, char *text)
 {
     char *cursor = text;
     char *line = next_line(&cursor);
-    static const char *const needed[] = {"index",       "status",     "design_cost", "npus",
+    static const char *const needed[] = {"index",       "status",     "design_cost_usd", "npus",
                                          "model",       "step_time_s", "tokens_per_s",
                                          "hbm_total_bytes"};
     csv_columns c;
     memset(&c, 0, sizeof c);
     c.n = split_csv(line, c.name, MAX_FIELDS);
+    rename_older_columns(&c);
     require(r, &c, needed, (int)(sizeof needed / sizeof needed[0]));
     if (r->problem[0])
         return;
     c.index = find(&c, "index");
     c.status = find(&c, "status");
-    c.cost = find(&c, "design_cost");
+    c.cost = find(&c, "design_cost_usd");
     /* an npus axis and the design's NPU count share the name: the count
      * is the column just before "model" */
     c.model = find(&c, "model");
@@ -300,7 +313,7 @@ static void parse_csv(comet_results *r, char *text)
     if (c.n_axes < 0 || c.n_axes > COMET_STUDY_MAX_AXES || strcmp(c.name[c.npus], "npus") != 0) {
         snprintf(r->problem, sizeof r->problem,
                  "%s does not have the columns of a sweep in the expected order (index, "
-                 "status, design_cost, the axes, npus, ...).",
+                 "status, design_cost_usd, the axes, npus, ...).",
                  r->path);
         return;
     }

@@ -111,6 +111,24 @@ const char *comet_format_quantity(double v, comet_quantity unit, double ref, cha
     return out;
 }
 
+const char *comet_unit_si(comet_quantity unit)
+{
+    switch (unit) {
+    case COMET_QTY_SECONDS: return "s";
+    case COMET_QTY_BYTES: return "B";
+    case COMET_QTY_BYTES_PER_S: return "B/s";
+    case COMET_QTY_FLOP_PER_S: return "FLOP/s";
+    case COMET_QTY_FLOP: return "FLOP";
+    case COMET_QTY_MONEY: return "USD";
+    case COMET_QTY_FRACTION: return "fraction";
+    case COMET_QTY_RATIO: return "ratio";
+    case COMET_QTY_TOKENS_PER_S: return "tokens/s";
+    case COMET_QTY_NONE:
+    case COMET_QTY_COUNT: break;
+    }
+    return "";
+}
+
 double comet_unit_scale(comet_quantity unit, double ref)
 {
     if (unit == COMET_QTY_FRACTION)

@@ -95,7 +95,7 @@ static int by_cost(const void *x, const void *y)
 
 void comet_summary_pareto_csv(comet_buf *b, const comet_summary *s)
 {
-    comet_buf_printf(b, "model,index,design_cost,step_time_s\n");
+    comet_buf_printf(b, "model,index,design_cost_usd,step_time_s\n");
     for (int m = 0; m < s->study->n_models; m++) {
         comet_pareto_point sorted[COMET_PARETO_MAX];
         int n = s->n_front[m];

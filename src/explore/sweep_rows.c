@@ -104,6 +104,13 @@ static comet_status prepare(const char *dir, bool resume, bool force,
     char *line = NULL;
     size_t cap = 0;
     bool same = f && getline(&line, &cap, f) > 0 && header && strcmp(line, header) == 0;
+    if (!same && line && format->csv_header_before) {
+        comet_buf before;
+        comet_buf_init(&before);
+        format->csv_header_before(&before, study);
+        same = before.data && strcmp(line, before.data) == 0;
+        comet_buf_free(&before);
+    }
     if (f)
         fclose(f);
     free(line);

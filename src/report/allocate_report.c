@@ -132,7 +132,7 @@ static void json_dims(comet_buf *b, const comet_alloc_problem *p, const double *
 
 void comet_alloc_json(comet_buf *b, const comet_alloc_problem *p, const comet_alloc_result *r)
 {
-    comet_buf_printf(b, "{\n  \"name\": ");
+    comet_buf_printf(b, "{\n  \"schema_version\": %d,\n  \"name\": ", COMET_JSON_SCHEMA_VERSION);
     comet_buf_json_string(b, p->name);
     comet_buf_printf(b, ",\n  \"system\": ");
     comet_buf_json_string(b, p->system.name);
@@ -202,12 +202,15 @@ static void csv_num(comet_buf *b, double v)
 void comet_alloc_csv(comet_buf *b, const comet_alloc_problem *p, const comet_alloc_result *r)
 {
     int n = p->system.n_dims;
-    comet_buf_printf(b, "split,budget");
+    /* each header names its unit; the budget and spend are dollars or
+     * bytes/s per NPU, as the file's budget is */
+    const char *money = p->budget_kind == COMET_ALLOC_BUDGET_DOLLARS ? "usd" : "bytes_per_s";
+    comet_buf_printf(b, "split,budget_%s", money);
     for (int d = 0; d < n; d++)
-        comet_buf_printf(b, ",%s_bandwidth", p->system.dims[d].name);
+        comet_buf_printf(b, ",%s_bandwidth_bytes_per_s", p->system.dims[d].name);
     for (int d = 0; d < n; d++)
         comet_buf_printf(b, ",%s_utilization", p->system.dims[d].name);
-    comet_buf_printf(b, ",spend,step_time,cost,score,gap\n");
+    comet_buf_printf(b, ",spend_%s,step_time_s,cost_usd,score,gap\n", money);
     for (int i = 0; i < N_SPLITS; i++) {
         const char *name;
         const comet_alloc_point *pt = split_at(r, i, &name);

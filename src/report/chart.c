@@ -101,7 +101,16 @@ void comet_chart_point_add(comet_chart *c, double x, double y, int lane, int ser
     p->y = y;
     p->lane = lane;
     p->series = series;
+    p->link = -1;
     snprintf(p->label, sizeof p->label, "%s", label ? label : "");
+}
+
+void comet_chart_point_link(comet_chart *c, const char *table_id, long row)
+{
+    if (c->failed || c->n_points == 0)
+        return;
+    snprintf(c->link, sizeof c->link, "%s", table_id);
+    c->points[c->n_points - 1].link = row;
 }
 
 static void csv_number(comet_buf *b, double v)
@@ -112,6 +121,15 @@ static void csv_number(comet_buf *b, double v)
         comet_buf_append(b, ",", 1);
 }
 
+/* A column's name with its SI unit, "forward (s)", as a CSV field. */
+static void csv_head(comet_buf *b, const char *name, comet_quantity unit)
+{
+    char head[COMET_CHART_NAME_LEN + 16];
+    const char *si = comet_unit_si(unit);
+    snprintf(head, sizeof head, si[0] ? "%s (%s)" : "%s", name, si);
+    comet_buf_csv_field(b, head);
+}
+
 void comet_chart_csv(comet_buf *b, const comet_chart *c)
 {
     switch (c->kind) {
@@ -120,13 +138,19 @@ void comet_chart_csv(comet_buf *b, const comet_chart *c)
         comet_buf_csv_field(b, c->y_label[0] ? c->y_label : "category");
         for (int s = 0; s < c->n_series; s++) {
             comet_buf_append(b, ",", 1);
-            comet_buf_csv_field(b, c->series[s]);
+            csv_head(b, c->series[s], c->x_unit);
         }
         bool bands = comet_chart_has_bands(c);
-        if (c->kind == COMET_CHART_STACKED)
-            comet_buf_printf(b, ",limit");
-        if (bands)
-            comet_buf_printf(b, ",band low,band high");
+        if (c->kind == COMET_CHART_STACKED) {
+            comet_buf_append(b, ",", 1);
+            csv_head(b, "limit", c->x_unit);
+        }
+        if (bands) {
+            comet_buf_append(b, ",", 1);
+            csv_head(b, "band low", c->x_unit);
+            comet_buf_append(b, ",", 1);
+            csv_head(b, "band high", c->x_unit);
+        }
         comet_buf_append(b, "\n", 1);
         for (int k = 0; k < c->n_cats; k++) {
             comet_buf_csv_field(b, c->cats[k]);
@@ -145,7 +169,9 @@ void comet_chart_csv(comet_buf *b, const comet_chart *c)
         comet_buf_csv_field(b, c->y_label);
         comet_buf_append(b, ",", 1);
         comet_buf_csv_field(b, c->x_label);
-        comet_buf_printf(b, ",value\n");
+        comet_buf_append(b, ",", 1);
+        csv_head(b, c->value_label[0] ? c->value_label : "value", c->value_unit);
+        comet_buf_append(b, "\n", 1);
         for (int k = 0; k < c->n_cats; k++)
             for (int s = 0; s < c->n_series; s++) {
                 comet_buf_csv_field(b, c->cats[k]);
@@ -156,7 +182,11 @@ void comet_chart_csv(comet_buf *b, const comet_chart *c)
             }
         break;
     case COMET_CHART_SCATTER:
-        comet_buf_printf(b, "label,x,y,highlighted\n");
+        comet_buf_printf(b, "label,");
+        csv_head(b, c->x_label[0] ? c->x_label : "x", c->x_unit);
+        comet_buf_append(b, ",", 1);
+        csv_head(b, c->y_label[0] ? c->y_label : "y", c->y_unit);
+        comet_buf_printf(b, ",highlighted\n");
         for (size_t i = 0; i < c->n_points; i++) {
             comet_buf_csv_field(b, c->points[i].label);
             csv_number(b, c->points[i].x);

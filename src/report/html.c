@@ -1,9 +1,11 @@
 /* A report page and its HTML: an ordered list of blocks (section headings,
  * paragraphs, notices, facts, charts, tables) rendered as one file that
  * needs nothing else: the SVG is inline, the style is in the head, and a
- * few lines of script sort tables when a column heading is clicked. A
- * chart or table that could not be built renders as a notice, so a page
- * is never broken. */
+ * short hand-written script makes the tables explorable (a heading click
+ * sorts, words typed in the box above a table filter its rows, a row's
+ * click shows its drill-down, a click on a linked chart point shows its
+ * row). The page reads the same without the script. A chart or table that
+ * could not be built renders as a notice, so a page is never broken. */
 #include "comet/page.h"
 
 #include <math.h>
@@ -46,6 +48,7 @@ static void table_free(comet_table *t)
     for (size_t i = 0; i < t->n_rows * COMET_TABLE_MAX_COLS; i++)
         free(t->cells[i].text);
     free(t->cells);
+    free(t->drill);
     free(t);
 }
 
@@ -262,12 +265,38 @@ void comet_table_text(comet_table *t, long row, int col, const char *text)
         t->failed = true;
 }
 
+void comet_table_drill_add(comet_table *t, long row, const char *group, const char *name,
+                           double value, comet_quantity unit)
+{
+    if (!t || t->failed || row < 0 || (size_t)row >= t->n_rows)
+        return;
+    if (t->n_drill == t->cap_drill) {
+        size_t cap = t->cap_drill ? t->cap_drill * 2 : 64;
+        comet_table_drill *d = realloc(t->drill, sizeof *d * cap);
+        if (!d) {
+            t->failed = true;
+            return;
+        }
+        t->drill = d;
+        t->cap_drill = cap;
+    }
+    comet_table_drill *d = &t->drill[t->n_drill++];
+    d->row = row;
+    snprintf(d->group, sizeof d->group, "%s", group);
+    snprintf(d->name, sizeof d->name, "%s", name);
+    d->value = value;
+    d->unit = unit;
+}
+
 void comet_table_csv(comet_buf *b, const comet_table *t)
 {
     for (int c = 0; c < t->n_cols; c++) {
         if (c)
             comet_buf_append(b, ",", 1);
-        comet_buf_csv_field(b, t->cols[c]);
+        const char *si = comet_unit_si(t->units[c]);
+        char head[sizeof t->cols[0] + 16];
+        snprintf(head, sizeof head, si[0] ? "%s (%s)" : "%s", t->cols[c], si);
+        comet_buf_csv_field(b, head);
     }
     comet_buf_append(b, "\n", 1);
     for (size_t r = 0; r < t->n_rows; r++) {
@@ -284,22 +313,75 @@ void comet_table_csv(comet_buf *b, const comet_table *t)
     }
 }
 
+/* Whether row r has a drill-down; entries of one row are added together,
+ * so a cursor walks them in order. */
+static size_t drill_from(const comet_table *t, size_t at, size_t r)
+{
+    while (at < t->n_drill && (size_t)t->drill[at].row < r)
+        at++;
+    return at;
+}
+
+/* A row's drill-down as a template the script shows on a click: each group
+ * a small table of values with bars against the group's largest. */
+static void drill_html(comet_buf *b, const comet_table *t, size_t from, size_t r)
+{
+    comet_buf_printf(b, "<template id=\"drill-");
+    comet_buf_escape(b, t->id);
+    comet_buf_printf(b, "-%zu\"><div class=\"drill\">", r);
+    size_t i = from;
+    while (i < t->n_drill && (size_t)t->drill[i].row == r) {
+        size_t end = i;
+        double top = 0.0;
+        while (end < t->n_drill && (size_t)t->drill[end].row == r &&
+               strcmp(t->drill[end].group, t->drill[i].group) == 0) {
+            if (isfinite(t->drill[end].value))
+                top = fmax(top, fabs(t->drill[end].value));
+            end++;
+        }
+        comet_buf_printf(b, "<table class=\"drill-group\"><caption>");
+        comet_buf_escape(b, t->drill[i].group);
+        comet_buf_printf(b, "</caption>");
+        for (; i < end; i++) {
+            const comet_table_drill *d = &t->drill[i];
+            char q[64];
+            double w = top > 0.0 && isfinite(d->value) ? 100.0 * fabs(d->value) / top : 0.0;
+            comet_buf_printf(b, "<tr><td>");
+            comet_buf_escape(b, d->name);
+            comet_buf_printf(b, "</td><td data-v=\"%.10g\">", d->value);
+            comet_buf_escape(b, comet_format_quantity(d->value, d->unit, 0.0, q, sizeof q));
+            comet_buf_printf(b, "</td><td class=\"mini\"><span style=\"width:%.1f%%\"></span>"
+                                "</td></tr>",
+                             w);
+        }
+        comet_buf_printf(b, "</table>");
+    }
+    comet_buf_printf(b, "</div></template>\n");
+}
+
 static void table_html(comet_buf *b, const comet_table *t)
 {
     comet_buf_printf(b, "<div class=\"table-wrap\"><table class=\"sortable\" id=\"table-");
     comet_buf_escape(b, t->id);
     comet_buf_printf(b, "\">\n<caption>");
     comet_buf_escape(b, t->title);
-    comet_buf_printf(b, " <span class=\"hint\">(click a heading to sort)</span></caption>\n"
-                        "<thead><tr>");
+    comet_buf_printf(b, " <span class=\"hint\">(click a heading to sort%s)</span></caption>\n"
+                        "<thead><tr>",
+                     t->n_drill ? ", a row to see its details" : "");
     for (int c = 0; c < t->n_cols; c++) {
         comet_buf_printf(b, "<th scope=\"col\">");
         comet_buf_escape(b, t->cols[c]);
         comet_buf_printf(b, "</th>");
     }
     comet_buf_printf(b, "</tr></thead>\n<tbody>\n");
+    size_t at = 0;
     for (size_t r = 0; r < t->n_rows; r++) {
-        comet_buf_printf(b, "<tr>");
+        at = drill_from(t, at, r);
+        comet_buf_printf(b, "<tr id=\"row-");
+        comet_buf_escape(b, t->id);
+        comet_buf_printf(b, "-%zu\"%s>", r,
+                         at < t->n_drill && (size_t)t->drill[at].row == r ? " data-drill=\"1\""
+                                                                           : "");
         for (int c = 0; c < t->n_cols; c++) {
             const comet_table_cell *x = &t->cells[r * COMET_TABLE_MAX_COLS + (size_t)c];
             char q[64];
@@ -317,6 +399,12 @@ static void table_html(comet_buf *b, const comet_table *t)
         comet_buf_printf(b, "</tr>\n");
     }
     comet_buf_printf(b, "</tbody></table></div>\n");
+    at = 0;
+    for (size_t r = 0; r < t->n_rows && t->n_drill; r++) {
+        at = drill_from(t, at, r);
+        if (at < t->n_drill && (size_t)t->drill[at].row == r)
+            drill_html(b, t, at, r);
+    }
 }
 
 /* ---- the page -------------------------------------------------------------- */
@@ -336,29 +424,107 @@ static const char style[] =
     "text-align:right;white-space:nowrap}th{cursor:pointer;background:#f3f3f3}"
     "td:first-child,th:first-child{text-align:left}\n"
     "footer{margin-top:3em;color:#777;font-size:.85em}\n"
+    "input.filter{margin:.6em 0 0;padding:.2em .4em;width:24em;font:inherit;font-size:.85em}"
+    "th[data-dir=asc]::after{content:' \\25B2'}th[data-dir=desc]::after{content:' \\25BC'}"
+    "tbody tr[data-drill]{cursor:pointer}tr.selected td{background:#fff1c6}\n"
+    ".drill-panel{border:1px solid #ccc;background:#fafafa;padding:.3em 1em;margin:0 0 1em}"
+    ".drill-panel h3{font-size:1em;margin:.4em 0}.drill{display:flex;flex-wrap:wrap;gap:0 2em}"
+    "table.drill-group{margin:.3em 0}td.mini{width:8em}"
+    "td.mini span{display:block;height:.7em;background:#0072B2}\n"
+    "circle[data-link]{cursor:pointer}circle.picked{stroke:#000;stroke-width:3}\n"
     "@media print{body{max-width:none;margin:0}figure,table,.notice{break-inside:avoid}"
-    ".hint{display:none}}\n";
+    ".hint,input.filter,.drill-panel{display:none}}\n";
 
-/* Sorting on a heading click: numbers by data-v, texts alphabetically;
- * a second click reverses. */
+/* The page's script, run once at the end of the body: sorting on a heading
+ * click (numbers by data-v, texts alphabetically, blanks last; a second
+ * click reverses), a filter box above each table (rows holding every word
+ * typed stay), a row's drill-down template shown under its table when the
+ * row is clicked, and chart points with data-link showing their row. The
+ * URL's fragment can click for a reader (#sort=C&filter=W&point=K), which
+ * is how the browser test drives it without a driver. data-ready on the
+ * body says the script ran to its end. */
 static const char script[] =
-    "document.querySelectorAll('table.sortable').forEach(function(table){\n"
-    "  table.querySelectorAll('th').forEach(function(th,col){\n"
-    "    th.addEventListener('click',function(){\n"
-    "      var body=table.tBodies[0],rows=Array.prototype.slice.call(body.rows);\n"
-    "      var dir=th.getAttribute('data-dir')==='asc'?-1:1;\n"
-    "      rows.sort(function(a,b){\n"
-    "        var x=a.cells[col],y=b.cells[col];\n"
-    "        var u=x.getAttribute('data-v'),v=y.getAttribute('data-v');\n"
-    "        if(u!==null&&v!==null)return dir*(parseFloat(u)-parseFloat(v));\n"
-    "        return dir*x.textContent.localeCompare(y.textContent);\n"
-    "      });\n"
-    "      rows.forEach(function(r){body.appendChild(r);});\n"
-    "      th.setAttribute('data-dir',dir===1?'asc':'desc');\n"
-    "    });\n"
-    "  });\n"
+    "(function(){\n"
+    "function num(td){var v=td&&td.getAttribute('data-v');return v===null||v===undefined?null"
+    ":parseFloat(v);}\n"
+    "function rowsOf(table){return Array.prototype.slice.call(table.tBodies[0].rows);}\n"
+    "function sortRows(table,col,dir){\n"
+    "var body=table.tBodies[0],rows=rowsOf(table);\n"
+    "rows.sort(function(a,b){\n"
+    "var x=a.cells[col],y=b.cells[col],u=num(x),v=num(y);\n"
+    "if(u!==null&&v!==null)return dir*(u-v);\n"
+    "if(u!==null||v!==null)return u===null?1:-1;\n"
+    "var s=x?x.textContent:'',t=y?y.textContent:'';\n"
+    "if(!s||!t)return s?-1:t?1:0;\n"
+    "return dir*s.localeCompare(t);\n"
     "});\n"
-    "document.body.setAttribute('data-ready','1');\n";
+    "rows.forEach(function(r){body.appendChild(r);});\n"
+    "}\n"
+    "function pick(row){\n"
+    "var table=row.parentNode.parentNode;\n"
+    "rowsOf(table).forEach(function(r){r.classList.remove('selected');});\n"
+    "document.querySelectorAll('.picked').forEach(function(e){e.classList.remove('picked');});\n"
+    "row.classList.add('selected');row.hidden=false;\n"
+    "document.querySelectorAll('[data-link=\"'+row.id+'\"]').forEach(function(e){e.classList."
+    "add('picked');});\n"
+    "var panel=document.getElementById('panel-'+table.id),tpl=document.getElementById('drill-"
+    "'+row.id.slice(4));\n"
+    "if(!panel||!tpl)return;\n"
+    "var h=document.createElement('h3'),names=[];\n"
+    "for(var c=0;c<row.cells.length&&c<4;c++)names.push(row.cells[c].textContent);\n"
+    "h.textContent=names.join(' \\u00b7 ');\n"
+    "panel.textContent='';panel.appendChild(h);panel.appendChild(tpl.content.cloneNode(true))"
+    ";panel.hidden=false;\n"
+    "}\n"
+    "document.querySelectorAll('table.sortable').forEach(function(table){\n"
+    "var wrap=table.parentNode,n=rowsOf(table).length;\n"
+    "var box=document.createElement('input'),count=document.createElement('span');\n"
+    "table.filterBox=box;box.type='search';box.className='filter';box.placeholder='filter: wo"
+    "rds each row shown contains';\n"
+    "box.setAttribute('aria-label','filter the rows of '+table.id);count.className='hint';\n"
+    "wrap.parentNode.insertBefore(box,wrap);wrap.parentNode.insertBefore(count,wrap);\n"
+    "box.addEventListener('input',function(){\n"
+    "var words=box.value.toLowerCase().split(/\\s+/).filter(function(w){return w;}),shown=0;\n"
+    "rowsOf(table).forEach(function(r){\n"
+    "var text=r.textContent.toLowerCase(),ok=words.every(function(w){return text.indexOf(w)>="
+    "0;});\n"
+    "r.hidden=!ok;shown+=ok?1:0;\n"
+    "});\n"
+    "count.textContent=words.length?' '+shown+' of '+n+' rows':'';\n"
+    "});\n"
+    "table.querySelectorAll('th').forEach(function(th,col){\n"
+    "th.addEventListener('click',function(){\n"
+    "var dir=th.getAttribute('data-dir')==='asc'?-1:1;\n"
+    "table.querySelectorAll('th').forEach(function(o){o.removeAttribute('data-dir');});\n"
+    "sortRows(table,col,dir);\n"
+    "th.setAttribute('data-dir',dir===1?'asc':'desc');\n"
+    "});\n"
+    "});\n"
+    "if(table.querySelector('tr[data-drill]')){\n"
+    "var panel=document.createElement('div');\n"
+    "panel.className='drill-panel';panel.id='panel-'+table.id;panel.hidden=true;\n"
+    "wrap.parentNode.insertBefore(panel,wrap.nextSibling);\n"
+    "rowsOf(table).forEach(function(r){r.addEventListener('click',function(){pick(r);});});\n"
+    "}\n"
+    "});\n"
+    "document.querySelectorAll('[data-link]').forEach(function(el){\n"
+    "el.addEventListener('click',function(){\n"
+    "var row=document.getElementById(el.getAttribute('data-link'));\n"
+    "if(row){pick(row);row.scrollIntoView({block:'center'});}\n"
+    "});\n"
+    "});\n"
+    "/* #sort=C&filter=WORDS&point=K: what a reader would click, for tests */\n"
+    "var click=function(e){if(e)e.dispatchEvent(new MouseEvent('click',{bubbles:true}));};\n"
+    "location.hash.slice(1).split('&').forEach(function(kv){\n"
+    "var i=kv.indexOf('='),k=kv.slice(0,i),v=decodeURIComponent(kv.slice(i+1));\n"
+    "var first=document.querySelector('table.sortable');\n"
+    "if(k==='filter'&&first){first.filterBox.value=v;first.filterBox.dispatchEvent(new Event("
+    "'input'));}\n"
+    "if(k==='sort'&&first)click(first.querySelectorAll('th')[+v]);\n"
+    "if(k==='point')click(document.querySelectorAll('[data-link]')[+v]);\n"
+    "});\n"
+    "document.body.setAttribute('data-ready','1');\n"
+    "})();\n";
 
 void comet_page_html(comet_buf *b, const comet_page *p)
 {

@@ -91,6 +91,29 @@ void report_breakdown_add(comet_chart *c, const char *label, const comet_result 
         comet_chart_set(c, k, i, parts[i].seconds + (i == 5 && n > c->n_series ? parts[n - 1].seconds : 0.0));
 }
 
+void report_drill_result(comet_table *t, long row, const comet_result *r)
+{
+    time_part parts[REPORT_TIME_PARTS];
+    int n = report_time_parts(r, parts);
+    for (int i = 0; i < n; i++)
+        comet_table_drill_add(t, row, "where the step time goes", parts[i].name,
+                              parts[i].seconds, COMET_QTY_SECONDS);
+    comet_table_drill_add(t, row, "where the step time goes", "step time", r->step_time,
+                          COMET_QTY_SECONDS);
+    for (int k = 0; k < COMET_TIER_COUNT; k++) {
+        if (k != COMET_TIER_HBM && r->mem_capacity[k] <= 0.0 && r->mem_total[k] <= 0.0)
+            continue;
+        char group[32];
+        snprintf(group, sizeof group, "memory per NPU: %s", comet_tier_name((comet_tier)k));
+        for (int m = 0; m < COMET_MEM_KIND_COUNT; m++)
+            if (r->mem[k][m] > 0.0)
+                comet_table_drill_add(t, row, group, comet_mem_kind_name((comet_mem_kind)m),
+                                      r->mem[k][m], COMET_QTY_BYTES);
+        comet_table_drill_add(t, row, group, "total", r->mem_total[k], COMET_QTY_BYTES);
+        comet_table_drill_add(t, row, group, "capacity", r->mem_capacity[k], COMET_QTY_BYTES);
+    }
+}
+
 void report_memory_chart(comet_page *p, const char *id, const comet_result *r)
 {
     comet_chart *c = comet_page_chart(p, COMET_CHART_STACKED, id,
@@ -240,6 +263,7 @@ static void top_table(comet_page *p, const comet_ranked *top, int n, const comet
             comet_table_num(t, row, c++, bands[i].low);
             comet_table_num(t, row, c++, bands[i].high);
         }
+        report_drill_result(t, row, r);
     }
 }
 

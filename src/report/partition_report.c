@@ -168,7 +168,8 @@ void comet_partition_json(comet_buf *b, const comet_partition_outcome *o)
 {
     const comet_partition *p = o->part;
     int G = p->workers;
-    comet_buf_printf(b, "{\n  \"weights\": ");
+    comet_buf_printf(b, "{\n  \"schema_version\": %d,\n  \"weights\": ",
+                     COMET_JSON_SCHEMA_VERSION);
     comet_buf_json_string(b, o->weights_file);
     comet_buf_printf(b, ",\n  \"system\": ");
     comet_buf_json_string(b, o->system_name);

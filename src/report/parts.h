@@ -14,6 +14,11 @@
  * none (NaN, inf): a result must stay valid JSON whatever happens. */
 void report_json_number(comet_buf *b, double v, int digits);
 
+/* comet_report_json's object without its schema_version: an estimate
+ * nested in a search's ranking or a sweep's row. */
+void report_estimate_json(comet_buf *b, const comet_model *m, const comet_system *sys,
+                          const comet_strategy *s, const comet_result *r, const comet_band *band);
+
 /* Where a step's time goes: the parts that add up to step_time. */
 #define REPORT_TIME_PARTS 10
 typedef struct time_part {
@@ -36,6 +41,10 @@ void report_breakdown_add(comet_chart *c, const char *label, const comet_result 
 
 /* Memory per NPU per tier against each tier's capacity. */
 void report_memory_chart(comet_page *p, const char *id, const comet_result *r);
+
+/* A result's drill-down on table row `row`: where its step time goes and
+ * its memory per NPU in each tier against the capacity. */
+void report_drill_result(comet_table *t, long row, const comet_result *r);
 
 /* Facts about one result: step time, throughput, MFU, cost, fit. */
 void report_result_facts(comet_page *p, const comet_result *r);

@@ -452,10 +452,14 @@ static void band_json(comet_buf *b, const comet_band *band)
     comet_buf_printf(b, "]},\n");
 }
 
-void comet_report_json(comet_buf *b, const comet_model *m, const comet_system *sys,
-                       const comet_strategy *s, const comet_result *r, const comet_band *band)
+static void estimate_json(comet_buf *b, const comet_model *m, const comet_system *sys,
+                          const comet_strategy *s, const comet_result *r, const comet_band *band,
+                          bool version)
 {
-    comet_buf_printf(b, "{\n  \"model\": ");
+    comet_buf_printf(b, "{\n");
+    if (version)
+        comet_buf_printf(b, "  \"schema_version\": %d,\n", COMET_JSON_SCHEMA_VERSION);
+    comet_buf_printf(b, "  \"model\": ");
     comet_report_json_string(b, m->name);
     comet_buf_printf(b, ",\n  \"system\": ");
     comet_report_json_string(b, sys->name);
@@ -488,17 +492,31 @@ void comet_report_json(comet_buf *b, const comet_model *m, const comet_system *s
     comet_buf_printf(b, "}\n");
 }
 
+void comet_report_json(comet_buf *b, const comet_model *m, const comet_system *sys,
+                       const comet_strategy *s, const comet_result *r, const comet_band *band)
+{
+    estimate_json(b, m, sys, s, r, band, true);
+}
+
+void report_estimate_json(comet_buf *b, const comet_model *m, const comet_system *sys,
+                          const comet_strategy *s, const comet_result *r, const comet_band *band)
+{
+    estimate_json(b, m, sys, s, r, band, false);
+}
+
 void comet_report_search_json(comet_buf *b, const comet_search_request *req,
                               const comet_ranked *top, int n, const comet_search_stats *st,
                               const comet_band *bands)
 {
     comet_buf_printf(b,
-                     "{\"npus\": %lld, \"objective\": \"%s\", \"enumerated\": %llu, "
+                     "{\"schema_version\": %d, \"npus\": %lld, \"objective\": \"%s\", "
+                     "\"enumerated\": %llu, "
                      "\"evaluated\": %llu, \"feasible\": %llu, \"no_fit_hbm\": %llu, "
                      "\"no_fit_expansion\": %llu, \"dominated\": %llu, \"invalid\": %llu, "
                      "\"invalid_tp\": %llu, \"invalid_batch\": %llu, \"invalid_layout\": %llu,\n"
                      "\"top\": [\n",
-                     (long long)req->space.npus, comet_objective_name(req->objective),
+                     COMET_JSON_SCHEMA_VERSION, (long long)req->space.npus,
+                     comet_objective_name(req->objective),
                      (unsigned long long)st->enumerated, (unsigned long long)st->evaluated,
                      (unsigned long long)st->feasible, (unsigned long long)st->no_fit_hbm,
                      (unsigned long long)st->no_fit_expansion, (unsigned long long)st->dominated,
@@ -507,7 +525,8 @@ void comet_report_search_json(comet_buf *b, const comet_search_request *req,
     for (int i = 0; i < n; i++) {
         comet_buf_printf(b, "{\"rank\": %d, \"score\": %.10g, \"index\": %llu, \"estimate\":\n",
                          i + 1, top[i].score, (unsigned long long)top[i].index);
-        comet_report_json(b, req->model, req->system, &top[i].strategy, &top[i].result, &bands[i]);
+        report_estimate_json(b, req->model, req->system, &top[i].strategy, &top[i].result,
+                             &bands[i]);
         comet_buf_printf(b, "}%s\n", i + 1 < n ? "," : "");
     }
     comet_buf_printf(b, "]}\n");
@@ -528,7 +547,7 @@ void comet_report_csv_header(comet_buf *b)
     comet_buf_printf(b, ",feasible");
     for (int i = 0; i < n; i++)
         comet_buf_printf(b, ",%s", f[i].name);
-    comet_buf_printf(b, ",step_time_low,step_time_high\n");
+    comet_buf_printf(b, ",step_time_low_s,step_time_high_s\n");
 }
 
 void comet_report_csv_row(comet_buf *b, const comet_model *m, const comet_system *sys,

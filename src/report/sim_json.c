@@ -24,11 +24,12 @@ void comet_report_sim_step_json(comet_buf *b, const comet_model *m, const comet_
                                 const comet_sim_step_result *r, const comet_result *est,
                                 const comet_sim_fabric_links *links)
 {
-    comet_buf_printf(b, "{\"model\": \"%s\", \"system\": \"%s\", \"step_time_s\": %.10g, "
+    comet_buf_printf(b, "{\"schema_version\": %d, \"model\": \"%s\", \"system\": \"%s\", "
+                        "\"step_time_s\": %.10g, "
                         "\"estimate_s\": %.10g, \"tasks\": %llu, \"events\": %llu, "
                         "\"microbatches\": %lld, \"simulated_microbatches\": %lld, "
                         "\"round_s\": %.10g, \"stages\": [",
-                     m->name, sys->name, r->step_time, est->step_time,
+                     COMET_JSON_SCHEMA_VERSION, m->name, sys->name, r->step_time, est->step_time,
                      (unsigned long long)r->tasks, (unsigned long long)r->events,
                      (long long)r->microbatches, (long long)r->simulated_microbatches,
                      r->round_time);
@@ -62,10 +63,12 @@ void comet_report_sim_collective_json(comet_buf *b, const comet_system *sys,
                                       comet_collective c, double bytes,
                                       const comet_sim_collective_result *r, double analytic)
 {
-    comet_buf_printf(b, "{\"collective\": \"%s\", \"bytes\": %.10g, \"npus\": %lld, "
+    comet_buf_printf(b, "{\"schema_version\": %d, \"collective\": \"%s\", \"bytes\": %.10g, "
+                        "\"npus\": %lld, "
                         "\"time_s\": %.10g, \"analytic_s\": %.10g, \"chunks\": %llu, "
                         "\"events\": %llu, \"dims\": [",
-                     comet_collective_name(c), bytes, (long long)npus, r->time, analytic,
+                     COMET_JSON_SCHEMA_VERSION, comet_collective_name(c), bytes, (long long)npus,
+                     r->time, analytic,
                      (unsigned long long)r->chunks, (unsigned long long)r->events);
     for (int d = 0; d < sys->n_dims; d++)
         comet_buf_printf(b, "%s{\"name\": \"%s\", \"size\": %lld, \"busy_s\": %.10g, "

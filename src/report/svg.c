@@ -280,6 +280,28 @@ static void label_text(comet_buf *b, const char *text, size_t max_chars)
 
 /* A category's band on its total: a line across the bar's middle from the
  * low to the high end, with a tick at each. */
+/* A value to ten significant digits in the prefix it reads best in, for
+ * tooltips: " (13.62231106 s)" after the rounded "13.6 s"; nothing when
+ * the rounded value is exact. */
+static void exact_value(comet_buf *b, double v, comet_quantity unit)
+{
+    if (!isfinite(v))
+        return;
+    double ref = v != 0.0 ? v : 1.0;
+    char lab[32];
+    comet_unit_label(unit, ref, lab, sizeof lab);
+    double x = v / comet_unit_scale(unit, ref);
+    char rounded[32];
+    snprintf(rounded, sizeof rounded, "%.3g", x);
+    if (strtod(rounded, NULL) == x)
+        return; /* the three digits shown are the value */
+    if (unit == COMET_QTY_MONEY)
+        comet_buf_printf(b, " ($%.10g%s%s)", x, lab[1] ? " " : "", lab + 1);
+    else
+        comet_buf_printf(b, " (%.10g%s%s)", x, lab[0] && unit != COMET_QTY_RATIO ? " " : "",
+                         lab);
+}
+
 static void band_whisker(comet_buf *b, const comet_chart *c, const axis *a, double x0, double x1,
                          double y, int k, const char *name)
 {
@@ -374,6 +396,7 @@ static void draw_bars(comet_buf *b, const comet_chart *c, bool standalone)
                 comet_buf_append(b, ": ", 2);
             }
             comet_buf_escape(b, comet_format_quantity(v, c->x_unit, 0.0, q, sizeof q));
+            exact_value(b, v, c->x_unit);
             comet_buf_printf(b, "</title></rect>\n");
         }
         char q[48];
@@ -517,6 +540,7 @@ static void draw_heatmap(comet_buf *b, const comet_chart *c, bool standalone)
             comet_buf_escape(b, c->series[s]);
             comet_buf_append(b, ": ", 2);
             comet_buf_escape(b, q);
+            exact_value(b, v, c->value_unit);
             comet_buf_printf(b, "</title></g>\n");
         }
     }
@@ -595,17 +619,25 @@ static void draw_scatter(comet_buf *b, const comet_chart *c, bool standalone)
             char qx[48], qy[48];
             comet_buf_printf(b, "<circle class=\"point%s\" cx=\"%.2f\" cy=\"%.2f\" r=\"%s\" "
                                 "fill=\"%s\" fill-opacity=\"%s\" stroke=\"#333333\" "
-                                "stroke-width=\"0.5\"><title>",
+                                "stroke-width=\"0.5\"",
                              pass ? " front" : "", at(&ax, p->x, x0, x1), at(&ay, p->y, y0, top),
                              pass ? "5" : "3.5", pass ? "#D55E00" : "#56B4E9",
                              pass ? "1" : "0.7");
+            if (c->link[0] && p->link >= 0 && !standalone) {
+                comet_buf_printf(b, " data-link=\"row-");
+                comet_buf_escape(b, c->link);
+                comet_buf_printf(b, "-%ld\"", p->link);
+            }
+            comet_buf_printf(b, "><title>");
             if (p->label[0]) {
                 comet_buf_escape(b, p->label);
                 comet_buf_append(b, ": ", 2);
             }
             comet_buf_escape(b, comet_format_quantity(p->x, c->x_unit, 0.0, qx, sizeof qx));
+            exact_value(b, p->x, c->x_unit);
             comet_buf_append(b, ", ", 2);
             comet_buf_escape(b, comet_format_quantity(p->y, c->y_unit, 0.0, qy, sizeof qy));
+            exact_value(b, p->y, c->y_unit);
             comet_buf_printf(b, "</title></circle>\n");
         }
     free(front);

@@ -2,8 +2,10 @@
  * model the best and worst design, a heatmap of the two axes that move
  * step time most (colour = best throughput over the other axes), the
  * Pareto front of step time against design cost, the sensitivity of step
- * time to each axis, the top designs as a sortable table and side by side,
- * and the best design's memory. The front and the sensitivities come from
+ * time to each axis, every design as a sortable, filterable table (its
+ * points on the Pareto chart link to its rows, and each row drills down
+ * to its best strategy's time and memory), the fastest side by side, and
+ * the best design's memory. The front and the sensitivities come from
  * comet_summary_from_results, the call `comet sweep` builds its summary
  * with. */
 #include <math.h>
@@ -15,7 +17,6 @@
 #include "comet/results.h"
 #include "parts.h"
 
-#define TOP_DESIGNS 20
 #define BREAKDOWN_DESIGNS 8
 
 static int by_step_time(const void *x, const void *y)
@@ -147,8 +148,11 @@ static int by_u64(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
+/* The Pareto chart; each point linked to its row of the designs table,
+ * whose rows are `ok` (the designs that fit, fastest first) in order. */
 static void pareto(comet_page *p, const comet_results *r, const comet_summary *sum, int m,
-                   const comet_results_row *const *rows, size_t n)
+                   const comet_results_row *const *rows, size_t n,
+                   const comet_results_row *const *ok, size_t n_ok)
 {
     bool costs = false;
     for (size_t i = 0; i < n; i++)
@@ -185,6 +189,13 @@ static void pareto(comet_page *p, const comet_results *r, const comet_summary *s
         char label[48];
         comet_results_design_label(r, row, label, sizeof label);
         comet_chart_point_add(c, row->cost, row->result.step_time, 0, front, label);
+        const comet_results_row *const *at =
+            bsearch(&row, ok, n_ok, sizeof *ok, by_step_time);
+        if (at) {
+            char table[48];
+            snprintf(table, sizeof table, "designs-%d", m);
+            comet_chart_point_link(c, table, (long)(at - ok));
+        }
     }
 }
 
@@ -238,12 +249,25 @@ static void sensitivity(comet_page *p, const comet_results *r, const comet_summa
     }
 }
 
-static void top_designs(comet_page *p, const comet_results *r, int m,
-                        const comet_results_row *const *ok, size_t n_ok)
+static const char *why_not(comet_point_status s)
+{
+    return s == COMET_POINT_NO_FIT        ? "no strategy fits in memory"
+           : s == COMET_POINT_OVER_BUDGET ? "over the budget"
+           : s == COMET_POINT_NO_LAYOUT   ? "the network cannot lay it out"
+                                          : "no step time";
+}
+
+/* Every design in one table, those that fit first and fastest first (the
+ * Pareto chart's points link to these rows), then those that do not with
+ * why; each fitting row's drill-down is its best strategy's time
+ * breakdown and memory. */
+static void all_designs(comet_page *p, const comet_results *r, int m,
+                        const comet_results_row *const *ok, size_t n_ok,
+                        const comet_results_row *const *rows, size_t n)
 {
     char id[48], title[160];
     snprintf(id, sizeof id, "designs-%d", m);
-    snprintf(title, sizeof title, "%s: fastest designs", r->study.models[m].name);
+    snprintf(title, sizeof title, "%s: every design, fastest first", r->study.models[m].name);
     comet_table *t = comet_page_table(p, id, title);
     comet_table_col(t, "rank", COMET_QTY_NONE);
     for (int a = 0; a < r->study.n_axes; a++)
@@ -258,18 +282,22 @@ static void top_designs(comet_page *p, const comet_results *r, int m,
     comet_table_col(t, "cost per 1M tokens/s", COMET_QTY_MONEY);
     /* the step time's uncertainty band, where the results saved one */
     bool bands = false;
-    for (size_t i = 0; i < n_ok && i < TOP_DESIGNS; i++)
+    for (size_t i = 0; i < n_ok; i++)
         bands = bands || ok[i]->band_low > 0.0;
     if (bands) {
         comet_table_col(t, "band low", COMET_QTY_SECONDS);
         comet_table_col(t, "band high", COMET_QTY_SECONDS);
     }
-    size_t shown = n_ok < TOP_DESIGNS ? n_ok : TOP_DESIGNS;
-    for (size_t i = 0; i < shown; i++) {
-        const comet_results_row *row = ok[i];
+    for (size_t i = 0; i < n_ok + n; i++) {
+        const comet_results_row *row = i < n_ok ? ok[i] : rows[i - n_ok];
+        bool fits = i < n_ok;
+        if (!fits && row->status == COMET_POINT_OK && row->result.step_time > 0.0)
+            continue; /* listed among those that fit */
         long k = comet_table_row(t);
         int c = 0;
-        comet_table_num(t, k, c++, (double)(i + 1));
+        if (fits)
+            comet_table_num(t, k, c, (double)(i + 1));
+        c++;
         for (int a = 0; a < r->study.n_axes; a++) {
             if (r->study.axes[a].n < 2)
                 continue;
@@ -280,6 +308,10 @@ static void top_designs(comet_page *p, const comet_results *r, int m,
         }
         char label[160];
         comet_table_num(t, k, c++, (double)row->npus);
+        if (!fits) {
+            comet_table_text(t, k, c, why_not(row->status));
+            continue;
+        }
         comet_table_text(t, k, c++, report_strategy_label(&row->strategy, label, sizeof label));
         comet_table_num(t, k, c++, row->result.step_time);
         comet_table_num(t, k, c++, row->result.tokens_per_s);
@@ -290,7 +322,14 @@ static void top_designs(comet_page *p, const comet_results *r, int m,
             comet_table_num(t, k, c++, row->band_low);
             comet_table_num(t, k, c++, row->band_high);
         }
+        report_drill_result(t, k, &row->result);
     }
+}
+
+static void breakdowns(comet_page *p, const comet_results *r, int m,
+                       const comet_results_row *const *ok, size_t n_ok)
+{
+    char id[48], title[160];
     size_t bars = n_ok < BREAKDOWN_DESIGNS ? n_ok : BREAKDOWN_DESIGNS;
     snprintf(id, sizeof id, "breakdown-%d", m);
     snprintf(title, sizeof title, "%s: where the step time goes in the %zu fastest designs",
@@ -356,9 +395,10 @@ static void model_section(comet_page *p, const comet_results *r, const comet_sum
                              "nothing to compare it with.",
                           name);
     heatmap(p, r, sum, m, rows, n, chosen);
-    pareto(p, r, sum, m, rows, n);
+    pareto(p, r, sum, m, rows, n, ok, n_ok);
     sensitivity(p, r, sum, m);
-    top_designs(p, r, m, ok, n_ok);
+    all_designs(p, r, m, ok, n_ok, rows, n);
+    breakdowns(p, r, m, ok, n_ok);
     char memory_id[48];
     snprintf(memory_id, sizeof memory_id, "memory-%d", m);
     report_memory_chart(p, memory_id, &best->result);

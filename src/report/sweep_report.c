@@ -8,14 +8,35 @@
 #include <string.h>
 
 #include "comet/report.h"
+#include "parts.h"
 
 void comet_sweep_csv_header(comet_buf *b, const comet_study *study)
 {
-    comet_buf_printf(b, "index,status,design_cost");
+    comet_buf_printf(b, "index,status,design_cost_usd");
     for (int a = 0; a < study->n_axes; a++)
         comet_buf_printf(b, ",%s", study->axes[a].name);
     comet_buf_printf(b, ",npus,");
     comet_report_csv_header(b);
+}
+
+/* The header before the CSV columns named their units (design_cost,
+ * step_time_low, step_time_high), which --resume still continues: the
+ * columns are the same, in the same order. */
+static void csv_header_before_units(comet_buf *b, const comet_study *study)
+{
+    comet_buf now;
+    comet_buf_init(&now);
+    comet_sweep_csv_header(&now, study);
+    static const char cost[] = "index,status,design_cost_usd";
+    static const char band[] = ",step_time_low_s,step_time_high_s\n";
+    size_t n = now.data ? now.len : 0;
+    if (n > sizeof cost + sizeof band && strncmp(now.data, cost, sizeof cost - 1) == 0 &&
+        strcmp(now.data + n - (sizeof band - 1), band) == 0) {
+        comet_buf_printf(b, "index,status,design_cost");
+        comet_buf_append(b, now.data + sizeof cost - 1, n - (sizeof cost - 1) - (sizeof band - 1));
+        comet_buf_printf(b, ",step_time_low,step_time_high\n");
+    }
+    comet_buf_free(&now);
 }
 
 void comet_sweep_csv_row(comet_buf *b, const comet_study *study, const comet_sweep_row *row)
@@ -59,8 +80,8 @@ void comet_sweep_jsonl_row(comet_buf *b, const comet_study *study, const comet_s
     comet_study_point_system(study, row->index, &sys);
     /* the estimate's JSON object, folded onto this one line */
     size_t start = b->len;
-    comet_report_json(b, &study->models[row->model], &sys, &row->best.strategy,
-                      &row->best.result, row->band.low > 0.0 ? &row->band : NULL);
+    report_estimate_json(b, &study->models[row->model], &sys, &row->best.strategy,
+                         &row->best.result, row->band.low > 0.0 ? &row->band : NULL);
     for (size_t i = start; i < b->len && b->data; i++)
         if (b->data[i] == '\n')
             b->data[i] = ' ';
@@ -71,4 +92,5 @@ const comet_sweep_format comet_sweep_rows_format = {
     .csv_header = comet_sweep_csv_header,
     .csv_row = comet_sweep_csv_row,
     .jsonl_row = comet_sweep_jsonl_row,
+    .csv_header_before = csv_header_before_units,
 };

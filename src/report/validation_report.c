@@ -304,7 +304,8 @@ static void render_json(comet_buf *b, const comet_validation_table *t,
                         const comet_validation_report *r)
 {
     char label[256], text[640];
-    comet_buf_printf(b, "{\n  \"table\": ");
+    comet_buf_printf(b, "{\n  \"schema_version\": %d,\n  \"table\": ",
+                     COMET_JSON_SCHEMA_VERSION);
     comet_report_json_string(b, t->name);
     comet_buf_printf(b, ",\n  \"file\": ");
     comet_report_json_string(b, t->file);
