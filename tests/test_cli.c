@@ -405,11 +405,11 @@ static void test_bad_flags(void **state)
                  "comet estimate: --recompute: expected none, selective or full, got \"most\"");
     expect_error("sweep nosuch",
                  "comet sweep: nosuch: no such study file, and no built-in study by that name "
-                 "(built in: dlrm, fred, gpt3-175b-h100, gpt3-selene, oversubscription-h100, "
+                 "(built in: dlrm, fred, gpt3-175b-h100, gpt3-selene, oversubscription-h100, roce, "
                  "transformer-1t)");
     expect_error("study nosuch",
                  "comet study: nosuch: no such study file, and no built-in study by that name "
-                 "(built in: dlrm, fred, gpt3-175b-h100, gpt3-selene, oversubscription-h100, "
+                 "(built in: dlrm, fred, gpt3-175b-h100, gpt3-selene, oversubscription-h100, roce, "
                  "transformer-1t)");
     expect_error("study missing.yaml", "comet study: missing.yaml: cannot read: No such file or "
                                        "directory");

@@ -576,6 +576,27 @@ static void test_fred_study(void **state)
     free(st);
 }
 
+/* A results shell of the study's first n points, each searched now, as
+ * a sweep would have saved them. */
+static void results_of_points(const comet_study *st, comet_results *r, size_t n)
+{
+    comet_error err;
+    r->study = *st;
+    r->n_rows = n;
+    r->rows = calloc(n, sizeof *r->rows);
+    assert_non_null(r->rows);
+    for (size_t i = 0; i < n; i++) {
+        comet_sweep_row row;
+        assert_int_equal(comet_sweep_point(st, (uint64_t)i, &row, &err), COMET_OK);
+        assert_int_equal(row.status, COMET_POINT_OK);
+        r->rows[i] = (comet_results_row){.index = row.index, .model = row.model,
+                                         .status = row.status, .cost = row.cost,
+                                         .npus = row.npus, .strategy = row.best.strategy,
+                                         .result = row.best.result};
+        memcpy(r->rows[i].values, row.values, sizeof row.values);
+    }
+}
+
 /* The study's comparison along its system axis (step 4): ResNet-152's
  * fastest design on each wafer, and the traffic of its step run as flows.
  * Its pick (dp 20, ZeRO 1) reduce-scatters and all-gathers the gradients:
@@ -591,20 +612,7 @@ static void test_fred_by_system(void **state)
     assert_true(r && c);
     comet_error err;
     assert_string_equal(st->models[0].name, "resnet152");
-    r->study = *st;
-    r->n_rows = 3;
-    r->rows = calloc(3, sizeof *r->rows);
-    assert_non_null(r->rows);
-    for (int i = 0; i < 3; i++) {
-        comet_sweep_row row;
-        assert_int_equal(comet_sweep_point(st, (uint64_t)i, &row, &err), COMET_OK);
-        assert_int_equal(row.status, COMET_POINT_OK);
-        r->rows[i] = (comet_results_row){.index = row.index, .model = row.model,
-                                         .status = row.status, .cost = row.cost,
-                                         .npus = row.npus, .strategy = row.best.strategy,
-                                         .result = row.best.result};
-        memcpy(r->rows[i].values, row.values, sizeof row.values);
-    }
+    results_of_points(st, r, 3);
     comet_study_conclude(r, 0, c);
     assert_int_equal(comet_study_compare_systems(st, r, c, &err), COMET_OK);
     assert_int_equal(c->n_systems, 3);
@@ -635,6 +643,55 @@ static void test_fred_by_system(void **state)
     free(st);
 }
 
+/* The RoCE study's comparison (presets/studies/roce.yaml): Megatron 22B's
+ * pick under no congestion control and under PFC alone, each step run as
+ * flows, the PFC one through the fluid model: it pauses links and queues
+ * bytes, and takes no less time than ideal max-min sharing, and not much
+ * more (docs/roce.md: the seed study's conclusion). The other two systems
+ * have no row here, so they are reported as not fitting. About 5 s; the
+ * sanitizer run leaves it to the release run (the fluid model itself runs
+ * under the sanitizers in the roce suite). */
+static void test_roce_by_system(void **state)
+{
+    (void)state;
+    if (getenv("COMET_SANITIZED")) {
+        TEST_SKIP("the RoCE study's two flow runs take minutes under the sanitizers");
+    }
+    char path[4200];
+    const char *dir = getenv("COMET_TESTS_DIR");
+    snprintf(path, sizeof path, "%s/../presets/studies/roce.yaml", dir ? dir : "tests");
+    comet_study *st = malloc(sizeof *st);
+    comet_results *r = calloc(1, sizeof *r);
+    comet_conclusions *c = calloc(1, sizeof *c);
+    assert_true(st && r && c);
+    comet_error err;
+    assert_int_equal(comet_study_read_file(path, st, &err), COMET_OK);
+    assert_int_equal(st->n_systems, 4);
+    results_of_points(st, r, 2);
+    comet_study_conclude(r, 0, c);
+    assert_int_equal(comet_study_compare_systems(st, r, c, &err), COMET_OK);
+    assert_int_equal(c->n_systems, 4);
+    const comet_system_pick *none = &c->systems[0], *pfc = &c->systems[1];
+    assert_string_equal(st->systems[none->system].name, "roce-none");
+    assert_string_equal(st->systems[pfc->system].name, "roce-pfc");
+    assert_true(none->traced && pfc->traced);
+    assert_false(none->cc.fluid);
+    assert_true(pfc->cc.fluid);
+    assert_true(pfc->cc.pause_time > 0.0 && pfc->cc.paused_links > 0);
+    assert_true(pfc->cc.peak_queue > 0.0);
+    assert_true(pfc->simulated >= none->simulated);
+    assert_true(pfc->simulated <= 1.2 * none->simulated);
+    assert_close(pfc->simulated_speedup, none->simulated / pfc->simulated, 1e-12);
+    /* the estimate has no queues: the same pick and time under both */
+    assert_close(pfc->speedup, 1.0, 1e-12);
+    assert_null(c->systems[2].row);
+    assert_string_equal(c->systems[2].why, "no design fits");
+    free(r->rows);
+    free(c);
+    free(r);
+    free(st);
+}
+
 void suite_sweep_axes(test_tally *t)
 {
     const struct CMUnitTest sweep_axes[] = {
@@ -646,6 +703,7 @@ void suite_sweep_axes(test_tally *t)
         cmocka_unit_test(test_system_axis),
         cmocka_unit_test(test_fred_study),
         cmocka_unit_test(test_fred_by_system),
+        cmocka_unit_test(test_roce_by_system),
     };
     RUN_GROUP(t, sweep_axes);
 }

@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "comet/fabric.h"
 #include "comet/results.h"
 #include "comet/search.h"
 #include "comet/study.h"
@@ -97,6 +98,11 @@ typedef struct comet_system_pick {
     char busiest_name[COMET_PICK_LINK_NAME_LEN]; /* "wafer: npu 3 -> L1 0" */
     double total_bytes;           /* every link's bytes summed (a byte crossing h links counts h
                                    * times) */
+    double simulated;             /* the step's time as flows, seconds */
+    double simulated_speedup;     /* the first system's simulated step / this one's (0: either
+                                   * not traced) */
+    comet_cc_stats cc;            /* the system's congestion control over the step (cc.fluid
+                                   * false: none ran) */
     char why[160];                /* not traced: why (the fabric's limit, a placement) */
 } comet_system_pick;
 

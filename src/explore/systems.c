@@ -5,7 +5,9 @@
  * again with its placement and its step run as flows on the system's
  * fabric, every NPU's transfers sharing the links, so the busiest link's
  * bytes are the routed traffic, in-network reduction and multicast
- * included, not a closed form's. The flows are bounded
+ * included, not a closed form's; under a congestion-control scheme the
+ * flows run through its fluid model, which gives the step's time with
+ * queues and pauses (the RoCE study compares schemes so). The flows are bounded
  * (COMET_SIM_AUTO_MAX_FLOWS); a step past that, or one the fabric cannot
  * place, is reported untraced with the reason rather than failing the
  * study. */
@@ -77,6 +79,8 @@ static comet_status trace_pick(const comet_study *study, comet_system_pick *pick
             snprintf(pick->busiest_name, sizeof pick->busiest_name, "%s", links->hot[0].name);
             for (int t = 0; t < 3; t++)
                 pick->total_bytes += links->bytes_per_tier[t];
+            pick->simulated = sim->step_time;
+            pick->cc = links->cc;
             if (sim->simulated_microbatches < sim->microbatches)
                 snprintf(pick->why, sizeof pick->why,
                          "over %lld of its %lld microbatches (the rest extrapolated)",
@@ -116,12 +120,15 @@ comet_status comet_study_compare_systems(const comet_study *study, const comet_r
             return st;
     }
     c->n_systems = n;
-    const comet_results_row *first = c->systems[0].row;
+    const comet_system_pick *first = &c->systems[0];
     for (int i = 0; i < n; i++) {
-        const comet_results_row *row = c->systems[i].row;
-        c->systems[i].speedup = first && row && row->result.step_time > 0.0
-                                    ? first->result.step_time / row->result.step_time
-                                    : 0.0;
+        comet_system_pick *pick = &c->systems[i];
+        pick->speedup = first->row && pick->row && pick->row->result.step_time > 0.0
+                            ? first->row->result.step_time / pick->row->result.step_time
+                            : 0.0;
+        pick->simulated_speedup = first->traced && pick->traced && pick->simulated > 0.0
+                                      ? first->simulated / pick->simulated
+                                      : 0.0;
     }
     return COMET_OK;
 }
