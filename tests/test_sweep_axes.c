@@ -681,6 +681,9 @@ static void test_roce_by_system(void **state)
     assert_true(pfc->cc.peak_queue > 0.0);
     assert_true(pfc->simulated >= none->simulated);
     assert_true(pfc->simulated <= 1.2 * none->simulated);
+    /* the bubble is the same: what PFC adds shows as compute waiting */
+    assert_true(none->compute_wait > 0.0 && none->compute_wait < none->simulated);
+    assert_true(pfc->compute_wait >= none->compute_wait);
     assert_close(pfc->simulated_speedup, none->simulated / pfc->simulated, 1e-12);
     /* the estimate has no queues: the same pick and time under both */
     assert_close(pfc->speedup, 1.0, 1e-12);

@@ -101,6 +101,9 @@ typedef struct comet_system_pick {
     double simulated;             /* the step's time as flows, seconds */
     double simulated_speedup;     /* the first system's simulated step / this one's (0: either
                                    * not traced) */
+    double compute_wait;          /* of the step as flows, the time the busiest stage's compute
+                                   * did not run: the pipeline bubble plus exposed
+                                   * communication (what a scheme changes is the latter) */
     comet_cc_stats cc;            /* the system's congestion control over the step (cc.fluid
                                    * false: none ran) */
     char why[160];                /* not traced: why (the fabric's limit, a placement) */

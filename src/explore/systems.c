@@ -80,6 +80,10 @@ static comet_status trace_pick(const comet_study *study, comet_system_pick *pick
             for (int t = 0; t < 3; t++)
                 pick->total_bytes += links->bytes_per_tier[t];
             pick->simulated = sim->step_time;
+            double busiest = 0.0;
+            for (int g = 0; g < sim->stages && g < COMET_SIM_MAX_STAGES; g++)
+                busiest = sim->compute_busy[g] > busiest ? sim->compute_busy[g] : busiest;
+            pick->compute_wait = sim->step_time > busiest ? sim->step_time - busiest : 0.0;
             pick->cc = links->cc;
             if (sim->simulated_microbatches < sim->microbatches)
                 snprintf(pick->why, sizeof pick->why,

@@ -78,14 +78,14 @@ static void pick_text(comet_buf *b, const comet_system_pick *p)
                          Q(p->busiest_bytes, COMET_QTY_BYTES, q1), p->busiest_name,
                          Q(p->busiest_bandwidth, COMET_QTY_BYTES_PER_S, q2),
                          Q(p->total_bytes, COMET_QTY_BYTES, q3));
-    if (p->traced && p->cc.fluid)
-        comet_buf_printf(b, "; as flows %s (%.2fx), PFC pause %s over %lld links, peak queue %s",
+    if (p->traced)
+        comet_buf_printf(b, "; as flows %s (%.2fx), compute waiting %s",
                          Q(p->simulated, COMET_QTY_SECONDS, q1), p->simulated_speedup,
+                         Q(p->compute_wait, COMET_QTY_SECONDS, q2));
+    if (p->traced && p->cc.fluid)
+        comet_buf_printf(b, ", PFC pause %s over %lld links, peak queue %s",
                          Q(p->cc.pause_time, COMET_QTY_SECONDS, q2),
                          (long long)p->cc.paused_links, Q(p->cc.peak_queue, COMET_QTY_BYTES, q3));
-    else if (p->traced)
-        comet_buf_printf(b, "; as flows %s (%.2fx)", Q(p->simulated, COMET_QTY_SECONDS, q1),
-                         p->simulated_speedup);
     comet_buf_printf(b, "%s%s", p->why[0] ? "; " : "", p->why);
 }
 
