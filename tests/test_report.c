@@ -635,7 +635,7 @@ static void test_browser_explores_each_report(void **state)
         TEST_SKIP("chromium not installed: the browser test needs /usr/bin/chromium "
                   "(Debian package chromium; .ci/run installs it)");
     }
-    char dir[] = "/tmp/comet-report-XXXXXX", bin[4096], shots[4200], cmd[16384], path[512];
+    char dir[] = "/tmp/comet-report-XXXXXX", bin[4096], shots[4200], cmd[16384], path[4400];
     assert_non_null(mkdtemp(dir));
     const char *b = getenv("COMET_BIN");
     assert_non_null(realpath(b ? b : "build/comet", bin));
