@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "comet/estimate.h"
+#include "../core/core.h"
 #include "../hardware/hardware.h"
 #include "../workload/workload.h"
 

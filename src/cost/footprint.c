@@ -66,20 +66,20 @@ static double activation_bytes(const comet_strategy *s, const work_stage *w, dou
     if (s->pp == 1)
         return *per_micro + recompute_work;
     if (!sched->stage_in_flight) /* interleaved: the first stage's count */
-        return fmax((every[0] + first) * sched->in_flight(s, micro), every[2] + last) +
+        return comet_fmax((every[0] + first) * sched->in_flight(s, micro), every[2] + last) +
                recompute_work;
     double full, weight_only;
     sched->stage_in_flight(s, micro, 0, &full, &weight_only);
     double most = (every[0] + first) * full + (every_wg[0] + wg[WORK_FIRST_STAGE]) * weight_only;
     sched->stage_in_flight(s, micro, s->pp - 1, &full, &weight_only);
-    most = fmax(most, (every[2] + last) * full + (every_wg[2] + wg[WORK_LAST_STAGE]) * weight_only);
+    most = comet_fmax(most, (every[2] + last) * full + (every_wg[2] + wg[WORK_LAST_STAGE]) * weight_only);
     /* middle stages: over i the counts are constant (all m microbatches
      * before their backward) and then change linearly (p-i before it, the
      * rest waiting for their W), so the most is at stage 1 or p-2 (each
      * taken with the most blocks a middle stage holds) */
     for (int64_t i = 1; w->middle_stage_count >= 0.0 && i <= 2 && i < s->pp - 1; i++) {
         sched->stage_in_flight(s, micro, i == 1 ? 1 : s->pp - 2, &full, &weight_only);
-        most = fmax(most, every[1] * full + every_wg[1] * weight_only);
+        most = comet_fmax(most, every[1] * full + every_wg[1] * weight_only);
     }
     return most + recompute_work;
 }
@@ -154,7 +154,7 @@ void footprint_compute(const comet_system *sys, const comet_strategy *s, const w
         if (bytes[k] <= 0.0)
             continue;
         double resident = bytes[k] * (1.0 - off[k]);
-        double move = fmin(over, resident);
+        double move = comet_fmin(over, resident);
         off[k] += move / bytes[k];
         in_hbm -= move;
     }

@@ -157,8 +157,8 @@ void fsdp_pass(const fsdp_run *runs, int n_runs, int64_t prefetch, bool backward
         }
     }
     double end = later(st.end, st.stream);
-    out->exposed = fmax(0.0, end - out->compute);
-    out->hidden = fmax(0.0, out->comm - out->exposed);
+    out->exposed = comet_fmax(0.0, end - out->compute);
+    out->hidden = comet_fmax(0.0, out->comm - out->exposed);
 }
 
 void fsdp_cache_init(fsdp_cache *c)

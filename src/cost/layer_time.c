@@ -29,12 +29,12 @@ void cp_ring_times(const comet_system *sys, const comet_strategy *s, double kv_b
     out->step_bwd = core_bwd / cp;
     /* forward: steps 0..cp-2 each send one block */
     out->sends_fwd = (cp - 1.0) * out->send_one;
-    out->exposed_fwd = (cp - 1.0) * fmax(0.0, out->send_one - out->step_fwd);
+    out->exposed_fwd = (cp - 1.0) * comet_fmax(0.0, out->send_one - out->step_fwd);
     out->bytes_fwd = (cp - 1.0) * kv_bytes;
     /* backward: steps 0 and cp-1 send one block, the cp-2 between two */
     out->sends_bwd = 2.0 * out->send_one + (cp - 2.0) * out->send_two;
-    out->exposed_bwd = 2.0 * fmax(0.0, out->send_one - out->step_bwd) +
-                       (cp - 2.0) * fmax(0.0, out->send_two - out->step_bwd);
+    out->exposed_bwd = 2.0 * comet_fmax(0.0, out->send_one - out->step_bwd) +
+                       (cp - 2.0) * comet_fmax(0.0, out->send_two - out->step_bwd);
     out->bytes_bwd = 2.0 * (cp - 1.0) * kv_bytes;
     /* the sends that hide take their share of the core they hide behind */
     double share = overlap_share(sys, s);
@@ -138,10 +138,10 @@ void layer_times_memo(const work_layer *l, const hw_rates *r, const comet_system
         double fwd_bwd;
         hw_attention_times(r, core_matrix, l->attn_seq, l->attn_head_dim, l->causal,
                            l->attn_causal_share, &core, &fwd_bwd);
-        core_bwd = fmax(fwd_bwd - core, 0.0);
+        core_bwd = comet_fmax(fwd_bwd - core, 0.0);
         out->fwd += core;
         out->gemm_fwd += core;
-        rebuild_in_kernel = full ? 0.0 : fmin(core, core_bwd);
+        rebuild_in_kernel = full ? 0.0 : comet_fmin(core, core_bwd);
         out->bwd += core_bwd - rebuild_in_kernel;
         kernels_fwd += 1.0;
         kernels_bwd += 1.0;

@@ -65,7 +65,7 @@ static void time_layer(const work_layer *l, const work_stage *w, const layer_tim
         double comm = lt.comm_fwd[g] + lt.comm_bwd[g] + lt.comm_rc[g];
         double exposed = comm;
         if (g == COMET_GROUP_TP && s->overlap_tp) {
-            exposed = fmax(comm / chunks, comm - gemm_window);
+            exposed = comet_fmax(comm / chunks, comm - gemm_window);
             /* what hides takes its share of the GEMMs it hides behind */
             exposed += share * (comm - exposed);
         }
@@ -335,12 +335,12 @@ static void time_data_parallel(const comet_system *sys, const comet_strategy *s,
     for (int w = PLAN_BEHIND_FORWARD; w < PLAN_WINDOW_COUNT; w++) {
         comm_each += each[w];
         comm_once += once[w];
-        exposed_each += fmax(0.0, each[w] - window[w]);
-        exposed_once += fmax(0.0, once[w] - window[w]);
+        exposed_each += comet_fmax(0.0, each[w] - window[w]);
+        exposed_once += comet_fmax(0.0, once[w] - window[w]);
         /* what hides takes its share of the compute it hides behind */
         if (share > 0.0) {
-            exposed_each += share * fmin(each[w], window[w]);
-            exposed_once += share * fmin(once[w], window[w]);
+            exposed_each += share * comet_fmin(each[w], window[w]);
+            exposed_once += share * comet_fmin(once[w], window[w]);
         }
     }
     out->dp_bytes += micro * each_bytes + once_bytes;
@@ -540,9 +540,9 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
         double last = fp.final_bytes / exp_bw + fp.final_transfers * latency;
         double bwd = st.bwd + st.recompute;
         out->offload_time = serial + micro * 2.0 * pass + (2.0 * micro - 1.0) * grad + last;
-        out->offload_exposed = serial + last + micro * fmax(0.0, pass - st.fwd) +
-                               fmax(0.0, pass + grad - bwd) +
-                               (micro - 1.0) * fmax(0.0, pass + 2.0 * grad - bwd);
+        out->offload_exposed = serial + last + micro * comet_fmax(0.0, pass - st.fwd) +
+                               comet_fmax(0.0, pass + grad - bwd) +
+                               (micro - 1.0) * comet_fmax(0.0, pass + 2.0 * grad - bwd);
     }
 
     out->step_time = out->forward + out->backward + out->recompute + out->optimizer + out->bubble +

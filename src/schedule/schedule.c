@@ -32,7 +32,7 @@ void sched_warmup_steady_cooldown(const comet_strategy *s, int64_t steps, int64_
 double sched_ramp_waits(const comet_strategy *s, int64_t b, double m, double later, double fwd,
                         double cooldown)
 {
-    double w = fmin((double)(s->pp - b - 1), m - 1.0);
-    double warm = fmax(0.0, later - w * fwd), cool = fmax(0.0, later - w * cooldown);
-    return m >= (double)(s->pp - b + 1) ? warm + cool : fmax(warm, cool);
+    double w = comet_fmin((double)(s->pp - b - 1), m - 1.0);
+    double warm = comet_fmax(0.0, later - w * fwd), cool = comet_fmax(0.0, later - w * cooldown);
+    return m >= (double)(s->pp - b + 1) ? warm + cool : comet_fmax(warm, cool);
 }

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "comet/strategy.h"
+#include "../core/core.h"
 
 /* What a pass runs: the forward, the whole backward, or (zero-bubble
  * schedules) the backward split in two, the input gradient (B: what the

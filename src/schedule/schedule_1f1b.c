@@ -47,7 +47,7 @@ static double one_f_one_b_bubble(const comet_strategy *s, const sched_micro *t)
         t->stage(t->stage_ctx, b, &st);
         double own = st.fwd + st.bwd, later = all - before - own;
         double path = before + m * own + sched_ramp_waits(s, b, m, later, st.fwd, st.bwd);
-        longest = fmax(longest, path);
+        longest = comet_fmax(longest, path);
         before += own;
     }
     return longest - m * t->total;
@@ -55,7 +55,7 @@ static double one_f_one_b_bubble(const comet_strategy *s, const sched_micro *t)
 
 static double one_f_one_b_in_flight(const comet_strategy *s, double micro)
 {
-    return s->pp > 1 ? fmin(micro, (double)s->pp) : 1.0;
+    return s->pp > 1 ? comet_fmin(micro, (double)s->pp) : 1.0;
 }
 
 /* Stage i runs p-i-1 warm-up forwards and one more before its first
@@ -63,7 +63,7 @@ static double one_f_one_b_in_flight(const comet_strategy *s, double micro)
 static void one_f_one_b_stage_in_flight(const comet_strategy *s, double micro, int64_t stage,
                                         double *full, double *weight_only)
 {
-    *full = s->pp > 1 ? fmin(micro, (double)(s->pp - stage)) : 1.0;
+    *full = s->pp > 1 ? comet_fmin(micro, (double)(s->pp - stage)) : 1.0;
     *weight_only = 0.0;
 }
 

@@ -45,7 +45,7 @@ static void zbh1_program(const comet_strategy *s, int64_t micro, int64_t stage, 
 static double zbh1_even_bubble(const comet_strategy *s, const sched_micro *t)
 {
     double p = (double)s->pp, m = t->count > 0.0 ? t->count : p;
-    return (p - 1.0) * (t->total - t->weight) - fmin(m - 1.0, p - 1.0) * t->weight;
+    return (p - 1.0) * (t->total - t->weight) - comet_fmin(m - 1.0, p - 1.0) * t->weight;
 }
 
 /* Stages that differ: the longest path, over the stage b it runs along,
@@ -73,12 +73,12 @@ static double zbh1_bubble(const comet_strategy *s, const sched_micro *t)
     for (int64_t b = 0; b < s->pp; b++) {
         t->stage(t->stage_ctx, b, &st);
         double input = st.bwd - st.weight, link = st.fwd + input;
-        double held = fmin((double)b + 1.0, m) * st.weight;
-        tail = fmax(tail + prev_input, held);
+        double held = comet_fmin((double)b + 1.0, m) * st.weight;
+        tail = comet_fmax(tail + prev_input, held);
         double later = chain - chain_before - link;
         double path = fwd_before + m * (st.fwd + st.bwd) - held +
                       sched_ramp_waits(s, b, m, later, st.fwd, st.bwd) + tail;
-        longest = fmax(longest, path);
+        longest = comet_fmax(longest, path);
         fwd_before += st.fwd;
         chain_before += link;
         prev_input = input;
@@ -98,7 +98,7 @@ static void zbh1_stage_in_flight(const comet_strategy *s, double micro, int64_t 
                                  double *full, double *weight_only)
 {
     sched_1f1b.stage_in_flight(s, micro, stage, full, weight_only);
-    *weight_only = fmax(0.0, fmin((double)stage, micro - *full));
+    *weight_only = comet_fmax(0.0, comet_fmin((double)stage, micro - *full));
 }
 
 /* One microbatch enters and one leaves per step, as in 1F1B. */
