@@ -654,6 +654,55 @@ static void test_in_network_on_a_clos(void **state)
     assert_close(r.bytes_per_tier[1], 4.0 * 2.0 * 2.0 * 15.0 / 16.0 * GIB, 1e-12);
 }
 
+/* SHARP's trees on a hashed (ECMP) Clos are placed, not hashed, and
+ * reduced at every switch of the tree. Three tiers of 16-port switches
+ * (leaves and aggregation switches 8 down, 8 up) under 16 nodes of 8:
+ * each of the 8 local ranks' lines has one member per leaf, its 16 leaves
+ * in 2 blocks. The 8 lines sharing a leaf take its 8 uplinks in turn, and
+ * each block's aggregation switch sends one reduced stream to the core:
+ * tier 2 carries 2 blocks x 8 lines x 2 S (up and down), where sending
+ * every leaf's piece to the core carried 8 times that. Each piece passes
+ * six store-and-forward links at B: S/B (1 + 5/64). With 11-port leaves
+ * at 8:3 (8 down, 3 up), 8 nodes a leaf each, the 8 lines share 3 uplinks
+ * 3, 3 and 2: the busiest carries ceil(8/3) = 3 streams where spraying
+ * spreads 8/3 over them. The estimate prices both within 5 %. */
+static void test_in_network_trees_are_placed(void **state)
+{
+    (void)state;
+    comet_system s;
+    base_system(&s, "sharp3");
+    add_dim(&s, "nvl", 8, COMET_TOPO_SWITCH, COMET_ALGO_RING, 450e9, 0.0);
+    comet_net_dim *ib = add_dim(&s, "ib", 16, COMET_TOPO_FAT_TREE, COMET_ALGO_RING, 50e9, 0.0);
+    ib->shape.radix = 16;
+    ib->shape.tiers = 3;
+    ib->shape.routing = COMET_ROUTE_ECMP;
+    ib->in_network_reduction = true;
+    int64_t span[COMET_MAX_DIMS] = {1, 16, 1, 1, 1, 1, 1, 1};
+    comet_flow_result r;
+    double t = flows(&s, span, COMET_COLL_ALL_REDUCE, GIB, 1, false, &r);
+    double e = comet_collective_time(&s, span, COMET_COLL_ALL_REDUCE, GIB);
+    print_message("  3 tiers, placed trees: flows %.4f ms, estimate %.4f ms\n", t * 1e3, e * 1e3);
+    assert_close(r.bytes_per_tier[0], 256.0 * GIB, 1e-12);
+    assert_close(r.bytes_per_tier[1], 256.0 * GIB, 1e-12);
+    assert_close(r.bytes_per_tier[2], 32.0 * GIB, 1e-12);
+    assert_close(t, GIB / 50e9 * (1.0 + 5.0 / 64.0), 1e-9);
+    assert_close(e, GIB / 50e9, 1e-12);
+    assert_true(fabs(e - t) <= 0.08 * t);
+
+    ib->shape.radix = 11;
+    ib->shape.tiers = 2;
+    ib->shape.oversubscription[0] = 8.0 / 3.0;
+    ib->size = span[1] = 8;
+    t = flows(&s, span, COMET_COLL_ALL_REDUCE, GIB, 1, false, &r);
+    e = comet_collective_time(&s, span, COMET_COLL_ALL_REDUCE, GIB);
+    print_message("  8:3 leaves, placed trees: flows %.4f ms, estimate %.4f ms\n", t * 1e3,
+                  e * 1e3);
+    assert_close(r.hot[0].bytes, 3.0 * GIB, 1e-12);
+    assert_close(e, 3.0 * GIB / 50e9, 1e-12);
+    if (fabs(t - e) > 0.05 * t)
+        fail_msg("8:3 placed trees: flows %.6g s, estimate %.6g s", t, e);
+}
+
 /* An NPU's own port (fab_ops.port, what in-network reduction sends on) is
  * the first link of its route to an NPU on another leaf, and the last of
  * the route back, on a switch of two dimensions and a 3-tier Clos. */
@@ -1043,6 +1092,7 @@ void suite_fabric(test_tally *t)
         cmocka_unit_test(test_three_tier_layout),
         cmocka_unit_test(test_ports_are_the_routes_ends),
         cmocka_unit_test(test_in_network_on_a_clos),
+        cmocka_unit_test(test_in_network_trees_are_placed),
         cmocka_unit_test(test_double_binary_tree),
         cmocka_unit_test(test_themis_in_the_flows),
         cmocka_unit_test(test_uneven_fabrics),

@@ -64,6 +64,14 @@ comet_status comet_system_uneven(const comet_system *sys, int64_t npus, bool *un
 int comet_fabric_route(const comet_fabric *f, int64_t a, int64_t b, uint64_t hash,
                        int32_t *path, int cap);
 
+/* The same path with its pick among a Clos's equal paths given, not
+ * hashed: `pick` mod the leaf's uplinks chooses the spine (aggregation
+ * switch), pick / uplinks mod the aggregation switch's uplinks the core.
+ * What a fabric manager places on purpose takes it: an in-network
+ * reduction's aggregation tree (docs/fabric.md, "In-network reduction"). */
+int comet_fabric_route_pinned(const comet_fabric *f, int64_t a, int64_t b, uint64_t pick,
+                              int32_t *path, int cap);
+
 /* One link: its ends (node ids: NPUs first, then switches), bandwidth
  * (bytes/s), latency (s), dimension and tier (0: an NPU's own port or
  * neighbour link, 1 and 2: a Clos's upper tiers), and a name like

@@ -228,7 +228,10 @@ void comet_fabric_system(const comet_fabric *f, const comet_system *sys, comet_s
         out->dims[d].size = f->dims[d].size;
 }
 
-int comet_fabric_route(const comet_fabric *f, int64_t a, int64_t b, uint64_t hash,
+/* The route dimension by dimension; each Clos gets its pick among equal
+ * paths: the hash mixed (with the dimension's ecmp_seed when it has one),
+ * or, pinned, the pick as given. */
+static int route_along(const comet_fabric *f, int64_t a, int64_t b, uint64_t hash, bool pinned,
                        int32_t *path, int cap)
 {
     if (a < 0 || b < 0 || a >= f->npus || b >= f->npus)
@@ -243,7 +246,8 @@ int comet_fabric_route(const comet_fabric *f, int64_t a, int64_t b, uint64_t has
         int64_t out = cur / (fd->inner * fd->size);
         if (pa == pb)
             continue;
-        int k = net_topology_of(fd->topo)->fabric->route(f, fd, in, out, pa, pb, hash, path + n,
+        uint64_t pick = pinned ? hash : fab_mix(fd->seed ? hash ^ fab_mix(fd->seed) : hash);
+        int k = net_topology_of(fd->topo)->fabric->route(f, fd, in, out, pa, pb, pick, path + n,
                                                          cap - n);
         if (k < 0)
             return -1;
@@ -251,6 +255,18 @@ int comet_fabric_route(const comet_fabric *f, int64_t a, int64_t b, uint64_t has
         cur = fab_npu(fd, in, out, pb);
     }
     return n;
+}
+
+int comet_fabric_route(const comet_fabric *f, int64_t a, int64_t b, uint64_t hash,
+                       int32_t *path, int cap)
+{
+    return route_along(f, a, b, hash, false, path, cap);
+}
+
+int comet_fabric_route_pinned(const comet_fabric *f, int64_t a, int64_t b, uint64_t pick,
+                              int32_t *path, int cap)
+{
+    return route_along(f, a, b, pick, true, path, cap);
 }
 
 void comet_fabric_link_of(const comet_fabric *f, int64_t id, comet_fabric_link *out)

@@ -65,9 +65,11 @@ typedef struct fab_ops {
     /* Write the dimension's links with fab_set (from link d->link0 on). */
     void (*build)(comet_fabric *f, const fab_dim *d);
     /* The links from position a to position b along d, for the NPUs at
-     * inner index `in` of outer instance `out`; returns the count (<= cap). */
+     * inner index `in` of outer instance `out`; returns the count (<= cap).
+     * `pick` chooses among equal paths as it is (the caller mixed a hash
+     * into it, or pinned it). */
     int (*route)(const comet_fabric *f, const fab_dim *d, int64_t in, int64_t out, int64_t a,
-                 int64_t b, uint64_t hash, int32_t *path, int cap);
+                 int64_t b, uint64_t pick, int32_t *path, int cap);
     /* The NPU's own port on a switch: its link up to it (down: from it);
      * NULL where NPUs hang off no switch of their own (rings, tori). */
     int32_t (*port)(const fab_dim *d, int64_t in, int64_t out, int64_t pos, bool down);

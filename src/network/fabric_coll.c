@@ -104,6 +104,12 @@ typedef struct fc_count {
 /* One collective (or one set of point-to-point sends) running on the
  * fabric: its groups, plan and per-member state. Its member NPUs are the
  * whole fabric, or a list (a pipeline stage's) with local indices. */
+/* A block of an in-network tree's line: its first member, leaves and
+ * members (block_of). */
+typedef struct fc_block {
+    int32_t first, leaves, members;
+} fc_block;
+
 typedef struct fc_run {
     const comet_fabric *f;
     uint32_t owner;          /* its flows' owner: its slot in the fabric run */
@@ -133,6 +139,9 @@ typedef struct fc_run {
     int32_t *arrived_top;    /* ... and reaching the line's top switch, per line's first */
     int32_t *line_leaves;    /* per line's first member: the leaves its line spans (0: not
                                 yet counted) */
+    int32_t *line_blocks;    /* ... and the blocks of its tree (0: not yet counted) */
+    fc_block *blocks;        /* per leaf's first member: its block (members 0: not yet found) */
+    int32_t *mid;            /* per block's first member and piece: its state (block_up) */
     int64_t max_flows;
     bool failed;
     bool too_many;           /* stopped at max_flows */
@@ -483,18 +492,23 @@ static int64_t line_leaves(fc_run *r, const fc_phase *ph, const fc_line *l)
 
 /* The links from the leaf of member a up to the line's top switch (up) or
  * down from it (the reverse): the route to (or from) the line's end that
- * climbs highest, every leaf hashing alike so all meet at one top. Returns
- * how many, or -1. */
-static int top_segment(const fc_run *r, const fc_line *l, int64_t a,
-                       bool down, int32_t *seg)
+ * climbs highest. The tree is placed, not hashed: a fabric manager (SHARP's
+ * aggregation manager) gives each group its own tree, so every leaf of the
+ * line takes the uplink its pick names, the pick being where the line's
+ * first member sits in the pod: lines that share a leaf start at different
+ * places on it and spread over its uplinks (and an aggregation block's
+ * cores) in turn. Returns how many, or -1. */
+static int top_segment(const fc_run *r, const fc_line *l, int64_t a, int dim, bool down,
+                       int32_t *seg)
 {
     int32_t p0[8], p1[8];
-    uint64_t h = (uint64_t)member(l, 0) * 0x9e3779b97f4a7c15ULL;
+    const fab_dim *fd = &r->f->dims[dim];
     int64_t ma = member(l, a), m0 = member(l, 0), m1 = member(l, l->n - 1);
-    int n0 = down ? comet_fabric_route(r->f, m0, ma, h, p0, 8)
-                  : comet_fabric_route(r->f, ma, m0, h, p0, 8);
-    int n1 = down ? comet_fabric_route(r->f, m1, ma, h, p1, 8)
-                  : comet_fabric_route(r->f, ma, m1, h, p1, 8);
+    uint64_t pick = (uint64_t)(m0 % (fd->inner * fd->size));
+    int n0 = down ? comet_fabric_route_pinned(r->f, m0, ma, pick, p0, 8)
+                  : comet_fabric_route_pinned(r->f, ma, m0, pick, p0, 8);
+    int n1 = down ? comet_fabric_route_pinned(r->f, m1, ma, pick, p1, 8)
+                  : comet_fabric_route_pinned(r->f, ma, m1, pick, p1, 8);
     const int32_t *p = n1 > n0 ? p1 : p0;
     int n = n1 > n0 ? n1 : n0;
     if (n < 4)
@@ -837,12 +851,78 @@ static int resume(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, int p,
     return advance(r, e, npu, s, k, line);
 }
 
-/* A leaf's reduced pieces up to the line's top, one at a time: each once
- * all its members' piece has arrived and the leaf's piece before it has
- * reached the top (a switch forwards in order; sent together, the pieces
- * would share an oversubscribed uplink and all arrive at its end, the top
- * sending none down meanwhile). The leaf's first member counts them:
- * acked sent up, down arrived at the top. */
+/* The tree's middle level. On a 3-tier Clos a line that spans aggregation
+ * blocks climbs to a core, and each block's aggregation switch reduces
+ * its leaves' pieces before passing one up (SHARP reduces at every switch
+ * of its tree): a block is a run of the line's leaves under one
+ * aggregation switch. Elsewhere the leaves' parent is the top itself and
+ * the line has one block. */
+static int32_t leaf_parent(const fc_run *r, const fc_line *l, int64_t first, int dim)
+{
+    int32_t seg[8];
+    return top_segment(r, l, first, dim, false, seg) < 1 ? -1 : r->f->to[seg[0]];
+}
+
+/* How many blocks the line's tree has (1: no middle level), counted once
+ * per line. */
+static int64_t line_blocks(fc_run *r, const fc_phase *ph, const fc_line *l)
+{
+    int32_t *n = &r->line_blocks[local_of(r, member(l, 0))];
+    if (*n == 0) {
+        int32_t seg[8], c = 1;
+        if (top_segment(r, l, 0, ph->dim, false, seg) >= 2) {
+            int64_t first, count;
+            leaf_run(r, ph, l, 0, &first, &count);
+            int32_t at = leaf_parent(r, l, 0, ph->dim);
+            for (int64_t j = count; j < l->n; j += count) {
+                leaf_run(r, ph, l, j, &first, &count);
+                int32_t up = leaf_parent(r, l, first, ph->dim);
+                c += up != at;
+                at = up;
+            }
+        }
+        *n = c;
+    }
+    return *n;
+}
+
+/* The block of the leaf whose first member is `first`: its first member,
+ * leaves and members, found once per leaf. */
+static fc_block block_of(fc_run *r, const fc_phase *ph, const fc_line *l, int64_t first)
+{
+    fc_block *b = &r->blocks[local_of(r, member(l, first))];
+    if (b->members == 0) {
+        int32_t up = leaf_parent(r, l, first, ph->dim);
+        int64_t lo = first, hi, count, f;
+        leaf_run(r, ph, l, first, &f, &count);
+        hi = first + count;
+        int32_t leaves = 1;
+        while (lo > 0) {
+            leaf_run(r, ph, l, lo - 1, &f, &count);
+            if (leaf_parent(r, l, f, ph->dim) != up)
+                break;
+            lo = f;
+            leaves++;
+        }
+        while (hi < l->n) {
+            leaf_run(r, ph, l, hi, &f, &count);
+            if (leaf_parent(r, l, f, ph->dim) != up)
+                break;
+            hi += count;
+            leaves++;
+        }
+        *b = (fc_block){(int32_t)lo, leaves, (int32_t)(hi - lo)};
+    }
+    return *b;
+}
+
+/* A leaf's reduced pieces up to its parent (the line's top, or its
+ * block's aggregation switch), one at a time: each once all its members'
+ * piece has arrived and the leaf's piece before it has reached the parent
+ * (a switch forwards in order; sent together, the pieces would share an
+ * oversubscribed uplink and all arrive at its end, the top sending none
+ * down meanwhile). The leaf's first member counts them: acked sent up,
+ * down arrived. */
 static int leaf_up(fc_run *r, fl_engine *e, const fc_phase *ph, const fc_line *l, int64_t first,
                    int64_t count, int s, int64_t k, int p)
 {
@@ -852,38 +932,95 @@ static int leaf_up(fc_run *r, fl_engine *e, const fc_phase *ph, const fc_line *l
     int32_t seg[8];
     while (c->acked < IN_NETWORK_PIECES && c->acked == c->down &&
            r->arrived[piece_slot(r, head, s, k, p, c->acked)] == count) {
-        int n = top_segment(r, l, first, false, seg);
-        if (n < 0 || fl_send_path(e, seg, n, bytes, r->owner,
-                                  tag_of(head, s, k, p, IN_NETWORK_PIECES + c->acked,
-                                         KIND_UP)) != 0)
+        if (top_segment(r, l, first, ph->dim, false, seg) < 1 ||
+            fl_send_path(e, seg, 1, bytes, r->owner,
+                         tag_of(head, s, k, p, IN_NETWORK_PIECES + c->acked, KIND_UP)) != 0)
             return -1;
         c->acked++;
     }
     return 0;
 }
 
-/* The top's piece down to the leaf whose first member is f0 (`count`
- * members), in order: a switch forwards a port's packets first in, first
- * out, so piece j leaves only once piece j - 1 has reached the leaf (sent
- * together, the pieces would share the downlink and all arrive late, the
- * leaf's ports idle meanwhile). A leaf's counter slot for piece j holds
- * count once its members' pieces are in, count + 1 once the top has sent
- * j down, count + 2 once it arrived. */
-static int top_down(fc_run *r, fl_engine *e, const fc_phase *ph, const fc_line *l, int64_t f0,
-                    int64_t count, int s, int64_t k, int p, int piece)
+/* A block's reduced pieces up from its aggregation switch to the core,
+ * in order as a leaf's: the block's first member's slot of r->mid holds,
+ * per piece, the leaves whose piece has arrived (up to b->leaves), then
+ * +1 sent up, +2 at the core, +3 sent down, +4 back at the aggregation
+ * switch. */
+static int block_up(fc_run *r, fl_engine *e, const fc_phase *ph, const fc_line *l,
+                    const fc_block *b, int s, int64_t k, int p)
+{
+    int64_t head = member(l, b->first);
+    int32_t full = b->leaves;
+    for (int x = 0; x < IN_NETWORK_PIECES; x++) {
+        int32_t *at = &r->mid[piece_slot(r, head, s, k, p, x)];
+        if (*at < full || (*at == full + 1))
+            return 0; /* not all in yet, or the piece before still on its way */
+        if (*at > full)
+            continue;
+        int32_t seg[8];
+        if (top_segment(r, l, b->first, ph->dim, false, seg) < 2 ||
+            fl_send_path(e, seg + 1, 1, in_network_piece(ph, l->n, b->members, LEG_LEAF_UP),
+                         r->owner, tag_of(head, s, k, p, 3 * IN_NETWORK_PIECES + x, KIND_UP)) != 0)
+            return -1;
+        *at = full + 1;
+        return 0;
+    }
+    return 0;
+}
+
+/* The core's piece down to a block's aggregation switch, in order (piece
+ * x once x - 1 has arrived there), once every block's piece reached it. */
+static int core_down(fc_run *r, fl_engine *e, const fc_phase *ph, const fc_line *l,
+                     const fc_block *b, int s, int64_t k, int p, int piece)
 {
     if (piece >= IN_NETWORK_PIECES)
         return 0;
-    int64_t leaves = line_leaves(r, ph, l);
+    int64_t head = member(l, b->first);
+    int32_t full = b->leaves, *at = &r->mid[piece_slot(r, head, s, k, p, piece)];
+    if (*at != full + 2 ||
+        r->arrived_top[piece_slot(r, member(l, 0), s, k, p, piece)] < line_blocks(r, ph, l))
+        return 0;
+    if (piece > 0 && r->mid[piece_slot(r, head, s, k, p, piece - 1)] != full + 4)
+        return 0;
+    int32_t seg[8];
+    if (top_segment(r, l, b->first, ph->dim, true, seg) < 2 ||
+        fl_send_path(e, seg, 1, in_network_piece(ph, l->n, b->members, LEG_TOP_DOWN), r->owner,
+                     tag_of(head, s, k, p, 4 * IN_NETWORK_PIECES + piece, KIND_UP)) != 0)
+        return -1;
+    *at = full + 3;
+    return 0;
+}
+
+/* The parent's piece down to the leaf whose first member is f0 (`count`
+ * members), in order: a switch forwards a port's packets first in, first
+ * out, so piece j leaves only once piece j - 1 has reached the leaf (sent
+ * together, the pieces would share the downlink and all arrive late, the
+ * leaf's ports idle meanwhile). The parent has it once every leaf's (or,
+ * a block's aggregation switch, the core's) piece has arrived. A leaf's
+ * counter slot for piece j holds count once its members' pieces are in,
+ * count + 1 once the parent has sent j down, count + 2 once it arrived. */
+static int leaf_down(fc_run *r, fl_engine *e, const fc_phase *ph, const fc_line *l, int64_t f0,
+                     int64_t count, int s, int64_t k, int p, int piece)
+{
+    if (piece >= IN_NETWORK_PIECES)
+        return 0;
     int64_t head = member(l, f0);
     int32_t *at = &r->arrived[piece_slot(r, head, s, k, p, piece)];
-    if (*at != count || r->arrived_top[piece_slot(r, member(l, 0), s, k, p, piece)] < leaves)
-        return 0; /* sent already, or not yet reduced at the top */
+    if (*at != count)
+        return 0; /* sent already */
+    if (line_blocks(r, ph, l) > 1) {
+        fc_block b = block_of(r, ph, l, f0);
+        if (r->mid[piece_slot(r, member(l, b.first), s, k, p, piece)] != b.leaves + 4)
+            return 0; /* not yet back at the aggregation switch */
+    } else if (r->arrived_top[piece_slot(r, member(l, 0), s, k, p, piece)] <
+               line_leaves(r, ph, l)) {
+        return 0; /* not yet reduced at the top */
+    }
     if (piece > 0 && r->arrived[piece_slot(r, head, s, k, p, piece - 1)] != count + 2)
         return 0; /* the piece before it still on its way */
     int32_t seg[8];
-    int n = top_segment(r, l, f0, true, seg);
-    if (n < 0 || fl_send_path(e, seg, n, in_network_piece(ph, l->n, count, LEG_TOP_DOWN),
+    int n = top_segment(r, l, f0, ph->dim, true, seg);
+    if (n < 1 || fl_send_path(e, seg + n - 1, 1, in_network_piece(ph, l->n, count, LEG_TOP_DOWN),
                               r->owner,
                               tag_of(head, s, k, p, 2 * IN_NETWORK_PIECES + piece, KIND_UP)) != 0)
         return -1;
@@ -891,11 +1028,26 @@ static int top_down(fc_run *r, fl_engine *e, const fc_phase *ph, const fc_line *
     return 0;
 }
 
+/* Every leaf of block b: its piece down from the aggregation switch. */
+static int block_leaves_down(fc_run *r, fl_engine *e, const fc_phase *ph, const fc_line *l,
+                             const fc_block *b, int s, int64_t k, int p, int piece)
+{
+    int64_t f0, count;
+    for (int64_t j = b->first; j < b->first + b->members; j = f0 + count) {
+        leaf_run(r, ph, l, j, &f0, &count);
+        if (leaf_down(r, e, ph, l, f0, count, s, k, p, piece) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* In-network reduction's pieces: `ch` is the piece plus IN_NETWORK_PIECES
  * times its stage: 0 a member's piece reached its leaf, 1 a leaf's reduced
- * piece reached the top switch, 2 the top's result reached a leaf (npu the
- * leaf's first member for 1 and 2). On one leaf (a switch) the leaf is
- * the top: its result goes down every port at once. */
+ * piece reached its parent, 2 the parent's result reached a leaf (npu the
+ * leaf's first member for 1 and 2), 3 a block's piece reached the core,
+ * 4 the core's result reached the block's aggregation switch (npu the
+ * block's first member). On one leaf (a switch) the leaf is the top: its
+ * result goes down every port at once. */
 static int in_network_done(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, int p, int ch)
 {
     const fc_phase *ph = &plan_of(r, s, k)->ph[p];
@@ -928,24 +1080,56 @@ static int in_network_done(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t 
         }
         return advance(r, e, npu, s, k, &line);
     }
+    int64_t blocks = line_blocks(r, ph, &l);
+    int32_t *top = &r->arrived_top[piece_slot(r, member(&l, 0), s, k, p, piece)];
     if (stage == 1) {
         /* npu is the leaf's first member: its next piece may go up */
         count_at(r, npu, s, k, p, 0)->down++;
         if (leaf_up(r, e, ph, &l, first, count, s, k, p) != 0)
             return -1;
-        if (++r->arrived_top[piece_slot(r, member(&l, 0), s, k, p, piece)] < leaves)
+        if (blocks > 1) {
+            fc_block b = block_of(r, ph, &l, first);
+            if (++r->mid[piece_slot(r, member(&l, b.first), s, k, p, piece)] == b.leaves)
+                return block_up(r, e, ph, &l, &b, s, k, p);
+            return 0;
+        }
+        if (++*top < leaves)
             return 0;
         for (int64_t j = 0; j < l.n; j += count) {
             int64_t f0;
             leaf_run(r, ph, &l, j, &f0, &count);
-            if (top_down(r, e, ph, &l, f0, count, s, k, p, piece) != 0)
+            if (leaf_down(r, e, ph, &l, f0, count, s, k, p, piece) != 0)
                 return -1;
         }
         return 0;
     }
-    /* stage 2: down every port of the leaf, and the top's next piece to it */
+    if (stage == 3 || stage == 4) {
+        /* npu is the block's first member */
+        fc_block b = block_of(r, ph, &l, first);
+        int32_t *at = &r->mid[piece_slot(r, npu, s, k, p, piece)];
+        if (stage == 4) {
+            /* back at the aggregation switch: down its leaves, and the
+             * core's next piece to it */
+            *at = b.leaves + 4;
+            if (core_down(r, e, ph, &l, &b, s, k, p, piece + 1) != 0)
+                return -1;
+            return block_leaves_down(r, e, ph, &l, &b, s, k, p, piece);
+        }
+        *at = b.leaves + 2;
+        if (block_up(r, e, ph, &l, &b, s, k, p) != 0)
+            return -1;
+        if (++*top < blocks)
+            return 0;
+        for (int64_t j = 0; j < l.n; j += b.members) {
+            b = block_of(r, ph, &l, j);
+            if (core_down(r, e, ph, &l, &b, s, k, p, piece) != 0)
+                return -1;
+        }
+        return 0;
+    }
+    /* stage 2: down every port of the leaf, and the parent's next piece to it */
     r->arrived[piece_slot(r, npu, s, k, p, piece)] = (int32_t)count + 2;
-    if (top_down(r, e, ph, &l, first, count, s, k, p, piece + 1) != 0)
+    if (leaf_down(r, e, ph, &l, first, count, s, k, p, piece + 1) != 0)
         return -1;
     for (int64_t j = first; j < first + count; j++) {
         int64_t to = member(&l, j);
@@ -1409,6 +1593,9 @@ static void run_free_slot(comet_fabric_run *fr, uint32_t id)
     free(r->arrived);
     free(r->arrived_top);
     free(r->line_leaves);
+    free(r->line_blocks);
+    free(r->blocks);
+    free(r->mid);
     free(r->class_of);
     free(r->prev);
     free(r->next);
@@ -1612,7 +1799,7 @@ comet_status comet_fabric_run_collective(comet_fabric_run *fr, const comet_fabri
     double cells = (double)r->n_members * r->streams * (double)r->chunks;
     double mem = cells * (sizeof(fc_chunk_state) +
                           (double)r->max_phases *
-                              (r->max_channels * sizeof(fc_count) + 8 * IN_NETWORK_PIECES)) +
+                              (r->max_channels * sizeof(fc_count) + 12 * IN_NETWORK_PIECES)) +
                  4.0 * (double)r->n_members;
     if (mem > 4e9) {
         st = comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
@@ -1628,7 +1815,11 @@ comet_status comet_fabric_run_collective(comet_fabric_run *fr, const comet_fabri
     r->arrived_top = calloc((size_t)cells * (size_t)(r->max_phases * IN_NETWORK_PIECES),
                             sizeof *r->arrived_top);
     r->line_leaves = calloc((size_t)r->n_members, sizeof *r->line_leaves);
-    if (!r->chunk || !r->count || !r->arrived || !r->arrived_top || !r->line_leaves)
+    r->line_blocks = calloc((size_t)r->n_members, sizeof *r->line_blocks);
+    r->blocks = calloc((size_t)r->n_members, sizeof *r->blocks);
+    r->mid = calloc((size_t)cells * (size_t)(r->max_phases * IN_NETWORK_PIECES), sizeof *r->mid);
+    if (!r->chunk || !r->count || !r->arrived || !r->arrived_top || !r->line_leaves ||
+        !r->line_blocks || !r->blocks || !r->mid)
         goto oom;
     r->left = (int64_t)cells;
     fc_line line = NO_LINE;

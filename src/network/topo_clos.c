@@ -230,6 +230,20 @@ static net_cost clos_double_tree(const comet_link *l, bool rail)
     return (net_cost){2.0 * Ld * clos_hops(&v), 2.0 * logstep_factor(&v, v.n)};
 }
 
+/* The factor the groups' aggregation trees slow a tier's uplinks by. The
+ * trees are placed, not hashed: a fabric manager (SHARP's aggregation
+ * manager) builds each group's tree, and the groups sharing a leaf (pod)
+ * take its uplinks in turn, so the busiest carries ceil(g / up) streams
+ * where spraying spreads g / up over them (docs/fabric.md, "In-network
+ * reduction"). */
+static double tree_factor(const clos_view *v, int t)
+{
+    if (t >= v->tiers - 1)
+        return 1.0;
+    double mean = v->g[t] / v->up[t];
+    return dmax(1.0, v->ecmp ? ceil(mean - 1e-9) : mean);
+}
+
 /* In-network reduction (SHARP): each group reduces up one tree, one stream
  * of S per group leaving a leaf (pod), and the result comes back down:
  * up to the top switch the group reaches and back, streamed. */
@@ -239,7 +253,7 @@ static net_cost clos_in_network(const comet_link *l, bool rail)
     double f = 1.0;
     for (int t = 0; t < 2; t++)
         if (v.c[t] < v.n)
-            f = dmax(f, tier_factor(&v, t, v.g[t], true));
+            f = dmax(f, tree_factor(&v, t));
     return (net_cost){clos_hops(&v), f};
 }
 
@@ -255,7 +269,7 @@ static net_cost clos_in_network_shard(const comet_link *l, bool rail)
     double load = (v.n - 1.0) / v.n;
     for (int t = 0; t < 2; t++)
         if (v.c[t] < v.n)
-            load = dmax(load, (v.n - v.c[t]) / v.n * tier_factor(&v, t, v.g[t], true));
+            load = dmax(load, (v.n - v.c[t]) / v.n * tree_factor(&v, t));
     return (net_cost){clos_hops(&v), load};
 }
 
@@ -373,12 +387,12 @@ static void clos_build(comet_fabric *f, const fab_dim *d)
 }
 
 /* Up to the lowest switch both ends share and down: the NPU's port, the
- * leaf uplink to spine (or agg) j = hash mod u0 (the hash mixed with the
- * dimension's ecmp_seed when it has one), with 3 tiers across
- * blocks the agg uplink to core (hash / u0) mod u1, and back down the same
- * way; a spraying tree takes the merged links. */
+ * leaf uplink to spine (or agg) j = pick mod u0 (pick: the hash mixed
+ * with the dimension's ecmp_seed, or pinned), with 3 tiers across blocks
+ * the agg uplink to core (pick / u0) mod u1, and back down the same way;
+ * a spraying tree takes the merged links. */
 static int clos_route(const comet_fabric *f, const fab_dim *d, int64_t in, int64_t out,
-                      int64_t a, int64_t b, uint64_t hash, int32_t *path, int cap)
+                      int64_t a, int64_t b, uint64_t pick, int32_t *path, int cap)
 {
     (void)f;
     const comet_clos_ports *p = &d->ports;
@@ -387,7 +401,7 @@ static int clos_route(const comet_fabric *f, const fab_dim *d, int64_t in, int64
     int64_t u0 = p->up[0], u1 = p->up[1], L = d->link0 + out * clos_pod_links(d);
     int64_t ea = in + d->inner * a, eb = in + d->inner * b;
     int64_t la = clos_leaf_of(d, ea), lb = clos_leaf_of(d, eb);
-    uint64_t h = fab_mix(d->seed ? hash ^ fab_mix(d->seed) : hash);
+    uint64_t h = pick;
     int64_t j = d->spray ? 0 : (int64_t)(h % (uint64_t)u0);
     int64_t c = d->spray ? 0 : (int64_t)((h / (uint64_t)u0) % (uint64_t)(u1 > 0 ? u1 : 1));
     int64_t w0 = d->spray ? 1 : u0, w1 = d->spray ? 1 : u1;
