@@ -255,40 +255,57 @@ static void test_fsdp_cache_is_exact(void **state)
  * 3,000 queries over 400 keys (more than the memo's slots, so prices are
  * replaced), on a system with NCCL's protocol model and measured curves
  * (h100-80g-dgx: the chunk count is chosen per size), and a second
- * system's query never answered from the first's prices. */
+ * system's query never answered from the first's prices; a third system
+ * whose scale-out is a fat tree, where the group's spacing changes the
+ * price, never answered from another spacing's. */
 static void test_collective_memo_is_exact(void **state)
 {
     (void)state;
-    comet_system h100, a100;
+    comet_system h100, a100, fat;
     comet_error err;
     assert_int_equal(comet_preset_system("h100-80g-dgx", &h100, &err), COMET_OK);
     assert_int_equal(comet_preset_system("a100-80g-selene", &a100, &err), COMET_OK);
+    fat = h100;
+    fat.dims[1].size = 16;
+    fat.dims[1].topology = COMET_TOPO_FAT_TREE;
+    fat.dims[1].protocols = COMET_PROTOCOLS_NONE;
+    fat.dims[1].bus.n_curves = 0;
+    fat.dims[1].shape.radix = 24;
+    fat.dims[1].shape.routing = COMET_ROUTE_ECMP;
     static coll_memo memo;
     coll_memo_init(&memo);
     uint64_t x = 777;
     enum { KEYS = 400 };
-    static int64_t span[KEYS][COMET_MAX_DIMS];
+    static int64_t span[KEYS][COMET_MAX_DIMS], spacing[KEYS][COMET_MAX_DIMS];
     static comet_collective c[KEYS];
     static double bytes[KEYS];
     for (int k = 0; k < KEYS; k++) {
         for (int d = 0; d < COMET_MAX_DIMS; d++)
             span[k][d] = d < h100.n_dims ? (int64_t)1 << (next_random(&x) % 4) : 1;
+        for (int d = 0; d < COMET_MAX_DIMS; d++)
+            spacing[k][d] = (int64_t)1 << (next_random(&x) % 3);
         c[k] = (comet_collective)(1 + next_random(&x) % (COMET_COLL_COUNT - 1));
         bytes[k] = pow(2.0, (double)(next_random(&x) % 34));
     }
     int held = 0;
     for (int q = 0; q < 3000; q++) {
         int k = (int)(next_random(&x) % KEYS);
-        const comet_system *sys = q % 7 == 0 ? &a100 : &h100;
-        double want = comet_collective_time(sys, span[k], c[k], bytes[k]);
-        double got = coll_memo_time(&memo, sys, span[k], c[k], bytes[k]);
+        const comet_system *sys = q % 7 == 0 ? &a100 : q % 5 == 0 ? &fat : &h100;
+        double want = comet_collective_time_placed(sys, span[k], spacing[k], c[k], bytes[k], 0.0);
+        double got = coll_memo_time(&memo, sys, span[k], spacing[k], c[k], bytes[k]);
         assert_memory_equal(&want, &got, sizeof want);
-        held += coll_memo_time(&memo, sys, span[k], c[k], bytes[k]) == want;
+        held += coll_memo_time(&memo, sys, span[k], spacing[k], c[k], bytes[k]) == want;
     }
     assert_int_equal(held, 3000);
     double want = comet_collective_time(&h100, span[0], c[0], bytes[0]);
-    double got = coll_memo_time(NULL, &h100, span[0], c[0], bytes[0]);
+    double got = coll_memo_time(NULL, &h100, span[0], NULL, c[0], bytes[0]);
     assert_memory_equal(&want, &got, sizeof want);
+    /* on the fat tree a DP-like group of 8 nodes whose members sit 2
+     * apart spans twice the leaves: it prices higher than side by side */
+    int64_t dp8[COMET_MAX_DIMS] = {1, 8, 1, 1, 1, 1, 1, 1}, apart[COMET_MAX_DIMS] = {1, 2, 1, 1,
+                                                                                    1, 1, 1, 1};
+    assert_true(comet_collective_time_placed(&fat, dp8, apart, COMET_COLL_ALL_REDUCE, 1e9, 0.0) >
+                comet_collective_time(&fat, dp8, COMET_COLL_ALL_REDUCE, 1e9));
 }
 
 static void gpt3_h100(comet_model *m, comet_system *sys)

@@ -33,6 +33,11 @@ typedef struct comet_link {
     /* NPUs along the whole dimension (0: n): a Clos's pod, whose uplinks
      * ECMP hashes every group's connections onto */
     int64_t size;
+    /* Places between the group's members along the dimension (1: next to
+     * each other): a strategy's group sits the spans of the rank digits
+     * inside its own apart (comet_strategy_group_spacing), so fewer of its
+     * members share a Clos's leaf. 1 from comet_link_of. */
+    int64_t spacing;
 } comet_link;
 
 /* ---- topology shapes (src/network/shape.c, docs/fabric.md) ------------------ */
@@ -210,6 +215,16 @@ double comet_collective_time(const comet_system *sys, const int64_t span[COMET_M
  * `outer` bytes (comet_collective_plan_split; outer <= 0: bytes). */
 double comet_collective_time_split(const comet_system *sys, const int64_t span[COMET_MAX_DIMS],
                                    comet_collective c, double bytes, double outer);
+/* ... over a group whose members along dimension d sit spacing[d] places
+ * apart (a strategy's groups: comet_strategy_group_spacing; NULL: next to
+ * each other, as the two above take them). Only a Clos prices it: it
+ * decides how many members share a leaf. */
+double comet_collective_time_placed(const comet_system *sys, const int64_t span[COMET_MAX_DIMS],
+                                    const int64_t *spacing, comet_collective c, double bytes,
+                                    double outer);
+/* Whether a group's spacing changes any price on sys (a dimension is a
+ * Clos); where not, callers may pass NULL and skip working it out. */
+bool comet_spacing_priced(const comet_system *sys);
 
 /* The chunks a collective of `bytes` over span[] is cut into: the
  * system's collective_chunks, or, where a spanned dimension prices calls
@@ -240,6 +255,17 @@ int comet_p2p_dim_between(const comet_system *sys, int64_t a, int64_t b);
  * alone for 0 bytes; infinite on a dimension without bandwidth, 0 for no
  * such dimension. */
 double comet_p2p_time_on(const comet_system *sys, int d, double bytes);
+
+/* The factor on the bytes' time of a transfer on dimension d when every
+ * NPU of the system sends one at once to the NPU `stride` places on along
+ * d (a pipeline's stage boundary: every rank of a stage sends to its peer
+ * in the next), `along` places of d in use (a dimension of size auto has
+ * no size of its own): 1 where each send has its path to itself (a
+ * switch, a ring's neighbours); on a Clos the sends that leave a leaf
+ * (pod) share its uplinks, their count over the uplinks sprayed, the
+ * expected busiest uplink's hashed (ECMP); at least 1 (docs/fabric.md,
+ * "Pipeline sends"). */
+double comet_p2p_shift_load(const comet_system *sys, int d, int64_t stride, int64_t along);
 
 /* The same transfer in its two parts, latency (*latency) and bytes at the
  * bandwidth (*transfer: infinite without bandwidth); both 0 for no such

@@ -242,6 +242,18 @@ enum { COMET_DIGIT_TP, COMET_DIGIT_CP, COMET_DIGIT_EP, COMET_DIGIT_EDP, COMET_DI
  * (tp, cp, ep, dp/ep, pp). */
 void comet_strategy_digit_spans(const comet_strategy *s,
                                 int64_t out[COMET_RANK_DIGITS][COMET_MAX_DIMS]);
+/* How many places apart a group's members sit along each dimension: the
+ * spans there of the rank digits inside the group's innermost digit on it
+ * (its members next to each other: 1). Group g's ranks (place[g]; DP's are
+ * EP's and the expert-DP digits), and the gradient groups of
+ * comet_strategy_grad_spans; a folded expert layout, whose digits do not
+ * tile, gets 1 everywhere. The closed forms price a Clos with it
+ * (comet_collective_time_placed), as the fabric places the ranks. Only
+ * the first n_dims dimensions (the system's) are worked out, the rest 1. */
+void comet_strategy_group_spacing(const comet_strategy *s, comet_group g, int n_dims,
+                                  int64_t out[COMET_MAX_DIMS]);
+void comet_strategy_grad_spacing(const comet_strategy *s, bool expert, int n_dims,
+                                 int64_t out[COMET_MAX_DIMS]);
 void comet_strategy_digit_counts(const comet_strategy *s, int64_t out[COMET_RANK_DIGITS]);
 /* The NPU of the rank whose digits are idx[] (each below its count), on
  * dimensions of sizes[0..n_dims). */

@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "comet/estimate.h"
+#include "comet/network.h"
 #include "../core/core.h"
 #include "../hardware/hardware.h"
 #include "../workload/workload.h"
@@ -31,26 +32,41 @@ enum { COLL_MEMO_SLOTS = 128 };
 
 typedef struct coll_memo_entry {
     const comet_system *sys;   /* NULL: empty */
-    int64_t span[COMET_MAX_DIMS];
+    int64_t span[COMET_MAX_DIMS], spacing[COMET_MAX_DIMS];
     comet_collective collective;
     double bytes, outer, time;     /* outer: comet_collective_time_split's */
 } coll_memo_entry;
 
+/* A pipeline send's load (comet_p2p_shift_load), by its inputs. */
+typedef struct shift_memo_entry {
+    const comet_system *sys;   /* NULL: empty */
+    int dim;
+    int64_t stride, along;
+    double load;
+} shift_memo_entry;
+enum { SHIFT_MEMO_SLOTS = 16 };
+
 typedef struct coll_memo {
     coll_memo_entry entry[COLL_MEMO_SLOTS];
+    shift_memo_entry shift[SHIFT_MEMO_SLOTS];
 } coll_memo;
 
 void coll_memo_init(coll_memo *m);
 
-/* comet_collective_time(sys, span, c, bytes), from `m` where it holds it
- * (m NULL: priced every time). */
+/* comet_collective_time_placed(sys, span, spacing, c, bytes, 0), from `m`
+ * where it holds it (m NULL: priced every time). */
 double coll_memo_time(coll_memo *m, const comet_system *sys, const int64_t span[COMET_MAX_DIMS],
-                      comet_collective c, double bytes);
-/* ... comet_collective_time_split's (an all-to-all de-duplicated past the
- * innermost dimension). */
+                      const int64_t spacing[COMET_MAX_DIMS], comet_collective c, double bytes);
+/* comet_p2p_shift_load(sys, d, stride, along), from `m` where it holds it
+ * (m NULL: priced every time). */
+double coll_memo_shift_load(coll_memo *m, const comet_system *sys, int d, int64_t stride,
+                            int64_t along);
+/* ... with an all-to-all de-duplicated past the innermost dimension
+ * (outer, comet_collective_time_split's). */
 double coll_memo_time_split(coll_memo *m, const comet_system *sys,
-                            const int64_t span[COMET_MAX_DIMS], comet_collective c, double bytes,
-                            double outer);
+                            const int64_t span[COMET_MAX_DIMS],
+                            const int64_t spacing[COMET_MAX_DIMS], comet_collective c,
+                            double bytes, double outer);
 
 /* ---- layer prices (layer_time.c) ---- */
 
@@ -199,6 +215,25 @@ void fsdp_pass_cached(fsdp_cache *cache, const fsdp_run *runs, int n_runs, int64
 /* The share of compute throughput overlapped communication takes under
  * strategy s (the system's compute.overlap_slowdown; 0 under framework
  * ideal, which keeps overlap free). */
+/* Where the system prices a group's spacing (comet_spacing_priced): that
+ * of group g's ranks into buf, or, grads set, of a gradient group's
+ * (comet_strategy_grad_spans: PLAN_DENSE_GRADS, PLAN_EXPERT_GRADS);
+ * else NULL, side by side. */
+enum { PLAN_GROUP_RANKS = 0, PLAN_DENSE_GRADS = 1, PLAN_EXPERT_GRADS = 2 };
+
+static inline const int64_t *plan_spacing(const comet_system *sys, const comet_strategy *s,
+                                          comet_group g, int grads,
+                                          int64_t buf[COMET_MAX_DIMS])
+{
+    if (!comet_spacing_priced(sys))
+        return NULL;
+    if (grads)
+        comet_strategy_grad_spacing(s, grads == PLAN_EXPERT_GRADS, sys->n_dims, buf);
+    else
+        comet_strategy_group_spacing(s, g, sys->n_dims, buf);
+    return buf;
+}
+
 static inline double overlap_share(const comet_system *sys, const comet_strategy *s)
 {
     return comet_strategy_framework(s) == COMET_FRAMEWORK_IDEAL ? 0.0
@@ -282,6 +317,9 @@ typedef struct plan_send {
     int dim;                   /* network dimension they use; -1 without a pipeline */
     double per_micro;          /* sends per microbatch on the busiest stage: forward and
                                 * backward through each of its v model chunks */
+    double load;               /* the factor on their bytes' time: every rank of a stage
+                                * sends at once, sharing a Clos's uplinks
+                                * (comet_p2p_shift_load) */
 } plan_send;
 
 typedef struct step_plan {
@@ -305,8 +343,8 @@ void step_plan_build(const comet_model *m, const comet_system *sys, const comet_
                      const work_stage *w, step_plan *out);
 void step_plan_memory(const comet_model *m, const comet_system *sys, const comet_strategy *s,
                       step_plan *out);
-void step_plan_traffic(const comet_system *sys, const comet_strategy *s, const work_stage *w,
-                       step_plan *out);
+void step_plan_traffic(const comet_system *sys, const comet_strategy *s, coll_memo *memo,
+                       const work_stage *w, step_plan *out);
 
 /* Messages one layer's collective of `params` parameters goes out in,
  * under a bucket of `bucket` parameters (0: one message). */

@@ -11,7 +11,9 @@
 static double comm_time(const comet_system *sys, const comet_strategy *s, coll_memo *memo,
                         const work_comm *c)
 {
-    return coll_memo_time_split(memo, sys, s->place[c->group], c->collective, c->bytes,
+    int64_t buf[COMET_MAX_DIMS];
+    const int64_t *gap = plan_spacing(sys, s, c->group, PLAN_GROUP_RANKS, buf);
+    return coll_memo_time_split(memo, sys, s->place[c->group], gap, c->collective, c->bytes,
                                 c->outer_bytes);
 }
 

@@ -63,16 +63,18 @@ double plan_layer_collective(const comet_system *sys, const comet_strategy *s, c
     double bucket = gather ? dp->gather_bucket : dp->reduce_bucket;
     comet_collective c = gather ? COMET_COLL_ALL_GATHER : dp->reduce;
     double apart = dp->expert_apart ? expert : 0.0, t = 0.0;
-    int64_t span[COMET_MAX_DIMS];
+    int64_t span[COMET_MAX_DIMS], buf[COMET_MAX_DIMS];
     if (dp->active && params - apart > 0.0) {
         double n = plan_messages(params - apart, bucket);
         comet_strategy_grad_spans(s, false, span);
-        t += n * coll_memo_time(memo, sys, span, c, (params - apart) * per_param / n);
+        const int64_t *gap = plan_spacing(sys, s, COMET_GROUP_DP, PLAN_DENSE_GRADS, buf);
+        t += n * coll_memo_time(memo, sys, span, gap, c, (params - apart) * per_param / n);
     }
     if (dp->expert_active && apart > 0.0) {
         double n = plan_messages(apart, bucket);
         comet_strategy_grad_spans(s, true, span);
-        t += n * coll_memo_time(memo, sys, span, c, apart * per_param / n);
+        const int64_t *gap = plan_spacing(sys, s, COMET_GROUP_DP, PLAN_EXPERT_GRADS, buf);
+        t += n * coll_memo_time(memo, sys, span, gap, c, apart * per_param / n);
     }
     return t;
 }
@@ -169,8 +171,8 @@ void step_plan_memory(const comet_model *m, const comet_system *sys, const comet
     out->expansion.latency = sys->expansion.latency > 0.0 ? sys->expansion.latency : 0.0;
 }
 
-void step_plan_traffic(const comet_system *sys, const comet_strategy *s, const work_stage *w,
-                       step_plan *out)
+void step_plan_traffic(const comet_system *sys, const comet_strategy *s, coll_memo *memo,
+                       const work_stage *w, step_plan *out)
 {
     out->n_comms = 0;
     plan_dp_comms(out, w);
@@ -178,11 +180,22 @@ void step_plan_traffic(const comet_system *sys, const comet_strategy *s, const w
     out->send.dim = s->pp > 1 ? comet_p2p_dim(sys, s->place[COMET_GROUP_PP]) : -1;
     out->send.bytes = w->p2p_bytes;
     out->send.per_micro = s->pp > 1 ? 2.0 * (double)s->interleave : 0.0;
+    out->send.load = 1.0;
+    if (out->send.dim >= 0 && comet_spacing_priced(sys)) {
+        /* (a Clos: the one topology whose sends share links) the next
+         * stage's rank is one step of the pipeline's digit, the outermost
+         * on every dimension, on: a stage's own ranks' span apart */
+        int d = out->send.dim;
+        int64_t tp = s->place[COMET_GROUP_TP][d], cp = s->place[COMET_GROUP_CP][d],
+                dp = s->place[COMET_GROUP_DP][d], pp = s->place[COMET_GROUP_PP][d];
+        int64_t stride = (tp > 1 ? tp : 1) * (cp > 1 ? cp : 1) * (dp > 1 ? dp : 1);
+        out->send.load = coll_memo_shift_load(memo, sys, d, stride, stride * (pp > 1 ? pp : 1));
+    }
 }
 
 void step_plan_build(const comet_model *m, const comet_system *sys, const comet_strategy *s,
                      const work_stage *w, step_plan *out)
 {
     step_plan_memory(m, sys, s, out);
-    step_plan_traffic(sys, s, w, out);
+    step_plan_traffic(sys, s, NULL, w, out);
 }

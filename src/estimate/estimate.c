@@ -322,9 +322,11 @@ static void time_data_parallel(const comet_system *sys, const comet_strategy *s,
         /* ZeRO-3's forward and backward gathers are the same collective */
         if (!prev || prev->collective != c->collective || prev->group != c->group ||
             prev->bytes != c->bytes || prev->expert != c->expert) {
-            int64_t span[COMET_MAX_DIMS];
+            int64_t span[COMET_MAX_DIMS], buf[COMET_MAX_DIMS];
             comet_strategy_grad_spans(s, c->expert, span);
-            t = coll_memo_time(memo, sys, span, c->collective, c->bytes);
+            t = coll_memo_time(memo, sys, span, plan_spacing(sys, s, COMET_GROUP_DP,
+                                            c->expert ? PLAN_EXPERT_GRADS : PLAN_DENSE_GRADS, buf),
+                               c->collective, c->bytes);
         }
         (c->each_micro ? each : once)[c->window] += t;
         *(c->each_micro ? &each_bytes : &once_bytes) += c->bytes;
@@ -418,7 +420,7 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
     footprint_compute(sys, &s, work, &plan, &fp, out);
     if (stop_if_no_fit && !out->feasible)
         return COMET_OK;
-    step_plan_traffic(sys, &s, work, &plan);
+    step_plan_traffic(sys, &s, cache ? &cache->coll : NULL, work, &plan);
 
     estimate_layers own;
     if (!layers) {
@@ -495,7 +497,9 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
     out->pp_comm_time = micro * st.comm[COMET_GROUP_PP];
     out->pp_exposed = micro * st.exposed[COMET_GROUP_PP];
     if (plan.send.per_micro > 0.0) {
-        double hop = comet_p2p_time_on(sys, plan.send.dim, plan.send.bytes);
+        double latency, transfer;
+        comet_p2p_parts_on(sys, plan.send.dim, plan.send.bytes, &latency, &transfer);
+        double hop = latency + transfer * plan.send.load;
         out->pp_comm_time += micro * plan.send.per_micro * hop;
         out->pp_exposed += micro * plan.send.per_micro * hop;
     }

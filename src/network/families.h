@@ -65,6 +65,13 @@ typedef struct net_topology {
      * them (mirrors, one pattern): NULL where the switches run all-reduce
      * alone (SHARP, NVLS as comet prices them) or there are none. */
     net_pattern_fn in_network_shard;
+    /* Every NPU along the dimension sends S to the NPU `stride` places on,
+     * all at once: the bandwidth time in units of x (at least 1); NULL
+     * where each such send has its links to itself. */
+    double (*shift_load)(const comet_link *l, int64_t stride);
+    /* Whether its patterns read comet_link.spacing (a Clos: where a
+     * group's members sit decides how many share a leaf). */
+    bool prices_spacing;
     /* Its part of the fabric: switches, links and routes (fabric.h). */
     const fab_ops *fabric;
 } net_topology;

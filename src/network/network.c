@@ -15,6 +15,7 @@
  * strategy search: fixed-size arrays on the stack, no allocation.
  * Formulas and sources: docs/collectives.md. */
 #include "comet/network.h"
+#include "families.h"
 
 #include <math.h>
 #include <string.h>
@@ -37,6 +38,7 @@ void comet_link_of(const comet_net_dim *d, int64_t n, comet_link *l)
     l->shape = &d->shape;
     l->inner = 1;
     l->size = d->size > n ? d->size : n;
+    l->spacing = 1;
 }
 
 static inline int n_dims_of(const comet_system *sys)
@@ -49,7 +51,8 @@ static inline int n_dims_of(const comet_system *sys)
 
 /* Inline: the closed form below runs it in the strategy search's inner loop. */
 static inline int span_links(const comet_system *sys, const int64_t span[COMET_MAX_DIMS],
-                             comet_link links[COMET_MAX_DIMS], int dims[COMET_MAX_DIMS])
+                             const int64_t *spacing, comet_link links[COMET_MAX_DIMS],
+                             int dims[COMET_MAX_DIMS])
 {
     int m = 0;
     int nd = n_dims_of(sys);
@@ -58,6 +61,8 @@ static inline int span_links(const comet_system *sys, const int64_t span[COMET_M
         if (span[d] > 1) {
             comet_link_of(&sys->dims[d], span[d], &links[m]);
             links[m].inner = inner;
+            if (spacing && spacing[d] > 1)
+                links[m].spacing = spacing[d];
             dims[m++] = d;
         }
         inner *= sys->dims[d].size > 0 ? sys->dims[d].size : 1;
@@ -68,7 +73,7 @@ static inline int span_links(const comet_system *sys, const int64_t span[COMET_M
 int comet_span_links(const comet_system *sys, const int64_t span[COMET_MAX_DIMS],
                      comet_link links[COMET_MAX_DIMS], int dims[COMET_MAX_DIMS])
 {
-    return span_links(sys, span, links, dims);
+    return span_links(sys, span, NULL, links, dims);
 }
 
 int comet_collective_plan(comet_collective c, const comet_link *links, const int *order, int m,
@@ -191,6 +196,22 @@ double comet_collective_time(const comet_system *sys, const int64_t span[COMET_M
 double comet_collective_time_split(const comet_system *sys, const int64_t span[COMET_MAX_DIMS],
                                    comet_collective c, double bytes, double outer)
 {
+    return comet_collective_time_placed(sys, span, NULL, c, bytes, outer);
+}
+
+bool comet_spacing_priced(const comet_system *sys)
+{
+    int nd = sys ? n_dims_of(sys) : 0;
+    for (int d = 0; d < nd; d++)
+        if (net_topology_of(sys->dims[d].topology)->prices_spacing)
+            return true;
+    return false;
+}
+
+double comet_collective_time_placed(const comet_system *sys, const int64_t span[COMET_MAX_DIMS],
+                                    const int64_t *spacing, comet_collective c, double bytes,
+                                    double outer)
+{
     if (c == COMET_COLL_BARRIER)
         bytes = COMET_BARRIER_BYTES;
     if (!sys || !span || !(bytes > 0.0) || c <= COMET_COLL_NONE || c >= COMET_COLL_COUNT)
@@ -198,7 +219,7 @@ double comet_collective_time_split(const comet_system *sys, const int64_t span[C
 
     comet_link links[COMET_MAX_DIMS];
     int dims[COMET_MAX_DIMS];
-    int m = span_links(sys, span, links, dims);
+    int m = span_links(sys, span, spacing, links, dims);
     if (m == 0)
         return 0.0;
     double t;
@@ -222,7 +243,7 @@ int64_t comet_collective_chunks_split(const comet_system *sys,
         return comet_collective_chunks(sys);
     comet_link links[COMET_MAX_DIMS];
     int dims[COMET_MAX_DIMS];
-    int m = span_links(sys, span, links, dims);
+    int m = span_links(sys, span, NULL, links, dims);
     if (m == 0)
         return comet_collective_chunks(sys);
     double t;
@@ -268,7 +289,7 @@ void comet_collective_protocols(const comet_system *sys, const int64_t span[COME
     comet_link links[COMET_MAX_DIMS];
     int dims[COMET_MAX_DIMS], order[COMET_MAX_DIMS];
     bool seen[COMET_MAX_DIMS] = {false};
-    int m = span_links(sys, span, links, dims);
+    int m = span_links(sys, span, NULL, links, dims);
     for (int i = 0; i < m; i++)
         order[i] = i;
     comet_coll_phase plan[COMET_MAX_COLL_PHASES];
@@ -321,6 +342,23 @@ void comet_p2p_parts_on(const comet_system *sys, int d, double bytes, double *la
     comet_link_of(&sys->dims[d], 2, &l);
     *latency = l.latency > 0.0 ? l.latency : 0.0;
     *transfer = l.bandwidth > 0.0 ? bytes / l.bandwidth : (double)INFINITY;
+}
+
+double comet_p2p_shift_load(const comet_system *sys, int d, int64_t stride, int64_t along)
+{
+    if (!sys || d < 0 || d >= n_dims_of(sys) || stride < 1 || along <= stride)
+        return 1.0;
+    const net_topology *t = net_topology_of(sys->dims[d].topology);
+    if (!t->shift_load)
+        return 1.0;
+    comet_link l;
+    comet_link_of(&sys->dims[d], along, &l);
+    int64_t inner = 1;
+    for (int i = 0; i < d; i++)
+        inner *= sys->dims[i].size > 1 ? sys->dims[i].size : 1;
+    l.inner = inner;
+    double f = t->shift_load(&l, stride);
+    return f > 1.0 ? f : 1.0;
 }
 
 double comet_p2p_time_on(const comet_system *sys, int d, double bytes)

@@ -51,12 +51,15 @@ static clos_view clos_view_of(const comet_link *l, bool rail)
     double pod = (double)(l->size > l->n ? l->size : l->n) * (double)inner;
     for (int t = 0; t < 2; t++)
         v.links[t] = 2.0 * ceil(pod / (double)held[t]) * v.up[t];
+    /* a group's members sit `gap` places apart along the dimension (the
+     * strategy's inner rank digits between them), so fewer share a leaf */
+    int64_t gap = l->spacing > 1 ? l->spacing : 1;
     for (int t = 0; t < 2; t++) {
         v.act[t] = (double)held[t];
         if (rail) {          /* one rail per leaf; a pod's leaves are one rail's */
-            v.c[t] = dmin(v.n, (double)held[t]);
+            v.c[t] = dmin(v.n, (double)(held[t] > gap ? held[t] / gap : 1));
             v.g[t] = dmax(1.0, (double)held[t] / v.c[t]);
-        } else if (inner >= held[t]) {
+        } else if (inner * gap >= held[t]) {
             v.c[t] = 1.0;
             v.g[t] = (double)held[t];
         } else {
@@ -64,8 +67,8 @@ static clos_view clos_view_of(const comet_link *l, bool rail)
              * multiple of inner, has a few more on its worst leaf, but the
              * rings' steps do not all wait there at once: the flows find
              * the mean, docs/fabric.md) */
-            v.c[t] = dmin(v.n, (double)(held[t] / inner));
-            v.g[t] = (double)inner;
+            v.c[t] = dmin(v.n, (double)(held[t] / (inner * gap)));
+            v.g[t] = (double)(inner * gap);
         }
     }
     return v;
@@ -273,6 +276,32 @@ static net_cost clos_in_network_shard(const comet_link *l, bool rail)
     return (net_cost){clos_hops(&v), load};
 }
 
+/* Pipeline sends: every NPU sends S to the NPU `stride` places on. Of a
+ * leaf's (pod's) c places, the last min(c, stride) send off it, so
+ * act min(1, stride / c) connections leave it, one each (no channels),
+ * each to one other leaf (pod): the tier's factor over them. */
+static double clos_shift_load(const comet_link *l, int64_t stride, bool rail)
+{
+    clos_view v = clos_view_of(l, rail);
+    v.channels = 1.0;
+    double load = 1.0;
+    for (int t = 0; t < 2 && t < v.tiers - 1; t++)
+        if (v.c[t] < v.n)
+            load = dmax(load, tier_factor(&v, t, v.act[t] * dmin(1.0, (double)stride / v.c[t]),
+                                          true));
+    return load;
+}
+
+static double fat_shift_load(const comet_link *l, int64_t stride)
+{
+    return clos_shift_load(l, stride, false);
+}
+
+static double rail_shift_load(const comet_link *l, int64_t stride)
+{
+    return clos_shift_load(l, stride, true);
+}
+
 static net_cost fred_in_network_shard(const comet_link *l) { return clos_in_network_shard(l, false); }
 static net_cost fat_ring_pass(const comet_link *l) { return clos_ring_pass(l, false); }
 static net_cost fat_scatter(const comet_link *l) { return clos_scatter(l, false); }
@@ -469,7 +498,8 @@ static const fab_ops clos_fabric = {clos_layout, clos_build, clos_route, clos_po
 #define FAT_TREE_MEMBERS                                                                       \
     .fabric = &clos_fabric, .ring_pass = fat_ring_pass, .pairwise_exchange = fat_pairwise,     \
     .scatter_to_all = fat_scatter, .recursive_halving = fat_halving, .bruck = fat_bruck,       \
-    .double_tree = fat_double_tree, .in_network_all_reduce = fat_in_network
+    .double_tree = fat_double_tree, .in_network_all_reduce = fat_in_network,                 \
+    .shift_load = fat_shift_load, .prices_spacing = true
 
 const net_topology net_topology_fat_tree = {.id = COMET_TOPO_FAT_TREE, FAT_TREE_MEMBERS};
 
@@ -491,4 +521,6 @@ const net_topology net_topology_rail = {
     .bruck = rail_bruck,
     .double_tree = rail_double_tree,
     .in_network_all_reduce = rail_in_network,
+    .shift_load = rail_shift_load,
+    .prices_spacing = true,
 };

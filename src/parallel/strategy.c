@@ -121,6 +121,58 @@ void comet_strategy_digit_spans(const comet_strategy *s,
     }
 }
 
+/* The spacing of a group made of the digits in `mask` (a bit per digit):
+ * per dimension, the spans of the digits inside the first of them that
+ * spans it (comet_strategy_digit_spans' digits, read straight from place[]:
+ * the strategy search asks for it at every point). */
+static void spacing_of(const comet_strategy *s, unsigned mask, int n_dims,
+                       int64_t out[COMET_MAX_DIMS])
+{
+    for (int d = 0; d < COMET_MAX_DIMS; d++)
+        out[d] = 1;
+    if (mask == 1u << COMET_DIGIT_TP || comet_strategy_folded(s))
+        return; /* the innermost digit; a folded layout does not tile */
+    for (int d = 0; d < n_dims && d < COMET_MAX_DIMS; d++) {
+        int64_t v[COMET_RANK_DIGITS] = {
+            [COMET_DIGIT_TP] = s->place[COMET_GROUP_TP][d],
+            [COMET_DIGIT_CP] = s->place[COMET_GROUP_CP][d],
+            [COMET_DIGIT_EP] = s->place[COMET_GROUP_EP][d],
+            [COMET_DIGIT_EDP] = s->place[COMET_GROUP_DP][d],
+            [COMET_DIGIT_PP] = s->place[COMET_GROUP_PP][d]};
+        for (int i = 0; i < COMET_RANK_DIGITS; i++)
+            v[i] = v[i] > 0 ? v[i] : 1;
+        if (v[COMET_DIGIT_EP] > 1)
+            v[COMET_DIGIT_EDP] /= v[COMET_DIGIT_EP]; /* dp's span over ep's */
+        int64_t gap = 1;
+        int i = 0;
+        for (; i < COMET_RANK_DIGITS && !((mask >> i & 1u) && v[i] > 1); i++)
+            gap *= v[i];
+        out[d] = i == COMET_RANK_DIGITS ? 1 : gap;
+    }
+}
+
+void comet_strategy_group_spacing(const comet_strategy *s, comet_group g, int n_dims,
+                                  int64_t out[COMET_MAX_DIMS])
+{
+    static const unsigned digits[COMET_GROUP_COUNT] = {
+        [COMET_GROUP_TP] = 1u << COMET_DIGIT_TP,
+        [COMET_GROUP_CP] = 1u << COMET_DIGIT_CP,
+        [COMET_GROUP_EP] = 1u << COMET_DIGIT_EP,
+        [COMET_GROUP_DP] = 1u << COMET_DIGIT_EP | 1u << COMET_DIGIT_EDP,
+        [COMET_GROUP_PP] = 1u << COMET_DIGIT_PP};
+    spacing_of(s, (unsigned)g < COMET_GROUP_COUNT ? digits[g] : 0u, n_dims, out);
+}
+
+void comet_strategy_grad_spacing(const comet_strategy *s, bool expert, int n_dims,
+                                 int64_t out[COMET_MAX_DIMS])
+{
+    unsigned cp = s->cp > 1 ? 1u << COMET_DIGIT_CP : 0u;
+    spacing_of(s,
+               cp | (expert && experts_apart(s) ? 1u << COMET_DIGIT_EDP
+                                                : 1u << COMET_DIGIT_EP | 1u << COMET_DIGIT_EDP),
+               n_dims, out);
+}
+
 void comet_strategy_digit_counts(const comet_strategy *s, int64_t out[COMET_RANK_DIGITS])
 {
     int64_t ep = s->ep > 1 ? s->ep : 1;

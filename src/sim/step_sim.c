@@ -261,13 +261,14 @@ static void record_on(builder *b, int id, step_on on)
  * gradient group's): one task costing its closed form on `stream`, or
  * under congestion its chunks on the links. */
 static int collective_on(builder *b, int stage, int stream, const int64_t span[COMET_MAX_DIMS],
-                         comet_group grp, comet_collective c, double bytes, double outer,
-                         int kind, int64_t mb, int layer, int after)
+                         const int64_t spacing[COMET_MAX_DIMS], comet_group grp,
+                         comet_collective c, double bytes, double outer, int kind, int64_t mb,
+                         int layer, int after)
 {
     if (b->congestion)
         return chunked(b, stage, stream == R_TP && !b->s->overlap_tp ? R_COMPUTE : stream, span, c,
                        bytes, outer, kind, mb, layer, after);
-    double t = comet_collective_time_split(b->sys, span, c, bytes, outer);
+    double t = comet_collective_time_placed(b->sys, span, spacing, c, bytes, outer);
     int id = task(b, stage, stream, t, kind, mb, layer, after);
     record(b, id, (step_coll){c, grp, bytes, STEP_ON_GROUP, outer});
     return id;
@@ -276,7 +277,9 @@ static int collective_on(builder *b, int stage, int stream, const int64_t span[C
 static int collective(builder *b, int stage, int stream, comet_group grp, comet_collective c,
                       double bytes, double outer, int kind, int64_t mb, int layer, int after)
 {
-    return collective_on(b, stage, stream, b->s->place[grp], grp, c, bytes, outer, kind, mb,
+    int64_t buf[COMET_MAX_DIMS];
+    const int64_t *gap = plan_spacing(b->sys, b->s, grp, PLAN_GROUP_RANKS, buf);
+    return collective_on(b, stage, stream, b->s->place[grp], gap, grp, c, bytes, outer, kind, mb,
                          layer, after);
 }
 
@@ -292,14 +295,16 @@ static int dp_collective(builder *b, int stage, int stream, comet_collective c, 
                          int layer, int after)
 {
     const plan_dp *dp = &b->plan.dp;
-    int64_t span[COMET_MAX_DIMS];
+    int64_t span[COMET_MAX_DIMS], buf[COMET_MAX_DIMS];
+    const int64_t *spacing;
     double apart = dp->expert_apart ? expert : 0.0;
     int last = after;
     if (dp->active) {
         comet_strategy_grad_spans(b->s, false, span);
+        spacing = plan_spacing(b->sys, b->s, COMET_GROUP_DP, PLAN_DENSE_GRADS, buf);
         double n = plan_messages(params - apart, bucket);
         for (double i = 0.0; i < n; i++) {
-            last = collective_on(b, stage, stream, span, COMET_GROUP_DP, c,
+            last = collective_on(b, stage, stream, span, spacing, COMET_GROUP_DP, c,
                                  (params - apart) * per_param / n, 0.0, kind, mb, layer,
                                  i > 0.0 ? last : after);
             record_on(b, last, STEP_ON_GRADS);
@@ -307,9 +312,11 @@ static int dp_collective(builder *b, int stage, int stream, comet_collective c, 
     }
     if (dp->expert_active && apart > 0.0) {
         comet_strategy_grad_spans(b->s, true, span);
+        spacing = plan_spacing(b->sys, b->s, COMET_GROUP_DP, PLAN_EXPERT_GRADS, buf);
         double n = plan_messages(apart, bucket);
         for (double i = 0.0; i < n; i++) {
-            last = collective_on(b, stage, stream, span, COMET_GROUP_DP, c, apart * per_param / n,
+            last = collective_on(b, stage, stream, span, spacing, COMET_GROUP_DP, c,
+                                 apart * per_param / n,
                                  0.0, kind, mb, layer, last);
             record_on(b, last, STEP_ON_EXPERT_GRADS);
         }
@@ -401,11 +408,11 @@ static int send_hop(builder *b, int stage, bool forward, int64_t mb, int after)
 {
     int stream = forward ? R_PP_FWD : R_PP_BWD, kind = forward ? K_SEND_FWD : K_SEND_BWD;
     const plan_send *send = &b->plan.send;
-    if (!b->congestion)
-        return task(b, stage, stream, comet_p2p_time_on(b->sys, send->dim, send->bytes), kind, mb,
-                    -1, after);
     double latency, transfer;
     comet_p2p_parts_on(b->sys, send->dim, send->bytes, &latency, &transfer);
+    transfer *= send->load;
+    if (!b->congestion)
+        return task(b, stage, stream, latency + transfer, kind, mb, -1, after);
     int hop = sim_add_task(&b->g, res(b, stage, R_PER_STAGE + send->dim), latency, (uint8_t)kind,
                            stage, (int)mb, -1);
     if (hop < 0 || sim_add_dep(&b->g, after, hop)) {
