@@ -11,38 +11,13 @@
 #include <string.h>
 
 #include "comet/comet.h"
+#include "toy.h"
 #include "../src/network/families.h"
 
 #define GIB 1073741824.0
 #define MIB 1048576.0
 
 static const comet_fabric_schedule one_chunk = {.chunks = 1, .concurrent = 1};
-
-static void base_system(comet_system *s, const char *name)
-{
-    memset(s, 0, sizeof *s);
-    snprintf(s->name, sizeof s->name, "%s", name);
-    s->compute.matrix_flops[COMET_DTYPE_BF16] = 100e12;
-    s->hbm.present = true;
-    s->hbm.capacity = 80.0 * GIB;
-    s->hbm.bandwidth = 2e12;
-    s->collective_chunks = 1;
-}
-
-static comet_net_dim *add_dim(comet_system *s, const char *name, int64_t size, comet_topology t,
-                              comet_algorithm a, double bw, double lat)
-{
-    comet_net_dim *d = &s->dims[s->n_dims++];
-    memset(d, 0, sizeof *d);
-    snprintf(d->name, sizeof d->name, "%s", name);
-    d->size = size;
-    d->topology = t;
-    d->algorithm = a;
-    d->bandwidth = bw;
-    d->latency = lat;
-    d->efficiency = 1.0;
-    return d;
-}
 
 /* s's fabric, built or the test failed. */
 static comet_fabric *fabric_of(const comet_system *s)
@@ -91,8 +66,8 @@ static void test_ring_all_reduce(void **state)
 {
     (void)state;
     comet_system s;
-    base_system(&s, "ring8");
-    comet_net_dim *d = add_dim(&s, "r", 8, COMET_TOPO_RING, COMET_ALGO_RING, 50e9, 500e-9);
+    toy_bare_system(&s, "ring8");
+    comet_net_dim *d = toy_add_dim(&s, "r", 8, COMET_TOPO_RING, COMET_ALGO_RING, 50e9, 500e-9);
     int64_t span[COMET_MAX_DIMS];
     span_all(&s, span);
     double want = 14.0 * (500e-9 + GIB / (8.0 * 50e9));
@@ -165,8 +140,8 @@ static void test_rooted_collectives(void **state)
 {
     (void)state;
     comet_system s;
-    base_system(&s, "sw8");
-    comet_net_dim *d = add_dim(&s, "s", 8, COMET_TOPO_SWITCH, COMET_ALGO_RING, 50e9, 0.0);
+    toy_bare_system(&s, "sw8");
+    comet_net_dim *d = toy_add_dim(&s, "s", 8, COMET_TOPO_SWITCH, COMET_ALGO_RING, 50e9, 0.0);
     int64_t span[COMET_MAX_DIMS];
     span_all(&s, span);
     double ar = comet_collective_time(&s, span, COMET_COLL_ALL_REDUCE, GIB);
@@ -199,9 +174,9 @@ static void test_rooted_collectives(void **state)
     assert_close(flows(&s, span, COMET_COLL_GATHER, GIB, 1, false, NULL), GIB / 50e9, 1e-9);
     /* two dimensions: 8 x 16 switches, 450 and 50 GB/s */
     comet_system two;
-    base_system(&two, "sw8x16");
-    add_dim(&two, "nvlink", 8, COMET_TOPO_SWITCH, COMET_ALGO_RING, 450e9, 0.0);
-    add_dim(&two, "ib", 16, COMET_TOPO_SWITCH, COMET_ALGO_RING, 50e9, 0.0);
+    toy_bare_system(&two, "sw8x16");
+    toy_add_dim(&two, "nvlink", 8, COMET_TOPO_SWITCH, COMET_ALGO_RING, 450e9, 0.0);
+    toy_add_dim(&two, "ib", 16, COMET_TOPO_SWITCH, COMET_ALGO_RING, 50e9, 0.0);
     span_all(&two, span);
     const comet_collective rooted[] = {COMET_COLL_BROADCAST, COMET_COLL_REDUCE,
                                        COMET_COLL_SCATTER, COMET_COLL_GATHER};
@@ -224,8 +199,8 @@ static void test_run_started_midway(void **state)
 {
     (void)state;
     comet_system s;
-    base_system(&s, "ring8");
-    add_dim(&s, "r", 8, COMET_TOPO_RING, COMET_ALGO_RING, 50e9, 0.0);
+    toy_bare_system(&s, "ring8");
+    toy_add_dim(&s, "r", 8, COMET_TOPO_RING, COMET_ALGO_RING, 50e9, 0.0);
     comet_error err;
     comet_fabric *f = NULL;
     assert_int_equal(comet_fabric_build(&s, 0, &f, &err), COMET_OK);
@@ -284,8 +259,8 @@ static void test_two_concurrent_all_reduces(void **state)
 {
     (void)state;
     comet_system s;
-    base_system(&s, "ring8");
-    add_dim(&s, "r", 8, COMET_TOPO_RING, COMET_ALGO_RING, 50e9, 0.0);
+    toy_bare_system(&s, "ring8");
+    toy_add_dim(&s, "r", 8, COMET_TOPO_RING, COMET_ALGO_RING, 50e9, 0.0);
     int64_t span[COMET_MAX_DIMS];
     span_all(&s, span);
     double one = flows(&s, span, COMET_COLL_ALL_REDUCE, GIB, 1, false, NULL);
@@ -300,8 +275,8 @@ static void test_ring_all_to_all_multi_hop(void **state)
 {
     (void)state;
     comet_system s;
-    base_system(&s, "ring8");
-    add_dim(&s, "r", 8, COMET_TOPO_RING, COMET_ALGO_RING, 50e9, 0.0);
+    toy_bare_system(&s, "ring8");
+    toy_add_dim(&s, "r", 8, COMET_TOPO_RING, COMET_ALGO_RING, 50e9, 0.0);
     int64_t span[COMET_MAX_DIMS];
     span_all(&s, span);
     double x = GIB / 50e9;
@@ -318,8 +293,8 @@ static void test_torus_all_to_all_bisection(void **state)
 {
     (void)state;
     comet_system s;
-    base_system(&s, "torus");
-    comet_net_dim *d = add_dim(&s, "t", 16, COMET_TOPO_TORUS, COMET_ALGO_DIRECT, 100e9, 0.0);
+    toy_bare_system(&s, "torus");
+    comet_net_dim *d = toy_add_dim(&s, "t", 16, COMET_TOPO_TORUS, COMET_ALGO_DIRECT, 100e9, 0.0);
     d->shape.n_axes = 2;
     d->shape.axes[0] = d->shape.axes[1] = 4;
     int64_t span[COMET_MAX_DIMS];
@@ -338,9 +313,9 @@ static void test_torus_all_to_all_bisection(void **state)
 static comet_net_dim *fat_tree_16(comet_system *s, const char *name, comet_algorithm a,
                                   comet_routing routing)
 {
-    base_system(s, name);
-    add_dim(s, "nvl", 8, COMET_TOPO_SWITCH, COMET_ALGO_RING, 450e9, 0.0);
-    comet_net_dim *ib = add_dim(s, "ib", 16, COMET_TOPO_FAT_TREE, a, 50e9, 0.0);
+    toy_bare_system(s, name);
+    toy_add_dim(s, "nvl", 8, COMET_TOPO_SWITCH, COMET_ALGO_RING, 450e9, 0.0);
+    comet_net_dim *ib = toy_add_dim(s, "ib", 16, COMET_TOPO_FAT_TREE, a, 50e9, 0.0);
     ib->shape.radix = 24;
     ib->shape.oversubscription[0] = 2.0;
     ib->shape.routing = routing;
@@ -468,8 +443,8 @@ static void test_in_network_halves_bytes(void **state)
 {
     (void)state;
     comet_system s;
-    base_system(&s, "sharp");
-    comet_net_dim *d = add_dim(&s, "sw", 8, COMET_TOPO_SWITCH, COMET_ALGO_RING, 50e9, 0.0);
+    toy_bare_system(&s, "sharp");
+    comet_net_dim *d = toy_add_dim(&s, "sw", 8, COMET_TOPO_SWITCH, COMET_ALGO_RING, 50e9, 0.0);
     int64_t span[COMET_MAX_DIMS];
     span_all(&s, span);
     comet_flow_result ring, sharp;
@@ -490,8 +465,8 @@ static void test_watched_link_series(void **state)
 {
     (void)state;
     comet_system s;
-    base_system(&s, "ring8");
-    add_dim(&s, "r", 8, COMET_TOPO_RING, COMET_ALGO_RING, 50e9, 500e-9);
+    toy_bare_system(&s, "ring8");
+    toy_add_dim(&s, "r", 8, COMET_TOPO_RING, COMET_ALGO_RING, 50e9, 500e-9);
     int64_t span[COMET_MAX_DIMS];
     span_all(&s, span);
     comet_error err;
@@ -588,11 +563,11 @@ static void test_estimator_within_5_percent(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const kind_case *k = &cases[i];
         comet_system s;
-        base_system(&s, k->what);
+        toy_bare_system(&s, k->what);
         bool clos = k->topo == COMET_TOPO_FAT_TREE || k->topo == COMET_TOPO_RAIL;
         if (clos)
-            add_dim(&s, "nvl", 8, COMET_TOPO_SWITCH, COMET_ALGO_RING, 450e9, 0.0);
-        comet_net_dim *d = add_dim(&s, "x", k->size, k->topo, k->algo, 100e9, 1e-6);
+            toy_add_dim(&s, "nvl", 8, COMET_TOPO_SWITCH, COMET_ALGO_RING, 450e9, 0.0);
+        comet_net_dim *d = toy_add_dim(&s, "x", k->size, k->topo, k->algo, 100e9, 1e-6);
         if (k->axes[0]) {
             d->shape.n_axes = 2;
             d->shape.axes[0] = k->axes[0];
@@ -635,8 +610,8 @@ static void test_in_network_on_a_clos(void **state)
 {
     (void)state;
     comet_system s;
-    base_system(&s, "sharp");
-    comet_net_dim *d = add_dim(&s, "ib", 16, COMET_TOPO_FAT_TREE, COMET_ALGO_RING, 50e9, 0.0);
+    toy_bare_system(&s, "sharp");
+    comet_net_dim *d = toy_add_dim(&s, "ib", 16, COMET_TOPO_FAT_TREE, COMET_ALGO_RING, 50e9, 0.0);
     d->shape.radix = 8;
     d->shape.routing = COMET_ROUTE_SPRAY;
     d->in_network_reduction = true;
@@ -661,9 +636,9 @@ static void test_ports_are_the_routes_ends(void **state)
 {
     (void)state;
     comet_system s;
-    base_system(&s, "ports");
-    add_dim(&s, "nv", 4, COMET_TOPO_SWITCH, COMET_ALGO_RING, 400e9, 0.0);
-    comet_net_dim *d = add_dim(&s, "ib", 16, COMET_TOPO_FAT_TREE, COMET_ALGO_RING, 50e9, 1e-6);
+    toy_bare_system(&s, "ports");
+    toy_add_dim(&s, "nv", 4, COMET_TOPO_SWITCH, COMET_ALGO_RING, 400e9, 0.0);
+    comet_net_dim *d = toy_add_dim(&s, "ib", 16, COMET_TOPO_FAT_TREE, COMET_ALGO_RING, 50e9, 1e-6);
     d->shape.tiers = 3;
     d->shape.radix = 8;
     comet_error err;
@@ -691,8 +666,8 @@ static void test_three_tier_layout(void **state)
 {
     (void)state;
     comet_system s;
-    base_system(&s, "fat3");
-    comet_net_dim *d = add_dim(&s, "ib", 64, COMET_TOPO_FAT_TREE, COMET_ALGO_RING, 50e9, 1e-6);
+    toy_bare_system(&s, "fat3");
+    comet_net_dim *d = toy_add_dim(&s, "ib", 64, COMET_TOPO_FAT_TREE, COMET_ALGO_RING, 50e9, 1e-6);
     d->shape.tiers = 3;
     d->shape.radix = 8;
     comet_error err;
@@ -728,8 +703,8 @@ static void test_double_binary_tree(void **state)
 {
     (void)state;
     comet_system s;
-    base_system(&s, "dbt8");
-    add_dim(&s, "s", 8, COMET_TOPO_SWITCH, COMET_ALGO_DOUBLE_BINARY_TREE, 50e9, 0.0);
+    toy_bare_system(&s, "dbt8");
+    toy_add_dim(&s, "s", 8, COMET_TOPO_SWITCH, COMET_ALGO_DOUBLE_BINARY_TREE, 50e9, 0.0);
     int64_t span[COMET_MAX_DIMS];
     span_all(&s, span);
     comet_flow_result r;
@@ -755,9 +730,9 @@ static void test_themis_in_the_flows(void **state)
 {
     (void)state;
     comet_system s;
-    base_system(&s, "two-switches");
-    add_dim(&s, "a", 8, COMET_TOPO_SWITCH, COMET_ALGO_RING, 100e9, 0.0);
-    add_dim(&s, "b", 8, COMET_TOPO_SWITCH, COMET_ALGO_RING, 100e9, 0.0);
+    toy_bare_system(&s, "two-switches");
+    toy_add_dim(&s, "a", 8, COMET_TOPO_SWITCH, COMET_ALGO_RING, 100e9, 0.0);
+    toy_add_dim(&s, "b", 8, COMET_TOPO_SWITCH, COMET_ALGO_RING, 100e9, 0.0);
     s.collective_chunks = 16;
     int64_t span[COMET_MAX_DIMS];
     span_all(&s, span);
@@ -805,11 +780,11 @@ static void test_themis_in_the_flows(void **state)
     comet_fabric_free(f);
 
     comet_system t;
-    base_system(&t, "torus-and-switch");
-    comet_net_dim *d = add_dim(&t, "t", 16, COMET_TOPO_TORUS, COMET_ALGO_RING, 100e9, 0.0);
+    toy_bare_system(&t, "torus-and-switch");
+    comet_net_dim *d = toy_add_dim(&t, "t", 16, COMET_TOPO_TORUS, COMET_ALGO_RING, 100e9, 0.0);
     d->shape.n_axes = 2;
     d->shape.axes[0] = d->shape.axes[1] = 4;
-    add_dim(&t, "s", 8, COMET_TOPO_SWITCH, COMET_ALGO_RING, 100e9, 0.0);
+    toy_add_dim(&t, "s", 8, COMET_TOPO_SWITCH, COMET_ALGO_RING, 100e9, 0.0);
     t.collective_chunks = 8;
     span_all(&t, span);
     assert_int_equal(comet_sim_themis_orders(&t, span, COMET_COLL_ALL_REDUCE, GIB, 8, order), 2);
@@ -836,9 +811,9 @@ static void test_uneven_fabrics(void **state)
     (void)state;
     char why[200];
     comet_system s;
-    base_system(&s, "switches");
-    add_dim(&s, "nvlink", 8, COMET_TOPO_SWITCH, COMET_ALGO_RING, 300e9, 0.0);
-    comet_net_dim *out = add_dim(&s, "ib", 4, COMET_TOPO_RING, COMET_ALGO_RING, 50e9, 0.0);
+    toy_bare_system(&s, "switches");
+    toy_add_dim(&s, "nvlink", 8, COMET_TOPO_SWITCH, COMET_ALGO_RING, 300e9, 0.0);
+    comet_net_dim *out = toy_add_dim(&s, "ib", 4, COMET_TOPO_RING, COMET_ALGO_RING, 50e9, 0.0);
     comet_fabric *f = fabric_of(&s);
     assert_false(comet_fabric_uneven(f, why, sizeof why));
     assert_string_equal(why, "");
@@ -904,8 +879,8 @@ static void test_fred_and_the_wafer_mesh(void **state)
 {
     (void)state;
     comet_system s;
-    base_system(&s, "fred");
-    comet_net_dim *d = add_dim(&s, "fred", 20, COMET_TOPO_FRED, COMET_ALGO_RING, 3e12, 0.0);
+    toy_bare_system(&s, "fred");
+    comet_net_dim *d = toy_add_dim(&s, "fred", 20, COMET_TOPO_FRED, COMET_ALGO_RING, 3e12, 0.0);
     d->shape.radix = 4;
     d->in_network_reduction = true;
     int64_t span[COMET_MAX_DIMS];
@@ -954,8 +929,8 @@ static void test_fred_and_the_wafer_mesh(void **state)
     comet_fabric_free(f);
 
     comet_system w;
-    base_system(&w, "wafer-mesh");
-    comet_net_dim *m = add_dim(&w, "mesh", 20, COMET_TOPO_MESH, COMET_ALGO_RING, 3e12, 0.0);
+    toy_bare_system(&w, "wafer-mesh");
+    comet_net_dim *m = toy_add_dim(&w, "mesh", 20, COMET_TOPO_MESH, COMET_ALGO_RING, 3e12, 0.0);
     m->shape.n_axes = 2;
     m->shape.axes[0] = 5;
     m->shape.axes[1] = 4;
@@ -994,8 +969,8 @@ static void test_errors(void **state)
 {
     (void)state;
     comet_system s;
-    base_system(&s, "ring8");
-    comet_net_dim *d = add_dim(&s, "r", 8, COMET_TOPO_SWITCH, COMET_ALGO_DOUBLE_BINARY_TREE, 50e9,
+    toy_bare_system(&s, "ring8");
+    comet_net_dim *d = toy_add_dim(&s, "r", 8, COMET_TOPO_SWITCH, COMET_ALGO_DOUBLE_BINARY_TREE, 50e9,
                                0.0);
     comet_error err;
     comet_fabric *f = NULL;
