@@ -19,8 +19,7 @@
 
 static const comet_fabric_schedule one_chunk = {.chunks = 1, .concurrent = 1};
 
-/* s's fabric, built or the test failed. */
-static comet_fabric *fabric_of(const comet_system *s)
+comet_fabric *test_fabric_of(const comet_system *s)
 {
     comet_error err;
     comet_fabric *f = NULL;
@@ -36,7 +35,7 @@ static double flows(const comet_system *s, const int64_t *span, comet_collective
 {
     comet_error err;
     comet_error_clear(&err);
-    comet_fabric *f = fabric_of(s);
+    comet_fabric *f = test_fabric_of(s);
     comet_flow_options o;
     comet_flow_options_defaults(&o);
     o.concurrent = concurrent;
@@ -743,7 +742,7 @@ static void test_themis_in_the_flows(void **state)
         b_first += order[2 * k] == 1;
     assert_int_equal(b_first, 8);
     comet_error err;
-    comet_fabric *f = fabric_of(&s);
+    comet_fabric *f = test_fabric_of(&s);
     comet_flow_options o;
     comet_flow_options_defaults(&o);
     comet_flow_result r;
@@ -788,7 +787,7 @@ static void test_themis_in_the_flows(void **state)
     t.collective_chunks = 8;
     span_all(&t, span);
     assert_int_equal(comet_sim_themis_orders(&t, span, COMET_COLL_ALL_REDUCE, GIB, 8, order), 2);
-    f = fabric_of(&t);
+    f = test_fabric_of(&t);
     comet_flow_options_defaults(&o);
     o.chunks = 8;
     assert_int_equal(comet_fabric_collective(f, &t, span, COMET_COLL_ALL_REDUCE, GIB, &o, &r, &err),
@@ -814,7 +813,7 @@ static void test_uneven_fabrics(void **state)
     toy_bare_system(&s, "switches");
     toy_add_dim(&s, "nvlink", 8, COMET_TOPO_SWITCH, COMET_ALGO_RING, 300e9, 0.0);
     comet_net_dim *out = toy_add_dim(&s, "ib", 4, COMET_TOPO_RING, COMET_ALGO_RING, 50e9, 0.0);
-    comet_fabric *f = fabric_of(&s);
+    comet_fabric *f = test_fabric_of(&s);
     assert_false(comet_fabric_uneven(f, why, sizeof why));
     assert_string_equal(why, "");
     comet_fabric_free(f);
@@ -823,11 +822,11 @@ static void test_uneven_fabrics(void **state)
     out->size = 16;
     out->shape.n_axes = 2;
     out->shape.axes[0] = out->shape.axes[1] = 4;
-    f = fabric_of(&s);
+    f = test_fabric_of(&s);
     assert_false(comet_fabric_uneven(f, why, sizeof why));
     comet_fabric_free(f);
     out->topology = COMET_TOPO_MESH;
-    f = fabric_of(&s);
+    f = test_fabric_of(&s);
     assert_true(comet_fabric_uneven(f, why, sizeof why));
     assert_string_equal(why, "ib is a mesh: the NPUs at its edges have fewer links");
     comet_fabric_free(f);
@@ -839,28 +838,28 @@ static void test_uneven_fabrics(void **state)
     out->shape.radix = 16;
     out->shape.oversubscription[0] = 1.0;
     out->shape.routing = COMET_ROUTE_SPRAY;
-    f = fabric_of(&s);
+    f = test_fabric_of(&s);
     assert_false(comet_fabric_uneven(f, why, sizeof why));
     comet_fabric_free(f);
     out->shape.routing = COMET_ROUTE_ECMP;
-    f = fabric_of(&s);
+    f = test_fabric_of(&s);
     assert_true(comet_fabric_uneven(f, why, sizeof why));
     assert_string_equal(why, "ib hashes each flow onto one of its equal paths (ECMP)");
     comet_fabric_free(f);
     out->shape.routing = COMET_ROUTE_SPRAY;
     out->shape.radix = 24;
     out->shape.oversubscription[0] = 2.0;
-    f = fabric_of(&s);
+    f = test_fabric_of(&s);
     assert_true(comet_fabric_uneven(f, why, sizeof why));
     assert_string_equal(why, "ib is a fat tree oversubscribed 2:1");
     comet_fabric_free(f);
     out->shape.oversubscription[0] = 1.0;
-    f = fabric_of(&s);
+    f = test_fabric_of(&s);
     assert_true(comet_fabric_uneven(f, why, sizeof why)); /* 64 NPUs on 12-port leaves */
     assert_string_equal(why, "ib's 12-port leaves are not all filled alike");
     comet_fabric_free(f);
     out->size = 3;
-    f = fabric_of(&s);
+    f = test_fabric_of(&s);
     assert_true(comet_fabric_uneven(f, why, sizeof why)); /* 24 NPUs: 2 leaves, 1.5 nodes each */
     assert_string_equal(why, "ib's 12-port leaves split nodes of 8 NPUs");
     comet_fabric_free(f);
@@ -919,11 +918,11 @@ static void test_fred_and_the_wafer_mesh(void **state)
     assert_close(t_rs, t_ring_rs, 0.01);
     assert_close(t_ag, t_ring_rs, 0.01);
     char why[200];
-    comet_fabric *f = fabric_of(&s);
+    comet_fabric *f = test_fabric_of(&s);
     assert_false(comet_fabric_uneven(f, why, sizeof why));
     comet_fabric_free(f);
     d->shape.oversubscription[0] = 8.0;
-    f = fabric_of(&s);
+    f = test_fabric_of(&s);
     assert_true(comet_fabric_uneven(f, why, sizeof why));
     assert_string_equal(why, "fred is a FRED fabric oversubscribed 8:1");
     comet_fabric_free(f);
@@ -934,7 +933,7 @@ static void test_fred_and_the_wafer_mesh(void **state)
     m->shape.n_axes = 2;
     m->shape.axes[0] = 5;
     m->shape.axes[1] = 4;
-    f = fabric_of(&w);
+    f = test_fabric_of(&w);
     int64_t from[10], near[10], across[10];
     for (int x = 0; x < 5; x++)
         for (int y = 0; y < 2; y++) {

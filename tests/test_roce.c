@@ -27,21 +27,12 @@ static comet_net_dim *add_dim(comet_system *s, const char *name, int64_t size, c
     return d;
 }
 
-static comet_fabric *fabric_of(const comet_system *s)
-{
-    comet_error err;
-    comet_fabric *f = NULL;
-    if (comet_fabric_build(s, 0, &f, &err))
-        fail_msg("%s: %s: %s", s->name, err.key, err.message);
-    return f;
-}
-
 /* n sends from[i] -> to[i] of `bytes` each, run to their end: the time,
  * and the run's figures into out. */
 static double sends(const comet_system *s, const int64_t *from, const int64_t *to, int64_t n,
                     double bytes, comet_flow_result *out)
 {
-    comet_fabric *f = fabric_of(s);
+    comet_fabric *f = test_fabric_of(s);
     comet_error err;
     comet_fabric_run *r;
     assert_int_equal(comet_fabric_run_new(f, s, 0, &r, &err), COMET_OK);
@@ -84,7 +75,7 @@ static double on_tree(comet_cc_scheme cc, int64_t n, int64_t radix, double o, co
     d->shape.radix = radix;
     d->shape.oversubscription[0] = o;
     d->shape.routing = rt;
-    comet_fabric *f = fabric_of(&s);
+    comet_fabric *f = test_fabric_of(&s);
     comet_flow_options opt;
     comet_flow_options_defaults(&opt);
     int64_t sp[COMET_MAX_DIMS] = {span};
@@ -100,7 +91,7 @@ static void two_jobs(const comet_system *s, const int64_t *fa, const int64_t *ta
                      const int64_t *fb, const int64_t *tb, int64_t nb, double bytes,
                      double *end_a, double *end_b, comet_flow_result *out)
 {
-    comet_fabric *f = fabric_of(s);
+    comet_fabric *f = test_fabric_of(s);
     comet_error err;
     comet_fabric_run *r;
     assert_int_equal(comet_fabric_run_new(f, s, 0, &r, &err), COMET_OK);
@@ -317,7 +308,7 @@ static void test_pfc_deadlock_is_named(void **state)
     d->cc.mtu = 1024;
     d->cc.xoff = 8e3;
     d->cc.xon = 4e3;
-    comet_fabric *f = fabric_of(&s);
+    comet_fabric *f = test_fabric_of(&s);
     comet_error err;
     comet_fabric_run *r;
     assert_int_equal(comet_fabric_run_new(f, &s, 0, &r, &err), COMET_OK);
@@ -347,7 +338,7 @@ static void test_max_time_bounds_a_run(void **state)
     toy_bare_system(&s, "two");
     comet_net_dim *d = add_dim(&s, "sw", 2, COMET_TOPO_SWITCH, 50e9, 0.0, COMET_CC_DCQCN);
     d->cc.max_time = 1e-4;
-    comet_fabric *f = fabric_of(&s);
+    comet_fabric *f = test_fabric_of(&s);
     comet_error err;
     comet_fabric_run *r;
     assert_int_equal(comet_fabric_run_new(f, &s, 0, &r, &err), COMET_OK);
