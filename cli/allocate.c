@@ -3,7 +3,7 @@
  * objective), splits the budget over the network's dimensions with the
  * library's comet_allocate and prints the splits as a table, JSON or CSV,
  * with an HTML report on request. The work is the library's, the
- * command's body common.c's (cli_run_file_command); this file says what
+ * command's body file_command.c's (cli_run_file_command); this file says what
  * is allocate's: its flags, help and calls. */
 #include <stddef.h>
 #include <stdio.h>

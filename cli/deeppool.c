@@ -4,7 +4,7 @@
  * plans burst parallelism with the library's comet_deeppool against
  * plain data parallelism, multiplexes the background jobs and prints the
  * plan as a table or JSON, with an HTML report on request. The work is
- * the library's, the command's body common.c's (cli_run_file_command);
+ * the library's, the command's body file_command.c's (cli_run_file_command);
  * this file says what is deeppool's: its flags, help and calls. */
 #include <stddef.h>
 #include <stdio.h>
