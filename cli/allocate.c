@@ -2,20 +2,19 @@
  * network, a budget per NPU, bounds per dimension, weighted workloads, an
  * objective), splits the budget over the network's dimensions with the
  * library's comet_allocate and prints the splits as a table, JSON or CSV,
- * with an HTML report on request. The work is the library's; this file
- * parses flags and writes files. */
+ * with an HTML report on request. The work is the library's, the
+ * command's body file_command.c's (cli_run_file_command); this file says what
+ * is allocate's: its flags, help and calls. */
 #include <stddef.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "args.h"
 #include "cli.h"
 #include "comet/allocate.h"
 
 typedef struct allocate_args {
-    const char *file;
-    const char *output, *report, *plots;
-    bool json, csv, no_sweep;
+    cli_file_args io; /* first: CLI_FILE_FLAGS point into it */
+    bool csv, no_sweep;
     int64_t threads;
 } allocate_args;
 
@@ -38,81 +37,71 @@ static void help(void)
            "Exit status: 0 ok, 1 a failure mid-way, 2 bad input or an unusable output path.\n");
 }
 
+static comet_status check(const void *args, comet_error *err)
+{
+    const allocate_args *a = args;
+    if (a->io.json && a->csv)
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--csv",
+                               "give --json or --csv, not both");
+    return COMET_OK;
+}
+
+static comet_status read_problem(const char *path, void *problem, comet_error *err)
+{
+    return comet_alloc_read_file(path, problem, err);
+}
+
+static comet_status solve(const void *args, void *problem, void *result, comet_error *err)
+{
+    const allocate_args *a = args;
+    comet_alloc_problem *p = problem;
+    p->threads = cli_threads(a->threads);
+    return comet_allocate(p, !a->no_sweep, result, err);
+}
+
+static void render(comet_buf *out, const void *args, const void *problem, const void *result)
+{
+    const allocate_args *a = args;
+    if (a->io.json)
+        comet_alloc_json(out, problem, result);
+    else if (a->csv)
+        comet_alloc_csv(out, problem, result);
+    else
+        comet_alloc_text(out, problem, result);
+}
+
+static void draw_page(comet_page *pg, const void *problem, const void *result)
+{
+    comet_report_page_allocate(pg, problem, result);
+}
+
 #define AT(m) .offset = offsetof(allocate_args, m)
 
 int cli_allocate(int argc, char **argv)
 {
     static const cli_arg flags[] = {
         CLI_ARG_HELP_FLAGS,
-        {.name = "--json", .kind = CLI_ARG_SWITCH, AT(json)},
+        CLI_FILE_FLAGS,
         {.name = "--csv", .kind = CLI_ARG_SWITCH, AT(csv)},
         {.name = "--no-sweep", .kind = CLI_ARG_SWITCH, AT(no_sweep)},
-        {.name = "-o", .alias = "--output", .kind = CLI_ARG_TEXT, AT(output)},
-        {.name = "--report", .kind = CLI_ARG_TEXT, AT(report)},
-        {.name = "--plots", .kind = CLI_ARG_TEXT, AT(plots)},
         {.name = "-j", .kind = CLI_ARG_INT, AT(threads), .min = 1, .max = 256},
     };
-    const cli_args_spec spec = {.command = "allocate",
-                                .flags = flags,
-                                .n_flags = (int)(sizeof flags / sizeof flags[0]),
-                                .help = CLI_HELP_OPTION,
-                                .single = "allocation file",
-                                .single_offset = offsetof(allocate_args, file)};
+    static const cli_file_command cmd = {
+        .name = "allocate",
+        .file_kind = "allocation file",
+        .article = "an",
+        .flags = flags,
+        .n_flags = (int)(sizeof flags / sizeof flags[0]),
+        .help = help,
+        .check = check,
+        .problem_size = sizeof(comet_alloc_problem),
+        .result_size = sizeof(comet_alloc_result),
+        .srcmap_offset = offsetof(comet_alloc_problem, srcmap),
+        .read = read_problem,
+        .solve = solve,
+        .render = render,
+        .page = draw_page,
+    };
     allocate_args a = {0};
-    comet_error err;
-    comet_error_clear(&err);
-    bool wants_help = false;
-    if (cli_args_parse(&spec, argc, argv, &a, &wants_help, &err))
-        return cli_report_error("allocate", &err);
-    if (wants_help) {
-        help();
-        return CLI_OK;
-    }
-    if (!a.file) {
-        comet_error_set(&err, COMET_EINPUT, NULL, 0, 0, NULL,
-                        "needs an allocation file (see 'comet allocate --help')");
-        return cli_report_error("allocate", &err);
-    }
-    if (a.json && a.csv) {
-        comet_error_set(&err, COMET_EINPUT, NULL, 0, 0, "--csv", "give --json or --csv, not both");
-        return cli_report_error("allocate", &err);
-    }
-    if (cli_check_output(a.output, CLI_OUT_FILE, "-o", &err) ||
-        cli_check_output(a.report, CLI_OUT_FILE, "--report", &err) ||
-        cli_check_output(a.plots, CLI_OUT_DIR, "--plots", &err))
-        return cli_report_error("allocate", &err);
-    comet_alloc_problem *p = calloc(1, sizeof *p);
-    comet_alloc_result *r = calloc(1, sizeof *r);
-    comet_status st = !p || !r ? comet_error_set(&err, COMET_ENOMEM, NULL, 0, 0, NULL,
-                                                 "out of memory")
-                               : comet_alloc_read_file(a.file, p, &err);
-    if (!st) {
-        p->threads = cli_threads(a.threads);
-        st = comet_allocate(p, !a.no_sweep, r, &err);
-        if (st)
-            comet_srcmap_locate(&p->srcmap, &err);
-    }
-    if (!st) {
-        comet_buf out;
-        comet_buf_init(&out);
-        if (a.json)
-            comet_alloc_json(&out, p, r);
-        else if (a.csv)
-            comet_alloc_csv(&out, p, r);
-        else
-            comet_alloc_text(&out, p, r);
-        st = out.failed ? comet_error_set(&err, COMET_ENOMEM, NULL, 0, 0, NULL,
-                                          "out of memory rendering the output")
-                        : cli_write_output(a.output, out.data, out.len, &err);
-        comet_buf_free(&out);
-    }
-    if (!st && (a.report || a.plots)) {
-        comet_page *page = comet_page_new("comet allocate");
-        if (page)
-            comet_report_page_allocate(page, p, r);
-        st = cli_write_report(page, a.report, a.plots, &err);
-    }
-    free(p);
-    free(r);
-    return st ? cli_report_error("allocate", &err) : CLI_OK;
+    return cli_run_file_command(&cmd, argc, argv, &a);
 }

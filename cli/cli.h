@@ -51,6 +51,61 @@ typedef enum { CLI_OUT_FILE, CLI_OUT_DIR, CLI_OUT_PREFIX } cli_output_kind;
 comet_status cli_check_output(const char *path, cli_output_kind kind, const char *flag,
                               comet_error *err);
 
+/* The flags of a command over one input file (comet allocate, deeppool,
+ * partition): the file, -o FILE (stdout without), --report FILE, --plots
+ * DIR and --json. Each such command's flag struct opens with it, so the
+ * shared table entries (CLI_FILE_FLAGS, args.h's cli_arg) point into it. */
+typedef struct cli_file_args {
+    const char *file;
+    const char *output, *report, *plots;
+    bool json;
+} cli_file_args;
+
+#define CLI_FILE_FLAGS                                                                     \
+    {.name = "--json", .kind = CLI_ARG_SWITCH, .offset = offsetof(cli_file_args, json)},   \
+    {.name = "-o", .alias = "--output", .kind = CLI_ARG_TEXT,                              \
+     .offset = offsetof(cli_file_args, output)},                                           \
+    {.name = "--report", .kind = CLI_ARG_TEXT, .offset = offsetof(cli_file_args, report)}, \
+    {.name = "--plots", .kind = CLI_ARG_TEXT, .offset = offsetof(cli_file_args, plots)}
+
+/* -o, --report and --plots checked up front (cli_check_output). */
+comet_status cli_check_file_outputs(const cli_file_args *a, comet_error *err);
+
+/* What such a command found: the rendered text written to -o (stdout
+ * without), then, when --report or --plots asks, a page titled `title`
+ * drawn by draw(page, ctx) and written (cli_write_report). */
+comet_status cli_write_file_outputs(const cli_file_args *a, const comet_buf *out,
+                                    const char *title,
+                                    void (*draw)(comet_page *page, const void *ctx),
+                                    const void *ctx, comet_error *err);
+
+/* A command that reads its file into a problem, solves it into a result
+ * and renders that (comet allocate, comet deeppool): what is its own.
+ * cli_run_file_command does the rest: flags parsed into args (a struct
+ * that opens with cli_file_args; --help answered under CLI_HELP_OPTION),
+ * the file required, the outputs checked, problem and result allocated,
+ * a solver's error placed at its key in the file, the outputs written
+ * (the page titled "comet NAME"), the exit status. */
+struct cli_arg;
+typedef struct cli_file_command {
+    const char *name;               /* "deeppool" */
+    const char *file_kind;          /* "deeppool file" */
+    const char *article;            /* "a": "needs a deeppool file" */
+    const struct cli_arg *flags;    /* into args */
+    int n_flags;
+    void (*help)(void);
+    /* the command's own checks of its flags after parsing (NULL: none) */
+    comet_status (*check)(const void *args, comet_error *err);
+    size_t problem_size, result_size;
+    size_t srcmap_offset;           /* the problem's comet_srcmap, by offsetof */
+    comet_status (*read)(const char *path, void *problem, comet_error *err);
+    comet_status (*solve)(const void *args, void *problem, void *result, comet_error *err);
+    void (*render)(comet_buf *out, const void *args, const void *problem, const void *result);
+    void (*page)(comet_page *page, const void *problem, const void *result);
+} cli_file_command;
+
+int cli_run_file_command(const cli_file_command *cmd, int argc, char **argv, void *args);
+
 /* A system preset by name, else a file with a system: section (read as
  * comet estimate reads it: errors name file, line, column and key). */
 comet_status cli_load_system(const char *arg, comet_system *sys, comet_error *err);

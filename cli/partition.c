@@ -18,12 +18,11 @@
 #define DEFAULT_SYSTEM "h100-80g-dgx"
 
 typedef struct partition_args {
-    const char *weights;
+    cli_file_args io; /* first: CLI_FILE_FLAGS point into it; io.file is the weights file */
     const char *system;
     const char *data;
-    const char *output, *report, *plots;
     int64_t workers, batch;
-    bool json, no_curve;
+    bool no_curve;
     double budget, max_loss;
     comet_prune_kind prune;
     bool budget_set;
@@ -178,6 +177,11 @@ static comet_status budget_for_loss(const comet_mlp *net, comet_partition *part,
     return st;
 }
 
+static void draw_page(comet_page *page, const void *ctx)
+{
+    comet_report_page_partition(page, ctx);
+}
+
 static int run(const partition_args *a)
 {
     comet_error err;
@@ -196,7 +200,7 @@ static int run(const partition_args *a)
     if (!st)
         st = cli_load_system(a->system, sys, &err);
     if (!st)
-        st = comet_mlp_read(a->weights, a->layout, &net, &err);
+        st = comet_mlp_read(a->io.file, a->layout, &net, &err);
     if (!st && a->data)
         st = comet_labelled_read(a->data, &data, &err);
     comet_partition_request req = {.workers = (int)a->workers, .prune = a->prune, .budget = 0};
@@ -206,7 +210,7 @@ static int run(const partition_args *a)
         snprintf(err.key, sizeof err.key, "--workers");
     o.net = &net;
     o.part = &part;
-    o.weights_file = a->weights;
+    o.weights_file = a->io.file;
     o.system_name = a->system;
     o.dtype = a->dtype;
     o.batch = a->batch;
@@ -244,20 +248,11 @@ static int run(const partition_args *a)
     if (st && err.key[0] && strcmp(err.key, "budget") == 0)
         snprintf(err.key, sizeof err.key, "--prune-fraction");
     if (!st) {
-        if (a->json)
+        if (a->io.json)
             comet_partition_json(&out, &o);
         else
             comet_partition_text(&out, &o);
-        if (out.failed)
-            st = comet_error_set(&err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
-    }
-    if (!st)
-        st = cli_write_output(a->output, out.data, out.len, &err);
-    if (!st && (a->report || a->plots)) {
-        comet_page *page = comet_page_new("comet partition");
-        if (page)
-            comet_report_page_partition(page, &o);
-        st = cli_write_report(page, a->report, a->plots, &err);
+        st = cli_write_file_outputs(&a->io, &out, "comet partition", draw_page, &o, &err);
     }
     comet_buf_free(&out);
     comet_partition_free(&part);
@@ -282,11 +277,7 @@ int cli_partition(int argc, char **argv)
          .min = 1, .max = INT64_C(1) << 30},
         {.name = "--dtype", .kind = CLI_ARG_CALL, .value = true, .call = dtype_flag},
         {.name = "--no-curve", .kind = CLI_ARG_SWITCH, .offset = offsetof(partition_args, no_curve)},
-        {.name = "--json", .kind = CLI_ARG_SWITCH, .offset = offsetof(partition_args, json)},
-        {.name = "-o", .alias = "--output", .kind = CLI_ARG_TEXT,
-         .offset = offsetof(partition_args, output)},
-        {.name = "--report", .kind = CLI_ARG_TEXT, .offset = offsetof(partition_args, report)},
-        {.name = "--plots", .kind = CLI_ARG_TEXT, .offset = offsetof(partition_args, plots)},
+        CLI_FILE_FLAGS,
         CLI_ARG_HELP_FLAGS,
     };
     const cli_args_spec spec = {.command = "partition",
@@ -294,7 +285,7 @@ int cli_partition(int argc, char **argv)
                                 .n_flags = (int)(sizeof flags / sizeof flags[0]),
                                 .help = CLI_HELP_OPTION,
                                 .single = "weights file",
-                                .single_offset = offsetof(partition_args, weights)};
+                                .single_offset = offsetof(partition_args, io.file)};
     partition_args a = {.system = DEFAULT_SYSTEM,
                         .batch = 1,
                         .max_loss = -1,
@@ -310,7 +301,7 @@ int cli_partition(int argc, char **argv)
         help();
         return CLI_OK;
     }
-    if (!a.weights)
+    if (!a.io.file)
         comet_error_set(&err, COMET_EINPUT, NULL, 0, 0, NULL,
                         "a weights file is needed (see 'comet partition --help')");
     else if (a.workers == 0)
@@ -318,9 +309,8 @@ int cli_partition(int argc, char **argv)
     else if (a.max_loss >= 0 && !a.data)
         comet_error_set(&err, COMET_EINPUT, NULL, 0, 0, "--max-accuracy-loss",
                         "needs labelled data (--data)");
-    else if (!cli_check_output(a.output, CLI_OUT_FILE, "-o", &err) &&
-             !cli_check_output(a.report, CLI_OUT_FILE, "--report", &err))
-        cli_check_output(a.plots, CLI_OUT_DIR, "--plots", &err);
+    else
+        cli_check_file_outputs(&a.io, &err);
     if (err.status)
         return cli_report_error("partition", &err);
     return run(&a);

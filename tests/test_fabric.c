@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "comet/comet.h"
+#include "toy.h"
 #include "../src/network/families.h"
 
 #define GIB 1073741824.0
@@ -18,34 +19,7 @@
 
 static const comet_fabric_schedule one_chunk = {.chunks = 1, .concurrent = 1};
 
-static void base_system(comet_system *s, const char *name)
-{
-    memset(s, 0, sizeof *s);
-    snprintf(s->name, sizeof s->name, "%s", name);
-    s->compute.matrix_flops[COMET_DTYPE_BF16] = 100e12;
-    s->hbm.present = true;
-    s->hbm.capacity = 80.0 * GIB;
-    s->hbm.bandwidth = 2e12;
-    s->collective_chunks = 1;
-}
-
-static comet_net_dim *add_dim(comet_system *s, const char *name, int64_t size, comet_topology t,
-                              comet_algorithm a, double bw, double lat)
-{
-    comet_net_dim *d = &s->dims[s->n_dims++];
-    memset(d, 0, sizeof *d);
-    snprintf(d->name, sizeof d->name, "%s", name);
-    d->size = size;
-    d->topology = t;
-    d->algorithm = a;
-    d->bandwidth = bw;
-    d->latency = lat;
-    d->efficiency = 1.0;
-    return d;
-}
-
-/* s's fabric, built or the test failed. */
-static comet_fabric *fabric_of(const comet_system *s)
+comet_fabric *test_fabric_of(const comet_system *s)
 {
     comet_error err;
     comet_fabric *f = NULL;
@@ -61,7 +35,7 @@ static double flows(const comet_system *s, const int64_t *span, comet_collective
 {
     comet_error err;
     comet_error_clear(&err);
-    comet_fabric *f = fabric_of(s);
+    comet_fabric *f = test_fabric_of(s);
     comet_flow_options o;
     comet_flow_options_defaults(&o);
     o.concurrent = concurrent;
@@ -91,8 +65,8 @@ static void test_ring_all_reduce(void **state)
 {
     (void)state;
     comet_system s;
-    base_system(&s, "ring8");
-    comet_net_dim *d = add_dim(&s, "r", 8, COMET_TOPO_RING, COMET_ALGO_RING, 50e9, 500e-9);
+    toy_bare_system(&s, "ring8");
+    comet_net_dim *d = toy_add_dim(&s, "r", 8, COMET_TOPO_RING, COMET_ALGO_RING, 50e9, 500e-9);
     int64_t span[COMET_MAX_DIMS];
     span_all(&s, span);
     double want = 14.0 * (500e-9 + GIB / (8.0 * 50e9));
@@ -165,8 +139,8 @@ static void test_rooted_collectives(void **state)
 {
     (void)state;
     comet_system s;
-    base_system(&s, "sw8");
-    comet_net_dim *d = add_dim(&s, "s", 8, COMET_TOPO_SWITCH, COMET_ALGO_RING, 50e9, 0.0);
+    toy_bare_system(&s, "sw8");
+    comet_net_dim *d = toy_add_dim(&s, "s", 8, COMET_TOPO_SWITCH, COMET_ALGO_RING, 50e9, 0.0);
     int64_t span[COMET_MAX_DIMS];
     span_all(&s, span);
     double ar = comet_collective_time(&s, span, COMET_COLL_ALL_REDUCE, GIB);
@@ -199,9 +173,9 @@ static void test_rooted_collectives(void **state)
     assert_close(flows(&s, span, COMET_COLL_GATHER, GIB, 1, false, NULL), GIB / 50e9, 1e-9);
     /* two dimensions: 8 x 16 switches, 450 and 50 GB/s */
     comet_system two;
-    base_system(&two, "sw8x16");
-    add_dim(&two, "nvlink", 8, COMET_TOPO_SWITCH, COMET_ALGO_RING, 450e9, 0.0);
-    add_dim(&two, "ib", 16, COMET_TOPO_SWITCH, COMET_ALGO_RING, 50e9, 0.0);
+    toy_bare_system(&two, "sw8x16");
+    toy_add_dim(&two, "nvlink", 8, COMET_TOPO_SWITCH, COMET_ALGO_RING, 450e9, 0.0);
+    toy_add_dim(&two, "ib", 16, COMET_TOPO_SWITCH, COMET_ALGO_RING, 50e9, 0.0);
     span_all(&two, span);
     const comet_collective rooted[] = {COMET_COLL_BROADCAST, COMET_COLL_REDUCE,
                                        COMET_COLL_SCATTER, COMET_COLL_GATHER};
@@ -224,8 +198,8 @@ static void test_run_started_midway(void **state)
 {
     (void)state;
     comet_system s;
-    base_system(&s, "ring8");
-    add_dim(&s, "r", 8, COMET_TOPO_RING, COMET_ALGO_RING, 50e9, 0.0);
+    toy_bare_system(&s, "ring8");
+    toy_add_dim(&s, "r", 8, COMET_TOPO_RING, COMET_ALGO_RING, 50e9, 0.0);
     comet_error err;
     comet_fabric *f = NULL;
     assert_int_equal(comet_fabric_build(&s, 0, &f, &err), COMET_OK);
@@ -284,8 +258,8 @@ static void test_two_concurrent_all_reduces(void **state)
 {
     (void)state;
     comet_system s;
-    base_system(&s, "ring8");
-    add_dim(&s, "r", 8, COMET_TOPO_RING, COMET_ALGO_RING, 50e9, 0.0);
+    toy_bare_system(&s, "ring8");
+    toy_add_dim(&s, "r", 8, COMET_TOPO_RING, COMET_ALGO_RING, 50e9, 0.0);
     int64_t span[COMET_MAX_DIMS];
     span_all(&s, span);
     double one = flows(&s, span, COMET_COLL_ALL_REDUCE, GIB, 1, false, NULL);
@@ -300,8 +274,8 @@ static void test_ring_all_to_all_multi_hop(void **state)
 {
     (void)state;
     comet_system s;
-    base_system(&s, "ring8");
-    add_dim(&s, "r", 8, COMET_TOPO_RING, COMET_ALGO_RING, 50e9, 0.0);
+    toy_bare_system(&s, "ring8");
+    toy_add_dim(&s, "r", 8, COMET_TOPO_RING, COMET_ALGO_RING, 50e9, 0.0);
     int64_t span[COMET_MAX_DIMS];
     span_all(&s, span);
     double x = GIB / 50e9;
@@ -318,8 +292,8 @@ static void test_torus_all_to_all_bisection(void **state)
 {
     (void)state;
     comet_system s;
-    base_system(&s, "torus");
-    comet_net_dim *d = add_dim(&s, "t", 16, COMET_TOPO_TORUS, COMET_ALGO_DIRECT, 100e9, 0.0);
+    toy_bare_system(&s, "torus");
+    comet_net_dim *d = toy_add_dim(&s, "t", 16, COMET_TOPO_TORUS, COMET_ALGO_DIRECT, 100e9, 0.0);
     d->shape.n_axes = 2;
     d->shape.axes[0] = d->shape.axes[1] = 4;
     int64_t span[COMET_MAX_DIMS];
@@ -338,9 +312,9 @@ static void test_torus_all_to_all_bisection(void **state)
 static comet_net_dim *fat_tree_16(comet_system *s, const char *name, comet_algorithm a,
                                   comet_routing routing)
 {
-    base_system(s, name);
-    add_dim(s, "nvl", 8, COMET_TOPO_SWITCH, COMET_ALGO_RING, 450e9, 0.0);
-    comet_net_dim *ib = add_dim(s, "ib", 16, COMET_TOPO_FAT_TREE, a, 50e9, 0.0);
+    toy_bare_system(s, name);
+    toy_add_dim(s, "nvl", 8, COMET_TOPO_SWITCH, COMET_ALGO_RING, 450e9, 0.0);
+    comet_net_dim *ib = toy_add_dim(s, "ib", 16, COMET_TOPO_FAT_TREE, a, 50e9, 0.0);
     ib->shape.radix = 24;
     ib->shape.oversubscription[0] = 2.0;
     ib->shape.routing = routing;
@@ -468,8 +442,8 @@ static void test_in_network_halves_bytes(void **state)
 {
     (void)state;
     comet_system s;
-    base_system(&s, "sharp");
-    comet_net_dim *d = add_dim(&s, "sw", 8, COMET_TOPO_SWITCH, COMET_ALGO_RING, 50e9, 0.0);
+    toy_bare_system(&s, "sharp");
+    comet_net_dim *d = toy_add_dim(&s, "sw", 8, COMET_TOPO_SWITCH, COMET_ALGO_RING, 50e9, 0.0);
     int64_t span[COMET_MAX_DIMS];
     span_all(&s, span);
     comet_flow_result ring, sharp;
@@ -490,8 +464,8 @@ static void test_watched_link_series(void **state)
 {
     (void)state;
     comet_system s;
-    base_system(&s, "ring8");
-    add_dim(&s, "r", 8, COMET_TOPO_RING, COMET_ALGO_RING, 50e9, 500e-9);
+    toy_bare_system(&s, "ring8");
+    toy_add_dim(&s, "r", 8, COMET_TOPO_RING, COMET_ALGO_RING, 50e9, 500e-9);
     int64_t span[COMET_MAX_DIMS];
     span_all(&s, span);
     comet_error err;
@@ -588,11 +562,11 @@ static void test_estimator_within_5_percent(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const kind_case *k = &cases[i];
         comet_system s;
-        base_system(&s, k->what);
+        toy_bare_system(&s, k->what);
         bool clos = k->topo == COMET_TOPO_FAT_TREE || k->topo == COMET_TOPO_RAIL;
         if (clos)
-            add_dim(&s, "nvl", 8, COMET_TOPO_SWITCH, COMET_ALGO_RING, 450e9, 0.0);
-        comet_net_dim *d = add_dim(&s, "x", k->size, k->topo, k->algo, 100e9, 1e-6);
+            toy_add_dim(&s, "nvl", 8, COMET_TOPO_SWITCH, COMET_ALGO_RING, 450e9, 0.0);
+        comet_net_dim *d = toy_add_dim(&s, "x", k->size, k->topo, k->algo, 100e9, 1e-6);
         if (k->axes[0]) {
             d->shape.n_axes = 2;
             d->shape.axes[0] = k->axes[0];
@@ -635,8 +609,8 @@ static void test_in_network_on_a_clos(void **state)
 {
     (void)state;
     comet_system s;
-    base_system(&s, "sharp");
-    comet_net_dim *d = add_dim(&s, "ib", 16, COMET_TOPO_FAT_TREE, COMET_ALGO_RING, 50e9, 0.0);
+    toy_bare_system(&s, "sharp");
+    comet_net_dim *d = toy_add_dim(&s, "ib", 16, COMET_TOPO_FAT_TREE, COMET_ALGO_RING, 50e9, 0.0);
     d->shape.radix = 8;
     d->shape.routing = COMET_ROUTE_SPRAY;
     d->in_network_reduction = true;
@@ -767,9 +741,9 @@ static void test_ports_are_the_routes_ends(void **state)
 {
     (void)state;
     comet_system s;
-    base_system(&s, "ports");
-    add_dim(&s, "nv", 4, COMET_TOPO_SWITCH, COMET_ALGO_RING, 400e9, 0.0);
-    comet_net_dim *d = add_dim(&s, "ib", 16, COMET_TOPO_FAT_TREE, COMET_ALGO_RING, 50e9, 1e-6);
+    toy_bare_system(&s, "ports");
+    toy_add_dim(&s, "nv", 4, COMET_TOPO_SWITCH, COMET_ALGO_RING, 400e9, 0.0);
+    comet_net_dim *d = toy_add_dim(&s, "ib", 16, COMET_TOPO_FAT_TREE, COMET_ALGO_RING, 50e9, 1e-6);
     d->shape.tiers = 3;
     d->shape.radix = 8;
     comet_error err;
@@ -797,8 +771,8 @@ static void test_three_tier_layout(void **state)
 {
     (void)state;
     comet_system s;
-    base_system(&s, "fat3");
-    comet_net_dim *d = add_dim(&s, "ib", 64, COMET_TOPO_FAT_TREE, COMET_ALGO_RING, 50e9, 1e-6);
+    toy_bare_system(&s, "fat3");
+    comet_net_dim *d = toy_add_dim(&s, "ib", 64, COMET_TOPO_FAT_TREE, COMET_ALGO_RING, 50e9, 1e-6);
     d->shape.tiers = 3;
     d->shape.radix = 8;
     comet_error err;
@@ -834,8 +808,8 @@ static void test_double_binary_tree(void **state)
 {
     (void)state;
     comet_system s;
-    base_system(&s, "dbt8");
-    add_dim(&s, "s", 8, COMET_TOPO_SWITCH, COMET_ALGO_DOUBLE_BINARY_TREE, 50e9, 0.0);
+    toy_bare_system(&s, "dbt8");
+    toy_add_dim(&s, "s", 8, COMET_TOPO_SWITCH, COMET_ALGO_DOUBLE_BINARY_TREE, 50e9, 0.0);
     int64_t span[COMET_MAX_DIMS];
     span_all(&s, span);
     comet_flow_result r;
@@ -861,9 +835,9 @@ static void test_themis_in_the_flows(void **state)
 {
     (void)state;
     comet_system s;
-    base_system(&s, "two-switches");
-    add_dim(&s, "a", 8, COMET_TOPO_SWITCH, COMET_ALGO_RING, 100e9, 0.0);
-    add_dim(&s, "b", 8, COMET_TOPO_SWITCH, COMET_ALGO_RING, 100e9, 0.0);
+    toy_bare_system(&s, "two-switches");
+    toy_add_dim(&s, "a", 8, COMET_TOPO_SWITCH, COMET_ALGO_RING, 100e9, 0.0);
+    toy_add_dim(&s, "b", 8, COMET_TOPO_SWITCH, COMET_ALGO_RING, 100e9, 0.0);
     s.collective_chunks = 16;
     int64_t span[COMET_MAX_DIMS];
     span_all(&s, span);
@@ -874,7 +848,7 @@ static void test_themis_in_the_flows(void **state)
         b_first += order[2 * k] == 1;
     assert_int_equal(b_first, 8);
     comet_error err;
-    comet_fabric *f = fabric_of(&s);
+    comet_fabric *f = test_fabric_of(&s);
     comet_flow_options o;
     comet_flow_options_defaults(&o);
     comet_flow_result r;
@@ -911,15 +885,15 @@ static void test_themis_in_the_flows(void **state)
     comet_fabric_free(f);
 
     comet_system t;
-    base_system(&t, "torus-and-switch");
-    comet_net_dim *d = add_dim(&t, "t", 16, COMET_TOPO_TORUS, COMET_ALGO_RING, 100e9, 0.0);
+    toy_bare_system(&t, "torus-and-switch");
+    comet_net_dim *d = toy_add_dim(&t, "t", 16, COMET_TOPO_TORUS, COMET_ALGO_RING, 100e9, 0.0);
     d->shape.n_axes = 2;
     d->shape.axes[0] = d->shape.axes[1] = 4;
-    add_dim(&t, "s", 8, COMET_TOPO_SWITCH, COMET_ALGO_RING, 100e9, 0.0);
+    toy_add_dim(&t, "s", 8, COMET_TOPO_SWITCH, COMET_ALGO_RING, 100e9, 0.0);
     t.collective_chunks = 8;
     span_all(&t, span);
     assert_int_equal(comet_sim_themis_orders(&t, span, COMET_COLL_ALL_REDUCE, GIB, 8, order), 2);
-    f = fabric_of(&t);
+    f = test_fabric_of(&t);
     comet_flow_options_defaults(&o);
     o.chunks = 8;
     assert_int_equal(comet_fabric_collective(f, &t, span, COMET_COLL_ALL_REDUCE, GIB, &o, &r, &err),
@@ -942,10 +916,10 @@ static void test_uneven_fabrics(void **state)
     (void)state;
     char why[200];
     comet_system s;
-    base_system(&s, "switches");
-    add_dim(&s, "nvlink", 8, COMET_TOPO_SWITCH, COMET_ALGO_RING, 300e9, 0.0);
-    comet_net_dim *out = add_dim(&s, "ib", 4, COMET_TOPO_RING, COMET_ALGO_RING, 50e9, 0.0);
-    comet_fabric *f = fabric_of(&s);
+    toy_bare_system(&s, "switches");
+    toy_add_dim(&s, "nvlink", 8, COMET_TOPO_SWITCH, COMET_ALGO_RING, 300e9, 0.0);
+    comet_net_dim *out = toy_add_dim(&s, "ib", 4, COMET_TOPO_RING, COMET_ALGO_RING, 50e9, 0.0);
+    comet_fabric *f = test_fabric_of(&s);
     assert_false(comet_fabric_uneven(f, why, sizeof why));
     assert_string_equal(why, "");
     comet_fabric_free(f);
@@ -954,11 +928,11 @@ static void test_uneven_fabrics(void **state)
     out->size = 16;
     out->shape.n_axes = 2;
     out->shape.axes[0] = out->shape.axes[1] = 4;
-    f = fabric_of(&s);
+    f = test_fabric_of(&s);
     assert_false(comet_fabric_uneven(f, why, sizeof why));
     comet_fabric_free(f);
     out->topology = COMET_TOPO_MESH;
-    f = fabric_of(&s);
+    f = test_fabric_of(&s);
     assert_true(comet_fabric_uneven(f, why, sizeof why));
     assert_string_equal(why, "ib is a mesh: the NPUs at its edges have fewer links");
     comet_fabric_free(f);
@@ -970,28 +944,28 @@ static void test_uneven_fabrics(void **state)
     out->shape.radix = 16;
     out->shape.oversubscription[0] = 1.0;
     out->shape.routing = COMET_ROUTE_SPRAY;
-    f = fabric_of(&s);
+    f = test_fabric_of(&s);
     assert_false(comet_fabric_uneven(f, why, sizeof why));
     comet_fabric_free(f);
     out->shape.routing = COMET_ROUTE_ECMP;
-    f = fabric_of(&s);
+    f = test_fabric_of(&s);
     assert_true(comet_fabric_uneven(f, why, sizeof why));
     assert_string_equal(why, "ib hashes each flow onto one of its equal paths (ECMP)");
     comet_fabric_free(f);
     out->shape.routing = COMET_ROUTE_SPRAY;
     out->shape.radix = 24;
     out->shape.oversubscription[0] = 2.0;
-    f = fabric_of(&s);
+    f = test_fabric_of(&s);
     assert_true(comet_fabric_uneven(f, why, sizeof why));
     assert_string_equal(why, "ib is a fat tree oversubscribed 2:1");
     comet_fabric_free(f);
     out->shape.oversubscription[0] = 1.0;
-    f = fabric_of(&s);
+    f = test_fabric_of(&s);
     assert_true(comet_fabric_uneven(f, why, sizeof why)); /* 64 NPUs on 12-port leaves */
     assert_string_equal(why, "ib's 12-port leaves are not all filled alike");
     comet_fabric_free(f);
     out->size = 3;
-    f = fabric_of(&s);
+    f = test_fabric_of(&s);
     assert_true(comet_fabric_uneven(f, why, sizeof why)); /* 24 NPUs: 2 leaves, 1.5 nodes each */
     assert_string_equal(why, "ib's 12-port leaves split nodes of 8 NPUs");
     comet_fabric_free(f);
@@ -1010,8 +984,8 @@ static void test_fred_and_the_wafer_mesh(void **state)
 {
     (void)state;
     comet_system s;
-    base_system(&s, "fred");
-    comet_net_dim *d = add_dim(&s, "fred", 20, COMET_TOPO_FRED, COMET_ALGO_RING, 3e12, 0.0);
+    toy_bare_system(&s, "fred");
+    comet_net_dim *d = toy_add_dim(&s, "fred", 20, COMET_TOPO_FRED, COMET_ALGO_RING, 3e12, 0.0);
     d->shape.radix = 4;
     d->in_network_reduction = true;
     int64_t span[COMET_MAX_DIMS];
@@ -1050,22 +1024,22 @@ static void test_fred_and_the_wafer_mesh(void **state)
     assert_close(t_rs, t_ring_rs, 0.01);
     assert_close(t_ag, t_ring_rs, 0.01);
     char why[200];
-    comet_fabric *f = fabric_of(&s);
+    comet_fabric *f = test_fabric_of(&s);
     assert_false(comet_fabric_uneven(f, why, sizeof why));
     comet_fabric_free(f);
     d->shape.oversubscription[0] = 8.0;
-    f = fabric_of(&s);
+    f = test_fabric_of(&s);
     assert_true(comet_fabric_uneven(f, why, sizeof why));
     assert_string_equal(why, "fred is a FRED fabric oversubscribed 8:1");
     comet_fabric_free(f);
 
     comet_system w;
-    base_system(&w, "wafer-mesh");
-    comet_net_dim *m = add_dim(&w, "mesh", 20, COMET_TOPO_MESH, COMET_ALGO_RING, 3e12, 0.0);
+    toy_bare_system(&w, "wafer-mesh");
+    comet_net_dim *m = toy_add_dim(&w, "mesh", 20, COMET_TOPO_MESH, COMET_ALGO_RING, 3e12, 0.0);
     m->shape.n_axes = 2;
     m->shape.axes[0] = 5;
     m->shape.axes[1] = 4;
-    f = fabric_of(&w);
+    f = test_fabric_of(&w);
     int64_t from[10], near[10], across[10];
     for (int x = 0; x < 5; x++)
         for (int y = 0; y < 2; y++) {
@@ -1100,8 +1074,8 @@ static void test_errors(void **state)
 {
     (void)state;
     comet_system s;
-    base_system(&s, "ring8");
-    comet_net_dim *d = add_dim(&s, "r", 8, COMET_TOPO_SWITCH, COMET_ALGO_DOUBLE_BINARY_TREE, 50e9,
+    toy_bare_system(&s, "ring8");
+    comet_net_dim *d = toy_add_dim(&s, "r", 8, COMET_TOPO_SWITCH, COMET_ALGO_DOUBLE_BINARY_TREE, 50e9,
                                0.0);
     comet_error err;
     comet_fabric *f = NULL;

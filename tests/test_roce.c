@@ -12,45 +12,19 @@
 #include <string.h>
 
 #include "comet/comet.h"
+#include "toy.h"
 #include "../src/network/cc.h"
 
 #define GIB 1073741824.0
 #define MIB 1048576.0
 
-static void base_system(comet_system *s, const char *name)
-{
-    memset(s, 0, sizeof *s);
-    snprintf(s->name, sizeof s->name, "%s", name);
-    s->compute.matrix_flops[COMET_DTYPE_BF16] = 100e12;
-    s->hbm.present = true;
-    s->hbm.capacity = 80.0 * GIB;
-    s->hbm.bandwidth = 2e12;
-    s->collective_chunks = 1;
-}
-
+/* A dimension with ring collectives under scheme cc (toy_add_dim). */
 static comet_net_dim *add_dim(comet_system *s, const char *name, int64_t size, comet_topology t,
                               double bw, double lat, comet_cc_scheme cc)
 {
-    comet_net_dim *d = &s->dims[s->n_dims++];
-    memset(d, 0, sizeof *d);
-    snprintf(d->name, sizeof d->name, "%s", name);
-    d->size = size;
-    d->topology = t;
-    d->algorithm = COMET_ALGO_RING;
-    d->bandwidth = bw;
-    d->latency = lat;
-    d->efficiency = 1.0;
+    comet_net_dim *d = toy_add_dim(s, name, size, t, COMET_ALGO_RING, bw, lat);
     d->cc.scheme = cc;
     return d;
-}
-
-static comet_fabric *fabric_of(const comet_system *s)
-{
-    comet_error err;
-    comet_fabric *f = NULL;
-    if (comet_fabric_build(s, 0, &f, &err))
-        fail_msg("%s: %s: %s", s->name, err.key, err.message);
-    return f;
 }
 
 /* n sends from[i] -> to[i] of `bytes` each, run to their end: the time,
@@ -58,7 +32,7 @@ static comet_fabric *fabric_of(const comet_system *s)
 static double sends(const comet_system *s, const int64_t *from, const int64_t *to, int64_t n,
                     double bytes, comet_flow_result *out)
 {
-    comet_fabric *f = fabric_of(s);
+    comet_fabric *f = test_fabric_of(s);
     comet_error err;
     comet_fabric_run *r;
     assert_int_equal(comet_fabric_run_new(f, s, 0, &r, &err), COMET_OK);
@@ -78,7 +52,7 @@ static double sends(const comet_system *s, const int64_t *from, const int64_t *t
 static double incast(comet_cc_scheme cc, int n, double bytes, double bw, comet_flow_result *out)
 {
     comet_system s;
-    base_system(&s, "incast");
+    toy_bare_system(&s, "incast");
     add_dim(&s, "sw", n + 1, COMET_TOPO_SWITCH, bw, 0.0, cc);
     int64_t from[64], to[64];
     for (int i = 0; i < n; i++) {
@@ -95,13 +69,13 @@ static double on_tree(comet_cc_scheme cc, int64_t n, int64_t radix, double o, co
                       comet_collective c, int64_t span, double bytes, comet_flow_result *out)
 {
     comet_system s;
-    base_system(&s, "tree");
+    toy_bare_system(&s, "tree");
     comet_net_dim *d = add_dim(&s, "ib", n, COMET_TOPO_FAT_TREE, 50e9, 1e-6, cc);
     d->shape.tiers = 2;
     d->shape.radix = radix;
     d->shape.oversubscription[0] = o;
     d->shape.routing = rt;
-    comet_fabric *f = fabric_of(&s);
+    comet_fabric *f = test_fabric_of(&s);
     comet_flow_options opt;
     comet_flow_options_defaults(&opt);
     int64_t sp[COMET_MAX_DIMS] = {span};
@@ -117,7 +91,7 @@ static void two_jobs(const comet_system *s, const int64_t *fa, const int64_t *ta
                      const int64_t *fb, const int64_t *tb, int64_t nb, double bytes,
                      double *end_a, double *end_b, comet_flow_result *out)
 {
-    comet_fabric *f = fabric_of(s);
+    comet_fabric *f = test_fabric_of(s);
     comet_error err;
     comet_fabric_run *r;
     assert_int_equal(comet_fabric_run_new(f, s, 0, &r, &err), COMET_OK);
@@ -152,7 +126,7 @@ static void test_lone_flow_at_line_rate(void **state)
     (void)state;
     for (int cc = 0; cc < COMET_CC_COUNT; cc++) {
         comet_system s;
-        base_system(&s, "two");
+        toy_bare_system(&s, "two");
         add_dim(&s, "sw", 2, COMET_TOPO_SWITCH, 50e9, 2e-6, (comet_cc_scheme)cc);
         int64_t from = 0, to = 1;
         comet_flow_result r;
@@ -297,7 +271,7 @@ static void test_two_jobs_share_a_spine(void **state)
     comet_flow_result r[COMET_CC_COUNT];
     for (int cc = 0; cc < COMET_CC_COUNT; cc++) {
         comet_system s;
-        base_system(&s, "jobs");
+        toy_bare_system(&s, "jobs");
         comet_net_dim *d = add_dim(&s, "ib", 32, COMET_TOPO_FAT_TREE, B, 1e-6, (comet_cc_scheme)cc);
         d->shape.tiers = 2;
         d->shape.radix = 8;
@@ -328,13 +302,13 @@ static void test_pfc_deadlock_is_named(void **state)
 {
     (void)state;
     comet_system s;
-    base_system(&s, "ring4");
+    toy_bare_system(&s, "ring4");
     comet_net_dim *d = add_dim(&s, "r", 4, COMET_TOPO_RING, 50e9, 1e-6, COMET_CC_PFC);
     d->shape.unidirectional = true;
     d->cc.mtu = 1024;
     d->cc.xoff = 8e3;
     d->cc.xon = 4e3;
-    comet_fabric *f = fabric_of(&s);
+    comet_fabric *f = test_fabric_of(&s);
     comet_error err;
     comet_fabric_run *r;
     assert_int_equal(comet_fabric_run_new(f, &s, 0, &r, &err), COMET_OK);
@@ -361,10 +335,10 @@ static void test_max_time_bounds_a_run(void **state)
 {
     (void)state;
     comet_system s;
-    base_system(&s, "two");
+    toy_bare_system(&s, "two");
     comet_net_dim *d = add_dim(&s, "sw", 2, COMET_TOPO_SWITCH, 50e9, 0.0, COMET_CC_DCQCN);
     d->cc.max_time = 1e-4;
-    comet_fabric *f = fabric_of(&s);
+    comet_fabric *f = test_fabric_of(&s);
     comet_error err;
     comet_fabric_run *r;
     assert_int_equal(comet_fabric_run_new(f, &s, 0, &r, &err), COMET_OK);
@@ -416,7 +390,7 @@ static void test_parameter_errors(void **state)
     assert_close(ok.kmin, 150e3, 1e-12);
     /* the fabric refuses it with the dimension's key */
     comet_system s;
-    base_system(&s, "bad");
+    toy_bare_system(&s, "bad");
     comet_net_dim *d = add_dim(&s, "sw", 4, COMET_TOPO_SWITCH, 50e9, 0.0, COMET_CC_DCQCN);
     d->cc.kmin = 400e3;
     d->cc.kmax = 200e3;
@@ -514,7 +488,7 @@ static void test_time_step_convergence(void **state)
     double t[2], pause[2];
     for (int k = 0; k < 2; k++) {
         comet_system s;
-        base_system(&s, "incast");
+        toy_bare_system(&s, "incast");
         comet_net_dim *d = add_dim(&s, "sw", 9, COMET_TOPO_SWITCH, 50e9, 0.0, COMET_CC_DCQCN);
         d->cc.step = k ? 0.5e-6 : 1e-6;
         int64_t from[8], to[8];

@@ -68,6 +68,10 @@ void test_search_request(struct comet_search_request *req, const struct comet_mo
  * (tests/test_calibrate.c). */
 char *test_system_round_trip(const struct comet_system *sys);
 
+/* sys's fabric, built or the test failed (tests/test_fabric.c). */
+struct comet_fabric;
+struct comet_fabric *test_fabric_of(const struct comet_system *sys);
+
 /* A 2 x 3 design study of megatron-22b on 16 NPUs (tests/test_sweep.c). */
 extern const char test_small_study[];
 /* Reading study text fails with exactly this one-line error, as file

@@ -2,7 +2,9 @@
  * built in C whose every step time can be checked with a pencil. Shared
  * by the estimator's suite (tests/test_estimate.c) and the core model's
  * stand-alone check (tests/layers/core_model.c), which links it without
- * cmocka or the config reader. */
+ * cmocka or the config reader. Also the bare systems the fabric suites
+ * (test_fabric.c, test_roce.c) give their networks, one dimension at a
+ * time. */
 #include "toy.h"
 
 #include <stdio.h>
@@ -54,4 +56,30 @@ void toy_strategy(comet_strategy *s)
     s->global_batch = 8;
     s->microbatch = 1;
     s->overlap_dp = false;
+}
+
+void toy_bare_system(comet_system *s, const char *name)
+{
+    memset(s, 0, sizeof *s);
+    snprintf(s->name, sizeof s->name, "%s", name);
+    s->compute.matrix_flops[COMET_DTYPE_BF16] = 100e12;
+    s->hbm.present = true;
+    s->hbm.capacity = 80.0 * COMET_GIB;
+    s->hbm.bandwidth = 2e12;
+    s->collective_chunks = 1;
+}
+
+comet_net_dim *toy_add_dim(comet_system *s, const char *name, int64_t size, comet_topology t,
+                           comet_algorithm a, double bw, double lat)
+{
+    comet_net_dim *d = &s->dims[s->n_dims++];
+    memset(d, 0, sizeof *d);
+    snprintf(d->name, sizeof d->name, "%s", name);
+    d->size = size;
+    d->topology = t;
+    d->algorithm = a;
+    d->bandwidth = bw;
+    d->latency = lat;
+    d->efficiency = 1.0;
+    return d;
 }

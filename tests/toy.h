@@ -16,4 +16,13 @@ void toy_model(comet_model *m);
  * not overlapped: 4 microbatches per pipeline. */
 void toy_strategy(comet_strategy *s);
 
+/* The fabric tests' systems (test_fabric.c, test_roce.c): named, 100
+ * TFLOPS bf16, 80 GiB of 2 TB/s HBM, one collective chunk, no network
+ * until toy_add_dim appends its dimensions: name, NPUs, topology,
+ * algorithm, bandwidth (bytes/s), latency (s), efficiency 1, no
+ * congestion control (the dimension comes back for more settings). */
+void toy_bare_system(comet_system *s, const char *name);
+comet_net_dim *toy_add_dim(comet_system *s, const char *name, int64_t size, comet_topology t,
+                           comet_algorithm a, double bw, double lat);
+
 #endif

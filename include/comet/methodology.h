@@ -21,6 +21,7 @@
 #include "comet/results.h"
 #include "comet/search.h"
 #include "comet/study.h"
+#include "comet/sweep.h"
 
 #define COMET_FINDINGS_MAX_TP 12
 
@@ -131,6 +132,12 @@ typedef struct comet_conclusions {
     /* how far the first oversubscription axis can go within 5 % of its
      * lowest ratio (headroom.axis -1: the study has none) */
     comet_headroom headroom;
+    /* the fastest design's strategy search done again, with every knob
+     * and its placement: made once by the first step after the sweep that
+     * needs it and reused by the others (fastest_searched false: not yet;
+     * comet_study_conclude clears it) */
+    bool fastest_searched;
+    comet_sweep_row fastest_search;
     /* the performance pick, simulated as a task graph (comet_study_check_pick) */
     bool checked;
     double pick_estimate, pick_simulated;

@@ -208,8 +208,10 @@ static comet_status check(cfg_ctx *c, comet_alloc_problem *p, const bool given[]
     return COMET_OK;
 }
 
-static comet_status read_allocate(cfg_ctx *c, comet_alloc_problem *p, const cfg_node *n)
+/* The section's keys (a cfg_one_section's read). */
+static comet_status read_allocate(cfg_ctx *c, void *obj, const cfg_node *n)
 {
+    comet_alloc_problem *p = obj;
     static const char *const keys[] = {"name", "system", "budget", "budget_dollars",
                                        "objective", "dimensions", "workloads", NULL};
     CFG_TRY(cfg_expect(c, n, "allocate", CFG_MAP));
@@ -267,43 +269,30 @@ static comet_status read_allocate(cfg_ctx *c, comet_alloc_problem *p, const cfg_
     return check(c, p, given);
 }
 
+static void allocate_init(void *obj)
+{
+    comet_alloc_problem *p = obj;
+    snprintf(p->name, sizeof p->name, "allocate");
+    p->threads = 1;
+}
+
+static const cfg_one_section allocate_document = {
+    .name = "allocate",
+    .article = "an",
+    .unnamed = "<allocate>",
+    .size = sizeof(comet_alloc_problem),
+    .map_offset = offsetof(comet_alloc_problem, srcmap),
+    .init = allocate_init,
+    .read = read_allocate,
+};
+
 comet_status comet_alloc_read_text(const char *text, size_t len, const char *filename,
                                    comet_alloc_problem *p, comet_error *err)
 {
-    const char *file = filename ? filename : "<allocate>";
-    cfg_node *root;
-    CFG_TRY(cfg_tree_parse(text ? text : "", text ? len : 0, file, &root, err));
-    comet_alloc_problem *q = calloc(1, sizeof *q);
-    if (!q) {
-        cfg_tree_free(root);
-        return comet_error_set(err, COMET_ENOMEM, file, 0, 0, NULL, "out of memory");
-    }
-    snprintf(q->name, sizeof q->name, "allocate");
-    q->threads = 1;
-    cfg_srcmap_use_file(&q->srcmap, file);
-    cfg_ctx c = {.file = file, .err = err, .map = &q->srcmap};
-    comet_status status;
-    if (!root || root->kind != CFG_MAP || root->n != 1 || !cfg_map_find(root, "allocate"))
-        status = root ? cfg_fail(&c, root, NULL, "expected a document with one allocate: section")
-                      : comet_error_set(err, COMET_EINPUT, file, 0, 0, NULL,
-                                        "empty document; expected an allocate: section");
-    else
-        status = read_allocate(&c, q, cfg_map_find(root, "allocate"));
-    if (!status)
-        *p = *q;
-    free(q);
-    cfg_tree_free(root);
-    return status;
+    return cfg_one_section_read_text(&allocate_document, text, len, filename, p, err);
 }
 
 comet_status comet_alloc_read_file(const char *path, comet_alloc_problem *p, comet_error *err)
 {
-    char *text = NULL;
-    size_t len = 0;
-    comet_status st = cfg_load_file(path, &text, &len, err);
-    if (st)
-        return st;
-    st = comet_alloc_read_text(text, len, path, p, err);
-    free(text);
-    return st;
+    return cfg_one_section_read_file(&allocate_document, path, p, err);
 }

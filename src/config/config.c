@@ -4,7 +4,10 @@
  * never left half-updated by an error. Also the file entry point, and the
  * reading of a section, which may name an embedded preset (presets.c finds
  * it) that is itself a document: that recursion stays in this file, with
- * nesting bounded so presets cannot loop. */
+ * nesting bounded so presets cannot loop. And the documents of one
+ * section (a study, an allocation, a DeepPool problem: cfg_one_section),
+ * read all or nothing the same way, each section's file saying only what
+ * is its own. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,6 +110,51 @@ comet_status comet_config_read_text(const char *text, size_t len, const char *fi
 
 /* A file that cannot be opened is bad input (the user named it); one that
  * fails while being read is an I/O failure. */
+comet_status cfg_one_section_read_text(const cfg_one_section *d, const char *text, size_t len,
+                                       const char *filename, void *out, comet_error *err)
+{
+    const char *file = filename ? filename : d->unnamed;
+    cfg_node *root;
+    CFG_TRY(cfg_tree_parse(text ? text : "", text ? len : 0, file, &root, err));
+    void *obj = calloc(1, d->size);
+    if (!obj) {
+        cfg_tree_free(root);
+        return comet_error_set(err, COMET_ENOMEM, file, 0, 0, NULL, "out of memory");
+    }
+    if (d->init)
+        d->init(obj);
+    comet_srcmap *map = (comet_srcmap *)((char *)obj + d->map_offset);
+    cfg_srcmap_use_file(map, file);
+    cfg_ctx c = {.file = file, .err = err, .map = map};
+    comet_status status;
+    if (!root || root->kind != CFG_MAP || root->n != 1 || !cfg_map_find(root, d->name))
+        status = root ? cfg_fail(&c, root, NULL, "expected a document with one %s: section",
+                                 d->name)
+                      : comet_error_set(err, COMET_EINPUT, file, 0, 0, NULL,
+                                        "empty document; expected %s %s: section", d->article,
+                                        d->name);
+    else
+        status = d->read(&c, obj, cfg_map_find(root, d->name));
+    if (!status)
+        memcpy(out, obj, d->size);
+    free(obj);
+    cfg_tree_free(root);
+    return status;
+}
+
+comet_status cfg_one_section_read_file(const cfg_one_section *d, const char *path, void *out,
+                                       comet_error *err)
+{
+    char *text = NULL;
+    size_t len = 0;
+    comet_status st = cfg_load_file(path, &text, &len, err);
+    if (st)
+        return st;
+    st = cfg_one_section_read_text(d, text, len, path, out, err);
+    free(text);
+    return st;
+}
+
 static comet_status read_error(const char *path, comet_status status, int errnum,
                                comet_error *err)
 {

@@ -91,8 +91,10 @@ static comet_status check_cluster(cfg_ctx *c, const comet_deeppool_problem *p, i
     return COMET_OK;
 }
 
-static comet_status read_deeppool(cfg_ctx *c, comet_deeppool_problem *p, const cfg_node *n)
+/* The section's keys (a cfg_one_section's read). */
+static comet_status read_deeppool(cfg_ctx *c, void *obj, const cfg_node *n)
 {
+    comet_deeppool_problem *p = obj;
     static const char *const keys[] = {"name", "model", "system", "global_batch", "gpus",
                                        "scaling", "interference", "amplification",
                                        "background", NULL};
@@ -145,43 +147,30 @@ static comet_status read_deeppool(cfg_ctx *c, comet_deeppool_problem *p, const c
     return COMET_OK;
 }
 
+static void deeppool_init(void *obj)
+{
+    comet_deeppool_problem *p = obj;
+    snprintf(p->name, sizeof p->name, "deeppool");
+}
+
+static const cfg_one_section deeppool_document = {
+    .name = "deeppool",
+    .article = "a",
+    .unnamed = "<deeppool>",
+    .size = sizeof(comet_deeppool_problem),
+    .map_offset = offsetof(comet_deeppool_problem, srcmap),
+    .init = deeppool_init,
+    .read = read_deeppool,
+};
+
 comet_status comet_deeppool_read_text(const char *text, size_t len, const char *filename,
                                       comet_deeppool_problem *p, comet_error *err)
 {
-    const char *file = filename ? filename : "<deeppool>";
-    cfg_node *root;
-    CFG_TRY(cfg_tree_parse(text ? text : "", text ? len : 0, file, &root, err));
-    comet_deeppool_problem *q = calloc(1, sizeof *q);
-    if (!q) {
-        cfg_tree_free(root);
-        return comet_error_set(err, COMET_ENOMEM, file, 0, 0, NULL, "out of memory");
-    }
-    snprintf(q->name, sizeof q->name, "deeppool");
-    cfg_srcmap_use_file(&q->srcmap, file);
-    cfg_ctx c = {.file = file, .err = err, .map = &q->srcmap};
-    comet_status status;
-    if (!root || root->kind != CFG_MAP || root->n != 1 || !cfg_map_find(root, "deeppool"))
-        status = root ? cfg_fail(&c, root, NULL, "expected a document with one deeppool: section")
-                      : comet_error_set(err, COMET_EINPUT, file, 0, 0, NULL,
-                                        "empty document; expected a deeppool: section");
-    else
-        status = read_deeppool(&c, q, cfg_map_find(root, "deeppool"));
-    if (!status)
-        *p = *q;
-    free(q);
-    cfg_tree_free(root);
-    return status;
+    return cfg_one_section_read_text(&deeppool_document, text, len, filename, p, err);
 }
 
 comet_status comet_deeppool_read_file(const char *path, comet_deeppool_problem *p,
                                       comet_error *err)
 {
-    char *text = NULL;
-    size_t len = 0;
-    comet_status st = cfg_load_file(path, &text, &len, err);
-    if (st)
-        return st;
-    st = comet_deeppool_read_text(text, len, path, p, err);
-    free(text);
-    return st;
+    return cfg_one_section_read_file(&deeppool_document, path, p, err);
 }

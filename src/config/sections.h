@@ -60,4 +60,25 @@ comet_status cfg_load_file_limit(const char *path, size_t max, char **text, size
 comet_status cfg_read_document(const char *text, size_t len, const char *file, int preset_depth,
                                comet_job *job, comet_error *err);
 
+/* A document of one section, `name:` (a study, an allocation, a DeepPool
+ * problem), read all or nothing: a zeroed scratch object of `size` bytes,
+ * init(obj) for what the file may leave out (NULL: nothing), its source
+ * map (a comet_srcmap at map_offset) started at the file, read(c, obj,
+ * section) for the section's keys; out takes the object only when every
+ * step succeeded. */
+typedef struct cfg_one_section {
+    const char *name;               /* "allocate" */
+    const char *article;            /* "an": "expected an allocate: section" */
+    const char *unnamed;            /* the file's name when none is given: "<allocate>" */
+    size_t size, map_offset;
+    void (*init)(void *obj);
+    comet_status (*read)(cfg_ctx *c, void *obj, const cfg_node *section);
+} cfg_one_section;
+
+comet_status cfg_one_section_read_text(const cfg_one_section *d, const char *text, size_t len,
+                                       const char *filename, void *out, comet_error *err);
+/* The same from the file at path. */
+comet_status cfg_one_section_read_file(const cfg_one_section *d, const char *path, void *out,
+                                       comet_error *err);
+
 #endif

@@ -580,47 +580,40 @@ static comet_status check_study(cfg_ctx *c, comet_study *st, const cfg_node *roo
     return check_npus(c, st);
 }
 
-comet_status comet_study_read_text(const char *text, size_t len, const char *filename,
-                                   comet_study *study, comet_error *err)
+static void study_init(void *obj)
 {
-    const char *file = filename ? filename : "<study>";
-    cfg_node *root;
-    CFG_TRY(cfg_tree_parse(text ? text : "", text ? len : 0, file, &root, err));
-    comet_study *st = calloc(1, sizeof *st);
-    if (!st) {
-        cfg_tree_free(root);
-        return comet_error_set(err, COMET_ENOMEM, file, 0, 0, NULL, "out of memory");
-    }
+    comet_study *st = obj;
     comet_strategy_defaults(&st->base);
     snprintf(st->name, sizeof st->name, "study");
     st->vary_flash = true;
     st->vary_offload = true;
-    cfg_srcmap_use_file(&st->srcmap, file);
-    cfg_ctx c = {.file = file, .err = err, .map = &st->srcmap};
-    comet_status status;
-    if (!root || root->kind != CFG_MAP || root->n != 1 || !cfg_map_find(root, "study"))
-        status = root ? cfg_fail(&c, root, NULL, "expected a document with one study: section")
-                      : comet_error_set(err, COMET_EINPUT, file, 0, 0, NULL,
-                                        "empty document; expected a study: section");
-    else
-        status = read_study(&c, st, cfg_map_find(root, "study"));
-    if (!status)
-        status = check_study(&c, st, cfg_map_find(root, "study"));
-    if (!status)
-        *study = *st;
-    free(st);
-    cfg_tree_free(root);
-    return status;
+}
+
+/* The section's keys, then the study checked whole (a cfg_one_section's
+ * read). */
+static comet_status study_read(cfg_ctx *c, void *obj, const cfg_node *section)
+{
+    CFG_TRY(read_study(c, obj, section));
+    return check_study(c, obj, section);
+}
+
+static const cfg_one_section study_document = {
+    .name = "study",
+    .article = "a",
+    .unnamed = "<study>",
+    .size = sizeof(comet_study),
+    .map_offset = offsetof(comet_study, srcmap),
+    .init = study_init,
+    .read = study_read,
+};
+
+comet_status comet_study_read_text(const char *text, size_t len, const char *filename,
+                                   comet_study *study, comet_error *err)
+{
+    return cfg_one_section_read_text(&study_document, text, len, filename, study, err);
 }
 
 comet_status comet_study_read_file(const char *path, comet_study *study, comet_error *err)
 {
-    char *text = NULL;
-    size_t len = 0;
-    comet_status st = cfg_load_file(path, &text, &len, err);
-    if (st)
-        return st;
-    st = comet_study_read_text(text, len, path, study, err);
-    free(text);
-    return st;
+    return cfg_one_section_read_file(&study_document, path, study, err);
 }

@@ -28,6 +28,7 @@
 #include "comet/methodology.h"
 #include "comet/search.h"
 #include "comet/sweep.h"
+#include "search_again.h"
 
 #define MAX_CANDIDATES 16    /* strategies kept per searched workload */
 #define SEARCH_TOP 4         /* taken from each search */
@@ -706,7 +707,7 @@ comet_status comet_study_allocate(const comet_study *study, comet_conclusions *c
     }
     /* the design's best strategy found again, with every knob and its
      * placement (a results row keeps only some knobs) */
-    comet_status st = comet_sweep_point(study, row->index, best, err);
+    comet_status st = search_again(study, c, row->index, best, err);
     if (st || best->status != COMET_POINT_OK) {
         free(p);
         free(r);

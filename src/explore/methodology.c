@@ -7,6 +7,7 @@
  * to find what to buy next. Design points are found by their index: the
  * study numbers them in mixed radix over the axes' values. */
 #include "comet/methodology.h"
+#include "search_again.h"
 
 #include "comet/simulate.h"
 #include "comet/sweep.h"
@@ -278,6 +279,21 @@ void comet_study_conclude(const comet_results *r, int model, comet_conclusions *
     comet_results_headroom(r, model, over, COMET_HEADROOM_TOLERANCE, &c->headroom);
 }
 
+comet_status search_again(const comet_study *study, comet_conclusions *c, uint64_t index,
+                          comet_sweep_row *row, comet_error *err)
+{
+    if (!c->fastest || index != c->fastest->index)
+        return comet_sweep_point(study, index, row, err);
+    if (!c->fastest_searched) {
+        comet_status st = comet_sweep_point(study, index, &c->fastest_search, err);
+        if (st)
+            return st;
+        c->fastest_searched = true;
+    }
+    *row = c->fastest_search;
+    return COMET_OK;
+}
+
 comet_status comet_study_check_pick(const comet_study *study, comet_conclusions *c,
                                     comet_error *err)
 {
@@ -287,7 +303,7 @@ comet_status comet_study_check_pick(const comet_study *study, comet_conclusions 
     comet_sweep_row *row = malloc(sizeof *row);
     static const comet_sim_step_options unaware = {.fidelity = COMET_SIM_UNAWARE};
     comet_sim_step_result *sim = malloc(sizeof *sim);
-    comet_status rc = row && sim ? comet_sweep_point(study, c->fastest->index, row, err)
+    comet_status rc = row && sim ? search_again(study, c, c->fastest->index, row, err)
                                  : comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL,
                                                    "out of memory");
     if (!rc && row->status == COMET_POINT_OK) {

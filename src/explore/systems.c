@@ -2,13 +2,14 @@
  * study's mesh wafer, FRED-C and FRED-D, issue 17). For each system, the
  * fastest design of the model on it, its speedup over the axis's first
  * system, and what its links carry: the design's best strategy is found
- * again with its placement and its step run as flows on the system's
- * fabric, every NPU's transfers sharing the links, so the busiest link's
- * bytes are the routed traffic, in-network reduction and multicast
- * included, not a closed form's; under a congestion-control scheme the
- * flows run through its fluid model, which gives the step's time with
- * queues and pauses (the RoCE study compares schemes so). The flows are bounded
- * (COMET_SIM_AUTO_MAX_FLOWS); a step past that, or one the fabric cannot
+ * again with its placement (search_again.h: the overall fastest design's
+ * search is the one the pick's check made) and its step run as flows on
+ * the system's fabric, every NPU's transfers sharing the links, so the
+ * busiest link's bytes are the routed traffic, in-network reduction and
+ * multicast included, not a closed form's; under a congestion-control
+ * scheme the flows run through its fluid model, which gives the step's
+ * time with queues and pauses (the RoCE study compares schemes so). The
+ * flows are bounded (COMET_SIM_AUTO_MAX_FLOWS); a step past that, or one the fabric cannot
  * place, is reported untraced with the reason rather than failing the
  * study. */
 #include <stdio.h>
@@ -18,6 +19,7 @@
 #include "comet/methodology.h"
 #include "comet/simulate.h"
 #include "comet/sweep.h"
+#include "search_again.h"
 
 static int system_axis_of(const comet_results *r)
 {
@@ -42,15 +44,15 @@ static const comet_results_row *fastest_on(const comet_results *r, int model, in
 }
 
 /* The step of the design's best strategy as flows on its fabric. */
-static comet_status trace_pick(const comet_study *study, comet_system_pick *pick,
-                               comet_error *err)
+static comet_status trace_pick(const comet_study *study, comet_conclusions *c,
+                               comet_system_pick *pick, comet_error *err)
 {
     comet_sweep_row *row = malloc(sizeof *row);
     comet_sim_step_result *sim = malloc(sizeof *sim);
     comet_sim_fabric_links *links = calloc(1, sizeof *links);
     comet_system *sys = malloc(sizeof *sys);
     comet_status st = row && sim && links && sys
-                          ? comet_sweep_point(study, pick->row->index, row, err)
+                          ? search_again(study, c, pick->row->index, row, err)
                           : comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL,
                                             "out of memory");
     if (!st && row->status != COMET_POINT_OK)
@@ -119,7 +121,7 @@ comet_status comet_study_compare_systems(const comet_study *study, const comet_r
             snprintf(pick->why, sizeof pick->why, "no design fits");
             continue;
         }
-        comet_status st = trace_pick(study, pick, err);
+        comet_status st = trace_pick(study, c, pick, err);
         if (st)
             return st;
     }

@@ -1,14 +1,17 @@
 /* Private to src/network: the congestion-control family (docs/roce.md).
  * A scheme is a struct of function pointers, one file per member
  * (cc_none.c, cc_pfc.c, cc_dcqcn.c, cc_hpcc.c), enum -> member in
- * registry.c, like the topologies and algorithms of families.h. The fluid
- * engine (cc_fluid.c) owns the switches' side (egress queues, ECN
- * marking, PFC) and asks each flow's scheme, once per time step, for the
- * rate its sender may inject, from the congestion signals of its path. */
+ * registry.c, like the topologies and algorithms of families.h; what the
+ * members share, the switches' defaults and the parameters' check, is
+ * cc.c. The fluid engine (cc_fluid.c) owns the switches' side (egress
+ * queues, ECN marking, PFC) and asks each flow's scheme, once per time
+ * step, for the rate its sender may inject, from the congestion signals
+ * of its path. */
 #ifndef COMET_NETWORK_CC_H
 #define COMET_NETWORK_CC_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "comet/congestion.h"
@@ -41,6 +44,9 @@ typedef struct cc_scheme {
     /* Its parameters' defaults (zeros of p filled; switch keys are the
      * fluid engine's, cc_switch_defaults). */
     void (*defaults)(comet_cc_params *p, double line);
+    /* The first problem with its own keys, after the switches' passed
+     * (as comet_cc_problem); NULL: it has none. */
+    const char *(*problem)(const comet_cc_params *p, char *msg, size_t cap);
     /* A new flow's sender, st->line and st->rtt set. */
     void (*start)(const comet_cc_params *p, cc_state *st);
     /* One step of h seconds: the sender's rate from the signal. */
@@ -59,7 +65,7 @@ static inline const cc_scheme *cc_scheme_of(comet_cc_scheme s)
     return (unsigned)s < COMET_CC_COUNT ? cc_schemes[s] : &cc_scheme_none;
 }
 
-/* The switches' defaults every lossless scheme shares (cc_fluid.c). */
+/* The switches' defaults every lossless scheme shares (cc.c). */
 void cc_switch_defaults(comet_cc_params *p, double line);
 
 #endif

@@ -30,6 +30,7 @@
 #include "cc.h"
 
 #include <math.h>
+#include <stdio.h>
 
 /* DCQCN paper (SIGCOMM 2015, Section 5 and its parameter table):
  * g = 1/256, T = 55 us, B = 10 MB, F = 5, R_AI = 40 Mb/s, alpha updated
@@ -57,6 +58,24 @@ static void dcqcn_defaults(comet_cc_params *p, double line)
         p->fast_recovery = 5;
     if (p->min_rate <= 0)
         p->min_rate = 1e6 / 8.0;
+}
+
+static const char *dcqcn_problem(const comet_cc_params *p, char *msg, size_t cap)
+{
+    static const char *const keys[] = {"rai", "min_rate", "rate_timer", "byte_counter",
+                                       "alpha_timer", "cnp_interval", "fast_recovery"};
+    const double v[] = {p->rai, p->min_rate, p->rate_timer, p->byte_counter,
+                        p->alpha_timer, p->cnp_interval, p->fast_recovery};
+    for (int i = 0; i < 7; i++)
+        if (!(v[i] > 0.0)) {
+            snprintf(msg, cap, "must be positive, not %g", v[i]);
+            return keys[i];
+        }
+    if (!(p->g > 0.0 && p->g <= 1.0)) {
+        snprintf(msg, cap, "the gain g = %g is not in (0, 1]", p->g);
+        return "g";
+    }
+    return NULL;
 }
 
 static void dcqcn_start(const comet_cc_params *p, cc_state *st)
@@ -121,6 +140,7 @@ const cc_scheme cc_scheme_dcqcn = {
     .fluid = true,
     .ecn = true,
     .defaults = dcqcn_defaults,
+    .problem = dcqcn_problem,
     .start = dcqcn_start,
     .update = dcqcn_update,
 };

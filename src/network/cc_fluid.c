@@ -1,6 +1,8 @@
 /* The fluid engine of congestion control (docs/roce.md). Where a network
  * dimension runs a scheme other than none, the flow engine (flows.c)
- * hands the running flows here instead of sharing links max-min: rates
+ * hands the running flows here instead of sharing links max-min, through
+ * the stepper interface it owns (flows_impl.h; cc_fluid.h names this
+ * member, for whoever builds a flow engine): rates
  * and queues advance in small fixed time steps (cut short where a flow is
  * projected to finish or a waiting one starts, so completions land on
  * their time), and the same flows, waiting queue and callbacks carry on.
@@ -27,6 +29,8 @@
  * waiting behind other such links): a PFC deadlock, named with its cycle
  * of links and the flows caught in it, never a hang. A run past the
  * scheme's max_time is refused as well. */
+#include "cc_fluid.h"
+
 #include "cc.h"
 #include "flows_impl.h"
 
@@ -52,16 +56,24 @@ typedef struct ccf_flow {
     double inl[2 * INLINE_PATH];
 } ccf_flow;
 
-struct ccf_engine {
+/* A link's fluid state. */
+typedef struct ccf_link {
+    double q;                       /* its egress queue, bytes */
+    double ing;                     /* bytes it brought that wait at the next hop (PFC's counter) */
+    double w, tx;                   /* this step: the weight offered it, the bytes it sent */
+    double mark;                    /* ECN marking probability */
+    double pause_time, peak, qint;  /* figures: time paused, peak queue, queue times time */
+    int32_t n;                      /* flows through it this step */
+    uint32_t stamp;                 /* the step that last put it in hot_next */
+    uint8_t paused, full, ever;     /* PAUSEd, its queue at the buffer, ever PAUSEd */
+} ccf_link;
+
+typedef struct ccf_engine {
     const comet_fabric *f;
     double dt, max_time;
     ccf_flow *fl;
     int64_t cap;
-    /* per link */
-    double *q, *ing, *w, *tx, *mark, *pause_time, *peak, *qint;
-    int32_t *n;
-    uint32_t *stamp;
-    uint8_t *paused, *full, *ever;
+    ccf_link *link;                 /* per link */
     int32_t *hot, *hot_next;
     int64_t n_hot;
     uint32_t now_stamp;
@@ -72,7 +84,7 @@ struct ccf_engine {
     uint64_t steps;
     int64_t pauses, done;
     double fct_sum, fct_min, fct_max;
-};
+} ccf_engine;
 
 static const comet_cc_params *link_params(const ccf_engine *c, int64_t l)
 {
@@ -98,114 +110,21 @@ static double *hops_of(ccf_flow *cf, int len)
     return len > INLINE_PATH ? cf->heap : cf->inl;
 }
 
-void cc_switch_defaults(comet_cc_params *p, double line)
+static void ccf_free(void *state)
 {
-    (void)line;
-    /* RoCE's largest MTU */
-    if (p->mtu <= 0)
-        p->mtu = 4096;
-    /* what one congested egress queue may take of a 64 MB shared-buffer
-     * switch chip (a Tomahawk-3 class part): our choice */
-    if (p->buffer <= 0)
-        p->buffer = 16.0 * 1048576.0;
-    /* ECN: NVIDIA's RoCE switch defaults (Onyx `roce`: absolute marking,
-     * min 150 KB, max 1500 KB) and the DCQCN paper's Pmax of 1 % */
-    if (p->kmin <= 0)
-        p->kmin = 150e3;
-    if (p->kmax <= 0)
-        p->kmax = 1500e3;
-    if (p->pmax <= 0)
-        p->pmax = 0.01;
-    /* PFC per ingress port: our choice, past kmin so ECN acts first on a
-     * port a few flows share; resume two MTUs lower */
-    if (p->xoff <= 0)
-        p->xoff = 512e3;
-    if (p->xon <= 0)
-        p->xon = p->xoff - 2.0 * p->mtu > 0.0 ? p->xoff - 2.0 * p->mtu : p->xoff / 2.0;
-    /* 1 us: 50 KB a step at 400 Gb/s, under kmin; DCQCN's timers are 50x */
-    if (p->step <= 0)
-        p->step = 1e-6;
-    if (p->max_time <= 0)
-        p->max_time = 10.0;
-}
-
-void comet_cc_defaults(comet_cc_params *p, double line)
-{
-    if (p->scheme == COMET_CC_NONE)
+    ccf_engine *c = state;
+    if (!c)
         return;
-    cc_scheme_of(p->scheme)->defaults(p, line);
+    for (int64_t i = 0; i < c->cap; i++)
+        free(c->fl[i].heap);
+    free(c->fl);
+    free(c->link);
+    free(c->hot);
+    free(c->hot_next);
+    free(c);
 }
 
-const char *comet_cc_problem(const comet_cc_params *p, char *msg, size_t cap)
-{
-    if (p->scheme == COMET_CC_NONE)
-        return NULL;
-    if (!(p->mtu >= 64.0)) {
-        snprintf(msg, cap, "an MTU of %g bytes is below 64", p->mtu);
-        return "mtu";
-    }
-    if (!(p->buffer >= p->mtu)) {
-        snprintf(msg, cap, "a buffer of %g bytes is smaller than one MTU (%g bytes)", p->buffer,
-                 p->mtu);
-        return "buffer";
-    }
-    if (!(p->kmin <= p->kmax)) {
-        snprintf(msg, cap, "kmin (%g bytes) is above kmax (%g bytes)", p->kmin, p->kmax);
-        return "kmin";
-    }
-    if (!(p->pmax > 0.0 && p->pmax <= 1.0)) {
-        snprintf(msg, cap, "pmax %g is not a probability in (0, 1]", p->pmax);
-        return "pmax";
-    }
-    if (!(p->xon <= p->xoff)) {
-        snprintf(msg, cap, "xon (%g bytes) is above xoff (%g bytes)", p->xon, p->xoff);
-        return "xon";
-    }
-    if (!(p->xoff <= p->buffer)) {
-        snprintf(msg, cap, "xoff (%g bytes) is above the buffer (%g bytes)", p->xoff, p->buffer);
-        return "xoff";
-    }
-    if (!(p->step > 0.0 && p->step <= 1e-3)) {
-        snprintf(msg, cap, "a time step of %g s is not in (0, 1 ms]", p->step);
-        return "step";
-    }
-    if (!(p->max_time > 0.0 && p->max_time / p->step <= 1e10)) {
-        snprintf(msg, cap, "max_time %g s is not positive or is past 1e10 steps", p->max_time);
-        return "max_time";
-    }
-    if (p->scheme == COMET_CC_DCQCN) {
-        static const char *const keys[] = {"rai", "min_rate", "rate_timer", "byte_counter",
-                                           "alpha_timer", "cnp_interval", "fast_recovery"};
-        const double v[] = {p->rai, p->min_rate, p->rate_timer, p->byte_counter,
-                            p->alpha_timer, p->cnp_interval, p->fast_recovery};
-        for (int i = 0; i < 7; i++)
-            if (!(v[i] > 0.0)) {
-                snprintf(msg, cap, "must be positive, not %g", v[i]);
-                return keys[i];
-            }
-        if (!(p->g > 0.0 && p->g <= 1.0)) {
-            snprintf(msg, cap, "the gain g = %g is not in (0, 1]", p->g);
-            return "g";
-        }
-    }
-    if (p->scheme == COMET_CC_HPCC) {
-        if (!(p->eta > 0.0 && p->eta <= 1.0)) {
-            snprintf(msg, cap, "eta %g is not in (0, 1]", p->eta);
-            return "eta";
-        }
-        if (!(p->max_stage >= 1.0)) {
-            snprintf(msg, cap, "max_stage must be at least 1, not %g", p->max_stage);
-            return "max_stage";
-        }
-        if (!(p->wai >= 0.0)) {
-            snprintf(msg, cap, "wai must be positive, not %g", p->wai);
-            return "wai";
-        }
-    }
-    return NULL;
-}
-
-ccf_engine *ccf_new(const comet_fabric *f)
+static void *ccf_new(const comet_fabric *f)
 {
     ccf_engine *c = calloc(1, sizeof *c);
     if (!c)
@@ -223,24 +142,10 @@ ccf_engine *ccf_new(const comet_fabric *f)
             c->max_time = p->max_time;
     }
     size_t L = (size_t)(f->n_links > 0 ? f->n_links : 1);
-    c->q = calloc(L, sizeof *c->q);
-    c->ing = calloc(L, sizeof *c->ing);
-    c->w = calloc(L, sizeof *c->w);
-    c->tx = calloc(L, sizeof *c->tx);
-    c->mark = calloc(L, sizeof *c->mark);
-    c->pause_time = calloc(L, sizeof *c->pause_time);
-    c->peak = calloc(L, sizeof *c->peak);
-    c->qint = calloc(L, sizeof *c->qint);
-    c->n = calloc(L, sizeof *c->n);
-    c->stamp = calloc(L, sizeof *c->stamp);
-    c->paused = calloc(L, 1);
-    c->full = calloc(L, 1);
-    c->ever = calloc(L, 1);
+    c->link = calloc(L, sizeof *c->link);
     c->hot = calloc(L, sizeof *c->hot);
     c->hot_next = calloc(L, sizeof *c->hot_next);
-    if (!c->q || !c->ing || !c->w || !c->tx || !c->mark || !c->pause_time || !c->peak || !c->qint ||
-        !c->n || !c->stamp || !c->paused || !c->full || !c->ever || !c->hot || !c->hot_next ||
-        !isfinite(c->dt)) {
+    if (!c->link || !c->hot || !c->hot_next || !isfinite(c->dt)) {
         ccf_free(c);
         return NULL;
     }
@@ -248,34 +153,9 @@ ccf_engine *ccf_new(const comet_fabric *f)
     return c;
 }
 
-void ccf_free(ccf_engine *c)
+static int ccf_start(fl_engine *e, int64_t id)
 {
-    if (!c)
-        return;
-    for (int64_t i = 0; i < c->cap; i++)
-        free(c->fl[i].heap);
-    free(c->fl);
-    free(c->q);
-    free(c->ing);
-    free(c->w);
-    free(c->tx);
-    free(c->mark);
-    free(c->pause_time);
-    free(c->peak);
-    free(c->qint);
-    free(c->n);
-    free(c->stamp);
-    free(c->paused);
-    free(c->full);
-    free(c->ever);
-    free(c->hot);
-    free(c->hot_next);
-    free(c);
-}
-
-int ccf_start(fl_engine *e, int64_t id)
-{
-    ccf_engine *c = e->cc;
+    ccf_engine *c = e->fluid_state;
     if (id >= c->cap) {
         int64_t cap = c->cap ? c->cap : 1024;
         while (cap <= id)
@@ -316,14 +196,16 @@ int ccf_start(fl_engine *e, int64_t id)
     return 0;
 }
 
-double ccf_queue(const ccf_engine *c, int64_t link)
+static double ccf_queue(const void *state, int64_t link)
 {
-    return c->q[link];
+    const ccf_engine *c = state;
+    return c->link[link].q;
 }
 
-bool ccf_paused(const ccf_engine *c, int64_t link)
+static bool ccf_paused(const void *state, int64_t link)
 {
-    return c->paused[link] != 0;
+    const ccf_engine *c = state;
+    return c->link[link].paused != 0;
 }
 
 /* ECN marking probability of a queue of q bytes (RED-like, as DCQCN's
@@ -343,7 +225,7 @@ static double marking(const comet_cc_params *p, double q, double scale)
 static bool senders(fl_engine *e, double h)
 {
     bool steady = true;
-    ccf_engine *c = e->cc;
+    ccf_engine *c = e->fluid_state;
     for (int64_t k = 0; k < e->n_active; k++) {
         int64_t id = e->active[k];
         fl_flow *w = &e->flows[id];
@@ -353,7 +235,7 @@ static bool senders(fl_engine *e, double h)
         if (cf->cs->ecn) {
             double keep = 1.0;
             for (int i = 0; i < w->len; i++)
-                keep *= 1.0 - c->mark[path[i]];
+                keep *= 1.0 - c->link[path[i]].mark;
             sig.p_mark = 1.0 - keep;
         }
         if (cf->cs->telemetry) {
@@ -361,7 +243,7 @@ static bool senders(fl_engine *e, double h)
             for (int i = 0; i < w->len; i++) {
                 int32_t l = path[i];
                 double b = c->f->cap[l];
-                double u = c->q[l] / (b * t) + e->load[l] / b;
+                double u = c->link[l].q / (b * t) + e->load[l] / b;
                 if (u > sig.u_max)
                     sig.u_max = u;
             }
@@ -387,11 +269,11 @@ static double weight(const ccf_flow *cf, const double *hb, int len, int i, doubl
 
 static void add_hot(ccf_engine *c, int32_t l, int64_t *n)
 {
-    if (c->stamp[l] != c->now_stamp) {
-        c->stamp[l] = c->now_stamp;
+    if (c->link[l].stamp != c->now_stamp) {
+        c->link[l].stamp = c->now_stamp;
         c->hot_next[(*n)++] = l;
-        c->w[l] = c->tx[l] = 0.0;
-        c->n[l] = 0;
+        c->link[l].w = c->link[l].tx = 0.0;
+        c->link[l].n = 0;
     }
 }
 
@@ -400,13 +282,14 @@ static comet_status deadlock(fl_engine *e, comet_error *err);
 /* One fluid step of h > 0 seconds (the clock moves after it). */
 static comet_status integrate(fl_engine *e, double h, bool check, comet_error *err)
 {
-    ccf_engine *c = e->cc;
+    ccf_engine *c = e->fluid_state;
     c->steps++;
     bool steady = senders(e, h);
     /* the links in use this step and the ones still holding a queue or a
      * pause from the step before, each once */
     if (++c->now_stamp == 0) {
-        memset(c->stamp, 0, (size_t)c->f->n_links * sizeof *c->stamp);
+        for (int64_t l = 0; l < c->f->n_links; l++)
+            c->link[l].stamp = 0;
         c->now_stamp = 1;
     }
     int64_t n_next = 0;
@@ -420,8 +303,8 @@ static comet_status integrate(fl_engine *e, double h, bool check, comet_error *e
         double *hb = hops_of(cf, w->len);
         for (int i = 0; i < w->len; i++) {
             add_hot(c, path[i], &n_next);
-            c->w[path[i]] += weight(cf, hb, w->len, i, h);
-            c->n[path[i]]++;
+            c->link[path[i]].w += weight(cf, hb, w->len, i, h);
+            c->link[path[i]].n++;
         }
     }
     /* every flow hop by hop: what each link serves of it */
@@ -440,12 +323,12 @@ static comet_status integrate(fl_engine *e, double h, bool check, comet_error *e
             double wt = weight(cf, hb, len, i, h);
             double avail = i == 0 ? wt : hb[i] + in;
             double grant;
-            if (c->paused[l] || (i + 1 < len && c->full[path[i + 1]]))
+            if (c->link[l].paused || (i + 1 < len && c->link[path[i + 1]].full))
                 grant = 0.0;
-            else if (c->w[l] > cap)
-                grant = cap * wt / c->w[l];
+            else if (c->link[l].w > cap)
+                grant = cap * wt / c->link[l].w;
             else
-                grant = wt + (cap - c->w[l]) / c->n[l];
+                grant = wt + (cap - c->link[l].w) / c->link[l].n;
             double out = avail < grant ? avail : grant;
             if (out < 0.0)
                 out = 0.0;
@@ -455,7 +338,7 @@ static comet_status integrate(fl_engine *e, double h, bool check, comet_error *e
                 hb[i] = avail - out;
                 hb[len + i] = in / h;
             }
-            c->tx[l] += out;
+            c->link[l].tx += out;
             in = out;
         }
         cf->delivered += in;
@@ -466,7 +349,7 @@ static comet_status integrate(fl_engine *e, double h, bool check, comet_error *e
     /* queues and ingress counters from the backlogs */
     for (int64_t k = 0; k < n_next; k++) {
         int32_t l = c->hot_next[k];
-        c->q[l] = c->ing[l] = 0.0;
+        c->link[l].q = c->link[l].ing = 0.0;
     }
     double held = 0.0;
     for (int64_t k = 0; k < e->n_active; k++) {
@@ -475,8 +358,8 @@ static comet_status integrate(fl_engine *e, double h, bool check, comet_error *e
         const int32_t *path = path_of(w);
         double *hb = hops_of(&c->fl[id], w->len);
         for (int i = 1; i < w->len; i++) {
-            c->q[path[i]] += hb[i];
-            c->ing[path[i - 1]] += hb[i];
+            c->link[path[i]].q += hb[i];
+            c->link[path[i - 1]].ing += hb[i];
             held += hb[i];
         }
     }
@@ -484,29 +367,29 @@ static comet_status integrate(fl_engine *e, double h, bool check, comet_error *e
     int64_t n_hot = 0;
     for (int64_t k = 0; k < n_next; k++) {
         int32_t l = c->hot_next[k];
-        moved += c->tx[l];
-        e->load[l] = c->tx[l] / h;
-        if (c->paused[l])
-            c->pause_time[l] += h;
-        if (c->q[l] > c->peak[l])
-            c->peak[l] = c->q[l];
-        c->qint[l] += c->q[l] * h;
+        moved += c->link[l].tx;
+        e->load[l] = c->link[l].tx / h;
+        if (c->link[l].paused)
+            c->link[l].pause_time += h;
+        if (c->link[l].q > c->link[l].peak)
+            c->link[l].peak = c->link[l].q;
+        c->link[l].qint += c->link[l].q * h;
         if (lossless(c, l)) {
             const comet_cc_params *p = link_params(c, l);
             double s = link_scale(c, l);
-            if (!c->paused[l] && c->ing[l] >= p->xoff * s) {
-                c->paused[l] = 1;
-                c->ever[l] = 1;
+            if (!c->link[l].paused && c->link[l].ing >= p->xoff * s) {
+                c->link[l].paused = 1;
+                c->link[l].ever = 1;
                 c->pauses++;
-            } else if (c->paused[l] && c->ing[l] <= p->xon * s) {
-                c->paused[l] = 0;
+            } else if (c->link[l].paused && c->link[l].ing <= p->xon * s) {
+                c->link[l].paused = 0;
             }
-            c->full[l] = c->q[l] >= p->buffer * s;
-            c->mark[l] = marking(p, c->q[l], s);
+            c->link[l].full = c->link[l].q >= p->buffer * s;
+            c->link[l].mark = marking(p, c->link[l].q, s);
         }
-        any_paused |= c->paused[l] != 0;
-        any_queue |= c->q[l] > 0.0;
-        if (c->q[l] > 0.0 || c->ing[l] > 0.0 || c->paused[l] || c->tx[l] > 0.0)
+        any_paused |= c->link[l].paused != 0;
+        any_queue |= c->link[l].q > 0.0;
+        if (c->link[l].q > 0.0 || c->link[l].ing > 0.0 || c->link[l].paused || c->link[l].tx > 0.0)
             c->hot[n_hot++] = l;
     }
     c->n_hot = n_hot;
@@ -522,9 +405,9 @@ static bool delivered_all(const ccf_flow *cf)
     return cf->size - cf->delivered <= 1e-9 * cf->size + 1e-6;
 }
 
-comet_status ccf_next(fl_engine *e, double *at, comet_error *err)
+static comet_status ccf_next(fl_engine *e, double *at, comet_error *err)
 {
-    ccf_engine *c = e->cc;
+    ccf_engine *c = e->fluid_state;
     *at = INFINITY;
     if (fl_record(e) != 0)
         return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
@@ -557,15 +440,15 @@ comet_status ccf_next(fl_engine *e, double *at, comet_error *err)
     return COMET_OK;
 }
 
-void ccf_advance(fl_engine *e, double t)
+static void ccf_advance(fl_engine *e, double t)
 {
     if (t > e->now && e->n_active > 0)
         (void)integrate(e, t - e->now, false, NULL);
 }
 
-comet_status ccf_step(fl_engine *e, double to, int64_t *n_ended, comet_error *err)
+static comet_status ccf_step(fl_engine *e, double to, int64_t *n_ended, comet_error *err)
 {
-    ccf_engine *c = e->cc;
+    ccf_engine *c = e->fluid_state;
     if (to > e->now && e->n_active > 0) {
         comet_status st = integrate(e, to - e->now, true, err);
         if (st)
@@ -595,25 +478,26 @@ comet_status ccf_step(fl_engine *e, double to, int64_t *n_ended, comet_error *er
     return COMET_OK;
 }
 
-void ccf_stats(const ccf_engine *c, double now, comet_cc_stats *out)
+static void ccf_stats(const void *state, double now, comet_cc_stats *out)
 {
+    const ccf_engine *c = state;
     memset(out, 0, sizeof *out);
     out->fluid = true;
     out->steps = c->steps;
     out->peak_queue_link = out->max_pause_link = -1;
     for (int64_t l = 0; l < c->f->n_links; l++) {
-        if (c->peak[l] > out->peak_queue) {
-            out->peak_queue = c->peak[l];
+        if (c->link[l].peak > out->peak_queue) {
+            out->peak_queue = c->link[l].peak;
             out->peak_queue_link = l;
         }
-        if (now > 0.0 && c->qint[l] / now > out->mean_queue)
-            out->mean_queue = c->qint[l] / now;
-        out->pause_time += c->pause_time[l];
-        if (c->pause_time[l] > out->max_pause) {
-            out->max_pause = c->pause_time[l];
+        if (now > 0.0 && c->link[l].qint / now > out->mean_queue)
+            out->mean_queue = c->link[l].qint / now;
+        out->pause_time += c->link[l].pause_time;
+        if (c->link[l].pause_time > out->max_pause) {
+            out->max_pause = c->link[l].pause_time;
             out->max_pause_link = l;
         }
-        out->paused_links += c->ever[l];
+        out->paused_links += c->link[l].ever;
     }
     out->pauses = c->pauses;
     out->flows_done = c->done;
@@ -634,7 +518,7 @@ void ccf_stats(const ccf_engine *c, double now, comet_cc_stats *out)
  * named, with the flows that wait on it. */
 static comet_status deadlock(fl_engine *e, comet_error *err)
 {
-    ccf_engine *c = e->cc;
+    ccf_engine *c = e->fluid_state;
     int64_t n = c->n_hot;
     uint8_t *in = calloc((size_t)c->f->n_links, 1);
     double *drain = calloc((size_t)c->f->n_links, sizeof *drain);
@@ -649,7 +533,7 @@ static comet_status deadlock(fl_engine *e, comet_error *err)
     }
     int64_t left = 0;
     for (int64_t k = 0; k < n; k++)
-        if (c->paused[c->hot[k]]) {
+        if (c->link[c->hot[k]].paused) {
             in[c->hot[k]] = 1;
             left++;
         }
@@ -668,7 +552,7 @@ static comet_status deadlock(fl_engine *e, comet_error *err)
         }
         for (int64_t k = 0; k < n; k++) {
             int32_t l = c->hot[k];
-            if (in[l] && c->ing[l] - drain[l] <= link_params(c, l)->xon * link_scale(c, l)) {
+            if (in[l] && c->link[l].ing - drain[l] <= link_params(c, l)->xon * link_scale(c, l)) {
                 in[l] = 0;
                 left--;
                 changed = true;
@@ -745,3 +629,15 @@ static comet_status deadlock(fl_engine *e, comet_error *err)
                            e->now * 1e3, count, links, (long long)caught, flows,
                            caught > 8 ? ", ..." : "");
 }
+
+const fl_stepper cc_fluid_stepper = {
+    .create = ccf_new,
+    .destroy = ccf_free,
+    .next = ccf_next,
+    .advance = ccf_advance,
+    .step = ccf_step,
+    .start = ccf_start,
+    .queue = ccf_queue,
+    .paused = ccf_paused,
+    .stats = ccf_stats,
+};

@@ -19,6 +19,8 @@
  * of the step before), the min() of two queue samples. */
 #include "cc.h"
 
+#include <stdio.h>
+
 static void hpcc_defaults(comet_cc_params *p, double line)
 {
     cc_switch_defaults(p, line);
@@ -27,6 +29,23 @@ static void hpcc_defaults(comet_cc_params *p, double line)
     if (p->max_stage <= 0)
         p->max_stage = 5;
     /* wai 0: W_init (1 - eta) / 10, worked out per flow from its RTT */
+}
+
+static const char *hpcc_problem(const comet_cc_params *p, char *msg, size_t cap)
+{
+    if (!(p->eta > 0.0 && p->eta <= 1.0)) {
+        snprintf(msg, cap, "eta %g is not in (0, 1]", p->eta);
+        return "eta";
+    }
+    if (!(p->max_stage >= 1.0)) {
+        snprintf(msg, cap, "max_stage must be at least 1, not %g", p->max_stage);
+        return "max_stage";
+    }
+    if (!(p->wai >= 0.0)) {
+        snprintf(msg, cap, "wai must be positive, not %g", p->wai);
+        return "wai";
+    }
+    return NULL;
 }
 
 static void hpcc_start(const comet_cc_params *p, cc_state *st)
@@ -77,6 +96,7 @@ const cc_scheme cc_scheme_hpcc = {
     .telemetry = true,
     .clocked = true,
     .defaults = hpcc_defaults,
+    .problem = hpcc_problem,
     .start = hpcc_start,
     .update = hpcc_update,
 };

@@ -17,6 +17,7 @@
  * each flow carrying its transfer as owner. docs/fabric.md, "Collectives
  * as flows". */
 #include "families.h"
+#include "cc_fluid.h"
 #include "flows.h"
 
 #include <math.h>
@@ -1644,7 +1645,7 @@ comet_status comet_fabric_run_new(const comet_fabric *f, const comet_system *sys
         return comet_error_set(err, COMET_EINTERNAL, NULL, 0, 0, NULL,
                                "the fabric was built from another system");
     comet_fabric_run *fr = calloc(1, sizeof *fr);
-    if (!fr || !(fr->e = fl_new(f))) {
+    if (!fr || !(fr->e = fl_new(f, &cc_fluid_stepper))) {
         free(fr);
         return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
     }

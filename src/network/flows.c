@@ -11,7 +11,10 @@
  * Each NPU remembers its last route (its links, their latency and the
  * path's key): a collective's NPU sends step after step to one peer over
  * one connection, so the route is worked out once per connection, not
- * once per flow. */
+ * once per flow. Where the fabric is fluid (a dimension runs congestion
+ * control) the stepper handed to fl_new (flows_impl.h; the fluid engine,
+ * cc_fluid.c) moves the running flows in time steps instead, over the
+ * same queues and callbacks. */
 #include "flows_impl.h"
 
 #include <math.h>
@@ -32,7 +35,7 @@
 #define PREFETCH(p) ((void)(p))
 #endif
 
-fl_engine *fl_new(const comet_fabric *f)
+fl_engine *fl_new(const comet_fabric *f, const fl_stepper *fluid)
 {
     fl_engine *e = calloc(1, sizeof *e);
     if (!e)
@@ -52,9 +55,12 @@ fl_engine *fl_new(const comet_fabric *f)
         fl_free(e);
         return NULL;
     }
-    if (f->fluid && !(e->cc = ccf_new(f))) {
-        fl_free(e);
-        return NULL;
+    if (f->fluid) {
+        e->fluid = fluid;
+        if (!fluid || !(e->fluid_state = fluid->create(f))) {
+            fl_free(e);
+            return NULL;
+        }
     }
     return e;
 }
@@ -83,7 +89,8 @@ void fl_free(fl_engine *e)
     free(e->heap);
     free(e->ended);
     free(e->last_route);
-    ccf_free(e->cc);
+    if (e->fluid)
+        e->fluid->destroy(e->fluid_state);
     for (int i = 0; i < CACHE_SETS; i++) {
         free(e->cache[i].keys);
         free(e->cache[i].rates);
@@ -470,7 +477,7 @@ void fl_finish(fl_engine *e, int64_t id)
 {
     fl_flow *w = &e->flows[id];
     if (w->slot >= 0) {
-        if (!e->cc && !e->dirty && !fast_end(e, w))
+        if (!e->fluid && !e->dirty && !fast_end(e, w))
             e->dirty = true;
         const int32_t *links = path_of(w);
         for (int i = 0; i < w->len; i++)
@@ -506,10 +513,10 @@ int fl_record(fl_engine *e)
         comet_link_series *sr = &e->watch[i];
         double cap = e->f->cap[sr->link];
         double u = cap > 0.0 ? e->load[sr->link] / cap : 0.0;
-        double q = e->cc ? ccf_queue(e->cc, sr->link) : 0.0;
-        bool paused = e->cc && ccf_paused(e->cc, sr->link);
+        double q = e->fluid ? e->fluid->queue(e->fluid_state, sr->link) : 0.0;
+        bool paused = e->fluid && e->fluid->paused(e->fluid_state, sr->link);
         if (sr->n > 0 && sr->utilization[sr->n - 1] == u &&
-            (!e->cc || (sr->queue[sr->n - 1] == q && sr->paused[sr->n - 1] == paused)))
+            (!e->fluid || (sr->queue[sr->n - 1] == q && sr->paused[sr->n - 1] == paused)))
             continue;
         if (sr->n == SERIES_CAP) {
             *e->watch_cut = true;
@@ -525,7 +532,7 @@ int fl_record(fl_engine *e)
                 sr->utilization = v;
             if (!t || !v)
                 return -1;
-            if (e->cc) {
+            if (e->fluid) {
                 double *qq = realloc(sr->queue, c * sizeof *qq);
                 if (qq)
                     sr->queue = qq;
@@ -538,7 +545,7 @@ int fl_record(fl_engine *e)
             e->watch_cap[i] = c;
         }
         sr->t[sr->n] = e->now;
-        if (e->cc) {
+        if (e->fluid) {
             sr->queue[sr->n] = q;
             sr->paused[sr->n] = paused;
         }
@@ -607,8 +614,8 @@ static const tq_item *next_end(fl_engine *e)
 comet_status fl_next(fl_engine *e, double *at, comet_error *err)
 {
     *at = INFINITY;
-    if (e->cc)
-        return ccf_next(e, at, err);
+    if (e->fluid)
+        return e->fluid->next(e, at, err);
     if ((e->dirty && reallocate(e) != 0) || fl_record(e) != 0)
         return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
     if (e->wait.items == 0 && e->n_active == 0)
@@ -630,8 +637,8 @@ comet_status fl_next(fl_engine *e, double *at, comet_error *err)
 void fl_advance(fl_engine *e, double t)
 {
     if (t > e->now) {
-        if (e->cc)
-            ccf_advance(e, t);
+        if (e->fluid)
+            e->fluid->advance(e, t);
         e->now = t;
     }
 }
@@ -671,8 +678,8 @@ comet_status fl_start_due(fl_engine *e, double horizon, int64_t *n_ended, comet_
         const int32_t *links = path_of(w);
         for (int i = 0; i < w->len; i++)
             e->n_on[links[i]]++;
-        if (e->cc) {
-            if (ccf_start(e, id) != 0)
+        if (e->fluid) {
+            if (e->fluid->start(e, id) != 0)
                 return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
             continue;
         }
@@ -707,9 +714,9 @@ comet_status fl_step(fl_engine *e, fl_done_fn done, void *ctx, comet_error *err)
     int64_t n_ended = 0;
     double horizon = next + END_TOLERANCE * (next > 0.0 ? next : 0.0);
     e->events++;
-    if (e->cc) {
+    if (e->fluid) {
         /* the fluid step to next, then the flows it delivered in full */
-        if ((st = ccf_step(e, next, &n_ended, err)) != COMET_OK)
+        if ((st = e->fluid->step(e, next, &n_ended, err)) != COMET_OK)
             return st;
     } else {
         e->now = next;
@@ -770,8 +777,8 @@ uint64_t fl_rate_updates(const fl_engine *e)
 void fl_cc_stats(const fl_engine *e, comet_cc_stats *out)
 {
     memset(out, 0, sizeof *out);
-    if (e->cc)
-        ccf_stats(e->cc, e->now, out);
+    if (e->fluid)
+        e->fluid->stats(e->fluid_state, e->now, out);
 }
 
 const double *fl_link_bytes(const fl_engine *e)

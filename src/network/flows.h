@@ -16,12 +16,19 @@
 #include "comet/fabric.h"
 
 typedef struct fl_engine fl_engine;
+/* A time-stepped engine that moves the flows in place of max-min sharing
+ * where the fabric is fluid (a dimension runs congestion control); its
+ * interface is flows_impl.h's, the fluid engine (cc_fluid.h) the one
+ * member. */
+typedef struct fl_stepper fl_stepper;
 
 /* Called once per finished flow with its owner and tag; returns non-zero
  * to stop (an allocation failed). */
 typedef int (*fl_done_fn)(void *ctx, fl_engine *e, uint32_t owner, uint64_t tag);
 
-fl_engine *fl_new(const comet_fabric *f);
+/* An engine on f; `fluid` runs its flows when f->fluid (else it is not
+ * read). NULL when out of memory. */
+fl_engine *fl_new(const comet_fabric *f, const fl_stepper *fluid);
 void fl_free(fl_engine *e);
 
 /* Starts a flow of `bytes` from NPU a to NPU b now (routed with hash);

@@ -1,7 +1,9 @@
-/* Private to flows.c and the fluid congestion-control engine (cc_fluid.c):
- * the flow engine's state, so the fluid engine can move the same flows,
- * queues of waiting flows and callbacks that the max-min engine does
- * (docs/roce.md). Nothing else includes it. */
+/* Private to flows.c and the engines that step its flows in time (the
+ * fluid congestion-control engine, cc_fluid.c): the flow engine's state,
+ * so a stepper can move the same flows, queues of waiting flows and
+ * callbacks that the max-min engine does (docs/roce.md), and the
+ * interface a stepper implements (fl_stepper), which the flow engine
+ * calls without knowing the member. */
 #ifndef COMET_NETWORK_FLOWS_IMPL_H
 #define COMET_NETWORK_FLOWS_IMPL_H
 
@@ -9,8 +11,6 @@
 #include "fabric.h"
 #include "flows.h"
 #include "time_queue.h"
-
-typedef struct ccf_engine ccf_engine;
 
 #define INLINE_PATH 6
 
@@ -104,10 +104,11 @@ struct fl_engine {
     int64_t cap_ended;
     fl_route *last_route;           /* per NPU (allocated at its first send) */
     int32_t route[FAB_MAX_PATH];
-    ccf_engine *cc;                 /* the fluid engine, when a dimension runs congestion control */
+    const fl_stepper *fluid;        /* the stepper, when a dimension runs congestion control */
+    void *fluid_state;              /* its state */
 };
 
-/* flows.c's own steps that the fluid engine shares: a flow taken off the
+/* flows.c's own steps that a stepper shares: a flow taken off the
  * running set and its slot freed; the flows whose latency is over by
  * `horizon` started (ended at once when they carry nothing); the
  * callbacks of the n ended flows in e->ended. */
@@ -115,21 +116,24 @@ void fl_finish(fl_engine *e, int64_t id);
 comet_status fl_start_due(fl_engine *e, double horizon, int64_t *n_ended, comet_error *err);
 comet_status fl_callbacks(fl_engine *e, fl_done_fn done, void *ctx, int64_t n_ended,
                           comet_error *err);
-/* The fluid engine (cc_fluid.c): built with the engine when the fabric
- * is fluid; the next step's time (a step, a flow's projected end or a
- * waiting flow's start, whichever is first); the fluid moved to t without
- * ending flows (a caller's event between steps); the step to `to` with
- * the flows it completed appended to e->ended; a flow entering the
- * running set; a link's egress queue and pause state. */
-ccf_engine *ccf_new(const comet_fabric *f);
-void ccf_free(ccf_engine *c);
-comet_status ccf_next(fl_engine *e, double *at, comet_error *err);
-void ccf_advance(fl_engine *e, double t);
-comet_status ccf_step(fl_engine *e, double to, int64_t *n_ended, comet_error *err);
-int ccf_start(fl_engine *e, int64_t id);
-double ccf_queue(const ccf_engine *c, int64_t link);
-bool ccf_paused(const ccf_engine *c, int64_t link);
-void ccf_stats(const ccf_engine *c, double now, comet_cc_stats *out);
+/* A stepper (cc_fluid.c): its state built with the engine when the
+ * fabric is fluid, and freed (NULL too); the next step's time (a step, a
+ * flow's projected end or a waiting flow's start, whichever is first);
+ * the fluid moved to t without ending flows (a caller's event between
+ * steps); the step to `to` with the flows it completed appended to
+ * e->ended; a flow entering the running set; a link's egress queue and
+ * pause state; its figures so far. */
+struct fl_stepper {
+    void *(*create)(const comet_fabric *f);
+    void (*destroy)(void *state);
+    comet_status (*next)(fl_engine *e, double *at, comet_error *err);
+    void (*advance)(fl_engine *e, double t);
+    comet_status (*step)(fl_engine *e, double to, int64_t *n_ended, comet_error *err);
+    int (*start)(fl_engine *e, int64_t id);
+    double (*queue)(const void *state, int64_t link);
+    bool (*paused)(const void *state, int64_t link);
+    void (*stats)(const void *state, double now, comet_cc_stats *out);
+};
 
 /* Room in e->ended for every flow running or waiting. */
 int fl_reserve_ended(fl_engine *e);

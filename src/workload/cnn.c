@@ -353,15 +353,74 @@ static void pool3(cnn_work *w, const int64_t in[3], int64_t s, int64_t p, bool a
            elements(in) + elements(out) + 9.0 * elements(out), 0.0);
 }
 
-/* One Inception-v3 block (Szegedy et al. 2016, Figures 5, 6, 7 and 10;
- * torchvision's InceptionA to InceptionE): its branches from the block's
- * input, their outputs concatenated along the channels (one copy, read
- * and written). */
+/* Inception-v3's blocks as tables (Szegedy et al. 2016, Figures 5, 6, 7
+ * and 10; torchvision's InceptionA to InceptionE): each branch starts from
+ * the block's input, from a 3x3 pool of it (average, stride 1, padding 1;
+ * or max, stride 2, no padding: the reductions' pass-through branch), or
+ * from where the branch before forked (the input of its last convolution:
+ * InceptionE's split 1x3 and 3x1), and runs its BasicConv2d's in order:
+ * output channels (WIDTH: the block's width), kernel height and width,
+ * stride, padding in height and width. */
+enum { INC_END, INC_INPUT, INC_AVG_POOL, INC_MAX_POOL, INC_FORK };
+#define WIDTH 0
+#define INC_MAX_CONVS 5
+#define INC_MAX_BRANCHES 6
+
+typedef struct inc_conv {
+    int64_t c, kh, kw, s, ph, pw; /* kh 0 ends the branch */
+} inc_conv;
+
+typedef struct inc_branch {
+    int from;
+    inc_conv conv[INC_MAX_CONVS];
+} inc_branch;
+
+static const inc_branch inception_blocks[COMET_INCEPTION_COUNT][INC_MAX_BRANCHES] = {
+    [COMET_INCEPTION_A] = { /* 35x35: 64 + 64 + 96 + width */
+        {INC_INPUT, {{64, 1, 1, 1, 0, 0}}},
+        {INC_INPUT, {{48, 1, 1, 1, 0, 0}, {64, 5, 5, 1, 2, 2}}},
+        {INC_INPUT, {{64, 1, 1, 1, 0, 0}, {96, 3, 3, 1, 1, 1}, {96, 3, 3, 1, 1, 1}}},
+        {INC_AVG_POOL, {{WIDTH, 1, 1, 1, 0, 0}}},
+    },
+    [COMET_INCEPTION_B] = { /* 35 to 17: 384 + 96 + the input's */
+        {INC_INPUT, {{384, 3, 3, 2, 0, 0}}},
+        {INC_INPUT, {{64, 1, 1, 1, 0, 0}, {96, 3, 3, 1, 1, 1}, {96, 3, 3, 2, 0, 0}}},
+        {INC_MAX_POOL, {{0}}},
+    },
+    [COMET_INCEPTION_C] = { /* 17x17, factorized 7x7: 4 x 192 */
+        {INC_INPUT, {{192, 1, 1, 1, 0, 0}}},
+        {INC_INPUT, {{WIDTH, 1, 1, 1, 0, 0}, {WIDTH, 1, 7, 1, 0, 3}, {192, 7, 1, 1, 3, 0}}},
+        {INC_INPUT,
+         {{WIDTH, 1, 1, 1, 0, 0},
+          {WIDTH, 7, 1, 1, 3, 0},
+          {WIDTH, 1, 7, 1, 0, 3},
+          {WIDTH, 7, 1, 1, 3, 0},
+          {192, 1, 7, 1, 0, 3}}},
+        {INC_AVG_POOL, {{192, 1, 1, 1, 0, 0}}},
+    },
+    [COMET_INCEPTION_D] = { /* 17 to 8: 320 + 192 + the input's */
+        {INC_INPUT, {{192, 1, 1, 1, 0, 0}, {320, 3, 3, 2, 0, 0}}},
+        {INC_INPUT,
+         {{192, 1, 1, 1, 0, 0}, {192, 1, 7, 1, 0, 3}, {192, 7, 1, 1, 3, 0}, {192, 3, 3, 2, 0, 0}}},
+        {INC_MAX_POOL, {{0}}},
+    },
+    [COMET_INCEPTION_E] = { /* 8x8: 320 + 2 x 384 + 2 x 384 + 192 */
+        {INC_INPUT, {{320, 1, 1, 1, 0, 0}}},
+        {INC_INPUT, {{384, 1, 1, 1, 0, 0}, {384, 1, 3, 1, 0, 1}}},
+        {INC_FORK, {{384, 3, 1, 1, 1, 0}}},
+        {INC_INPUT, {{448, 1, 1, 1, 0, 0}, {384, 3, 3, 1, 1, 1}, {384, 1, 3, 1, 0, 1}}},
+        {INC_FORK, {{384, 3, 1, 1, 1, 0}}},
+        {INC_AVG_POOL, {{192, 1, 1, 1, 0, 0}}},
+    },
+};
+
+/* One Inception-v3 block: its branches (the table above) from the
+ * block's input, their outputs concatenated along the channels (one copy,
+ * read and written). */
 static comet_status derive_inception(const cnn_entry *e, const int64_t in[3], cnn_work *w,
                                      int64_t out[3])
 {
     const comet_layer_shape *sh = e->sh;
-    int64_t a[3], b[3], c[3], d[3], x[3];
     basic_acc acc = {0, 0};
     int64_t channels = 0, h = 0, wd = 0;
     bool reduce = sh->variant == COMET_INCEPTION_B || sh->variant == COMET_INCEPTION_D;
@@ -369,83 +428,30 @@ static comet_status derive_inception(const cnn_entry *e, const int64_t in[3], cn
     if (in[0] < need || in[1] < need)
         return fail(e, "in", "%lld x %lld is too small for inception block %s",
                     (long long)in[0], (long long)in[1], vocab_inception_names[sh->variant]);
-#define BRANCH(t) (channels += (t)[2], h = (t)[0], wd = (t)[1])
-    switch (sh->variant) {
-    case COMET_INCEPTION_A: /* 35x35: 64 + 64 + 96 + width */
-        basic(w, &acc, in, 64, 1, 1, 1, 0, 0, a);
-        BRANCH(a);
-        basic(w, &acc, in, 48, 1, 1, 1, 0, 0, x);
-        basic(w, &acc, x, 64, 5, 5, 1, 2, 2, b);
-        BRANCH(b);
-        basic(w, &acc, in, 64, 1, 1, 1, 0, 0, x);
-        basic(w, &acc, x, 96, 3, 3, 1, 1, 1, c);
-        basic(w, &acc, c, 96, 3, 3, 1, 1, 1, c);
-        BRANCH(c);
-        pool3(w, in, 1, 1, true, x);
-        basic(w, &acc, x, sh->width, 1, 1, 1, 0, 0, d);
-        BRANCH(d);
-        break;
-    case COMET_INCEPTION_B: /* 35 to 17: 384 + 96 + the input's */
-        basic(w, &acc, in, 384, 3, 3, 2, 0, 0, a);
-        BRANCH(a);
-        basic(w, &acc, in, 64, 1, 1, 1, 0, 0, x);
-        basic(w, &acc, x, 96, 3, 3, 1, 1, 1, b);
-        basic(w, &acc, b, 96, 3, 3, 2, 0, 0, b);
-        BRANCH(b);
-        pool3(w, in, 2, 0, false, c);
-        BRANCH(c);
-        break;
-    case COMET_INCEPTION_C: /* 17x17, factorized 7x7: 4 x 192 */
-        basic(w, &acc, in, 192, 1, 1, 1, 0, 0, a);
-        BRANCH(a);
-        basic(w, &acc, in, sh->width, 1, 1, 1, 0, 0, x);
-        basic(w, &acc, x, sh->width, 1, 7, 1, 0, 3, x);
-        basic(w, &acc, x, 192, 7, 1, 1, 3, 0, b);
-        BRANCH(b);
-        basic(w, &acc, in, sh->width, 1, 1, 1, 0, 0, x);
-        basic(w, &acc, x, sh->width, 7, 1, 1, 3, 0, x);
-        basic(w, &acc, x, sh->width, 1, 7, 1, 0, 3, x);
-        basic(w, &acc, x, sh->width, 7, 1, 1, 3, 0, x);
-        basic(w, &acc, x, 192, 1, 7, 1, 0, 3, c);
-        BRANCH(c);
-        pool3(w, in, 1, 1, true, x);
-        basic(w, &acc, x, 192, 1, 1, 1, 0, 0, d);
-        BRANCH(d);
-        break;
-    case COMET_INCEPTION_D: /* 17 to 8: 320 + 192 + the input's */
-        basic(w, &acc, in, 192, 1, 1, 1, 0, 0, x);
-        basic(w, &acc, x, 320, 3, 3, 2, 0, 0, a);
-        BRANCH(a);
-        basic(w, &acc, in, 192, 1, 1, 1, 0, 0, x);
-        basic(w, &acc, x, 192, 1, 7, 1, 0, 3, x);
-        basic(w, &acc, x, 192, 7, 1, 1, 3, 0, x);
-        basic(w, &acc, x, 192, 3, 3, 2, 0, 0, b);
-        BRANCH(b);
-        pool3(w, in, 2, 0, false, c);
-        BRANCH(c);
-        break;
-    case COMET_INCEPTION_E: /* 8x8: 320 + 2 x 384 + 2 x 384 + 192 */
-        basic(w, &acc, in, 320, 1, 1, 1, 0, 0, a);
-        BRANCH(a);
-        basic(w, &acc, in, 384, 1, 1, 1, 0, 0, x);
-        basic(w, &acc, x, 384, 1, 3, 1, 0, 1, b);
-        BRANCH(b);
-        basic(w, &acc, x, 384, 3, 1, 1, 1, 0, b);
-        BRANCH(b);
-        basic(w, &acc, in, 448, 1, 1, 1, 0, 0, x);
-        basic(w, &acc, x, 384, 3, 3, 1, 1, 1, x);
-        basic(w, &acc, x, 384, 1, 3, 1, 0, 1, c);
-        BRANCH(c);
-        basic(w, &acc, x, 384, 3, 1, 1, 1, 0, c);
-        BRANCH(c);
-        pool3(w, in, 1, 1, true, x);
-        basic(w, &acc, x, 192, 1, 1, 1, 0, 0, d);
-        BRANCH(d);
-        break;
-    case COMET_INCEPTION_COUNT:
+    if ((unsigned)sh->variant >= COMET_INCEPTION_COUNT)
         return fail(e, "variant", "unknown variant %d", (int)sh->variant);
+    const inc_branch *block = inception_blocks[sh->variant];
+    int64_t fork[3] = {0, 0, 0};
+    for (int b = 0; b < INC_MAX_BRANCHES && block[b].from != INC_END; b++) {
+        int64_t x[3];
+        if (block[b].from == INC_AVG_POOL)
+            pool3(w, in, 1, 1, true, x);
+        else if (block[b].from == INC_MAX_POOL)
+            pool3(w, in, 2, 0, false, x);
+        else
+            memcpy(x, block[b].from == INC_FORK ? fork : in, sizeof x);
+        for (int i = 0; i < INC_MAX_CONVS && block[b].conv[i].kh > 0; i++) {
+            const inc_conv *cv = &block[b].conv[i];
+            int64_t y[3];
+            memcpy(fork, x, sizeof fork);
+            basic(w, &acc, x, cv->c != WIDTH ? cv->c : sh->width, cv->kh, cv->kw, cv->s, cv->ph,
+                  cv->pw, y);
+            memcpy(x, y, sizeof x);
+        }
+        channels += x[2];
+        h = x[0];
+        wd = x[1];
     }
-#undef BRANCH
     batchnorm_n(w, acc.n, acc.c);
     relu_n(w, acc.n);
     out[0] = h;
