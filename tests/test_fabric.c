@@ -659,7 +659,7 @@ static void test_spaced_groups_on_a_clos(void **state)
             }
             for (int seed = 0; seed < seeds; seed++) {
                 ib->shape.ecmp_seed = seed;
-                comet_fabric *f = fabric_of(&s);
+                comet_fabric *f = test_fabric_of(&s);
                 comet_fabric_run *r;
                 int64_t id;
                 assert_int_equal(comet_fabric_run_new(f, &s, 0, &r, &err), COMET_OK);
@@ -701,9 +701,9 @@ static void test_in_network_trees_are_placed(void **state)
 {
     (void)state;
     comet_system s;
-    base_system(&s, "sharp3");
-    add_dim(&s, "nvl", 8, COMET_TOPO_SWITCH, COMET_ALGO_RING, 450e9, 0.0);
-    comet_net_dim *ib = add_dim(&s, "ib", 16, COMET_TOPO_FAT_TREE, COMET_ALGO_RING, 50e9, 0.0);
+    toy_bare_system(&s, "sharp3");
+    toy_add_dim(&s, "nvl", 8, COMET_TOPO_SWITCH, COMET_ALGO_RING, 450e9, 0.0);
+    comet_net_dim *ib = toy_add_dim(&s, "ib", 16, COMET_TOPO_FAT_TREE, COMET_ALGO_RING, 50e9, 0.0);
     ib->shape.radix = 16;
     ib->shape.tiers = 3;
     ib->shape.routing = COMET_ROUTE_ECMP;

@@ -355,9 +355,10 @@ static void test_default_study_golden(void **state)
 
 /* The oversubscription-h100 study (docs/study.md) answers its question:
  * GPT-3 175B keeps its best step within 5 % of the non-blocking tree's up
- * to 8:1 (12:1 is 6.1 % slower, its best strategy moving to 16 pipeline
- * stages), Llama 3 405B to 16:1, the most swept; the summary, with those
- * lines, against its golden file (about 2 s). */
+ * to 2:1 (+4.2 %: its interleaved pipeline's sends cross the leaves'
+ * uplinks all at once; 3:1 is 6.2 % slower, its best strategy moving to
+ * 16 pipeline stages), Llama 3 405B to 8:1 (+2.9 %; 12:1 +6.7 %); the
+ * summary, with those lines, against its golden file (about 2 s). */
 static void test_oversubscription_study(void **state)
 {
     (void)state;
@@ -376,18 +377,19 @@ static void test_oversubscription_study(void **state)
     comet_results_headroom(&r, 0, 0, COMET_HEADROOM_TOLERANCE, &h);
     assert_string_equal(r.study.models[0].name, "gpt3-175b");
     assert_close(ax->values[h.base_slot], 1.0, 0.0);
-    assert_close(ax->values[h.slot], 8.0, 0.0);
-    assert_true(fabs(h.slowdown - 1.0) < 0.001); /* within 0.1 % of 1:1 */
-    assert_close(ax->values[h.past_slot], 12.0, 0.0);
-    assert_close(h.past_slowdown, 1.061, 0.001);
+    assert_close(ax->values[h.slot], 2.0, 0.0);
+    assert_close(h.slowdown, 1.042, 0.001);
+    assert_close(ax->values[h.past_slot], 3.0, 0.0);
+    assert_close(h.past_slowdown, 1.062, 0.001);
     assert_true(h.at->cost < h.base->cost);
     assert_int_equal(h.at->strategy.pp, h.base->strategy.pp);
-    assert_int_equal(r.rows[7].strategy.pp, 16); /* 12:1 */
+    assert_int_equal(r.rows[3].strategy.pp, 16); /* 3:1 */
     comet_results_headroom(&r, 1, 0, COMET_HEADROOM_TOLERANCE, &h);
     assert_string_equal(r.study.models[1].name, "llama3-405b");
-    assert_close(ax->values[h.slot], 16.0, 0.0);
-    assert_int_equal(h.past_slot, -1);
-    assert_close(h.slowdown, 1.017, 0.001);
+    assert_close(ax->values[h.slot], 8.0, 0.0);
+    assert_close(ax->values[h.past_slot], 12.0, 0.0);
+    assert_close(h.slowdown, 1.029, 0.001);
+    assert_close(h.past_slowdown, 1.067, 0.001);
     comet_results_free(&r);
     remove_dir(dir);
 }
