@@ -111,9 +111,11 @@ static void render_text(const cli_inputs *in, const comet_search_request *req,
 static void render_csv(const comet_search_request *req, const comet_ranked *top, int n,
                        comet_buf *b, const comet_band *bands)
 {
+    comet_buf_csv_version_head(b);
     comet_buf_printf(b, "rank,");
     comet_report_csv_header(b);
     for (int i = 0; i < n; i++) {
+        comet_buf_csv_version(b);
         comet_buf_printf(b, "%d,", i + 1);
         comet_report_csv_row(b, req->model, req->system, &top[i].strategy, &top[i].result,
                              &bands[i]);

@@ -107,10 +107,11 @@ static void test_stacked_golden(void **state)
     test_golden("stacked.svg", b.data);
     b.len = 0;
     comet_chart_csv(&b, &c);
-    assert_string_equal(b.data, "category,weights (B),optimizer (B),activations (B),limit (B)\n"
-                                "HBM,1.073741824e+10,3.221225472e+10,2.68435456e+10,"
+    assert_string_equal(b.data, "schema_version,category,weights (B),optimizer (B),"
+                                "activations (B),limit (B)\n"
+                                "1,HBM,1.073741824e+10,3.221225472e+10,2.68435456e+10,"
                                 "8.589934592e+10\n"
-                                "expansion <CXL>,,1.288490189e+11,,2.748779069e+11\n");
+                                "1,expansion <CXL>,,1.288490189e+11,,2.748779069e+11\n");
     comet_buf_free(&b);
     comet_chart_free(&c);
 }
@@ -276,7 +277,7 @@ static void test_page_escapes_and_sorts(void **state)
     assert_non_null(strstr(b.data, "</html>\n"));
     b.len = 0;
     comet_table_csv(&b, t);
-    assert_string_equal(b.data, "name,time (s)\n\"x,y\",0.25\nz,\n");
+    assert_string_equal(b.data, "schema_version,name,time (s)\n1,\"x,y\",0.25\n1,z,\n");
     comet_buf_free(&b);
     comet_page_free(p);
 }
@@ -482,6 +483,25 @@ static void test_bad_results_make_readable_pages(void **state)
                 &csv, &jsonl);
     expect_notice(csv.data, "none.csv", "None of the 2 designs of llama3-405b");
     expect_notice(jsonl.data, "none.jsonl", "None of the 2 designs of llama3-405b");
+    /* the axis column "hbm_capacity_bytes" reads back as the axis
+     * hbm_capacity; a line of a newer schema_version is left out, and says so */
+    static comet_results res;
+    comet_error err;
+    assert_true(strncmp(csv.data, "schema_version,index,status,design_cost_usd,"
+                                  "hbm_capacity_bytes,npus,", 68) == 0);
+    assert_int_equal(comet_results_parse(csv.data, csv.len, "none.csv", &res, &err), COMET_OK);
+    assert_int_equal(res.study.n_axes, 1);
+    assert_string_equal(res.study.axes[0].name, "hbm_capacity");
+    assert_int_equal(res.study.axes[0].kind, COMET_AXIS_HBM_CAPACITY);
+    assert_int_equal(res.n_rows, 2);
+    comet_results_free(&res);
+    char *second = strchr(csv.data, '\n') + 1;
+    assert_true(second[0] == '1' && second[1] == ',');
+    second[0] = '9';
+    expect_notice(csv.data, "newer.csv", "schema_version is not one this comet reads");
+    assert_true(strncmp(jsonl.data, "{\"schema_version\": 1, ", 22) == 0);
+    jsonl.data[19] = '9';
+    expect_notice(jsonl.data, "newer.jsonl", "schema_version is not one this comet reads");
     comet_buf_free(&csv);
     comet_buf_free(&jsonl);
 }

@@ -290,6 +290,7 @@ void comet_table_drill_add(comet_table *t, long row, const char *group, const ch
 
 void comet_table_csv(comet_buf *b, const comet_table *t)
 {
+    comet_buf_csv_version_head(b);
     for (int c = 0; c < t->n_cols; c++) {
         if (c)
             comet_buf_append(b, ",", 1);
@@ -300,6 +301,7 @@ void comet_table_csv(comet_buf *b, const comet_table *t)
     }
     comet_buf_append(b, "\n", 1);
     for (size_t r = 0; r < t->n_rows; r++) {
+        comet_buf_csv_version(b);
         for (int c = 0; c < t->n_cols; c++) {
             const comet_table_cell *x = &t->cells[r * COMET_TABLE_MAX_COLS + (size_t)c];
             if (c)

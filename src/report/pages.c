@@ -307,6 +307,18 @@ void comet_report_page_search(comet_page *p, const comet_model *m, const comet_s
                     report_strategy_label(&top[0].strategy, label, sizeof label));
     report_result_facts(p, &top[0].result);
     report_band_facts(p, bands);
+    int shown = n_top < 10 ? n_top : 10;
+    char title[96];
+    snprintf(title, sizeof title, "Step time breakdown of the best %d strategies", shown);
+    comet_chart *c = report_breakdown_chart(p, "breakdown", title);
+    for (int i = 0; i < shown; i++) {
+        char cat[COMET_CHART_NAME_LEN];
+        snprintf(cat, sizeof cat, "#%d %s", i + 1,
+                 report_strategy_label(&top[i].strategy, label, sizeof label));
+        report_breakdown_add(c, cat, &top[i].result, bands ? &bands[i] : NULL);
+    }
+    comet_page_section(p, "Memory footprint of the best strategy");
+    report_memory_chart(p, "memory", &top[0].result);
     comet_page_section(p, "Strategies that fit");
     if (stats->feasible > (uint64_t)n_top)
         comet_page_notice(p, "The table lists the best %d of the %llu strategies that fit; the "
@@ -322,18 +334,6 @@ void comet_report_page_search(comet_page *p, const comet_model *m, const comet_s
                            "memory; the other rows have no details, to keep the page small.",
                         SEARCH_DRILL_ROWS);
     top_table(p, top, n_top, stats->feasible, bands);
-    int shown = n_top < 10 ? n_top : 10;
-    char title[96];
-    snprintf(title, sizeof title, "Step time breakdown of the best %d strategies", shown);
-    comet_chart *c = report_breakdown_chart(p, "breakdown", title);
-    for (int i = 0; i < shown; i++) {
-        char cat[COMET_CHART_NAME_LEN];
-        snprintf(cat, sizeof cat, "#%d %s", i + 1,
-                 report_strategy_label(&top[i].strategy, label, sizeof label));
-        report_breakdown_add(c, cat, &top[i].result, bands ? &bands[i] : NULL);
-    }
-    comet_page_section(p, "Memory footprint of the best strategy");
-    report_memory_chart(p, "memory", &top[0].result);
 }
 
 /* ---- simulate -------------------------------------------------------------- */
