@@ -15,10 +15,10 @@
 #include "comet/comet.h"
 #include "comet/search.h"
 
-static int measure(const char *label, comet_search_request *req, int threads, int runs)
+static int measure(const char *label, comet_search_request *req, int threads, int runs,
+                   comet_ranked *top)
 {
     double enumerated[64], evaluated[64];
-    comet_ranked top[10];
     comet_search_stats st;
     comet_error err;
     int n;
@@ -32,9 +32,10 @@ static int measure(const char *label, comet_search_request *req, int threads, in
     }
     bench_median(enumerated, runs);
     bench_median(evaluated, runs);
-    printf("  %-34s %9llu points, %9llu evaluated: median %.2f M points/s, %.2f M evaluated/s"
-           " (best step %.3f s)\n",
+    printf("  %-34s %9llu points, %9llu evaluated, %llu fit: median %.2f M points/s, %.2f M "
+           "evaluated/s (best step %.3f s)\n",
            label, (unsigned long long)st.enumerated, (unsigned long long)st.evaluated,
+           (unsigned long long)st.feasible,
            enumerated[runs / 2] / 1e6, evaluated[runs / 2] / 1e6, n ? top[0].result.step_time : 0);
     return 0;
 }
@@ -66,9 +67,16 @@ int main(int argc, char **argv)
     req.space.base.grad_fp32 = true;
     printf("bench_search: gpt3-175b on a100-80g-selene%s, 64 NPUs, global batch 64, %d runs\n",
            fat ? " (scale-out: 2:1 fat tree)" : "", runs);
-    int rc = measure("1 thread, dominated pruned", &req, 1, runs);
+    comet_ranked *top = malloc(sizeof *top * COMET_SEARCH_MAX_KEEP);
+    if (!top)
+        return 1;
+    int rc = measure("1 thread, dominated pruned", &req, 1, runs, top);
+    req.top_k = COMET_SEARCH_MAX_KEEP;
+    rc |= measure("1 thread, pruned, best 20000 kept", &req, 1, runs, top);
+    req.top_k = 10;
     req.space.keep_dominated = true;
-    rc |= measure("1 thread, every point evaluated", &req, 1, runs);
-    rc |= measure("2 threads, every point evaluated", &req, 2, runs);
+    rc |= measure("1 thread, every point evaluated", &req, 1, runs, top);
+    rc |= measure("2 threads, every point evaluated", &req, 2, runs, top);
+    free(top);
     return rc;
 }

@@ -32,7 +32,9 @@ static void render(const cli_inputs *in, const comet_result *r, const comet_band
     if (in->format == OUT_JSON) {
         comet_report_json(out, &j->model, &j->system, &j->strategy, r, band);
     } else if (in->format == OUT_CSV) {
+        comet_buf_csv_version_head(out);
         comet_report_csv_header(out);
+        comet_buf_csv_version(out);
         comet_report_csv_row(out, &j->model, &j->system, &j->strategy, r, band);
     } else {
         comet_report_text(out, &j->model, &j->system, &j->strategy, r, band);

@@ -1,7 +1,10 @@
 /* comet search: the best parallelization strategies for one model on one
  * cluster. Reads the model and system like comet estimate, enumerates the
  * whole strategy space on all cores and prints the top k with the best
- * one's breakdown, plus what was enumerated and why points were dropped. */
+ * one's breakdown, plus what was enumerated and why points were dropped.
+ * With a report it keeps more: every strategy that fits, up to
+ * COMET_SEARCH_MAX_KEEP, for the page's table; the text, CSV and JSON
+ * still hold the top k. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +38,8 @@ static void help(void)
            "  --no-offload           do not try offloading to an expansion tier\n"
            "  --keep-dominated       also evaluate overlap off (never faster in the model)\n"
            "  --json | --csv, -o FILE\n"
-           "  --report FILE.html     also write an HTML report (top-k table, breakdowns)\n"
+           "  --report FILE.html     also write an HTML report (a table of every strategy\n"
+           "                         that fits, up to the best 20000; breakdowns)\n"
            "  --plots DIR            also write each chart as DIR/ID.svg and DIR/ID.csv\n"
            "Exit status: 0 ok, 1 a failure mid-way, 2 bad input or an unusable output path.\n");
 }
@@ -107,9 +111,11 @@ static void render_text(const cli_inputs *in, const comet_search_request *req,
 static void render_csv(const comet_search_request *req, const comet_ranked *top, int n,
                        comet_buf *b, const comet_band *bands)
 {
+    comet_buf_csv_version_head(b);
     comet_buf_printf(b, "rank,");
     comet_report_csv_header(b);
     for (int i = 0; i < n; i++) {
+        comet_buf_csv_version(b);
         comet_buf_printf(b, "%d,", i + 1);
         comet_report_csv_row(b, req->model, req->system, &top[i].strategy, &top[i].result,
                              &bands[i]);
@@ -158,6 +164,9 @@ int cli_search(int argc, char **argv)
     if (build_request(in, &req, &err))
         return cli_report_error("search", &err);
     int threads = cli_threads(in->threads);
+    int top_k = req.top_k; /* what the text, CSV and JSON show */
+    if (in->report || in->plots)
+        req.top_k = COMET_SEARCH_MAX_KEEP;
 
     comet_ranked *top = calloc((size_t)req.top_k, sizeof *top);
     if (!top) {
@@ -188,14 +197,15 @@ int cli_search(int argc, char **argv)
         comet_band_for(band_model, req.model, req.system, &top[i].strategy, &top[i].result,
                        &bands[i]);
     comet_band_model_free(band_model);
+    int shown = n < top_k ? n : top_k;
     comet_buf out;
     comet_buf_init(&out);
     if (in->format == OUT_JSON)
-        comet_report_search_json(&out, &req, top, n, &stats, bands);
+        comet_report_search_json(&out, &req, top, shown, &stats, bands);
     else if (in->format == OUT_CSV)
-        render_csv(&req, top, n, &out, bands);
+        render_csv(&req, top, shown, &out, bands);
     else
-        render_text(in, &req, top, n, &stats, seconds, threads, &out, bands);
+        render_text(in, &req, top, shown, &stats, seconds, threads, &out, bands);
     st = out.failed ? comet_error_set(&err, COMET_ENOMEM, NULL, 0, 0, NULL,
                                       "out of memory rendering the report")
                     : cli_write_output(in->output, out.data, out.len, &err);

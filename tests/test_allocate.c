@@ -395,7 +395,7 @@ static void test_outputs(void **state)
     for (const char *c = b.data; *c; c++)
         lines += *c == '\n';
     assert_int_equal(lines, 1 + 4 + 2 * COMET_ALLOC_SWEEP);
-    const char head[] = "split,budget_bytes_per_s,nvlink_bandwidth_bytes_per_s,"
+    const char head[] = "schema_version,split,budget_bytes_per_s,nvlink_bandwidth_bytes_per_s,"
                         "infiniband_bandwidth_bytes_per_s,nvlink_utilization,"
                         "infiniband_utilization,spend_bytes_per_s,step_time_s,cost_usd,score,gap\n";
     assert_true(strncmp(b.data, head, sizeof head - 1) == 0);

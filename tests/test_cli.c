@@ -161,7 +161,10 @@ static void test_json_and_csv(void **state)
     run(&r, "estimate --tp 8 --pp 8 --gbs 64 --csv");
     assert_int_equal(r.status, 0);
     assert_int_equal(lines(r.out), 2);
-    assert_int_equal(strncmp(r.out, "model,system,tp,pp,dp,", 22), 0);
+    assert_int_equal(strncmp(r.out, "schema_version,model,system,tp,pp,dp,", 37), 0);
+    assert_non_null(strstr(r.out, ",mfu_fraction,hfu_fraction,"));
+    assert_non_null(strstr(r.out, ",cost_usd,cost_usd_per_mtoken_s,"));
+    assert_int_equal(strncmp(strchr(r.out, '\n'), "\n1,gpt3-175b,", 13), 0);
 }
 
 /* The step time's uncertainty band (include/comet/band.h) in every form an
@@ -312,10 +315,10 @@ static void test_validate(void **state)
     assert_int_equal(r.status, 0);
     assert_string_equal(r.err, "");
     assert_int_equal(lines(r.out), 10);
-    assert_int_equal(strncmp(r.out, "table,id,system,framework,model,gpus,strategy,stated_kind,"
-                                    "stated_value,flops,peak_flops,measured_step_s,status,"
-                                    "predicted_step_s,error_pct,", 110), 0);
-    const char *row = strstr(r.out, "\nkorthikanti2022,k22-175b-selective,a100-80g-selene,"
+    assert_int_equal(strncmp(r.out, "schema_version,table,id,system,framework,model,gpus,"
+                                    "strategy,stated_kind,stated_value,flops,peak_flops,"
+                                    "measured_step_s,status,predicted_step_s,error_pct,", 125), 0);
+    const char *row = strstr(r.out, "\n1,korthikanti2022,k22-175b-selective,a100-80g-selene,"
                                     "megatron,gpt3-175b,64,");
     assert_non_null(row);
     double measured, predicted, error;
@@ -473,7 +476,7 @@ static void test_output_quoting(void **state)
     cli_run r;
     run(&r, "estimate named.yaml --tp 8 --pp 8 --gbs 64 --csv");
     assert_int_equal(r.status, 0);
-    assert_non_null(strstr(r.out, "\n\"a,b\"\"c\",a100-80g-selene,8,8,1,"));
+    assert_non_null(strstr(r.out, "\n1,\"a,b\"\"c\",a100-80g-selene,8,8,1,"));
     run(&r, "estimate named.yaml --tp 8 --pp 8 --gbs 64 --json");
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(r.out, "\"model\": \"a,b\\\"c\","));
@@ -569,7 +572,8 @@ static void test_search(void **state)
     assert_int_equal(one.status, 0);
     assert_string_equal(one.out, two.out);
     assert_int_equal(lines(one.out), 6);
-    assert_int_equal(strncmp(one.out, "rank,model,system,tp,pp,dp,", 27), 0);
+    assert_int_equal(strncmp(one.out, "schema_version,rank,model,system,tp,pp,dp,", 42), 0);
+    assert_int_equal(strncmp(strchr(one.out, '\n'), "\n1,1,", 5), 0);
     run(&r, "search --npus 64 --gbs 64 --top 2 --json");
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(r.out, "\"top\": [\n{\"rank\": 1, \"score\": "));
@@ -773,7 +777,7 @@ static void test_simulate_step_links(void **state)
     assert_non_null(strstr(text, "Bytes carried per tier"));
     assert_non_null(strstr(text, "utilization over time"));
     slurp_in_workdir("step-plots/hot-links-table.csv", text, sizeof text);
-    assert_non_null(strstr(text, "link,carried (B),utilization (fraction)\nib tier 1: "));
+    assert_non_null(strstr(text, "schema_version,link,carried (B),utilization (fraction)\n1,ib tier 1: "));
     /* without --flows the step goes on this uneven fabric by itself, and
      * says why; --no-flows keeps it off (no links, the trace as before) */
     run(&r, "simulate --model megatron-22b --system ft8.yaml --tp 4 --pp 2 --dp 4 --gbs 32");
@@ -1650,8 +1654,8 @@ static void test_sweep_shape_axis(void **state)
     char text[65536], path[600];
     snprintf(path, sizeof path, "%s/torus/results.csv", workdir);
     slurp(path, text, sizeof text);
-    assert_non_null(strstr(text, "index,status,design_cost_usd,network.grid.shape,npus,"));
-    assert_non_null(strstr(text, "\n1,ok,403200,4x4,16,dlrm,"));
+    assert_non_null(strstr(text, "schema_version,index,status,design_cost_usd,network.grid.shape,npus,"));
+    assert_non_null(strstr(text, "\n1,1,ok,403200,4x4,16,dlrm,"));
     snprintf(path, sizeof path, "%s/torus/results.jsonl", workdir);
     slurp(path, text, sizeof text);
     assert_non_null(strstr(text, "\"axes\": {\"network.grid.shape\": \"4x4\"}"));

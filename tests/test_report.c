@@ -107,10 +107,11 @@ static void test_stacked_golden(void **state)
     test_golden("stacked.svg", b.data);
     b.len = 0;
     comet_chart_csv(&b, &c);
-    assert_string_equal(b.data, "category,weights (B),optimizer (B),activations (B),limit (B)\n"
-                                "HBM,1.073741824e+10,3.221225472e+10,2.68435456e+10,"
+    assert_string_equal(b.data, "schema_version,category,weights (B),optimizer (B),"
+                                "activations (B),limit (B)\n"
+                                "1,HBM,1.073741824e+10,3.221225472e+10,2.68435456e+10,"
                                 "8.589934592e+10\n"
-                                "expansion <CXL>,,1.288490189e+11,,2.748779069e+11\n");
+                                "1,expansion <CXL>,,1.288490189e+11,,2.748779069e+11\n");
     comet_buf_free(&b);
     comet_chart_free(&c);
 }
@@ -276,7 +277,7 @@ static void test_page_escapes_and_sorts(void **state)
     assert_non_null(strstr(b.data, "</html>\n"));
     b.len = 0;
     comet_table_csv(&b, t);
-    assert_string_equal(b.data, "name,time (s)\n\"x,y\",0.25\nz,\n");
+    assert_string_equal(b.data, "schema_version,name,time (s)\n1,\"x,y\",0.25\n1,z,\n");
     comet_buf_free(&b);
     comet_page_free(p);
 }
@@ -482,6 +483,25 @@ static void test_bad_results_make_readable_pages(void **state)
                 &csv, &jsonl);
     expect_notice(csv.data, "none.csv", "None of the 2 designs of llama3-405b");
     expect_notice(jsonl.data, "none.jsonl", "None of the 2 designs of llama3-405b");
+    /* the axis column "hbm_capacity_bytes" reads back as the axis
+     * hbm_capacity; a line of a newer schema_version is left out, and says so */
+    static comet_results res;
+    comet_error err;
+    assert_true(strncmp(csv.data, "schema_version,index,status,design_cost_usd,"
+                                  "hbm_capacity_bytes,npus,", 68) == 0);
+    assert_int_equal(comet_results_parse(csv.data, csv.len, "none.csv", &res, &err), COMET_OK);
+    assert_int_equal(res.study.n_axes, 1);
+    assert_string_equal(res.study.axes[0].name, "hbm_capacity");
+    assert_int_equal(res.study.axes[0].kind, COMET_AXIS_HBM_CAPACITY);
+    assert_int_equal(res.n_rows, 2);
+    comet_results_free(&res);
+    char *second = strchr(csv.data, '\n') + 1;
+    assert_true(second[0] == '1' && second[1] == ',');
+    second[0] = '9';
+    expect_notice(csv.data, "newer.csv", "schema_version is not one this comet reads");
+    assert_true(strncmp(jsonl.data, "{\"schema_version\": 1, ", 22) == 0);
+    jsonl.data[19] = '9';
+    expect_notice(jsonl.data, "newer.jsonl", "schema_version is not one this comet reads");
     comet_buf_free(&csv);
     comet_buf_free(&jsonl);
 }
@@ -618,9 +638,13 @@ static const report_kind report_kinds[] = {
     {"simulate", "%s simulate " JOB " --tp 2 --pp 4 --dp 2 --flows --report simulate.html",
      "simulate.html", "sort=2", 2, false},
     {"sweep", "%s sweep study.yaml -o sweep --quiet -j 1 --report sweep.html", "sweep.html",
-     "point=0&filter=80%20GiB&sort=5&sort=5", 5, true},
+     "point=0&filter=40%20GiB&sort=5&sort=5", 5, true},
     {"study", "%s study study.yaml -o study --quiet -j 1", "study/report.html", "sort=8", 8,
      false},
+    /* the sweep's results again, through comet report: the first point's
+     * row is picked, then a filter hides it, which closes its drill-down */
+    {"sweep-filtered", "%s report sweep/results.csv -o sweep-filtered.html",
+     "sweep-filtered.html", "point=0&filter=80%20GiB", -1, false},
 };
 
 /* One Chromium launch per kind of report: the page's DOM after its script
@@ -707,7 +731,7 @@ static void test_browser_explores_each_report(void **state)
             assert_int_equal(count(dom, "<circle class=\"point"), 6);
             assert_int_equal(count(dom, "class=\"chart chart-bars\""), 1);
             assert_int_equal(count(dom, "class=\"chart chart-stacked\""), 2);
-            /* every design a row; "80 GiB" filters out the three 40 GiB ones */
+            /* every design a row; "40 GiB" filters out the three 80 GiB ones */
             assert_int_equal(count(dom, "<tr id=\"row-designs-0-"), 6);
             assert_int_equal(count(dom, "<tr id=\"row-designs-0-") -
                                  count(dom, "hidden=\"\""), 3);
@@ -731,10 +755,91 @@ static void test_browser_explores_each_report(void **state)
             assert_non_null(strstr(panel, "memory per NPU: hbm"));
             assert_int_equal(count(dom, " picked\""), 1);
         }
+        if (strcmp(rk->name, "sweep-filtered") == 0) {
+            /* the picked row (the first point's, a 40 GiB design) is hidden
+             * by the filter "80 GiB": nothing stays selected, the point is
+             * not ringed, and the drill-down panel is closed and empty */
+            assert_int_equal(count(dom, "<tr id=\"row-designs-0-"), 6);
+            assert_int_equal(count(dom, " hidden=\"\"><td"), 3);
+            const char *link = strstr(dom, "data-link=\"");
+            assert_non_null(link);
+            char id[64], want[96];
+            assert_int_equal(sscanf(link, "data-link=\"%63[^\"]\"", id), 1);
+            snprintf(want, sizeof want, "<tr id=\"%s\"", id);
+            const char *row = strstr(dom, want), *end = row ? strchr(row, '>') : NULL;
+            assert_non_null(end);
+            const char *hidden = strstr(row, " hidden=\"\"");
+            if (!hidden || hidden > end)
+                fail_msg("sweep-filtered: the picked row %s is not hidden by the filter", id);
+            assert_int_equal(count(dom, "\"selected\""), 0);
+            assert_int_equal(count(dom, " picked\""), 0);
+            const char *panel = strstr(dom, "<div class=\"drill-panel\"");
+            assert_non_null(panel);
+            end = strstr(panel, "</div>");
+            assert_non_null(end);
+            hidden = strstr(panel, " hidden=\"\"></div>");
+            if (hidden != end - strlen(" hidden=\"\">"))
+                fail_msg("sweep-filtered: the drill-down panel is still open: %.200s", panel);
+        }
         free(dom);
         free(console);
         free(html);
     }
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* comet search --report: the page's table holds every strategy that fits
+ * (as many rows as the search's feasible count, which --json gives),
+ * while --json keeps the top k; the best 1000 rows have drill-downs. Past
+ * COMET_SEARCH_MAX_KEEP the table holds the best that many and the page
+ * says how many were left out. */
+static void test_search_report_keeps_every_fit(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/comet-search-XXXXXX", bin[4096], cmd[16384], path[4400];
+    assert_non_null(mkdtemp(dir));
+    const char *b = getenv("COMET_BIN");
+    assert_non_null(realpath(b ? b : "build/comet", bin));
+    const char *job = "--model megatron-22b --system a100-80g-selene -j 2";
+    snprintf(cmd, sizeof cmd,
+             "cd %s && %s search %s --npus 8 --gbs 8 --top 2 --json -o s.json --report s.html "
+             ">/dev/null 2>&1 && %s search %s --npus 128 --gbs 128 --top 2 --report big.html "
+             ">/dev/null 2>&1",
+             dir, bin, job, bin, job);
+    assert_int_equal(system(cmd), 0);
+    snprintf(path, sizeof path, "%s/s.json", dir);
+    char *json = slurp_file(path);
+    snprintf(path, sizeof path, "%s/s.html", dir);
+    char *html = slurp_file(path);
+    snprintf(path, sizeof path, "%s/big.html", dir);
+    char *big = slurp_file(path);
+    assert_non_null(json);
+    assert_non_null(html);
+    assert_non_null(big);
+    const char *f = strstr(json, "\"feasible\": ");
+    assert_non_null(f);
+    int feasible = atoi(f + strlen("\"feasible\": "));
+    assert_int_equal(feasible, 1328);
+    assert_int_equal(count(json, "{\"rank\": "), 2);
+    assert_int_equal(count(html, "<tr id=\"row-top-"), feasible);
+    assert_int_equal(count(html, "<template id=\"drill-top-"), 1000);
+    assert_non_null(strstr(html, "<caption>Every strategy that fits (1328), best first"));
+    assert_null(strstr(html, "are left out"));
+    /* 64725 fit: the best 20000 are kept, and the page says so */
+    assert_int_equal(count(big, "<tr id=\"row-top-"), COMET_SEARCH_MAX_KEEP);
+    assert_non_null(strstr(big, "<caption>The best 20000 strategies that fit"));
+    assert_non_null(strstr(big, "The table lists the best 20000 of the 64725 strategies that "
+                                "fit; the other 44725 are left out: a page holds at most that "
+                                "many rows"));
+    /* rows stay in rank order as written: the step times never fall */
+    double v[64];
+    int distinct, n = column_values(big, 11, v, 64);
+    assert_int_equal(n, 64);
+    assert_true(in_order(v, n, false, &distinct));
+    free(json);
+    free(html);
+    free(big);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     assert_int_equal(system(cmd), 0);
 }
@@ -781,6 +886,7 @@ void suite_report(test_tally *t)
         cmocka_unit_test(test_results_out_of_range_counts),
         cmocka_unit_test(test_bad_results_make_readable_pages),
         cmocka_unit_test(test_timeline_adds_up),
+        cmocka_unit_test(test_search_report_keeps_every_fit),
         cmocka_unit_test(test_browser_explores_each_report),
     };
     RUN_GROUP(t, report);

@@ -327,7 +327,7 @@ static void test_clos_axes(void **state)
     assert_non_null(strstr(b.data, "index,status,design_cost_usd,network.ib.oversubscription,"
                                    "network.ib.radix,network.ib.tiers,npus,"));
     comet_sweep_csv_row(&b, st, &three);
-    assert_non_null(strstr(b.data, "\n4,ok,"));
+    assert_non_null(strstr(b.data, "\n1,4,ok,"));
     assert_non_null(strstr(b.data, ",3,64,2,512,gpt3-175b,"));
     comet_sweep_jsonl_row(&b, st, &three);
     assert_non_null(strstr(b.data, "\"axes\": {\"network.ib.oversubscription\": 3, "
@@ -409,8 +409,8 @@ static void test_summary(void **state)
     comet_buf b;
     comet_buf_init(&b);
     comet_summary_pareto_csv(&b, sum);
-    assert_string_equal(b.data, "model,index,design_cost_usd,step_time_s\n"
-                                "megatron-22b,0,1,2\nmegatron-22b,4,3,1\n");
+    assert_string_equal(b.data, "schema_version,model,index,design_cost_usd,step_time_s\n"
+                                "1,megatron-22b,0,1,2\n1,megatron-22b,4,3,1\n");
     comet_buf_free(&b);
     comet_buf_init(&b);
     comet_summary_text(&b, sum);
@@ -648,42 +648,74 @@ static void test_sweep_threads_and_resume(void **state)
     /* resuming a finished sweep changes nothing */
     assert_int_equal(run_cmd("%s sweep %s", args), 0);
     expect_same_file(one, crash, "results.csv");
-    /* a file an older comet began, its columns not yet naming their units
-     * (design_cost, step_time_low, step_time_high), resumes too: it keeps
-     * its header and gets the rows of the uninterrupted run */
-    snprintf(args, sizeof args, "%s/small.yaml -o %s/older -j 2 --quiet >/dev/null 2>&1", dir,
-             dir);
-    assert_int_not_equal(run_cmd("COMET_SWEEP_CRASH_AFTER=2 %s sweep %s", args), 0);
-    snprintf(path, sizeof path, "%s/older/results.csv", dir);
-    char *began = slurp(path);
-    assert_non_null(began);
-    char *rows = strchr(began, '\n');
-    assert_non_null(rows);
-    *rows++ = '\0';
-    char *cost = strstr(began, "design_cost_usd,"), *band = strstr(began, ",step_time_low_s,");
-    assert_non_null(cost);
-    assert_non_null(band);
-    assert_string_equal(band, ",step_time_low_s,step_time_high_s");
-    *band = '\0';
-    memmove(cost + strlen("design_cost"), cost + strlen("design_cost_usd"),
-            strlen(cost + strlen("design_cost_usd")) + 1);
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    fprintf(f, "%s,step_time_low,step_time_high\n%s", began, rows);
-    fclose(f);
-    snprintf(args, sizeof args, "%s/small.yaml -o %s/older -j 2 --resume --quiet >/dev/null",
-             dir, dir);
-    assert_int_equal(run_cmd("%s sweep %s", args), 0);
-    char *resumed = slurp(path);
+    /* a file an older comet began, without the version column (and its
+     * columns named without units: cost, mfu, the axes; before that also
+     * design_cost, step_time_low, step_time_high), resumes too: it keeps
+     * its header and gets the rows of the uninterrupted run, less their
+     * version */
+    comet_study study;
+    comet_error err;
+    assert_int_equal(comet_study_read_text(test_small_study, strlen(test_small_study), "s.yaml",
+                                           &study, &err),
+                     COMET_OK);
     snprintf(path, sizeof path, "%s/results.csv", one);
     char *whole = slurp(path);
-    assert_non_null(resumed);
     assert_non_null(whole);
-    assert_true(strncmp(resumed, "index,status,design_cost,", 25) == 0);
-    assert_non_null(strstr(resumed, ",step_time_low,step_time_high\n"));
-    assert_string_equal(strchr(resumed, '\n'), strchr(whole, '\n'));
-    free(began);
-    free(resumed);
+    assert_true(strncmp(whole, "schema_version,index,status,design_cost_usd,hbm_capacity_bytes,"
+                               "network.infiniband.bandwidth_bytes_per_s,"
+                               "network.infiniband.topology,npus,model,", 121) == 0);
+    assert_non_null(strstr(whole, ",mfu_fraction,hfu_fraction,"));
+    assert_non_null(strstr(whole, ",cost_usd,cost_usd_per_mtoken_s,"));
+    assert_true(strncmp(strchr(whole, '\n'), "\n1,0,ok,", 8) == 0);
+    char *began = NULL, *resumed = NULL;
+    for (int which = 0; which < 2; which++) {
+        snprintf(args, sizeof args, "%s/small.yaml -o %s/older%d -j 2 --quiet >/dev/null 2>&1",
+                 dir, dir, which);
+        assert_int_not_equal(run_cmd("COMET_SWEEP_CRASH_AFTER=2 %s sweep %s", args), 0);
+        snprintf(path, sizeof path, "%s/older%d/results.csv", dir, which);
+        began = slurp(path);
+        assert_non_null(began);
+        comet_buf older, rows, want;
+        comet_buf_init(&older);
+        comet_buf_init(&rows);
+        comet_buf_init(&want);
+        assert_true(comet_sweep_rows_format.csv_header_older(&older, &study, which));
+        /* the rows, and the whole run's, without their first field */
+        for (const char *line = strchr(began, '\n'); line && line[1]; line = strchr(line + 1, '\n'))
+            if (strchr(line + 1, '\n'))
+                comet_buf_append(&rows, strchr(line, ',') + 1,
+                                 (size_t)(strchr(line + 1, '\n') - strchr(line, ',')));
+        for (const char *line = strchr(whole, '\n'); line && line[1]; line = strchr(line + 1, '\n'))
+            comet_buf_append(&want, strchr(line, ',') + 1,
+                             (size_t)(strchr(line + 1, '\n') - strchr(line, ',')));
+        FILE *f = fopen(path, "wb");
+        assert_non_null(f);
+        fprintf(f, "%s%s", older.data, rows.data ? rows.data : "");
+        fclose(f);
+        snprintf(args, sizeof args,
+                 "%s/small.yaml -o %s/older%d -j 2 --resume --quiet >/dev/null", dir, dir,
+                 which);
+        assert_int_equal(run_cmd("%s sweep %s", args), 0);
+        resumed = slurp(path);
+        assert_non_null(resumed);
+        assert_true(strncmp(resumed, older.data, older.len) == 0);
+        assert_string_equal(resumed + older.len, want.data);
+        assert_true(strncmp(resumed, which ? "index,status,design_cost,hbm_capacity,"
+                                           : "index,status,design_cost_usd,hbm_capacity,",
+                            which ? 38 : 42) == 0);
+        assert_non_null(strstr(resumed, which ? ",step_time_low,step_time_high\n"
+                                              : ",step_time_low_s,step_time_high_s\n"));
+        assert_non_null(strstr(resumed, ",mfu,hfu,"));
+        comet_buf_free(&older);
+        comet_buf_free(&rows);
+        comet_buf_free(&want);
+        free(began);
+        free(resumed);
+    }
+    comet_buf b;
+    comet_buf_init(&b);
+    assert_false(comet_sweep_rows_format.csv_header_older(&b, &study, 2));
+    comet_buf_free(&b);
     free(whole);
 }
 
@@ -790,7 +822,7 @@ static void test_sweep_run_library(void **state)
     for (const char *c = csv; *c; c++)
         lines += *c == '\n';
     assert_int_equal(lines, 7); /* the header and 6 rows */
-    assert_non_null(strstr(csv, "\n5,"));
+    assert_non_null(strstr(csv, "\n1,5,"));
     free(csv);
 
     /* a rerun without resume or force refuses the results there */
@@ -867,6 +899,7 @@ static void test_sweep_bands(void **state)
         char *hi = strrchr(line, ','), *lo;
         *hi = '\0';
         lo = strrchr(line, ',');
+        line = strchr(line, ',') + 1; /* past the version */
         bool ok = strncmp(strchr(line, ',') + 1, "ok,", 3) == 0;
         assert_true(k < res->n_rows);
         assert_int_equal(res->rows[k].index, strtoull(line, NULL, 10));

@@ -135,8 +135,8 @@ static void test_torus_shape_axis(void **state)
     /* the results write a shape as 4x4 and read it back to the same value */
     comet_buf csv, jsonl;
     write_results(st, rows, 3, &csv, &jsonl);
-    assert_non_null(strstr(csv.data, "index,status,design_cost_usd,network.grid.shape,npus,"));
-    assert_non_null(strstr(csv.data, "\n1,ok,403200,4x4,16,dlrm,"));
+    assert_non_null(strstr(csv.data, "schema_version,index,status,design_cost_usd,network.grid.shape,npus,"));
+    assert_non_null(strstr(csv.data, "\n1,1,ok,403200,4x4,16,dlrm,"));
     assert_non_null(strstr(jsonl.data, "\"axes\": {\"network.grid.shape\": \"2x8\"}"));
     const comet_buf *files[2] = {&csv, &jsonl};
     const char *names[2] = {"results.csv", "results.jsonl"};
@@ -363,7 +363,7 @@ static void test_aggregation_and_routing_axes(void **state)
         comet_sweep_csv_row(&csv, st, &rows[i]);
     assert_non_null(strstr(csv.data, "design_cost_usd,network.ib.aggregation_oversubscription,"
                                      "network.ib.routing,npus,"));
-    assert_non_null(strstr(csv.data, "\n3,ok,1739200,3,1,64,dlrm,"));
+    assert_non_null(strstr(csv.data, "\n1,3,ok,1739200,3,1,64,dlrm,"));
     comet_results *res = calloc(1, sizeof *res);
     assert_non_null(res);
     assert_int_equal(comet_results_parse(csv.data, csv.len, "results.csv", res, &err), COMET_OK);
@@ -496,7 +496,7 @@ static void test_system_axis(void **state)
 
     comet_buf csv, jsonl;
     write_results(st, rows, 6, &csv, &jsonl);
-    assert_non_null(strstr(csv.data, "index,status,design_cost_usd,hbm_capacity,system_index,npus,"));
+    assert_non_null(strstr(csv.data, "schema_version,index,status,design_cost_usd,hbm_capacity_bytes,system_index,npus,"));
     assert_non_null(strstr(jsonl.data, "\"axes\": {\"hbm_capacity\": 8.589934592e+10, "
                                        "\"system_index\": 2}"));
     const comet_buf *files[2] = {&csv, &jsonl};

@@ -24,6 +24,19 @@ void comet_buf_printf(comet_buf *b, const char *fmt, ...)
 /* One CSV field, quoted the RFC 4180 way when it holds a comma, a quote or
  * a line break. */
 void comet_buf_csv_field(comet_buf *b, const char *text);
+/* Every CSV comet writes (results.csv, pareto.csv, --csv outputs, the
+ * --plots data) carries its format's version in its first column,
+ * schema_version, on every line: pandas.read_csv and other readers take
+ * it as an ordinary column. The version grows only when a column changes
+ * meaning or goes away; a new column keeps it. Files written before the
+ * column existed are version 0 and are still read. */
+#define COMET_CSV_SCHEMA_VERSION 1
+/* The version column's header, "schema_version,", and a row's "1,". */
+void comet_buf_csv_version_head(comet_buf *b);
+void comet_buf_csv_version(comet_buf *b);
+/* CSV text (a header line, then rows) appended with the version column
+ * put first on every line. */
+void comet_buf_csv_versioned(comet_buf *b, const char *csv, size_t len);
 /* A JSON string literal of text (quotes, backslashes, control characters escaped). */
 void comet_buf_json_string(comet_buf *b, const char *text);
 /* Text escaped for HTML and XML (&, <, >, "; control characters become spaces). */

@@ -77,7 +77,8 @@ bool comet_chart_has_bands(const comet_chart *c);
 /* The chart as SVG. standalone adds the XML declaration, namespace and
  * style so the file opens on its own; inline SVG relies on the page's. */
 void comet_chart_svg(comet_buf *b, const comet_chart *c, bool standalone);
-/* The chart's data as CSV, SI units, one header line. */
+/* The chart's data as CSV, SI units, one header line; each line opens
+ * with the schema_version column (comet/buf.h). */
 void comet_chart_csv(comet_buf *b, const comet_chart *c);
 
 #endif

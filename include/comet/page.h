@@ -56,7 +56,8 @@ void comet_table_text(comet_table *t, long row, int col, const char *text);
 void comet_table_drill_add(comet_table *t, long row, const char *group, const char *name,
                            double value, comet_quantity unit);
 /* The table as CSV (numbers in SI units, named in the header: "step time
- * (s)"; texts as they are). */
+ * (s)"; texts as they are), each line opening with the schema_version
+ * column (comet/buf.h). */
 void comet_table_csv(comet_buf *b, const comet_table *t);
 
 typedef struct comet_page comet_page;

@@ -42,7 +42,10 @@ void comet_report_json_string(comet_buf *b, const char *text);
  * (n_dims <= 0) up to the last one any group spans. */
 void comet_report_placement_text(const comet_strategy *s, int n_dims, char *out, size_t cap);
 /* CSV header line, then one row per result; the last two columns are the
- * step time's uncertainty band, empty when band is NULL or has none. */
+ * step time's uncertainty band, empty when band is NULL or has none. A
+ * file opens each line with the schema_version column first
+ * (comet_buf_csv_version_head, comet_buf_csv_version); these write the
+ * estimate's columns, which a search's or a sweep's lines continue. */
 void comet_report_csv_header(comet_buf *b);
 void comet_report_csv_row(comet_buf *b, const comet_model *m, const comet_system *sys,
                           const comet_strategy *s, const comet_result *r, const comet_band *band);
@@ -126,6 +129,12 @@ void comet_report_sim_collective_json(comet_buf *b, const comet_system *sys,
  * within int64 (inf, NaN, 1e300, 2.5) or, for a strategy knob held in an
  * int, outside int. */
 bool comet_result_set_field(comet_result *r, const char *name, double value);
+/* A result field's CSV column, where it names a unit the JSON key does
+ * not ("cost" -> "cost_usd", "cost_per_mtoken_s" -> "cost_usd_per_mtoken_s",
+ * "mfu" -> "mfu_fraction", "hfu" -> "hfu_fraction"), else the name itself;
+ * and back (an older file's column, the field's own name, reads as itself). */
+const char *comet_result_csv_column(const char *field);
+const char *comet_result_field_of_column(const char *column);
 bool comet_strategy_set_field(comet_strategy *s, const char *name, const char *text);
 /* ... the same for a knob already looked up (comet/knobs.h). */
 struct comet_knob;

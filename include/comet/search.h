@@ -85,7 +85,7 @@ typedef struct comet_search_request {
     const comet_system *system;
     comet_search_space space;
     comet_objective objective;
-    int top_k;                  /* 1..COMET_SEARCH_MAX_TOP */
+    int top_k;                  /* 1..COMET_SEARCH_MAX_KEEP (--top: ..COMET_SEARCH_MAX_TOP) */
     int shard;                  /* this worker, 0..shards-1 */
     int shards;                 /* workers splitting the space (>= 1) */
     /* Threads of one process share this shard's units dynamically through
@@ -102,6 +102,13 @@ typedef struct comet_search_request {
 } comet_search_request;
 
 #define COMET_SEARCH_MAX_TOP 1000
+
+/* The most strategies a search keeps (top_k), for a report's table of
+ * every strategy that fits: the best this many, in rank order. A table
+ * of more would make a page of tens of megabytes that a browser sorts
+ * slowly; the page says how many were left out. A search keeps its top
+ * list in a heap, so keeping more costs only when a point enters it. */
+#define COMET_SEARCH_MAX_KEEP 20000
 
 /* Runs the request's shard. top must hold top_k entries; *n_top gets how
  * many were filled, best first. stats are this shard's. */

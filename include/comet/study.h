@@ -107,6 +107,18 @@ const char *comet_axis_short_name(const comet_axis *axis, char *out, size_t cap)
  * ("hbm_capacity", "network.nvlink.bandwidth"); false when unknown. */
 bool comet_axis_kind_from_name(const char *name, comet_axis_kind *kind);
 
+/* An axis's column in results.csv: its name and the unit of its values
+ * ("hbm_capacity_bytes", "network.nvlink.bandwidth_bytes_per_s",
+ * "peak_compute_flop_per_s", "network.ib.latency_s"); a count, a ratio
+ * or a code (npus, size, topology, ...) is the name alone. The suffix is
+ * "" for those. */
+const char *comet_axis_unit_suffix(comet_axis_kind kind);
+void comet_axis_column(const comet_axis *axis, char *out, size_t cap);
+/* The axis a results.csv column names, today's (with its unit) or an
+ * older comet's (the name alone): its name into out and its kind; false
+ * when the name is no axis comet knows (out holds the column then). */
+bool comet_axis_from_column(const char *column, char *out, size_t cap, comet_axis_kind *kind);
+
 /* Set the resource an axis names to v in sys (or *npus), as a design point
  * does; peak_compute sets the matrix peak of dtype and scales the others.
  * A system axis sets nothing here: comet_study_point starts the point

@@ -91,9 +91,11 @@ typedef struct comet_sweep_format {
     void (*csv_header)(comet_buf *b, const comet_study *study);
     void (*csv_row)(comet_buf *b, const comet_study *study, const comet_sweep_row *row);
     void (*jsonl_row)(comet_buf *b, const comet_study *study, const comet_sweep_row *row);
-    /* NULL, or the header an older comet wrote for the same columns, which
-     * --resume continues too (the file keeps its header) */
-    void (*csv_header_before)(comet_buf *b, const comet_study *study);
+    /* NULL, or the headers older comets wrote for the same columns less
+     * the first (the version column), which --resume continues too: the
+     * file keeps its header and its rows are written without the version.
+     * which = 0 is the newest of them; false past the oldest. */
+    bool (*csv_header_older)(comet_buf *b, const comet_study *study, int which);
 } comet_sweep_format;
 
 typedef struct comet_sweep_options {

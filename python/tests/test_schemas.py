@@ -7,6 +7,7 @@ come from the CLI (build/comet, or $COMET_BIN) and, for the calls the
 Python package offers, from the package too. Where the jsonschema module is
 installed, each schema is also checked to be a valid 2020-12 schema and
 each output validated by it, a second opinion on the subset validator."""
+import csv
 import json
 import os
 import subprocess
@@ -154,13 +155,35 @@ def test_sweep_rows_conform(tmp_path):
         conforms(row, "sweep-row")
     for row in comet.sweep(MIXED_STUDY, threads=1):
         conforms(dict(row), "sweep-row")
+    assert all(row["schema_version"] == 1 for row in rows)
+    # results.csv and pareto.csv: the version as their first column, on
+    # every line, and the units in the names, read with a CSV reader's
+    # defaults (pandas.read_csv's too, where pandas is installed)
+    for name in ("results.csv", "pareto.csv"):
+        with open(tmp_path / "out" / name, newline="") as f:
+            table = list(csv.reader(f))
+        assert table[0][0] == "schema_version", name
+        assert {line[0] for line in table[1:]} == {"1"}, name
+    with open(tmp_path / "out" / "results.csv", newline="") as f:
+        head = next(csv.reader(f))
+    for column in ("design_cost_usd", "network.infiniband.bandwidth_bytes_per_s", "cost_usd",
+                   "cost_usd_per_mtoken_s", "mfu_fraction", "hfu_fraction", "step_time_s"):
+        assert column in head, column
+    assert "cost" not in head and "mfu" not in head
+    try:
+        import pandas
+    except ImportError:
+        return
+    df = pandas.read_csv(tmp_path / "out" / "results.csv")
+    assert list(df["schema_version"].unique()) == [1]
+    assert list(df["status"]) == ["no_fit", "no_fit", "ok", "ok"]
 
 
 def test_every_schema_has_a_case_and_a_version():
     names = sorted(f[:-len(".schema.json")] for f in os.listdir(SCHEMAS)
                    if f.endswith(".schema.json"))
     assert names == sorted({c[0] for c in CASES} | {"sweep-row"})
-    for n in sorted({c[0] for c in CASES}):
+    for n in sorted({c[0] for c in CASES} | {"sweep-row"}):
         s = schema(n)
         top = s["items"] if s["type"] == "array" else s
         assert "schema_version" in top["required"], n

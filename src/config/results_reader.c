@@ -175,18 +175,23 @@ typedef struct csv_columns {
     char *name[MAX_FIELDS];
     int index, status, cost, npus, model;
     int first_axis, n_axes;
+    int version;  /* the schema_version column, -1 in a file written before it */
 } csv_columns;
 
-/* Columns an older comet named without their units read as today's. */
+/* Columns an older comet named without their units read as today's, and
+ * the estimate's columns that name a unit (cost_usd, mfu_fraction, ...)
+ * as the fields they fill (cost, mfu, ...). */
 static void rename_older_columns(csv_columns *c)
 {
     static const char *const names[][2] = {{"design_cost", "design_cost_usd"},
                                            {"step_time_low", "step_time_low_s"},
                                            {"step_time_high", "step_time_high_s"}};
-    for (int i = 0; i < c->n; i++)
+    for (int i = 0; i < c->n; i++) {
         for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
             if (strcmp(c->name[i], names[k][0]) == 0)
                 c->name[i] = (char *)names[k][1];
+        c->name[i] = (char *)comet_result_field_of_column(c->name[i]);
+    }
 }
 
 static int find(const csv_columns *c, const char *name)
@@ -237,6 +242,12 @@ static void csv_row(comet_results *r, const csv_columns *c, char **f, int n, siz
 {
     if (n != c->n) {
         skip_line(r, line, n < c->n ? "fewer fields than the header" : "more fields than the header");
+        return;
+    }
+    double version;
+    if (c->version >= 0 && (!whole_number(f[c->version], &version) ||
+                            version > COMET_CSV_SCHEMA_VERSION)) {
+        skip_line(r, line, "its schema_version is not one this comet reads (a newer comet's?)");
         return;
     }
     comet_point_status status;
@@ -302,6 +313,7 @@ static void parse_csv(comet_results *r, char *text)
     if (r->problem[0])
         return;
     c.index = find(&c, "index");
+    c.version = find(&c, "schema_version");
     c.status = find(&c, "status");
     c.cost = find(&c, "design_cost_usd");
     /* an npus axis and the design's NPU count share the name: the count
@@ -317,10 +329,10 @@ static void parse_csv(comet_results *r, char *text)
                  r->path);
         return;
     }
-    for (int a = 0; a < c.n_axes; a++) {
+    for (int a = 0; a < c.n_axes; a++) { /* "hbm_capacity_bytes" is the axis hbm_capacity */
         comet_axis *ax = &r->study.axes[a];
-        snprintf(ax->name, sizeof ax->name, "%s", c.name[c.first_axis + a]);
-        if (!comet_axis_kind_from_name(ax->name, &ax->kind))
+        if (!comet_axis_from_column(c.name[c.first_axis + a], ax->name, sizeof ax->name,
+                                    &ax->kind))
             ax->kind = COMET_AXIS_NPUS; /* shown as a plain number */
     }
     r->study.n_axes = c.n_axes;
@@ -363,6 +375,12 @@ static bool axis_named(comet_results *r, const char *name, int *out)
 
 static void json_row(comet_results *r, const cfg_node *root, size_t line)
 {
+    const char *version = scalar(root, "schema_version"); /* none before it was written */
+    double vv;
+    if (version && (!whole_number(version, &vv) || vv > COMET_JSON_SCHEMA_VERSION)) {
+        skip_line(r, line, "its schema_version is not one this comet reads (a newer comet's?)");
+        return;
+    }
     const char *index = scalar(root, "index"), *status = scalar(root, "status");
     const char *cost = scalar(root, "design_cost"), *npus = scalar(root, "npus");
     const cfg_node *axes = cfg_map_find(root, "axes"), *best = cfg_map_find(root, "best");

@@ -4,6 +4,7 @@
 #include "comet/buf.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +83,31 @@ void comet_buf_csv_field(comet_buf *b, const char *text)
         comet_buf_append(b, p, 1);
     }
     comet_buf_append(b, "\"", 1);
+}
+
+void comet_buf_csv_version_head(comet_buf *b)
+{
+    comet_buf_printf(b, "schema_version,");
+}
+
+void comet_buf_csv_version(comet_buf *b)
+{
+    comet_buf_printf(b, "%d,", COMET_CSV_SCHEMA_VERSION);
+}
+
+void comet_buf_csv_versioned(comet_buf *b, const char *csv, size_t len)
+{
+    size_t at = 0;
+    for (bool head = true; at < len; head = false) {
+        const char *nl = memchr(csv + at, '\n', len - at);
+        size_t end = nl ? (size_t)(nl - csv) + 1 : len;
+        if (head)
+            comet_buf_csv_version_head(b);
+        else
+            comet_buf_csv_version(b);
+        comet_buf_append(b, csv + at, end - at);
+        at = end;
+    }
 }
 
 void comet_buf_escape(comet_buf *b, const char *text)

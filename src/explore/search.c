@@ -68,34 +68,37 @@ static bool better(const comet_ranked *a, const comet_ranked *b)
     return a->score < b->score || (a->score == b->score && a->index < b->index);
 }
 
+/* Both sifts move the entry along a hole instead of swapping: an entry is
+ * a strategy and its result (about 1 kB), and a report keeps thousands. */
 static void sift_down(comet_ranked *h, int n, int i)
 {
+    comet_ranked moving = h[i];
     for (;;) {
         int worst = i, l = 2 * i + 1, r = l + 1;
-        if (l < n && better(&h[worst], &h[l]))
-            worst = l;
-        if (r < n && better(&h[worst], &h[r]))
+        const comet_ranked *w = &moving;
+        if (l < n && better(w, &h[l]))
+            w = &h[worst = l];
+        if (r < n && better(w, &h[r]))
             worst = r;
         if (worst == i)
-            return;
-        comet_ranked t = h[i];
+            break;
         h[i] = h[worst];
-        h[worst] = t;
         i = worst;
     }
+    h[i] = moving;
 }
 
 static void sift_up(comet_ranked *h, int i)
 {
+    comet_ranked moving = h[i];
     while (i > 0) {
         int parent = (i - 1) / 2;
-        if (!better(&h[parent], &h[i]))
-            return;
-        comet_ranked t = h[i];
+        if (!better(&h[parent], &moving))
+            break;
         h[i] = h[parent];
-        h[parent] = t;
         i = parent;
     }
+    h[i] = moving;
 }
 
 typedef struct top_list {
@@ -699,9 +702,9 @@ comet_status comet_search(const comet_search_request *req, comet_ranked *top, in
     *n_top = 0;
     memset(stats, 0, sizeof *stats);
     const comet_search_space *sp = &req->space;
-    if (req->top_k < 1 || req->top_k > COMET_SEARCH_MAX_TOP)
+    if (req->top_k < 1 || req->top_k > COMET_SEARCH_MAX_KEEP)
         return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--top",
-                               "must be from 1 to %d, got %d", COMET_SEARCH_MAX_TOP, req->top_k);
+                               "must be from 1 to %d, got %d", COMET_SEARCH_MAX_KEEP, req->top_k);
     if (req->shards < 1 || req->shard < 0 || req->shard >= req->shards)
         return comet_error_set(err, COMET_EINTERNAL, NULL, 0, 0, NULL, "bad shard %d of %d",
                                req->shard, req->shards);

@@ -53,6 +53,48 @@ bool comet_axis_kind_from_name(const char *name, comet_axis_kind *kind)
     return false;
 }
 
+const char *comet_axis_unit_suffix(comet_axis_kind kind)
+{
+    switch (kind) {
+    case COMET_AXIS_PEAK_COMPUTE:
+        return "_flop_per_s";
+    case COMET_AXIS_HBM_CAPACITY:
+    case COMET_AXIS_EXPANSION_CAPACITY:
+        return "_bytes";
+    case COMET_AXIS_HBM_BANDWIDTH:
+    case COMET_AXIS_EXPANSION_BANDWIDTH:
+    case COMET_AXIS_DIM_BANDWIDTH:
+        return "_bytes_per_s";
+    case COMET_AXIS_DIM_LATENCY:
+        return "_s";
+    default:
+        return "";
+    }
+}
+
+void comet_axis_column(const comet_axis *axis, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s%s", axis->name, comet_axis_unit_suffix(axis->kind));
+}
+
+bool comet_axis_from_column(const char *column, char *out, size_t cap, comet_axis_kind *kind)
+{
+    /* longest first: "_bytes_per_s" also ends in "_s" */
+    static const char *const suffixes[] = {"_bytes_per_s", "_flop_per_s", "_bytes", "_s"};
+    size_t n = strlen(column);
+    for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
+        size_t k = strlen(suffixes[i]);
+        if (n <= k || strcmp(column + n - k, suffixes[i]) != 0 || n - k >= cap)
+            continue;
+        snprintf(out, cap, "%.*s", (int)(n - k), column);
+        if (comet_axis_kind_from_name(out, kind) &&
+            strcmp(comet_axis_unit_suffix(*kind), suffixes[i]) == 0)
+            return true;
+    }
+    snprintf(out, cap, "%s", column);
+    return comet_axis_kind_from_name(out, kind);
+}
+
 double comet_axis_shape_value(int n_axes, const int64_t axes[])
 {
     double v = 0.0, place = 1.0;

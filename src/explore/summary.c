@@ -95,6 +95,7 @@ static int by_cost(const void *x, const void *y)
 
 void comet_summary_pareto_csv(comet_buf *b, const comet_summary *s)
 {
+    comet_buf_csv_version_head(b);
     comet_buf_printf(b, "model,index,design_cost_usd,step_time_s\n");
     for (int m = 0; m < s->study->n_models; m++) {
         comet_pareto_point sorted[COMET_PARETO_MAX];
@@ -102,7 +103,8 @@ void comet_summary_pareto_csv(comet_buf *b, const comet_summary *s)
         memcpy(sorted, s->front[m], sizeof sorted[0] * (size_t)n);
         qsort(sorted, (size_t)n, sizeof sorted[0], by_cost);
         for (int i = 0; i < n; i++)
-            comet_buf_printf(b, "%s,%llu,%.10g,%.10g\n", s->study->models[m].name,
+            comet_buf_printf(b, "%d,%s,%llu,%.10g,%.10g\n", COMET_CSV_SCHEMA_VERSION,
+                             s->study->models[m].name,
                              (unsigned long long)sorted[i].index, sorted[i].cost,
                              sorted[i].step_time);
     }

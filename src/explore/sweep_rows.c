@@ -2,7 +2,9 @@
  * appended as one line with a flush, so after a crash or a Ctrl-C both
  * files hold a valid prefix (at worst a torn last line). Resuming drops a
  * torn line, keeps the rows both files hold, and checks that the CSV
- * header is this study's, so a sweep continues exactly where it stopped. */
+ * header is this study's, so a sweep continues exactly where it stopped
+ * (a file of an older comet, without the version column, keeps its
+ * header and gets rows without the version). */
 #define _XOPEN_SOURCE 700 /* getline, truncate */
 #include "sweep_rows.h"
 
@@ -75,9 +77,10 @@ static char *csv_header(const comet_sweep_format *f, const comet_study *study)
 static comet_status prepare(const char *dir, bool resume, bool force,
                             const comet_sweep_format *format, const comet_study *study,
                             const char *csv, const char *jsonl, uint64_t *start,
-                            comet_error *err)
+                            bool *unversioned, comet_error *err)
 {
     *start = 0;
+    *unversioned = false;
     long csv_bytes, jsonl_bytes;
     uint64_t csv_lines, jsonl_lines;
     if (complete_lines(csv, &csv_bytes, &csv_lines, err) ||
@@ -104,12 +107,15 @@ static comet_status prepare(const char *dir, bool resume, bool force,
     char *line = NULL;
     size_t cap = 0;
     bool same = f && getline(&line, &cap, f) > 0 && header && strcmp(line, header) == 0;
-    if (!same && line && format->csv_header_before) {
-        comet_buf before;
-        comet_buf_init(&before);
-        format->csv_header_before(&before, study);
-        same = before.data && strcmp(line, before.data) == 0;
-        comet_buf_free(&before);
+    for (int which = 0; !same && line && format->csv_header_older; which++) {
+        comet_buf older;
+        comet_buf_init(&older);
+        bool more = format->csv_header_older(&older, study, which);
+        same = more && older.data && strcmp(line, older.data) == 0;
+        *unversioned = same;
+        comet_buf_free(&older);
+        if (!more)
+            break;
     }
     if (f)
         fclose(f);
@@ -137,6 +143,14 @@ comet_status sweep_rows_append(FILE *f, const char *path, const char *text, size
     return COMET_OK;
 }
 
+comet_status sweep_rows_append_csv(sweep_rows *rows, const char *line, comet_error *err)
+{
+    const char *comma = rows->unversioned ? strchr(line, ',') : NULL;
+    if (comma)
+        line = comma + 1;
+    return sweep_rows_append(rows->csv, rows->csv_path, line, strlen(line), err);
+}
+
 /* A results file to append rows to; a symbolic link at its name is
  * refused (ELOOP), not written through. */
 static FILE *open_for_append(const char *path)
@@ -155,7 +169,8 @@ comet_status sweep_rows_open(sweep_rows *rows, const char *dir, bool resume, boo
     snprintf(rows->csv_path, sizeof rows->csv_path, "%s/%s", dir, "results.csv");
     snprintf(rows->jsonl_path, sizeof rows->jsonl_path, "%s/%s", dir, "results.jsonl");
     comet_status st =
-        prepare(dir, resume, force, format, study, rows->csv_path, rows->jsonl_path, start, err);
+        prepare(dir, resume, force, format, study, rows->csv_path, rows->jsonl_path, start,
+                &rows->unversioned, err);
     if (st)
         return st;
     rows->csv = open_for_append(rows->csv_path);

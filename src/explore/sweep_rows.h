@@ -13,6 +13,7 @@
 typedef struct sweep_rows {
     FILE *csv, *jsonl;
     char csv_path[4096], jsonl_path[4096];
+    bool unversioned;  /* a resumed results.csv of an older comet: rows go without the version */
 } sweep_rows;
 
 /* Open dir's results files for appending, from point *start: 0 for a
@@ -28,6 +29,9 @@ comet_status sweep_rows_open(sweep_rows *rows, const char *dir, bool resume, boo
 /* One line into a results file, flushed. */
 comet_status sweep_rows_append(FILE *f, const char *path, const char *text, size_t len,
                                comet_error *err);
+/* One row into results.csv: its first field (the version) left out when
+ * the file is an older comet's, whose header has no such column. */
+comet_status sweep_rows_append_csv(sweep_rows *rows, const char *line, comet_error *err);
 
 void sweep_rows_close(sweep_rows *rows);
 

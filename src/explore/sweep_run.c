@@ -167,7 +167,7 @@ static comet_status write_all(sweep_state *s, const comet_sweep_transport *tr, u
                                      (unsigned long long)index, (unsigned long long)i);
         }
         if (!st)
-            st = sweep_rows_append(out->csv, out->csv_path, csv, strlen(csv), err);
+            st = sweep_rows_append_csv(out, csv, err);
         if (!st)
             st = sweep_rows_append(out->jsonl, out->jsonl_path, jsonl, strlen(jsonl), err);
         free(rcsv);

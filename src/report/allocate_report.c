@@ -205,6 +205,7 @@ void comet_alloc_csv(comet_buf *b, const comet_alloc_problem *p, const comet_all
     /* each header names its unit; the budget and spend are dollars or
      * bytes/s per NPU, as the file's budget is */
     const char *money = p->budget_kind == COMET_ALLOC_BUDGET_DOLLARS ? "usd" : "bytes_per_s";
+    comet_buf_csv_version_head(b);
     comet_buf_printf(b, "split,budget_%s", money);
     for (int d = 0; d < n; d++)
         comet_buf_printf(b, ",%s_bandwidth_bytes_per_s", p->system.dims[d].name);
@@ -214,6 +215,7 @@ void comet_alloc_csv(comet_buf *b, const comet_alloc_problem *p, const comet_all
     for (int i = 0; i < N_SPLITS; i++) {
         const char *name;
         const comet_alloc_point *pt = split_at(r, i, &name);
+        comet_buf_csv_version(b);
         comet_buf_printf(b, "%s", name);
         csv_num(b, p->budget);
         for (int d = 0; d < n; d++)
@@ -229,6 +231,7 @@ void comet_alloc_csv(comet_buf *b, const comet_alloc_problem *p, const comet_all
     }
     for (int i = 0; i < r->n_sweep; i++)
         for (int s = 0; s < 2; s++) {
+            comet_buf_csv_version(b);
             comet_buf_printf(b, "%s", s ? "sweep_equal" : "sweep_optimum");
             csv_num(b, r->sweep_budget[i]);
             for (int d = 0; d < 2 * n; d++)

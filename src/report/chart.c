@@ -130,7 +130,7 @@ static void csv_head(comet_buf *b, const char *name, comet_quantity unit)
     comet_buf_csv_field(b, head);
 }
 
-void comet_chart_csv(comet_buf *b, const comet_chart *c)
+static void chart_csv_body(comet_buf *b, const comet_chart *c)
 {
     switch (c->kind) {
     case COMET_CHART_STACKED:
@@ -209,4 +209,16 @@ void comet_chart_csv(comet_buf *b, const comet_chart *c)
         }
         break;
     }
+}
+
+void comet_chart_csv(comet_buf *b, const comet_chart *c)
+{
+    comet_buf body;
+    comet_buf_init(&body);
+    chart_csv_body(&body, c);
+    if (body.failed)
+        b->failed = 1;
+    else if (body.data)
+        comet_buf_csv_versioned(b, body.data, body.len);
+    comet_buf_free(&body);
 }

@@ -290,6 +290,7 @@ void comet_table_drill_add(comet_table *t, long row, const char *group, const ch
 
 void comet_table_csv(comet_buf *b, const comet_table *t)
 {
+    comet_buf_csv_version_head(b);
     for (int c = 0; c < t->n_cols; c++) {
         if (c)
             comet_buf_append(b, ",", 1);
@@ -300,6 +301,7 @@ void comet_table_csv(comet_buf *b, const comet_table *t)
     }
     comet_buf_append(b, "\n", 1);
     for (size_t r = 0; r < t->n_rows; r++) {
+        comet_buf_csv_version(b);
         for (int c = 0; c < t->n_cols; c++) {
             const comet_table_cell *x = &t->cells[r * COMET_TABLE_MAX_COLS + (size_t)c];
             if (c)
@@ -439,8 +441,8 @@ static const char style[] =
  * click (numbers by data-v, texts alphabetically, blanks last; a second
  * click reverses), a filter box above each table (rows holding every word
  * typed stay), a row's drill-down template shown under its table when the
- * row is clicked, and chart points with data-link showing their row. The
- * URL's fragment can click for a reader (#sort=C&filter=W&point=K), which
+ * row is clicked (and closed when the filter hides that row), and chart
+ * points with data-link showing their row. The URL's fragment can click for a reader (#sort=C&filter=W&point=K), which
  * is how the browser test drives it without a driver. data-ready on the
  * body says the script ran to its end. */
 static const char script[] =
@@ -476,6 +478,13 @@ static const char script[] =
     "panel.textContent='';panel.appendChild(h);panel.appendChild(tpl.content.cloneNode(true))"
     ";panel.hidden=false;\n"
     "}\n"
+    "function unpick(table,row){\n"
+    "row.classList.remove('selected');\n"
+    "document.querySelectorAll('[data-link=\"'+row.id+'\"]').forEach(function(e){e.classList."
+    "remove('picked');});\n"
+    "var panel=document.getElementById('panel-'+table.id);\n"
+    "if(panel){panel.hidden=true;panel.textContent='';}\n"
+    "}\n"
     "document.querySelectorAll('table.sortable').forEach(function(table){\n"
     "var wrap=table.parentNode,n=rowsOf(table).length;\n"
     "var box=document.createElement('input'),count=document.createElement('span');\n"
@@ -491,6 +500,8 @@ static const char script[] =
     "r.hidden=!ok;shown+=ok?1:0;\n"
     "});\n"
     "count.textContent=words.length?' '+shown+' of '+n+' rows':'';\n"
+    "var sel=table.querySelector('tr.selected');\n"
+    "if(sel&&sel.hidden)unpick(table,sel);\n"
     "});\n"
     "table.querySelectorAll('th').forEach(function(th,col){\n"
     "th.addEventListener('click',function(){\n"

@@ -1,6 +1,7 @@
 /* HTML report pages for one job: an estimate (facts, where the step time
- * goes, memory per tier against capacity), a strategy search (the top
- * strategies as a sortable table and side by side as breakdowns), and a
+ * goes, memory per tier against capacity), a strategy search (every
+ * strategy that fits, up to the best COMET_SEARCH_MAX_KEEP, as a table to
+ * sort, filter and drill into, and the best side by side as breakdowns), and a
  * simulated step (busy time per pipeline stage and a Gantt timeline per
  * NPU stream, where the pipeline bubbles show as gaps). */
 #include <math.h>
@@ -209,11 +210,23 @@ void comet_report_page_estimate(comet_page *p, const comet_model *m, const comet
     report_memory_chart(p, "memory", r);
 }
 
-/* The top strategies as a table people can sort; with bands, each step
- * time's uncertainty band as two more columns. */
-static void top_table(comet_page *p, const comet_ranked *top, int n, const comet_band *bands)
+/* Rows of the search's table that get a drill-down: the best this many.
+ * A drill-down is about 2 kB of the page against half a kilobyte for its
+ * row, so details for 20000 rows would make a 50 MB page. */
+#define SEARCH_DRILL_ROWS 1000
+
+/* The strategies kept, best first, as a table people can sort and filter;
+ * with bands, each step time's uncertainty band as two more columns; the
+ * best SEARCH_DRILL_ROWS with their drill-downs. */
+static void top_table(comet_page *p, const comet_ranked *top, int n, uint64_t feasible,
+                      const comet_band *bands)
 {
-    comet_table *t = comet_page_table(p, "top", "Best strategies");
+    char title[96];
+    if ((uint64_t)n >= feasible)
+        snprintf(title, sizeof title, "Every strategy that fits (%d), best first", n);
+    else
+        snprintf(title, sizeof title, "The best %d strategies that fit", n);
+    comet_table *t = comet_page_table(p, "top", title);
     static const struct {
         const char *name;
         comet_quantity unit;
@@ -263,7 +276,8 @@ static void top_table(comet_page *p, const comet_ranked *top, int n, const comet
             comet_table_num(t, row, c++, bands[i].low);
             comet_table_num(t, row, c++, bands[i].high);
         }
-        report_drill_result(t, row, r);
+        if (i < SEARCH_DRILL_ROWS)
+            report_drill_result(t, row, r);
     }
 }
 
@@ -293,8 +307,6 @@ void comet_report_page_search(comet_page *p, const comet_model *m, const comet_s
                     report_strategy_label(&top[0].strategy, label, sizeof label));
     report_result_facts(p, &top[0].result);
     report_band_facts(p, bands);
-    comet_page_section(p, "Top strategies");
-    top_table(p, top, n_top, bands);
     int shown = n_top < 10 ? n_top : 10;
     char title[96];
     snprintf(title, sizeof title, "Step time breakdown of the best %d strategies", shown);
@@ -307,6 +319,21 @@ void comet_report_page_search(comet_page *p, const comet_model *m, const comet_s
     }
     comet_page_section(p, "Memory footprint of the best strategy");
     report_memory_chart(p, "memory", &top[0].result);
+    comet_page_section(p, "Strategies that fit");
+    if (stats->feasible > (uint64_t)n_top)
+        comet_page_notice(p, "The table lists the best %d of the %llu strategies that fit; the "
+                             "other %llu are left out%s.",
+                          n_top, (unsigned long long)stats->feasible,
+                          (unsigned long long)(stats->feasible - (uint64_t)n_top),
+                          n_top >= COMET_SEARCH_MAX_KEEP
+                              ? ": a page holds at most that many rows, more would make a "
+                                "file of tens of megabytes that a browser sorts slowly"
+                              : " (the search kept only these)");
+    if (n_top > SEARCH_DRILL_ROWS)
+        comet_page_text(p, "Click one of the best %d rows (by rank) for its time breakdown and "
+                           "memory; the other rows have no details, to keep the page small.",
+                        SEARCH_DRILL_ROWS);
+    top_table(p, top, n_top, stats->feasible, bands);
 }
 
 /* ---- simulate -------------------------------------------------------------- */

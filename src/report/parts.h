@@ -19,6 +19,17 @@ void report_json_number(comet_buf *b, double v, int digits);
 void report_estimate_json(comet_buf *b, const comet_model *m, const comet_system *sys,
                           const comet_strategy *s, const comet_result *r, const comet_band *band);
 
+/* The estimate's CSV columns as comet writes them now, or as an older
+ * comet did: before the version column (cost, mfu, hfu without units)
+ * and before the units (step_time_low, step_time_high too). A sweep
+ * resumes a file of either. */
+typedef enum report_csv_era {
+    REPORT_CSV_NOW = 0,
+    REPORT_CSV_BEFORE_VERSION,
+    REPORT_CSV_BEFORE_UNITS,
+} report_csv_era;
+void report_csv_columns(comet_buf *b, report_csv_era era);
+
 /* Where a step's time goes: the parts that add up to step_time. */
 #define REPORT_TIME_PARTS 10
 typedef struct time_part {

@@ -532,7 +532,33 @@ void comet_report_search_json(comet_buf *b, const comet_search_request *req,
     comet_buf_printf(b, "]}\n");
 }
 
-void comet_report_csv_header(comet_buf *b)
+/* CSV columns name the unit where the JSON key (and the Python package's
+ * attribute) does not: the same field with its unit spelled out. */
+static const char *const csv_units[][2] = {
+    {"cost", "cost_usd"},
+    {"cost_per_mtoken_s", "cost_usd_per_mtoken_s"},
+    {"mfu", "mfu_fraction"},
+    {"hfu", "hfu_fraction"},
+};
+#define N_CSV_UNITS (sizeof csv_units / sizeof csv_units[0])
+
+const char *comet_result_csv_column(const char *name)
+{
+    for (size_t i = 0; i < N_CSV_UNITS; i++)
+        if (strcmp(name, csv_units[i][0]) == 0)
+            return csv_units[i][1];
+    return name;
+}
+
+const char *comet_result_field_of_column(const char *column)
+{
+    for (size_t i = 0; i < N_CSV_UNITS; i++)
+        if (strcmp(column, csv_units[i][1]) == 0)
+            return csv_units[i][0];
+    return column;
+}
+
+void report_csv_columns(comet_buf *b, report_csv_era era)
 {
     comet_result zero = {0};
     field f[RESULT_FIELDS_MAX];
@@ -546,8 +572,15 @@ void comet_report_csv_header(comet_buf *b)
         comet_buf_printf(b, ",%s", sf[i].name);
     comet_buf_printf(b, ",feasible");
     for (int i = 0; i < n; i++)
-        comet_buf_printf(b, ",%s", f[i].name);
-    comet_buf_printf(b, ",step_time_low_s,step_time_high_s\n");
+        comet_buf_printf(b, ",%s",
+                         era == REPORT_CSV_NOW ? comet_result_csv_column(f[i].name) : f[i].name);
+    comet_buf_printf(b, era == REPORT_CSV_BEFORE_UNITS ? ",step_time_low,step_time_high\n"
+                                                       : ",step_time_low_s,step_time_high_s\n");
+}
+
+void comet_report_csv_header(comet_buf *b)
+{
+    report_csv_columns(b, REPORT_CSV_NOW);
 }
 
 void comet_report_csv_row(comet_buf *b, const comet_model *m, const comet_system *sys,

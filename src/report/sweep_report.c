@@ -1,8 +1,10 @@
 /* Sweep rows for machines: one CSV line and one JSON line per design
- * point, with the point's index, status, design cost, axis values (numbers;
- * a torus shape as "4x4", comet_axis_value_text) and NPU count ahead of
- * the best strategy's usual estimate fields, and its uncertainty band where the sweep computed one (CSV: the last two
- * columns, empty without; JSON: "step_time_band" in the best's object). */
+ * point, with the format's version (CSV: the first column; JSON: the
+ * first key), the point's index, status, design cost, axis values
+ * (numbers; a torus shape as "4x4", comet_axis_value_text) and NPU count
+ * ahead of the best strategy's usual estimate fields, and its uncertainty
+ * band where the sweep computed one (CSV: the last two columns, empty
+ * without; JSON: "step_time_band" in the best's object). */
 
 #include <stdio.h>
 #include <string.h>
@@ -10,37 +12,45 @@
 #include "comet/report.h"
 #include "parts.h"
 
-void comet_sweep_csv_header(comet_buf *b, const comet_study *study)
+/* results.csv's header as comet writes it now (schema_version first, the
+ * axes and the estimate's columns with their units), or as an older comet
+ * did: the same columns in the same order, without the version, and
+ * named without units. */
+static void sweep_header(comet_buf *b, const comet_study *study, report_csv_era era)
 {
-    comet_buf_printf(b, "index,status,design_cost_usd");
-    for (int a = 0; a < study->n_axes; a++)
-        comet_buf_printf(b, ",%s", study->axes[a].name);
+    if (era == REPORT_CSV_NOW)
+        comet_buf_csv_version_head(b);
+    comet_buf_printf(b, "index,status,%s",
+                     era == REPORT_CSV_BEFORE_UNITS ? "design_cost" : "design_cost_usd");
+    for (int a = 0; a < study->n_axes; a++) {
+        char column[sizeof study->axes[a].name + 16];
+        if (era == REPORT_CSV_NOW)
+            comet_axis_column(&study->axes[a], column, sizeof column);
+        else
+            snprintf(column, sizeof column, "%s", study->axes[a].name);
+        comet_buf_printf(b, ",%s", column);
+    }
     comet_buf_printf(b, ",npus,");
-    comet_report_csv_header(b);
+    report_csv_columns(b, era);
 }
 
-/* The header before the CSV columns named their units (design_cost,
- * step_time_low, step_time_high), which --resume still continues: the
- * columns are the same, in the same order. */
-static void csv_header_before_units(comet_buf *b, const comet_study *study)
+void comet_sweep_csv_header(comet_buf *b, const comet_study *study)
 {
-    comet_buf now;
-    comet_buf_init(&now);
-    comet_sweep_csv_header(&now, study);
-    static const char cost[] = "index,status,design_cost_usd";
-    static const char band[] = ",step_time_low_s,step_time_high_s\n";
-    size_t n = now.data ? now.len : 0;
-    if (n > sizeof cost + sizeof band && strncmp(now.data, cost, sizeof cost - 1) == 0 &&
-        strcmp(now.data + n - (sizeof band - 1), band) == 0) {
-        comet_buf_printf(b, "index,status,design_cost");
-        comet_buf_append(b, now.data + sizeof cost - 1, n - (sizeof cost - 1) - (sizeof band - 1));
-        comet_buf_printf(b, ",step_time_low,step_time_high\n");
-    }
-    comet_buf_free(&now);
+    sweep_header(b, study, REPORT_CSV_NOW);
+}
+
+/* The headers of older comets, newest first, which --resume continues. */
+static bool csv_header_older(comet_buf *b, const comet_study *study, int which)
+{
+    if (which < 0 || which > 1)
+        return false;
+    sweep_header(b, study, which == 0 ? REPORT_CSV_BEFORE_VERSION : REPORT_CSV_BEFORE_UNITS);
+    return true;
 }
 
 void comet_sweep_csv_row(comet_buf *b, const comet_study *study, const comet_sweep_row *row)
 {
+    comet_buf_csv_version(b);
     comet_buf_printf(b, "%llu,%s,%.10g", (unsigned long long)row->index,
                      comet_point_status_name(row->status), row->cost);
     for (int a = 0; a < study->n_axes; a++) {
@@ -57,9 +67,9 @@ void comet_sweep_csv_row(comet_buf *b, const comet_study *study, const comet_swe
 
 void comet_sweep_jsonl_row(comet_buf *b, const comet_study *study, const comet_sweep_row *row)
 {
-    comet_buf_printf(b, "{\"index\": %llu, \"status\": \"%s\", \"design_cost\": %.10g, \"npus\": %lld, "
-                        "\"model\": ",
-                     (unsigned long long)row->index, comet_point_status_name(row->status),
+    comet_buf_printf(b, "{\"schema_version\": %d, \"index\": %llu, \"status\": \"%s\", "
+                        "\"design_cost\": %.10g, \"npus\": %lld, \"model\": ",
+                     COMET_JSON_SCHEMA_VERSION, (unsigned long long)row->index, comet_point_status_name(row->status),
                      row->cost, (long long)row->npus);
     comet_report_json_string(b, study->models[row->model].name);
     comet_buf_printf(b, ", \"axes\": {");
@@ -92,5 +102,5 @@ const comet_sweep_format comet_sweep_rows_format = {
     .csv_header = comet_sweep_csv_header,
     .csv_row = comet_sweep_csv_row,
     .jsonl_row = comet_sweep_jsonl_row,
-    .csv_header_before = csv_header_before_units,
+    .csv_header_older = csv_header_older,
 };

@@ -209,10 +209,11 @@ static void render_md(comet_buf *b, const comet_validation_table *t,
 
 void comet_validation_csv_header(comet_buf *b)
 {
+    comet_buf_csv_version_head(b);
     comet_buf_printf(b, "table,id,system,framework,model,gpus,strategy,stated_kind,stated_value,"
                         "flops,peak_flops,measured_step_s,status,predicted_step_s,error_pct,"
                         "reason,compute_s,bubble_s,tp_exposed_s,pp_exposed_s,dp_exposed_s,"
-                        "ep_exposed_s,offload_exposed_s,mfu,hbm_bytes\n");
+                        "ep_exposed_s,offload_exposed_s,mfu_fraction,hbm_bytes\n");
 }
 
 static void csv_num(comet_buf *b, double v, bool present)
@@ -236,6 +237,7 @@ static void render_csv(comet_buf *b, const comet_validation_table *t,
         bool priced = x->status != COMET_VALIDATION_REFUSED;
         const char *fields[] = {t->name, row->id, row->job.system.name,
                                 comet_framework_name(x->framework), row->job.model.name};
+        comet_buf_csv_version(b);
         for (size_t f = 0; f < sizeof fields / sizeof fields[0]; f++) {
             if (f)
                 comet_buf_append(b, ",", 1);
