@@ -60,15 +60,9 @@ double coll_memo_time_split(coll_memo *m, const comet_system *sys,
         return comet_collective_time_placed(sys, span, spacing, c, bytes, outer);
     /* the price reads the span and spacing of the system's dimensions only */
     int n = sys->n_dims < 0 ? 0 : sys->n_dims > COMET_MAX_DIMS ? COMET_MAX_DIMS : sys->n_dims;
-    _Static_assert(COMET_MAX_DIMS == 8, "side_by_side holds one 1 per dimension");
-    static const int64_t side_by_side[COMET_MAX_DIMS] = {1, 1, 1, 1, 1, 1, 1, 1};
-    int64_t buf[COMET_MAX_DIMS];
-    const int64_t *gap = side_by_side;
-    if (spacing) {
-        for (int i = 0; i < COMET_MAX_DIMS; i++)
-            buf[i] = i < n && spacing[i] > 1 ? spacing[i] : 1;
-        gap = buf;
-    }
+    int64_t gap[COMET_MAX_DIMS]; /* NULL and 1s alike: side by side */
+    for (int i = 0; i < COMET_MAX_DIMS; i++)
+        gap[i] = spacing && i < n && spacing[i] > 1 ? spacing[i] : 1;
     uint64_t bits = bits_of(bytes), obits = bits_of(outer), h = (uint64_t)c + 1;
     for (int i = 0; i < n; i++)
         h = (h ^ (uint64_t)span[i] ^ (uint64_t)gap[i] << 32) * 0x9e3779b97f4a7c15u;

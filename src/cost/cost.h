@@ -212,9 +212,6 @@ void fsdp_cache_init(fsdp_cache *c);
 void fsdp_pass_cached(fsdp_cache *cache, const fsdp_run *runs, int n_runs, int64_t prefetch,
                       bool backward, fsdp_time *out);
 
-/* The share of compute throughput overlapped communication takes under
- * strategy s (the system's compute.overlap_slowdown; 0 under framework
- * ideal, which keeps overlap free). */
 /* Where the system prices a group's spacing (comet_spacing_priced): that
  * of group g's ranks into buf, or, grads set, of a gradient group's
  * (comet_strategy_grad_spans: PLAN_DENSE_GRADS, PLAN_EXPERT_GRADS);
@@ -234,6 +231,9 @@ static inline const int64_t *plan_spacing(const comet_system *sys, const comet_s
     return buf;
 }
 
+/* The share of compute throughput overlapped communication takes under
+ * strategy s (the system's compute.overlap_slowdown; 0 under framework
+ * ideal, which keeps overlap free). */
 static inline double overlap_share(const comet_system *sys, const comet_strategy *s)
 {
     return comet_strategy_framework(s) == COMET_FRAMEWORK_IDEAL ? 0.0

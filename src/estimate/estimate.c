@@ -324,9 +324,9 @@ static void time_data_parallel(const comet_system *sys, const comet_strategy *s,
             prev->bytes != c->bytes || prev->expert != c->expert) {
             int64_t span[COMET_MAX_DIMS], buf[COMET_MAX_DIMS];
             comet_strategy_grad_spans(s, c->expert, span);
-            t = coll_memo_time(memo, sys, span, plan_spacing(sys, s, COMET_GROUP_DP,
-                                            c->expert ? PLAN_EXPERT_GRADS : PLAN_DENSE_GRADS, buf),
-                               c->collective, c->bytes);
+            const int64_t *gap = plan_spacing(sys, s, COMET_GROUP_DP,
+                                              c->expert ? PLAN_EXPERT_GRADS : PLAN_DENSE_GRADS, buf);
+            t = coll_memo_time(memo, sys, span, gap, c->collective, c->bytes);
         }
         (c->each_micro ? each : once)[c->window] += t;
         *(c->each_micro ? &each_bytes : &once_bytes) += c->bytes;

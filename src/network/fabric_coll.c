@@ -864,29 +864,6 @@ static int32_t leaf_parent(const fc_run *r, const fc_line *l, int64_t first, int
     return top_segment(r, l, first, dim, false, seg) < 1 ? -1 : r->f->to[seg[0]];
 }
 
-/* How many blocks the line's tree has (1: no middle level), counted once
- * per line. */
-static int64_t line_blocks(fc_run *r, const fc_phase *ph, const fc_line *l)
-{
-    int32_t *n = &r->line_blocks[local_of(r, member(l, 0))];
-    if (*n == 0) {
-        int32_t seg[8], c = 1;
-        if (top_segment(r, l, 0, ph->dim, false, seg) >= 2) {
-            int64_t first, count;
-            leaf_run(r, ph, l, 0, &first, &count);
-            int32_t at = leaf_parent(r, l, 0, ph->dim);
-            for (int64_t j = count; j < l->n; j += count) {
-                leaf_run(r, ph, l, j, &first, &count);
-                int32_t up = leaf_parent(r, l, first, ph->dim);
-                c += up != at;
-                at = up;
-            }
-        }
-        *n = c;
-    }
-    return *n;
-}
-
 /* The block of the leaf whose first member is `first`: its first member,
  * leaves and members, found once per leaf. */
 static fc_block block_of(fc_run *r, const fc_phase *ph, const fc_line *l, int64_t first)
@@ -915,6 +892,22 @@ static fc_block block_of(fc_run *r, const fc_phase *ph, const fc_line *l, int64_
         *b = (fc_block){(int32_t)lo, leaves, (int32_t)(hi - lo)};
     }
     return *b;
+}
+
+/* How many blocks the line's tree has (1: no middle level), counted once
+ * per line. */
+static int64_t line_blocks(fc_run *r, const fc_phase *ph, const fc_line *l)
+{
+    int32_t *n = &r->line_blocks[local_of(r, member(l, 0))];
+    if (*n == 0) {
+        int32_t seg[8], c = 1;
+        if (top_segment(r, l, 0, ph->dim, false, seg) >= 2)
+            for (int64_t j = block_of(r, ph, l, 0).members; j < l->n;
+                 j += block_of(r, ph, l, j).members)
+                c++;
+        *n = c;
+    }
+    return *n;
 }
 
 /* A leaf's reduced pieces up to its parent (the line's top, or its

@@ -351,13 +351,14 @@ double comet_p2p_shift_load(const comet_system *sys, int d, int64_t stride, int6
     const net_topology *t = net_topology_of(sys->dims[d].topology);
     if (!t->shift_load)
         return 1.0;
-    comet_link l;
-    comet_link_of(&sys->dims[d], along, &l);
-    int64_t inner = 1;
-    for (int i = 0; i < d; i++)
-        inner *= sys->dims[i].size > 1 ? sys->dims[i].size : 1;
-    l.inner = inner;
-    double f = t->shift_load(&l, stride);
+    int64_t span[COMET_MAX_DIMS];
+    for (int i = 0; i < COMET_MAX_DIMS; i++)
+        span[i] = i == d ? along : 1;
+    comet_link links[COMET_MAX_DIMS]; /* d's alone (along >= 2), its inner NPUs set */
+    int dims[COMET_MAX_DIMS];
+    if (span_links(sys, span, NULL, links, dims) != 1)
+        return 1.0;
+    double f = t->shift_load(&links[0], stride);
     return f > 1.0 ? f : 1.0;
 }
 
