@@ -396,6 +396,15 @@ static void test_bad_input(void **state)
     pb->interference = -1;
     assert_int_equal(comet_deeppool(pb, r, &err), COMET_EINPUT);
     assert_string_equal(err.key, "deeppool.interference");
+    /* a value quoted in the message keeps its newline escaped: one line
+     * (an input the fuzzer found, its section a two-line plain scalar) */
+    static const char two_lines[] = "deeppool:\n ol6\n \n    -n";
+    comet_deeppool_problem *q = calloc(1, sizeof *q);
+    assert_int_equal(comet_deeppool_read_text(two_lines, strlen(two_lines), "nl.yaml", q, &err),
+                     COMET_EINPUT);
+    assert_null(strchr(err.message, '\n'));
+    assert_non_null(strstr(err.message, "expected a mapping, got \"ol6\\n-n\""));
+    free(q);
     free(pb);
     free(r);
 }

@@ -13,23 +13,6 @@ void comet_error_clear(comet_error *err)
         memset(err, 0, sizeof *err);
 }
 
-comet_status comet_error_set(comet_error *err, comet_status status, const char *file,
-                             int line, int column, const char *key, const char *fmt, ...)
-{
-    if (!err)
-        return status;
-    err->status = status;
-    err->line = line;
-    err->column = column;
-    snprintf(err->file, sizeof err->file, "%s", file ? file : "");
-    snprintf(err->key, sizeof err->key, "%s", key ? key : "");
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
-    va_end(ap);
-    return status;
-}
-
 /* Append text with control characters escaped (\n, \t, \xNN), so an error
  * stays one line and cannot drive the terminal, whatever the input held. */
 static size_t append_escaped(char *out, size_t n, size_t cap, const char *text)
@@ -48,6 +31,27 @@ static size_t append_escaped(char *out, size_t n, size_t cap, const char *text)
     }
     out[n] = '\0';
     return n;
+}
+
+comet_status comet_error_set(comet_error *err, comet_status status, const char *file,
+                             int line, int column, const char *key, const char *fmt, ...)
+{
+    if (!err)
+        return status;
+    err->status = status;
+    err->line = line;
+    err->column = column;
+    snprintf(err->file, sizeof err->file, "%s", file ? file : "");
+    snprintf(err->key, sizeof err->key, "%s", key ? key : "");
+    va_list ap;
+    va_start(ap, fmt);
+    char raw[sizeof err->message];
+    vsnprintf(raw, sizeof raw, fmt, ap);
+    va_end(ap);
+    /* the message quotes input (a value, a name) that may hold a newline or
+     * a terminal's control bytes: kept escaped, it is one line by itself */
+    append_escaped(err->message, 0, sizeof err->message, raw);
+    return status;
 }
 
 const char *comet_error_format(const comet_error *err, char *out, size_t cap)
