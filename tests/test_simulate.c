@@ -223,6 +223,27 @@ static comet_strategy agreement_strategy(int64_t tp, int64_t pp, int64_t dp, int
     return s;
 }
 
+/* A preset model and the agreement strategy for it. */
+typedef struct agreement_case {
+    const char *model;
+    int64_t tp, pp, dp, gbs, v;
+} agreement_case;
+
+static comet_system case_system(const char *preset)
+{
+    comet_system sys;
+    comet_error err;
+    assert_int_equal(comet_preset_system(preset, &sys, &err), COMET_OK);
+    return sys;
+}
+
+static comet_strategy case_strategy(const agreement_case *c, comet_model *m)
+{
+    comet_error err;
+    assert_int_equal(comet_preset_model(c->model, m, &err), COMET_OK);
+    return agreement_strategy(c->tp, c->pp, c->dp, c->gbs, c->v);
+}
+
 /* With links that do not contend and no overlap to arbitrate, the task
  * graph and the closed form must agree on every preset model; so they do
  * under ZB-H1 (B and W as passes of their own), and with uneven first and
@@ -269,6 +290,62 @@ static void test_step_agrees_with_estimate(void **state)
                  comet_schedule_name(s.schedule), (long long)s.first_stage_layers,
                  (long long)s.last_stage_layers);
         expect_agreement(label, &m, &sys, &s, 0.01);
+    }
+}
+
+/* Overlap as the frameworks run it, on h100-80g-dgx (whose compute gives
+ * overlapped communication 18 % of its throughput): TP collectives hidden
+ * behind the layer's GEMMs as chunks and the ZeRO-1 weight gather behind
+ * the next step's first forward (Megatron's overlap_param_gather). The
+ * task graph prices a layer's TP exposure by the estimate's rule and runs
+ * the gather segment by segment ahead of the first forward. What is left
+ * between them is how the gradient reduction hides (docs/model.md 16):
+ * layer by layer behind the last backward and on under the next work in
+ * the graph (interleaved pipelines hide more: -3 to -6 %), behind one
+ * backward as a whole in the closed form, which does not see the first
+ * layers' reduction start last (one microbatch: +3 to +6 %); the same
+ * under framework ideal, where nothing takes compute and the gather
+ * blocks the end of the step in both. Before, the graph exposed every TP
+ * collective and gathered after the optimizer: the roce study's dense
+ * pick (megatron-22b, TP 4, PP 8, DP 4) simulated 12 % slower than its
+ * estimate, -1 % now. With --congestion and on the fabric the TP
+ * collectives run whole on their links beside the compute, which waits
+ * for the exposed part and the pass for the last of them: the first case
+ * +2.4 % (congestion) and +0.6 % (fabric), where it was +16 % and +9 %. */
+static void test_overlap_agrees(void **state)
+{
+    (void)state;
+    static const agreement_case cases[] = {
+        {"megatron-22b", 4, 8, 4, 64, 1}, {"megatron-22b", 8, 2, 8, 128, 2},
+        {"gpt3-175b", 8, 8, 4, 256, 3},   {"llama2-70b", 8, 4, 4, 128, 2},
+        {"mixtral-8x7b", 2, 1, 64, 64, 1},
+    };
+    comet_system sys = case_system("h100-80g-dgx");
+    comet_error err;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        comet_model m;
+        comet_strategy s = case_strategy(&cases[i], &m);
+        s.grad_fp32 = true;
+        s.flash_attention = true;
+        s.zero_stage = 1;
+        s.overlap_dp = true;
+        s.overlap_tp = true;
+        comet_result est = expect_agreement(cases[i].model, &m, &sys, &s, 0.07);
+        if (i == 0) {
+            static comet_sim_step_result r;
+            comet_sim_step_options o = {.fidelity = COMET_SIM_CONGESTION};
+            for (int fabric = 0; fabric <= 1; fabric++) {
+                o.fabric = fabric;
+                if (fabric)
+                    o.fidelity = COMET_SIM_UNAWARE;
+                assert_int_equal(comet_sim_step(&m, &sys, &s, &o, &r, &err), COMET_OK);
+                printf("    %s: simulated %.3f s (%+.2f%%)\n", fabric ? "on the fabric" : "congestion",
+                       r.step_time, 100.0 * (r.step_time / est.step_time - 1.0));
+                assert_true(fabs(r.step_time / est.step_time - 1.0) < 0.03);
+            }
+        }
+        s.framework = COMET_FRAMEWORK_IDEAL;
+        expect_agreement("  (ideal)", &m, &sys, &s, 0.07);
     }
 }
 
@@ -446,21 +523,15 @@ static void test_sim_moves_the_plans_dp_bytes(void **state)
 static void test_fp8_step_agrees_with_estimate(void **state)
 {
     (void)state;
-    static const struct {
-        const char *model;
-        int64_t tp, pp, dp, gbs, v;
-    } cases[] = {
+    static const agreement_case cases[] = {
         {"llama2-70b", 8, 4, 2, 64, 1}, {"llama2-70b", 8, 4, 2, 64, 2}, {"gpt3-175b", 8, 8, 2, 128, 1},
         {"gpt3-175b", 8, 8, 2, 128, 2},
     };
-    comet_system sys;
+    comet_system sys = case_system("h100-80g-dgx");
     comet_error err;
-    assert_int_equal(comet_preset_system("h100-80g-dgx", &sys, &err), COMET_OK);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         comet_model m;
-        assert_int_equal(comet_preset_model(cases[i].model, &m, &err), COMET_OK);
-        comet_strategy s = agreement_strategy(cases[i].tp, cases[i].pp, cases[i].dp, cases[i].gbs,
-                                              cases[i].v);
+        comet_strategy s = case_strategy(&cases[i], &m);
         s.fp8 = true;
         char label[64];
         snprintf(label, sizeof label, "fp8 %s", cases[i].model);
@@ -897,6 +968,71 @@ static void test_step_on_the_fabric(void **state)
     o.fidelity = COMET_SIM_CONGESTION;
     assert_int_equal(comet_sim_step(&m, &fab, &s, &o, &flows, &err), COMET_EINPUT);
     assert_string_equal(err.key, "--flows");
+}
+
+/* Different collectives meeting on links, what the estimate does not
+ * price (docs/fabric.md, "Not yet"): a 4-layer Mixtral on 4 DGX H100-class
+ * nodes whose scale-out is a hashed (ECMP) 2-tier tree of 8-port
+ * switches, TP 2, DP 16, EP 8 across the nodes (ep:2x4), ZeRO 1. The
+ * expert all-to-alls block the compute while the data-parallel gather
+ * (behind the first forward) and reduction (behind the backward) cross
+ * the same uplinks. Without flows the graph agrees with the estimate
+ * (-1.2 %); as flows the step is +7.5 %, where with the DP collectives
+ * not overlapped, so that nothing meets, the flows are -0.8 % from it:
+ * the 8.7 points are the all-to-alls sharing links with the hidden DP
+ * traffic. The bounds
+ * hold the estimate's blind spot where it is: a change that makes the
+ * estimate see it should narrow them. */
+static void test_collectives_meet_on_links(void **state)
+{
+    (void)state;
+    comet_model m;
+    comet_system sys;
+    comet_error err;
+    presets("mixtral-8x7b", "h100-80g-dgx", &m, &sys);
+    m.layers = 4;
+    sys.dims[0].size = 8;
+    sys.dims[1].size = 4;
+    sys.dims[1].bandwidth = 50e9;
+    sys.dims[1].latency = 2e-6;
+    sys.dims[1].efficiency = 0.92;
+    fat_tree_out(&sys, 8, 1.0);
+    sys.dims[1].shape.routing = COMET_ROUTE_ECMP;
+    comet_strategy s;
+    comet_strategy_defaults(&s);
+    s.tp = 2;
+    s.dp = 16;
+    s.ep = 8;
+    s.sp = true;
+    s.zero_stage = 1;
+    s.flash_attention = true;
+    s.grad_fp32 = true;
+    s.overlap_tp = true;
+    s.global_batch = 16;
+    const comet_group order[] = {COMET_GROUP_TP, COMET_GROUP_DP, COMET_GROUP_EP, COMET_GROUP_PP};
+    comet_strategy_order_complete(order, 4, s.order);
+    static comet_sim_step_result plain, flows;
+    comet_result est;
+    double step[2][2];
+    for (int overlap = 1; overlap >= 0; overlap--) {
+        s.overlap_dp = overlap;
+        assert_int_equal(comet_estimate(&m, &sys, &s, &est, &err), COMET_OK);
+        comet_sim_step_options o = {.fidelity = COMET_SIM_UNAWARE, .fabric = COMET_SIM_FABRIC_OFF};
+        assert_int_equal(comet_sim_step(&m, &sys, &s, &o, &plain, &err), COMET_OK);
+        o.fabric = COMET_SIM_FABRIC_ON;
+        assert_int_equal(comet_sim_step(&m, &sys, &s, &o, &flows, &err), COMET_OK);
+        step[overlap][0] = plain.step_time / est.step_time - 1.0;
+        step[overlap][1] = flows.step_time / est.step_time - 1.0;
+        printf("  DP overlap %s: estimate %.4f s, graph %+.2f %%, flows %+.2f %% (%lld as flows)\n",
+               overlap ? "on " : "off", est.step_time, 100.0 * step[overlap][0],
+               100.0 * step[overlap][1], (long long)flows.fabric_transfers);
+        assert_true(flows.fabric_transfers > 0);
+        assert_true(fabs(step[overlap][0]) < 0.03);
+    }
+    /* nothing meets */
+    assert_true(fabs(step[0][1]) < 0.03);
+    /* they meet: the flows see what the estimate does not */
+    assert_true(step[1][1] - step[1][0] > 0.05 && step[1][1] < 0.12);
 }
 
 /* COMET_SIM_FABRIC_AUTO (comet simulate's default): off the fabric where
@@ -1728,6 +1864,8 @@ void suite_simulate(test_tally *t)
         cmocka_unit_test(test_step_fabric_auto),
         cmocka_unit_test(test_step_links),
         cmocka_unit_test(test_step_themis),
+        cmocka_unit_test(test_overlap_agrees),
+        cmocka_unit_test(test_collectives_meet_on_links),
         cmocka_unit_test(test_step_extrapolates_exactly),
         cmocka_unit_test(test_step_extrapolated_timeline_and_limits),
         cmocka_unit_test(test_step_many_layers),

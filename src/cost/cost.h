@@ -240,6 +240,31 @@ static inline double overlap_share(const comet_system *sys, const comet_strategy
                                                                  : sys->compute.overlap_slowdown;
 }
 
+/* What of one layer instance's TP communication `comm` (all its passes)
+ * stays exposed under TP overlap (docs/model.md 7.4): it hides behind the
+ * GEMMs of the same passes, `gemm_window`, only as chunks (collective
+ * matmul), so the first chunk's share stays exposed, and what hides takes
+ * its share of the GEMMs. Without overlap all of it. The estimate and the
+ * step simulator both price a layer's TP exposure with it. */
+static inline double layer_tp_exposed(const comet_system *sys, const comet_strategy *s,
+                                      double comm, double gemm_window)
+{
+    if (!s->overlap_tp)
+        return comm;
+    double exposed = comet_fmax(comm / (double)comet_collective_chunks(sys), comm - gemm_window);
+    return exposed + overlap_share(sys, s) * (comm - exposed);
+}
+
+/* The GEMMs a layer's TP communication can hide behind: its forward's,
+ * twice that in backward, and the recomputed forward's under full
+ * recompute (blocks only). */
+static inline double layer_gemm_window(const work_layer *l, const comet_strategy *s,
+                                       const layer_time *lt)
+{
+    bool full = l->where == WORK_EVERY_STAGE && s->recompute == COMET_RECOMPUTE_FULL;
+    return lt->gemm_fwd * (3.0 + (full ? 1.0 : 0.0));
+}
+
 /* ---- the step plan (step_plan.c) ---- */
 
 /* When a step-level collective may run behind compute: not at all, or

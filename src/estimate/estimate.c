@@ -56,19 +56,12 @@ static void time_layer(const work_layer *l, const work_stage *w, const layer_tim
      * consuming its output, so it can only hide by splitting both into
      * chunks (collective matmul): the first chunk's share stays exposed. */
     bool full = l->where == WORK_EVERY_STAGE && s->recompute == COMET_RECOMPUTE_FULL;
-    double gemm_window = lt.gemm_fwd * (3.0 + (full ? 1.0 : 0.0));
-    double chunks = (double)comet_collective_chunks(sys);
-    double share = overlap_share(sys, s);
+    double gemm_window = layer_gemm_window(l, s, &lt);
     double n = on_busiest ? l->count : 0.0;
     *unit = (kind_time){.fwd = lt.fwd, .bwd = lt.bwd + lt.recompute, .weight = lt.wgrad};
     for (int g = 0; g < COMET_GROUP_COUNT; g++) {
         double comm = lt.comm_fwd[g] + lt.comm_bwd[g] + lt.comm_rc[g];
-        double exposed = comm;
-        if (g == COMET_GROUP_TP && s->overlap_tp) {
-            exposed = comet_fmax(comm / chunks, comm - gemm_window);
-            /* what hides takes its share of the GEMMs it hides behind */
-            exposed += share * (comm - exposed);
-        }
+        double exposed = g == COMET_GROUP_TP ? layer_tp_exposed(sys, s, comm, gemm_window) : comm;
         st->comm[g] += n * comm;
         st->exposed[g] += n * exposed;
         /* each pass keeps its own share of what stays exposed */

@@ -10,7 +10,9 @@
  * passes, input gradient and weight gradient); pipeline sends link stages; the
  * step plan's data-parallel items (src/cost/step_plan.c) become gradient
  * buckets that start as each layer's last backward ends (ZeRO-2/3 reduce every microbatch, ZeRO-3 gathers
- * weights ahead of each layer); offloaded weights, activations and
+ * weights ahead of each layer, ZeRO-1/2 under Megatron ahead of the first
+ * forward); TP overlap keeps the estimate's exposed share on the compute
+ * stream (src/cost/cost.h); offloaded weights, activations and
  * gradients move on a memory stream (the expansion tier); the optimizer
  * step closes the stage.
  * Under congestion every collective and send becomes chunks of
@@ -94,6 +96,12 @@ typedef struct builder {
     int *dp_last;        /* per stage: last DP task before the optimizer */
     int *seg_gather;     /* per-layer ZeRO 3: each segment's gather in the current pass */
     int *pass_end;       /* per stage: the last task of the stage's latest pass */
+    /* TP overlap under congestion or on the fabric: the layers' TP
+     * collectives run whole on their links beside the compute, which waits
+     * only for what the estimate leaves exposed of them; the pass ends
+     * once its last one is done (tp_pending, per stage) */
+    bool tp_behind;
+    int *tp_pending;
     bool oom;
 } builder;
 
@@ -356,6 +364,13 @@ static int layer_comms(builder *b, int stage, const segment *sg, int pass_kind, 
         if (!(t > 0.0) && !(ring_pass && b->split_tp))
             continue;
         if ((!b->congestion && !b->split_tp) || ring) {
+            /* TP overlap: each pass keeps its share of what stays exposed
+             * behind the layer's GEMMs, as the estimate prices it (with
+             * congestion or flows the collectives run whole, on links) */
+            if (g == COMET_GROUP_TP && b->s->overlap_tp) {
+                double comm = lt->comm_fwd[g] + lt->comm_bwd[g] + lt->comm_rc[g];
+                t *= layer_tp_exposed(b->sys, b->s, comm, layer_gemm_window(l, b->s, lt)) / comm;
+            }
             prev = task(b, stage, R_TP, t * sg->count, (uint8_t)kind[g], mb, sg->layer, prev);
             if (ring)
                 record(b, prev, (step_coll){COMET_COLL_NONE, COMET_GROUP_CP,
@@ -365,16 +380,35 @@ static int layer_comms(builder *b, int stage, const segment *sg, int pass_kind, 
                                             0.0});
             continue;
         }
+        bool behind = g == COMET_GROUP_TP && b->tp_behind;
+        /* behind the compute they go out in order: after the compute
+         * before them and the TP collectives issued before */
+        int issued = prev;
+        if (behind && b->tp_pending[stage] >= 0) {
+            issued = task(b, stage, R_TP, 0.0, (uint8_t)kind[g], mb, sg->layer, prev);
+            sim_add_dep(&b->g, b->tp_pending[stage], issued);
+        }
         for (int i = 0; i < l->n_comms; i++) {
             const work_comm *c = &l->comms[i];
             bool in_pass = pass_kind == K_FWD ? c->in_forward
                          : pass_kind == K_BWD ? c->in_backward
                                               : c->recomputed &&
                                                     b->s->recompute == COMET_RECOMPUTE_FULL;
-            if ((int)c->group == g && in_pass)
-                prev = collective(b, stage, R_TP, c->group, c->collective,
-                                  c->bytes * sg->count, c->outer_bytes * sg->count, kind[g], mb,
-                                  sg->layer, prev);
+            if ((int)c->group != g || !in_pass)
+                continue;
+            int id = collective(b, stage, R_TP, c->group, c->collective, c->bytes * sg->count,
+                                c->outer_bytes * sg->count, kind[g], mb, sg->layer,
+                                behind ? issued : prev);
+            if (behind)
+                b->tp_pending[stage] = issued = id;
+            else
+                prev = id;
+        }
+        if (behind) {
+            double comm = lt->comm_fwd[g] + lt->comm_bwd[g] + lt->comm_rc[g];
+            double exposed = layer_tp_exposed(b->sys, b->s, comm, layer_gemm_window(l, b->s, lt));
+            prev = task(b, stage, R_COMPUTE, t * exposed / comm * sg->count, (uint8_t)kind[g],
+                        mb, sg->layer, prev);
         }
     }
     return prev;
@@ -488,6 +522,19 @@ static void dp_bucket(builder *b, int stage, const segment *sg, int64_t mb, bool
                                           sg->layer, grad);
 }
 
+/* ZeRO 1/2 under framework megatron with overlap: the weights updated at
+ * the end of a step are gathered behind the next step's first forward
+ * (the estimate's gather_window, docs/model.md 7.4). One step is
+ * simulated in its steady state: its first forward gathers, segment by
+ * segment on the DP stream, what the step before it updated, and waits
+ * for each segment's gather; nothing is gathered after the optimizer. */
+static bool weights_behind_forward(const builder *b)
+{
+    const plan_dp *dp = &b->plan.dp;
+    return dp->active && dp->overlap && dp->gather_after_step &&
+           dp->gather_window == PLAN_BEHIND_FORWARD;
+}
+
 /* One pass of microbatch mb through virtual stage vs: a forward, a whole
  * backward, or its input-gradient part (B: recompute, the input gradient's
  * compute and the layers' backward collectives, the send to the previous
@@ -519,6 +566,10 @@ static void pass(builder *b, int64_t mb, int vs, sched_pass_kind kind)
         b->seg_gather[k] = gather(b, stage, &segs[forward ? k : n - 1 - k], mb,
                                   b->pass_end[stage]);
     int g_next = first_sg && !per_layer ? gather(b, stage, first_sg, mb, -1) : -1;
+    /* the previous step's updated weights, gathered as this step's first
+     * forward reaches each segment (Megatron's overlap_param_gather) */
+    bool regather = forward && mb == 0 && weights_behind_forward(b);
+    int regathered = -1; /* each after the one before: in order, as the DP stream issues them */
     int w_next = first_sg ? load_weights(b, stage, first_sg, mb) : -1;
     /* a whole backward's offloaded gradients go out one segment late,
      * behind the next segment's activation load on the in-order memory
@@ -537,6 +588,13 @@ static void pass(builder *b, int64_t mb, int vs, sched_pass_kind kind)
         if (forward) {
             t = task(b, stage, R_COMPUTE, lt->fwd * sg->count, K_FWD, mb, sg->layer, prev);
             sim_add_dep(&b->g, g, t);
+            if (regather && !wl->model_parallel) {
+                regathered = dp_collective(b, stage, R_DP, COMET_COLL_ALL_GATHER,
+                                           wl->params * sg->count, wl->expert_params * sg->count,
+                                           b->plan.dp.weight_bytes, 0.0, K_GATHER, mb, sg->layer,
+                                           regathered);
+                sim_add_dep(&b->g, regathered, t);
+            }
             sim_add_dep(&b->g, w, t);
             g_next = next_gather ? gather(b, stage, next_gather, mb, -1) : -1;
             w_next = next ? load_weights(b, stage, next, mb) : -1;
@@ -603,6 +661,12 @@ static void pass(builder *b, int64_t mb, int vs, sched_pass_kind kind)
     int *last_tab = forward ? b->fwd_last : weight ? b->wgt_last : b->bwd_last;
     if (!weight)
         first_tab[idx(b, mb, vs)] = first;
+    if (b->tp_pending[stage] >= 0) { /* the pass's TP collectives run behind it: it ends with them */
+        int end = task(b, stage, R_COMPUTE, 0.0, K_TP, mb, -1, prev);
+        sim_add_dep(&b->g, b->tp_pending[stage], end);
+        prev = end;
+        b->tp_pending[stage] = -1;
+    }
     last_tab[idx(b, mb, vs)] = prev;
     if (prev >= 0)
         b->pass_end[stage] = prev;
@@ -694,7 +758,7 @@ static void stage_epilogue(builder *b, int stage)
            (plan_held(params, expert, dp->weight_shards, dp->expert_weight_shards) + params_mp) *
                dp->weight_bytes * b->fp.weights_offloaded,
            K_STORE_WEIGHTS, b->micro - 1, -1, state >= 0 ? state : opt);
-    if (dp->active && dp->gather_after_step)
+    if (dp->active && dp->gather_after_step && !weights_behind_forward(b))
         dp_collective(b, stage, R_DP, COMET_COLL_ALL_GATHER, params, expert, dp->weight_bytes, 0.0,
                       K_GATHER, b->micro - 1, -1, opt);
 }
@@ -840,9 +904,11 @@ static comet_status build(const comet_model *m, const comet_system *sys, const c
     }
     b->dp_last = malloc(sizeof(int) * (size_t)b->p);
     b->pass_end = malloc(sizeof(int) * (size_t)b->p);
-    b->oom = b->oom || !b->dp_last || !b->pass_end;
-    for (int i = 0; b->dp_last && b->pass_end && i < b->p; i++)
-        b->dp_last[i] = b->pass_end[i] = -1;
+    b->tp_pending = malloc(sizeof(int) * (size_t)b->p);
+    b->oom = b->oom || !b->dp_last || !b->pass_end || !b->tp_pending;
+    for (int i = 0; b->dp_last && b->pass_end && b->tp_pending && i < b->p; i++)
+        b->dp_last[i] = b->pass_end[i] = b->tp_pending[i] = -1;
+    b->tp_behind = s->overlap_tp && (congestion || (mode && mode->fabric));
     for (int stage = 0; stage < b->p && !b->oom; stage++) {
         stage_program(b, stage);
         stage_epilogue(b, stage);
@@ -870,6 +936,7 @@ static void builder_free(builder *b, bool keep_graph)
     free(b->segs);
     free(b->seg_gather);
     free(b->pass_end);
+    free(b->tp_pending);
     free(b->themis_load);
     if (!keep_graph) {
         sim_graph_free(&b->g);
