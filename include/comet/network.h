@@ -114,6 +114,13 @@ static inline int64_t comet_collective_chunks(const comet_system *sys)
 int comet_span_links(const comet_system *sys, const int64_t span[COMET_MAX_DIMS],
                      comet_link links[COMET_MAX_DIMS], int dims[COMET_MAX_DIMS]);
 
+/* The same for a group whose members sit spacing[d] apart along each
+ * dimension d (NULL: adjacent; comet_strategy_group_spacing), which the
+ * Clos view reads (comet_link.spacing). */
+int comet_span_links_placed(const comet_system *sys, const int64_t span[COMET_MAX_DIMS],
+                            const int64_t *spacing, comet_link links[COMET_MAX_DIMS],
+                            int dims[COMET_MAX_DIMS]);
+
 /* Time of collective c of `bytes` per NPU (the full buffer each NPU holds
  * before a reduce-scatter / after an all-gather / the all-reduce buffer)
  * on one dimension. Returns 0 for n <= 1 or bytes <= 0. */

@@ -76,6 +76,13 @@ int comet_span_links(const comet_system *sys, const int64_t span[COMET_MAX_DIMS]
     return span_links(sys, span, NULL, links, dims);
 }
 
+int comet_span_links_placed(const comet_system *sys, const int64_t span[COMET_MAX_DIMS],
+                            const int64_t *spacing, comet_link links[COMET_MAX_DIMS],
+                            int dims[COMET_MAX_DIMS])
+{
+    return span_links(sys, span, spacing, links, dims);
+}
+
 int comet_collective_plan(comet_collective c, const comet_link *links, const int *order, int m,
                           double bytes, comet_coll_phase out[COMET_MAX_COLL_PHASES])
 {

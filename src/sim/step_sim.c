@@ -187,12 +187,12 @@ static int task(builder *b, int stage, int kind_res, double dur, int kind, int64
  * by a zero-length task on `stream` so the stream waits for it in program
  * order. Returns that task. */
 static int chunked(builder *b, int stage, int stream, const int64_t span[COMET_MAX_DIMS],
-                   comet_collective c, double bytes, double outer, int kind, int64_t mb,
-                   int layer, int after)
+                   const int64_t *spacing, comet_collective c, double bytes, double outer,
+                   int kind, int64_t mb, int layer, int after)
 {
     comet_link links[COMET_MAX_DIMS];
     int map[COMET_MAX_DIMS], order[COMET_MAX_DIMS];
-    int m = comet_span_links(b->sys, span, links, map);
+    int m = comet_span_links_placed(b->sys, span, spacing, links, map);
     if (m == 0 || !(bytes > 0.0))
         return task(b, stage, stream, 0.0, kind, mb, layer, after);
     int64_t k = comet_collective_chunks_split(b->sys, span, c, bytes, outer);
@@ -274,8 +274,8 @@ static int collective_on(builder *b, int stage, int stream, const int64_t span[C
                          int layer, int after)
 {
     if (b->congestion)
-        return chunked(b, stage, stream == R_TP && !b->s->overlap_tp ? R_COMPUTE : stream, span, c,
-                       bytes, outer, kind, mb, layer, after);
+        return chunked(b, stage, stream == R_TP && !b->s->overlap_tp ? R_COMPUTE : stream, span,
+                       spacing, c, bytes, outer, kind, mb, layer, after);
     double t = comet_collective_time_placed(b->sys, span, spacing, c, bytes, outer);
     int id = task(b, stage, stream, t, kind, mb, layer, after);
     record(b, id, (step_coll){c, grp, bytes, STEP_ON_GROUP, outer});
