@@ -1441,9 +1441,12 @@ static comet_status rooted_phases(fc_run *r, const comet_system *sys, const come
         } else if (pc == COMET_COLL_BROADCAST || pc == COMET_COLL_REDUCE) {
             bool down = pc == COMET_COLL_BROADCAST;
             if (topo->root_chain && topo->root_chain(&links[phases[i].link], &chain)) {
-                /* a torus or mesh group along one axis: that axis's line
-                 * (a ring where it wraps, a line from its end where not) */
-                int axis = grid_topo(sys->dims[d].topology) ? 0 : -1;
+                /* a torus or mesh group along one axis: a line from its
+                 * end, but where it is a whole torus axis, which wraps (as
+                 * the closed form's grid_of sees it) */
+                const fab_dim *fd = &r->f->dims[d];
+                bool ring = fd->wrap && r->group_axes[d][0] == fd->axes[0];
+                int axis = grid_topo(sys->dims[d].topology) && !ring ? 0 : -1;
                 fc_phase ph = {d, axis, FC_CHAIN, pc, bytes, !down, 0, false, 0,
                                r->f->dims[d].uni};
                 st = add_phase(pl, ph, err);
