@@ -71,14 +71,14 @@ NET_COLD double net_rooted_time(comet_collective c, const net_topology *t, const
                                 double a, double x)
 {
     net_cost chain;
+    bool toward = c == COMET_COLL_GATHER || c == COMET_COLL_REDUCE;
+    net_pattern_fn rooted = toward && t->root_gather ? t->root_gather : t->root_scatter;
     if (c == COMET_COLL_GATHER || c == COMET_COLL_SCATTER)
-        return net_seconds(t->root_scatter(l), a, x);
+        return net_seconds(rooted(l), a, x);
     if (t->root_chain && t->root_chain(l, &chain))
         return net_seconds(chain, a, x);
-    comet_collective pass =
-        c == COMET_COLL_REDUCE ? COMET_COLL_REDUCE_SCATTER : COMET_COLL_ALL_GATHER;
-    return net_seconds(t->root_scatter(l), a, x) +
-           net_algorithm_of(l->algorithm)->time[pass](t, l, a, x);
+    comet_collective pass = toward ? COMET_COLL_REDUCE_SCATTER : COMET_COLL_ALL_GATHER;
+    return net_seconds(rooted(l), a, x) + net_algorithm_of(l->algorithm)->time[pass](t, l, a, x);
 }
 
 double comet_collective_time_1d(comet_collective c, const comet_link *link, double bytes)

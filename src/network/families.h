@@ -74,6 +74,8 @@ typedef struct net_topology {
      * sends S/n to every other member at once (a gather: every member its
      * S/n to the root, the mirror). */
     net_pattern_fn root_scatter;
+    /* The gather where it is not the scatter's price (NULL: it is). */
+    net_pattern_fn root_gather;
     /* A broadcast pipelined in pieces down a chain from the root (a
      * reduce: toward it); NULL or false where the topology runs a
      * broadcast as its scatter then the algorithm's all-gather (a reduce:
