@@ -51,8 +51,9 @@ typedef enum comet_collective {
     COMET_COLL_ALL_GATHER,
     COMET_COLL_ALL_TO_ALL,
     /* rooted collectives and the barrier (Chakra traces hold them):
-     * priced as comet_collective_priced_as says, run as flows rooted at
-     * each group's first member (docs/collectives.md) */
+     * rooted at each group's first member, priced by each topology's
+     * rooted closed forms and run as flows of the same plans; the barrier
+     * as comet_collective_priced_as says (docs/collectives.md) */
     COMET_COLL_BROADCAST,
     COMET_COLL_REDUCE,
     COMET_COLL_GATHER,

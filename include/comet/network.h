@@ -179,16 +179,13 @@ typedef struct comet_coll_phase {
  * torch.distributed.barrier runs it on NCCL. */
 #define COMET_BARRIER_BYTES 4.0
 
-/* The symmetric collective whose cost a rooted collective or the barrier
- * takes (docs/collectives.md, "Rooted collectives and the barrier"): a
- * scatter or a gather costs an all-gather (the root's link carries the
- * (n-1)/n S every NPU's carries in an all-gather, in as many steps), so a
- * broadcast (scatter + all-gather, van de Geijn's) and a reduce
- * (reduce-scatter + gather, Rabenseifner's; both MPICH's long-message
- * algorithms, Thakur, Rabenseifner & Gropp 2005) cost an all-reduce; a
- * barrier is an all-reduce of COMET_BARRIER_BYTES, which *bytes becomes.
- * The four symmetric collectives are returned as they are. Every pricing
- * function below applies it. */
+/* The collective a barrier is priced as: an all-reduce of
+ * COMET_BARRIER_BYTES, which *bytes becomes. Every other collective is
+ * returned as it is: the rooted ones (broadcast, reduce, gather, scatter)
+ * have closed forms of their own per topology (docs/collectives.md,
+ * "Rooted collectives"); on a dimension with measured curves or a
+ * protocol model a scatter or gather takes the all-gather's, a broadcast
+ * or reduce the all-reduce's. Every pricing function below applies it. */
 comet_collective comet_collective_priced_as(comet_collective c, double *bytes);
 
 /* The hierarchical plan of collective c of `bytes` per NPU over m links
@@ -199,6 +196,11 @@ comet_collective comet_collective_priced_as(comet_collective c, double *bytes);
  * all-gather back down; reduce-scatter and all-gather visit every link
  * once with the same shrinking sizes (all-gather's phases mirror
  * reduce-scatter's); all-to-all runs once per link on the full buffer.
+ * Rooted collectives (rooted at the group's first member): a broadcast
+ * is planned as an all-reduce with scatters for its reduce-scatters and
+ * a broadcast on the last link, a reduce with a reduce on the last and
+ * gathers for its all-gathers; a scatter as an all-gather (from the root
+ * out), a gather the same phases in reverse order (toward the root).
  * Fills out[] and returns the number of phases (0 for an unknown c). */
 int comet_collective_plan(comet_collective c, const comet_link *links, const int *order, int m,
                           double bytes, comet_coll_phase out[COMET_MAX_COLL_PHASES]);

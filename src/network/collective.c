@@ -18,24 +18,11 @@
 
 #include <math.h>
 
-/* A link whose dimension has a size model: its measured curve for c, else
- * its protocol model, else the closed form (a dimension may carry curves
- * for some collectives only). Kept out of line and cold: the strategy
- * search's systems mostly have none, and their path stays as it was. */
-NET_COLD static comet_coll_cost sized_cost(comet_collective c, const comet_link *link,
-                                           double bytes, double a, double x)
-{
-    comet_coll_cost r;
-    if (net_bus_curve_cost(c, link, bytes, &r))
-        return r;
-    comet_protocol_model pm = link->size_model->protocols;
-    if (pm > COMET_PROTOCOLS_NONE && pm < COMET_PROTOCOLS_COUNT)
-        return net_protocol_cost(c, link, a, x);
-    return (comet_coll_cost){net_closed_form(c, link, a, x), net_closed_form(c, link, 0.0, x),
-                             COMET_PROTO_NONE};
-}
-
-comet_collective comet_collective_priced_as(comet_collective c, double *bytes)
+/* The symmetric collective whose measured curve or protocol model prices a
+ * rooted one (nccl-tests measure only those, NCCL's protocols are tuned
+ * for them): a scatter or a gather moves the root's (n-1)/n S, an
+ * all-gather's, a broadcast or a reduce an all-reduce's 2(n-1) steps. */
+static comet_collective symmetric_of(comet_collective c)
 {
     switch (c) {
     case COMET_COLL_BROADCAST:
@@ -44,12 +31,54 @@ comet_collective comet_collective_priced_as(comet_collective c, double *bytes)
     case COMET_COLL_GATHER:
     case COMET_COLL_SCATTER:
         return COMET_COLL_ALL_GATHER;
-    case COMET_COLL_BARRIER:
-        *bytes = COMET_BARRIER_BYTES;
-        return COMET_COLL_ALL_REDUCE;
     default:
         return c;
     }
+}
+
+/* A link whose dimension has a size model: its measured curve for c, else
+ * its protocol model, else the closed form (a dimension may carry curves
+ * for some collectives only). Kept out of line and cold: the strategy
+ * search's systems mostly have none, and their path stays as it was. */
+NET_COLD static comet_coll_cost sized_cost(comet_collective c, const comet_link *link,
+                                           double bytes, double a, double x)
+{
+    comet_coll_cost r;
+    comet_collective sym = symmetric_of(c);
+    if (net_bus_curve_cost(sym, link, bytes, &r))
+        return r;
+    comet_protocol_model pm = link->size_model->protocols;
+    if (pm > COMET_PROTOCOLS_NONE && pm < COMET_PROTOCOLS_COUNT)
+        return net_protocol_cost(sym, link, a, x);
+    return (comet_coll_cost){net_closed_form(c, link, a, x), net_closed_form(c, link, 0.0, x),
+                             COMET_PROTO_NONE};
+}
+
+comet_collective comet_collective_priced_as(comet_collective c, double *bytes)
+{
+    if (c != COMET_COLL_BARRIER)
+        return c;
+    *bytes = COMET_BARRIER_BYTES;
+    return COMET_COLL_ALL_REDUCE;
+}
+
+/* Rooted at the group's first member. A scatter (gather) is the
+ * topology's scatter pattern; a broadcast (reduce) its chain where it has
+ * one, else the scatter after the algorithm's all-gather (the gather
+ * after its reduce-scatter): van de Geijn's broadcast and Rabenseifner's
+ * reduce. docs/collectives.md, "Rooted collectives". */
+NET_COLD double net_rooted_time(comet_collective c, const net_topology *t, const comet_link *l,
+                                double a, double x)
+{
+    net_cost chain;
+    bool toward = c == COMET_COLL_GATHER || c == COMET_COLL_REDUCE;
+    net_pattern_fn rooted = toward && t->root_gather ? t->root_gather : t->root_scatter;
+    if (c == COMET_COLL_GATHER || c == COMET_COLL_SCATTER)
+        return net_seconds(rooted(l), a, x);
+    if (t->root_chain && t->root_chain(l, &chain))
+        return net_seconds(chain, a, x);
+    comet_collective pass = toward ? COMET_COLL_REDUCE_SCATTER : COMET_COLL_ALL_GATHER;
+    return net_seconds(rooted(l), a, x) + net_algorithm_of(l->algorithm)->time[pass](t, l, a, x);
 }
 
 double comet_collective_time_1d(comet_collective c, const comet_link *link, double bytes)
@@ -91,7 +120,7 @@ double comet_collective_messages(comet_collective c, const comet_link *link)
     if (!link || link->n <= 1)
         return 0.0;
     double bytes = 0.0;
-    c = comet_collective_priced_as(c, &bytes);
+    c = symmetric_of(comet_collective_priced_as(c, &bytes));
     double pass = net_algorithm_of(link->algorithm)->pass_messages(link->n);
     return c == COMET_COLL_ALL_REDUCE ? 2.0 * pass : pass;
 }

@@ -76,6 +76,11 @@ typedef struct fc_phase {
      * NPU no message is ready before the one ahead of it on its
      * connection has arrived, so the bookkeeping is skipped) */
     bool in_order;
+    /* a rooted phase on one axis of a torus or mesh group: only the NPUs
+     * at index 0 along these axes of the group (bits) take part */
+    uint8_t axis_mask;
+    /* a chain on a unidirectional ring: a reduce's runs forward too */
+    bool one_way;
 } fc_phase;
 
 typedef struct fc_plan {
@@ -330,17 +335,28 @@ static int log_steps(int64_t n)
     return n > 1 ? net_ceil_log2(n) : 0;
 }
 
+/* npu's index in its group along dimension d. */
+static int64_t group_index(const fc_run *r, int d, int64_t npu)
+{
+    const fab_dim *fd = &r->f->dims[d];
+    return ((npu / fd->inner) % fd->size / r->stride[d]) % r->span[d];
+}
+
 /* Whether npu takes part in a rooted phase: index 0 of its group along
- * every dimension of the mask. */
+ * every dimension of the mask, and along every axis of its axis mask. */
 static bool takes_part(const fc_run *r, const fc_phase *ph, int64_t npu)
 {
-    for (int d = 0; d < r->f->n_dims; d++) {
-        if (!(ph->root_mask >> d & 1u))
-            continue;
-        const fab_dim *fd = &r->f->dims[d];
-        int64_t pos = (npu / fd->inner) % fd->size;
-        if ((pos / r->stride[d]) % r->span[d] != 0)
+    for (int d = 0; d < r->f->n_dims; d++)
+        if ((ph->root_mask >> d & 1u) && group_index(r, d, npu) != 0)
             return false;
+    if (ph->axis_mask) {
+        int64_t i = group_index(r, ph->dim, npu);
+        for (int a = 0; a < r->group_m[ph->dim]; a++) {
+            int64_t k = r->group_axes[ph->dim][a];
+            if ((ph->axis_mask >> a & 1u) && i % k != 0)
+                return false;
+            i /= k;
+        }
     }
     return true;
 }
@@ -353,7 +369,7 @@ static int64_t messages(const fc_phase *ph, const fc_line *l)
     case FC_GATHER:
         return l->n - 1; /* the root's; see needs() */
     case FC_CHAIN:
-        return l->n;     /* pieces */
+        return l->ring_axis ? l->n : 2 * l->n; /* pieces: a line's one chain 2n */
     case FC_TREE:
         return TREE_PIECES; /* per tree; tree_done says when a phase is through */
     case FC_RING:
@@ -369,42 +385,53 @@ static int64_t messages(const fc_phase *ph, const fc_line *l)
     return 0;
 }
 
-/* A chain (pipelined broadcast or reduce) on channel ch of nch: position
- * d of a member from the root along the ring order, one way round per
- * channel (two counter-rotating chains on a ring); the chain runs from
- * the root (broadcast) or toward it (reduce, mirror). */
-static int64_t chain_pos(const fc_line *l, int64_t j, int ch, bool toward_root)
+/* A chain (pipelined broadcast or reduce) on channel ch: position d of a
+ * member from the root (index 0) in index order, one way round per
+ * channel (two counter-rotating chains on a ring or a torus axis, one
+ * along a line, from its end); the chain runs from the root (broadcast)
+ * or toward it (reduce, mirror); on a unidirectional ring channel 0 runs
+ * forward either way (a reduce from the root's successor round to it). */
+static bool chain_forward(const fc_phase *ph, int ch)
 {
-    int64_t q = ring_pos(l, j), q0 = ring_pos(l, 0);
-    int64_t d = ch == 0 ? (q - q0 + l->n) % l->n : (q0 - q + l->n) % l->n;
-    return toward_root ? l->n - 1 - d : d;
+    return (ch == 0) != (ph->mirror && ph->one_way);
+}
+
+static int64_t chain_pos(const fc_phase *ph, const fc_line *l, int64_t j, int ch)
+{
+    int64_t d = chain_forward(ph, ch) ? j : (l->n - j) % l->n;
+    return ph->mirror ? l->n - 1 - d : d;
 }
 
 /* The index of the member at chain position pos, and that member. */
-static int64_t chain_index(const fc_line *l, int64_t pos, int ch, bool toward_root)
+static int64_t chain_index(const fc_phase *ph, const fc_line *l, int64_t pos, int ch)
 {
-    int64_t d = toward_root ? l->n - 1 - pos : pos, q0 = ring_pos(l, 0);
-    int64_t q = ch == 0 ? (q0 + d) % l->n : (q0 - d + l->n) % l->n;
-    return ring_member(l, q);
+    int64_t d = ph->mirror ? l->n - 1 - pos : pos;
+    return chain_forward(ph, ch) ? d : (l->n - d) % l->n;
 }
 
-static int64_t chain_member(const fc_line *l, int64_t pos, int ch, bool toward_root)
+static int64_t chain_member(const fc_phase *ph, const fc_line *l, int64_t pos, int ch)
 {
-    return member(l, chain_index(l, pos, ch, toward_root));
+    return member(l, chain_index(ph, l, pos, ch));
 }
 
 /* Messages npu sends and receives in phase ph per channel: the same both
  * ways in the symmetric patterns; from the root to each other member in a
  * scatter, the other way in a gather, down a chain (the head's receipts
- * are its pieces' arrivals), none for an NPU not taking part. */
+ * are its pieces' arrivals), none for an NPU not taking part. A scatter's
+ * member also waits for the root to be through (a second receipt): the
+ * line leaves the phase together, as the collective returns, so members
+ * near the root do not start the next phase's traffic on links the root's
+ * last pieces still cross (a broadcast's all-gather behind its scatter on
+ * a torus axis of even size, whose root sends one piece more one way). */
 static void needs(const fc_run *r, const fc_phase *ph, const fc_line *l, int64_t npu, int ch,
                   int64_t *sent, int64_t *recv)
 {
     *sent = *recv = messages(ph, l);
     if (ph->algo == FC_CHAIN) {
-        bool tail = chain_pos(l, l->me, ch, ph->mirror) == l->n - 1;
-        *sent = !takes_part(r, ph, npu) || tail ? 0 : l->n;
-        *recv = !takes_part(r, ph, npu) ? 0 : l->n;
+        bool tail = chain_pos(ph, l, l->me, ch) == l->n - 1;
+        int64_t pieces = *sent;
+        *sent = !takes_part(r, ph, npu) || tail ? 0 : pieces;
+        *recv = !takes_part(r, ph, npu) ? 0 : pieces;
         return;
     }
     if (ph->algo != FC_SCATTER && ph->algo != FC_GATHER)
@@ -412,7 +439,7 @@ static void needs(const fc_run *r, const fc_phase *ph, const fc_line *l, int64_t
     bool root = l->me == 0, part = takes_part(r, ph, npu);
     bool sends = ph->algo == FC_SCATTER ? root : !root;
     *sent = !part ? 0 : sends ? (root ? l->n - 1 : 1) : 0;
-    *recv = !part ? 0 : root ? l->n - 1 : 1 - *sent; /* a scatter's root: its arrivals */
+    *recv = !part ? 0 : root ? l->n - 1 : ph->algo == FC_SCATTER ? 2 : 0;
 }
 
 /* NPU npu's own port on its switch dimension d (the topology's layout). */
@@ -640,11 +667,11 @@ static int progress(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, int 
         /* the head sends its pieces one after another, each once the last
          * has arrived (its recv counts the arrivals); the others pass each
          * piece on as it arrives */
-        double unit = ph->bytes / (double)l.n / (double)nch;
-        int64_t pos = chain_pos(&l, l.me, ch, ph->mirror);
+        double unit = ph->bytes / (double)messages(ph, &l) / (double)nch;
+        int64_t pos = chain_pos(ph, &l, l.me, ch);
         if (pos == l.n - 1)
             return 0;
-        int64_t to = chain_member(&l, pos + 1, ch, ph->mirror);
+        int64_t to = chain_member(ph, &l, pos + 1, ch);
         while (cnt->sent < need && (pos == 0 ? cnt->sent <= cnt->recv : cnt->sent < cnt->recv)) {
             if (send(r, e, npu, to, unit, tag_of(to, s, k, p, ch, KIND_PEER), hash) != 0)
                 return -1;
@@ -1164,16 +1191,26 @@ static int coll_flow_done(fc_run *r, fl_engine *e, uint64_t tag)
         return resume(r, e, npu, s, k, p, t, &own);
     }
     const fc_line rl = line_of(r, ph, npu);
-    if (ph->algo == FC_SCATTER || (ph->algo == FC_CHAIN && chain_pos(&rl, rl.me, ch, ph->mirror) == 1)) {
+    if (ph->algo == FC_SCATTER || (ph->algo == FC_CHAIN && chain_pos(ph, &rl, rl.me, ch) == 1)) {
         /* the root's (the chain head's) send arrived: it counts the
          * arrivals (a chain's head sends its next piece) and is through
          * once all are delivered, as a blocking scatter returns */
         fc_line root =
-            line_at(&rl, ph->algo == FC_SCATTER ? 0 : chain_index(&rl, 0, ch, ph->mirror));
+            line_at(&rl, ph->algo == FC_SCATTER ? 0 : chain_index(ph, &rl, 0, ch));
         int64_t head = member(&root, root.me);
-        count_at(r, head, s, k, p, ch)->recv++;
+        fc_count *hc = count_at(r, head, s, k, p, ch);
+        hc->recv++;
         if (resume(r, e, head, s, k, p, ch, &root) != 0)
             return -1;
+        for (int64_t j = 1; ph->algo == FC_SCATTER && hc->recv == rl.n - 1 && j < rl.n; j++) {
+            /* the root is through: so is its line, each member once its
+             * own piece is there too */
+            fc_line lj = line_at(&rl, j);
+            int64_t mj = member(&lj, j);
+            count_at(r, mj, s, k, p, ch)->recv++;
+            if (resume(r, e, mj, s, k, p, ch, &lj) != 0)
+                return -1;
+        }
     }
     int step = -1;
     if (ph->algo == FC_HALVING || ph->algo == FC_BRUCK) {
@@ -1220,6 +1257,21 @@ static comet_status add_phase(fc_plan *pl, fc_phase ph, comet_error *err)
     return COMET_OK;
 }
 
+/* Part `part`'s order of the group's axes on torus or mesh dimension dim
+ * (part, part+1, ... mod g) and what the part holds as it enters each
+ * (it shrinks by each axis's size); returns g, the group's axes. */
+static int part_axes(const fc_run *r, int dim, int part, double bytes, int *order, double *held)
+{
+    int g = r->group_m[dim];
+    double h = bytes;
+    for (int t = 0; t < g; t++) {
+        order[t] = (part + t) % g;
+        held[t] = h;
+        h /= (double)r->group_axes[dim][order[t]];
+    }
+    return g;
+}
+
 /* One reduce-scatter, all-gather or all-to-all phase of the closed form's
  * plan, as the phases the flows run: per axis on a torus or mesh under the
  * ring algorithm (part j starting at axis j), else on the whole line. */
@@ -1227,7 +1279,7 @@ static comet_status expand(fc_run *r, const comet_system *sys, fc_plan *pl, int 
                            comet_collective c, double bytes, comet_error *err)
 {
     comet_algorithm a = sys->dims[dim].algorithm;
-    fc_phase ph = {dim, -1, FC_RING, c, bytes, false, 0, r->f->dims[dim].uneven};
+    fc_phase ph = {dim, -1, FC_RING, c, bytes, false, 0, r->f->dims[dim].uneven, 0, false};
     if (c == COMET_COLL_ALL_TO_ALL) {
         /* on a direct network (fully connected, torus, mesh) nothing orders
          * the pairwise rounds: every block is posted at once, as the direct
@@ -1251,15 +1303,9 @@ static comet_status expand(fc_run *r, const comet_system *sys, fc_plan *pl, int 
     /* the ring schedule (the double binary tree runs it too but for all-reduce) */
     if (!grid_topo(sys->dims[dim].topology))
         return add_phase(pl, ph, err);
-    int g = r->group_m[dim];
     int order[COMET_MAX_AXES];
     double held[COMET_MAX_AXES];
-    double h = bytes;
-    for (int t = 0; t < g; t++) {
-        order[t] = (part + t) % g;
-        held[t] = h;
-        h /= (double)r->group_axes[dim][order[t]];
-    }
+    int g = part_axes(r, dim, part, bytes, order, held);
     /* an all-gather runs the reduce-scatter's phases backwards (bytes is
      * the full buffer either way) */
     bool mirror = c == COMET_COLL_ALL_GATHER;
@@ -1305,11 +1351,12 @@ static int channels_of(const fc_run *r, const comet_system *sys, const fc_phase 
 {
     if (ph->algo == FC_TREE) /* two trees */
         return 2;
-    if (ph->algo == FC_CHAIN) /* two counter-rotating chains on a ring, torus or mesh */
-        return (sys->dims[ph->dim].topology == COMET_TOPO_RING && !r->f->dims[ph->dim].uni) ||
-                       grid_topo(sys->dims[ph->dim].topology)
-                   ? (r->span[ph->dim] >= 3 ? 2 : 1)
-                   : 1;
+    if (ph->algo == FC_CHAIN) { /* two counter-rotating chains on a ring or a torus axis */
+        comet_topology t = sys->dims[ph->dim].topology;
+        bool ring = (t == COMET_TOPO_RING && !r->f->dims[ph->dim].uni) ||
+                    (grid_topo(t) && line_of(r, ph, 0).ring_axis);
+        return ring && r->span[ph->dim] >= 3 ? 2 : 1;
+    }
     if (ph->algo != FC_RING)
         return 1;
     const fab_dim *d = &r->f->dims[ph->dim];
@@ -1327,78 +1374,95 @@ static int channels_of(const fc_run *r, const comet_system *sys, const fc_phase 
     }
 }
 
-/* A rooted collective's phases for part j. A scatter and a gather run
- * over the all-gather plan's phases (a dimension each, its line's
- * buffer): a scatter in order from the root down, a gather backwards up
- * to it. A broadcast and a reduce run over the all-reduce plan's, as the
- * closed form prices them (comet_collective_priced_as): a broadcast
- * scatters where the all-reduce reduce-scatters, pipelines its buffer
- * down a chain from each line's root on the last dimension (n pieces: the
- * ring all-reduce's 2(n-1) steps of S/n), and all-gathers back; a reduce
- * reduce-scatters, chains toward the roots, and gathers. Each rooted
- * phase runs among the NPUs at index 0 along the dimensions the data has
- * not reached yet (scatter) or has left (gather). */
-static comet_status rooted_phases(fc_run *r, const comet_system *sys, fc_plan *pl, int j,
-                                  const int *dims,
-                                  const comet_coll_phase *phases, int np, comet_collective c,
-                                  comet_error *err)
+/* A scatter (down) or a gather on dimension d among the NPUs at index 0
+ * along the dimensions of mask: one phase on the whole line, or on a
+ * torus or mesh group of several axes one per axis (as its closed form,
+ * the topology's root_scatter, says): part j visits the axes j, j+1, ...
+ * from the root (a gather the reverse, toward it), each phase among the
+ * NPUs at index 0 along the axes the part has yet to visit (has left), so
+ * the root's traffic leaves on all its links rather than on the axis-0
+ * links its dimension-order routes to everyone would take. */
+static comet_status scatter_phases(fc_run *r, const comet_system *sys, fc_plan *pl, int j, int d,
+                                   comet_collective c, double bytes, bool down, uint8_t mask,
+                                   comet_error *err)
+{
+    fc_phase ph = {d, -1, down ? FC_SCATTER : FC_GATHER, c, bytes, false, mask, false, 0, false};
+    if (!grid_topo(sys->dims[d].topology) || r->group_m[d] <= 1)
+        return add_phase(pl, ph, err);
+    int order[COMET_MAX_AXES];
+    double held[COMET_MAX_AXES];
+    int g = part_axes(r, d, j, bytes, order, held);
+    comet_status st = COMET_OK;
+    for (int i = 0; i < g && !st; i++) {
+        int t = down ? i : g - 1 - i;
+        fc_phase x = ph;
+        x.axis = order[t];
+        x.bytes = held[t];
+        for (int u = t + 1; u < g; u++)
+            x.axis_mask = (uint8_t)(x.axis_mask | 1u << order[u]);
+        st = add_phase(pl, x, err);
+    }
+    return st;
+}
+
+/* A rooted collective's phases for part j, from its plan
+ * (comet_collective_plan): a scatter phase from each line's root among
+ * the NPUs at index 0 along the dimensions the data has yet to reach, a
+ * gather toward it among those at index 0 along the dimensions it has
+ * left; the reduce-scatters and all-gathers of a reduce and a broadcast
+ * as the all-reduce runs them; the broadcast (reduce) on the last
+ * dimension a chain of n pieces from each line's root (toward it) where
+ * the topology has one (root_chain: a ring, a torus or mesh group along
+ * one axis), else a scatter then an all-gather (a reduce-scatter then a
+ * gather). */
+static comet_status rooted_phases(fc_run *r, const comet_system *sys, const comet_link *links,
+                                  fc_plan *pl, int j, const int *dims,
+                                  const comet_coll_phase *phases, int np, comet_error *err)
 {
     comet_status st = COMET_OK;
-    /* a scatter's: dims of the phases from i on that the data has yet to
-     * reach (scatters and the chain; not the all-gathers after them) */
     uint8_t later[MAX_FLOW_PHASES + 1] = {0};
-    for (int i = np - 1; i >= 0; i--)
-        later[i] = (uint8_t)(later[i + 1] | (phases[i].collective == COMET_COLL_ALL_GATHER &&
-                                                     c == COMET_COLL_BROADCAST
-                                                 ? 0u
-                                                 : 1u << dims[phases[i].link]));
-    uint8_t before = 0; /* a gather's: dims of the phases before it */
+    for (int i = np - 1; i >= 0; i--) {
+        comet_collective pc = phases[i].collective;
+        bool reach = pc == COMET_COLL_SCATTER || pc == COMET_COLL_BROADCAST;
+        later[i] = (uint8_t)(later[i + 1] | (reach ? 1u << dims[phases[i].link] : 0u));
+    }
+    uint8_t before = 0;
     for (int i = 0; i < np && !st; i++) {
         int d = dims[phases[i].link];
         comet_collective pc = phases[i].collective;
-        fc_phase ph = {d, -1, FC_SCATTER, c, phases[i].bytes, false, later[i + 1], false};
-        bool down = c == COMET_COLL_SCATTER || c == COMET_COLL_BROADCAST;
-        if (c == COMET_COLL_GATHER) {
-            /* backwards over the all-gather plan */
-            int b = np - 1 - i;
-            ph.dim = dims[phases[b].link];
-            ph.bytes = phases[b].bytes;
-            ph.algo = FC_GATHER;
-            ph.root_mask = before;
-            before = (uint8_t)(before | 1u << ph.dim);
-        } else if (pc == COMET_COLL_ALL_REDUCE &&
-                   (sys->dims[d].topology == COMET_TOPO_FULLY_CONNECTED ||
-                    (grid_topo(sys->dims[d].topology) && r->group_m[d] > 1))) {
-            /* a chain would use one of the n-1 links (fully connected) or
-             * cross a torus or mesh of several axes in one file: a scatter
-             * (its pieces on every link at once) then an all-gather (per
-             * axis on a grid), or a reduce-scatter then a gather */
-            ph.algo = down ? FC_SCATTER : FC_GATHER;
-            ph.root_mask = 0;
-            if (!down)
-                st = expand(r, sys, pl, j, d, COMET_COLL_REDUCE_SCATTER, phases[i].bytes, err);
-            if (!st)
-                st = add_phase(pl, ph, err);
-            if (!st && down)
-                st = expand(r, sys, pl, j, d, COMET_COLL_ALL_GATHER, phases[i].bytes, err);
-            before = (uint8_t)(1u << d);
-            continue;
-        } else if (pc == COMET_COLL_ALL_REDUCE) {
-            ph.algo = FC_CHAIN;
-            ph.mirror = !down;
-            ph.root_mask = 0;
-            before = (uint8_t)(1u << d);
-        } else if (pc == COMET_COLL_REDUCE_SCATTER && down) {
-            ph.root_mask = later[i + 1];
-        } else if (pc == COMET_COLL_ALL_GATHER && !down) {
-            ph.algo = FC_GATHER;
-            ph.root_mask = before;
+        double bytes = phases[i].bytes;
+        const net_topology *topo = net_topology_of(sys->dims[d].topology);
+        net_cost chain;
+        if (pc == COMET_COLL_SCATTER) {
+            st = scatter_phases(r, sys, pl, j, d, pc, bytes, true, later[i + 1], err);
+        } else if (pc == COMET_COLL_GATHER) {
+            st = scatter_phases(r, sys, pl, j, d, pc, bytes, false, before, err);
             before = (uint8_t)(before | 1u << d);
-        } else if (c != COMET_COLL_SCATTER) {
-            st = expand(r, sys, pl, j, d, pc, phases[i].bytes, err);
-            continue;
+        } else if (pc == COMET_COLL_BROADCAST || pc == COMET_COLL_REDUCE) {
+            bool down = pc == COMET_COLL_BROADCAST;
+            if (topo->root_chain && topo->root_chain(&links[phases[i].link], &chain)) {
+                /* a torus or mesh group along one axis: a line from its
+                 * end, but where it is a whole torus axis, which wraps (as
+                 * the closed form's grid_of sees it) */
+                const fab_dim *fd = &r->f->dims[d];
+                bool ring = fd->wrap && r->group_axes[d][0] == fd->axes[0];
+                int axis = grid_topo(sys->dims[d].topology) && !ring ? 0 : -1;
+                fc_phase ph = {d, axis, FC_CHAIN, pc, bytes, !down, 0, false, 0,
+                               r->f->dims[d].uni};
+                st = add_phase(pl, ph, err);
+            } else if (down) {
+                st = scatter_phases(r, sys, pl, j, d, pc, bytes, true, later[i + 1], err);
+                if (!st)
+                    st = expand(r, sys, pl, j, d, COMET_COLL_ALL_GATHER, bytes, err);
+            } else {
+                st = expand(r, sys, pl, j, d, COMET_COLL_REDUCE_SCATTER, bytes, err);
+                if (!st)
+                    st = scatter_phases(r, sys, pl, j, d, pc, bytes, false, before, err);
+            }
+            before = (uint8_t)(1u << d);
+        } else {
+            st = expand(r, sys, pl, j, d, pc, bytes, err);
         }
-        st = add_phase(pl, ph, err);
     }
     return st;
 }
@@ -1465,6 +1529,8 @@ static comet_status make_plans(fc_run *r, const comet_system *sys, const comet_l
                                const uint8_t *order, comet_error *err)
 {
     r->parts = 1;
+    bool rooted = c == COMET_COLL_BROADCAST || c == COMET_COLL_REDUCE ||
+                  c == COMET_COLL_GATHER || c == COMET_COLL_SCATTER;
     for (int i = 0; i < m; i++) {
         int d = dims[i];
         if (!grid_topo(sys->dims[d].topology))
@@ -1472,8 +1538,10 @@ static comet_status make_plans(fc_run *r, const comet_system *sys, const comet_l
         comet_status st = group_axes(r, d, err);
         if (st)
             return st;
-        if (sys->dims[d].algorithm == COMET_ALGO_RING || sys->dims[d].algorithm ==
-                                                             COMET_ALGO_DOUBLE_BINARY_TREE)
+        /* a rooted collective's scatters and gathers run per axis, in
+         * parts, whatever the algorithm */
+        if (sys->dims[d].algorithm == COMET_ALGO_RING ||
+            sys->dims[d].algorithm == COMET_ALGO_DOUBLE_BINARY_TREE || rooted)
             if (c != COMET_COLL_ALL_TO_ALL && r->group_m[d] > r->parts)
                 r->parts = r->group_m[d];
     }
@@ -1489,21 +1557,16 @@ static comet_status make_plans(fc_run *r, const comet_system *sys, const comet_l
         return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
     }
     double part_bytes = chunk_bytes / (double)r->parts;
-    bool rooted = c == COMET_COLL_BROADCAST || c == COMET_COLL_REDUCE ||
-                  c == COMET_COLL_GATHER || c == COMET_COLL_SCATTER;
-    bool scatter_gather = c == COMET_COLL_GATHER || c == COMET_COLL_SCATTER;
     for (int cl = 0; cl < r->classes && !st; cl++) {
         int row[COMET_MAX_DIMS];
         for (int i = 0; i < m; i++)
             row[i] = rep ? order[rep[cl] * m + i] : i;
         comet_coll_phase phases[COMET_MAX_COLL_PHASES];
-        int np = comet_collective_plan(!rooted ? c : scatter_gather ? COMET_COLL_ALL_GATHER
-                                                                  : COMET_COLL_ALL_REDUCE,
-                                       links, row, m, part_bytes, phases);
+        int np = comet_collective_plan(c, links, row, m, part_bytes, phases);
         for (int j = 0; j < r->parts && !st; j++) {
             fc_plan *pl = &r->plan[cl * r->parts + j];
             if (rooted) {
-                st = rooted_phases(r, sys, pl, j, dims, phases, np, c, err);
+                st = rooted_phases(r, sys, links, pl, j, dims, phases, np, err);
                 continue;
             }
             for (int i = 0; i < np && !st; i++) {
@@ -1517,14 +1580,17 @@ static comet_status make_plans(fc_run *r, const comet_system *sys, const comet_l
                                    ? topo->in_network_shard != NULL
                                    : false);
                 if (in_net && pc != COMET_COLL_ALL_REDUCE) {
-                    fc_phase ph = {d, -1, FC_IN_NETWORK, pc, phases[i].bytes, false, 0, false};
+                    fc_phase ph = {d, -1, FC_IN_NETWORK, pc, phases[i].bytes, false, 0, false,
+                                   0, false};
                     st = add_phase(pl, ph, err);
                 } else if (pc == COMET_COLL_ALL_REDUCE) {
                     if (in_net) {
-                        fc_phase ph = {d, -1, FC_IN_NETWORK, pc, phases[i].bytes, false, 0, false};
+                        fc_phase ph = {d, -1, FC_IN_NETWORK, pc, phases[i].bytes, false, 0, false,
+                                   0, false};
                         st = add_phase(pl, ph, err);
                     } else if (nd->algorithm == COMET_ALGO_DOUBLE_BINARY_TREE) {
-                        fc_phase ph = {d, -1, FC_TREE, pc, phases[i].bytes, false, 0, false};
+                        fc_phase ph = {d, -1, FC_TREE, pc, phases[i].bytes, false, 0, false, 0,
+                                       false};
                         st = add_phase(pl, ph, err);
                     } else {
                         st = expand(r, sys, pl, j, d, COMET_COLL_REDUCE_SCATTER, phases[i].bytes,

@@ -69,6 +69,19 @@ typedef struct net_topology {
      * all at once: the bandwidth time in units of x (at least 1); NULL
      * where each such send has its links to itself. */
     double (*shift_load)(const comet_link *l, int64_t stride);
+    /* Rooted collectives, rooted at the group's first member
+     * (docs/collectives.md, "Rooted collectives"). A scatter: the root
+     * sends S/n to every other member at once (a gather: every member its
+     * S/n to the root, the mirror). */
+    net_pattern_fn root_scatter;
+    /* The gather where it is not the scatter's price (NULL: it is). */
+    net_pattern_fn root_gather;
+    /* A broadcast pipelined in pieces down a chain from the root (a
+     * reduce: toward it); NULL or false where the topology runs a
+     * broadcast as its scatter then the algorithm's all-gather (a reduce:
+     * the reduce-scatter then the gather). The flows ask it too, so both
+     * run the same plan. */
+    bool (*root_chain)(const comet_link *l, net_cost *out);
     /* Whether its patterns read comet_link.spacing (a Clos: where a
      * group's members sit decides how many share a leaf). */
     bool prices_spacing;
@@ -129,8 +142,16 @@ double net_ring_schedule_all_to_all(const net_topology *t, const comet_link *l, 
 /* Patterns that cost the same on several topologies (topology.c). */
 net_cost net_full_bandwidth_steps(const comet_link *l); /* n-1 steps of S/n at full B */
 net_cost net_one_hop_scatter(const comet_link *l);      /* S/n to every peer, one hop */
+bool net_pipelined_chain(const comet_link *l, net_cost *out); /* 2(n-1) steps of S/n */
+
+/* A rooted collective (broadcast, reduce, gather, scatter) on a link:
+ * the topology's scatter, or its chain, or its scatter and the
+ * algorithm's all-gather (collective.c). */
+double net_rooted_time(comet_collective c, const net_topology *t, const comet_link *l, double a,
+                       double x);
 
 /* The closed form of docs/collectives.md on a link: hops * a + load * x,
+ * a rooted collective by its own (net_rooted_time),
  * in-network reduction replacing the algorithm for all-reduce on a
  * topology that can reduce, and for reduce-scatter and all-gather on one
  * whose switches also scatter and multicast (FRED; "In-network
@@ -138,6 +159,8 @@ net_cost net_one_hop_scatter(const comet_link *l);      /* S/n to every peer, on
 static inline double net_closed_form(comet_collective c, const comet_link *l, double a, double x)
 {
     const net_topology *topo = net_topology_of(l->topology);
+    if (c >= COMET_COLL_SYMMETRIC)
+        return net_rooted_time(c, topo, l, a, x);
     if (c == COMET_COLL_ALL_REDUCE && l->in_network_reduction && topo->in_network_all_reduce)
         return net_seconds(topo->in_network_all_reduce(l), a, x);
     if ((c == COMET_COLL_REDUCE_SCATTER || c == COMET_COLL_ALL_GATHER) &&

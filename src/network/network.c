@@ -99,28 +99,51 @@ int comet_collective_plan_split(comet_collective c, const comet_link *links, con
     if (m > COMET_MAX_DIMS)
         m = COMET_MAX_DIMS;
     switch (c) {
-    case COMET_COLL_ALL_REDUCE: {
+    case COMET_COLL_ALL_REDUCE:
+    case COMET_COLL_BROADCAST:
+    case COMET_COLL_REDUCE: {
+        /* up the first m-1 links, the collective itself on the last, back
+         * down: reduce-scatter and all-gather around an all-reduce; from
+         * the root, scatter and all-gather around a broadcast; to it,
+         * reduce-scatter and gather around a reduce */
+        comet_collective up =
+            c == COMET_COLL_BROADCAST ? COMET_COLL_SCATTER : COMET_COLL_REDUCE_SCATTER;
+        comet_collective down = c == COMET_COLL_REDUCE ? COMET_COLL_GATHER : COMET_COLL_ALL_GATHER;
         double sizes[COMET_MAX_DIMS];
         for (int i = 0; i < m - 1; i++) {
             sizes[i] = s;
-            out[n++] = (comet_coll_phase){order[i], COMET_COLL_REDUCE_SCATTER, s};
+            out[n++] = (comet_coll_phase){order[i], up, s};
             s /= (double)links[order[i]].n;
         }
         if (m > 0)
-            out[n++] = (comet_coll_phase){order[m - 1], COMET_COLL_ALL_REDUCE, s};
+            out[n++] = (comet_coll_phase){order[m - 1], c, s};
         for (int i = m - 2; i >= 0; i--)
-            out[n++] = (comet_coll_phase){order[i], COMET_COLL_ALL_GATHER, sizes[i]};
+            out[n++] = (comet_coll_phase){order[i], down, sizes[i]};
         break;
     }
     case COMET_COLL_REDUCE_SCATTER:
     case COMET_COLL_ALL_GATHER:
+    case COMET_COLL_SCATTER:
         /* all-gather mirrors reduce-scatter: the same phases in reverse
-         * order, so the same sizes (and the same sum and maximum) */
+         * order, so the same sizes (and the same sum and maximum); a
+         * scatter runs them from the root out, each line's buffer the
+         * part of S its root got */
         for (int i = 0; i < m; i++) {
             out[n++] = (comet_coll_phase){order[i], c, s};
             s /= (double)links[order[i]].n;
         }
         break;
+    case COMET_COLL_GATHER: {
+        /* the scatter's phases backwards, toward the root */
+        double sizes[COMET_MAX_DIMS];
+        for (int i = 0; i < m; i++) {
+            sizes[i] = s;
+            s /= (double)links[order[i]].n;
+        }
+        for (int i = m - 1; i >= 0; i--)
+            out[n++] = (comet_coll_phase){order[i], c, sizes[i]};
+        break;
+    }
     case COMET_COLL_ALL_TO_ALL:
         /* link 0 is the group's innermost spanned dimension */
         for (int i = 0; i < m; i++)

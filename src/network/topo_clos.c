@@ -175,6 +175,43 @@ static net_cost clos_scatter(const comet_link *l, bool rail)
     return (net_cost){clos_hops(&v), load};
 }
 
+/* A scatter from each group's first member (a gather the mirror): its
+ * port carries (n-1)/n of S, and (n - c)/n of S leaves its leaf (pod)
+ * from every group's root there: a leaf holds the first c members of
+ * act/c groups, their roots all on the first leaf. Sprayed, their mean
+ * per uplink; hashed, the busiest of the leaf's uplinks. */
+static net_cost clos_root_scatter(const comet_link *l, bool rail)
+{
+    clos_view v = clos_view_of(l, rail);
+    double load = (v.n - 1.0) / v.n;
+    for (int t = 0; t < 2 && t < v.tiers - 1; t++)
+        if (v.c[t] < v.n) {
+            double conns = v.act[t] / v.c[t] * (v.n - v.c[t]), per_link = conns / v.up[t];
+            if (v.ecmp)
+                per_link = expected_busiest(conns, 1.0 / v.up[t], v.up[t]);
+            load = dmax(load, per_link / v.n);
+        }
+    return (net_cost){clos_hops(&v), load};
+}
+
+/* A broadcast as a chain of n pieces along the ring's order (a reduce
+ * toward the root), 2(n-1) steps, where the ring's every step runs at the
+ * port's full bandwidth; where a tier's uplinks slow the ring, the chain
+ * (one file through the leaves) would wait on them at every step: the
+ * scatter and the all-gather instead (on FRED with its uplinks at 1/8
+ * 3.5 x against the chain's 5.0 x). The chain pipelines the chunks of a
+ * split buffer where the scatter's n-1 connections through the root's
+ * port would starve the ring behind them. */
+static bool clos_root_chain(const comet_link *l, bool rail, net_cost *out)
+{
+    net_cost pass = clos_ring_pass(l, rail);
+    double n = (double)l->n;
+    if (pass.load > (n - 1.0) / n * (1.0 + 1e-12))
+        return false;
+    *out = (net_cost){2.0 * pass.hops, 2.0 * pass.load};
+    return true;
+}
+
 /* Pairwise exchange: the scatter's blocks one peer per round, the rounds
  * pipelined, each waiting for a path's latency (the flows add what the
  * rounds' uneven finishes cost on a large tree, docs/fabric.md). */
@@ -310,7 +347,17 @@ static net_cost fat_halving(const comet_link *l) { return clos_halving(l, false)
 static net_cost fat_bruck(const comet_link *l) { return clos_bruck(l, false); }
 static net_cost fat_double_tree(const comet_link *l) { return clos_double_tree(l, false); }
 static net_cost fat_in_network(const comet_link *l) { return clos_in_network(l, false); }
+static net_cost fat_root_scatter(const comet_link *l) { return clos_root_scatter(l, false); }
 static net_cost rail_ring_pass(const comet_link *l) { return clos_ring_pass(l, true); }
+static net_cost rail_root_scatter(const comet_link *l) { return clos_root_scatter(l, true); }
+static bool fat_root_chain(const comet_link *l, net_cost *out)
+{
+    return clos_root_chain(l, false, out);
+}
+static bool rail_root_chain(const comet_link *l, net_cost *out)
+{
+    return clos_root_chain(l, true, out);
+}
 static net_cost rail_scatter(const comet_link *l) { return clos_scatter(l, true); }
 static net_cost rail_pairwise(const comet_link *l) { return clos_pairwise(l, true); }
 static net_cost rail_halving(const comet_link *l) { return clos_halving(l, true); }
@@ -499,7 +546,8 @@ static const fab_ops clos_fabric = {clos_layout, clos_build, clos_route, clos_po
     .fabric = &clos_fabric, .ring_pass = fat_ring_pass, .pairwise_exchange = fat_pairwise,     \
     .scatter_to_all = fat_scatter, .recursive_halving = fat_halving, .bruck = fat_bruck,       \
     .double_tree = fat_double_tree, .in_network_all_reduce = fat_in_network,                 \
-    .shift_load = fat_shift_load, .prices_spacing = true
+    .shift_load = fat_shift_load, .root_scatter = fat_root_scatter,                          \
+    .root_chain = fat_root_chain, .prices_spacing = true
 
 const net_topology net_topology_fat_tree = {.id = COMET_TOPO_FAT_TREE, FAT_TREE_MEMBERS};
 
@@ -522,5 +570,7 @@ const net_topology net_topology_rail = {
     .double_tree = rail_double_tree,
     .in_network_all_reduce = rail_in_network,
     .shift_load = rail_shift_load,
+    .root_scatter = rail_root_scatter,
+    .root_chain = rail_root_chain,
     .prices_spacing = true,
 };

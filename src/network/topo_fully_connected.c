@@ -83,4 +83,7 @@ const net_topology net_topology_fully_connected = {
     .bruck = fully_connected_bruck,
     .double_tree = fully_connected_double_tree,
     .in_network_all_reduce = NULL,
+    /* a scatter: S/n on each of the root's n-1 links of B/(n-1), (n-1)/n x;
+     * a broadcast that and the all-gather (a chain would use one link) */
+    .root_scatter = net_one_hop_scatter,
 };

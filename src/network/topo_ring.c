@@ -72,6 +72,21 @@ static net_cost ring_double_tree(const comet_link *l)
     return (net_cost){2.0 * logstep_hops(l->n, L), Ld > 2.0 ? Ld : 2.0};
 }
 
+/* Rooted collectives. A scatter from the root: its pieces go the shorter
+ * way (a tie forward), so floor(n/2) of S/n leave on its fuller link of
+ * B/2 and the farthest is D hops away: D a + 2 floor(n/2)/n x (x for an
+ * even n, where the all-gather's pass is (n-1)/n x). One way round (a
+ * unidirectional ring, or a ring of 2, whose one link is B) all n-1 go on
+ * the one link and the last is n-1 hops away. */
+static net_cost ring_root_scatter(const comet_link *l)
+{
+    double n = (double)l->n;
+    if (l->n == 2 || (l->shape && l->shape->unidirectional))
+        return (net_cost){n - 1.0, (n - 1.0) / n};
+    double half = (double)(l->n / 2);
+    return (net_cost){half, 2.0 * half / n};
+}
+
 /* ---- the fabric: one ring per instance of the dimension ----------------- */
 
 /* A unidirectional ring, or a ring of 2 (both ports on the one neighbour),
@@ -136,4 +151,6 @@ const net_topology net_topology_ring = {
     .bruck = ring_bruck,
     .double_tree = ring_double_tree,
     .in_network_all_reduce = NULL,
+    .root_scatter = ring_root_scatter,
+    .root_chain = net_pipelined_chain,
 };

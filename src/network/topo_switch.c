@@ -90,4 +90,10 @@ const net_topology net_topology_switch = {
     .bruck = switch_bruck,
     .double_tree = switch_double_tree,
     .in_network_all_reduce = switch_in_network_all_reduce,
+    /* a scatter: (n-1)/n S through the root's port, one hop; a broadcast
+     * a chain: the scatter and the all-gather would take n steps for the
+     * same bandwidth, but the next chunk's scatter, n-1 connections
+     * through the root's port, would starve the ring's one behind it */
+    .root_scatter = net_one_hop_scatter,
+    .root_chain = net_pipelined_chain,
 };

@@ -64,37 +64,169 @@ static double step_hops(const grid *gr, int i)
     return gr->k[i] > 2 && gr->line[i] > 1.0 ? 2.0 : 1.0;
 }
 
-/* The ring schedule: part j visits the axes j, j+1, ... (mod g); on axis
- * i it moves (k_i - 1)/k_i of what it holds at B/m per axis (ring) or
- * half that (line). Load: the slowest part's phases one after another,
- * or, when the axes differ, the busiest axis's work over all the parts
- * that share its links (on a 5 x 4 line grid the axis of 5 carries 2.0
- * where each part's own phases sum to 1.9), times m/g when the group
+/* What one part's phase on axis i costs, per unit of what the part holds
+ * as it starts (bandwidth, at B/m per axis), and the hops it waits. */
+typedef double (*axis_cost_fn)(const grid *gr, int i, double *hops);
+
+/* The ring schedule's phase: (k-1)/k of what it holds, twice on a line
+ * (its bisection is one link), k-1 neighbour steps. */
+static double ring_axis(const grid *gr, int i, double *hops)
+{
+    double k = (double)gr->k[i];
+    *hops = (k - 1.0) * step_hops(gr, i);
+    return gr->line[i] * (k - 1.0) / k;
+}
+
+/* The buffer in one part per axis, part j visiting the axes j, j+1, ...
+ * (mod g), each axis's phase moving what the part holds then (which
+ * shrinks by k_i after it): cost[j][p] and axis[j][p] of part j's phase p;
+ * returns the most hops a part waits. */
+static double part_phases(const grid *gr, axis_cost_fn axis_cost,
+                          double cost[COMET_MAX_AXES][COMET_MAX_AXES],
+                          int axis[COMET_MAX_AXES][COMET_MAX_AXES])
+{
+    double hops = 0.0;
+    for (int j = 0; j < gr->g; j++) {
+        double held = 1.0, h = 0.0;
+        for (int p = 0; p < gr->g; p++) {
+            int i = (j + p) % gr->g;
+            double axis_hops;
+            cost[j][p] = axis_cost(gr, i, &axis_hops) * held;
+            axis[j][p] = i;
+            held /= (double)gr->k[i];
+            h += axis_hops;
+        }
+        if (h > hops)
+            hops = h;
+    }
+    return hops;
+}
+
+/* The parts' load: the slowest part's phases one after another, or, when
+ * the axes differ, the busiest axis's work over all the parts that share
+ * its links (on a 5 x 4 line grid the ring schedule's axis of 5 carries
+ * 2.0 where each part's own phases sum to 1.9), times m/g when the group
  * leaves some of the NPU's axes idle. */
-static net_cost grid_ring_pass(const comet_link *l, bool wrap)
+static net_cost grid_parts(const comet_link *l, bool wrap, axis_cost_fn axis_cost)
 {
     grid gr = grid_of(l, wrap);
-    double worst = 0.0, hops = 0.0, on_axis[COMET_MAX_AXES] = {0};
+    double cost[COMET_MAX_AXES][COMET_MAX_AXES], worst = 0.0, on_axis[COMET_MAX_AXES] = {0};
+    int axis[COMET_MAX_AXES][COMET_MAX_AXES];
+    double hops = part_phases(&gr, axis_cost, cost, axis);
     for (int j = 0; j < gr.g; j++) {
-        double load = 0.0, held = 1.0, h = 0.0;
+        double load = 0.0;
         for (int p = 0; p < gr.g; p++) {
-            int i = (j + p) % gr.g;
-            double k = (double)gr.k[i];
-            double t = gr.line[i] * (k - 1.0) / k * held;
-            load += t;
-            on_axis[i] += t;
-            held /= k;
-            h += (k - 1.0) * step_hops(&gr, i);
+            load += cost[j][p];
+            on_axis[axis[j][p]] += cost[j][p];
         }
         if (load > worst)
             worst = load;
-        if (h > hops)
-            hops = h;
     }
     for (int i = 0; i < gr.g; i++)
         if (on_axis[i] > worst)
             worst = on_axis[i];
     return (net_cost){hops, worst * (double)gr.m / (double)gr.g};
+}
+
+/* The ring schedule: per axis, the parts in rotated orders (telescoping
+ * to (n-1)/n of the buffer each). */
+static net_cost grid_ring_pass(const comet_link *l, bool wrap)
+{
+    return grid_parts(l, wrap, ring_axis);
+}
+
+/* A rooted scatter's phase on axis i: the NPUs the part has reached send
+ * what they hold over their line, held/k to each other member, along
+ * dimension-order routes from index 0: on a whole torus axis the fuller
+ * way carries floor(k/2) pieces (both ports are one link on an axis of
+ * 2), floor(k/2) hops; on a line all k-1 leave on one link, k-1 hops. */
+static double scatter_axis(const grid *gr, int i, double *hops)
+{
+    double k = (double)gr->k[i];
+    if (gr->line[i] > 1.0) {
+        *hops = k - 1.0;
+        return 2.0 * (k - 1.0) / k;
+    }
+    if (gr->k[i] == 2) {
+        *hops = 1.0;
+        return 0.5;
+    }
+    double half = (double)(gr->k[i] / 2);
+    *hops = half;
+    return 2.0 * half / k;
+}
+
+/* A scatter axis by axis, part j from axis j on, so the root's traffic
+ * leaves on all its links: on 3 x 3 x 3 the (n-1)/n x the root must send
+ * at least, where one direct scatter's routes all leave on the root's
+ * axis-0 links (2 x). Every part's phase on an axis starts at the root,
+ * whose links on that axis the phases on it at once share equally (each
+ * sends as many pieces each way); a part goes on to its next phase as its
+ * last ends, so where the axes differ (3 x 4) one part's later phase
+ * slows another's first, which ends later and leaves its own later phases
+ * alone at the end: their makespan, phase by phase, times m/g (1.5 x on
+ * 3 x 4, where the busiest axis says 4/3 x). */
+static net_cost grid_root_scatter(const comet_link *l, bool wrap)
+{
+    grid gr = grid_of(l, wrap);
+    double cost[COMET_MAX_AXES][COMET_MAX_AXES], t = 0.0;
+    int axis[COMET_MAX_AXES][COMET_MAX_AXES], at[COMET_MAX_AXES] = {0};
+    double hops = part_phases(&gr, scatter_axis, cost, axis);
+    for (;;) {
+        int on[COMET_MAX_AXES] = {0};
+        double dt = -1.0;
+        for (int j = 0; j < gr.g; j++)
+            if (at[j] < gr.g)
+                on[axis[j][at[j]]]++;
+        for (int j = 0; j < gr.g; j++)
+            if (at[j] < gr.g) {
+                double end = cost[j][at[j]] * (double)on[axis[j][at[j]]];
+                dt = dt < 0.0 || end < dt ? end : dt;
+            }
+        if (dt < 0.0)
+            break;
+        t += dt;
+        for (int j = 0; j < gr.g; j++)
+            if (at[j] < gr.g) {
+                double *c = &cost[j][at[j]];
+                int shared = on[axis[j][at[j]]];
+                if (*c * (double)shared <= dt * (1.0 + 1e-12))
+                    at[j]++;
+                else
+                    *c -= dt / (double)shared;
+            }
+    }
+    return (net_cost){hops, t * (double)gr.m / (double)gr.g};
+}
+
+/* A gather, the scatter's phases in the reverse order toward the root:
+ * its first phases run on every line of their axes, not on the root's
+ * alone, and the flows keep closer to the busiest axis or the slowest
+ * part than to the scatter's makespan (on 4 x 4 x 8 1.344 x: the busiest
+ * axis 1.313 x, the makespan 1.469 x). */
+static net_cost grid_root_gather(const comet_link *l, bool wrap)
+{
+    return grid_parts(l, wrap, scatter_axis);
+}
+
+/* A broadcast on a group along one axis of k: on a whole torus axis the
+ * ring's two counter-rotating chains of n pieces at B/(2m) a link, 2(k-1)
+ * steps of a + m x/k; on a line, whose root is at its end with one link,
+ * one chain of 2k pieces of S/(2k): the root sends each once the last has
+ * arrived, 2k steps, and the last piece travels the k-2 hops left, (3k-2)
+ * steps of a + m x/k (two chains would share the root's one link, and the
+ * one coming back would cross the whole line per piece). A group of
+ * several axes is scattered and all-gathered per axis instead (a chain
+ * would cross the grid in one file). */
+static bool grid_root_chain(const comet_link *l, bool wrap, net_cost *out)
+{
+    grid gr = grid_of(l, wrap);
+    if (gr.g > 1)
+        return false;
+    double k = (double)gr.k[0], m = (double)gr.m;
+    double steps = gr.line[0] > 1.0 ? 3.0 * k - 2.0 : 2.0 * (k - 1.0);
+    *out = (net_cost){steps, m * steps / k};
+    return true;
 }
 
 /* Every NPU sends S/n to every other at once, dimension-order routed:
@@ -175,7 +307,19 @@ static net_cost torus_pairwise(const comet_link *l) { return grid_pairwise(l, tr
 static net_cost torus_halving(const comet_link *l) { return grid_halving(l, true); }
 static net_cost torus_bruck(const comet_link *l) { return grid_bruck(l, true); }
 static net_cost torus_double_tree(const comet_link *l) { return grid_double_tree(l, true); }
+static net_cost torus_root_scatter(const comet_link *l) { return grid_root_scatter(l, true); }
+static net_cost torus_root_gather(const comet_link *l) { return grid_root_gather(l, true); }
+static bool torus_root_chain(const comet_link *l, net_cost *out)
+{
+    return grid_root_chain(l, true, out);
+}
 static net_cost mesh_ring_pass(const comet_link *l) { return grid_ring_pass(l, false); }
+static net_cost mesh_root_scatter(const comet_link *l) { return grid_root_scatter(l, false); }
+static net_cost mesh_root_gather(const comet_link *l) { return grid_root_gather(l, false); }
+static bool mesh_root_chain(const comet_link *l, net_cost *out)
+{
+    return grid_root_chain(l, false, out);
+}
 static net_cost mesh_scatter(const comet_link *l) { return grid_scatter(l, false); }
 static net_cost mesh_pairwise(const comet_link *l) { return grid_pairwise(l, false); }
 static net_cost mesh_halving(const comet_link *l) { return grid_halving(l, false); }
@@ -287,6 +431,9 @@ const net_topology net_topology_torus = {
     .bruck = torus_bruck,
     .double_tree = torus_double_tree,
     .in_network_all_reduce = NULL,
+    .root_scatter = torus_root_scatter,
+    .root_gather = torus_root_gather,
+    .root_chain = torus_root_chain,
 };
 
 const net_topology net_topology_mesh = {
@@ -299,4 +446,7 @@ const net_topology net_topology_mesh = {
     .bruck = mesh_bruck,
     .double_tree = mesh_double_tree,
     .in_network_all_reduce = NULL,
+    .root_scatter = mesh_root_scatter,
+    .root_gather = mesh_root_gather,
+    .root_chain = mesh_root_chain,
 };

@@ -23,3 +23,16 @@ net_cost net_one_hop_scatter(const comet_link *l)
     double n = (double)l->n;
     return (net_cost){1.0, (n - 1.0) / n};
 }
+
+/* A broadcast pipelined down chains of n pieces from the root (a reduce
+ * toward it), each at the full bandwidth: two counter-rotating chains of
+ * S/2 at B/2 a way on a ring, one of S at B through a switch port. The
+ * head sends piece q+1 once piece q has arrived, and the last piece then
+ * travels the n-1 hops: 2(n-1) steps of a + S/(nB), the ring all-reduce's
+ * time; pieces of the next chunk follow on behind. */
+bool net_pipelined_chain(const comet_link *l, net_cost *out)
+{
+    net_cost pass = net_full_bandwidth_steps(l);
+    *out = (net_cost){2.0 * pass.hops, 2.0 * pass.load};
+    return true;
+}

@@ -14,7 +14,8 @@
 static double memory_time(const comet_sim_options *o, comet_collective c, const comet_link *l,
                           double bytes)
 {
-    if (o->local_mem_bw <= 0.0 || (c != COMET_COLL_ALL_REDUCE && c != COMET_COLL_REDUCE_SCATTER) ||
+    if (o->local_mem_bw <= 0.0 ||
+        (c != COMET_COLL_ALL_REDUCE && c != COMET_COLL_REDUCE_SCATTER && c != COMET_COLL_REDUCE) ||
         l->in_network_reduction)
         return 0.0;
     double steps = (double)(l->n - 1);
