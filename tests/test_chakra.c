@@ -1198,6 +1198,60 @@ static void test_flows_share_links(void **state)
     comet_et_result_free(&res);
 }
 
+/* ASTRA-sim's endpoint delay and reduction memory passes in the flows:
+ * a lone collective's flows, then a tail of what no link shares. On 4 x 4
+ * rings (100 GB/s, 1 us, one chunk) with a 10 ns endpoint delay and
+ * 1600 GB/s local memory, an all-reduce of S along either dimension, by
+ * ring, direct or halving-doubling, gains as flows what it gains in the
+ * replay without --flows (the same endpoint delays and memory passes, to
+ * 1e-9); for the ring both replays then give its closed form
+ * 2(n-1)(a + S/(nB)) plus (2(n-1) + 1) endpoint delays plus n-1 reduce
+ * steps of three memory passes of S/n, 3(n-1)S/(nM). (Direct and
+ * halving-doubling on a ring's links differ between flows and closed form
+ * by latency terms already, 2 us here, with or without these costs.) */
+static void test_flows_endpoint_memory(void **state)
+{
+    (void)state;
+    const double a = 1e-6, bw = 100e9, e = 10e-9, mem = 1600e9, size = 4.0 * 1048576.0;
+    const comet_algorithm algos[] = {COMET_ALGO_RING, COMET_ALGO_DIRECT,
+                                     COMET_ALGO_HALVING_DOUBLING};
+    for (int d = 0; d < 2; d++)
+        for (size_t k = 0; k < sizeof algos / sizeof algos[0]; k++) {
+            double t[2][2]; /* [flows][with endpoint and memory] */
+            for (int flows = 0; flows < 2; flows++)
+                for (int with = 0; with < 2; with++) {
+                    comet_astra_inputs in;
+                    comet_astra_ring(&in, 4, bw, a);
+                    in.system.n_dims = 2;
+                    in.system.dims[0].algorithm = algos[k];
+                    in.system.dims[1] = in.system.dims[0];
+                    in.options.endpoint_delay = with ? e : 0.0;
+                    in.options.local_mem_bw = with ? mem : 0.0;
+                    in.flows = flows;
+                    comet_et_node n = collective(1, COMET_ET_ALL_REDUCE, size);
+                    n.n_involved = 2;
+                    n.involved_dim[d] = true;
+                    write_all("tail", 16, &n, 1);
+                    comet_et_result res;
+                    t[flows][with] = run("tail", 16, &in, &res);
+                    if (flows)
+                        assert_true(res.fabric_shared > 0 && res.fabric_shared == res.fabric_collectives);
+                    comet_et_result_free(&res);
+                }
+            double gain = t[0][1] - t[0][0];
+            if (!(gain > 0.0))
+                fail_msg("dimension %d, algorithm %zu: %.9g s, %.9g s", d, k, t[0][1], t[0][0]);
+            if (fabs((t[1][1] - t[1][0]) - gain) > 1e-9 * t[0][1])
+                fail_msg("dimension %d, algorithm %zu: gains %.9g s as flows, %.9g s without", d,
+                         k, t[1][1] - t[1][0], gain);
+            if (algos[k] == COMET_ALGO_RING) {
+                double want = 2.0 * 3 * (a + size / 4 / bw) + 7.0 * e + 3.0 * 3 * size / 4 / mem;
+                assert_close(t[0][1], want, 1e-6);
+                assert_close(t[1][1], want, 1e-6);
+            }
+        }
+}
+
 /* Named groups on the fabric: on Ring(8), ranks 0, 2, 4, 6 and 1, 3, 5, 7
  * are groups of 4 NPUs 2 apart, so each ring step crosses two links,
  * 2a + S/(4B) alone (the second group starts 10 ms later); issued
@@ -2494,6 +2548,7 @@ void suite_chakra(test_tally *t)
         cmocka_unit_test(test_group_lacks_rank),
         cmocka_unit_test(test_flows_share_links),
         cmocka_unit_test(test_flows_named_groups),
+        cmocka_unit_test(test_flows_endpoint_memory),
         cmocka_unit_test(test_export_round_trip),
         cmocka_unit_test(test_export_expert_parallel),
         cmocka_unit_test(test_export_context_parallel),

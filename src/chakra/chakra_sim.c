@@ -427,8 +427,25 @@ static comet_status collective_task(trace_sim *s, int r, size_t i, uint32_t j, c
     slot->node0 = (uint32_t)i;
     if (slot->task < 0)
         return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
-    if (s->replay && shape >= 0)
-        return sim_fabric_replay_add(s->replay, slot->task, shape, r, c, bytes, err);
+    if (s->replay && shape >= 0) {
+        /* as flows the links' part runs on the fabric; what no link shares
+         * (ASTRA-sim's endpoint delays and the reductions' local-memory
+         * passes) is the step simulation's price with them less without */
+        double tail = 0.0;
+        if (s->in->options.endpoint_delay > 0.0 || s->in->options.local_mem_bw > 0.0) {
+            comet_sim_options bare = s->in->options;
+            bare.endpoint_delay = 0.0;
+            bare.local_mem_bw = 0.0;
+            comet_sim_collective_result with, without;
+            st = comet_sim_collective(&s->in->system, span, c, bytes, &s->in->options, &with, err);
+            if (!st)
+                st = comet_sim_collective(&s->in->system, span, c, bytes, &bare, &without, err);
+            if (st)
+                return st;
+            tail = with.time > without.time ? with.time - without.time : 0.0;
+        }
+        return sim_fabric_replay_add(s->replay, slot->task, shape, r, c, bytes, tail, err);
+    }
     return COMET_OK;
 }
 

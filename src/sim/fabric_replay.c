@@ -10,7 +10,10 @@
  * NPU: 24 bytes), and the groups' members are laid out only when one
  * starts; the fabric's NPU -> member index map is kept once per group
  * shape, each NPU's index within its own group (so one map serves every
- * group of the shape), never per group. A collective of a shape the
+ * group of the shape), never per group. A collective's task ends a tail
+ * after its last flow: what ASTRA-sim's endpoint delays and reduction
+ * memory passes add to it (the caller's figure; no link shares them). A
+ * collective of a shape the
  * fabric cannot run as a group is priced alone, as before (sim_fabric_price:
  * every group of its span at once, remembered). docs/fabric.md, docs/chakra.md. */
 #include "sim.h"
@@ -30,6 +33,7 @@ typedef struct replay_shape {
 
 typedef struct replay_coll {
     double bytes;
+    double tail;                 /* seconds after its flows: endpoint delays, memory passes */
     int task;
     int32_t shape;
     int32_t first;               /* the group's first NPU */
@@ -157,7 +161,8 @@ int sim_fabric_replay_shape(sim_fabric_replay *fr, const int64_t span[COMET_MAX_
 }
 
 comet_status sim_fabric_replay_add(sim_fabric_replay *fr, int task, int shape, int64_t npu,
-                                   comet_collective c, double bytes, comet_error *err)
+                                   comet_collective c, double bytes, double tail,
+                                   comet_error *err)
 {
     if (shape < 0 || (size_t)shape >= fr->n_shapes || npu < 0 || npu >= fr->npus ||
         (fr->n_colls > 0 && task <= fr->colls[fr->n_colls - 1].task))
@@ -174,7 +179,7 @@ comet_status sim_fabric_replay_add(sim_fabric_replay *fr, int task, int shape, i
     int64_t first = npu;
     for (int d = 0; d < COMET_MAX_DIMS; d++)
         first -= (coord(fr, npu, d) / sh->stride[d]) % sh->span[d] * sh->stride[d] * fr->inner[d];
-    fr->colls[fr->n_colls++] = (replay_coll){bytes, task, (int32_t)shape, (int32_t)first,
+    fr->colls[fr->n_colls++] = (replay_coll){bytes, tail, task, (int32_t)shape, (int32_t)first,
                                              (uint8_t)c};
     return COMET_OK;
 }
@@ -203,13 +208,15 @@ static const replay_coll *coll_of_task(const sim_fabric_replay *fr, int task)
 }
 
 /* Starts task's collective on run, if it is one of ours. */
-static int start(void *ctx, int task, comet_fabric_run *run, int64_t *id, comet_error *err)
+static int start(void *ctx, int task, comet_fabric_run *run, int64_t *id, double *tail,
+                 comet_error *err)
 {
     sim_fabric_replay *fr = ctx;
     const replay_coll *x = coll_of_task(fr, task);
     if (!x)
         return 0; /* not one of ours: it runs for its duration */
     const replay_shape *sh = &fr->shapes[x->shape];
+    *tail = x->tail;
     for (int64_t i = 0; i < sh->n; i++) {
         int64_t npu = x->first, rest = i;
         for (int d = 0; d < COMET_MAX_DIMS; d++) {

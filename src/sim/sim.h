@@ -111,11 +111,12 @@ comet_status sim_run_outside(sim_graph *g, const sim_outside *out, double *makes
 /* Runs g with some of its tasks as transfers on a fabric run
  * (fabric_outside.c): start(ctx, task, run, &id, err), called as each task
  * starts (the run's clock already at that time), returns 1 when it
- * started the task as a transfer on run (*id the run's), 0 when the task
+ * started the task as a transfer on run (*id the run's; *tail, 0 unless
+ * set, the seconds the task waits once the transfer is over), 0 when the task
  * is not one (it runs for its duration), -1 on a failure (its message in
  * err). A transfer's task ends when the run reports it finished. */
 typedef int (*sim_fabric_start_fn)(void *ctx, int task, comet_fabric_run *run, int64_t *id,
-                                   comet_error *err);
+                                   double *tail, comet_error *err);
 comet_status sim_run_on_fabric(sim_graph *g, comet_fabric_run *run, sim_fabric_start_fn start,
                                void *ctx, double *makespan,
                                void (*describe)(const sim_task *t, void *ctx, char *out,
@@ -172,9 +173,11 @@ void sim_fabric_replay_free(sim_fabric_replay *fr);
 int sim_fabric_replay_shape(sim_fabric_replay *fr, const int64_t span[COMET_MAX_DIMS],
                             const int64_t stride[COMET_MAX_DIMS]);
 /* Task `task` (a later task than every earlier call's) is collective c
- * of `bytes` per NPU on the group of `shape` that holds NPU npu. */
+ * of `bytes` per NPU on the group of `shape` that holds NPU npu; its task
+ * ends `tail` seconds after its last flow (what no link shares). */
 comet_status sim_fabric_replay_add(sim_fabric_replay *fr, int task, int shape, int64_t npu,
-                                   comet_collective c, double bytes, comet_error *err);
+                                   comet_collective c, double bytes, double tail,
+                                   comet_error *err);
 /* A collective that runs alone: its time as sim_fabric_price gives it
  * (on the same fabric), or its failure. */
 comet_status sim_fabric_replay_alone(sim_fabric_replay *fr, const int64_t span[COMET_MAX_DIMS],
