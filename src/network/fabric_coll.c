@@ -81,6 +81,9 @@ typedef struct fc_phase {
     uint8_t axis_mask;
     /* a chain on a unidirectional ring: a reduce's runs forward too */
     bool one_way;
+    /* an NPU enters it once every part of the chunk has reached it there
+     * (a broadcast's all-gather behind its per-axis scatter) */
+    bool sync_parts;
 } fc_phase;
 
 typedef struct fc_plan {
@@ -128,6 +131,7 @@ typedef struct fc_run {
     int64_t group_axes[COMET_MAX_DIMS][COMET_MAX_AXES]; /* per torus/mesh dim */
     int group_m[COMET_MAX_DIMS];
     int parts, streams;      /* parts: a torus's or mesh's axis orders (streams: x copies) */
+    bool sync_parts;         /* some phase waits for the chunk's other parts */
     int64_t chunks;
     /* Themis: chunks visiting the dimensions in one order form a class;
      * chunk k is of class class_of[k] (NULL: one class), and waits in each
@@ -844,6 +848,10 @@ static int advance(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, fc_li
             return -1;
         if (try_enter(r, e, npu, s, k, line) != 0)
             return -1;
+        /* the chunk's other parts may wait for this one */
+        for (int q = 0; r->sync_parts && q < r->parts; q++)
+            if (s - s % r->parts + q != s && try_enter(r, e, npu, s - s % r->parts + q, k, line))
+                return -1;
     }
     return 0;
 }
@@ -857,6 +865,10 @@ static int try_enter(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, fc_
     int64_t before = prev_chunk(r, k);
     if (before >= 0 && chunk_at(r, npu, s, before)->cur <= cs->cur)
         return 0; /* the chunk before still holds this phase */
+    if (plan_of(r, s, k)->ph[cs->cur].sync_parts)
+        for (int q = 0; q < r->parts; q++)
+            if (chunk_at(r, npu, s - s % r->parts + q, k)->cur < cs->cur)
+                return 0; /* another part of the chunk has yet to reach it */
     cs->entered = 1;
     int p = cs->cur;
     for (int ch = 0; ch < channels_at(r, s, k, p); ch++)
@@ -1279,7 +1291,8 @@ static comet_status expand(fc_run *r, const comet_system *sys, fc_plan *pl, int 
                            comet_collective c, double bytes, comet_error *err)
 {
     comet_algorithm a = sys->dims[dim].algorithm;
-    fc_phase ph = {dim, -1, FC_RING, c, bytes, false, 0, r->f->dims[dim].uneven, 0, false};
+    fc_phase ph = {dim, -1, FC_RING, c, bytes, false, 0, r->f->dims[dim].uneven,
+                   0, false, false};
     if (c == COMET_COLL_ALL_TO_ALL) {
         /* on a direct network (fully connected, torus, mesh) nothing orders
          * the pairwise rounds: every block is posted at once, as the direct
@@ -1386,7 +1399,8 @@ static comet_status scatter_phases(fc_run *r, const comet_system *sys, fc_plan *
                                    comet_collective c, double bytes, bool down, uint8_t mask,
                                    comet_error *err)
 {
-    fc_phase ph = {d, -1, down ? FC_SCATTER : FC_GATHER, c, bytes, false, mask, false, 0, false};
+    fc_phase ph = {d, -1, down ? FC_SCATTER : FC_GATHER, c, bytes, false, mask, false,
+                   0, false, false};
     if (!grid_topo(sys->dims[d].topology) || r->group_m[d] <= 1)
         return add_phase(pl, ph, err);
     int order[COMET_MAX_AXES];
@@ -1448,12 +1462,23 @@ static comet_status rooted_phases(fc_run *r, const comet_system *sys, const come
                 bool ring = fd->wrap && r->group_axes[d][0] == fd->axes[0];
                 int axis = grid_topo(sys->dims[d].topology) && !ring ? 0 : -1;
                 fc_phase ph = {d, axis, FC_CHAIN, pc, bytes, !down, 0, false, 0,
-                               r->f->dims[d].uni};
+                               r->f->dims[d].uni, false};
                 st = add_phase(pl, ph, err);
             } else if (down) {
                 st = scatter_phases(r, sys, pl, j, d, pc, bytes, true, later[i + 1], err);
+                int first = pl->n;
                 if (!st)
                     st = expand(r, sys, pl, j, d, COMET_COLL_ALL_GATHER, bytes, err);
+                /* on a torus or mesh of several axes the parts end their
+                 * scatters at different times: each NPU starts the
+                 * all-gather once it has all its parts, so the rings of
+                 * the parts that ended first do not share links with the
+                 * others' last scatter phases */
+                if (!st && first < pl->n && grid_topo(sys->dims[d].topology) &&
+                    r->group_m[d] > 1) {
+                    pl->ph[first].sync_parts = true;
+                    r->sync_parts = true;
+                }
             } else {
                 st = expand(r, sys, pl, j, d, COMET_COLL_REDUCE_SCATTER, bytes, err);
                 if (!st)
@@ -1581,16 +1606,16 @@ static comet_status make_plans(fc_run *r, const comet_system *sys, const comet_l
                                    : false);
                 if (in_net && pc != COMET_COLL_ALL_REDUCE) {
                     fc_phase ph = {d, -1, FC_IN_NETWORK, pc, phases[i].bytes, false, 0, false,
-                                   0, false};
+                                   0, false, false};
                     st = add_phase(pl, ph, err);
                 } else if (pc == COMET_COLL_ALL_REDUCE) {
                     if (in_net) {
                         fc_phase ph = {d, -1, FC_IN_NETWORK, pc, phases[i].bytes, false, 0, false,
-                                   0, false};
+                                   0, false, false};
                         st = add_phase(pl, ph, err);
                     } else if (nd->algorithm == COMET_ALGO_DOUBLE_BINARY_TREE) {
                         fc_phase ph = {d, -1, FC_TREE, pc, phases[i].bytes, false, 0, false, 0,
-                                       false};
+                                       false, false};
                         st = add_phase(pl, ph, err);
                     } else {
                         st = expand(r, sys, pl, j, d, COMET_COLL_REDUCE_SCATTER, phases[i].bytes,
