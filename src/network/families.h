@@ -146,7 +146,7 @@ bool net_pipelined_chain(const comet_link *l, net_cost *out); /* 2(n-1) steps of
 
 /* A rooted collective (broadcast, reduce, gather, scatter) on a link:
  * the topology's scatter, or its chain, or its scatter and the
- * algorithm's all-gather (collective.c). */
+ * algorithm's all-gather (topology.c). */
 double net_rooted_time(comet_collective c, const net_topology *t, const comet_link *l, double a,
                        double x);
 
