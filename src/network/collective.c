@@ -36,6 +36,34 @@ static comet_collective symmetric_of(comet_collective c)
     }
 }
 
+/* Rooted at the group's first member. A scatter (gather) is the
+ * topology's scatter pattern; a broadcast (reduce) its chain where it has
+ * one, else the scatter after the algorithm's all-gather (the gather
+ * after its reduce-scatter): van de Geijn's broadcast and Rabenseifner's
+ * reduce. docs/collectives.md, "Rooted collectives". */
+NET_COLD static double rooted_time(comet_collective c, const net_topology *t, const comet_link *l,
+                                double a, double x)
+{
+    net_cost chain;
+    bool toward = c == COMET_COLL_GATHER || c == COMET_COLL_REDUCE;
+    net_pattern_fn rooted = toward && t->root_gather ? t->root_gather : t->root_scatter;
+    if (c == COMET_COLL_GATHER || c == COMET_COLL_SCATTER)
+        return net_seconds(rooted(l), a, x);
+    if (t->root_chain && t->root_chain(l, &chain))
+        return net_seconds(chain, a, x);
+    comet_collective pass = toward ? COMET_COLL_REDUCE_SCATTER : COMET_COLL_ALL_GATHER;
+    return net_seconds(rooted(l), a, x) + net_algorithm_of(l->algorithm)->time[pass](t, l, a, x);
+}
+
+/* The closed form of collective c on a link: a rooted one by its own,
+ * the symmetric ones by net_closed_form. */
+static inline double closed_form(comet_collective c, const comet_link *l, double a, double x)
+{
+    if (c >= COMET_COLL_SYMMETRIC)
+        return rooted_time(c, net_topology_of(l->topology), l, a, x);
+    return net_closed_form(c, l, a, x);
+}
+
 /* A link whose dimension has a size model: its measured curve for c, else
  * its protocol model, else the closed form (a dimension may carry curves
  * for some collectives only). Kept out of line and cold: the strategy
@@ -50,7 +78,7 @@ NET_COLD static comet_coll_cost sized_cost(comet_collective c, const comet_link 
     comet_protocol_model pm = link->size_model->protocols;
     if (pm > COMET_PROTOCOLS_NONE && pm < COMET_PROTOCOLS_COUNT)
         return net_protocol_cost(sym, link, a, x);
-    return (comet_coll_cost){net_closed_form(c, link, a, x), net_closed_form(c, link, 0.0, x),
+    return (comet_coll_cost){closed_form(c, link, a, x), closed_form(c, link, 0.0, x),
                              COMET_PROTO_NONE};
 }
 
@@ -75,7 +103,7 @@ double comet_collective_time_1d(comet_collective c, const comet_link *link, doub
     double x = bytes / link->bandwidth;
     if (link->size_model)
         return sized_cost(c, link, bytes, a, x).time;
-    return net_closed_form(c, link, a, x);
+    return closed_form(c, link, a, x);
 }
 
 comet_coll_cost comet_collective_cost_1d(comet_collective c, const comet_link *link, double bytes)

@@ -144,14 +144,8 @@ net_cost net_full_bandwidth_steps(const comet_link *l); /* n-1 steps of S/n at f
 net_cost net_one_hop_scatter(const comet_link *l);      /* S/n to every peer, one hop */
 bool net_pipelined_chain(const comet_link *l, net_cost *out); /* 2(n-1) steps of S/n */
 
-/* A rooted collective (broadcast, reduce, gather, scatter) on a link:
- * the topology's scatter, or its chain, or its scatter and the
- * algorithm's all-gather (topology.c). */
-double net_rooted_time(comet_collective c, const net_topology *t, const comet_link *l, double a,
-                       double x);
-
-/* The closed form of docs/collectives.md on a link: hops * a + load * x,
- * a rooted collective by its own (net_rooted_time),
+/* The closed form of docs/collectives.md on a link for a symmetric
+ * collective (rooted ones: collective.c): hops * a + load * x,
  * in-network reduction replacing the algorithm for all-reduce on a
  * topology that can reduce, and for reduce-scatter and all-gather on one
  * whose switches also scatter and multicast (FRED; "In-network
@@ -159,8 +153,6 @@ double net_rooted_time(comet_collective c, const net_topology *t, const comet_li
 static inline double net_closed_form(comet_collective c, const comet_link *l, double a, double x)
 {
     const net_topology *topo = net_topology_of(l->topology);
-    if (c >= COMET_COLL_SYMMETRIC)
-        return net_rooted_time(c, topo, l, a, x);
     if (c == COMET_COLL_ALL_REDUCE && l->in_network_reduction && topo->in_network_all_reduce)
         return net_seconds(topo->in_network_all_reduce(l), a, x);
     if ((c == COMET_COLL_REDUCE_SCATTER || c == COMET_COLL_ALL_GATHER) &&

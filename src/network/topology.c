@@ -36,22 +36,3 @@ bool net_pipelined_chain(const comet_link *l, net_cost *out)
     *out = (net_cost){2.0 * pass.hops, 2.0 * pass.load};
     return true;
 }
-
-/* Rooted at the group's first member. A scatter (gather) is the
- * topology's scatter pattern; a broadcast (reduce) its chain where it has
- * one, else the scatter after the algorithm's all-gather (the gather
- * after its reduce-scatter): van de Geijn's broadcast and Rabenseifner's
- * reduce. docs/collectives.md, "Rooted collectives". */
-NET_COLD double net_rooted_time(comet_collective c, const net_topology *t, const comet_link *l,
-                                double a, double x)
-{
-    net_cost chain;
-    bool toward = c == COMET_COLL_GATHER || c == COMET_COLL_REDUCE;
-    net_pattern_fn rooted = toward && t->root_gather ? t->root_gather : t->root_scatter;
-    if (c == COMET_COLL_GATHER || c == COMET_COLL_SCATTER)
-        return net_seconds(rooted(l), a, x);
-    if (t->root_chain && t->root_chain(l, &chain))
-        return net_seconds(chain, a, x);
-    comet_collective pass = toward ? COMET_COLL_REDUCE_SCATTER : COMET_COLL_ALL_GATHER;
-    return net_seconds(rooted(l), a, x) + net_algorithm_of(l->algorithm)->time[pass](t, l, a, x);
-}
