@@ -38,6 +38,10 @@ typedef struct comet_link {
      * inside its own apart (comet_strategy_group_spacing), so fewer of its
      * members share a Clos's leaf. 1 from comet_link_of. */
     int64_t spacing;
+    /* The chunks the buffer is cut into (the system's collective_chunks):
+     * a torus or mesh group whose axes differ pipelines them through its
+     * parts (docs/fabric.md). 1 from comet_link_of. */
+    int64_t chunks;
 } comet_link;
 
 /* ---- topology shapes (src/network/shape.c, docs/fabric.md) ------------------ */

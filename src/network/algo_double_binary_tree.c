@@ -25,8 +25,8 @@ const net_algorithm net_algorithm_double_binary_tree = {
     .id = COMET_ALGO_DOUBLE_BINARY_TREE,
     .time = {
         [COMET_COLL_ALL_REDUCE] = tree_all_reduce,
-        [COMET_COLL_REDUCE_SCATTER] = net_ring_schedule_pass,
-        [COMET_COLL_ALL_GATHER] = net_ring_schedule_pass,
+        [COMET_COLL_REDUCE_SCATTER] = net_ring_schedule_reduce_scatter,
+        [COMET_COLL_ALL_GATHER] = net_ring_schedule_all_gather,
         [COMET_COLL_ALL_TO_ALL] = net_ring_schedule_all_to_all,
     },
     .pass_messages = tree_pass_messages,

@@ -8,10 +8,27 @@
  * "Ring schedule". */
 #include "families.h"
 
-/* One reduce-scatter or all-gather pass. */
-double net_ring_schedule_pass(const net_topology *t, const comet_link *l, double a, double x)
+/* Collective c of the schedule: one pass (reduce-scatter, all-gather) or
+ * two (all-reduce), unless the topology prices them as a whole. */
+static double schedule(const net_topology *t, const comet_link *l, double a, double x,
+                       comet_collective c)
 {
-    return net_seconds(t->ring_pass(l), a, x);
+    if (t->ring_schedule)
+        return net_seconds(t->ring_schedule(l, c), a, x);
+    double passes = c == COMET_COLL_ALL_REDUCE ? 2.0 : 1.0;
+    return passes * net_seconds(t->ring_pass(l), a, x);
+}
+
+double net_ring_schedule_reduce_scatter(const net_topology *t, const comet_link *l, double a,
+                                        double x)
+{
+    return schedule(t, l, a, x, COMET_COLL_REDUCE_SCATTER);
+}
+
+double net_ring_schedule_all_gather(const net_topology *t, const comet_link *l, double a,
+                                    double x)
+{
+    return schedule(t, l, a, x, COMET_COLL_ALL_GATHER);
 }
 
 double net_ring_schedule_all_to_all(const net_topology *t, const comet_link *l, double a,
@@ -23,7 +40,7 @@ double net_ring_schedule_all_to_all(const net_topology *t, const comet_link *l, 
 /* Reduce-scatter then all-gather. */
 static double ring_all_reduce(const net_topology *t, const comet_link *l, double a, double x)
 {
-    return 2.0 * net_ring_schedule_pass(t, l, a, x);
+    return schedule(t, l, a, x, COMET_COLL_ALL_REDUCE);
 }
 
 /* n-1 neighbour steps, one message each. */
@@ -36,8 +53,8 @@ const net_algorithm net_algorithm_ring = {
     .id = COMET_ALGO_RING,
     .time = {
         [COMET_COLL_ALL_REDUCE] = ring_all_reduce,
-        [COMET_COLL_REDUCE_SCATTER] = net_ring_schedule_pass,
-        [COMET_COLL_ALL_GATHER] = net_ring_schedule_pass,
+        [COMET_COLL_REDUCE_SCATTER] = net_ring_schedule_reduce_scatter,
+        [COMET_COLL_ALL_GATHER] = net_ring_schedule_all_gather,
         [COMET_COLL_ALL_TO_ALL] = net_ring_schedule_all_to_all,
     },
     .pass_messages = ring_pass_messages,

@@ -129,6 +129,9 @@ typedef struct fc_run {
     int64_t span[COMET_MAX_DIMS];
     int64_t stride[COMET_MAX_DIMS]; /* positions between a group's members along d */
     int64_t group_axes[COMET_MAX_DIMS][COMET_MAX_AXES]; /* per torus/mesh dim */
+    /* whether the group's line along that axis is a whole axis of the
+     * topology (a torus's ring) */
+    bool group_whole[COMET_MAX_DIMS][COMET_MAX_AXES];
     int group_m[COMET_MAX_DIMS];
     int parts, streams;      /* parts: a torus's or mesh's axis orders (streams: x copies) */
     bool sync_parts;         /* some phase waits for the chunk's other parts */
@@ -230,10 +233,11 @@ static fc_line line_of(const fc_run *r, const fc_phase *ph, int64_t npu)
         int64_t k = r->group_axes[ph->dim][ph->axis], c = mod_by(div_by(i, st), k);
         l.n = k;
         l.me = c;
-        l.base = npu - c * st * d->inner;
-        l.step = st * d->inner;
-        bool whole = span == d->size && k == d->axes[ph->axis];
-        l.ring_axis = d->wrap && whole;
+        l.base = npu - c * st * stride * d->inner;
+        l.step = st * stride * d->inner;
+        /* a group's line along a whole axis is that axis's ring, whatever
+         * the group's other axes */
+        l.ring_axis = d->wrap && r->group_whole[ph->dim][ph->axis];
         l.folded = !l.ring_axis && k > 2;
     }
     return l;
@@ -1335,25 +1339,31 @@ static comet_status expand(fc_run *r, const comet_system *sys, fc_plan *pl, int 
 }
 
 /* The group's axes on a torus or mesh dimension of size `size` spanning
- * span NPUs: the topology's axes innermost first, a partial last one. */
+ * span NPUs: the topology's axes innermost first, a partial last one. A
+ * group `stride` places apart starts past the axes its inner groups fill,
+ * on every gap-th NPU of the next (the closed form's grid_of). */
 static comet_status group_axes(fc_run *r, int dim, comet_error *err)
 {
     const fab_dim *d = &r->f->dims[dim];
-    int64_t left = r->span[dim];
-    int g = 0;
-    for (int i = 0; i < d->m && left > 1; i++) {
-        int64_t k = d->axes[i] < left ? d->axes[i] : left;
-        if (left % k)
-            break;
-        r->group_axes[dim][g++] = k;
-        left /= k;
-    }
+    int64_t left = r->span[dim], gap = r->stride[dim];
+    int g = 0, i = 0;
+    while (i < d->m && gap > 1 && gap % d->axes[i] == 0)
+        gap /= d->axes[i++];
+    if (i < d->m && d->axes[i] % gap == 0)
+        for (; i < d->m && left > 1; i++, gap = 1) {
+            int64_t room = d->axes[i] / gap, k = room < left ? room : left;
+            if (left % k)
+                break;
+            r->group_whole[dim][g] = k == room;
+            r->group_axes[dim][g++] = k;
+            left /= k;
+        }
     if (left != 1)
         return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
-                               "a group of %lld NPUs along %s is not whole axes of its %s "
-                               "(the flow simulation needs groups that are)",
-                               (long long)r->span[dim], r->f->dim_names[dim],
-                               d->wrap ? "torus" : "mesh");
+                               "a group of %lld NPUs %lld apart along %s is not whole axes of "
+                               "its %s (the flow simulation needs groups that are)",
+                               (long long)r->span[dim], (long long)r->stride[dim],
+                               r->f->dim_names[dim], d->wrap ? "torus" : "mesh");
     r->group_m[dim] = g > 0 ? g : 1;
     if (g == 0)
         r->group_axes[dim][0] = 1;
@@ -1459,7 +1469,7 @@ static comet_status rooted_phases(fc_run *r, const comet_system *sys, const come
                  * end, but where it is a whole torus axis, which wraps (as
                  * the closed form's grid_of sees it) */
                 const fab_dim *fd = &r->f->dims[d];
-                bool ring = fd->wrap && r->group_axes[d][0] == fd->axes[0];
+                bool ring = fd->wrap && r->group_whole[d][0];
                 int axis = grid_topo(sys->dims[d].topology) && !ring ? 0 : -1;
                 fc_phase ph = {d, axis, FC_CHAIN, pc, bytes, !down, 0, false, 0,
                                r->f->dims[d].uni, false};
@@ -1788,15 +1798,9 @@ static comet_status too_many_flows(comet_error *err, int64_t max_flows)
 }
 
 /* Every member of every phase's line is a member of the run (a list that
- * holds whole groups), and groups on a torus or mesh are consecutive. */
+ * holds whole groups). */
 static comet_status check_members(const fc_run *r, const int64_t *members, comet_error *err)
 {
-    for (int d = 0; d < r->f->n_dims; d++)
-        if (r->stride[d] != 1 && grid_topo(r->f->dims[d].topo) && r->span[d] > 1)
-            return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
-                                   "a group with members apart along the %s %s (the flow "
-                                   "simulation runs torus and mesh groups of neighbours only)",
-                                   r->f->dim_names[d], r->f->dims[d].wrap ? "torus" : "mesh");
     for (int64_t i = 0; members && i < r->n_members; i++)
         for (int j = 0; j < r->classes * r->parts; j++)
             for (int p = 0; p < r->plan[j].n; p++) {

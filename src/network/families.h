@@ -43,6 +43,10 @@ typedef struct net_topology {
     /* One pass of the ring schedule: n-1 steps, in each every NPU sends
      * S/n to its successor on a ring laid over the topology. */
     net_pattern_fn ring_pass;
+    /* The ring schedule's reduce-scatter, all-gather or all-reduce where it
+     * is not ring_pass once or twice (a torus or mesh group whose parts
+     * meet on axes that differ); NULL: it is. */
+    net_cost (*ring_schedule)(const comet_link *l, comet_collective c);
     /* Pairwise exchange: n-1 rounds, in round k every NPU sends S/n to
      * the NPU k places on. */
     net_pattern_fn pairwise_exchange;
@@ -135,7 +139,10 @@ static inline const net_algorithm *net_algorithm_of(comet_algorithm a)
 
 /* The ring schedule's collectives (algo_ring.c), which the double binary
  * tree also runs for everything but all-reduce. */
-double net_ring_schedule_pass(const net_topology *t, const comet_link *l, double a, double x);
+double net_ring_schedule_reduce_scatter(const net_topology *t, const comet_link *l, double a,
+                                        double x);
+double net_ring_schedule_all_gather(const net_topology *t, const comet_link *l, double a,
+                                    double x);
 double net_ring_schedule_all_to_all(const net_topology *t, const comet_link *l, double a,
                                     double x);
 

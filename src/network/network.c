@@ -39,6 +39,7 @@ void comet_link_of(const comet_net_dim *d, int64_t n, comet_link *l)
     l->inner = 1;
     l->size = d->size > n ? d->size : n;
     l->spacing = 1;
+    l->chunks = 1;
 }
 
 static inline int n_dims_of(const comet_system *sys)
@@ -61,6 +62,7 @@ static inline int span_links(const comet_system *sys, const int64_t span[COMET_M
         if (span[d] > 1) {
             comet_link_of(&sys->dims[d], span[d], &links[m]);
             links[m].inner = inner;
+            links[m].chunks = comet_collective_chunks(sys);
             if (spacing && spacing[d] > 1)
                 links[m].spacing = spacing[d];
             dims[m++] = d;

@@ -2,9 +2,116 @@
  * direction each; messages to non-neighbours are forwarded hop by hop the
  * shorter way, so distance costs both latency and link load. D = floor(n/2)
  * is the diameter, Q = floor(n^2/4) the hops one NPU's messages to all
- * others travel. No switch, so no in-network reduction. Formulas and
- * derivations: docs/collectives.md. */
+ * others travel. No switch, so no in-network reduction.
+ *
+ * A group need not be the whole ring: a training step's groups tile it,
+ * n members `spacing` (s) places apart, every group at once. Where the
+ * group closes its own ring (n s = the ring's size) s groups interleave
+ * and every hop crosses s links: each pattern costs s times its cost on a
+ * ring of n. Where it does not (n s < size, a tensor group of 4 on a ring
+ * of 8), the group is a line: its ring closes back over the line's links,
+ * as a mesh line's (topo_torus.c), again times s. On a unidirectional ring
+ * every message goes forward, however far that is: a pattern's per-link
+ * load is the forward distance its messages travel, summed, over n.
+ * Formulas and derivations: docs/collectives.md, docs/fabric.md. */
 #include "families.h"
+
+/* How a group sits on the ring: n members s places apart on a ring of
+ * `size`, and whether it closes its own ring. */
+typedef struct ring_group {
+    double n, s, size;
+    bool closed, uni;
+} ring_group;
+
+static ring_group group_of(const comet_link *l)
+{
+    int64_t s = l->spacing > 1 ? l->spacing : 1;
+    int64_t size = l->size > l->n * s ? l->size : l->n * s;
+    return (ring_group){(double)l->n, (double)s, (double)size, l->n * s >= size,
+                        l->shape && l->shape->unidirectional && size > 2};
+}
+
+/* The whole-ring pattern `on_ring` as the group's: times s on a closed
+ * group, a mesh line's times s on a partial one. */
+static net_cost placed(const comet_link *l, const ring_group *g, net_pattern_fn on_ring,
+                       net_pattern_fn on_line)
+{
+    net_cost c;
+    if (g->closed) {
+        c = on_ring(l);
+    } else {
+        comet_link line = *l;
+        line.topology = COMET_TOPO_MESH;
+        line.shape = NULL;
+        line.size = l->n;
+        line.spacing = 1;
+        c = on_line(&line);
+    }
+    return (net_cost){c.hops * g->s, c.load * g->s};
+}
+
+/* ---- one way round: every message forward ---------------------------------- */
+
+/* Forward distance from member i to member j (i != j) of a group. */
+static double forward(const ring_group *g, double i, double j)
+{
+    return j > i ? (j - i) * g->s : g->size - (i - j) * g->s;
+}
+
+/* Every member sends to the member k on (mod n): the messages' forward
+ * distances sum to k size, whatever the placement; the farthest is
+ * size - (n-k) s away (k s on a closed group). */
+static double shift_hops(const ring_group *g, double k)
+{
+    double a = forward(g, 0.0, k), b = forward(g, g->n - k, 0.0);
+    return a > b ? a : b;
+}
+
+/* n-1 steps of S/n to the next member: the group's messages go once round
+ * the ring, size/n groups' worth on every link. */
+static net_cost uni_pass(const ring_group *g)
+{
+    double n = g->n;
+    return (net_cost){(n - 1.0) * shift_hops(g, 1.0), g->size / n * (n - 1.0) / n};
+}
+
+/* Every member S/n to every other (pairwise rounds or all at once): the
+ * shifts k = 1..n-1 sum to size n (n-1)/2 hops of S/n over n links. */
+static net_cost uni_all_pairs(const ring_group *g, bool rounds)
+{
+    double n = g->n, hops = 0.0;
+    for (double k = 1.0; k < n; k += 1.0) {
+        double h = shift_hops(g, k);
+        hops = rounds ? hops + h : (h > hops ? h : hops);
+    }
+    return (net_cost){hops, g->size * (n - 1.0) / (2.0 * n)};
+}
+
+/* Recursive halving: in step i each pair of partners 2^i apart exchanges
+ * S/2^(i+1), the two ways summing to size: size/2 S/2^(i+1) a link. */
+static net_cost uni_halving(const ring_group *g, int L)
+{
+    double hops = 0.0, load = 0.0, piece = 0.5;
+    for (int i = 0; i < L; i++, piece *= 0.5) {
+        double d = (double)((int64_t)1 << i) * g->s, far = g->size - d;
+        hops += far > d ? far : d;
+        load += 0.5 * g->size * piece;
+    }
+    return (net_cost){hops, load};
+}
+
+/* Bruck: step i ships S/2 to the member 2^i on, forward distances summing
+ * to 2^i size. */
+static net_cost uni_bruck(const ring_group *g, int L)
+{
+    double hops = 0.0, load = 0.0;
+    for (int i = 0; i < L; i++) {
+        double k = (double)((int64_t)1 << i);
+        hops += shift_hops(g, k < g->n ? k : g->n - 1.0);
+        load += 0.5 * k * g->size / g->n;
+    }
+    return (net_cost){hops, load};
+}
 
 /* Hops waited for by a log-step schedule (halving-doubling, Bruck, the
  * tree's levels) laid on the ring: step i talks to the peer 2^i away, at
@@ -28,7 +135,7 @@ static double quarter_sq(int64_t n)
 /* Pairwise exchange: the blocks are relayed hop by hop the shorter way:
  * n-1 rounds, Q/n x (every NPU's blocks travel Q hops over 2n links of
  * B/2). */
-static net_cost ring_pairwise_exchange(const comet_link *l)
+static net_cost whole_pairwise_exchange(const comet_link *l)
 {
     double n = (double)l->n;
     return (net_cost){n - 1.0, quarter_sq(l->n) / n};
@@ -36,7 +143,7 @@ static net_cost ring_pairwise_exchange(const comet_link *l)
 
 /* All peers at once along shortest paths: the farthest is D hops away,
  * Q/n x. */
-static net_cost ring_scatter_to_all(const comet_link *l)
+static net_cost whole_scatter_to_all(const comet_link *l)
 {
     double n = (double)l->n;
     return (net_cost){(double)(l->n / 2), quarter_sq(l->n) / n};
@@ -44,7 +151,7 @@ static net_cost ring_scatter_to_all(const comet_link *l)
 
 /* Halving-doubling in distance-doubling order (big messages on short
  * distances): each step costs x except the last, x/2: H hops, (L - 1/2) x. */
-static net_cost ring_recursive_halving(const comet_link *l)
+static net_cost whole_recursive_halving(const comet_link *l)
 {
     int L = net_ceil_log2(l->n);
     return (net_cost){logstep_hops(l->n, L), ((double)L - 0.5)};
@@ -52,7 +159,7 @@ static net_cost ring_recursive_halving(const comet_link *l)
 
 /* Bruck: a shift of S/2 by d = 2^i, split over both directions, costs
  * d(n-d)/n x; summed over i < L: [(2^L - 1) n - (4^L - 1)/3] / n x. */
-static net_cost ring_bruck(const comet_link *l)
+static net_cost whole_bruck(const comet_link *l)
 {
     double n = (double)l->n;
     int L = net_ceil_log2(l->n);
@@ -65,11 +172,62 @@ static net_cost ring_bruck(const comet_link *l)
  * hops, each directed link carries about half the levels of each tree:
  * 2H hops, max(2, L) x (an approximation; never better than the ring
  * schedule here). */
-static net_cost ring_double_tree(const comet_link *l)
+static net_cost whole_double_tree(const comet_link *l)
 {
     int L = net_ceil_log2(l->n);
     double Ld = (double)L;
     return (net_cost){2.0 * logstep_hops(l->n, L), Ld > 2.0 ? Ld : 2.0};
+}
+
+/* The patterns as the group sits (group_of): the whole ring's above on a
+ * ring of n, else placed or one way round. */
+static net_cost ring_pass(const comet_link *l)
+{
+    ring_group g = group_of(l);
+    if (g.uni)
+        return uni_pass(&g);
+    if (g.closed && g.s == 1.0)
+        return net_full_bandwidth_steps(l);
+    return placed(l, &g, net_full_bandwidth_steps, net_topology_mesh.ring_pass);
+}
+
+static net_cost ring_pairwise_exchange(const comet_link *l)
+{
+    ring_group g = group_of(l);
+    if (g.uni)
+        return uni_all_pairs(&g, true);
+    return placed(l, &g, whole_pairwise_exchange, net_topology_mesh.pairwise_exchange);
+}
+
+static net_cost ring_scatter_to_all(const comet_link *l)
+{
+    ring_group g = group_of(l);
+    if (g.uni)
+        return uni_all_pairs(&g, false);
+    return placed(l, &g, whole_scatter_to_all, net_topology_mesh.scatter_to_all);
+}
+
+static net_cost ring_recursive_halving(const comet_link *l)
+{
+    ring_group g = group_of(l);
+    if (g.uni)
+        return uni_halving(&g, net_ceil_log2(l->n));
+    return placed(l, &g, whole_recursive_halving, net_topology_mesh.recursive_halving);
+}
+
+static net_cost ring_bruck(const comet_link *l)
+{
+    ring_group g = group_of(l);
+    if (g.uni)
+        return uni_bruck(&g, net_ceil_log2(l->n));
+    return placed(l, &g, whole_bruck, net_topology_mesh.bruck);
+}
+
+/* (one way round too: the trees are not yet priced per direction) */
+static net_cost ring_double_tree(const comet_link *l)
+{
+    ring_group g = group_of(l);
+    return placed(l, &g, whole_double_tree, net_topology_mesh.double_tree);
 }
 
 /* Rooted collectives. A scatter from the root: its pieces go the shorter
@@ -144,7 +302,7 @@ static const fab_ops ring_fabric = {ring_layout, ring_build, ring_route, NULL, N
 const net_topology net_topology_ring = {
     .id = COMET_TOPO_RING,
     .fabric = &ring_fabric,
-    .ring_pass = net_full_bandwidth_steps,
+    .ring_pass = ring_pass,
     .pairwise_exchange = ring_pairwise_exchange,
     .scatter_to_all = ring_scatter_to_all,
     .recursive_halving = ring_recursive_halving,
@@ -153,4 +311,5 @@ const net_topology net_topology_ring = {
     .in_network_all_reduce = NULL,
     .root_scatter = ring_root_scatter,
     .root_chain = net_pipelined_chain,
+    .prices_spacing = true,
 };

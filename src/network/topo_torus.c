@@ -18,15 +18,27 @@ typedef struct grid {
     int g;               /* the group's axes */
     int64_t k[COMET_MAX_AXES];
     double line[COMET_MAX_AXES]; /* 1 on a whole torus axis, 2 on a line (bisection) */
+    /* Places between the members along the axis: a group whose inner
+     * groups (a tensor group's, say) take part of the axis sits gap
+     * apart, and gap such groups interleave on its links: every pattern on
+     * the axis costs gap times its load and hops (1 on the axes past it). */
+    double gap[COMET_MAX_AXES];
 } grid;
 
+/* A part's phases at most: an all-reduce's two passes over the axes. */
+#define GRID_MAX_PHASES (2 * COMET_MAX_AXES)
+
 /* The group's axes: innermost first, each as much of the topology's axis
- * as the NPUs left fill. */
+ * as the NPUs left fill. A group `spacing` places apart (comet_link)
+ * starts past the axes its inner groups fill, on the first every gap-th
+ * NPU; spacing that does not tile the axes is priced as neighbours. */
 static grid grid_of(const comet_link *l, bool wrap)
 {
-    grid gr = {1, 0, {0}, {0}};
+    grid gr = {1, 0, {0}, {0}, {0}};
     const comet_net_shape *sh = l->shape;
-    int64_t axes[COMET_MAX_AXES] = {l->n, 0, 0};
+    /* no shape: one axis, the whole dimension (a group of part of it is
+     * a line) */
+    int64_t axes[COMET_MAX_AXES] = {l->size > l->n ? l->size : l->n, 0, 0};
     int m = 1;
     if (sh && sh->n_axes > 0) {
         m = sh->n_axes > COMET_MAX_AXES ? COMET_MAX_AXES : sh->n_axes;
@@ -34,19 +46,28 @@ static grid grid_of(const comet_link *l, bool wrap)
             axes[i] = sh->axes[i];
     }
     gr.m = m;
-    int64_t left = l->n;
-    for (int i = 0; i < m && left > 1; i++) {
-        int64_t k = axes[i] < left ? axes[i] : left;
+    int64_t left = l->n, gap = l->spacing > 1 ? l->spacing : 1;
+    int i = 0;
+    while (i < m && gap > 1 && axes[i] > 0 && gap % axes[i] == 0)
+        gap /= axes[i++];
+    if (i == m || (gap > 1 && axes[i] % gap)) {
+        i = 0;
+        gap = 1;
+    }
+    for (; i < m && left > 1; i++, gap = 1) {
+        int64_t room = axes[i] / gap, k = room < left ? room : left;
         if (k < 2)
             continue;
         gr.k[gr.g] = k;
-        gr.line[gr.g] = wrap && k == axes[i] ? 1.0 : 2.0;
+        gr.line[gr.g] = wrap && k == room ? 1.0 : 2.0;
+        gr.gap[gr.g] = (double)gap;
         gr.g++;
         left = (left + k - 1) / k;
     }
     if (gr.g == 0) {
         gr.k[0] = l->n;
         gr.line[0] = wrap ? 1.0 : 2.0;
+        gr.gap[0] = 1.0;
         gr.g = 1;
     }
     return gr;
@@ -82,8 +103,7 @@ static double ring_axis(const grid *gr, int i, double *hops)
  * shrinks by k_i after it): cost[j][p] and axis[j][p] of part j's phase p;
  * returns the most hops a part waits. */
 static double part_phases(const grid *gr, axis_cost_fn axis_cost,
-                          double cost[COMET_MAX_AXES][COMET_MAX_AXES],
-                          int axis[COMET_MAX_AXES][COMET_MAX_AXES])
+                          double cost[][GRID_MAX_PHASES], int axis[][GRID_MAX_PHASES])
 {
     double hops = 0.0;
     for (int j = 0; j < gr->g; j++) {
@@ -91,15 +111,53 @@ static double part_phases(const grid *gr, axis_cost_fn axis_cost,
         for (int p = 0; p < gr->g; p++) {
             int i = (j + p) % gr->g;
             double axis_hops;
-            cost[j][p] = axis_cost(gr, i, &axis_hops) * held;
+            cost[j][p] = axis_cost(gr, i, &axis_hops) * held * gr->gap[i];
             axis[j][p] = i;
             held /= (double)gr->k[i];
-            h += axis_hops;
+            h += axis_hops * gr->gap[i];
         }
         if (h > hops)
             hops = h;
     }
     return hops;
+}
+
+/* The parts' phases run one after another per part, all parts at once:
+ * phases on the same axis at once share its links equally (each moves
+ * over every line of the axis), and a part goes on to its next phase as
+ * its last ends. Their makespan, phase by phase: on 3 x 4 a scatter's
+ * later phase slows another part's first, which ends later and leaves its
+ * own later phases alone at the end (1.5 x where the busiest axis says
+ * 4/3 x). cost[j][p] is what part j's phase p takes alone. */
+static double parts_makespan(int parts, int phases, double cost[][GRID_MAX_PHASES],
+                             int axis[][GRID_MAX_PHASES])
+{
+    int at[COMET_MAX_AXES] = {0};
+    double t = 0.0;
+    for (;;) {
+        int on[COMET_MAX_AXES] = {0};
+        double dt = -1.0;
+        for (int j = 0; j < parts; j++)
+            if (at[j] < phases)
+                on[axis[j][at[j]]]++;
+        for (int j = 0; j < parts; j++)
+            if (at[j] < phases) {
+                double end = cost[j][at[j]] * (double)on[axis[j][at[j]]];
+                dt = dt < 0.0 || end < dt ? end : dt;
+            }
+        if (dt < 0.0)
+            return t;
+        t += dt;
+        for (int j = 0; j < parts; j++)
+            if (at[j] < phases) {
+                double *c = &cost[j][at[j]];
+                int shared = on[axis[j][at[j]]];
+                if (*c * (double)shared <= dt * (1.0 + 1e-12))
+                    at[j]++;
+                else
+                    *c -= dt / (double)shared;
+            }
+    }
 }
 
 /* The parts' load: the slowest part's phases one after another, or, when
@@ -110,8 +168,8 @@ static double part_phases(const grid *gr, axis_cost_fn axis_cost,
 static net_cost grid_parts(const comet_link *l, bool wrap, axis_cost_fn axis_cost)
 {
     grid gr = grid_of(l, wrap);
-    double cost[COMET_MAX_AXES][COMET_MAX_AXES], worst = 0.0, on_axis[COMET_MAX_AXES] = {0};
-    int axis[COMET_MAX_AXES][COMET_MAX_AXES];
+    double cost[COMET_MAX_AXES][GRID_MAX_PHASES], worst = 0.0, on_axis[COMET_MAX_AXES] = {0};
+    int axis[COMET_MAX_AXES][GRID_MAX_PHASES];
     double hops = part_phases(&gr, axis_cost, cost, axis);
     for (int j = 0; j < gr.g; j++) {
         double load = 0.0;
@@ -129,10 +187,57 @@ static net_cost grid_parts(const comet_link *l, bool wrap, axis_cost_fn axis_cos
 }
 
 /* The ring schedule: per axis, the parts in rotated orders (telescoping
- * to (n-1)/n of the buffer each). */
+ * to (n-1)/n of the buffer each), as their makespan: a reduce-scatter's
+ * phases, an all-gather's the same backwards, an all-reduce's the one then
+ * the other (docs/fabric.md). Where the group's axes differ the parts
+ * meet on them: on 4 x 2 (a ring and a line) the reduce-scatter takes
+ * 1.625 x where the slowest part alone takes 1.375 x. */
+static net_cost grid_ring_schedule(const comet_link *l, bool wrap, comet_collective c)
+{
+    grid gr = grid_of(l, wrap);
+    double cost[COMET_MAX_AXES][GRID_MAX_PHASES];
+    int axis[COMET_MAX_AXES][GRID_MAX_PHASES];
+    double hops = part_phases(&gr, ring_axis, cost, axis);
+    int g = gr.g, phases = c == COMET_COLL_ALL_REDUCE ? 2 * g : g;
+    for (int j = 0; j < g; j++) /* the reduce-scatter's phases, backwards */
+        for (int p = 0; p < g; p++) {
+            int from = g - 1 - p;
+            if (c == COMET_COLL_ALL_REDUCE) {
+                cost[j][g + p] = cost[j][from];
+                axis[j][g + p] = axis[j][from];
+            } else if (c == COMET_COLL_ALL_GATHER && p < from) {
+                double tc = cost[j][p];
+                int ta = axis[j][p];
+                cost[j][p] = cost[j][from];
+                axis[j][p] = axis[j][from];
+                cost[j][from] = tc;
+                axis[j][from] = ta;
+            }
+        }
+    if (c == COMET_COLL_ALL_REDUCE)
+        hops *= 2.0;
+    if (g == 1)
+        return (net_cost){hops, cost[0][0] * (double)phases * (double)gr.m};
+    /* k chunks: the first chunk's makespan, then the next chunks' phases
+     * fill the axes the first left idle, one busiest axis's load a chunk
+     * (on 4 x 2 the all-reduce's 3.5 x at one chunk, 2.5 x at many, as the
+     * flows): their mean a chunk, which the chunk pipeline multiplies
+     * back (src/network/network.c) */
+    double on_axis[COMET_MAX_AXES] = {0}, busiest = 0.0;
+    for (int j = 0; j < g; j++)
+        for (int p = 0; p < phases; p++)
+            on_axis[axis[j][p]] += cost[j][p];
+    for (int i = 0; i < g; i++)
+        busiest = on_axis[i] > busiest ? on_axis[i] : busiest;
+    double t = parts_makespan(g, phases, cost, axis);
+    double k = l->chunks > 1 ? (double)l->chunks : 1.0;
+    t = (t + (k - 1.0) * busiest) / k;
+    return (net_cost){hops, t * (double)gr.m / (double)g};
+}
+
 static net_cost grid_ring_pass(const comet_link *l, bool wrap)
 {
-    return grid_parts(l, wrap, ring_axis);
+    return grid_ring_schedule(l, wrap, COMET_COLL_REDUCE_SCATTER);
 }
 
 /* A rooted scatter's phase on axis i: the NPUs the part has reached send
@@ -161,41 +266,14 @@ static double scatter_axis(const grid *gr, int i, double *hops)
  * at least, where one direct scatter's routes all leave on the root's
  * axis-0 links (2 x). Every part's phase on an axis starts at the root,
  * whose links on that axis the phases on it at once share equally (each
- * sends as many pieces each way); a part goes on to its next phase as its
- * last ends, so where the axes differ (3 x 4) one part's later phase
- * slows another's first, which ends later and leaves its own later phases
- * alone at the end: their makespan, phase by phase, times m/g (1.5 x on
- * 3 x 4, where the busiest axis says 4/3 x). */
+ * sends as many pieces each way): the parts' makespan, times m/g. */
 static net_cost grid_root_scatter(const comet_link *l, bool wrap)
 {
     grid gr = grid_of(l, wrap);
-    double cost[COMET_MAX_AXES][COMET_MAX_AXES], t = 0.0;
-    int axis[COMET_MAX_AXES][COMET_MAX_AXES], at[COMET_MAX_AXES] = {0};
+    double cost[COMET_MAX_AXES][GRID_MAX_PHASES];
+    int axis[COMET_MAX_AXES][GRID_MAX_PHASES];
     double hops = part_phases(&gr, scatter_axis, cost, axis);
-    for (;;) {
-        int on[COMET_MAX_AXES] = {0};
-        double dt = -1.0;
-        for (int j = 0; j < gr.g; j++)
-            if (at[j] < gr.g)
-                on[axis[j][at[j]]]++;
-        for (int j = 0; j < gr.g; j++)
-            if (at[j] < gr.g) {
-                double end = cost[j][at[j]] * (double)on[axis[j][at[j]]];
-                dt = dt < 0.0 || end < dt ? end : dt;
-            }
-        if (dt < 0.0)
-            break;
-        t += dt;
-        for (int j = 0; j < gr.g; j++)
-            if (at[j] < gr.g) {
-                double *c = &cost[j][at[j]];
-                int shared = on[axis[j][at[j]]];
-                if (*c * (double)shared <= dt * (1.0 + 1e-12))
-                    at[j]++;
-                else
-                    *c -= dt / (double)shared;
-            }
-    }
+    double t = parts_makespan(gr.g, gr.g, cost, axis);
     return (net_cost){hops, t * (double)gr.m / (double)gr.g};
 }
 
@@ -225,7 +303,7 @@ static bool grid_root_chain(const comet_link *l, bool wrap, net_cost *out)
         return false;
     double k = (double)gr.k[0], m = (double)gr.m;
     double steps = gr.line[0] > 1.0 ? 3.0 * k - 2.0 : 2.0 * (k - 1.0);
-    *out = (net_cost){steps, m * steps / k};
+    *out = (net_cost){steps * gr.gap[0], m * steps / k * gr.gap[0]};
     return true;
 }
 
@@ -240,10 +318,10 @@ static net_cost grid_scatter(const comet_link *l, bool wrap)
     double load = (n - 1.0) / n, hops = 0.0;
     for (int i = 0; i < gr.g; i++) {
         double k = (double)gr.k[i];
-        double axis = gr.line[i] * (double)gr.m * quarter_sq(gr.k[i]) / k;
+        double axis = gr.line[i] * (double)gr.m * quarter_sq(gr.k[i]) / k * gr.gap[i];
         if (axis > load)
             load = axis;
-        hops += gr.line[i] > 1.0 ? k - 1.0 : (double)(gr.k[i] / 2);
+        hops += (gr.line[i] > 1.0 ? k - 1.0 : (double)(gr.k[i] / 2)) * gr.gap[i];
     }
     return (net_cost){hops, load};
 }
@@ -267,11 +345,11 @@ static net_cost grid_halving(const comet_link *l, bool wrap)
     for (int i = 0; i < gr.g; i++) {
         int L = net_ceil_log2(gr.k[i]);
         double steps = gr.line[i] > 1.0 ? (double)L : (double)L - 0.5;
-        load += (double)gr.m * held * steps;
+        load += (double)gr.m * held * steps * gr.gap[i];
         int64_t half = gr.k[i] / 2;
         for (int s = 0; s < L; s++) {
             int64_t d = (int64_t)1 << s;
-            hops += (double)(gr.line[i] > 1.0 || d < half ? d : half);
+            hops += (double)(gr.line[i] > 1.0 || d < half ? d : half) * gr.gap[i];
         }
         held /= (double)gr.k[i];
     }
@@ -287,8 +365,8 @@ static net_cost grid_bruck(const comet_link *l, bool wrap)
     double load = 0.0, hops = 0.0;
     for (int i = 0; i < gr.g; i++) {
         int L = net_ceil_log2(gr.k[i]);
-        load += 0.5 * (double)gr.m * gr.line[i] * (double)L;
-        hops += (double)L * step_hops(&gr, i);
+        load += 0.5 * (double)gr.m * gr.line[i] * (double)L * gr.gap[i];
+        hops += (double)L * step_hops(&gr, i) * gr.gap[i];
     }
     return (net_cost){hops, load};
 }
@@ -302,6 +380,14 @@ static net_cost grid_double_tree(const comet_link *l, bool wrap)
 }
 
 static net_cost torus_ring_pass(const comet_link *l) { return grid_ring_pass(l, true); }
+static net_cost torus_ring_schedule(const comet_link *l, comet_collective c)
+{
+    return grid_ring_schedule(l, true, c);
+}
+static net_cost mesh_ring_schedule(const comet_link *l, comet_collective c)
+{
+    return grid_ring_schedule(l, false, c);
+}
 static net_cost torus_scatter(const comet_link *l) { return grid_scatter(l, true); }
 static net_cost torus_pairwise(const comet_link *l) { return grid_pairwise(l, true); }
 static net_cost torus_halving(const comet_link *l) { return grid_halving(l, true); }
@@ -425,6 +511,7 @@ const net_topology net_topology_torus = {
     .id = COMET_TOPO_TORUS,
     .fabric = &grid_fabric,
     .ring_pass = torus_ring_pass,
+    .ring_schedule = torus_ring_schedule,
     .pairwise_exchange = torus_pairwise,
     .scatter_to_all = torus_scatter,
     .recursive_halving = torus_halving,
@@ -434,12 +521,14 @@ const net_topology net_topology_torus = {
     .root_scatter = torus_root_scatter,
     .root_gather = torus_root_gather,
     .root_chain = torus_root_chain,
+    .prices_spacing = true,
 };
 
 const net_topology net_topology_mesh = {
     .id = COMET_TOPO_MESH,
     .fabric = &grid_fabric,
     .ring_pass = mesh_ring_pass,
+    .ring_schedule = mesh_ring_schedule,
     .pairwise_exchange = mesh_pairwise,
     .scatter_to_all = mesh_scatter,
     .recursive_halving = mesh_halving,
@@ -449,4 +538,5 @@ const net_topology net_topology_mesh = {
     .root_scatter = mesh_root_scatter,
     .root_gather = mesh_root_gather,
     .root_chain = mesh_root_chain,
+    .prices_spacing = true,
 };
