@@ -878,10 +878,11 @@ static double flows_spaced(const comet_system *s, int64_t span, int64_t stride,
  * ring of 8 and of 12, one way round, a torus without a shape, 4 x 4
  * tori and meshes and a 2 x 4 x 4 torus, for the ring, direct,
  * halving-doubling and double binary tree algorithms' all-reduce,
- * reduce-scatter, all-gather and all-to-all (1 us a hop, one chunk). Not
- * here (docs/fabric.md, "Not yet"): the double binary tree's all-reduce
- * and Bruck's all-to-all (halving-doubling's) on these direct networks,
- * and halving-doubling on groups that are not a power of two. Closed
+ * reduce-scatter, all-gather and all-to-all (Bruck's under
+ * halving-doubling: its shifts in rank order, each line of an axis one
+ * shift; 1 us a hop, one chunk). Not here (docs/fabric.md, "Not yet"):
+ * the double binary tree's all-reduce on these direct networks, and
+ * halving-doubling's all-reduce on groups that are not a power of two. Closed
  * forms at 0 latency: a group of 4 side by side on a ring of 8 is a line,
  * its ring closing back over the line's links (2 (n-1)/n x = 1.5 x a
  * pass, twice the ring's); 4 groups 2 apart each close a ring whose every
@@ -934,8 +935,8 @@ static void test_groups_on_part_of_direct_networks(void **state)
                         comet_collective cl = colls[c];
                         if ((algos[a] == COMET_ALGO_DOUBLE_BINARY_TREE &&
                              cl == COMET_COLL_ALL_REDUCE) ||
-                            (algos[a] == COMET_ALGO_HALVING_DOUBLING &&
-                             (cl == COMET_COLL_ALL_TO_ALL || !pow2)))
+                            (algos[a] == COMET_ALGO_HALVING_DOUBLING && !pow2 &&
+                             cl == COMET_COLL_ALL_REDUCE))
                             continue;
                         int64_t span[COMET_MAX_DIMS] = {n, 1, 1, 1, 1, 1, 1, 1};
                         int64_t spacing[COMET_MAX_DIMS] = {gap, 1, 1, 1, 1, 1, 1, 1};
@@ -962,6 +963,12 @@ static void test_groups_on_part_of_direct_networks(void **state)
     assert_close(flows_spaced(&s, 4, 2, COMET_COLL_REDUCE_SCATTER, 1), 1.5 * x, 1e-6);
     d->shape.unidirectional = true;
     assert_close(flows_spaced(&s, 2, 1, COMET_COLL_REDUCE_SCATTER, 1), 2.0 * x, 1e-6);
+    /* Bruck on the two-way ring of 8: shifts of 1, 2 and 4, the last a
+     * tie split both ways: 1 + 2 + 2 = 5 x */
+    d->shape.unidirectional = false;
+    d->algorithm = COMET_ALGO_HALVING_DOUBLING;
+    assert_close(flows_spaced(&s, 8, 1, COMET_COLL_ALL_TO_ALL, 1), 5.0 * x, 1e-6);
+    d->algorithm = COMET_ALGO_RING;
     toy_bare_system(&s, "torus 4 x 4");
     d = toy_add_dim(&s, "x", 16, COMET_TOPO_TORUS, COMET_ALGO_RING, 100e9, 0.0);
     d->shape.n_axes = 2;

@@ -150,6 +150,12 @@ double net_ring_schedule_all_to_all(const net_topology *t, const comet_link *l, 
 net_cost net_full_bandwidth_steps(const comet_link *l); /* n-1 steps of S/n at full B */
 net_cost net_one_hop_scatter(const comet_link *l);      /* S/n to every peer, one hop */
 bool net_pipelined_chain(const comet_link *l, net_cost *out); /* 2(n-1) steps of S/n */
+/* Every member of a ring of k (wrap) or a line sends one message to the
+ * member delta on (mod k), along the fabric's routes: the messages the
+ * busiest link carries (a ring: the shorter way, a tie split evenly; a
+ * line: straight, so those past its end travel back), and in *hops how
+ * far the farthest goes. */
+double net_shift_flows(int64_t delta, int64_t k, bool wrap, double *hops);
 
 /* The closed form of docs/collectives.md on a link for a symmetric
  * collective (rooted ones: collective.c): hops * a + load * x,

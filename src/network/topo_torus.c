@@ -356,17 +356,35 @@ static net_cost grid_halving(const comet_link *l, bool wrap)
     return (net_cost){hops, load};
 }
 
-/* Bruck: each step ships S/2 a distance 2^s along the rank order; priced
- * as the halving schedule's steps on S/2 without the shrinking (an
- * approximation, docs/fabric.md). */
+/* Bruck: step s ships S/2 to the member d = 2^s on in rank order, along
+ * dimension-order routes. Every line of axis a carries one shift, the
+ * digit of d there plus the carry out of the axes inside (the same for
+ * the whole line: its members share those coordinates), its busiest link
+ * net_shift_flows of them at B/(2m) (gap times, spaced): the step takes
+ * the busiest axis's (8 x on 4 x 4, 2 x each step; 15 x on a mesh line of
+ * 16, whose last step's 8 messages all cross the middle). */
 static net_cost grid_bruck(const comet_link *l, bool wrap)
 {
     grid gr = grid_of(l, wrap);
+    int L = net_ceil_log2(l->n);
     double load = 0.0, hops = 0.0;
-    for (int i = 0; i < gr.g; i++) {
-        int L = net_ceil_log2(gr.k[i]);
-        load += 0.5 * (double)gr.m * gr.line[i] * (double)L * gr.gap[i];
-        hops += (double)L * step_hops(&gr, i) * gr.gap[i];
+    for (int s = 0; s < L; s++) {
+        int64_t rest = (int64_t)1 << s;
+        bool carries = false; /* the digits inside not all 0: some lines carry 1 */
+        double busiest = 0.0;
+        for (int i = 0; i < gr.g; i++) {
+            int64_t digit = rest % gr.k[i];
+            rest /= gr.k[i];
+            double far = 0.0;
+            for (int carry = 0; carry < (carries ? 2 : 1); carry++) {
+                double h, f = net_shift_flows(digit + carry, gr.k[i], gr.line[i] == 1.0, &h);
+                busiest = f * gr.gap[i] > busiest ? f * gr.gap[i] : busiest;
+                far = h > far ? h : far;
+            }
+            hops += far * gr.gap[i];
+            carries = carries || digit > 0;
+        }
+        load += busiest * (double)gr.m;
     }
     return (net_cost){hops, load};
 }

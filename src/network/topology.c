@@ -36,3 +36,23 @@ bool net_pipelined_chain(const comet_link *l, net_cost *out)
     *out = (net_cost){2.0 * pass.hops, 2.0 * pass.load};
     return true;
 }
+
+/* On a ring every message goes min(d, k-d) hops one way, so every link
+ * that way carries that many (half each way on a tie, d = k/2); on a line
+ * the messages of the first k-d members go d forward and the last d's
+ * k-d back, the busiest link carrying min(d, k-d) either way. */
+double net_shift_flows(int64_t delta, int64_t k, bool wrap, double *hops)
+{
+    int64_t d = k > 0 ? ((delta % k) + k) % k : 0, back = k - d;
+    if (d == 0) {
+        *hops = 0.0;
+        return 0.0;
+    }
+    double near = (double)(d < back ? d : back);
+    if (!wrap) {
+        *hops = (double)(d > back ? d : back);
+        return near;
+    }
+    *hops = near;
+    return d == back ? 0.5 * (double)d : near;
+}
