@@ -142,13 +142,13 @@ static void test_halving_doubling(void **state)
 
     /* ring topology, distance doubling: hops 1+2+4 = 7, bandwidth
      * (L - 1/2) x = 2.5 x: 3.5e-6 + 0.0536870912 = 0.0536905912.
-     * Bruck: 7 a + ((2^3-1)*8 - (4^3-1)/3)/8 x = 3.5e-6 + 4.375 x
-     * = 0.0939559096 */
+     * Bruck: shifts of 1, 2, 4 the shorter way, the last a tie split
+     * both ways: 7 a + (1 + 2 + 2) x = 3.5e-6 + 5 x = 0.1073776824 */
     comet_link r = mk(8, COMET_TOPO_RING, COMET_ALGO_HALVING_DOUBLING);
     assert_close(t1d(COMET_COLL_REDUCE_SCATTER, r, GIB), 0.0536905912, EXACT);
     assert_close(t1d(COMET_COLL_ALL_GATHER, r, GIB), 0.0536905912, EXACT);
     assert_close(t1d(COMET_COLL_ALL_REDUCE, r, GIB), 2 * 0.0536905912, EXACT);
-    assert_close(t1d(COMET_COLL_ALL_TO_ALL, r, GIB), 0.0939559096, EXACT);
+    assert_close(t1d(COMET_COLL_ALL_TO_ALL, r, GIB), 0.1073776824, EXACT);
     /* n = 2 on a ring: one exchange with the neighbour = ring: a + x/2 */
     comet_link r2 = mk(2, COMET_TOPO_RING, COMET_ALGO_HALVING_DOUBLING);
     comet_link r2r = mk(2, COMET_TOPO_RING, COMET_ALGO_RING);
@@ -175,11 +175,12 @@ static void test_halving_doubling_non_power_of_two(void **state)
     assert_close(t1d(COMET_COLL_REDUCE_SCATTER, l9, GIB),
                  2e-6 + 8.0 / 9.0 * 0.02147483648, EXACT);
     /* ring topology, n = 6: hops min(1,3)+min(2,3)+min(4,3) = 6, bandwidth
-     * 2.5 x: 3e-6 + 0.0536870912 = 0.0536900912. Bruck: 6a +
-     * ((8-1)*6 - 63/3)/6 x = 3e-6 + 3.5 x = 0.07516492768 */
+     * 2.5 x: 3e-6 + 0.0536870912 = 0.0536900912. Bruck: shifts 1, 2
+     * and 4 (2 the other way): 5 a + (1 + 2 + 2) x = 2.5e-6 + 5 x
+     * = 0.1073766824 */
     comet_link r6 = mk(6, COMET_TOPO_RING, COMET_ALGO_HALVING_DOUBLING);
     assert_close(t1d(COMET_COLL_REDUCE_SCATTER, r6, GIB), 0.0536900912, EXACT);
-    assert_close(t1d(COMET_COLL_ALL_TO_ALL, r6, GIB), 0.07516492768, EXACT);
+    assert_close(t1d(COMET_COLL_ALL_TO_ALL, r6, GIB), 0.1073766824, EXACT);
 }
 
 /* ---- double binary tree --------------------------------------------------- */
@@ -398,7 +399,7 @@ static void test_topology_patterns(void **state)
     assert_cost(r->pairwise_exchange(&l), 7.0, 16.0 / 8.0);
     assert_cost(r->scatter_to_all(&l), 4.0, 16.0 / 8.0);
     assert_cost(r->recursive_halving(&l), 7.0, 2.5);
-    assert_cost(r->bruck(&l), 7.0, (7.0 * 8.0 - 63.0 / 3.0) / 8.0);
+    assert_cost(r->bruck(&l), 7.0, 1.0 + 2.0 + 2.0); /* shifts 1, 2, 4 (a tie: half each way) */
     assert_cost(r->double_tree(&l), 14.0, 3.0);
 
     const net_topology *fc = &net_topology_fully_connected;
@@ -437,6 +438,14 @@ static double closed_form(comet_algorithm algo, comet_topology topo, comet_colle
     for (int i = 0; i < L; i++)
         H += fmin(ldexp(1.0, i), D);
     double Ld = (double)L, spread = (n - 1.0) / n;
+    /* Bruck on a ring: the shift by d the shorter way, min(d, n-d) hops
+     * and messages a link, d/2 each way on a tie */
+    double bruck_hops = 0.0, bruck_load = 0.0;
+    for (int i = 0; i < L; i++) {
+        double d = ldexp(1.0, i), near = fmin(d, n - d);
+        bruck_hops += near;
+        bruck_load += 2.0 * d == n ? d / 2.0 : near;
+    }
     bool ring = topo == COMET_TOPO_RING, fc = topo == COMET_TOPO_FULLY_CONNECTED;
     if (algo == COMET_ALGO_DOUBLE_BINARY_TREE) {
         if (c == COMET_COLL_ALL_REDUCE)
@@ -455,7 +464,7 @@ static double closed_form(comet_algorithm algo, comet_topology topo, comet_colle
         break;
     case COMET_ALGO_HALVING_DOUBLING:
         rs = ring ? H * a + (Ld - 0.5) * x : Ld * a + (fc ? (n - 1.0) * spread : spread) * x;
-        a2a = ring ? H * a + ((ldexp(1.0, L) - 1.0) * n - (ldexp(1.0, 2 * L) - 1.0) / 3.0) / n * x
+        a2a = ring ? bruck_hops * a + bruck_load * x
                    : Ld * a + (fc ? (n - 1.0) : 1.0) * Ld / 2.0 * x;
         break;
     default:
