@@ -984,6 +984,67 @@ static void test_groups_on_part_of_direct_networks(void **state)
     assert_true(e4 >= f4 && e4 <= 1.10 * f4);
 }
 
+/* Pipeline sends on direct networks: every NPU of the first stage (the
+ * `stride` NPUs before the pipeline's digit) sends to its peer `stride`
+ * places on, as flows, against the estimate's one send at B times the
+ * topology's shift load (comet_p2p_shift_load): a ring's link carries
+ * B/2 and the stage's `stride` sends all cross its last sender's link
+ * (2 x 1 on a ring of 8 with a stage of 1, 2 x 2 with a stage of 2, the
+ * tie at 4 split both ways: 2 x 2); a one-way ring B and `stride` sends; a
+ * 4 x 4 torus's links B/4, a stage of one axis-0 line each sending one hop
+ * along axis 1 (4); a fully connected dimension of 8 a link of B/7 per
+ * peer (7). Equal to 1e-9 at zero latency. */
+static void test_sends_on_direct_networks(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *what;
+        comet_topology topo;
+        int64_t size, stride;
+        int axes[2];
+        bool uni;
+        double load;
+    } cases[] = {
+        {"ring, stage of 1", COMET_TOPO_RING, 8, 1, {0, 0}, false, 2.0},
+        {"ring, stage of 2", COMET_TOPO_RING, 8, 2, {0, 0}, false, 4.0},
+        {"ring, stage of 4", COMET_TOPO_RING, 8, 4, {0, 0}, false, 4.0},
+        {"one-way ring, stage of 2", COMET_TOPO_RING, 8, 2, {0, 0}, true, 2.0},
+        {"torus 4 x 4, stage of 4", COMET_TOPO_TORUS, 16, 4, {4, 4}, false, 4.0},
+        {"mesh 4 x 4, stage of 2", COMET_TOPO_MESH, 16, 2, {4, 4}, false, 8.0},
+        {"fully connected 8", COMET_TOPO_FULLY_CONNECTED, 8, 1, {0, 0}, false, 7.0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        comet_system s;
+        toy_bare_system(&s, cases[i].what);
+        comet_net_dim *d = toy_add_dim(&s, "x", cases[i].size, cases[i].topo, COMET_ALGO_RING,
+                                       100e9, 0.0);
+        d->shape.unidirectional = cases[i].uni;
+        if (cases[i].axes[0]) {
+            d->shape.n_axes = 2;
+            d->shape.axes[0] = cases[i].axes[0];
+            d->shape.axes[1] = cases[i].axes[1];
+        }
+        int64_t from[16], to[16], n = cases[i].stride;
+        for (int64_t k = 0; k < n; k++) {
+            from[k] = k;
+            to[k] = k + n;
+        }
+        comet_error err;
+        comet_fabric *f = test_fabric_of(&s);
+        comet_fabric_run *r;
+        int64_t id;
+        assert_int_equal(comet_fabric_run_new(f, &s, 0, &r, &err), COMET_OK);
+        assert_int_equal(comet_fabric_run_sends(r, from, to, n, GIB, &id, &err), COMET_OK);
+        double flows = run_until(r, id, INFINITY, NULL);
+        comet_fabric_run_free(r);
+        comet_fabric_free(f);
+        double load = comet_p2p_shift_load(&s, 0, n, cases[i].size);
+        print_message("  %s: flows %.4f ms, shift load %g\n", cases[i].what, flows * 1e3, load);
+        assert_close(load, cases[i].load, 1e-12);
+        assert_close(flows, comet_p2p_time_on(&s, 0, GIB) * load, 1e-9);
+    }
+}
+
 /* SHARP's trees on a hashed (ECMP) Clos are placed, not hashed, and
  * reduced at every switch of the tree. Three tiers of 16-port switches
  * (leaves and aggregation switches 8 down, 8 up) under 16 nodes of 8:
@@ -1426,6 +1487,7 @@ void suite_fabric(test_tally *t)
         cmocka_unit_test(test_in_network_trees_are_placed),
         cmocka_unit_test(test_spaced_groups_on_a_clos),
         cmocka_unit_test(test_groups_on_part_of_direct_networks),
+        cmocka_unit_test(test_sends_on_direct_networks),
         cmocka_unit_test(test_double_binary_tree),
         cmocka_unit_test(test_themis_in_the_flows),
         cmocka_unit_test(test_uneven_fabrics),

@@ -181,10 +181,12 @@ void step_plan_traffic(const comet_system *sys, const comet_strategy *s, coll_me
     out->send.bytes = w->p2p_bytes;
     out->send.per_micro = s->pp > 1 ? 2.0 * (double)s->interleave : 0.0;
     out->send.load = 1.0;
-    if (out->send.dim >= 0 && comet_spacing_priced(sys)) {
-        /* (a Clos: the one topology whose sends share links) the next
-         * stage's rank is one step of the pipeline's digit, the outermost
-         * on every dimension, on: a stage's own ranks' span apart */
+    if (out->send.dim >= 0) {
+        /* the next stage's rank is one step of the pipeline's digit, the
+         * outermost on every dimension, on: a stage's own ranks' span
+         * apart; the topology says what such sends cost together (a
+         * Clos's uplinks, a ring's or torus's links of part of the NPU's
+         * bandwidth: comet_p2p_shift_load) */
         int d = out->send.dim;
         int64_t tp = s->place[COMET_GROUP_TP][d], cp = s->place[COMET_GROUP_CP][d],
                 dp = s->place[COMET_GROUP_DP][d], pp = s->place[COMET_GROUP_PP][d];

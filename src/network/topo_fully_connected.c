@@ -34,6 +34,15 @@ static net_cost fully_connected_double_tree(const comet_link *l)
 
 /* ---- the fabric: a direct link between every pair of each instance ----- */
 
+/* Pipeline sends: each on its own link to the peer, B/(n-1) of the NPU's
+ * bandwidth: n-1 times a send at B. */
+static double fully_connected_shift_load(const comet_link *l, int64_t stride)
+{
+    (void)stride;
+    int64_t size = l->size > l->n ? l->size : l->n;
+    return (double)(size - 1);
+}
+
 static void fully_connected_layout(fab_dim *d)
 {
     d->n_links = d->inner * d->outer * d->size * (d->size - 1);
@@ -86,4 +95,5 @@ const net_topology net_topology_fully_connected = {
     /* a scatter: S/n on each of the root's n-1 links of B/(n-1), (n-1)/n x;
      * a broadcast that and the all-gather (a chain would use one link) */
     .root_scatter = net_one_hop_scatter,
+    .shift_load = fully_connected_shift_load,
 };

@@ -250,6 +250,21 @@ static net_cost ring_root_scatter(const comet_link *l)
     return (net_cost){half, 2.0 * half / n};
 }
 
+/* Pipeline sends: every NPU of a stage sends to its peer `stride` places
+ * on, all at once, the shorter way (a unidirectional ring: forward): the
+ * busiest link carries net_shift_flows of them (stride, its last sender's
+ * link crossed by all), at B/2 a link (B one way round, or on a ring of
+ * 2): a lone send to the next NPU already takes twice a send at B. */
+static double ring_shift_load(const comet_link *l, int64_t stride)
+{
+    int64_t size = l->size > l->n ? l->size : l->n;
+    bool uni = l->shape && l->shape->unidirectional;
+    if (uni || size == 2)
+        return uni ? (double)(stride % size) : 1.0;
+    double hops;
+    return 2.0 * net_shift_flows(stride, size, true, &hops);
+}
+
 /* ---- the fabric: one ring per instance of the dimension ----------------- */
 
 /* A unidirectional ring, or a ring of 2 (both ports on the one neighbour),
@@ -316,5 +331,6 @@ const net_topology net_topology_ring = {
     .in_network_all_reduce = NULL,
     .root_scatter = ring_root_scatter,
     .root_chain = net_pipelined_chain,
+    .shift_load = ring_shift_load,
     .prices_spacing = true,
 };

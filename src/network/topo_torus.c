@@ -430,6 +430,47 @@ static net_cost mesh_halving(const comet_link *l) { return grid_halving(l, false
 static net_cost mesh_bruck(const comet_link *l) { return grid_bruck(l, false); }
 static net_cost mesh_double_tree(const comet_link *l) { return grid_double_tree(l, false); }
 
+/* Pipeline sends: every NPU of a stage sends to its peer `stride` places
+ * on along dimension-order routes, each line of an axis carrying one
+ * shift (the stride's digit there, plus the carry from the axes inside),
+ * its busiest link net_shift_flows of them at B/(2m): a lone send to a
+ * neighbour takes 2m times a send at B (both ports of an axis of 2 on a
+ * torus: m). */
+static double grid_shift_load(const comet_link *l, int64_t stride, bool wrap)
+{
+    const comet_net_shape *sh = l->shape;
+    int64_t axes[COMET_MAX_AXES] = {l->size > l->n ? l->size : l->n, 0, 0};
+    int m = 1;
+    if (sh && sh->n_axes > 0) {
+        m = sh->n_axes > COMET_MAX_AXES ? COMET_MAX_AXES : sh->n_axes;
+        for (int i = 0; i < m; i++)
+            axes[i] = sh->axes[i];
+    }
+    int64_t rest = stride;
+    bool carries = false;
+    double busiest = 0.0;
+    for (int i = 0; i < m && axes[i] > 0; i++) {
+        int64_t digit = rest % axes[i];
+        rest /= axes[i];
+        for (int carry = 0; carry < (carries ? 2 : 1); carry++) {
+            double hops, f = net_shift_flows(digit + carry, axes[i], wrap, &hops);
+            busiest = f > busiest ? f : busiest;
+        }
+        carries = carries || digit > 0;
+    }
+    return 2.0 * (double)m * busiest;
+}
+
+static double torus_shift_load(const comet_link *l, int64_t stride)
+{
+    return grid_shift_load(l, stride, true);
+}
+
+static double mesh_shift_load(const comet_link *l, int64_t stride)
+{
+    return grid_shift_load(l, stride, false);
+}
+
 /* ---- the fabric: per NPU and axis a link each way ----------------------- */
 
 /* Link ((inst * size + pos) * m + axis) * 2 + dir, dir 0 towards +1 along
@@ -539,6 +580,7 @@ const net_topology net_topology_torus = {
     .root_scatter = torus_root_scatter,
     .root_gather = torus_root_gather,
     .root_chain = torus_root_chain,
+    .shift_load = torus_shift_load,
     .prices_spacing = true,
 };
 
@@ -556,5 +598,6 @@ const net_topology net_topology_mesh = {
     .root_scatter = mesh_root_scatter,
     .root_gather = mesh_root_gather,
     .root_chain = mesh_root_chain,
+    .shift_load = mesh_shift_load,
     .prices_spacing = true,
 };
