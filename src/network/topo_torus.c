@@ -28,6 +28,21 @@ typedef struct grid {
 /* A part's phases at most: an all-reduce's two passes over the axes. */
 #define GRID_MAX_PHASES (2 * COMET_MAX_AXES)
 
+/* The topology's axes into axes[], their count returned; no shape: one
+ * axis, the whole dimension (a group of part of it is a line). */
+static int shape_axes(const comet_link *l, int64_t axes[COMET_MAX_AXES])
+{
+    const comet_net_shape *sh = l->shape;
+    axes[0] = l->size > l->n ? l->size : l->n;
+    axes[1] = axes[2] = 0;
+    if (!sh || sh->n_axes <= 0)
+        return 1;
+    int m = sh->n_axes > COMET_MAX_AXES ? COMET_MAX_AXES : sh->n_axes;
+    for (int i = 0; i < m; i++)
+        axes[i] = sh->axes[i];
+    return m;
+}
+
 /* The group's axes: innermost first, each as much of the topology's axis
  * as the NPUs left fill. A group `spacing` places apart (comet_link)
  * starts past the axes its inner groups fill, on the first every gap-th
@@ -35,16 +50,8 @@ typedef struct grid {
 static grid grid_of(const comet_link *l, bool wrap)
 {
     grid gr = {1, 0, {0}, {0}, {0}};
-    const comet_net_shape *sh = l->shape;
-    /* no shape: one axis, the whole dimension (a group of part of it is
-     * a line) */
-    int64_t axes[COMET_MAX_AXES] = {l->size > l->n ? l->size : l->n, 0, 0};
-    int m = 1;
-    if (sh && sh->n_axes > 0) {
-        m = sh->n_axes > COMET_MAX_AXES ? COMET_MAX_AXES : sh->n_axes;
-        for (int i = 0; i < m; i++)
-            axes[i] = sh->axes[i];
-    }
+    int64_t axes[COMET_MAX_AXES];
+    int m = shape_axes(l, axes);
     gr.m = m;
     int64_t left = l->n, gap = l->spacing > 1 ? l->spacing : 1;
     int i = 0;
@@ -438,14 +445,8 @@ static net_cost mesh_double_tree(const comet_link *l) { return grid_double_tree(
  * torus: m). */
 static double grid_shift_load(const comet_link *l, int64_t stride, bool wrap)
 {
-    const comet_net_shape *sh = l->shape;
-    int64_t axes[COMET_MAX_AXES] = {l->size > l->n ? l->size : l->n, 0, 0};
-    int m = 1;
-    if (sh && sh->n_axes > 0) {
-        m = sh->n_axes > COMET_MAX_AXES ? COMET_MAX_AXES : sh->n_axes;
-        for (int i = 0; i < m; i++)
-            axes[i] = sh->axes[i];
-    }
+    int64_t axes[COMET_MAX_AXES];
+    int m = shape_axes(l, axes);
     int64_t rest = stride;
     bool carries = false;
     double busiest = 0.0;
