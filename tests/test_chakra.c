@@ -1286,16 +1286,19 @@ static void test_flows_named_groups(void **state)
     assert_close(res.finish, 2.0 * 3 * (2.0 * a + 2.0 * bytes / 4 / bw), 1e-9);
     comet_et_result_free(&res);
 
+    /* groups that do not tile: ranks 2 to 5, a line inside the ring whose
+     * ring closes back over 3 links, and 0, 1, 6, 7, the same around the
+     * wrap (its ring 0, 1, 6, 7 as the file lists it: 6, 7, 0, 1 turned).
+     * On the bidirectional ring the two use disjoint links, each as a
+     * block of 4 of the tiling (0 to 3) does */
     comet_astra_ring(&in, 8, bw, a);
     in.flows = true;
     write_groups("middle", 0x3c, "first", "second", 0, 0);
-    assert_int_equal(named_run_on(&in, "middle",
-                                  "{\"first\": [2, 3, 4, 5], \"second\": [0, 1, 6, 7]}", &res,
-                                  &err),
-                     COMET_OK);
+    const char *middle = "{\"first\": [2, 3, 4, 5], \"second\": [0, 1, 6, 7]}";
+    assert_int_equal(named_run_on(&in, "middle", middle, &res, &err), COMET_OK);
     assert_int_equal(res.fabric_collectives, 2);
-    assert_int_equal(res.fabric_shared, 0);
-    assert_int_equal(res.fabric_alone_distinct, 1);
+    assert_int_equal(res.fabric_shared, 2);
+    assert_int_equal(res.fabric_alone_distinct, 0);
     comet_fabric *f;
     comet_astra_ring(&in, 8, bw, a);
     assert_int_equal(comet_fabric_build(&in.system, 8, &f, &err), COMET_OK);
@@ -1305,9 +1308,33 @@ static void test_flows_named_groups(void **state)
                                              NULL, &fr, &err),
                      COMET_OK);
     assert_close(res.finish, fr.time, 1e-12);
+    assert_close(res.rank_finish[2], res.rank_finish[0], 1e-12);
     comet_flow_result_free(&fr);
     comet_fabric_free(f);
     comet_et_result_free(&res);
+    /* on a unidirectional ring each step crosses its links alone: a step
+     * S/(nB) of bandwidth, and the last message's chain of 6 steps takes
+     * the 5-link hop back twice and four 1-link hops, 14 latencies. Both
+     * groups at once, every link carries both (the hop back of each runs
+     * over the other's links): at least 12 S/(nB), at most 14 latencies
+     * more */
+    const double step = bytes / 4 / bw;
+    for (int both = 0; both < 2; both++) {
+        comet_astra_ring(&in, 8, bw, a);
+        in.system.dims[0].shape.unidirectional = true;
+        in.flows = true;
+        write_groups("one_way", 0x3c, "first", "second", 0, both ? 0 : 10000);
+        assert_int_equal(named_run_on(&in, "one_way", middle, &res, &err), COMET_OK);
+        assert_int_equal(res.fabric_shared, 2);
+        if (!both) {
+            assert_close(res.rank_finish[2], 6.0 * step + 14.0 * a, 1e-9);
+            assert_close(res.rank_finish[0], 0.010 + 6.0 * step + 14.0 * a, 1e-9);
+        } else {
+            assert_true(res.finish >= 12.0 * step * (1.0 - 1e-9));
+            assert_true(res.finish <= 12.0 * step + 14.0 * a);
+        }
+        comet_et_result_free(&res);
+    }
 }
 
 /* The export tests' starting point: megatron-22b on a100-80g-selene with

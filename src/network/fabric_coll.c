@@ -128,6 +128,10 @@ typedef struct fc_run {
     int64_t left;            /* member streams' chunks (sends: flows) not yet through */
     int64_t span[COMET_MAX_DIMS];
     int64_t stride[COMET_MAX_DIMS]; /* positions between a group's members along d */
+    /* a group listed by its positions along d (comet_fabric_group.coord):
+     * them in ring order, and each position's index among them (-1: none) */
+    int64_t *coord[COMET_MAX_DIMS];
+    int32_t *index_at[COMET_MAX_DIMS];
     int64_t group_axes[COMET_MAX_DIMS][COMET_MAX_AXES]; /* per torus/mesh dim */
     int group_m[COMET_MAX_DIMS];
     int parts, streams;      /* parts: a torus's or mesh's axis orders (streams: x copies) */
@@ -196,6 +200,7 @@ typedef struct fc_line {
     bool ring_axis;      /* a whole torus axis (or a ring dimension): neighbours wrap */
     bool folded;         /* a line: the ring runs 0, 2, 4, ..., 5, 3, 1 */
     int dim, axis;       /* the phases it is the line of: those on this dimension and axis */
+    const int64_t *coord; /* a listed group's positions: member j is base + coord[j] * step */
 } fc_line;
 
 /* a / b and a % b, skipping the division where b is 1, as it often is (a
@@ -222,7 +227,14 @@ static fc_line line_of(const fc_run *r, const fc_phase *ph, int64_t npu)
     if (span != d->size || stride != 1)
         i %= span;
     fc_line l = {span, i, npu - i * stride * d->inner, stride * d->inner, true, false, ph->dim,
-                 ph->axis};
+                 ph->axis, NULL};
+    if (r->coord[ph->dim]) { /* a listed group (never on a torus or mesh: no axis) */
+        l.me = r->index_at[ph->dim][pos];
+        l.base = npu - pos * d->inner;
+        l.step = d->inner;
+        l.coord = r->coord[ph->dim];
+        return l;
+    }
     if (ph->axis >= 0) {
         int64_t st = 1;
         for (int a = 0; a < ph->axis; a++)
@@ -241,7 +253,7 @@ static fc_line line_of(const fc_run *r, const fc_phase *ph, int64_t npu)
 
 static int64_t member(const fc_line *l, int64_t j)
 {
-    return l->base + j * l->step;
+    return l->base + (l->coord ? l->coord[j] : j) * l->step;
 }
 
 /* *l made npu's line in phase ph, unless it is that already (the line of
@@ -343,7 +355,8 @@ static int log_steps(int64_t n)
 static int64_t group_index(const fc_run *r, int d, int64_t npu)
 {
     const fab_dim *fd = &r->f->dims[d];
-    return ((npu / fd->inner) % fd->size / r->stride[d]) % r->span[d];
+    int64_t pos = (npu / fd->inner) % fd->size;
+    return r->coord[d] ? r->index_at[d][pos] : (pos / r->stride[d]) % r->span[d];
 }
 
 /* Whether npu takes part in a rooted phase: index 0 of its group along
@@ -1291,8 +1304,11 @@ static comet_status expand(fc_run *r, const comet_system *sys, fc_plan *pl, int 
                            comet_collective c, double bytes, comet_error *err)
 {
     comet_algorithm a = sys->dims[dim].algorithm;
-    fc_phase ph = {dim, -1, FC_RING, c, bytes, false, 0, r->f->dims[dim].uneven,
-                   0, false, false};
+    /* a listed group's messages queue on their connections too: its
+     * steps cross unlike routes, so a message may be ready before the one
+     * ahead of it has arrived */
+    fc_phase ph = {dim, -1, FC_RING, c, bytes, false, 0,
+                   r->f->dims[dim].uneven || r->coord[dim] != NULL, 0, false, false};
     if (c == COMET_COLL_ALL_TO_ALL) {
         /* on a direct network (fully connected, torus, mesh) nothing orders
          * the pairwise rounds: every block is posted at once, as the direct
@@ -1687,6 +1703,10 @@ static void run_free_slot(comet_fabric_run *fr, uint32_t id)
     free(r->plan);
     free(r->channels);
     free(r->plan_at);
+    for (int d = 0; d < COMET_MAX_DIMS; d++) {
+        free(r->coord[d]);
+        free(r->index_at[d]);
+    }
     free(r);
     fr->slots[id] = NULL;
     fr->free_slots[fr->n_free++] = id;
@@ -1813,6 +1833,57 @@ static comet_status check_members(const fc_run *r, const int64_t *members, comet
     return COMET_OK;
 }
 
+/* A group listed by its positions along dimension d (g->coord[d]): they
+ * are checked (distinct, on the dimension, a list of members given, not a
+ * torus or mesh) and copied, in the group's order, but ascending where the
+ * dimension reduces in the network (its tree is placed by position, and a
+ * leaf's members must come one after another), and each position's index
+ * among them noted. r->coord[d] stays NULL when out of memory. */
+static comet_status listed_positions(fc_run *r, const comet_fabric_run *fr,
+                                     const comet_fabric_group *g, int d, comet_error *err)
+{
+    const fab_dim *fd = &r->f->dims[d];
+    if (!g->members)
+        return comet_error_set(err, COMET_EINTERNAL, NULL, 0, 0, NULL,
+                               "a group listed by its positions along %s without its members",
+                               r->f->dim_names[d]);
+    if (grid_topo(fd->topo) && r->span[d] > 1)
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
+                               "a group listed by its positions along the %s %s (the flow "
+                               "simulation runs torus and mesh groups of neighbours only)",
+                               r->f->dim_names[d], fd->wrap ? "torus" : "mesh");
+    int64_t *coord = malloc(sizeof *coord * (size_t)r->span[d]);
+    int32_t *at = malloc(sizeof *at * (size_t)fd->size);
+    if (!coord || !at) {
+        free(coord);
+        free(at);
+        return COMET_OK;
+    }
+    r->coord[d] = coord;
+    r->index_at[d] = at;
+    for (int64_t x = 0; x < fd->size; x++)
+        at[x] = -1;
+    for (int64_t j = 0; j < r->span[d]; j++) {
+        int64_t x = g->coord[d][j];
+        if (x < 0 || x >= fd->size || at[x] >= 0)
+            return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
+                                   "a group's position %lld along %s is %s", (long long)x,
+                                   r->f->dim_names[d],
+                                   x < 0 || x >= fd->size ? "not on it" : "listed twice");
+        at[x] = 0;
+    }
+    bool sorted = fr->sys.dims[d].in_network_reduction;
+    for (int64_t x = 0, j = 0; x < fd->size; x++) /* ascending, where the tree needs it */
+        if (sorted && at[x] >= 0)
+            coord[j++] = x;
+    for (int64_t j = 0; j < r->span[d]; j++) {
+        if (!sorted)
+            coord[j] = g->coord[d][j];
+        at[coord[j]] = (int32_t)j;
+    }
+    return COMET_OK;
+}
+
 comet_status comet_fabric_run_collective(comet_fabric_run *fr, const comet_fabric_group *g,
                                          comet_collective c, double bytes,
                                          const comet_fabric_schedule *sch, int64_t *id,
@@ -1845,6 +1916,13 @@ comet_status comet_fabric_run_collective(comet_fabric_run *fr, const comet_fabri
     for (int d = 0; d < f->n_dims; d++) {
         r->span[d] = g->span[d] > 0 ? g->span[d] : 1;
         r->stride[d] = g->stride[d] > 0 ? g->stride[d] : 1;
+        if (g->coord[d]) {
+            if ((st = listed_positions(r, fr, g, d, err)) != COMET_OK)
+                goto fail;
+            if (!r->coord[d])
+                goto oom;
+            continue;
+        }
         if (f->dims[d].size % (r->span[d] * r->stride[d])) {
             st = comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--span",
                                  "a group of %lld NPUs along %s does not tile its %lld",
