@@ -207,6 +207,11 @@ typedef struct comet_fabric_schedule {
     int concurrent;        /* identical copies issued at once, 1 to 16 (0: 1) */
     const uint8_t *order;  /* chunks x m, as comet_flow_options.order; NULL: innermost first
                               (needs chunks > 0) */
+    /* 1 to 64: chunks each dimension works on at once per NPU (and part or
+     * copy), the rest waiting in the order they came, as
+     * comet_sim_options.active_chunks; 0: no limit, each phase taking one
+     * chunk at a time, in order */
+    int active_chunks;
 } comet_fabric_schedule;
 
 /* max_flows: refuse to start more (0: 250 million). */

@@ -1229,7 +1229,8 @@ comet_status comet_et_simulate(const comet_et_trace *t, const comet_astra_inputs
         comet_system sys = in->system;
         if (in->options.splits > 0)
             sys.collective_chunks = in->options.splits;
-        st = sim_fabric_replay_new(&sys, in->max_flows, &s.replay, err);
+        st = sim_fabric_replay_new(&sys, in->max_flows, in->options.active_chunks, &s.replay,
+                                   err);
     }
     if (!st)
         st = order_ranks(&s, err);

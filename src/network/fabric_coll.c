@@ -11,7 +11,9 @@
  * ring algorithm runs per axis, the buffer in one part per axis visiting
  * the axes in rotated orders (as its closed form says). A chunk enters a
  * phase once the chunk before it (of the same part) has left it, one
- * chunk per phase at a time, as the closed form pipelines them. Many
+ * chunk per phase at a time, as the closed form pipelines them; under an
+ * active-chunks limit instead once its dimension has room, as the step
+ * simulation's dimensions take chunks (comet_sim_collective). Many
  * collectives and sends can run on one fabric at once, started and
  * stepped by a simulator (comet_fabric_run: a training step's transfers),
  * each flow carrying its transfer as owner. docs/fabric.md, "Collectives
@@ -95,7 +97,17 @@ typedef struct fc_plan {
 typedef struct fc_chunk_state {
     int8_t cur;          /* phase it is in or waiting for */
     int8_t entered;      /* it has sent what the phase starts with */
+    /* under an active-chunks limit: the dimension (+1) whose slot it holds
+     * and the one whose queue it waits in (0: none) */
+    int8_t held, queued;
 } fc_chunk_state;
+
+/* Under an active-chunks limit, per NPU, stream and dimension: the chunks
+ * working on it and the queue of those waiting, first come first in
+ * (chunks linked through fc_run.wait_next; -1: none). */
+typedef struct fc_slots {
+    int32_t busy, head, tail;
+} fc_slots;
 
 /* Per NPU, stream, chunk, phase, channel: messages sent and received
  * (and which steps arrived, for the log-step schedules). */
@@ -137,6 +149,12 @@ typedef struct fc_run {
     int parts, streams;      /* parts: a torus's or mesh's axis orders (streams: x copies) */
     bool sync_parts;         /* some phase waits for the chunk's other parts */
     int64_t chunks;
+    /* chunks each dimension works on at once per NPU and stream (0: no
+     * limit, each phase one chunk at a time): slots[npu][stream][dim],
+     * wait_next[npu][stream][chunk] */
+    int active;
+    fc_slots *slots;
+    int32_t *wait_next;
     /* Themis: chunks visiting the dimensions in one order form a class;
      * chunk k is of class class_of[k] (NULL: one class), and waits in each
      * phase for the chunk before it in its class (prev[k], -1 none) */
@@ -845,8 +863,71 @@ static bool phase_done(fc_run *r, int64_t npu, int s, int64_t k, int p, fc_line 
 
 static int try_enter(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, fc_line *line);
 
+/* ---- the active-chunks limit: each dimension works on at most r->active
+ * chunks at once per NPU and stream, the others waiting their turn in
+ * the order they came (as comet_sim_collective's dimensions take them);
+ * a chunk keeps its slot through consecutive phases on one dimension (a
+ * torus's axes, an all-reduce's two halves), as one phase there ---- */
+
+static fc_slots *slots_at(fc_run *r, int64_t npu, int s, int dim)
+{
+    return &r->slots[(local_of(r, npu) * r->streams + s) * r->f->n_dims + dim];
+}
+
+static int32_t *wait_next_at(fc_run *r, int64_t npu, int s, int64_t k)
+{
+    return &r->wait_next[(local_of(r, npu) * r->streams + s) * r->chunks + k];
+}
+
+/* Whether chunk k may work on the dimension of its phase now: it holds
+ * that dimension's slot already, or is first in its queue with a slot
+ * free (it joins the queue otherwise). *also: the chunk next in that
+ * queue where a slot is still free (-1: none), for the caller to try. */
+static bool take_slot(fc_run *r, int64_t npu, int s, int64_t k, fc_chunk_state *cs, int64_t *also)
+{
+    *also = -1;
+    int d = plan_of(r, s, k)->ph[cs->cur].dim;
+    if (cs->held == d + 1)
+        return true;
+    fc_slots *q = slots_at(r, npu, s, d);
+    if (!cs->queued) {
+        *wait_next_at(r, npu, s, k) = -1;
+        if (q->tail >= 0)
+            *wait_next_at(r, npu, s, q->tail) = (int32_t)k;
+        else
+            q->head = (int32_t)k;
+        q->tail = (int32_t)k;
+        cs->queued = (int8_t)(d + 1);
+    }
+    if (q->head != k || q->busy >= r->active)
+        return false;
+    q->head = *wait_next_at(r, npu, s, k);
+    if (q->head < 0)
+        q->tail = -1;
+    q->busy++;
+    cs->queued = 0;
+    cs->held = (int8_t)(d + 1);
+    *also = q->busy < r->active ? q->head : -1;
+    return true;
+}
+
+/* Chunk k, through a phase, gives up its dimension's slot unless its next
+ * phase is on the same dimension: the chunk first in that dimension's
+ * queue, to be tried, or -1. */
+static int64_t give_slot(fc_run *r, int64_t npu, int s, int64_t k, fc_chunk_state *cs)
+{
+    const fc_plan *pl = plan_of(r, s, k);
+    if (!cs->held || (cs->cur < pl->n && pl->ph[cs->cur].dim + 1 == cs->held))
+        return -1;
+    fc_slots *q = slots_at(r, npu, s, cs->held - 1);
+    q->busy--;
+    cs->held = 0;
+    return q->head;
+}
+
 /* After phase p of chunk k moved: leave it when done, enter the next, and
- * let chunk k+1 in. */
+ * let chunk k+1 in (under an active-chunks limit: the chunk first in line
+ * for the dimension it leaves). */
 static int advance(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, fc_line *line)
 {
     fc_chunk_state *cs = chunk_at(r, npu, s, k);
@@ -856,7 +937,7 @@ static int advance(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, fc_li
         cs->entered = 0;
         if (cs->cur == n)
             r->left--;
-        int64_t after = next_chunk(r, k);
+        int64_t after = r->active ? give_slot(r, npu, s, k, cs) : next_chunk(r, k);
         if (after >= 0 && try_enter(r, e, npu, s, after, line) != 0)
             return -1;
         if (try_enter(r, e, npu, s, k, line) != 0)
@@ -875,19 +956,24 @@ static int try_enter(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, fc_
     int n = plan_of(r, s, k)->n;
     if (cs->entered || cs->cur >= n)
         return 0;
-    int64_t before = prev_chunk(r, k);
+    int64_t before = r->active ? -1 : prev_chunk(r, k);
     if (before >= 0 && chunk_at(r, npu, s, before)->cur <= cs->cur)
         return 0; /* the chunk before still holds this phase */
     if (plan_of(r, s, k)->ph[cs->cur].sync_parts)
         for (int q = 0; q < r->parts; q++)
             if (chunk_at(r, npu, s - s % r->parts + q, k)->cur < cs->cur)
                 return 0; /* another part of the chunk has yet to reach it */
+    int64_t also = -1;
+    if (r->active && !take_slot(r, npu, s, k, cs, &also))
+        return 0; /* its dimension works on as many chunks as it may */
     cs->entered = 1;
     int p = cs->cur;
     for (int ch = 0; ch < channels_at(r, s, k, p); ch++)
         if (progress(r, e, npu, s, k, p, ch, line) != 0)
             return -1;
-    return advance(r, e, npu, s, k, line);
+    if (advance(r, e, npu, s, k, line) != 0)
+        return -1;
+    return also >= 0 ? try_enter(r, e, npu, s, also, line) : 0;
 }
 
 /* Something arrived for npu's chunk k in phase p: if the NPU is in that
@@ -1703,6 +1789,8 @@ static void run_free_slot(comet_fabric_run *fr, uint32_t id)
     free(r->plan);
     free(r->channels);
     free(r->plan_at);
+    free(r->slots);
+    free(r->wait_next);
     for (int d = 0; d < COMET_MAX_DIMS; d++) {
         free(r->coord[d]);
         free(r->index_at[d]);
@@ -1907,6 +1995,10 @@ comet_status comet_fabric_run_collective(comet_fabric_run *fr, const comet_fabri
     if (concurrent < 1 || concurrent > 16)
         return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--concurrent",
                                "must be from 1 to 16, got %d", concurrent);
+    int active = sch ? sch->active_chunks : 0;
+    if (active < 0 || active > 64)
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--active-chunks",
+                               "must be from 1 to 64, got %d", active);
     fc_run *r = run_slot(fr);
     if (!r)
         return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
@@ -1984,13 +2076,26 @@ comet_status comet_fabric_run_collective(comet_fabric_run *fr, const comet_fabri
     if (!r->chunk || !r->count || !r->arrived || !r->arrived_top || !r->line_leaves ||
         !r->line_blocks || !r->blocks || !r->mid)
         goto oom;
+    r->active = active;
+    if (active) {
+        size_t n_slots = (size_t)r->n_members * (size_t)r->streams * (size_t)f->n_dims;
+        r->slots = malloc(n_slots * sizeof *r->slots);
+        r->wait_next = malloc((size_t)cells * sizeof *r->wait_next);
+        if (!r->slots || !r->wait_next)
+            goto oom;
+        for (size_t i = 0; i < n_slots; i++)
+            r->slots[i] = (fc_slots){0, -1, -1};
+    }
     r->left = (int64_t)cells;
     fc_line line = NO_LINE;
+    /* every chunk that waits for no other of its class (under a limit:
+     * every chunk, in order, so each dimension takes them as they come) */
     for (int64_t i = 0; i < r->n_members && !r->failed; i++) {
         int64_t npu = g->members ? g->members[i] : i;
         for (int s = 0; s < r->streams; s++)
             for (int64_t k = 0; k < r->chunks && !r->failed; k++)
-                if (prev_chunk(r, k) < 0 && try_enter(r, fr->e, npu, s, k, &line) != 0)
+                if ((active || prev_chunk(r, k) < 0) &&
+                    try_enter(r, fr->e, npu, s, k, &line) != 0)
                     r->failed = true;
     }
     if (r->too_many) {
@@ -2221,7 +2326,7 @@ comet_status comet_fabric_collective(const comet_fabric *f, const comet_system *
         (st = comet_fabric_run_watch(fr, out->n_series, out->series, &out->series_cut, err)))
         goto done;
     int64_t id;
-    comet_fabric_schedule sch = {o->chunks, o->concurrent, o->order};
+    comet_fabric_schedule sch = {o->chunks, o->concurrent, o->order, 0};
     if ((st = comet_fabric_run_collective(fr, &g, c, bytes, &sch, &id, err)))
         goto done;
     st = comet_fabric_run_finish(fr, err);

@@ -53,6 +53,7 @@ struct sim_fabric_replay {
     const comet_fabric *f;
     const comet_system *sys;     /* its sizes resolved */
     int64_t npus, max_flows;
+    int active_chunks;           /* each collective's limit per dimension (0: none) */
     int64_t size[COMET_MAX_DIMS], inner[COMET_MAX_DIMS];
     replay_shape *shapes;
     size_t n_shapes, cap_shapes;
@@ -76,7 +77,7 @@ static void *room_for_one(void *v, size_t n, size_t *cap, size_t size)
     return x;
 }
 
-comet_status sim_fabric_replay_new(const comet_system *sys, int64_t max_flows,
+comet_status sim_fabric_replay_new(const comet_system *sys, int64_t max_flows, int active_chunks,
                                    sim_fabric_replay **out, comet_error *err)
 {
     *out = NULL;
@@ -87,6 +88,7 @@ comet_status sim_fabric_replay_new(const comet_system *sys, int64_t max_flows,
     if (!st) {
         fr->f = sim_fabric_prices_fabric(fr->prices, &fr->sys);
         fr->max_flows = max_flows;
+        fr->active_chunks = active_chunks;
         comet_fabric_info_of(fr->f, &info);
         fr->npus = info.npus;
     }
@@ -292,7 +294,8 @@ static int start(void *ctx, int task, comet_fabric_run *run, int64_t *id, double
     memcpy(g.stride, sh->stride, sizeof g.stride);
     for (int d = 0; d < COMET_MAX_DIMS; d++)
         g.coord[d] = sh->coord[d];
-    return comet_fabric_run_collective(run, &g, (comet_collective)x->c, x->bytes, NULL, id, err)
+    comet_fabric_schedule sch = {.concurrent = 1, .active_chunks = fr->active_chunks};
+    return comet_fabric_run_collective(run, &g, (comet_collective)x->c, x->bytes, &sch, id, err)
                ? -1
                : 1;
 }

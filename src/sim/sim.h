@@ -163,8 +163,9 @@ void sim_fabric_prices_counts(const sim_fabric_prices *p, int *collectives, uint
 typedef struct sim_fabric_replay sim_fabric_replay;
 
 /* The fabric of sys, all its dimensions' NPUs (their sizes fixed);
- * max_flows as comet_fabric_run_new takes it. */
-comet_status sim_fabric_replay_new(const comet_system *sys, int64_t max_flows,
+ * max_flows as comet_fabric_run_new takes it, active_chunks as
+ * comet_fabric_schedule does (each collective's limit per dimension). */
+comet_status sim_fabric_replay_new(const comet_system *sys, int64_t max_flows, int active_chunks,
                                    sim_fabric_replay **out, comet_error *err);
 void sim_fabric_replay_free(sim_fabric_replay *fr);
 /* The shape of groups of span[d] NPUs stride[d] apart (stride NULL: 1):
