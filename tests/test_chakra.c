@@ -1412,6 +1412,30 @@ static void test_flows_named_groups(void **state)
     comet_flow_result_free(&fr);
     comet_fabric_free(f);
     comet_et_result_free(&res);
+    /* across two dimensions (a ring of 4 under a switch of 2): ranks 1, 2,
+     * 5, 6 and 0, 3, 4, 7 are pairs of neighbours along the ring (2 and 3
+     * of it, 1 and 4 round the wrap) times both NPUs of the switch, each
+     * listed; they take what the tiling's blocks 0, 1, 4, 5 and 2, 3, 6, 7
+     * take, to the rounding */
+    double t2[2];
+    for (int listed = 0; listed < 2; listed++) {
+        comet_astra_ring(&in, 4, bw, a);
+        in.system.n_dims = 2;
+        in.system.dims[1] = in.system.dims[0];
+        in.system.dims[1].size = 2;
+        in.system.dims[1].topology = COMET_TOPO_SWITCH;
+        in.flows = true;
+        write_groups("two_dims", listed ? 0x66 : 0x33, "first", "second", 0, 0);
+        assert_int_equal(named_run_on(&in, "two_dims",
+                                      listed ? "{\"first\": [6, 5, 2, 1], \"second\": [0, 3, 4, 7]}"
+                                             : "{\"first\": [0, 1, 4, 5], \"second\": [2, 3, 6, 7]}",
+                                      &res, &err),
+                         COMET_OK);
+        assert_int_equal(res.fabric_shared, 2);
+        t2[listed] = res.finish;
+        comet_et_result_free(&res);
+    }
+    assert_close(t2[1], t2[0], 1e-12);
     /* on a unidirectional ring each step crosses its links alone: a step
      * S/(nB) of bandwidth, and the last message's chain of 6 steps takes
      * the 5-link hop back twice and four 1-link hops, 14 latencies. Both

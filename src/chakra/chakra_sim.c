@@ -525,9 +525,9 @@ static comet_status named_shape(const trace_sim *s, const comet_comm_group *cg,
     *shape = -1;
     if (ok && apart && ascending)
         *shape = sim_fabric_replay_shape(s->replay, span, apart);
-    else if (ok)
+    if (ok && *shape == -1) /* (evenly spaced, its spacing may still not tile) */
         *shape = sim_fabric_replay_listed(s->replay, span, (const int64_t *const *)coord);
-    if (ok && *shape == -1 && apart) /* a torus or mesh: the tiling's own order */
+    if (ok && *shape == -1 && apart && !ascending) /* a torus or mesh: the tiling's order */
         *shape = sim_fabric_replay_shape(s->replay, span, apart);
     for (int d = 0; d < COMET_MAX_DIMS; d++)
         free(coord[d]);
