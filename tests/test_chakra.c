@@ -1252,13 +1252,113 @@ static void test_flows_endpoint_memory(void **state)
         }
 }
 
+/* A collective's flows on a fabric run of their own: chunks and the
+ * active-chunks limit as given, the time it takes. */
+static double flows_alone(const comet_system *sys, const int64_t span[COMET_MAX_DIMS],
+                          comet_collective c, double bytes, int chunks, int active)
+{
+    comet_error err = {0};
+    comet_fabric *f;
+    comet_fabric_run *run_;
+    int64_t id;
+    assert_int_equal(comet_fabric_build(sys, 0, &f, &err), COMET_OK);
+    assert_int_equal(comet_fabric_run_new(f, sys, 0, &run_, &err), COMET_OK);
+    comet_fabric_group g = {.members = NULL};
+    memcpy(g.span, span, sizeof g.span);
+    comet_fabric_schedule sch = {.chunks = chunks, .concurrent = 1, .active_chunks = active};
+    if (comet_fabric_run_collective(run_, &g, c, bytes, &sch, &id, &err) ||
+        comet_fabric_run_finish(run_, &err))
+        fail_msg("%s", err.message);
+    double t = comet_fabric_run_now(run_);
+    comet_fabric_run_free(run_);
+    comet_fabric_free(f);
+    return t;
+}
+
+/* The active-chunks limit in the flows: each dimension works on at most
+ * that many of a collective's chunks at once per NPU, the others waiting
+ * in the order they came, as comet_sim_collective's dimensions take them.
+ * On 4 x 4 rings (100 and 25 GB/s, 1 us), 4 chunks of a 16 MiB
+ * all-reduce, reduce-scatter and all-gather: with one active chunk the
+ * replay's flows take what the replay without them takes (the step
+ * simulation's time); with 2 and 4 the flows' chunks share each
+ * dimension's links, as the congestion-aware step simulation has them do.
+ * Without a limit (each phase one chunk at a time, the flows' order
+ * before) the all-reduce's chunks overlap their reduce-scatter and
+ * all-gather halves on a dimension and end 9 us sooner. ASTRA-sim's 1 GiB
+ * all-reduce on Ring(8) (4 splits, one active chunk) runs to its
+ * published 36,790,164 ns as flows too. */
+static void test_flows_active_chunks(void **state)
+{
+    (void)state;
+    const double bytes = 16.0 * 1048576.0;
+    const int64_t span[COMET_MAX_DIMS] = {4, 4, 1, 1, 1, 1, 1, 1};
+    const comet_collective cs[3] = {COMET_COLL_ALL_REDUCE, COMET_COLL_REDUCE_SCATTER,
+                                    COMET_COLL_ALL_GATHER};
+    const comet_et_coll types[3] = {COMET_ET_ALL_REDUCE, COMET_ET_REDUCE_SCATTER,
+                                         COMET_ET_ALL_GATHER};
+    comet_error err = {0};
+    for (int i = 0; i < 3; i++) {
+        comet_astra_inputs in;
+        comet_astra_ring(&in, 4, 100e9, 1e-6);
+        in.system.n_dims = 2;
+        in.system.dims[1] = in.system.dims[0];
+        in.system.dims[1].bandwidth = 25e9;
+        in.options.splits = 4;
+        in.system.collective_chunks = 4;
+        double t[2];
+        for (int flows = 0; flows < 2; flows++) {
+            in.flows = flows;
+            double size = cs[i] == COMET_COLL_ALL_GATHER ? bytes / 16 : bytes;
+            comet_et_node n = collective(1, types[i], size);
+            write_all("active", 16, &n, 1);
+            comet_et_result res;
+            t[flows] = run("active", 16, &in, &res);
+            if (flows)
+                assert_int_equal(res.fabric_shared, 1);
+            comet_et_result_free(&res);
+        }
+        comet_sim_collective_result sim;
+        assert_int_equal(comet_sim_collective(&in.system, span, cs[i], bytes, &in.options, &sim,
+                                              &err),
+                         COMET_OK);
+        assert_close(t[0], sim.time, 1e-12);
+        assert_close(t[1], sim.time, 1e-6);
+        for (int active = 2; active <= 4; active *= 2) {
+            comet_sim_options o = in.options;
+            o.active_chunks = active;
+            o.fidelity = COMET_SIM_CONGESTION;
+            assert_int_equal(comet_sim_collective(&in.system, span, cs[i], bytes, &o, &sim, &err),
+                             COMET_OK);
+            assert_close(flows_alone(&in.system, span, cs[i], bytes, 4, active), sim.time, 1e-6);
+            /* more chunks at once: the dimensions no longer pipeline them */
+            assert_true(sim.time > t[1] * 1.1);
+        }
+        double free_ = flows_alone(&in.system, span, cs[i], bytes, 4, 0);
+        assert_close(flows_alone(&in.system, span, cs[i], bytes, 4, 1), t[1], 1e-9);
+        if (cs[i] == COMET_COLL_ALL_REDUCE)
+            assert_close(t[1] - free_, 9e-6, 1e-6);
+        else
+            assert_close(free_, t[1], 1e-9); /* one phase per dimension: nothing to overlap */
+        comet_astra_free(&in);
+    }
+    comet_astra_inputs in;
+    astra_ring8(&in);
+    in.flows = true;
+    comet_et_node n[1] = {collective(1, COMET_ET_ALL_REDUCE, GIB)};
+    write_all("ar_flows", 8, n, 1);
+    comet_et_result res;
+    assert_int_equal((long long)llround(run("ar_flows", 8, &in, &res) * 1e9), 36790164LL);
+    comet_et_result_free(&res);
+    comet_astra_free(&in);
+}
+
 /* Named groups on the fabric: on Ring(8), ranks 0, 2, 4, 6 and 1, 3, 5, 7
  * are groups of 4 NPUs 2 apart, so each ring step crosses two links,
  * 2a + S/(4B) alone (the second group starts 10 ms later); issued
  * together, every link carries a step of each group, 2a + 2S/(4B). Groups
  * that are not blocks of the fabric's tiling, ranks 2 to 5 and 0, 1, 6,
- * 7, are priced alone, as groups of 4 consecutive NPUs (every such group
- * at once), and counted so. */
+ * 7, run as flows on their own members too (none priced alone). */
 static void test_flows_named_groups(void **state)
 {
     (void)state;
@@ -1286,16 +1386,19 @@ static void test_flows_named_groups(void **state)
     assert_close(res.finish, 2.0 * 3 * (2.0 * a + 2.0 * bytes / 4 / bw), 1e-9);
     comet_et_result_free(&res);
 
+    /* groups that do not tile: ranks 2 to 5, a line inside the ring whose
+     * ring closes back over 3 links, and 0, 1, 6, 7, the same around the
+     * wrap (its ring 0, 1, 6, 7 as the file lists it: 6, 7, 0, 1 turned).
+     * On the bidirectional ring the two use disjoint links, each as a
+     * block of 4 of the tiling (0 to 3) does */
     comet_astra_ring(&in, 8, bw, a);
     in.flows = true;
     write_groups("middle", 0x3c, "first", "second", 0, 0);
-    assert_int_equal(named_run_on(&in, "middle",
-                                  "{\"first\": [2, 3, 4, 5], \"second\": [0, 1, 6, 7]}", &res,
-                                  &err),
-                     COMET_OK);
+    const char *middle = "{\"first\": [2, 3, 4, 5], \"second\": [0, 1, 6, 7]}";
+    assert_int_equal(named_run_on(&in, "middle", middle, &res, &err), COMET_OK);
     assert_int_equal(res.fabric_collectives, 2);
-    assert_int_equal(res.fabric_shared, 0);
-    assert_int_equal(res.fabric_alone_distinct, 1);
+    assert_int_equal(res.fabric_shared, 2);
+    assert_int_equal(res.fabric_alone_distinct, 0);
     comet_fabric *f;
     comet_astra_ring(&in, 8, bw, a);
     assert_int_equal(comet_fabric_build(&in.system, 8, &f, &err), COMET_OK);
@@ -1305,9 +1408,57 @@ static void test_flows_named_groups(void **state)
                                              NULL, &fr, &err),
                      COMET_OK);
     assert_close(res.finish, fr.time, 1e-12);
+    assert_close(res.rank_finish[2], res.rank_finish[0], 1e-12);
     comet_flow_result_free(&fr);
     comet_fabric_free(f);
     comet_et_result_free(&res);
+    /* across two dimensions (a ring of 4 under a switch of 2): ranks 1, 2,
+     * 5, 6 and 0, 3, 4, 7 are pairs of neighbours along the ring (2 and 3
+     * of it, 1 and 4 round the wrap) times both NPUs of the switch, each
+     * listed; they take what the tiling's blocks 0, 1, 4, 5 and 2, 3, 6, 7
+     * take, to the rounding */
+    double t2[2];
+    for (int listed = 0; listed < 2; listed++) {
+        comet_astra_ring(&in, 4, bw, a);
+        in.system.n_dims = 2;
+        in.system.dims[1] = in.system.dims[0];
+        in.system.dims[1].size = 2;
+        in.system.dims[1].topology = COMET_TOPO_SWITCH;
+        in.flows = true;
+        write_groups("two_dims", listed ? 0x66 : 0x33, "first", "second", 0, 0);
+        assert_int_equal(named_run_on(&in, "two_dims",
+                                      listed ? "{\"first\": [6, 5, 2, 1], \"second\": [0, 3, 4, 7]}"
+                                             : "{\"first\": [0, 1, 4, 5], \"second\": [2, 3, 6, 7]}",
+                                      &res, &err),
+                         COMET_OK);
+        assert_int_equal(res.fabric_shared, 2);
+        t2[listed] = res.finish;
+        comet_et_result_free(&res);
+    }
+    assert_close(t2[1], t2[0], 1e-12);
+    /* on a unidirectional ring each step crosses its links alone: a step
+     * S/(nB) of bandwidth, and the last message's chain of 6 steps takes
+     * the 5-link hop back twice and four 1-link hops, 14 latencies. Both
+     * groups at once, every link carries both (the hop back of each runs
+     * over the other's links): at least 12 S/(nB), at most 14 latencies
+     * more */
+    const double step = bytes / 4 / bw;
+    for (int both = 0; both < 2; both++) {
+        comet_astra_ring(&in, 8, bw, a);
+        in.system.dims[0].shape.unidirectional = true;
+        in.flows = true;
+        write_groups("one_way", 0x3c, "first", "second", 0, both ? 0 : 10000);
+        assert_int_equal(named_run_on(&in, "one_way", middle, &res, &err), COMET_OK);
+        assert_int_equal(res.fabric_shared, 2);
+        if (!both) {
+            assert_close(res.rank_finish[2], 6.0 * step + 14.0 * a, 1e-9);
+            assert_close(res.rank_finish[0], 0.010 + 6.0 * step + 14.0 * a, 1e-9);
+        } else {
+            assert_true(res.finish >= 12.0 * step * (1.0 - 1e-9));
+            assert_true(res.finish <= 12.0 * step + 14.0 * a);
+        }
+        comet_et_result_free(&res);
+    }
 }
 
 /* The export tests' starting point: megatron-22b on a100-80g-selene with
@@ -2548,6 +2699,7 @@ void suite_chakra(test_tally *t)
         cmocka_unit_test(test_group_lacks_rank),
         cmocka_unit_test(test_flows_share_links),
         cmocka_unit_test(test_flows_named_groups),
+        cmocka_unit_test(test_flows_active_chunks),
         cmocka_unit_test(test_flows_endpoint_memory),
         cmocka_unit_test(test_export_round_trip),
         cmocka_unit_test(test_export_expert_parallel),

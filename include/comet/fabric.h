@@ -184,12 +184,18 @@ typedef struct comet_fabric_run comet_fabric_run;
 /* Which NPUs a collective runs on: groups of span[d] NPUs along each
  * dimension d, stride[d] positions apart (1 or 0: neighbours), tiling the
  * members: the NPUs members[0..n_members), local[npu] being an NPU's
- * index among them and -1 for the others; members NULL: every NPU. */
+ * index among them and -1 for the others; members NULL: every NPU.
+ * coord[d], where given, lists the group's span[d] positions along d
+ * instead (any distinct positions, in the order its algorithm's ring
+ * visits them; stride[d] unused): the members are then one group, the
+ * positions' product. Not on a torus or mesh dimension. The arrays must
+ * outlive the collective's run. */
 typedef struct comet_fabric_group {
     int64_t span[COMET_MAX_DIMS], stride[COMET_MAX_DIMS];
     const int64_t *members;
     const int32_t *local;
     int64_t n_members;
+    const int64_t *coord[COMET_MAX_DIMS];
 } comet_fabric_group;
 
 /* How a collective's buffer is cut and scheduled. Chunks that visit the
@@ -201,6 +207,11 @@ typedef struct comet_fabric_schedule {
     int concurrent;        /* identical copies issued at once, 1 to 16 (0: 1) */
     const uint8_t *order;  /* chunks x m, as comet_flow_options.order; NULL: innermost first
                               (needs chunks > 0) */
+    /* 1 to 64: chunks each dimension works on at once per NPU (and part or
+     * copy), the rest waiting in the order they came, as
+     * comet_sim_options.active_chunks; 0: no limit, each phase taking one
+     * chunk at a time, in order */
+    int active_chunks;
 } comet_fabric_schedule;
 
 /* max_flows: refuse to start more (0: 250 million). */

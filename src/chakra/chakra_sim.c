@@ -451,9 +451,9 @@ static comet_status collective_task(trace_sim *s, int r, size_t i, uint32_t j, c
 
 /* Named groups (comm-group JSON): each must be a sub-grid of the network,
  * so its collective runs on the dimensions it spans; span[] per group.
- * Under --flows, shape[] is its fabric shape (sim_fabric_replay_shape),
- * -1 for a group the fabric cannot run as one (its coordinates along a
- * dimension not evenly spaced, or not a block of the tiling). */
+ * Under --flows, shape[] is its fabric shape (named_shape), -1 for a group
+ * the fabric cannot run as one (on a torus or mesh, its coordinates along
+ * the grid not evenly spaced, or not a block of the tiling). */
 typedef struct named_groups {
     int n;
     int **sorted;            /* members, sorted, per group */
@@ -491,6 +491,47 @@ static void named_free(named_groups *ng)
     free(ng->by_name);
     free(ng->seen);
     free(ng->touched);
+}
+
+/* Under --flows, named group cg's fabric shape (its span per dimension,
+ * apart[] its spacing where it tiles the network, else NULL) into *shape,
+ * -1 where the fabric cannot run it. Its ring visits its positions along
+ * each dimension in the order the comm-group file first names them
+ * (ASTRA-sim keeps a group's ranks in the file's order and runs its ring
+ * through them so); a group that tiles and lists them in ascending order
+ * shares its shape with the groups like it, any other is listed. */
+static comet_status named_shape(const trace_sim *s, const comet_comm_group *cg,
+                                const int64_t span[COMET_MAX_DIMS], const int64_t *apart,
+                                int *shape, comet_error *err)
+{
+    const comet_system *sys = &s->in->system;
+    int64_t *coord[COMET_MAX_DIMS] = {NULL};
+    bool ascending = true, ok = true;
+    for (int d = 0, stride = 1; d < COMET_MAX_DIMS && d < sys->n_dims; d++) {
+        int64_t size = sys->dims[d].size, n = 0;
+        if (span[d] > 1 && (coord[d] = malloc(sizeof **coord * (size_t)span[d])) == NULL)
+            ok = false;
+        for (int k = 0; coord[d] && k < cg->n; k++) {
+            int64_t x = (cg->ranks[k] / stride) % size, j = 0;
+            while (j < n && coord[d][j] != x)
+                j++;
+            if (j == n && n < span[d]) {
+                ascending = ascending && (n == 0 || x > coord[d][n - 1]);
+                coord[d][n++] = x;
+            }
+        }
+        stride *= (int)size;
+    }
+    *shape = -1;
+    if (ok && apart && ascending)
+        *shape = sim_fabric_replay_shape(s->replay, span, apart);
+    if (ok && *shape == -1) /* (evenly spaced, its spacing may still not tile) */
+        *shape = sim_fabric_replay_listed(s->replay, span, (const int64_t *const *)coord);
+    if (ok && *shape == -1 && apart && !ascending) /* a torus or mesh: the tiling's order */
+        *shape = sim_fabric_replay_shape(s->replay, span, apart);
+    for (int d = 0; d < COMET_MAX_DIMS; d++)
+        free(coord[d]);
+    return ok && *shape >= -1 ? COMET_OK : out_of_memory(err);
 }
 
 static comet_status named_prepare(const trace_sim *s, named_groups *ng, comet_error *err)
@@ -573,10 +614,12 @@ static comet_status named_prepare(const trace_sim *s, named_groups *ng, comet_er
                                    "dimensions its group spans",
                                    cg->name, cg->n, s->t->ranks);
         ng->shape[g] = -1;
-        if (s->replay && tiles)
-            ng->shape[g] = sim_fabric_replay_shape(s->replay, ng->span[g], apart);
-        if (ng->shape[g] < -1)
-            return out_of_memory(err);
+        if (s->replay) {
+            comet_status st = named_shape(s, cg, ng->span[g], tiles ? apart : NULL,
+                                          &ng->shape[g], err);
+            if (st)
+                return st;
+        }
     }
     return COMET_OK;
 }
@@ -1186,7 +1229,8 @@ comet_status comet_et_simulate(const comet_et_trace *t, const comet_astra_inputs
         comet_system sys = in->system;
         if (in->options.splits > 0)
             sys.collective_chunks = in->options.splits;
-        st = sim_fabric_replay_new(&sys, in->max_flows, &s.replay, err);
+        st = sim_fabric_replay_new(&sys, in->max_flows, in->options.active_chunks, &s.replay,
+                                   err);
     }
     if (!st)
         st = order_ranks(&s, err);

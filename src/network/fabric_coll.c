@@ -11,7 +11,9 @@
  * ring algorithm runs per axis, the buffer in one part per axis visiting
  * the axes in rotated orders (as its closed form says). A chunk enters a
  * phase once the chunk before it (of the same part) has left it, one
- * chunk per phase at a time, as the closed form pipelines them. Many
+ * chunk per phase at a time, as the closed form pipelines them; under an
+ * active-chunks limit instead once its dimension has room, as the step
+ * simulation's dimensions take chunks (comet_sim_collective). Many
  * collectives and sends can run on one fabric at once, started and
  * stepped by a simulator (comet_fabric_run: a training step's transfers),
  * each flow carrying its transfer as owner. docs/fabric.md, "Collectives
@@ -95,7 +97,17 @@ typedef struct fc_plan {
 typedef struct fc_chunk_state {
     int8_t cur;          /* phase it is in or waiting for */
     int8_t entered;      /* it has sent what the phase starts with */
+    /* under an active-chunks limit: the dimension (+1) whose slot it holds
+     * and the one whose queue it waits in (0: none) */
+    int8_t held, queued;
 } fc_chunk_state;
+
+/* Under an active-chunks limit, per NPU, stream and dimension: the chunks
+ * working on it and the queue of those waiting, first come first in
+ * (chunks linked through fc_run.wait_next; -1: none). */
+typedef struct fc_slots {
+    int32_t busy, head, tail;
+} fc_slots;
 
 /* Per NPU, stream, chunk, phase, channel: messages sent and received
  * (and which steps arrived, for the log-step schedules). */
@@ -128,6 +140,10 @@ typedef struct fc_run {
     int64_t left;            /* member streams' chunks (sends: flows) not yet through */
     int64_t span[COMET_MAX_DIMS];
     int64_t stride[COMET_MAX_DIMS]; /* positions between a group's members along d */
+    /* a group listed by its positions along d (comet_fabric_group.coord):
+     * them in ring order, and each position's index among them (-1: none) */
+    int64_t *coord[COMET_MAX_DIMS];
+    int32_t *index_at[COMET_MAX_DIMS];
     int64_t group_axes[COMET_MAX_DIMS][COMET_MAX_AXES]; /* per torus/mesh dim */
     /* whether the group's line along that axis is a whole axis of the
      * topology (a torus's ring) */
@@ -136,6 +152,12 @@ typedef struct fc_run {
     int parts, streams;      /* parts: a torus's or mesh's axis orders (streams: x copies) */
     bool sync_parts;         /* some phase waits for the chunk's other parts */
     int64_t chunks;
+    /* chunks each dimension works on at once per NPU and stream (0: no
+     * limit, each phase one chunk at a time): slots[npu][stream][dim],
+     * wait_next[npu][stream][chunk] */
+    int active;
+    fc_slots *slots;
+    int32_t *wait_next;
     /* Themis: chunks visiting the dimensions in one order form a class;
      * chunk k is of class class_of[k] (NULL: one class), and waits in each
      * phase for the chunk before it in its class (prev[k], -1 none) */
@@ -199,6 +221,7 @@ typedef struct fc_line {
     bool ring_axis;      /* a whole torus axis (or a ring dimension): neighbours wrap */
     bool folded;         /* a line: the ring runs 0, 2, 4, ..., 5, 3, 1 */
     int dim, axis;       /* the phases it is the line of: those on this dimension and axis */
+    const int64_t *coord; /* a listed group's positions: member j is base + coord[j] * step */
 } fc_line;
 
 /* a / b and a % b, skipping the division where b is 1, as it often is (a
@@ -225,7 +248,14 @@ static fc_line line_of(const fc_run *r, const fc_phase *ph, int64_t npu)
     if (span != d->size || stride != 1)
         i %= span;
     fc_line l = {span, i, npu - i * stride * d->inner, stride * d->inner, true, false, ph->dim,
-                 ph->axis};
+                 ph->axis, NULL};
+    if (r->coord[ph->dim]) { /* a listed group (never on a torus or mesh: no axis) */
+        l.me = r->index_at[ph->dim][pos];
+        l.base = npu - pos * d->inner;
+        l.step = d->inner;
+        l.coord = r->coord[ph->dim];
+        return l;
+    }
     if (ph->axis >= 0) {
         int64_t st = 1;
         for (int a = 0; a < ph->axis; a++)
@@ -245,7 +275,7 @@ static fc_line line_of(const fc_run *r, const fc_phase *ph, int64_t npu)
 
 static int64_t member(const fc_line *l, int64_t j)
 {
-    return l->base + j * l->step;
+    return l->base + (l->coord ? l->coord[j] : j) * l->step;
 }
 
 /* *l made npu's line in phase ph, unless it is that already (the line of
@@ -347,7 +377,8 @@ static int log_steps(int64_t n)
 static int64_t group_index(const fc_run *r, int d, int64_t npu)
 {
     const fab_dim *fd = &r->f->dims[d];
-    return ((npu / fd->inner) % fd->size / r->stride[d]) % r->span[d];
+    int64_t pos = (npu / fd->inner) % fd->size;
+    return r->coord[d] ? r->index_at[d][pos] : (pos / r->stride[d]) % r->span[d];
 }
 
 /* Whether npu takes part in a rooted phase: index 0 of its group along
@@ -836,8 +867,71 @@ static bool phase_done(fc_run *r, int64_t npu, int s, int64_t k, int p, fc_line 
 
 static int try_enter(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, fc_line *line);
 
+/* ---- the active-chunks limit: each dimension works on at most r->active
+ * chunks at once per NPU and stream, the others waiting their turn in
+ * the order they came (as comet_sim_collective's dimensions take them);
+ * a chunk keeps its slot through consecutive phases on one dimension (a
+ * torus's axes, an all-reduce's two halves), as one phase there ---- */
+
+static fc_slots *slots_at(fc_run *r, int64_t npu, int s, int dim)
+{
+    return &r->slots[(local_of(r, npu) * r->streams + s) * r->f->n_dims + dim];
+}
+
+static int32_t *wait_next_at(fc_run *r, int64_t npu, int s, int64_t k)
+{
+    return &r->wait_next[(local_of(r, npu) * r->streams + s) * r->chunks + k];
+}
+
+/* Whether chunk k may work on the dimension of its phase now: it holds
+ * that dimension's slot already, or is first in its queue with a slot
+ * free (it joins the queue otherwise). *also: the chunk next in that
+ * queue where a slot is still free (-1: none), for the caller to try. */
+static bool take_slot(fc_run *r, int64_t npu, int s, int64_t k, fc_chunk_state *cs, int64_t *also)
+{
+    *also = -1;
+    int d = plan_of(r, s, k)->ph[cs->cur].dim;
+    if (cs->held == d + 1)
+        return true;
+    fc_slots *q = slots_at(r, npu, s, d);
+    if (!cs->queued) {
+        *wait_next_at(r, npu, s, k) = -1;
+        if (q->tail >= 0)
+            *wait_next_at(r, npu, s, q->tail) = (int32_t)k;
+        else
+            q->head = (int32_t)k;
+        q->tail = (int32_t)k;
+        cs->queued = (int8_t)(d + 1);
+    }
+    if (q->head != k || q->busy >= r->active)
+        return false;
+    q->head = *wait_next_at(r, npu, s, k);
+    if (q->head < 0)
+        q->tail = -1;
+    q->busy++;
+    cs->queued = 0;
+    cs->held = (int8_t)(d + 1);
+    *also = q->busy < r->active ? q->head : -1;
+    return true;
+}
+
+/* Chunk k, through a phase, gives up its dimension's slot unless its next
+ * phase is on the same dimension: the chunk first in that dimension's
+ * queue, to be tried, or -1. */
+static int64_t give_slot(fc_run *r, int64_t npu, int s, int64_t k, fc_chunk_state *cs)
+{
+    const fc_plan *pl = plan_of(r, s, k);
+    if (!cs->held || (cs->cur < pl->n && pl->ph[cs->cur].dim + 1 == cs->held))
+        return -1;
+    fc_slots *q = slots_at(r, npu, s, cs->held - 1);
+    q->busy--;
+    cs->held = 0;
+    return q->head;
+}
+
 /* After phase p of chunk k moved: leave it when done, enter the next, and
- * let chunk k+1 in. */
+ * let chunk k+1 in (under an active-chunks limit: the chunk first in line
+ * for the dimension it leaves). */
 static int advance(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, fc_line *line)
 {
     fc_chunk_state *cs = chunk_at(r, npu, s, k);
@@ -847,7 +941,7 @@ static int advance(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, fc_li
         cs->entered = 0;
         if (cs->cur == n)
             r->left--;
-        int64_t after = next_chunk(r, k);
+        int64_t after = r->active ? give_slot(r, npu, s, k, cs) : next_chunk(r, k);
         if (after >= 0 && try_enter(r, e, npu, s, after, line) != 0)
             return -1;
         if (try_enter(r, e, npu, s, k, line) != 0)
@@ -866,19 +960,24 @@ static int try_enter(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, fc_
     int n = plan_of(r, s, k)->n;
     if (cs->entered || cs->cur >= n)
         return 0;
-    int64_t before = prev_chunk(r, k);
+    int64_t before = r->active ? -1 : prev_chunk(r, k);
     if (before >= 0 && chunk_at(r, npu, s, before)->cur <= cs->cur)
         return 0; /* the chunk before still holds this phase */
     if (plan_of(r, s, k)->ph[cs->cur].sync_parts)
         for (int q = 0; q < r->parts; q++)
             if (chunk_at(r, npu, s - s % r->parts + q, k)->cur < cs->cur)
                 return 0; /* another part of the chunk has yet to reach it */
+    int64_t also = -1;
+    if (r->active && !take_slot(r, npu, s, k, cs, &also))
+        return 0; /* its dimension works on as many chunks as it may */
     cs->entered = 1;
     int p = cs->cur;
     for (int ch = 0; ch < channels_at(r, s, k, p); ch++)
         if (progress(r, e, npu, s, k, p, ch, line) != 0)
             return -1;
-    return advance(r, e, npu, s, k, line);
+    if (advance(r, e, npu, s, k, line) != 0)
+        return -1;
+    return also >= 0 ? try_enter(r, e, npu, s, also, line) : 0;
 }
 
 /* Something arrived for npu's chunk k in phase p: if the NPU is in that
@@ -1295,8 +1394,11 @@ static comet_status expand(fc_run *r, const comet_system *sys, fc_plan *pl, int 
                            comet_collective c, double bytes, comet_error *err)
 {
     comet_algorithm a = sys->dims[dim].algorithm;
-    fc_phase ph = {dim, -1, FC_RING, c, bytes, false, 0, r->f->dims[dim].uneven,
-                   0, false, false};
+    /* a listed group's messages queue on their connections too: its
+     * steps cross unlike routes, so a message may be ready before the one
+     * ahead of it has arrived */
+    fc_phase ph = {dim, -1, FC_RING, c, bytes, false, 0,
+                   r->f->dims[dim].uneven || r->coord[dim] != NULL, 0, false, false};
     if (c == COMET_COLL_ALL_TO_ALL) {
         /* on a direct network (fully connected, torus, mesh) nothing orders
          * the pairwise rounds: every block is posted at once, as the direct
@@ -1697,6 +1799,12 @@ static void run_free_slot(comet_fabric_run *fr, uint32_t id)
     free(r->plan);
     free(r->channels);
     free(r->plan_at);
+    free(r->slots);
+    free(r->wait_next);
+    for (int d = 0; d < COMET_MAX_DIMS; d++) {
+        free(r->coord[d]);
+        free(r->index_at[d]);
+    }
     free(r);
     fr->slots[id] = NULL;
     fr->free_slots[fr->n_free++] = id;
@@ -1817,6 +1925,57 @@ static comet_status check_members(const fc_run *r, const int64_t *members, comet
     return COMET_OK;
 }
 
+/* A group listed by its positions along dimension d (g->coord[d]): they
+ * are checked (distinct, on the dimension, a list of members given, not a
+ * torus or mesh) and copied, in the group's order, but ascending where the
+ * dimension reduces in the network (its tree is placed by position, and a
+ * leaf's members must come one after another), and each position's index
+ * among them noted. r->coord[d] stays NULL when out of memory. */
+static comet_status listed_positions(fc_run *r, const comet_fabric_run *fr,
+                                     const comet_fabric_group *g, int d, comet_error *err)
+{
+    const fab_dim *fd = &r->f->dims[d];
+    if (!g->members)
+        return comet_error_set(err, COMET_EINTERNAL, NULL, 0, 0, NULL,
+                               "a group listed by its positions along %s without its members",
+                               r->f->dim_names[d]);
+    if (grid_topo(fd->topo) && r->span[d] > 1)
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
+                               "a group listed by its positions along the %s %s (the flow "
+                               "simulation runs torus and mesh groups of neighbours only)",
+                               r->f->dim_names[d], fd->wrap ? "torus" : "mesh");
+    int64_t *coord = malloc(sizeof *coord * (size_t)r->span[d]);
+    int32_t *at = malloc(sizeof *at * (size_t)fd->size);
+    if (!coord || !at) {
+        free(coord);
+        free(at);
+        return COMET_OK;
+    }
+    r->coord[d] = coord;
+    r->index_at[d] = at;
+    for (int64_t x = 0; x < fd->size; x++)
+        at[x] = -1;
+    for (int64_t j = 0; j < r->span[d]; j++) {
+        int64_t x = g->coord[d][j];
+        if (x < 0 || x >= fd->size || at[x] >= 0)
+            return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, NULL,
+                                   "a group's position %lld along %s is %s", (long long)x,
+                                   r->f->dim_names[d],
+                                   x < 0 || x >= fd->size ? "not on it" : "listed twice");
+        at[x] = 0;
+    }
+    bool sorted = fr->sys.dims[d].in_network_reduction;
+    for (int64_t x = 0, j = 0; x < fd->size; x++) /* ascending, where the tree needs it */
+        if (sorted && at[x] >= 0)
+            coord[j++] = x;
+    for (int64_t j = 0; j < r->span[d]; j++) {
+        if (!sorted)
+            coord[j] = g->coord[d][j];
+        at[coord[j]] = (int32_t)j;
+    }
+    return COMET_OK;
+}
+
 comet_status comet_fabric_run_collective(comet_fabric_run *fr, const comet_fabric_group *g,
                                          comet_collective c, double bytes,
                                          const comet_fabric_schedule *sch, int64_t *id,
@@ -1840,6 +1999,10 @@ comet_status comet_fabric_run_collective(comet_fabric_run *fr, const comet_fabri
     if (concurrent < 1 || concurrent > 16)
         return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--concurrent",
                                "must be from 1 to 16, got %d", concurrent);
+    int active = sch ? sch->active_chunks : 0;
+    if (active < 0 || active > 64)
+        return comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--active-chunks",
+                               "must be from 1 to 64, got %d", active);
     fc_run *r = run_slot(fr);
     if (!r)
         return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
@@ -1849,6 +2012,13 @@ comet_status comet_fabric_run_collective(comet_fabric_run *fr, const comet_fabri
     for (int d = 0; d < f->n_dims; d++) {
         r->span[d] = g->span[d] > 0 ? g->span[d] : 1;
         r->stride[d] = g->stride[d] > 0 ? g->stride[d] : 1;
+        if (g->coord[d]) {
+            if ((st = listed_positions(r, fr, g, d, err)) != COMET_OK)
+                goto fail;
+            if (!r->coord[d])
+                goto oom;
+            continue;
+        }
         if (f->dims[d].size % (r->span[d] * r->stride[d])) {
             st = comet_error_set(err, COMET_EINPUT, NULL, 0, 0, "--span",
                                  "a group of %lld NPUs along %s does not tile its %lld",
@@ -1910,13 +2080,26 @@ comet_status comet_fabric_run_collective(comet_fabric_run *fr, const comet_fabri
     if (!r->chunk || !r->count || !r->arrived || !r->arrived_top || !r->line_leaves ||
         !r->line_blocks || !r->blocks || !r->mid)
         goto oom;
+    r->active = active;
+    if (active) {
+        size_t n_slots = (size_t)r->n_members * (size_t)r->streams * (size_t)f->n_dims;
+        r->slots = malloc(n_slots * sizeof *r->slots);
+        r->wait_next = malloc((size_t)cells * sizeof *r->wait_next);
+        if (!r->slots || !r->wait_next)
+            goto oom;
+        for (size_t i = 0; i < n_slots; i++)
+            r->slots[i] = (fc_slots){0, -1, -1};
+    }
     r->left = (int64_t)cells;
     fc_line line = NO_LINE;
+    /* every chunk that waits for no other of its class (under a limit:
+     * every chunk, in order, so each dimension takes them as they come) */
     for (int64_t i = 0; i < r->n_members && !r->failed; i++) {
         int64_t npu = g->members ? g->members[i] : i;
         for (int s = 0; s < r->streams; s++)
             for (int64_t k = 0; k < r->chunks && !r->failed; k++)
-                if (prev_chunk(r, k) < 0 && try_enter(r, fr->e, npu, s, k, &line) != 0)
+                if ((active || prev_chunk(r, k) < 0) &&
+                    try_enter(r, fr->e, npu, s, k, &line) != 0)
                     r->failed = true;
     }
     if (r->too_many) {
@@ -2147,7 +2330,7 @@ comet_status comet_fabric_collective(const comet_fabric *f, const comet_system *
         (st = comet_fabric_run_watch(fr, out->n_series, out->series, &out->series_cut, err)))
         goto done;
     int64_t id;
-    comet_fabric_schedule sch = {o->chunks, o->concurrent, o->order};
+    comet_fabric_schedule sch = {o->chunks, o->concurrent, o->order, 0};
     if ((st = comet_fabric_run_collective(fr, &g, c, bytes, &sch, &id, err)))
         goto done;
     st = comet_fabric_run_finish(fr, err);

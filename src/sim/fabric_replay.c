@@ -13,9 +13,13 @@
  * group of the shape), never per group. A collective's task ends a tail
  * after its last flow: what ASTRA-sim's endpoint delays and reduction
  * memory passes add to it (the caller's figure; no link shares them). A
- * collective of a shape the
- * fabric cannot run as a group is priced alone, as before (sim_fabric_price:
- * every group of its span at once, remembered). docs/fabric.md, docs/chakra.md. */
+ * group that does not tile (a named group's ranks 2 to 5 of a ring of 8)
+ * is a shape of its own, listed: its positions along each dimension in
+ * the order its ring visits them, its members and their map (4 bytes an
+ * NPU per such group). A collective of a shape the fabric cannot run as a
+ * group (a listed one on a torus or mesh) is priced alone, as before
+ * (sim_fabric_price: every group of its span at once, remembered).
+ * docs/fabric.md, docs/chakra.md. */
 #include "sim.h"
 
 #include <limits.h>
@@ -29,6 +33,10 @@ typedef struct replay_shape {
     int64_t span[COMET_MAX_DIMS], stride[COMET_MAX_DIMS];
     int64_t n;                   /* NPUs in a group */
     int32_t *local;              /* NPU -> its index in its own group of this shape */
+    /* a listed group (one group, its own shape): its positions along each
+     * dimension in ring order (NULL where it spans one), and its members */
+    int64_t *coord[COMET_MAX_DIMS];
+    int64_t *members;
 } replay_shape;
 
 typedef struct replay_coll {
@@ -45,6 +53,7 @@ struct sim_fabric_replay {
     const comet_fabric *f;
     const comet_system *sys;     /* its sizes resolved */
     int64_t npus, max_flows;
+    int active_chunks;           /* each collective's limit per dimension (0: none) */
     int64_t size[COMET_MAX_DIMS], inner[COMET_MAX_DIMS];
     replay_shape *shapes;
     size_t n_shapes, cap_shapes;
@@ -68,7 +77,7 @@ static void *room_for_one(void *v, size_t n, size_t *cap, size_t size)
     return x;
 }
 
-comet_status sim_fabric_replay_new(const comet_system *sys, int64_t max_flows,
+comet_status sim_fabric_replay_new(const comet_system *sys, int64_t max_flows, int active_chunks,
                                    sim_fabric_replay **out, comet_error *err)
 {
     *out = NULL;
@@ -79,6 +88,7 @@ comet_status sim_fabric_replay_new(const comet_system *sys, int64_t max_flows,
     if (!st) {
         fr->f = sim_fabric_prices_fabric(fr->prices, &fr->sys);
         fr->max_flows = max_flows;
+        fr->active_chunks = active_chunks;
         comet_fabric_info_of(fr->f, &info);
         fr->npus = info.npus;
     }
@@ -104,8 +114,12 @@ void sim_fabric_replay_free(sim_fabric_replay *fr)
 {
     if (!fr)
         return;
-    for (size_t i = 0; i < fr->n_shapes; i++)
+    for (size_t i = 0; i < fr->n_shapes; i++) {
         free(fr->shapes[i].local);
+        free(fr->shapes[i].members);
+        for (int d = 0; d < COMET_MAX_DIMS; d++)
+            free(fr->shapes[i].coord[d]);
+    }
     free(fr->shapes);
     free(fr->colls);
     sim_fabric_prices_free(fr->prices);
@@ -160,6 +174,52 @@ int sim_fabric_replay_shape(sim_fabric_replay *fr, const int64_t span[COMET_MAX_
     return (int)fr->n_shapes++;
 }
 
+int sim_fabric_replay_listed(sim_fabric_replay *fr, const int64_t span[COMET_MAX_DIMS],
+                             const int64_t *const coord[COMET_MAX_DIMS])
+{
+    replay_shape sh = {.n = 1};
+    for (int d = 0; d < COMET_MAX_DIMS; d++) {
+        sh.span[d] = span[d] > 1 ? span[d] : 1;
+        sh.stride[d] = 1;
+        comet_topology topo = d < fr->sys->n_dims ? fr->sys->dims[d].topology : COMET_TOPO_RING;
+        if (sh.span[d] > 1 && (topo == COMET_TOPO_TORUS || topo == COMET_TOPO_MESH))
+            return -1;
+        sh.n *= sh.span[d];
+    }
+    replay_shape *x = room_for_one(fr->shapes, fr->n_shapes, &fr->cap_shapes, sizeof *x);
+    if (!x)
+        return -2;
+    fr->shapes = x;
+    bool ok = (sh.local = malloc(sizeof *sh.local * (size_t)fr->npus)) != NULL &&
+              (sh.members = malloc(sizeof *sh.members * (size_t)sh.n)) != NULL;
+    for (int d = 0; ok && d < COMET_MAX_DIMS; d++)
+        if (sh.span[d] > 1 && (ok = (sh.coord[d] = malloc(sizeof **sh.coord *
+                                                           (size_t)sh.span[d])) != NULL))
+            memcpy(sh.coord[d], coord[d], sizeof **sh.coord * (size_t)sh.span[d]);
+    if (!ok) {
+        free(sh.local);
+        free(sh.members);
+        for (int d = 0; d < COMET_MAX_DIMS; d++)
+            free(sh.coord[d]);
+        return -2;
+    }
+    for (int64_t npu = 0; npu < fr->npus; npu++)
+        sh.local[npu] = -1;
+    /* member i: its index along each dimension as a mixed-radix number,
+     * innermost first, as the tiled shapes number theirs */
+    for (int64_t i = 0; i < sh.n; i++) {
+        int64_t npu = 0, rest = i;
+        for (int d = 0; d < COMET_MAX_DIMS; d++) {
+            npu += (sh.coord[d] ? sh.coord[d][rest % sh.span[d]] : 0) * fr->inner[d];
+            rest /= sh.span[d];
+        }
+        sh.members[i] = npu;
+        sh.local[npu] = (int32_t)i;
+    }
+    fr->shapes[fr->n_shapes] = sh;
+    return (int)fr->n_shapes++;
+}
+
 comet_status sim_fabric_replay_add(sim_fabric_replay *fr, int task, int shape, int64_t npu,
                                    comet_collective c, double bytes, double tail,
                                    comet_error *err)
@@ -177,8 +237,10 @@ comet_status sim_fabric_replay_add(sim_fabric_replay *fr, int task, int shape, i
     /* the group's first NPU: npu less its place along every dimension */
     const replay_shape *sh = &fr->shapes[shape];
     int64_t first = npu;
-    for (int d = 0; d < COMET_MAX_DIMS; d++)
+    for (int d = 0; d < COMET_MAX_DIMS && !sh->members; d++)
         first -= (coord(fr, npu, d) / sh->stride[d]) % sh->span[d] * sh->stride[d] * fr->inner[d];
+    if (sh->members)
+        first = sh->members[0];
     fr->colls[fr->n_colls++] = (replay_coll){bytes, tail, task, (int32_t)shape, (int32_t)first,
                                              (uint8_t)c};
     return COMET_OK;
@@ -217,7 +279,7 @@ static int start(void *ctx, int task, comet_fabric_run *run, int64_t *id, double
         return 0; /* not one of ours: it runs for its duration */
     const replay_shape *sh = &fr->shapes[x->shape];
     *tail = x->tail;
-    for (int64_t i = 0; i < sh->n; i++) {
+    for (int64_t i = 0; i < sh->n && !sh->members; i++) {
         int64_t npu = x->first, rest = i;
         for (int d = 0; d < COMET_MAX_DIMS; d++) {
             npu += rest % sh->span[d] * sh->stride[d] * fr->inner[d];
@@ -225,10 +287,15 @@ static int start(void *ctx, int task, comet_fabric_run *run, int64_t *id, double
         }
         fr->members[i] = npu;
     }
-    comet_fabric_group g = {.members = fr->members, .local = sh->local, .n_members = sh->n};
+    comet_fabric_group g = {.members = sh->members ? sh->members : fr->members,
+                            .local = sh->local,
+                            .n_members = sh->n};
     memcpy(g.span, sh->span, sizeof g.span);
     memcpy(g.stride, sh->stride, sizeof g.stride);
-    return comet_fabric_run_collective(run, &g, (comet_collective)x->c, x->bytes, NULL, id, err)
+    for (int d = 0; d < COMET_MAX_DIMS; d++)
+        g.coord[d] = sh->coord[d];
+    comet_fabric_schedule sch = {.concurrent = 1, .active_chunks = fr->active_chunks};
+    return comet_fabric_run_collective(run, &g, (comet_collective)x->c, x->bytes, &sch, id, err)
                ? -1
                : 1;
 }

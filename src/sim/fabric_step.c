@@ -319,12 +319,12 @@ static comet_fabric_schedule themis_schedule(sim_fabric_step *fs, const xfer_kin
     const int64_t *span = fs->groups[k->group].span;
     int64_t chunks = comet_collective_chunks_for(&fs->sys, span, k->c, k->bytes);
     if (chunks * COMET_MAX_DIMS > (int64_t)sizeof fs->order)
-        return (comet_fabric_schedule){0, 1, NULL}; /* more than the flows take: refused there */
+        return (comet_fabric_schedule){0, 1, NULL, 0}; /* more than the flows take: refused there */
     comet_sim_options o;
     comet_sim_options_defaults(&o); /* the flows' costs: no endpoint delay, no memory passes */
     sim_themis_rows(&o, &fs->sys, span, k->c, k->bytes, chunks,
                     fs->themis_load + (size_t)k->stage * COMET_MAX_DIMS, fs->order);
-    return (comet_fabric_schedule){chunks, 1, fs->order};
+    return (comet_fabric_schedule){chunks, 1, fs->order, 0};
 }
 
 /* Starts a transfer of kind k on run r now (ordered by Themis when the
@@ -349,7 +349,7 @@ static comet_status start(sim_fabric_step *fs, comet_fabric_run *r, const xfer_k
                                         fs->group_why[k->group]));
     comet_fabric_group g = fs->groups[k->group];
     g.members = members;
-    comet_fabric_schedule sch = {0, 1, NULL};
+    comet_fabric_schedule sch = {0, 1, NULL, 0};
     if (scheduled && themis_orders(fs, k))
         sch = themis_schedule(fs, k);
     return fail(fs, comet_fabric_run_collective(r, &g, k->c, k->bytes, &sch, id, &fs->err));

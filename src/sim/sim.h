@@ -155,15 +155,17 @@ void sim_fabric_prices_counts(const sim_fabric_prices *p, int *collectives, uint
  * its task and ended when its last flow does, so collectives that overlap
  * in time meet on the links they share (fabric_replay.c). A group is a
  * block of span[d] NPUs, stride[d] apart, along each dimension d, tiling
- * the dimension (the fabric's comet_fabric_group): a shape. Collectives of
+ * the dimension (the fabric's comet_fabric_group): a shape; or one group
+ * listed by its positions (sim_fabric_replay_listed). Collectives of
  * a shape the fabric cannot run as such a group are priced alone
  * (sim_fabric_price, every group of their span at once), as fixed-length
  * tasks. */
 typedef struct sim_fabric_replay sim_fabric_replay;
 
 /* The fabric of sys, all its dimensions' NPUs (their sizes fixed);
- * max_flows as comet_fabric_run_new takes it. */
-comet_status sim_fabric_replay_new(const comet_system *sys, int64_t max_flows,
+ * max_flows as comet_fabric_run_new takes it, active_chunks as
+ * comet_fabric_schedule does (each collective's limit per dimension). */
+comet_status sim_fabric_replay_new(const comet_system *sys, int64_t max_flows, int active_chunks,
                                    sim_fabric_replay **out, comet_error *err);
 void sim_fabric_replay_free(sim_fabric_replay *fr);
 /* The shape of groups of span[d] NPUs stride[d] apart (stride NULL: 1):
@@ -172,6 +174,13 @@ void sim_fabric_replay_free(sim_fabric_replay *fr);
  * A shape's NPU -> index map (4 bytes an NPU) is kept once per shape. */
 int sim_fabric_replay_shape(sim_fabric_replay *fr, const int64_t span[COMET_MAX_DIMS],
                             const int64_t stride[COMET_MAX_DIMS]);
+/* The shape of one group listed by its positions along each dimension
+ * (coord[d]: span[d] distinct positions in the order its ring visits them;
+ * any, where span[d] is 1), copied: its index, -1 when the fabric cannot
+ * run it (it spans a torus or mesh dimension), -2 out of memory. Each
+ * such shape keeps its own NPU -> index map (4 bytes an NPU). */
+int sim_fabric_replay_listed(sim_fabric_replay *fr, const int64_t span[COMET_MAX_DIMS],
+                             const int64_t *const coord[COMET_MAX_DIMS]);
 /* Task `task` (a later task than every earlier call's) is collective c
  * of `bytes` per NPU on the group of `shape` that holds NPU npu; its task
  * ends `tail` seconds after its last flow (what no link shares). */
