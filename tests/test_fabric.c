@@ -860,7 +860,7 @@ static double flows_spaced(const comet_system *s, int64_t span, int64_t stride,
         g.span[d] = g.stride[d] = 1;
     g.span[0] = span;
     g.stride[0] = stride;
-    comet_fabric_schedule sch = {chunks, 1, NULL};
+    comet_fabric_schedule sch = {.chunks = chunks, .concurrent = 1};
     assert_int_equal(comet_fabric_run_new(f, s, 0, &r, &err), COMET_OK);
     if (comet_fabric_run_collective(r, &g, c, GIB, &sch, &id, &err))
         fail_msg("%s: %lld apart %lld: %s", s->name, (long long)span, (long long)stride,
