@@ -1851,6 +1851,7 @@ static const char *const knob_samples[COMET_KNOB_COUNT] = {
     [COMET_KNOB_OFFLOAD_ACTIVATIONS] = "on", [COMET_KNOB_OFFLOAD_GRADIENTS] = "on",
     [COMET_KNOB_OVERLAP_DP] = "off",
     [COMET_KNOB_OVERLAP_TP] = "on", [COMET_KNOB_GRAD_FP32] = "on",
+    [COMET_KNOB_OPTIMIZER_STATE] = "remainders",
     [COMET_KNOB_FLASH_ATTENTION] = "on", [COMET_KNOB_FP8] = "on", [COMET_KNOB_CP] = "1",
     [COMET_KNOB_CP_COMM] = "ulysses", [COMET_KNOB_EP] = "1", [COMET_KNOB_ORDER] = "dp,tp,pp",
     [COMET_KNOB_EXPERT_TP] = "1", [COMET_KNOB_MOE_DISPATCHER] = "deepep",
