@@ -149,26 +149,29 @@ static void check_steps(const char *table, double mean_bound, double worst_bound
 
 /* The same five steps measured on one H100 (presets/validation/
  * h100-steps.yaml), priced on the h100 preset fitted to that H100's kernel
- * rows: mean 7.1 %, worst 11.5 % (S03), bias +7.1 % today, comet slower
- * (it charges fp32 optimizer state where the script keeps bf16). Bounds: a
- * mean of 9 % and a worst of 15 %; S02 the median of three runs. */
+ * rows with the script's bf16 optimizer state: mean 2.6 %, worst 4.8 %
+ * (S04), bias +0.5 % today (7.1 %, 11.5 % and +7.1 % priced with
+ * Megatron's fp32 state). Bounds: a mean of 4 % and a worst of 7 %; S02
+ * the median of three runs. */
 static void test_h100_steps(void **state)
 {
     (void)state;
-    check_steps("h100-steps", 0.09, 0.15, 0.1841);
+    check_steps("h100-steps", 0.04, 0.07, 0.1841);
 }
 
 /* Single-GPU steps measured on an H200 (docs/measured-h200.md) against the
  * h200-dgx preset, whose compute constants came from kernel rows of the
- * same GPU and never from these steps: mean |error| 4.2 %, worst 7.4 %
- * (S03), bias +3.9 % today. Bounds: a mean of 6 % and a worst of 12 %, so
+ * same GPU and never from these steps, with the script's bf16 optimizer
+ * state: mean |error| 2.6 %, worst 4.0 % (S01), bias -1.3 % today (4.2 %,
+ * 7.4 %, +3.9 % with Megatron's fp32 state). Bounds: a mean of 4 % and a
+ * worst of 6 %, so
  * a change to the compute model that breaks what holds on measured
  * hardware fails here even where the Hopper table's larger errors would
  * hide it. S02 is the mean of two runs. */
 static void test_h200_steps(void **state)
 {
     (void)state;
-    check_steps("h200-steps", 0.06, 0.12, 0.176);
+    check_steps("h200-steps", 0.04, 0.06, 0.176);
 }
 
 /* CNN training steps measured on one H200 and one H100 (presets/
