@@ -2081,7 +2081,9 @@ static void test_calibrate(void **state)
     assert_non_null(strstr(r.out, "llama2-70b on h100-80g-dgx-calibrated, 128 NPUs"));
 
     /* measured training steps fit compute.framework_efficiency: the H100
-     * steps run 7 % faster than the h100 preset's kernels alone say */
+     * steps, priced with their script's bf16 optimizer state, run within
+     * 0.4 % of what the h100 preset's kernels alone say (7 % faster while
+     * comet charged them Megatron's fp32 state) */
     snprintf(args, sizeof args,
              "calibrate --system h100-80g-dgx --steps %s/../presets/validation/h100-steps.yaml "
              "-o steps.yaml",
@@ -2089,7 +2091,7 @@ static void test_calibrate(void **state)
     run(&r, args);
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(r.out, "| compute.framework_efficiency | kernel rates in the steps' "
-                                  "framework | 1 | 1.07 |"));
+                                  "framework | 1 | 1.004 |"));
     assert_non_null(strstr(r.out, "### Training steps: 5 measurements"));
     run(&r, "estimate --system steps.yaml --model gpt3-175b --tp 8 --pp 8 --gbs 64");
     assert_int_equal(r.status, 0);
