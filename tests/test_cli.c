@@ -1852,6 +1852,7 @@ static const char *const knob_samples[COMET_KNOB_COUNT] = {
     [COMET_KNOB_OFFLOAD_ACTIVATIONS] = "on", [COMET_KNOB_OFFLOAD_GRADIENTS] = "on",
     [COMET_KNOB_OVERLAP_DP] = "off",
     [COMET_KNOB_OVERLAP_TP] = "on", [COMET_KNOB_GRAD_FP32] = "on",
+    [COMET_KNOB_OPTIMIZER_STATE] = "remainders",
     [COMET_KNOB_FLASH_ATTENTION] = "on", [COMET_KNOB_FP8] = "on", [COMET_KNOB_CP] = "1",
     [COMET_KNOB_CP_COMM] = "ulysses", [COMET_KNOB_EP] = "1", [COMET_KNOB_ORDER] = "dp,tp,pp",
     [COMET_KNOB_EXPERT_TP] = "1", [COMET_KNOB_MOE_DISPATCHER] = "deepep",
@@ -2081,7 +2082,9 @@ static void test_calibrate(void **state)
     assert_non_null(strstr(r.out, "llama2-70b on h100-80g-dgx-calibrated, 128 NPUs"));
 
     /* measured training steps fit compute.framework_efficiency: the H100
-     * steps run 7 % faster than the h100 preset's kernels alone say */
+     * steps, priced with their script's bf16 optimizer state, run within
+     * 0.4 % of what the h100 preset's kernels alone say (7 % faster while
+     * comet charged them Megatron's fp32 state) */
     snprintf(args, sizeof args,
              "calibrate --system h100-80g-dgx --steps %s/../presets/validation/h100-steps.yaml "
              "-o steps.yaml",
@@ -2089,7 +2092,7 @@ static void test_calibrate(void **state)
     run(&r, args);
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(r.out, "| compute.framework_efficiency | kernel rates in the steps' "
-                                  "framework | 1 | 1.07 |"));
+                                  "framework | 1 | 1.004 |"));
     assert_non_null(strstr(r.out, "### Training steps: 5 measurements"));
     run(&r, "estimate --system steps.yaml --model gpt3-175b --tp 8 --pp 8 --gbs 64");
     assert_int_equal(r.status, 0);

@@ -828,7 +828,8 @@ static void test_error_unknown_key(void **state)
     expect_error("x.yaml", "strategy:\n  tp: 2\n  pipeline: 4\n",
                  "x.yaml:3:3: strategy.pipeline: unknown key (allowed: tp, pp, dp, sp, "
                  "global_batch, microbatch, interleave, recompute, zero, offload, overlap, "
-                 "grad_fp32, flash_attention, fp8, cp, cp_comm, ep, expert_tp, moe_dispatcher, "
+                 "grad_fp32, optimizer_state, flash_attention, fp8, cp, cp_comm, ep, expert_tp, "
+                 "moe_dispatcher, "
                  "attention_kernel, schedule, framework, zero3, first_stage_layers, "
                  "last_stage_layers, order, placement)");
     expect_error("x.yaml", "modle: gpt3-175b\n",

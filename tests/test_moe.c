@@ -11,6 +11,7 @@
 
 #include "comet/comet.h"
 #include "comet/simulate.h"
+#include "../src/cost/cost.h"
 #include "../src/hardware/hardware.h"
 #include "../src/workload/workload.h"
 #include "tests.h"
@@ -311,8 +312,49 @@ static void test_ep_across_nodes_is_slower(void **state)
     assert_true(across.step_time > in.step_time);
 }
 
+/* What the optimizer keeps (docs/model.md 9.1), for strategy s whose
+ * stage holds `params` parameters of which `held` keep optimizer state
+ * (ZeRO's shard): P_held x 12 bytes with fp32 Adam, 10 with remainders, 8
+ * with bf16 moments and an fp32 master, 4 with bf16 moments and no
+ * master; with no master the gradients are held in bf16 even when
+ * grad_fp32 asks for fp32 reduction. The optimizer step's traffic per
+ * parameter follows: 38 bytes with fp32 gradients and state (read for
+ * the norm 4, Adam 28, cast back 4 + 2), 32 with remainders (no cast
+ * back), 30 with bf16 moments (Adam 4 + 2 (4 + 2 x 2) = 20), 16 with no
+ * master (8 x 2); bf16 gradients under fp32 Adam are cast first (+6). */
+static void optimizer_states(const comet_model *m, const comet_system *sys, comet_strategy *s,
+                             double params, double held)
+{
+    const struct {
+        comet_optimizer_state state;
+        double state_bytes, grad_bytes, step_bytes;
+    } cases[] = {
+        {COMET_OPTIM_FP32, 12.0, 4.0, 38.0},
+        {COMET_OPTIM_REMAINDERS, 10.0, 4.0, 32.0},
+        {COMET_OPTIM_BF16_MOMENTS, 8.0, 4.0, 30.0},
+        {COMET_OPTIM_BF16, 4.0, 2.0, 16.0},
+    };
+    s->grad_fp32 = true;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        s->optimizer_state = cases[i].state;
+        comet_result r;
+        comet_error err;
+        assert_int_equal(comet_estimate(m, sys, s, &r, &err), COMET_OK);
+        assert_close(r.mem[COMET_TIER_HBM][COMET_MEM_OPTIMIZER], held * cases[i].state_bytes,
+                     1e-12);
+        assert_close(r.mem[COMET_TIER_HBM][COMET_MEM_GRADIENTS], params * cases[i].grad_bytes,
+                     1e-12);
+        assert_close(r.mem[COMET_TIER_HBM][COMET_MEM_WEIGHTS], params * 2.0, 1e-12);
+        assert_close(optimizer_bytes_per_param(s, 2.0), cases[i].step_bytes, 1e-15);
+    }
+    s->grad_fp32 = false;
+    s->optimizer_state = COMET_OPTIM_FP32;
+    assert_close(optimizer_bytes_per_param(s, 2.0), 44.0, 1e-15);
+}
+
 /* Expert state per EP rank: experts / ep of them, split by tp; ZeRO-1
- * shards dense optimizer state over dp and expert state over dp / ep. */
+ * shards dense optimizer state over dp and expert state over dp / ep;
+ * then each optimizer state on that shard. */
 static void test_memory_per_ep_rank(void **state)
 {
     (void)state;
@@ -352,6 +394,34 @@ static void test_memory_per_ep_rank(void **state)
     assert_int_equal(pd, 8);
     assert_int_equal(pe, 1);
     assert_int_equal(comet_strategy_grad_size(&res, true), 1);
+    optimizer_states(&m, &sys, &s, w8.params_npu, dense / 8.0 + w8.params_expert_npu);
+}
+
+/* The MoE block's stash against the dense block's (docs/model.md 17.3),
+ * Mixtral 8x7B at tp 1, ep 8, microbatch 1 (T = 4096 tokens, top-2: R =
+ * 8192 routed slots): the dense MLP's intermediates T f (2e + e) give way
+ * to the routed slots' R f (2e + e); routing keeps the fp32 router logits
+ * and probabilities 8 T E and, per slot, the dispatched input (h e) and
+ * its fp32 probability (4). The expert output is not kept: the
+ * probability weights the activation, so the combine is a plain sum
+ * (Megatron-Core since 2025-04). With fp8 the expert GEMMs' inputs (the
+ * dispatched slot and the activation output) are kept in 1 byte. */
+static void test_moe_stash(void **state)
+{
+    (void)state;
+    comet_model m;
+    comet_system sys;
+    comet_strategy s = mixtral(&m, &sys, 1, 1, 8, 8, 8);
+    for (int fp8 = 0; fp8 < 2; fp8++) {
+        s.fp8 = fp8 == 1;
+        work_stage w;
+        work_build(&m, &s, &w);
+        const work_layer *moe = moe_layer(&w), *dense = &w.layers[0];
+        double T = 4096.0, R = 2.0 * T, f = 14336.0, h = 4096.0, E = 8.0, in = fp8 ? 1.0 : 2.0;
+        double expect = (R - T) * f * (2.0 * 2.0 + in) + 8.0 * T * E + R * (h * in + 4.0);
+        assert_close(moe->act_bytes_selective - dense->act_bytes_selective, expect, 1e-12);
+        assert_close(moe->act_bytes - dense->act_bytes, expect, 1e-12);
+    }
 }
 
 /* A stage's dense and MoE blocks: DeepSeek-V3's 61 layers (the first 3
@@ -710,6 +780,7 @@ void suite_moe(test_tally *t)
         cmocka_unit_test(test_one_expert_is_dense),
         cmocka_unit_test(test_ep_across_nodes_is_slower),
         cmocka_unit_test(test_memory_per_ep_rank),
+        cmocka_unit_test(test_moe_stash),
         cmocka_unit_test(test_stage_split),
         cmocka_unit_test(test_sim_agrees),
         cmocka_unit_test(test_distinct_closed_forms),

@@ -82,6 +82,26 @@ typedef enum comet_moe_dispatcher {
 
 const char *comet_moe_dispatcher_name(comet_moe_dispatcher d);
 
+/* What the optimizer keeps per parameter beside the weights, and in what
+ * precision (docs/model.md 9.1): Adam's two moments and, where the
+ * weights are 16-bit, a master copy. */
+typedef enum comet_optimizer_state {
+    COMET_OPTIM_FP32 = 0,        /* fp32 master weights and moments, 12 bytes (Megatron's
+                                    distributed optimizer, DeepSpeed) */
+    COMET_OPTIM_REMAINDERS,      /* fp32 moments and the low 16 bits of the fp32 master, which
+                                    with the bf16 weight rebuild it: 10 bytes (Apex's
+                                    DistributedFusedAdam store_param_remainders, NeMo's default
+                                    for bf16 training; TE's FusedAdam) */
+    COMET_OPTIM_BF16_MOMENTS,    /* fp32 master weights, moments in the model's 16-bit dtype:
+                                    8 bytes (DeepSeek-V3 report Sec. 3.3.3) */
+    COMET_OPTIM_BF16             /* moments in the model's dtype and no master copy (the
+                                    weights are their own): 4 bytes at bf16 (Apex's
+                                    DistributedFusedAdam with dtype = the model's; torch.optim
+                                    Adam on bf16 parameters); gradients are held in that dtype */
+} comet_optimizer_state;
+
+const char *comet_optimizer_state_name(comet_optimizer_state o);
+
 /* The strategy's knobs, in the order strategy files list them; each is
  * described once in comet/knobs.h's table. */
 typedef enum comet_knob_id {
@@ -101,6 +121,7 @@ typedef enum comet_knob_id {
     COMET_KNOB_OVERLAP_DP,
     COMET_KNOB_OVERLAP_TP,
     COMET_KNOB_GRAD_FP32,
+    COMET_KNOB_OPTIMIZER_STATE,
     COMET_KNOB_FLASH_ATTENTION,
     COMET_KNOB_FP8,
     COMET_KNOB_CP,
@@ -136,6 +157,7 @@ typedef struct comet_strategy {
     bool overlap_dp;               /* DP gradient communication overlaps backward */
     bool overlap_tp;               /* TP communication overlaps compute */
     bool grad_fp32;                /* 4-byte gradient accumulation buffers */
+    comet_optimizer_state optimizer_state; /* Adam's state per parameter and its precision */
     bool flash_attention;          /* fused attention: no score matrix in HBM,
                                       the core is recomputed in backward (Dao 2022) */
     bool fp8;                      /* the blocks' linear GEMMs in FP8 with per-tensor

@@ -299,7 +299,11 @@ typedef struct plan_dp {
     double gather_bucket;        /* ... parameters per all-gather message (0: a layer's) */
     double reduce_bucket;        /* ... parameters per reduce-scatter message (0: a layer's) */
     double grad_bytes;           /* bytes per parameter reduced (4 with fp32 gradients) */
+    double grad_held_bytes;      /* ... held between backward and the optimizer: grad_bytes,
+                                  * or the model's dtype when the optimizer keeps no master
+                                  * copy (it updates the weights with gradients of their type) */
     double weight_bytes;         /* bytes per parameter gathered (the model's dtype) */
+    double optimizer_state_bytes; /* bytes of optimizer state per parameter (docs/model.md 9.1) */
     /* Copies one NPU holds a 1/shards share of: the gradient group's
      * size (dp x cp, comet_strategy_grad_size) for what ZeRO shards
      * (weights from stage 3, gradients from 2, optimizer state from 1),
@@ -388,6 +392,8 @@ double plan_layer_collective(const comet_system *sys, const comet_strategy *s, c
 
 /* HBM bytes the optimizer step moves per parameter it updates. */
 double optimizer_bytes_per_param(const comet_strategy *s, double elem);
+/* Bytes of optimizer state per parameter (12 for fp32 Adam). */
+double optimizer_state_bytes(const comet_strategy *s, double elem);
 
 /* HBM bytes the optimizer step of a stage holding `replicated` parameters,
  * `expert` of them experts (and w's model-parallel tables), reads and writes. */

@@ -109,11 +109,11 @@ void footprint_compute(const comet_system *sys, const comet_strategy *s, const w
         w->fp8_bytes;
     bytes[COMET_MEM_GRADIENTS] =
         (plan_held(w->params_npu, pe, dp->grad_shards, dp->expert_grad_shards) + mp) *
-        dp->grad_bytes;
+        dp->grad_held_bytes;
     double grad_held = bytes[COMET_MEM_GRADIENTS]; /* the shard that accumulates */
     bytes[COMET_MEM_OPTIMIZER] =
         (plan_held(w->params_npu, pe, dp->optimizer_shards, dp->expert_optimizer_shards) + mp) *
-        12.0;
+        dp->optimizer_state_bytes;
     if (dp->per_layer) {
         /* ZeRO 3 under fsdp: a layer computes on its gathered weights
          * while up to `prefetch` more layers' gathers have landed, and its

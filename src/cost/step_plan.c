@@ -41,7 +41,9 @@ static void plan_dp_of(const comet_strategy *s, double elem, plan_dp *out)
                              ? PLAN_BEHIND_FORWARD
                              : PLAN_EXPOSED;
     out->grad_bytes = s->grad_fp32 ? 4.0 : elem;
+    out->grad_held_bytes = s->optimizer_state == COMET_OPTIM_BF16 ? elem : out->grad_bytes;
     out->weight_bytes = elem;
+    out->optimizer_state_bytes = optimizer_state_bytes(s, elem);
     out->weight_shards = zero >= 3 ? dp : 1.0;
     out->grad_shards = zero >= 2 ? dp : 1.0;
     out->optimizer_shards = zero >= 1 ? dp : 1.0;
@@ -79,15 +81,62 @@ double plan_layer_collective(const comet_system *sys, const comet_strategy *s, c
     return t;
 }
 
+/* Adam's state per parameter (docs/model.md 9.1): its two moments, 4 bytes
+ * each or the model's `elem`, and where the weights are 16-bit a master
+ * copy: fp32 (4), its low bits beside the weight (4 - elem), or none. */
+static void optimizer_parts(const comet_strategy *s, double elem, double *master,
+                            double *moment)
+{
+    switch (s->optimizer_state) {
+    case COMET_OPTIM_REMAINDERS:
+        *master = 4.0 - elem;
+        *moment = 4.0;
+        return;
+    case COMET_OPTIM_BF16_MOMENTS:
+        *master = 4.0;
+        *moment = elem;
+        return;
+    case COMET_OPTIM_BF16:
+        *master = 0.0;
+        *moment = elem;
+        return;
+    case COMET_OPTIM_FP32:
+    default:
+        *master = 4.0;
+        *moment = 4.0;
+        return;
+    }
+}
+
+double optimizer_state_bytes(const comet_strategy *s, double elem)
+{
+    double master, moment;
+    optimizer_parts(s, elem, &master, &moment);
+    return master + 2.0 * moment;
+}
+
 double optimizer_bytes_per_param(const comet_strategy *s, double elem)
 {
+    double master, moment;
+    optimizer_parts(s, elem, &master, &moment);
+    if (master <= 0.0) {
+        /* No master: the gradient (in the weights' dtype) is read for the
+         * global norm, then Adam reads gradient, weight and both moments
+         * and writes the last three, all `elem` bytes. */
+        return 2.0 * elem + 6.0 * elem;
+    }
     /* Mixed-precision Adam as Megatron runs it, per parameter: read the
      * low-precision gradient and write it as an fp32 main gradient (skipped
      * when gradients are already fp32), read it for the global norm, then
-     * Adam reads gradient, master weight, m and v and writes the last three
-     * (7 x 4 bytes), and the master weight is cast back (read 4, write elem). */
+     * Adam reads gradient, fp32 master weight, m and v and writes the last
+     * three (7 x 4 bytes with fp32 moments), and the master weight is cast
+     * back (read 4, write elem). With remainders the fp32 master is the
+     * weight and its low bits, read and written whole in Adam's pass, so
+     * there is no cast back. */
     double cast_grad = s->grad_fp32 ? 0.0 : elem + 4.0;
-    return cast_grad + 4.0 + 28.0 + 4.0 + elem;
+    double adam = 4.0 + 2.0 * (4.0 + 2.0 * moment);
+    double cast_back = s->optimizer_state == COMET_OPTIM_REMAINDERS ? 0.0 : 4.0 + elem;
+    return cast_grad + 4.0 + adam + cast_back;
 }
 
 double plan_optimizer_bytes(const step_plan *p, const work_stage *w, double replicated,

@@ -34,6 +34,11 @@ static const char *moe_dispatcher_value(int value)
     return comet_moe_dispatcher_name((comet_moe_dispatcher)value);
 }
 
+static const char *optimizer_state_value(int value)
+{
+    return comet_optimizer_state_name((comet_optimizer_state)value);
+}
+
 static const char *attention_kernel_value(int value)
 {
     return comet_attn_kernel_name((comet_attn_kernel)value);
@@ -115,6 +120,13 @@ static const comet_knob knobs[COMET_KNOB_COUNT] = {
         .flag = "--grad-fp32", .flag_form = COMET_FLAG_SWITCH, .search_flag = true,
         .column = 10, .help_line = 9, .help_usage = "--grad-fp32",
         .help = "keep 4-byte gradients"},
+    [COMET_KNOB_OPTIMIZER_STATE] = {
+        .name = "optimizer_state", .key = "strategy.optimizer_state",
+        .type = COMET_KNOB_T_CHOICE, FIELD(optimizer_state), .n_values = COMET_OPTIM_BF16 + 1,
+        .value_name = optimizer_state_value, .flag = "--optimizer-state",
+        .flag_form = COMET_FLAG_VALUE, .search_flag = true, .column = -1, .help_line = 24,
+        .help_usage = "--optimizer-state NAME",
+        .help = "fp32 (12 B/param), remainders (10), bf16-moments (8) or bf16 (4)"},
     [COMET_KNOB_FLASH_ATTENTION] = {
         .name = "flash_attention", .key = "strategy.flash_attention",
         BOOL_KNOB(flash_attention), .flag = "--flash-attention",

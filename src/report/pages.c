@@ -42,6 +42,8 @@ const char *report_strategy_label(const comet_strategy *s, char *out, size_t cap
         MORE(" %s", comet_attn_kernel_name(s->attention_kernel));
     if (s->fp8)
         MORE(" · fp8");
+    if (s->optimizer_state != COMET_OPTIM_FP32)
+        MORE(" · adam %s", comet_optimizer_state_name(s->optimizer_state));
     if (s->schedule != COMET_SCHEDULE_1F1B)
         MORE(" · %s", comet_schedule_name(s->schedule));
     if (s->first_stage_layers > 0 || s->last_stage_layers > 0)

@@ -68,6 +68,8 @@ static void strategy_line(comet_buf *b, const comet_strategy *s)
         comet_buf_printf(b, "  dispatcher %s", comet_moe_dispatcher_name(s->moe_dispatcher));
     if (s->grad_fp32)
         comet_buf_printf(b, "  grad fp32");
+    if (s->optimizer_state != COMET_OPTIM_FP32)
+        comet_buf_printf(b, "  optimizer %s", comet_optimizer_state_name(s->optimizer_state));
     if (s->flash_attention)
         comet_buf_printf(b, "  flash attention");
     if (s->flash_attention && s->attention_kernel != COMET_ATTN_AUTO)

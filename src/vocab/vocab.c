@@ -47,6 +47,8 @@ const char *const vocab_cp_comm_names[] = {"ring", "ulysses", NULL};
 const char *const vocab_schedule_names[] = {"1f1b", "zb-h1", NULL};
 const char *const vocab_framework_names[] = {"auto", "megatron", "fsdp", "ideal", NULL};
 const char *const vocab_moe_dispatcher_names[] = {"alltoall", "deepep", NULL};
+const char *const vocab_optimizer_state_names[] = {"fp32", "remainders", "bf16-moments", "bf16",
+                                                   NULL};
 const char *const vocab_attn_kernel_names[] = {"auto", "cudnn", "flash2", "flash3", NULL};
 /* the keys of a validation row's `measured:` section, one per way of stating it */
 const char *const vocab_measure_kind_names[] = {"step_time", "tokens_per_s_per_gpu",
@@ -97,6 +99,8 @@ _Static_assert(COUNT(vocab_objective_names) == COMET_OBJECTIVE_COST + 1, "a name
 _Static_assert(COUNT(vocab_framework_names) == COMET_FRAMEWORK_IDEAL + 1, "a name per framework");
 _Static_assert(COUNT(vocab_moe_dispatcher_names) == COMET_MOE_DEEPEP + 1,
                "a name per MoE dispatcher");
+_Static_assert(COUNT(vocab_optimizer_state_names) == COMET_OPTIM_BF16 + 1,
+               "a name per optimizer state");
 _Static_assert(COUNT(vocab_attn_kernel_names) == COMET_ATTN_KERNEL_COUNT,
                "a name per attention kernel");
 _Static_assert(COUNT(vocab_measure_kind_names) == COMET_MEASURE_KIND_COUNT,
@@ -226,6 +230,11 @@ const char *comet_framework_name(comet_framework f)
 const char *comet_moe_dispatcher_name(comet_moe_dispatcher d)
 {
     return name_of(vocab_moe_dispatcher_names, COUNT(vocab_moe_dispatcher_names), (int)d);
+}
+
+const char *comet_optimizer_state_name(comet_optimizer_state o)
+{
+    return name_of(vocab_optimizer_state_names, COUNT(vocab_optimizer_state_names), (int)o);
 }
 
 const char *comet_attn_kernel_name(comet_attn_kernel k)

@@ -34,6 +34,7 @@ extern const char *const vocab_cp_comm_names[];
 extern const char *const vocab_schedule_names[];
 extern const char *const vocab_framework_names[];
 extern const char *const vocab_moe_dispatcher_names[];
+extern const char *const vocab_optimizer_state_names[];
 extern const char *const vocab_attn_kernel_names[];
 extern const char *const vocab_objective_names[];
 extern const char *const vocab_measure_kind_names[];

@@ -180,14 +180,21 @@ void work_build_moe_block(const comet_model *m, const comet_strategy *s, const w
     /* Stashed activations: the dense MLP's intermediates give way to the
      * routed slots' and the shared experts' (the same per-token bytes),
      * and routing keeps the router's fp32 logits and probabilities and,
-     * per routed slot, the dispatched expert input and the expert output
-     * (for the gradient of the weighted combine). */
+     * per routed slot, the dispatched expert input and its fp32 routing
+     * probability. The probability weights the expert's activation
+     * output, so the combine after the experts is a plain sum that keeps
+     * nothing: the expert output is not stashed (Megatron-Core since
+     * "Memory efficient token permutation", NVIDIA/Megatron-LM 2659630721,
+     * 2025-04-09: weighted_bias_swiglu in TEGroupedMLP; NeMo AutoModel's
+     * grouped experts likewise). Before it Megatron-Core's unpermute
+     * applied the probabilities and kept the expert output, h·e bytes
+     * more per slot (docs/model.md 17.3). */
     double in = fp8 ? 1.0 : e;
     double per_f = e * (mats - 1.0) + in;
     double delta = (slots * fe_local + tokens * (double)moe->shared * fe_shared - tokens * f_local) *
                    per_f;
     if (routed)
-        delta += 8.0 * tokens_rep * E + slots * h * (in + e);
+        delta += 8.0 * tokens_rep * E + slots * (h * in + 4.0);
     l->act_bytes += delta;
     l->act_bytes_selective += delta;
 }
