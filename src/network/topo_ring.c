@@ -241,13 +241,68 @@ static net_cost ring_double_tree(const comet_link *l)
  * even n, where the all-gather's pass is (n-1)/n x). One way round (a
  * unidirectional ring, or a ring of 2, whose one link is B) all n-1 go on
  * the one link and the last is n-1 hops away. */
-static net_cost ring_root_scatter(const comet_link *l)
+static net_cost whole_root_scatter(const comet_link *l)
 {
     double n = (double)l->n;
     if (l->n == 2 || (l->shape && l->shape->unidirectional))
         return (net_cost){n - 1.0, (n - 1.0) / n};
     double half = (double)(l->n / 2);
     return (net_cost){half, 2.0 * half / n};
+}
+
+/* As the group sits (group_of): placed, a line's from its end; one way
+ * round the root's link carries its own pieces and those of the s groups
+ * interleaved with it. */
+static net_cost ring_root_scatter(const comet_link *l)
+{
+    ring_group g = group_of(l);
+    if (g.uni) {
+        net_cost c = whole_root_scatter(l);
+        return (net_cost){c.hops * g.s, c.load * g.s};
+    }
+    if (g.closed && g.s > 1.0 && l->n > 2) {
+        /* the link before the first member carries every interleaved
+         * group's pieces that way, a tie's (n even) from the groups
+         * whose roots sit on even places: s floor((n-1)/2) + ceil(s/2) */
+        int64_t s = (int64_t)g.s;
+        double pieces = g.s * (double)((l->n - 1) / 2) + (l->n % 2 ? 0.0 : (double)((s + 1) / 2));
+        return (net_cost){(double)(l->n / 2) * g.s, 2.0 * pieces / g.n};
+    }
+    return placed(l, &g, whole_root_scatter, net_topology_mesh.root_scatter);
+}
+
+/* A gather one way round: every member's piece goes forward to its root,
+ * round the ring past the other groups, so one link carries every group's
+ * pieces but one: size/n (n-1)/n x. */
+static net_cost ring_root_gather(const comet_link *l)
+{
+    ring_group g = group_of(l);
+    if (g.uni)
+        return (net_cost){g.size - g.s, g.size / g.n * (g.n - 1.0) / g.n};
+    if (g.closed)
+        return ring_root_scatter(l); /* the scatter's mirror, the same links */
+    return placed(l, &g, whole_root_scatter, net_topology_mesh.root_gather);
+}
+
+/* The broadcast's chains: two counter-rotating ones on a ring of its own,
+ * a mesh line's one chain of 2n pieces on a line, times s. */
+static bool ring_root_chain(const comet_link *l, net_cost *out)
+{
+    ring_group g = group_of(l);
+    net_cost c;
+    if (g.closed || g.uni) {
+        net_pipelined_chain(l, &c);
+    } else {
+        comet_link line = *l;
+        line.topology = COMET_TOPO_MESH;
+        line.shape = NULL;
+        line.size = l->n;
+        line.spacing = 1;
+        if (!net_topology_mesh.root_chain(&line, &c))
+            return false;
+    }
+    *out = (net_cost){c.hops * g.s, c.load * g.s};
+    return true;
 }
 
 /* Pipeline sends: every NPU of a stage sends to its peer `stride` places
@@ -330,7 +385,8 @@ const net_topology net_topology_ring = {
     .double_tree = ring_double_tree,
     .in_network_all_reduce = NULL,
     .root_scatter = ring_root_scatter,
-    .root_chain = net_pipelined_chain,
+    .root_gather = ring_root_gather,
+    .root_chain = ring_root_chain,
     .shift_load = ring_shift_load,
     .prices_spacing = true,
 };

@@ -101,8 +101,8 @@ typedef double (*axis_cost_fn)(const grid *gr, int i, double *hops);
 static double ring_axis(const grid *gr, int i, double *hops)
 {
     double k = (double)gr->k[i];
-    *hops = (k - 1.0) * step_hops(gr, i);
-    return gr->line[i] * (k - 1.0) / k;
+    *hops = (k - 1.0) * step_hops(gr, i) * gr->gap[i];
+    return gr->line[i] * (k - 1.0) / k * gr->gap[i];
 }
 
 /* The buffer in one part per axis, part j visiting the axes j, j+1, ...
@@ -118,10 +118,10 @@ static double part_phases(const grid *gr, axis_cost_fn axis_cost,
         for (int p = 0; p < gr->g; p++) {
             int i = (j + p) % gr->g;
             double axis_hops;
-            cost[j][p] = axis_cost(gr, i, &axis_hops) * held * gr->gap[i];
+            cost[j][p] = axis_cost(gr, i, &axis_hops) * held;
             axis[j][p] = i;
             held /= (double)gr->k[i];
-            h += axis_hops * gr->gap[i];
+            h += axis_hops;
         }
         if (h > hops)
             hops = h;
@@ -251,21 +251,26 @@ static net_cost grid_ring_pass(const comet_link *l, bool wrap)
  * what they hold over their line, held/k to each other member, along
  * dimension-order routes from index 0: on a whole torus axis the fuller
  * way carries floor(k/2) pieces (both ports are one link on an axis of
- * 2), floor(k/2) hops; on a line all k-1 leave on one link, k-1 hops. */
+ * 2), floor(k/2) hops; on a line all k-1 leave on one link, k-1 hops.
+ * Groups gap apart: the link before the first member carries every
+ * interleaved group's pieces that way, a tie's (k even) from the groups
+ * whose roots sit on even places (ties go forward from there):
+ * gap floor((k-1)/2) + ceil(gap/2) on a ring, gap (k-1) on a line. */
 static double scatter_axis(const grid *gr, int i, double *hops)
 {
-    double k = (double)gr->k[i];
+    double k = (double)gr->k[i], gap = gr->gap[i];
     if (gr->line[i] > 1.0) {
-        *hops = k - 1.0;
-        return 2.0 * (k - 1.0) / k;
+        *hops = (k - 1.0) * gap;
+        return 2.0 * (k - 1.0) / k * gap;
     }
-    if (gr->k[i] == 2) {
+    if (gr->k[i] == 2 && gap == 1.0) {
         *hops = 1.0;
         return 0.5;
     }
-    double half = (double)(gr->k[i] / 2);
-    *hops = half;
-    return 2.0 * half / k;
+    int64_t g = (int64_t)gap;
+    double pieces = gap * (double)((gr->k[i] - 1) / 2) + (gr->k[i] % 2 ? 0.0 : (double)((g + 1) / 2));
+    *hops = (double)(gr->k[i] / 2) * gap;
+    return 2.0 * pieces / k;
 }
 
 /* A scatter axis by axis, part j from axis j on, so the root's traffic
