@@ -45,11 +45,12 @@ NET_COLD static double rooted_time(comet_collective c, const net_topology *t, co
                                 double a, double x)
 {
     net_cost chain;
+    double head;
     bool toward = c == COMET_COLL_GATHER || c == COMET_COLL_REDUCE;
     net_pattern_fn rooted = toward && t->root_gather ? t->root_gather : t->root_scatter;
     if (c == COMET_COLL_GATHER || c == COMET_COLL_SCATTER)
         return net_seconds(rooted(l), a, x);
-    if (t->root_chain && t->root_chain(l, &chain))
+    if (t->root_chain && t->root_chain(l, &chain, &head))
         return net_seconds(chain, a, x);
     comet_collective pass = toward ? COMET_COLL_REDUCE_SCATTER : COMET_COLL_ALL_GATHER;
     return net_seconds(rooted(l), a, x) + net_algorithm_of(l->algorithm)->time[pass](t, l, a, x);
@@ -80,6 +81,24 @@ NET_COLD static comet_coll_cost sized_cost(comet_collective c, const comet_link 
         return net_protocol_cost(sym, link, a, x);
     return (comet_coll_cost){closed_form(c, link, a, x), closed_form(c, link, 0.0, x),
                              COMET_PROTO_NONE};
+}
+
+double net_chunk_hold(comet_collective c, const comet_link *l)
+{
+    net_cost chain;
+    double head = 1.0;
+    if ((c != COMET_COLL_BROADCAST && c != COMET_COLL_REDUCE) || l->n < 2)
+        return 1.0;
+    if (l->size_model) { /* priced as sized_cost prices it: an all-reduce, unless no model */
+        comet_protocol_model pm = l->size_model->protocols;
+        if (l->size_model->bus.curve[COMET_COLL_ALL_REDUCE].n_points > 0 ||
+            (pm > COMET_PROTOCOLS_NONE && pm < COMET_PROTOCOLS_COUNT))
+            return 1.0;
+    }
+    const net_topology *t = net_topology_of(l->topology);
+    if (!t->root_chain || !t->root_chain(l, &chain, &head))
+        return 1.0;
+    return head;
 }
 
 comet_collective comet_collective_priced_as(comet_collective c, double *bytes)

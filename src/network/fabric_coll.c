@@ -11,7 +11,9 @@
  * ring algorithm runs per axis, the buffer in one part per axis visiting
  * the axes in rotated orders (as its closed form says). A chunk enters a
  * phase once the chunk before it (of the same part) has left it, one
- * chunk per phase at a time, as the closed form pipelines them; under an
+ * chunk per phase at a time, as the closed form pipelines them (a rooted
+ * collective's chunk holds the dimension through its last phase there,
+ * hold_to, but a chain's chunks follow one another down it); under an
  * active-chunks limit instead once its dimension has room, as the step
  * simulation's dimensions take chunks (comet_sim_collective). Many
  * collectives and sends can run on one fabric at once, started and
@@ -86,6 +88,10 @@ typedef struct fc_phase {
     /* an NPU enters it once every part of the chunk has reached it there
      * (a broadcast's all-gather behind its per-axis scatter) */
     bool sync_parts;
+    /* a chunk enters it once the chunk before has left this phase and
+     * every later one up to this index (make_plans: a rooted
+     * collective's chunk holds a dimension through its last phase there) */
+    int8_t hold_to;
 } fc_phase;
 
 typedef struct fc_plan {
@@ -151,6 +157,8 @@ typedef struct fc_run {
     int group_m[COMET_MAX_DIMS];
     int parts, streams;      /* parts: a torus's or mesh's axis orders (streams: x copies) */
     bool sync_parts;         /* some phase waits for the chunk's other parts */
+    bool hold_parts;         /* a chunk enters a dimension once every part of the chunk
+                                before has left it (a rooted collective's, in parts) */
     int64_t chunks;
     /* chunks each dimension works on at once per NPU and stream (0: no
      * limit, each phase one chunk at a time): slots[npu][stream][dim],
@@ -461,7 +469,9 @@ static int64_t chain_member(const fc_phase *ph, const fc_line *l, int64_t pos, i
  * line leaves the phase together, as the collective returns, so members
  * near the root do not start the next phase's traffic on links the root's
  * last pieces still cross (a broadcast's all-gather behind its scatter on
- * a torus axis of even size, whose root sends one piece more one way). */
+ * a torus axis of even size, whose root sends one piece more one way). A
+ * gather's member waits likewise, for the whole gather to be through
+ * (gather_through). */
 static void needs(const fc_run *r, const fc_phase *ph, const fc_line *l, int64_t npu, int ch,
                   int64_t *sent, int64_t *recv)
 {
@@ -478,7 +488,7 @@ static void needs(const fc_run *r, const fc_phase *ph, const fc_line *l, int64_t
     bool root = l->me == 0, part = takes_part(r, ph, npu);
     bool sends = ph->algo == FC_SCATTER ? root : !root;
     *sent = !part ? 0 : sends ? (root ? l->n - 1 : 1) : 0;
-    *recv = !part ? 0 : root ? l->n - 1 : ph->algo == FC_SCATTER ? 2 : 0;
+    *recv = !part ? 0 : root ? l->n - 1 : ph->algo == FC_SCATTER ? 2 : 1;
 }
 
 /* NPU npu's own port on its switch dimension d (the topology's layout). */
@@ -607,6 +617,23 @@ static int send(fc_run *r, fl_engine *e, int64_t from, int64_t to, double bytes,
 
 static int tree_progress(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, int p, int t,
                          fc_line *line);
+static int resume(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, int p, int ch,
+                  fc_line *line);
+
+/* Whether chunk k's pieces on chain ch of phase p may leave npu: the
+ * chunk before is past the phase, or through on that chain here (its
+ * pieces all passed on; the head's, all arrived). Under an active-chunks
+ * limit the dimension's slots order the chunks instead. */
+static bool chain_free(fc_run *r, int64_t npu, int s, int64_t k, int p, int ch, const fc_line *l)
+{
+    int64_t before = r->active ? -1 : prev_chunk(r, k);
+    if (before < 0 || chunk_at(r, npu, s, before)->cur != p)
+        return true;
+    int64_t need, need_recv;
+    needs(r, &plan_of(r, s, before)->ph[p], l, npu, ch, &need, &need_recv);
+    const fc_count *c = count_at(r, npu, s, before, p, ch);
+    return c->sent >= need && c->recv >= need_recv;
+}
 
 /* The ring position channel ch of nch sends to, ahead of the NPU's: on a
  * ring, torus or mesh +1 / -1 (two counter-rotating rings), on a
@@ -705,17 +732,27 @@ static int progress(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, int 
     case FC_CHAIN: {
         /* the head sends its pieces one after another, each once the last
          * has arrived (its recv counts the arrivals); the others pass each
-         * piece on as it arrives */
+         * piece on as it arrives. A chunk's pieces follow the chunk
+         * before's down each chain, as one longer chain: a member starts
+         * on them once it is through the last chunk's on that chain, not
+         * once it is through the phase (a member of a ring's two chains
+         * ends one and heads the other) */
+        if (!chain_free(r, npu, s, k, p, ch, &l))
+            return 0;
         double unit = ph->bytes / (double)messages(ph, &l) / (double)nch;
         int64_t pos = chain_pos(ph, &l, l.me, ch);
-        if (pos == l.n - 1)
-            return 0;
-        int64_t to = chain_member(ph, &l, pos + 1, ch);
-        while (cnt->sent < need && (pos == 0 ? cnt->sent <= cnt->recv : cnt->sent < cnt->recv)) {
-            if (send(r, e, npu, to, unit, tag_of(to, s, k, p, ch, KIND_PEER), hash) != 0)
-                return -1;
-            cnt->sent++;
+        if (pos < l.n - 1) {
+            int64_t to = chain_member(ph, &l, pos + 1, ch);
+            while (cnt->sent < need &&
+                   (pos == 0 ? cnt->sent <= cnt->recv : cnt->sent < cnt->recv)) {
+                if (send(r, e, npu, to, unit, tag_of(to, s, k, p, ch, KIND_PEER), hash) != 0)
+                    return -1;
+                cnt->sent++;
+            }
         }
+        int64_t after = next_chunk(r, k);
+        if (after >= 0 && cnt->sent >= need && cnt->recv >= need_recv)
+            return resume(r, e, npu, s, after, p, ch, line);
         return 0;
     }
     case FC_DIRECT: {
@@ -929,6 +966,37 @@ static int64_t give_slot(fc_run *r, int64_t npu, int s, int64_t k, fc_chunk_stat
     return q->head;
 }
 
+/* npu has left phase q, a gather: where q ends the gathers on its
+ * dimension, npu is through with them (the last root, once it has every
+ * piece; a line's root, once its own root is through), and so are the
+ * members of the lines it is the root of there, one phase's after
+ * another's back toward the first. A member is through once the whole
+ * gather is, as the closed form's pipeline stage holds the dimension: the
+ * next chunk's ring (a reduce's reduce-scatter), one connection a link,
+ * would else start beside the gather's last phases, whose floor(k/2)
+ * connections a link toward the root would starve it (a reduce +45 % on
+ * a 4 x 4 x 8 torus at 4 chunks). */
+static int gather_through(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, int q)
+{
+    const fc_plan *pl = plan_of(r, s, k);
+    const fc_phase *ph = &pl->ph[q];
+    if (q + 1 < pl->n && pl->ph[q + 1].algo == FC_GATHER && pl->ph[q + 1].dim == ph->dim)
+        return 0;
+    for (int p = q; p >= 0 && pl->ph[p].algo == FC_GATHER && pl->ph[p].dim == ph->dim; p--) {
+        const fc_phase *pp = &pl->ph[p];
+        fc_line l = line_of(r, pp, npu);
+        if (l.me != 0 || !takes_part(r, pp, npu))
+            continue;
+        for (int64_t j = 1; j < l.n; j++) {
+            fc_line lj = line_at(&l, j);
+            count_at(r, member(&lj, j), s, k, p, 0)->recv++;
+            if (resume(r, e, member(&lj, j), s, k, p, 0, &lj) != 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
 /* After phase p of chunk k moved: leave it when done, enter the next, and
  * let chunk k+1 in (under an active-chunks limit: the chunk first in line
  * for the dimension it leaves). */
@@ -937,6 +1005,9 @@ static int advance(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, fc_li
     fc_chunk_state *cs = chunk_at(r, npu, s, k);
     int n = plan_of(r, s, k)->n;
     while (cs->cur < n && cs->entered && phase_done(r, npu, s, k, cs->cur, line)) {
+        if (plan_of(r, s, k)->ph[cs->cur].algo == FC_GATHER &&
+            gather_through(r, e, npu, s, k, cs->cur) != 0)
+            return -1;
         cs->cur++;
         cs->entered = 0;
         if (cs->cur == n)
@@ -946,10 +1017,15 @@ static int advance(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, fc_li
             return -1;
         if (try_enter(r, e, npu, s, k, line) != 0)
             return -1;
-        /* the chunk's other parts may wait for this one */
-        for (int q = 0; r->sync_parts && q < r->parts; q++)
-            if (s - s % r->parts + q != s && try_enter(r, e, npu, s - s % r->parts + q, k, line))
+        /* the chunk's other parts may wait for this one, and with them
+         * the next chunk's */
+        for (int q = 0; (r->sync_parts || r->hold_parts) && q < r->parts; q++) {
+            int sq = s - s % r->parts + q;
+            if (sq != s && r->sync_parts && try_enter(r, e, npu, sq, k, line))
                 return -1;
+            if (sq != s && r->hold_parts && after >= 0 && try_enter(r, e, npu, sq, after, line))
+                return -1;
+        }
     }
     return 0;
 }
@@ -961,8 +1037,20 @@ static int try_enter(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, fc_
     if (cs->entered || cs->cur >= n)
         return 0;
     int64_t before = r->active ? -1 : prev_chunk(r, k);
-    if (before >= 0 && chunk_at(r, npu, s, before)->cur <= cs->cur)
-        return 0; /* the chunk before still holds this phase */
+    const fc_phase *ph = &plan_of(r, s, k)->ph[cs->cur];
+    if (before >= 0) {
+        /* the chunk before still holds this phase (or its dimension); a
+         * chain's it need only have entered (its pieces follow the chunk
+         * before's: progress) */
+        const fc_chunk_state *bs = chunk_at(r, npu, s, before);
+        bool follow = ph->algo == FC_CHAIN && bs->cur == cs->cur && bs->entered &&
+                      ph->hold_to == cs->cur;
+        if (bs->cur <= ph->hold_to && !follow)
+            return 0;
+        for (int q = 0; r->hold_parts && !follow && q < r->parts; q++)
+            if (chunk_at(r, npu, s - s % r->parts + q, before)->cur <= ph->hold_to)
+                return 0; /* another part of the chunk before holds the dimension */
+    }
     if (plan_of(r, s, k)->ph[cs->cur].sync_parts)
         for (int q = 0; q < r->parts; q++)
             if (chunk_at(r, npu, s - s % r->parts + q, k)->cur < cs->cur)
@@ -975,6 +1063,9 @@ static int try_enter(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, fc_
     for (int ch = 0; ch < channels_at(r, s, k, p); ch++)
         if (progress(r, e, npu, s, k, p, ch, line) != 0)
             return -1;
+    int64_t after = r->active ? -1 : next_chunk(r, k);
+    if (ph->algo == FC_CHAIN && after >= 0 && try_enter(r, e, npu, s, after, line) != 0)
+        return -1;
     if (advance(r, e, npu, s, k, line) != 0)
         return -1;
     return also >= 0 ? try_enter(r, e, npu, s, also, line) : 0;
@@ -1398,7 +1489,7 @@ static comet_status expand(fc_run *r, const comet_system *sys, fc_plan *pl, int 
      * steps cross unlike routes, so a message may be ready before the one
      * ahead of it has arrived */
     fc_phase ph = {dim, -1, FC_RING, c, bytes, false, 0,
-                   r->f->dims[dim].uneven || r->coord[dim] != NULL, 0, false, false};
+                   r->f->dims[dim].uneven || r->coord[dim] != NULL, 0, false, false, 0};
     if (c == COMET_COLL_ALL_TO_ALL) {
         /* on a direct network (fully connected, torus, mesh) nothing orders
          * the pairwise rounds: every block is posted at once, as the direct
@@ -1512,7 +1603,7 @@ static comet_status scatter_phases(fc_run *r, const comet_system *sys, fc_plan *
                                    comet_error *err)
 {
     fc_phase ph = {d, -1, down ? FC_SCATTER : FC_GATHER, c, bytes, false, mask, false,
-                   0, false, false};
+                   0, false, false, 0};
     if (!grid_topo(sys->dims[d].topology) || r->group_m[d] <= 1)
         return add_phase(pl, ph, err);
     int order[COMET_MAX_AXES];
@@ -1527,6 +1618,24 @@ static comet_status scatter_phases(fc_run *r, const comet_system *sys, fc_plan *
         for (int u = t + 1; u < g; u++)
             x.axis_mask = (uint8_t)(x.axis_mask | 1u << order[u]);
         st = add_phase(pl, x, err);
+    }
+    return st;
+}
+
+/* A broadcast's all-gather on dimension d behind its scatter there. On a
+ * torus or mesh of several axes the parts end their scatters at different
+ * times: each NPU starts the all-gather once it has all its parts, so the
+ * rings of the parts that ended first do not share links with the
+ * others' last scatter phases (+29 % on 2 x 4 x 4; as much under a second
+ * dimension, whose broadcast comes between). */
+static comet_status all_gather_behind(fc_run *r, const comet_system *sys, fc_plan *pl, int j,
+                                      int d, double bytes, comet_error *err)
+{
+    int first = pl->n;
+    comet_status st = expand(r, sys, pl, j, d, COMET_COLL_ALL_GATHER, bytes, err);
+    if (!st && first < pl->n && grid_topo(sys->dims[d].topology) && r->group_m[d] > 1) {
+        pl->ph[first].sync_parts = true;
+        r->sync_parts = true;
     }
     return st;
 }
@@ -1559,6 +1668,7 @@ static comet_status rooted_phases(fc_run *r, const comet_system *sys, const come
         double bytes = phases[i].bytes;
         const net_topology *topo = net_topology_of(sys->dims[d].topology);
         net_cost chain;
+        double head;
         if (pc == COMET_COLL_SCATTER) {
             st = scatter_phases(r, sys, pl, j, d, pc, bytes, true, later[i + 1], err);
         } else if (pc == COMET_COLL_GATHER) {
@@ -1566,7 +1676,7 @@ static comet_status rooted_phases(fc_run *r, const comet_system *sys, const come
             before = (uint8_t)(before | 1u << d);
         } else if (pc == COMET_COLL_BROADCAST || pc == COMET_COLL_REDUCE) {
             bool down = pc == COMET_COLL_BROADCAST;
-            if (topo->root_chain && topo->root_chain(&links[phases[i].link], &chain)) {
+            if (topo->root_chain && topo->root_chain(&links[phases[i].link], &chain, &head)) {
                 /* a torus or mesh group along one axis: a line from its
                  * end, but where it is a whole torus axis, which wraps (as
                  * the closed form's grid_of sees it) */
@@ -1574,29 +1684,20 @@ static comet_status rooted_phases(fc_run *r, const comet_system *sys, const come
                 bool ring = fd->wrap && r->group_whole[d][0];
                 int axis = grid_topo(sys->dims[d].topology) && !ring ? 0 : -1;
                 fc_phase ph = {d, axis, FC_CHAIN, pc, bytes, !down, 0, false, 0,
-                               r->f->dims[d].uni, false};
+                               r->f->dims[d].uni, false, 0};
                 st = add_phase(pl, ph, err);
             } else if (down) {
                 st = scatter_phases(r, sys, pl, j, d, pc, bytes, true, later[i + 1], err);
-                int first = pl->n;
                 if (!st)
-                    st = expand(r, sys, pl, j, d, COMET_COLL_ALL_GATHER, bytes, err);
-                /* on a torus or mesh of several axes the parts end their
-                 * scatters at different times: each NPU starts the
-                 * all-gather once it has all its parts, so the rings of
-                 * the parts that ended first do not share links with the
-                 * others' last scatter phases */
-                if (!st && first < pl->n && grid_topo(sys->dims[d].topology) &&
-                    r->group_m[d] > 1) {
-                    pl->ph[first].sync_parts = true;
-                    r->sync_parts = true;
-                }
+                    st = all_gather_behind(r, sys, pl, j, d, bytes, err);
             } else {
                 st = expand(r, sys, pl, j, d, COMET_COLL_REDUCE_SCATTER, bytes, err);
                 if (!st)
                     st = scatter_phases(r, sys, pl, j, d, pc, bytes, false, before, err);
             }
             before = (uint8_t)(1u << d);
+        } else if (pc == COMET_COLL_ALL_GATHER) {
+            st = all_gather_behind(r, sys, pl, j, d, bytes, err); /* a broadcast's, going down */
         } else {
             st = expand(r, sys, pl, j, d, pc, bytes, err);
         }
@@ -1718,16 +1819,16 @@ static comet_status make_plans(fc_run *r, const comet_system *sys, const comet_l
                                    : false);
                 if (in_net && pc != COMET_COLL_ALL_REDUCE) {
                     fc_phase ph = {d, -1, FC_IN_NETWORK, pc, phases[i].bytes, false, 0, false,
-                                   0, false, false};
+                                   0, false, false, 0};
                     st = add_phase(pl, ph, err);
                 } else if (pc == COMET_COLL_ALL_REDUCE) {
                     if (in_net) {
                         fc_phase ph = {d, -1, FC_IN_NETWORK, pc, phases[i].bytes, false, 0, false,
-                                   0, false, false};
+                                   0, false, false, 0};
                         st = add_phase(pl, ph, err);
                     } else if (nd->algorithm == COMET_ALGO_DOUBLE_BINARY_TREE) {
                         fc_phase ph = {d, -1, FC_TREE, pc, phases[i].bytes, false, 0, false, 0,
-                                       false, false};
+                                       false, false, 0};
                         st = add_phase(pl, ph, err);
                     } else {
                         st = expand(r, sys, pl, j, d, COMET_COLL_REDUCE_SCATTER, phases[i].bytes,
@@ -1747,9 +1848,25 @@ static comet_status make_plans(fc_run *r, const comet_system *sys, const comet_l
         return st;
     r->max_channels = 1;
     r->max_phases = 1;
+    r->hold_parts = rooted && r->parts > 1;
     for (int j = 0; j < n_plans; j++) {
         if (r->plan[j].n > r->max_phases)
             r->max_phases = r->plan[j].n;
+        /* A rooted collective's chunk holds a dimension from its first
+         * phase there through its last, as the closed form's pipeline
+         * stage (and ASTRA-sim's one active chunk per dimension): the next
+         * chunk's scatter, n-1 connections through the root's links,
+         * would otherwise share them with the chunk's ring behind it, one
+         * connection a link, and starve it (a broadcast +110 % on a ring
+         * of 8 under a switch, 4 chunks). The symmetric collectives hold
+         * one phase. */
+        fc_plan *pl = &r->plan[j];
+        for (int p = 0; p < pl->n; p++) {
+            pl->ph[p].hold_to = (int8_t)p;
+            for (int q = p + 1; rooted && q < pl->n; q++)
+                if (pl->ph[q].dim == pl->ph[p].dim)
+                    pl->ph[p].hold_to = (int8_t)q;
+        }
         for (int p = 0; p < r->plan[j].n; p++) {
             int ch = channels_of(r, sys, &r->plan[j].ph[p]);
             if (ch > MAX_CHANNELS)

@@ -83,9 +83,11 @@ typedef struct net_topology {
     /* A broadcast pipelined in pieces down a chain from the root (a
      * reduce: toward it); NULL or false where the topology runs a
      * broadcast as its scatter then the algorithm's all-gather (a reduce:
-     * the reduce-scatter then the gather). The flows ask it too, so both
-     * run the same plan. */
-    bool (*root_chain)(const comet_link *l, net_cost *out);
+     * the reduce-scatter then the gather). *head: the share of the
+     * chain's steps its head sends in, the time a chunk holds the chain
+     * before the next chunk's pieces follow it (network.c). The flows ask
+     * it too, so both run the same plan. */
+    bool (*root_chain)(const comet_link *l, net_cost *out, double *head);
     /* Whether its patterns read comet_link.spacing (a Clos: where a
      * group's members sit decides how many share a leaf). */
     bool prices_spacing;
@@ -149,13 +151,19 @@ double net_ring_schedule_all_to_all(const net_topology *t, const comet_link *l, 
 /* Patterns that cost the same on several topologies (topology.c). */
 net_cost net_full_bandwidth_steps(const comet_link *l); /* n-1 steps of S/n at full B */
 net_cost net_one_hop_scatter(const comet_link *l);      /* S/n to every peer, one hop */
-bool net_pipelined_chain(const comet_link *l, net_cost *out); /* 2(n-1) steps of S/n */
+bool net_pipelined_chain(const comet_link *l, net_cost *out, double *head); /* 2(n-1) steps
+                                                                            of S/n */
 /* Every member of a ring of k (wrap) or a line sends one message to the
  * member delta on (mod k), along the fabric's routes: the messages the
  * busiest link carries (a ring: the shorter way, a tie split evenly; a
  * line: straight, so those past its end travel back), and in *hops how
  * far the farthest goes. */
 double net_shift_flows(int64_t delta, int64_t k, bool wrap, double *hops);
+/* The share of collective c's time on a link that one chunk holds it
+ * before the next chunk may start (collective.c): 1 but for a chain,
+ * whose next chunk follows its head's last piece (its root_chain's
+ * *head). */
+double net_chunk_hold(comet_collective c, const comet_link *l);
 
 /* The closed form of docs/collectives.md on a link for a symmetric
  * collective (rooted ones: collective.c): hops * a + load * x,

@@ -158,10 +158,43 @@ int comet_collective_plan_split(comet_collective c, const comet_link *links, con
     return n;
 }
 
+/* A broadcast's root sends a chunk's scatter on an inner dimension once
+ * the chunk before is through its all-gather there (the scatter's n-1
+ * connections through the root's links would starve the ring behind
+ * it): it holds the dimension from its scatter to its all-gather, through
+ * the outer dimensions' phases between (the root a chain's head there,
+ * until it has sent its pieces). hold[] gets those spans. */
+NET_COLD static void broadcast_holds(const comet_link *links, const int *order, int m,
+                                     double bytes, double *hold)
+{
+    comet_coll_phase plan[COMET_MAX_COLL_PHASES];
+    int n = comet_collective_plan(COMET_COLL_BROADCAST, links, order, m, bytes, plan);
+    for (int i = 0; i < n; i++) {
+        if (plan[i].collective != COMET_COLL_SCATTER)
+            continue;
+        double span = 0.0;
+        int j = i;
+        for (; j < n; j++) {
+            const comet_link *l = &links[plan[j].link];
+            span += comet_collective_time_1d(plan[j].collective, l, plan[j].bytes) *
+                    net_chunk_hold(plan[j].collective, l);
+            if (j > i && plan[j].link == plan[i].link)
+                break;
+        }
+        if (j < n)
+            hold[plan[i].link] = span;
+    }
+}
+
 /* The closed form runs the plan with its links innermost first; a chunk
  * pipeline's stage is one dimension (an inner dimension's reduce-scatter
  * and all-gather share its links, so their times add up in one stage):
- * total = sum_i T_i + (k - 1) max_i T_i over the dimensions' busy times. */
+ * total = sum_i T_i + (k - 1) max_i H_i over the dimensions' busy times
+ * T_i, H_i the time a chunk holds the stage before the next may start: T_i
+ * but where the stage is a chain (a broadcast or a reduce pipelined in
+ * pieces), whose next chunk's pieces follow the last piece its head sent
+ * (net_chunk_hold): k chunks down a chain of n pieces and d steps more
+ * are one chain of k n pieces. */
 static double pipelined_time(const comet_link *links, int m, comet_collective c, double bytes,
                              double outer, double k)
 {
@@ -169,21 +202,30 @@ static double pipelined_time(const comet_link *links, int m, comet_collective c,
     if (m == 1) {
         /* the common case: the plan is the collective itself on one link */
         sum = max = comet_collective_time_1d(c, &links[0], bytes / k);
+        if (c >= COMET_COLL_SYMMETRIC && k > 1.0)
+            max *= net_chunk_hold(c, &links[0]);
     } else {
         comet_coll_phase plan[COMET_MAX_COLL_PHASES];
         int order[COMET_MAX_DIMS];
         for (int i = 0; i < COMET_MAX_DIMS; i++)
             order[i] = i;
         int n = comet_collective_plan_split(c, links, order, m, bytes / k, outer / k, plan);
-        double busy[COMET_MAX_DIMS];
+        double busy[COMET_MAX_DIMS], hold[COMET_MAX_DIMS];
         for (int i = 0; i < m; i++)
-            busy[i] = 0.0;
-        for (int i = 0; i < n; i++)
-            busy[plan[i].link] += comet_collective_time_1d(plan[i].collective,
-                                                           &links[plan[i].link], plan[i].bytes);
+            busy[i] = hold[i] = 0.0;
+        for (int i = 0; i < n; i++) {
+            const comet_link *l = &links[plan[i].link];
+            double t = comet_collective_time_1d(plan[i].collective, l, plan[i].bytes);
+            busy[plan[i].link] += t;
+            hold[plan[i].link] += plan[i].collective >= COMET_COLL_SYMMETRIC && k > 1.0
+                                      ? t * net_chunk_hold(plan[i].collective, l)
+                                      : t;
+        }
+        if (c == COMET_COLL_BROADCAST && k > 1.0)
+            broadcast_holds(links, order, m, bytes / k, hold);
         for (int i = 0; i < m; i++) {
             sum += busy[i];
-            max = busy[i] > max ? busy[i] : max;
+            max = hold[i] > max ? hold[i] : max;
         }
     }
     if (!(sum < (double)INFINITY))

@@ -202,13 +202,14 @@ static net_cost clos_root_scatter(const comet_link *l, bool rail)
  * 3.5 x against the chain's 5.0 x). The chain pipelines the chunks of a
  * split buffer where the scatter's n-1 connections through the root's
  * port would starve the ring behind them. */
-static bool clos_root_chain(const comet_link *l, bool rail, net_cost *out)
+static bool clos_root_chain(const comet_link *l, bool rail, net_cost *out, double *head)
 {
     net_cost pass = clos_ring_pass(l, rail);
     double n = (double)l->n;
     if (pass.load > (n - 1.0) / n * (1.0 + 1e-12))
         return false;
     *out = (net_cost){2.0 * pass.hops, 2.0 * pass.load};
+    *head = n / (2.0 * (n - 1.0)); /* n of its 2(n-1) steps */
     return true;
 }
 
@@ -350,13 +351,13 @@ static net_cost fat_in_network(const comet_link *l) { return clos_in_network(l, 
 static net_cost fat_root_scatter(const comet_link *l) { return clos_root_scatter(l, false); }
 static net_cost rail_ring_pass(const comet_link *l) { return clos_ring_pass(l, true); }
 static net_cost rail_root_scatter(const comet_link *l) { return clos_root_scatter(l, true); }
-static bool fat_root_chain(const comet_link *l, net_cost *out)
+static bool fat_root_chain(const comet_link *l, net_cost *out, double *head)
 {
-    return clos_root_chain(l, false, out);
+    return clos_root_chain(l, false, out, head);
 }
-static bool rail_root_chain(const comet_link *l, net_cost *out)
+static bool rail_root_chain(const comet_link *l, net_cost *out, double *head)
 {
-    return clos_root_chain(l, true, out);
+    return clos_root_chain(l, true, out, head);
 }
 static net_cost rail_scatter(const comet_link *l) { return clos_scatter(l, true); }
 static net_cost rail_pairwise(const comet_link *l) { return clos_pairwise(l, true); }

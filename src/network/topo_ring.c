@@ -285,20 +285,21 @@ static net_cost ring_root_gather(const comet_link *l)
 }
 
 /* The broadcast's chains: two counter-rotating ones on a ring of its own,
- * a mesh line's one chain of 2n pieces on a line, times s. */
-static bool ring_root_chain(const comet_link *l, net_cost *out)
+ * a mesh line's one chain of 2n pieces on a line, times s (*head, the
+ * share of the steps the head sends in, is the chain's own). */
+static bool ring_root_chain(const comet_link *l, net_cost *out, double *head)
 {
     ring_group g = group_of(l);
     net_cost c;
     if (g.closed || g.uni) {
-        net_pipelined_chain(l, &c);
+        net_pipelined_chain(l, &c, head);
     } else {
         comet_link line = *l;
         line.topology = COMET_TOPO_MESH;
         line.shape = NULL;
         line.size = l->n;
         line.spacing = 1;
-        if (!net_topology_mesh.root_chain(&line, &c))
+        if (!net_topology_mesh.root_chain(&line, &c, head))
             return false;
     }
     *out = (net_cost){c.hops * g.s, c.load * g.s};

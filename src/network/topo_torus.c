@@ -308,14 +308,16 @@ static net_cost grid_root_gather(const comet_link *l, bool wrap)
  * one coming back would cross the whole line per piece). A group of
  * several axes is scattered and all-gathered per axis instead (a chain
  * would cross the grid in one file). */
-static bool grid_root_chain(const comet_link *l, bool wrap, net_cost *out)
+static bool grid_root_chain(const comet_link *l, bool wrap, net_cost *out, double *head)
 {
     grid gr = grid_of(l, wrap);
     if (gr.g > 1)
         return false;
     double k = (double)gr.k[0], m = (double)gr.m;
-    double steps = gr.line[0] > 1.0 ? 3.0 * k - 2.0 : 2.0 * (k - 1.0);
+    bool line = gr.line[0] > 1.0;
+    double steps = line ? 3.0 * k - 2.0 : 2.0 * (k - 1.0);
     *out = (net_cost){steps * gr.gap[0], m * steps / k * gr.gap[0]};
+    *head = (line ? 2.0 * k : k) / steps; /* the root sends its 2k (k) pieces */
     return true;
 }
 
@@ -425,16 +427,16 @@ static net_cost torus_bruck(const comet_link *l) { return grid_bruck(l, true); }
 static net_cost torus_double_tree(const comet_link *l) { return grid_double_tree(l, true); }
 static net_cost torus_root_scatter(const comet_link *l) { return grid_root_scatter(l, true); }
 static net_cost torus_root_gather(const comet_link *l) { return grid_root_gather(l, true); }
-static bool torus_root_chain(const comet_link *l, net_cost *out)
+static bool torus_root_chain(const comet_link *l, net_cost *out, double *head)
 {
-    return grid_root_chain(l, true, out);
+    return grid_root_chain(l, true, out, head);
 }
 static net_cost mesh_ring_pass(const comet_link *l) { return grid_ring_pass(l, false); }
 static net_cost mesh_root_scatter(const comet_link *l) { return grid_root_scatter(l, false); }
 static net_cost mesh_root_gather(const comet_link *l) { return grid_root_gather(l, false); }
-static bool mesh_root_chain(const comet_link *l, net_cost *out)
+static bool mesh_root_chain(const comet_link *l, net_cost *out, double *head)
 {
-    return grid_root_chain(l, false, out);
+    return grid_root_chain(l, false, out, head);
 }
 static net_cost mesh_scatter(const comet_link *l) { return grid_scatter(l, false); }
 static net_cost mesh_pairwise(const comet_link *l) { return grid_pairwise(l, false); }

@@ -29,11 +29,13 @@ net_cost net_one_hop_scatter(const comet_link *l)
  * S/2 at B/2 a way on a ring, one of S at B through a switch port. The
  * head sends piece q+1 once piece q has arrived, and the last piece then
  * travels the n-1 hops: 2(n-1) steps of a + S/(nB), the ring all-reduce's
- * time; pieces of the next chunk follow on behind. */
-bool net_pipelined_chain(const comet_link *l, net_cost *out)
+ * time; pieces of the next chunk follow on behind once the head has sent
+ * its n: n of the 2(n-1) steps. */
+bool net_pipelined_chain(const comet_link *l, net_cost *out, double *head)
 {
     net_cost pass = net_full_bandwidth_steps(l);
     *out = (net_cost){2.0 * pass.hops, 2.0 * pass.load};
+    *head = (double)l->n / (2.0 * pass.hops);
     return true;
 }
 
