@@ -195,10 +195,16 @@ static void test_double_binary_tree(void **state)
     assert_close(t1d(COMET_COLL_REDUCE_SCATTER, l, GIB), 0.01879398192, EXACT);
     assert_close(t1d(COMET_COLL_ALL_GATHER, l, GIB), 0.01879398192, EXACT);
     assert_close(t1d(COMET_COLL_ALL_TO_ALL, l, GIB), 0.01879398192, EXACT);
-    /* fully connected: a tree edge carries S/2 over one B/7 link:
-     * 2*3 a + max(2, 7/2) x = 3e-6 + 3.5 x = 0.07516492768 */
+    /* fully connected: a tree edge carries S/2 each way over one B/7
+     * link, and NPUs 2 and 5 are an edge of both heaps (S each way):
+     * 2*3 a + 7 x = 3e-6 + 7 x = 0.15032685536 */
     comet_link fc = mk(8, COMET_TOPO_FULLY_CONNECTED, COMET_ALGO_DOUBLE_BINARY_TREE);
-    assert_close(t1d(COMET_COLL_ALL_REDUCE, fc, GIB), 0.07516492768, EXACT);
+    assert_close(t1d(COMET_COLL_ALL_REDUCE, fc, GIB), 0.15032685536, EXACT);
+    /* on 4 NPUs or fewer no port moves 2S: 1.5 x on 3 and 4, x on 2 */
+    comet_link l4 = mk(4, COMET_TOPO_SWITCH, COMET_ALGO_DOUBLE_BINARY_TREE);
+    comet_link l2 = mk(2, COMET_TOPO_SWITCH, COMET_ALGO_DOUBLE_BINARY_TREE);
+    assert_close(t1d(COMET_COLL_ALL_REDUCE, l4, GIB), 4 * 500e-9 + 1.5 * GIB / 50e9, EXACT);
+    assert_close(t1d(COMET_COLL_ALL_REDUCE, l2, GIB), 2 * 500e-9 + GIB / 50e9, EXACT);
     /* ring topology: 2*(1+2+4) a + max(2, 3) x = 7e-6 + 0.06442450944
      * = 0.06443150944; RS falls back to the ring (0.01879398192) */
     comet_link r = mk(8, COMET_TOPO_RING, COMET_ALGO_DOUBLE_BINARY_TREE);
@@ -408,7 +414,7 @@ static void test_topology_patterns(void **state)
     assert_cost(fc->scatter_to_all(&l), 1.0, 7.0 / 8.0);
     assert_cost(fc->recursive_halving(&l), 3.0, 49.0 / 8.0); /* one B/7 link per step */
     assert_cost(fc->bruck(&l), 3.0, 7.0 * 1.5);
-    assert_cost(fc->double_tree(&l), 6.0, 3.5);
+    assert_cost(fc->double_tree(&l), 6.0, 7.0); /* a pair is an edge of both heaps */
 
     const net_topology *sw = &net_topology_switch;
     assert_cost(sw->ring_pass(&l), 7.0, 7.0 / 8.0);
@@ -450,7 +456,8 @@ static double closed_form(comet_algorithm algo, comet_topology topo, comet_colle
     if (algo == COMET_ALGO_DOUBLE_BINARY_TREE) {
         if (c == COMET_COLL_ALL_REDUCE)
             return ring ? 2.0 * H * a + fmax(2.0, Ld) * x
-                        : 2.0 * Ld * a + (fc ? fmax(2.0, (n - 1.0) / 2.0) : 2.0) * x;
+                        : 2.0 * Ld * a +
+                              (fc ? n - 1.0 : ni <= 2 ? 1.0 : ni <= 4 ? 1.5 : 2.0) * x;
         algo = COMET_ALGO_RING; /* the rest runs the ring schedule */
     }
     double rs = 0.0, a2a = 0.0;

@@ -159,6 +159,10 @@ bool net_pipelined_chain(const comet_link *l, net_cost *out, double *head); /* 2
  * line: straight, so those past its end travel back), and in *hops how
  * far the farthest goes. */
 double net_shift_flows(int64_t delta, int64_t k, bool wrap, double *hops);
+/* The double binary tree of the flows (fabric_coll.c: a heap over the
+ * members and one over them reversed, each carrying S/2 up and down every
+ * edge): the busiest NPU's bytes each way, in units of S. */
+double net_double_tree_port_load(int64_t n);
 /* The share of collective c's time on a link that one chunk holds it
  * before the next chunk may start (collective.c): 1 but for a chain,
  * whose next chunk follows its head's last piece (its root_chain's

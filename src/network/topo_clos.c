@@ -268,7 +268,8 @@ static net_cost clos_double_tree(const comet_link *l, bool rail)
 {
     clos_view v = clos_view_of(l, rail);
     double Ld = (double)net_ceil_log2(l->n);
-    return (net_cost){2.0 * Ld * clos_hops(&v), 2.0 * logstep_factor(&v, v.n)};
+    return (net_cost){2.0 * Ld * clos_hops(&v),
+                      net_double_tree_port_load(l->n) * logstep_factor(&v, v.n)};
 }
 
 /* The factor the groups' aggregation trees slow a tier's uplinks by. The

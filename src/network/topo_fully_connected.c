@@ -23,13 +23,13 @@ static net_cost fully_connected_bruck(const comet_link *l)
 }
 
 /* Double binary tree: a tree edge carries S/2 each way over one B/(n-1)
- * link, which binds once (n-1)/2 > 2: 2L hops, max(2, (n-1)/2) x. */
+ * link, and some pair of NPUs is an edge of both heaps (fabric_coll.c's
+ * trees: for every n), whose link carries S each way: 2L hops, (n-1) x. */
 static net_cost fully_connected_double_tree(const comet_link *l)
 {
     double n = (double)l->n;
     double Ld = (double)net_ceil_log2(l->n);
-    double link = 0.5 * (n - 1.0);   /* S/2 per tree edge over one B/(n-1) link */
-    return (net_cost){2.0 * Ld, link > 2.0 ? link : 2.0};
+    return (net_cost){2.0 * Ld, n - 1.0};
 }
 
 /* ---- the fabric: a direct link between every pair of each instance ----- */

@@ -21,11 +21,12 @@ static net_cost switch_bruck(const comet_link *l)
 }
 
 /* Double binary tree: 2 log2 n hops (up and down), 2S injected at B
- * (NCCL's tree cost model, src/graph/tuning.cc). */
+ * (NCCL's tree cost model, src/graph/tuning.cc), less on 4 NPUs or fewer,
+ * whose busiest port moves 1.5S (S on 2: net_double_tree_port_load). */
 static net_cost switch_double_tree(const comet_link *l)
 {
     double Ld = (double)net_ceil_log2(l->n);
-    return (net_cost){2.0 * Ld, 2.0};
+    return (net_cost){2.0 * Ld, net_double_tree_port_load(l->n)};
 }
 
 /* In-network reduction (SHARP, Graham et al. 2016; NCCL CollNet/NVLS): S up

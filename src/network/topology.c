@@ -58,3 +58,12 @@ double net_shift_flows(int64_t delta, int64_t k, bool wrap, double *hops)
     *hops = near;
     return d == back ? 0.5 * (double)d : near;
 }
+
+/* An inner node of one heap with two children moves S/2 up and S down,
+ * and as a leaf of the other S/2 more: 2S, once n >= 5 has one that is
+ * not a root (node 1 of the first heap is a leaf of the reversed one);
+ * on 3 or 4 the busiest moves 1.5S, on 2 S (its one edge in both). */
+double net_double_tree_port_load(int64_t n)
+{
+    return n <= 2 ? 1.0 : n <= 4 ? 1.5 : 2.0;
+}
