@@ -262,14 +262,55 @@ static net_cost clos_bruck(const comet_link *l, bool rail)
     return (net_cost){hops, load};
 }
 
-/* Double binary tree: a switch's 2S through the port, each tree edge off
- * a leaf carrying it at the tier's share (its worst level). */
+/* The most edges of the flows' two heaps (net_double_tree_port_load) with
+ * one end in a block of c consecutive members of n and the other out: a
+ * leaf's (pod's) share of the trees' traffic, S/2 each way an edge. -1
+ * past 256 blocks (the caller then takes every member's traffic as
+ * leaving). */
+#define TREE_BLOCKS 256
+static double tree_crossings(double n, double c)
+{
+    int64_t N = (int64_t)n, C = c >= 1.0 ? (int64_t)c : 1;
+    if (C >= N)
+        return 0.0;
+    int64_t blocks = (N + C - 1) / C;
+    if (blocks > TREE_BLOCKS)
+        return -1.0;
+    int32_t count[TREE_BLOCKS] = {0};
+    int32_t most = 0;
+    for (int t = 0; t < 2; t++)
+        for (int64_t q = 1; q < N; q++) {
+            int64_t p = (q - 1) / 2, a = t ? N - 1 - q : q, b = t ? N - 1 - p : p;
+            if (a / C == b / C)
+                continue;
+            int32_t ca = ++count[a / C], cb = ++count[b / C];
+            most = ca > most ? ca : most;
+            most = cb > most ? cb : most;
+        }
+    return (double)most;
+}
+
+/* Double binary tree: the busiest port's load of the trees
+ * (net_double_tree_port_load), or a tier's uplinks': the g groups on a
+ * leaf (pod) send S/2 each way over every tree edge leaving it, g X
+ * connections, each 1/(2 port load) of the port's time, spread (sprayed)
+ * or hashed (ECMP: the expected busiest uplink's count) over the up
+ * ports (8 nodes of 8 GPUs on two leaves of a 2:1 tree: 8 edges leave
+ * each, 64 connections on 16 uplinks, no slower than the port; 16 nodes:
+ * 15 edges, 1.875 x). */
 static net_cost clos_double_tree(const comet_link *l, bool rail)
 {
     clos_view v = clos_view_of(l, rail);
     double Ld = (double)net_ceil_log2(l->n);
-    return (net_cost){2.0 * Ld * clos_hops(&v),
-                      net_double_tree_port_load(l->n) * logstep_factor(&v, v.n)};
+    double port = net_double_tree_port_load(l->n), factor = 1.0;
+    for (int t = 0; t < 2 && t < v.tiers - 1; t++) {
+        double x = tree_crossings(v.n, v.c[t]);
+        /* g X connections of S/2 each way, a port-load's 1/(2 port) */
+        double f = x < 0.0 ? logstep_factor(&v, v.n - 1.0)
+                           : tier_factor(&v, t, v.g[t] * x, false) / (2.0 * port);
+        factor = dmax(factor, f);
+    }
+    return (net_cost){2.0 * Ld * clos_hops(&v), port * factor};
 }
 
 /* The factor the groups' aggregation trees slow a tier's uplinks by. The
