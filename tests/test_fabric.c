@@ -791,6 +791,11 @@ static void test_estimator_within_5_percent(void **state)
         {"fat AR", COMET_TOPO_FAT_TREE, COMET_ALGO_RING, COMET_COLL_ALL_REDUCE, 16, {0, 0}, 24, 2, 0, false},
         {"fat A2A", COMET_TOPO_FAT_TREE, COMET_ALGO_DIRECT, COMET_COLL_ALL_TO_ALL, 16, {0, 0}, 24, 2, 0, false},
         {"fat HD", COMET_TOPO_FAT_TREE, COMET_ALGO_HALVING_DOUBLING, COMET_COLL_ALL_REDUCE, 16, {0, 0}, 24, 2, 0, false},
+        /* the trees' edges that leave a leaf, 2:1 (tree_crossings) */
+        {"fat DBT", COMET_TOPO_FAT_TREE, COMET_ALGO_DOUBLE_BINARY_TREE, COMET_COLL_ALL_REDUCE, 16, {0, 0}, 24, 2, 0, false},
+        {"fat DBT 1:1", COMET_TOPO_FAT_TREE, COMET_ALGO_DOUBLE_BINARY_TREE, COMET_COLL_ALL_REDUCE, 16, {0, 0}, 24, 1, 0, false},
+        {"switch DBT", COMET_TOPO_SWITCH, COMET_ALGO_DOUBLE_BINARY_TREE, COMET_COLL_ALL_REDUCE, 16, {0, 0}, 0, 0, 0, false},
+        {"fc DBT", COMET_TOPO_FULLY_CONNECTED, COMET_ALGO_DOUBLE_BINARY_TREE, COMET_COLL_ALL_REDUCE, 8, {0, 0}, 0, 0, 0, false},
         {"rail AR", COMET_TOPO_RAIL, COMET_ALGO_RING, COMET_COLL_ALL_REDUCE, 16, {0, 0}, 24, 2, 0, false},
         {"rail A2A", COMET_TOPO_RAIL, COMET_ALGO_DIRECT, COMET_COLL_ALL_TO_ALL, 16, {0, 0}, 24, 2, 0, false},
         /* leaves of 10 ports split the nodes of 8 */
