@@ -482,6 +482,48 @@ static double closed_form(comet_algorithm algo, comet_topology topo, comet_colle
 
 /* Every (algorithm, topology, collective) on many n equals its closed
  * form; in-network reduction on a switch is 2a + x whatever the algorithm. */
+/* Groups of a billion NPUs, on part of a ring (side by side and spaced),
+ * one way round, on a torus without a shape and a Clos's double binary
+ * tree: every pattern is a closed form (or a bounded count), so pricing
+ * them returns at once, finite, whatever n (a loop over the members or
+ * the shifts would not). A one-way ring's all-to-all: size (n-1)/(2n) x. */
+static void test_huge_groups_in_closed_form(void **state)
+{
+    (void)state;
+    const int64_t n = (int64_t)1 << 30;
+    comet_net_shape one_way = {0}, tree = {0};
+    one_way.unidirectional = true;
+    tree.radix = 64;
+    tree.oversubscription[0] = 2;
+    struct {
+        comet_topology topo;
+        const comet_net_shape *shape;
+        int64_t size, spacing;
+    } cases[] = {{COMET_TOPO_RING, &one_way, 2 * n, 1}, {COMET_TOPO_RING, NULL, 4 * n, 2},
+                 {COMET_TOPO_RING, NULL, 2 * n, 1},     {COMET_TOPO_TORUS, NULL, 2 * n, 2},
+                 {COMET_TOPO_MESH, NULL, 4 * n, 1},     {COMET_TOPO_FAT_TREE, &tree, 2 * n, 1}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        for (int algo = 0; algo < COMET_ALGO_COUNT; algo++)
+            for (int c = COMET_COLL_ALL_REDUCE; c < COMET_COLL_COUNT; c++) {
+                if (c == COMET_COLL_BARRIER)
+                    continue;
+                comet_link l = mk(n, cases[i].topo, (comet_algorithm)algo);
+                l.shape = cases[i].shape;
+                l.size = cases[i].size;
+                l.spacing = cases[i].spacing;
+                double t = t1d((comet_collective)c, l, GIB);
+                assert_true(t > 0.0 && isfinite(t));
+            }
+    comet_link l = mk(n, COMET_TOPO_RING, COMET_ALGO_RING);
+    l.shape = &one_way;
+    l.size = 2 * n;
+    double load = 2.0 * (double)n * ((double)n - 1.0) / (2.0 * (double)n);
+    assert_close(t1d(COMET_COLL_ALL_TO_ALL, l, GIB),
+                 ((double)n - 1.0) * (2.0 * (double)n - (double)n / 2.0) * ALPHA +
+                     load * GIB / BW,
+                 1e-9);
+}
+
 static void test_every_combination_matches_closed_form(void **state)
 {
     (void)state;
@@ -843,6 +885,7 @@ void suite_network(test_tally *t)
         cmocka_unit_test(test_registry_covers_every_enum),
         cmocka_unit_test(test_topology_patterns),
         cmocka_unit_test(test_every_combination_matches_closed_form),
+        cmocka_unit_test(test_huge_groups_in_closed_form),
         cmocka_unit_test(test_hierarchical_all_reduce),
         cmocka_unit_test(test_hierarchical_three_dims),
         cmocka_unit_test(test_spans_skipped),

@@ -265,16 +265,17 @@ static net_cost clos_bruck(const comet_link *l, bool rail)
 /* The most edges of the flows' two heaps (net_double_tree_port_load) with
  * one end in a block of c consecutive members of n and the other out: a
  * leaf's (pod's) share of the trees' traffic, S/2 each way an edge. -1
- * past 256 blocks (the caller then takes every member's traffic as
- * leaving). */
+ * past 256 blocks or 16,384 members (the caller then takes every member's
+ * traffic as leaving). */
 #define TREE_BLOCKS 256
+#define TREE_MAX_MEMBERS 16384 /* the edges counted at most: 2 (n-1) */
 static double tree_crossings(double n, double c)
 {
     int64_t N = (int64_t)n, C = c >= 1.0 ? (int64_t)c : 1;
     if (C >= N)
         return 0.0;
     int64_t blocks = (N + C - 1) / C;
-    if (blocks > TREE_BLOCKS)
+    if (blocks > TREE_BLOCKS || N > TREE_MAX_MEMBERS)
         return -1.0;
     int32_t count[TREE_BLOCKS] = {0};
     int32_t most = 0;

@@ -76,14 +76,14 @@ static net_cost uni_pass(const ring_group *g)
 }
 
 /* Every member S/n to every other (pairwise rounds or all at once): the
- * shifts k = 1..n-1 sum to size n (n-1)/2 hops of S/n over n links. */
+ * shifts k = 1..n-1 sum to size n (n-1)/2 hops of S/n over n links. Shift
+ * k's farthest message goes size - (n-k) s (k s on a closed group, the
+ * same), so the rounds wait (n-1) size - s n (n-1)/2 hops, all at once
+ * size - s (closed forms: n may be large). */
 static net_cost uni_all_pairs(const ring_group *g, bool rounds)
 {
-    double n = g->n, hops = 0.0;
-    for (double k = 1.0; k < n; k += 1.0) {
-        double h = shift_hops(g, k);
-        hops = rounds ? hops + h : (h > hops ? h : hops);
-    }
+    double n = g->n;
+    double hops = rounds ? (n - 1.0) * g->size - g->s * n * (n - 1.0) / 2.0 : g->size - g->s;
     return (net_cost){hops, g->size * (n - 1.0) / (2.0 * n)};
 }
 
