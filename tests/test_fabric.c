@@ -1046,9 +1046,7 @@ static void test_groups_on_part_of_direct_networks(void **state)
                         bool chained = cl == COMET_COLL_BROADCAST || cl == COMET_COLL_REDUCE;
                         bool rooted = chained || cl == COMET_COLL_GATHER ||
                                       cl == COMET_COLL_SCATTER;
-                        if ((algos[a] == COMET_ALGO_DOUBLE_BINARY_TREE &&
-                             cl == COMET_COLL_ALL_REDUCE) ||
-                            (algos[a] == COMET_ALGO_HALVING_DOUBLING && !pow2 &&
+                        if ((algos[a] == COMET_ALGO_HALVING_DOUBLING && !pow2 &&
                              cl == COMET_COLL_ALL_REDUCE) ||
                             (rooted && grid && (nets[i].size == 32 || (chained && gap > 1))) ||
                             (nets[i].uni && cl == COMET_COLL_REDUCE &&

@@ -205,10 +205,13 @@ static void test_double_binary_tree(void **state)
     comet_link l2 = mk(2, COMET_TOPO_SWITCH, COMET_ALGO_DOUBLE_BINARY_TREE);
     assert_close(t1d(COMET_COLL_ALL_REDUCE, l4, GIB), 4 * 500e-9 + 1.5 * GIB / 50e9, EXACT);
     assert_close(t1d(COMET_COLL_ALL_REDUCE, l2, GIB), 2 * 500e-9 + GIB / 50e9, EXACT);
-    /* ring topology: 2*(1+2+4) a + max(2, 3) x = 7e-6 + 0.06442450944
-     * = 0.06443150944; RS falls back to the ring (0.01879398192) */
+    /* ring topology: the heaps' edges the shorter way round (a tie by
+     * parity); the links 2-3, 3-4 and 4-5 carry six edges' S/2 each way
+     * at B/2, 6 x; the longest root-to-leaf route 0-1-3-7 is 1+2+4 hops:
+     * 14 a + 6 x = 7e-6 + 0.12884901888 = 0.12885601888; RS falls back
+     * to the ring (0.01879398192) */
     comet_link r = mk(8, COMET_TOPO_RING, COMET_ALGO_DOUBLE_BINARY_TREE);
-    assert_close(t1d(COMET_COLL_ALL_REDUCE, r, GIB), 0.06443150944, EXACT);
+    assert_close(t1d(COMET_COLL_ALL_REDUCE, r, GIB), 0.12885601888, EXACT);
     assert_close(t1d(COMET_COLL_REDUCE_SCATTER, r, GIB), 0.01879398192, EXACT);
     /* small messages: the tree's 2 log2 n latency beats the ring's 2(n-1):
      * n = 64, 1 KiB: tree 12a + 2 KiB/B, ring 126a + ... */
@@ -406,7 +409,7 @@ static void test_topology_patterns(void **state)
     assert_cost(r->scatter_to_all(&l), 4.0, 16.0 / 8.0);
     assert_cost(r->recursive_halving(&l), 7.0, 2.5);
     assert_cost(r->bruck(&l), 7.0, 1.0 + 2.0 + 2.0); /* shifts 1, 2, 4 (a tie: half each way) */
-    assert_cost(r->double_tree(&l), 14.0, 3.0);
+    assert_cost(r->double_tree(&l), 14.0, 6.0); /* 3S each way over 3-4, at B/2 */
 
     const net_topology *fc = &net_topology_fully_connected;
     assert_cost(fc->ring_pass(&l), 7.0, 7.0 / 8.0);
@@ -429,6 +432,45 @@ static void test_topology_patterns(void **state)
     assert_cost(r->recursive_halving(&two), 1.0, 0.5);
     assert_cost(fc->recursive_halving(&two), 1.0, 0.5);
     assert_cost(sw->recursive_halving(&two), 1.0, 0.5);
+}
+
+/* The double binary tree on a whole bidirectional ring of n, counted hop
+ * by hop as the flows route it (both heaps, S/2 each way an edge, the
+ * shorter way, a tie forward from an even NPU): the busiest directed
+ * link's S at B/2 (B on a ring of 2) into *load, twice the longest
+ * root-to-leaf route into *hops. Past 2048 NPUs the closed form's rough
+ * 2H a + max(2, L) x: false. */
+static bool ring_tree(int64_t n, double *hops, double *load)
+{
+    static double bytes[2 * 2048];
+    static int64_t path[2048];
+    if (n > 2048)
+        return false;
+    memset(bytes, 0, sizeof bytes);
+    int64_t far = 0;
+    path[0] = 0;
+    for (int t = 0; t < 2; t++)
+        for (int64_t q = 1; q < n; q++) {
+            int64_t p = (q - 1) / 2, a = t ? n - 1 - q : q, b = t ? n - 1 - p : p;
+            int64_t h = 0;
+            for (int e = 0; e < 2; e++) {
+                int64_t from = e ? b : a, to = e ? a : b, fwd = ((to - from) % n + n) % n;
+                bool back = n > 2 && (n - fwd < fwd || (n - fwd == fwd && (from & 1)));
+                h = back ? n - fwd : fwd;
+                for (int64_t k = 0, at = from; k < h; k++) {
+                    bytes[2 * at + (back ? 1 : 0)] += 0.5;
+                    at = back ? (at + n - 1) % n : (at + 1) % n;
+                }
+            }
+            path[q] = path[p] + h;
+            far = path[q] > far ? path[q] : far;
+        }
+    double most = 0.0;
+    for (int64_t i = 0; i < 2 * n; i++)
+        most = bytes[i] > most ? bytes[i] : most;
+    *hops = 2.0 * (double)far;
+    *load = (n > 2 ? 2.0 : 1.0) * most;
+    return true;
 }
 
 /* The summary tables of docs/collectives.md, one dimension, in seconds:
@@ -454,6 +496,9 @@ static double closed_form(comet_algorithm algo, comet_topology topo, comet_colle
     }
     bool ring = topo == COMET_TOPO_RING, fc = topo == COMET_TOPO_FULLY_CONNECTED;
     if (algo == COMET_ALGO_DOUBLE_BINARY_TREE) {
+        double th, tl;
+        if (c == COMET_COLL_ALL_REDUCE && ring && ring_tree(ni, &th, &tl))
+            return th * a + tl * x;
         if (c == COMET_COLL_ALL_REDUCE)
             return ring ? 2.0 * H * a + fmax(2.0, Ld) * x
                         : 2.0 * Ld * a +

@@ -67,3 +67,104 @@ double net_double_tree_port_load(int64_t n)
 {
     return n <= 2 ? 1.0 : n <= 4 ? 1.5 : 2.0;
 }
+
+/* Adds v to h links of one line of an axis from coordinate lo on,
+ * wrapping past k, in diff (a difference array: the line's link at
+ * coordinate c is diff[first + c step]). */
+static void tree_arc(double *diff, int64_t first, int64_t step, int64_t k, int64_t lo,
+                     int64_t h, double v)
+{
+    diff[first + lo * step] += v;
+    if (lo + h < k) {
+        diff[first + (lo + h) * step] -= v;
+    } else if (lo + h > k) {
+        diff[first] += v;
+        diff[first + (lo + h - k) * step] -= v;
+    }
+}
+
+/* One tree edge's S/2 from position a to b along the fabric's routes
+ * (ring_route, grid_route): dimension order, each axis the shorter way on
+ * a ring (a tie forward from an even coordinate, back from an odd one;
+ * forward only one way round or on an axis of 2), straight on a line.
+ * Link (pos m + axis) 2 + dir, as grid_link; returns the hops. */
+static int64_t tree_route(const net_direct *g, double *diff, int64_t a, int64_t b)
+{
+    int64_t pos = a, hops = 0, stride = 1;
+    for (int i = 0; i < g->m; stride *= g->axes[i], i++) {
+        int64_t k = g->axes[i], ca = (pos / stride) % k, cb = (b / stride) % k, h;
+        if (ca == cb)
+            continue;
+        int dir;
+        if (g->wrap) {
+            int64_t fwd = ((cb - ca) % k + k) % k;
+            dir = !g->uni && k > 2 && (k - fwd < fwd || (k - fwd == fwd && (ca & 1))) ? 1 : 0;
+            h = dir ? k - fwd : fwd;
+        } else {
+            dir = cb > ca ? 0 : 1;
+            h = dir ? ca - cb : cb - ca;
+        }
+        /* the line's link at coordinate 0, in the axis's stride of links */
+        int64_t first = ((pos - ca * stride) * g->m + i) * 2 + dir;
+        int64_t lo = dir ? ((ca - h + 1) % k + k) % k : ca;
+        tree_arc(diff, first, stride * g->m * 2, k, lo, h, 0.5);
+        pos += (cb - ca) * stride;
+        hops += h;
+    }
+    return hops;
+}
+
+/* The flows' double binary tree (fabric_coll.c: a heap over the group's
+ * members in rank order, one over them reversed, S/2 up and down every
+ * edge) on a ring, torus or mesh: every group of the dimension at once
+ * (n members `spacing` apart, the groups tiling the positions), each edge
+ * routed as the fabric routes it; the load is the busiest directed
+ * link's bytes at its bandwidth (B/(2m), B/m on a link that is its axis's
+ * only one), the hops the longest root-to-leaf route's, up and down.
+ * False past NET_TREE_LINKS links (the caller approximates). */
+bool net_direct_double_tree(const comet_link *l, const net_direct *g, net_cost *out)
+{
+    int64_t size = 1;
+    for (int i = 0; i < g->m; i++)
+        size *= g->axes[i];
+    if (g->m < 1 || size * g->m * 2 > NET_TREE_LINKS || l->n < 2 || l->n > size)
+        return false;
+    double diff[NET_TREE_LINKS] = {0};
+    int32_t path[NET_TREE_LINKS / 2]; /* hops from the root to heap node q (n <= size) */
+    int64_t n = l->n, s = l->spacing > 1 ? l->spacing : 1, far = 0;
+    int64_t blocks = size / (n * s) > 1 ? size / (n * s) : 1;
+    path[0] = 0;
+    for (int64_t blk = 0; blk < blocks; blk++)
+        for (int64_t o = 0; o < s; o++)
+            for (int t = 0; t < 2; t++)
+                for (int64_t q = 1; q < n; q++) {
+                    int64_t p = (q - 1) / 2, a = t ? n - 1 - q : q, b = t ? n - 1 - p : p;
+                    int64_t pa = blk * n * s + o + a * s, pb = blk * n * s + o + b * s;
+                    path[q] = path[p];
+                    if (pa >= size || pb >= size)
+                        continue;
+                    path[q] += (int32_t)tree_route(g, diff, pa, pb);
+                    tree_route(g, diff, pb, pa);
+                    far = path[q] > far ? path[q] : far;
+                }
+    double most = 0.0;
+    int64_t stride = 1;
+    for (int i = 0; i < g->m; stride *= g->axes[i], i++) {
+        int64_t k = g->axes[i];
+        /* B over the link's bandwidth: 2m, m where the axis has one link */
+        double per = (double)g->m * (g->uni || (g->wrap && k == 2) ? 1.0 : 2.0);
+        for (int64_t pos = 0; pos < size; pos++) {
+            if ((pos / stride) % k)
+                continue;
+            for (int dir = 0; dir < 2; dir++) {
+                double run = 0.0;
+                for (int64_t c = 0; c < k; c++) {
+                    run += diff[((pos + c * stride) * g->m + i) * 2 + dir];
+                    most = run * per > most ? run * per : most;
+                }
+            }
+        }
+    }
+    *out = (net_cost){2.0 * (double)far, most};
+    return true;
+}
