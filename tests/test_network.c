@@ -410,6 +410,28 @@ static void test_topology_patterns(void **state)
     assert_cost(r->recursive_halving(&l), 7.0, 2.5);
     assert_cost(r->bruck(&l), 7.0, 1.0 + 2.0 + 2.0); /* shifts 1, 2, 4 (a tie: half each way) */
     assert_cost(r->double_tree(&l), 14.0, 6.0); /* 3S each way over 3-4, at B/2 */
+    /* the trees on direct networks, each edge on the fabric's route: one
+     * way round every edge's S/2 goes d hops down and 8-d back up, link
+     * 0->1 carrying 14 of them at B (7 x), the longest route 3 edges of
+     * 8 hops; a 4 x 4 torus's busiest link carries 2S at B/4 (8 x), the
+     * route 0-2-5-11 7 hops each way; a mesh line of 16's middle link 8S
+     * each way at B/2 (16 x), 0-1-3-7-15 1+2+4+8 hops each way; groups
+     * of 4, 2 apart, on a ring of 8: two interleaved trees, 3S on the
+     * busiest link at B/2 (6 x), the route 0-2-6 2+4 hops each way */
+    comet_net_shape one_way = {.unidirectional = true};
+    comet_net_shape four_by_four = {.n_axes = 2, .axes = {4, 4}};
+    comet_link u = l, t = mk(16, COMET_TOPO_TORUS, COMET_ALGO_DOUBLE_BINARY_TREE);
+    u.shape = &one_way;
+    assert_cost(r->double_tree(&u), 24.0, 7.0);
+    t.shape = &four_by_four;
+    assert_cost(net_topology_torus.double_tree(&t), 14.0, 8.0);
+    t.shape = NULL;
+    t.topology = COMET_TOPO_MESH;
+    assert_cost(net_topology_mesh.double_tree(&t), 30.0, 16.0);
+    comet_link spaced = mk(4, COMET_TOPO_RING, COMET_ALGO_DOUBLE_BINARY_TREE);
+    spaced.size = 8;
+    spaced.spacing = 2;
+    assert_cost(r->double_tree(&spaced), 12.0, 6.0);
 
     const net_topology *fc = &net_topology_fully_connected;
     assert_cost(fc->ring_pass(&l), 7.0, 7.0 / 8.0);
@@ -437,8 +459,8 @@ static void test_topology_patterns(void **state)
 /* The double binary tree on a whole bidirectional ring of n, counted hop
  * by hop as the flows route it (both heaps, S/2 each way an edge, the
  * shorter way, a tie forward from an even NPU): the busiest directed
- * link's S at B/2 (B on a ring of 2) into *load, twice the longest
- * root-to-leaf route into *hops. Past 2048 NPUs the closed form's rough
+ * link's S at B/2 (B on a ring of 2) into *load, the longest
+ * root-to-leaf route down and back up into *hops. Past 2048 NPUs the closed form's rough
  * 2H a + max(2, L) x: false. */
 static bool ring_tree(int64_t n, double *hops, double *load)
 {
@@ -456,8 +478,9 @@ static bool ring_tree(int64_t n, double *hops, double *load)
             for (int e = 0; e < 2; e++) {
                 int64_t from = e ? b : a, to = e ? a : b, fwd = ((to - from) % n + n) % n;
                 bool back = n > 2 && (n - fwd < fwd || (n - fwd == fwd && (from & 1)));
-                h = back ? n - fwd : fwd;
-                for (int64_t k = 0, at = from; k < h; k++) {
+                int64_t way = back ? n - fwd : fwd;
+                h += way;
+                for (int64_t k = 0, at = from; k < way; k++) {
                     bytes[2 * at + (back ? 1 : 0)] += 0.5;
                     at = back ? (at + n - 1) % n : (at + 1) % n;
                 }
@@ -468,7 +491,7 @@ static bool ring_tree(int64_t n, double *hops, double *load)
     double most = 0.0;
     for (int64_t i = 0; i < 2 * n; i++)
         most = bytes[i] > most ? bytes[i] : most;
-    *hops = 2.0 * (double)far;
+    *hops = (double)far;
     *load = (n > 2 ? 2.0 : 1.0) * most;
     return true;
 }

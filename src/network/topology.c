@@ -120,7 +120,8 @@ static int64_t tree_route(const net_direct *g, double *diff, int64_t a, int64_t 
  * (n members `spacing` apart, the groups tiling the positions), each edge
  * routed as the fabric routes it; the load is the busiest directed
  * link's bytes at its bandwidth (B/(2m), B/m on a link that is its axis's
- * only one), the hops the longest root-to-leaf route's, up and down.
+ * only one), the hops the longest root-to-leaf route's down plus its
+ * leaf-to-root route's up (they differ one way round).
  * False past NET_TREE_LINKS links (the caller approximates). */
 bool net_direct_double_tree(const comet_link *l, const net_direct *g, net_cost *out)
 {
@@ -129,8 +130,10 @@ bool net_direct_double_tree(const comet_link *l, const net_direct *g, net_cost *
         size *= g->axes[i];
     if (g->m < 1 || size * g->m * 2 > NET_TREE_LINKS || l->n < 2 || l->n > size)
         return false;
-    double diff[NET_TREE_LINKS] = {0};
-    int32_t path[NET_TREE_LINKS / 2]; /* hops from the root to heap node q (n <= size) */
+    double diff[NET_TREE_LINKS]; /* only the dimension's links cleared */
+    for (int64_t i = 0; i < size * g->m * 2; i++)
+        diff[i] = 0.0;
+    int32_t path[NET_TREE_LINKS / 2]; /* hops root to heap node q and back (n <= size) */
     int64_t n = l->n, s = l->spacing > 1 ? l->spacing : 1, far = 0;
     int64_t blocks = size / (n * s) > 1 ? size / (n * s) : 1;
     path[0] = 0;
@@ -143,8 +146,7 @@ bool net_direct_double_tree(const comet_link *l, const net_direct *g, net_cost *
                     path[q] = path[p];
                     if (pa >= size || pb >= size)
                         continue;
-                    path[q] += (int32_t)tree_route(g, diff, pa, pb);
-                    tree_route(g, diff, pb, pa);
+                    path[q] += (int32_t)(tree_route(g, diff, pa, pb) + tree_route(g, diff, pb, pa));
                     far = path[q] > far ? path[q] : far;
                 }
     double most = 0.0;
@@ -165,6 +167,6 @@ bool net_direct_double_tree(const comet_link *l, const net_direct *g, net_cost *
             }
         }
     }
-    *out = (net_cost){2.0 * (double)far, most};
+    *out = (net_cost){(double)far, most};
     return true;
 }
