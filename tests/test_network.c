@@ -460,13 +460,13 @@ static void test_topology_patterns(void **state)
  * by hop as the flows route it (both heaps, S/2 each way an edge, the
  * shorter way, a tie forward from an even NPU): the busiest directed
  * link's S at B/2 (B on a ring of 2) into *load, the longest
- * root-to-leaf route down and back up into *hops. Past 2048 NPUs the closed form's rough
+ * root-to-leaf route down and back up into *hops. Past 4096 NPUs the closed form's rough
  * 2H a + max(2, L) x: false. */
 static bool ring_tree(int64_t n, double *hops, double *load)
 {
-    static double bytes[2 * 2048];
-    static int64_t path[2048];
-    if (n > 2048)
+    static double bytes[2 * 4096];
+    static int64_t path[4096];
+    if (n > 4096)
         return false;
     memset(bytes, 0, sizeof bytes);
     int64_t far = 0;
@@ -553,7 +553,7 @@ static double closed_form(comet_algorithm algo, comet_topology topo, comet_colle
 static void test_every_combination_matches_closed_form(void **state)
 {
     (void)state;
-    static const int64_t big[] = {64, 100, 127, 128, 1000, 1024, 4097, (int64_t)1 << 40};
+    static const int64_t big[] = {64, 100, 127, 128, 1000, 1024, 4096, 4097, (int64_t)1 << 40};
     const double x = GIB / BW;
     for (size_t k = 0; k < 39 + sizeof big / sizeof big[0]; k++) {
         int64_t n = k < 39 ? (int64_t)k + 2 : big[k - 39];

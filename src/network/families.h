@@ -172,8 +172,8 @@ typedef struct net_direct {
     bool wrap, uni;
 } net_direct;
 /* The most directed links net_direct_double_tree counts on (its stack
- * array: 32 KiB). */
-#define NET_TREE_LINKS 4096
+ * arrays: 48 KiB; a ring of 4096, a torus of 8 x 8 x 16). */
+#define NET_TREE_LINKS 8192
 /* The flows' double binary tree on a direct network, every group at
  * once, each edge on the fabric's route: the busiest link's load and the
  * trees' hops into *out; false past NET_TREE_LINKS links. */

@@ -68,18 +68,18 @@ double net_double_tree_port_load(int64_t n)
     return n <= 2 ? 1.0 : n <= 4 ? 1.5 : 2.0;
 }
 
-/* Adds v to h links of one line of an axis from coordinate lo on,
- * wrapping past k, in diff (a difference array: the line's link at
- * coordinate c is diff[first + c step]). */
-static void tree_arc(double *diff, int64_t first, int64_t step, int64_t k, int64_t lo,
-                     int64_t h, double v)
+/* Adds one edge's S/2 to h links of one line of an axis from coordinate
+ * lo on, wrapping past k, in diff (a difference array of S/2 counts: the
+ * line's link at coordinate c is diff[first + c step]). */
+static void tree_arc(int32_t *diff, int64_t first, int64_t step, int64_t k, int64_t lo,
+                     int64_t h)
 {
-    diff[first + lo * step] += v;
+    diff[first + lo * step]++;
     if (lo + h < k) {
-        diff[first + (lo + h) * step] -= v;
+        diff[first + (lo + h) * step]--;
     } else if (lo + h > k) {
-        diff[first] += v;
-        diff[first + (lo + h - k) * step] -= v;
+        diff[first]++;
+        diff[first + (lo + h - k) * step]--;
     }
 }
 
@@ -88,7 +88,7 @@ static void tree_arc(double *diff, int64_t first, int64_t step, int64_t k, int64
  * a ring (a tie forward from an even coordinate, back from an odd one;
  * forward only one way round or on an axis of 2), straight on a line.
  * Link (pos m + axis) 2 + dir, as grid_link; returns the hops. */
-static int64_t tree_route(const net_direct *g, double *diff, int64_t a, int64_t b)
+static int64_t tree_route(const net_direct *g, int32_t *diff, int64_t a, int64_t b)
 {
     int64_t pos = a, hops = 0, stride = 1;
     for (int i = 0; i < g->m; stride *= g->axes[i], i++) {
@@ -107,7 +107,7 @@ static int64_t tree_route(const net_direct *g, double *diff, int64_t a, int64_t 
         /* the line's link at coordinate 0, in the axis's stride of links */
         int64_t first = ((pos - ca * stride) * g->m + i) * 2 + dir;
         int64_t lo = dir ? ((ca - h + 1) % k + k) % k : ca;
-        tree_arc(diff, first, stride * g->m * 2, k, lo, h, 0.5);
+        tree_arc(diff, first, stride * g->m * 2, k, lo, h);
         pos += (cb - ca) * stride;
         hops += h;
     }
@@ -130,9 +130,9 @@ bool net_direct_double_tree(const comet_link *l, const net_direct *g, net_cost *
         size *= g->axes[i];
     if (g->m < 1 || size * g->m * 2 > NET_TREE_LINKS || l->n < 2 || l->n > size)
         return false;
-    double diff[NET_TREE_LINKS]; /* only the dimension's links cleared */
+    int32_t diff[NET_TREE_LINKS]; /* only the dimension's links cleared */
     for (int64_t i = 0; i < size * g->m * 2; i++)
-        diff[i] = 0.0;
+        diff[i] = 0;
     int32_t path[NET_TREE_LINKS / 2]; /* hops root to heap node q and back (n <= size) */
     int64_t n = l->n, s = l->spacing > 1 ? l->spacing : 1, far = 0;
     int64_t blocks = size / (n * s) > 1 ? size / (n * s) : 1;
@@ -153,16 +153,17 @@ bool net_direct_double_tree(const comet_link *l, const net_direct *g, net_cost *
     int64_t stride = 1;
     for (int i = 0; i < g->m; stride *= g->axes[i], i++) {
         int64_t k = g->axes[i];
-        /* B over the link's bandwidth: 2m, m where the axis has one link */
-        double per = (double)g->m * (g->uni || (g->wrap && k == 2) ? 1.0 : 2.0);
+        /* S/2 at the link's bandwidth, in x: B over it (2m, m where the
+         * axis has one link), halved */
+        double per = 0.5 * (double)g->m * (g->uni || (g->wrap && k == 2) ? 1.0 : 2.0);
         for (int64_t pos = 0; pos < size; pos++) {
             if ((pos / stride) % k)
                 continue;
             for (int dir = 0; dir < 2; dir++) {
-                double run = 0.0;
+                int64_t run = 0;
                 for (int64_t c = 0; c < k; c++) {
                     run += diff[((pos + c * stride) * g->m + i) * 2 + dir];
-                    most = run * per > most ? run * per : most;
+                    most = (double)run * per > most ? (double)run * per : most;
                 }
             }
         }
