@@ -432,6 +432,21 @@ static void test_topology_patterns(void **state)
     spaced.size = 8;
     spaced.spacing = 2;
     assert_cost(r->double_tree(&spaced), 12.0, 6.0);
+    /* past the links counted, a group that tiles part of the dimension is
+     * counted on its block: 8 side by side on a ring of 8192 as on a ring
+     * of 16 (a line of 8: 8 x), 32 on a 16 x 16 x 16 torus on a ring of 16
+     * by a line of 2 (21 edges' S/2 on the busiest link at B/6: 63 x; the
+     * flows take 1.2 % longer) */
+    comet_link part = mk(8, COMET_TOPO_RING, COMET_ALGO_DOUBLE_BINARY_TREE);
+    part.size = 16;
+    assert_cost(r->double_tree(&part), 14.0, 8.0);
+    part.size = 8192;
+    assert_cost(r->double_tree(&part), 14.0, 8.0);
+    comet_net_shape cube = {.n_axes = 3, .axes = {16, 16, 16}};
+    comet_link slab = mk(32, COMET_TOPO_TORUS, COMET_ALGO_DOUBLE_BINARY_TREE);
+    slab.shape = &cube;
+    slab.size = 4096;
+    assert_cost(net_topology_torus.double_tree(&slab), 32.0, 63.0);
 
     const net_topology *fc = &net_topology_fully_connected;
     assert_cost(fc->ring_pass(&l), 7.0, 7.0 / 8.0);

@@ -169,10 +169,11 @@ double net_double_tree_port_load(int64_t n);
 typedef struct net_direct {
     int m;
     int64_t axes[COMET_MAX_AXES];
-    bool wrap, uni;
+    bool wrap[COMET_MAX_AXES], uni;
 } net_direct;
 /* The most directed links net_direct_double_tree counts on (its stack
- * arrays: 48 KiB; a ring of 4096, a torus of 8 x 8 x 16). */
+ * arrays: 48 KiB; a ring of 4096, a torus of 8 x 8 x 16; a group that
+ * tiles part of a larger one, two ways round, counts on its block). */
 #define NET_TREE_LINKS 8192
 /* The flows' double binary tree on a direct network, every group at
  * once, each edge on the fabric's route: the busiest link's load and the

@@ -233,7 +233,7 @@ static net_cost ring_bruck(const comet_link *l)
 static net_cost ring_double_tree(const comet_link *l)
 {
     ring_group g = group_of(l);
-    net_direct d = {1, {(int64_t)g.size, 0, 0}, true, g.uni};
+    net_direct d = {1, {(int64_t)g.size, 0, 0}, {true, false, false}, g.uni};
     net_cost c;
     if (net_direct_double_tree(l, &d, &c))
         return c;

@@ -409,7 +409,7 @@ static net_cost grid_bruck(const comet_link *l, bool wrap)
  * busiest link about once per level each way (per axis). */
 static net_cost grid_double_tree(const comet_link *l, bool wrap)
 {
-    net_direct d = {1, {0}, wrap, false};
+    net_direct d = {1, {0}, {wrap, wrap, wrap}, false};
     d.m = shape_axes(l, d.axes);
     net_cost c;
     if (net_direct_double_tree(l, &d, &c))

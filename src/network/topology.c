@@ -96,7 +96,7 @@ static int64_t tree_route(const net_direct *g, int32_t *diff, int64_t a, int64_t
         if (ca == cb)
             continue;
         int dir;
-        if (g->wrap) {
+        if (g->wrap[i]) {
             int64_t fwd = ((cb - ca) % k + k) % k;
             dir = !g->uni && k > 2 && (k - fwd < fwd || (k - fwd == fwd && (ca & 1))) ? 1 : 0;
             h = dir ? k - fwd : fwd;
@@ -114,6 +114,37 @@ static int64_t tree_route(const net_direct *g, int32_t *diff, int64_t a, int64_t
     return hops;
 }
 
+/* The block of positions a group and the groups interleaved with it
+ * fill, where it is part of the dimension and tiles it: whole inner axes
+ * (as they are) and part of the next (a line, shorter than half of it, so
+ * every route stays inside), the same in every block and apart from the
+ * others; two ways round only (one way round a route back goes round the
+ * whole ring). *whole where it is not such a part. */
+static const net_direct *tree_block(const comet_link *l, const net_direct *whole,
+                                    net_direct *block)
+{
+    int64_t s = l->spacing > 1 ? l->spacing : 1, rest = l->n * s, size = 1;
+    for (int i = 0; i < whole->m; i++)
+        size *= whole->axes[i];
+    if (whole->uni || rest >= size || rest < 2 || size % rest)
+        return whole;
+    *block = (net_direct){0, {0}, {false, false, false}, false};
+    for (int i = 0; i < whole->m && rest > 1; i++) {
+        int64_t k = whole->axes[i];
+        if (rest % k == 0) {
+            block->axes[block->m] = k;
+            block->wrap[block->m++] = whole->wrap[i];
+            rest /= k;
+        } else if (k % rest == 0) {
+            block->axes[block->m++] = rest;
+            rest = 1;
+        } else {
+            return whole;
+        }
+    }
+    return rest == 1 ? block : whole;
+}
+
 /* The flows' double binary tree (fabric_coll.c: a heap over the group's
  * members in rank order, one over them reversed, S/2 up and down every
  * edge) on a ring, torus or mesh: every group of the dimension at once
@@ -123,8 +154,10 @@ static int64_t tree_route(const net_direct *g, int32_t *diff, int64_t a, int64_t
  * only one), the hops the longest root-to-leaf route's down plus its
  * leaf-to-root route's up (they differ one way round).
  * False past NET_TREE_LINKS links (the caller approximates). */
-bool net_direct_double_tree(const comet_link *l, const net_direct *g, net_cost *out)
+bool net_direct_double_tree(const comet_link *l, const net_direct *whole, net_cost *out)
 {
+    net_direct block;
+    const net_direct *g = tree_block(l, whole, &block);
     int64_t size = 1;
     for (int i = 0; i < g->m; i++)
         size *= g->axes[i];
@@ -154,8 +187,8 @@ bool net_direct_double_tree(const comet_link *l, const net_direct *g, net_cost *
     for (int i = 0; i < g->m; stride *= g->axes[i], i++) {
         int64_t k = g->axes[i];
         /* S/2 at the link's bandwidth, in x: B over it (2m, m where the
-         * axis has one link), halved */
-        double per = 0.5 * (double)g->m * (g->uni || (g->wrap && k == 2) ? 1.0 : 2.0);
+         * axis has one link; m the dimension's axes), halved */
+        double per = 0.5 * (double)whole->m * (g->uni || (g->wrap[i] && k == 2) ? 1.0 : 2.0);
         for (int64_t pos = 0; pos < size; pos++) {
             if ((pos / stride) % k)
                 continue;
