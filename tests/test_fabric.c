@@ -984,9 +984,10 @@ static double flows_spaced(const comet_system *s, int64_t span, int64_t stride,
  * reduce-scatter, all-gather and all-to-all (Bruck's under
  * halving-doubling: its shifts in rank order, each line of an axis one
  * shift) and the rooted broadcast, reduce, gather and scatter (1 us a
- * hop, one chunk). Not here (docs/fabric.md, "Not yet"): the double
- * binary tree's all-reduce on these direct networks, halving-doubling's
- * all-reduce on groups that are not a power of two, rooted collectives on
+ * hop, one chunk; the double binary tree's all-reduce priced by routing
+ * its heaps' edges as the flows do, net_direct_double_tree). Not here
+ * (docs/fabric.md, "Not yet"): halving-doubling's all-reduce on groups
+ * that are not a power of two, rooted collectives on
  * 2 x 4 x 4 (test_rooted_every_kind bounds them), a broadcast or reduce of
  * spaced groups on a torus or mesh, and a reduce on part of a one-way
  * ring (its chain toward the root goes round the other groups). Closed
@@ -1046,9 +1047,7 @@ static void test_groups_on_part_of_direct_networks(void **state)
                         bool chained = cl == COMET_COLL_BROADCAST || cl == COMET_COLL_REDUCE;
                         bool rooted = chained || cl == COMET_COLL_GATHER ||
                                       cl == COMET_COLL_SCATTER;
-                        if ((algos[a] == COMET_ALGO_DOUBLE_BINARY_TREE &&
-                             cl == COMET_COLL_ALL_REDUCE) ||
-                            (algos[a] == COMET_ALGO_HALVING_DOUBLING && !pow2 &&
+                        if ((algos[a] == COMET_ALGO_HALVING_DOUBLING && !pow2 &&
                              cl == COMET_COLL_ALL_REDUCE) ||
                             (rooted && grid && (nets[i].size == 32 || (chained && gap > 1))) ||
                             (nets[i].uni && cl == COMET_COLL_REDUCE &&

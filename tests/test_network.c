@@ -205,10 +205,13 @@ static void test_double_binary_tree(void **state)
     comet_link l2 = mk(2, COMET_TOPO_SWITCH, COMET_ALGO_DOUBLE_BINARY_TREE);
     assert_close(t1d(COMET_COLL_ALL_REDUCE, l4, GIB), 4 * 500e-9 + 1.5 * GIB / 50e9, EXACT);
     assert_close(t1d(COMET_COLL_ALL_REDUCE, l2, GIB), 2 * 500e-9 + GIB / 50e9, EXACT);
-    /* ring topology: 2*(1+2+4) a + max(2, 3) x = 7e-6 + 0.06442450944
-     * = 0.06443150944; RS falls back to the ring (0.01879398192) */
+    /* ring topology: the heaps' edges the shorter way round (a tie by
+     * parity); the links 2-3, 3-4 and 4-5 carry six edges' S/2 each way
+     * at B/2, 6 x; the longest root-to-leaf route 0-1-3-7 is 1+2+4 hops:
+     * 14 a + 6 x = 7e-6 + 0.12884901888 = 0.12885601888; RS falls back
+     * to the ring (0.01879398192) */
     comet_link r = mk(8, COMET_TOPO_RING, COMET_ALGO_DOUBLE_BINARY_TREE);
-    assert_close(t1d(COMET_COLL_ALL_REDUCE, r, GIB), 0.06443150944, EXACT);
+    assert_close(t1d(COMET_COLL_ALL_REDUCE, r, GIB), 0.12885601888, EXACT);
     assert_close(t1d(COMET_COLL_REDUCE_SCATTER, r, GIB), 0.01879398192, EXACT);
     /* small messages: the tree's 2 log2 n latency beats the ring's 2(n-1):
      * n = 64, 1 KiB: tree 12a + 2 KiB/B, ring 126a + ... */
@@ -406,7 +409,44 @@ static void test_topology_patterns(void **state)
     assert_cost(r->scatter_to_all(&l), 4.0, 16.0 / 8.0);
     assert_cost(r->recursive_halving(&l), 7.0, 2.5);
     assert_cost(r->bruck(&l), 7.0, 1.0 + 2.0 + 2.0); /* shifts 1, 2, 4 (a tie: half each way) */
-    assert_cost(r->double_tree(&l), 14.0, 3.0);
+    assert_cost(r->double_tree(&l), 14.0, 6.0); /* 3S each way over 3-4, at B/2 */
+    /* the trees on direct networks, each edge on the fabric's route: one
+     * way round every edge's S/2 goes d hops down and 8-d back up, link
+     * 0->1 carrying 14 of them at B (7 x), the longest route 3 edges of
+     * 8 hops; a 4 x 4 torus's busiest link carries 2S at B/4 (8 x), the
+     * route 0-2-5-11 7 hops each way; a mesh line of 16's middle link 8S
+     * each way at B/2 (16 x), 0-1-3-7-15 1+2+4+8 hops each way; groups
+     * of 4, 2 apart, on a ring of 8: two interleaved trees, 3S on the
+     * busiest link at B/2 (6 x), the route 0-2-6 2+4 hops each way */
+    comet_net_shape one_way = {.unidirectional = true};
+    comet_net_shape four_by_four = {.n_axes = 2, .axes = {4, 4}};
+    comet_link u = l, t = mk(16, COMET_TOPO_TORUS, COMET_ALGO_DOUBLE_BINARY_TREE);
+    u.shape = &one_way;
+    assert_cost(r->double_tree(&u), 24.0, 7.0);
+    t.shape = &four_by_four;
+    assert_cost(net_topology_torus.double_tree(&t), 14.0, 8.0);
+    t.shape = NULL;
+    t.topology = COMET_TOPO_MESH;
+    assert_cost(net_topology_mesh.double_tree(&t), 30.0, 16.0);
+    comet_link spaced = mk(4, COMET_TOPO_RING, COMET_ALGO_DOUBLE_BINARY_TREE);
+    spaced.size = 8;
+    spaced.spacing = 2;
+    assert_cost(r->double_tree(&spaced), 12.0, 6.0);
+    /* past the links counted, a group that tiles part of the dimension is
+     * counted on its block: 8 side by side on a ring of 8192 as on a ring
+     * of 16 (a line of 8: 8 x), 32 on a 16 x 16 x 16 torus on a ring of 16
+     * by a line of 2 (21 edges' S/2 on the busiest link at B/6: 63 x; the
+     * flows take 1.2 % longer) */
+    comet_link part = mk(8, COMET_TOPO_RING, COMET_ALGO_DOUBLE_BINARY_TREE);
+    part.size = 16;
+    assert_cost(r->double_tree(&part), 14.0, 8.0);
+    part.size = 8192;
+    assert_cost(r->double_tree(&part), 14.0, 8.0);
+    comet_net_shape cube = {.n_axes = 3, .axes = {16, 16, 16}};
+    comet_link slab = mk(32, COMET_TOPO_TORUS, COMET_ALGO_DOUBLE_BINARY_TREE);
+    slab.shape = &cube;
+    slab.size = 4096;
+    assert_cost(net_topology_torus.double_tree(&slab), 32.0, 63.0);
 
     const net_topology *fc = &net_topology_fully_connected;
     assert_cost(fc->ring_pass(&l), 7.0, 7.0 / 8.0);
@@ -429,6 +469,46 @@ static void test_topology_patterns(void **state)
     assert_cost(r->recursive_halving(&two), 1.0, 0.5);
     assert_cost(fc->recursive_halving(&two), 1.0, 0.5);
     assert_cost(sw->recursive_halving(&two), 1.0, 0.5);
+}
+
+/* The double binary tree on a whole bidirectional ring of n, counted hop
+ * by hop as the flows route it (both heaps, S/2 each way an edge, the
+ * shorter way, a tie forward from an even NPU): the busiest directed
+ * link's S at B/2 (B on a ring of 2) into *load, the longest
+ * root-to-leaf route down and back up into *hops. Past 4096 NPUs the closed form's rough
+ * 2H a + max(2, L) x: false. */
+static bool ring_tree(int64_t n, double *hops, double *load)
+{
+    static double bytes[2 * 4096];
+    static int64_t path[4096];
+    if (n > 4096)
+        return false;
+    memset(bytes, 0, sizeof bytes);
+    int64_t far = 0;
+    path[0] = 0;
+    for (int t = 0; t < 2; t++)
+        for (int64_t q = 1; q < n; q++) {
+            int64_t p = (q - 1) / 2, a = t ? n - 1 - q : q, b = t ? n - 1 - p : p;
+            int64_t h = 0;
+            for (int e = 0; e < 2; e++) {
+                int64_t from = e ? b : a, to = e ? a : b, fwd = ((to - from) % n + n) % n;
+                bool back = n > 2 && (n - fwd < fwd || (n - fwd == fwd && (from & 1)));
+                int64_t way = back ? n - fwd : fwd;
+                h += way;
+                for (int64_t k = 0, at = from; k < way; k++) {
+                    bytes[2 * at + (back ? 1 : 0)] += 0.5;
+                    at = back ? (at + n - 1) % n : (at + 1) % n;
+                }
+            }
+            path[q] = path[p] + h;
+            far = path[q] > far ? path[q] : far;
+        }
+    double most = 0.0;
+    for (int64_t i = 0; i < 2 * n; i++)
+        most = bytes[i] > most ? bytes[i] : most;
+    *hops = (double)far;
+    *load = (n > 2 ? 2.0 : 1.0) * most;
+    return true;
 }
 
 /* The summary tables of docs/collectives.md, one dimension, in seconds:
@@ -454,6 +534,9 @@ static double closed_form(comet_algorithm algo, comet_topology topo, comet_colle
     }
     bool ring = topo == COMET_TOPO_RING, fc = topo == COMET_TOPO_FULLY_CONNECTED;
     if (algo == COMET_ALGO_DOUBLE_BINARY_TREE) {
+        double th, tl;
+        if (c == COMET_COLL_ALL_REDUCE && ring && ring_tree(ni, &th, &tl))
+            return th * a + tl * x;
         if (c == COMET_COLL_ALL_REDUCE)
             return ring ? 2.0 * H * a + fmax(2.0, Ld) * x
                         : 2.0 * Ld * a +
@@ -527,7 +610,7 @@ static void test_huge_groups_in_closed_form(void **state)
 static void test_every_combination_matches_closed_form(void **state)
 {
     (void)state;
-    static const int64_t big[] = {64, 100, 127, 128, 1000, 1024, 4097, (int64_t)1 << 40};
+    static const int64_t big[] = {64, 100, 127, 128, 1000, 1024, 4096, 4097, (int64_t)1 << 40};
     const double x = GIB / BW;
     for (size_t k = 0; k < 39 + sizeof big / sizeof big[0]; k++) {
         int64_t n = k < 39 ? (int64_t)k + 2 : big[k - 39];

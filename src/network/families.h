@@ -163,6 +163,22 @@ double net_shift_flows(int64_t delta, int64_t k, bool wrap, double *hops);
  * members and one over them reversed, each carrying S/2 up and down every
  * edge): the busiest NPU's bytes each way, in units of S. */
 double net_double_tree_port_load(int64_t n);
+/* A direct network's dimension as the fabric lays it (topo_ring.c,
+ * topo_torus.c): m axes, innermost first, rings (wrap) or lines, one way
+ * round (uni: a unidirectional ring). */
+typedef struct net_direct {
+    int m;
+    int64_t axes[COMET_MAX_AXES];
+    bool wrap[COMET_MAX_AXES], uni;
+} net_direct;
+/* The most directed links net_direct_double_tree counts on (its stack
+ * arrays: 48 KiB; a ring of 4096, a torus of 8 x 8 x 16; a group that
+ * tiles part of a larger one, two ways round, counts on its block). */
+#define NET_TREE_LINKS 8192
+/* The flows' double binary tree on a direct network, every group at
+ * once, each edge on the fabric's route: the busiest link's load and the
+ * trees' hops into *out; false past NET_TREE_LINKS links. */
+bool net_direct_double_tree(const comet_link *l, const net_direct *g, net_cost *out);
 /* The share of collective c's time on a link that one chunk holds it
  * before the next chunk may start (collective.c): 1 but for a chain,
  * whose next chunk follows its head's last piece (its root_chain's

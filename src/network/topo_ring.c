@@ -173,10 +173,9 @@ static net_cost whole_bruck(const comet_link *l)
     return (net_cost){hops, load};
 }
 
-/* Double binary tree in in-order numbering: level j's edges span 2^(j-1)
- * hops, each directed link carries about half the levels of each tree:
- * 2H hops, max(2, L) x (an approximation; never better than the ring
- * schedule here). */
+/* Double binary tree, roughly (rings past NET_TREE_LINKS links): level
+ * j's edges span 2^(j-1) hops, each directed link carries about half the
+ * levels of each tree: 2H hops, max(2, L) x. */
 static net_cost whole_double_tree(const comet_link *l)
 {
     int L = net_ceil_log2(l->n);
@@ -228,10 +227,16 @@ static net_cost ring_bruck(const comet_link *l)
     return placed(l, &g, whole_bruck, net_topology_mesh.bruck);
 }
 
-/* (one way round too: the trees are not yet priced per direction) */
+/* The trees' edges routed as the flows route them, every group at once
+ * (net_direct_double_tree: the ring one axis of `size`, one way round
+ * too); past its links the approximation above, as the group sits. */
 static net_cost ring_double_tree(const comet_link *l)
 {
     ring_group g = group_of(l);
+    net_direct d = {1, {(int64_t)g.size, 0, 0}, {true, false, false}, g.uni};
+    net_cost c;
+    if (net_direct_double_tree(l, &d, &c))
+        return c;
     return placed(l, &g, whole_double_tree, net_topology_mesh.double_tree);
 }
 

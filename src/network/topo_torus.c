@@ -403,11 +403,18 @@ static net_cost grid_bruck(const comet_link *l, bool wrap)
     return (net_cost){hops, load};
 }
 
-/* Double binary tree: its edges laid along the rank order cross the busiest
- * link about once per level each way (the ring's approximation, per axis). */
+/* Double binary tree: the trees' edges routed in dimension order as the
+ * flows route them, every group at once (net_direct_double_tree); past
+ * its links roughly: the edges laid along the rank order cross the
+ * busiest link about once per level each way (per axis). */
 static net_cost grid_double_tree(const comet_link *l, bool wrap)
 {
-    net_cost c = grid_halving(l, wrap);
+    net_direct d = {1, {0}, {wrap, wrap, wrap}, false};
+    d.m = shape_axes(l, d.axes);
+    net_cost c;
+    if (net_direct_double_tree(l, &d, &c))
+        return c;
+    c = grid_halving(l, wrap);
     return (net_cost){2.0 * c.hops, c.load > 1.0 ? 2.0 * c.load : 2.0};
 }
 
