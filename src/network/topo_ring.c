@@ -31,6 +31,17 @@ static ring_group group_of(const comet_link *l)
                         l->shape && l->shape->unidirectional && size > 2};
 }
 
+/* The group as a mesh line of its own n members, side by side. */
+static comet_link as_line(const comet_link *l)
+{
+    comet_link line = *l;
+    line.topology = COMET_TOPO_MESH;
+    line.shape = NULL;
+    line.size = l->n;
+    line.spacing = 1;
+    return line;
+}
+
 /* The whole-ring pattern `on_ring` as the group's: times s on a closed
  * group, a mesh line's times s on a partial one. */
 static net_cost placed(const comet_link *l, const ring_group *g, net_pattern_fn on_ring,
@@ -40,11 +51,7 @@ static net_cost placed(const comet_link *l, const ring_group *g, net_pattern_fn 
     if (g->closed) {
         c = on_ring(l);
     } else {
-        comet_link line = *l;
-        line.topology = COMET_TOPO_MESH;
-        line.shape = NULL;
-        line.size = l->n;
-        line.spacing = 1;
+        comet_link line = as_line(l);
         c = on_line(&line);
     }
     return (net_cost){c.hops * g->s, c.load * g->s};
@@ -299,11 +306,7 @@ static bool ring_root_chain(const comet_link *l, net_cost *out, double *head)
     if (g.closed || g.uni) {
         net_pipelined_chain(l, &c, head);
     } else {
-        comet_link line = *l;
-        line.topology = COMET_TOPO_MESH;
-        line.shape = NULL;
-        line.size = l->n;
-        line.spacing = 1;
+        comet_link line = as_line(l);
         if (!net_topology_mesh.root_chain(&line, &c, head))
             return false;
     }
