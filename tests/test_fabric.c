@@ -362,9 +362,8 @@ static void test_rooted_chunks(void **state)
  * dimensions where the closed form adds them up), bounded here
  * (docs/fabric.md, "Not yet").
  * Groups along one whole axis of a 4 x 4 torus are rings (two chains
- * each); a group on part of an axis is not here: the flows run it as a
- * line where the closed forms of every collective see a ring (the
- * all-reduce too, +100 %). */
+ * each); groups on part of an axis, or spaced, are swept by
+ * test_groups_on_part_of_direct_networks. */
 static void test_rooted_every_kind(void **state)
 {
     (void)state;

@@ -163,6 +163,11 @@ double net_shift_flows(int64_t delta, int64_t k, bool wrap, double *hops);
  * members and one over them reversed, each carrying S/2 up and down every
  * edge): the busiest NPU's bytes each way, in units of S. */
 double net_double_tree_port_load(int64_t n);
+/* s groups of k members each closing a ring, interleaved (every s-th
+ * position), each root scattering S/k to its members the shorter way (a
+ * tie forward from an even place, back from an odd one): the pieces the
+ * busiest link out of the roots carries (floor(k/2) for one group). */
+double net_interleaved_scatter_pieces(int64_t k, int64_t s);
 /* A direct network's dimension as the fabric lays it (topo_ring.c,
  * topo_torus.c): m axes, innermost first, rings (wrap) or lines, one way
  * round (uni: a unidirectional ring). */

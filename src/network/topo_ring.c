@@ -273,11 +273,7 @@ static net_cost ring_root_scatter(const comet_link *l)
         return (net_cost){c.hops * g.s, c.load * g.s};
     }
     if (g.closed && g.s > 1.0 && l->n > 2) {
-        /* the link before the first member carries every interleaved
-         * group's pieces that way, a tie's (n even) from the groups
-         * whose roots sit on even places: s floor((n-1)/2) + ceil(s/2) */
-        int64_t s = (int64_t)g.s;
-        double pieces = g.s * (double)((l->n - 1) / 2) + (l->n % 2 ? 0.0 : (double)((s + 1) / 2));
+        double pieces = net_interleaved_scatter_pieces(l->n, (int64_t)g.s);
         return (net_cost){(double)(l->n / 2) * g.s, 2.0 * pieces / g.n};
     }
     return placed(l, &g, whole_root_scatter, net_topology_mesh.root_scatter);

@@ -267,8 +267,7 @@ static double scatter_axis(const grid *gr, int i, double *hops)
         *hops = 1.0;
         return 0.5;
     }
-    int64_t g = (int64_t)gap;
-    double pieces = gap * (double)((gr->k[i] - 1) / 2) + (gr->k[i] % 2 ? 0.0 : (double)((g + 1) / 2));
+    double pieces = net_interleaved_scatter_pieces(gr->k[i], (int64_t)gap);
     *hops = (double)(gr->k[i] / 2) * gap;
     return 2.0 * pieces / k;
 }

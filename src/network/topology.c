@@ -68,6 +68,14 @@ double net_double_tree_port_load(int64_t n)
     return n <= 2 ? 1.0 : n <= 4 ? 1.5 : 2.0;
 }
 
+/* The link before a group's first member carries every interleaved
+ * group's pieces that go that way, floor((k-1)/2) each, and the tie's
+ * (k even) of the groups whose roots sit on even places, ceil(s/2). */
+double net_interleaved_scatter_pieces(int64_t k, int64_t s)
+{
+    return (double)s * (double)((k - 1) / 2) + (k % 2 ? 0.0 : (double)((s + 1) / 2));
+}
+
 /* Adds one edge's S/2 to h links of one line of an axis from coordinate
  * lo on, wrapping past k, in diff (a difference array of S/2 counts: the
  * line's link at coordinate c is diff[first + c step]). */
