@@ -134,6 +134,14 @@ double comet_collective_time_1d(comet_collective c, const comet_link *link, doub
  * comet_collective_time_1d returns. */
 comet_coll_cost comet_collective_cost_1d(comet_collective c, const comet_link *link, double bytes);
 
+/* The share of collective c's time on a link that one chunk holds it
+ * before the next chunk may start: 1 but for a chain (a broadcast or a
+ * reduce pipelined in pieces), whose next chunk's pieces follow the last
+ * piece its head sent, so k chunks down a chain of n pieces are one chain
+ * of k n pieces (the estimate's chunk pipeline and the simulators' phases
+ * both take it from here). */
+double comet_collective_chunk_hold(comet_collective c, const comet_link *link);
+
 /* nccl-tests' bus-bandwidth factor of collective c on n NPUs: busbw =
  * algbw * factor, algbw = bytes / time; 2(n-1)/n for all-reduce, (n-1)/n
  * for reduce-scatter, all-gather and all-to-all; 0 for n <= 1. */

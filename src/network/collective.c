@@ -83,7 +83,7 @@ NET_COLD static comet_coll_cost sized_cost(comet_collective c, const comet_link 
                              COMET_PROTO_NONE};
 }
 
-double net_chunk_hold(comet_collective c, const comet_link *l)
+double comet_collective_chunk_hold(comet_collective c, const comet_link *l)
 {
     net_cost chain;
     double head = 1.0;

@@ -184,11 +184,6 @@ typedef struct net_direct {
  * once, each edge on the fabric's route: the busiest link's load and the
  * trees' hops into *out; false past NET_TREE_LINKS links. */
 bool net_direct_double_tree(const comet_link *l, const net_direct *g, net_cost *out);
-/* The share of collective c's time on a link that one chunk holds it
- * before the next chunk may start (collective.c): 1 but for a chain,
- * whose next chunk follows its head's last piece (its root_chain's
- * *head). */
-double net_chunk_hold(comet_collective c, const comet_link *l);
 
 /* The closed form of docs/collectives.md on a link for a symmetric
  * collective (rooted ones: collective.c): hops * a + load * x,

@@ -177,7 +177,7 @@ NET_COLD static void broadcast_holds(const comet_link *links, const int *order, 
         for (; j < n; j++) {
             const comet_link *l = &links[plan[j].link];
             span += comet_collective_time_1d(plan[j].collective, l, plan[j].bytes) *
-                    net_chunk_hold(plan[j].collective, l);
+                    comet_collective_chunk_hold(plan[j].collective, l);
             if (j > i && plan[j].link == plan[i].link)
                 break;
         }
@@ -187,14 +187,25 @@ NET_COLD static void broadcast_holds(const comet_link *links, const int *order, 
 }
 
 /* The closed form runs the plan with its links innermost first; a chunk
- * pipeline's stage is one dimension (an inner dimension's reduce-scatter
- * and all-gather share its links, so their times add up in one stage):
+ * pipeline's stage is one dimension. For a rooted collective an inner
+ * dimension's phases (a reduce's reduce-scatter and gather, a broadcast's
+ * scatter and all-gather) are one stage, their times added up, held by a
+ * chunk until its last phase there:
  * total = sum_i T_i + (k - 1) max_i H_i over the dimensions' busy times
  * T_i, H_i the time a chunk holds the stage before the next may start: T_i
  * but where the stage is a chain (a broadcast or a reduce pipelined in
  * pieces), whose next chunk's pieces follow the last piece its head sent
- * (net_chunk_hold): k chunks down a chain of n pieces and d steps more
- * are one chain of k n pieces. */
+ * (comet_collective_chunk_hold): k chunks down a chain of n pieces and d
+ * steps more are one chain of k n pieces. A symmetric collective's
+ * dimension works on other chunks between a chunk's phases there (an
+ * all-reduce's inner dimension reduce-scatters the next chunks while this
+ * one is outside), so each dimension bounds the total by its own work and
+ * what must come before its first phase and after its last:
+ * total = max(sum_i T_i, max_i (F_i + k T_i + D_i)), F_i the phases before
+ * dimension i's first, D_i those after its last, for one chunk (for
+ * reduce-scatter, all-gather and all-to-all, one phase a dimension, it is
+ * the sum above; an all-reduce's inner dimension bounds it by k times its
+ * reduce-scatter and all-gather, as the flows run it). */
 static double pipelined_time(const comet_link *links, int m, comet_collective c, double bytes,
                              double outer, double k)
 {
@@ -203,30 +214,50 @@ static double pipelined_time(const comet_link *links, int m, comet_collective c,
         /* the common case: the plan is the collective itself on one link */
         sum = max = comet_collective_time_1d(c, &links[0], bytes / k);
         if (c >= COMET_COLL_SYMMETRIC && k > 1.0)
-            max *= net_chunk_hold(c, &links[0]);
+            max *= comet_collective_chunk_hold(c, &links[0]);
     } else {
         comet_coll_phase plan[COMET_MAX_COLL_PHASES];
         int order[COMET_MAX_DIMS];
         for (int i = 0; i < COMET_MAX_DIMS; i++)
             order[i] = i;
         int n = comet_collective_plan_split(c, links, order, m, bytes / k, outer / k, plan);
-        double busy[COMET_MAX_DIMS], hold[COMET_MAX_DIMS];
+        double busy[COMET_MAX_DIMS], hold[COMET_MAX_DIMS], times[COMET_MAX_COLL_PHASES];
         for (int i = 0; i < m; i++)
             busy[i] = hold[i] = 0.0;
         for (int i = 0; i < n; i++) {
             const comet_link *l = &links[plan[i].link];
             double t = comet_collective_time_1d(plan[i].collective, l, plan[i].bytes);
+            times[i] = t;
             busy[plan[i].link] += t;
             hold[plan[i].link] += plan[i].collective >= COMET_COLL_SYMMETRIC && k > 1.0
-                                      ? t * net_chunk_hold(plan[i].collective, l)
+                                      ? t * comet_collective_chunk_hold(plan[i].collective, l)
                                       : t;
         }
         if (c == COMET_COLL_BROADCAST && k > 1.0)
             broadcast_holds(links, order, m, bytes / k, hold);
-        for (int i = 0; i < m; i++) {
+        for (int i = 0; i < m; i++)
             sum += busy[i];
-            max = hold[i] > max ? hold[i] : max;
+        if (c < COMET_COLL_SYMMETRIC && k > 1.0) {
+            double total = sum;
+            for (int d = 0; d < m; d++) {
+                double before = 0.0, after = 0.0;
+                int first = n, last = -1;
+                for (int i = 0; i < n; i++)
+                    if (plan[i].link == d) {
+                        first = i < first ? i : first;
+                        last = i;
+                    }
+                for (int i = 0; i < first && i < n; i++)
+                    before += times[i];
+                for (int i = last + 1; i < n; i++)
+                    after += times[i];
+                double bound = before + k * busy[d] + after;
+                total = bound > total ? bound : total;
+            }
+            return total < (double)INFINITY ? total : (double)INFINITY;
         }
+        for (int i = 0; i < m; i++)
+            max = hold[i] > max ? hold[i] : max;
     }
     if (!(sum < (double)INFINITY))
         return (double)INFINITY;

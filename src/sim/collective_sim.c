@@ -6,7 +6,11 @@
  * arrival order. A phase costs its algorithm's latency terms, endpoint
  * delays and reduction memory passes (fixed) plus its bandwidth term; with
  * congestion the phases running on one dimension share its bandwidth
- * (processor sharing), without it each runs as if alone. The baseline
+ * (processor sharing), without it each runs as if alone. A chain's phase
+ * (a broadcast or reduce pipelined in pieces) frees its dimension once its
+ * head has sent its pieces and drains beside the next chunk's; a
+ * broadcast's scatter keeps its dimension until the chunk's all-gather
+ * there is done. The baseline
  * sends every chunk through the dimensions in order; Themis gives each
  * chunk's largest phase to the dimension with the least work assigned so
  * far (Rashidi et al. 2022). All NPUs of a collective do the same work, so
@@ -34,6 +38,8 @@ typedef struct job {
     int chunk;
     double fixed_until;   /* absolute time its fixed part ends */
     double remaining;     /* bandwidth seconds left (at full rate) */
+    bool parked;          /* a kept phase done: the slot waits for the chunk's
+                           * next phase on this dimension */
 } job;
 
 typedef struct dim_state {
@@ -52,6 +58,11 @@ typedef struct sim {
     dim_state dims[COMET_MAX_DIMS];
     chunk *chunks;
     int64_t n_chunks, done;
+    /* chunks past the held part of a chain's phase, their dimension free
+     * for the next chunk, until their last pieces are through */
+    int *draining;
+    double *drained_at;
+    int n_draining;
     double now;
     uint64_t events;
 } sim;
@@ -62,7 +73,7 @@ static void start_jobs(sim *s, int d)
     while (ds->running < s->o->active_chunks && ds->head < ds->tail) {
         int c = ds->queue[ds->head++];
         const phase *p = &s->chunks[c].phases[s->chunks[c].next];
-        ds->jobs[ds->running++] = (job){c, s->now + p->fixed, p->bw};
+        ds->jobs[ds->running++] = (job){c, s->now + p->fixed, p->bw, false};
     }
 }
 
@@ -73,7 +84,14 @@ static void enqueue(sim *s, int c)
         s->done++;
         return;
     }
-    dim_state *ds = &s->dims[ch->phases[ch->next].dim];
+    const phase *p = &ch->phases[ch->next];
+    dim_state *ds = &s->dims[p->dim];
+    for (int j = 0; j < ds->running; j++)
+        if (ds->jobs[j].parked && ds->jobs[j].chunk == c) {
+            /* the slot its kept phase held: it runs there at once */
+            ds->jobs[j] = (job){c, s->now + p->fixed, p->bw, false};
+            return;
+        }
     ds->queue[ds->tail++] = c;
 }
 
@@ -101,6 +119,8 @@ static bool step(sim *s)
             next = t < next ? t : next;
         }
     }
+    for (int i = 0; i < s->n_draining; i++)
+        next = s->drained_at[i] < next ? s->drained_at[i] : next;
     if (next == INFINITY)
         return false;
     double dt = next - s->now;
@@ -123,17 +143,38 @@ static bool step(sim *s)
         for (int j = 0; j < ds->running; j++) {
             job *jb = &ds->jobs[j];
             bool fixed_over = jb->fixed_until <= s->now * (1.0 + 1e-15) + 1e-18;
-            if (fixed_over && jb->remaining <= 1e-15 * (1.0 + s->now))
+            if (fixed_over && jb->remaining <= 1e-15 * (1.0 + s->now)) {
                 finished[n_finished++] = jb->chunk;
-            else
+                const chunk *ch = &s->chunks[jb->chunk];
+                if (ch->phases[ch->next].keep)
+                    ds->jobs[kept++] = (job){jb->chunk, (double)INFINITY, 0.0, true};
+            } else {
                 ds->jobs[kept++] = *jb;
+            }
         }
         ds->running = kept;
         for (int f = 0; f < n_finished; f++) {
-            s->chunks[finished[f]].next++;
+            chunk *ch = &s->chunks[finished[f]];
+            if (ch->phases[ch->next].tail > 0.0) {
+                s->draining[s->n_draining] = finished[f];
+                s->drained_at[s->n_draining++] = s->now + ch->phases[ch->next].tail;
+                continue;
+            }
+            ch->next++;
             enqueue(s, finished[f]);
         }
     }
+    int still = 0;
+    for (int i = 0; i < s->n_draining; i++) {
+        if (s->drained_at[i] <= s->now * (1.0 + 1e-15) + 1e-18) {
+            s->chunks[s->draining[i]].next++;
+            enqueue(s, s->draining[i]);
+        } else {
+            s->draining[still] = s->draining[i];
+            s->drained_at[still++] = s->drained_at[i];
+        }
+    }
+    s->n_draining = still;
     for (int d = 0; d < s->m; d++)
         start_jobs(s, d);
     return true;
@@ -172,13 +213,17 @@ comet_status comet_sim_collective(const comet_system *sys, const int64_t span[CO
         return COMET_OK; /* one NPU: nothing to do */
     s.n_chunks = splits;
     s.chunks = calloc((size_t)splits, sizeof *s.chunks);
-    bool ok = s.chunks != NULL;
+    s.draining = calloc((size_t)splits, sizeof *s.draining);
+    s.drained_at = calloc((size_t)splits, sizeof *s.drained_at);
+    bool ok = s.chunks != NULL && s.draining != NULL && s.drained_at != NULL;
     for (int d = 0; d < s.m && ok; d++)
         ok = (s.dims[d].queue = calloc(2 * (size_t)splits, sizeof(int))) != NULL; /* RS and AG */
     if (!ok) {
         for (int d = 0; d < s.m; d++)
             free(s.dims[d].queue);
         free(s.chunks);
+        free(s.draining);
+        free(s.drained_at);
         return comet_error_set(err, COMET_ENOMEM, NULL, 0, 0, NULL, "out of memory");
     }
     int order[COMET_MAX_DIMS];
@@ -201,6 +246,8 @@ comet_status comet_sim_collective(const comet_system *sys, const int64_t span[CO
         free(s.dims[d].queue);
     }
     free(s.chunks);
+    free(s.draining);
+    free(s.drained_at);
     if (s.done != s.n_chunks)
         return comet_error_set(err, COMET_EINTERNAL, NULL, 0, 0, NULL,
                                "simulation stopped with %lld of %lld chunks done",

@@ -38,6 +38,15 @@ static phase make_phase(const comet_sim_options *o, int dim, const comet_link *l
                           ? (comet_collective_messages(c, l) + 1.0) * o->endpoint_delay
                           : 0.0;
     p.fixed = (cost.time - cost.transfer) + memory_time(o, c, l, bytes) + endpoint;
+    /* a chain holds its dimension for the share its head sends in; the
+     * rest, its last pieces going down the chain, runs beside the next
+     * chunk's (the estimate's chunk pipeline, docs/collectives.md) */
+    double hold = comet_collective_chunk_hold(c, l);
+    if (hold < 1.0) {
+        p.tail = (1.0 - hold) * (p.fixed + p.bw);
+        p.fixed *= hold;
+        p.bw *= hold;
+    }
     return p;
 }
 
@@ -55,6 +64,11 @@ static void plan_chunk(const comet_sim_options *o, const comet_link *links, cons
     for (int i = 0; i < n && i < MAX_PHASES; i++)
         ch->phases[ch->n_phases++] =
             make_phase(o, plan[i].link, &links[plan[i].link], plan[i].collective, plan[i].bytes);
+    /* a broadcast's root sends a chunk's scatter on a dimension once the
+     * chunk before is through its all-gather there */
+    for (int i = 0; c == COMET_COLL_BROADCAST && i < ch->n_phases; i++)
+        for (int j = i + 1; plan[i].collective == COMET_COLL_SCATTER && j < ch->n_phases; j++)
+            ch->phases[i].keep |= ch->phases[j].dim == ch->phases[i].dim;
 }
 
 /* Themis: the order of dimensions for the next chunk that keeps the most

@@ -8,12 +8,20 @@
 #include "comet/network.h"
 #include "comet/simulate.h"
 
+#include <stdbool.h>
+
 #define MAX_PHASES (2 * COMET_MAX_DIMS)
 
 typedef struct phase {
     int dim;              /* index into the links given to sim_next_chunk */
     double fixed;         /* seconds not shared: latency, endpoint, memory passes */
     double bw;            /* seconds of bandwidth at full rate */
+    double tail;          /* seconds the phase runs on after it frees its dimension
+                           * for the next chunk: a chain's last pieces draining
+                           * (comet_collective_chunk_hold), 0 for the others */
+    bool keep;            /* a broadcast's scatter: its dimension stays the chunk's
+                           * until its all-gather there ends (the root's links would
+                           * starve the ring behind it, as the estimate holds it) */
 } phase;
 
 typedef struct chunk {

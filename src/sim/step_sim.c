@@ -210,7 +210,7 @@ static int chunked(builder *b, int stage, int stream, const int64_t span[COMET_M
         chunk ch;
         sim_next_chunk(&o, load ? by_link : NULL, links, m, c, bytes / (double)k,
                        outer / (double)k, order, &ch);
-        int prev = after;
+        int prev = after, ids[MAX_PHASES];
         for (int i = 0; i < ch.n_phases; i++) {
             int id = sim_add_task(&b->g, res(b, stage, R_PER_STAGE + map[ch.phases[i].dim]),
                                   ch.phases[i].fixed, (uint8_t)kind, stage, (int)mb, layer);
@@ -221,8 +221,25 @@ static int chunked(builder *b, int stage, int stream, const int64_t span[COMET_M
             sim_set_work(&b->g, id, ch.phases[i].bw);
             if (sim_add_dep(&b->g, prev, id) || sim_add_dep(&b->g, behind[i], id))
                 b->oom = true;
-            behind[i] = prev = id;
+            behind[i] = prev = ids[i] = id;
+            if (ch.phases[i].tail > 0.0) {
+                /* a chain's last pieces: the next chunk's phase follows
+                 * the held part, this chunk's next phase the drain */
+                prev = sim_add_task(&b->g, res(b, stage, R_PER_STAGE + map[ch.phases[i].dim]),
+                                    ch.phases[i].tail, (uint8_t)kind, stage, (int)mb, layer);
+                if (prev < 0 || sim_add_dep(&b->g, id, prev)) {
+                    b->oom = true;
+                    return -1;
+                }
+            }
         }
+        /* a kept phase's dimension is the chunk's until its next phase there */
+        for (int i = 0; i < ch.n_phases; i++)
+            for (int j = i + 1; ch.phases[i].keep && j < ch.n_phases; j++)
+                if (ch.phases[j].dim == ch.phases[i].dim) {
+                    behind[i] = ids[j];
+                    break;
+                }
         if (n_ends < 64)
             ends[n_ends++] = prev;
         else
