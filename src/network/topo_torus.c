@@ -27,6 +27,9 @@ typedef struct grid {
 
 /* A part's phases at most: an all-reduce's two passes over the axes. */
 #define GRID_MAX_PHASES (2 * COMET_MAX_AXES)
+/* chunks the ring schedule's closed form runs one by one; past twice as
+ * many, their steady period (grid_ring_schedule) */
+#define GRID_EXACT_CHUNKS 16
 
 /* The topology's axes into axes[], their count returned; no shape: one
  * axis, the whole dimension (a group of part of it is a line). */
@@ -167,6 +170,73 @@ static double parts_makespan(int parts, int phases, double cost[][GRID_MAX_PHASE
     }
 }
 
+/* parts_makespan for k chunks of the buffer, each part's chunks in
+ * order behind each other: chunk c's phase p starts once its phase p-1
+ * and chunk c-1's phase p are done (the flows' hold of one phase), the
+ * phases on an axis at once sharing it equally; cost[j][p] is a chunk's.
+ * The chunks in flight a part are those whose phases are strictly behind
+ * the chunk before's, at most phases + 1 of them, so a window of that
+ * many per part is all there is to keep, whatever k. */
+static double parts_makespan_chunks(int parts, int phases, const double cost[][GRID_MAX_PHASES],
+                                    const int axis[][GRID_MAX_PHASES], int64_t k)
+{
+    enum { WINDOW = GRID_MAX_PHASES + 1 };
+    int at[COMET_MAX_AXES][WINDOW];
+    double left[COMET_MAX_AXES][WINDOW];
+    int64_t lo[COMET_MAX_AXES];
+    for (int j = 0; j < parts; j++) {
+        lo[j] = 0;
+        for (int w = 0; w < WINDOW; w++) {
+            at[j][w] = 0;
+            left[j][w] = cost[j][0];
+        }
+    }
+    double t = 0.0;
+    for (;;) {
+        int on[COMET_MAX_AXES] = {0};
+        bool runs[COMET_MAX_AXES][WINDOW];
+        for (int j = 0; j < parts; j++)
+            for (int w = 0; w < WINDOW; w++) {
+                runs[j][w] = lo[j] + w < k && at[j][w] < phases &&
+                             (w == 0 || at[j][w - 1] > at[j][w]);
+                if (runs[j][w])
+                    on[axis[j][at[j][w]]]++;
+            }
+        double dt = -1.0;
+        for (int j = 0; j < parts; j++)
+            for (int w = 0; w < WINDOW; w++)
+                if (runs[j][w]) {
+                    double end = left[j][w] * (double)on[axis[j][at[j][w]]];
+                    dt = dt < 0.0 || end < dt ? end : dt;
+                }
+        if (dt < 0.0)
+            return t;
+        t += dt;
+        for (int j = 0; j < parts; j++) {
+            for (int w = 0; w < WINDOW; w++) {
+                if (!runs[j][w])
+                    continue;
+                int shared = on[axis[j][at[j][w]]];
+                if (left[j][w] * (double)shared <= dt * (1.0 + 1e-12)) {
+                    at[j][w]++;
+                    left[j][w] = at[j][w] < phases ? cost[j][at[j][w]] : 0.0;
+                } else {
+                    left[j][w] -= dt / (double)shared;
+                }
+            }
+            while (lo[j] < k && at[j][0] >= phases) { /* the part's first chunk is through */
+                for (int w = 0; w + 1 < WINDOW; w++) {
+                    at[j][w] = at[j][w + 1];
+                    left[j][w] = left[j][w + 1];
+                }
+                at[j][WINDOW - 1] = 0;
+                left[j][WINDOW - 1] = cost[j][0];
+                lo[j]++;
+            }
+        }
+    }
+}
+
 /* The parts' load: the slowest part's phases one after another, or, when
  * the axes differ, the busiest axis's work over all the parts that share
  * its links (on a 5 x 4 line grid the ring schedule's axis of 5 carries
@@ -225,20 +295,25 @@ static net_cost grid_ring_schedule(const comet_link *l, bool wrap, comet_collect
         hops *= 2.0;
     if (g == 1)
         return (net_cost){hops, cost[0][0] * (double)phases * (double)gr.m};
-    /* k chunks: the first chunk's makespan, then the next chunks' phases
-     * fill the axes the first left idle, one busiest axis's load a chunk
-     * (on 4 x 2 the all-reduce's 3.5 x at one chunk, 2.5 x at many, as the
-     * flows): their mean a chunk, which the chunk pipeline multiplies
-     * back (src/network/network.c) */
-    double on_axis[COMET_MAX_AXES] = {0}, busiest = 0.0;
-    for (int j = 0; j < g; j++)
-        for (int p = 0; p < phases; p++)
-            on_axis[axis[j][p]] += cost[j][p];
-    for (int i = 0; i < g; i++)
-        busiest = on_axis[i] > busiest ? on_axis[i] : busiest;
-    double t = parts_makespan(g, phases, cost, axis);
-    double k = l->chunks > 1 ? (double)l->chunks : 1.0;
-    t = (t + (k - 1.0) * busiest) / k;
+    /* k chunks: the next chunks' phases fill the axes the first leaves
+     * idle, each part's chunks behind each other as the flows run them
+     * (on 4 x 2 the all-reduce's 3.5 x at one chunk, 2.5 x at two and
+     * more): a chunk's share of their makespan, which the chunk pipeline
+     * multiplies back (src/network/network.c) */
+    double t;
+    int64_t k = l->chunks;
+    if (k <= 1) {
+        t = parts_makespan(g, phases, cost, axis); /* (spends cost[][]) */
+    } else if (k > 2 * GRID_EXACT_CHUNKS) {
+        /* past the first chunks the makespan grows by a steady period:
+         * the mean over the second GRID_EXACT_CHUNKS carries it on */
+        double m1 = parts_makespan_chunks(g, phases, cost, axis, GRID_EXACT_CHUNKS);
+        double m2 = parts_makespan_chunks(g, phases, cost, axis, 2 * GRID_EXACT_CHUNKS);
+        t = (m2 + (double)(k - 2 * GRID_EXACT_CHUNKS) * (m2 - m1) / GRID_EXACT_CHUNKS) /
+            (double)k;
+    } else {
+        t = parts_makespan_chunks(g, phases, cost, axis, k) / (double)k;
+    }
     return (net_cost){hops, t * (double)gr.m / (double)g};
 }
 
