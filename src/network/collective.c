@@ -36,6 +36,15 @@ static comet_collective symmetric_of(comet_collective c)
     }
 }
 
+/* The chain a broadcast runs down from the root, or a reduce toward it. */
+static bool chain_of(comet_collective c, const net_topology *t, const comet_link *l,
+                     net_cost *out, double *head)
+{
+    if (c == COMET_COLL_REDUCE && t->root_chain_toward)
+        return t->root_chain_toward(l, out, head);
+    return t->root_chain && t->root_chain(l, out, head);
+}
+
 /* Rooted at the group's first member. A scatter (gather) is the
  * topology's scatter pattern; a broadcast (reduce) its chain where it has
  * one, else the scatter after the algorithm's all-gather (the gather
@@ -50,7 +59,7 @@ NET_COLD static double rooted_time(comet_collective c, const net_topology *t, co
     net_pattern_fn rooted = toward && t->root_gather ? t->root_gather : t->root_scatter;
     if (c == COMET_COLL_GATHER || c == COMET_COLL_SCATTER)
         return net_seconds(rooted(l), a, x);
-    if (t->root_chain && t->root_chain(l, &chain, &head))
+    if (chain_of(c, t, l, &chain, &head))
         return net_seconds(chain, a, x);
     comet_collective pass = toward ? COMET_COLL_REDUCE_SCATTER : COMET_COLL_ALL_GATHER;
     return net_seconds(rooted(l), a, x) + net_algorithm_of(l->algorithm)->time[pass](t, l, a, x);
@@ -96,7 +105,7 @@ double comet_collective_chunk_hold(comet_collective c, const comet_link *l)
             return 1.0;
     }
     const net_topology *t = net_topology_of(l->topology);
-    if (!t->root_chain || !t->root_chain(l, &chain, &head))
+    if (!chain_of(c, t, l, &chain, &head))
         return 1.0;
     return head;
 }

@@ -88,6 +88,10 @@ typedef struct net_topology {
      * before the next chunk's pieces follow it (network.c). The flows ask
      * it too, so both run the same plan. */
     bool (*root_chain)(const comet_link *l, net_cost *out, double *head);
+    /* The reduce's chain where it is not the broadcast's mirror (NULL:
+     * it is): on part of a one-way ring the chain toward the root comes
+     * back round past the other groups. */
+    bool (*root_chain_toward)(const comet_link *l, net_cost *out, double *head);
     /* Whether its patterns read comet_link.spacing (a Clos: where a
      * group's members sit decides how many share a leaf). */
     bool prices_spacing;

@@ -310,6 +310,31 @@ static bool ring_root_chain(const comet_link *l, net_cost *out, double *head)
     return true;
 }
 
+/* A reduce's chain on part of a one-way ring: member 1 to n-1 forward,
+ * then from the last back round to the root past the other groups, so
+ * every group's chain crosses every link once, size/n chains a link
+ * (side by side, where the broadcast's cross none of the others'), and
+ * the last piece goes size - s links where the broadcast's goes (n-1) s.
+ * The chains' n pieces stream through each link at its share; only the
+ * fill, the n-2 steps before a link's streams all run, goes at the
+ * interleaved groups' s: size/n + s (n-2)/n x (the flows' time at 2 to
+ * 8 of a ring of 8 or 16, side by side or spaced; a closed group's
+ * chains, size = n s, the broadcast's 2 s (n-1)/n). The next chunk's
+ * pieces follow once a link has passed this chunk's: the head holds the
+ * chain for the streaming part, (size/n) / (size/n + fill). */
+static bool ring_root_reduce_chain(const comet_link *l, net_cost *out, double *head)
+{
+    ring_group g = group_of(l);
+    if (!g.uni || g.closed)
+        return ring_root_chain(l, out, head);
+    net_cost c;
+    net_pipelined_chain(l, &c, head);
+    double fill = g.s * (g.n - 2.0) / g.n;
+    *out = (net_cost){c.hops * g.s + (g.size - g.n * g.s), g.size / g.n + fill};
+    *head = g.size / g.n / (g.size / g.n + fill);
+    return true;
+}
+
 /* Pipeline sends: every NPU of a stage sends to its peer `stride` places
  * on, all at once, the shorter way (a unidirectional ring: forward): the
  * busiest link carries net_shift_flows of them (stride, its last sender's
@@ -392,6 +417,7 @@ const net_topology net_topology_ring = {
     .root_scatter = ring_root_scatter,
     .root_gather = ring_root_gather,
     .root_chain = ring_root_chain,
+    .root_chain_toward = ring_root_reduce_chain,
     .shift_load = ring_shift_load,
     .prices_spacing = true,
 };
