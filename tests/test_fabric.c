@@ -1102,8 +1102,8 @@ static double flows_spaced(const comet_system *s, int64_t span, int64_t stride,
  * its heaps' edges as the flows do, net_direct_double_tree). Not here
  * (docs/fabric.md, "Not yet"): halving-doubling's all-reduce on groups
  * that are not a power of two, rooted collectives on
- * 2 x 4 x 4 (test_rooted_every_kind bounds them) and a broadcast or
- * reduce of spaced groups on a torus or mesh. Closed
+ * 2 x 4 x 4 and chains of spaced grid groups within 9 % (below).
+ * Closed
  * forms at 0 latency: a group of 4 side by side on a ring of 8 is a line,
  * its ring closing back over the line's links (2 (n-1)/n x = 1.5 x a
  * pass, twice the ring's); 4 groups 2 apart each close a ring whose every
@@ -1162,15 +1162,23 @@ static void test_groups_on_part_of_direct_networks(void **state)
                         bool chained = cl == COMET_COLL_BROADCAST || cl == COMET_COLL_REDUCE;
                         bool rooted = chained || cl == COMET_COLL_GATHER ||
                                       cl == COMET_COLL_SCATTER;
-                        if ((algos[a] == COMET_ALGO_HALVING_DOUBLING && !pow2 &&
-                             cl == COMET_COLL_ALL_REDUCE) ||
-                            (rooted && grid && (nets[i].size == 32 || (chained && gap > 1))))
+                        if (algos[a] == COMET_ALGO_HALVING_DOUBLING && !pow2 &&
+                            cl == COMET_COLL_ALL_REDUCE)
                             continue;
+                        /* rooted on 2 x 4 x 4 and chains of spaced grid
+                         * groups: within 9 % of the flows (a gather of
+                         * all 32 the estimate -5.4 %, a reduce of 4 on
+                         * 2 x 4 x 4 or of 4 2 apart on a 4 x 4 mesh
+                         * +8.3 %) */
+                        double tol =
+                            rooted && grid && (nets[i].size == 32 || (chained && gap > 1))
+                                ? 0.09
+                                : 0.05;
                         int64_t span[COMET_MAX_DIMS] = {n, 1, 1, 1, 1, 1, 1, 1};
                         int64_t spacing[COMET_MAX_DIMS] = {gap, 1, 1, 1, 1, 1, 1, 1};
                         double f = flows_spaced(&s, n, gap, cl, 1);
                         double e = comet_collective_time_placed(&s, span, spacing, cl, GIB, 0.0);
-                        if (fabs(e - f) > 0.05 * f)
+                        if (fabs(e - f) > tol * f)
                             fail_msg("%s, algorithm %d, collective %d, %lld NPUs %lld apart: "
                                      "flows %.6g s, estimate %.6g s (%+.1f%%)",
                                      nets[i].what, (int)algos[a], (int)cl, (long long)n,
@@ -1179,7 +1187,7 @@ static void test_groups_on_part_of_direct_networks(void **state)
                     }
                 }
         }
-    print_message("  %d setups within 5 %%\n", checked);
+    print_message("  %d setups within 5 %% (9 %% the rooted corners above)\n", checked);
     assert_true(checked > 500);
 
     /* the closed forms, 0 latency: x = 1 GiB / 100 GB/s */

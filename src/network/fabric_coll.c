@@ -2146,9 +2146,11 @@ comet_status comet_fabric_run_collective(comet_fabric_run *fr, const comet_fabri
             goto fail;
         }
     }
+    /* the group as placed (its members stride apart), as the estimate sees
+     * it: which chain a rooted collective runs depends on it */
     comet_link links[COMET_MAX_DIMS];
     int dims[COMET_MAX_DIMS];
-    int m = comet_span_links(&fr->sys, r->span, links, dims);
+    int m = comet_span_links_placed(&fr->sys, r->span, r->stride, links, dims);
     if (m == 0) { /* nothing to move: done at once */
         if (run_finished(fr, r->owner) != 0)
             goto oom;
