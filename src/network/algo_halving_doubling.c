@@ -1,21 +1,42 @@
 /* Halving-doubling (Rabenseifner, ICCS 2004; Thakur, Rabenseifner & Gropp
- * 2005): reduce-scatter by recursive halving, L = ceil(log2 n) steps of
- * S/2, S/4, ..., S/n with the partner 2^i away; all-gather by recursive
- * doubling, its mirror; all-reduce the two. All-to-all is Bruck's log-step
- * algorithm (Bruck, Ho, Kipnis, Upfal & Weathersby, IEEE TPDS 8(11), 1997):
- * L steps of about S/2. Non-power-of-two n: L steps with the power-of-two
- * bandwidth term, which is optimistic (MPICH folds the extra NPUs first).
- * docs/collectives.md, "Halving-doubling (Rabenseifner) and Bruck". */
+ * 2005): reduce-scatter by recursive halving, L = log2 n steps of S/2,
+ * S/4, ..., S/n with the partner 2^i away; all-gather by recursive
+ * doubling, its mirror; all-reduce the two. A group that is not a power
+ * of two is folded first, as MPICH folds it (Thakur et al. 2005, Sec. 4;
+ * net_hd in families.h): r = n - 2^floor(log2 n) members hand their data
+ * to a neighbour, the power of two runs, the result goes back. An
+ * all-reduce folds the whole buffer once and unfolds it once; a
+ * reduce-scatter or all-gather pass folds and unfolds its blocks. Each
+ * topology prices the folded schedule (folded_halving) where the pairs'
+ * routes land. All-to-all is Bruck's log-step algorithm (Bruck, Ho,
+ * Kipnis, Upfal & Weathersby, IEEE TPDS 8(11), 1997): L steps of about
+ * S/2, any n. docs/collectives.md, "Halving-doubling (Rabenseifner) and
+ * Bruck". */
 #include "families.h"
 
-static double hd_one_pass(const net_topology *t, const comet_link *l, double a, double x)
+/* One pass (or an all-reduce's half): the power-of-two pattern, or the
+ * folded one. */
+static net_cost hd_pass(const net_topology *t, const comet_link *l, net_hd_part part)
 {
-    return net_seconds(t->recursive_halving(l), a, x);
+    if ((l->n & (l->n - 1)) == 0 || !t->folded_halving)
+        return t->recursive_halving(l);
+    return t->folded_halving(l, part);
+}
+
+static double hd_reduce_scatter(const net_topology *t, const comet_link *l, double a, double x)
+{
+    return net_seconds(hd_pass(t, l, NET_HD_RS), a, x);
+}
+
+static double hd_all_gather(const net_topology *t, const comet_link *l, double a, double x)
+{
+    return net_seconds(hd_pass(t, l, NET_HD_AG), a, x);
 }
 
 static double hd_all_reduce(const net_topology *t, const comet_link *l, double a, double x)
 {
-    return 2.0 * hd_one_pass(t, l, a, x);
+    return net_seconds(hd_pass(t, l, NET_HD_AR_RS), a, x) +
+           net_seconds(hd_pass(t, l, NET_HD_AR_AG), a, x);
 }
 
 static double hd_all_to_all(const net_topology *t, const comet_link *l, double a, double x)
@@ -23,7 +44,8 @@ static double hd_all_to_all(const net_topology *t, const comet_link *l, double a
     return net_seconds(t->bruck(l), a, x);
 }
 
-/* L = ceil(log2 n) steps, one message each (Bruck's all-to-all too). */
+/* ceil(log2 n) messages at most: log2 p steps and the unfold (Bruck's
+ * all-to-all: ceil(log2 n) steps). */
 static double hd_pass_messages(int64_t n)
 {
     return (double)net_ceil_log2(n);
@@ -33,8 +55,8 @@ const net_algorithm net_algorithm_halving_doubling = {
     .id = COMET_ALGO_HALVING_DOUBLING,
     .time = {
         [COMET_COLL_ALL_REDUCE] = hd_all_reduce,
-        [COMET_COLL_REDUCE_SCATTER] = hd_one_pass,
-        [COMET_COLL_ALL_GATHER] = hd_one_pass,
+        [COMET_COLL_REDUCE_SCATTER] = hd_reduce_scatter,
+        [COMET_COLL_ALL_GATHER] = hd_all_gather,
         [COMET_COLL_ALL_TO_ALL] = hd_all_to_all,
     },
     .pass_messages = hd_pass_messages,

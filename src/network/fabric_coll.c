@@ -92,6 +92,9 @@ typedef struct fc_phase {
      * every later one up to this index (make_plans: a rooted
      * collective's chunk holds a dimension through its last phase there) */
     int8_t hold_to;
+    /* halving-doubling: which pass of the folded schedule (net_hd_part:
+     * a reduce-scatter's, an all-gather's, an all-reduce's halves) */
+    uint8_t hd;
 } fc_phase;
 
 typedef struct fc_plan {
@@ -424,6 +427,7 @@ static int64_t messages(const fc_phase *ph, const fc_line *l)
     case FC_PAIRWISE:
         return l->n - 1;
     case FC_HALVING:
+        return net_hd_of(l->n, (net_hd_part)ph->hd).steps; /* steps; see needs() */
     case FC_BRUCK:
         return log_steps(l->n);
     case FC_IN_NETWORK:
@@ -476,6 +480,14 @@ static void needs(const fc_run *r, const fc_phase *ph, const fc_line *l, int64_t
                   int64_t *sent, int64_t *recv)
 {
     *sent = *recv = messages(ph, l);
+    if (ph->algo == FC_HALVING) {
+        /* every step taken (sent counts them), its messages received */
+        net_hd h = net_hd_of(l->n, (net_hd_part)ph->hd);
+        *recv = 0;
+        for (int st = 0; st < h.steps; st++)
+            *recv += net_hd_recv(&h, st, l->me);
+        return;
+    }
     if (ph->algo == FC_CHAIN) {
         bool tail = chain_pos(ph, l, l->me, ch) == l->n - 1;
         int64_t pieces = *sent;
@@ -658,6 +670,80 @@ static uint64_t conn_hash(int64_t npu, int s, int ch)
     return (uint64_t)npu * 0x9e3779b97f4a7c15ULL ^ (uint64_t)s << 20 ^ (uint64_t)ch << 27;
 }
 
+/* ---- halving-doubling: the folded schedule (net_hd), step by step ----
+ * A member takes step st once it is through the steps before it: its
+ * message of each posted, the one for it arrived. A message goes once
+ * both ends are at its step, a rendezvous, as MPI's large sends wait for
+ * their receives (MPICH's halving-doubling is sendrecv after sendrecv):
+ * a member left out of the fold does not send its first step to a
+ * partner still receiving the fold; and it is through a step once its
+ * own message has arrived too, as a sendrecv returns. count: sent the
+ * steps taken, steps the arrivals, acked its posted sends and down its
+ * delivered ones (a bit per step each). */
+
+static bool hd_at(fc_run *r, int64_t npu, int s, int64_t k, int p, int st)
+{
+    const fc_chunk_state *cs = chunk_at(r, npu, s, k);
+    return cs->entered && cs->cur == p && count_at(r, npu, s, k, p, 0)->sent == st;
+}
+
+static bool hd_through(const net_hd *h, const fc_line *l, const fc_count *c, int st)
+{
+    int64_t to;
+    bool sends = net_hd_send(h, st, l->me, &to) > 0.0;
+    return (!sends || ((uint32_t)c->down >> st & 1u)) &&
+           (!net_hd_recv(h, st, l->me) || (c->steps >> st & 1u));
+}
+
+/* Member l->me's message of step st, once both ends are there: 1 posted
+ * now, 0 not, -1 on error. */
+static int hd_post(fc_run *r, fl_engine *e, const fc_phase *ph, const net_hd *h,
+                   const fc_line *l, int s, int64_t k, int p, int st)
+{
+    int64_t from = member(l, l->me), j;
+    double part = net_hd_send(h, st, l->me, &j);
+    fc_count *c = count_at(r, from, s, k, p, 0);
+    if (!(part > 0.0) || ((uint32_t)c->acked >> st & 1u))
+        return 0;
+    int64_t to = member(l, j);
+    if (!hd_at(r, from, s, k, p, st) || !hd_at(r, to, s, k, p, st))
+        return 0;
+    c->acked = (int32_t)((uint32_t)c->acked | 1u << st);
+    return send(r, e, from, to, part * ph->bytes, tag_of(to, s, k, p, st, KIND_PEER),
+                conn_hash(from, s, 0)) != 0
+               ? -1
+               : 1;
+}
+
+static int hd_progress(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, int p,
+                       const fc_line *l)
+{
+    const fc_phase *ph = &plan_of(r, s, k)->ph[p];
+    net_hd h = net_hd_of(l->n, (net_hd_part)ph->hd);
+    fc_count *c = count_at(r, npu, s, k, p, 0);
+    while (c->sent < h.steps) {
+        int st = c->sent;
+        if (hd_post(r, e, ph, &h, l, s, k, p, st) < 0)
+            return -1;
+        /* the member sending to this one, if it waited for it */
+        int64_t from = net_hd_from(&h, st, l->me);
+        if (from >= 0) {
+            fc_line lf = line_at(l, from);
+            int64_t fnpu = member(&lf, lf.me);
+            int got = hd_post(r, e, ph, &h, &lf, s, k, p, st);
+            if (got < 0)
+                return -1;
+            if (got > 0 && hd_through(&h, &lf, count_at(r, fnpu, s, k, p, 0), st) &&
+                resume(r, e, fnpu, s, k, p, 0, &lf) != 0)
+                return -1;
+        }
+        if (!hd_through(&h, l, c, st))
+            break;
+        c->sent++;
+    }
+    return 0;
+}
+
 /* Sends what phase p's state allows: ring steps once the step before has
  * arrived, log steps once the last one has. *line: npu's (line_into). */
 static int progress(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, int p, int ch,
@@ -766,22 +852,14 @@ static int progress(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, int 
         return 0;
     }
     case FC_HALVING:
+        return hd_progress(r, e, npu, s, k, p, &l);
     case FC_BRUCK: {
         int L = log_steps(l.n);
         while (cnt->sent < L && (cnt->sent == 0 || (cnt->steps >> (cnt->sent - 1) & 1))) {
             int st = cnt->sent;
-            int64_t to;
-            double bytes;
-            if (ph->algo == FC_BRUCK) {
-                to = member(&l, (l.me + ((int64_t)1 << st)) % l.n);
-                bytes = 0.5 * ph->bytes;
-            } else {
-                int dist = ph->mirror ? L - 1 - st : st;
-                int64_t partner = l.me ^ ((int64_t)1 << dist);
-                to = partner < l.n ? member(&l, partner) : npu; /* no partner: a step with itself */
-                bytes = ph->mirror ? ph->bytes / ldexp(1.0, L - st) : ph->bytes / ldexp(1.0, st + 1);
-            }
-            if (send(r, e, npu, to, bytes, tag_of(to, s, k, p, st, KIND_PEER), hash) != 0)
+            int64_t to = member(&l, (l.me + ((int64_t)1 << st)) % l.n);
+            if (send(r, e, npu, to, 0.5 * ph->bytes, tag_of(to, s, k, p, st, KIND_PEER), hash) !=
+                0)
                 return -1;
             cnt->sent++;
         }
@@ -1425,6 +1503,16 @@ static int coll_flow_done(fc_run *r, fl_engine *e, uint64_t tag)
         step = ch; /* the log-step schedules tag the step, on channel 0 */
         ch = 0;
     }
+    if (ph->algo == FC_HALVING) {
+        /* the sender's message is delivered: it may be through the step */
+        net_hd h = net_hd_of(rl.n, (net_hd_part)ph->hd);
+        fc_line sl = line_at(&rl, net_hd_from(&h, step, rl.me));
+        int64_t from = member(&sl, sl.me);
+        fc_count *fc = count_at(r, from, s, k, p, 0);
+        fc->down = (int32_t)((uint32_t)fc->down | 1u << step);
+        if (resume(r, e, from, s, k, p, 0, &sl) != 0)
+            return -1;
+    }
     if (ph->algo == FC_RING && ph->in_order) {
         /* the sender's connection is free: it sends its next if that one
          * waits for it */
@@ -1491,7 +1579,7 @@ static comet_status expand(fc_run *r, const comet_system *sys, fc_plan *pl, int 
      * steps cross unlike routes, so a message may be ready before the one
      * ahead of it has arrived */
     fc_phase ph = {dim, -1, FC_RING, c, bytes, false, 0,
-                   r->f->dims[dim].uneven || r->coord[dim] != NULL, 0, false, false, 0};
+                   r->f->dims[dim].uneven || r->coord[dim] != NULL, 0, false, false, 0, 0};
     if (c == COMET_COLL_ALL_TO_ALL) {
         /* on a direct network (fully connected, torus, mesh) nothing orders
          * the pairwise rounds: every block is posted at once, as the direct
@@ -1510,6 +1598,7 @@ static comet_status expand(fc_run *r, const comet_system *sys, fc_plan *pl, int 
     if (a == COMET_ALGO_HALVING_DOUBLING) {
         ph.algo = FC_HALVING;
         ph.mirror = c == COMET_COLL_ALL_GATHER;
+        ph.hd = (uint8_t)(ph.mirror ? NET_HD_AG : NET_HD_RS);
         return add_phase(pl, ph, err);
     }
     /* the ring schedule (the double binary tree runs it too but for all-reduce) */
@@ -1605,7 +1694,7 @@ static comet_status scatter_phases(fc_run *r, const comet_system *sys, fc_plan *
                                    comet_error *err)
 {
     fc_phase ph = {d, -1, down ? FC_SCATTER : FC_GATHER, c, bytes, false, mask, false,
-                   0, false, false, 0};
+                   0, false, false, 0, 0};
     if (!grid_topo(sys->dims[d].topology) || r->group_m[d] <= 1)
         return add_phase(pl, ph, err);
     int order[COMET_MAX_AXES];
@@ -1686,7 +1775,7 @@ static comet_status rooted_phases(fc_run *r, const comet_system *sys, const come
                 bool ring = fd->wrap && r->group_whole[d][0];
                 int axis = grid_topo(sys->dims[d].topology) && !ring ? 0 : -1;
                 fc_phase ph = {d, axis, FC_CHAIN, pc, bytes, !down, 0, false, 0,
-                               r->f->dims[d].uni, false, 0};
+                               r->f->dims[d].uni, false, 0, 0};
                 st = add_phase(pl, ph, err);
             } else if (down) {
                 st = scatter_phases(r, sys, pl, j, d, pc, bytes, true, later[i + 1], err);
@@ -1821,23 +1910,31 @@ static comet_status make_plans(fc_run *r, const comet_system *sys, const comet_l
                                    : false);
                 if (in_net && pc != COMET_COLL_ALL_REDUCE) {
                     fc_phase ph = {d, -1, FC_IN_NETWORK, pc, phases[i].bytes, false, 0, false,
-                                   0, false, false, 0};
+                                   0, false, false, 0, 0};
                     st = add_phase(pl, ph, err);
                 } else if (pc == COMET_COLL_ALL_REDUCE) {
                     if (in_net) {
                         fc_phase ph = {d, -1, FC_IN_NETWORK, pc, phases[i].bytes, false, 0, false,
-                                   0, false, false, 0};
+                                   0, false, false, 0, 0};
                         st = add_phase(pl, ph, err);
                     } else if (nd->algorithm == COMET_ALGO_DOUBLE_BINARY_TREE) {
                         fc_phase ph = {d, -1, FC_TREE, pc, phases[i].bytes, false, 0, false, 0,
-                                       false, false, 0};
+                                       false, false, 0, 0};
                         st = add_phase(pl, ph, err);
                     } else {
+                        int first = pl->n;
                         st = expand(r, sys, pl, j, d, COMET_COLL_REDUCE_SCATTER, phases[i].bytes,
                                     err);
                         if (!st)
                             st = expand(r, sys, pl, j, d, COMET_COLL_ALL_GATHER, phases[i].bytes,
                                         err);
+                        /* halving-doubling folds the whole buffer once
+                         * for both halves (net_hd) */
+                        if (!st && nd->algorithm == COMET_ALGO_HALVING_DOUBLING &&
+                            pl->n == first + 2) {
+                            pl->ph[first].hd = NET_HD_AR_RS;
+                            pl->ph[first + 1].hd = NET_HD_AR_AG;
+                        }
                     }
                 } else {
                     st = expand(r, sys, pl, j, d, pc, phases[i].bytes, err);

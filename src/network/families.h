@@ -29,6 +29,37 @@ typedef struct net_cost {
     double load; /* bandwidth time in units of x = S/B */
 } net_cost;
 
+/* Halving-doubling on n members that are not a power of two, folded as
+ * MPICH folds them (Thakur, Rabenseifner & Gropp 2005, Sec. 4): with
+ * p = 2^floor(log2 n) and r = n - p, member 2i (i < r) first sends to
+ * member 2i+1, the p left run the power-of-two schedule (rank q: member
+ * 2q+1 below r, q+r above), and 2i+1 sends the result back. A pass of a
+ * reduce-scatter (or all-gather) folds and unfolds and carries the
+ * n blocks of S/n, a doubled block for each rank below r; an
+ * all-reduce's two halves fold the whole buffer once, run the p ranks on
+ * it in halves, and unfold it once. docs/collectives.md. */
+typedef enum net_hd_part { NET_HD_RS, NET_HD_AG, NET_HD_AR_RS, NET_HD_AR_AG } net_hd_part;
+typedef struct net_hd {
+    int64_t n, p, r;
+    int L, steps;     /* log2 p; the steps, fold and unfold included */
+    net_hd_part part;
+} net_hd;
+net_hd net_hd_of(int64_t n, net_hd_part part);
+/* What member i sends in step st, in units of S (0: nothing), and to whom
+ * (*to, a member's index); whether it receives something in that step. */
+double net_hd_send(const net_hd *h, int st, int64_t i, int64_t *to);
+bool net_hd_recv(const net_hd *h, int st, int64_t i);
+/* The member that sends to member i in step st (-1: none). */
+int64_t net_hd_from(const net_hd *h, int st, int64_t i);
+/* The members' walk through the steps (per member: t the time in x it
+ * is through the last step, hop its hops): members a and b's step
+ * starts once both are through the one before (the later one's time and
+ * hops) and takes d and `hops`; the slowest member's time and hops. */
+void net_hd_pair(double *t, double *hop, int64_t a, int64_t b, double d, double hops);
+net_cost net_hd_slowest(const double *t, const double *hop, int64_t count);
+/* How far apart (in members) step st's farthest pair is. */
+int64_t net_hd_distance(const net_hd *h, int st);
+
 /* Seconds of a pattern at latency a per hop and x = S/B. */
 static inline double net_seconds(net_cost c, double a, double x)
 {
@@ -56,6 +87,10 @@ typedef struct net_topology {
      * L = ceil(log2 n) steps, in step i every NPU exchanges S/2^(i+1) with a
      * partner, the NPU 2^i away. */
     net_pattern_fn recursive_halving;
+    /* The same on n that is not a power of two, folded (net_hd): one
+     * pass (part: a reduce-scatter, an all-gather, or either half of an
+     * all-reduce). */
+    net_cost (*folded_halving)(const comet_link *l, net_hd_part part);
     /* Bruck's all-to-all: L steps, in step i every NPU ships about S/2 to
      * the NPU 2^i away. */
     net_pattern_fn bruck;
@@ -188,6 +223,25 @@ typedef struct net_direct {
  * once, each edge on the fabric's route: the busiest link's load and the
  * trees' hops into *out; false past NET_TREE_LINKS links. */
 bool net_direct_double_tree(const comet_link *l, const net_direct *g, net_cost *out);
+/* The most directed links net_hd_direct counts on: a pair's messages
+ * walk their routes' links, n of them a step, so past a ring of 512 (a
+ * torus of 16 x 16) it would take milliseconds (a ring of 1000: 2.4 ms,
+ * of 3000: 93 ms). */
+#define NET_HD_LINKS 1024
+/* The folded halving-doubling (net_hd) of every group at once on a
+ * direct network, each message on the fabric's route, the members
+ * going through the steps as the flows' do (a pair once both ends are
+ * there, its messages at the busiest link on their way): the slowest
+ * member's time and hops; false past NET_HD_LINKS links. */
+bool net_hd_direct(const comet_link *l, const net_direct *g, net_hd_part part, net_cost *out);
+/* Past NET_HD_LINKS: the power-of-two pattern pow2 plus the fold and
+ * unfold as sends to the neighbour, `neighbour` x for S. */
+net_cost net_hd_rough(const comet_link *l, net_hd_part part, net_cost pow2, double neighbour);
+/* The folded halving-doubling where every step is one message per member
+ * through its own port or link: per step the busiest member's bytes,
+ * scaled by step(ctx, h, st)'s load and its hops added (NULL: 1 and 1). */
+net_cost net_hd_port(const comet_link *l, net_hd_part part,
+                     net_cost (*step)(const void *ctx, const net_hd *h, int st), const void *ctx);
 
 /* The closed form of docs/collectives.md on a link for a symmetric
  * collective (rooted ones: collective.c): hops * a + load * x,

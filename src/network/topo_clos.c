@@ -262,6 +262,88 @@ static net_cost clos_bruck(const comet_link *l, bool rail)
     return (net_cost){hops, load};
 }
 
+/* Not a power of two: folded (net_hd). Past CLOS_HD_MEMBERS members,
+ * each step at its farthest pair's: whether it leaves a leaf (pod), its
+ * busiest pair's bytes through the ports, slowed as the power-of-two
+ * steps are. */
+#define CLOS_HD_MEMBERS 2048
+static net_cost clos_fold_step(const void *ctx, const net_hd *h, int st)
+{
+    const clos_view *v = ctx;
+    double d = (double)net_hd_distance(h, st);
+    return (net_cost){1.0 + (d >= v->c[0] && v->tiers > 1) + (d >= v->c[1] && v->tiers > 2),
+                      logstep_factor(v, d)};
+}
+
+/* How much a message from member i to j is slowed where it leaves a
+ * leaf (pod): the connections leaving i's (entering j's) there, every
+ * group on it sending alike (out and in: this step's per block). Its
+ * hops into *hops. */
+static double clos_fold_pair(const clos_view *v, int32_t (*out)[CLOS_HD_MEMBERS],
+                             int32_t (*in)[CLOS_HD_MEMBERS], int64_t i, int64_t j,
+                             double *hops)
+{
+    double f = 1.0;
+    *hops = 1.0;
+    for (int t = 0; t < 2 && t < v->tiers - 1; t++) {
+        int64_t c = (int64_t)v->c[t];
+        if (i / c == j / c)
+            continue;
+        double crowd = dmax(out[t][i / c], in[t][j / c]) * v->act[t] / v->c[t];
+        f = dmax(f, tier_factor(v, t, crowd, true));
+        *hops += 1.0;
+    }
+    return f;
+}
+
+/* The members through the steps as the flows' (a pair once both ends
+ * are there, each message at its port's pace or its leaf's uplinks'),
+ * so the members the fold leaves out cross the uplinks during it: the
+ * slowest member's time and hops. */
+static net_cost clos_folded_halving(const comet_link *l, net_hd_part part, bool rail)
+{
+    clos_view v = clos_view_of(l, rail);
+    if (l->n > CLOS_HD_MEMBERS)
+        return net_hd_port(l, part, clos_fold_step, &v);
+    net_hd h = net_hd_of(l->n, part);
+    int64_t n = l->n;
+    double t[CLOS_HD_MEMBERS], hop[CLOS_HD_MEMBERS];
+    int32_t out[2][CLOS_HD_MEMBERS], in[2][CLOS_HD_MEMBERS];
+    for (int64_t i = 0; i < n; i++)
+        t[i] = hop[i] = 0.0;
+    for (int st = 0; st < h.steps; st++) {
+        for (int k = 0; k < 2; k++)
+            for (int64_t i = 0; i < n; i++)
+                out[k][i] = in[k][i] = 0;
+        for (int64_t i = 0; i < n; i++) {
+            int64_t to;
+            if (!(net_hd_send(&h, st, i, &to) > 0.0))
+                continue;
+            for (int k = 0; k < 2; k++) {
+                int64_t c = (int64_t)v.c[k];
+                if (i / c != to / c) {
+                    out[k][i / c]++;
+                    in[k][to / c]++;
+                }
+            }
+        }
+        for (int64_t i = 0; i < n; i++) {
+            int64_t to, j;
+            double wi = net_hd_send(&h, st, i, &to), wj = 0.0;
+            j = wi > 0.0 ? to : net_hd_from(&h, st, i);
+            if (j <= i) /* each pair once, from its lower end */
+                continue;
+            if (net_hd_recv(&h, st, i))
+                wj = net_hd_send(&h, st, j, &to);
+            double hi, hj;
+            double d = dmax(wi * clos_fold_pair(&v, out, in, i, j, &hi),
+                            wj * clos_fold_pair(&v, out, in, j, i, &hj));
+            net_hd_pair(t, hop, i, j, d, dmax(hi, hj));
+        }
+    }
+    return net_hd_slowest(t, hop, n);
+}
+
 /* The most edges of the flows' two heaps (net_double_tree_port_load) with
  * one end in a block of c consecutive members of n and the other out: a
  * leaf's (pod's) share of the trees' traffic, S/2 each way an edge. -1
@@ -389,6 +471,14 @@ static net_cost fat_scatter(const comet_link *l) { return clos_scatter(l, false)
 static net_cost fat_pairwise(const comet_link *l) { return clos_pairwise(l, false); }
 static net_cost fat_halving(const comet_link *l) { return clos_halving(l, false); }
 static net_cost fat_bruck(const comet_link *l) { return clos_bruck(l, false); }
+static net_cost fat_folded_halving(const comet_link *l, net_hd_part part)
+{
+    return clos_folded_halving(l, part, false);
+}
+static net_cost rail_folded_halving(const comet_link *l, net_hd_part part)
+{
+    return clos_folded_halving(l, part, true);
+}
 static net_cost fat_double_tree(const comet_link *l) { return clos_double_tree(l, false); }
 static net_cost fat_in_network(const comet_link *l) { return clos_in_network(l, false); }
 static net_cost fat_root_scatter(const comet_link *l) { return clos_root_scatter(l, false); }
@@ -589,6 +679,7 @@ static const fab_ops clos_fabric = {clos_layout, clos_build, clos_route, clos_po
 #define FAT_TREE_MEMBERS                                                                       \
     .fabric = &clos_fabric, .ring_pass = fat_ring_pass, .pairwise_exchange = fat_pairwise,     \
     .scatter_to_all = fat_scatter, .recursive_halving = fat_halving, .bruck = fat_bruck,       \
+    .folded_halving = fat_folded_halving,                                                     \
     .double_tree = fat_double_tree, .in_network_all_reduce = fat_in_network,                 \
     .shift_load = fat_shift_load, .root_scatter = fat_root_scatter,                          \
     .root_chain = fat_root_chain, .prices_spacing = true
@@ -610,6 +701,7 @@ const net_topology net_topology_rail = {
     .pairwise_exchange = rail_pairwise,
     .scatter_to_all = rail_scatter,
     .recursive_halving = rail_halving,
+    .folded_halving = rail_folded_halving,
     .bruck = rail_bruck,
     .double_tree = rail_double_tree,
     .in_network_all_reduce = rail_in_network,

@@ -14,6 +14,20 @@ static net_cost fully_connected_recursive_halving(const comet_link *l)
     return (net_cost){Ld, (n - 1.0) * (n - 1.0) / n};
 }
 
+/* Not a power of two: folded (net_hd), every message on its own link of
+ * B/(n-1). */
+static net_cost one_link(const void *ctx, const net_hd *h, int st)
+{
+    (void)ctx;
+    (void)st;
+    return (net_cost){1.0, (double)h->n - 1.0};
+}
+
+static net_cost fully_connected_folded_halving(const comet_link *l, net_hd_part part)
+{
+    return net_hd_port(l, part, one_link, NULL);
+}
+
 /* Bruck, S/2 per step over one link: L hops, (n-1) L/2 x. */
 static net_cost fully_connected_bruck(const comet_link *l)
 {
@@ -89,6 +103,7 @@ const net_topology net_topology_fully_connected = {
     .pairwise_exchange = net_full_bandwidth_steps,
     .scatter_to_all = net_one_hop_scatter,
     .recursive_halving = fully_connected_recursive_halving,
+    .folded_halving = fully_connected_folded_halving,
     .bruck = fully_connected_bruck,
     .double_tree = fully_connected_double_tree,
     .in_network_all_reduce = NULL,

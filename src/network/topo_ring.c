@@ -226,6 +226,19 @@ static net_cost ring_recursive_halving(const comet_link *l)
     return placed(l, &g, whole_recursive_halving, net_topology_mesh.recursive_halving);
 }
 
+/* Not a power of two: folded (net_hd), every message routed as the
+ * flows route it, every group at once; past its links roughly. */
+static double ring_shift_load(const comet_link *l, int64_t stride);
+static net_cost ring_folded_halving(const comet_link *l, net_hd_part part)
+{
+    ring_group g = group_of(l);
+    net_direct d = {1, {(int64_t)g.size, 0, 0}, {true, false, false}, g.uni};
+    net_cost c;
+    if (net_hd_direct(l, &d, part, &c))
+        return c;
+    return net_hd_rough(l, part, ring_recursive_halving(l), ring_shift_load(l, 1));
+}
+
 static net_cost ring_bruck(const comet_link *l)
 {
     ring_group g = group_of(l);
@@ -411,6 +424,7 @@ const net_topology net_topology_ring = {
     .pairwise_exchange = ring_pairwise_exchange,
     .scatter_to_all = ring_scatter_to_all,
     .recursive_halving = ring_recursive_halving,
+    .folded_halving = ring_folded_halving,
     .bruck = ring_bruck,
     .double_tree = ring_double_tree,
     .in_network_all_reduce = NULL,

@@ -13,6 +13,13 @@ static net_cost switch_recursive_halving(const comet_link *l)
     return (net_cost){Ld, (n - 1.0) / n};
 }
 
+/* Not a power of two: folded (net_hd), each step's busiest pair through
+ * its ports: an all-reduce's fold and unfold x each. */
+static net_cost switch_folded_halving(const comet_link *l, net_hd_part part)
+{
+    return net_hd_port(l, part, NULL, NULL);
+}
+
 /* Bruck: L steps of S/2 each through the port. */
 static net_cost switch_bruck(const comet_link *l)
 {
@@ -88,6 +95,7 @@ const net_topology net_topology_switch = {
     .pairwise_exchange = net_full_bandwidth_steps,
     .scatter_to_all = net_one_hop_scatter,
     .recursive_halving = switch_recursive_halving,
+    .folded_halving = switch_folded_halving,
     .bruck = switch_bruck,
     .double_tree = switch_double_tree,
     .in_network_all_reduce = switch_in_network_all_reduce,

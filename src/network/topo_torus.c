@@ -492,6 +492,20 @@ static net_cost grid_double_tree(const comet_link *l, bool wrap)
     return (net_cost){2.0 * c.hops, c.load > 1.0 ? 2.0 * c.load : 2.0};
 }
 
+/* Not a power of two: folded (net_hd), every message routed in
+ * dimension order as the flows route it, every group at once; past its
+ * links roughly. */
+static double grid_shift_load(const comet_link *l, int64_t stride, bool wrap);
+static net_cost grid_folded_halving(const comet_link *l, net_hd_part part, bool wrap)
+{
+    net_direct d = {1, {0}, {wrap, wrap, wrap}, false};
+    d.m = shape_axes(l, d.axes);
+    net_cost c;
+    if (net_hd_direct(l, &d, part, &c))
+        return c;
+    return net_hd_rough(l, part, grid_halving(l, wrap), grid_shift_load(l, 1, wrap));
+}
+
 static net_cost torus_ring_pass(const comet_link *l) { return grid_ring_pass(l, true); }
 static net_cost torus_ring_schedule(const comet_link *l, comet_collective c)
 {
@@ -504,6 +518,14 @@ static net_cost mesh_ring_schedule(const comet_link *l, comet_collective c)
 static net_cost torus_scatter(const comet_link *l) { return grid_scatter(l, true); }
 static net_cost torus_pairwise(const comet_link *l) { return grid_pairwise(l, true); }
 static net_cost torus_halving(const comet_link *l) { return grid_halving(l, true); }
+static net_cost torus_folded_halving(const comet_link *l, net_hd_part part)
+{
+    return grid_folded_halving(l, part, true);
+}
+static net_cost mesh_folded_halving(const comet_link *l, net_hd_part part)
+{
+    return grid_folded_halving(l, part, false);
+}
 static net_cost torus_bruck(const comet_link *l) { return grid_bruck(l, true); }
 static net_cost torus_double_tree(const comet_link *l) { return grid_double_tree(l, true); }
 static net_cost torus_root_scatter(const comet_link *l) { return grid_root_scatter(l, true); }
@@ -663,6 +685,7 @@ const net_topology net_topology_torus = {
     .pairwise_exchange = torus_pairwise,
     .scatter_to_all = torus_scatter,
     .recursive_halving = torus_halving,
+    .folded_halving = torus_folded_halving,
     .bruck = torus_bruck,
     .double_tree = torus_double_tree,
     .in_network_all_reduce = NULL,
@@ -681,6 +704,7 @@ const net_topology net_topology_mesh = {
     .pairwise_exchange = mesh_pairwise,
     .scatter_to_all = mesh_scatter,
     .recursive_halving = mesh_halving,
+    .folded_halving = mesh_folded_halving,
     .bruck = mesh_bruck,
     .double_tree = mesh_double_tree,
     .in_network_all_reduce = NULL,
