@@ -690,6 +690,43 @@ static void test_step_zbh1_closed_form(void **state)
     }
 }
 
+/* DualPipe on the toy pipeline (no communication, so F&B = F + B):
+ * F = 0.02 s, whole backward B = 0.04 s of which W = 0.02 s per piece of
+ * two layers. Table 2's bubble (p/2-1)(F&B + B - 3W) = 1 x (0.06 + 0.04 -
+ * 0.06) = 0.04 s on 4 stages, and the optimizer updates both copies of
+ * the stage's parameters: 2 x 2e9 x 44 / 1e12. The task graph of the
+ * schedule's own passes agrees, also extrapolated. */
+static void test_step_dualpipe_closed_form(void **state)
+{
+    (void)state;
+    comet_model m;
+    comet_system sys;
+    comet_strategy s;
+    toy_pipeline(&m, &sys, &s, 0.0, 0.0);
+    s.schedule = COMET_SCHEDULE_DUALPIPE;
+    static comet_sim_step_result r;
+    comet_result est;
+    comet_error err;
+    for (int64_t mb = 8; mb <= 24; mb += 8) {
+        s.global_batch = mb;
+        assert_int_equal(comet_estimate(&m, &sys, &s, &est, &err), COMET_OK);
+        assert_close(est.bubble, 0.04, 1e-12);
+        assert_close(est.optimizer, 2.0 * 2e9 * 44.0 / 1e12, 1e-12);
+        assert_close(est.step_time, (double)mb * 0.06 + 0.04 + 2.0 * 2e9 * 44.0 / 1e12, 1e-12);
+        assert_int_equal(comet_sim_step(&m, &sys, &s, NULL, &r, &err), COMET_OK);
+        assert_close(r.step_time, est.step_time, 1e-12);
+        for (int stage = 0; stage < 4; stage++) {
+            assert_close(r.forward[stage], (double)mb * 0.02, 1e-12);
+            assert_close(r.backward[stage], (double)mb * 0.04, 1e-12);
+        }
+    }
+    s.global_batch = 4096;
+    comet_sim_step_options o = {.max_tasks = 4000};
+    assert_int_equal(comet_sim_step(&m, &sys, &s, &o, &r, &err), COMET_OK);
+    assert_true(r.simulated_microbatches < 4096);
+    assert_close(r.step_time, 4096 * 0.06 + 0.04 + 2.0 * 2e9 * 44.0 / 1e12, 1e-9);
+}
+
 /* ZB-H1's memory cost on the toy pipeline with 100 MB stashed and 10 MB
  * of output per layer and sample: a layer's weight-gradient inputs are
  * its input (the 100 MB) and its output's gradient (10 MB). 1F1B's first
@@ -1895,6 +1932,7 @@ void suite_simulate(test_tally *t)
         cmocka_unit_test(test_step_pipeline_closed_form),
         cmocka_unit_test(test_step_zbh1_closed_form),
         cmocka_unit_test(test_zbh1_memory_cost),
+        cmocka_unit_test(test_step_dualpipe_closed_form),
         cmocka_unit_test(test_step_trace),
         cmocka_unit_test(test_engine_detects_deadlock),
         cmocka_unit_test(test_engine_shared_link),
