@@ -1092,8 +1092,8 @@ static int span_order(const void *pa, const void *pb)
 }
 
 /* Overlap contention (docs/model.md, frameworks): the time, on the stage
- * where it is longest, that data-parallel communication ran while the
- * compute stream computed. The closed form's hidden communication, as the
+ * where it is longest, that data-parallel communication (and F&B's
+ * all-to-alls) ran while the compute stream computed. The closed form's hidden communication, as the
  * timeline has it; the step grows by the system's share of it, as the
  * estimate's does. 0 when nothing is shared, or out of memory. */
 static double hidden_comm(const builder *b)
@@ -1112,7 +1112,10 @@ static double hidden_comm(const builder *b)
             continue;
         bool compute = r == R_COMPUTE && (t->kind == K_FWD || t->kind == K_BWD ||
                                           t->kind == K_RECOMPUTE);
-        bool dp = r != R_COMPUTE && (t->kind == K_DP || t->kind == K_GATHER);
+        /* and F&B's all-to-alls: with TP overlap off, the TP stream
+         * carries only them (the pairs', beside the compute) */
+        bool dp = r != R_COMPUTE && (t->kind == K_DP || t->kind == K_GATHER ||
+                                     (r == R_TP && t->kind == K_TP && !b->s->overlap_tp));
         if (compute)
             comp[n_comp++] = (busy_span){t->stage, t->start, t->end};
         else if (dp)
