@@ -80,7 +80,8 @@ typedef struct sched_kind {
     const char *name;
     /* Every pass of `micro` microbatches on `stage` (0 = first), each
      * exactly once, in the order the stage runs them (interleaved: micro a
-     * multiple of p, as the strategy checks demand); a split backward's W
+     * multiple of p, as the strategy checks demand; DualPipe: each
+     * microbatch on the chunk of its direction only); a split backward's W
      * after its B. */
     void (*program)(const comet_strategy *s, int64_t micro, int64_t stage, sched_emit_fn emit,
                     void *ctx);
