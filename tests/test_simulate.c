@@ -2117,6 +2117,48 @@ static void test_schedule_ramp_bounds(void **state)
             }
 }
 
+/* DualPipe's round and ramp: in its steady state (step 4) each F0&B1,
+ * F1&B0 round of four passes is the one before it with microbatches two
+ * later (one each way), the simulator's round of 2; its warm-up and
+ * cool-down reach at most 2p microbatches (ids interleave the two
+ * directions), stage 0's warm-up exactly 2p-3: before its first backward
+ * it runs its own direction's forwards 0..p-2 (ids 0, 2, ..., 2p-4) and
+ * the other's first (id 1). */
+static void test_schedule_dualpipe_round_and_ramp(void **state)
+{
+    (void)state;
+    static pass_list l;
+    for (int64_t p = 2; p <= 8; p += 2) {
+        comet_strategy s = pipeline(p, 1);
+        s.schedule = COMET_SCHEDULE_DUALPIPE;
+        const sched_kind *k = sched_of(&s);
+        assert_int_equal(k->round(&s), 2);
+        assert_int_equal(k->ramp(&s), 2 * p);
+        for (int64_t m = 2 * p; m <= 48; m += 2)
+            for (int64_t stage = 0; stage < p; stage++) {
+                l.n = 0;
+                k->program(&s, m, stage, keep_pass, &l);
+                int64_t warmup, cooldown;
+                ramp_spans(&l, m, &warmup, &cooldown);
+                assert_true(warmup <= k->ramp(&s));
+                assert_true(cooldown <= k->ramp(&s));
+                if (stage == 0 && p > 2)
+                    assert_int_equal(warmup, 2 * p - 3);
+                if (m != 48)
+                    continue;
+                /* past the warm-up's and before the cool-down's passes
+                 * (fewer than 4p each) */
+                for (int64_t j = 4 * p; j + 4 < l.n - 4 * p; j++) {
+                    const sched_pass *a = &l.pass[j], *b = &l.pass[j + 4];
+                    assert_int_equal(b->microbatch, a->microbatch + 2);
+                    assert_int_equal(b->chunk, a->chunk);
+                    assert_int_equal(b->kind, a->kind);
+                    assert_int_equal(b->overlapped, a->overlapped);
+                }
+            }
+    }
+}
+
 void suite_simulate(test_tally *t)
 {
     const struct CMUnitTest simulate[] = {
@@ -2163,6 +2205,7 @@ void suite_simulate(test_tally *t)
         cmocka_unit_test(test_schedule_zbh1_order),
         cmocka_unit_test(test_schedule_round_repeats),
         cmocka_unit_test(test_schedule_ramp_bounds),
+        cmocka_unit_test(test_schedule_dualpipe_round_and_ramp),
     };
     RUN_GROUP(t, simulate);
 }

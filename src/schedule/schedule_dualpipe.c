@@ -18,14 +18,13 @@
  * the first copy, chunk d of stage i the virtual stage at position i, or
  * p-1-i for d = 1, along its microbatches' path), and microbatch 2j + d is
  * direction d's j-th, so that a round of two microbatches is one of each.
- * The order of a stage's passes follows the repository's eight steps (with
- * half-rank h = min(i, p-1-i) and phase 0 the direction that enters at
- * the stage's own end of the pipeline); this file writes it from that
- * description, not from the repository's code. */
+ * The order of a stage's passes is the repository's eight steps (their
+ * counts and contents as its dualpipe.py states them, with half-rank h =
+ * min(i, p-1-i) and phase 0 the direction that enters at the stage's own
+ * end of the pipeline), written here in comet's own terms. */
 #include "schedule.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 /* One stage's program under construction: the next forward and backward
  * of each phase and the weight gradients waiting, oldest first. */
