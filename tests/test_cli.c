@@ -1824,7 +1824,22 @@ static void test_schedule_flags(void **state)
                  "comet estimate: --schedule: zb-h1 runs one model chunk per stage, got "
                  "interleave 2 (interleave > 1 runs interleaved 1F1B)");
     expect_error("estimate --model gpt3-175b --tp 8 --pp 8 --dp 1 --gbs 64 --schedule zb-h3",
-                 "comet estimate: --schedule: expected 1f1b or zb-h1, got \"zb-h3\"");
+                 "comet estimate: --schedule: expected 1f1b, zb-h1 or dualpipe, got \"zb-h3\"");
+    /* DualPipe: its refusals name the flag; 16 microbatches on 8 stages run */
+    expect_error("estimate --model gpt3-175b --tp 8 --pp 8 --dp 1 --gbs 64 --interleave 2 "
+                 "--schedule dualpipe",
+                 "comet estimate: --schedule: dualpipe holds two model chunks per stage of its "
+                 "own, got interleave 2 (it needs interleave 1)");
+    expect_error("estimate --model gpt3-175b --tp 8 --pp 3 --dp 1 --gbs 64 --schedule dualpipe",
+                 "comet estimate: --schedule: dualpipe pairs stage i with stage pp-1-i, so pp "
+                 "must be even and at least 2, got pp 3");
+    expect_error("estimate --model gpt3-175b --tp 8 --pp 8 --dp 1 --gbs 8 --schedule dualpipe",
+                 "comet estimate: --schedule: dualpipe sends half the microbatches from each "
+                 "end: it needs an even number of them, at least 2*pp (16), got 8 "
+                 "(global_batch / (microbatch*dp))");
+    run(&r, "estimate --model gpt3-175b --tp 8 --pp 8 --dp 1 --gbs 16 --schedule dualpipe");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "schedule dualpipe"));
     expect_error("estimate --model llama3-405b --tp 8 --pp 16 --dp 1 --gbs 16 "
                  "--first-stage-layers 200",
                  "comet estimate: --first-stage-layers: 200 exceeds the model's 126 layers");

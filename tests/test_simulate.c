@@ -293,6 +293,55 @@ static void test_step_agrees_with_estimate(void **state)
     }
 }
 
+/* DualPipe against its closed form (docs/model.md 8.4). Dense models
+ * on a100-80g-selene: the estimate charges every stage the busiest
+ * piece's microbatch (the LM head's), while a stage holds two pieces,
+ * the end stages the embedding's and the head's: gpt3-175b on 8 stages
+ * -1.38 %, llama2-70b on 4 -0.79 %. DeepSeek-V3 as D01 runs it (16
+ * stages, 120 microbatches, EP 64 on h800-dgx, the all-to-all about as
+ * long as the compute): the pairs' all-to-alls beside the compute in the
+ * graph, the F&B rule in the estimate, -1.1 %. */
+static void test_dualpipe_agrees(void **state)
+{
+    (void)state;
+    comet_system sys;
+    comet_error err;
+    assert_int_equal(comet_preset_system("a100-80g-selene", &sys, &err), COMET_OK);
+    static const struct {
+        const char *model;
+        int64_t tp, pp, dp, gbs;
+    } dense[] = {{"gpt3-175b", 8, 8, 2, 128}, {"llama2-70b", 8, 4, 2, 64}};
+    for (size_t i = 0; i < sizeof dense / sizeof dense[0]; i++) {
+        comet_model m;
+        assert_int_equal(comet_preset_model(dense[i].model, &m, &err), COMET_OK);
+        comet_strategy s = agreement_strategy(dense[i].tp, dense[i].pp, dense[i].dp, dense[i].gbs, 1);
+        s.grad_fp32 = true;
+        s.schedule = COMET_SCHEDULE_DUALPIPE;
+        expect_agreement(dense[i].model, &m, &sys, &s, 0.02);
+    }
+    comet_model m;
+    assert_int_equal(comet_preset_model("deepseek-v3", &m, &err), COMET_OK);
+    assert_int_equal(comet_preset_system("h800-dgx", &sys, &err), COMET_OK);
+    comet_strategy s;
+    comet_strategy_defaults(&s);
+    s.pp = 16;
+    s.dp = 128;
+    s.ep = 64;
+    s.global_batch = 15360;
+    s.recompute = COMET_RECOMPUTE_SELECTIVE;
+    s.zero_stage = 1;
+    s.grad_fp32 = true;
+    s.optimizer_state = COMET_OPTIM_BF16_MOMENTS;
+    s.flash_attention = true;
+    s.fp8 = true;
+    s.moe_dispatcher = COMET_MOE_DEEPEP;
+    s.framework = COMET_FRAMEWORK_MEGATRON;
+    s.schedule = COMET_SCHEDULE_DUALPIPE;
+    comet_result est = expect_agreement("deepseek-v3", &m, &sys, &s, 0.02);
+    /* the pairs hide most of the all-to-all: 120 microbatches, 97 pairs */
+    assert_true(est.ep_exposed < 0.5 * est.ep_comm_time);
+}
+
 /* Overlap as the frameworks run it, on h100-80g-dgx (whose compute gives
  * overlapped communication 18 % of its throughput): TP collectives hidden
  * behind the layer's GEMMs as chunks and the ZeRO-1 weight gather behind
@@ -687,6 +736,90 @@ static void test_step_zbh1_closed_form(void **state)
         assert_close(est.bubble, 0.12 - 0.02 * (double)(mb - 1), 1e-12);
         assert_int_equal(comet_sim_step(&m, &sys, &s, NULL, &r, &err), COMET_OK);
         assert_close(r.step_time, est.step_time, 1e-12);
+    }
+}
+
+/* DualPipe on the toy pipeline (no communication, so F&B = F + B):
+ * F = 0.02 s, whole backward B = 0.04 s of which W = 0.02 s per piece of
+ * two layers. Table 2's bubble (p/2-1)(F&B + B - 3W) = 1 x (0.06 + 0.04 -
+ * 0.06) = 0.04 s on 4 stages, and the optimizer updates both copies of
+ * the stage's parameters: 2 x 2e9 x 44 / 1e12. The task graph of the
+ * schedule's own passes agrees, also extrapolated. */
+static void test_step_dualpipe_closed_form(void **state)
+{
+    (void)state;
+    comet_model m;
+    comet_system sys;
+    comet_strategy s;
+    toy_pipeline(&m, &sys, &s, 0.0, 0.0);
+    s.schedule = COMET_SCHEDULE_DUALPIPE;
+    static comet_sim_step_result r;
+    comet_result est;
+    comet_error err;
+    for (int64_t mb = 8; mb <= 24; mb += 8) {
+        s.global_batch = mb;
+        assert_int_equal(comet_estimate(&m, &sys, &s, &est, &err), COMET_OK);
+        assert_close(est.bubble, 0.04, 1e-12);
+        assert_close(est.optimizer, 2.0 * 2e9 * 44.0 / 1e12, 1e-12);
+        assert_close(est.step_time, (double)mb * 0.06 + 0.04 + 2.0 * 2e9 * 44.0 / 1e12, 1e-12);
+        assert_int_equal(comet_sim_step(&m, &sys, &s, NULL, &r, &err), COMET_OK);
+        assert_close(r.step_time, est.step_time, 1e-12);
+        for (int stage = 0; stage < 4; stage++) {
+            assert_close(r.forward[stage], (double)mb * 0.02, 1e-12);
+            assert_close(r.backward[stage], (double)mb * 0.04, 1e-12);
+        }
+    }
+    /* 2 stages of 4 layers: no bubble; 8 stages of one: 3 x (0.03 + 0.02
+     * - 0.03) = 0.06 s, against 1F1B's 7 x 0.03 and ZB-H1's 7 x 0.01 */
+    for (int64_t p = 2; p <= 8; p *= 4) {
+        s.pp = p;
+        s.global_batch = 4 * p;
+        double f = 0.08 / (double)p, bubble = ((double)p / 2.0 - 1.0) * (3.0 * f + 2.0 * f - 3.0 * f);
+        assert_int_equal(comet_estimate(&m, &sys, &s, &est, &err), COMET_OK);
+        assert_close(est.bubble, bubble, 1e-12);
+        assert_int_equal(comet_sim_step(&m, &sys, &s, NULL, &r, &err), COMET_OK);
+        assert_close(r.step_time, est.step_time, 1e-12);
+    }
+    s.pp = 4;
+    s.global_batch = 4096;
+    comet_sim_step_options o = {.max_tasks = 4000};
+    assert_int_equal(comet_sim_step(&m, &sys, &s, &o, &r, &err), COMET_OK);
+    assert_true(r.simulated_microbatches < 4096);
+    assert_close(r.step_time, 4096 * 0.06 + 0.04 + 2.0 * 2e9 * 44.0 / 1e12, 1e-9);
+}
+
+/* DualPipe's memory (Table 2: 2x parameters, p+1 microbatches'
+ * activations) on the toy pipeline, 100 MB stashed per layer and sample:
+ * on 4 stages a piece of 2 layers stashes 200 MB, p+1 = 5 of them 1 GB
+ * (1F1B's first stage 4, 800 MB); on 8 stages 9 x 100 MB. Weights,
+ * gradients and optimizer state are twice 1F1B's: both directions'
+ * pieces, each with its own gradients until the step ends. */
+static void test_dualpipe_memory(void **state)
+{
+    (void)state;
+    comet_model m;
+    comet_system sys;
+    comet_strategy s;
+    toy_pipeline(&m, &sys, &s, 100e6, 10e6);
+    comet_result one, dual;
+    comet_error err;
+    for (int64_t p = 4; p <= 8; p += 4) {
+        s.pp = p;
+        s.global_batch = 4 * p;
+        s.schedule = COMET_SCHEDULE_1F1B;
+        assert_int_equal(comet_estimate(&m, &sys, &s, &one, &err), COMET_OK);
+        s.schedule = COMET_SCHEDULE_DUALPIPE;
+        assert_int_equal(comet_estimate(&m, &sys, &s, &dual, &err), COMET_OK);
+        double piece = 100e6 * 8.0 / (double)p;
+        assert_close(one.mem[COMET_TIER_HBM][COMET_MEM_ACTIVATIONS], (double)p * piece, 1e-12);
+        assert_close(dual.mem[COMET_TIER_HBM][COMET_MEM_ACTIVATIONS], (double)(p + 1) * piece,
+                     1e-12);
+        for (int k = COMET_MEM_WEIGHTS; k <= COMET_MEM_OPTIMIZER; k++)
+            if (k != COMET_MEM_ACTIVATIONS)
+                assert_close(dual.mem[COMET_TIER_HBM][k], 2.0 * one.mem[COMET_TIER_HBM][k],
+                             1e-12);
+        assert_close(dual.mem[COMET_TIER_HBM][COMET_MEM_WEIGHTS], 2.0 * 8.0 / (double)p * 1e9 * 2.0,
+                     1e-12);
     }
 }
 
@@ -1713,6 +1846,112 @@ static void test_schedule_zbh1_closed_form(void **state)
     assert_close(sched_of(&s)->bubble(&s, &t), 0.0, 0.0);
 }
 
+/* DualPipe (DeepSeek-V3 report, Table 2): the bubble is (p/2-1)(F&B + B
+ * - 3W), B the whole backward; the stage holds 2x the parameters and
+ * p+1 microbatches' activations at most, for every even p and m >= 2p;
+ * microbatch 2j+d is direction d's j-th, chunk d of stage i the piece at
+ * position i (d = 0) or p-1-i (d = 1) of its path. */
+static void test_schedule_dualpipe_closed_form(void **state)
+{
+    (void)state;
+    comet_strategy s = pipeline(4, 1);
+    s.schedule = COMET_SCHEDULE_DUALPIPE;
+    assert_ptr_equal(sched_of(&s), &sched_dualpipe);
+    assert_string_equal(sched_of(&s)->name, "dualpipe");
+    static const struct {
+        int64_t p;
+        double f, b, w, fb;
+    } cases[] = {{4, 1.0, 2.0, 1.0, 3.0},  {8, 1.0, 2.0, 0.5, 2.4}, {16, 2.0, 3.0, 1.0, 4.0},
+                 {16, 1.0, 2.0, 1.0, 3.0}, {2, 1.0, 2.0, 1.0, 3.0}, {6, 0.7, 1.1, 0.3, 1.5}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        s.pp = cases[i].p;
+        sched_micro t = {.total = cases[i].f + cases[i].b, .weight = cases[i].w,
+                         .fwd = cases[i].f, .paired = cases[i].fb, .count = 4.0 * (double)s.pp};
+        double p = (double)s.pp;
+        assert_close(sched_of(&s)->bubble(&s, &t),
+                     (p / 2.0 - 1.0) * (cases[i].fb + cases[i].b - 3.0 * cases[i].w), 1e-15);
+        /* against 1F1B's (p-1)(F+B) and ZB-H1's (p-1)(F+B-2W), Table 2 */
+        assert_close(sched_1f1b.bubble(&s, &t), (p - 1.0) * (cases[i].f + cases[i].b), 1e-15);
+        assert_close(sched_zbh1.bubble(&s, &t),
+                     (p - 1.0) * (cases[i].f + cases[i].b - 2.0 * cases[i].w), 1e-15);
+    }
+    for (int64_t p = 2; p <= 16; p += 2)
+        for (int64_t m = 2 * p; m <= 6 * p; m += 2) {
+            s.pp = p;
+            assert_close(sched_of(&s)->in_flight(&s, (double)m), (double)(p + 1), 0.0);
+            assert_int_equal(sched_copies(&s), 2);
+            /* the stage at either end runs 2(m/2 - p + 1) + p/2 - 1 pairs,
+             * the fewest from p = 4 (the middle ones one fewer than theirs) */
+            assert_close(sched_overlapped_pairs(&s, m),
+                         p == 2 ? (double)(m - 3) : (double)(m - 3 * p / 2 + 1), 0.0);
+            for (int64_t i = 0; i < p; i++) {
+                int64_t stage, chunk;
+                assert_int_equal(sched_virtual_stage(&s, 0, i), i);
+                assert_int_equal(sched_virtual_stage(&s, 1, i), p - 1 - i);
+                sched_place(&s, 2 * m + 1, i, &stage, &chunk);
+                assert_int_equal(stage, p - 1 - i);
+                assert_int_equal(chunk, 1);
+                sched_place(&s, 2 * m, i, &stage, &chunk);
+                assert_int_equal(stage, i);
+                assert_int_equal(chunk, 0);
+            }
+        }
+    /* the others keep one copy and Megatron's numbering */
+    s = pipeline(4, 2);
+    assert_int_equal(sched_copies(&s), 1);
+    assert_int_equal(sched_virtual_stage(&s, 1, 3), 7);
+    assert_close(sched_overlapped_pairs(&s, 8), 0.0, 0.0);
+}
+
+/* DualPipe's order on 4 stages, 8 microbatches (even ids enter at stage
+ * 0, odd at stage 3), stage 0 (half-rank h = 0, p/2 = 2): step 1, 2(p/2 -
+ * h - 1) forwards of its own direction (F0 F2); step 2, h+1 forwards of
+ * each (F4 F1); step 3, p/2-h-1 split backwards of the other direction,
+ * each W at once and a forward (B1 W1 F3); step 4, m/2-p+h+1 = 1 round
+ * of F&B pairs both ways (F6&B3, F5&B0); step 5, p/2-h-1 backwards of the
+ * other direction and a pair (B5, F7&B2); step 6, h+1 backwards of each,
+ * the second half split (B7, B4 split); step 7, p/2-h-1 Ws and split
+ * backwards (W4 B6); step 8 the Ws left (W6). Stage 3 mirrors it, odd
+ * ids for even; every pass of every microbatch once, on its chunk. */
+static void test_schedule_dualpipe_order(void **state)
+{
+    (void)state;
+    comet_strategy s = pipeline(4, 1);
+    s.schedule = COMET_SCHEDULE_DUALPIPE;
+    program_text t = {.len = 0, .chunks = false};
+    t.text[0] = '\0';
+    sched_of(&s)->program(&s, 8, 0, print_pass, &t);
+    assert_string_equal(t.text,
+                        "F0 F2 F4 F1 B1 W1 F3 F6 B3 F5 B0 B5 F7 B2 B7 B4 W4 B6 W6");
+    t.len = 0;
+    t.text[0] = '\0';
+    sched_of(&s)->program(&s, 8, 3, print_pass, &t);
+    assert_string_equal(t.text,
+                        "F1 F3 F5 F0 B0 W0 F2 F7 B2 F4 B1 B4 F6 B3 B6 B5 W5 B7 W7");
+    for (int64_t p = 2; p <= 8; p += 2)
+        for (int64_t m = 2 * p; m <= 48; m += 2)
+            for (int64_t stage = 0; stage < p; stage++) {
+                s.pp = p;
+                static pass_census c;
+                memset(&c, 0, sizeof c);
+                c.p = p;
+                c.v = 2;
+                c.m = m;
+                c.ok = true;
+                sched_of(&s)->program(&s, m, stage, census_pass, &c);
+                assert_true(c.ok);
+                for (int64_t mb = 0; mb < m; mb++) {
+                    int64_t d = mb % 2;
+                    assert_int_equal(c.count[SCHED_FORWARD][mb][d], 1);
+                    assert_int_equal(c.count[SCHED_FORWARD][mb][1 - d], 0);
+                    assert_int_equal(c.count[SCHED_BACKWARD][mb][d] +
+                                         c.count[SCHED_BACKWARD_INPUT][mb][d], 1);
+                    assert_int_equal(c.count[SCHED_BACKWARD_INPUT][mb][d],
+                                     c.count[SCHED_BACKWARD_WEIGHT][mb][d]);
+                }
+            }
+}
+
 /* Stages that differ (sched_micro.stage): the bubble is the longest
  * path through the step's passes less the busiest stage's m microbatches.
  * 1F1B on 4 stages holding 3, 2, 2 and 1 units of work (F = 1, whole
@@ -1878,6 +2117,48 @@ static void test_schedule_ramp_bounds(void **state)
             }
 }
 
+/* DualPipe's round and ramp: in its steady state (step 4) each F0&B1,
+ * F1&B0 round of four passes is the one before it with microbatches two
+ * later (one each way), the simulator's round of 2; its warm-up and
+ * cool-down reach at most 2p microbatches (ids interleave the two
+ * directions), stage 0's warm-up exactly 2p-3: before its first backward
+ * it runs its own direction's forwards 0..p-2 (ids 0, 2, ..., 2p-4) and
+ * the other's first (id 1). */
+static void test_schedule_dualpipe_round_and_ramp(void **state)
+{
+    (void)state;
+    static pass_list l;
+    for (int64_t p = 2; p <= 8; p += 2) {
+        comet_strategy s = pipeline(p, 1);
+        s.schedule = COMET_SCHEDULE_DUALPIPE;
+        const sched_kind *k = sched_of(&s);
+        assert_int_equal(k->round(&s), 2);
+        assert_int_equal(k->ramp(&s), 2 * p);
+        for (int64_t m = 2 * p; m <= 48; m += 2)
+            for (int64_t stage = 0; stage < p; stage++) {
+                l.n = 0;
+                k->program(&s, m, stage, keep_pass, &l);
+                int64_t warmup, cooldown;
+                ramp_spans(&l, m, &warmup, &cooldown);
+                assert_true(warmup <= k->ramp(&s));
+                assert_true(cooldown <= k->ramp(&s));
+                if (stage == 0 && p > 2)
+                    assert_int_equal(warmup, 2 * p - 3);
+                if (m != 48)
+                    continue;
+                /* past the warm-up's and before the cool-down's passes
+                 * (fewer than 4p each) */
+                for (int64_t j = 4 * p; j + 4 < l.n - 4 * p; j++) {
+                    const sched_pass *a = &l.pass[j], *b = &l.pass[j + 4];
+                    assert_int_equal(b->microbatch, a->microbatch + 2);
+                    assert_int_equal(b->chunk, a->chunk);
+                    assert_int_equal(b->kind, a->kind);
+                    assert_int_equal(b->overlapped, a->overlapped);
+                }
+            }
+    }
+}
+
 void suite_simulate(test_tally *t)
 {
     const struct CMUnitTest simulate[] = {
@@ -1895,6 +2176,9 @@ void suite_simulate(test_tally *t)
         cmocka_unit_test(test_step_pipeline_closed_form),
         cmocka_unit_test(test_step_zbh1_closed_form),
         cmocka_unit_test(test_zbh1_memory_cost),
+        cmocka_unit_test(test_step_dualpipe_closed_form),
+        cmocka_unit_test(test_dualpipe_memory),
+        cmocka_unit_test(test_dualpipe_agrees),
         cmocka_unit_test(test_step_trace),
         cmocka_unit_test(test_engine_detects_deadlock),
         cmocka_unit_test(test_engine_shared_link),
@@ -1915,10 +2199,13 @@ void suite_simulate(test_tally *t)
         cmocka_unit_test(test_schedule_every_pass_once),
         cmocka_unit_test(test_schedule_bubble_and_in_flight),
         cmocka_unit_test(test_schedule_zbh1_closed_form),
+        cmocka_unit_test(test_schedule_dualpipe_closed_form),
+        cmocka_unit_test(test_schedule_dualpipe_order),
         cmocka_unit_test(test_schedule_uneven_stages),
         cmocka_unit_test(test_schedule_zbh1_order),
         cmocka_unit_test(test_schedule_round_repeats),
         cmocka_unit_test(test_schedule_ramp_bounds),
+        cmocka_unit_test(test_schedule_dualpipe_round_and_ramp),
     };
     RUN_GROUP(t, simulate);
 }

@@ -287,6 +287,11 @@ static void test_uneven_first_last_stages(void **state)
         {1, 1, 7, 0, COMET_SCHEDULE_1F1B, COMET_KNOB_FIRST_STAGE_LAYERS,
          COMET_FAULT_UNEVEN_STAGES},                   /* no pipeline */
         {8, 2, 0, 0, COMET_SCHEDULE_ZB_H1, COMET_KNOB_SCHEDULE, COMET_FAULT_SCHEDULE},
+        /* DualPipe: interleaved, an odd pp, pp 1, fewer than 2p microbatches (16) */
+        {8, 2, 0, 0, COMET_SCHEDULE_DUALPIPE, COMET_KNOB_SCHEDULE, COMET_FAULT_SCHEDULE},
+        {3, 1, 0, 0, COMET_SCHEDULE_DUALPIPE, COMET_KNOB_SCHEDULE, COMET_FAULT_SCHEDULE},
+        {1, 1, 0, 0, COMET_SCHEDULE_DUALPIPE, COMET_KNOB_SCHEDULE, COMET_FAULT_SCHEDULE},
+        {16, 1, 0, 0, COMET_SCHEDULE_DUALPIPE, COMET_KNOB_SCHEDULE, COMET_FAULT_SCHEDULE},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         comet_strategy_defaults(&s);
@@ -304,6 +309,18 @@ static void test_uneven_first_last_stages(void **state)
         assert_int_equal(why.knob, bad[i].knob);
         assert_string_equal(err.key, comet_knob_get(bad[i].knob)->key);
     }
+    /* DualPipe: an odd count of microbatches is refused, naming the key;
+     * 8 on 4 stages (2p) runs */
+    comet_strategy_defaults(&s);
+    s.tp = 8;
+    s.pp = 4;
+    s.global_batch = 9;
+    s.schedule = COMET_SCHEDULE_DUALPIPE;
+    assert_int_equal(comet_strategy_resolve(&m, &sys, &s, NULL, &err), COMET_EINPUT);
+    assert_string_equal(err.key, "strategy.schedule");
+    assert_non_null(strstr(err.message, "even number"));
+    s.global_batch = 8;
+    assert_int_equal(comet_strategy_resolve(&m, &sys, &s, NULL, &err), COMET_OK);
     /* pp 2 with both ends given and holding all: fine */
     comet_strategy_defaults(&s);
     s.tp = 8;

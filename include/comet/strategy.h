@@ -50,8 +50,11 @@ const char *comet_cp_comm_name(comet_cp_comm c);
  * always runs interleaved 1F1B). */
 typedef enum comet_schedule {
     COMET_SCHEDULE_1F1B = 0,     /* PipeDream-Flush, Megatron-LM's default */
-    COMET_SCHEDULE_ZB_H1         /* zero bubble ZB-H1: backward split into input- and
+    COMET_SCHEDULE_ZB_H1,        /* zero bubble ZB-H1: backward split into input- and
                                     weight-gradient passes (Qi et al., ICLR 2024) */
+    COMET_SCHEDULE_DUALPIPE      /* DualPipe: microbatches from both ends, each stage
+                                    holding two model chunks, a forward and a backward
+                                    overlapped (DeepSeek-V3 report, Sec. 3.2.1) */
 } comet_schedule;
 
 const char *comet_schedule_name(comet_schedule sc);
@@ -174,7 +177,7 @@ typedef struct comet_strategy {
     comet_moe_dispatcher moe_dispatcher; /* how tokens reach the experts */
     comet_attn_kernel attention_kernel; /* the fused-attention kernel the framework runs
                                       (auto: the system's attention_efficiency curve) */
-    comet_schedule schedule;       /* 1F1B or ZB-H1 (interleave 1 only) */
+    comet_schedule schedule;       /* 1F1B, ZB-H1 or DualPipe (interleave 1 only) */
     int64_t first_stage_layers;    /* Transformer blocks on the first and on the last */
     int64_t last_stage_layers;     /* pipeline stage; 0: an even split (Megatron-LM's
                                       --decoder-first/last-pipeline-num-layers) */
@@ -330,7 +333,8 @@ typedef enum comet_strategy_fault {
     COMET_FAULT_EP_SPLIT,       /* ep does not divide dp (folded: tp*cp*dp/expert_tp) or
                                    the experts, or the model has no experts; expert_tp does
                                    not divide tp */
-    COMET_FAULT_SCHEDULE,       /* zb-h1 with interleave > 1 */
+    COMET_FAULT_SCHEDULE,       /* zb-h1 or dualpipe with interleave > 1; dualpipe with
+                                   odd pp, odd or too few microbatches, uneven stages */
     COMET_FAULT_UNEVEN_STAGES,  /* first/last_stage_layers leave a middle stage no layer,
                                    exceed the depth, or meet interleaving or a layer list */
     COMET_FAULT_FRAMEWORK,      /* ZeRO 3 under framework megatron */

@@ -10,6 +10,45 @@
 
 #include "../schedule/schedule.h"
 
+/* A stage's program walked for its activations: a forward stashes its
+ * piece's `full`, an input gradient frees it and keeps `wg` until its W,
+ * a whole backward frees it; the most it holds at once. */
+typedef struct stash_walk {
+    const comet_strategy *s;
+    int64_t stage;
+    const double *full, *wg; /* per piece: the first, a middle, the last */
+    double now, most;
+} stash_walk;
+
+static void stash_pass(void *ctx, sched_pass ps)
+{
+    stash_walk *w = ctx;
+    int64_t vs = sched_virtual_stage(w->s, ps.chunk, w->stage);
+    int64_t last = w->s->pp * w->s->interleave - 1;
+    int piece = vs == 0 ? 0 : vs == last ? 2 : 1;
+    if (ps.kind == SCHED_FORWARD)
+        w->now += w->full[piece];
+    else if (ps.kind == SCHED_BACKWARD)
+        w->now -= w->full[piece];
+    else if (ps.kind == SCHED_BACKWARD_INPUT)
+        w->now += w->wg[piece] - w->full[piece];
+    else
+        w->now -= w->wg[piece];
+    w->most = comet_fmax(w->most, w->now);
+}
+
+static double walked_activations(const comet_strategy *s, double micro, const double full[3],
+                                 const double wg[3])
+{
+    double most = 0.0;
+    for (int64_t i = 0; i < s->pp; i++) {
+        stash_walk w = {s, i, full, wg, 0.0, 0.0};
+        sched_of(s)->program(s, (int64_t)micro, i, stash_pass, &w);
+        most = comet_fmax(most, w.most);
+    }
+    return most;
+}
+
 /* Activations held by the stage that holds the most. 1F1B keeps p-i
  * microbatches in flight on stage i (the first holds the most, p), the
  * last one plus the LM head's logits; interleaving multiplies the first
@@ -17,7 +56,10 @@
  * stage i, up to i microbatches more whose input gradient has run and
  * weight gradient not: those hold each weight GEMM's input and output
  * gradient (work_layer.wgrad_bytes), its memory cost (docs/model.md).
- * With uneven stages, or ZB-H1, a middle stage may hold the most.
+ * With uneven stages, or ZB-H1, a middle stage may hold the most. Where
+ * microbatches take more than one path (DualPipe: a stage holds the
+ * first and the last pieces, say, for the two directions), each stage's
+ * program is walked, each pass adding or freeing its own piece's stash.
  * Recomputation needs what one layer rebuilds as working space during
  * backward: the whole layer under full recompute, its attention core
  * under selective; ring context parallelism its K/V receive buffers. */
@@ -65,6 +107,12 @@ static double activation_bytes(const comet_strategy *s, const work_stage *w, dou
     *per_micro = at[WORK_EVERY_STAGE] + first + last;
     if (s->pp == 1)
         return *per_micro + recompute_work;
+    if (sched->place) {
+        const double full[3] = {every[0] + first, every[1], every[2] + last};
+        const double keep[3] = {every_wg[0] + wg[WORK_FIRST_STAGE], every_wg[1],
+                                every_wg[2] + wg[WORK_LAST_STAGE]};
+        return walked_activations(s, micro, full, keep) + recompute_work;
+    }
     if (!sched->stage_in_flight) /* interleaved: the first stage's count */
         return comet_fmax((every[0] + first) * sched->in_flight(s, micro), every[2] + last) +
                recompute_work;
@@ -102,17 +150,22 @@ void footprint_compute(const comet_system *sys, const comet_strategy *s, const w
     /* fp8: the FP8 weight copies and scaling state, beside the weights;
      * ZeRO does not shard them (docs/model.md, Section 6.1) */
     /* expert parameters shard over the expert-DP group ((dp/ep) x cp) */
-    double pe = w->params_expert_npu;
+    /* a stage holding copies of its parameters (DualPipe: both directions'
+     * pieces) keeps weights, gradients and optimizer state for each: the
+     * copies' gradients are summed only after the step's last backward
+     * (deepseek-ai/DualPipe's example), and each copy is updated where it
+     * lives (docs/model.md 9.1) */
+    double copies = (double)sched_copies(s);
+    double pn = copies * w->params_npu, pe = copies * w->params_expert_npu;
+    mp *= copies;
     bytes[COMET_MEM_WEIGHTS] =
-        (plan_held(w->params_npu, pe, dp->weight_shards, dp->expert_weight_shards) + mp) *
-            dp->weight_bytes +
-        w->fp8_bytes;
+        (plan_held(pn, pe, dp->weight_shards, dp->expert_weight_shards) + mp) * dp->weight_bytes +
+        copies * w->fp8_bytes;
     bytes[COMET_MEM_GRADIENTS] =
-        (plan_held(w->params_npu, pe, dp->grad_shards, dp->expert_grad_shards) + mp) *
-        dp->grad_held_bytes;
+        (plan_held(pn, pe, dp->grad_shards, dp->expert_grad_shards) + mp) * dp->grad_held_bytes;
     double grad_held = bytes[COMET_MEM_GRADIENTS]; /* the shard that accumulates */
     bytes[COMET_MEM_OPTIMIZER] =
-        (plan_held(w->params_npu, pe, dp->optimizer_shards, dp->expert_optimizer_shards) + mp) *
+        (plan_held(pn, pe, dp->optimizer_shards, dp->expert_optimizer_shards) + mp) *
         dp->optimizer_state_bytes;
     if (dp->per_layer) {
         /* ZeRO 3 under fsdp: a layer computes on its gathered weights

@@ -11,8 +11,8 @@
  * stage's own layers and turns them into tasks. Sources: docs/model.md. */
 #include "cost.h"
 
-
 #include "comet/network.h"
+#include "../schedule/schedule.h"
 
 /* The data-parallel rules of strategy s for a model of `elem`-byte elements. */
 static void plan_dp_of(const comet_strategy *s, double elem, plan_dp *out)
@@ -196,12 +196,14 @@ static void plan_dp_set(step_plan *p, double params, bool expert)
         add_comm(p, COMET_COLL_ALL_GATHER, weights, false, dp->gather_window, true, expert);
 }
 
-static void plan_dp_comms(step_plan *p, const work_stage *w)
+static void plan_dp_comms(step_plan *p, const comet_strategy *s, const work_stage *w)
 {
     const plan_dp *dp = &p->dp;
-    double expert = dp->expert_apart ? w->params_expert_npu : 0.0;
+    /* every copy of the stage's parameters (DualPipe 2) is reduced */
+    double copies = (double)sched_copies(s);
+    double expert = dp->expert_apart ? copies * w->params_expert_npu : 0.0;
     if (dp->active)
-        plan_dp_set(p, w->params_npu - expert, false);
+        plan_dp_set(p, copies * w->params_npu - expert, false);
     if (dp->expert_active && expert > 0.0)
         plan_dp_set(p, expert, true);
 }
@@ -224,7 +226,7 @@ void step_plan_traffic(const comet_system *sys, const comet_strategy *s, coll_me
                        const work_stage *w, step_plan *out)
 {
     out->n_comms = 0;
-    plan_dp_comms(out, w);
+    plan_dp_comms(out, s, w);
     out->optimizer_bytes_per_param = optimizer_bytes_per_param(s, out->elem);
     out->send.dim = s->pp > 1 ? comet_p2p_dim(sys, s->place[COMET_GROUP_PP]) : -1;
     out->send.bytes = w->p2p_bytes;

@@ -23,6 +23,7 @@ typedef struct stage_time {
     double wgrad;                                 /* the weight-gradient share of bwd */
     double comm[COMET_GROUP_COUNT];               /* layer collectives per group */
     double exposed[COMET_GROUP_COUNT];            /* ... not hidden behind compute */
+    double fwd_exposed;                           /* ... of them, in the forward */
     double bytes[COMET_GROUP_COUNT];              /* ... their buffers, per NPU */
     double fwd_flops, recompute_flops;            /* per NPU */
 } stage_time;
@@ -66,6 +67,7 @@ static void time_layer(const work_layer *l, const work_stage *w, const layer_tim
         st->exposed[g] += n * exposed;
         /* each pass keeps its own share of what stays exposed */
         double in_fwd = comm > 0.0 ? exposed * lt.comm_fwd[g] / comm : 0.0;
+        st->fwd_exposed += n * in_fwd;
         unit->fwd += in_fwd;
         unit->bwd += exposed - in_fwd;
     }
@@ -481,12 +483,21 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
                        st.exposed[COMET_GROUP_EP] + st.exposed[COMET_GROUP_CP] + fsdp_micro;
     if (s.pp > 1 && s.pp <= STAGE_CACHE && s.interleave == 1)
         cache_stages(&stages);
+    /* DualPipe's F&B (docs/model.md, DualPipe): a forward and a backward
+     * overlapped, each one's all-to-alls beside the other's compute; what
+     * hides takes its share of that compute (overlap contention, 7.6) */
+    double share = overlap_share(sys, &s);
+    double ep_micro = st.exposed[COMET_GROUP_EP], rest = per_micro - ep_micro;
     sched_micro t = {.total = per_micro, .weight = st.wgrad, .count = micro,
+                     .fwd = st.fwd + st.fwd_exposed,
+                     .paired = rest + comet_fmax(0.0, ep_micro - rest) +
+                               share * comet_fmin(ep_micro, rest),
                      .stage = s.pp > 1 ? stage_times : NULL, .stage_ctx = &stages};
     out->bubble = sched_of(&s)->bubble(&s, &t);
 
     /* Layers' own collectives on the PP and DP groups (e.g. a DLRM
      * embedding all-to-all) run inside every microbatch. */
+    double sends_micro = 0.0;
     out->pp_comm_time = micro * st.comm[COMET_GROUP_PP];
     out->pp_exposed = micro * st.exposed[COMET_GROUP_PP];
     if (plan.send.per_micro > 0.0) {
@@ -495,12 +506,22 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
         double hop = latency + transfer * plan.send.load;
         out->pp_comm_time += micro * plan.send.per_micro * hop;
         out->pp_exposed += micro * plan.send.per_micro * hop;
+        sends_micro = plan.send.per_micro * hop;
     }
     /* Mixture of experts: the dispatch and combine all-to-alls on the EP
      * group block the layer's compute (docs/model.md, Mixture of experts). */
     out->ep_comm_time = micro * st.comm[COMET_GROUP_EP];
     out->ep_exposed = micro * st.exposed[COMET_GROUP_EP];
     out->ep_bytes = micro * st.bytes[COMET_GROUP_EP];
+    /* the pairs' all-to-alls and pipeline sends hide behind the pairs'
+     * compute: per pair min(comm, compute)(1 - share) less exposed */
+    double pairs = sched_overlapped_pairs(&s, plan.microbatches);
+    double pair_comm = ep_micro + sends_micro;
+    if (pairs > 0.0 && pair_comm > 0.0) {
+        double hidden = pairs * comet_fmin(pair_comm, rest) * (1.0 - share);
+        out->ep_exposed -= hidden * ep_micro / pair_comm;
+        out->pp_exposed -= hidden * sends_micro / pair_comm;
+    }
     /* Context parallelism's exchange (ring sends or Ulysses all-to-alls)
      * is the blocks' model-parallel communication beside TP's: reported
      * within the tp_* figures, and apart in cp_* (docs/model.md). */
@@ -514,7 +535,10 @@ comet_status estimate_prepared(const comet_model *m, const comet_system *sys,
     out->dp_comm_time += micro * st.comm[COMET_GROUP_DP];
     out->dp_exposed += micro * st.exposed[COMET_GROUP_DP];
 
-    double opt_bytes = plan_optimizer_bytes(&plan, work, work->params_npu, work->params_expert_npu);
+    /* the stage updates every copy of its parameters it holds (DualPipe 2) */
+    double copies = (double)sched_copies(&s);
+    double opt_bytes = plan_optimizer_bytes(&plan, work, copies * work->params_npu,
+                                            copies * work->params_expert_npu);
     out->optimizer = hw_optimizer_time(r, opt_bytes * (1.0 - fp.optimizer_offloaded));
 
     /* Expansion-tier traffic: the optimizer step on offloaded state (and

@@ -169,10 +169,10 @@ static const comet_knob knobs[COMET_KNOB_COUNT] = {
         .help = "auto (the system's curve), cudnn, flash2 or flash3"},
     [COMET_KNOB_SCHEDULE] = {
         .name = "schedule", .key = "strategy.schedule", .type = COMET_KNOB_T_CHOICE,
-        FIELD(schedule), .n_values = COMET_SCHEDULE_ZB_H1 + 1, .value_name = schedule_value,
+        FIELD(schedule), .n_values = COMET_SCHEDULE_DUALPIPE + 1, .value_name = schedule_value,
         .flag = "--schedule", .flag_form = COMET_FLAG_VALUE, .column = 21, .help_line = 15,
-        .help_usage = "--schedule 1f1b|zb-h1",
-        .help = "pipeline schedule (zb-h1: zero bubble, interleave 1)"},
+        .help_usage = "--schedule 1f1b|zb-h1|dualpipe",
+        .help = "pipeline schedule (zb-h1, dualpipe: interleave 1)"},
     [COMET_KNOB_FRAMEWORK] = {
         .name = "framework", .key = "strategy.framework", .type = COMET_KNOB_T_CHOICE,
         FIELD(framework), .n_values = COMET_FRAMEWORK_IDEAL + 1, .value_name = framework_value,

@@ -437,6 +437,17 @@ static comet_status check_model(const comet_model *m, const comet_strategy *s,
         return REFUSE(why, COMET_FAULT_SCHEDULE, COMET_KNOB_SCHEDULE, err,
                       "zb-h1 runs one model chunk per stage, got interleave %lld (interleave > 1 "
                       "runs interleaved 1F1B)", (long long)s->interleave);
+    /* DualPipe (DeepSeek-V3 report, Sec. 3.2.1; deepseek-ai/DualPipe asserts
+     * the same): stage i holds stages i and pp-1-i, so pp is even, and
+     * half the microbatches enter from each end */
+    if (s->schedule == COMET_SCHEDULE_DUALPIPE && s->interleave > 1)
+        return REFUSE(why, COMET_FAULT_SCHEDULE, COMET_KNOB_SCHEDULE, err,
+                      "dualpipe holds two model chunks per stage of its own, got interleave %lld "
+                      "(it needs interleave 1)", (long long)s->interleave);
+    if (s->schedule == COMET_SCHEDULE_DUALPIPE && (s->pp < 2 || s->pp % 2))
+        return REFUSE(why, COMET_FAULT_SCHEDULE, COMET_KNOB_SCHEDULE, err,
+                      "dualpipe pairs stage i with stage pp-1-i, so pp must be even and at least "
+                      "2, got pp %lld", (long long)s->pp);
     comet_status uneven = check_uneven_stages(m, s, depth, why, err);
     if (uneven)
         return uneven;
@@ -449,6 +460,11 @@ static comet_status check_model(const comet_model *m, const comet_strategy *s,
         return REFUSE(why, COMET_FAULT_BATCH_SPLIT, COMET_KNOB_GLOBAL_BATCH, err,
                       "interleaved schedule needs microbatches (%lld) to be a multiple of pp "
                       "(%lld)", (long long)micro, (long long)s->pp);
+    if (s->schedule == COMET_SCHEDULE_DUALPIPE && (micro % 2 || micro < 2 * s->pp))
+        return REFUSE(why, COMET_FAULT_SCHEDULE, COMET_KNOB_SCHEDULE, err,
+                      "dualpipe sends half the microbatches from each end: it needs an even "
+                      "number of them, at least 2*pp (%lld), got %lld (global_batch / "
+                      "(microbatch*dp))", (long long)(2 * s->pp), (long long)micro);
     return COMET_OK;
 }
 

@@ -1,13 +1,17 @@
 /* Pipeline schedules, the interface of src/schedule to the rest of the
  * library: a schedule is a struct of function pointers, one file per member
- * (schedule_1f1b.c, schedule_interleaved.c, schedule_zbh1.c), and says three things about a
+ * (schedule_1f1b.c, schedule_interleaved.c, schedule_zbh1.c, schedule_dualpipe.c), and says
+ * three things about a
  * pipeline of p stages running m microbatches through v model chunks per
  * stage: the order in which one stage runs its passes (the simulator's
  * program), the bubble the closed-form estimate charges, and how many
  * microbatches' activations the busiest stage holds at once (the memory
  * footprint); for the simulator's extrapolation of a long step, also the
  * round its steady state repeats in and how far its warm-up and cool-down
- * reach. A new schedule is one new file and its line in sched_of. */
+ * reach. Where a schedule's microbatches take more than one path through
+ * the stages (DualPipe's two directions), it also says where each meets
+ * each of a stage's chunks. A new schedule is one new file and its line in
+ * sched_of. */
 #ifndef COMET_SCHEDULE_H
 #define COMET_SCHEDULE_H
 
@@ -29,11 +33,16 @@ typedef enum sched_pass_kind {
 } sched_pass_kind;
 
 /* One pass of one microbatch through one model chunk of a stage: chunk c of
- * stage i is virtual stage c*p + i (Megatron's numbering). */
+ * stage i is virtual stage c*p + i (Megatron's numbering) unless the
+ * schedule says otherwise (virtual_stage, place). `overlapped`: the pass
+ * runs overlapped with the next one the stage emits (DualPipe's F&B, a
+ * forward and a backward whose communication hides behind each other's
+ * compute). */
 typedef struct sched_pass {
     int64_t microbatch;
     int64_t chunk;
     sched_pass_kind kind;
+    bool overlapped;
 } sched_pass;
 
 /* Receives the passes of a stage's program, in the order they run. */
@@ -56,9 +65,12 @@ typedef void (*sched_stage_fn)(const void *ctx, int64_t stage, sched_stage_time 
  * the step has (`count`; 0 counts as at least p). When the stages differ
  * (uneven splits, the embedding's and the LM head's stages, an MoE
  * model's dense first stage), `stage` gives each one's own times
- * (NULL: every stage takes the busiest one's). */
+ * (NULL: every stage takes the busiest one's). `fwd` is the forward's
+ * part of total (0: unknown, a third), `paired` one forward and one
+ * backward run overlapped (DualPipe's F&B; 0: total, nothing hides). */
 typedef struct sched_micro {
     double total, weight;
+    double fwd, paired;
     double count;
     sched_stage_fn stage;
     const void *stage_ctx;
@@ -68,7 +80,8 @@ typedef struct sched_kind {
     const char *name;
     /* Every pass of `micro` microbatches on `stage` (0 = first), each
      * exactly once, in the order the stage runs them (interleaved: micro a
-     * multiple of p, as the strategy checks demand); a split backward's W
+     * multiple of p, as the strategy checks demand; DualPipe: each
+     * microbatch on the chunk of its direction only); a split backward's W
      * after its B. */
     void (*program)(const comet_strategy *s, int64_t micro, int64_t stage, sched_emit_fn emit,
                     void *ctx);
@@ -97,15 +110,44 @@ typedef struct sched_kind {
      * of microbatches below it, the cool-down's of the last this many (the
      * simulator keeps its extrapolation's runs and cut clear of both). */
     int64_t (*ramp)(const comet_strategy *s);
+    /* Copies of its share of the parameters a stage holds (DualPipe 2:
+     * the pieces of both directions). NULL: 1. */
+    int64_t (*copies)(const comet_strategy *s);
+    /* Where chunk `chunk` of stage `stage` sits along the path of the
+     * microbatches that run it (0: the embedding's end). NULL: chunk*p +
+     * stage. */
+    int64_t (*virtual_stage)(const comet_strategy *s, int64_t chunk, int64_t stage);
+    /* The stage and chunk that run microbatch mb's virtual stage vs.
+     * NULL: vs % p and vs / p (every microbatch takes the same path). */
+    void (*place)(const comet_strategy *s, int64_t mb, int64_t vs, int64_t *stage,
+                  int64_t *chunk);
+    /* Forward-backward pairs run overlapped (sched_pass.overlapped) on
+     * the stage that runs the fewest, with `micro` microbatches. NULL:
+     * none. */
+    double (*overlapped)(const comet_strategy *s, int64_t micro);
 } sched_kind;
 
 extern const sched_kind sched_1f1b;        /* schedule_1f1b.c */
 extern const sched_kind sched_interleaved; /* schedule_interleaved.c */
 extern const sched_kind sched_zbh1;        /* schedule_zbh1.c */
+extern const sched_kind sched_dualpipe;    /* schedule_dualpipe.c */
 
 /* The schedule a strategy runs: interleaved 1F1B when it has more than one
- * model chunk per stage, else its schedule knob's (1F1B or ZB-H1). */
+ * model chunk per stage, else its schedule knob's (1F1B, ZB-H1 or
+ * DualPipe). */
 const sched_kind *sched_of(const comet_strategy *s);
+
+/* The members with defaults, for any schedule: its copies of the
+ * parameters, a chunk's virtual stage, where a microbatch's virtual stage
+ * runs, whether no later microbatch of `micro` runs virtual stage vs on
+ * the same stage (the last to bring that chunk's gradients), and the
+ * forward-backward pairs run overlapped on the stage that runs the
+ * fewest (0 for schedules that overlap none). */
+int64_t sched_copies(const comet_strategy *s);
+int64_t sched_virtual_stage(const comet_strategy *s, int64_t chunk, int64_t stage);
+void sched_place(const comet_strategy *s, int64_t mb, int64_t vs, int64_t *stage, int64_t *chunk);
+bool sched_last_through(const comet_strategy *s, int64_t micro, int64_t mb, int64_t vs);
+double sched_overlapped_pairs(const comet_strategy *s, int64_t micro);
 
 /* Maps step k of one direction of a stage's program to its pass. */
 typedef sched_pass (*sched_step_fn)(const comet_strategy *s, int64_t k, bool forward);

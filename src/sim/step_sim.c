@@ -93,6 +93,7 @@ typedef struct builder {
      * sends, and the last activation store to the expansion tier */
     int *fwd_first, *fwd_last, *bwd_first, *bwd_last, *send_fwd, *send_bwd, *act_store;
     int *wgt_last;       /* ... and the last task of a split backward's W pass */
+    int *pair_of;        /* F&B: a paired forward's cell, its backward's cell */
     int *dp_last;        /* per stage: last DP task before the optimizer */
     int *seg_gather;     /* per-layer ZeRO 3: each segment's gather in the current pass */
     int *pass_end;       /* per stage: the last task of the stage's latest pass */
@@ -102,6 +103,12 @@ typedef struct builder {
      * once its last one is done (tp_pending, per stage) */
     bool tp_behind;
     int *tp_pending;
+    /* DualPipe's F&B (sched_pass.overlapped): the pass being built is one
+     * of a forward-backward pair, whose all-to-alls run on the stage's
+     * TP stream beside the pair's compute (docs/model.md, DualPipe);
+     * side_last, per stage, the last of them not yet joined */
+    bool paired;
+    int *side_last;
     bool oom;
 } builder;
 
@@ -388,6 +395,16 @@ static int layer_comms(builder *b, int stage, const segment *sg, int pass_kind, 
                 double comm = lt->comm_fwd[g] + lt->comm_bwd[g] + lt->comm_rc[g];
                 t *= layer_tp_exposed(b->sys, b->s, comm, layer_gemm_window(l, b->s, lt)) / comm;
             }
+            if (b->paired && g == COMET_GROUP_EP) {
+                /* beside the compute: the pass's compute goes on (the
+                 * pair's other pass fills it), its end joins them */
+                int id = sim_add_task(&b->g, res(b, stage, R_TP), t * sg->count, (uint8_t)kind[g],
+                                      stage, (int)mb, sg->layer);
+                if (id < 0 || sim_add_dep(&b->g, prev, id))
+                    b->oom = true;
+                b->side_last[stage] = id;
+                continue;
+            }
             prev = task(b, stage, R_TP, t * sg->count, (uint8_t)kind[g], mb, sg->layer, prev);
             if (ring)
                 record(b, prev, (step_coll){COMET_COLL_NONE, COMET_GROUP_CP,
@@ -552,6 +569,27 @@ static bool weights_behind_forward(const builder *b)
            dp->gather_window == PLAN_BEHIND_FORWARD;
 }
 
+/* Whether stage `stage` runs microbatch mb's virtual stage vs. */
+static bool on_stage(const builder *b, int64_t mb, int vs, int stage)
+{
+    int64_t st, piece;
+    sched_place(b->s, mb, vs, &st, &piece);
+    return st == stage;
+}
+
+/* Whether no earlier microbatch runs virtual stage vs on the same stage
+ * (the first to meet that piece's weights); the paths alternate within a
+ * round of microbatches. */
+static bool first_through(const builder *b, int64_t mb, int vs)
+{
+    int64_t st, piece, round = sched_of(b->s)->round(b->s);
+    sched_place(b->s, mb, vs, &st, &piece);
+    for (int64_t earlier = mb - 1; earlier >= 0 && earlier >= mb - round; earlier--)
+        if (on_stage(b, earlier, vs, (int)st))
+            return false;
+    return true;
+}
+
 /* One pass of microbatch mb through virtual stage vs: a forward, a whole
  * backward, or its input-gradient part (B: recompute, the input gradient's
  * compute and the layers' backward collectives, the send to the previous
@@ -563,11 +601,14 @@ static void pass(builder *b, int64_t mb, int vs, sched_pass_kind kind)
         return; /* out of memory, or past the count's limit */
     bool forward = kind == SCHED_FORWARD, weight = kind == SCHED_BACKWARD_WEIGHT;
     bool whole = kind == SCHED_BACKWARD, input = kind == SCHED_BACKWARD_INPUT;
-    int stage = vs % b->p;
+    int64_t here, piece;
+    sched_place(b->s, mb, vs, &here, &piece);
+    int stage = (int)here;
     const segment *segs = b->segs;
     int n = segments_of(b, vs, b->segs);
     int prev = -1, first = -1;
-    bool last_mb = mb == b->micro - 1;
+    /* the last microbatch through this piece brings its gradients */
+    bool last_mb = sched_last_through(b->s, b->micro, mb, vs);
     /* Prefetch: the next segment's ZeRO-3 gather and offloaded-weight load
      * are issued as soon as this segment's compute is, ahead of this
      * segment's gradient reduction on the DP stream and its activation
@@ -585,7 +626,7 @@ static void pass(builder *b, int64_t mb, int vs, sched_pass_kind kind)
     int g_next = first_sg && !per_layer ? gather(b, stage, first_sg, mb, -1) : -1;
     /* the previous step's updated weights, gathered as this step's first
      * forward reaches each segment (Megatron's overlap_param_gather) */
-    bool regather = forward && mb == 0 && weights_behind_forward(b);
+    bool regather = forward && first_through(b, mb, vs) && weights_behind_forward(b);
     int regathered = -1; /* each after the one before: in order, as the DP stream issues them */
     int w_next = first_sg ? load_weights(b, stage, first_sg, mb) : -1;
     /* a whole backward's offloaded gradients go out one segment late,
@@ -684,13 +725,25 @@ static void pass(builder *b, int64_t mb, int vs, sched_pass_kind kind)
         prev = end;
         b->tp_pending[stage] = -1;
     }
+    if (b->side_last[stage] >= 0) { /* F&B: the pass ends with its all-to-alls, off the compute */
+        int end = sim_add_task(&b->g, res(b, stage, R_TP), 0.0, K_TP, stage, (int)mb, -1);
+        if (end < 0 || sim_add_dep(&b->g, prev, end) ||
+            sim_add_dep(&b->g, b->side_last[stage], end))
+            b->oom = true;
+        prev = end;
+        b->side_last[stage] = -1;
+    }
     last_tab[idx(b, mb, vs)] = prev;
     if (prev >= 0)
         b->pass_end[stage] = prev;
-    /* send to the next virtual stage (forward) or the previous (backward) */
+    /* send to the next virtual stage (forward) or the previous (backward),
+     * on the link towards the stage that runs it */
     bool send = !weight && (forward ? vs < b->vstages - 1 : vs > 0);
     if (send && b->p > 1) {
-        int id = send_hop(b, stage, forward, mb, prev);
+        int64_t to, to_chunk;
+        sched_place(b->s, mb, forward ? vs + 1 : vs - 1, &to, &to_chunk);
+        bool up = to > stage || (to == stage && forward);
+        int id = send_hop(b, stage, up, mb, prev);
         (forward ? b->send_fwd : b->send_bwd)[idx(b, mb, vs)] = id;
     } else if (send) {
         (forward ? b->send_fwd : b->send_bwd)[idx(b, mb, vs)] = prev;
@@ -710,23 +763,33 @@ static void pass(builder *b, int64_t mb, int vs, sched_pass_kind kind)
     }
 }
 
-/* A pass of the stage's program, placed on its virtual stage. */
+/* A pass of the stage's program, placed on its virtual stage; a pass
+ * overlapped with the next one (F&B) makes both a pair. */
 typedef struct stage_cursor {
     builder *b;
     int stage;
+    bool pair_open;
+    int pair_cell; /* the open pair's forward */
 } stage_cursor;
 
 static void program_pass(void *ctx, sched_pass ps)
 {
-    const stage_cursor *c = ctx;
-    pass(c->b, ps.microbatch, (int)(ps.chunk * c->b->p + c->stage), ps.kind);
+    stage_cursor *c = ctx;
+    int vs = (int)sched_virtual_stage(c->b->s, ps.chunk, c->stage);
+    c->b->paired = ps.overlapped || c->pair_open;
+    if (c->pair_open && c->b->pair_of)
+        c->b->pair_of[c->pair_cell] = idx(c->b, ps.microbatch, vs);
+    c->pair_open = ps.overlapped;
+    c->pair_cell = idx(c->b, ps.microbatch, vs);
+    pass(c->b, ps.microbatch, vs, ps.kind);
+    c->b->paired = false;
 }
 
 /* The order of passes on one stage is the pipeline schedule's
  * (src/schedule/: Megatron's 1F1B or interleaved 1F1B, or ZB-H1). */
 static void stage_program(builder *b, int stage)
 {
-    stage_cursor c = {b, stage};
+    stage_cursor c = {b, stage, false, -1};
     sched_of(b->s)->program(b->s, b->micro, stage, program_pass, &c);
 }
 
@@ -736,7 +799,9 @@ static void stage_epilogue(builder *b, int stage)
 {
     double params = 0.0, params_mp = 0.0; /* replicated, and model-parallel */
     double expert = 0.0;                  /* of the replicated ones, experts */
-    for (int vs = stage; vs < b->vstages; vs += b->p) {
+    int64_t chunks = b->v * sched_copies(b->s);
+    for (int64_t c = 0; c < chunks; c++) {
+        int vs = (int)sched_virtual_stage(b->s, c, stage);
         int n = segments_of(b, vs, b->segs);
         for (int i = 0; i < n; i++) {
             const work_layer *wl = &b->work.layers[b->segs[i].kind];
@@ -746,8 +811,8 @@ static void stage_epilogue(builder *b, int stage)
     }
     int last_bwd = -1;
     for (int64_t mb = 0; mb < b->micro; mb++)
-        for (int vs = stage; vs < b->vstages; vs += b->p)
-            for (int w = 0; w < 2; w++) {
+        for (int vs = 0; vs < b->vstages; vs++)
+            for (int w = 0; w < 2 && on_stage(b, mb, vs, stage); w++) {
                 int t = (w ? b->wgt_last : b->bwd_last)[idx(b, mb, vs)];
                 if (t > last_bwd)
                     last_bwd = t;
@@ -792,6 +857,13 @@ static void link_passes(builder *b)
             if (vs < b->vstages - 1)
                 sim_add_dep(&b->g, b->send_bwd[idx(b, mb, vs + 1)], b->bwd_first[i]);
             sim_add_dep(&b->g, b->fwd_last[i], b->bwd_first[i]);
+            /* F&B runs as one: its forward starts once the backward's
+             * gradient has come too */
+            int paired = b->pair_of ? b->pair_of[i] : -1;
+            int64_t pmb = paired >= 0 ? paired / b->vstages : 0;
+            int pvs = paired >= 0 ? paired % b->vstages : 0;
+            if (paired >= 0 && pvs < b->vstages - 1)
+                sim_add_dep(&b->g, b->send_bwd[idx(b, pmb, pvs + 1)], b->fwd_first[i]);
         }
 }
 
@@ -912,7 +984,7 @@ static comet_status build(const comet_model *m, const comet_system *sys, const c
             if (sim_set_shared(&b->g, res(b, stage, R_PER_STAGE + d)))
                 b->oom = true;
     int **tabs[] = {&b->fwd_first, &b->fwd_last, &b->bwd_first, &b->bwd_last, &b->send_fwd,
-                    &b->send_bwd, &b->act_store, &b->wgt_last};
+                    &b->send_bwd, &b->act_store, &b->wgt_last, &b->pair_of};
     for (size_t i = 0; i < sizeof tabs / sizeof tabs[0]; i++) {
         *tabs[i] = malloc(sizeof(int) * cells);
         b->oom = b->oom || !*tabs[i];
@@ -922,9 +994,10 @@ static comet_status build(const comet_model *m, const comet_system *sys, const c
     b->dp_last = malloc(sizeof(int) * (size_t)b->p);
     b->pass_end = malloc(sizeof(int) * (size_t)b->p);
     b->tp_pending = malloc(sizeof(int) * (size_t)b->p);
-    b->oom = b->oom || !b->dp_last || !b->pass_end || !b->tp_pending;
-    for (int i = 0; b->dp_last && b->pass_end && b->tp_pending && i < b->p; i++)
-        b->dp_last[i] = b->pass_end[i] = b->tp_pending[i] = -1;
+    b->side_last = malloc(sizeof(int) * (size_t)b->p);
+    b->oom = b->oom || !b->dp_last || !b->pass_end || !b->tp_pending || !b->side_last;
+    for (int i = 0; b->dp_last && b->pass_end && b->tp_pending && b->side_last && i < b->p; i++)
+        b->dp_last[i] = b->pass_end[i] = b->tp_pending[i] = b->side_last[i] = -1;
     b->tp_behind = s->overlap_tp && (congestion || (mode && mode->fabric));
     for (int stage = 0; stage < b->p && !b->oom; stage++) {
         stage_program(b, stage);
@@ -949,11 +1022,13 @@ static void builder_free(builder *b, bool keep_graph)
     free(b->send_bwd);
     free(b->act_store);
     free(b->wgt_last);
+    free(b->pair_of);
     free(b->dp_last);
     free(b->segs);
     free(b->seg_gather);
     free(b->pass_end);
     free(b->tp_pending);
+    free(b->side_last);
     free(b->themis_load);
     if (!keep_graph) {
         sim_graph_free(&b->g);
@@ -1034,8 +1109,8 @@ static int span_order(const void *pa, const void *pb)
 }
 
 /* Overlap contention (docs/model.md, frameworks): the time, on the stage
- * where it is longest, that data-parallel communication ran while the
- * compute stream computed. The closed form's hidden communication, as the
+ * where it is longest, that data-parallel communication (and F&B's
+ * all-to-alls) ran while the compute stream computed. The closed form's hidden communication, as the
  * timeline has it; the step grows by the system's share of it, as the
  * estimate's does. 0 when nothing is shared, or out of memory. */
 static double hidden_comm(const builder *b)
@@ -1054,7 +1129,10 @@ static double hidden_comm(const builder *b)
             continue;
         bool compute = r == R_COMPUTE && (t->kind == K_FWD || t->kind == K_BWD ||
                                           t->kind == K_RECOMPUTE);
-        bool dp = r != R_COMPUTE && (t->kind == K_DP || t->kind == K_GATHER);
+        /* and F&B's all-to-alls: with TP overlap off, the TP stream
+         * carries only them (the pairs', beside the compute) */
+        bool dp = r != R_COMPUTE && (t->kind == K_DP || t->kind == K_GATHER ||
+                                     (r == R_TP && t->kind == K_TP && !b->s->overlap_tp));
         if (compute)
             comp[n_comp++] = (busy_span){t->stage, t->start, t->end};
         else if (dp)
