@@ -1220,6 +1220,7 @@ static void test_groups_on_part_of_direct_networks(void **state)
         {"one-way ring 8", COMET_TOPO_RING, 8, {0}, true},
         {"one-way ring 16", COMET_TOPO_RING, 16, {0}, true},
         {"ring 12", COMET_TOPO_RING, 12, {0}, false},
+        {"ring 10", COMET_TOPO_RING, 10, {0}, false},
         {"one-way ring 6", COMET_TOPO_RING, 6, {0}, true},
         {"torus 16", COMET_TOPO_TORUS, 16, {0}, false},
         {"torus 4 x 4", COMET_TOPO_TORUS, 16, {4, 4, 0}, false},
@@ -1262,6 +1263,12 @@ static void test_groups_on_part_of_direct_networks(void **state)
                             rooted && grid && (nets[i].size == 32 || (chained && gap > 1))
                                 ? 0.09
                                 : 0.05;
+                        /* halving-doubling's all-gather of 5 on a ring of
+                         * 10, side by side or 2 apart: +9.1 % (its folded
+                         * steps meet on links across steps, docs/fabric.md) */
+                        if (algos[a] == COMET_ALGO_HALVING_DOUBLING && (n & (n - 1)) != 0 &&
+                            nets[i].size == 10)
+                            tol = 0.10;
                         int64_t span[COMET_MAX_DIMS] = {n, 1, 1, 1, 1, 1, 1, 1};
                         int64_t spacing[COMET_MAX_DIMS] = {gap, 1, 1, 1, 1, 1, 1, 1};
                         double f = flows_spaced(&s, n, gap, cl, 1);
@@ -1285,6 +1292,17 @@ static void test_groups_on_part_of_direct_networks(void **state)
     comet_net_dim *d = toy_add_dim(&s, "x", 8, COMET_TOPO_RING, COMET_ALGO_RING, 100e9, 0.0);
     assert_close(flows_spaced(&s, 4, 1, COMET_COLL_REDUCE_SCATTER, 1), 1.5 * x, 1e-6);
     assert_close(flows_spaced(&s, 4, 2, COMET_COLL_REDUCE_SCATTER, 1), 1.5 * x, 1e-6);
+    /* pairs half a ring of 10 apart, 5 interleaved: each member's S/2
+     * goes 5 hops, a tie the fabric breaks by the sender's parity, so a
+     * link carries 3 of the 5 pairs' halves one way (not 2.5): 3 x */
+    d->size = 10;
+    int64_t pair[COMET_MAX_DIMS] = {2, 1, 1, 1, 1, 1, 1, 1};
+    int64_t apart5[COMET_MAX_DIMS] = {5, 1, 1, 1, 1, 1, 1, 1};
+    assert_close(flows_spaced(&s, 2, 5, COMET_COLL_REDUCE_SCATTER, 1), 3.0 * x, 1e-6);
+    assert_close(comet_collective_time_placed(&s, pair, apart5, COMET_COLL_REDUCE_SCATTER, GIB,
+                                              0.0),
+                 3.0 * x, 1e-12);
+    d->size = 8;
     d->shape.unidirectional = true;
     assert_close(flows_spaced(&s, 2, 1, COMET_COLL_REDUCE_SCATTER, 1), 2.0 * x, 1e-6);
     /* a reduce of 4 side by side one way round: each chain's last hop

@@ -16,6 +16,8 @@
  * Formulas and derivations: docs/collectives.md, docs/fabric.md. */
 #include "families.h"
 
+#include <math.h>
+
 /* How a group sits on the ring: n members s places apart on a ring of
  * `size`, and whether it closes its own ring. */
 typedef struct ring_group {
@@ -42,8 +44,19 @@ static comet_link as_line(const comet_link *l)
     return line;
 }
 
+/* Pairs half the ring apart, s of them interleaved (n = 2, closed): each
+ * member's messages go the s hops either way, a tie, which the fabric
+ * breaks by the sender's parity (even NPUs forward); with s odd a link
+ * then carries ceil(s/2) of the s where an even split gives s/2. The
+ * factor over that split. */
+static double pair_ties(const ring_group *g)
+{
+    bool odd = fmod(g->s, 2.0) == 1.0;
+    return g->closed && g->n == 2.0 && g->s > 1.0 && odd ? (g->s + 1.0) / g->s : 1.0;
+}
+
 /* The whole-ring pattern `on_ring` as the group's: times s on a closed
- * group, a mesh line's times s on a partial one. */
+ * group (and pair_ties), a mesh line's times s on a partial one. */
 static net_cost placed(const comet_link *l, const ring_group *g, net_pattern_fn on_ring,
                        net_pattern_fn on_line)
 {
@@ -54,7 +67,7 @@ static net_cost placed(const comet_link *l, const ring_group *g, net_pattern_fn 
         comet_link line = as_line(l);
         c = on_line(&line);
     }
-    return (net_cost){c.hops * g->s, c.load * g->s};
+    return (net_cost){c.hops * g->s, c.load * g->s * pair_ties(g)};
 }
 
 /* ---- one way round: every message forward ---------------------------------- */
@@ -319,7 +332,7 @@ static bool ring_root_chain(const comet_link *l, net_cost *out, double *head)
         if (!net_topology_mesh.root_chain(&line, &c, head))
             return false;
     }
-    *out = (net_cost){c.hops * g.s, c.load * g.s};
+    *out = (net_cost){c.hops * g.s, c.load * g.s * (g.uni ? 1.0 : pair_ties(&g))};
     return true;
 }
 
