@@ -820,6 +820,15 @@ static void test_dualpipe_memory(void **state)
                              1e-12);
         assert_close(dual.mem[COMET_TIER_HBM][COMET_MEM_WEIGHTS], 2.0 * 8.0 / (double)p * 1e9 * 2.0,
                      1e-12);
+        /* a long step (its walk cut to two ramps and two rounds, the
+         * rounds between holding alike) holds the same p + 1, and 2 more
+         * microbatches (the cut's count another parity of round) too */
+        for (int64_t more = 0; more <= 2; more += 2) {
+            s.global_batch = 200 * p + more;
+            assert_int_equal(comet_estimate(&m, &sys, &s, &dual, &err), COMET_OK);
+            assert_close(dual.mem[COMET_TIER_HBM][COMET_MEM_ACTIVATIONS],
+                         (double)(p + 1) * piece, 1e-12);
+        }
     }
 }
 

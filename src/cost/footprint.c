@@ -40,10 +40,21 @@ static void stash_pass(void *ctx, sched_pass ps)
 static double walked_activations(const comet_strategy *s, double micro, const double full[3],
                                  const double wg[3])
 {
+    /* past its warm-up and cool-down a program repeats its rounds, each
+     * holding what the one before held: a step of two ramps and two rounds
+     * more (its count's parity kept) holds the most a longer one does, so
+     * the walk is O(p^2) whatever the step's microbatches */
+    const sched_kind *sched = sched_of(s);
+    int64_t m = (int64_t)micro;
+    if (sched->ramp && sched->round) {
+        int64_t round = sched->round(s), enough = 2 * sched->ramp(s) + 2 * round;
+        if (m > enough)
+            m = enough + (m - enough) % round;
+    }
     double most = 0.0;
     for (int64_t i = 0; i < s->pp; i++) {
         stash_walk w = {s, i, full, wg, 0.0, 0.0};
-        sched_of(s)->program(s, (int64_t)micro, i, stash_pass, &w);
+        sched->program(s, m, i, stash_pass, &w);
         most = comet_fmax(most, w.most);
     }
     return most;
