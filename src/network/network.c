@@ -247,7 +247,7 @@ static double pipelined_time(const comet_link *links, int m, comet_collective c,
                         first = i < first ? i : first;
                         last = i;
                     }
-                for (int i = 0; i < first && i < n; i++)
+                for (int i = 0; i < first; i++)
                     before += times[i];
                 for (int i = last + 1; i < n; i++)
                     after += times[i];

@@ -138,47 +138,15 @@ static double part_phases(const grid *gr, axis_cost_fn axis_cost,
  * its last ends. Their makespan, phase by phase: on 3 x 4 a scatter's
  * later phase slows another part's first, which ends later and leaves its
  * own later phases alone at the end (1.5 x where the busiest axis says
- * 4/3 x). cost[j][p] is what part j's phase p takes alone. */
-static double parts_makespan(int parts, int phases, double cost[][GRID_MAX_PHASES],
-                             int axis[][GRID_MAX_PHASES])
-{
-    int at[COMET_MAX_AXES] = {0};
-    double t = 0.0;
-    for (;;) {
-        int on[COMET_MAX_AXES] = {0};
-        double dt = -1.0;
-        for (int j = 0; j < parts; j++)
-            if (at[j] < phases)
-                on[axis[j][at[j]]]++;
-        for (int j = 0; j < parts; j++)
-            if (at[j] < phases) {
-                double end = cost[j][at[j]] * (double)on[axis[j][at[j]]];
-                dt = dt < 0.0 || end < dt ? end : dt;
-            }
-        if (dt < 0.0)
-            return t;
-        t += dt;
-        for (int j = 0; j < parts; j++)
-            if (at[j] < phases) {
-                double *c = &cost[j][at[j]];
-                int shared = on[axis[j][at[j]]];
-                if (*c * (double)shared <= dt * (1.0 + 1e-12))
-                    at[j]++;
-                else
-                    *c -= dt / (double)shared;
-            }
-    }
-}
-
-/* parts_makespan for k chunks of the buffer, each part's chunks in
- * order behind each other: chunk c's phase p starts once its phase p-1
- * and chunk c-1's phase p are done (the flows' hold of one phase), the
- * phases on an axis at once sharing it equally; cost[j][p] is a chunk's.
- * The chunks in flight a part are those whose phases are strictly behind
- * the chunk before's, at most phases + 1 of them, so a window of that
- * many per part is all there is to keep, whatever k. */
-static double parts_makespan_chunks(int parts, int phases, const double cost[][GRID_MAX_PHASES],
-                                    const int axis[][GRID_MAX_PHASES], int64_t k)
+ * 4/3 x). cost[j][p] is what part j's phase p takes alone, for each of k
+ * chunks of the buffer, each part's chunks in order behind each other:
+ * chunk c's phase p starts once its phase p-1 and chunk c-1's phase p are
+ * done (the flows' hold of one phase). The chunks in flight a part are
+ * those whose phases are strictly behind the chunk before's, at most
+ * phases + 1 of them, so a window of that many per part is all there is
+ * to keep, whatever k. */
+static double parts_makespan(int parts, int phases, const double cost[][GRID_MAX_PHASES],
+                             const int axis[][GRID_MAX_PHASES], int64_t k)
 {
     enum { WINDOW = GRID_MAX_PHASES + 1 };
     int at[COMET_MAX_AXES][WINDOW];
@@ -300,19 +268,17 @@ static net_cost grid_ring_schedule(const comet_link *l, bool wrap, comet_collect
      * (on 4 x 2 the all-reduce's 3.5 x at one chunk, 2.5 x at two and
      * more): a chunk's share of their makespan, which the chunk pipeline
      * multiplies back (src/network/network.c) */
+    int64_t k = l->chunks > 1 ? l->chunks : 1;
     double t;
-    int64_t k = l->chunks;
-    if (k <= 1) {
-        t = parts_makespan(g, phases, cost, axis); /* (spends cost[][]) */
-    } else if (k > 2 * GRID_EXACT_CHUNKS) {
+    if (k > 2 * GRID_EXACT_CHUNKS) {
         /* past the first chunks the makespan grows by a steady period:
          * the mean over the second GRID_EXACT_CHUNKS carries it on */
-        double m1 = parts_makespan_chunks(g, phases, cost, axis, GRID_EXACT_CHUNKS);
-        double m2 = parts_makespan_chunks(g, phases, cost, axis, 2 * GRID_EXACT_CHUNKS);
+        double m1 = parts_makespan(g, phases, cost, axis, GRID_EXACT_CHUNKS);
+        double m2 = parts_makespan(g, phases, cost, axis, 2 * GRID_EXACT_CHUNKS);
         t = (m2 + (double)(k - 2 * GRID_EXACT_CHUNKS) * (m2 - m1) / GRID_EXACT_CHUNKS) /
             (double)k;
     } else {
-        t = parts_makespan_chunks(g, phases, cost, axis, k) / (double)k;
+        t = parts_makespan(g, phases, cost, axis, k) / (double)k;
     }
     return (net_cost){hops, t * (double)gr.m / (double)g};
 }
@@ -359,7 +325,7 @@ static net_cost grid_root_scatter(const comet_link *l, bool wrap)
     double cost[COMET_MAX_AXES][GRID_MAX_PHASES];
     int axis[COMET_MAX_AXES][GRID_MAX_PHASES];
     double hops = part_phases(&gr, scatter_axis, cost, axis);
-    double t = parts_makespan(gr.g, gr.g, cost, axis);
+    double t = parts_makespan(gr.g, gr.g, cost, axis, 1);
     return (net_cost){hops, t * (double)gr.m / (double)gr.g};
 }
 

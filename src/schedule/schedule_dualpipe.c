@@ -101,13 +101,20 @@ static void short_program(dual_cursor *c)
             backward(c, first ^ d, false);
 }
 
+/* Whether the eight-step program runs (else the short one): an even pp,
+ * an even count of at least 2 pp microbatches, as strategy.c demands. */
+static bool full_program(const comet_strategy *s, int64_t micro)
+{
+    return s->pp % 2 == 0 && micro % 2 == 0 && micro >= 2 * s->pp;
+}
+
 static void dualpipe_program(const comet_strategy *s, int64_t micro, int64_t stage,
                              sched_emit_fn emit, void *ctx)
 {
     dual_cursor c = {.s = s, .stage = stage, .micro = micro, .emit = emit, .ctx = ctx};
     int64_t p = s->pp, n = p / 2, h = stage < p - 1 - stage ? stage : p - 1 - stage;
     int64_t half = micro / 2;
-    if (micro % 2 || micro < 2 * p || p % 2) {
+    if (!full_program(s, micro)) {
         short_program(&c);
         return;
     }
@@ -195,13 +202,6 @@ static void flight_pass(void *ctx, sched_pass ps)
         w->now -= 1.0;
     if (w->now > w->most)
         w->most = w->now;
-}
-
-/* Whether the eight-step program runs (else the short one): an even pp,
- * an even count of at least 2 pp microbatches, as strategy.c demands. */
-static bool full_program(const comet_strategy *s, int64_t micro)
-{
-    return s->pp % 2 == 0 && micro % 2 == 0 && micro >= 2 * s->pp;
 }
 
 /* Table 2's p + 1 on the full program (its walk gives that for every even

@@ -106,6 +106,12 @@ static double rate(const sim *s, int d)
     return sharing > 0 ? 1.0 / sharing : 1.0;
 }
 
+/* Whether time t has come (tolerance for rounding). */
+static bool reached(const sim *s, double t)
+{
+    return t <= s->now * (1.0 + 1e-15) + 1e-18;
+}
+
 /* Advance to the next completion (or end of a fixed part); false when
  * nothing is running. */
 static bool step(sim *s)
@@ -142,11 +148,10 @@ static bool step(sim *s)
         int finished[64], n_finished = 0;
         for (int j = 0; j < ds->running; j++) {
             job *jb = &ds->jobs[j];
-            bool fixed_over = jb->fixed_until <= s->now * (1.0 + 1e-15) + 1e-18;
-            if (fixed_over && jb->remaining <= 1e-15 * (1.0 + s->now)) {
+            if (reached(s, jb->fixed_until) && jb->remaining <= 1e-15 * (1.0 + s->now)) {
                 finished[n_finished++] = jb->chunk;
                 const chunk *ch = &s->chunks[jb->chunk];
-                if (ch->phases[ch->next].keep)
+                if (ch->phases[ch->next].keep_to > 0)
                     ds->jobs[kept++] = (job){jb->chunk, (double)INFINITY, 0.0, true};
             } else {
                 ds->jobs[kept++] = *jb;
@@ -166,7 +171,7 @@ static bool step(sim *s)
     }
     int still = 0;
     for (int i = 0; i < s->n_draining; i++) {
-        if (s->drained_at[i] <= s->now * (1.0 + 1e-15) + 1e-18) {
+        if (reached(s, s->drained_at[i])) {
             s->chunks[s->draining[i]].next++;
             enqueue(s, s->draining[i]);
         } else {

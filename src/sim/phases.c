@@ -68,7 +68,10 @@ static void plan_chunk(const comet_sim_options *o, const comet_link *links, cons
      * chunk before is through its all-gather there */
     for (int i = 0; c == COMET_COLL_BROADCAST && i < ch->n_phases; i++)
         for (int j = i + 1; plan[i].collective == COMET_COLL_SCATTER && j < ch->n_phases; j++)
-            ch->phases[i].keep |= ch->phases[j].dim == ch->phases[i].dim;
+            if (ch->phases[j].dim == ch->phases[i].dim) {
+                ch->phases[i].keep_to = j;
+                break;
+            }
 }
 
 /* Themis: the order of dimensions for the next chunk that keeps the most

@@ -8,8 +8,6 @@
 #include "comet/network.h"
 #include "comet/simulate.h"
 
-#include <stdbool.h>
-
 #define MAX_PHASES (2 * COMET_MAX_DIMS)
 
 typedef struct phase {
@@ -19,9 +17,11 @@ typedef struct phase {
     double tail;          /* seconds the phase runs on after it frees its dimension
                            * for the next chunk: a chain's last pieces draining
                            * (comet_collective_chunk_hold), 0 for the others */
-    bool keep;            /* a broadcast's scatter: its dimension stays the chunk's
-                           * until its all-gather there ends (the root's links would
-                           * starve the ring behind it, as the estimate holds it) */
+    int keep_to;          /* a broadcast's scatter: the chunk's next phase on its
+                           * dimension (its all-gather there), until whose end the
+                           * dimension stays the chunk's (the root's links would
+                           * starve the ring behind it, as the estimate holds it);
+                           * 0 for the others */
 } phase;
 
 typedef struct chunk {

@@ -242,11 +242,8 @@ static int chunked(builder *b, int stage, int stream, const int64_t span[COMET_M
         }
         /* a kept phase's dimension is the chunk's until its next phase there */
         for (int i = 0; i < ch.n_phases; i++)
-            for (int j = i + 1; ch.phases[i].keep && j < ch.n_phases; j++)
-                if (ch.phases[j].dim == ch.phases[i].dim) {
-                    behind[i] = ids[j];
-                    break;
-                }
+            if (ch.phases[i].keep_to > 0)
+                behind[i] = ids[ch.phases[i].keep_to];
         if (n_ends < 64)
             ends[n_ends++] = prev;
         else
