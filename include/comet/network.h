@@ -138,8 +138,11 @@ comet_coll_cost comet_collective_cost_1d(comet_collective c, const comet_link *l
  * before the next chunk may start: 1 but for a chain (a broadcast or a
  * reduce pipelined in pieces), whose next chunk's pieces follow the last
  * piece its head sent, so k chunks down a chain of n pieces are one chain
- * of k n pieces (the estimate's chunk pipeline and the simulators' phases
- * both take it from here). */
+ * of k n pieces, and for a halving-doubling all-reduce whose steps load
+ * different links (a ring, torus, mesh or fully-connected group of a
+ * power of two), whose next chunk's halving runs beside its doubling (the
+ * estimate's chunk pipeline and the simulators' phases both take it from
+ * here). */
 double comet_collective_chunk_hold(comet_collective c, const comet_link *link);
 
 /* nccl-tests' bus-bandwidth factor of collective c on n NPUs: busbw =

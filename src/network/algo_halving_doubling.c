@@ -44,6 +44,23 @@ static double hd_all_to_all(const net_topology *t, const comet_link *l, double a
     return net_seconds(t->bruck(l), a, x);
 }
 
+/* A chunk's all-reduce holds its dimension for the larger of one pass
+ * and twice the pass's busiest link summed over its steps: the next
+ * chunk's halving runs beside its doubling, and where the steps load
+ * different links (a ring's, a torus's, a fully-connected group's) they
+ * share them (docs/collectives.md, "Chunks"). The folded schedule's fold
+ * and unfold gate its pairs' steps: held whole. */
+static double hd_all_reduce_hold(const net_topology *t, const comet_link *l)
+{
+    if ((l->n & (l->n - 1)) != 0 || !t->halving_link_total)
+        return 1.0;
+    double pass = t->recursive_halving(l).load, link = t->halving_link_total(l);
+    if (!(pass > 0.0) || !(link > 0.0))
+        return 1.0;
+    double hold = link / pass;
+    return hold < 0.5 ? 0.5 : hold > 1.0 ? 1.0 : hold;
+}
+
 /* ceil(log2 n) messages at most: log2 p steps and the unfold (Bruck's
  * all-to-all: ceil(log2 n) steps). */
 static double hd_pass_messages(int64_t n)
@@ -60,4 +77,5 @@ const net_algorithm net_algorithm_halving_doubling = {
         [COMET_COLL_ALL_TO_ALL] = hd_all_to_all,
     },
     .pass_messages = hd_pass_messages,
+    .all_reduce_hold = hd_all_reduce_hold,
 };

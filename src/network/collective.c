@@ -96,7 +96,10 @@ double comet_collective_chunk_hold(comet_collective c, const comet_link *l)
 {
     net_cost chain;
     double head = 1.0;
-    if ((c != COMET_COLL_BROADCAST && c != COMET_COLL_REDUCE) || l->n < 2)
+    const net_topology *t = net_topology_of(l->topology);
+    bool all_reduce = c == COMET_COLL_ALL_REDUCE &&
+                      !(l->in_network_reduction && t->in_network_all_reduce);
+    if ((c != COMET_COLL_BROADCAST && c != COMET_COLL_REDUCE && !all_reduce) || l->n < 2)
         return 1.0;
     if (l->size_model) { /* priced as sized_cost prices it: an all-reduce, unless no model */
         comet_protocol_model pm = l->size_model->protocols;
@@ -104,7 +107,10 @@ double comet_collective_chunk_hold(comet_collective c, const comet_link *l)
             (pm > COMET_PROTOCOLS_NONE && pm < COMET_PROTOCOLS_COUNT))
             return 1.0;
     }
-    const net_topology *t = net_topology_of(l->topology);
+    if (all_reduce) {
+        const net_algorithm *a = net_algorithm_of(l->algorithm);
+        return a->all_reduce_hold ? a->all_reduce_hold(t, l) : 1.0;
+    }
     if (!chain_of(c, t, l, &chain, &head))
         return 1.0;
     return head;

@@ -91,6 +91,14 @@ typedef struct net_topology {
      * pass (part: a reduce-scatter, an all-gather, or either half of an
      * all-reduce). */
     net_cost (*folded_halving)(const comet_link *l, net_hd_part part);
+    /* The power-of-two halving pass's busiest link, its load summed over
+     * the pass's steps (in x, as the pass's load); NULL or 0 where every
+     * step loads it alike (the pass's load). A chunk's reduce-scatter
+     * runs beside the chunk before's all-gather, its mirror, and where
+     * the steps load different links the two share them: an all-reduce's
+     * chunks follow each other at the larger of one pass and twice this
+     * (comet_collective_chunk_hold). */
+    double (*halving_link_total)(const comet_link *l);
     /* Bruck's all-to-all: L steps, in step i every NPU ships about S/2 to
      * the NPU 2^i away. */
     net_pattern_fn bruck;
@@ -146,6 +154,10 @@ typedef struct net_algorithm {
      * or an all-to-all) on n >= 2 NPUs; an all-reduce is two passes. The
      * simulator charges its endpoint delay per message. */
     double (*pass_messages)(int64_t n);
+    /* The share of an all-reduce's time a chunk holds its dimension
+     * before the next chunk's reduce-scatter runs beside its all-gather
+     * (NULL: all of it, the two sharing every link alike). */
+    double (*all_reduce_hold)(const net_topology *t, const comet_link *l);
 } net_algorithm;
 
 /* Members (one file each). */
@@ -228,6 +240,11 @@ bool net_direct_double_tree(const comet_link *l, const net_direct *g, net_cost *
  * torus of 16 x 16) it would take milliseconds (a ring of 1000: 2.4 ms,
  * of 3000: 93 ms). */
 #define NET_HD_LINKS 1024
+/* The power-of-two halving pass on a ring, torus or mesh, every group at
+ * once, each message on the fabric's route: its busiest link's load
+ * summed over the steps, in x (halving_link_total); false past
+ * NET_HD_LINKS links or where the group is not a power of two. */
+bool net_hd_link_total(const comet_link *l, const net_direct *whole, double *out);
 /* The folded halving-doubling (net_hd) of every group at once on a
  * direct network, each message on the fabric's route, the members
  * going through the steps as the flows' do (a pair once both ends are

@@ -213,7 +213,7 @@ static double pipelined_time(const comet_link *links, int m, comet_collective c,
     if (m == 1) {
         /* the common case: the plan is the collective itself on one link */
         sum = max = comet_collective_time_1d(c, &links[0], bytes / k);
-        if (c >= COMET_COLL_SYMMETRIC && k > 1.0)
+        if ((c >= COMET_COLL_SYMMETRIC || c == COMET_COLL_ALL_REDUCE) && k > 1.0)
             max *= comet_collective_chunk_hold(c, &links[0]);
     } else {
         comet_coll_phase plan[COMET_MAX_COLL_PHASES];
@@ -229,7 +229,9 @@ static double pipelined_time(const comet_link *links, int m, comet_collective c,
             double t = comet_collective_time_1d(plan[i].collective, l, plan[i].bytes);
             times[i] = t;
             busy[plan[i].link] += t;
-            hold[plan[i].link] += plan[i].collective >= COMET_COLL_SYMMETRIC && k > 1.0
+            hold[plan[i].link] += (plan[i].collective >= COMET_COLL_SYMMETRIC ||
+                                   plan[i].collective == COMET_COLL_ALL_REDUCE) &&
+                                          k > 1.0
                                       ? t * comet_collective_chunk_hold(plan[i].collective, l)
                                       : t;
         }
@@ -251,7 +253,9 @@ static double pipelined_time(const comet_link *links, int m, comet_collective c,
                     before += times[i];
                 for (int i = last + 1; i < n; i++)
                     after += times[i];
-                double bound = before + k * busy[d] + after;
+                /* a chunk's all-reduce there holds it for its hold
+                 * share, the next chunk's beside the rest */
+                double bound = before + busy[d] + (k - 1.0) * hold[d] + after;
                 total = bound > total ? bound : total;
             }
             return total < (double)INFINITY ? total : (double)INFINITY;

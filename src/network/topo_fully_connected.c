@@ -1,49 +1,82 @@
-/* The fully-connected topology: n-1 direct links per NPU, each B/(n-1).
- * Patterns that spread an NPU's traffic over all its peers reach the full
- * B; a pattern that talks to one partner at a time gets one link, B/(n-1),
- * which is what costs log-step schedules and trees here. No switch, so no
- * in-network reduction. Formulas: docs/collectives.md. */
+/* The fully-connected topology: N-1 direct links per NPU, each B/(N-1),
+ * N the dimension's NPUs. Patterns that spread an NPU's traffic over all
+ * its peers reach the full B; a pattern that talks to one partner at a
+ * time gets one link, B/(N-1), which is what costs log-step schedules and
+ * trees here; a group of n < N reaches n-1 links, (n-1)/(N-1) of B (two
+ * NPUs of eight, one link: B/7). No switch, so no in-network reduction.
+ * Formulas: docs/collectives.md. */
 #include "families.h"
 
-/* Halving-doubling, one partner per step over one link of B/(n-1):
- * L hops, (n-1)(n-1)/n x. */
+/* How much slower a group's links are than a whole dimension's of its
+ * size: (N-1)/(n-1), 1 for the whole dimension. */
+static double part_links(const comet_link *l)
+{
+    int64_t size = l->size > l->n ? l->size : l->n;
+    return l->n > 1 ? (double)(size - 1) / (double)(l->n - 1) : 1.0;
+}
+
+static net_cost on_part(net_cost c, const comet_link *l)
+{
+    return (net_cost){c.hops, c.load * part_links(l)};
+}
+
+/* Ring passes and pairwise rounds spread over the group's n-1 links;
+ * S/n to every peer at once the same. */
+static net_cost fully_connected_steps(const comet_link *l)
+{
+    return on_part(net_full_bandwidth_steps(l), l);
+}
+
+static net_cost fully_connected_scatter(const comet_link *l)
+{
+    return on_part(net_one_hop_scatter(l), l);
+}
+
+/* Halving-doubling, one partner per step over one link of B/(N-1):
+ * L hops, (n-1)(N-1)/n x. */
 static net_cost fully_connected_recursive_halving(const comet_link *l)
 {
     double n = (double)l->n;
     double Ld = (double)net_ceil_log2(l->n);
-    return (net_cost){Ld, (n - 1.0) * (n - 1.0) / n};
+    return on_part((net_cost){Ld, (n - 1.0) * (n - 1.0) / n}, l);
+}
+
+/* Each step's partner is over a link of its own, so the busiest link
+ * carries the first step's S/2 alone: (N-1)/2 x. */
+static double fully_connected_halving_link_total(const comet_link *l)
+{
+    return ((double)l->n - 1.0) * 0.5 * part_links(l);
 }
 
 /* Not a power of two: folded (net_hd), every message on its own link of
  * B/(n-1). */
 static net_cost one_link(const void *ctx, const net_hd *h, int st)
 {
-    (void)ctx;
     (void)st;
-    return (net_cost){1.0, (double)h->n - 1.0};
+    return (net_cost){1.0, ((double)h->n - 1.0) * part_links(ctx)};
 }
 
 static net_cost fully_connected_folded_halving(const comet_link *l, net_hd_part part)
 {
-    return net_hd_port(l, part, one_link, NULL);
+    return net_hd_port(l, part, one_link, l);
 }
 
-/* Bruck, S/2 per step over one link: L hops, (n-1) L/2 x. */
+/* Bruck, S/2 per step over one link: L hops, (N-1) L/2 x. */
 static net_cost fully_connected_bruck(const comet_link *l)
 {
     double n = (double)l->n;
     double Ld = (double)net_ceil_log2(l->n);
-    return (net_cost){Ld, (n - 1.0) * Ld * 0.5};
+    return on_part((net_cost){Ld, (n - 1.0) * Ld * 0.5}, l);
 }
 
-/* Double binary tree: a tree edge carries S/2 each way over one B/(n-1)
+/* Double binary tree: a tree edge carries S/2 each way over one B/(N-1)
  * link, and some pair of NPUs is an edge of both heaps (fabric_coll.c's
- * trees: for every n), whose link carries S each way: 2L hops, (n-1) x. */
+ * trees: for every n), whose link carries S each way: 2L hops, (N-1) x. */
 static net_cost fully_connected_double_tree(const comet_link *l)
 {
     double n = (double)l->n;
     double Ld = (double)net_ceil_log2(l->n);
-    return (net_cost){2.0 * Ld, n - 1.0};
+    return on_part((net_cost){2.0 * Ld, n - 1.0}, l);
 }
 
 /* ---- the fabric: a direct link between every pair of each instance ----- */
@@ -99,16 +132,18 @@ static const fab_ops fully_connected_fabric = {fully_connected_layout, fully_con
 const net_topology net_topology_fully_connected = {
     .id = COMET_TOPO_FULLY_CONNECTED,
     .fabric = &fully_connected_fabric,
-    .ring_pass = net_full_bandwidth_steps,
-    .pairwise_exchange = net_full_bandwidth_steps,
-    .scatter_to_all = net_one_hop_scatter,
+    .ring_pass = fully_connected_steps,
+    .pairwise_exchange = fully_connected_steps,
+    .scatter_to_all = fully_connected_scatter,
     .recursive_halving = fully_connected_recursive_halving,
     .folded_halving = fully_connected_folded_halving,
+    .halving_link_total = fully_connected_halving_link_total,
     .bruck = fully_connected_bruck,
     .double_tree = fully_connected_double_tree,
     .in_network_all_reduce = NULL,
-    /* a scatter: S/n on each of the root's n-1 links of B/(n-1), (n-1)/n x;
-     * a broadcast that and the all-gather (a chain would use one link) */
-    .root_scatter = net_one_hop_scatter,
+    /* a scatter: S/n on each of the root's n-1 links of B/(N-1),
+     * (N-1)/n x; a broadcast that and the all-gather (a chain would use
+     * one link) */
+    .root_scatter = fully_connected_scatter,
     .shift_load = fully_connected_shift_load,
 };

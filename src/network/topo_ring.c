@@ -252,6 +252,17 @@ static net_cost ring_folded_halving(const comet_link *l, net_hd_part part)
     return net_hd_rough(l, part, ring_recursive_halving(l), ring_shift_load(l, 1));
 }
 
+/* The pass's busiest link over all its steps, each message routed as
+ * the flows route it (a step 2^i away loads the links between a pair's
+ * ends, the first step only every other link). */
+static double ring_halving_link_total(const comet_link *l)
+{
+    ring_group g = group_of(l);
+    net_direct d = {1, {(int64_t)g.size, 0, 0}, {true, false, false}, g.uni};
+    double total;
+    return net_hd_link_total(l, &d, &total) ? total : 0.0;
+}
+
 static net_cost ring_bruck(const comet_link *l)
 {
     ring_group g = group_of(l);
@@ -438,6 +449,7 @@ const net_topology net_topology_ring = {
     .scatter_to_all = ring_scatter_to_all,
     .recursive_halving = ring_recursive_halving,
     .folded_halving = ring_folded_halving,
+    .halving_link_total = ring_halving_link_total,
     .bruck = ring_bruck,
     .double_tree = ring_double_tree,
     .in_network_all_reduce = NULL,

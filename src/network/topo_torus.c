@@ -472,6 +472,24 @@ static net_cost grid_folded_halving(const comet_link *l, net_hd_part part, bool 
     return net_hd_rough(l, part, grid_halving(l, wrap), grid_shift_load(l, 1, wrap));
 }
 
+/* The pass's busiest link over all its steps, each message routed in
+ * dimension order as the flows route it. */
+static double grid_halving_link_total(const comet_link *l, bool wrap)
+{
+    net_direct d = {1, {0}, {wrap, wrap, wrap}, false};
+    d.m = shape_axes(l, d.axes);
+    double total;
+    return net_hd_link_total(l, &d, &total) ? total : 0.0;
+}
+static double torus_halving_link_total(const comet_link *l)
+{
+    return grid_halving_link_total(l, true);
+}
+static double mesh_halving_link_total(const comet_link *l)
+{
+    return grid_halving_link_total(l, false);
+}
+
 static net_cost torus_ring_pass(const comet_link *l) { return grid_ring_pass(l, true); }
 static net_cost torus_ring_schedule(const comet_link *l, comet_collective c)
 {
@@ -652,6 +670,7 @@ const net_topology net_topology_torus = {
     .scatter_to_all = torus_scatter,
     .recursive_halving = torus_halving,
     .folded_halving = torus_folded_halving,
+    .halving_link_total = torus_halving_link_total,
     .bruck = torus_bruck,
     .double_tree = torus_double_tree,
     .in_network_all_reduce = NULL,
@@ -671,6 +690,7 @@ const net_topology net_topology_mesh = {
     .scatter_to_all = mesh_scatter,
     .recursive_halving = mesh_halving,
     .folded_halving = mesh_folded_halving,
+    .halving_link_total = mesh_halving_link_total,
     .bruck = mesh_bruck,
     .double_tree = mesh_double_tree,
     .in_network_all_reduce = NULL,

@@ -445,6 +445,25 @@ static void link_loads(const net_direct *g, double *diff, int64_t size)
         }
 }
 
+/* Step st's messages of every group of the block (the groups side by
+ * side, and interleaved `spacing` apart), each on the fabric's route,
+ * added to diff. */
+static void hd_route_step(const comet_link *l, const net_hd *h, int st, const net_direct *g,
+                          int64_t size, double mw, double *diff)
+{
+    int64_t n = l->n, s = l->spacing > 1 ? l->spacing : 1;
+    int64_t blocks = size / (n * s) > 1 ? size / (n * s) : 1;
+    for (int64_t blk = 0; blk < blocks; blk++)
+        for (int64_t o = 0; o < s; o++)
+            for (int64_t i = 0; i < n; i++) {
+                int64_t to;
+                double w = net_hd_send(h, st, i, &to);
+                int64_t pa = blk * n * s + o + i * s, pb = blk * n * s + o + to * s;
+                if (w > 0.0 && pa < size && pb < size)
+                    direct_route(g, diff, pa, pb, w, NULL, mw);
+            }
+}
+
 /* The same on a ring, torus or mesh, every group of the dimension at
  * once, each message on the fabric's route. The members go through the
  * steps as the flows' do: a pair's messages start once both ends are
@@ -470,15 +489,7 @@ bool net_hd_direct(const comet_link *l, const net_direct *whole, net_hd_part par
     for (int st = 0; st < h.steps; st++) {
         for (int64_t i = 0; i < size * g->m * 2; i++)
             diff[i] = 0.0;
-        for (int64_t blk = 0; blk < blocks; blk++)
-            for (int64_t o = 0; o < s; o++)
-                for (int64_t i = 0; i < n; i++) {
-                    int64_t to;
-                    double w = net_hd_send(&h, st, i, &to);
-                    int64_t pa = blk * n * s + o + i * s, pb = blk * n * s + o + to * s;
-                    if (w > 0.0 && pa < size && pb < size)
-                        direct_route(g, diff, pa, pb, w, NULL, mw);
-                }
+        hd_route_step(l, &h, st, g, size, mw, diff);
         link_loads(g, diff, size);
         for (int64_t blk = 0; blk < blocks; blk++)
             for (int64_t o = 0; o < s; o++)
@@ -502,5 +513,31 @@ bool net_hd_direct(const comet_link *l, const net_direct *whole, net_hd_part par
                 }
     }
     *out = net_hd_slowest(t, hop, size);
+    return true;
+}
+
+/* Every step of the pass routed into one set of link loads: the busiest
+ * link's sum over the steps (net_hd_direct takes each step's alone). */
+bool net_hd_link_total(const comet_link *l, const net_direct *whole, double *out)
+{
+    net_direct block;
+    const net_direct *g = tree_block(l, whole, &block);
+    int64_t size;
+    net_hd h = net_hd_of(l->n, NET_HD_AR_RS);
+    if (h.r > 0 || !block_size(l, g, &size) || size * g->m * 2 > NET_HD_LINKS)
+        return false;
+    double diff[NET_HD_LINKS];
+    double mw = (double)whole->m;
+    for (int64_t i = 0; i < size * g->m * 2; i++)
+        diff[i] = 0.0;
+    for (int st = 0; st < h.steps; st++)
+        hd_route_step(l, &h, st, g, size, mw, diff);
+    link_loads(g, diff, size);
+    double most = 0.0;
+    for (int64_t i = 0; i < size * g->m * 2; i++) {
+        double v = diff[i] * link_per(g, (int)((i / 2) % g->m), mw);
+        most = v > most ? v : most;
+    }
+    *out = most;
     return true;
 }
