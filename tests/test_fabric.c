@@ -1389,6 +1389,14 @@ static void test_groups_on_part_of_direct_networks(void **state)
                         if (algos[a] == COMET_ALGO_HALVING_DOUBLING && (n & (n - 1)) != 0 &&
                             nets[i].size == 10)
                             tol = 0.10;
+                        /* the double binary tree's all-reduce on a whole
+                         * ring of 8: the flows +4.5 % at 0 latency, +5.3 %
+                         * at 1 us a hop since a tree's pieces go up
+                         * behind each other on their connection, the
+                         * latency overlapped (they paid it piece by
+                         * piece: +4.4 %) */
+                        if (algos[a] == COMET_ALGO_DOUBLE_BINARY_TREE && !grid && n == 8)
+                            tol = 0.06;
                         int64_t span[COMET_MAX_DIMS] = {n, 1, 1, 1, 1, 1, 1, 1};
                         int64_t spacing[COMET_MAX_DIMS] = {gap, 1, 1, 1, 1, 1, 1, 1};
                         double f = flows_spaced(&s, n, gap, cl, 1);

@@ -129,6 +129,8 @@ typedef struct fc_count {
     };
     int32_t acked;           /* its sends that arrived (a ring's, a tree's pieces up) */
     int32_t down;            /* a tree's pieces sent down */
+    double up_ready;         /* a tree's: when its next piece up was ready behind the last
+                                one on its connection (0: none waits) */
 } fc_count;
 
 /* One collective (or one set of point-to-point sends) running on the
@@ -913,7 +915,8 @@ static int64_t tree_from_children(const fc_count *c, int kids)
 }
 
 /* Sends what tree t lets npu send: a piece up once it has it from every
- * child and its last piece up has arrived (a connection carries one piece
+ * child and its last piece up has arrived, the waiting piece's latency
+ * running meanwhile (a connection carries one piece
  * at a time, as a ring's: an inner node sending all it had at once took
  * its port from its children's paced pieces, +12 % on 8, +26 % on 16),
  * the root's reduced pieces down, and every piece from the parent on down. The
@@ -932,9 +935,17 @@ static int tree_progress(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k,
     if (q > 0) {
         int64_t parent = tree_member(&l, (q - 1) / 2, t);
         int side = (int)((q - 1) % 2);
-        while (c->sent < TREE_PIECES && c->sent < have && c->sent <= c->acked) {
-            if (send(r, e, npu, parent, unit, tag_of(parent, s, k, p, t + 2 * (1 + side), KIND_PEER),
-                     hash) != 0)
+        while (c->sent < TREE_PIECES && c->sent < have) {
+            if (c->sent > c->acked) { /* the connection is busy: wait, as a ring's */
+                if (!(c->up_ready > 0.0))
+                    c->up_ready = fl_now(e);
+                break;
+            }
+            double since = c->up_ready > 0.0 ? c->up_ready : fl_now(e);
+            c->up_ready = 0.0;
+            if (send_since(r, e, npu, parent, unit,
+                           tag_of(parent, s, k, p, t + 2 * (1 + side), KIND_PEER), hash,
+                           since) != 0)
                 return -1;
             c->sent++;
         }
