@@ -847,6 +847,34 @@ static void test_fat_tree_spine_bound(void **state)
     assert_true(flows(&s, span, COMET_COLL_ALL_TO_ALL, GIB, 1, false, NULL) >= over * (1 - 1e-9));
 }
 
+/* Leaves that split nodes: 30-port switches at 2:1 hold 20 NPUs (2.5
+ * nodes of 8) under 10 uplinks. Groups of 4 nodes (one NPU each, every
+ * local rank's group at once) straddle leaves: the busiest leaf (NPUs
+ * 20-39: node 2's last four, nodes 3 and 4) sends 52 connections of S/4
+ * off it (local ranks 4-7 of nodes 2 and 3 two to a group there, 4 x 2
+ * x 2; ranks 0-3 of node 3 and all of node 4, the next group's, alone,
+ * 12 x 3), 1.3 x over its uplinks, where two members of a group to every
+ * leaf gave 20 x 2 = 40, 1.0 x (the flows 1.3 x); groups of 8 nodes 124,
+ * 1.55 x (1.5 x before). */
+static void test_fat_tree_leaves_split_groups(void **state)
+{
+    (void)state;
+    comet_system s;
+    comet_net_dim *ib = fat_tree_16(&s, "split", COMET_ALGO_DIRECT, COMET_ROUTE_SPRAY);
+    ib->shape.radix = 30;
+    double x = GIB / 50e9;
+    static const struct {
+        int64_t n;
+        double load;
+    } cases[] = {{4, 1.3}, {8, 1.55}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int64_t span[COMET_MAX_DIMS] = {1, cases[i].n, 1, 1, 1, 1, 1, 1};
+        double e = comet_collective_time(&s, span, COMET_COLL_ALL_TO_ALL, GIB);
+        assert_close(e, cases[i].load * x, 1e-12);
+        assert_close(flows(&s, span, COMET_COLL_ALL_TO_ALL, GIB, 1, false, NULL), e, 5e-3);
+    }
+}
+
 /* A ring hashed over a Clos (ECMP) is paced by its busiest link. Every
  * link carries whole connections, each 2(n-1)/n S/N with N channels (the
  * ring all-reduce's bytes, NCCL's rings a connection each), so the busiest
@@ -2003,6 +2031,7 @@ void suite_fabric(test_tally *t)
         cmocka_unit_test(test_ring_all_to_all_multi_hop),
         cmocka_unit_test(test_torus_all_to_all_bisection),
         cmocka_unit_test(test_fat_tree_spine_bound),
+        cmocka_unit_test(test_fat_tree_leaves_split_groups),
         cmocka_unit_test(test_ecmp_channels_meet_the_busiest_link),
         cmocka_unit_test(test_ecmp_estimate_is_the_mean_over_hashings),
         cmocka_unit_test(test_in_network_halves_bytes),

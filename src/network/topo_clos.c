@@ -157,21 +157,76 @@ static net_cost clos_ring_pass(const comet_link *l, bool rail)
     return (net_cost){hops, (v.n - 1.0) / v.n * f};
 }
 
+/* How many of a's members lie in [lo, hi], a's members first, first +
+ * gap, ... (n of them); none where hi < lo. */
+static int64_t members_within(int64_t first, int64_t gap, int64_t n, int64_t lo, int64_t hi)
+{
+    if (hi < lo)
+        return 0;
+    int64_t j0 = lo <= first ? 0 : (lo - first + gap - 1) / gap;
+    int64_t j1 = hi < first ? -1 : (hi - first) / gap;
+    j1 = j1 < n - 1 ? j1 : n - 1;
+    return j1 >= j0 ? j1 - j0 + 1 : 0;
+}
+
+/* Fat trees past this many NPUs take every leaf (pod) as the first. */
+#define CLOS_LEAF_SCAN (1 << 20)
+
+/* The most connections (S/n each) leaving one block of `held` NPUs (a
+ * leaf, or a pod) of a fat tree when every group sends each member not on
+ * the block S/n: NPU i's group has c_i of its n members on i's block,
+ * counted exactly, block by block, so a block that splits groups (held
+ * not a multiple of the NPUs inside a member times the spacing: 64-port
+ * leaves at 2:1 hold 42 NPUs, 5.25 nodes of 8) carries what its pieces of
+ * several groups send. -1 past CLOS_LEAF_SCAN NPUs. */
+static double busiest_block_conns(const comet_link *l, int64_t held)
+{
+    int64_t n = l->n, inner = l->inner > 1 ? l->inner : 1;
+    int64_t gap = l->spacing > 1 ? l->spacing : 1, size = l->size > n ? l->size : n;
+    int64_t npus = size * inner, stride = inner * gap, block = n * stride;
+    if (npus > CLOS_LEAF_SCAN || held < 1)
+        return -1.0;
+    /* blocks that hold whole members' strides and whole groups (or whole
+     * blocks of a group): every NPU's c_i is the view's c */
+    if (stride % held == 0 || (held % stride == 0 && (block % held == 0 || held % block == 0)))
+        return -1.0;
+    double most = 0.0;
+    for (int64_t first = 0; first < npus; first += held) {
+        int64_t last = (first + held < npus ? first + held : npus) - 1;
+        double conns = 0.0;
+        for (int64_t i = first; i <= last; i++) {
+            int64_t in = i % inner, pos = i / inner;
+            int64_t head = pos / (n * gap) * n * gap + pos % gap; /* its group's first */
+            /* positions whose NPU at `in` lies on the block */
+            int64_t lo = first <= in ? 0 : (first - in + inner - 1) / inner;
+            int64_t hi = (last - in) / inner;
+            conns += (double)(n - members_within(head, gap, n, lo, hi));
+        }
+        most = conns > most ? conns : most;
+    }
+    return most;
+}
+
 /* Every member sends (n - c)/n of its buffer off its leaf (pod). */
 static net_cost clos_scatter(const comet_link *l, bool rail)
 {
     clos_view v = clos_view_of(l, rail);
     double load = (v.n - 1.0) / v.n;
-    for (int t = 0; t < 2 && t < v.tiers - 1; t++)
-        if (v.c[t] < v.n) {
+    for (int t = 0; t < 2 && t < v.tiers - 1; t++) {
+        /* a fat tree's blocks counted as they hold the groups, even where
+         * one group fits in one (it may straddle two) */
+        double exact = rail ? -1.0 : busiest_block_conns(l, (int64_t)v.act[t]);
+        if (v.c[t] < v.n || exact > 0.0) {
             /* the connections leaving a leaf (pod), S/n each: their mean per
              * uplink sprayed, hashed the busiest link's (over the whole
              * collective, the busiest link's bytes bound it) */
-            double conns = v.act[t] * (v.n - v.c[t]), per_link = conns / v.up[t];
+            double conns = exact >= 0.0 ? exact : v.act[t] * (v.n - v.c[t]);
+            double per_link = conns / v.up[t];
             if (v.ecmp)
                 per_link = expected_busiest(conns, 1.0 / v.up[t], v.links[t]);
             load = dmax(load, per_link / v.n);
         }
+    }
     return (net_cost){clos_hops(&v), load};
 }
 
