@@ -255,7 +255,9 @@ static void test_search_explores_cp_and_ep(void **state)
 }
 
 /* The schedule is searched: on a pipeline of one chunk per stage ZB-H1
- * and 1F1B; with nothing in the expansion tier 1F1B is dominated wherever
+ * and 1F1B, and DualPipe where it runs (never pruned: each of its points
+ * is priced, and scores as its own estimate does); with nothing in the
+ * expansion tier 1F1B is dominated wherever
  * ZB-H1 fits (its bubble (p-1)(F+B-W) is shorter, the rest alike), so the
  * pruned ranking holds no such 1F1B point; kept, each 1F1B point scores
  * no better than its ZB-H1 twin and the best is unchanged. */
@@ -268,7 +270,7 @@ static void test_search_schedule(void **state)
     comet_search_request req;
     request(&req, &m, &sys, COMET_SEARCH_MAX_TOP);
     static comet_ranked pruned[COMET_SEARCH_MAX_TOP], kept[COMET_SEARCH_MAX_TOP];
-    int n_pruned = 0, n_kept = 0, zb = 0, one = 0, twins = 0;
+    int n_pruned = 0, n_kept = 0, zb = 0, one = 0, dual = 0, twins = 0;
     comet_search_stats st;
     comet_error err;
     assert_int_equal(comet_search(&req, pruned, &n_pruned, &st, &err), COMET_OK);
@@ -280,6 +282,16 @@ static void test_search_schedule(void **state)
             zb++;
             continue;
         }
+        if (s->schedule == COMET_SCHEDULE_DUALPIPE) {
+            /* where it runs, and priced as the estimate prices it */
+            assert_true(comet_strategy_dualpipe_runs(s));
+            comet_result r;
+            comet_strategy same = *s;
+            assert_int_equal(comet_estimate(&m, &sys, &same, &r, &err), COMET_OK);
+            assert_close(r.step_time, pruned[i].result.step_time, 1e-12);
+            dual++;
+            continue;
+        }
         /* 1F1B ranked: its ZB-H1 twin holds more than HBM has */
         comet_strategy twin = *s;
         twin.schedule = COMET_SCHEDULE_ZB_H1;
@@ -288,8 +300,10 @@ static void test_search_schedule(void **state)
         assert_false(r.feasible && !(r.mem_total[COMET_TIER_EXPANSION] > 0.0));
         one++;
     }
-    printf("  %d ZB-H1 and %d 1F1B pipelines of one chunk per stage ranked\n", zb, one);
+    printf("  %d ZB-H1, %d 1F1B and %d DualPipe pipelines of one chunk per stage ranked\n", zb,
+           one, dual);
     assert_true(zb > 0);
+    assert_true(dual > 0);
     req.space.keep_dominated = true;
     assert_int_equal(comet_search(&req, kept, &n_kept, &st, &err), COMET_OK);
     assert_close(kept[0].score, pruned[0].score, 0.0);
@@ -357,9 +371,15 @@ static uint64_t points_by_hand(const comet_model *m, int64_t npus, int64_t gbs)
             uint64_t points = 0;
             for (int64_t mb = 1; mb <= gbs / dp; mb++)
                 for (int64_t v = 1; v * pp <= depth; v++)
-                    if ((gbs / dp) % mb == 0 && (v == 1 || (pp > 1 && depth % (pp * v) == 0)))
-                        /* two schedules (1F1B, ZB-H1) with a pipeline of one chunk */
-                        points += (tp > 1 ? 2 : 1) * 2 * per_workload * (pp > 1 && v == 1 ? 2 : 1);
+                    if ((gbs / dp) % mb == 0 && (v == 1 || (pp > 1 && depth % (pp * v) == 0))) {
+                        /* two schedules (1F1B, ZB-H1) with a pipeline of one
+                         * chunk, three (DualPipe) where pp is even and the
+                         * microbatches even and at least 2 pp */
+                        int64_t micro = gbs / dp / mb;
+                        bool dual = pp % 2 == 0 && micro % 2 == 0 && micro >= 2 * pp;
+                        uint64_t n_sched = pp > 1 && v == 1 ? (dual ? 3 : 2) : 1;
+                        points += (tp > 1 ? 2 : 1) * 2 * per_workload * n_sched;
+                    }
             total += 6 * points;
         }
     return total;

@@ -10,6 +10,7 @@
 
 #include "comet/comet.h"
 #include "comet/simulate.h"
+#include "../src/cost/cost.h"
 #include "../src/schedule/schedule.h"
 #include "../src/sim/sim.h"
 #include "tests.h"
@@ -2168,6 +2169,47 @@ static void test_schedule_dualpipe_round_and_ramp(void **state)
     }
 }
 
+/* DualPipe's stash_most (its closed form for the most activation memory
+ * a stage holds) against every stage's program walked, to the byte, for
+ * every even p to 32 and every even m from 2p to 2p + 40: per piece
+ * (the first, a middle, the last virtual stage) a stash and a W's keep
+ * that differ as uneven stages and MoE models make them (the ends' own
+ * layers, a dense first stage), including keeps larger than the stash
+ * (full recompute) and zeros. Whole bytes, so both sums are exact. */
+static void test_schedule_dualpipe_stash_closed_form(void **state)
+{
+    (void)state;
+    uint64_t seed = 12345;
+    for (int64_t p = 2; p <= 32; p += 2) {
+        comet_strategy s = pipeline(p, 1);
+        s.schedule = COMET_SCHEDULE_DUALPIPE;
+        const sched_kind *k = sched_of(&s);
+        assert_non_null(k->stash_most);
+        for (int64_t m = 2 * p; m <= 2 * p + 40; m += 2)
+            for (int trial = 0; trial < 12; trial++) {
+                double full[3], wg[3];
+                for (int j = 0; j < 3; j++) {
+                    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+                    full[j] = (double)((seed >> 20) % 4000000000ULL);
+                    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+                    /* keeps up to 3x the stash, on some trials none */
+                    wg[j] = trial % 4 == 0 ? 0.0 : (double)((seed >> 20) % 12000000000ULL);
+                    if (trial % 6 == 1)
+                        full[j] = 0.0;
+                }
+                double closed = k->stash_most(&s, m, full, wg);
+                double walked = footprint_walked_stash(&s, (double)m, full, wg);
+                assert_true(closed >= 0.0);
+                assert_true(closed == walked);
+            }
+        /* the short program (fewer than 2p, or an odd count): no closed form */
+        assert_true(k->stash_most(&s, 2 * p - 2, (double[3]){1, 1, 1}, (double[3]){1, 1, 1}) <
+                    0.0);
+        assert_true(k->stash_most(&s, 2 * p + 1, (double[3]){1, 1, 1}, (double[3]){1, 1, 1}) <
+                    0.0);
+    }
+}
+
 void suite_simulate(test_tally *t)
 {
     const struct CMUnitTest simulate[] = {
@@ -2215,6 +2257,7 @@ void suite_simulate(test_tally *t)
         cmocka_unit_test(test_schedule_round_repeats),
         cmocka_unit_test(test_schedule_ramp_bounds),
         cmocka_unit_test(test_schedule_dualpipe_round_and_ramp),
+        cmocka_unit_test(test_schedule_dualpipe_stash_closed_form),
     };
     RUN_GROUP(t, simulate);
 }

@@ -357,7 +357,8 @@ static void test_default_study_golden(void **state)
  * GPT-3 175B keeps its best step within 5 % of the non-blocking tree's up
  * to 2:1 (+4.2 %: its interleaved pipeline's sends cross the leaves'
  * uplinks all at once; 3:1 is 6.2 % slower, its best strategy moving to
- * 16 pipeline stages), Llama 3 405B to 8:1 (+2.9 %; 12:1 +6.7 %); the
+ * 16 pipeline stages), Llama 3 405B to 8:1 (+2.7 %; 12:1 +6.0 %, DualPipe
+ * from 8:1, its F&B hiding the pipeline sends the uplinks slow); the
  * summary, with those lines, against its golden file (about 2 s). */
 static void test_oversubscription_study(void **state)
 {
@@ -388,8 +389,8 @@ static void test_oversubscription_study(void **state)
     assert_string_equal(r.study.models[1].name, "llama3-405b");
     assert_close(ax->values[h.slot], 8.0, 0.0);
     assert_close(ax->values[h.past_slot], 12.0, 0.0);
-    assert_close(h.slowdown, 1.029, 0.001);
-    assert_close(h.past_slowdown, 1.067, 0.001);
+    assert_close(h.slowdown, 1.027, 0.001);
+    assert_close(h.past_slowdown, 1.060, 0.001);
     comet_results_free(&r);
     remove_dir(dir);
 }

@@ -303,6 +303,11 @@ int64_t comet_strategy_group_size(const comet_strategy *s, comet_group g);
  * comet_strategy_resolve (or at least has positive microbatch and dp). */
 int64_t comet_strategy_microbatches(const comet_strategy *s);
 
+/* Whether schedule dualpipe can run the strategy's layout, as
+ * comet_strategy_resolve demands: an even pp of at least 2, interleave 1,
+ * and an even count of at least 2*pp microbatches. */
+bool comet_strategy_dualpipe_runs(const comet_strategy *s);
+
 /* Check the strategy against the model and system and fill place[][]
  * (and the size of an open outermost network dimension, returned in
  * *outer_size when non-NULL). Errors name the key, e.g. "strategy.tp". */

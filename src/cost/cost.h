@@ -159,6 +159,14 @@ struct step_plan;
  * whole kind; when HBM still overflows and an expansion tier exists,
  * optimizer state spills first, then weights, then gradients, then
  * activations, each only as much as needed. */
+/* The most activation memory any stage holds, its program walked: a pass
+ * through virtual stage vs stashes full[k] until its backward or, split,
+ * keeps wg[k] from its input gradient to its W (k 0 for the first
+ * virtual stage, 2 the last, 1 any other); O(p^2) per call whatever the
+ * microbatches. The reference for a schedule's stash_most. */
+double footprint_walked_stash(const comet_strategy *s, double micro, const double full[3],
+                              const double wg[3]);
+
 void footprint_compute(const comet_system *sys, const comet_strategy *s, const work_stage *w,
                        const struct step_plan *plan, footprint *fp, comet_result *out);
 

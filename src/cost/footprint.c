@@ -37,8 +37,8 @@ static void stash_pass(void *ctx, sched_pass ps)
     w->most = comet_fmax(w->most, w->now);
 }
 
-static double walked_activations(const comet_strategy *s, double micro, const double full[3],
-                                 const double wg[3])
+double footprint_walked_stash(const comet_strategy *s, double micro, const double full[3],
+                              const double wg[3])
 {
     /* past its warm-up and cool-down a program repeats its rounds, each
      * holding what the one before held: a step of two ramps and two rounds
@@ -70,7 +70,9 @@ static double walked_activations(const comet_strategy *s, double micro, const do
  * With uneven stages, or ZB-H1, a middle stage may hold the most. Where
  * microbatches take more than one path (DualPipe: a stage holds the
  * first and the last pieces, say, for the two directions), each stage's
- * program is walked, each pass adding or freeing its own piece's stash.
+ * program is walked, each pass adding or freeing its own piece's stash,
+ * unless the schedule knows the walk's answer in closed form
+ * (stash_most: DualPipe's full program).
  * Recomputation needs what one layer rebuilds as working space during
  * backward: the whole layer under full recompute, its attention core
  * under selective; ring context parallelism its K/V receive buffers. */
@@ -122,7 +124,10 @@ static double activation_bytes(const comet_strategy *s, const work_stage *w, dou
         const double full[3] = {every[0] + first, every[1], every[2] + last};
         const double keep[3] = {every_wg[0] + wg[WORK_FIRST_STAGE], every_wg[1],
                                 every_wg[2] + wg[WORK_LAST_STAGE]};
-        return walked_activations(s, micro, full, keep) + recompute_work;
+        double most = sched->stash_most ? sched->stash_most(s, (int64_t)micro, full, keep) : -1.0;
+        if (most < 0.0) /* no closed form: the programs walked */
+            most = footprint_walked_stash(s, micro, full, keep);
+        return most + recompute_work;
     }
     if (!sched->stage_in_flight) /* interleaved: the first stage's count */
         return comet_fmax((every[0] + first) * sched->in_flight(s, micro), every[2] + last) +

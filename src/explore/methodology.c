@@ -333,8 +333,9 @@ static const char *const assumption_lines[] = {
     "Pipeline: 1F1B, interleaved when v > 1, or zero-bubble ZB-H1 (v = 1, searched beside "
     "1F1B); the bubble is the longest path through every stage's own passes ((p - 1) "
     "microbatches for equal stages, (p - 1)(F + B - W) under ZB-H1), interleaved (p - 1) / v "
-    "of the busiest stage's; DualPipe (given, not searched) (p/2 - 1)(F&B + B - 3W), its "
-    "forward-backward pairs hiding their all-to-alls and sends.",
+    "of the busiest stage's; DualPipe (v = 1, even p, searched where it runs) (p/2 - 1)(F&B "
+    "+ B - 3W), its forward-backward pairs hiding their all-to-alls and sends, 2x "
+    "parameters.",
     "Network: each collective runs its algorithm on every dimension in turn "
     "(hierarchically); the groups that run a phase at once share a fat tree's or rail "
     "network's uplinks, and no other links (docs/fabric.md).",

@@ -369,11 +369,19 @@ static int max_zero(const comet_strategy *s)
 }
 
 /* Schedules a point may run: ZB-H1 and 1F1B when there is a pipeline of
- * one chunk per stage, else the one it has. */
+ * one chunk per stage, and DualPipe too where it can run (an even pp, an
+ * even count of at least 2 pp microbatches), else the one it has. The
+ * workload's layout alone decides, so the numbering is the same in
+ * every shard and thread. */
 static int schedules_of(const comet_strategy *s)
 {
-    return s->pp > 1 && s->interleave == 1 ? 2 : 1;
+    if (s->pp == 1 || s->interleave > 1)
+        return 1;
+    return comet_strategy_dualpipe_runs(s) ? 3 : 2;
 }
+
+static const comet_schedule searched_schedules[3] = {COMET_SCHEDULE_ZB_H1, COMET_SCHEDULE_1F1B,
+                                                     COMET_SCHEDULE_DUALPIPE};
 
 /* The offload choices tried when the system has an expansion tier: each
  * subset of optimizer state, weights, activations and gradients. */
@@ -407,12 +415,17 @@ static void evaluate_knobs(search_run *run, comet_strategy *s, const work_stage 
                     if (tp_choice)
                         s->overlap_tp = ovtp == 0;
                     if (n_sched > 1)
-                        s->schedule = sc == 0 ? COMET_SCHEDULE_ZB_H1 : COMET_SCHEDULE_1F1B;
+                        s->schedule = searched_schedules[sc];
                     /* overlap never makes a step slower: off is dominated;
                      * ZB-H1's bubble is never longer than 1F1B's and the
                      * rest is the same, so once it fits in HBM alone 1F1B
                      * (the same memory on the first stage, less on the
-                     * others) cannot win */
+                     * others) cannot win. DualPipe is never skipped: its
+                     * bubble may be shorter than ZB-H1's and its F&B hides
+                     * communication, while it holds 2x parameters (and
+                     * reduces 2x gradients) but under full recompute may
+                     * stash less on the middle stages, so neither
+                     * dominates the other in time or in memory */
                     if (((ovdp || ovtp) || (sc == 1 && zb_fits)) && !req->space.keep_dominated) {
                         run->stats->dominated++;
                         continue;

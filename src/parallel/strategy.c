@@ -219,6 +219,13 @@ int64_t comet_strategy_microbatches(const comet_strategy *s)
     return s->global_batch / (s->microbatch * s->dp);
 }
 
+bool comet_strategy_dualpipe_runs(const comet_strategy *s)
+{
+    int64_t micro = comet_strategy_microbatches(s);
+    return s->pp >= 2 && s->pp % 2 == 0 && s->interleave == 1 && micro % 2 == 0 &&
+           micro >= 2 * s->pp;
+}
+
 static void note(comet_strategy_refusal *why, comet_strategy_fault fault, comet_knob_id knob)
 {
     why->fault = fault;

@@ -125,6 +125,15 @@ typedef struct sched_kind {
      * the stage that runs the fewest, with `micro` microbatches. NULL:
      * none. */
     double (*overlapped)(const comet_strategy *s, int64_t micro);
+    /* The most activation memory any stage holds at once, with `micro`
+     * microbatches, where a pass of a microbatch through virtual stage vs
+     * stashes full[k] until its backward, or, split, keeps wg[k] from its
+     * input gradient to its weight gradient (k 0 for vs 0, 2 for the last
+     * virtual stage, 1 any other): what walking every stage's program
+     * gives, in closed form. NULL, or a negative answer: walk the
+     * programs (footprint.c). */
+    double (*stash_most)(const comet_strategy *s, int64_t micro, const double full[3],
+                         const double wg[3]);
 } sched_kind;
 
 extern const sched_kind sched_1f1b;        /* schedule_1f1b.c */

@@ -248,6 +248,41 @@ static double dualpipe_overlapped(const comet_strategy *s, int64_t micro)
     return fewest;
 }
 
+/* The most any stage stashes, in closed form on the full program (the
+ * walk's answer, which the tests check to the byte for every even p to 32
+ * and m to 2p + 40). On a stage of half-rank h, phase 0 runs virtual
+ * stage h and phase 1 virtual stage p-1-h; with (F0, F1, W0, W1) the
+ * microbatches of each phase stashed whole and kept for their W, the
+ * program holds at most, at some moment of some step:
+ *   steps 1-5: step 4's forward of phase 0, (p-h, h+1, 0, 0), or, where
+ *     step 3 runs (h <= p/2-2), its split B1, (p-h-1, h, 0, 1); every
+ *     other moment holds no more of each;
+ *   steps 6-8: from (p/2, h+1), F0 + F1 = p/2 when step 6's splits
+ *     start, each of its h+1 split backwards turning a stash into a W's
+ *     keep; step 7 then pops a W before each split B0 (net: a stash
+ *     less), step 8 only pops. h = 0: (p/2-1, 0, 1, 0).
+ * So the ends (h = 0, stages 0 and p-1: the first and the last pieces)
+ * hold the most of p f0 + f2, (p-1) f0 + w2 (p >= 4), (p/2-1) f0 + w0,
+ * and the middle stages (both pieces middle ones, h from 1 to p/2-1;
+ * the most at h = p/2-1 in steps 6-8) of (p+1) f1, (p-1) f1 + w1 (some
+ * h <= p/2-2, p >= 6), p/2 max(f1, w1). The short program: walked. */
+static double dualpipe_stash_most(const comet_strategy *s, int64_t micro, const double full[3],
+                                  const double wg[3])
+{
+    if (!full_program(s, micro))
+        return -1.0;
+    double p = (double)s->pp, n = p / 2.0;
+    double most = comet_fmax(p * full[0] + full[2], (n - 1.0) * full[0] + wg[0]);
+    if (s->pp >= 4) {
+        most = comet_fmax(most, (p - 1.0) * full[0] + wg[2]);
+        most = comet_fmax(most, (p + 1.0) * full[1]);
+        most = comet_fmax(most, n * comet_fmax(full[1], wg[1]));
+    }
+    if (s->pp >= 6)
+        most = comet_fmax(most, (p - 1.0) * full[1] + wg[1]);
+    return most;
+}
+
 /* Each round of two microbatches is one of each direction. */
 static int64_t dualpipe_round(const comet_strategy *s)
 {
@@ -294,4 +329,5 @@ const sched_kind sched_dualpipe = {
     .virtual_stage = dualpipe_virtual_stage,
     .place = dualpipe_place,
     .overlapped = dualpipe_overlapped,
+    .stash_most = dualpipe_stash_most,
 };
