@@ -462,6 +462,21 @@ static void test_chunks_on_several_dimensions(void **state)
     }
 }
 
+/* 8 NPUs per node on an NVLink switch, 16 nodes on a 2-tier fat tree of
+ * 24-port switches at 2:1 (16 down, 8 up per leaf: 2 nodes per leaf),
+ * zero latency: its scale-out dimension. */
+static comet_net_dim *fat_tree_16(comet_system *s, const char *name, comet_algorithm a,
+                                  comet_routing routing)
+{
+    toy_bare_system(s, name);
+    toy_add_dim(s, "nvl", 8, COMET_TOPO_SWITCH, COMET_ALGO_RING, 450e9, 0.0);
+    comet_net_dim *ib = toy_add_dim(s, "ib", 16, COMET_TOPO_FAT_TREE, a, 50e9, 0.0);
+    ib->shape.radix = 24;
+    ib->shape.oversubscription[0] = 2.0;
+    ib->shape.routing = routing;
+    return ib;
+}
+
 /* Halving-doubling's all-reduce in chunks: the next chunk's halving
  * runs beside a chunk's doubling, and where the steps load different
  * links (every topology but a switch's ports) the two share them, so
@@ -525,6 +540,25 @@ static void test_halving_doubling_in_chunks(void **state)
                          est);
         }
     }
+    /* a 2:1 fat tree (fat_tree_16: 2 nodes a leaf), the first step on
+     * the leaf and three over its uplinks at half the port's rate: a pass
+     * of 1/2 + 2 (1/4 + 1/8 + 1/16) = 1.375 x, its port busiest, 15/16 x:
+     * h = 15/22; the flows within 1 % at 4 chunks (they ran 13 % under
+     * the chunks taken one after another) */
+    comet_system fat;
+    comet_net_dim *ib = fat_tree_16(&fat, "hd-fat", COMET_ALGO_HALVING_DOUBLING,
+                                    COMET_ROUTE_SPRAY);
+    int64_t nodes[COMET_MAX_DIMS] = {1, 16, 1, 1, 1, 1, 1, 1};
+    comet_link fl;
+    comet_link_of(ib, 16, &fl);
+    fl.inner = 8;
+    assert_close(comet_collective_chunk_hold(COMET_COLL_ALL_REDUCE, &fl), 15.0 / 22.0, 1e-12);
+    fat.collective_chunks = 1;
+    double whole = comet_collective_time(&fat, nodes, COMET_COLL_ALL_REDUCE, GIB);
+    fat.collective_chunks = 4;
+    double est4 = comet_collective_time(&fat, nodes, COMET_COLL_ALL_REDUCE, GIB);
+    assert_close(est4, whole * (1.0 + 3.0 * 15.0 / 22.0) / 4.0, 1e-9);
+    assert_close(flows_in_chunks(&fat, nodes, COMET_COLL_ALL_REDUCE, GIB, 4), est4, 1e-2);
     /* the outer dimension's all-reduce */
     comet_system two;
     toy_bare_system(&two, "sw-fc");
@@ -797,21 +831,6 @@ static void test_torus_all_to_all_bisection(void **state)
     d->topology = COMET_TOPO_MESH;
     double mesh = flows(&s, span, COMET_COLL_ALL_TO_ALL, GIB, 1, false, NULL);
     assert_close(mesh, 4.0 * x, 1e-6);
-}
-
-/* 8 NPUs per node on an NVLink switch, 16 nodes on a 2-tier fat tree of
- * 24-port switches at 2:1 (16 down, 8 up per leaf: 2 nodes per leaf),
- * zero latency: its scale-out dimension. */
-static comet_net_dim *fat_tree_16(comet_system *s, const char *name, comet_algorithm a,
-                                  comet_routing routing)
-{
-    toy_bare_system(s, name);
-    toy_add_dim(s, "nvl", 8, COMET_TOPO_SWITCH, COMET_ALGO_RING, 450e9, 0.0);
-    comet_net_dim *ib = toy_add_dim(s, "ib", 16, COMET_TOPO_FAT_TREE, a, 50e9, 0.0);
-    ib->shape.radix = 24;
-    ib->shape.oversubscription[0] = 2.0;
-    ib->shape.routing = routing;
-    return ib;
 }
 
 /* On fat_tree_16, every node's 8 NPUs run their cross-node all-to-all at

@@ -304,6 +304,26 @@ static net_cost clos_halving(const comet_link *l, bool rail)
     return (net_cost){hops, load};
 }
 
+/* The pass's busiest link over its steps: the NPU's port carries every
+ * step's part, (n-1)/n of S; a tier's uplinks the parts of the steps that
+ * leave a leaf (pod), each slowed as the step is (they are what paces
+ * it); the larger of those. A chunk's halving and the chunk before's
+ * doubling then share the port and the uplinks (halving_link_total). */
+static double clos_halving_link_total(const comet_link *l, bool rail)
+{
+    clos_view v = clos_view_of(l, rail);
+    int L = net_ceil_log2(l->n);
+    double port = 0.0, up[2] = {0.0, 0.0}, part = 0.5;
+    for (int s = 0; s < L; s++, part *= 0.5) {
+        double d = (double)((int64_t)1 << s);
+        port += part;
+        for (int t = 0; t < 2 && t < v.tiers - 1; t++)
+            if (d >= v.c[t])
+                up[t] += part * tier_factor(&v, t, v.act[t], true);
+    }
+    return dmax(port, dmax(up[0], up[1]));
+}
+
 static net_cost clos_bruck(const comet_link *l, bool rail)
 {
     clos_view v = clos_view_of(l, rail);
@@ -526,6 +546,14 @@ static net_cost fat_scatter(const comet_link *l) { return clos_scatter(l, false)
 static net_cost fat_pairwise(const comet_link *l) { return clos_pairwise(l, false); }
 static net_cost fat_halving(const comet_link *l) { return clos_halving(l, false); }
 static net_cost fat_bruck(const comet_link *l) { return clos_bruck(l, false); }
+static double fat_halving_link_total(const comet_link *l)
+{
+    return clos_halving_link_total(l, false);
+}
+static double rail_halving_link_total(const comet_link *l)
+{
+    return clos_halving_link_total(l, true);
+}
 static net_cost fat_folded_halving(const comet_link *l, net_hd_part part)
 {
     return clos_folded_halving(l, part, false);
@@ -734,7 +762,7 @@ static const fab_ops clos_fabric = {clos_layout, clos_build, clos_route, clos_po
 #define FAT_TREE_MEMBERS                                                                       \
     .fabric = &clos_fabric, .ring_pass = fat_ring_pass, .pairwise_exchange = fat_pairwise,     \
     .scatter_to_all = fat_scatter, .recursive_halving = fat_halving, .bruck = fat_bruck,       \
-    .folded_halving = fat_folded_halving,                                                     \
+    .folded_halving = fat_folded_halving, .halving_link_total = fat_halving_link_total,       \
     .double_tree = fat_double_tree, .in_network_all_reduce = fat_in_network,                 \
     .shift_load = fat_shift_load, .root_scatter = fat_root_scatter,                          \
     .root_chain = fat_root_chain, .prices_spacing = true
@@ -757,6 +785,7 @@ const net_topology net_topology_rail = {
     .scatter_to_all = rail_scatter,
     .recursive_halving = rail_halving,
     .folded_halving = rail_folded_halving,
+    .halving_link_total = rail_halving_link_total,
     .bruck = rail_bruck,
     .double_tree = rail_double_tree,
     .in_network_all_reduce = rail_in_network,
