@@ -831,11 +831,11 @@ static void test_search_report_keeps_every_fit(void **state)
     assert_int_equal(count(html, "<template id=\"drill-top-"), 1000);
     assert_non_null(strstr(html, "<caption>Every strategy that fits (1328), best first"));
     assert_null(strstr(html, "are left out"));
-    /* 64725 fit: the best 20000 are kept, and the page says so */
+    /* 71753 fit (DualPipe among them): the best 20000 are kept, and the page says so */
     assert_int_equal(count(big, "<tr id=\"row-top-"), COMET_SEARCH_MAX_KEEP);
     assert_non_null(strstr(big, "<caption>The best 20000 strategies that fit"));
-    assert_non_null(strstr(big, "The table lists the best 20000 of the 64725 strategies that "
-                                "fit; the other 44725 are left out: a page holds at most that "
+    assert_non_null(strstr(big, "The table lists the best 20000 of the 71753 strategies that "
+                                "fit; the other 51753 are left out: a page holds at most that "
                                 "many rows"));
     /* rows stay in rank order as written: the step times never fall */
     double v[64];
