@@ -239,7 +239,7 @@ static double pipelined_time(const comet_link *links, int m, comet_collective c,
             broadcast_holds(links, order, m, bytes / k, hold);
         for (int i = 0; i < m; i++)
             sum += busy[i];
-        if (c < COMET_COLL_SYMMETRIC && k > 1.0) {
+        if ((c < COMET_COLL_SYMMETRIC || (c == COMET_COLL_REDUCE && m > 2)) && k > 1.0) {
             double total = sum;
             for (int d = 0; d < m; d++) {
                 double before = 0.0, after = 0.0;
@@ -256,6 +256,20 @@ static double pipelined_time(const comet_link *links, int m, comet_collective c,
                 /* a chunk's all-reduce there holds it for its hold
                  * share, the next chunk's beside the rest */
                 double bound = before + busy[d] + (k - 1.0) * hold[d] + after;
+                if (c == COMET_COLL_REDUCE) {
+                    /* the dimension's gather waits for the first chunk
+                     * back from the outer dimensions: it idles where
+                     * that trip outlasts the other chunks'
+                     * reduce-scatters there */
+                    double up = 0.0, out = 0.0;
+                    int i = first;
+                    for (; i <= last && plan[i].link == d; i++)
+                        up += times[i];
+                    for (; i <= last && plan[i].link != d; i++)
+                        out += times[i];
+                    if (out > (k - 1.0) * up)
+                        bound += out - (k - 1.0) * up;
+                }
                 total = bound > total ? bound : total;
             }
             return total < (double)INFINITY ? total : (double)INFINITY;
