@@ -205,7 +205,11 @@ NET_COLD static void broadcast_holds(const comet_link *links, const int *order, 
  * dimension i's first, D_i those after its last, for one chunk (for
  * reduce-scatter, all-gather and all-to-all, one phase a dimension, it is
  * the sum above; an all-reduce's inner dimension bounds it by k times its
- * reduce-scatter and all-gather, as the flows run it). */
+ * reduce-scatter and all-gather, as the flows run it). A reduce over three
+ * or more dimensions is bounded so too, each dimension working on one
+ * chunk at a time (the flows' per-dimension queues), a dimension's bound
+ * raised by what it idles while the first chunk is out on the outer
+ * dimensions beyond the other chunks' reduce-scatters there. */
 static double pipelined_time(const comet_link *links, int m, comet_collective c, double bytes,
                              double outer, double k)
 {
