@@ -14,7 +14,8 @@
  * chunk per phase at a time, as the closed form pipelines them (a rooted
  * collective's chunk holds the dimension through its last phase there,
  * hold_to, but a chain's chunks follow one another down it); under an
- * active-chunks limit instead once its dimension has room, as the step
+ * active-chunks limit (and for a reduce over three or more dimensions,
+ * one chunk a dimension) instead once its dimension has room, as the step
  * simulation's dimensions take chunks (comet_sim_collective). Many
  * collectives and sends can run on one fabric at once, started and
  * stepped by a simulator (comet_fabric_run: a training step's transfers),
