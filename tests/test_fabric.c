@@ -427,6 +427,29 @@ static void test_chunks_on_several_dimensions(void **state)
     est = comet_collective_time(&three, span, COMET_COLL_ALL_REDUCE, GIB);
     assert_close(phases(&three, span, COMET_COLL_ALL_REDUCE, GIB), est, 1e-12);
     assert_close(flows_in_chunks(&three, span, COMET_COLL_ALL_REDUCE, GIB, 4), est, 3e-3);
+    /* a reduce over three switches (100, 50, 25 GB/s, no latency): the
+     * reduce-scatters 0.75, 0.375 x, the last switch's reduce 0.375 x,
+     * the gathers 0.375, 0.75 x: one chunk 2.625 x; in k chunks the
+     * first switch's 1.5 x bounds it, but at 2 chunks it idles while
+     * the first chunk is out (1.125 x / 2 against the other chunk's
+     * reduce-scatter, 0.375 x): 1.6875 x. The flows (one chunk per
+     * dimension at a time) agree; they held the first switch from a
+     * chunk's reduce-scatter to its gather, 4 chunks +47 % over */
+    comet_system sw3;
+    toy_bare_system(&sw3, "sw3r");
+    toy_add_dim(&sw3, "a", 4, COMET_TOPO_SWITCH, COMET_ALGO_RING, 100e9, 0.0);
+    toy_add_dim(&sw3, "b", 4, COMET_TOPO_SWITCH, COMET_ALGO_RING, 50e9, 0.0);
+    toy_add_dim(&sw3, "c", 4, COMET_TOPO_SWITCH, COMET_ALGO_RING, 25e9, 0.0);
+    span_all(&sw3, span);
+    static const int64_t reduce_chunks[] = {1, 2, 4, 40};
+    static const double reduce_x[] = {2.625, 1.6875, 1.5, 1.5};
+    for (int i = 0; i < 4; i++) {
+        sw3.collective_chunks = reduce_chunks[i];
+        double r = comet_collective_time(&sw3, span, COMET_COLL_REDUCE, GIB);
+        assert_close(r, reduce_x[i] * x, 1e-9);
+        assert_close(flows_in_chunks(&sw3, span, COMET_COLL_REDUCE, GIB, reduce_chunks[i]), r,
+                     1e-3);
+    }
     /* inside one dimension: a torus or mesh whose axes differ runs its
      * parts' chunks behind each other on the axes, and the closed form
      * runs them so (past 32 chunks, 32 and then the steady period): at

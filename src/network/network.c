@@ -205,7 +205,11 @@ NET_COLD static void broadcast_holds(const comet_link *links, const int *order, 
  * dimension i's first, D_i those after its last, for one chunk (for
  * reduce-scatter, all-gather and all-to-all, one phase a dimension, it is
  * the sum above; an all-reduce's inner dimension bounds it by k times its
- * reduce-scatter and all-gather, as the flows run it). */
+ * reduce-scatter and all-gather, as the flows run it). A reduce over three
+ * or more dimensions is bounded so too, each dimension working on one
+ * chunk at a time (the flows' per-dimension queues), a dimension's bound
+ * raised by what it idles while the first chunk is out on the outer
+ * dimensions beyond the other chunks' reduce-scatters there. */
 static double pipelined_time(const comet_link *links, int m, comet_collective c, double bytes,
                              double outer, double k)
 {
@@ -239,7 +243,7 @@ static double pipelined_time(const comet_link *links, int m, comet_collective c,
             broadcast_holds(links, order, m, bytes / k, hold);
         for (int i = 0; i < m; i++)
             sum += busy[i];
-        if (c < COMET_COLL_SYMMETRIC && k > 1.0) {
+        if ((c < COMET_COLL_SYMMETRIC || (c == COMET_COLL_REDUCE && m > 2)) && k > 1.0) {
             double total = sum;
             for (int d = 0; d < m; d++) {
                 double before = 0.0, after = 0.0;
@@ -256,6 +260,20 @@ static double pipelined_time(const comet_link *links, int m, comet_collective c,
                 /* a chunk's all-reduce there holds it for its hold
                  * share, the next chunk's beside the rest */
                 double bound = before + busy[d] + (k - 1.0) * hold[d] + after;
+                if (c == COMET_COLL_REDUCE) {
+                    /* the dimension's gather waits for the first chunk
+                     * back from the outer dimensions: it idles where
+                     * that trip outlasts the other chunks'
+                     * reduce-scatters there */
+                    double up = 0.0, out = 0.0;
+                    int i = first;
+                    for (; i <= last && plan[i].link == d; i++)
+                        up += times[i];
+                    for (; i <= last && plan[i].link != d; i++)
+                        out += times[i];
+                    if (out > (k - 1.0) * up)
+                        bound += out - (k - 1.0) * up;
+                }
                 total = bound > total ? bound : total;
             }
             return total < (double)INFINITY ? total : (double)INFINITY;
