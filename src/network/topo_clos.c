@@ -290,6 +290,55 @@ static double logstep_factor(const clos_view *v, double d)
     return f;
 }
 
+/* A fat tree's NPUs in blocks of `held` (leaves, pods): the most of one
+ * block whose partner in a log step lies off it, the partner the member
+ * d on (xor: the member whose index differs in d, halving's; else d on
+ * round the group, Bruck's), every group at once. Where blocks split
+ * groups unevenly (42-NPU leaves of 8-GPU nodes) a step crosses on some
+ * leaves before 2^s reaches the c members a leaf holds on average. -1
+ * past CLOS_LEAF_SCAN NPUs. */
+static double step_crossers(const comet_link *l, int64_t held, int64_t d, bool xor)
+{
+    int64_t n = l->n, inner = l->inner > 1 ? l->inner : 1;
+    int64_t gap = l->spacing > 1 ? l->spacing : 1, size = l->size > n ? l->size : n;
+    int64_t npus = size * inner;
+    if (npus > CLOS_LEAF_SCAN || held < 1)
+        return -1.0;
+    double most = 0.0;
+    for (int64_t first = 0; first < npus; first += held) {
+        int64_t end = first + held < npus ? first + held : npus, count = 0;
+        for (int64_t i = first; i < end; i++) {
+            int64_t in = i % inner, pos = i / inner, j = (pos / gap) % n;
+            int64_t to = xor ? j ^ d : (j + d) % n;
+            if (to >= n)
+                continue;
+            int64_t peer = (pos + (to - j) * gap) * inner + in;
+            count += peer < first || peer >= end;
+        }
+        most = (double)count > most ? (double)count : most;
+    }
+    return most;
+}
+
+/* The step's slowdown over the tiers: its crossers on the busiest block
+ * counted (a fat tree), else every member once 2^s reaches c. tier[t]
+ * gets each tier's. */
+static double step_factor(const comet_link *l, const clos_view *v, bool rail, int64_t d, bool xor,
+                          double tier[2])
+{
+    double f = 1.0;
+    for (int t = 0; t < 2; t++) {
+        double flows = rail || t >= v->tiers - 1
+                           ? -1.0
+                           : step_crossers(l, (int64_t)v->act[t], d, xor);
+        if (flows < 0.0)
+            flows = (double)d >= v->c[t] ? v->act[t] : 0.0;
+        tier[t] = flows > 0.0 ? tier_factor(v, t, flows, true) : 0.0;
+        f = dmax(f, tier[t]);
+    }
+    return f;
+}
+
 static net_cost clos_halving(const comet_link *l, bool rail)
 {
     clos_view v = clos_view_of(l, rail);
@@ -297,8 +346,8 @@ static net_cost clos_halving(const comet_link *l, bool rail)
     double load = 0.0, part = 0.5;
     double hops = 0.0;
     for (int s = 0; s < L; s++, part *= 0.5) {
-        double d = (double)((int64_t)1 << s);
-        load += part * logstep_factor(&v, d);
+        double d = (double)((int64_t)1 << s), tier[2];
+        load += part * step_factor(l, &v, rail, (int64_t)1 << s, true, tier);
         hops += 1.0 + (d >= v.c[0] && v.tiers > 1) + (d >= v.c[1] && v.tiers > 2);
     }
     return (net_cost){hops, load};
@@ -315,11 +364,11 @@ static double clos_halving_link_total(const comet_link *l, bool rail)
     int L = net_ceil_log2(l->n);
     double port = 0.0, up[2] = {0.0, 0.0}, part = 0.5;
     for (int s = 0; s < L; s++, part *= 0.5) {
-        double d = (double)((int64_t)1 << s);
+        double tier[2];
         port += part;
-        for (int t = 0; t < 2 && t < v.tiers - 1; t++)
-            if (d >= v.c[t])
-                up[t] += part * tier_factor(&v, t, v.act[t], true);
+        step_factor(l, &v, rail, (int64_t)1 << s, true, tier);
+        for (int t = 0; t < 2; t++)
+            up[t] += part * tier[t];
     }
     return dmax(port, dmax(up[0], up[1]));
 }
@@ -330,8 +379,8 @@ static net_cost clos_bruck(const comet_link *l, bool rail)
     int L = net_ceil_log2(l->n);
     double load = 0.0, hops = 0.0;
     for (int s = 0; s < L; s++) {
-        double d = (double)((int64_t)1 << s);
-        load += 0.5 * logstep_factor(&v, d);
+        double d = (double)((int64_t)1 << s), tier[2];
+        load += 0.5 * step_factor(l, &v, rail, (int64_t)1 << s, false, tier);
         hops += 1.0 + (d >= v.c[0] && v.tiers > 1) + (d >= v.c[1] && v.tiers > 2);
     }
     return (net_cost){hops, load};
