@@ -172,39 +172,66 @@ static int64_t members_within(int64_t first, int64_t gap, int64_t n, int64_t lo,
 /* Fat trees past this many NPUs take every leaf (pod) as the first. */
 #define CLOS_LEAF_SCAN (1 << 20)
 
+/* The dimension's NPUs as a fat tree lays them: n members a group, each
+ * `inner` NPUs wide, members `gap` positions apart; npus in all. */
+typedef struct fat_lay {
+    int64_t n, inner, gap, npus;
+} fat_lay;
+
+/* What NPU i adds to its block [first, end). */
+typedef double (*npu_part_fn)(const fat_lay *f, int64_t i, int64_t first, int64_t end,
+                              const void *ctx);
+
+/* The most any block of `held` NPUs (a leaf, a pod) adds up, block by
+ * block, every group at once; -1 past CLOS_LEAF_SCAN NPUs. */
+static double busiest_block(const comet_link *l, int64_t held, npu_part_fn part, const void *ctx)
+{
+    fat_lay f = {l->n, l->inner > 1 ? l->inner : 1, l->spacing > 1 ? l->spacing : 1, 0};
+    f.npus = (l->size > f.n ? l->size : f.n) * f.inner;
+    if (f.npus > CLOS_LEAF_SCAN || held < 1)
+        return -1.0;
+    double most = 0.0;
+    for (int64_t first = 0; first < f.npus; first += held) {
+        int64_t end = first + held < f.npus ? first + held : f.npus;
+        double sum = 0.0;
+        for (int64_t i = first; i < end; i++)
+            sum += part(&f, i, first, end, ctx);
+        most = sum > most ? sum : most;
+    }
+    return most;
+}
+
+/* The connections NPU i sends off its block: one to each member of its
+ * group elsewhere. */
+static double off_block_members(const fat_lay *f, int64_t i, int64_t first, int64_t end,
+                                const void *ctx)
+{
+    (void)ctx;
+    int64_t in = i % f->inner, pos = i / f->inner;
+    int64_t head = pos / (f->n * f->gap) * f->n * f->gap + pos % f->gap; /* its group's first */
+    /* positions whose NPU at `in` lies on the block */
+    int64_t lo = first <= in ? 0 : (first - in + f->inner - 1) / f->inner;
+    int64_t hi = (end - 1 - in) / f->inner;
+    return (double)(f->n - members_within(head, f->gap, f->n, lo, hi));
+}
+
 /* The most connections (S/n each) leaving one block of `held` NPUs (a
  * leaf, or a pod) of a fat tree when every group sends each member not on
  * the block S/n: NPU i's group has c_i of its n members on i's block,
  * counted exactly, block by block, so a block that splits groups (held
  * not a multiple of the NPUs inside a member times the spacing: 64-port
  * leaves at 2:1 hold 42 NPUs, 5.25 nodes of 8) carries what its pieces of
- * several groups send. -1 past CLOS_LEAF_SCAN NPUs. */
+ * several groups send. -1 past CLOS_LEAF_SCAN NPUs, and where blocks hold
+ * whole members' strides and whole groups (or whole blocks of a group):
+ * every NPU's c_i is then the view's c. */
 static double busiest_block_conns(const comet_link *l, int64_t held)
 {
-    int64_t n = l->n, inner = l->inner > 1 ? l->inner : 1;
-    int64_t gap = l->spacing > 1 ? l->spacing : 1, size = l->size > n ? l->size : n;
-    int64_t npus = size * inner, stride = inner * gap, block = n * stride;
-    if (npus > CLOS_LEAF_SCAN || held < 1)
+    int64_t stride = (l->inner > 1 ? l->inner : 1) * (l->spacing > 1 ? l->spacing : 1);
+    int64_t block = l->n * stride;
+    if (held < 1 ||
+        stride % held == 0 || (held % stride == 0 && (block % held == 0 || held % block == 0)))
         return -1.0;
-    /* blocks that hold whole members' strides and whole groups (or whole
-     * blocks of a group): every NPU's c_i is the view's c */
-    if (stride % held == 0 || (held % stride == 0 && (block % held == 0 || held % block == 0)))
-        return -1.0;
-    double most = 0.0;
-    for (int64_t first = 0; first < npus; first += held) {
-        int64_t last = (first + held < npus ? first + held : npus) - 1;
-        double conns = 0.0;
-        for (int64_t i = first; i <= last; i++) {
-            int64_t in = i % inner, pos = i / inner;
-            int64_t head = pos / (n * gap) * n * gap + pos % gap; /* its group's first */
-            /* positions whose NPU at `in` lies on the block */
-            int64_t lo = first <= in ? 0 : (first - in + inner - 1) / inner;
-            int64_t hi = (last - in) / inner;
-            conns += (double)(n - members_within(head, gap, n, lo, hi));
-        }
-        most = conns > most ? conns : most;
-    }
-    return most;
+    return busiest_block(l, held, off_block_members, NULL);
 }
 
 /* Every member sends (n - c)/n of its buffer off its leaf (pod). */
@@ -290,34 +317,34 @@ static double logstep_factor(const clos_view *v, double d)
     return f;
 }
 
+/* A log step's partner: the member d on (xor: the one whose index
+ * differs in d, halving's; else d on round the group, Bruck's). */
+typedef struct log_step {
+    int64_t d;
+    bool xor;
+} log_step;
+
+/* 1 where NPU i's partner in the step lies off its block. */
+static double crosses(const fat_lay *f, int64_t i, int64_t first, int64_t end, const void *ctx)
+{
+    const log_step *st = ctx;
+    int64_t in = i % f->inner, pos = i / f->inner, j = (pos / f->gap) % f->n;
+    int64_t to = st->xor ? j ^ st->d : (j + st->d) % f->n;
+    if (to >= f->n)
+        return 0.0;
+    int64_t peer = (pos + (to - j) * f->gap) * f->inner + in;
+    return peer < first || peer >= end ? 1.0 : 0.0;
+}
+
 /* A fat tree's NPUs in blocks of `held` (leaves, pods): the most of one
- * block whose partner in a log step lies off it, the partner the member
- * d on (xor: the member whose index differs in d, halving's; else d on
- * round the group, Bruck's), every group at once. Where blocks split
- * groups unevenly (42-NPU leaves of 8-GPU nodes) a step crosses on some
- * leaves before 2^s reaches the c members a leaf holds on average. -1
- * past CLOS_LEAF_SCAN NPUs. */
+ * block whose partner in a log step lies off it, every group at once.
+ * Where blocks split groups unevenly (42-NPU leaves of 8-GPU nodes) a
+ * step crosses on some leaves before 2^s reaches the c members a leaf
+ * holds on average. -1 past CLOS_LEAF_SCAN NPUs. */
 static double step_crossers(const comet_link *l, int64_t held, int64_t d, bool xor)
 {
-    int64_t n = l->n, inner = l->inner > 1 ? l->inner : 1;
-    int64_t gap = l->spacing > 1 ? l->spacing : 1, size = l->size > n ? l->size : n;
-    int64_t npus = size * inner;
-    if (npus > CLOS_LEAF_SCAN || held < 1)
-        return -1.0;
-    double most = 0.0;
-    for (int64_t first = 0; first < npus; first += held) {
-        int64_t end = first + held < npus ? first + held : npus, count = 0;
-        for (int64_t i = first; i < end; i++) {
-            int64_t in = i % inner, pos = i / inner, j = (pos / gap) % n;
-            int64_t to = xor ? j ^ d : (j + d) % n;
-            if (to >= n)
-                continue;
-            int64_t peer = (pos + (to - j) * gap) * inner + in;
-            count += peer < first || peer >= end;
-        }
-        most = (double)count > most ? (double)count : most;
-    }
-    return most;
+    log_step st = {d, xor};
+    return busiest_block(l, held, crosses, &st);
 }
 
 /* The step's slowdown over the tiers: its crossers on the busiest block
