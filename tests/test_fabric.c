@@ -930,6 +930,27 @@ static void test_fat_tree_leaves_split_groups(void **state)
     assert_close(bruck, 1.8 * x, 1e-12);
     assert_close(flows(&s, four, COMET_COLL_ALL_REDUCE, GIB, 1, false, NULL), ar, 2e-2);
     assert_close(flows(&s, four, COMET_COLL_ALL_TO_ALL, GIB, 1, false, NULL), bruck, 0.09);
+    /* the double binary tree's edges counted leaf by leaf: on groups of 4
+     * the heaps' edges are 1-0, 2-0, 3-1 and, mirrored, 2-3, 1-3, 0-2,
+     * S/2 each way. The busiest leaf (as above) has ranks 4-7 of members
+     * 2 and 3 with 4 edges off it a rank, ranks 0-3 of member 3 with 3,
+     * and node 4 (the next group's member 0) 3: 16 + 12 + 24 = 52 edges
+     * over 10 uplinks, 5.2 S/2 against the busiest port's 1.5 S: 2.6 x
+     * (1.6 x where a leaf held two members of every group, 4 edges each) */
+    ib->algorithm = COMET_ALGO_DOUBLE_BINARY_TREE;
+    double tree = comet_collective_time(&s, four, COMET_COLL_ALL_REDUCE, GIB);
+    assert_close(tree, 2.6 * x, 1e-12);
+    assert_close(flows(&s, four, COMET_COLL_ALL_REDUCE, GIB, 1, false, NULL), tree, 2e-2);
+    /* a ring's edges the same, where a group fits in a leaf but may
+     * straddle two: pairs of nodes, the busiest leaf (NPUs 20-39) has
+     * ranks 0-3 of node 3 sending to node 2 off it and all of node 4 to
+     * node 5: 12 connections over 10 uplinks, each pass 1.2 x the port's
+     * 1/2 (1.0 x where the pair was taken as inside a leaf) */
+    ib->algorithm = COMET_ALGO_RING;
+    int64_t two[COMET_MAX_DIMS] = {1, 2, 1, 1, 1, 1, 1, 1};
+    double ring = comet_collective_time(&s, two, COMET_COLL_ALL_REDUCE, GIB);
+    assert_close(ring, 1.2 * x, 1e-12);
+    assert_close(flows(&s, two, COMET_COLL_ALL_REDUCE, GIB, 1, false, NULL), ring, 5e-3);
 }
 
 /* A ring hashed over a Clos (ECMP) is paced by its busiest link. Every

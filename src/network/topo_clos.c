@@ -141,6 +141,8 @@ static double clos_hops(const clos_view *v)
     return h;
 }
 
+static double busiest_block_ring_edges(const comet_link *l, int64_t held);
+
 /* Ring schedule: each group's ring leaves a leaf (pod) once when it has
  * members elsewhere, so g flows share the up ports. Its steps wait on one
  * another around the ring, so the latency is the sum over its edges: one
@@ -149,11 +151,15 @@ static net_cost clos_ring_pass(const comet_link *l, bool rail)
 {
     clos_view v = clos_view_of(l, rail);
     double f = 1.0, hops = v.n - 1.0;
-    for (int t = 0; t < 2 && t < v.tiers - 1; t++)
-        if (v.c[t] < v.n) {
-            f = dmax(f, tier_factor(&v, t, v.g[t], true));
+    for (int t = 0; t < 2 && t < v.tiers - 1; t++) {
+        /* a fat tree's blocks that split groups counted edge by edge, even
+         * where one group fits in one (it may straddle two) */
+        double exact = rail ? -1.0 : busiest_block_ring_edges(l, (int64_t)v.act[t]);
+        if (exact > 0.0 || (exact < 0.0 && v.c[t] < v.n))
+            f = dmax(f, tier_factor(&v, t, exact >= 0.0 ? exact : v.g[t], true));
+        if (v.c[t] < v.n)
             hops += (v.n - 1.0) / v.c[t];
-        }
+    }
     return (net_cost){hops, (v.n - 1.0) / v.n * f};
 }
 
@@ -215,6 +221,18 @@ static double off_block_members(const fat_lay *f, int64_t i, int64_t first, int6
     return (double)(f->n - members_within(head, f->gap, f->n, lo, hi));
 }
 
+/* Whether blocks of `held` NPUs (leaves, pods) cut the groups unevenly:
+ * neither inside one member's stride (the NPUs inside a member times the
+ * spacing) nor whole strides holding whole groups or whole blocks of a
+ * group. */
+static bool blocks_split_groups(const comet_link *l, int64_t held)
+{
+    int64_t stride = (l->inner > 1 ? l->inner : 1) * (l->spacing > 1 ? l->spacing : 1);
+    int64_t block = l->n * stride;
+    return held >= 1 && stride % held != 0 &&
+           !(held % stride == 0 && (block % held == 0 || held % block == 0));
+}
+
 /* The most connections (S/n each) leaving one block of `held` NPUs (a
  * leaf, or a pod) of a fat tree when every group sends each member not on
  * the block S/n: NPU i's group has c_i of its n members on i's block,
@@ -226,12 +244,48 @@ static double off_block_members(const fat_lay *f, int64_t i, int64_t first, int6
  * every NPU's c_i is then the view's c. */
 static double busiest_block_conns(const comet_link *l, int64_t held)
 {
-    int64_t stride = (l->inner > 1 ? l->inner : 1) * (l->spacing > 1 ? l->spacing : 1);
-    int64_t block = l->n * stride;
-    if (held < 1 ||
-        stride % held == 0 || (held % stride == 0 && (block % held == 0 || held % block == 0)))
+    if (!blocks_split_groups(l, held))
         return -1.0;
     return busiest_block(l, held, off_block_members, NULL);
+}
+
+/* NPUs in [0, x) that are their group's last member: member j of NPU i
+ * is (i / D) mod n, D the NPUs between members (inside one, times the
+ * spacing), so the last members fill the last D of every n D. */
+static int64_t last_members_before(int64_t x, int64_t D, int64_t n)
+{
+    int64_t over = x % (n * D) - (n - 1) * D;
+    return x / (n * D) * D + (over > 0 ? over : 0);
+}
+
+/* The most ring connections leaving one block of `held` NPUs, every
+ * group at once, where the blocks split groups unevenly (a group's ring
+ * may leave and come back to a leaf that splits its members: 42-NPU
+ * leaves of 8-GPU nodes); -1 where each group's ring leaves a block
+ * once (the view's g), or past CLOS_LEAF_SCAN. Member j sends to j + 1,
+ * D NPUs on: off the block [first, end) from its last D NPUs but for the
+ * last members, which send (n - 1) D back: off it from its first
+ * (n - 1) D. Counted block by block in O(1), as a pricing's
+ * per-NPU walk would cost O(NPUs) every time (the oversubscription
+ * study 5 x). */
+static double busiest_block_ring_edges(const comet_link *l, int64_t held)
+{
+    if (!blocks_split_groups(l, held))
+        return -1.0;
+    int64_t n = l->n, D = (l->inner > 1 ? l->inner : 1) * (l->spacing > 1 ? l->spacing : 1);
+    int64_t npus = (l->size > n ? l->size : n) * (l->inner > 1 ? l->inner : 1), most = 0;
+    if (npus > CLOS_LEAF_SCAN)
+        return -1.0;
+    for (int64_t first = 0; first < npus; first += held) {
+        int64_t end = first + held < npus ? first + held : npus;
+        int64_t tail = end - D > first ? end - D : first;
+        int64_t back = first + (n - 1) * D < end ? first + (n - 1) * D : end;
+        int64_t off = (end - tail) -
+                      (last_members_before(end, D, n) - last_members_before(tail, D, n)) +
+                      last_members_before(back, D, n) - last_members_before(first, D, n);
+        most = off > most ? off : most;
+    }
+    return (double)most;
 }
 
 /* Every member sends (n - c)/n of its buffer off its leaf (pod). */
@@ -524,6 +578,38 @@ static double tree_crossings(double n, double c)
     return (double)most;
 }
 
+/* The edges of both trees (the heaps over the group's members, the
+ * second mirrored, as the flows lay them) from NPU i's member to members
+ * off i's block. */
+static double tree_edges_off_block(const fat_lay *f, int64_t i, int64_t first, int64_t end,
+                                   const void *ctx)
+{
+    (void)ctx;
+    int64_t in = i % f->inner, pos = i / f->inner, j = (pos / f->gap) % f->n, off = 0;
+    for (int t = 0; t < 2; t++) {
+        int64_t q = t ? f->n - 1 - j : j, heap[3] = {(q - 1) / 2, 2 * q + 1, 2 * q + 2};
+        for (int e = q > 0 ? 0 : 1; e < 3; e++) {
+            if (heap[e] >= f->n)
+                continue;
+            int64_t m = t ? f->n - 1 - heap[e] : heap[e];
+            int64_t peer = (pos + (m - j) * f->gap) * f->inner + in;
+            off += peer < first || peer >= end;
+        }
+    }
+    return (double)off;
+}
+
+/* The most tree edges (S/2 each way) leaving one block of `held` NPUs,
+ * every group at once, where the blocks split groups unevenly (as
+ * busiest_block_conns); -1 where every block holds its groups alike
+ * (tree_crossings then counts one group's) or past CLOS_LEAF_SCAN. */
+static double busiest_block_tree_edges(const comet_link *l, int64_t held)
+{
+    if (!blocks_split_groups(l, held))
+        return -1.0;
+    return busiest_block(l, held, tree_edges_off_block, NULL);
+}
+
 /* Double binary tree: the busiest port's load of the trees
  * (net_double_tree_port_load), or a tier's uplinks': the g groups on a
  * leaf (pod) send S/2 each way over every tree edge leaving it, g X
@@ -538,10 +624,13 @@ static net_cost clos_double_tree(const comet_link *l, bool rail)
     double Ld = (double)net_ceil_log2(l->n);
     double port = net_double_tree_port_load(l->n), factor = 1.0;
     for (int t = 0; t < 2 && t < v.tiers - 1; t++) {
-        double x = tree_crossings(v.n, v.c[t]);
-        /* g X connections of S/2 each way, a port-load's 1/(2 port) */
+        /* a fat tree's blocks that split groups counted edge by edge */
+        double exact = rail ? -1.0 : busiest_block_tree_edges(l, (int64_t)v.act[t]);
+        double x = exact >= 0.0 ? 1.0 : tree_crossings(v.n, v.c[t]);
+        double conns = exact >= 0.0 ? exact : v.g[t] * x;
+        /* conns connections of S/2 each way, a port-load's 1/(2 port) */
         double f = x < 0.0 ? logstep_factor(&v, v.n - 1.0)
-                           : tier_factor(&v, t, v.g[t] * x, false) / (2.0 * port);
+                           : tier_factor(&v, t, conns, false) / (2.0 * port);
         factor = dmax(factor, f);
     }
     return (net_cost){2.0 * Ld * clos_hops(&v), port * factor};
