@@ -989,6 +989,33 @@ static void test_ecmp_channels_meet_the_busiest_link(void **state)
     assert_true(t4 < t1);
 }
 
+/* Behind a hashed scale-out the local ranks' rings end at different
+ * times (each its own hashing), so the NPUs of a node enter the NVLink
+ * all-gather after it at different times: a ring connection there must
+ * still carry its messages one after another. An NPU entering late found
+ * several steps' messages from its predecessor waiting and sent them all
+ * at once, side by side: they arrived together and the all-gather took
+ * 3.3 times its time (docs/fabric.md, "ECMP"). The all-reduce over 8 x 16
+ * is then its three phases end to end: the reduce-scatter and all-gather
+ * inside the node (8 x 1) and the scale-out rings' all-reduce of S/8
+ * (1 x 16, the same connections, the same hashing). */
+static void test_ring_keeps_order_behind_an_uneven_dimension(void **state)
+{
+    (void)state;
+    comet_system s;
+    fat_tree_16(&s, "ring-order", COMET_ALGO_RING, COMET_ROUTE_ECMP);
+    int64_t both[COMET_MAX_DIMS] = {8, 16, 1, 1, 1, 1, 1, 1};
+    int64_t node[COMET_MAX_DIMS] = {8, 1, 1, 1, 1, 1, 1, 1};
+    int64_t out[COMET_MAX_DIMS] = {1, 16, 1, 1, 1, 1, 1, 1};
+    double inner = flows(&s, node, COMET_COLL_ALL_REDUCE, GIB, 1, false, NULL);
+    double outer = flows(&s, out, COMET_COLL_ALL_REDUCE, GIB / 8.0, 1, false, NULL);
+    double all = flows(&s, both, COMET_COLL_ALL_REDUCE, GIB, 1, false, NULL);
+    assert_close(inner, 2.0 * 7.0 / 8.0 * GIB / 450e9, 1e-6);
+    /* the hashing makes some ranks' rings slower than others' */
+    assert_true(outer > 1.5 * 2.0 * 15.0 / 16.0 * GIB / 8.0 / 50e9);
+    assert_close(all, inner + outer, 1e-6);
+}
+
 /* The estimate prices a hashed (ECMP) tier by its expected busiest link
  * over all hashings; ecmp_seed draws other hashings, and the flows'
  * mean over 16 of them meets the estimate within 5 % (docs/fabric.md,
@@ -2110,6 +2137,7 @@ void suite_fabric(test_tally *t)
         cmocka_unit_test(test_torus_all_to_all_bisection),
         cmocka_unit_test(test_fat_tree_spine_bound),
         cmocka_unit_test(test_fat_tree_leaves_split_groups),
+        cmocka_unit_test(test_ring_keeps_order_behind_an_uneven_dimension),
         cmocka_unit_test(test_ecmp_channels_meet_the_busiest_link),
         cmocka_unit_test(test_ecmp_estimate_is_the_mean_over_hashings),
         cmocka_unit_test(test_in_network_halves_bytes),
