@@ -1595,9 +1595,7 @@ static comet_status expand(fc_run *r, const comet_system *sys, fc_plan *pl, int 
      * members through at 1.8 to 3.1 ms: those entering last sent up to 4
      * steps at once, which then shared the link and arrived together, and
      * the all-gather took 3.3 times its 0.59 ms) */
-    bool staggered = r->coord[dim] != NULL;
-    for (int d = 0; d < r->f->n_dims; d++)
-        staggered = staggered || r->f->dims[d].uneven;
+    bool staggered = r->coord[dim] != NULL || comet_fabric_uneven(r->f, NULL, 0);
     fc_phase ph = {dim, -1, FC_RING, c, bytes, false, 0, staggered, 0, false, false, 0, 0};
     if (c == COMET_COLL_ALL_TO_ALL) {
         /* on a direct network (fully connected, torus, mesh) nothing orders

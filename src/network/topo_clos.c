@@ -188,12 +188,19 @@ typedef struct fat_lay {
 typedef double (*npu_part_fn)(const fat_lay *f, int64_t i, int64_t first, int64_t end,
                               const void *ctx);
 
+/* Link l's dimension as a fat tree lays it. */
+static fat_lay fat_lay_of(const comet_link *l)
+{
+    fat_lay f = {l->n, l->inner > 1 ? l->inner : 1, l->spacing > 1 ? l->spacing : 1, 0};
+    f.npus = (l->size > f.n ? l->size : f.n) * f.inner;
+    return f;
+}
+
 /* The most any block of `held` NPUs (a leaf, a pod) adds up, block by
  * block, every group at once; -1 past CLOS_LEAF_SCAN NPUs. */
 static double busiest_block(const comet_link *l, int64_t held, npu_part_fn part, const void *ctx)
 {
-    fat_lay f = {l->n, l->inner > 1 ? l->inner : 1, l->spacing > 1 ? l->spacing : 1, 0};
-    f.npus = (l->size > f.n ? l->size : f.n) * f.inner;
+    fat_lay f = fat_lay_of(l);
     if (f.npus > CLOS_LEAF_SCAN || held < 1)
         return -1.0;
     double most = 0.0;
@@ -227,8 +234,8 @@ static double off_block_members(const fat_lay *f, int64_t i, int64_t first, int6
  * group. */
 static bool blocks_split_groups(const comet_link *l, int64_t held)
 {
-    int64_t stride = (l->inner > 1 ? l->inner : 1) * (l->spacing > 1 ? l->spacing : 1);
-    int64_t block = l->n * stride;
+    fat_lay f = fat_lay_of(l);
+    int64_t stride = f.inner * f.gap, block = f.n * stride;
     return held >= 1 && stride % held != 0 &&
            !(held % stride == 0 && (block % held == 0 || held % block == 0));
 }
@@ -272,8 +279,8 @@ static double busiest_block_ring_edges(const comet_link *l, int64_t held)
 {
     if (!blocks_split_groups(l, held))
         return -1.0;
-    int64_t n = l->n, D = (l->inner > 1 ? l->inner : 1) * (l->spacing > 1 ? l->spacing : 1);
-    int64_t npus = (l->size > n ? l->size : n) * (l->inner > 1 ? l->inner : 1), most = 0;
+    fat_lay f = fat_lay_of(l);
+    int64_t n = f.n, D = f.inner * f.gap, npus = f.npus, most = 0;
     if (npus > CLOS_LEAF_SCAN)
         return -1.0;
     for (int64_t first = 0; first < npus; first += held) {
@@ -626,11 +633,12 @@ static net_cost clos_double_tree(const comet_link *l, bool rail)
     for (int t = 0; t < 2 && t < v.tiers - 1; t++) {
         /* a fat tree's blocks that split groups counted edge by edge */
         double exact = rail ? -1.0 : busiest_block_tree_edges(l, (int64_t)v.act[t]);
-        double x = exact >= 0.0 ? 1.0 : tree_crossings(v.n, v.c[t]);
-        double conns = exact >= 0.0 ? exact : v.g[t] * x;
-        /* conns connections of S/2 each way, a port-load's 1/(2 port) */
+        double x = exact >= 0.0 ? 0.0 : tree_crossings(v.n, v.c[t]);
+        /* the edges' connections of S/2 each way (g X where every block
+         * holds its groups alike), a port-load's 1/(2 port) */
         double f = x < 0.0 ? logstep_factor(&v, v.n - 1.0)
-                           : tier_factor(&v, t, conns, false) / (2.0 * port);
+                           : tier_factor(&v, t, exact >= 0.0 ? exact : v.g[t] * x, false) /
+                                 (2.0 * port);
         factor = dmax(factor, f);
     }
     return (net_cost){2.0 * Ld * clos_hops(&v), port * factor};
