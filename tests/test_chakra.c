@@ -1524,6 +1524,20 @@ static double export_replay(const char *name, const comet_model *m, const comet_
  * megatron-22b on a100-80g-selene with TP, PP (interleaved) and DP, all
  * three kinds of group, pipeline sends and DP buckets, through the
  * exporter's own network, system, memory and comm-group files. */
+/* The replay against comet simulate's step: the replay prices each
+ * collective with the phase-level simulator, whose one active chunk a
+ * dimension runs a chunk's all-reduce whole, its two passes' latencies in
+ * turn, where the step (the estimate's closed forms, as the flows) runs a
+ * chunk's all-gather latencies beside the next chunk's reduce-scatter
+ * (docs/collectives.md, "Latency in chunks"): the replay is never
+ * faster, and slower by those few microseconds a collective, under
+ * 0.5 % of the step on these shapes (a100-80g-selene's 4 chunks). */
+static void assert_replay_bound(double got, double direct)
+{
+    assert_true(got >= direct * (1.0 - 1e-9));
+    assert_true(got <= direct * (1.0 + 5e-3));
+}
+
 static double round_trip(const char *name, int64_t tp, int64_t pp, int64_t dp, int64_t v,
                          bool overlap_dp, bool offload, double *direct)
 {
@@ -1580,7 +1594,7 @@ static void test_export_round_trip(void **state)
                (long long)cases[i].tp, (long long)cases[i].pp, (long long)cases[i].dp,
                (long long)cases[i].v, cases[i].offload ? " offload" : "", got, direct,
                100.0 * (got - direct) / direct);
-        assert_close(got, direct, 1e-5);
+        assert_replay_bound(got, direct);
     }
     /* 8 NPUs use one dimension of the 8 x N system: the other, of size 1,
      * is left out of the network file (ASTRA-sim rejects such dimensions) */
@@ -1762,7 +1776,7 @@ static void test_export_expert_parallel(void **state)
     check_p2p_pairs(&t);
     comet_et_free(&t);
     comet_astra_free(&in);
-    assert_close(got, direct, 1e-5);
+    assert_replay_bound(got, direct);
 }
 
 /* A 4-layer GPT of seq `seq` for the context-parallel exports. */
@@ -1815,7 +1829,7 @@ static void test_export_context_parallel(void **state)
     assert_int_equal(group_named(&in, "5")->n, 4);
     comet_et_free(&t);
     comet_astra_free(&in);
-    assert_close(got, direct, 1e-5);
+    assert_replay_bound(got, direct);
 
     cp_inputs(&m, &sys, &s, 32768);
     s.tp = 2;
@@ -1848,7 +1862,7 @@ static void test_export_context_parallel(void **state)
     assert_int_equal(doubles, 8);
     comet_et_free(&t);
     comet_astra_free(&in);
-    assert_close(got, direct, 1e-5);
+    assert_replay_bound(got, direct);
 
     cp_inputs(&m, &sys, &s, 2048);
     s.tp = 8;

@@ -144,6 +144,15 @@ comet_coll_cost comet_collective_cost_1d(comet_collective c, const comet_link *l
  * estimate's chunk pipeline and the simulators' phases both take it from
  * here). */
 double comet_collective_chunk_hold(comet_collective c, const comet_link *link);
+/* The share of the latency part (comet_collective_cost_1d's time less its
+ * transfer) that one chunk holds the link for. An all-reduce run as a
+ * reduce-scatter pass then an all-gather pass (any algorithm but the
+ * double binary tree and in-network reduction) takes one pass's: the next
+ * chunk's reduce-scatter runs beside this chunk's all-gather, their
+ * messages' latencies side by side, so a ring all-reduce of k chunks pays
+ * (k + 1)(n - 1) hop latencies, not 2k(n - 1). Otherwise the share
+ * comet_collective_chunk_hold gives the whole time. */
+double comet_collective_chunk_hold_latency(comet_collective c, const comet_link *link);
 
 /* nccl-tests' bus-bandwidth factor of collective c on n NPUs: busbw =
  * algbw * factor, algbw = bytes / time; 2(n-1)/n for all-reduce, (n-1)/n

@@ -92,6 +92,18 @@ NET_COLD static comet_coll_cost sized_cost(comet_collective c, const comet_link 
                              COMET_PROTO_NONE};
 }
 
+/* Whether the link's size model prices its chunks (sized_cost: an
+ * all-reduce's measured curve or a protocol model), each chunk a call of
+ * its own held whole. */
+static bool by_size_model(const comet_link *l)
+{
+    if (!l->size_model)
+        return false;
+    comet_protocol_model pm = l->size_model->protocols;
+    return l->size_model->bus.curve[COMET_COLL_ALL_REDUCE].n_points > 0 ||
+           (pm > COMET_PROTOCOLS_NONE && pm < COMET_PROTOCOLS_COUNT);
+}
+
 double comet_collective_chunk_hold(comet_collective c, const comet_link *l)
 {
     net_cost chain;
@@ -101,12 +113,8 @@ double comet_collective_chunk_hold(comet_collective c, const comet_link *l)
                       !(l->in_network_reduction && t->in_network_all_reduce);
     if ((c != COMET_COLL_BROADCAST && c != COMET_COLL_REDUCE && !all_reduce) || l->n < 2)
         return 1.0;
-    if (l->size_model) { /* priced as sized_cost prices it: an all-reduce, unless no model */
-        comet_protocol_model pm = l->size_model->protocols;
-        if (l->size_model->bus.curve[COMET_COLL_ALL_REDUCE].n_points > 0 ||
-            (pm > COMET_PROTOCOLS_NONE && pm < COMET_PROTOCOLS_COUNT))
-            return 1.0;
-    }
+    if (by_size_model(l))
+        return 1.0;
     if (all_reduce) {
         const net_algorithm *a = net_algorithm_of(l->algorithm);
         return a->all_reduce_hold ? a->all_reduce_hold(t, l) : 1.0;
@@ -114,6 +122,15 @@ double comet_collective_chunk_hold(comet_collective c, const comet_link *l)
     if (!chain_of(c, t, l, &chain, &head))
         return 1.0;
     return head;
+}
+
+double comet_collective_chunk_hold_latency(comet_collective c, const comet_link *l)
+{
+    const net_topology *t = net_topology_of(l->topology);
+    bool two_passes = c == COMET_COLL_ALL_REDUCE && l->n >= 2 && !by_size_model(l) &&
+                      !(l->in_network_reduction && t->in_network_all_reduce) &&
+                      l->algorithm != COMET_ALGO_DOUBLE_BINARY_TREE;
+    return two_passes ? 0.5 : comet_collective_chunk_hold(c, l);
 }
 
 comet_collective comet_collective_priced_as(comet_collective c, double *bytes)

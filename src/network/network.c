@@ -186,6 +186,21 @@ NET_COLD static void broadcast_holds(const comet_link *links, const int *order, 
     }
 }
 
+/* What a chunk's phase of time t (bytes on link l) holds the link for
+ * before the next chunk's may start, as its transfer's and its latency's
+ * parts: the transfer for the chunk-hold share, the latency for the
+ * latency's (an all-reduce's two passes run their latencies beside the
+ * next chunk's; comet_collective_chunk_hold,
+ * comet_collective_chunk_hold_latency). */
+static void chunk_held(comet_collective c, const comet_link *l, double bytes, double t,
+                       double *transfer, double *latency)
+{
+    double hold = comet_collective_chunk_hold(c, l);
+    double part = l->latency > 0.0 ? comet_collective_cost_1d(c, l, bytes).transfer : t;
+    *transfer = hold * part;
+    *latency = comet_collective_chunk_hold_latency(c, l) * (t - part);
+}
+
 /* The closed form runs the plan with its links innermost first; a chunk
  * pipeline's stage is one dimension. For a rooted collective an inner
  * dimension's phases (a reduce's reduce-scatter and gather, a broadcast's
@@ -217,8 +232,11 @@ static double pipelined_time(const comet_link *links, int m, comet_collective c,
     if (m == 1) {
         /* the common case: the plan is the collective itself on one link */
         sum = max = comet_collective_time_1d(c, &links[0], bytes / k);
-        if ((c >= COMET_COLL_SYMMETRIC || c == COMET_COLL_ALL_REDUCE) && k > 1.0)
-            max *= comet_collective_chunk_hold(c, &links[0]);
+        if ((c >= COMET_COLL_SYMMETRIC || c == COMET_COLL_ALL_REDUCE) && k > 1.0) {
+            double transfer, latency;
+            chunk_held(c, &links[0], bytes / k, sum, &transfer, &latency);
+            max = transfer + latency;
+        }
     } else {
         comet_coll_phase plan[COMET_MAX_COLL_PHASES];
         int order[COMET_MAX_DIMS];
@@ -226,19 +244,34 @@ static double pipelined_time(const comet_link *links, int m, comet_collective c,
             order[i] = i;
         int n = comet_collective_plan_split(c, links, order, m, bytes / k, outer / k, plan);
         double busy[COMET_MAX_DIMS], hold[COMET_MAX_DIMS], times[COMET_MAX_COLL_PHASES];
+        double waits[COMET_MAX_DIMS]; /* an all-reduce's: its phases' latencies there */
         for (int i = 0; i < m; i++)
-            busy[i] = hold[i] = 0.0;
+            busy[i] = hold[i] = waits[i] = 0.0;
         for (int i = 0; i < n; i++) {
             const comet_link *l = &links[plan[i].link];
             double t = comet_collective_time_1d(plan[i].collective, l, plan[i].bytes);
             times[i] = t;
             busy[plan[i].link] += t;
-            hold[plan[i].link] += (plan[i].collective >= COMET_COLL_SYMMETRIC ||
-                                   plan[i].collective == COMET_COLL_ALL_REDUCE) &&
-                                          k > 1.0
-                                      ? t * comet_collective_chunk_hold(plan[i].collective, l)
-                                      : t;
+            if (!((plan[i].collective >= COMET_COLL_SYMMETRIC ||
+                   c == COMET_COLL_ALL_REDUCE) &&
+                  k > 1.0)) {
+                hold[plan[i].link] += t;
+                continue;
+            }
+            double transfer, latency;
+            chunk_held(plan[i].collective, l, plan[i].bytes, t, &transfer, &latency);
+            hold[plan[i].link] += transfer;
+            /* an all-reduce's reduce-scatter and all-gather on an inner
+             * dimension run their messages' latencies side by side (the
+             * next chunk's beside this one's), as its two passes on one */
+            if (c == COMET_COLL_ALL_REDUCE)
+                waits[plan[i].link] =
+                    latency > waits[plan[i].link] ? latency : waits[plan[i].link];
+            else
+                hold[plan[i].link] += latency;
         }
+        for (int i = 0; i < m; i++)
+            hold[i] += waits[i];
         if (c == COMET_COLL_BROADCAST && k > 1.0)
             broadcast_holds(links, order, m, bytes / k, hold);
         for (int i = 0; i < m; i++)
