@@ -396,6 +396,20 @@ static void test_latency_in_chunks(void **state)
     one.collective_chunks = 16;
     est = comet_collective_time(&one, span, COMET_COLL_ALL_REDUCE, bytes);
     assert_close(flows_in_chunks(&one, span, COMET_COLL_ALL_REDUCE, bytes, 16), est, 1e-6);
+    /* the ring schedule's all-to-all: pairwise rounds two at once through
+     * the port (8 rounds' latencies of 15 a chunk), every block at once
+     * over a fully-connected group (one); 16 chunks */
+    est = comet_collective_time(&one, span, COMET_COLL_ALL_TO_ALL, bytes);
+    assert_close(est, 16.0 * 8.0 * 5e-6 + 15.0 / 16.0 * bytes / 100e9, 1e-12);
+    assert_close(flows_in_chunks(&one, span, COMET_COLL_ALL_TO_ALL, bytes, 16), est, 1e-6);
+    comet_system fc;
+    toy_bare_system(&fc, "fc8");
+    toy_add_dim(&fc, "a", 8, COMET_TOPO_FULLY_CONNECTED, COMET_ALGO_RING, 100e9, 5e-6);
+    fc.collective_chunks = 16;
+    span_all(&fc, span);
+    est = comet_collective_time(&fc, span, COMET_COLL_ALL_TO_ALL, bytes);
+    assert_close(est, 16.0 * 5e-6 + 7.0 / 8.0 * bytes / 100e9, 1e-12);
+    assert_close(flows_in_chunks(&fc, span, COMET_COLL_ALL_TO_ALL, bytes, 16), est, 1e-6);
     const comet_topology outer[2] = {COMET_TOPO_SWITCH, COMET_TOPO_RING};
     for (int o = 0; o < 2; o++)
         for (int64_t k = 4; k <= 16; k *= 4) {

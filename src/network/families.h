@@ -202,6 +202,7 @@ double net_ring_schedule_all_to_all(const net_topology *t, const comet_link *l, 
 /* Patterns that cost the same on several topologies (topology.c). */
 net_cost net_full_bandwidth_steps(const comet_link *l); /* n-1 steps of S/n at full B */
 net_cost net_one_hop_scatter(const comet_link *l);      /* S/n to every peer, one hop */
+net_cost net_pairwise_rounds(const comet_link *l);      /* n-1 shifts, two at once */
 bool net_pipelined_chain(const comet_link *l, net_cost *out, double *head); /* 2(n-1) steps
                                                                             of S/n */
 /* Every member of a ring of k (wrap) or a line sends one message to the

@@ -133,7 +133,9 @@ const net_topology net_topology_fully_connected = {
     .id = COMET_TOPO_FULLY_CONNECTED,
     .fabric = &fully_connected_fabric,
     .ring_pass = fully_connected_steps,
-    .pairwise_exchange = fully_connected_steps,
+    /* nothing orders the rounds on a direct network: every block is
+     * posted at once, one hop */
+    .pairwise_exchange = fully_connected_scatter,
     .scatter_to_all = fully_connected_scatter,
     .recursive_halving = fully_connected_recursive_halving,
     .folded_halving = fully_connected_folded_halving,

@@ -17,6 +17,15 @@ net_cost net_full_bandwidth_steps(const comet_link *l)
     return (net_cost){n - 1.0, (n - 1.0) / n};
 }
 
+/* Pairwise rounds through one port: n-1 shifts of S/n, shift d beside
+ * shift n-d (both ways at once, two rounds in flight, as the flows run
+ * them), so ceil((n-1)/2) rounds' latencies. */
+net_cost net_pairwise_rounds(const comet_link *l)
+{
+    double n = (double)l->n;
+    return (net_cost){(double)(l->n / 2), (n - 1.0) / n};
+}
+
 /* S/n to every peer at once, every peer one hop away: the switch port
  * carries (n-1)S/n in one step; on a fully-connected dimension each of the
  * n-1 links carries S/n at B/(n-1). The same time either way. */
