@@ -1587,13 +1587,19 @@ static void test_groups_on_part_of_direct_networks(void **state)
                             nets[i].size == 10)
                             tol = 0.10;
                         /* the double binary tree's all-reduce on a whole
-                         * ring of 8: the flows +4.5 % at 0 latency, +5.3 %
-                         * at 1 us a hop since a tree's pieces go up
-                         * behind each other on their connection, the
-                         * latency overlapped (they paid it piece by
-                         * piece: +4.4 %) */
-                        if (algos[a] == COMET_ALGO_DOUBLE_BINARY_TREE && !grid && n == 8)
-                            tol = 0.06;
+                         * ring of 8: the flows +4.5 % at 0 latency, +3.9 %
+                         * at 1 us a hop, a tree's pieces going up behind
+                         * each other on their connection, each one's
+                         * latency from when it was there (+5.3 % while a
+                         * piece waiting behind another took its latency
+                         * from when the connection came free, +4.4 %
+                         * while they paid it piece by piece); on a whole
+                         * one-way ring of 16 +6.3 % at 0 latency and
+                         * +5.8 % at 1 us (the 64 pieces' fill over the
+                         * one-way ring's longer routes) */
+                        if (algos[a] == COMET_ALGO_DOUBLE_BINARY_TREE && !grid &&
+                            (n == 8 || (nets[i].uni && n == 16)))
+                            tol = 0.07;
                         int64_t span[COMET_MAX_DIMS] = {n, 1, 1, 1, 1, 1, 1, 1};
                         int64_t spacing[COMET_MAX_DIMS] = {gap, 1, 1, 1, 1, 1, 1, 1};
                         double f = flows_spaced(&s, n, gap, cl, 1);
