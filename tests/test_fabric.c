@@ -410,6 +410,15 @@ static void test_latency_in_chunks(void **state)
     est = comet_collective_time(&fc, span, COMET_COLL_ALL_TO_ALL, bytes);
     assert_close(est, 16.0 * 5e-6 + 7.0 / 8.0 * bytes / 100e9, 1e-12);
     assert_close(flows_in_chunks(&fc, span, COMET_COLL_ALL_TO_ALL, bytes, 16), est, 1e-6);
+    /* the double binary tree's 64 pieces a chunk, each 1/16 of a
+     * latency long: a piece waiting on its connection takes its latency
+     * from when it was there, so they stream (each paid its latency in
+     * turn: the flows 4 to 5 times the estimate's latency a chunk) */
+    one.dims[0].algorithm = COMET_ALGO_DOUBLE_BINARY_TREE;
+    one.collective_chunks = 4;
+    span_all(&one, span);
+    est = comet_collective_time(&one, span, COMET_COLL_ALL_REDUCE, bytes);
+    assert_close(flows_in_chunks(&one, span, COMET_COLL_ALL_REDUCE, bytes, 4), est, 1e-2);
     const comet_topology outer[2] = {COMET_TOPO_SWITCH, COMET_TOPO_RING};
     for (int o = 0; o < 2; o++)
         for (int64_t k = 4; k <= 16; k *= 4) {
