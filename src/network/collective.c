@@ -130,6 +130,16 @@ double comet_collective_chunk_hold_latency(comet_collective c, const comet_link 
     bool two_passes = c == COMET_COLL_ALL_REDUCE && l->n >= 2 && !by_size_model(l) &&
                       !(l->in_network_reduction && t->in_network_all_reduce) &&
                       l->algorithm != COMET_ALGO_DOUBLE_BINARY_TREE;
+    /* the ring schedule over a grid's axes: a pass of g phases, the next
+     * chunk one phase behind */
+    bool ring = l->algorithm == COMET_ALGO_RING ||
+                (l->algorithm == COMET_ALGO_DOUBLE_BINARY_TREE && c != COMET_COLL_ALL_REDUCE);
+    int phases = 1;
+    if (ring && t->ring_phases && l->n >= 2 && !by_size_model(l) &&
+        (c == COMET_COLL_REDUCE_SCATTER || c == COMET_COLL_ALL_GATHER || two_passes))
+        phases = t->ring_phases(l);
+    if (phases > 1)
+        return (two_passes ? 0.5 : 1.0) / (double)phases;
     return two_passes ? 0.5 : comet_collective_chunk_hold(c, l);
 }
 

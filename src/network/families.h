@@ -78,6 +78,12 @@ typedef struct net_topology {
      * is not ring_pass once or twice (a torus or mesh group whose parts
      * meet on axes that differ); NULL: it is. */
     net_cost (*ring_schedule)(const comet_link *l, comet_collective c);
+    /* The phases one pass of the ring schedule runs one after another (a
+     * torus or mesh group's axes, each part visiting them in turn), the
+     * pass's latency shared among them: a chunk's pass holds its first
+     * phase for that share before the next chunk's follows it, one chunk
+     * a phase (comet_collective_chunk_hold_latency); NULL: 1. */
+    int (*ring_phases)(const comet_link *l);
     /* Pairwise exchange: n-1 rounds, in round k every NPU sends S/n to
      * the NPU k places on. */
     net_pattern_fn pairwise_exchange;

@@ -193,12 +193,18 @@ NET_COLD static void broadcast_holds(const comet_link *links, const int *order, 
  * next chunk's; comet_collective_chunk_hold,
  * comet_collective_chunk_hold_latency). */
 static void chunk_held(comet_collective c, const comet_link *l, double bytes, double t,
-                       double *transfer, double *latency)
+                       bool split, double *transfer, double *latency)
 {
     double hold = comet_collective_chunk_hold(c, l);
-    double part = l->latency > 0.0 ? comet_collective_cost_1d(c, l, bytes).transfer : t;
+    double latency_hold = comet_collective_chunk_hold_latency(c, l);
+    if (!(l->latency > 0.0) || (!split && latency_hold == hold)) {
+        *transfer = hold * t;
+        *latency = 0.0;
+        return;
+    }
+    double part = comet_collective_cost_1d(c, l, bytes).transfer;
     *transfer = hold * part;
-    *latency = comet_collective_chunk_hold_latency(c, l) * (t - part);
+    *latency = latency_hold * (t - part);
 }
 
 /* The closed form runs the plan with its links innermost first; a chunk
@@ -232,9 +238,9 @@ static double pipelined_time(const comet_link *links, int m, comet_collective c,
     if (m == 1) {
         /* the common case: the plan is the collective itself on one link */
         sum = max = comet_collective_time_1d(c, &links[0], bytes / k);
-        if ((c >= COMET_COLL_SYMMETRIC || c == COMET_COLL_ALL_REDUCE) && k > 1.0) {
+        if (k > 1.0) {
             double transfer, latency;
-            chunk_held(c, &links[0], bytes / k, sum, &transfer, &latency);
+            chunk_held(c, &links[0], bytes / k, sum, false, &transfer, &latency);
             max = transfer + latency;
         }
     } else {
@@ -252,14 +258,13 @@ static double pipelined_time(const comet_link *links, int m, comet_collective c,
             double t = comet_collective_time_1d(plan[i].collective, l, plan[i].bytes);
             times[i] = t;
             busy[plan[i].link] += t;
-            if (!((plan[i].collective >= COMET_COLL_SYMMETRIC ||
-                   c == COMET_COLL_ALL_REDUCE) &&
-                  k > 1.0)) {
+            if (!(k > 1.0)) {
                 hold[plan[i].link] += t;
                 continue;
             }
             double transfer, latency;
-            chunk_held(plan[i].collective, l, plan[i].bytes, t, &transfer, &latency);
+            chunk_held(plan[i].collective, l, plan[i].bytes, t, c == COMET_COLL_ALL_REDUCE,
+                       &transfer, &latency);
             hold[plan[i].link] += transfer;
             /* an all-reduce's reduce-scatter and all-gather on an inner
              * dimension run their messages' latencies side by side (the

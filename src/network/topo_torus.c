@@ -283,6 +283,16 @@ static net_cost grid_ring_schedule(const comet_link *l, bool wrap, comet_collect
     return (net_cost){hops, t * (double)gr.m / (double)g};
 }
 
+static int torus_ring_phases(const comet_link *l)
+{
+    return grid_of(l, true).g;
+}
+
+static int mesh_ring_phases(const comet_link *l)
+{
+    return grid_of(l, false).g;
+}
+
 static net_cost grid_ring_pass(const comet_link *l, bool wrap)
 {
     return grid_ring_schedule(l, wrap, COMET_COLL_REDUCE_SCATTER);
@@ -666,6 +676,7 @@ const net_topology net_topology_torus = {
     .fabric = &grid_fabric,
     .ring_pass = torus_ring_pass,
     .ring_schedule = torus_ring_schedule,
+    .ring_phases = torus_ring_phases,
     .pairwise_exchange = torus_pairwise,
     .scatter_to_all = torus_scatter,
     .recursive_halving = torus_halving,
@@ -686,6 +697,7 @@ const net_topology net_topology_mesh = {
     .fabric = &grid_fabric,
     .ring_pass = mesh_ring_pass,
     .ring_schedule = mesh_ring_schedule,
+    .ring_phases = mesh_ring_phases,
     .pairwise_exchange = mesh_pairwise,
     .scatter_to_all = mesh_scatter,
     .recursive_halving = mesh_halving,
