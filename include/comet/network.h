@@ -150,8 +150,12 @@ double comet_collective_chunk_hold(comet_collective c, const comet_link *link);
  * double binary tree and in-network reduction) takes one pass's: the next
  * chunk's reduce-scatter runs beside this chunk's all-gather, their
  * messages' latencies side by side, so a ring all-reduce of k chunks pays
- * (k + 1)(n - 1) hop latencies, not 2k(n - 1). Otherwise the share
- * comet_collective_chunk_hold gives the whole time. */
+ * (k + 1)(n - 1) hop latencies, not 2k(n - 1). The ring schedule over a
+ * torus's or mesh's g axes is a pass of g phases, the next chunk one phase
+ * behind: 1/g of a pass's latency (1/(2g) of an all-reduce's). Otherwise
+ * the share comet_collective_chunk_hold gives the whole time. The
+ * phase-level simulator keeps ASTRA-sim's one active chunk and holds the
+ * whole latency (docs/collectives.md, "Latency in chunks"). */
 double comet_collective_chunk_hold_latency(comet_collective c, const comet_link *link);
 
 /* nccl-tests' bus-bandwidth factor of collective c on n NPUs: busbw =
