@@ -201,12 +201,14 @@ static void test_rooted_collectives(void **state)
     assert_close(barrier, 14.0 * (a + 4.0 / (8.0 * 50e9)), 1e-9);
     assert_close(flows(&s, span, COMET_COLL_BARRIER, GIB, 1, false, NULL), barrier, 1e-9);
     /* a bidirectional ring: the root's pieces go the shorter way, n/2 of
-     * them on its fuller link of B/2, the farthest n/2 hops away: n/2 a +
-     * x (the all-gather's (n-1)/n x, +14 % at 8); of 7, 3 a way: 3a + 6/7
-     * x. A broadcast (reduce) is two counter-rotating chains of n pieces,
-     * 2(n-1) steps of a + x/n, as the ring all-reduce */
+     * them on its fuller link of B/2, the farthest n/2 hops away, the
+     * nearest moving while the farther ones' latencies run: max(a + x,
+     * n/2 a + 2x/n) (the all-gather's (n-1)/n x, +14 % at 8; it was n/2 a
+     * + x); of 7, 3 a way: a + 6/7 x. A broadcast (reduce) is two
+     * counter-rotating chains of n pieces, 2(n-1) steps of a + x/n, as the
+     * ring all-reduce */
     d->topology = COMET_TOPO_RING;
-    assert_close(comet_collective_time(&s, span, COMET_COLL_SCATTER, GIB), 4.0 * a + x, 1e-12);
+    assert_close(comet_collective_time(&s, span, COMET_COLL_SCATTER, GIB), a + x, 1e-12);
     assert_close(comet_collective_time(&s, span, COMET_COLL_BROADCAST, GIB),
                  14.0 * (a + x / 8.0), 1e-12);
     d->latency = 0.0;
@@ -218,13 +220,20 @@ static void test_rooted_collectives(void **state)
     assert_close(comet_collective_time(&s, span, COMET_COLL_GATHER, GIB), 6.0 / 7.0 * x, 1e-12);
     assert_close(flows(&s, span, COMET_COLL_SCATTER, GIB, 1, false, NULL), 6.0 / 7.0 * x, 1e-9);
     /* one way round (8 NPUs): all n-1 pieces on the root's one link of B,
-     * the last n-1 hops away; the reduce's chain runs forward too */
+     * the last n-1 hops away: max(a + 7/8 x, 7a + x/8), the flows' time
+     * (it was 7a + 7/8 x); the reduce's chain runs forward too */
     d->size = 8;
     d->shape.unidirectional = true;
     d->latency = a;
     span_all(&s, span);
-    assert_close(comet_collective_time(&s, span, COMET_COLL_SCATTER, GIB), 7.0 * a + 7.0 / 8.0 * x,
+    assert_close(comet_collective_time(&s, span, COMET_COLL_SCATTER, GIB), a + 7.0 / 8.0 * x,
                  1e-12);
+    assert_close(flows(&s, span, COMET_COLL_SCATTER, GIB, 1, false, NULL), a + 7.0 / 8.0 * x, 1e-9);
+    double tiny = 8.0 * 64.0; /* 64 bytes a piece: latency-bound */
+    assert_close(comet_collective_time(&s, span, COMET_COLL_SCATTER, tiny),
+                 7.0 * a + 64.0 / 50e9, 1e-12);
+    assert_close(flows(&s, span, COMET_COLL_SCATTER, tiny, 1, false, NULL), 7.0 * a + 64.0 / 50e9,
+                 1e-9);
     d->latency = 0.0;
     assert_close(flows(&s, span, COMET_COLL_REDUCE, GIB, 1, false, NULL), 14.0 / 8.0 * x, 1e-9);
     /* a mesh line of 16 (B/2 a link): the root at its end sends all 15
@@ -450,6 +459,48 @@ static void test_latency_in_chunks(void **state)
                    (long long)k, fl * 1e3, est * 1e3, 100.0 * (est - fl) / fl);
             assert_close(fl, est, o ? 1e-2 : 1e-6);
         }
+    /* Latency spread over distances: on a ring of 8 at 5 us a chunk's
+     * gather takes the root's fuller link from its neighbour's latency
+     * on, the farther pieces' latencies running meanwhile, so 16 chunks
+     * take 16 (a + x/16), x = S/(B/2) 4/8 (0.991 ms, +32 %, while every
+     * chunk waited the farthest piece's 4 a); the direct algorithm's
+     * reduce-scatter a + (Q/n) x/16 a chunk (it waited D a: +17 %), on a
+     * ring, a 4 x 4 torus and a one-way ring (docs/collectives.md,
+     * "Latency spread over distances") */
+    comet_system ring;
+    toy_bare_system(&ring, "ring8");
+    toy_add_dim(&ring, "a", 8, COMET_TOPO_RING, COMET_ALGO_DIRECT, 100e9, 5e-6);
+    ring.collective_chunks = 16;
+    span_all(&ring, span);
+    double x = bytes / 100e9;
+    est = comet_collective_time(&ring, span, COMET_COLL_GATHER, bytes);
+    assert_close(est, 16.0 * 5e-6 + x, 1e-12);
+    assert_close(flows_in_chunks(&ring, span, COMET_COLL_GATHER, bytes, 16), est, 1e-6);
+    est = comet_collective_time(&ring, span, COMET_COLL_REDUCE_SCATTER, bytes);
+    assert_close(est, 16.0 * 5e-6 + 2.0 * x, 1e-12);
+    assert_close(flows_in_chunks(&ring, span, COMET_COLL_REDUCE_SCATTER, bytes, 16), est, 1e-6);
+    toy_bare_system(&ring, "torus4x4 direct");
+    g = toy_add_dim(&ring, "a", 16, COMET_TOPO_TORUS, COMET_ALGO_DIRECT, 100e9, 5e-6);
+    g->shape.n_axes = 2;
+    g->shape.axes[0] = g->shape.axes[1] = 4;
+    ring.collective_chunks = 16;
+    span_all(&ring, span);
+    est = comet_collective_time(&ring, span, COMET_COLL_ALL_TO_ALL, bytes);
+    assert_close(flows_in_chunks(&ring, span, COMET_COLL_ALL_TO_ALL, bytes, 16), est, 1e-6);
+    /* its gather over the two axes, a hop a phase at least (+16 % while
+     * each phase waited its farthest piece) */
+    est = comet_collective_time(&ring, span, COMET_COLL_GATHER, bytes);
+    assert_close(flows_in_chunks(&ring, span, COMET_COLL_GATHER, bytes, 16), est, 1e-6);
+    toy_bare_system(&ring, "one-way ring8");
+    g = toy_add_dim(&ring, "a", 8, COMET_TOPO_RING, COMET_ALGO_DIRECT, 100e9, 5e-6);
+    g->shape.unidirectional = true;
+    ring.collective_chunks = 16;
+    span_all(&ring, span);
+    est = comet_collective_time(&ring, span, COMET_COLL_ALL_TO_ALL, bytes);
+    assert_close(flows_in_chunks(&ring, span, COMET_COLL_ALL_TO_ALL, bytes, 16), est, 1e-6);
+    est = comet_collective_time(&ring, span, COMET_COLL_SCATTER, bytes);
+    assert_close(est, 16.0 * 5e-6 + 7.0 / 8.0 * x, 1e-12);
+    assert_close(flows_in_chunks(&ring, span, COMET_COLL_SCATTER, bytes, 16), est, 1e-6);
 }
 
 /* An all-reduce in chunks over two or three dimensions: an inner

@@ -108,13 +108,19 @@ static void test_direct(void **state)
         assert_close(t1d(COMET_COLL_ALL_TO_ALL, l, GIB), 0.01879098192, EXACT);
         assert_close(t1d(COMET_COLL_ALL_REDUCE, l, GIB), 0.03758196384, EXACT);
     }
-    /* ring topology: floor(n/2) a + floor(n^2/4)/n x = 4*500e-9 + 2 x
-     * = 2e-6 + 0.04294967296 = 0.04295167296 */
+    /* ring topology: floor(n^2/4)/n x = 2x over the busiest link, which
+     * takes d pieces of x/4 from d = 1..3 hops and 2 from 4: it is busy
+     * from the neighbours' latency on while the farther ones' run,
+     * max(a + 2x, 4a + 1.25x) = 500e-9 + 0.04294967296 = 0.04295017296
+     * (floor(n/2) a + 2x before: 0.04295167296) */
     comet_link r = mk(8, COMET_TOPO_RING, COMET_ALGO_DIRECT);
-    assert_close(t1d(COMET_COLL_REDUCE_SCATTER, r, GIB), 0.04295167296, EXACT);
-    assert_close(t1d(COMET_COLL_ALL_GATHER, r, GIB), 0.04295167296, EXACT);
-    assert_close(t1d(COMET_COLL_ALL_TO_ALL, r, GIB), 0.04295167296, EXACT);
-    assert_close(t1d(COMET_COLL_ALL_REDUCE, r, GIB), 2 * 0.04295167296, EXACT);
+    assert_close(t1d(COMET_COLL_REDUCE_SCATTER, r, GIB), 0.04295017296, EXACT);
+    assert_close(t1d(COMET_COLL_ALL_GATHER, r, GIB), 0.04295017296, EXACT);
+    assert_close(t1d(COMET_COLL_ALL_TO_ALL, r, GIB), 0.04295017296, EXACT);
+    assert_close(t1d(COMET_COLL_ALL_REDUCE, r, GIB), 2 * 0.04295017296, EXACT);
+    /* latency-bound (1 KiB): 4a + 1.25 x, x = 1024 / 50e9 */
+    assert_close(t1d(COMET_COLL_REDUCE_SCATTER, r, 1024.0), 4 * 500e-9 + 1.25 * 1024.0 / 50e9,
+                 EXACT);
     /* n = 3 on a ring: every peer is a neighbour, direct = ring bandwidth:
      * 1*a + (1*2)/3 x */
     comet_link r3 = mk(3, COMET_TOPO_RING, COMET_ALGO_DIRECT);
@@ -575,7 +581,11 @@ static double closed_form(comet_algorithm algo, comet_topology topo, comet_colle
         a2a = (ring ? n - 1.0 : fc ? 1.0 : (double)(ni / 2)) * a + (ring ? Q / n : spread) * x;
         break;
     case COMET_ALGO_DIRECT:
-        rs = a2a = ring ? D * a + Q / n * x : a + spread * x;
+        /* on a ring the near messages fill the links while the far
+         * ones' latencies run: d pieces of 2x/n a link from d hops */
+        rs = a2a = ring && D > 1.0 ? fmax(a + Q / n * x, D * a + (Q - 2.0 * (D - 1.0)) / n * x)
+                   : ring          ? D * a + Q / n * x
+                                   : a + spread * x;
         break;
     case COMET_ALGO_HALVING_DOUBLING:
         rs = ring ? H * a + (Ld - 0.5) * x : Ld * a + (fc ? (n - 1.0) * spread : spread) * x;

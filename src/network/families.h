@@ -23,11 +23,53 @@
 #include "comet/network.h"
 #include "fabric.h"
 
-/* What one traffic pattern costs on one dimension. */
+/* What one traffic pattern costs on one dimension: hops a + load x.
+ * Where the busiest link takes pieces that come from different distances
+ * at once (a scatter over a ring, the direct algorithm's messages), the
+ * nearest start once `lead` hops' latency is out and keep the link busy
+ * while the farther ones' latencies run, and the farthest, `hops` away,
+ * bring `tail` x of its load (net_seconds). lead 0: one chain, linear. */
 typedef struct net_cost {
     double hops; /* one-hop latencies waited for one after another */
     double load; /* bandwidth time in units of x = S/B */
+    double lead; /* hops before the busiest link starts (0: hops) */
+    double tail; /* load left once the farthest pieces start (with lead) */
 } net_cost;
+
+/* A pattern of `hops` latencies in sequence and `load` x. */
+static inline net_cost net_linear(double hops, double load)
+{
+    return (net_cost){hops, load, 0.0, 0.0};
+}
+
+/* The busiest link of a pattern whose pieces come over distances
+ * lead, lead + step, ... hops, with `near` x arriving at the nearest and
+ * at least as much at every farther one, as the flows run it: each
+ * piece's bytes start once its latency is out and the link carries
+ * whatever has started. The link is busy from lead a on and finishes at
+ * max_j (j a + W_j x), W_j the load of the pieces from j hops or farther;
+ * since the load each distance brings is at least the nearest's, that is
+ * at most the larger of lead a + load x and hops a + (load - (hops -
+ * lead)/step near) x, the tail set here. Exact where the latency or the
+ * bandwidth dominates. docs/collectives.md, "Latency spread over
+ * distances". */
+static inline net_cost net_spread(net_cost c, double lead, double step, double near)
+{
+    if (!(lead > 0.0) || !(c.hops > lead) || !(step > 0.0))
+        return c;
+    double tail = c.load - (c.hops - lead) / step * near;
+    c.lead = lead;
+    c.tail = tail > 0.0 ? tail : 0.0;
+    return c;
+}
+
+/* The pattern c with its hops (lead included) times h and its load
+ * (tail included) times w: s interleaved groups' patterns, each hop
+ * across s links. */
+static inline net_cost net_cost_scaled(net_cost c, double h, double w)
+{
+    return (net_cost){c.hops * h, c.load * w, c.lead * h, c.tail * w};
+}
 
 /* Halving-doubling on n members that are not a power of two, folded as
  * MPICH folds them (Thakur, Rabenseifner & Gropp 2005, Sec. 4): with
@@ -63,7 +105,12 @@ int64_t net_hd_distance(const net_hd *h, int st);
 /* Seconds of a pattern at latency a per hop and x = S/B. */
 static inline double net_seconds(net_cost c, double a, double x)
 {
-    return c.hops * a + c.load * x;
+    double t = c.hops * a + c.load * x;
+    if (c.lead > 0.0) {
+        double near = c.lead * a + c.load * x, far = c.hops * a + c.tail * x;
+        t = near > far ? near : far;
+    }
+    return t;
 }
 
 /* The patterns, each on the link's n NPUs with S bytes per NPU. */

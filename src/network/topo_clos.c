@@ -160,7 +160,7 @@ static net_cost clos_ring_pass(const comet_link *l, bool rail)
         if (v.c[t] < v.n)
             hops += (v.n - 1.0) / v.c[t];
     }
-    return (net_cost){hops, (v.n - 1.0) / v.n * f};
+    return net_linear(hops, (v.n - 1.0) / v.n * f);
 }
 
 /* How many of a's members lie in [lo, hi], a's members first, first +
@@ -315,7 +315,7 @@ static net_cost clos_scatter(const comet_link *l, bool rail)
             load = dmax(load, per_link / v.n);
         }
     }
-    return (net_cost){clos_hops(&v), load};
+    return net_linear(clos_hops(&v), load);
 }
 
 /* A scatter from each group's first member (a gather the mirror): its
@@ -334,7 +334,7 @@ static net_cost clos_root_scatter(const comet_link *l, bool rail)
                 per_link = expected_busiest(conns, 1.0 / v.up[t], v.up[t]);
             load = dmax(load, per_link / v.n);
         }
-    return (net_cost){clos_hops(&v), load};
+    return net_linear(clos_hops(&v), load);
 }
 
 /* A broadcast as a chain of n pieces along the ring's order (a reduce
@@ -351,7 +351,7 @@ static bool clos_root_chain(const comet_link *l, bool rail, net_cost *out, doubl
     double n = (double)l->n;
     if (pass.load > (n - 1.0) / n * (1.0 + 1e-12))
         return false;
-    *out = (net_cost){2.0 * pass.hops, 2.0 * pass.load};
+    *out = net_linear(2.0 * pass.hops, 2.0 * pass.load);
     *head = n / (2.0 * (n - 1.0)); /* n of its 2(n-1) steps */
     return true;
 }
@@ -438,7 +438,7 @@ static net_cost clos_halving(const comet_link *l, bool rail)
         load += part * step_factor(l, &v, rail, (int64_t)1 << s, true, tier);
         hops += 1.0 + (d >= v.c[0] && v.tiers > 1) + (d >= v.c[1] && v.tiers > 2);
     }
-    return (net_cost){hops, load};
+    return net_linear(hops, load);
 }
 
 /* The pass's busiest link over its steps: the NPU's port carries every
@@ -471,7 +471,7 @@ static net_cost clos_bruck(const comet_link *l, bool rail)
         load += 0.5 * step_factor(l, &v, rail, (int64_t)1 << s, false, tier);
         hops += 1.0 + (d >= v.c[0] && v.tiers > 1) + (d >= v.c[1] && v.tiers > 2);
     }
-    return (net_cost){hops, load};
+    return net_linear(hops, load);
 }
 
 /* Not a power of two: folded (net_hd). Past CLOS_HD_MEMBERS members,
@@ -483,8 +483,8 @@ static net_cost clos_fold_step(const void *ctx, const net_hd *h, int st)
 {
     const clos_view *v = ctx;
     double d = (double)net_hd_distance(h, st);
-    return (net_cost){1.0 + (d >= v->c[0] && v->tiers > 1) + (d >= v->c[1] && v->tiers > 2),
-                      logstep_factor(v, d)};
+    return net_linear(1.0 + (d >= v->c[0] && v->tiers > 1) + (d >= v->c[1] && v->tiers > 2),
+                      logstep_factor(v, d));
 }
 
 /* How much a message from member i to j is slowed where it leaves a
@@ -641,7 +641,7 @@ static net_cost clos_double_tree(const comet_link *l, bool rail)
                                  (2.0 * port);
         factor = dmax(factor, f);
     }
-    return (net_cost){2.0 * Ld * clos_hops(&v), port * factor};
+    return net_linear(2.0 * Ld * clos_hops(&v), port * factor);
 }
 
 /* The factor the groups' aggregation trees slow a tier's uplinks by. The
@@ -668,7 +668,7 @@ static net_cost clos_in_network(const comet_link *l, bool rail)
     for (int t = 0; t < 2; t++)
         if (v.c[t] < v.n)
             f = dmax(f, tree_factor(&v, t));
-    return (net_cost){clos_hops(&v), f};
+    return net_linear(clos_hops(&v), f);
 }
 
 /* Reduce-scatter in the switches (all-gather, multicast, is its mirror):
@@ -684,7 +684,7 @@ static net_cost clos_in_network_shard(const comet_link *l, bool rail)
     for (int t = 0; t < 2; t++)
         if (v.c[t] < v.n)
             load = dmax(load, (v.n - v.c[t]) / v.n * tree_factor(&v, t));
-    return (net_cost){clos_hops(&v), load};
+    return net_linear(clos_hops(&v), load);
 }
 
 /* Pipeline sends: every NPU sends S to the NPU `stride` places on. Of a

@@ -17,7 +17,7 @@ static double part_links(const comet_link *l)
 
 static net_cost on_part(net_cost c, const comet_link *l)
 {
-    return (net_cost){c.hops, c.load * part_links(l)};
+    return net_linear(c.hops, c.load * part_links(l));
 }
 
 /* Ring passes and pairwise rounds spread over the group's n-1 links;
@@ -38,7 +38,7 @@ static net_cost fully_connected_recursive_halving(const comet_link *l)
 {
     double n = (double)l->n;
     double Ld = (double)net_ceil_log2(l->n);
-    return on_part((net_cost){Ld, (n - 1.0) * (n - 1.0) / n}, l);
+    return on_part(net_linear(Ld, (n - 1.0) * (n - 1.0) / n), l);
 }
 
 /* Each step's partner is over a link of its own, so the busiest link
@@ -53,7 +53,7 @@ static double fully_connected_halving_link_total(const comet_link *l)
 static net_cost one_link(const void *ctx, const net_hd *h, int st)
 {
     (void)st;
-    return (net_cost){1.0, ((double)h->n - 1.0) * part_links(ctx)};
+    return net_linear(1.0, ((double)h->n - 1.0) * part_links(ctx));
 }
 
 static net_cost fully_connected_folded_halving(const comet_link *l, net_hd_part part)
@@ -66,7 +66,7 @@ static net_cost fully_connected_bruck(const comet_link *l)
 {
     double n = (double)l->n;
     double Ld = (double)net_ceil_log2(l->n);
-    return on_part((net_cost){Ld, (n - 1.0) * Ld * 0.5}, l);
+    return on_part(net_linear(Ld, (n - 1.0) * Ld * 0.5), l);
 }
 
 /* Double binary tree: a tree edge carries S/2 each way over one B/(N-1)
@@ -76,7 +76,7 @@ static net_cost fully_connected_double_tree(const comet_link *l)
 {
     double n = (double)l->n;
     double Ld = (double)net_ceil_log2(l->n);
-    return on_part((net_cost){2.0 * Ld, n - 1.0}, l);
+    return on_part(net_linear(2.0 * Ld, n - 1.0), l);
 }
 
 /* ---- the fabric: a direct link between every pair of each instance ----- */

@@ -67,7 +67,7 @@ static net_cost placed(const comet_link *l, const ring_group *g, net_pattern_fn 
         comet_link line = as_line(l);
         c = on_line(&line);
     }
-    return (net_cost){c.hops * g->s, c.load * g->s * pair_ties(g)};
+    return net_cost_scaled(c, g->s, g->s * pair_ties(g));
 }
 
 /* ---- one way round: every message forward ---------------------------------- */
@@ -92,7 +92,7 @@ static double shift_hops(const ring_group *g, double k)
 static net_cost uni_pass(const ring_group *g)
 {
     double n = g->n;
-    return (net_cost){(n - 1.0) * shift_hops(g, 1.0), g->size / n * (n - 1.0) / n};
+    return net_linear((n - 1.0) * shift_hops(g, 1.0), g->size / n * (n - 1.0) / n);
 }
 
 /* Every member S/n to every other (pairwise rounds or all at once): the
@@ -104,7 +104,10 @@ static net_cost uni_all_pairs(const ring_group *g, bool rounds)
 {
     double n = g->n;
     double hops = rounds ? (n - 1.0) * g->size - g->s * n * (n - 1.0) / 2.0 : g->size - g->s;
-    return (net_cost){hops, g->size * (n - 1.0) / (2.0 * n)};
+    net_cost c = {hops, g->size * (n - 1.0) / (2.0 * n), 0.0, 0.0};
+    /* all at once on a closed group: a link takes s d pieces of 1/n x
+     * from d s hops, d = 1..n-1 */
+    return rounds || !g->closed ? c : net_spread(c, g->s, g->s, g->s / n);
 }
 
 /* Recursive halving: in step i each pair of partners 2^i apart exchanges
@@ -117,7 +120,7 @@ static net_cost uni_halving(const ring_group *g, int L)
         hops += far > d ? far : d;
         load += 0.5 * g->size * piece;
     }
-    return (net_cost){hops, load};
+    return net_linear(hops, load);
 }
 
 /* Bruck: step i ships S/2 to the member 2^i on, forward distances summing
@@ -130,7 +133,7 @@ static net_cost uni_bruck(const ring_group *g, int L)
         hops += shift_hops(g, k < g->n ? k : g->n - 1.0);
         load += 0.5 * k * g->size / g->n;
     }
-    return (net_cost){hops, load};
+    return net_linear(hops, load);
 }
 
 /* Hops waited for by a log-step schedule (halving-doubling, Bruck, the
@@ -158,15 +161,17 @@ static double quarter_sq(int64_t n)
 static net_cost whole_pairwise_exchange(const comet_link *l)
 {
     double n = (double)l->n;
-    return (net_cost){n - 1.0, quarter_sq(l->n) / n};
+    return net_linear(n - 1.0, quarter_sq(l->n) / n);
 }
 
 /* All peers at once along shortest paths: the farthest is D hops away,
- * Q/n x. */
+ * Q/n x; a link takes d pieces of 2/n x from d hops (d < n/2), so the
+ * latencies spread (net_spread). */
 static net_cost whole_scatter_to_all(const comet_link *l)
 {
     double n = (double)l->n;
-    return (net_cost){(double)(l->n / 2), quarter_sq(l->n) / n};
+    net_cost c = {(double)(l->n / 2), quarter_sq(l->n) / n, 0.0, 0.0};
+    return net_spread(c, 1.0, 1.0, 2.0 / n);
 }
 
 /* Halving-doubling in distance-doubling order (big messages on short
@@ -174,7 +179,7 @@ static net_cost whole_scatter_to_all(const comet_link *l)
 static net_cost whole_recursive_halving(const comet_link *l)
 {
     int L = net_ceil_log2(l->n);
-    return (net_cost){logstep_hops(l->n, L), ((double)L - 0.5)};
+    return net_linear(logstep_hops(l->n, L), ((double)L - 0.5));
 }
 
 /* Bruck: step i ships S/2 to the member d = 2^i on, the shorter way (the
@@ -190,7 +195,7 @@ static net_cost whole_bruck(const comet_link *l)
         load += net_shift_flows((int64_t)1 << i, l->n, true, &h);
         hops += h;
     }
-    return (net_cost){hops, load};
+    return net_linear(hops, load);
 }
 
 /* Double binary tree, roughly (rings past NET_TREE_LINKS links): level
@@ -200,7 +205,7 @@ static net_cost whole_double_tree(const comet_link *l)
 {
     int L = net_ceil_log2(l->n);
     double Ld = (double)L;
-    return (net_cost){2.0 * logstep_hops(l->n, L), Ld > 2.0 ? Ld : 2.0};
+    return net_linear(2.0 * logstep_hops(l->n, L), Ld > 2.0 ? Ld : 2.0);
 }
 
 /* The patterns as the group sits (group_of): the whole ring's above on a
@@ -293,10 +298,11 @@ static net_cost ring_double_tree(const comet_link *l)
 static net_cost whole_root_scatter(const comet_link *l)
 {
     double n = (double)l->n;
+    /* one piece from each distance on the root's link */
     if (l->n == 2 || (l->shape && l->shape->unidirectional))
-        return (net_cost){n - 1.0, (n - 1.0) / n};
+        return net_spread((net_cost){n - 1.0, (n - 1.0) / n, 0.0, 0.0}, 1.0, 1.0, 1.0 / n);
     double half = (double)(l->n / 2);
-    return (net_cost){half, 2.0 * half / n};
+    return net_spread((net_cost){half, 2.0 * half / n, 0.0, 0.0}, 1.0, 1.0, 2.0 / n);
 }
 
 /* As the group sits (group_of): placed, a line's from its end; one way
@@ -307,11 +313,13 @@ static net_cost ring_root_scatter(const comet_link *l)
     ring_group g = group_of(l);
     if (g.uni) {
         net_cost c = whole_root_scatter(l);
-        return (net_cost){c.hops * g.s, c.load * g.s};
+        if (g.s > 1.0)
+            c.lead = c.tail = 0.0; /* other groups' pieces pass between */
+        return net_cost_scaled(c, g.s, g.s);
     }
     if (g.closed && g.s > 1.0 && l->n > 2) {
         double pieces = net_interleaved_scatter_pieces(l->n, (int64_t)g.s);
-        return (net_cost){(double)(l->n / 2) * g.s, 2.0 * pieces / g.n};
+        return net_linear((double)(l->n / 2) * g.s, 2.0 * pieces / g.n);
     }
     return placed(l, &g, whole_root_scatter, net_topology_mesh.root_scatter);
 }
@@ -322,8 +330,10 @@ static net_cost ring_root_scatter(const comet_link *l)
 static net_cost ring_root_gather(const comet_link *l)
 {
     ring_group g = group_of(l);
+    if (g.uni && g.closed && g.s == 1.0)
+        return whole_root_scatter(l); /* the scatter's mirror */
     if (g.uni)
-        return (net_cost){g.size - g.s, g.size / g.n * (g.n - 1.0) / g.n};
+        return (net_cost){g.size - g.s, g.size / g.n * (g.n - 1.0) / g.n, 0.0, 0.0};
     if (g.closed)
         return ring_root_scatter(l); /* the scatter's mirror, the same links */
     return placed(l, &g, whole_root_scatter, net_topology_mesh.root_gather);
@@ -343,7 +353,7 @@ static bool ring_root_chain(const comet_link *l, net_cost *out, double *head)
         if (!net_topology_mesh.root_chain(&line, &c, head))
             return false;
     }
-    *out = (net_cost){c.hops * g.s, c.load * g.s * (g.uni ? 1.0 : pair_ties(&g))};
+    *out = net_linear(c.hops * g.s, c.load * g.s * (g.uni ? 1.0 : pair_ties(&g)));
     return true;
 }
 
@@ -367,7 +377,7 @@ static bool ring_root_reduce_chain(const comet_link *l, net_cost *out, double *h
     net_cost c;
     net_pipelined_chain(l, &c, head);
     double fill = g.s * (g.n - 2.0) / g.n;
-    *out = (net_cost){c.hops * g.s + (g.size - g.n * g.s), g.size / g.n + fill};
+    *out = net_linear(c.hops * g.s + (g.size - g.n * g.s), g.size / g.n + fill);
     *head = g.size / g.n / (g.size / g.n + fill);
     return true;
 }

@@ -10,7 +10,7 @@ static net_cost switch_recursive_halving(const comet_link *l)
 {
     double n = (double)l->n;
     double Ld = (double)net_ceil_log2(l->n);
-    return (net_cost){Ld, (n - 1.0) / n};
+    return net_linear(Ld, (n - 1.0) / n);
 }
 
 /* Not a power of two: folded (net_hd), each step's busiest pair through
@@ -24,7 +24,7 @@ static net_cost switch_folded_halving(const comet_link *l, net_hd_part part)
 static net_cost switch_bruck(const comet_link *l)
 {
     double Ld = (double)net_ceil_log2(l->n);
-    return (net_cost){Ld, Ld * 0.5};
+    return net_linear(Ld, Ld * 0.5);
 }
 
 /* Double binary tree: 2 log2 n hops (up and down), 2S injected at B
@@ -33,7 +33,7 @@ static net_cost switch_bruck(const comet_link *l)
 static net_cost switch_double_tree(const comet_link *l)
 {
     double Ld = (double)net_ceil_log2(l->n);
-    return (net_cost){2.0 * Ld, net_double_tree_port_load(l->n)};
+    return net_linear(2.0 * Ld, net_double_tree_port_load(l->n));
 }
 
 /* In-network reduction (SHARP, Graham et al. 2016; NCCL CollNet/NVLS): S up
@@ -41,7 +41,7 @@ static net_cost switch_double_tree(const comet_link *l)
 static net_cost switch_in_network_all_reduce(const comet_link *l)
 {
     (void)l;
-    return (net_cost){2.0, 1.0};
+    return net_linear(2.0, 1.0);
 }
 
 /* ---- the fabric: one non-blocking switch per instance ------------------ */

@@ -228,7 +228,7 @@ static net_cost grid_parts(const comet_link *l, bool wrap, axis_cost_fn axis_cos
     for (int i = 0; i < gr.g; i++)
         if (on_axis[i] > worst)
             worst = on_axis[i];
-    return (net_cost){hops, worst * (double)gr.m / (double)gr.g};
+    return net_linear(hops, worst * (double)gr.m / (double)gr.g);
 }
 
 /* The ring schedule: per axis, the parts in rotated orders (telescoping
@@ -262,7 +262,7 @@ static net_cost grid_ring_schedule(const comet_link *l, bool wrap, comet_collect
     if (c == COMET_COLL_ALL_REDUCE)
         hops *= 2.0;
     if (g == 1)
-        return (net_cost){hops, cost[0][0] * (double)phases * (double)gr.m};
+        return net_linear(hops, cost[0][0] * (double)phases * (double)gr.m);
     /* k chunks: the next chunks' phases fill the axes the first leaves
      * idle, each part's chunks behind each other as the flows run them
      * (on 4 x 2 the all-reduce's 3.5 x at one chunk, 2.5 x at two and
@@ -280,7 +280,7 @@ static net_cost grid_ring_schedule(const comet_link *l, bool wrap, comet_collect
     } else {
         t = parts_makespan(g, phases, cost, axis, k) / (double)k;
     }
-    return (net_cost){hops, t * (double)gr.m / (double)g};
+    return net_linear(hops, t * (double)gr.m / (double)g);
 }
 
 static int torus_ring_phases(const comet_link *l)
@@ -323,6 +323,41 @@ static double scatter_axis(const grid *gr, int i, double *hops)
     return 2.0 * pieces / k;
 }
 
+/* A rooted scatter or gather over axes of neighbours: on each axis the
+ * line's first link takes one piece from each distance (what the part
+ * holds then over k, at B/(2m)), the nearest moving while the farther
+ * ones' latencies run, so a part's phases wait a hop each at least and
+ * each phase's D - 1 farther hops trade against its pieces past the
+ * nearest (net_spread, with their mean over those hops as `near`). The
+ * parts' phases share the root's links (parts_makespan), which this
+ * leaves to the load: the flows within 2 % at 1 us and 16 chunks, +2
+ * to +8 % at 5 us (docs/collectives.md). */
+static net_cost rooted_spread(const grid *gr, net_cost c)
+{
+    /* per part, each phase's pieces past its nearest: (D_i - 1) pieces
+     * of what it holds then; the least over the parts */
+    double spread = -1.0, extra_hops = 0.0;
+    for (int j = 0; j < gr->g; j++) {
+        double held = 1.0, sum = 0.0, hops = 0.0;
+        for (int p = 0; p < gr->g; p++) {
+            int i = (j + p) % gr->g;
+            if (gr->gap[i] != 1.0)
+                return c;
+            bool two = gr->k[i] == 2 && gr->line[i] == 1.0; /* one link of B/m */
+            double d = gr->line[i] > 1.0 ? (double)(gr->k[i] - 1) : (double)(gr->k[i] / 2);
+            sum += (d - 1.0) * (two ? 0.5 : 2.0 / (double)gr->k[i]) * held;
+            hops += d - 1.0;
+            held /= (double)gr->k[i];
+        }
+        spread = spread < 0.0 || sum < spread ? sum : spread;
+        extra_hops = hops;
+    }
+    if (!(extra_hops > 0.0))
+        return c;
+    return net_spread(c, (double)gr->g, 1.0,
+                      spread / extra_hops * (double)gr->m / (double)gr->g);
+}
+
 /* A scatter axis by axis, part j from axis j on, so the root's traffic
  * leaves on all its links: on 3 x 3 x 3 the (n-1)/n x the root must send
  * at least, where one direct scatter's routes all leave on the root's
@@ -336,7 +371,7 @@ static net_cost grid_root_scatter(const comet_link *l, bool wrap)
     int axis[COMET_MAX_AXES][GRID_MAX_PHASES];
     double hops = part_phases(&gr, scatter_axis, cost, axis);
     double t = parts_makespan(gr.g, gr.g, cost, axis, 1);
-    return (net_cost){hops, t * (double)gr.m / (double)gr.g};
+    return rooted_spread(&gr, net_linear(hops, t * (double)gr.m / (double)gr.g));
 }
 
 /* A gather, the scatter's phases in the reverse order toward the root:
@@ -346,7 +381,8 @@ static net_cost grid_root_scatter(const comet_link *l, bool wrap)
  * axis 1.313 x, the makespan 1.469 x). */
 static net_cost grid_root_gather(const comet_link *l, bool wrap)
 {
-    return grid_parts(l, wrap, scatter_axis);
+    grid gr = grid_of(l, wrap);
+    return rooted_spread(&gr, grid_parts(l, wrap, scatter_axis));
 }
 
 /* A broadcast on a group along one axis of k: on a whole torus axis the
@@ -366,7 +402,7 @@ static bool grid_root_chain(const comet_link *l, bool wrap, net_cost *out, doubl
     double k = (double)gr.k[0], m = (double)gr.m;
     bool line = gr.line[0] > 1.0;
     double steps = line ? 3.0 * k - 2.0 : 2.0 * (k - 1.0);
-    *out = (net_cost){steps * gr.gap[0], m * steps / k * gr.gap[0]};
+    *out = net_linear(steps * gr.gap[0], m * steps / k * gr.gap[0]);
     *head = (line ? 2.0 * k : k) / steps; /* the root sends its 2k (k) pieces */
     return true;
 }
@@ -380,14 +416,21 @@ static net_cost grid_scatter(const comet_link *l, bool wrap)
     grid gr = grid_of(l, wrap);
     double n = (double)l->n;
     double load = (n - 1.0) / n, hops = 0.0;
+    bool spread = true; /* the busiest link an axis's, its members neighbours */
     for (int i = 0; i < gr.g; i++) {
         double k = (double)gr.k[i];
         double axis = gr.line[i] * (double)gr.m * quarter_sq(gr.k[i]) / k * gr.gap[i];
         if (axis > load)
             load = axis;
+        spread = spread && gr.gap[i] == 1.0;
         hops += (gr.line[i] > 1.0 ? k - 1.0 : (double)(gr.k[i] / 2)) * gr.gap[i];
     }
-    return (net_cost){hops, load};
+    net_cost c = {hops, load, 0.0, 0.0};
+    /* the busiest link takes, from every distance 1..hops, at least the
+     * one piece (S/n at B/(2m)) of its own neighbours */
+    if (spread && load > (n - 1.0) / n)
+        c = net_spread(c, 1.0, 1.0, 2.0 * (double)gr.m / n);
+    return c;
 }
 
 /* Pairwise exchange: on a network of direct links nothing orders the
@@ -417,7 +460,7 @@ static net_cost grid_halving(const comet_link *l, bool wrap)
         }
         held /= (double)gr.k[i];
     }
-    return (net_cost){hops, load};
+    return net_linear(hops, load);
 }
 
 /* Bruck: step s ships S/2 to the member d = 2^s on in rank order, along
@@ -450,7 +493,7 @@ static net_cost grid_bruck(const comet_link *l, bool wrap)
         }
         load += busiest * (double)gr.m;
     }
-    return (net_cost){hops, load};
+    return net_linear(hops, load);
 }
 
 /* Double binary tree: the trees' edges routed in dimension order as the
@@ -465,7 +508,7 @@ static net_cost grid_double_tree(const comet_link *l, bool wrap)
     if (net_direct_double_tree(l, &d, &c))
         return c;
     c = grid_halving(l, wrap);
-    return (net_cost){2.0 * c.hops, c.load > 1.0 ? 2.0 * c.load : 2.0};
+    return net_linear(2.0 * c.hops, c.load > 1.0 ? 2.0 * c.load : 2.0);
 }
 
 /* Not a power of two: folded (net_hd), every message routed in

@@ -14,7 +14,7 @@
 net_cost net_full_bandwidth_steps(const comet_link *l)
 {
     double n = (double)l->n;
-    return (net_cost){n - 1.0, (n - 1.0) / n};
+    return net_linear(n - 1.0, (n - 1.0) / n);
 }
 
 /* Pairwise rounds through one port: n-1 shifts of S/n, shift d beside
@@ -23,7 +23,7 @@ net_cost net_full_bandwidth_steps(const comet_link *l)
 net_cost net_pairwise_rounds(const comet_link *l)
 {
     double n = (double)l->n;
-    return (net_cost){(double)(l->n / 2), (n - 1.0) / n};
+    return net_linear((double)(l->n / 2), (n - 1.0) / n);
 }
 
 /* S/n to every peer at once, every peer one hop away: the switch port
@@ -32,7 +32,7 @@ net_cost net_pairwise_rounds(const comet_link *l)
 net_cost net_one_hop_scatter(const comet_link *l)
 {
     double n = (double)l->n;
-    return (net_cost){1.0, (n - 1.0) / n};
+    return net_linear(1.0, (n - 1.0) / n);
 }
 
 /* A broadcast pipelined down chains of n pieces from the root (a reduce
@@ -45,7 +45,7 @@ net_cost net_one_hop_scatter(const comet_link *l)
 bool net_pipelined_chain(const comet_link *l, net_cost *out, double *head)
 {
     net_cost pass = net_full_bandwidth_steps(l);
-    *out = (net_cost){2.0 * pass.hops, 2.0 * pass.load};
+    *out = net_linear(2.0 * pass.hops, 2.0 * pass.load);
     *head = (double)l->n / (2.0 * pass.hops);
     return true;
 }
@@ -253,7 +253,7 @@ bool net_direct_double_tree(const comet_link *l, const net_direct *whole, net_co
                                          direct_route(g, diff, pb, pa, 0.5, NULL, 0.0));
                     far = path[q] > far ? path[q] : far;
                 }
-    *out = (net_cost){(double)far, busiest_link(g, whole, diff, size)};
+    *out = net_linear((double)far, busiest_link(g, whole, diff, size));
     return true;
 }
 
@@ -394,9 +394,9 @@ net_cost net_hd_port(const comet_link *l, net_hd_part part,
                      net_cost (*step)(const void *ctx, const net_hd *h, int st), const void *ctx)
 {
     net_hd h = net_hd_of(l->n, part);
-    net_cost c = {0.0, 0.0};
+    net_cost c = net_linear(0.0, 0.0);
     for (int st = 0; st < h.steps; st++) {
-        net_cost s = step ? step(ctx, &h, st) : (net_cost){1.0, 1.0};
+        net_cost s = step ? step(ctx, &h, st) : net_linear(1.0, 1.0);
         c.hops += s.hops;
         c.load += s.load * hd_step_max(&h, st);
     }
@@ -427,10 +427,10 @@ void net_hd_pair(double *t, double *hop, int64_t a, int64_t b, double d, double 
 
 net_cost net_hd_slowest(const double *t, const double *hop, int64_t count)
 {
-    net_cost c = {0.0, 0.0};
+    net_cost c = net_linear(0.0, 0.0);
     for (int64_t i = 0; i < count; i++)
         if (t[i] > c.load || (t[i] == c.load && hop[i] > c.hops))
-            c = (net_cost){hop[i], t[i]};
+            c = net_linear(hop[i], t[i]);
     return c;
 }
 
