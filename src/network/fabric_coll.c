@@ -13,7 +13,8 @@
  * phase once the chunk before it (of the same part) has left it, one
  * chunk per phase at a time, as the closed form pipelines them (a rooted
  * collective's chunk holds the dimension through its last phase there,
- * hold_to, but a chain's chunks follow one another down it); under an
+ * hold_to, where the NPU's line has work there still, held_to, but a
+ * chain's chunks follow one another down it); under an
  * active-chunks limit (and for a reduce over three or more dimensions,
  * one chunk a dimension) instead once its dimension has room, as the step
  * simulation's dimensions take chunks (comet_sim_collective). Many
@@ -1142,6 +1143,35 @@ static int advance(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, fc_li
     return 0;
 }
 
+/* How far phase p's hold reaches for npu: a rooted collective's chunk
+ * holds a dimension through its last phase there (hold_to), but across
+ * the outer dimensions' phases between only where the NPU's line (its
+ * instance of the dimension) still has work on it after them: a reduce's
+ * gather into the root's line holds that line, not the lines that only
+ * pass their part down the outer chain meanwhile (they reduce-scatter the
+ * next chunk beside it, as the closed form pipelines them). Inside the
+ * root's line the hold stays whole, whichever NPUs the gather's axes
+ * reach: its connections toward the root would starve the next chunk's
+ * ring. */
+static int held_to(const fc_run *r, const fc_plan *pl, int p, int64_t npu)
+{
+    int to = pl->ph[p].hold_to, dim = pl->ph[p].dim;
+    bool across = false;
+    for (int q = p + 1; q < to && !across; q++)
+        across = pl->ph[q].dim != dim;
+    if (!across)
+        return to;
+    for (int q = to; q > p; q--) {
+        const fc_phase *ph = &pl->ph[q];
+        bool line_works = true;
+        for (int d = 0; d < r->f->n_dims && line_works; d++)
+            line_works = d == dim || !(ph->root_mask >> d & 1u) || group_index(r, d, npu) == 0;
+        if (ph->dim == dim && line_works)
+            return q;
+    }
+    return p;
+}
+
 static int try_enter(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, fc_line *line)
 {
     fc_chunk_state *cs = chunk_at(r, npu, s, k);
@@ -1157,10 +1187,11 @@ static int try_enter(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, fc_
         const fc_chunk_state *bs = chunk_at(r, npu, s, before);
         bool follow = ph->algo == FC_CHAIN && bs->cur == cs->cur && bs->entered &&
                       ph->hold_to == cs->cur;
-        if (bs->cur <= ph->hold_to && !follow)
+        int hold = held_to(r, plan_of(r, s, k), cs->cur, npu);
+        if (bs->cur <= hold && !follow)
             return 0;
         for (int q = 0; r->hold_parts && !follow && q < r->parts; q++)
-            if (chunk_at(r, npu, s - s % r->parts + q, before)->cur <= ph->hold_to)
+            if (chunk_at(r, npu, s - s % r->parts + q, before)->cur <= hold)
                 return 0; /* another part of the chunk before holds the dimension */
     }
     if (plan_of(r, s, k)->ph[cs->cur].sync_parts)
