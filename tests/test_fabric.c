@@ -479,6 +479,13 @@ static void test_latency_in_chunks(void **state)
     est = comet_collective_time(&ring, span, COMET_COLL_REDUCE_SCATTER, bytes);
     assert_close(est, 16.0 * 5e-6 + 2.0 * x, 1e-12);
     assert_close(flows_in_chunks(&ring, span, COMET_COLL_REDUCE_SCATTER, bytes, 16), est, 1e-6);
+    /* the ring schedule's all-to-all there: pairwise rounds by distance,
+     * a pair each way once the pair before is in, 1 + 2 + 3 + 4 hops a
+     * chunk (it took n - 1 = 7: the flows 11 % over it) */
+    ring.dims[0].algorithm = COMET_ALGO_RING;
+    est = comet_collective_time(&ring, span, COMET_COLL_ALL_TO_ALL, bytes);
+    assert_close(est, 16.0 * 10.0 * 5e-6 + 2.0 * x, 1e-12);
+    assert_close(flows_in_chunks(&ring, span, COMET_COLL_ALL_TO_ALL, bytes, 16), est, 1e-6);
     toy_bare_system(&ring, "torus4x4 direct");
     g = toy_add_dim(&ring, "a", 16, COMET_TOPO_TORUS, COMET_ALGO_DIRECT, 100e9, 5e-6);
     g->shape.n_axes = 2;

@@ -82,11 +82,12 @@ static void test_ring_other_topologies(void **state)
         assert_close(t1d(COMET_COLL_REDUCE_SCATTER, l, GIB), 0.01879398192, EXACT);
         assert_close(t1d(COMET_COLL_ALL_GATHER, l, GIB), 0.01879398192, EXACT);
     }
-    /* A2A on a ring topology: blocks relayed the shorter way,
-     * (n-1)a + floor(n^2/4)/n * x = 7*500e-9 + 16/8 * 0.02147483648
-     * = 3.5e-6 + 0.04294967296 = 0.04295317296 */
+    /* A2A on a ring topology: blocks relayed the shorter way, the pairs
+     * of rounds by distance one after another, 1 + 2 + 3 + 4 hops:
+     * 10a + floor(n^2/4)/n * x = 10*500e-9 + 16/8 * 0.02147483648
+     * = 5e-6 + 0.04294967296 = 0.04295467296 */
     comet_link r = mk(8, COMET_TOPO_RING, COMET_ALGO_RING);
-    assert_close(t1d(COMET_COLL_ALL_TO_ALL, r, GIB), 0.04295317296, EXACT);
+    assert_close(t1d(COMET_COLL_ALL_TO_ALL, r, GIB), 0.04295467296, EXACT);
     /* fully connected: nothing orders the rounds, every block posted at
      * once over its own link, one latency: the direct all-to-all's
      * 500e-9 + 7/8 * 0.02147483648 */
@@ -434,8 +435,20 @@ static void test_topology_patterns(void **state)
     comet_link l = mk(8, COMET_TOPO_RING, COMET_ALGO_RING);
     const net_topology *r = &net_topology_ring;
     assert_cost(r->ring_pass(&l), 7.0, 7.0 / 8.0);
-    assert_cost(r->pairwise_exchange(&l), 7.0, 16.0 / 8.0);
+    assert_cost(r->pairwise_exchange(&l), 10.0, 16.0 / 8.0); /* 1 + 2 + 3 + 4 */
     assert_cost(r->scatter_to_all(&l), 4.0, 16.0 / 8.0);
+    assert_close(r->scatter_to_all(&l).lead, 1.0, EXACT);
+    assert_close(r->scatter_to_all(&l).tail, 2.0 - 3.0 / 4.0, EXACT);
+    /* one way round: the shifts d and n-d both forward, the next once all
+     * but one before have arrived: a chain of 1, 7; 2 (at 1), 6 (at 3);
+     * 3 (at 7), 5 (at 9); 4 (at 10): 14 hops, where one round after
+     * another waits 1 + 2 + ... + 7 = 28 */
+    comet_net_shape ahead = {.unidirectional = true};
+    comet_link forward = l;
+    forward.shape = &ahead;
+    assert_cost(r->pairwise_exchange(&forward), 14.0, 8.0 * 7.0 / 16.0);
+    forward.n = 9;
+    assert_cost(r->pairwise_exchange(&forward), 20.0, 9.0 * 8.0 / 18.0); /* (n^2 - 1)/4 */
     assert_cost(r->recursive_halving(&l), 7.0, 2.5);
     assert_cost(r->bruck(&l), 7.0, 1.0 + 2.0 + 2.0); /* shifts 1, 2, 4 (a tie: half each way) */
     assert_cost(r->double_tree(&l), 14.0, 6.0); /* 3S each way over 3-4, at B/2 */
@@ -578,7 +591,8 @@ static double closed_form(comet_algorithm algo, comet_topology topo, comet_colle
         rs = (n - 1.0) * a + spread * x;
         /* pairwise rounds: relayed round a ring; two at once through a
          * switch's port; all at once over a fully-connected group */
-        a2a = (ring ? n - 1.0 : fc ? 1.0 : (double)(ni / 2)) * a + (ring ? Q / n : spread) * x;
+        a2a = (ring ? D * (D + 1.0) / 2.0 : fc ? 1.0 : (double)(ni / 2)) * a +
+              (ring ? Q / n : spread) * x;
         break;
     case COMET_ALGO_DIRECT:
         /* on a ring the near messages fill the links while the far
