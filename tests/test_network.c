@@ -119,8 +119,9 @@ static void test_direct(void **state)
     assert_close(t1d(COMET_COLL_ALL_GATHER, r, GIB), 0.04295017296, EXACT);
     assert_close(t1d(COMET_COLL_ALL_TO_ALL, r, GIB), 0.04295017296, EXACT);
     assert_close(t1d(COMET_COLL_ALL_REDUCE, r, GIB), 2 * 0.04295017296, EXACT);
-    /* latency-bound (1 KiB): 4a + 1.25 x, x = 1024 / 50e9 */
-    assert_close(t1d(COMET_COLL_REDUCE_SCATTER, r, 1024.0), 4 * 500e-9 + 1.25 * 1024.0 / 50e9,
+    /* latency-bound (1 KiB): 4a and the farthest pieces' 0.5 x,
+     * x = 1024 / 50e9 */
+    assert_close(t1d(COMET_COLL_REDUCE_SCATTER, r, 1024.0), 4 * 500e-9 + 0.5 * 1024.0 / 50e9,
                  EXACT);
     /* n = 3 on a ring: every peer is a neighbour, direct = ring bandwidth:
      * 1*a + (1*2)/3 x */
@@ -437,8 +438,18 @@ static void test_topology_patterns(void **state)
     assert_cost(r->ring_pass(&l), 7.0, 7.0 / 8.0);
     assert_cost(r->pairwise_exchange(&l), 10.0, 16.0 / 8.0); /* 1 + 2 + 3 + 4 */
     assert_cost(r->scatter_to_all(&l), 4.0, 16.0 / 8.0);
-    assert_close(r->scatter_to_all(&l).lead, 1.0, EXACT);
-    assert_close(r->scatter_to_all(&l).tail, 2.0 - 3.0 / 4.0, EXACT);
+    /* its busiest link takes d pieces of x/4 from d = 1, 2, 3 hops and 2
+     * from 4 (the ties, half each way): from the neighbours' latency on,
+     * at a = x/2 the largest of a + 2x, 2a + 1.75x, 3a + 1.25x, 4a + 0.5x
+     * is 2.75x at 3 hops (the ends give 2.5 x) */
+    net_cost spread = r->scatter_to_all(&l);
+    assert_close(spread.lead, 1.0, EXACT);
+    assert_close(spread.near, 0.25, EXACT);
+    assert_close(spread.grow, 0.25, EXACT);
+    assert_close(net_seconds(spread, 0.5, 1.0), 2.75, EXACT);
+    assert_close(net_seconds(spread, 0.0, 1.0), 2.0, EXACT);
+    assert_close(net_seconds(spread, 1.0, 0.0), 4.0, EXACT);
+    assert_close(net_seconds(spread, 1.0, 1.0), 4.5, EXACT); /* 3a + 1.25x, 4a + 0.5x */
     /* one way round: the shifts d and n-d both forward, the next once all
      * but one before have arrived: a chain of 1, 7; 2 (at 1), 6 (at 3);
      * 3 (at 7), 5 (at 9); 4 (at 10): 14 hops, where one round after
@@ -596,10 +607,20 @@ static double closed_form(comet_algorithm algo, comet_topology topo, comet_colle
         break;
     case COMET_ALGO_DIRECT:
         /* on a ring the near messages fill the links while the far
-         * ones' latencies run: d pieces of 2x/n a link from d hops */
-        rs = a2a = ring && D > 1.0 ? fmax(a + Q / n * x, D * a + (Q - 2.0 * (D - 1.0)) / n * x)
-                   : ring          ? D * a + Q / n * x
-                                   : a + spread * x;
+         * ones' latencies run: d pieces of 2x/n a link from d hops, so the
+         * link is through at the largest over d of d a + (Q - d(d-1))/n x,
+         * concave in d: at d = 1, D or beside (a n / x + 1) / 2 */
+        if (ring) {
+            double best = 0.0, top = x > 0.0 ? (a * n / x + 1.0) / 2.0 : D;
+            double tries[4] = {1.0, D, floor(top), floor(top) + 1.0};
+            for (int t = 0; t < 4; t++) {
+                double d = fmin(fmax(tries[t], 1.0), D);
+                best = fmax(best, d * a + (Q - d * (d - 1.0)) / n * x);
+            }
+            rs = a2a = best;
+        } else {
+            rs = a2a = a + spread * x;
+        }
         break;
     case COMET_ALGO_HALVING_DOUBLING:
         rs = ring ? H * a + (Ld - 0.5) * x : Ld * a + (fc ? (n - 1.0) * spread : spread) * x;

@@ -27,48 +27,50 @@
  * Where the busiest link takes pieces that come from different distances
  * at once (a scatter over a ring, the direct algorithm's messages), the
  * nearest start once `lead` hops' latency is out and keep the link busy
- * while the farther ones' latencies run, and the farthest, `hops` away,
- * bring `tail` x of its load (net_seconds). lead 0: one chain, linear. */
+ * while the farther ones' latencies run (net_spread, net_seconds).
+ * lead 0: one chain, linear. */
 typedef struct net_cost {
     double hops; /* one-hop latencies waited for one after another */
     double load; /* bandwidth time in units of x = S/B */
-    double lead; /* hops before the busiest link starts (0: hops) */
-    double tail; /* load left once the farthest pieces start (with lead) */
+    double lead; /* hops before the busiest link starts (0: hops, linear) */
+    double step; /* hops between the distances the pieces come from */
+    double near; /* load the nearest distance brings (x) */
+    double grow; /* how much more each farther distance brings (x) */
 } net_cost;
 
 /* A pattern of `hops` latencies in sequence and `load` x. */
 static inline net_cost net_linear(double hops, double load)
 {
-    return (net_cost){hops, load, 0.0, 0.0};
+    return (net_cost){hops, load, 0.0, 0.0, 0.0, 0.0};
 }
 
-/* The busiest link of a pattern whose pieces come over distances
- * lead, lead + step, ... hops, with `near` x arriving at the nearest and
- * at least as much at every farther one, as the flows run it: each
- * piece's bytes start once its latency is out and the link carries
- * whatever has started. The link is busy from lead a on and finishes at
- * max_j (j a + W_j x), W_j the load of the pieces from j hops or farther;
- * since the load each distance brings is at least the nearest's, that is
- * at most the larger of lead a + load x and hops a + (load - (hops -
- * lead)/step near) x, the tail set here. Exact where the latency or the
- * bandwidth dominates. docs/collectives.md, "Latency spread over
- * distances". */
-static inline net_cost net_spread(net_cost c, double lead, double step, double near)
+/* The busiest link of a pattern whose pieces come over distances lead,
+ * lead + step, ... hops, the m-th farther bringing near + m grow x (grow
+ * 0: at least near, each), as the flows run it: each piece's bytes start
+ * once its latency is out and the link carries whatever has started, so
+ * it is busy from lead a on and finishes at the largest over m of
+ * (lead + m step) a + W_m x, W_m = load - m near - m(m-1)/2 grow the load
+ * from the m-th distance on (net_seconds). With grow 0 that bound is the
+ * larger of its two ends (each step adds at most step a - near x), exact
+ * where the latency or the bandwidth dominates. docs/collectives.md,
+ * "Latency spread over distances". */
+static inline net_cost net_spread(net_cost c, double lead, double step, double near, double grow)
 {
-    if (!(lead > 0.0) || !(c.hops > lead) || !(step > 0.0))
+    if (!(lead > 0.0) || !(c.hops > lead) || !(step > 0.0) || !(near >= 0.0) || !(grow >= 0.0))
         return c;
-    double tail = c.load - (c.hops - lead) / step * near;
     c.lead = lead;
-    c.tail = tail > 0.0 ? tail : 0.0;
+    c.step = step;
+    c.near = near;
+    c.grow = grow;
     return c;
 }
 
-/* The pattern c with its hops (lead included) times h and its load
- * (tail included) times w: s interleaved groups' patterns, each hop
- * across s links. */
+/* The pattern c with its hops (lead and step included) times h and its
+ * load (near and grow included) times w: s interleaved groups' patterns,
+ * each hop across s links. */
 static inline net_cost net_cost_scaled(net_cost c, double h, double w)
 {
-    return (net_cost){c.hops * h, c.load * w, c.lead * h, c.tail * w};
+    return (net_cost){c.hops * h, c.load * w, c.lead * h, c.step * h, c.near * w, c.grow * w};
 }
 
 /* Halving-doubling on n members that are not a power of two, folded as
@@ -103,12 +105,28 @@ net_cost net_hd_slowest(const double *t, const double *hop, int64_t count);
 int64_t net_hd_distance(const net_hd *h, int st);
 
 /* Seconds of a pattern at latency a per hop and x = S/B. */
+static inline double net_spread_at(net_cost c, double m, double a, double x)
+{
+    double w = c.load - m * c.near - 0.5 * m * (m - 1.0) * c.grow;
+    return (c.lead + m * c.step) * a + (w > 0.0 ? w : 0.0) * x;
+}
+
 static inline double net_seconds(net_cost c, double a, double x)
 {
-    double t = c.hops * a + c.load * x;
-    if (c.lead > 0.0) {
-        double near = c.lead * a + c.load * x, far = c.hops * a + c.tail * x;
-        t = near > far ? near : far;
+    if (!(c.lead > 0.0))
+        return c.hops * a + c.load * x;
+    double last = (c.hops - c.lead) / c.step; /* the farthest distance's m */
+    double t = net_spread_at(c, 0.0, a, x), far = net_spread_at(c, last, a, x);
+    t = far > t ? far : t;
+    if (c.grow > 0.0 && x > 0.0) {
+        /* concave in m: the largest at the integers beside its top */
+        double top = (c.step * a - c.near * x) / (c.grow * x) + 0.5;
+        if (top > 0.0 && top < last) {
+            double lo = (double)(int64_t)top;
+            double mid = net_spread_at(c, lo, a, x), next = net_spread_at(c, lo + 1.0, a, x);
+            t = mid > t ? mid : t;
+            t = next > t ? next : t;
+        }
     }
     return t;
 }

@@ -114,10 +114,10 @@ static net_cost uni_all_pairs(const ring_group *g, bool rounds)
         double chain = fmod(n, 2.0) == 0.0 ? ceil(n * (n - 1.0) / 4.0) : (n * n - 1.0) / 4.0;
         hops = chain * g->s;
     }
-    net_cost c = {hops, g->size * (n - 1.0) / (2.0 * n), 0.0, 0.0};
+    net_cost c = net_linear(hops, g->size * (n - 1.0) / (2.0 * n));
     /* all at once on a closed group: a link takes s d pieces of 1/n x
      * from d s hops, d = 1..n-1 */
-    return rounds || !g->closed ? c : net_spread(c, g->s, g->s, g->s / n);
+    return rounds || !g->closed ? c : net_spread(c, g->s, g->s, g->s / n, g->s / n);
 }
 
 /* Recursive halving: in step i each pair of partners 2^i apart exchanges
@@ -178,13 +178,14 @@ static net_cost whole_pairwise_exchange(const comet_link *l)
 }
 
 /* All peers at once along shortest paths: the farthest is D hops away,
- * Q/n x; a link takes d pieces of 2/n x from d hops (d < n/2), so the
- * latencies spread (net_spread). */
+ * Q/n x; a link takes d pieces of 2/n x from d hops (d < n/2; of the ties
+ * at n/2, n/4 each way), so the latencies spread (net_spread), one piece
+ * more each hop farther, which leaves the n/4 of the ties last. */
 static net_cost whole_scatter_to_all(const comet_link *l)
 {
     double n = (double)l->n;
-    net_cost c = {(double)(l->n / 2), quarter_sq(l->n) / n, 0.0, 0.0};
-    return net_spread(c, 1.0, 1.0, 2.0 / n);
+    net_cost c = net_linear((double)(l->n / 2), quarter_sq(l->n) / n);
+    return net_spread(c, 1.0, 1.0, 2.0 / n, 2.0 / n);
 }
 
 /* Halving-doubling in distance-doubling order (big messages on short
@@ -313,9 +314,9 @@ static net_cost whole_root_scatter(const comet_link *l)
     double n = (double)l->n;
     /* one piece from each distance on the root's link */
     if (l->n == 2 || (l->shape && l->shape->unidirectional))
-        return net_spread((net_cost){n - 1.0, (n - 1.0) / n, 0.0, 0.0}, 1.0, 1.0, 1.0 / n);
+        return net_spread(net_linear(n - 1.0, (n - 1.0) / n), 1.0, 1.0, 1.0 / n, 0.0);
     double half = (double)(l->n / 2);
-    return net_spread((net_cost){half, 2.0 * half / n, 0.0, 0.0}, 1.0, 1.0, 2.0 / n);
+    return net_spread(net_linear(half, 2.0 * half / n), 1.0, 1.0, 2.0 / n, 0.0);
 }
 
 /* As the group sits (group_of): placed, a line's from its end; one way
@@ -327,7 +328,7 @@ static net_cost ring_root_scatter(const comet_link *l)
     if (g.uni) {
         net_cost c = whole_root_scatter(l);
         if (g.s > 1.0)
-            c.lead = c.tail = 0.0; /* other groups' pieces pass between */
+            c = net_linear(c.hops, c.load); /* other groups' pieces pass between */
         return net_cost_scaled(c, g.s, g.s);
     }
     if (g.closed && g.s > 1.0 && l->n > 2) {
@@ -346,7 +347,7 @@ static net_cost ring_root_gather(const comet_link *l)
     if (g.uni && g.closed && g.s == 1.0)
         return whole_root_scatter(l); /* the scatter's mirror */
     if (g.uni)
-        return (net_cost){g.size - g.s, g.size / g.n * (g.n - 1.0) / g.n, 0.0, 0.0};
+        return net_linear(g.size - g.s, g.size / g.n * (g.n - 1.0) / g.n);
     if (g.closed)
         return ring_root_scatter(l); /* the scatter's mirror, the same links */
     return placed(l, &g, whole_root_scatter, net_topology_mesh.root_gather);

@@ -355,7 +355,7 @@ static net_cost rooted_spread(const grid *gr, net_cost c)
     if (!(extra_hops > 0.0))
         return c;
     return net_spread(c, (double)gr->g, 1.0,
-                      spread / extra_hops * (double)gr->m / (double)gr->g);
+                      spread / extra_hops * (double)gr->m / (double)gr->g, 0.0);
 }
 
 /* A scatter axis by axis, part j from axis j on, so the root's traffic
@@ -425,11 +425,11 @@ static net_cost grid_scatter(const comet_link *l, bool wrap)
         spread = spread && gr.gap[i] == 1.0;
         hops += (gr.line[i] > 1.0 ? k - 1.0 : (double)(gr.k[i] / 2)) * gr.gap[i];
     }
-    net_cost c = {hops, load, 0.0, 0.0};
+    net_cost c = net_linear(hops, load);
     /* the busiest link takes, from every distance 1..hops, at least the
      * one piece (S/n at B/(2m)) of its own neighbours */
     if (spread && load > (n - 1.0) / n)
-        c = net_spread(c, 1.0, 1.0, 2.0 * (double)gr.m / n);
+        c = net_spread(c, 1.0, 1.0, 2.0 * (double)gr.m / n, 0.0);
     return c;
 }
 
