@@ -132,7 +132,8 @@ typedef struct fc_count {
     int32_t acked;           /* its sends that arrived (a ring's, a tree's pieces up) */
     int32_t down;            /* a tree's pieces sent down */
     double up_ready;         /* a tree's: when its next piece up was ready behind the last
-                                one on its connection (0: none waits) */
+                                one on its connection (0: none waits); a leaf's: when
+                                its pieces were (it holds them all from the start) */
 } fc_count;
 
 /* One collective (or one set of point-to-point sends) running on the
@@ -955,11 +956,11 @@ static int tree_progress(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k,
                  * right behind it, as on a pipelined link (taking each
                  * one's as it found the connection free paid a latency a
                  * piece: a 16-chunk all-reduce on a ring of 8 at 5 us
-                 * 4x its time); `ready` (the ring's field, a leaf has no
-                 * children's counts there) keeps that start */
+                 * 4x its time); its up_ready, which waits on no children,
+                 * keeps that start */
                 if (c->sent == 0)
-                    c->ready = fl_now(e);
-                since = c->ready;
+                    c->up_ready = fl_now(e);
+                since = c->up_ready;
             } else {
                 since = c->up_ready > 0.0 ? c->up_ready : fl_now(e);
                 c->up_ready = 0.0;
