@@ -126,6 +126,11 @@ double comet_collective_chunk_hold(comet_collective c, const comet_link *l)
 
 double comet_collective_chunk_hold_latency(comet_collective c, const comet_link *l)
 {
+    return net_chunk_hold_latency(c, l, comet_collective_chunk_hold(c, l));
+}
+
+double net_chunk_hold_latency(comet_collective c, const comet_link *l, double hold)
+{
     const net_topology *t = net_topology_of(l->topology);
     bool two_passes = c == COMET_COLL_ALL_REDUCE && l->n >= 2 && !by_size_model(l) &&
                       !(l->in_network_reduction && t->in_network_all_reduce) &&
@@ -140,7 +145,7 @@ double comet_collective_chunk_hold_latency(comet_collective c, const comet_link 
         phases = t->ring_phases(l);
     if (phases > 1)
         return (two_passes ? 0.5 : 1.0) / (double)phases;
-    return two_passes ? 0.5 : comet_collective_chunk_hold(c, l);
+    return two_passes ? 0.5 : hold;
 }
 
 comet_collective comet_collective_priced_as(comet_collective c, double *bytes)

@@ -104,6 +104,10 @@ net_cost net_hd_slowest(const double *t, const double *hop, int64_t count);
 /* How far apart (in members) step st's farthest pair is. */
 int64_t net_hd_distance(const net_hd *h, int st);
 
+/* comet_collective_chunk_hold_latency with the chunk hold (the
+ * transfer's share, comet_collective_chunk_hold) already worked out. */
+double net_chunk_hold_latency(comet_collective c, const comet_link *l, double hold);
+
 /* Seconds of a pattern at latency a per hop and x = S/B. */
 static inline double net_spread_at(net_cost c, double m, double a, double x)
 {

@@ -196,7 +196,7 @@ static void chunk_held(comet_collective c, const comet_link *l, double bytes, do
                        bool split, double *transfer, double *latency)
 {
     double hold = comet_collective_chunk_hold(c, l);
-    double latency_hold = comet_collective_chunk_hold_latency(c, l);
+    double latency_hold = net_chunk_hold_latency(c, l, hold);
     if (!(l->latency > 0.0) || (!split && latency_hold == hold)) {
         *transfer = hold * t;
         *latency = 0.0;
