@@ -376,6 +376,21 @@ static void test_rooted_chunks(void **state)
     assert_close(flows_in_chunks(&two, span, COMET_COLL_GATHER, GIB, 4), gather, 1e-9);
 }
 
+/* A 4 x 4 torus of 16 NPUs at 100 GB/s, latency a hop, in k chunks, its
+ * span in span[]. */
+static comet_net_dim *torus_4x4_in_chunks(comet_system *s, const char *name,
+                                          comet_algorithm algo, double latency, int64_t k,
+                                          int64_t span[COMET_MAX_DIMS])
+{
+    toy_bare_system(s, name);
+    comet_net_dim *d = toy_add_dim(s, "a", 16, COMET_TOPO_TORUS, algo, 100e9, latency);
+    d->shape.n_axes = 2;
+    d->shape.axes[0] = d->shape.axes[1] = 4;
+    s->collective_chunks = k;
+    span_all(s, span);
+    return d;
+}
+
 /* A ring all-reduce in k chunks with latency: each chunk's reduce-scatter
  * takes the dimension after the last chunk's (one chunk a phase), beside
  * the last chunk's all-gather, so their messages' latencies run side by
@@ -434,12 +449,7 @@ static void test_latency_in_chunks(void **state)
      * reduce-scatter +6.6 %, the all-reduce +7.4 % at 16 chunks and
      * 1 us); the all-reduce's parts overlap theirs further (+3.9 %) */
     comet_system grid;
-    toy_bare_system(&grid, "torus4x4");
-    comet_net_dim *g = toy_add_dim(&grid, "a", 16, COMET_TOPO_TORUS, COMET_ALGO_RING, 100e9, 1e-6);
-    g->shape.n_axes = 2;
-    g->shape.axes[0] = g->shape.axes[1] = 4;
-    grid.collective_chunks = 16;
-    span_all(&grid, span);
+    torus_4x4_in_chunks(&grid, "torus4x4", COMET_ALGO_RING, 1e-6, 16, span);
     est = comet_collective_time(&grid, span, COMET_COLL_REDUCE_SCATTER, bytes);
     assert_close(flows_in_chunks(&grid, span, COMET_COLL_REDUCE_SCATTER, bytes, 16), est, 1e-6);
     est = comet_collective_time(&grid, span, COMET_COLL_ALL_REDUCE, bytes);
@@ -486,12 +496,7 @@ static void test_latency_in_chunks(void **state)
     est = comet_collective_time(&ring, span, COMET_COLL_ALL_TO_ALL, bytes);
     assert_close(est, 16.0 * 10.0 * 5e-6 + 2.0 * x, 1e-12);
     assert_close(flows_in_chunks(&ring, span, COMET_COLL_ALL_TO_ALL, bytes, 16), est, 1e-6);
-    toy_bare_system(&ring, "torus4x4 direct");
-    g = toy_add_dim(&ring, "a", 16, COMET_TOPO_TORUS, COMET_ALGO_DIRECT, 100e9, 5e-6);
-    g->shape.n_axes = 2;
-    g->shape.axes[0] = g->shape.axes[1] = 4;
-    ring.collective_chunks = 16;
-    span_all(&ring, span);
+    torus_4x4_in_chunks(&ring, "torus4x4 direct", COMET_ALGO_DIRECT, 5e-6, 16, span);
     est = comet_collective_time(&ring, span, COMET_COLL_ALL_TO_ALL, bytes);
     assert_close(flows_in_chunks(&ring, span, COMET_COLL_ALL_TO_ALL, bytes, 16), est, 1e-6);
     /* its gather over the two axes, a hop a phase at least (+16 % while
@@ -499,7 +504,7 @@ static void test_latency_in_chunks(void **state)
     est = comet_collective_time(&ring, span, COMET_COLL_GATHER, bytes);
     assert_close(flows_in_chunks(&ring, span, COMET_COLL_GATHER, bytes, 16), est, 1e-6);
     toy_bare_system(&ring, "one-way ring8");
-    g = toy_add_dim(&ring, "a", 8, COMET_TOPO_RING, COMET_ALGO_DIRECT, 100e9, 5e-6);
+    comet_net_dim *g = toy_add_dim(&ring, "a", 8, COMET_TOPO_RING, COMET_ALGO_DIRECT, 100e9, 5e-6);
     g->shape.unidirectional = true;
     ring.collective_chunks = 16;
     span_all(&ring, span);
