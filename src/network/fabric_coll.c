@@ -750,9 +750,12 @@ static int hd_progress(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, i
 }
 
 /* Sends what phase p's state allows: ring steps once the step before has
- * arrived, log steps once the last one has. *line: npu's (line_into). */
+ * arrived, log steps once the last one has. *line: npu's (line_into).
+ * *short_of (if given) is set where the channel has yet to send or
+ * receive what the phase needs of it, so the phase is not through (a
+ * ring's; false: not known). */
 static int progress(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, int p, int ch,
-                    fc_line *line)
+                    fc_line *line, bool *short_of)
 {
     const fc_phase *ph = &plan_of(r, s, k)->ph[p];
     const fc_line l = *line_into(r, ph, npu, line);
@@ -786,6 +789,8 @@ static int progress(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, int 
                 return -1;
             cnt->sent++;
         }
+        if (short_of)
+            *short_of = cnt->sent < need || cnt->recv < need_recv;
         return 0;
     }
     case FC_PAIRWISE: {
@@ -1205,7 +1210,7 @@ static int try_enter(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, fc_
     cs->entered = 1;
     int p = cs->cur;
     for (int ch = 0; ch < channels_at(r, s, k, p); ch++)
-        if (progress(r, e, npu, s, k, p, ch, line) != 0)
+        if (progress(r, e, npu, s, k, p, ch, line, NULL) != 0)
             return -1;
     int64_t after = r->active ? -1 : next_chunk(r, k);
     if (ph->algo == FC_CHAIN && after >= 0 && try_enter(r, e, npu, s, after, line) != 0)
@@ -1224,9 +1229,12 @@ static int resume(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t k, int p,
     const fc_chunk_state *cs = chunk_at(r, npu, s, k);
     if (!cs->entered || cs->cur != p)
         return 0;
-    if (progress(r, e, npu, s, k, p, ch, line) != 0)
+    bool short_of = false;
+    if (progress(r, e, npu, s, k, p, ch, line, &short_of) != 0)
         return -1;
-    return advance(r, e, npu, s, k, line);
+    /* a channel short of its needs keeps the phase from being through:
+     * nothing for advance to do (most arrivals of a ring's steps) */
+    return short_of ? 0 : advance(r, e, npu, s, k, line);
 }
 
 /* The tree's middle level. On a 3-tier Clos a line that spans aggregation
@@ -1433,7 +1441,7 @@ static int in_network_done(fc_run *r, fl_engine *e, int64_t npu, int s, int64_t 
         fc_count *own = count_at(r, npu, s, k, p, 0);
         own->steps++;
         fc_line line = l; /* npu's, for the calls below to pass on */
-        if (progress(r, e, npu, s, k, p, 0, &line) != 0)
+        if (progress(r, e, npu, s, k, p, 0, &line, NULL) != 0)
             return -1;
         int64_t slot = piece_slot(r, member(&l, first), s, k, p, piece);
         if (++r->arrived[slot] == count) {
