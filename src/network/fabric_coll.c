@@ -397,13 +397,22 @@ static int64_t group_index(const fc_run *r, int d, int64_t npu)
     return r->coord[d] ? r->index_at[d][pos] : (pos / r->stride[d]) % r->span[d];
 }
 
+/* Whether npu is at index 0 of its group along every dimension of mask
+ * (bits): on the lines a rooted phase runs on. */
+static bool on_root_lines(const fc_run *r, uint8_t mask, int64_t npu)
+{
+    for (int d = 0; d < r->f->n_dims; d++)
+        if ((mask >> d & 1u) && group_index(r, d, npu) != 0)
+            return false;
+    return true;
+}
+
 /* Whether npu takes part in a rooted phase: index 0 of its group along
  * every dimension of the mask, and along every axis of its axis mask. */
 static bool takes_part(const fc_run *r, const fc_phase *ph, int64_t npu)
 {
-    for (int d = 0; d < r->f->n_dims; d++)
-        if ((ph->root_mask >> d & 1u) && group_index(r, d, npu) != 0)
-            return false;
+    if (!on_root_lines(r, ph->root_mask, npu))
+        return false;
     if (ph->axis_mask) {
         int64_t i = group_index(r, ph->dim, npu);
         for (int a = 0; a < r->group_m[ph->dim]; a++) {
@@ -1167,14 +1176,10 @@ static int held_to(const fc_run *r, const fc_plan *pl, int p, int64_t npu)
         across = pl->ph[q].dim != dim;
     if (!across)
         return to;
-    for (int q = to; q > p; q--) {
-        const fc_phase *ph = &pl->ph[q];
-        bool line_works = true;
-        for (int d = 0; d < r->f->n_dims && line_works; d++)
-            line_works = d == dim || !(ph->root_mask >> d & 1u) || group_index(r, d, npu) == 0;
-        if (ph->dim == dim && line_works)
+    for (int q = to; q > p; q--)
+        if (pl->ph[q].dim == dim &&
+            on_root_lines(r, (uint8_t)(pl->ph[q].root_mask & ~(1u << dim)), npu))
             return q;
-    }
     return p;
 }
 

@@ -108,13 +108,15 @@ int64_t net_hd_distance(const net_hd *h, int st);
  * transfer's share, comet_collective_chunk_hold) already worked out. */
 double net_chunk_hold_latency(comet_collective c, const comet_link *l, double hold);
 
-/* Seconds of a pattern at latency a per hop and x = S/B. */
+/* A spread pattern's time if its busiest link waits for the m-th
+ * distance's latency and then carries the load from there on. */
 static inline double net_spread_at(net_cost c, double m, double a, double x)
 {
     double w = c.load - m * c.near - 0.5 * m * (m - 1.0) * c.grow;
     return (c.lead + m * c.step) * a + (w > 0.0 ? w : 0.0) * x;
 }
 
+/* Seconds of a pattern at latency a per hop and x = S/B. */
 static inline double net_seconds(net_cost c, double a, double x)
 {
     if (!(c.lead > 0.0))
