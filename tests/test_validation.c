@@ -81,15 +81,18 @@ static void test_korthikanti(void **state)
     comet_validation_free(t);
 }
 
-/* Today's Hopper figures (docs/validation.md): 43 rows, 42 fit, D01 does
- * not fit in comet's memory model (DualPipe's two copies of the
+/* Today's Hopper figures (docs/validation.md): 43 rows, 40 fit. Three do
+ * not fit comet's memory model: D01 (DualPipe's two copies of the
  * parameters, their gradients and optimizer state, and p+1 microbatches'
- * activations: 89.0 GiB; 96.1 GiB when it ran ZB-H1), none refused; mean |error| 11.7 %,
- * worst 48.1 % (X05). N10 and A04 fit since their rows state the
- * gradient and optimizer-state precision their sources set (bf16 Adam
- * moments, no fp32 master) and MoE blocks no longer keep the expert
- * output. Bounds: the mean rounded up plus one point, the worst
- * rounded up plus two. The NeMo long-sequence rows (context
+ * activations: 89.0 GiB; 96.1 GiB when it ran ZB-H1), and LL1 and LL2,
+ * Llama 3 405B at 8K tokens without activation checkpointing as its paper
+ * states (98 GiB in comet's interleaved 1F1B count against Meta's 80 GB),
+ * whose step times are nonetheless within 10 % (-8.5 %, -4.4 %). None
+ * refused; mean |error| 11.1 %, worst 48.1 % (X05). N10 and A04 fit since
+ * their rows state the gradient and optimizer-state precision their
+ * sources set (bf16 Adam moments, no fp32 master) and MoE blocks no longer
+ * keep the expert output. Bounds: the mean rounded up plus one point, the
+ * worst rounded up plus two. The NeMo long-sequence rows (context
  * parallelism 2 to 32, 64K to 1M tokens) ran flash-attn 2's kernels, as
  * the launcher of their time set it (presets/validation/hopper.yaml):
  * within 6 % each (+3.9, +4.9, +5.1 %), where priced with cuDNN's they
@@ -100,9 +103,13 @@ static void test_hopper(void **state)
     comet_validation_table *t;
     comet_validation_report r;
     run_preset("hopper", 43, &t, &r);
-    assert_int_equal(r.overall.ok, 42);
-    assert_int_equal(r.overall.no_fit, 1);
-    assert_int_equal(r.rows[row_index(t, "D01")].status, COMET_VALIDATION_NO_FIT);
+    assert_int_equal(r.overall.ok, 40);
+    assert_int_equal(r.overall.no_fit, 3);
+    const char *no_fit[] = {"D01", "LL1", "LL2"};
+    for (size_t i = 0; i < sizeof no_fit / sizeof no_fit[0]; i++)
+        assert_int_equal(r.rows[row_index(t, no_fit[i])].status, COMET_VALIDATION_NO_FIT);
+    assert_true(fabs(r.rows[row_index(t, "LL1")].error) <= 0.10);
+    assert_true(fabs(r.rows[row_index(t, "LL2")].error) <= 0.10);
     const char *fit[] = {"A04", "N10"};
     for (size_t i = 0; i < sizeof fit / sizeof fit[0]; i++)
         assert_int_equal(r.rows[row_index(t, fit[i])].status, COMET_VALIDATION_OK);
