@@ -88,7 +88,7 @@ static void test_korthikanti(void **state)
  * Llama 3 405B at 8K tokens without activation checkpointing as its paper
  * states (98 GiB in comet's interleaved 1F1B count against Meta's 80 GB),
  * whose step times are nonetheless within 10 % (-8.5 %, -4.4 %). None
- * refused; mean |error| 11.1 %, worst 48.1 % (X05). N10 and A04 fit since
+ * refused; mean |error| 11.2 %, worst 48.1 % (X05). N10 and A04 fit since
  * their rows state the gradient and optimizer-state precision their
  * sources set (bf16 Adam moments, no fp32 master) and MoE blocks no longer
  * keep the expert output. Bounds: the mean rounded up plus one point, the
